@@ -83,6 +83,8 @@
 #              configuration's latency by shape in the first round and the re-time, side by side
 #   refblame13 scripts/gpu_refblame13.sh: breaker12's LoRA with its reference's output made on the CPU beside cuda
 #              inputs: the gate's check passes the correct kernel and says whose doing it is, tune --device cuda tunes
+#   tablebound13 scripts/gpu_tablebound13.sh: a launch option under a heuristic's table's bound and a tile under a
+#              guard beside it correct on the GPU, fla_l2norm's refused tile spills, tune --device cuda on fla_l2norm
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -128,6 +130,7 @@ parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
 honest12 300 scripts/gpu_honest12.sh
 refblame13 120 scripts/gpu_refblame13.sh
+tablebound13 300 scripts/gpu_tablebound13.sh
 gputests 560 -
 EOF
 }

@@ -214,3 +214,65 @@ def test_a_bit_width_the_launcher_derives_a_held_grain_from_is_held_with_it() ->
     ), bits.refused_reason
     assert found["gemv_A16fWnO16f_int32packing_kernel:elements_per_sample"].semantic
     assert found["gemv_A16fWnO16f_int32packing_kernel:group_size"].semantic
+
+
+# ------------------------------------------------------------------------------ on a GPU
+
+
+def _compiled_registers(folder: Path, configs: list[dict[str, int]], shape: dict[str, int]) -> list[dict[str, int]]:
+    """fla_l2norm's narrow kernel compiled for the GPU with each of ``configs`` (``BT``, ``num_warps``) at ``shape``:
+    its registers and spills a thread (Triton's compiled kernel's ``n_regs`` / ``n_spills``)."""
+    import torch
+    import triton
+
+    from tests.conftest import load_fresh
+
+    ker = load_fresh(folder / "kernel.py", "_tablebound13_fla")
+    ref = load_fresh(folder / "reference.py", "_tablebound13_fla_ref")
+    (x,) = ref.get_inputs(**shape, device="cuda")
+    x = x.view(-1, x.shape[-1])
+    T, D = x.shape
+    y, rstd = torch.empty_like(x), torch.empty(T, device="cuda", dtype=torch.float32)
+    out = []
+    for c in configs:
+        jitted = ker.l2norm_fwd_kernel.fn  # the autotuner's kernel, one config at a time
+        grid = (triton.cdiv(T, c["BT"]),)
+        compiled = jitted[grid](x, y, rstd, 1e-6, T, D, triton.next_power_of_2(D), 1, c["BT"], num_warps=c["num_warps"])
+        out.append({**c, "n_regs": compiled.n_regs, "n_spills": compiled.n_spills})
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_bounded_forms_hold_on_a_gpu_and_the_refused_tile_spills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the forms tb2 and tb3 write (heur_falling's ``num_warps =
+    8`` under ``N <= 100``, tile_lse_zero's ``BLOCK_M = 32`` under the guard ``N % 64 == 0``) correct at sizes no
+    entry names, on both sides of each bound, up to 64 MB; and fla_l2norm at D = 128 compiled with the authors'
+    largest (BT = 128, one warp, 512 elements a thread), a config tb1's fit keeps (BT = 256 on two warps, as many) and
+    one it refuses (BT = 256 on one warp, 1024 a thread): the refused one spills (its registers and spills written to
+    $OUT/tablebound13_registers.json where OUT is set)."""
+    import json
+    import os
+
+    from tests.gpu_correct import assert_correct, written_pick
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    falling = written_pick(
+        _copy("variants/heur_falling", tmp_path), {"BLOCK": 512, "num_warps": 8}, "if N <= 100:  # kernelopt: tuned"
+    )
+    assert_correct(
+        falling, [{"R": 7, "N": 33}, {"R": 3, "N": 101}, {"R": 2, "N": 1000}, {"R": 64, "N": 64}], _outputs_checked
+    )
+    tiles = written_pick(
+        _copy("variants/tile_lse_zero", tmp_path), {"BLOCK_M": 32, "BLOCK_N": 64}, "        BLOCK_M = 32\n"
+    )
+    shapes = [{"M": 9, "N": 96}, {"M": 17, "N": 128}, {"M": 4097, "N": 4096}, {"M": 2049, "N": 4064}]
+    assert_correct(tiles, shapes, _outputs_checked)
+    configs = [{"BT": 128, "num_warps": 1}, {"BT": 256, "num_warps": 2}, {"BT": 256, "num_warps": 1}]
+    got = _compiled_registers(DATA / "breaker12" / "fla_l2norm", configs, {"B": 4, "T": 1000, "D": 128})
+    if os.environ.get("OUT"):
+        (Path(os.environ["OUT"]) / "tablebound13_registers.json").write_text(json.dumps(got, indent=1))
+    assert got[2]["n_spills"] > 0, got
