@@ -139,14 +139,12 @@ def tile_problems(held: HeldTiles, config: Mapping[str, Value | None], limits: R
         tile, elements, share = _largest(held.tiles, values, limits.warp_size)
         if share * LIVE_BLOCK_TENSORS <= cap:
             continue
-        own, own_tile, own_share = max(
-            ((a, *_largest(held.tiles, {**entry.launched, **a}, limits.warp_size)[::2]) for a in entry.authors),
-            key=lambda a: a[2],
-            default=({}, (), 0.0),
-        )
+        mine = entry.launched
+        own = max(entry.authors, key=lambda a: _largest(held.tiles, {**mine, **a}, limits.warp_size)[2], default={})
+        authors = {**entry.launched, **own}
+        own_tile, _, own_share = _largest(held.tiles, authors, limits.warp_size)
         if share <= own_share:
             continue
-        authors = {**entry.launched, **own}
         warps = values.get("num_warps", TRITON_DEFAULTS["num_warps"])
         return [
             f"at {entry.label} the block pointer's block_shape ({_sides(tile)}) = ({_sides(tile, values)}) holds "
