@@ -130,7 +130,7 @@ parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
 honest12 300 scripts/gpu_honest12.sh
 refblame13 120 scripts/gpu_refblame13.sh
-tablebound13 300 scripts/gpu_tablebound13.sh
+tablebound13 420 scripts/gpu_tablebound13.sh
 gputests 560 -
 EOF
 }

@@ -14,10 +14,4 @@
 # tablebound13_registers.json, tune_fla_l2norm.json/.txt, kernel_fla_l2norm.py, logs/.
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
-gpu_out
-gpu_src_path
-mkdir -p "$R/logs" "$R/work"
-gpu_header "$R/session.txt"
-gpu_tests 600 tests/test_tablebound13_cases.py
-tune_copies tests/data/breaker12 fla_l2norm
-progress "done"
+gpu_trial tests/test_tablebound13_cases.py tests/data/breaker12 fla_l2norm
