@@ -120,3 +120,100 @@ def test_the_written_persistent_reduction_is_correct_at_other_rows(tmp_path: Pat
     assert written is not None and "XBLOCK=128" in written and "RBLOCK: tl.constexpr = 64" in written, note
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 257, "N": 64}, {"M": 3, "N": 33}, {"M": 1, "N": 1}])
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes (or wrote on the CPU, 2026-12-06) for six of the trial's kernels, checked on the GPU
+GPU_PICKS = {
+    "inductor_per": {"XBLOCK": 256, "RBLOCK": 64},
+    "sgl_group_quant": {"BLOCK": 512},
+    "vllm_awq_dequant": {"BLOCK_SIZE_X": 16, "BLOCK_SIZE_Y": 32},
+    "mamba_bmm": {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "num_warps": 4, "num_stages": 2},
+    "gems_layernorm": {"TILE_N": 512, "num_warps": 8},
+    "sgl_decode_grouped": {"BLOCK_N": 64, "BLOCK_H": 32},
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_thirteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at their SHAPES' kind and at realistic
+    sizes (256 MB to 1 GB a tensor where the kernel allows: SGLang's fp8 group quantization of a 1 GB activation
+    (fp8 within one step of the format, breaker10's rule) and its grouped decode attention over a 1 GB cache, vLLM's
+    AWQ dequantization to a 256 MB fp16 weight and its rejection sampler over 1 GB of logits, Mamba-2's bmm_chunk
+    to a 1 GB output, Inductor's persistent RMS norm of 4 M rows of 64 (1 GB), fla's fused_recurrent of 256 MB
+    inputs, FlagGems' layer norm at 512 MB - 1 GB on each of its three kernels; ``tl.dot`` of fp32 is TF32 there:
+    the references' 1e-2), and the forms ``tune`` writes (:data:`GPU_PICKS`), correct at sizes no entry names."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_breaker10_cases import _fp8_within_a_step
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    assert_correct(
+        DATA / "sgl_group_quant", [{"T": 5, "H": 384, "G": 128}, {"T": 16384, "H": 16384, "G": 128}], _fp8_within_a_step
+    )
+    assert_correct(
+        DATA / "sgl_group_quant",
+        [{"T": 3, "H": 192, "G": 48}, {"T": 2, "H": 1024, "G": 256}, {"T": 4096, "H": 7168, "G": 128}],
+        _fp8_within_a_step,
+        kernel_py=written["sgl_group_quant"],
+    )
+    cases: list[tuple[str, Path | None, list[dict[str, int]]]] = [
+        ("vllm_awq_dequant", None, [{"K": 96, "N": 72, "G": 32}, {"K": 8192, "N": 16384, "G": 128}]),
+        (
+            "vllm_awq_dequant",
+            written["vllm_awq_dequant"],
+            [{"K": 96, "N": 40, "G": 32}, {"K": 192, "N": 8, "G": 64}, {"K": 4096, "N": 4096, "G": 64}],
+        ),
+        (
+            "mamba_bmm",
+            None,
+            [{"B": 3, "L": 45, "G": 1, "N": 16, "C": 16}, {"B": 8, "L": 16384, "G": 8, "N": 128, "C": 256}],
+        ),
+        (
+            "mamba_bmm",
+            written["mamba_bmm"],
+            [{"B": 1, "L": 77, "G": 3, "N": 40, "C": 32}, {"B": 2, "L": 4096, "G": 4, "N": 64, "C": 256}],
+        ),
+        ("inductor_per", None, [{"M": 130, "N": 17}, {"M": 4194304, "N": 64}]),
+        ("inductor_per", written["inductor_per"], [{"M": 257, "N": 64}, {"M": 3, "N": 33}, {"M": 1, "N": 1}]),
+        (
+            "fla_recurrent",
+            None,
+            [{"B": 1, "T": 5, "H": 3, "K": 96, "V": 20}, {"B": 8, "T": 4096, "H": 16, "K": 128, "V": 128}],
+        ),
+        ("vllm_rejection", None, [{"B": 9, "S": 2, "V": 33}, {"B": 512, "S": 32, "V": 32000}]),
+        (
+            "gems_layernorm",
+            None,
+            [
+                {"B": 1, "T": 3, "N": 4500},
+                {"B": 64, "T": 16384, "N": 128},
+                {"B": 16, "T": 4096, "N": 4096},
+                {"B": 8, "T": 4096, "N": 8192},
+            ],
+        ),
+        ("gems_layernorm", written["gems_layernorm"], [{"B": 1, "T": 2, "N": 5001}, {"B": 8, "T": 4096, "N": 8192}]),
+        (
+            "sgl_decode_grouped",
+            None,
+            [
+                {"B": 4, "HQ": 6, "HK": 3, "D": 32, "S": 100, "P": 3},
+                {"B": 64, "HQ": 32, "HK": 8, "D": 128, "S": 8192, "P": 8},
+            ],
+        ),
+        (
+            "sgl_decode_grouped",
+            written["sgl_decode_grouped"],
+            [
+                {"B": 2, "HQ": 64, "HK": 2, "D": 96, "S": 130, "P": 3},
+                {"B": 1, "HQ": 4, "HK": 4, "D": 16, "S": 1, "P": 1},
+            ],
+        ),
+    ]
+    for name, kernel_py, shapes in cases:
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=kernel_py)
