@@ -88,7 +88,7 @@ def test_the_search_of_a_block_no_guard_can_serve_starts_at_its_value() -> None:
     """The space ``tune`` searches for inductor_per at rows of at most 32 and for vllm_rejection's module constant
     ``MAX_SPEC_LEN = 32`` (``tl.arange(0, MAX_NUM_TOKENS)`` covers a request's draft tokens): before, RBLOCK ran
     from 16 and MAX_NUM_TOKENS from 16 (the session's best, MAX_NUM_TOKENS=16, then "not written"); now each starts
-    at its value, said in one line."""
+    at its value, said in one line, the count of tokens (loaded from memory: no run tells it) read or not."""
     from kernelopt.tunables import discover_source
     from kernelopt.tuning.launch import space_from_tunables
 
@@ -101,12 +101,10 @@ def test_the_search_of_a_block_no_guard_can_serve_starts_at_its_value() -> None:
     assert min(v for v in space.knob("RBLOCK").values if isinstance(v, int)) == 64
     (note,) = space.domain_notes
     assert note.startswith("RBLOCK starts at 64:") and "no guard by a size can be written for RBLOCK" in note
-    rejection = space_from_tunables(
-        discover_source(_source("vllm_rejection")),
-        covered={("expand_kernel", "cu_num_tokens_ptr"): 12},
-        held_options={},
-    )
+    rejection = space_from_tunables(discover_source(_source("vllm_rejection")), covered={}, held_options={})
     assert min(v for v in rejection.knob("MAX_NUM_TOKENS").values if isinstance(v, int)) == 32
+    (note,) = rejection.domain_notes
+    assert "covers cu_num_tokens_ptr with one block of MAX_NUM_TOKENS (offset < num_tokens)" in note, note
 
 
 @pytest.mark.timeout(120)

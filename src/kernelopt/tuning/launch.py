@@ -233,19 +233,19 @@ def _cover_bound(
     bounds: list[tuple[int, str]] = []
     for cover in t.covers:
         size = covered.get((cover.kernel, cover.size))
-        if size is None:
-            continue
-        low = cover.lowest(values, size)
-        if low is None:  # no value of the domain covers it: every literal but the current one would fail
-            low = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)
-            if low is None:
-                continue
-        why = f"{cover.rule()}, and {cover.size} is up to {size} at the SHAPES entries checked"
-        if cover.held and isinstance(current, int) and not isinstance(current, bool) and low < current:
-            # a size past the entries that the original covers would be left undone, and no guard can be written
-            low, why = current, f"{cover.rule()}, and no guard by a size can be written for {name} (it covers "
-            why += f"{cover.size} up to its value {current} wherever the original runs)"
-        bounds.append((low, why))
+        now = current if cover.held and isinstance(current, int) and not isinstance(current, bool) else None
+        low: int | None = None
+        if size is not None:
+            low = cover.lowest(values, size)
+            if low is None:  # no value of the domain covers it: every literal but the current one would fail
+                low = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)
+        if now is not None and (low is None or low < now):
+            # a size past the entries (or one no run tells, a count loaded from memory) that the original covers
+            # would be left undone, and no guard can be written: the knob only grows
+            why = f"{cover.rule()}, and no guard by a size can be written for {name} (it covers {cover.size} up to "
+            bounds.append((now, why + f"its value {now} wherever the original runs)"))
+        elif low is not None and size is not None:
+            bounds.append((low, f"{cover.rule()}, and {cover.size} is up to {size} at the SHAPES entries checked"))
     if not bounds:
         return values, default, None, None
     low, why = max(bounds)
