@@ -982,10 +982,10 @@ def refused_line(result: SessionResult) -> str | None:
     from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.folder import config_text
     from kernelopt.tuning.session import FREE_SCREENED
-    from kernelopt.tuning.shapes import partial
+    from kernelopt.tuning.shapes import timed_in_part
 
-    aside = [x for x in result.results if x.outcome is Outcome.INVALID and not partial(x)]
-    parts = sum(map(partial, result.results))  # set aside at an entry, timed at the others (a keyed list's session)
+    aside = [x for x in result.results if x.outcome is Outcome.INVALID and not timed_in_part(x)]
+    parts = sum(map(timed_in_part, result.results))  # set aside at an entry, timed at others (a keyed list)
     part_text = f"{parts} configuration(s) set aside at a SHAPES entry and timed at the others" if parts else None
     if not aside:
         return part_text

@@ -74,7 +74,7 @@ class SearchPoint(BaseModel):
 def shape_series(points: Sequence[SearchPoint]) -> dict[str, list[tuple[int, float]]]:
     """Shape label -> (evaluation, latency there) of each point timed on it (pure): the timed points, and those set
     aside at one ``SHAPES`` entry and timed at the others (an ``invalid`` point with latencies by shape: a list keyed
-    by size, :func:`kernelopt.tuning.shapes.partial`), which may be an entry's own best."""
+    by size, :func:`kernelopt.tuning.shapes.timed_in_part`), which may be an entry's own best."""
     shaped = [p for p in points if p.by_shape and (p.outcome == OK or p.latency_us is None)]
     labels = dict.fromkeys(label for p in shaped for label in p.by_shape)
     return {label: [(p.evaluation, p.by_shape[label]) for p in shaped if label in p.by_shape] for label in labels}

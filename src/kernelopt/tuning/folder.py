@@ -120,11 +120,11 @@ from kernelopt.tuning.shapes import (
     ShapeChoice,
     check_entries,
     choose,
-    partial,
     per_shape,
     retime_round,
     same_round,
     session_shapes,
+    timed_in_part,
     total,
     unheld,
     within_pct,
@@ -1315,7 +1315,7 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     shapes = []
     for shape in per:
         ran = [pool[c].latency_us_by_shape.get(shape.shape) if c in pool else None for c in configs]
-        skipped = [c in pool and partial(pool[c]) for c in configs]  # where it has no latency, it was set aside
+        skipped = [c in pool and timed_in_part(pool[c]) for c in configs]  # where it has no latency, it was set aside
         if any(at is None and not aside for at, aside in zip(ran, skipped, strict=True)) or all(a is None for a in ran):
             return tuning
         now = min(at for at in ran if at is not None)

@@ -66,7 +66,7 @@ from kernelopt.tuning.noise import (
 )
 from kernelopt.tuning.pace import CandidateLimit, SessionPace
 from kernelopt.tuning.record import SessionRecord
-from kernelopt.tuning.shapes import partial
+from kernelopt.tuning.shapes import timed_in_part
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
 
@@ -570,7 +570,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
         else:
             r = next(measured)
             run.evaluations += 1
-            if r.outcome is Outcome.INVALID and not partial(r):  # refused by the evaluator (a bound the GPU would
+            if r.outcome is Outcome.INVALID and not timed_in_part(r):  # refused by the evaluator (a bound the GPU would
                 charged += run.screen_one()  # refuse): screened; one timed at other entries costs what it took
             else:
                 charged += 1
@@ -609,7 +609,7 @@ def _retime_picks(run: _Run, current: Config | None, top: int) -> list[Config]:
         picks.append(current)
     if top > 0:  # timed on several shapes: each shape's own fastest too (a partial one among them: set aside at
         # another entry), so its best is re-timed beside the pick
-        timed = [*ok, *(r for r in run.results if partial(r) and not r.cut_slow)]
+        timed = [*ok, *(r for r in run.results if timed_in_part(r) and not r.cut_slow)]
         labels = dict.fromkeys(label for r in timed for label in r.latency_us_by_shape)
         for label in labels:
             mine = [r for r in timed if label in r.latency_us_by_shape]

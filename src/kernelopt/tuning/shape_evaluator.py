@@ -14,8 +14,8 @@ A session that tunes per shape (``per_entry``: an autotune list keyed by size, w
 own best, whose autotuner skips a config where its ``early_config_prune`` or the kernel's ``tl.static_assert`` drops
 it) keeps a candidate the author's screen sets aside at one entry (``INVALID`` there) a candidate at the others: it is
 checked and timed where it is valid, and its result is ``INVALID`` naming the first entry that set it aside, with the
-medians of the entries it was timed on (:func:`kernelopt.tuning.shapes.partial`): never the one configuration, but an
-entry's own best (tuneleft9 set it aside for the whole session).
+medians of the entries it was timed on (:func:`kernelopt.tuning.shapes.timed_in_part`): never the one configuration,
+but an entry's own best (tuneleft9 set it aside for the whole session).
 
 An entry reference.py cannot build (``get_inputs`` raises on it) is one line naming the entry
 (:class:`ProblemError`, exit 2) when the workers start, before any candidate runs.

@@ -157,7 +157,7 @@ class ShapeChoice(BaseModel):
     gain_pct: float | None = None
 
 
-def partial(r: Result) -> bool:
+def timed_in_part(r: Result) -> bool:
     """A candidate the author's screen set aside at some entries and timed at others (a session that tunes per shape:
     :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`'s ``per_entry``): never the one configuration, but
     an entry's own best where it was timed."""
@@ -166,10 +166,10 @@ def partial(r: Result) -> bool:
 
 def latest(results: Sequence[Result], *, partly: bool = False) -> dict[Config, Result]:
     """Each configuration's latest passing result timed on several shapes (a re-time, later in the sequence,
-    replaces the first measurement); ``partly``: the :func:`partial` ones too."""
+    replaces the first measurement); ``partly``: the :func:`timed_in_part` ones too."""
     out: dict[Config, Result] = {}
     for r in results:
-        if (r.outcome.ok or (partly and partial(r))) and r.latency_us_by_shape:
+        if (r.outcome.ok or (partly and timed_in_part(r))) and r.latency_us_by_shape:
             out[Config.of(r.config)] = r
     return out
 
@@ -203,7 +203,7 @@ def per_shape(
 ) -> list[ShapeBest]:
     """For each shape timed, its own best configuration and latency, and ``chosen``'s and ``current``'s latency
     there. The re-timed results are used where there are any (the per-shape bests and the current configuration
-    are re-timed with the top few), else the first measurements. A shape's own best may be a :func:`partial`
+    are re-timed with the top few), else the first measurements. A shape's own best may be a :func:`timed_in_part`
     candidate, set aside at another entry. Empty when one shape was timed."""
     pool = same_round(results, retimed, partly=True)
     if not pool:
