@@ -622,71 +622,97 @@ def cast(
     requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and calls
     on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first size
     is weighed before it runs (net12; before, only the longest request so far, so the first size always started)."""
-    memo = known if known is not None else {}
+    caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock)
     started = clock()
-    ran: list[tuple[float, float]] = []  # each request's seconds and its try's scale
     checks: list[SizeCheck] = []
-
-    def timed(scale: float, run: Callable[..., tuple[Outcome, str | None]], *args: Any) -> tuple[Outcome, str | None]:
+    for size in sizes:
         t0 = clock()
+        check = caster.check(size, original, written)
+        checks.append(check.model_copy(update={"seconds": clock() - t0}))
+        if check.passed is False:
+            break
+    return NetVerdict(checks=checks, seconds=clock() - started)
+
+
+@dataclasses.dataclass
+class _Caster:
+    """:func:`cast`'s state over its sizes: how a size is built and a kernel checked there, the outcomes found so far
+    (``memo``: reference.py's refusals and the original's verdicts, by size), the time cap, the entries' times, and
+    each request's seconds and its try's scale (``ran``: what the next request is estimated by)."""
+
+    check_at: CheckAt
+    build_at: BuildAt | None
+    memo: dict[str, tuple[Outcome, str | None]]
+    cap: NetCap | None
+    entries: EntryTimes | None
+    clock: Callable[[], float]
+    ran: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+
+    def timed(
+        self, scale: float, run: Callable[..., tuple[Outcome, str | None]], *args: Any
+    ) -> tuple[Outcome, str | None]:
+        """``run(*args)``, its seconds kept in :attr:`ran` beside ``scale``."""
+        t0 = self.clock()
         try:
             return run(*args)
         finally:
-            ran.append((clock() - t0, scale))
+            self.ran.append((self.clock() - t0, scale))
 
-    for size in sizes:
-        t0 = clock()
+    def check(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
+        """``written`` at ``size``'s first try the original passes at (see :func:`cast`); skipped (``passed``
+        ``None``) with each try's reason when none is judged."""
         refusals: list[str] = []
-        check: SizeCheck | None = None
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
-            expected = _estimate(scale, entries, ran)
-            if cap is not None and clock() + expected > cap.deadline:
+            expected = _estimate(scale, self.entries, self.ran)
+            if self.cap is not None and self.clock() + expected > self.cap.deadline:
                 estimate = f" (about {expected:.1f} s a request at its size)" if expected >= 0.05 else ""
-                refusals.append(f"{label}: not run, it would end {cap.words()}{estimate}")
+                refusals.append(f"{label}: not run, it would end {self.cap.words()}{estimate}")
                 break
-            built = memo.get(f"reference.py at {label}")
-            if built is None and build_at is not None:
-                built = timed(scale, build_at, shape)
+            built = self.memo.get(f"reference.py at {label}")
+            if built is None and self.build_at is not None:
+                built = self.timed(scale, self.build_at, shape)
                 if built[0] is not Outcome.OK:
-                    memo[f"reference.py at {label}"] = built
+                    self.memo[f"reference.py at {label}"] = built
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
                 refusals.append(f"{label}: reference.py did not build it within the limit: {built[1]}")
                 break
             if built is not None and built[0] is not Outcome.OK:
                 refusals.append(f"{label}: {built[1]}")
                 continue
-            outcome, reason = timed(scale, check_at, written, shape)
+            outcome, reason = self.timed(scale, self.check_at, written, shape)
             if outcome is Outcome.OK:  # a reason beside a pass: what was not fenced there
-                check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome, reason=reason)
-                break
+                return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome, reason=reason)
             if outcome is Outcome.RUN_TIMEOUT:  # too slow to judge there (a small tile in the interpreter): no verdict
                 # the size's other tries are as large in the other keys: one limit a size, not one a try (x3)
                 who = (
                     "the written kernel"
-                    if build_at is not None
+                    if self.build_at is not None
                     else "the written kernel, or reference.py building the size"
                 )
                 refusals.append(f"{label}: no reply within the limit ({who}): {reason}")
                 break
-            if label not in memo:  # the try's verdict needs the original: run past the cap, if need be
-                if build_at is not None:  # the worker may have started again after the failure: built anew
-                    rebuilt = timed(scale, build_at, shape)
-                    if rebuilt[0] is not Outcome.OK:
-                        refusals.append(f"{label}: reference.py did not build it again: {rebuilt[1]}")
-                        break
-                memo[label] = timed(scale, check_at, original, shape)
-            theirs, why = memo[label]
-            if theirs is Outcome.OK:
-                check = SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
+            theirs = self.original_at(original, shape, scale)
+            if isinstance(theirs, str):
+                refusals.append(theirs)
                 break
-            refusals.append(f"{label}: the original fails there too: {theirs}: {why}")
-        if check is None:
-            check = SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
-        checks.append(check.model_copy(update={"seconds": clock() - t0}))
-        if check.passed is False:
-            break
-    return NetVerdict(checks=checks, seconds=clock() - started)
+            if theirs[0] is Outcome.OK:
+                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
+            refusals.append(f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}")
+        return SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
+
+    def original_at(self, original: str, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | str:
+        """The original's outcome at ``shape``, where the written kernel failed: run once a size, past the cap if
+        need be (a try's verdict needs it), the size built again first (the worker may have started again after
+        the failure); the line of a refusal when reference.py does not build it again."""
+        label = shape.label()
+        if label not in self.memo:
+            if self.build_at is not None:
+                rebuilt = self.timed(scale, self.build_at, shape)
+                if rebuilt[0] is not Outcome.OK:
+                    return f"{label}: reference.py did not build it again: {rebuilt[1]}"
+            self.memo[label] = self.timed(scale, self.check_at, original, shape)
+        return self.memo[label]
 
 
 class EntryTimes(BaseModel):
