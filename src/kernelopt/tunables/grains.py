@@ -39,6 +39,7 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     kernel node (the cached dict is shared: callers copy it before changing it)."""
     params = constexpr_params(kernel)
     spans: dict[str, set[str]] = {}  # a local assigned from a tl.arange -> the names its aranges span
+    once = assigned_once(kernel)  # a local standing for its value (b4)
     for node in walk(kernel.body):
         if isinstance(node, cst.Assign) and (found := _aranges(node.value)):
             for t in node.targets:
@@ -54,7 +55,7 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
         spanned = {n for a in _aranges(node.left) for n in _names(a)}
         for local in _names(node.left):
             spanned |= spans.get(local, set())
-        if not spanned and tile_offset(node.left, params - {name}):
+        if not spanned and tile_offset(node.left, params - {name}, once) is not None:
             spanned = {"tile"}  # a program's first index along another tile: (pid_k * BLOCK_SIZE_K) // group_size
         if spanned and name not in spanned:
             index = cst.Module([]).code_for_node(node)
@@ -66,11 +67,33 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     return out
 
 
-def tile_offset(node: cst.BaseExpression, tiles: set[str]) -> bool:
-    """``node`` is a product of a program id (``pid_k``, ``tl.program_id(1)``, or a local named ``pid...``) and
-    another constexpr (``pid_k * BLOCK_SIZE_K``), possibly in parentheses."""
+def assigned_once(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Local name -> its value, for each name ``kernel``'s body binds exactly once, by a plain assignment to that
+    name alone (``row0 = pid_y * BLOCK_SIZE_Y``): a local that stands for its value wherever the body reads it."""
+    bound: dict[str, list[cst.BaseExpression | None]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                named = isinstance(t.target, cst.Name) and len(node.targets) == 1
+                for n in _names(t.target):
+                    bound.setdefault(n, []).append(node.value if named else None)
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr):
+            for n in _names(node.target):
+                bound.setdefault(n, []).append(None)
+    return {n: v[0] for n, v in bound.items() if len(v) == 1 and v[0] is not None}
+
+
+def tile_offset(
+    node: cst.BaseExpression, tiles: set[str], local: dict[str, cst.BaseExpression] | None = None
+) -> cst.BaseExpression | None:
+    """The product of a program id (``pid_k``, ``tl.program_id(1)``, or a local named ``pid...``) and another
+    constexpr (``pid_k * BLOCK_SIZE_K``, possibly in parentheses) that ``node`` is, or is a local of ``local``
+    (:func:`assigned_once`) bound to (``row0 = pid_y * BLOCK_SIZE_Y``, then ``row0 // group_size``: break14's b4);
+    ``None`` where it is none."""
+    if isinstance(node, cst.Name) and local and node.value in local:
+        return tile_offset(local[node.value], tiles)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
-        return False
+        return None
     sides = [node.left, node.right]
     tile = any(isinstance(x, cst.Name) and x.value in tiles for x in sides)
     program = any(
@@ -78,4 +101,4 @@ def tile_offset(node: cst.BaseExpression, tiles: set[str]) -> bool:
         or (isinstance(x, cst.Call) and dotted(x.func).split(".")[-1] == "program_id")
         for x in sides
     )
-    return tile and program
+    return node if tile and program else None

@@ -61,7 +61,7 @@ from kernelopt.tunables.blocks import (
     walk,
 )
 from kernelopt.tunables.filters import constexpr_params
-from kernelopt.tunables.grains import tile_offset
+from kernelopt.tunables.grains import assigned_once, tile_offset
 from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.syntax import kept_by_text, parsed
@@ -332,16 +332,20 @@ def _grouped_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[D
     (:mod:`kernelopt.tunables.grains`)."""
     passed = _passed(call, kernel)
     constexprs = set(constexpr_params(kernel))
+    local = assigned_once(kernel)  # the first index read through a local (``row0 = pid_y * BLOCK_SIZE_Y``, b4)
     out: list[Divides] = []
     for node in walk(kernel.body):
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
             continue
         size = node.right
+        if isinstance(size, cst.Name) and isinstance(local.get(size.value), cst.Name):
+            size = local[size.value]  # the size under a name of the body's own (``gs = group_size``)
         if not isinstance(size, cst.Name) or size.value in constexprs or size.value not in passed:
             continue
-        if not tile_offset(node.left, constexprs):
+        offset = tile_offset(node.left, constexprs, local)
+        if offset is None:
             continue
-        for block in sorted(_names(node.left) & constexprs):
+        for block in sorted(_names(offset) & constexprs):
             tile = _passed_tile(passed, block)
             if tile is not None:
                 why = (
