@@ -961,34 +961,7 @@ def tune_folder(
             found=prepared.found,
         )
     )
-    evaluator: KernelEvaluator | ShapesEvaluator
-    primary = ",".join(f"{k}={v}" for k, v in prepared.shapes[0].kwargs.items()) if prepared.shapes else "default"
-    settings = _first_best(req.evaluator, req.written_latency_us.get(primary or "default"), record, space.current())
-    if prepared.limits is not None and prepared.limits.shared_memory_bytes and settings.dot_bytes_limit is None:
-        settings = settings.model_copy(update={"dot_bytes_limit": prepared.limits.shared_memory_bytes})
-    if prepared.screen is not None and not prepared.screen.empty and settings.screen is None:
-        settings = settings.model_copy(update={"screen": prepared.screen})
-    if len(prepared.shapes) > 1:
-        evaluator = ShapesEvaluator(
-            prepared.problem,
-            prepared.shapes,
-            prepared.base_source,
-            editor,
-            session_dir=prepared.session_dir,
-            settings=settings,
-            env=prepared.env,
-            untimed=prepared.idle,
-            per_entry=prepared.keyed_list is not None,  # a config the autotuner skips at one key serves the others
-        )
-    else:
-        evaluator = KernelEvaluator(
-            prepared.problem,
-            prepared.base_source,
-            editor,
-            session_dir=prepared.session_dir,
-            settings=settings,
-            env=prepared.env,
-        )
+    evaluator = _session_evaluator(prepared, editor, record)
     # a literal that runs as the kernel as written on every shape timed (a computation of one value over them, or
     # the values of a guard an earlier write left): the current point, not timed twice
     guarded = guarded_twin(prepared)
@@ -1013,27 +986,76 @@ def tune_folder(
             twin=twin,
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
         )
-        shapes = per_shape(result.results, result.retimed, result.best_config, result.current_config)
-        choice = choose(shapes) if result.best_config is not None else None
-        judgement = judge_gain(result, min_gain_pct=req.min_gain_pct)
-        tuning = FolderTuning(
-            prepared,
-            result,
-            judgement,
-            per_shape=tuple(shapes),
-            choice=choice,
-            guarded=guarded.as_dict() if guarded is not None else None,
-            check_notes=tuple(evaluator.check_notes),
+        return _judged(prepared, result, evaluator, guarded, listed_now)
+
+
+def _session_evaluator(
+    prepared: PreparedFolder, editor: Apply, record: SessionRecord
+) -> KernelEvaluator | ShapesEvaluator:
+    """The session's evaluator: one bench worker's (:class:`KernelEvaluator`), or one per ``SHAPES`` entry
+    (:class:`ShapesEvaluator`), its settings the request's with the first best the record or the caller knows, the
+    fit's shared memory as the bound of a ``tl.dot``'s operands, and the author's screen."""
+    req, space = prepared.request, prepared.space
+    primary = ",".join(f"{k}={v}" for k, v in prepared.shapes[0].kwargs.items()) if prepared.shapes else "default"
+    settings = _first_best(req.evaluator, req.written_latency_us.get(primary or "default"), record, space.current())
+    if prepared.limits is not None and prepared.limits.shared_memory_bytes and settings.dot_bytes_limit is None:
+        settings = settings.model_copy(update={"dot_bytes_limit": prepared.limits.shared_memory_bytes})
+    if prepared.screen is not None and not prepared.screen.empty and settings.screen is None:
+        settings = settings.model_copy(update={"screen": prepared.screen})
+    if len(prepared.shapes) > 1:
+        return ShapesEvaluator(
+            prepared.problem,
+            prepared.shapes,
+            prepared.base_source,
+            editor,
+            session_dir=prepared.session_dir,
+            settings=settings,
+            env=prepared.env,
+            untimed=prepared.idle,
+            per_entry=prepared.keyed_list is not None,  # a config the autotuner skips at one key serves the others
         )
-        if choice is not None and choice.kind is ChoiceKind.TABLE:
-            why = unheld_table(prepared, result.best_config)
-            tuning = judge_choice(tuning if why is None else replace(tuning, choice=unheld(choice, why)))
-        else:
-            tuning = judge_written(tuning)
-        if listed_now:
-            tuning = judge_against_list(tuning, listed_now)
-        if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
-            tuning = _checked_edit(tuning, evaluator)
+    return KernelEvaluator(
+        prepared.problem,
+        prepared.base_source,
+        editor,
+        session_dir=prepared.session_dir,
+        settings=settings,
+        env=prepared.env,
+    )
+
+
+def _judged(
+    prepared: PreparedFolder,
+    result: SessionResult,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    guarded: Config | None,
+    listed_now: Sequence[Config],
+) -> FolderTuning:
+    """The session judged (module docstring): per shape, one configuration or a per-bucket table
+    (:func:`judge_choice`; one configuration by what its edit runs, :func:`judge_written`), against a keyed list where
+    the kernel runs one (:func:`judge_against_list`), and a better pick's edit checked on the entries and by the net
+    (:func:`_checked_edit`, with ``evaluator``'s workers still up)."""
+    shapes = per_shape(result.results, result.retimed, result.best_config, result.current_config)
+    choice = choose(shapes) if result.best_config is not None else None
+    judgement = judge_gain(result, min_gain_pct=prepared.request.min_gain_pct)
+    tuning = FolderTuning(
+        prepared,
+        result,
+        judgement,
+        per_shape=tuple(shapes),
+        choice=choice,
+        guarded=guarded.as_dict() if guarded is not None else None,
+        check_notes=tuple(evaluator.check_notes),
+    )
+    if choice is not None and choice.kind is ChoiceKind.TABLE:
+        why = unheld_table(prepared, result.best_config)
+        tuning = judge_choice(tuning if why is None else replace(tuning, choice=unheld(choice, why)))
+    else:
+        tuning = judge_written(tuning)
+    if listed_now:
+        tuning = judge_against_list(tuning, listed_now)
+    if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
+        tuning = _checked_edit(tuning, evaluator)
     return tuning
 
 
