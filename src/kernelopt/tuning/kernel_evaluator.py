@@ -20,6 +20,7 @@ candidate runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -488,16 +489,18 @@ class KernelEvaluator:
     def _bounded(self, own_s: float, sent: list[tuple[float, float]]) -> Callable[[], float | None]:
         """The limit of each request sent next (``own_s``: the settings' limit; ``None``: not sent), each kept in
         ``sent`` as (limit, own) in the order the requests go."""
+        return lambda: self._limit_s(own_s, sent)
 
-        def limit() -> float | None:
-            if self.limit is None:
-                return own_s
-            seconds = self.limit.seconds(own_s)
-            if seconds is not None:
-                sent.append((seconds, own_s))
-            return seconds
-
-        return limit
+    def _limit_s(self, own_s: float, sent: list[tuple[float, float]] | None = None) -> float | None:
+        """The limit of a request sent now whose own limit is ``own_s``: the session's (:meth:`CandidateLimit.seconds`,
+        ``None``: not sent), kept in ``sent`` as (limit, own) when it is sent; ``own_s`` where no session bounds it.
+        The one reading of the session's bound, for every request: a compile, a check or timing, a re-time."""
+        if self.limit is None:
+            return own_s
+        seconds = self.limit.seconds(own_s)
+        if seconds is not None and sent is not None:
+            sent.append((seconds, own_s))
+        return seconds
 
     def _cut_reason(self, result: Result, limit: tuple[float, float] | None) -> Result:
         """``result`` with why its limit was the session's, when it ran past one under the settings' own."""
@@ -607,16 +610,9 @@ class KernelEvaluator:
             return dict.fromkeys(paths)
         fresh = [p for p in paths if p not in self._compiled]
         sent: list[tuple[float, float]] = []
-        session = self.limit
-
-        def bound(own_s: float) -> float | None:
-            seconds = session.seconds(own_s) if session is not None else own_s
-            if seconds is not None:
-                sent.append((seconds, own_s))
-            return seconds
-
+        bound = functools.partial(self._limit_s, sent=sent) if self.limit is not None else None
         try:
-            done = self._compile.compile(fresh, bound=bound if session is not None else None) if fresh else []
+            done = self._compile.compile(fresh, bound=bound) if fresh else []
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
         out: dict[Path, CompileResult | None] = {}
@@ -697,7 +693,7 @@ class KernelEvaluator:
     def _request_room(self) -> float:
         """The seconds a bench request sent now may take (the worker plans its timing within them)."""
         own = self.settings.bench_timeout_s
-        seconds = self.limit.seconds(own) if self.limit is not None else own
+        seconds = self._limit_s(own)
         return own if seconds is None else seconds
 
     def _saw(self, payload: Mapping[str, object]) -> bool:
@@ -787,8 +783,7 @@ class KernelEvaluator:
             worker = self._bench.workers[0]
             try:
                 retime = RetimeRequest(paths=[str(p) for p in wanted], calls_per_sample=self.calls_per_sample)
-                own = self.settings.retime_timeout_s
-                bounded = self.limit.seconds(own) if self.limit is not None else own
+                bounded = self._limit_s(self.settings.retime_timeout_s)
                 answer = worker.request(BenchKind.RETIME, retime, LEAST_REQUEST_S if bounded is None else bounded)
             except WorkerStartError as exc:
                 raise _problem_error(exc) from None
