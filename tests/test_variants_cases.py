@@ -1047,6 +1047,33 @@ def test_a_count_of_tiles_a_second_stage_covers_in_one_block_keeps_the_tile_time
 
 
 @pytest.mark.timeout(120)
+def test_a_count_of_tiles_the_second_stage_computes_from_the_tile_keeps_the_tile_times_the_block_covering(
+    tmp_path: Path,
+) -> None:
+    """Found on 2026-12-06 (v48, wrongkernel13's hunt): parts_counted, v47's two-stage sum with the count computed in
+    the second kernel from the tile it is given (``num_parts = tl.cdiv(n, BLOCK)``, ``offs < num_parts`` under one
+    block of ``MAX_PARTS=64``). v47's rule read a count the launch passes only, so ``BLOCK_SIZE = 512`` went out
+    plainly, **the net on** (8193, 8196 and 1501 elements), wrong past 32768 elements. The kernel's count, its
+    parameters put in from the launch (``tl.cdiv(n, BLOCK_SIZE)``), is read as the launch's: ``if n <= 32768``; a
+    smaller ``MAX_PARTS`` is refused in one line (no one parameter is the count)."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("parts_counted", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    shapes = [{"n": 40000}, {"n": 20000}]
+    got = _plainly(folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", shapes)  # before
+    assert got == {"n=40000": False, "n=20000": True}, got
+    guarded = guard_edit(original, original.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
+    written, note = guarded.new_source, guarded.note
+    assert written is not None and note is not None and "    if n <= 32768:  # kernelopt: tuned\n" in written, note
+    assert "the launch counts it in tiles of BLOCK_SIZE (tl.cdiv(n, BLOCK_SIZE))" in note, note
+    fewer = guard_edit(original, original.replace("MAX_PARTS=64", "MAX_PARTS=32"))
+    assert fewer.new_source is None and fewer.note is not None and "no one kernel parameter" in fewer.note, fewer
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, shapes)
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule
@@ -1840,12 +1867,14 @@ def test_the_thirteenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
 ) -> None:
     """On an NVIDIA GPU (Triton compiled, not interpreted): wrongkernel13's written form, correct at sizes the
     original handles that the SHAPES do not name, every input in the middle of NaN: a two-stage sum's first tile
-    guarded by the reach of the second stage's one block (v47, ``BLOCK_SIZE = 512`` under ``if n <= 32768``, at
-    65536, 40001, 32768 and 3001 elements: the original's block above 32768, the pick's at and below); and what the
+    guarded by the reach of the second stage's one block (v47, and v48 with the count computed in the second
+    kernel: ``BLOCK_SIZE = 512`` under ``if n <= 32768``, at 65536, 40001, 32768 and 3001 elements: the original's
+    block above 32768, the pick's at and below); and what the
     rules wrote before the fix, ``BLOCK_SIZE = 512`` plainly, wrong at 40001 elements there."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
-    capped = written_pick(_copy("parts_capped", tmp_path), {"BLOCK": 512}, "if n <= 32768:  # kernelopt: tuned")
-    _correct_on_cuda(capped, [{"n": 65536}, {"n": 40001}, {"n": 32768}, {"n": 3001}])
+    for name in ("parts_capped", "parts_counted"):
+        capped = written_pick(_copy(name, tmp_path), {"BLOCK": 512}, "if n <= 32768:  # kernelopt: tuned")
+        _correct_on_cuda(capped, [{"n": 65536}, {"n": 40001}, {"n": 32768}, {"n": 3001}])
     plain = _copy("parts_capped", tmp_path / "plain")
     (plain / "kernel.py").write_text((plain / "kernel.py").read_text().replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
     got = correct_on_device(plain, [{"n": 40001}], _close_padded, prepare=_padded)

@@ -1702,9 +1702,41 @@ def _one_block_covers(
             if reading.factors:
                 why += f" with {' * '.join(reading.factors)} in a product: a loop counting blocks"
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
-            if launcher is not None and size is not None and reading.bound is None and not reading.factors:
-                out += _counted_cover(launcher, passed[size], tile, given, line, why)
+            if launcher is not None and reading.bound is None and not reading.factors:
+                count = passed[size] if size is not None else _kernel_count(kernel, reading.test, passed)
+                out += _counted_cover(launcher, count, tile, given, line, why) if count is not None else []
     return out
+
+
+def _kernel_count(
+    kernel: cst.FunctionDef, test: str, passed: Mapping[str, cst.BaseExpression]
+) -> cst.BaseExpression | None:
+    """The count a one-block comparison's bound is where the kernel computes it from its parameters (``offs <
+    num_parts`` beside ``num_parts = tl.cdiv(n, BLOCK)``, a local bound once): that count in the launch's arguments
+    (``tl.cdiv(n, BLOCK_SIZE)``); ``None`` for any other bound, or a parameter the launch does not pass (v48)."""
+    try:
+        compared = cst.parse_expression(test)
+    except cst.ParserSyntaxError:
+        return None
+    if not (isinstance(compared, cst.Comparison) and len(compared.comparisons) == 1):
+        return None
+    right = compared.comparisons[0].comparator
+    if not isinstance(right, cst.Name):
+        return None
+    bound = [
+        node.value
+        for node in walk(kernel.body)
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == right.value for t in node.targets)
+    ]
+    if len(bound) != 1 or (cdiv_args(bound[0]) is None and _ceil_div(bound[0]) is None):
+        return None
+    params = {p.name.value for p in kernel.params.params}
+    names = _names(bound[0]) - {"tl", "triton", "cdiv"}
+    if not names <= params or not names <= set(passed):
+        return None
+    return cst.ensure_type(
+        bound[0].visit(_Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression
+    )
 
 
 def _counted_cover(
@@ -1718,8 +1750,9 @@ def _counted_cover(
     """A size a kernel covers with one block of a fixed value (a literal, or a local bound once to one) that the
     launch counts in tiles of another setting (``parts = triton.cdiv(n, BLOCK)``, or ``(n + BLOCK - 1) // BLOCK``,
     passed as it or through a local bound once): that tile times the block is one block's reach over ``n`` (a second
-    stage summing at most 64 partial sums of a first stage's ``BLOCK``, v47); a smaller tile counts more than the
-    block covers where the original's did not. A block computed from the count (``next_power_of_2(parts)``) grows
+    stage summing at most 64 partial sums of a first stage's ``BLOCK``, v47; the count computed in the kernel from the
+    tile it is passed, :func:`_kernel_count`, v48); a smaller tile counts more than the block covers where the
+    original's did not. A block computed from the count (``next_power_of_2(parts)``) grows
     with it: no requirement."""
     if _launch_value(launcher, given) is None:
         return []
