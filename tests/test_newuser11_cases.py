@@ -5,11 +5,13 @@ of every kind; one test per fix (docs/faults.md, "A new user's first hour, eleve
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
+
 
 #: a reference whose get_inputs says it takes an integer size, and one whose scale has a float default
 TYPED_REFERENCE = """import torch
@@ -93,3 +95,28 @@ def test_n59_a_keyed_list_judged_in_the_first_round_chooses_and_reports_in_that_
     assert {s.shape: s.best_config for s in judged.per_shape} == {small: {"BLOCK": 256}, large: {"BLOCK": 4096}}
     assert judged.result.best_latency_us == pytest.approx(5243.0 + 2932.0)
     assert judged.result.current_latency_us == pytest.approx(10080.0 + 15546.0)
+
+
+@pytest.mark.timeout(180)
+def test_n61_a_pick_of_num_warps_that_a_block_is_computed_from_is_netted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n61 (**a wrong written kernel** on a GPU, where the session searches ``num_warps``): ``num_warps = 2`` then
+    ``BLOCK = num_warps * 32`` beside a grid of ``n // BLOCK`` programs and loads without masks
+    (tests/data/newuser11/warps_block). A pick of ``num_warps=32`` moves the block to 1024 through its computation; it
+    passes the entries (8192 and 1024 elements, multiples of 1024), the guard reads no block literal moved, and the
+    net was not cast: "only num_warps moved, which change no result at any size". Written, it leaves 64 of 64 elements
+    undone at n=64, which the original handles. A launch option a computed setting reads is netted like a knob."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import COMPUTED
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(DATA / "newuser11" / "warps_block", tmp_path / "warps_block"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    with _evaluator(prepared) as evaluator:
+        picks = [({"BLOCK": COMPUTED, "num_warps": 32}, 10.0)]
+        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": COMPUTED, "num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and not done.judgement.better, done.edit_note
+    assert done.net is not None and done.net.failed is not None, done.net
+    assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n="), done.edit_note

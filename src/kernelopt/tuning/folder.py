@@ -30,12 +30,13 @@ record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -1455,6 +1456,26 @@ def _checked(
     return edit, note, net, None
 
 
+def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) -> bool:
+    """Whether a setting the kernel computes reads a name one of the launch ``options`` moved binds (``num_warps = 2``
+    then ``BLOCK = num_warps * 32``): the option then moves a block too, and what the kernel computes can change with
+    it (newuser11's n61: a pick of ``num_warps=32`` moved BLOCK to 1024 over a grid of ``n // BLOCK`` programs without
+    masks, said to "change no result at any size", wrong at n=64)."""
+    lines = prepared.base_source.splitlines()
+    bound: set[str] = set(options)  # the option's own name, and the names its literal's line binds (nw = 2)
+    for t in prepared.tunables:
+        if t.name not in options or t.location is None:
+            continue
+        try:
+            tree = ast.parse(lines[int(t.location.rsplit(":", 1)[1]) - 1].strip())
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        bound |= {
+            n.id for node in tree.body if isinstance(node, ast.Assign) for n in node.targets if isinstance(n, ast.Name)
+        }
+    return any(set(t.size_names) & bound for t in prepared.tunables if t.kind is TunableKind.COMPUTED_SETTING)
+
+
 def _cast_net(
     tuning: FolderTuning,
     evaluator: KernelEvaluator | ShapesEvaluator,
@@ -1475,7 +1496,7 @@ def _cast_net(
     prepared = tuning.prepared
     current = current_values(prepared.tunables)
     changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
-    if changes and set(changes) <= set(LAUNCH_OPTIONS):
+    if changes and set(changes) <= set(LAUNCH_OPTIONS) and not _read_by_computations(prepared, changes):
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
     grown = [v for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v > old]
     roles, constants = prepared.size_readings
