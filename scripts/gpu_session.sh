@@ -89,6 +89,8 @@
 #              inputs: the gate's check passes the correct kernel and says whose doing it is, tune --device cuda tunes
 #   tablebound13 scripts/gpu_tablebound13.sh: a launch option under a heuristic's table's bound and a tile under a
 #              guard beside it correct on the GPU, fla_l2norm's refused tile spills, tune --device cuda on fla_l2norm
+#   newuser11  scripts/gpu_newuser11.sh: tune --device cuda on warps_block (BLOCK computed from num_warps, no masks):
+#              the kernel.py it leaves correct at multiples of the original's block no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -136,6 +138,7 @@ harness6 300 scripts/gpu_harnessleft6.sh
 honest12 300 scripts/gpu_honest12.sh
 refblame13 120 scripts/gpu_refblame13.sh
 tablebound13 420 scripts/gpu_tablebound13.sh
+newuser11 480 scripts/gpu_newuser11.sh
 gputests 560 -
 EOF
 }

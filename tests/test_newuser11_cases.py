@@ -120,3 +120,27 @@ def test_n61_a_pick_of_num_warps_that_a_block_is_computed_from_is_netted(
     assert done.edit is None and not done.judgement.better, done.edit_note
     assert done.net is not None and done.net.failed is not None, done.net
     assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n="), done.edit_note
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(400)
+def test_n61_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_wrong(tmp_path: Path) -> None:
+    """n61 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s wall)
+    on tests/data/newuser11/warps_block, then the kernel.py it leaves run at sizes no entry names, each a multiple of
+    the original's 64-element block (the sizes the original handles): right at every one, whatever was written."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.gpu_correct import assert_correct
+
+    folder = Path(shutil.copytree(DATA / "newuser11" / "warps_block", tmp_path / "warps_block"))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--budget-wall-s", "120"],
+        capture_output=True, text=True, timeout=380, env=env,
+    )  # fmt: skip
+    print(done.stdout[-3000:], done.stderr[-2000:])
+    assert done.returncode == 0, done.stderr[-2000:]
+    shapes = [{"n": 64}, {"n": 1088}, {"n": 4160}, {"n": 8192 + 64}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool((r.got == r.want).all()))
