@@ -144,3 +144,22 @@ def test_n61_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_wron
     assert done.returncode == 0, done.stderr[-2000:]
     shapes = [{"n": 64}, {"n": 1088}, {"n": 4160}, {"n": 8192 + 64}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool((r.got == r.want).all()))
+
+
+def test_n62_a_round_that_waited_on_a_cut_candidate_does_not_raise_the_next_cut() -> None:
+    """n62: a kernel hanging in Triton's interpreter at BLOCK >= 2048 (``--candidate-timeout-s 120``, the 2-core CPU
+    at load 14): the first hung candidate was cut at 62.3 s ("5x the 12.5 s a candidate of its rounds so far"), the
+    second at 117.4 s ("5x the 23.5 s"), the median of two rounds being their mean, one of them the round that waited
+    on the first cut. The pace is a round's own (the low median): the second cut comes at 62.5 s too."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.pace import PACE_FACTOR, CandidateLimit
+
+    budget = Budget(100, ManualClock(), wall_s=600.0)
+    budget.start()
+    limit = CandidateLimit(budget)
+    limit.observe(12.5)
+    assert limit.seconds(120.0) == PACE_FACTOR * 12.5
+    limit.observe(34.5)  # the round that waited on the cut candidate
+    assert limit.seconds(120.0) == PACE_FACTOR * 12.5
+    why = limit.why(PACE_FACTOR * 12.5, 120.0)
+    assert why is not None and why.startswith("cut at the session's pace: 5x the 12.5 s a candidate"), why

@@ -2,7 +2,7 @@
 
 :class:`CandidateLimit` bounds each request a candidate makes (a compile, a check, a timing on one ``SHAPES`` entry)
 by three things, the least of them: the evaluator's own limit (``--candidate-timeout-s``, 60 s), a multiple of the pace
-measured so far (:data:`PACE_FACTOR` x the median of the rounds' seconds a candidate, never under
+measured so far (:data:`PACE_FACTOR` x the low median of the rounds' seconds a candidate, never under
 :data:`PACE_FLOOR_S`, so a first slow compile is not cut; no pace before a round ran: the kernel as written, timed
 first alone, is never cut by it), and the wall time the budget has left. A request the wall time leaves no second for
 is not sent (``NOT_RUN_BUDGET``). The re-time of the top few at the end is bounded by the wall time left plus
@@ -28,8 +28,10 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.tuning.budget import Budget
 
 #: A candidate's request may take this many times the median of the rounds' seconds a candidate so far (our choice:
-#: a candidate far slower than the rounds' is a far slower kernel, or a hung one; the median, so one round that waited
-#: on a cut candidate does not raise the limit for the next).
+#: a candidate far slower than the rounds' is a far slower kernel, or a hung one; the low median, a round's own pace,
+#: so one round that waited on a cut candidate does not raise the limit for the next: the median of two rounds is
+#: their mean, and a round of 12.5 s beside one of 34.5 s that held a cut candidate raised the next cut from 62 s to
+#: 117 s, newuser11's n62).
 PACE_FACTOR = 5.0
 #: Nor is it cut by the pace under this (a first compile of a large tile takes seconds on a busy host; the CPU's
 #: interpreter runs one call in seconds at load 10), seconds.
@@ -69,8 +71,8 @@ class CandidateLimit:
 
     @property
     def pace_s(self) -> float | None:
-        """The median of the rounds' seconds a candidate (``None`` before a round ran)."""
-        return statistics.median(self.paces_s) if self.paces_s else None
+        """The low median of the rounds' seconds a candidate, one round's own (``None`` before a round ran)."""
+        return statistics.median_low(self.paces_s) if self.paces_s else None
 
     def paced_s(self) -> float | None:
         """The pace's bound alone (``None`` before a round ran, or while re-timing)."""
