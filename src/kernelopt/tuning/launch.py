@@ -22,7 +22,9 @@ configuration of the space.
 Fit pruning: :func:`kernelopt.tunables.resource_problems` with the caller's limits (shared memory of a
 pipelined tile, registers, threads per block), and, when the problem's sizes are known, "a tile is no larger
 than the problem": a tile of M/N/K at most the size of that axis rounded up to a power of two, a 1-D block at
-most the largest size rounded up (a larger one only adds masked lanes).
+most the largest size rounded up (a larger one only adds masked lanes); and a block pointer's tile a thread, its sides'
+values at each ``SHAPES`` entry the kernel runs at, at most the authors' own largest there or what the registers hold
+(:mod:`kernelopt.tunables.block_tiles`).
 """
 
 from __future__ import annotations
