@@ -1074,6 +1074,36 @@ def test_a_count_of_tiles_the_second_stage_computes_from_the_tile_keeps_the_tile
 
 
 @pytest.mark.timeout(120)
+def test_a_grid_axis_a_last_program_covers_in_one_block_keeps_its_tile_times_the_block_covering(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v49, wrongkernel13's hunt): last_tile_sum, row sums in one launch: each program sums one
+    tile of ``BLOCK_N=256`` columns into a row of ``TILES=16`` partial slots (``torch.empty(M, 16)``), counts itself
+    in with ``tl.atomic_add``, and the row's last program sums the row's partials with one block, ``offs <
+    tl.num_programs(1)``; the grid ``(M, triton.cdiv(N, 256))``, rows of at most 4096 columns. ``BLOCK_N=128`` went
+    out under ``if N <= 128 * 65535`` (the grid axis limit), **the net on**: right at the SHAPES' 500 and 1000
+    columns and at every net size (1025, 1002, 251); at 3000 and 4096 columns, which the original handled, each row
+    wrote its partials past its 16 slots (into the next row's, the last past the buffer). ``TILES`` strides the
+    partials by row, so the one-block reading took it as stepping; the grid axis a fixed block covers is v47's
+    count: ``if N <= 2048 and N <= 128 * 65535``, the grid's copy of the tile carried."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("last_tile_sum", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    shapes = [{"M": 3, "N": 3000}, {"M": 3, "N": 2048}]
+    plain = original.replace(
+        "cdiv(N, 256))](x, parts, count, y, N, BLOCK_N=256", "cdiv(N, 128))](x, parts, count, y, N, BLOCK_N=128"
+    )
+    got = _plainly(folder, original, plain, shapes)  # before
+    assert got == {"M=3,N=3000": "wrote out of bounds", "M=3,N=2048": True}, got
+    guarded = guard_edit(original, plain)
+    written, note = guarded.new_source, guarded.note
+    assert written is not None and note is not None, note
+    assert "    if N <= 2048 and N <= 128 * 65535:  # kernelopt: tuned\n" in written, written
+    assert "row_sums_last[(M, triton.cdiv(N, BLOCK_N))]" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, shapes)
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule
@@ -1869,12 +1899,16 @@ def test_the_thirteenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     original handles that the SHAPES do not name, every input in the middle of NaN: a two-stage sum's first tile
     guarded by the reach of the second stage's one block (v47, and v48 with the count computed in the second
     kernel: ``BLOCK_SIZE = 512`` under ``if n <= 32768``, at 65536, 40001, 32768 and 3001 elements: the original's
-    block above 32768, the pick's at and below); and what the
+    block above 32768, the pick's at and below; v49, a row's last program summing its tiles' partials with one block
+    of ``TILES``: ``BLOCK_N=128`` under ``if N <= 2048``, 8192 rows of 4096 columns and 3001 of 3000, the atomics
+    counting each row's programs on the GPU); and what the
     rules wrote before the fix, ``BLOCK_SIZE = 512`` plainly, wrong at 40001 elements there."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
     for name in ("parts_capped", "parts_counted"):
         capped = written_pick(_copy(name, tmp_path), {"BLOCK": 512}, "if n <= 32768:  # kernelopt: tuned")
         _correct_on_cuda(capped, [{"n": 65536}, {"n": 40001}, {"n": 32768}, {"n": 3001}])
+    last = written_pick(_copy("last_tile_sum", tmp_path), {"BLOCK_N": 128}, "if N <= 2048 and N <= 128 * 65535:")
+    _correct_on_cuda(last, [{"M": 8192, "N": 4096}, {"M": 3001, "N": 3000}, {"M": 4096, "N": 2048}, {"M": 5, "N": 7}])
     plain = _copy("parts_capped", tmp_path / "plain")
     (plain / "kernel.py").write_text((plain / "kernel.py").read_text().replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
     got = correct_on_device(plain, [{"n": 40001}], _close_padded, prepare=_padded)

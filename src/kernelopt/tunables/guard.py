@@ -250,6 +250,7 @@ def _requirements(
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
+            out += _program_covers(fn, call, kernel, pos[written].start.line)
             out += _grid_axis_limits(fn, call, kernel, pos[written].start.line)
             out += _divided_tiles(call, kernel, pos[written].start.line)
             out += _grouped_tiles(call, kernel, pos[written].start.line)
@@ -1704,7 +1705,7 @@ def _one_block_covers(
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
             if launcher is not None and reading.bound is None and not reading.factors:
                 count = passed[size] if size is not None else _kernel_count(kernel, reading.test, passed)
-                out += _counted_cover(launcher, count, tile, given, line, why) if count is not None else []
+                out += _counted_cover(launcher, call, count, tile, given, line, why) if count is not None else []
     return out
 
 
@@ -1739,8 +1740,47 @@ def _kernel_count(
     )
 
 
+def _program_covers(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """A grid axis's programs a kernel covers with one block of a fixed value: ``offs < tl.num_programs(1)`` with
+    ``offs = tl.arange(0, TILES)`` (a row's last program summing its tiles' partials, v49), ``TILES`` a launch literal,
+    the axis counting tiles of another setting (``(M, triton.cdiv(N, 256))`` beside ``BLOCK_N=256``): as v47's count
+    (:func:`_counted_cover`). Read apart from :func:`~kernelopt.tunables.blocks.one_block`, where a block that also
+    strides the partials by row (``row * TILES``) steps and covers nothing."""
+    passed = _passed(call, kernel)
+    constexprs = set(constexpr_params(kernel))
+    ranges: dict[str, str] = {}  # a local bound once to ``tl.arange(0, BLOCK)`` -> BLOCK
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            bound.setdefault(node.targets[0].target.value, []).append(node.value)
+    for name, values in bound.items():
+        [value] = values if len(values) == 1 else [None]
+        if isinstance(value, cst.Call) and dotted(value.func).split(".")[-1] == "arange" and len(value.args) == 2:
+            start, end = value.args[0].value, value.args[1].value
+            if _int(start) == 0 and isinstance(end, cst.Name) and end.value in constexprs:
+                ranges[name] = end.value
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            continue
+        left, right = node.left, node.comparisons[0].comparator
+        block = ranges.get(left.value) if isinstance(left, cst.Name) else None
+        if block is None or block not in passed or not isinstance(node.comparisons[0].operator, cst.LessThan):
+            continue
+        if not (isinstance(right, cst.Call) and dotted(right.func).split(".")[-1] == "num_programs"):
+            continue
+        axis, grid = (_int(right.args[0].value) if len(right.args) == 1 else None), _grid_tuple(fn, call)
+        if axis is None or grid is None or axis >= len(grid.elements):
+            continue
+        why = f"the kernel {kernel.name.value} covers the programs of its grid's axis {axis} with one block of {block}"
+        why += f" ({_code(node)})"
+        out += _counted_cover(fn, call, grid.elements[axis].value, ("meta", block), passed[block], line, why)
+    return out
+
+
 def _counted_cover(
     launcher: cst.FunctionDef,
+    call: cst.Call,
     count: cst.BaseExpression,
     block: tuple[str, str],
     given: cst.BaseExpression | None,
@@ -1765,14 +1805,19 @@ def _counted_cover(
         count = bound[0] if len(bound) == 1 else count
     counted = cdiv_args(count)
     tile_size = (counted[1], counted[0]) if counted is not None else _ceil_div(count)
-    tile = _tile_id(tile_size[0]) if tile_size is not None else None
-    if tile_size is None or tile is None or tile == block:
+    if tile_size is None:
         return []
-    size = tile_size[1]
+    size, value = tile_size[1], _int(tile_size[0])
+    # a launch literal's copy (``triton.cdiv(N, 256)`` beside ``BLOCK_N=256``): that keyword's tile, the copy carried
+    keywords = _keyword_literals(call).get(value, []) if value is not None else []
+    tile = ("meta", keywords[0]) if len(keywords) == 1 else _tile_id(tile_size[0])
+    if tile is None or tile == block:
+        return []
+    literal = tile_size[0] if len(keywords) == 1 and isinstance(tile_size[0], cst.Integer) else None
     counts = (
         f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {tile[1]} * {block[1]} reaches {_code(size)}"
     )
-    return [Divides(tile, size, line, why + counts, covers=True, factors=(block,))]
+    return [Divides(tile, size, line, why + counts, literal, covers=True, factors=(block,))]
 
 
 def _loop_steps(
