@@ -53,7 +53,8 @@ def test_a_tile_is_refused_only_past_both_the_registers_and_the_authors_largest(
     """The rule itself, as a GPU session sees it (``num_warps`` a knob): at BD = 128 the authors' largest is BT = 128
     on one warp (512 a thread); BT = 256 on two warps keeps as much and fits, on one warp twice that and is refused;
     a tile within the registers fits whatever the authors wrote; an AMD GPU (no register cap known) refuses nothing;
-    a kernel that multiplies its tiles with ``tl.dot`` is the GEMM estimate's, not this one's."""
+    a kernel that multiplies its tiles with ``tl.dot``, itself or in a helper it calls (fa2's ``_attn_fwd_inner``), is
+    the GEMM estimate's, not this one's."""
     from kernelopt.tunables import ResourceLimits
     from kernelopt.tunables.block_tiles import HeldTiles, TileEntry, block_tiles, tile_problems
 
@@ -70,6 +71,8 @@ def test_a_tile_is_refused_only_past_both_the_registers_and_the_authors_largest(
     assert tile_problems(small, {"BT": 512, "num_warps": 1}, ResourceLimits(max_registers_per_thread=None)) == []
     gemm = source.replace("b_rstd = 1 / tl.sqrt(tl.sum(b_x * b_x, 1) + eps)", "b_rstd = tl.sum(tl.dot(b_x, b_x), 1)")
     assert block_tiles(gemm, "l2norm_fwd_kernel") == ()
+    fa2 = (DATA / "breaker8" / "fa2_causal" / "kernel.py").read_text()  # its tl.dot in the helper _attn_fwd calls
+    assert block_tiles(fa2, "_attn_fwd") == ()
 
 
 # ------------------------------------------------------------------------------ a table over args[...]

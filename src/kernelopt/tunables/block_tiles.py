@@ -43,7 +43,8 @@ Tile = tuple[Side, ...]
 def block_tiles(source: str, kernel: str) -> tuple[Tile, ...]:
     """The tiles of at least two sides that the block pointers and tensor descriptors of ``kernel``'s body hold,
     each side a name or an integer literal (a tile with another side is left out: its size is not known); empty when
-    ``source`` does not parse, defines no such kernel, or the kernel calls ``tl.dot`` (module docstring)."""
+    ``source`` does not parse, defines no such kernel, or the kernel (or a function of the file it calls) calls
+    ``tl.dot`` (module docstring)."""
     try:
         tree = parsed(source)
     except cst.ParserSyntaxError:
@@ -52,7 +53,9 @@ def block_tiles(source: str, kernel: str) -> tuple[Tile, ...]:
     if fn is None:
         return ()
     calls = [n for n in walk(fn.body) if isinstance(n, cst.Call)]
-    if any(dotted(c.func).split(".")[-1] == "dot" for c in calls):
+    functions = {n.name.value: n for n in tree.module.body if isinstance(n, cst.FunctionDef)}
+    helpers = [functions[c.func.value] for c in calls if isinstance(c.func, cst.Name) and c.func.value in functions]
+    if any(_multiplies(f) for f in [fn, *helpers]):  # fa2's tl.dot sits in the helper its kernel calls
         return ()
     out: list[Tile] = []
     for call in calls:
@@ -65,6 +68,11 @@ def block_tiles(source: str, kernel: str) -> tuple[Tile, ...]:
         if len(tile) == len(sides) and tile not in out:
             out.append(tile)
     return tuple(out)
+
+
+def _multiplies(fn: cst.FunctionDef) -> bool:
+    """Whether ``fn``'s body multiplies tiles with ``tl.dot``."""
+    return any(isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "dot" for n in walk(fn.body))
 
 
 def _side(expr: cst.BaseExpression) -> Side | None:
