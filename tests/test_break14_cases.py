@@ -55,3 +55,56 @@ def test_b4_a_constexpr_group_divided_through_a_local_is_held_as_a_grain() -> No
     twice = cst.parse_module(kernel + "    k0 = 0\n").body[0]
     assert isinstance(twice, cst.FunctionDef)
     assert grain_sizes(twice) == {}
+
+
+PARTS = DATA / "variants" / "parts_capped"
+SECOND = "final_sum[(1,)](parts, out, num_parts, MAX_PARTS=64)"
+
+
+def test_b5_a_count_of_partials_read_off_their_tensor_or_in_another_spelling_is_guarded(tmp_path: Path) -> None:
+    """b5: v47's two-stage sum (variants/parts_capped: one block of ``MAX_PARTS=64`` sums the partials of tiles of
+    ``BLOCK_SIZE=1024``) with its second stage passed the count read off the partials' tensor (``parts.numel()``,
+    ``parts.shape[0]``) or counted as ``math.ceil(n / BLOCK_SIZE)`` or ``-(-n // BLOCK_SIZE)``: ``BLOCK_SIZE = 512``
+    was written plainly, wrong at 40000 elements (the 64 partials past the first never summed; checked
+    NaN-padded), which the original handled. Each is read as the count it is, guarded ``if n <= 32768``, and the
+    guarded text is right on both sides of the bound."""
+    import shutil
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_breaker7_cases import _all_correct
+
+    original = (PARTS / "kernel.py").read_text()
+    forms = [
+        original.replace(SECOND, SECOND.replace("out, num_parts,", "out, parts.numel(),")),
+        original.replace(SECOND, SECOND.replace("out, num_parts,", "out, parts.shape[0],")),
+        original.replace("triton.cdiv(n, BLOCK_SIZE)", "math.ceil(n / BLOCK_SIZE)").replace(
+            "import torch\n", "import math\n\nimport torch\n"
+        ),
+        original.replace("triton.cdiv(n, BLOCK_SIZE)", "-(-n // BLOCK_SIZE)"),
+    ]
+    for old in forms:
+        assert old != original
+        guarded = guard_edit(old, old.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
+        assert guarded.new_source is not None and "    if n <= 32768:  # kernelopt: tuned\n" in guarded.new_source, (
+            guarded.note
+        )
+    folder = Path(shutil.copytree(PARTS, tmp_path / "parts_numel"))
+    (folder / "kernel.py").write_text(
+        guard_edit(forms[0], forms[0].replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512")).new_source or ""
+    )
+    _all_correct(folder, [{"n": 40000}, {"n": 20000}])
+
+
+def test_b5_a_second_stage_block_held_by_a_module_constant_is_never_shrunk_past_it() -> None:
+    """b5's neighbour: the second stage's block a module-level constant (``MAX_PARTS=MAXP``, ``MAXP = 64``) was not
+    read as fixed, and ``BLOCK_SIZE = 512`` went out plainly, wrong past 32768 elements. It is fixed: the smaller
+    tile is not written (the constant's value is not read, so no bound is computed), and a larger one, which covers
+    more with the same block, still is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (PARTS / "kernel.py").read_text().replace(SECOND, SECOND.replace("MAX_PARTS=64", "MAX_PARTS=MAXP"))
+    old = old.replace("def run(x):", "MAXP = 64\n\n\ndef run(x):")
+    smaller = guard_edit(old, old.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
+    assert smaller.new_source is None and "BLOCK_SIZE * MAXP reaches n" in (smaller.note or ""), smaller.note
+    wider = old.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 2048")
+    assert guard_edit(old, wider).new_source == wider

@@ -1787,24 +1787,24 @@ def _counted_cover(
     line: int,
     why: str,
 ) -> list[Divides]:
-    """A size a kernel covers with one block of a fixed value (a literal, or a local bound once to one) that the
-    launch counts in tiles of another setting (``parts = triton.cdiv(n, BLOCK)``, or ``(n + BLOCK - 1) // BLOCK``,
-    passed as it or through a local bound once): that tile times the block is one block's reach over ``n`` (a second
-    stage summing at most 64 partial sums of a first stage's ``BLOCK``, v47; the count computed in the kernel from the
-    tile it is passed, :func:`_kernel_count`, v48); a smaller tile counts more than the block covers where the
-    original's did not. A block computed from the count (``next_power_of_2(parts)``) grows
-    with it: no requirement."""
-    if _launch_value(launcher, given) is None:
+    """A size a kernel covers with one block of a fixed value (a literal, a local bound once to one, a module
+    constant: :func:`_fixed_block`) that the launch counts in tiles of another setting (``parts = triton.cdiv(n,
+    BLOCK)``, ``math.ceil(n / BLOCK)``, ``(n + BLOCK - 1) // BLOCK``, ``-(-n // BLOCK)``, passed as it, through a local
+    bound once, or read off a tensor made from it, ``parts.numel()``: :func:`_counted`, b5): that tile times the
+    block is one block's reach over ``n`` (a second stage summing at most 64 partial sums of a first stage's
+    ``BLOCK``, v47; the count computed in the kernel from the tile it is passed, :func:`_kernel_count`, v48); a
+    smaller tile counts more than the block covers where the original's did not. A block computed from the count
+    (``next_power_of_2(parts)``) grows with it: no requirement."""
+    if not _fixed_block(launcher, given):
         return []
-    if isinstance(count, cst.Name):
-        bound = [
-            node.value
-            for node in walk(launcher.body)
-            if isinstance(node, cst.Assign) and any(dotted(t.target) == count.value for t in node.targets)
-        ]
-        count = bound[0] if len(bound) == 1 else count
-    counted = cdiv_args(count)
-    tile_size = (counted[1], counted[0]) if counted is not None else _ceil_div(count)
+    count = _counted(launcher, count)
+    counted = ceil_count(count)
+    floors = list(_ceil_floors(count).values())  # ``-(-n // BLOCK)``, ``(n - 1) // BLOCK + 1``
+    tile_size = (
+        (counted[1], counted[0])
+        if counted is not None
+        else _ceil_div(count) or ((floors[0][1], floors[0][0]) if len(floors) == 1 else None)
+    )
     if tile_size is None:
         return []
     size, value = tile_size[1], _int(tile_size[0])
@@ -1818,6 +1818,71 @@ def _counted_cover(
         f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {tile[1]} * {block[1]} reaches {_code(size)}"
     )
     return [Divides(tile, size, line, why + counts, literal, covers=True, factors=(block,))]
+
+
+def _fixed_block(launcher: cst.FunctionDef, given: cst.BaseExpression | None) -> bool:
+    """Whether the block a launch passes is fixed, not grown with what it covers: a literal, a local bound once to
+    one (:func:`_launch_value`), or a name ``launcher`` neither takes nor binds (a module-level constant, ``MAX_PARTS=
+    MAXP``: break14's b5)."""
+    if _launch_value(launcher, given) is not None:
+        return True
+    if not isinstance(given, cst.Name):
+        return False
+    params = {p.name.value for p in (*launcher.params.params, *launcher.params.kwonly_params)}
+    return given.value not in params and given.value not in _bindings(launcher)
+
+
+def _bindings(fn: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """Name -> what ``fn`` binds it to: the value of a plain assignment to it alone, the target itself for any other
+    binding (an unpacking, an augmented assignment, a loop's variable)."""
+    out: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk(fn.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+        if isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr):
+            targets = [node.target]
+        for target in targets:
+            alone = isinstance(node, cst.Assign) and isinstance(target, cst.Name)
+            for name in _names(target) if not isinstance(target, cst.Attribute) else {dotted(target)}:
+                out.setdefault(name, []).append(node.value if alone else target)  # type: ignore[union-attr]
+    return out
+
+
+#: The tensor makers whose first argument is the tensor's size (its first dimension, or a tuple of them).
+_MAKERS = frozenset({"empty", "zeros", "ones", "full", "rand", "randn"})
+
+
+def _counted(launcher: cst.FunctionDef, count: cst.BaseExpression) -> cst.BaseExpression:
+    """What a count a launch passes stands for in ``launcher``: a local bound once, read for its value; the length
+    of a tensor made there from a count (``parts.numel()``, ``parts.shape[0]``, ``len(parts)``, ``parts.size(0)`` of
+    ``parts = torch.empty(num_parts, ...)``: break14's b5), that count; else ``count`` itself."""
+    bound = _bindings(launcher)
+
+    def once(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        values = bound.get(expr.value, []) if isinstance(expr, cst.Name) else []
+        return values[0] if len(values) == 1 else None
+
+    count = once(count) or count
+    tensor, first = None, False  # first: the first dimension asked for (else every element)
+    if isinstance(count, cst.Call) and isinstance(count.func, cst.Attribute) and not count.args:
+        tensor = count.func.value if count.func.attr.value == "numel" else None
+    elif isinstance(count, cst.Call) and isinstance(count.func, cst.Attribute) and len(count.args) == 1:
+        if count.func.attr.value == "size" and _int(count.args[0].value) == 0:
+            tensor, first = count.func.value, True
+    elif isinstance(count, cst.Call) and dotted(count.func) == "len" and len(count.args) == 1:
+        tensor, first = count.args[0].value, True
+    elif isinstance(count, cst.Subscript) and len(count.slice) == 1 and isinstance(count.value, cst.Attribute):
+        index = count.slice[0].slice
+        if count.value.attr.value == "shape" and isinstance(index, cst.Index) and _int(index.value) == 0:
+            tensor, first = count.value.value, True
+    made = once(tensor) if tensor is not None else None
+    if not (isinstance(made, cst.Call) and dotted(made.func).split(".")[-1] in _MAKERS and made.args):
+        return count
+    sizes = [a.value for a in made.args if a.keyword is None and not a.star]
+    if len(sizes) == 1 and isinstance(sizes[0], cst.Tuple | cst.List):
+        sizes = [e.value for e in sizes[0].elements]
+    if not sizes or (len(sizes) > 1 and not first):
+        return count
+    return once(sizes[0]) or sizes[0]
 
 
 def _loop_steps(
@@ -3022,6 +3087,20 @@ def _launch_needs(
         and (d.literal is None or (_int(d.literal) == change.after and id(d.literal) not in kept))
     ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value,
     # or another setting's that the moved one's new value equals: ``cdiv(N, 32)`` of BLOCK_N=32, v46)
+    # a cover whose other factors kept values kernelopt does not read (a module constant, b5) still holds where
+    # the moved tile grows: the same factors times a larger tile reach further
+    mine = [
+        d
+        for d in mine
+        if not (
+            d.covers
+            and d.factors
+            and change.after >= change.before
+            and all(f[0] == "name" and _fixed_block(fn, cst.Name(f[1])) for f in d.factors)
+            and not any((id(fn), f) in moves for f in d.factors)
+            and _with_partners(d, fn, moves) is None
+        )
+    ]
     resolved = [_with_partners(d, fn, moves) if d.factors else d for d in mine]
     if None in resolved:
         product = next(d for d, r in zip(mine, resolved, strict=True) if r is None)
