@@ -552,13 +552,14 @@ def test_a_one_block_guard_leaves_the_grid_copy_of_another_block_moved_plainly(t
     """v28's companion (guardgrid10, 2026-12-05): colsum_one_block, column sums whose one block covers every row
     (``BLOCK_M=32``, at most 32 rows) while the grid tiles the columns (``triton.cdiv(N, 32)`` beside
     ``BLOCK_N=32``, the same value). With both moved to 16, the row block is guarded (``if M <= 16:``) and the
-    column block moves plainly with its grid's copy, which divides ``N``, not the guard's ``M``: written, and
-    correct at 20 and 32 rows and 33 and 100 columns, sizes the SHAPES do not name."""
+    column block moves with its grid's copy, which divides ``N``, not the guard's ``M``: written, and correct at 20
+    and 32 rows and 33 and 100 columns, sizes the SHAPES do not name. Since tablebound13 (every setting beside a
+    guarded tile falls back with it) the column block is set under the same guard, its grid's copy named."""
     folder = _copy("colsum_one_block", tmp_path)
     written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16})
     assert written is not None and note is not None and "BLOCK_M=16 only where M <= 16" in note, note
     assert "if M <= 16:  # kernelopt: tuned" in written, written
-    assert "col_sum[(triton.cdiv(N, 16),)](x, out, M, N, BLOCK_M=BLOCK_M, BLOCK_N=16)" in written, written
+    assert "col_sum[(triton.cdiv(N, BLOCK_N),)](x, out, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)" in written, written
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 20, "N": 100}, {"M": 32, "N": 33}, {"M": 5, "N": 16}])
 
@@ -1239,9 +1240,10 @@ def test_a_tile_summed_along_its_columns_keeps_only_its_column_block_a_divisor(t
     assert rows is not None and "BLOCK_M=32, BLOCK_N=32)" in rows and "kernelopt: tuned" not in rows, rows
     # Both moved (the H100 run of 2026-12-05, 23:17): the grid's ``cdiv(M, 16)`` moves to ``cdiv(M, 32)`` with the
     # row block; that moved literal is no stale copy of BLOCK_N's old 32, which was read as one and wrote nothing
+    # (since tablebound13 the row block falls back with the guarded BLOCK_N, its grid's copy named)
     both, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
     assert both is not None and "    if N % 64 == 0:  # kernelopt: tuned\n" in both, note
-    assert "tile_lse[(triton.cdiv(M, 32),)](x, y, M, N, BLOCK_M=32, BLOCK_N=BLOCK_N)" in both, both
+    assert "tile_lse[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)" in both, both
     sizes = [{"M": 20, "N": 64}, {"M": 7, "N": 96}, {"M": 33, "N": 32}, {"M": 50, "N": 160}]
     for text in (written, rows, both):
         (folder / "kernel.py").write_text(text)
