@@ -693,12 +693,7 @@ def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | N
     index = call.func.slice[0].slice
     grid = index.value if isinstance(index, cst.Index) else None
     if isinstance(grid, cst.Name):
-        bound = [
-            node.value
-            for node in walk(fn.body)
-            if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
-        ]
-        grid = bound[0] if len(bound) == 1 else None
+        grid = _bound_once(fn, grid.value)
     if isinstance(grid, cst.Lambda):
         grid = grid.body
     return grid if isinstance(grid, cst.Tuple | cst.List) else None
@@ -894,12 +889,19 @@ def _launch_value(fn: cst.FunctionDef, expr: cst.BaseExpression | None) -> int |
         return _int(expr) if expr is not None else None
     if not isinstance(expr, cst.Name):
         return None
+    bound = _bound_once(fn, expr.value)
+    return _int(bound) if bound is not None else None
+
+
+def _bound_once(fn: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """The value a local ``name`` of ``fn`` is bound to where one assignment binds it (``grid = (tiles, 4)``);
+    ``None`` where none does, or several do."""
     bound = [
         node.value
         for node in walk(fn.body)
-        if isinstance(node, cst.Assign) and any(dotted(t.target) == expr.value for t in node.targets)
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == name for t in node.targets)
     ]
-    return _int(bound[0]) if len(bound) == 1 else None
+    return bound[0] if len(bound) == 1 else None
 
 
 def _decorator_configs(kernel: cst.FunctionDef) -> list[dict[str, int | None]] | None:
@@ -1507,14 +1509,8 @@ def _grid_text(fn: cst.FunctionDef, call: cst.Call) -> str:
     grid = index.value if isinstance(index, cst.Index) else None
     if grid is None:
         return ""
-    if isinstance(grid, cst.Name):
-        bound = [
-            node.value
-            for node in walk(fn.body)
-            if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
-        ]
-        if len(bound) == 1:
-            return f"{grid.value} = {_code(bound[0])}"
+    if isinstance(grid, cst.Name) and (bound := _bound_once(fn, grid.value)) is not None:
+        return f"{grid.value} = {_code(bound)}"
     return _code(grid)
 
 
@@ -1724,19 +1720,15 @@ def _kernel_count(
     right = compared.comparisons[0].comparator
     if not isinstance(right, cst.Name):
         return None
-    bound = [
-        node.value
-        for node in walk(kernel.body)
-        if isinstance(node, cst.Assign) and any(dotted(t.target) == right.value for t in node.targets)
-    ]
-    if len(bound) != 1 or (cdiv_args(bound[0]) is None and _ceil_div(bound[0]) is None):
+    bound = _bound_once(kernel, right.value)
+    if bound is None or (cdiv_args(bound) is None and _ceil_div(bound) is None):
         return None
     params = {p.name.value for p in kernel.params.params}
-    names = _names(bound[0]) - {"tl", "triton", "cdiv"}
+    names = _names(bound) - {"tl", "triton", "cdiv"}
     if not names <= params or not names <= set(passed):
         return None
     return cst.ensure_type(
-        bound[0].visit(_Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression
+        bound.visit(_Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression
     )
 
 
