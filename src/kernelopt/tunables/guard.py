@@ -1727,9 +1727,7 @@ def _kernel_count(
     names = _names(bound) - {"tl", "triton", "cdiv"}
     if not names <= params or not names <= set(passed):
         return None
-    return cst.ensure_type(
-        bound.visit(_Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression
-    )
+    return cst.ensure_type(bound.visit(_Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression)
 
 
 def _program_covers(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
