@@ -23,13 +23,16 @@ from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import (
     body_constexprs,
     cdiv_args,
+    child_blocks,
     child_nodes,
     launched,
+    module_statements,
     one_block,
     steps_by,
     visit,
     walk,
 )
+from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.grains import grain_sizes
@@ -707,35 +710,16 @@ class _Analyzer:
         return Span(start, end, rng.start.line, rng.end.line)
 
     def autotuned(self, info: _FuncInfo | None) -> bool:
-        return info is not None and (
-            "autotune" in self.decorators(info.node) or info.node.name.value in self.wrapped_autotunes
-        )
+        return info is not None and ("autotune" in self.decorators(info.node))
 
     @functools.cached_property
-    def wrapped_autotunes(self) -> dict[str, int]:
-        """Kernels of this file autotuned by a module-level call rather than a decorator, with the call's line:
-        Transformer Engine's ``_permute_kernel = triton.autotune(configs=[...], key=[...])(_permute_kernel)`` inside
-        ``try: ... except RuntimeError: pass``. Their configs set the launch options (none is offered at the launch)
-        and are listed refused (:meth:`autotune_configs`): an edit writes only a decorator's list."""
-        out: dict[str, int] = {}
-        for stmt in _module_statements(self.module.body):
-            for small in stmt.body:
-                if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
-                    continue
-                target, value = small.targets[0].target, small.value
-                if not (isinstance(target, cst.Name) and isinstance(value, cst.Call) and len(value.args) == 1):
-                    continue
-                inner, wrapped = value.func, value.args[0].value
-                name = _dotted(inner.func) if isinstance(inner, cst.Call) else None
-                if (
-                    name is not None
-                    and name.split(".")[-1] == "autotune"
-                    and isinstance(wrapped, cst.Name)
-                    and wrapped.value == target.value
-                    and self.jit_kernel(target.value) is not None
-                ):
-                    out[target.value] = self.positions[small].start.line
-        return out
+    def called_autotunes(self) -> dict[str, cst.Call]:
+        """Kernels of this file autotuned by a module-level call rather than a decorator, with the call
+        (:func:`~kernelopt.tunables.called_autotune.called_autotunes`): Transformer Engine's ``_permute_kernel =
+        triton.autotune(configs=[...], key=[...])(_permute_kernel)`` inside ``try: ... except RuntimeError: pass``.
+        :meth:`decorators` reads each as the kernel's outermost ``@triton.autotune``, so its list is listed and
+        edited where the file writes it, as a decorator's is."""
+        return {name: call for name, (call, _) in called_autotunes(self.module).items()}
 
     def code(self, node: cst.CSTNode) -> str:
         return " ".join(self.module.code_for_node(node).split())
@@ -896,12 +880,17 @@ class _Analyzer:
         return {n: fs[0].node for n, fs in self.functions.items() if len(fs) == 1 and self.decorators(fs[0].node)}
 
     def decorators(self, fn: cst.FunctionDef) -> dict[str, cst.Decorator]:
+        """A kernel's ``jit`` / ``autotune`` / ``heuristics`` decorators by word; an autotune list applied by a call
+        (:attr:`called_autotunes`) is its ``autotune``, a decorator around the call's node."""
         out = {}
         for d in fn.decorators:
             expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
             name = _dotted(expr)
             if name and name.split(".")[-1] in ("jit", "autotune", "heuristics"):
                 out[name.split(".")[-1]] = d
+        called = self.called_autotunes.get(fn.name.value) if "jit" in out and "autotune" not in out else None
+        if called is not None:
+            out["autotune"] = cst.Decorator(decorator=called)
         return out
 
     def resolve_name(self, name: str, func: _FuncInfo | None, depth: int = 0) -> _Resolved:
@@ -1212,7 +1201,7 @@ class _Analyzer:
 
     def marked_constants(self) -> None:
         read_lines: set[int] = set()
-        for stmt in _module_statements(self.module.body):
+        for stmt in module_statements(self.module.body):
             comment = None
             if stmt.trailing_whitespace.comment and MARKER in stmt.trailing_whitespace.comment.value:
                 comment = stmt.trailing_whitespace.comment.value
@@ -1978,7 +1967,7 @@ class _Analyzer:
             if inner is stmt:
                 return block
             if self._inside(stmt, inner):
-                for child in _child_blocks(inner):
+                for child in child_blocks(inner):
                     if self._inside(stmt, child):
                         return self.block_of(child.body, stmt)
                 return None
@@ -1990,7 +1979,7 @@ class _Analyzer:
         for stmt in block:
             if not self._inside(node, stmt):
                 continue
-            for inner in _child_blocks(stmt):
+            for inner in child_blocks(stmt):
                 if self._inside(node, inner):
                     return self.statement_of(inner.body, node)
             return stmt
@@ -2005,7 +1994,7 @@ class _Analyzer:
                 continue
             if not self._inside(launch, stmt):
                 return block, i
-            for inner in _child_blocks(stmt):
+            for inner in child_blocks(stmt):
                 if self._inside(target, inner) and self._inside(launch, inner):
                     return self.anchor(inner.body, target, launch)
             return None
@@ -2610,7 +2599,7 @@ class _Analyzer:
     def imported_from(self, name: str) -> str | None:
         """The module a module-level ``import`` or ``from ... import`` of this file binds ``name`` from (``.settings``,
         ``liger_kernel.utils``), as written; ``None`` when no import binds it."""
-        for stmt in _module_statements(self.module.body):
+        for stmt in module_statements(self.module.body):
             for small in stmt.body:
                 if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                     for alias in small.names:
@@ -2998,7 +2987,7 @@ class _Analyzer:
                 deco = self.decorators(info.node).get("autotune")
                 if deco is None or not isinstance(deco.decorator, cst.Call):
                     continue
-                line = self.positions[deco].start.line
+                line = self.positions[deco.decorator].start.line
                 configs_expr = None
                 for i, arg in enumerate(deco.decorator.args):
                     if (arg.keyword and arg.keyword.value == "configs") or (arg.keyword is None and i == 0):
@@ -3015,13 +3004,6 @@ class _Analyzer:
                     continue
                 for ci, el in enumerate(configs):
                     self.config_entry(fname, ci, el)
-        for fname, line in self.wrapped_autotunes.items():
-            why = (
-                f"{fname}'s autotune list is applied by a call ({self.loc(line)}: {fname} = "
-                f"triton.autotune(...)({fname})), not a decorator: kernelopt edits only a decorator's list; "
-                "write it as @triton.autotune(...) above the kernel to tune its configs"
-            )
-            self.refused_configs(fname, f"{fname}.configs", "configs", line, why)
 
     def refused_configs(self, kernel: str, name: str, param: str, line: int, why: str) -> None:
         """A site of ``kernel``'s autotune list (the list, ``configs``, or one entry of it) kernelopt does not edit,
@@ -3266,30 +3248,6 @@ def _tuned_target(target: cst.BaseExpression) -> str | None:
         if isinstance(key, str):
             return _HelperSetting(target.value.value, key, "", None, []).target
     return None
-
-
-def _module_statements(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
-    """The simple statements of a module body and of its module-level control flow (``if``/``else``,
-    ``try``, ``with``), not those of functions or classes."""
-    out: list[cst.SimpleStatementLine] = []
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            out.append(stmt)
-        elif not isinstance(stmt, cst.FunctionDef | cst.ClassDef):
-            for block in _child_blocks(stmt):
-                out += _module_statements(block.body)
-    return out
-
-
-def _child_blocks(node: cst.CSTNode) -> list[cst.IndentedBlock]:
-    """The indented blocks a compound statement holds (its body, ``elif``/``else``, handlers, ``finally``)."""
-    out: list[cst.IndentedBlock] = []
-    for child in child_nodes(node):
-        if isinstance(child, cst.IndentedBlock):
-            out.append(child)
-        elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally | cst.ExceptStarHandler):
-            out += _child_blocks(child)
-    return out
 
 
 class _NestedScopes(cst.CSTVisitor):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -1622,3 +1622,27 @@ def _mask_of(call: cst.Call) -> cst.BaseExpression | None:
 def _fill_of(call: cst.Call) -> cst.BaseExpression | None:
     """A ``tl.load``'s fill (``other=`` or its third positional argument); ``None`` where it is left out."""
     return _bound(call).get("other")
+
+
+def module_statements(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    """The simple statements of a module body and of its module-level control flow (``if``/``else``,
+    ``try``, ``with``), not those of functions or classes."""
+    out: list[cst.SimpleStatementLine] = []
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out.append(stmt)
+        elif not isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            for block in child_blocks(stmt):
+                out += module_statements(block.body)
+    return out
+
+
+def child_blocks(node: cst.CSTNode) -> list[cst.IndentedBlock]:
+    """The indented blocks a compound statement holds (its body, ``elif``/``else``, handlers, ``finally``)."""
+    out: list[cst.IndentedBlock] = []
+    for child in child_nodes(node):
+        if isinstance(child, cst.IndentedBlock):
+            out.append(child)
+        elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally | cst.ExceptStarHandler):
+            out += child_blocks(child)
+    return out

@@ -60,6 +60,7 @@ from kernelopt.tunables.blocks import (
     visit,
     walk,
 )
+from kernelopt.tunables.called_autotune import as_decorators
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import assigned_once, tile_offset
 from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
@@ -2805,7 +2806,21 @@ def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = 
             over that computed block is not asked to fill the size (:attr:`Divides.fills`; the row must still
             cover it).
     """
-    return _rewrite(old, new, add=True, ran_masked=ran_masked)
+    old_read, new_read = as_decorators(old), as_decorators(new)
+    if old_read is None or new_read is None:
+        return _rewrite(old, new, add=True, ran_masked=ran_masked)
+    # an autotune list applied by a call (Transformer Engine's form) is judged as the decorator it stands for, so
+    # every rule on a decorator's configs reads it; the edit is written where the file holds the list
+    guarded = _rewrite(old_read, new_read, add=True, ran_masked=ran_masked)
+    if guarded.new_source is None:
+        return guarded
+    if guarded.new_source == new_read:
+        return Guarded(new, guarded.note, guarded.tests)
+    return Guarded(
+        None,
+        "the edit needs guard lines in a file whose autotune list is applied by a call (kernel = "
+        "triton.autotune(...)(kernel)); kernelopt writes them only in the decorator's form: nothing written",
+    )
 
 
 def strip_stale_guards(old: str, new: str) -> str:

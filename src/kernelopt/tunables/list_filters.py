@@ -25,6 +25,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.list_model import CONFIG_OPTIONS, WHOLE_CONFIG, ListFilter, ListScreen
 from kernelopt.tunables.syntax import parsed
@@ -73,12 +74,15 @@ def list_screen(source: str, kernel: str) -> ListScreen | None:
 
 
 def _autotune_call(module: cst.Module, kernel: str) -> cst.Call | None:
+    """The ``triton.autotune(...)`` call of ``kernel``: its decorator's, else the module's call that applies it
+    (:func:`~kernelopt.tunables.called_autotune.called_autotunes`, Transformer Engine's form)."""
     for node in walk(module):
         if isinstance(node, cst.FunctionDef) and node.name.value == kernel:
             for d in node.decorators:
                 if isinstance(d.decorator, cst.Call) and dotted(d.decorator.func).split(".")[-1] == "autotune":
                     return d.decorator
-    return None
+    called = called_autotunes(module).get(kernel)
+    return called[0] if called is not None else None
 
 
 def _defined_at(module: cst.Module, kernel: str) -> int:
