@@ -91,6 +91,8 @@
 #              guard beside it correct on the GPU, fla_l2norm's refused tile spills, tune --device cuda on fla_l2norm
 #   newuser11  scripts/gpu_newuser11.sh: tune --device cuda on warps_block (BLOCK computed from num_warps, no masks):
 #              the kernel.py it leaves correct at multiples of the original's block no entry names
+#   leftovers13 scripts/gpu_leftovers13.sh: a kernel wrong on its first call only named by the gate on cuda, and
+#              Transformer Engine's called autotune list tuned and written inside its try
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -139,6 +141,7 @@ honest12 300 scripts/gpu_honest12.sh
 refblame13 120 scripts/gpu_refblame13.sh
 tablebound13 420 scripts/gpu_tablebound13.sh
 newuser11 480 scripts/gpu_newuser11.sh
+leftovers13 360 scripts/gpu_leftovers13.sh
 gputests 560 -
 EOF
 }

@@ -24,13 +24,17 @@ def _variant(tmp_path: Path, name: str, old: str, new: str) -> Path:
     return folder
 
 
-def _gate_check(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str | None:
-    """The gate's check of ``folder`` (the worker's job, in this process): its failure's message, else ``None``."""
+def _gate_check(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str = "cpu") -> str | None:
+    """The gate's check of ``folder`` (the worker's job, in this process) on ``device`` (the CPU: Triton's
+    interpreter): its failure's message, else ``None``."""
     from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
     from kernelopt.harness.progress import ProgressWriter
     from kernelopt.harness.worker import run_job
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    if device == "cpu":
+        monkeypatch.setenv("TRITON_INTERPRET", "1")
+    else:
+        monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     job = WorkerJob(
@@ -39,7 +43,7 @@ def _gate_check(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         kernels=[KernelSource(label="v0", kernel_py=str(folder / "kernel.py"), build_dir=str(tmp_path / "build"))],
         progress_path=str(tmp_path / f"{folder.name}.jsonl"),
         result_path=str(tmp_path / f"{folder.name}.json"),
-        device="cpu",
+        device=device,
         seeds=1,
     )
     writer = ProgressWriter(tmp_path / f"{folder.name}.jsonl", time.monotonic)
@@ -67,6 +71,20 @@ def test_the_gate_names_a_kernel_wrong_on_its_first_call_only_and_the_fix(
     wrong = _variant(tmp_path, "wrong", "tl.sum(x, axis=0))", "tl.sum(x, axis=0) * 2)")
     always = _gate_check(wrong, tmp_path, monkeypatch)
     assert always is not None and "output differs" in always and "first call" not in always
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_the_gate_names_a_kernel_wrong_on_its_first_call_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same on CUDA, where Triton's autotuner benchmarks each config with its own ``do_bench`` (many calls on the
+    call's tensors, not the CPU's one): named with the fix; with ``reset_to_zero`` the first call is right."""
+    message = _gate_check(FIRST, tmp_path, monkeypatch, device="cuda")
+    assert message is not None and "wrong on its first call only" in message, message
+    assert 'Fix: add reset_to_zero=["parts_ptr"]' in message
+    fixed = _variant(tmp_path, "fixed", 'key=["n"],', 'key=["n"],\n    reset_to_zero=["parts_ptr"],')
+    assert _gate_check(fixed, tmp_path, monkeypatch, device="cuda") is None
 
 
 def test_tune_s_candidate_check_names_a_list_wrong_on_its_first_call_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -177,3 +195,150 @@ def test_a_short_re_time_is_read_in_one_round_for_the_pick_and_the_current() -> 
     assert {r.config["BLOCK"]: r.latency_us for r in _load_only_adds(calm, first)} == {64: 20.0, 16: 60.0}
     unknown = [*again, ran(32, 50.0, [50.0, 50.0], retimed=True)]  # one re-timed with no first figure: the re-time
     assert [r.latency_us for r in _load_only_adds(unknown, first)] == [169.8, 60.0, 50.0]
+
+
+#: fill12's table of the heuristic's block (n58) and its launching function's form (n57)
+LAMBDA = 'lambda args: triton.next_power_of_2(args["n_cols"])'
+TABLE = 'lambda args: 1024 if args["n_cols"] <= 1000 else triton.next_power_of_2(args["n_cols"])'
+POW2 = "    BLOCK = triton.next_power_of_2(n_cols)\n"
+ROWS = "    if n_cols <= 1000:  # kernelopt: tuned\n        BLOCK = 1024\n"
+#: the evidence a session has: the original ran masked-out lanes at 200 columns and passed (``folder._ran_masked``)
+LIFTED = {("BLOCK", "n_cols"), ("BLOCK", 'args["n_cols"]')}
+
+
+def _rows_right(kernel: Path, reference: Path, sizes: tuple[int, ...]) -> dict[int, bool]:
+    """Whether ``kernel`` matches ``reference`` at 8 rows of each column count, rows of one sign each (Triton's
+    interpreter): the rows a fill of 0.0 under a max (negative rows) or a min (positive rows) gets wrong."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    with triton_interpreted():
+        ref, ker = load_fresh(reference, "_l13_ref"), load_fresh(kernel, "_l13_ker")
+        out = {}
+        for n in sizes:
+            (x,) = ref.get_inputs(m=8, n_cols=n)
+            x = torch.cat([x.abs()[:4] + 0.1, -x.abs()[4:] - 0.1])
+            out[n] = bool(torch.equal(ker.run(x), ref.reference(x)))
+    return out
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [("rowmin_flagfill", LAMBDA, TABLE), ("rowmax_helper", POW2, POW2 + ROWS)],
+)
+def test_a_fixed_fill_through_a_flag_or_a_helper_is_never_lifted(tmp_path: Path, name: str, old: str, new: str) -> None:
+    """fill12's leftover: the rule that a max or min over a fixed ``other=`` fill is never lifted by a run's evidence
+    read the fill only as a literal at the load. rowmin_flagfill chooses it by a constexpr flag (``float("-inf") if
+    IS_MAX else 0.0``, run with the min): the fill read as unknown, the evidence lifted it, and the table of 1024 a
+    session picking BLOCK=1024 writes was written, wrong at 2, 4 and 8 columns where the original's block fills the
+    row (rows of one sign).
+    rowmax_helper loads its row in a ``@triton.jit`` helper (``other=0.0``): the kernel's own store unmasked, it was read as
+    a kernel without masks (and the helper's return was not followed), so the table was written without any evidence. Both are refused now, with the reason;
+    the original is right at those sizes."""
+    from kernelopt.tunables.guard import BY_DATA_FILL, guard_edit
+
+    folder = DATA / name
+    original = (folder / "kernel.py").read_text()
+    table = tmp_path / "table.py"
+    table.write_text(original.replace(old, new))
+    assert table.read_text() != original
+    sizes = (2, 4, 8)  # the original's block fills these rows
+    assert _rows_right(folder / "kernel.py", folder / "reference.py", sizes) == dict.fromkeys(sizes, True)
+    assert _rows_right(table, folder / "reference.py", sizes) == dict.fromkeys(sizes, False)
+    for evidence in (set(), LIFTED):
+        refused = guard_edit(original, table.read_text(), ran_masked=evidence)
+        assert refused.new_source is None, (evidence, refused)
+    assert BY_DATA_FILL in (guard_edit(original, table.read_text(), ran_masked=LIFTED).note or "")
+
+
+def test_the_fill_rule_follows_a_flag_s_branch_and_a_helper_s_returned_fill() -> None:
+    """The same rule through the other routes a fill takes: a fill a helper returns (``other=_fill()``), a max under
+    ``if IS_MAX:`` in a heuristic's kernel (whose ``if FLAG:`` branches the lanes skipped: a heuristic knows no
+    launch), each never lifted; a flag choosing between the identities (``-inf`` / ``+inf``) is no fixed value, so
+    the evidence still lifts it, and a helper returning the max's identity needs none."""
+    from kernelopt.tunables.guard import BY_DATA_FILL, guard_edit
+
+    flagged = (DATA / "rowmin_flagfill" / "kernel.py").read_text()
+    helper = (DATA / "rowmax_helper" / "kernel.py").read_text()
+
+    def judged(old: str, new: str, evidence: set[tuple[str, str]]) -> tuple[bool, str]:
+        verdict = guard_edit(old, old.replace(*new), ran_masked=evidence)
+        return verdict.new_source is not None, verdict.note or ""
+
+    returned = helper.replace(
+        "@triton.jit\ndef _load_row", "@triton.jit\ndef _fill():\n    return 0.0\n\n\n@triton.jit\ndef _load_row"
+    ).replace("other=0.0)", "other=_fill())")
+    assert judged(returned, (POW2, POW2 + ROWS), LIFTED) == (False, judged(helper, (POW2, POW2 + ROWS), LIFTED)[1])
+    branch = flagged.replace(
+        "    tl.store(y_ptr + row, tl.max(x, axis=0) if IS_MAX else tl.min(x, axis=0))",
+        "    if IS_MAX:\n        r = tl.max(x, axis=0)\n    else:\n        r = tl.min(x, axis=0)\n    tl.store(y_ptr + row, r)",
+    )
+    written, note = judged(branch, (LAMBDA, TABLE), LIFTED)
+    assert not written and BY_DATA_FILL in note
+    identities = flagged.replace("if IS_MAX else 0.0)", 'if IS_MAX else float("inf"))')
+    assert judged(identities, (LAMBDA, TABLE), set())[0] is False  # unknown without evidence
+    assert judged(identities, (LAMBDA, TABLE), LIFTED)[0] is True  # lifted by it
+    neutral = helper.replace("other=0.0)", 'other=float("-inf"))')
+    assert judged(neutral, (POW2, POW2 + ROWS), set())[0] is True
+
+
+@pytest.mark.timeout(120)
+def test_transformer_engine_s_called_autotune_list_is_tuned_where_the_file_writes_it(tmp_path: Path) -> None:
+    """breaker12's te_permute applies its list by a call after the definition, inside ``try: ... except
+    RuntimeError: pass`` (Transformer Engine's form); it was listed refused ("kernelopt edits only a decorator's
+    list"). It is now read as the decorator it stands for (discovery, the list's filters, the guard's rules on a
+    decorator's configs) and written where the file holds it: the ``try`` kept, no decorator added, the guard's
+    verdict the same as on the decorator's form (a block whose grid passes the GPU's axis limit refused), and the
+    written two-config list (a per-bucket table's) right at sizes no SHAPES entry names."""
+    import torch
+
+    from kernelopt.tunables.called_autotune import as_decorators
+    from kernelopt.tunables.edit import pin_configs
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import AutotuneConfig
+    from tests.conftest import load_fresh, triton_interpreted
+
+    te = Path(__file__).parent / "data" / "breaker12" / "te_permute"
+    source = (te / "kernel.py").read_text()
+    tuned = [AutotuneConfig(kwargs={"BLOCK_SIZE": b}) for b in (256, 4096)]
+    written = pin_configs(source, "_permute_kernel", tuned).new_source
+    assert "try:\n    _permute_kernel = triton.autotune(\n        configs=[" in written
+    assert "except RuntimeError:\n    pass" in written and "@triton.autotune" not in written
+    assert written.count('triton.Config({"BLOCK_SIZE"') == 2
+    assert guard_edit(source, written).new_source == written
+    # the guard's rules read the called list as a decorator's: a block of 32 puts more programs on grid axis 1 than
+    # the 64 the original's smallest config allows at the sizes it handled
+    small = pin_configs(source, "_permute_kernel", [AutotuneConfig(kwargs={"BLOCK_SIZE": 32})]).new_source
+    refused = guard_edit(source, small)
+    assert refused.new_source is None and "65535" in (refused.note or ""), refused
+    as_decorator = as_decorators(written)
+    assert as_decorator is not None and "@triton.autotune(" in as_decorator and "try:\n    pass\n" in as_decorator
+    folder = Path(shutil.copytree(te, tmp_path / "te"))
+    (folder / "kernel.py").write_text(written)
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_l13_te_ref")
+        ker = load_fresh(folder / "kernel.py", "_l13_te_ker")
+        for shape in ({"T": 5, "E": 3, "H": 77}, {"T": 2, "E": 8, "H": 300}):
+            inputs = ref.get_inputs(**shape)
+            got, want = ker.run(*[t.clone() for t in inputs]), ref.reference(*inputs)
+            assert all(torch.equal(g, w) for g, w in zip(got, want, strict=True)), shape
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_transformer_engine_s_written_called_list_is_right(tmp_path: Path) -> None:
+    """The two-config list written into te_permute's ``try`` compiles and is right on CUDA at sizes no entry names,
+    a small one and TE's realistic 4096 tokens x 4096 hidden."""
+    from kernelopt.tunables.edit import pin_configs
+    from kernelopt.tunables.model import AutotuneConfig
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
+
+    te = Path(__file__).parent / "data" / "breaker12" / "te_permute"
+    tuned = [AutotuneConfig(kwargs={"BLOCK_SIZE": b}) for b in (256, 4096)]
+    written = tmp_path / "kernel.py"
+    written.write_text(pin_configs((te / "kernel.py").read_text(), "_permute_kernel", tuned).new_source)
+    shapes = [{"T": 11, "E": 3, "H": 33}, {"T": 4096, "E": 8, "H": 4096}]
+    assert_correct(te, shapes, _outputs_checked, kernel_py=written)

@@ -262,6 +262,7 @@ class _Kernel:
         # a setting the body holds itself, ``RBLOCK: tl.constexpr = 64`` at its top level (Inductor's persistent
         # reductions, SGLang's ``BLOCK_SIZE: tl.constexpr = 512``): a block as a parameter is (breaker13)
         self.held = body_constexprs(kernel)
+        self.inlined: dict[cst.Call, cst.BaseSuite] = {}  # a helper's call -> its body there (:class:`_Accesses`)
         self.add(kernel.body)
 
     def add(self, code: cst.CSTNode) -> None:
@@ -909,6 +910,7 @@ class _Accesses:
                 self.body.values.setdefault(f"__{tag}_{name}", []).append(given.pop(name))
             inlined = cst.ensure_type(helper.body.visit(_Inline(given, local, tag)), cst.BaseSuite)
             self.body.add(inlined)
+            self.body.inlined[call] = inlined
             self.collect(inlined, params, depth + 1, helper.name.value)
 
 
@@ -974,16 +976,24 @@ def unchecked_blocks(
 
 
 def filled_by_data(
-    kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None, flags: Collection[str] | None = None
+    kernel: cst.FunctionDef,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    flags: Collection[str] | None = None,
 ) -> set[str]:
     """The blocks whose masked-out lanes reach a ``tl.max`` / ``tl.min`` (or an arg of one) along the block's axis
     holding a known finite value not its identity (a row max over ``other=0.0``): whether it changes the result
     depends on the data's values against it (a row of negatives gives 0), so one run that passed with masked-out
     lanes says nothing of another (fill12: a max over random rows of 200 columns passes, over 2 negative columns
-    fails). ``flags``: as :func:`unchecked_blocks`' (their ``if FLAG:`` branches left out; ``None``: every
-    parameter's)."""
+    fails). ``flags``: as :func:`unchecked_blocks`' (their ``if FLAG:`` branches left out of what follows; ``None``:
+    every parameter's). A fill chosen by a flag (``other=float("-inf") if IS_MAX else 0.0``) or returned by a
+    ``@triton.jit`` helper, and a row a helper loads, are read as the kernel's own (leftovers13)."""
     body = _Kernel(kernel)
-    lanes = _Lanes(body, body.params if flags is None else flags, _combines(helpers))
+    skipped = body.params if flags is None else set(flags)
+    # the helpers read at their calls, as unchecked_blocks reads them: a row loaded by a helper is the kernel's
+    _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, ()).collect(
+        kernel.body, skipped, kernel=kernel.name.value
+    )
+    lanes = _Lanes(body, skipped, _combines(helpers))
     lanes.spoiled()
     return lanes.by_data
 
@@ -1004,6 +1014,21 @@ def padded_blocks(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef
 #: data), or anything (an infinity or NaN may come of it)
 FINITE, ANY = "finite", "any"
 Lane = float | str
+
+
+class _Fixed(str):
+    """:data:`FINITE` or :data:`ANY` (equal to it everywhere) where the lane may hold a finite value the text fixes,
+    chosen by a flag or a branch (``other=float("-inf") if IS_MAX else 0.0``): a max or min meeting it meets that
+    value on some launch, whatever a run showed (:meth:`_Lanes._judge`)."""
+
+    __slots__ = ()
+
+
+def _fixed(value: Lane) -> bool:
+    """A lane that holds, or may hold, a known finite value (``0.0``, or one branch's of :class:`_Fixed`)."""
+    return isinstance(value, _Fixed) or (isinstance(value, float) and math.isfinite(value))
+
+
 Reached = tuple[Lane, frozenset[cst.Call]]
 """A lane's value and the masked loads that reach it."""
 
@@ -1142,7 +1167,8 @@ def _join(values: list[Reached]) -> Reached:
     lanes = [v for v, _ in values]
     if all(_same(v, lanes[0]) for v in lanes):
         return lanes[0], loads
-    return (FINITE if all(_finite(v) for v in lanes) else ANY), loads
+    joined = FINITE if all(_finite(v) for v in lanes) else ANY
+    return (_Fixed(joined) if any(_fixed(v) for v in lanes) else joined), loads
 
 
 def _join_env(a: dict[str, Reached], b: dict[str, Reached], carried: bool = False) -> dict[str, Reached]:
@@ -1221,8 +1247,9 @@ class _Lanes:
         if isinstance(node, cst.If):
             self.lane(node.test, env)
             branch = dict(env)
-            if not (_names(node.test) & self.flags):
-                self._run(node.body, branch)
+            self._run(node.body, branch)  # its reductions judged (a ``tl.max`` under ``if IS_MAX:``), ...
+            if _names(node.test) & self.flags:
+                branch = dict(env)  # ... but a flag's branch left out of what follows (its fast path's plain loads)
             other = dict(env)
             if node.orelse is not None:
                 self._run(node.orelse, other)
@@ -1271,6 +1298,15 @@ class _Lanes:
             if isinstance(child, cst.BaseStatement | cst.BaseSmallStatement | cst.BaseSuite):
                 self._run(child, env)
 
+    def _returned(self, inlined: cst.BaseSuite, env: dict[str, Reached]) -> Reached:
+        """What a helper's body (its parameters the call's arguments, :class:`_Inline`) returns at a masked-out lane:
+        its statements read in a copy of ``env``, its ``return`` values joined (a lane of no masked load where it
+        returns nothing)."""
+        local = dict(env)
+        self._run(inlined, local)
+        returns = [r.value for r in walk(inlined) if isinstance(r, cst.Return) and r.value is not None]
+        return _join([self.lane(v, local) for v in returns]) if returns else (FINITE, frozenset())
+
     def _judge(self, red: cst.Call, env: dict[str, Reached]) -> bool:
         """Whether the reduction ``red`` meets a masked-out lane not neutral for it, the loads that reach it kept
         (outside a loop's passes before its fixed point)."""
@@ -1279,7 +1315,7 @@ class _Lanes:
             self.found |= spoiling
             args = [a.value for a in red.args if a.keyword is None and not a.star]
             lane = self.lane(args[0], env)[0] if args else ANY
-            if self._kind(red) in _BY_DATA and isinstance(lane, float) and math.isfinite(lane):
+            if self._kind(red) in _BY_DATA and _fixed(lane):
                 self.by_data.add(self.block)
         return bool(spoiling)
 
@@ -1426,8 +1462,15 @@ class _Lanes:
                 return inner
             return {places[0]} if inner == {0} and len(places) == 1 else {-1}
         if isinstance(expr, cst.Call):
+            inlined = self.body.inlined.get(expr)
+            if inlined is not None:  # a helper read at this call: the axes of what it returns
+                returned = [r.value for r in walk(inlined) if isinstance(r, cst.Return) and r.value is not None]
+                return set().union(*(self._axes(v, seen) for v in returned))
             name = dotted(expr.func).split(".")[-1]
             args = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if name == "trans" and len(expr.args) == 1 and not expr.args[0].keyword:
+                inner = self._axes(args[0], seen) if args else set()
+                return {1 - a for a in inner} if inner <= {0, 1} else {-1}  # a 2-D tile's (1, 0) permutation
             if name in _MOVES_AXES:
                 return {-1} if any(self._axes(a.value, seen) for a in expr.args) else set()
             if name == "arange":
@@ -1488,6 +1531,9 @@ class _Lanes:
         return FINITE, frozenset()  # an attribute: no lane of a masked load
 
     def _call(self, call: cst.Call, env: dict[str, Reached]) -> Reached:
+        inlined = self.body.inlined.get(call)
+        if inlined is not None:  # a helper read at this call (:class:`_Accesses`): what it returns
+            return self._returned(inlined, env)
         name = dotted(call.func).split(".")[-1]
         args = [a.value for a in call.args if a.keyword is None and not a.star]
         if name == "load":

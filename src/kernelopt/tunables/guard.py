@@ -179,17 +179,19 @@ def _masked(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | No
     """Whether a Triton kernel's loads and stores carry masks (``None``: it has none of either): a mask,
     ``boundary_check`` or ``other`` argument, or a second positional argument of a load (third of a store). A
     kernel with no load or store of its own is read through the ``@triton.jit`` ``helpers`` it calls (``x =
-    _load(x_ptr, offs)``: variants v7, a kernel whose every access sat in helpers was read as having none)."""
+    _load(x_ptr, offs)``: variants v7, a kernel whose every access sat in helpers was read as having none); one
+    whose own accesses carry none and whose helper's do is masked (leftovers13: a row loaded by a masked helper,
+    stored unmasked by the kernel, was read as a kernel without masks, and its fill rule never asked)."""
     if helpers:
         own = _masked(kernel)
-        if own is not None:
+        if own is True:
             return own
         called = [
             helpers[n.func.value]
             for n in walk(kernel.body)
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in helpers
         ]
-        found = [_masked(h) for h in called if h is not kernel]
+        found = [own, *(_masked(h) for h in called if h is not kernel)]
         return True if True in found else False if False in found else None
     seen = False
     for node in walk(kernel.body):
