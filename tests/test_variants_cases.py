@@ -1012,6 +1012,25 @@ def test_a_split_k_loop_over_k_per_split_keeps_the_step_times_the_splits_a_divis
     _all_correct(folder, [{"N": 64, "K": 192}, {"N": 32, "K": 320}, {"N": 40, "K": 512}])
 
 
+def _guarded_past(folder: Path, old: str, new: str, shapes: list[dict[str, int]], guard: str, because: str) -> str:
+    """``old`` replaced by ``new`` in ``folder``'s kernel (a pick written plainly) is wrong at the first of
+    ``shapes`` and right at the rest; the rules write it under ``guard``, saying ``because``, and what they write is
+    right at every one (left in the folder): the original text, for a test's own further edits."""
+    from kernelopt.tunables.guard import guard_edit
+
+    original = (folder / "kernel.py").read_text()
+    got = _plainly(folder, old, new, shapes)  # before the rule
+    labels = [",".join(f"{k}={v}" for k, v in shape.items()) for shape in shapes]
+    assert got[labels[0]] is not True and all(got[label] is True for label in labels[1:]), got
+    guarded = guard_edit(original, original.replace(old, new))
+    written, note = guarded.new_source, guarded.note
+    assert written is not None and note is not None and f"    {guard}  # kernelopt: tuned\n" in written, (note, written)
+    assert because in note, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, shapes)
+    return original
+
+
 @pytest.mark.timeout(120)
 def test_a_count_of_tiles_a_second_stage_covers_in_one_block_keeps_the_tile_times_the_block_covering(
     tmp_path: Path,
@@ -1027,24 +1046,17 @@ def test_a_count_of_tiles_a_second_stage_covers_in_one_block_keeps_the_tile_time
     nothing."""
     from kernelopt.tunables.guard import guard_edit
 
-    folder = _copy("parts_capped", tmp_path)
-    original = (folder / "kernel.py").read_text()
-    shapes = [{"n": 40000}, {"n": 20000}]  # the original's block past 32768 elements, the pick's below
-    got = _plainly(folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", shapes)  # before
-    assert got == {"n=40000": False, "n=20000": True}, got
     # the rules as tune runs them on its pick's text (the session's own worker is not started: the v43 test's
-    # _tune_edit shows the path; here the guard is what is new)
-    guarded = guard_edit(original, original.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
-    written, note = guarded.new_source, guarded.note
-    assert written is not None and note is not None and "    if n <= 32768:  # kernelopt: tuned\n" in written, note
-    assert "the launch counts it in tiles of BLOCK_SIZE (triton.cdiv(n, BLOCK_SIZE))" in note, note
+    # _tune_edit shows the path; here the guard is what is new); the original's block past 32768 elements
+    shapes = [{"n": 40000}, {"n": 20000}]
+    because = "the launch counts it in tiles of BLOCK_SIZE (triton.cdiv(n, BLOCK_SIZE))"
+    folder = _copy("parts_capped", tmp_path)
+    original = _guarded_past(folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", shapes, "if n <= 32768:", because)
     wider = original.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 2048")
     assert guard_edit(original, wider).new_source == wider
     computed = original.replace("MAX_PARTS=64)", "MAX_PARTS=triton.next_power_of_2(num_parts))")
     smaller = computed.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512")
     assert guard_edit(computed, smaller).new_source == smaller
-    (folder / "kernel.py").write_text(written)
-    _all_correct(folder, shapes)
 
 
 @pytest.mark.timeout(120)
@@ -1059,19 +1071,12 @@ def test_a_count_of_tiles_the_second_stage_computes_from_the_tile_keeps_the_tile
     smaller ``MAX_PARTS`` is refused in one line (no one parameter is the count)."""
     from kernelopt.tunables.guard import guard_edit
 
-    folder = _copy("parts_counted", tmp_path)
-    original = (folder / "kernel.py").read_text()
     shapes = [{"n": 40000}, {"n": 20000}]
-    got = _plainly(folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", shapes)  # before
-    assert got == {"n=40000": False, "n=20000": True}, got
-    guarded = guard_edit(original, original.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
-    written, note = guarded.new_source, guarded.note
-    assert written is not None and note is not None and "    if n <= 32768:  # kernelopt: tuned\n" in written, note
-    assert "the launch counts it in tiles of BLOCK_SIZE (tl.cdiv(n, BLOCK_SIZE))" in note, note
+    because = "the launch counts it in tiles of BLOCK_SIZE (tl.cdiv(n, BLOCK_SIZE))"
+    folder = _copy("parts_counted", tmp_path)
+    original = _guarded_past(folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", shapes, "if n <= 32768:", because)
     fewer = guard_edit(original, original.replace("MAX_PARTS=64", "MAX_PARTS=32"))
     assert fewer.new_source is None and fewer.note is not None and "no one kernel parameter" in fewer.note, fewer
-    (folder / "kernel.py").write_text(written)
-    _all_correct(folder, shapes)
 
 
 @pytest.mark.timeout(120)
@@ -1085,23 +1090,13 @@ def test_a_grid_axis_a_last_program_covers_in_one_block_keeps_its_tile_times_the
     wrote its partials past its 16 slots (into the next row's, the last past the buffer). ``TILES`` strides the
     partials by row, so the one-block reading took it as stepping; the grid axis a fixed block covers is v47's
     count: ``if N <= 2048 and N <= 128 * 65535``, the grid's copy of the tile carried."""
-    from kernelopt.tunables.guard import guard_edit
-
     folder = _copy("last_tile_sum", tmp_path)
-    original = (folder / "kernel.py").read_text()
-    shapes = [{"M": 3, "N": 3000}, {"M": 3, "N": 2048}]
-    plain = original.replace(
-        "cdiv(N, 256))](x, parts, count, y, N, BLOCK_N=256", "cdiv(N, 128))](x, parts, count, y, N, BLOCK_N=128"
+    old, new = "cdiv(N, 256))](x, parts, count, y, N, BLOCK_N=256", "cdiv(N, 128))](x, parts, count, y, N, BLOCK_N=128"
+    because = "covers the programs of its grid's axis 1 with one block of TILES (offs < tl.num_programs(1))"
+    _guarded_past(
+        folder, old, new, [{"M": 3, "N": 3000}, {"M": 3, "N": 2048}], "if N <= 2048 and N <= 128 * 65535:", because
     )
-    got = _plainly(folder, original, plain, shapes)  # before
-    assert got == {"M=3,N=3000": "wrote out of bounds", "M=3,N=2048": True}, got
-    guarded = guard_edit(original, plain)
-    written, note = guarded.new_source, guarded.note
-    assert written is not None and note is not None, note
-    assert "    if N <= 2048 and N <= 128 * 65535:  # kernelopt: tuned\n" in written, written
-    assert "row_sums_last[(M, triton.cdiv(N, BLOCK_N))]" in written, written
-    (folder / "kernel.py").write_text(written)
-    _all_correct(folder, shapes)
+    assert "row_sums_last[(M, triton.cdiv(N, BLOCK_N))]" in (folder / "kernel.py").read_text()
 
 
 @pytest.mark.timeout(120)
