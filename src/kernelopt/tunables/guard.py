@@ -2919,6 +2919,15 @@ def _collected(source: str) -> _Collector | None:
 
 
 def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str, str]] = ()) -> Guarded:
+    """:func:`guard_edit` (``add``) and :func:`strip_stale_guards` (not ``add``: only the stale guards taken out).
+
+    A guard an earlier edit wrote that the moved literals make stale is spliced out, and one the user wrote after a
+    moved statement refuses a guard there (:func:`_stacked`). An edit that is no literal edit (tuned lines after a
+    computed setting) is judged by the table rules (:func:`_tuned_tiles`, :func:`_uncovered_rows`). A literal edit:
+    a helper's argument (:func:`_helper_argument`), each moved literal a launch requires something of
+    (:func:`_launch_needs`; a module-level constant,
+    :func:`_constant_refusal`), then the rules that read the whole file (:func:`_file_refusal`), then a guard a
+    statement (:func:`_guard`), its test among :attr:`Guarded.tests`."""
     old, new, inline = _moved_inline_guards(old, new)
     old_collector = _collected(old)
     try:
