@@ -92,7 +92,7 @@ def test_b5_a_count_of_partials_read_off_their_tensor_or_in_another_spelling_is_
     (folder / "kernel.py").write_text(
         guard_edit(forms[0], forms[0].replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512")).new_source or ""
     )
-    _all_correct(folder, [{"n": 40000}, {"n": 20000}])
+    _all_correct(folder, [{"n": 33000}, {"n": 5000}])  # 65 partials of 512 past the bound, the pick below
 
 
 def test_b5_a_second_stage_block_held_by_a_module_constant_is_never_shrunk_past_it() -> None:
@@ -108,3 +108,30 @@ def test_b5_a_second_stage_block_held_by_a_module_constant_is_never_shrunk_past_
     assert smaller.new_source is None and "BLOCK_SIZE * MAXP reaches n" in (smaller.note or ""), smaller.note
     wider = old.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 2048")
     assert guard_edit(old, wider).new_source == wider
+
+
+def test_b6_a_tile_beside_a_guarded_one_is_not_set_under_a_size_its_grid_reads_unbound(tmp_path: Path) -> None:
+    """b6: tablebound13's rule (a tile legal at every size falls back with a guarded tile beside it, its grid's copy
+    named) on variants/tile_lse_zero with its grid made before the guard's size is bound (``M = x.shape[0]``, ``grid =
+    (triton.cdiv(M, 16),)``, then ``N = x.shape[1]``): the pick ``BLOCK_M=32, BLOCK_N=64`` was written with ``if N %
+    64 == 0:`` above the grid, before ``N`` is bound, an UnboundLocalError at every size (tune's check of the edit
+    then lost the pick). Where the condition reads a name bound below the grid, the tile stays as the guard writes
+    it, legal at every size; correct on both sides of the guard, NaN-padded."""
+    import shutil
+
+    from tests.test_breaker7_cases import _all_correct
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = Path(shutil.copytree(DATA / "variants" / "tile_lse_zero", tmp_path / "tile_lse_late_n"))
+    text = (folder / "kernel.py").read_text()
+    text = text.replace(
+        "    M, N = x.shape\n", "    M = x.shape[0]\n    grid = (triton.cdiv(M, 16),)\n    N = x.shape[1]\n"
+    )
+    text = text.replace("tile_lse[(triton.cdiv(M, 16),)](", "tile_lse[grid](")
+    (folder / "kernel.py").write_text(text)
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None, note
+    assert "    grid = (triton.cdiv(M, 32),)\n    N = x.shape[1]\n" in written, written
+    assert "    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_N = 64\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 9, "N": 96}, {"M": 33, "N": 128}])

@@ -3824,6 +3824,34 @@ def _first_holding(
     return first
 
 
+def _unbound_above(fn: cst.FunctionDef, conditions: str, first: cst.BaseStatement, pos: Positions) -> bool:
+    """Whether ``conditions`` reads a name ``fn`` binds only at or below the statement ``first``, where the guard's
+    lines go: a grid's copy of a tile set beside a guarded one (``grid = (triton.cdiv(M, 16),)`` above ``N =
+    x.shape[1]``, the guard ``N % 64 == 0``) would read it unbound, an UnboundLocalError at every size (b6)."""
+    try:
+        names = {n.value for n in walk(cst.parse_expression(conditions)) if isinstance(n, cst.Name)}
+    except cst.ParserSyntaxError:
+        return False
+    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
+    at = pos[first].start.line
+    for node in walk(fn.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+        if isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr | cst.WithItem):
+            targets = [getattr(node, "target", None) or getattr(node, "asname", None)]
+        bound = {n.value for t in targets if t is not None for n in walk(t) if isinstance(n, cst.Name)}
+        if bound & names and node in pos and pos[node].start.line < at:
+            names -= bound
+    bound_anywhere = {
+        n.value
+        for node in walk(fn.body)
+        if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign | cst.For)
+        for t in ([x.target for x in node.targets] if isinstance(node, cst.Assign) else [node.target])
+        for n in walk(t)
+        if isinstance(n, cst.Name)
+    }
+    return bool((names - params) & bound_anywhere)
+
+
 def _set_under(
     moved: Sequence[_Change],
     tests: Sequence[str],
@@ -3863,6 +3891,8 @@ def _set_under(
         for c, lit in {id(lit): (c, lit) for c, lit in copies}.values()
     ]
     first = _first_holding(fn, statement, [lit for _, lit in copies], pos)
+    if first is not None and _unbound_above(fn, conditions, first, pos):
+        return None  # the condition reads a name bound below the first copy (break14's b6)
     if first is None or (used | inline) & set(names):  # type: ignore[arg-type]
         inlined = {id(c): f"{c.after} if {t} else {c.before}" for c, t in zip(moved, tests, strict=True)}
         grid = [(at, at + size, f"({inlined[id(c)]})") for at, size, c in spans]
