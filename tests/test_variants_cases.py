@@ -1042,8 +1042,8 @@ def test_a_count_of_tiles_a_second_stage_covers_in_one_block_keeps_the_tile_time
     40000 elements, which the original handled, the partials past the 64th were never summed. The second
     stage's block was read as covering ``num_parts`` (``MAX_PARTS`` guarded by it), never the tile the count divides
     by. A count of tiles a fixed block covers is that tile times the block over the size: ``if n <= 32768``; a larger
-    tile moves plainly, and a block computed from the count (``triton.next_power_of_2(num_parts)``) requires
-    nothing."""
+    tile moves plainly, a block computed from the count (``triton.next_power_of_2(num_parts)``) requires nothing,
+    and a range of half the block reaches half as far (``if n <= 32768 // 2``)."""
     from kernelopt.tunables.guard import guard_edit
 
     # the rules as tune runs them on its pick's text (the session's own worker is not started: the v43 test's
@@ -1057,6 +1057,11 @@ def test_a_count_of_tiles_a_second_stage_covers_in_one_block_keeps_the_tile_time
     computed = original.replace("MAX_PARTS=64)", "MAX_PARTS=triton.next_power_of_2(num_parts))")
     smaller = computed.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512")
     assert guard_edit(computed, smaller).new_source == smaller
+    # a range of half the block (rows of at most 32 partials) reaches half as far: without its scale the guard read
+    # n <= 32768 and summed 32 of the 64 partials between 16385 and 32768 elements
+    half = original.replace("tl.arange(0, MAX_PARTS)", "tl.arange(0, MAX_PARTS // 2)").replace("65536", "32768")
+    halved = guard_edit(half, half.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512")).new_source
+    assert halved is not None and "    if n <= 32768 // 2:  # kernelopt: tuned\n" in halved, halved
 
 
 @pytest.mark.timeout(120)

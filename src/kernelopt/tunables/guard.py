@@ -1704,7 +1704,8 @@ def _one_block_covers(
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
             if launcher is not None and reading.bound is None and not reading.factors:
                 count = passed[size] if size is not None else _kernel_count(kernel, reading.test, passed)
-                out += _counted_cover(launcher, call, count, tile, given, line, why) if count is not None else []
+                scale = reading.scale
+                out += _counted_cover(launcher, call, count, tile, given, line, why, scale) if count is not None else []
     return out
 
 
@@ -1779,6 +1780,7 @@ def _counted_cover(
     given: cst.BaseExpression | None,
     line: int,
     why: str,
+    scale: Scale | None = ONE,
 ) -> list[Divides]:
     """A size a kernel covers with one block of a fixed value (a literal, a local bound once to one, a module
     constant: :func:`_fixed_block`) that the launch counts in tiles of another setting (``parts = triton.cdiv(n,
@@ -1787,7 +1789,8 @@ def _counted_cover(
     block is one block's reach over ``n`` (a second stage summing at most 64 partial sums of a first stage's
     ``BLOCK``, v47; the count computed in the kernel from the tile it is passed, :func:`_kernel_count`, v48); a
     smaller tile counts more than the block covers where the original's did not. A block computed from the count
-    (``next_power_of_2(parts)``) grows with it: no requirement."""
+    (``next_power_of_2(parts)``) grows with it: no requirement. ``scale``: the covering range's length by the block's
+    (``tl.arange(0, MAX_PARTS // 2)``: (1, 2)), the reach the tile times that length."""
     if not _fixed_block(launcher, given):
         return []
     count = _counted(launcher, count)
@@ -1810,7 +1813,7 @@ def _counted_cover(
     counts = (
         f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {tile[1]} * {block[1]} reaches {_code(size)}"
     )
-    return [Divides(tile, size, line, why + counts, literal, covers=True, factors=(block,))]
+    return [Divides(tile, size, line, why + counts, literal, covers=True, scale=scale, factors=(block,))]
 
 
 def _fixed_block(launcher: cst.FunctionDef, given: cst.BaseExpression | None) -> bool:
