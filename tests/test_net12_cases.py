@@ -393,18 +393,9 @@ def test_a_quarter_of_the_entries_common_factor_past_the_largest_catches_a_split
     ``BLOCK_K=32`` written plainly (its rule off) passed every size of the net, each a power of two's step from the
     entries, and summed each split into the next at K=192 and 320. The quarter size, 512 + 256 // 4 = 576 (splits of
     144), is one the original allows (K % 64 == 0) and the pick fails."""
-    from kernelopt.tunables.guard import Guarded
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
+    from tests.test_tuning_net import plain_pick_checked
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "splitk_range", tmp_path / "v46"))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    current = prepared.space.current()
-    tuning = _session(prepared, [({"BLOCK_K": 32}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
-    with _evaluator(prepared) as evaluator:
-        done = tf._checked_edit(tuning, evaluator)
+    done = plain_pick_checked(tmp_path, monkeypatch, "splitk_range", {"BLOCK_K": 32})
     assert done.edit is None and done.edit_note is not None, done.edit_note
     assert done.edit_note.startswith(
         "the written kernel fails at N=64,K=576 (a quarter of the entries' common factor"

@@ -142,6 +142,23 @@ def _evaluator(prepared: Any) -> Any:
     )
 
 
+def plain_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, pick: dict[str, int]) -> Any:
+    """What ``tune`` does with ``pick`` over a copy of ``tests/data/variants/<variant>`` with its rules switched off
+    (written plainly, as before the variant's fix): the entries' check and the net, in the session's own workers on
+    the CPU under Triton's interpreter (:func:`kernelopt.tuning.folder._checked_edit`'s result)."""
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current = prepared.space.current()
+    tuning = _session(prepared, [(pick, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
+    with _evaluator(prepared) as evaluator:
+        return tf._checked_edit(tuning, evaluator)
+
+
 def _two_picks_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, largest: int = 128) -> tuple[Any, Any]:
     """grid_named_copy (v23, its rule switched off; SHAPES of 100 and ``largest`` elements) through
     :func:`kernelopt.tuning.folder._checked_edit` under Triton's interpreter: a session picking ``BLOCK=128`` (wrong

@@ -42,18 +42,9 @@ def test_v44_a_tile_reshaped_into_rows_fails_the_net_past_the_next_power_of_two_
     1024; SHAPES 64 and 128 columns) with ``BLOCK=256`` written plainly (its rule off) passed every size of the net the
     original allows (32 columns, below) and failed to reshape at 512 and 1024. The power size, 4 x 128 = 512 columns,
     is one the original handles and the pick fails."""
-    from kernelopt.tunables.guard import Guarded
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
+    from tests.test_tuning_net import plain_pick_checked
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-    folder = Path(shutil.copytree(VARIANTS / "reshape_rows", tmp_path / "v44"))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    current = prepared.space.current()
-    tuning = _session(prepared, [({"BLOCK": 256}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
-    with _evaluator(prepared) as evaluator:
-        done = tf._checked_edit(tuning, evaluator)
+    done = plain_pick_checked(tmp_path, monkeypatch, "reshape_rows", {"BLOCK": 256})
     assert done.edit is None and done.edit_note is not None, done.edit_note
     assert done.edit_note.startswith(
         "the written kernel fails at n_rows=40,n=512 (a key a power of two in every entry, alone at 4 (else 2) times "
