@@ -163,3 +163,26 @@ def test_n62_a_round_that_waited_on_a_cut_candidate_does_not_raise_the_next_cut(
     assert limit.seconds(120.0) == PACE_FACTOR * 12.5
     why = limit.why(PACE_FACTOR * 12.5, 120.0)
     assert why is not None and why.startswith("cut at the session's pace: 5x the 12.5 s a candidate"), why
+
+
+@pytest.mark.timeout(120)
+def test_n63_a_sweep_of_launch_options_on_the_cpu_says_the_interpreter_holds_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n63: ``kernelopt tune examples/layernorm --device cpu --within`` its recorded H200 sweep said "the sweep of
+    layernorm varies ['num_stages', 'num_warps'], which this launch has no knob for", where the launch writes both
+    (``num_warps=4, num_stages=1``): Triton's interpreter holds them, so the CPU searches neither. The line says so."""
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(Path(__file__).parent.parent / "examples" / "layernorm", tmp_path / "layernorm"))
+    sweep = Path(__file__).parent.parent / "docs" / "gpu-runs" / "2026-11-29-run4-sweep_layernorm.json.gz"
+    code = main(["tune", str(folder), "--device", "cpu", "--within", str(sweep), "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    errors = [line for line in err.splitlines() if line.startswith("kernelopt: error:")]
+    assert len(errors) == 1 and errors[0].startswith("kernelopt: error: --within "), err
+    assert (
+        "the sweep of layernorm varies ['num_stages', 'num_warps'], which Triton's interpreter holds at their values"
+        in err
+    ), err
+    assert "no knob for" not in err and "Traceback" not in err

@@ -101,7 +101,7 @@ from kernelopt.tuning.net import EntryTimes, NetCap, NetVerdict, cast, derived_s
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
-from kernelopt.tuning.replay import restrict_to_sweep
+from kernelopt.tuning.replay import restrict_to_sweep, space_from_sweep
 from kernelopt.tuning.seeds import seeds as evidence_seeds
 from kernelopt.tuning.session import (
     DEFAULT_BATCH,
@@ -484,7 +484,9 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     )
     within = None
     if request.within is not None:
-        space, within = _within(space, request.within, evaluation, shapes, problem.kernel_py.name)
+        space, within = _within(
+            space, request.within, evaluation, shapes, problem.kernel_py.name, interpreted=problem.interpreted
+        )
     # a value the guard refuses to write beside any other leaves the space before the strategy proposes it; the
     # editors share one discovery of kernel.py
     found = discover_source(base, problem.kernel_py.name, gpu=gpu, evaluation=evaluation)
@@ -805,8 +807,11 @@ def _within(
     evaluation: AutotuneEvaluation | None,
     shapes: Sequence[ProblemShape],
     kernel_py: str = "kernel.py",
+    *,
+    interpreted: bool = False,
 ) -> tuple[Space, WithinSweep]:
-    """``space`` cut to the values of the one sweep recorded at ``path``, and that sweep's summary.
+    """``space`` cut to the values of the one sweep recorded at ``path``, and that sweep's summary (``interpreted``:
+    the kernel runs in Triton's interpreter, which holds the launch options, so a sweep of them is said to need a GPU).
 
     A sweep holds literals only: a knob the kernel computes from the problem maps to the literal its computation
     gives on every shape the session times (as the run told, or discovery's value on one shape); a computation of
@@ -840,6 +845,15 @@ def _within(
             f"{gives or 'its value unknown'}; the sweep of {sweep.name} holds literals only, so the computation is "
             "no one point of its space and a ratio to its best would be over another space",
             hint="tune without --within, or time one shape (the sweep's) so the computation gives one value",
+        )
+    held = sorted(set(space_from_sweep(sweep).names) - set(space.names))
+    if interpreted and held and set(held) <= set(LAUNCH_OPTIONS):
+        # the launch has them (num_warps=4 as written): the interpreter holds them, where "this launch has no knob
+        # for" was said (newuser11's n63)
+        raise UsageError(
+            f"--within {path}: the sweep of {sweep.name} varies {held}, which Triton's interpreter holds at their "
+            "values (it runs one program at a time): --device cpu searches none of them",
+            hint="run --within on the GPU the sweep was recorded on",
         )
     try:
         restricted = restrict_to_sweep(space, sweep, computed=mapped)
