@@ -1536,17 +1536,22 @@ def _cast_net(
 def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
     """The session as if it had picked each of the next-fastest configurations that passed (the re-timed first, then
     the others by their latency), while each still beats the current configuration (:func:`judge_gain`) as timed in
-    its own round (a first measurement against the current's first, never against its re-time); at most
-    :data:`NEXT_PICKS`, none when the pick is a per-bucket table."""
+    its own round (a first measurement against the current's first, never against its re-time); a round that did not
+    time the current configuration, where another did, offers none (rounds13: a re-timed pick was judged against
+    nothing when the current's re-time failed, and came out better); at most :data:`NEXT_PICKS`, none when the pick
+    is a per-bucket table."""
     result = tuning.result
     if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
         return []
     skip = {Config.of(c) for c in (result.best_config, result.current_config) if c is not None}
     current = Config.of(result.current_config) if result.current_config is not None else None
     ranked: list[tuple[Result, float | None]] = []
+    firsts = _latency_in(result.results, current)
     for pool in (result.retimed, result.results):
+        now = _latency_in(pool, current)
+        if now is None and firsts is not None:  # the current not timed in this round: none of it is judged
+            continue
         passed = [r for r in pool if r.outcome.ok and not r.cut_slow and r.latency_us is not None]
-        now = next((r.latency_us for r in passed if current is not None and Config.of(r.config) == current), None)
         for r in sorted(passed, key=lambda r: r.latency_us or 0.0):
             if Config.of(r.config) not in skip:
                 skip.add(Config.of(r.config))
@@ -1559,6 +1564,13 @@ def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
             break
         out.append(alt)
     return out
+
+
+def _latency_in(pool: Sequence[Result], config: Config | None) -> float | None:
+    """``config``'s latency in one round's ``pool`` (cut slow too: the figure it was compared by), else ``None``."""
+    if config is None:
+        return None
+    return next((r.latency_us for r in pool if r.outcome.ok and Config.of(r.config) == config), None)
 
 
 def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:

@@ -1,0 +1,116 @@
+"""rounds13 (2026-12-06; docs/faults.md, "Honest comparisons and the pick's fallbacks, thirteenth session"): each
+comparison of the pick with the current configuration reads one round of measurements, where the current's re-time
+failed or it was cut slow and never re-timed (``tuning.shapes.same_round``'s rule: never a first measurement against
+a re-time)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from kernelopt.tuning.budget import ManualClock
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.record import SweepFile, read_sweeps
+from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
+
+SWEEP = Path(__file__).parent.parent / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "rmsnorm_bf16.json"
+
+
+class _QuietRetime:
+    """A recorded sweep (:class:`ReplayEvaluator`) whose re-time runs every configuration twice as fast as the first
+    round (a quieter machine), the current configuration's re-time failing (a crashed worker)."""
+
+    def __init__(self, sweep: SweepFile, current: Config) -> None:
+        self.inner, self.current = ReplayEvaluator(sweep, ManualClock()), current
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        return [r.model_copy(update={"recorded": False}) for r in self.inner.evaluate(batch)]
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        out = []
+        for c, r in zip(batch, self.inner.retime(batch), strict=True):
+            if c == self.current:
+                out.append(
+                    Result.failed(c, Outcome.WORKER_CRASH, "the worker died").model_copy(update={"retimed": True})
+                )
+            elif r.latency_us is not None:
+                out.append(r.model_copy(update={"latency_us": r.latency_us / 2, "recorded": False}))
+            else:
+                out.append(r)
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_current_configuration_whose_re_time_failed_is_compared_with_the_pick_in_the_first_round() -> None:
+    """session._result took the pick's latency from the re-time and the current's, whose re-time failed, from the
+    first round: a re-time twice as fast doubled the claimed speedup. Both are now the first round's."""
+    from kernelopt.tuning.budget import Budget
+    from kernelopt.tuning.session import judge_gain, tune
+
+    [sweep] = read_sweeps(SWEEP)
+    space = space_from_sweep(sweep)
+    current = space.current()
+    assert current is not None
+    ev = _QuietRetime(sweep, current)
+    res = tune(space, ev, budget=Budget.default(space.size.count, ManualClock()), rng_seed=7)
+    first = {Config.of(r.config): r.latency_us for r in res.results if r.outcome.ok and not r.cut_slow}
+    assert any(r.retimed and r.outcome.ok for r in res.retimed)  # the others were re-timed, at half their figures
+    assert res.best_config is not None and res.current_latency_us == first[current]
+    assert res.best_latency_us == first[Config.of(res.best_config)] == min(first.values())
+    assert res.unretimed is not None and "compared in the first round" in res.unretimed
+    gain = judge_gain(res).gain_pct
+    assert gain == pytest.approx((first[current] / min(first.values()) - 1) * 100)
+
+
+def _ran(block: int, latency: float, *, retimed: bool, outcome: Outcome = Outcome.OK) -> Result:
+    if outcome is not Outcome.OK:
+        return Result.failed(Config.of({"BLOCK": block}), outcome, "the worker died").model_copy(
+            update={"retimed": retimed}
+        )
+    return Result(config={"BLOCK": block}, outcome=outcome, latency_us=latency, retimed=retimed)
+
+
+def _tuning(first: list[Result], again: list[Result], best: int, current: int) -> Any:
+    """A session's judgement as ``tune_folder`` has it (one configuration, ``best`` picked over ``current``), what
+    :func:`~kernelopt.tuning.folder._next_picks` reads of it: the results and the request's minimum gain."""
+    from kernelopt.tuning.folder import FolderTuning
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    mine = next(r for r in [*again, *first] if r.config == {"BLOCK": best} and r.outcome.ok)
+    now = next(r for r in first if r.config == {"BLOCK": current})
+    result = SessionResult(
+        best_config={"BLOCK": best}, best_latency_us=mine.latency_us, current_config={"BLOCK": current},
+        current_latency_us=now.latency_us, results=first, retimed=again, evaluations=len(first), served=0,
+        budget=20, space_size=20, wall_s=30.0, stop=StopReason.STALLED, strategy="local",
+    )  # fmt: skip
+    prepared = SimpleNamespace(request=SimpleNamespace(min_gain_pct=2.0))
+    return FolderTuning(prepared, result, judge_gain(result))  # type: ignore[arg-type]
+
+
+def test_a_next_pick_is_not_judged_against_nothing_where_the_current_was_not_re_timed() -> None:
+    """folder._next_picks judged a re-timed next pick against the current's latency in the re-time's round: where
+    the current's re-time failed that was nothing, and every re-timed pick came out "better" (the current
+    configuration did not run). A round without the current offers none: the next picks come from the first round,
+    judged against the current's first figure there."""
+    from kernelopt.tuning.folder import _next_picks
+
+    first = [_ran(64, 10.0, retimed=False), _ran(128, 12.0, retimed=False), _ran(256, 13.0, retimed=False),
+             _ran(32, 11.0, retimed=False)]  # fmt: skip
+    again = [_ran(64, 9.0, retimed=True), _ran(128, 11.5, retimed=True), _ran(32, 0.0, retimed=True,
+             outcome=Outcome.WORKER_CRASH)]  # fmt: skip
+    tuning = _tuning(first, again, 64, 32)
+    assert _next_picks(tuning) == []  # 128 and 256 are slower than the current's first 11.0 (before: 128 "better")
+    faster = [*first[:3], _ran(32, 14.0, retimed=False)]
+    picks = _next_picks(_tuning(faster, again, 64, 32))
+    assert [p.result.best_config for p in picks] == [{"BLOCK": 128}, {"BLOCK": 256}]
+    assert [p.result.best_latency_us for p in picks] == [12.0, 13.0]  # first-round figures against the first 14.0
+    assert all(p.result.current_latency_us == 14.0 for p in picks)
+    timed = [*again[:2], _ran(32, 10.5, retimed=True)]  # the current re-timed: the re-time's round, as before
+    picks = _next_picks(_tuning(first, timed, 64, 32))
+    assert picks == []  # 128's re-timed 11.5 does not beat the current's re-timed 10.5
