@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import triton_interpreted
+
 DATA = Path(__file__).parent / "data" / "leftovers13"
 FIRST = DATA / "first_call"
 
@@ -87,18 +89,18 @@ def test_on_a_gpu_the_gate_names_a_kernel_wrong_on_its_first_call_only(
     assert _gate_check(fixed, tmp_path, monkeypatch, device="cuda") is None
 
 
-def test_tune_s_candidate_check_names_a_list_wrong_on_its_first_call_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tune_s_candidate_check_names_a_list_wrong_on_its_first_call_only() -> None:
     """The tuning engine's check of a candidate that keeps an autotune list (a per-bucket table keeps several
     configs) loads it afresh, so its call is the first: the failure says why and how to fix it."""
     from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.checks import LoadedProblem, run_candidate
     from kernelopt.tuning.problem import Problem, ProblemShape
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
     problem = Problem(reference_py=FIRST / "reference.py", kernel_py=FIRST / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
-    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
-    candidate, verdict = run_candidate(loaded, FIRST / "kernel.py")
+    with triton_interpreted():  # as a bench worker runs it: the interpreter's fixes (its autotuner) in place
+        loaded = LoadedProblem.load(problem, "cpu")
+        loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+        candidate, verdict = run_candidate(loaded, FIRST / "kernel.py")
     assert candidate is None and verdict.outcome is Outcome.WRONG_RESULT
     assert verdict.reason is not None and "wrong on its first call only" in verdict.reason
     assert 'reset_to_zero=["parts_ptr"]' in (verdict.reason or "")
@@ -119,7 +121,7 @@ def test_the_pointers_a_kernel_writes_through_are_read_from_its_stores_and_atomi
 
 
 def test_a_written_autotune_list_keeps_reset_to_zero_restore_value_and_the_hooks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """What tune writes into an autotune list (the configs pinned, two of them as a per-bucket table keeps) keeps
     the original's ``reset_to_zero``, ``restore_value``, the list's own ``pre_hook`` and each config's ``pre_hook``, and
@@ -163,11 +165,11 @@ def test_a_written_autotune_list_keeps_reset_to_zero_restore_value_and_the_hooks
     own = source.replace('restore_value=["x_ptr"],', "pre_hook=_seen,")
     assert words(pin_configs(own, "partial_sum", tuned).new_source)["pre_hook"] == "_seen"
     (folder / "kernel.py").write_text(written)
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
     problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
-    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
-    candidate, verdict = run_candidate(loaded, folder / "kernel.py")
+    with triton_interpreted():  # as a bench worker runs it: the interpreter's fixes (its autotuner) in place
+        loaded = LoadedProblem.load(problem, "cpu")
+        loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+        candidate, verdict = run_candidate(loaded, folder / "kernel.py")
     assert verdict.outcome is Outcome.OK, verdict.reason
     assert candidate is not None
     candidate.release()

@@ -70,6 +70,7 @@ from kernelopt.vocabulary import Device
 from kernelopt.worker.environment import interpret_here
 
 if TYPE_CHECKING:
+    from kernelopt.harness.compare import OutputCheck
     from kernelopt.harness.inplace import InPlaceContract, InputSnapshot
 
 EXIT_ENVIRONMENT = 3
@@ -733,17 +734,21 @@ def _check_seed(
     if contract.whole_result:  # an op in place returning nothing: its inputs, checked above, are its result
         ctx.progress.emit("check_end")
         return seen
-    chk = check_outputs(
-        out,
-        ref_native,
-        ref_hi,
-        dtype_hint=ctx.job.dtype_hint,
-        atol=subject.atol,
-        rtol=subject.rtol,
-        prepared=kept.prepared,
-        device_type=made_on,
-        inputs_type=inputs_device_type(inputs),
-    )
+
+    def checked(got: Any) -> OutputCheck:  # this seed's outputs against its reference (a second call's too)
+        return check_outputs(
+            got,
+            ref_native,
+            ref_hi,
+            dtype_hint=ctx.job.dtype_hint,
+            atol=subject.atol,
+            rtol=subject.rtol,
+            prepared=kept.prepared,
+            device_type=made_on,
+            inputs_type=inputs_device_type(inputs),
+        )
+
+    chk = checked(out)
     ctx.progress.emit("check_end")
     cc.tolerance = cc.tolerance or chk.tolerance
     cc.output_dtype = cc.output_dtype or chk.output_dtype
@@ -767,17 +772,7 @@ def _check_seed(
         if benchmarked:  # an autotuner benchmarked on these tensors: is the next call right?
             del out
             again = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
-            later = check_outputs(
-                again,
-                ref_native,
-                ref_hi,
-                dtype_hint=ctx.job.dtype_hint,
-                atol=subject.atol,
-                rtol=subject.rtol,
-                prepared=kept.prepared,
-                device_type=made_on,
-                inputs_type=inputs_device_type(inputs),
-            )
+            later = checked(again)
             if later.message is None:
                 _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", "FirstCallOnly")
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")

@@ -41,6 +41,7 @@ from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
 
 if TYPE_CHECKING:
+    from kernelopt.harness.compare import OutputCheck
     from kernelopt.harness.inplace import InPlaceContract, InputPrints
 
 STICKY_CUDA_ERRORS = (
@@ -484,7 +485,6 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     outputs; ``verdict`` (from :func:`load_candidate`) is completed and returned."""
     import torch
 
-    from kernelopt.harness.compare import check_outputs, inputs_device_type
     from kernelopt.harness.inputs import poison_device_memory, tensors_in
 
     poison_device_memory(loaded.device, tensors_in(loaded.expected))
@@ -506,17 +506,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
             return verdict
         if loaded.contract is not None and loaded.contract.whole_result:  # the inputs, checked above, are the result
             return verdict
-        chk = check_outputs(
-            out,
-            loaded.expected,
-            loaded.expected,
-            dtype_hint=loaded.problem.dtype_hint,
-            atol=loaded.atol,
-            rtol=loaded.rtol,
-            chunk_elems=loaded.chunk_elems,
-            prepared=loaded.prepared,
-            inputs_type=inputs_device_type(loaded.inputs),
-        )
+        chk = _checked(loaded, out)
         if chk.message is not None:
             verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, chk.message, chk.error_class
             if benchmarked and _right_on_the_next_call(loaded, candidate):
@@ -532,8 +522,6 @@ def _right_on_the_next_call(loaded: LoadedProblem, candidate: LoadedCandidate) -
     benchmarked on its tensors: :mod:`kernelopt.harness.first_call`); a raise is no pass."""
     import torch
 
-    from kernelopt.harness.compare import check_outputs, inputs_device_type
-
     try:
         with torch.set_grad_enabled(loaded.form.takes_gradients):
             again = candidate.fn(*loaded.inputs)
@@ -542,8 +530,15 @@ def _right_on_the_next_call(loaded: LoadedProblem, candidate: LoadedCandidate) -
         return False
     if mutated_inputs(loaded) is not None:
         return False
-    chk = check_outputs(
-        again,
+    return _checked(loaded, again).message is None
+
+
+def _checked(loaded: LoadedProblem, out: Any) -> OutputCheck:
+    """``out`` checked against the loaded problem's expected output, at its tolerances, on its inputs' device."""
+    from kernelopt.harness.compare import check_outputs, inputs_device_type
+
+    return check_outputs(
+        out,
         loaded.expected,
         loaded.expected,
         dtype_hint=loaded.problem.dtype_hint,
@@ -553,7 +548,6 @@ def _right_on_the_next_call(loaded: LoadedProblem, candidate: LoadedCandidate) -
         prepared=loaded.prepared,
         inputs_type=inputs_device_type(loaded.inputs),
     )
-    return chk.message is None
 
 
 def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None:
