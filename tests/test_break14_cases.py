@@ -31,11 +31,11 @@ def test_b4_a_tile_s_first_row_read_through_a_local_must_still_divide_the_group(
     alias = original.replace("pid_y * BLOCK_SIZE_Y // group_size", "pid_y * BLOCK_SIZE_Y // gs").replace(
         "    pid_x = tl.program_id(axis=0)\n", "    pid_x = tl.program_id(axis=0)\n    gs = group_size\n"
     )
-    for old in (local, alias):
+    for old, group in ((local, "group_size"), (alias, "gs")):
         assert old != original
         refused = guard_edit(old, old.replace("block_size_y: int = 32,", "block_size_y: int = 128,"))
         assert refused.new_source is None, refused.new_source
-        assert "so BLOCK_SIZE_Y must divide group_size" in (refused.note or ""), refused.note
+        assert f"so BLOCK_SIZE_Y must divide {group}" in (refused.note or ""), refused.note
         assert guard_edit(old, old.replace("block_size_x: int = 32,", "block_size_x: int = 64,")).new_source
 
 
@@ -135,3 +135,29 @@ def test_b6_a_tile_beside_a_guarded_one_is_not_set_under_a_size_its_grid_reads_u
     assert "    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_N = 64\n" in written, written
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 9, "N": 96}, {"M": 33, "N": 128}])
+
+
+def test_b7_a_group_the_kernel_computes_from_what_the_launch_passes_is_divided_by_the_tile() -> None:
+    """b7: vLLM's AWQ dequantization given the count of groups (``num_groups``, the launch's ``scales.shape[0]``)
+    and computing the group in its body (``group_size = num_rows // num_groups``): breaker13's rule read only a group
+    the launch passes by name, and ``block_size_y = 128`` from SHAPES of group 128 was written, wrong at K=96, G=32
+    (checked in the interpreter, NaN-padded). A local bound once to an expression of runtime parameters is that
+    expression in the launch's arguments: the tile must divide it; the column tile still moves."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = AWQ.read_text().replace(
+        "    group_size,  # Should always be one of the supported group sizes\n", "    num_groups,\n"
+    )
+    old = old.replace(
+        "    pid_x = tl.program_id(axis=0)\n",
+        "    pid_x = tl.program_id(axis=0)\n    group_size = num_rows // num_groups\n",
+    )
+    old = old.replace(
+        "        zeros,\n        group_size,\n        result,",
+        "        zeros,\n        scales.shape[0],\n        result,",
+    )
+    assert old.count("num_groups") == 2
+    refused = guard_edit(old, old.replace("block_size_y: int = 32,", "block_size_y: int = 128,"))
+    assert refused.new_source is None, refused.new_source
+    assert "so BLOCK_SIZE_Y must divide group_size" in (refused.note or ""), refused.note
+    assert guard_edit(old, old.replace("block_size_x: int = 32,", "block_size_x: int = 64,")).new_source

@@ -341,23 +341,42 @@ def _grouped_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[D
     for node in walk(kernel.body):
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
             continue
-        size = node.right
-        if isinstance(size, cst.Name) and isinstance(local.get(size.value), cst.Name):
-            size = local[size.value]  # the size under a name of the body's own (``gs = group_size``)
-        if not isinstance(size, cst.Name) or size.value in constexprs or size.value not in passed:
+        size = _group_size(node.right, local, passed, constexprs)
+        if size is None:
             continue
         offset = tile_offset(node.left, constexprs, local)
         if offset is None:
             continue
+        group = _code(node.right)
         for block in sorted(_names(offset) & constexprs):
             tile = _passed_tile(passed, block)
             if tile is not None:
                 why = (
                     f"the kernel {kernel.name.value} takes {_code(node.with_changes(lpar=[], rpar=[]))}: one "
-                    f"{size.value} group a program, so {block} must divide {size.value}"
+                    f"{group} group a program, so {block} must divide {group}"
                 )
-                out.append(Divides(tile, passed[size.value], line, why))
+                out.append(Divides(tile, size, line, why))
     return out
+
+
+def _group_size(
+    divisor: cst.BaseExpression,
+    local: Mapping[str, cst.BaseExpression],
+    passed: Mapping[str, cst.BaseExpression],
+    constexprs: Collection[str],
+) -> cst.BaseExpression | None:
+    """The size a kernel divides a tile's first index by (:func:`_grouped_tiles`), in the launch's arguments: a
+    parameter the launch passes at runtime (``group_size``), or a local of the body bound once to an expression of
+    such parameters (``gs = group_size``, ``group_size = num_rows // num_groups``: b4); ``None`` for any other (a
+    constexpr is the data's grain, held)."""
+    if isinstance(divisor, cst.Name) and divisor.value in local:
+        divisor = local[divisor.value]
+    names = _names(divisor)
+    if not names or names & set(constexprs) or not names <= set(passed):
+        return None
+    if not all(isinstance(n, cst.Name | cst.BinaryOperation | cst.Integer) for n in [divisor]):
+        return None
+    return divisor.visit(_Substitute({n: _parenthesized(passed[n]) for n in names}))  # type: ignore[return-value]
 
 
 def _kept_literals(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], fn: cst.FunctionDef) -> set[int]:
