@@ -115,11 +115,12 @@ CASES: dict[str, Case] = {
     "v44": ("reshape_rows", {"BLOCK": 256}, None),
     "v45": ("pid_map_literal", {"BLOCK_N": 128}, None),
     "v46": ("splitk_range", {"BLOCK_K": 32}, None),
-    # wrongkernel13 (v47-v49 are wrong only far past the largest entry: v47 and v48 past four times it, v49 past twice,
-    # its entries no powers of two; no size of the net reaches them, their rule keeps them out)
+    # wrongkernel13 (v47-v50 are wrong only far past the largest entry: v47, v48 and v50 past four times it, v49 past
+    # twice, its entries no powers of two; no size of the net reaches them, their rule keeps them out)
     "v47": ("parts_capped", {"BLOCK": 512}, None),
     "v48": ("parts_counted", {"BLOCK": 512}, None),  # v47 with the count computed in the second kernel
     "v49": ("last_tile_sum", {"BLOCK_N": 128}, None),  # a row's last program (its atomic count) covering the tiles
+    "v50": ("parts_chunked", {"BLOCK": 512}, None),  # v47's partials summed in CHUNKS=4 blocks of PART=16
 }
 
 

@@ -19,9 +19,10 @@
 #      v41-v43: a grid counting programs of BLOCK * UNROLL and a loop stepping by it guarded by the product's
 #      multiple, a row covered by a tl.static_range count of blocks guarded by the product's reach; v44: a block
 #      reshaped into rows of a size guarded by that size dividing it; v46: a split-K loop over K // SPLIT_K guarded
-#      by the step times the splits; wrongkernel13's v47-v48: a two-stage sum's first tile guarded by the reach of
-#      the second stage's one block, `if n <= 32768:` (the count passed, or computed in the kernel), at up to 65536
-#      elements, and the plain pick wrong at 40001) compiled
+#      by the step times the splits; wrongkernel13's v47-v50: a two-stage sum's first tile guarded by the reach of
+#      the second stage's one block, `if n <= 32768:` (the count passed, computed in the kernel, or a fixed count of
+#      blocks), at up to 65536 elements, and the plain pick wrong at 40001; v49, a row's last program over its tiles'
+#      partials, `if N <= 2048`, at 8192 rows of 4096 columns) compiled
 #      by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands; and tests/test_tuning_net.py's GPU
 #      test: the net behind the rules (kernelopt.tuning.net) on cuda at realistic SHAPES (row_var_center 4096 and

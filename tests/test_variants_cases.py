@@ -1085,6 +1085,22 @@ def test_a_count_of_tiles_the_second_stage_computes_from_the_tile_keeps_the_tile
 
 
 @pytest.mark.timeout(120)
+def test_a_count_of_tiles_a_fixed_count_of_blocks_covers_keeps_the_tile_times_the_product_covering(
+    tmp_path: Path,
+) -> None:
+    """Found on 2026-12-06 (v50, wrongkernel13's hunt): parts_chunked, v47's two-stage sum whose second stage sums
+    the partials in ``CHUNKS=4`` blocks of ``PART=16`` (``for i in tl.static_range(CHUNKS)`` over ``i * PART``, v43's
+    form), both launch literals. v47's rule left a reading with a loop's count out, so ``BLOCK_SIZE = 512`` went out
+    plainly, **the net on** (8193, 8196 and 1501 elements), wrong past 32768 elements. A fixed count is one more
+    factor of the reach: ``if n <= 32768``."""
+    because = "BLOCK_SIZE * CHUNKS * PART reaches n"
+    folder = _copy("parts_chunked", tmp_path)
+    _guarded_past(
+        folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", [{"n": 40000}, {"n": 20000}], "if n <= 32768:", because
+    )
+
+
+@pytest.mark.timeout(120)
 def test_a_grid_axis_a_last_program_covers_in_one_block_keeps_its_tile_times_the_block_covering(tmp_path: Path) -> None:
     """Found on 2026-12-06 (v49, wrongkernel13's hunt): last_tile_sum, row sums in one launch: each program sums one
     tile of ``BLOCK_N=256`` columns into a row of ``TILES=16`` partial slots (``torch.empty(M, 16)``), counts itself
@@ -1899,14 +1915,14 @@ def test_the_thirteenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
 ) -> None:
     """On an NVIDIA GPU (Triton compiled, not interpreted): wrongkernel13's written form, correct at sizes the
     original handles that the SHAPES do not name, every input in the middle of NaN: a two-stage sum's first tile
-    guarded by the reach of the second stage's one block (v47, and v48 with the count computed in the second
-    kernel: ``BLOCK_SIZE = 512`` under ``if n <= 32768``, at 65536, 40001, 32768 and 3001 elements: the original's
+    guarded by the reach of the second stage's one block (v47; v48 with the count computed in the second kernel;
+    v50 with the partials summed in a fixed count of blocks: ``BLOCK_SIZE = 512`` under ``if n <= 32768``, at 65536, 40001, 32768 and 3001 elements: the original's
     block above 32768, the pick's at and below; v49, a row's last program summing its tiles' partials with one block
     of ``TILES``: ``BLOCK_N=128`` under ``if N <= 2048``, 8192 rows of 4096 columns and 3001 of 3000, the atomics
     counting each row's programs on the GPU); and what the
     rules wrote before the fix, ``BLOCK_SIZE = 512`` plainly, wrong at 40001 elements there."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
-    for name in ("parts_capped", "parts_counted"):
+    for name in ("parts_capped", "parts_counted", "parts_chunked"):
         capped = written_pick(_copy(name, tmp_path), {"BLOCK": 512}, "if n <= 32768:  # kernelopt: tuned")
         _correct_on_cuda(capped, [{"n": 65536}, {"n": 40001}, {"n": 32768}, {"n": 3001}])
     last = written_pick(_copy("last_tile_sum", tmp_path), {"BLOCK_N": 128}, "if N <= 2048 and N <= 128 * 65535:")

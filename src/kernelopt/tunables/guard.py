@@ -1721,10 +1721,15 @@ def _one_block_covers(
             if reading.factors:
                 why += f" with {' * '.join(reading.factors)} in a product: a loop counting blocks"
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
-            if launcher is not None and reading.bound is None and not reading.factors:
+            if (
+                launcher is not None
+                and reading.bound is None
+                and all(_fixed_block(launcher, passed.get(f)) for f in reading.factors)
+            ):
                 count = passed[size] if size is not None else _kernel_count(kernel, reading.test, passed)
-                scale = reading.scale
-                out += _counted_cover(launcher, call, count, tile, given, line, why, scale) if count is not None else []
+                scale = reading.scale  # a loop of a fixed count of blocks (v43's CHUNKS): its partners too (v50)
+                if count is not None:
+                    out += _counted_cover(launcher, call, count, tile, given, line, why, scale, others)
     return out
 
 
@@ -1800,6 +1805,7 @@ def _counted_cover(
     line: int,
     why: str,
     scale: Scale | None = ONE,
+    partners: tuple[tuple[str, str], ...] = (),
 ) -> list[Divides]:
     """A size a kernel covers with one block of a fixed value (a literal, a local bound once to one, a module
     constant: :func:`_fixed_block`) that the launch counts in tiles of another setting (``parts = triton.cdiv(n,
@@ -1809,7 +1815,8 @@ def _counted_cover(
     ``BLOCK``, v47; the count computed in the kernel from the tile it is passed, :func:`_kernel_count`, v48); a
     smaller tile counts more than the block covers where the original's did not. A block computed from the count
     (``next_power_of_2(parts)``) grows with it: no requirement. ``scale``: the covering range's length by the block's
-    (``tl.arange(0, MAX_PARTS // 2)``: (1, 2)), the reach the tile times that length."""
+    (``tl.arange(0, MAX_PARTS // 2)``: (1, 2)), the reach the tile times that length; ``partners``: the fixed counts
+    the block covers with (``for i in tl.static_range(CHUNKS)`` over ``i * PART``: v50), factors of the reach too."""
     if not _fixed_block(launcher, given):
         return []
     count = _counted(launcher, count)
@@ -1829,10 +1836,10 @@ def _counted_cover(
     if tile is None or tile == block:
         return []
     literal = tile_size[0] if len(keywords) == 1 and isinstance(tile_size[0], cst.Integer) else None
-    counts = (
-        f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {tile[1]} * {block[1]} reaches {_code(size)}"
-    )
-    return [Divides(tile, size, line, why + counts, literal, covers=True, scale=scale, factors=(block,))]
+    factors = tuple(sorted({block, *partners}))  # each of a product's readings gives the same requirement
+    product = " * ".join(f[1] for f in (tile, *factors))
+    counts = f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {product} reaches {_code(size)}"
+    return [Divides(tile, size, line, why + counts, literal, covers=True, scale=scale, factors=factors)]
 
 
 def _fixed_block(launcher: cst.FunctionDef, given: cst.BaseExpression | None) -> bool:
