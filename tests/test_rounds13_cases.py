@@ -5,6 +5,7 @@ a re-time)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,3 +115,44 @@ def test_a_next_pick_is_not_judged_against_nothing_where_the_current_was_not_re_
     timed = [*again[:2], _ran(32, 10.5, retimed=True)]  # the current re-timed: the re-time's round, as before
     picks = _next_picks(_tuning(first, timed, 64, 32))
     assert picks == []  # 128's re-timed 11.5 does not beat the current's re-timed 10.5
+
+
+@pytest.mark.timeout(120)
+def test_a_pick_a_rule_refuses_at_write_time_gives_way_to_the_next_best_that_is_checked_and_netted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pid_map_literal (v-series: ``num_pid_n = tl.cdiv(N, 64)`` written inside the kernel beside ``BLOCK_N=64``): the
+    session's pick ``BLOCK_N=32`` is refused when its edit is written (the kernel's copy of 64 would disagree), and
+    tune kept the current configuration where the next-best, ``BLOCK_M=64``, beats it and can be written. It is
+    written instead, checked on every ``SHAPES`` entry and by the net first; a next-best that does not beat the
+    current configuration writes nothing, the refusal's line kept."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import VARIANTS, _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(VARIANTS / "pid_map_literal", tmp_path / "pid_map_literal"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    refused, writable = {"BLOCK_M": 32, "BLOCK_N": 32}, {"BLOCK_M": 64, "BLOCK_N": 64}
+    current = ({"BLOCK_M": 32, "BLOCK_N": 64}, 20.0)
+    with _evaluator(prepared) as evaluator:
+        checked: list[str] = []
+        check_source = evaluator.check_source
+
+        def on_entries(source: str, config: Config) -> Any:
+            checked.append(source)
+            return check_source(source, config)
+
+        monkeypatch.setattr(evaluator, "check_source", on_entries)
+        done = tf._checked_edit(_session(prepared, [(refused, 10.0), (writable, 11.0)], current), evaluator)
+        slower = tf._checked_edit(_session(prepared, [(refused, 10.0), (writable, 21.0)], current), evaluator)
+    assert done.edit is not None and "BLOCK_M=64, BLOCK_N=64)" in done.edit.new_source, done.edit_note
+    assert done.result.best_config == writable and done.judgement.better
+    note = done.edit_note or ""
+    assert "still divides by 64 (line 12: tl.cdiv(N, 64))" in note and note.endswith(
+        "more than one tile: BLOCK_M=32, BLOCK_N=32 not written; the next-best, BLOCK_M=64, BLOCK_N=64, passes: written instead"
+    ), note
+    assert checked == [done.edit.new_source]  # the next-best's text, on every SHAPES entry
+    assert done.net is not None and done.net.failed is None and "correct at" in done.net.line()
+    assert slower.edit is None and not slower.judgement.better and slower.result.best_config == refused
+    assert slower.edit_note is not None and slower.edit_note.endswith("not written"), slower.edit_note
+    assert "next-best" not in slower.edit_note

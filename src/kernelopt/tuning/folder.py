@@ -1404,16 +1404,20 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     text is not a candidate when it holds a table) and by the net at sizes the ``SHAPES`` entries do not name
     (:mod:`kernelopt.tuning.net`); a failing or impossible edit keeps kernel.py as it is and says why (the judgement
     turns to "not better"). A pick whose edit fails its check on the entries (a table or a guard writes text the
-    session did not time) or the net gives way to the next-best that still beats the current configuration
-    (:func:`_next_picks`), or nothing is written, the line naming the entry or the size that failed and why."""
+    session did not time) or the net, or that a guard or a rule refuses to write (rounds13: pid_map_literal's
+    ``BLOCK_N=32`` beside the kernel's own ``tl.cdiv(N, 64)``, where ``BLOCK_M=64`` beat the current and could be
+    written), gives way to the next-best that still beats the current configuration (:func:`_next_picks`), checked
+    on the entries and by the net alike, or nothing is written, the line naming the entry, the size or the rule."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
         edit, note, net, failed = _checked(tuning, evaluator, known, cap)
-        for alt in _next_picks(tuning) if failed is not None else []:
-            edit, note, net, _ = _checked(alt, evaluator, known, cap)
+        # a guard or a rule refused the pick's edit: the next-best writable pick that beats the current instead
+        refused = note.removesuffix(": not written") if edit is None and failed is None and note else None
+        for alt in _next_picks(tuning) if failed is not None or refused is not None else []:
+            edit, _, net, _ = _checked(alt, evaluator, known, cap)
             if edit is not None:
-                picked = f"{failed}: {config_text(tuning.result.best_config)} not written"
+                picked = f"{failed or refused}: {config_text(tuning.result.best_config)} not written"
                 note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
                 tuning = alt
                 break
