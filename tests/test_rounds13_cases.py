@@ -156,3 +156,82 @@ def test_a_pick_a_rule_refuses_at_write_time_gives_way_to_the_next_best_that_is_
     assert slower.edit is None and not slower.judgement.better and slower.result.best_config == refused
     assert slower.edit_note is not None and slower.edit_note.endswith("not written"), slower.edit_note
     assert "next-best" not in slower.edit_note
+
+
+KSTEP_DATA = Path(__file__).parent / "data" / "gpuparity" / "kstep"
+BOUND = 16 * 65535  # the guard's bound: the grid's axis 1 holds triton.cdiv(N, 16) programs, at most 65535
+
+
+class _Launches:
+    """A stand-in for a kernel (``_mm[grid](...)``) that records each launch's grid and keywords."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[Any, dict[str, Any]]] = []
+
+    def __getitem__(self, grid: Any) -> Any:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.seen.append((grid, kwargs))
+
+        return launch
+
+
+def _launched(tmp_path: Path, name: str, source: str, n: int) -> tuple[Any, dict[str, Any]]:
+    """What ``run`` of ``source`` (kstep's launching function) launches at N = ``n`` (M = 1, K = 16)."""
+    import torch
+
+    from tests.conftest import load_fresh
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    module = load_fresh(path, f"_rounds13_{name}")
+    module._mm = _Launches()
+    module.run(torch.empty(1, 16), SimpleNamespace(shape=(16, n)))
+    [seen] = module._mm.seen
+    return seen
+
+
+def test_settings_beside_a_guarded_tile_are_one_block_under_its_condition_and_run_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kstep's pick BLOCK_M=64, BLOCK_N=16, KSTEP=64 (BLOCK_N guarded by the grid's axis-1 limit, the others set under
+    the same guard, b96879d8) was written as two blocks under one condition: ``BLOCK_N = 32`` / ``if N <= 16 *
+    65535: BLOCK_N = 16`` / ``BLOCK_M, KSTEP = 32, 8`` / ``if N <= 16 * 65535: ...``. It is one fallback line and one
+    block, as a Triton user writes it; each side of the bound launches what the two blocks launched, the guard is
+    read as before (a later session's current values), and the kernel is right under the interpreter."""
+    from kernelopt.tunables import guard_blocks
+    from kernelopt.tunables.guard import guarded_values
+    from kernelopt.tuning import folder as tf
+    from tests.conftest import load_fresh, triton_interpreted
+
+    folder = Path(shutil.copytree(KSTEP_DATA, tmp_path / "kstep"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    pick = {"BLOCK_M": 64, "BLOCK_N": 16, "KSTEP": 64}
+    edit, _ = tf._config_edit(prepared, pick)
+    assert edit is not None and edit.new_source is not None
+    written = edit.new_source
+    with monkeypatch.context() as m:
+        m.setattr(tf, "one_block_per_condition", lambda source: source)
+        two, _ = tf._config_edit(prepared, pick)
+    assert two is not None and two.new_source is not None and two.new_source.count("if N <= 16 * 65535:") == 2
+    assert written.count("if N <= 16 * 65535:  # kernelopt: tuned") == 1, written
+    assert "    BLOCK_N, BLOCK_M, KSTEP = 32, 32, 8\n    if N <= 16 * 65535:  # kernelopt: tuned\n" in written
+    assert "        BLOCK_N, BLOCK_M, KSTEP = 16, 64, 64\n" in written, written
+    assert guarded_values(written) == guarded_values(two.new_source) == pick
+    for n in (BOUND - 1, BOUND, BOUND + 1, 2 * BOUND):
+        assert _launched(tmp_path, "one", written, n) == _launched(tmp_path, "two", two.new_source, n), n
+    below, above = _launched(tmp_path, "one", written, BOUND)[1], _launched(tmp_path, "one", written, BOUND + 1)[1]
+    assert (below["BLOCK_M"], below["BLOCK_N"], below["KSTEP"]) == (64, 16, 64)
+    assert (above["BLOCK_M"], above["BLOCK_N"], above["KSTEP"]) == (32, 32, 8)
+    # another test, or a block setting a name the other reads, stays two blocks
+    apart = two.new_source.replace(
+        "if N <= 16 * 65535:  # kernelopt: tuned\n        BLOCK_M",
+        "if N <= 8 * 65535:  # kernelopt: tuned\n        BLOCK_M",
+    )
+    assert guard_blocks.one_block_per_condition(apart) == apart
+    import torch
+
+    (folder / "kernel.py").write_text(written)
+    with triton_interpreted():
+        kernel = load_fresh(folder / "kernel.py", "_rounds13_kstep")
+        a, b = torch.randn(40, 48), torch.randn(48, 24)
+        torch.testing.assert_close(kernel.run(a, b), a @ b, rtol=1e-4, atol=1e-4)

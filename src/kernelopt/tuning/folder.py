@@ -74,6 +74,7 @@ from kernelopt.tunables import (
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, option_defaults
+from kernelopt.tunables.guard_blocks import one_block_per_condition
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
@@ -2177,8 +2178,9 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
     guarded = _with_guard(prepared, changes, guarded)
     if guarded.new_source is None:
         return None, guarded.note
-    diff = edit_diff(prepared.base_source, guarded.new_source, fn)
-    return edit.model_copy(update={"new_source": guarded.new_source, "diff": diff}), guarded.note
+    source = one_block_per_condition(guarded.new_source)  # the settings beside a guarded tile in its block
+    diff = edit_diff(prepared.base_source, source, fn)
+    return edit.model_copy(update={"new_source": source, "diff": diff}), guarded.note
 
 
 def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:
