@@ -235,3 +235,17 @@ def test_settings_beside_a_guarded_tile_are_one_block_under_its_condition_and_ru
         kernel = load_fresh(folder / "kernel.py", "_rounds13_kstep")
         a, b = torch.randn(40, 48), torch.randn(48, 24)
         torch.testing.assert_close(kernel.run(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_a_first_call_failure_is_its_own_class_and_carries_no_other_hint() -> None:
+    """harness/hints read a kernel wrong on its first call only ("FirstCallOnly": its line names the autotuner's
+    benchmark on the call's own tensors and reset_to_zero) as a raise, so a seed made of permuted rows appended the
+    permuted-rows note to it, which explains nothing there. It is its own class, and no hint of the table fits it;
+    a raise keeps the permuted note."""
+    from kernelopt.harness.hints import FIRST_CALL_ONLY, FailureClass, Hint, failure_class, hint_fits
+    from kernelopt.harness.model import Culprit
+
+    assert failure_class(FIRST_CALL_ONLY) is FailureClass.FIRST_CALL
+    assert not any(hint_fits(h, FailureClass.FIRST_CALL) for h in Hint)
+    assert failure_class("RuntimeError") is FailureClass.RAISED and hint_fits(Hint.PERMUTED, FailureClass.RAISED)
+    assert failure_class(FIRST_CALL_ONLY, Culprit.PROBLEM) is FailureClass.REFERENCE  # the culprit first, as before

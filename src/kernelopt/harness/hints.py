@@ -27,6 +27,10 @@ class FailureClass(StrEnum):
     """The in-place rule: the kernel wrote into an input, or left one the reference modifies."""
     RAISED = "raised"
     """The kernel raised, crashed or replaced torch's operators."""
+    FIRST_CALL = "first_call"
+    """Wrong on its first call only, right on the next (:func:`kernelopt.harness.first_call.first_call_line`: an
+    autotuner benchmarked configs on the call's own tensors): its line names the cause and the fix, its own hint; no
+    other hint explains it (the permuted-rows note once followed it as a raise's, rounds13)."""
     TIMEOUT = "timeout"
     """The kernel ran past its limit."""
     REFERENCE = "reference"
@@ -65,6 +69,9 @@ VALUE_ERRORS = frozenset({"Mismatch"})
 CONTENT_ERRORS = frozenset({"NaN", "Inf", "NotWritten", "ZeroOutput", "ConstantOutput", "CachedResult"})
 """The error classes of outputs whose content is wrong whatever the tolerance."""
 
+FIRST_CALL_ONLY = "FirstCallOnly"
+"""The error class of a kernel wrong on its first call only (:attr:`FailureClass.FIRST_CALL`)."""
+
 INPUT_ERRORS = frozenset({"InputMutated", "InputNotWritten"})
 """The error classes of the in-place rule (:class:`kernelopt.harness.inplace.InputFaultKind`, which imports torch)."""
 
@@ -86,6 +93,8 @@ def failure_class(error_class: str | None, culprit: Culprit | None = Culprit.KER
         return FailureClass.CONTENT
     if error_class in INPUT_ERRORS:
         return FailureClass.INPUTS
+    if error_class == FIRST_CALL_ONLY:
+        return FailureClass.FIRST_CALL
     if error_class == "Timeout":
         return FailureClass.TIMEOUT
     return FailureClass.RAISED

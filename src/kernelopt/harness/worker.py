@@ -36,6 +36,7 @@ from kernelopt.harness.footprint import (
     place_check,
     size_text,
 )
+from kernelopt.harness.hints import FIRST_CALL_ONLY
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
@@ -774,7 +775,7 @@ def _check_seed(
             again = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
             later = checked(again)
             if later.message is None:
-                _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", "FirstCallOnly")
+                _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", FIRST_CALL_ONLY)
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return seen
 

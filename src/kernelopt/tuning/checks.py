@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
 from kernelopt.harness.first_call import first_call_line, watch_benchmarks
+from kernelopt.harness.hints import FIRST_CALL_ONLY
 from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
 from kernelopt.harness.interpreter import exception_chain, is_static_assert
 from kernelopt.harness.loader import check_shapes
@@ -510,7 +511,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
         if chk.message is not None:
             verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, chk.message, chk.error_class
             if benchmarked and _right_on_the_next_call(loaded, candidate):
-                verdict.reason, verdict.error_class = first_call_line(benchmarked, chk.message), "FirstCallOnly"
+                verdict.reason, verdict.error_class = first_call_line(benchmarked, chk.message), FIRST_CALL_ONLY
     finally:
         del out
         verdict.check_s = time.perf_counter() - t1
