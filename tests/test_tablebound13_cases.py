@@ -172,7 +172,11 @@ def test_a_tile_legal_at_every_size_falls_back_with_a_guarded_tile_beside_it(tmp
     folder = _copy("variants/tile_lse_zero", tmp_path)
     written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
     assert written is not None, note
-    assert "    BLOCK_M = 16\n    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_M = 32\n" in written, written
+    # one block under the guard's condition, BLOCK_M beside the guarded BLOCK_N (rounds13: one block per condition)
+    assert (
+        "    BLOCK_N, BLOCK_M = 32, 16\n    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_N, BLOCK_M = 64, 32\n"
+        in (written)
+    ), written
     assert "tile_lse[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)" in written
     assert "BLOCK_M=32 only where N % 64 == 0, the original values elsewhere" in (note or ""), note
     (folder / "kernel.py").write_text(written)
