@@ -249,3 +249,26 @@ def test_a_first_call_failure_is_its_own_class_and_carries_no_other_hint() -> No
     assert not any(hint_fits(h, FailureClass.FIRST_CALL) for h in Hint)
     assert failure_class("RuntimeError") is FailureClass.RAISED and hint_fits(Hint.PERMUTED, FailureClass.RAISED)
     assert failure_class(FIRST_CALL_ONLY, Culprit.PROBLEM) is FailureClass.REFERENCE  # the culprit first, as before
+
+
+@pytest.mark.timeout(120)
+def test_discovery_s_run_of_the_task_says_the_original_is_wrong_on_its_first_call(tmp_path: Path) -> None:
+    """leftovers13's leftover: tune times an autotune list's configurations each pinned alone, so it never said that
+    the kernel as written is wrong on its first call at each new key (V0 and validate do). Discovery's evaluation
+    calls the task once in a fresh process: where that call's autotuner benchmarked on its own tensors with nothing
+    to undo it, the task is called once more and, the outputs differing, the evaluation carries the line (tune
+    prints it); with reset_to_zero the list says nothing."""
+    from kernelopt.tunables.evaluate import evaluate_autotune
+
+    data = Path(__file__).parent / "data" / "leftovers13" / "first_call"
+    wrong = Path(shutil.copytree(data, tmp_path / "wrong"))
+    seen = evaluate_autotune(wrong / "kernel.py", reference=wrong / "reference.py", device="cpu")
+    assert seen.problem is None, seen.problem
+    assert seen.first_call is not None and seen.first_call.startswith("wrong on its first call only"), seen.first_call
+    assert 'reset_to_zero=["parts_ptr"]' in seen.first_call
+    assert "its first call's output differs from the next call's on the same inputs: by up to" in seen.first_call
+    fixed = Path(shutil.copytree(data, tmp_path / "fixed"))
+    source = (fixed / "kernel.py").read_text()
+    (fixed / "kernel.py").write_text(source.replace('key=["n"],', 'key=["n"],\n    reset_to_zero=["parts_ptr"],'))
+    again = evaluate_autotune(fixed / "kernel.py", reference=fixed / "reference.py", device="cpu")
+    assert again.problem is None and again.first_call is None and again.spaces, again

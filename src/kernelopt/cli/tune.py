@@ -769,6 +769,9 @@ def _render(
     computed = computed_line(tuning)
     if computed:
         info(computed)
+    evaluation = tuning.prepared.evaluation
+    if evaluation is not None and evaluation.first_call:  # seen in discovery's run of the task, in a fresh process
+        info(f"the kernel as written is {evaluation.first_call}")
     if tuning.guarded:
         # the knobs the guard moves only: the whole configuration three times over was hard to read
         current = r.current_config or {}

@@ -13,6 +13,8 @@ from __future__ import annotations
 import inspect
 import traceback
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -24,6 +26,20 @@ from kernelopt.worker.server import EventSink, SetupInfo
 
 READ = "read"
 """The autotune service's one request kind."""
+
+
+@dataclass(frozen=True)
+class FirstCallWatch:
+    """How the task's first call is watched for an autotuner benchmarking on its own tensors, given by the service's
+    maker (:mod:`kernelopt.child`: :mod:`kernelopt.harness.first_call`, a layer above this one).
+
+    Attributes:
+        watch: a context that yields the autotuners that benchmarked so during it (``watch_benchmarks``).
+        line: the line naming the cause and the fix, from them and what differed (``first_call_line``).
+    """
+
+    watch: Callable[[], AbstractContextManager[list[Any]]]
+    line: Callable[[list[Any], str], str]
 
 
 def _line_in(path: Path, tb: TracebackType | None) -> int | None:
@@ -209,6 +225,13 @@ def _shapes(reference_py: Path) -> tuple[ModuleType, list[dict[str, Any]]]:
 def _run_task(kernel: ModuleType, reference_py: Path, device: str, index: int | None = None) -> dict[str, Any]:
     """Call the task once (the ``SHAPES`` entry ``index``; by default the first, the smallest on the CPU);
     return that shape."""
+    return _call_task(kernel, reference_py, device, index)[0]
+
+
+def _call_task(
+    kernel: ModuleType, reference_py: Path, device: str, index: int | None = None
+) -> tuple[dict[str, Any], Any]:
+    """:func:`_run_task`'s shape, and what the call returned."""
     import torch
 
     reference, shapes = _shapes(reference_py)
@@ -228,14 +251,59 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str, index: int | 
         init = list(reference.get_init_inputs()) if hasattr(reference, "get_init_inputs") else []
         model = kernel.ModelNew(*init)
         model = model.to(device) if hasattr(model, "to") else model
-        model(*inputs)
+        out = model(*inputs)
     else:
-        kernel.run(*inputs)
-    return {k: _scalar(v) for k, v in shape.items()}
+        out = kernel.run(*inputs)
+    return {k: _scalar(v) for k, v in shape.items()}, out
+
+
+def _first_call_line(
+    kernel: ModuleType, reference_py: Path, device: str, first: Any, benchmarked: list[Any], line: Callable[..., str]
+) -> str | None:
+    """Where the task's first call benchmarked an autotune list on its own tensors with nothing to undo what the runs
+    wrote (:attr:`FirstCallWatch.watch`), the task called once more on the same inputs:
+    when the two outputs differ beyond the problem's tolerance, the kernel as written is wrong on its first call at
+    each new key (leftovers13's partial sum), and the line names the cause and the fix; else ``None``. Costs one
+    more call, and only where an autotuner benchmarked so."""
+    import torch
+
+    if not benchmarked:
+        return None
+    reference, _ = _shapes(reference_py)
+    kept = [t.float().cpu().clone() for t in _tensors(first)]  # a buffer the next call reuses: its first values
+    _, again = _call_task(kernel, reference_py, device)
+    atol, rtol = float(getattr(reference, "ATOL", 1e-2)), float(getattr(reference, "RTOL", 1e-2))
+    pairs = [(a, b.float().cpu()) for a, b in zip(kept, _tensors(again), strict=False)]
+    differs = [
+        (a, b) for a, b in pairs if a.shape != b.shape or not torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
+    ]
+    if not differs:
+        return None
+    a, b = differs[0]
+    mismatch = "its first call's output differs from the next call's on the same inputs"
+    if a.shape == b.shape:
+        gap = (a - b).abs().max().item()
+        mismatch = f"{mismatch}: by up to {gap:.3g}, beyond ATOL {atol:g} / RTOL {rtol:g}"
+    return line(benchmarked, mismatch)
+
+
+def _tensors(out: Any) -> list[Any]:
+    """The tensors of a task's output (one, or a tuple or list of them), in order."""
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, tuple | list):
+        return [t for x in out for t in _tensors(x)]
+    return []
 
 
 def read_module(
-    kernel_py: Path, reference: Path | None = None, device: str = "auto", on_cpu: Callable[[], object] | None = None
+    kernel_py: Path,
+    reference: Path | None = None,
+    device: str = "auto",
+    on_cpu: Callable[[], object] | None = None,
+    first_call: FirstCallWatch | None = None,
 ) -> dict[str, Any]:
     """What the autotuners of ``kernel_py`` hold (``{"spaces": ...}``), after one run of the task when
     ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``); a module that fails to
@@ -261,11 +329,16 @@ def read_module(
         time_autotune_on_cpu(module)
     recorder = _LaunchRecorder(str(kernel_py.resolve()))
     try:
-        with recorder:
-            shape = _run_task(module, reference, device)
+        with recorder, first_call.watch() if first_call is not None else nullcontext([]) as benchmarked:
+            shape, first = _call_task(module, reference, device)
     except BaseException as exc:  # the task run failed: the configs are still known
         result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
         return result
+    try:  # the kernel as written wrong on its first call (leftovers13's leftover: tune never said so)
+        if first_call is not None:
+            result["first_call"] = _first_call_line(module, reference, device, first, benchmarked, first_call.line)
+    except Exception:  # the second call failed: the checks say why, not this
+        result["first_call"] = None
     result["launch_values"] = recorder.launches
     result["shape"] = shape
     result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device)
@@ -299,8 +372,8 @@ class AutotuneService:
     (payload ``{"kernel_py": ..., "reference": ... | None, "device": "auto"}``), answered by :func:`read_module`'s
     result. Setup does nothing."""
 
-    def __init__(self, on_cpu: Callable[[], object] | None = None) -> None:
-        self._on_cpu = on_cpu
+    def __init__(self, on_cpu: Callable[[], object] | None = None, first_call: FirstCallWatch | None = None) -> None:
+        self._on_cpu, self._first_call = on_cpu, first_call
 
     def setup(self, payload: JsonObject, events: EventSink) -> SetupInfo:
         return SetupInfo()
@@ -314,6 +387,7 @@ class AutotuneService:
             Path(reference) if reference else None,
             str(payload.get("device", "auto")),
             self._on_cpu,
+            self._first_call,
         )
 
     def close(self) -> None:

@@ -84,6 +84,7 @@ def parse_answer(
         shape_sizes=sizes,
         run_failed=problem is not None,
         interpreted=interpreted,
+        first_call=str(data["first_call"]) if data.get("first_call") else None,
     )
 
 

@@ -498,6 +498,9 @@ class AutotuneEvaluation(BaseModel):
         shape: the task shape of that run.
         interpreted: the task ran in Triton's interpreter (``TRITON_INTERPRET=1``), the machine having no GPU.
         run_failed: the task was run and failed (``problem`` says why).
+        first_call: the kernel as written is wrong on its first call at a new autotune key (its autotuner benchmarked
+            configs on the call's own tensors, and the next call on the same inputs gave another output): the line
+            naming the cause and the fix; ``None`` when it was not seen.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -506,6 +509,7 @@ class AutotuneEvaluation(BaseModel):
     problem: str | None = None
     interpreted: bool = False
     run_failed: bool = False
+    first_call: str | None = None
     launch_values: dict[str, dict[str, Value]] = Field(
         default_factory=dict,
         description="kernel -> keyword -> the value its first launch received in the task run (computed settings, "
