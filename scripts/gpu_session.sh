@@ -93,6 +93,8 @@
 #              the kernel.py it leaves correct at multiples of the original's block no entry names
 #   leftovers13 scripts/gpu_leftovers13.sh: a kernel wrong on its first call only named by the gate on cuda, and
 #              Transformer Engine's called autotune list tuned and written inside its try
+#   rounds13   scripts/gpu_rounds13.sh: discovery says a partial sum autotuned without reset_to_zero is wrong on its
+#              first call on cuda, kstep's one guard block right below its bound, tune on first_call and pid_map_literal
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -142,6 +144,7 @@ refblame13 120 scripts/gpu_refblame13.sh
 tablebound13 420 scripts/gpu_tablebound13.sh
 newuser11 480 scripts/gpu_newuser11.sh
 leftovers13 360 scripts/gpu_leftovers13.sh
+rounds13 420 scripts/gpu_rounds13.sh
 gputests 560 -
 EOF
 }

@@ -251,6 +251,20 @@ def test_a_first_call_failure_is_its_own_class_and_carries_no_other_hint() -> No
     assert failure_class(FIRST_CALL_ONLY, Culprit.PROBLEM) is FailureClass.REFERENCE  # the culprit first, as before
 
 
+def _first_call_seen(tmp_path: Path, device: str) -> tuple[Any, Any]:
+    """Discovery's evaluation on ``device`` of leftovers13's partial sum as written and with reset_to_zero."""
+    from kernelopt.tunables.evaluate import evaluate_autotune
+
+    data = Path(__file__).parent / "data" / "leftovers13" / "first_call"
+    wrong = Path(shutil.copytree(data, tmp_path / "wrong"))
+    fixed = Path(shutil.copytree(data, tmp_path / "fixed"))
+    source = (fixed / "kernel.py").read_text()
+    (fixed / "kernel.py").write_text(source.replace('key=["n"],', 'key=["n"],\n    reset_to_zero=["parts_ptr"],'))
+    return tuple(
+        evaluate_autotune(f / "kernel.py", reference=f / "reference.py", device=device) for f in (wrong, fixed)
+    )
+
+
 @pytest.mark.timeout(120)
 def test_discovery_s_run_of_the_task_says_the_original_is_wrong_on_its_first_call(tmp_path: Path) -> None:
     """leftovers13's leftover: tune times an autotune list's configurations each pinned alone, so it never said that
@@ -258,17 +272,40 @@ def test_discovery_s_run_of_the_task_says_the_original_is_wrong_on_its_first_cal
     calls the task once in a fresh process: where that call's autotuner benchmarked on its own tensors with nothing
     to undo it, the task is called once more and, the outputs differing, the evaluation carries the line (tune
     prints it); with reset_to_zero the list says nothing."""
-    from kernelopt.tunables.evaluate import evaluate_autotune
-
-    data = Path(__file__).parent / "data" / "leftovers13" / "first_call"
-    wrong = Path(shutil.copytree(data, tmp_path / "wrong"))
-    seen = evaluate_autotune(wrong / "kernel.py", reference=wrong / "reference.py", device="cpu")
+    seen, again = _first_call_seen(tmp_path, "cpu")
     assert seen.problem is None, seen.problem
     assert seen.first_call is not None and seen.first_call.startswith("wrong on its first call only"), seen.first_call
     assert 'reset_to_zero=["parts_ptr"]' in seen.first_call
     assert "its first call's output differs from the next call's on the same inputs: by up to" in seen.first_call
-    fixed = Path(shutil.copytree(data, tmp_path / "fixed"))
-    source = (fixed / "kernel.py").read_text()
-    (fixed / "kernel.py").write_text(source.replace('key=["n"],', 'key=["n"],\n    reset_to_zero=["parts_ptr"],'))
-    again = evaluate_autotune(fixed / "kernel.py", reference=fixed / "reference.py", device="cpu")
     assert again.problem is None and again.first_call is None and again.spaces, again
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_discovery_says_the_original_is_wrong_on_its_first_call_and_one_guard_block_runs_right(
+    tmp_path: Path,
+) -> None:
+    """On CUDA, where the autotuner's do_bench runs each config many times on the call's tensors: discovery's run says
+    the partial sum is wrong on its first call, and nothing with reset_to_zero. kstep's one guard block, compiled,
+    right below its bound at N = 16 * 65535 (BLOCK_N=16, BLOCK_M=64, KSTEP=64; above it the original's KSTEP=8, which
+    no GPU compiles, as written)."""
+    import torch
+
+    from tests.conftest import load_fresh
+
+    seen, again = _first_call_seen(tmp_path, "cuda")
+    assert seen.first_call is not None and "wrong on its first call only" in seen.first_call, seen
+    assert again.first_call is None and again.problem is None, again
+    source = (KSTEP_DATA / "kernel.py").read_text()
+    launch = "    _mm[(triton.cdiv(M, 32), triton.cdiv(N, 32))](a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, KSTEP=8)\n"
+    assert launch in source
+    guarded = (
+        "    BLOCK_N, BLOCK_M, KSTEP = 32, 32, 8\n    if N <= 16 * 65535:  # kernelopt: tuned\n"
+        "        BLOCK_N, BLOCK_M, KSTEP = 16, 64, 64\n    _mm[(triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))]"
+        "(a, b, c, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, KSTEP=KSTEP)\n"
+    )
+    (tmp_path / "kstep.py").write_text(source.replace(launch, guarded))
+    kernel = load_fresh(tmp_path / "kstep.py", "_rounds13_kstep_gpu")
+    for n in (100, BOUND):
+        a, b = torch.randn(3, 40, device="cuda"), torch.randn(40, n, device="cuda")
+        torch.testing.assert_close(kernel.run(a, b), a @ b, rtol=1e-4, atol=1e-4)

@@ -2270,6 +2270,8 @@ class TuneSummary(BaseModel):
         net: the net's line on the written kernel at sizes the ``SHAPES`` entries do not name
             (:meth:`~kernelopt.tuning.net.NetVerdict.line`; ``None``: no edit was checked).
         pace: where the session's wall went (:class:`~kernelopt.tuning.pace.SessionPace`).
+        first_call: the kernel as written is wrong on its first call at a new autotune key, as discovery's run of
+            the task saw (:attr:`~kernelopt.tunables.model.AutotuneEvaluation.first_call`), else ``None``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -2310,6 +2312,7 @@ class TuneSummary(BaseModel):
     check_notes: list[str] = Field(default_factory=list)
     net: str | None = None
     pace: SessionPace | None = None
+    first_call: str | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -2383,6 +2386,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         check_notes=list(tuning.check_notes),
         net=tuning.net.line() if tuning.net is not None else None,
         pace=r.pace,
+        first_call=p.evaluation.first_call if p.evaluation is not None else None,
     )
 
 
