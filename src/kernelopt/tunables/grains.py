@@ -67,20 +67,30 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     return out
 
 
-def assigned_once(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
-    """Local name -> its value, for each name ``kernel``'s body binds exactly once, by a plain assignment to that
-    name alone (``row0 = pid_y * BLOCK_SIZE_Y``): a local that stands for its value wherever the body reads it."""
+def bindings(fn: cst.FunctionDef) -> dict[str, list[cst.BaseExpression | None]]:
+    """Name -> what ``fn``'s body binds it to, one entry a binding: the value of a plain assignment to that name
+    alone, ``None`` for any other (an unpacking, an augmented or annotated assignment, a loop's or a ``with``'s
+    variable). The one reading of a function's bindings for tunables' rules (b4, b5)."""
     bound: dict[str, list[cst.BaseExpression | None]] = {}
-    for node in walk(kernel.body):
+    for node in walk(fn.body):
         if isinstance(node, cst.Assign):
             for t in node.targets:
-                named = isinstance(t.target, cst.Name) and len(node.targets) == 1
+                alone = isinstance(t.target, cst.Name) and len(node.targets) == 1
                 for n in _names(t.target):
-                    bound.setdefault(n, []).append(node.value if named else None)
+                    bound.setdefault(n, []).append(node.value if alone else None)
         elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr):
             for n in _names(node.target):
                 bound.setdefault(n, []).append(None)
-    return {n: v[0] for n, v in bound.items() if len(v) == 1 and v[0] is not None}
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            for n in _names(node.asname.name):
+                bound.setdefault(n, []).append(None)
+    return bound
+
+
+def assigned_once(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Local name -> its value, for each name ``kernel``'s body binds exactly once, by a plain assignment to that
+    name alone (``row0 = pid_y * BLOCK_SIZE_Y``): a local that stands for its value wherever the body reads it."""
+    return {n: v[0] for n, v in bindings(kernel).items() if len(v) == 1 and v[0] is not None}
 
 
 def tile_offset(

@@ -62,7 +62,7 @@ from kernelopt.tunables.blocks import (
 )
 from kernelopt.tunables.called_autotune import as_decorators
 from kernelopt.tunables.filters import constexpr_params
-from kernelopt.tunables.grains import assigned_once, tile_offset
+from kernelopt.tunables.grains import assigned_once, bindings, tile_offset
 from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.syntax import kept_by_text, parsed
@@ -1851,22 +1851,7 @@ def _fixed_block(launcher: cst.FunctionDef, given: cst.BaseExpression | None) ->
     if not isinstance(given, cst.Name):
         return False
     params = {p.name.value for p in (*launcher.params.params, *launcher.params.kwonly_params)}
-    return given.value not in params and given.value not in _bindings(launcher)
-
-
-def _bindings(fn: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
-    """Name -> what ``fn`` binds it to: the value of a plain assignment to it alone, the target itself for any other
-    binding (an unpacking, an augmented assignment, a loop's variable)."""
-    out: dict[str, list[cst.BaseExpression]] = {}
-    for node in walk(fn.body):
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
-        if isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr):
-            targets = [node.target]
-        for target in targets:
-            alone = isinstance(node, cst.Assign) and isinstance(target, cst.Name)
-            for name in _names(target) if not isinstance(target, cst.Attribute) else {dotted(target)}:
-                out.setdefault(name, []).append(node.value if alone else target)  # type: ignore[union-attr]
-    return out
+    return given.value not in params and given.value not in bindings(launcher)
 
 
 #: The tensor makers whose first argument is the tensor's size (its first dimension, or a tuple of them).
@@ -1877,11 +1862,11 @@ def _counted(launcher: cst.FunctionDef, count: cst.BaseExpression) -> cst.BaseEx
     """What a count a launch passes stands for in ``launcher``: a local bound once, read for its value; the length
     of a tensor made there from a count (``parts.numel()``, ``parts.shape[0]``, ``len(parts)``, ``parts.size(0)`` of
     ``parts = torch.empty(num_parts, ...)``: break14's b5), that count; else ``count`` itself."""
-    bound = _bindings(launcher)
+    bound = bindings(launcher)
 
     def once(expr: cst.BaseExpression) -> cst.BaseExpression | None:
         values = bound.get(expr.value, []) if isinstance(expr, cst.Name) else []
-        return values[0] if len(values) == 1 else None
+        return values[0] if len(values) == 1 else None  # None too where its one binding is no plain assignment
 
     count = once(count) or count
     tensor, first = None, False  # first: the first dimension asked for (else every element)
@@ -3870,15 +3855,7 @@ def _unbound_above(fn: cst.FunctionDef, conditions: str, first: cst.BaseStatemen
         bound = {n.value for t in targets if t is not None for n in walk(t) if isinstance(n, cst.Name)}
         if bound & names and node in pos and pos[node].start.line < at:
             names -= bound
-    bound_anywhere = {
-        n.value
-        for node in walk(fn.body)
-        if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign | cst.For)
-        for t in ([x.target for x in node.targets] if isinstance(node, cst.Assign) else [node.target])
-        for n in walk(t)
-        if isinstance(n, cst.Name)
-    }
-    return bool((names - params) & bound_anywhere)
+    return bool((names - params) & set(bindings(fn)))
 
 
 def _set_under(
