@@ -690,19 +690,24 @@ def _result(
     first = {Config.of(r.config): r.samples_us for r in run.results if r.outcome.ok}
     retimed = _load_only_adds(retimed, run.results)
     timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
-    left_out = _current_left_out(current, timed, run.results)
-    if left_out is not None:  # the pick and the current read in the first round, where both were timed
-        timed, unretimed = [], f"{unretimed}; {left_out}" if unretimed else left_out
     best = pick(timed, first) if timed else run.best()
     if stop is StopReason.CURRENT_FAILED:
         best = None  # nothing is picked against a reference the kernel as written does not meet
     noisy = too_noisy(best, timed) if best is not None and timed else None
     if best is not None and not timed and unretimed is not None:  # the ranking's pick, by first measurements
         noisy = too_noisy_unretimed(best, [r for r in run.results if r.outcome.ok and r.latency_us is not None])
+    best_us = best.latency_us if best else None
     cur = _latency_of(current, timed) or _latency_of(current, run.results)
+    left_out = _current_left_out(current, timed, run.results)
+    if left_out is not None:  # the re-time's pick stays; it and the current are compared in the first round
+        unretimed = f"{unretimed}; {left_out}" if unretimed else left_out
+        best_us = _latency_of(Config.of(best.config), run.results) if best is not None else None
+        if best is not None and best_us is None:  # a pick with no first figure: the first round's fastest instead
+            best = run.best()
+            best_us = best.latency_us if best is not None else None
     return SessionResult(
         best_config=best.config if best else None,
-        best_latency_us=best.latency_us if best else None,
+        best_latency_us=best_us,
         current_config=current.as_dict() if current is not None else None,
         current_latency_us=cur,
         results=run.results,
@@ -726,8 +731,9 @@ def _current_left_out(current: Config | None, timed: Sequence[Result], results: 
     """Why the re-time is not the round the pick is compared with the current configuration in, or ``None`` when it
     is: the current was timed in the first round (cut slow there too) but not in the re-time (cut slow, it was never
     re-timed; or its re-time failed). Its first figure beside the pick's re-timed one mixed the rounds
-    (:func:`~kernelopt.tuning.shapes.same_round`'s rule); both are then read in the first round. A current that was
-    timed in neither round leaves the re-time the round (the pick is measured against a kernel that did not run)."""
+    (:func:`~kernelopt.tuning.shapes.same_round`'s rule); the re-time still picks among those it timed, and the pick
+    and the current are then compared by their first figures. A current that was timed in neither round leaves the
+    re-time the round (the pick is measured against a kernel that did not run)."""
     if current is None or not timed or any(Config.of(r.config) == current for r in timed):
         return None
     first = next((r for r in results if Config.of(r.config) == current and r.outcome.ok), None)
@@ -735,8 +741,8 @@ def _current_left_out(current: Config | None, timed: Sequence[Result], results: 
         return None
     why = "cut slow in the first round" if first.cut_slow else "its re-time did not pass"
     return (
-        f"the current configuration was not re-timed ({why}): the pick and the current are compared in the first "
-        "round's measurements"
+        f"the current configuration was not re-timed ({why}): the re-time's pick and the current are compared by "
+        "their first round's measurements"
     )
 
 
