@@ -32,8 +32,8 @@ def test_n60_a_bool_or_a_fraction_where_get_inputs_takes_an_integer_is_refused_b
     """n60: ``SHAPES = [{"n": 4096}, {"n": True}]`` ran a session at n=1 and said "timed on n=4096 (not in the
     interpreter, too large: n=True)"; ``{"n": 1000.5}`` where ``get_inputs(n: int = 4096)`` reached the bench worker
     and ended in torch's long ``randn()`` TypeError. The entries' one rule refuses both in one line, before the
-    session; a fraction where nothing says the parameter is an integer (a scale) and a bool where it takes one are
-    left alone."""
+    session; a fraction where nothing says the parameter is an integer (a scale), a bool where it takes one, and a bool
+    where the integer's default is 0 or 1 (a flag) are left alone."""
     from kernelopt.errors import EXIT_BAD_INPUT, InputFileError
     from kernelopt.tuning.shapes import check_entries
 
@@ -44,14 +44,17 @@ def test_n60_a_bool_or_a_fraction_where_get_inputs_takes_an_integer_is_refused_b
          "write 'n': 1 if that is the size meant"),
         ({"n": 1000.5}, "SHAPES[1] {'n': 1000.5} cannot be built: n is the float 1000.5, where get_inputs takes an "
          "integer (n: int); write 'n' as an integer"),
-        ({"scale": True}, "SHAPES[1] {'scale': True} cannot be built: scale is the bool True, where get_inputs takes "
-         "an integer; write 'scale': 1 if that is the size meant"),
+        ({"n": False}, "SHAPES[1] {'n': False} cannot be built: n is the bool False, where get_inputs takes an "
+         "integer; write 'n': 0 if that is the size meant"),
     ]:  # fmt: skip
         with pytest.raises(InputFileError) as caught:
             check_entries(reference, [{"n": 4096}, entry])
         assert caught.value.exit_code == EXIT_BAD_INPUT
         assert caught.value.one_line().endswith(said), caught.value.one_line()
     check_entries(reference, [{"n": 8}, {"n": 8, "scale": 0.5}, {"n": 8, "flag": True}])
+    # an integer whose default is 0 or 1 is a flag as often as a size (``causal=0``): a bool there is a flag's value
+    # (break14, 2026-12-06: ``{"causal": True}`` beside ``causal=0`` was refused)
+    check_entries(reference, [{"n": 8, "scale": True}, {"n": 8, "scale": False}])
 
 
 @pytest.mark.timeout(60)

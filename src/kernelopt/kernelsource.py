@@ -151,7 +151,8 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
 
     Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), a value is not a
     string where the parameter's default is a number, nor a whole float (``4096.0``) where it is an integer, nor a
-    bool where it is an integer (``True`` was read as a size of 1, said "too large" on the CPU: newuser11's n60),
+    bool where it is an integer other than a 0/1 flag's default (``True`` was read as a size of 1, said "too
+    large" on the CPU: newuser11's n60; ``causal=True`` beside ``causal=0`` is a flag),
     nor any float where the parameter is annotated ``int`` (``1000.5`` ended in torch's long line). What
     only a call can tell (``get_inputs`` raising on an entry) is said by the worker that builds the entry.
     """
@@ -182,7 +183,8 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
                     f"{default!r}",
                     f"write {key!r}: {int(value)} (or give get_inputs a float default where it takes one)",
                 )
-            if isinstance(value, bool) and (integer or key in annotated_int):
+            flag = default in (0, 1) and not isinstance(default, float)  # a 0/1 default: an int used as a flag
+            if isinstance(value, bool) and (integer or key in annotated_int) and not flag:
                 return (
                     f"{where} cannot be built: {key} is the bool {value!r}, where get_inputs takes an integer",
                     f"write {key!r}: {int(value)} if that is the size meant",
