@@ -3913,3 +3913,50 @@ def _set_under(
     block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{inner}{targets} = {after}\n"
     grid = [(start, start + size, c.keyword or "") for start, size, c in spans]
     return [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved), *grid]
+
+
+@dataclass(frozen=True)
+class TiledExtent:
+    """A count of whole tiles over an extent a launching function takes (:func:`tiled_extents`): ``tile`` by name
+    (``BLOCK``) or, a literal tile, by value (``1024``); ``size`` the local it counts over, where it is one name (whose
+    value a run of the task tells); ``factors`` the names and numbers whose product the extent is, where it is
+    written so in the grid or in the size's one assignment (``n = M * K``), else empty."""
+
+    tile: str | int
+    size: str | None
+    factors: tuple[str | int, ...] = ()
+
+
+def tiled_extents(source: str, kernel: str) -> list[TiledExtent]:
+    """Each count of whole tiles a function that launches ``kernel`` takes (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK -
+    1) // BLOCK``, ``triton.cdiv(n, meta["BLOCK"])``, ``triton.cdiv(n, 1024)``): the extent the tile covers. Empty
+    when ``source`` does not parse or no such count is written; a size read no way (``x.numel()`` in the grid) is
+    left out."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return []
+    out: list[TiledExtent] = []
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef)):
+        if not any(_launched_name(call).split(".")[-1] == kernel for _, call in _launch_calls(fn)):
+            continue
+        local = assigned_once(fn)
+        for _node, tile, size in _grid_divs(fn, _rounded_up(fn)[0]):
+            named = _tile_id(tile)
+            key = named[1] if named is not None else _int(tile)
+            name = size.value if isinstance(size, cst.Name) else None
+            factors = _factors(local.get(name, size) if name is not None else size)
+            if key is not None and (name is not None or factors):
+                out.append(TiledExtent(key, name, factors))
+    return out
+
+
+def _factors(expr: cst.BaseExpression) -> tuple[str | int, ...]:
+    """The names and integers whose product ``expr`` is (``M * K``, ``B * H * 64``); empty for any other form."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        left, right = _factors(expr.left), _factors(expr.right)
+        return (*left, *right) if left and right else ()
+    if isinstance(expr, cst.Name):
+        return (expr.value,)
+    value = _int(expr)
+    return (value,) if value is not None else ()

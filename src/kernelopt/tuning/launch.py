@@ -22,13 +22,15 @@ configuration of the space.
 Fit pruning: :func:`kernelopt.tunables.resource_problems` with the caller's limits (shared memory of a
 pipelined tile, registers, threads per block), and, when the problem's sizes are known, "a tile is no larger
 than the problem": a tile of M/N/K at most the size of that axis rounded up to a power of two, a 1-D block at
-most the largest size rounded up (a larger one only adds masked lanes); and a block pointer's tile a thread, its sides'
-values at each ``SHAPES`` entry the kernel runs at, at most the authors' own largest there or what the registers hold
-(:mod:`kernelopt.tunables.block_tiles`).
+most the largest size rounded up, or the extent its grid counts it over where a run told that and it is larger
+(``triton.cdiv(n, BLOCK)`` with ``n = M * K``; a larger one only adds masked lanes); and a block pointer's tile a
+thread, its sides' values at each ``SHAPES`` entry the kernel runs at, at most the authors' own largest there or
+what the registers hold (:mod:`kernelopt.tunables.block_tiles`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
@@ -36,6 +38,7 @@ from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
 from kernelopt.tunables.block_tiles import HeldTiles, TileEntry, block_tiles, tile_problems
+from kernelopt.tunables.guard import tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.launches import (
     Launch,
@@ -104,7 +107,8 @@ def space_from_tunables(
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
     held_tiles = HeldTiles(tiles, _tile_entries(chosen, evaluation) if tiles else ())
-    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles)
+    extents = _extents(source, chosen.kernel, evaluation, problem_sizes) if problem_sizes else {}
+    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles, extents)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
     growth = tile_growth(source, chosen.kernel) if source is not None and chosen.kernel is not None else None
     space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes), growth)
@@ -373,15 +377,17 @@ def _fit(
     fixed: Mapping[str, Value] | None = None,
     floors: Mapping[str, int] | None = None,
     tiles: HeldTiles | None = None,
+    extents: Mapping[str | int, int] | None = None,
 ) -> tuple[Fit | None, list[str]]:
     """The fit callable of the launch and the words for the rules it checks (``fixed``: the launch options it is
     written with that are no knobs, which the resource estimate reads; ``floors``: knob -> the smallest value that
     covers the rows checked, :func:`_cover_bound`, never "larger than the problem": a range of ``BLOCK // 2`` needs
     a block twice the row; ``tiles``: the kernel's block pointers' tiles and the entries it runs at, whose share a
-    thread :func:`~kernelopt.tunables.block_tiles.tile_problems` bounds)."""
+    thread :func:`~kernelopt.tunables.block_tiles.tile_problems` bounds; ``extents``: a 1-D block's tile, by name or
+    literal value -> the largest extent the launch's grid counts it over, :func:`_extents`)."""
     rules: list[str] = []
     tiles = tiles if tiles is not None and tiles.entries and limits is not None else None
-    tile = _tile_limits(knobs, origins, problem_sizes) if problem_sizes else {}
+    tile = _tile_limits(knobs, origins, problem_sizes, extents or {}) if problem_sizes else {}
     tile = {n: max(m, (floors or {}).get(n, 0)) for n, m in tile.items()}
     fixed = dict(fixed or {})
     if limits is not None:
@@ -428,8 +434,37 @@ def _gt(value: Value, limit: int) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > limit
 
 
-def _tile_limits(knobs: list[Knob], origins: Mapping[str, KnobOrigin], sizes: Mapping[str, int]) -> dict[str, int]:
-    """Knob name -> the largest useful value: a tile of an axis the problem names, a 1-D block."""
+def _extents(
+    source: str | None, kernel: str | None, evaluation: AutotuneEvaluation | None, sizes: Mapping[str, int]
+) -> dict[str | int, int]:
+    """A tile (its name, or a literal tile's value) -> the largest extent a grid of the launching function counts
+    whole tiles of it over (:func:`~kernelopt.tunables.guard.tiled_extents`): ``triton.cdiv(n, BLOCK)``'s ``n`` at
+    the ``SHAPES`` entries the run of the task told, else, where ``n`` is a product of the problem's sizes (``n = M *
+    K``), the product of their largest values; empty where neither is read."""
+    if source is None or kernel is None:
+        return {}
+    axes = {k.upper(): v for k, v in sizes.items()}
+    out: dict[str | int, int] = {}
+    for extent in tiled_extents(source, kernel):
+        told = [
+            v
+            for entry in (evaluation.shape_sizes if evaluation is not None else ())
+            if isinstance(v := entry.sizes.get(kernel, {}).get(extent.size or ""), int) and not isinstance(v, bool)
+        ]
+        value = max(told, default=0)
+        if not told and extent.factors and all(isinstance(f, int) or f.upper() in axes for f in extent.factors):
+            value = math.prod(f if isinstance(f, int) else axes[f.upper()] for f in extent.factors)
+        if value > out.get(extent.tile, 0):
+            out[extent.tile] = value
+    return out
+
+
+def _tile_limits(
+    knobs: list[Knob], origins: Mapping[str, KnobOrigin], sizes: Mapping[str, int], extents: Mapping[str | int, int]
+) -> dict[str, int]:
+    """Knob name -> the largest useful value: a tile of an axis the problem names, a 1-D block (at most the largest
+    size, or the extent its grid counts it over where that is larger: ``n = M * K`` beside ``M = K = 1024`` is a
+    vector of 2**20, newuser11; the block's name or its value as the launch writes it ties it to that grid)."""
     by_axis = {k.upper(): v for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
     if not by_axis:
         return {}
@@ -440,7 +475,9 @@ def _tile_limits(knobs: list[Knob], origins: Mapping[str, KnobOrigin], sizes: Ma
         if axis is not None and axis in by_axis:
             out[k.name] = _pow2_ceil(by_axis[axis])
         elif fam is KnobFamily.BLOCK:
-            out[k.name] = _pow2_ceil(max(by_axis.values()))
+            o = origins[k.name]
+            ties = [t for t in (*o.feeds, o.value) if isinstance(t, str | int) and not isinstance(t, bool)]
+            out[k.name] = _pow2_ceil(max([*by_axis.values(), *(extents[t] for t in ties if t in extents)]))
     lowest = {k.name: k.values[0] for k in knobs}
     # a problem smaller than the smallest legal tile prunes nothing (else it would prune everything)
     return {n: m for n, m in out.items() if not _gt(lowest[n], m)}
