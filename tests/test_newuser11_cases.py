@@ -117,12 +117,19 @@ def test_n61_a_pick_of_num_warps_that_a_block_is_computed_from_is_netted(
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     folder = Path(shutil.copytree(DATA / "newuser11" / "warps_block", tmp_path / "warps_block"))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    with _evaluator(prepared) as evaluator:
-        picks = [({"BLOCK": COMPUTED, "num_warps": 32}, 10.0)]
-        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": COMPUTED, "num_warps": 2}, 20.0)), evaluator)
-    assert done.edit is None and not done.judgement.better, done.edit_note
-    assert done.net is not None and done.net.failed is not None, done.net
-    assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n="), done.edit_note
+    # 32 warps (BLOCK 1024), and 8 (BLOCK 256: the H100's pick of 2026-12-06 10:05, which the net passed at 8448 and
+    # 8704, multiples of 256, stepping by the entries' 1024: written, wrong at n=64 and n=1088). The half size now
+    # steps by the original's own block, 64: 8256 elements, which the original handles and no larger block divides
+    for warps in (32, 8):
+        with _evaluator(prepared) as evaluator:
+            picks = [({"BLOCK": COMPUTED, "num_warps": warps}, 10.0)]
+            current = ({"BLOCK": COMPUTED, "num_warps": 2}, 20.0)
+            done = tf._checked_edit(_session(prepared, picks, current), evaluator)
+        assert done.edit is None and not done.judgement.better, done.edit_note
+        assert done.net is not None and done.net.failed is not None, done.net
+        assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n=8256 "), (
+            done.edit_note
+        )
 
 
 @pytest.mark.gpu

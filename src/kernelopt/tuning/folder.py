@@ -1475,8 +1475,8 @@ def _checked(
     return edit, note, net, None
 
 
-def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) -> bool:
-    """Whether a setting the kernel computes reads a name one of the launch ``options`` moved binds (``num_warps = 2``
+def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) -> list[str]:
+    """The settings the kernel computes that read a name one of the launch ``options`` moved binds (``num_warps = 2``
     then ``BLOCK = num_warps * 32``): the option then moves a block too, and what the kernel computes can change with
     it (newuser11's n61: a pick of ``num_warps=32`` moved BLOCK to 1024 over a grid of ``n // BLOCK`` programs without
     masks, said to "change no result at any size", wrong at n=64)."""
@@ -1492,7 +1492,18 @@ def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) ->
         bound |= {
             n.id for node in tree.body if isinstance(node, ast.Assign) for n in node.targets if isinstance(n, ast.Name)
         }
-    return any(set(t.size_names) & bound for t in prepared.tunables if t.kind is TunableKind.COMPUTED_SETTING)
+    return [t.name for t in prepared.tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
+
+
+def _grown_through(prepared: PreparedFolder, computed: Collection[str]) -> list[int]:
+    """What the net's half size steps by for settings a moved launch option computes (:func:`_read_by_computations`):
+    twice the least value they take at the entries, the least a block grown through them can be, so the half size
+    steps by the original's own block, a size the original handles and no larger block divides (the H100, 2026-12-06
+    10:05: n61's pick of ``num_warps=8`` moved BLOCK from 64 to 256; the net stepped by the entries' 1024 and passed
+    it at 8448 and 8704, and it was written, wrong at n=64 and n=1088)."""
+    values = [v for by in computed_by_shape(prepared).values() for k, v in by.items() if k in computed]
+    least = min((v for v in values if isinstance(v, int) and v > 0), default=None)
+    return [2 * least] if least is not None else []
 
 
 def _cast_net(
@@ -1515,9 +1526,15 @@ def _cast_net(
     prepared = tuning.prepared
     current = current_values(prepared.tunables)
     changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
-    if changes and set(changes) <= set(LAUNCH_OPTIONS) and not _read_by_computations(prepared, changes):
+    computed = _read_by_computations(prepared, [k for k in changes if k in LAUNCH_OPTIONS])
+    if changes and set(changes) <= set(LAUNCH_OPTIONS) and not computed:
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
-    grown = [v for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v > old]
+    grown = [
+        v
+        for k, v in changes.items()
+        if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int) and v > old
+    ]  # a launch option is no tile: it moves one only through a computation
+    grown += _grown_through(prepared, computed)
     roles, constants = prepared.size_readings
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
