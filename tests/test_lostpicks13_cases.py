@@ -1,5 +1,5 @@
-"""Correct picks lost and notes that are untrue (lostpicks13, 2026-12-06): a 1-D block's "tile <= problem" bound, one
-test per fix (docs/faults.md, "Correct picks lost, and notes that are untrue")."""
+"""Correct picks lost and notes that are untrue (lostpicks13, 2026-12-06): the copies of one value in a 2-D grid, a
+1-D block's "tile <= problem" bound; one test per fix (docs/faults.md, "Correct picks lost, and notes that are untrue")."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 DATA = Path(__file__).parent / "data"
 FLAT = DATA / "lostpicks13" / "flat_vector"
+SCALE2D = DATA / "lostpicks13" / "scale2d"
 GRID = "scale_kernel[(triton.cdiv(n, 256),)]"
 
 
@@ -49,3 +50,35 @@ def test_l2_a_1d_block_is_bounded_by_the_extent_its_grid_counts_not_the_largest_
         ]
     )
     assert _block_bound(numel, tmp_path, told) == 1 << 20
+
+
+def test_l1_two_tiles_sharing_a_value_in_a_2d_grid_each_own_the_copy_of_its_axis(tmp_path: Path) -> None:
+    """l1 (break14's seen): ``scale2d[(triton.cdiv(M, 32), triton.cdiv(N, 32))]`` beside ``BLOCK_M=32, BLOCK_N=32``,
+    rows masked and columns not; the pick ``BLOCK_M=64, BLOCK_N=64``. The rows' copy was read as BLOCK_N's (both hold
+    64): the guard became ``M % 64 == 0 and N % 64 == 0``, its note named ``triton.cdiv(M, 64)`` as BLOCK_N's, and
+    the rows' grid was written ``triton.cdiv(M, BLOCK_N)``: right, the pick lost at every M not a multiple of 64. The
+    copy is the block the kernel steps that axis's programs by (``tl.program_id(0) * BLOCK_M``). The written kernel is
+    checked in the interpreter at sizes no entry names, the guard holding and failing."""
+    import torch
+
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+    from tests.conftest import load_fresh, triton_interpreted
+
+    original = (SCALE2D / "kernel.py").read_text()
+    guarded = guard_edit(original, apply_source(original, {"BLOCK_M": 64, "BLOCK_N": 64}).new_source)
+    assert guarded.new_source is not None and guarded.note is not None
+    assert "BLOCK_N=64 only where N % 64 == 0, the original" in guarded.note, guarded.note
+    assert "triton.cdiv(M, 64)" not in guarded.note and "M % 64" not in guarded.note, guarded.note
+    assert "scale2d[(triton.cdiv(M, 64), triton.cdiv(N, BLOCK_N))]" in guarded.new_source
+    # no masks at all: each tile guarded by its own size, each copy named by its own tile
+    bare = original.replace(", mask=mask)", ")")
+    both = guard_edit(bare, apply_source(bare, {"BLOCK_M": 64, "BLOCK_N": 64}).new_source).new_source
+    assert both is not None and "if M % 64 == 0 and N % 64 == 0:  # kernelopt: tuned" in both
+    assert "scale2d[(triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))]" in both
+    (tmp_path / "kernel.py").write_text(guarded.new_source)
+    with triton_interpreted():
+        written = load_fresh(tmp_path / "kernel.py", "_l1_scale2d_written")
+        for m, n in ((33, 96), (70, 128), (5, 32), (64, 64)):
+            x = torch.randn(m, n, generator=torch.Generator().manual_seed(m))
+            assert torch.equal(written.run(x), x * 2.0), (m, n)

@@ -248,7 +248,7 @@ def _requirements(
         every = {p.name.value for p in kernel.params.params}  # a kernel without masks leaves every block unchecked
         out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, every=every: every)
         out += _kernel_divisions(call, kernel, pos[written].start.line)
-        out += _grid_literals(call, pos[written].start.line)
+        out += _grid_literals(call, pos[written].start.line, kernel)
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
@@ -627,11 +627,13 @@ def _keyword_literals(call: cst.Call) -> dict[int, list[str]]:
     return literals
 
 
-def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
+def _grid_literals(call: cst.Call, line: int, kernel: cst.FunctionDef | None = None) -> list[Divides]:
     """A grid written with the launch literal's value in place of its name (``k[(n // 64,)](.., BLOCK=64)`` or
     ``triton.cdiv(n, 64)``) of a kernel without masks: the keyword's tile must divide ``n``, and the grid's
-    literal is that tile's copy (a guard names both)."""
+    literal is that tile's copy (a guard names both). Where two keywords share the value, the copy is the one
+    ``kernel`` tiles that grid axis or that size with (:func:`_copy_owners`)."""
     literals = _keyword_literals(call)
+    axes = _grid_axes(call)
     out: list[Divides] = []
     ceilings = _ceil_floors(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else {}
     by_literals = _literal_ceils(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else set()
@@ -647,10 +649,65 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
         else:
             continue
         value = _int(tile)
-        for keyword in literals.get(value, []) if value is not None else []:
+        keywords = literals.get(value, []) if value is not None else []
+        if len(keywords) > 1 and kernel is not None:
+            keywords = _copy_owners(keywords, axes.get(id(node)), size, call, kernel)
+        for keyword in keywords:
             why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
             out.append(Divides(("meta", keyword), size, line, why, tile))  # type: ignore[arg-type]
     return out
+
+
+def _grid_axes(call: cst.Call) -> dict[int, int]:
+    """Id of each node of a grid written as a tuple at the launch ``call`` -> the grid axis whose count it is part
+    of (``k[(triton.cdiv(M, 32), triton.cdiv(N, 32))]``: the first count's nodes 0, the second's 1)."""
+    if not isinstance(call.func, cst.Subscript) or len(call.func.slice) != 1:
+        return {}
+    index = call.func.slice[0].slice
+    grid = index.value if isinstance(index, cst.Index) else None
+    if not isinstance(grid, cst.Tuple | cst.List):
+        return {}
+    return {id(node): axis for axis, element in enumerate(grid.elements) for node in walk(element.value)}
+
+
+def _axis_blocks(kernel: cst.FunctionDef) -> dict[int, set[str]]:
+    """Grid axis -> the ``tl.constexpr`` blocks ``kernel`` multiplies that axis's program id by (``pid_n *
+    BLOCK_N`` with ``pid_n = tl.program_id(1)``, or the call written in place): the tile each axis's programs
+    step by. A program id remapped (a grouped order) is read as no axis."""
+    blocks = set(constexpr_params(kernel))
+    local = assigned_once(kernel)
+
+    def axis(expr: cst.BaseExpression) -> int | None:
+        expr = local.get(expr.value, expr) if isinstance(expr, cst.Name) else expr
+        if not (isinstance(expr, cst.Call) and dotted(expr.func).split(".")[-1] == "program_id"):
+            return None
+        arg = next((a.value for a in expr.args if a.keyword is None or a.keyword.value == "axis"), None)
+        return _int(arg) if arg is not None else 0
+
+    out: dict[int, set[str]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(side, cst.Name) and side.value in blocks and (at := axis(other)) is not None:
+                    out.setdefault(at, set()).add(side.value)
+    return out
+
+
+def _copy_owners(
+    keywords: list[str], axis: int | None, size: cst.BaseExpression, call: cst.Call, kernel: cst.FunctionDef
+) -> list[str]:
+    """Of the launch keywords that share a grid literal's value, the ones whose copy it is: the block ``kernel``
+    steps that grid axis's programs by (``tl.program_id(axis)``, :func:`_axis_blocks`), else the block its masks
+    compare with the size the count covers (``rows < M`` beside ``triton.cdiv(M, 32)``); every one of them where
+    neither tells (break14: the rows' copy was read as the columns' tile too, a guard stricter than needed and a
+    note naming the wrong copy)."""
+    stepping = set(_axis_blocks(kernel).get(axis, set())) if axis is not None else set()
+    owners = [k for k in keywords if k in stepping]
+    if owners:
+        return owners
+    params = {k for k, v in _passed(call, kernel).items() if _code(v).strip() == _code(size).strip()}
+    tiling = {b for b, sizes in compared_sizes(kernel).items() if sizes & params}
+    return [k for k in keywords if k in tiling] or keywords
 
 
 GRID_AXIS_MOST = 65535
@@ -2074,7 +2131,7 @@ def _unchecked_axes(
                 f"{tile[1]} unchecked"
             )
             out.append(Divides(tile, size, line, why))
-    for d in _grid_literals(call, line):  # the grid's own copy of the block's literal (variants v24)
+    for d in _grid_literals(call, line, kernel):  # the grid's own copy of the block's literal (variants v24)
         if d.tile[1] in blocks:
             unread = f"of {kernel.name.value}, whose accesses leave {d.tile[1]} unchecked"
             out.append(replace(d, why=d.why.replace("of a kernel without masks", unread)))
