@@ -23,6 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from kernelopt.tunables.blocks import dotted, module_statements
+from kernelopt.tunables.syntax import parsed
 
 
 def _applied(small: cst.BaseSmallStatement) -> tuple[str, cst.Call] | None:
@@ -87,8 +88,10 @@ class _AsDecorators(cst.CSTTransformer):
 def as_decorators(source: str) -> str | None:
     """``source`` with each list :func:`called_autotunes` finds written as its kernel's outermost decorator and its
     statement written ``pass`` (a ``try`` keeps a body); ``None`` when there is none or the text does not parse."""
+    if "autotune" not in source:  # no list to move (most texts: the guard asks of every edit)
+        return None
     try:
-        module = cst.parse_module(source)
+        module = parsed(source).module  # the text's one parse (libcst trees are immutable: visit makes a new one)
     except cst.ParserSyntaxError:
         return None
     calls = called_autotunes(module)
