@@ -1,5 +1,5 @@
 """Correct picks lost and notes that are untrue (lostpicks13, 2026-12-06): the copies of one value in a 2-D grid, a
-1-D block's "tile <= problem" bound; one test per fix (docs/faults.md, "Correct picks lost, and notes that are untrue")."""
+1-D block's "tile <= problem" bound, a GEMV's table refused; one test per fix (docs/faults.md, "Correct picks lost, and notes that are untrue")."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data"
 FLAT = DATA / "lostpicks13" / "flat_vector"
 SCALE2D = DATA / "lostpicks13" / "scale2d"
+GEMV = DATA / "lostpicks13" / "gemv"
 GRID = "scale_kernel[(triton.cdiv(n, 256),)]"
 
 
@@ -82,3 +83,36 @@ def test_l1_two_tiles_sharing_a_value_in_a_2d_grid_each_own_the_copy_of_its_axis
         for m, n in ((33, 96), (70, 128), (5, 32), (64, 64)):
             x = torch.randn(m, n, generator=torch.Generator().manual_seed(m))
             assert torch.equal(written.run(x), x * 2.0), (m, n)
+
+
+def test_l3_a_tuned_line_over_a_literal_tile_is_written_with_its_divisibility_test(tmp_path: Path) -> None:
+    """l3 (newuser11's seen): a GEMV whose ``BLOCK_M`` is computed from M and whose ``BLOCK_K=32`` literal steps a loop
+    over K without masks; the session's table over M with ``BLOCK_K=128`` in every row (27x) bounds the moved literal
+    by the sizes checked (``BLOCK_K = 32`` / ``if M <= 1000:  # kernelopt: tuned`` / ``BLOCK_K = 128``) and was
+    refused "... and the value it overrides is computed", where it overrides the literal 32: the original handled K
+    a multiple of 32, so ``K % 128 == 0`` keeps it right. The line is written with that test; the kernel is checked
+    in the interpreter at K no entry names (96, 160) and at one 128 divides."""
+    import torch
+
+    from kernelopt.tunables import TunedTable, write_config, write_table
+    from kernelopt.tunables.guard import bound_moves, guard_edit
+    from kernelopt.tunables.model import Bucket
+    from tests.conftest import load_fresh, triton_interpreted
+
+    base = (GEMV / "kernel.py").read_text()
+    moved = write_config(base, {"BLOCK_K": 128}, kernel="gemv_kernel").new_source
+    bounded = bound_moves(base, moved, "M <= 1000", {}).new_source
+    assert bounded is not None
+    rows = [Bucket(upto=u, values={"BLOCK_M": 16}) for u in (16, 300, 1000)]
+    table = write_table(bounded, TunedTable(size="M", buckets=rows), kernel="gemv_kernel").new_source
+    guarded = guard_edit(base, table)
+    assert guarded.new_source is not None, guarded.note
+    assert guarded.note is not None and guarded.note.startswith("BLOCK_K=128 only where K % 128 == 0 ("), guarded.note
+    assert "    if M <= 1000 and K % 128 == 0:  # kernelopt: tuned\n        BLOCK_K = 128\n" in guarded.new_source
+    (tmp_path / "kernel.py").write_text(guarded.new_source)
+    with triton_interpreted():
+        written = load_fresh(tmp_path / "kernel.py", "_l3_gemv_written")
+        for m, k in ((5, 96), (17, 160), (300, 256), (40, 32)):
+            g = torch.Generator().manual_seed(k)
+            a, x = torch.randn(m, k, generator=g), torch.randn(k, generator=g)
+            assert torch.allclose(written.run(a, x), a @ x, atol=1e-4, rtol=1e-4), (m, k)

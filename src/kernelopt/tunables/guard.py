@@ -3016,9 +3016,14 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
     plain: dict[int, list[Divides]] = {}  # what each launching function requires, read once for both rules
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
-        why = _tuned_tiles(old, new_collector, unmasked, pos, ran_masked, plain) if add else None
+        needed: list[tuple[cst.If, str, str]] = []
+        why = _tuned_tiles(old, new_collector, unmasked, pos, ran_masked, plain, needed) if add else None
         if why is not None:
             return Guarded(None, why)
+        if needed:  # a tuned line over a literal: written where its tile divides the size too, re-judged so
+            again = _rewrite(old, _with_conjuncts(new_tree.module, needed), add=add, ran_masked=ran_masked)
+            said = "; ".join({(id(node), test): why for node, test, why in reversed(needed)}.values())
+            return replace(again, note=f"{said}; {again.note}" if again.note else said)
         why = _uncovered_rows(old, new_collector, unmasked, pos, plain, ran_masked) if add else None
         return Guarded(None, why) if why is not None else Guarded(new, None)
     why = _helper_argument(old_collector, new_collector, unmasked, pos, kernels) if add else None
@@ -3290,6 +3295,7 @@ def _tuned_tiles(
     pos: Positions,
     ran_masked: Collection[tuple[str, str]] = (),
     made: dict[int, list[Divides]] | None = None,
+    needed: list[tuple[cst.If, str, str]] | None = None,
 ) -> str | None:
     """Why the ``# kernelopt: tuned`` lines an edit adds after a computed setting cannot be written: one sets a tile
     the launching function says must divide a size (a grid of ``n // block`` programs, a kernel without masks, an
@@ -3297,7 +3303,11 @@ def _tuned_tiles(
     sizes checked (a tuned ``block = 128`` under ``if n <= 5000:`` is wrong at 192 where the computation gave 64);
     ``None`` when none does. Lines the original already held are not judged again. ``ran_masked``: the (block,
     size) pairs whose one-block fill divisor evidence drops (:func:`guard_edit`); ``made``: :func:`_plain_requirements`
-    made so far."""
+    made so far. A line under a tuned ``if`` that overrides a literal (``BLOCK_K = 32`` / ``if M <= 1000:  #
+    kernelopt: tuned`` / ``BLOCK_K = 128``: the original handled the sizes its 32 divides) is no refusal: ``needed``
+    gets the ``if``, the test that keeps it right (``K % 128 == 0``) and why, and a test that holds it already is
+    judged right (newuser11: a GEMV's table with ``BLOCK_K=128`` in every row was refused as overriding a computed
+    value, nothing written)."""
     for fn in collector.functions:
         if _is_jit(fn):
             continue
@@ -3325,12 +3335,95 @@ def _tuned_tiles(
                             continue  # the original ran masked-out lanes at an entry and passed: harmless there
                         if d.tile[1] == tile[1] and d.literal is None:
                             target = _code(small.targets[0].target)
+                            test = _plain_divisibility(d, _int(small.value))
+                            if isinstance(node, cst.If) and test is not None and test in _conjunct_codes(node.test):
+                                continue  # the row's test keeps the tile dividing the size
+                            if (
+                                needed is not None
+                                and isinstance(node, cst.If)
+                                and test is not None
+                                and _alone(fn, node)
+                                and _literal_fallback(fn, target)
+                            ):
+                                needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
+                                continue
                             return (
                                 f"{target}={_int(small.value)} must divide {_code(d.size)} ({d.why}), and the value it "
                                 "overrides is computed: which sizes the computation handled is known only at the sizes "
                                 "checked, so a tuned value is not written"
                             )
     return None
+
+
+def _plain_divisibility(d: Divides, value: int | None) -> str | None:
+    """The test that keeps a tile of ``value`` dividing ``d``'s size (``K % 128 == 0``), where ``d`` asks only that
+    (no partner factor, no scale, not a size that must divide the tile); else ``None``."""
+    if value is None or d.size is None or d.factors or d.times != 1 or d.divided or d.covers or d.scale != ONE:
+        return None
+    return f"{_code(_parenthesized(d.size))} % {value} == 0"
+
+
+def _conjunct_codes(test: cst.BaseExpression) -> set[str]:
+    """The code of each term of ``test`` joined by ``and`` (``M <= 1000 and K % 128 == 0``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+        return _conjunct_codes(test.left) | _conjunct_codes(test.right)
+    return {_code(test).strip()}
+
+
+def _alone(fn: cst.FunctionDef, node: cst.If) -> bool:
+    """Whether ``node`` is an ``if`` with no ``elif`` or ``else`` and no branch of another: a test added to it moves
+    no size to another row."""
+    return node.orelse is None and not any(isinstance(n, cst.If) and n.orelse is node for n in walk(fn.body))
+
+
+def _comment(line: cst.SimpleStatementLine) -> str:
+    return line.trailing_whitespace.comment.value if line.trailing_whitespace.comment is not None else ""
+
+
+def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
+    """Whether every assignment of ``target`` in ``fn`` outside a ``# kernelopt: tuned`` line is one integer literal
+    (and there is one): the value a tuned line overrides is a literal, whose sizes the original handled are those it
+    divides, so a divisibility test keeps the tuned value right; a computation is known only where it was checked."""
+    tuned: set[int] = set()
+    for node in walk(fn.body):
+        if isinstance(node, cst.If) and _tuned_header(node):
+            tuned |= {id(n) for n in walk(node.body)}
+        elif isinstance(node, cst.SimpleStatementLine) and TUNED in _comment(node):
+            tuned |= {id(n) for n in walk(node)}
+    values = [
+        n.value
+        for n in walk(fn.body)
+        if isinstance(n, cst.Assign)
+        and id(n) not in tuned
+        and any(_code(t.target).strip() == target for t in n.targets)
+    ]
+    writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign | cst.AnnAssign) and _code(n.target) == target]
+    return bool(values) and not writes and all(_int(v) is not None for v in values)
+
+
+class _Conjoined(cst.CSTTransformer):
+    def __init__(self, needed: Sequence[tuple[cst.If, str, str]]) -> None:
+        super().__init__()
+        self.tests: dict[int, list[str]] = {}
+        for node, test, _ in needed:
+            self.tests.setdefault(id(node), []).append(test)
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        tests = list(dict.fromkeys(self.tests.get(id(original_node), [])))
+        if not tests:
+            return updated_node
+        left = updated_node.test
+        if isinstance(left, cst.BooleanOperation) and not isinstance(left.operator, cst.And):
+            left = left.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        for test in tests:
+            left = cst.BooleanOperation(left=left, operator=cst.And(), right=cst.parse_expression(test))
+        return updated_node.with_changes(test=left)
+
+
+def _with_conjuncts(module: cst.Module, needed: Sequence[tuple[cst.If, str, str]]) -> str:
+    """``module``'s text with each ``if`` of ``needed`` testing its divisibility too (``if M <= 1000 and K % 128 ==
+    0:  # kernelopt: tuned``)."""
+    return module.visit(_Conjoined(needed)).code
 
 
 def _plain_requirements(
