@@ -116,3 +116,20 @@ def test_l3_a_tuned_line_over_a_literal_tile_is_written_with_its_divisibility_te
             g = torch.Generator().manual_seed(k)
             a, x = torch.randn(m, k, generator=g), torch.randn(k, generator=g)
             assert torch.allclose(written.run(a, x), a @ x, atol=1e-4, rtol=1e-4), (m, k)
+
+
+def test_l1_a_kernel_launched_twice_names_its_guard_once() -> None:
+    """l1's neighbour (break14's seen): tile_lse launched twice in one function, the pick ``BLOCK_M=32, BLOCK_N=64``:
+    each launch gets its guard, and the note said the same guard twice ("BLOCK_N=64 only where N % 64 == 0 ...;
+    BLOCK_N=64 only where N % 64 == 0 ..."). It says it once; both guard blocks are written."""
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    one = (DATA / "variants" / "tile_lse_zero" / "kernel.py").read_text()
+    launch = "    tile_lse[(triton.cdiv(M, 16),)](x, y, M, N, BLOCK_M=16, BLOCK_N=32)\n"
+    two = one.replace(launch, launch * 2)
+    assert two.count(launch) == 2
+    guarded = guard_edit(two, apply_source(two, {"BLOCK_M": 32, "BLOCK_N": 64}).new_source)
+    assert guarded.new_source is not None and guarded.note is not None
+    assert guarded.new_source.count("    if N % 64 == 0:  # kernelopt: tuned\n") == 2
+    assert guarded.note.count("BLOCK_N=64 only where N % 64 == 0") == 1, guarded.note

@@ -3094,7 +3094,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
         tests.append(" and ".join(dict.fromkeys(_condition(needs, c.after) for c, needs in moved)))
     if not splices:
         return Guarded(new, None)
-    return Guarded(_spliced(new, splices), "; ".join(notes) or None, tuple(tests))
+    return Guarded(_spliced(new, splices), "; ".join(dict.fromkeys(notes)) or None, tuple(tests))
 
 
 def _constant_refusal(
