@@ -133,3 +133,24 @@ def test_l1_a_kernel_launched_twice_names_its_guard_once() -> None:
     assert guarded.new_source is not None and guarded.note is not None
     assert guarded.new_source.count("    if N % 64 == 0:  # kernelopt: tuned\n") == 2
     assert guarded.note.count("BLOCK_N=64 only where N % 64 == 0") == 1, guarded.note
+
+
+def test_l1_a_stale_copy_of_a_shared_value_is_named_by_the_tile_of_its_size() -> None:
+    """l1's neighbour (found here): variants/tile_sum_shared keeps ``triton.cdiv(M, 64)`` and ``triton.cdiv(N, 64)``
+    as a buffer's count beside ``BLOCK_M=64, BLOCK_N=64``; with both tiles moved to 128 the edit is refused (right),
+    and the note named BLOCK_M or BLOCK_N for the rows' copy by the order of a set of names (a hash seed: BLOCK_N for
+    ``triton.cdiv(M, 64)`` in half the runs). The copy is named by the tile whose ranges the kernel compares with M."""
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    source = (DATA / "variants" / "tile_sum_shared" / "kernel.py").read_text()
+    both = {"tile_sum:BLOCK_M": 128, "tile_sum:BLOCK_N": 128}
+    refused = guard_edit(source, apply_source(source, both).new_source)
+    assert refused.new_source is None and refused.note is not None
+    assert refused.note.startswith(
+        "BLOCK_M=128 moves the tile from 64, but line 30 still divides by 64 (triton.cdiv(M,"
+    )
+    alone = guard_edit(source, apply_source(source, {"tile_sum:BLOCK_N": 128}).new_source).note
+    assert alone is not None and alone.startswith(
+        "BLOCK_N=128 moves the tile from 64, but line 30 still divides by 64 (triton.cdiv(N,"
+    )

@@ -1315,7 +1315,7 @@ def _stale_copies(
                 )
             if b is None or b not in launched.moved:
                 continue
-            key, a = launched.moved[b]
+            key, a = _mover(launched, b, size)
             if b in launched.kept:  # a value two settings share: the moved one's copy only where it divides its size
                 divided = {_code(m) for m in walk(size) if isinstance(m, cst.Name)} | {_code(size)}
                 if not (divided & launched.tiles.get(key, set())) or divided & launched.kept[b]:
@@ -1336,10 +1336,20 @@ class _LaunchMoves:
     """What a launching function's launches pass before and after an edit (:func:`_launch_moves`)."""
 
     moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # an original value -> (its setting, the new)
+    movers: dict[int, list[tuple[str, int]]] = field(default_factory=dict)  # the same, every setting that held it
     kept: dict[int, set[str]] = field(default_factory=dict)  # a value a setting still holds unmoved -> sizes it tiles
     tiles: dict[str, set[str]] = field(default_factory=dict)  # a moved setting -> the sizes it tiles, as passed
     products: dict[int, tuple[str, int]] = field(default_factory=dict)  # two settings' product moved -> names, new
     own: set[str] = field(default_factory=set)  # a local each launch passes as one setting of its own, both sides
+
+
+def _mover(launched: _LaunchMoves, value: int, size: cst.BaseExpression) -> tuple[str, int]:
+    """The moved setting whose copy a division of ``size`` by its original ``value`` is: of several that held the
+    value (square tiles both moved), the one whose ranges the kernel compares with ``size``; else the first by name
+    (a note that named either at random, by the order of a set, named the rows' copy as the columns' tile)."""
+    divided = {_code(m) for m in walk(size) if isinstance(m, cst.Name)} | {_code(size)}
+    movers = launched.movers.get(value, [])
+    return next((m for m in movers if launched.tiles.get(m[0], set()) & divided), launched.moved[value])
 
 
 def _launch_moves(
@@ -1367,13 +1377,14 @@ def _launch_moves(
             for block, compared in compared_sizes(kernel).items()
         }
         values: dict[str, tuple[int, int]] = {}
-        for key in was.keys() & now.keys() & params:  # a kernel's setting, not a launch option (num_warps)
+        for key in sorted(was.keys() & now.keys() & params):  # a kernel's setting, not a launch option (num_warps)
             b, a = _launch_value(o, was[key]), _launch_value(n, now[key])
             if b is None or a is None:
                 continue
             values[key] = (b, a)
             if a != b:
                 out.moved.setdefault(b, (key, a))
+                out.movers.setdefault(b, []).append((key, a))
                 out.tiles.setdefault(key, set()).update(sizes.get(key, set()))
             else:
                 out.kept.setdefault(b, set()).update(sizes.get(key, set()))
