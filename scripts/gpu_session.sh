@@ -95,6 +95,8 @@
 #              Transformer Engine's called autotune list tuned and written inside its try
 #   rounds13   scripts/gpu_rounds13.sh: discovery says a partial sum autotuned without reset_to_zero is wrong on its
 #              first call on cuda, kstep's one guard block right below its bound, tune on first_call and pid_map_literal
+#   lostpicks13 scripts/gpu_lostpicks13.sh: tune --device cuda on the GEMV whose BLOCK_K table was refused: the
+#              kernel.py it leaves correct at K no entry names (multiples of 32, not of 128)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -145,6 +147,7 @@ tablebound13 420 scripts/gpu_tablebound13.sh
 newuser11 480 scripts/gpu_newuser11.sh
 leftovers13 360 scripts/gpu_leftovers13.sh
 rounds13 420 scripts/gpu_rounds13.sh
+lostpicks13 480 scripts/gpu_lostpicks13.sh
 gputests 560 -
 EOF
 }
