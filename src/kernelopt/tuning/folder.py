@@ -1697,6 +1697,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
         return None, kept.note
+    # a tuned line over a literal tile comes back with its divisibility test (lostpicks13 l3): that text is written
+    table = table.model_copy(update={"new_source": kept.new_source})
     edits = [*(first.edits if first is not None else []), *table.edits]
     diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
@@ -1706,6 +1708,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     )
     if held is not None:
         note += f"; {held}"
+    if kept.note is not None:
+        note += f"; {kept.note}"
     for name in left:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
@@ -1809,6 +1813,8 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     kept = guard_edit(prepared.base_source, table.new_source)
     if kept.new_source is None:
         return None, kept.note
+    if kept.new_source != table.new_source:  # a test the guard would add: not this writer's form, nothing written
+        return None, f"{kept.note}: a keyed list's table is written only as it is, not written"
     note = (
         f"a per-bucket table as the autotuner keeps one: its list pinned to the {len(configs)} shapes' own bests, "
         f"one picked per key ({', '.join(listed.key)}) at run time"
