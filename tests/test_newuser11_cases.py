@@ -196,3 +196,26 @@ def test_n63_a_sweep_of_launch_options_on_the_cpu_says_the_interpreter_holds_the
         in err
     ), err
     assert "no knob for" not in err and "Traceback" not in err
+
+
+def test_n61_tunables_set_says_a_launch_option_moves_a_block_computed_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n61's hand-made twin: ``tunables --set num_warps=8`` on warps_block writes (as asked) the kernel tune no longer
+    writes, wrong at n=64: no rule on launch options sees BLOCK move with it. It now says so in one warning line, and
+    a launch option nothing computes from sets without it."""
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(DATA / "newuser11" / "warps_block", tmp_path / "warps_block"))
+    assert main(["tunables", str(folder / "kernel.py"), "--set", "num_warps=8", "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if "is computed from" in line]
+    assert said == [
+        "warning: relu_kernel:BLOCK is computed from num_warps (BLOCK = num_warps * 32): it moves too, at every "
+        "size, and no rule here checks that move; shown (--dry-run) (kernelopt validate checks the kernel; "
+        "kernelopt tune checks such a pick at sizes the SHAPES do not name)"
+    ], err
+    plain = folder / "kernel.py"
+    plain.write_text(plain.read_text().replace("BLOCK = num_warps * 32", "BLOCK = 64"))
+    assert main(["tunables", str(plain), "--set", "num_warps=8", "--dry-run"]) == 0
+    assert "is computed from" not in capsys.readouterr().err

@@ -14,6 +14,8 @@ from kernelopt.errors import USER_FILE, UsageError, disk_problem
 from kernelopt.vocabulary import Device
 
 if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not at every kernelopt start
+    from collections.abc import Mapping
+
     from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
 
 
@@ -93,7 +95,9 @@ def register(app: typer.Typer) -> None:
                     if problem is None:
                         raise
                     raise problem from None
-            _warn_unguarded(before, result.new_source, "shown (--dry-run)" if dry_run else "written as asked")
+            done = "shown (--dry-run)" if dry_run else "written as asked"
+            _warn_unguarded(before, result.new_source, done)
+            _warn_computed_from(found, before, changes, done)
             _say_edit(file, result, dry_run=dry_run, as_json=as_json)
         elif as_json:
             emit_json(found)
@@ -179,6 +183,23 @@ def _warn_unguarded(before: str, after: str, done: str) -> None:
         warn(f"not legal at every size the original handled: kernelopt tune would write {guarded.note}; {done}")
     else:
         warn(f"{(guarded.note or 'a tile no longer divides a size').removesuffix(': not written')}; {done}")
+
+
+def _warn_computed_from(found: list[Tunable], before: str, changes: Mapping[str, object], done: str) -> None:
+    """A warning when a launch option set by hand is one the file computes a setting from (``num_warps = 2`` then
+    ``BLOCK = num_warps * 32``): the setting moves too, at every size, and no rule on launch options checks that
+    (newuser11's n61: ``num_warps=8`` made BLOCK 256 over ``n // BLOCK`` programs without masks, wrong at n=64);
+    ``tune`` checks such a pick at sizes the SHAPES do not name, ``--set`` does not."""
+    from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+    from kernelopt.tunables.readers import computed_readers
+
+    names = {t.name for t in found for key in changes if key in (t.key, t.name) and t.name in LAUNCH_OPTIONS}
+    for t in computed_readers(found, before, names) if names else []:
+        warn(
+            f"{t.key} is computed from {', '.join(sorted(set(t.size_names) & names) or sorted(names))} "
+            f"({t.computed}): it moves too, at every size, and no rule here checks that move; {done} "
+            "(kernelopt validate checks the kernel; kernelopt tune checks such a pick at sizes the SHAPES do not name)"
+        )
 
 
 def _say_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -> None:

@@ -30,7 +30,6 @@ record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import json
@@ -80,6 +79,7 @@ from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_name, size_name
+from kernelopt.tunables.readers import computed_readers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -1476,23 +1476,11 @@ def _checked(
 
 
 def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) -> list[str]:
-    """The settings the kernel computes that read a name one of the launch ``options`` moved binds (``num_warps = 2``
-    then ``BLOCK = num_warps * 32``): the option then moves a block too, and what the kernel computes can change with
-    it (newuser11's n61: a pick of ``num_warps=32`` moved BLOCK to 1024 over a grid of ``n // BLOCK`` programs without
-    masks, said to "change no result at any size", wrong at n=64)."""
-    lines = prepared.base_source.splitlines()
-    bound: set[str] = set(options)  # the option's own name, and the names its literal's line binds (nw = 2)
-    for t in prepared.tunables:
-        if t.name not in options or t.location is None:
-            continue
-        try:
-            tree = ast.parse(lines[int(t.location.rsplit(":", 1)[1]) - 1].strip())
-        except (SyntaxError, ValueError, IndexError):
-            continue
-        bound |= {
-            n.id for node in tree.body if isinstance(node, ast.Assign) for n in node.targets if isinstance(n, ast.Name)
-        }
-    return [t.name for t in prepared.tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
+    """The settings the kernel computes from a name one of the launch ``options`` moved binds
+    (:func:`kernelopt.tunables.readers.computed_readers`): the option then moves a block too, and what the kernel
+    computes can change with it (newuser11's n61: a pick of ``num_warps=32`` moved BLOCK to 1024 over a grid of
+    ``n // BLOCK`` programs without masks, said to "change no result at any size", wrong at n=64)."""
+    return [t.name for t in computed_readers(prepared.tunables, prepared.base_source, options)]
 
 
 def _grown_through(prepared: PreparedFolder, computed: Collection[str]) -> list[int]:
