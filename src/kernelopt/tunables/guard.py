@@ -1930,11 +1930,10 @@ def _counted(launcher: cst.FunctionDef, count: cst.BaseExpression) -> cst.BaseEx
     """What a count a launch passes stands for in ``launcher``: a local bound once, read for its value; the length
     of a tensor made there from a count (``parts.numel()``, ``parts.shape[0]``, ``len(parts)``, ``parts.size(0)`` of
     ``parts = torch.empty(num_parts, ...)``: break14's b5), that count; else ``count`` itself."""
-    bound = bindings(launcher)
+    local = assigned_once(launcher)
 
     def once(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        values = bound.get(expr.value, []) if isinstance(expr, cst.Name) else []
-        return values[0] if len(values) == 1 else None  # None too where its one binding is no plain assignment
+        return local.get(expr.value) if isinstance(expr, cst.Name) else None
 
     count = once(count) or count
     tensor, first = None, False  # first: the first dimension asked for (else every element)
