@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.inline_guard import TUNED
 
 
@@ -74,7 +75,7 @@ def _join(
     if not guard.test.deep_equals(again.test):
         return None
     (names1, low1, high1), (names2, low2, high2) = one, two
-    read = {n.value for n in _names(guard.test)}
+    read = {n.value for n in walk(guard.test) if isinstance(n, cst.Name)}
     if set(names1) & set(names2) or read & {*names1, *names2}:
         return None
     names = [*names1, *names2]
@@ -129,15 +130,3 @@ def _assign(names: Sequence[str], values: Sequence[cst.BaseExpression]) -> cst.A
     return cst.Assign(
         targets=[cst.AssignTarget(target)], value=cst.Tuple([cst.Element(v) for v in values], lpar=[], rpar=[])
     )
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    """Every name ``node`` reads."""
-    found: list[cst.Name] = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    node.visit(_Names())
-    return found
