@@ -1,8 +1,9 @@
-"""A vector sum in two steps: each program stores its block's partial sum, then torch sums the partials. The
-autotune list is keyed by n and names no reset_to_zero: on the first call at a new n the autotuner runs BLOCK=16
-first, which writes a partial into every one of the cdiv(n, 16) slots, and the config it picks (a larger BLOCK)
-overwrites only the first few; the rest keep the benchmark's partials, so the first call's sum is wrong and the
-next call's right (break13's kernel, docs/faults.md)."""
+"""A vector sum in two steps: each program adds its block's partial sum into its slot, then torch sums the partials.
+The autotune list is keyed by n and names no reset_to_zero: on the first call at a new n the autotuner benchmarks each
+config on the call's own (zeroed) partials, and every run adds into them, so the first call's sum is wrong whichever
+config it picks, and the next call's (fresh zeros, the pick cached) right (break13's kernel, docs/faults.md). Its
+first form stored the partials, wrong only when the pick was not BLOCK=16: on the H100 (2026-12-06) the autotuner
+once picked BLOCK=16 and the first call was right."""
 
 import torch
 import triton
@@ -18,7 +19,7 @@ def partial_sum(x_ptr, parts_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
-    tl.store(parts_ptr + pid, tl.sum(x, axis=0))
+    tl.atomic_add(parts_ptr + pid, tl.sum(x, axis=0))
 
 
 def run(x):
