@@ -178,7 +178,9 @@ def test_the_thirteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_
             [{"B": 1, "L": 77, "G": 3, "N": 40, "C": 32}, {"B": 2, "L": 4096, "G": 4, "N": 64, "C": 256}],
         ),
         ("inductor_per", None, [{"M": 130, "N": 17}, {"M": 4194304, "N": 64}]),
-        ("inductor_per", written["inductor_per"], [{"M": 257, "N": 64}, {"M": 3, "N": 33}, {"M": 1, "N": 1}]),
+        # not N = 1: Triton makes an int argument of 1 a constexpr, and the original's ``rnumel.to(tl.float32)`` fails
+        # to compile there too (H100, 2026-12-06; Inductor marks such sizes do_not_specialize)
+        ("inductor_per", written["inductor_per"], [{"M": 257, "N": 64}, {"M": 3, "N": 33}, {"M": 1, "N": 2}]),
         (
             "fla_recurrent",
             None,
