@@ -350,6 +350,9 @@ class FolderTuning:
     check_notes: tuple[str, ...] = ()
     net: NetVerdict | None = None
     current_list: tuple[dict[str, Value], ...] = ()
+    failed_rows: tuple[tuple[str, Config], ...] = ()
+    """(shape label, the row's values) of a per-bucket table's rows whose written kernel failed its check: those
+    values serve that shape in no later table (:func:`_next_table`)."""
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -1412,16 +1415,18 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
-        edit, note, net, failed = _checked(tuning, evaluator, known, cap)
+        edit, note, net, failed, at = _checked(tuning, evaluator, known, cap)
         # a guard or a rule refused the pick's edit: the next-best writable pick that beats the current instead
         refused = note.removesuffix(": not written") if edit is None and failed is None and note else None
         for alt in _next_picks(tuning) if failed is not None or refused is not None else []:
-            edit, _, net, _ = _checked(alt, evaluator, known, cap)
+            edit, _, net, _, _ = _checked(alt, evaluator, known, cap)
             if edit is not None:
                 picked = f"{failed or refused}: {config_text(tuning.result.best_config)} not written"
                 note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
                 tuning = alt
                 break
+        if edit is None and failed is not None and at is not None:
+            tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, failed, at))
         if edit is None and failed is not None:
             note = f"{failed}: nothing written"
     except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
@@ -1440,7 +1445,73 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
 
 NEXT_PICKS = 2
 """Picks after the first the net checks when the first fails it (each is a shaped edit, a check on the ``SHAPES``
-entries and the net's sizes again: the original's outcomes there are known by then)."""
+entries and the net's sizes again: the original's outcomes there are known by then); of a per-bucket table, the
+tables after the first, each with one more row given way to its bucket's next-best (:func:`_table_fallback`)."""
+
+
+def _table_fallback(
+    tuning: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    known: dict[str, tuple[Outcome, str | None]],
+    cap: NetCap | None,
+    check: tuple[str | None, NetVerdict | None, str, ProblemShape],
+) -> tuple[FolderTuning, EditResult | None, str | None, NetVerdict | None]:
+    """A per-bucket table whose written kernel failed its check at the size ``check`` names (on a ``SHAPES`` entry or
+    the net's): the row that serves that size gives way to its bucket's next-best timed configuration, or the
+    original's (:func:`_next_table`), and the table is checked again on the entries and by the net, at most
+    :data:`NEXT_PICKS` times, while the table still beats the current configuration; the tuning, edit, note and net
+    of the table that passed, else the first's, nothing written (table14: a single pick gave way to its next-best
+    where a table was dropped whole)."""
+    note, net, failed, at = check
+    first = (tuning, None, note, net)
+    lines: list[str] = []
+    for _ in range(NEXT_PICKS):
+        step = _next_table(tuning, at)
+        if step is None:
+            return first
+        tuning, row = step
+        lines.append(f"{failed}: the row {row} not written")
+        edit, note, net, failed_again, where = _checked(tuning, evaluator, known, cap)
+        if edit is not None:
+            passed = f"its bucket's next-best passes: {note}" if note else "its bucket's next-best passes"
+            return tuning, edit, f"{'; '.join(lines)}; {passed}", net
+        if failed_again is None or where is None:
+            return first
+        failed, at = failed_again, where
+    return first
+
+
+def _next_table(tuning: FolderTuning, at: ProblemShape) -> tuple[FolderTuning, str] | None:
+    """The session with the per-bucket table's row that serves the size of ``at`` (a shape its written kernel failed
+    at) set aside at every ``SHAPES`` entry it serves (:attr:`FolderTuning.failed_rows`): each takes its next-fastest
+    configuration the table can write, timed in the same round, else the original's computation (:func:`_rows`),
+    judged again (:func:`judge_choice`); and the row's text. ``None`` when the session's choice is no table, no row
+    serves that size (the original's computation does: nothing to give way), the table is then the same or no
+    longer beats the current configuration."""
+    prepared = tuning.prepared
+    plan = _table_plan(prepared, tuning.result.best_config)
+    if tuning.choice is None or tuning.choice.kind is not ChoiceKind.TABLE or plan is None:
+        return None
+    names, size = plan
+    rows, _ = _rows(tuning, names, size)
+    value = _size_at(prepared, size, at)
+    row = next((b for b in rows if value is not None and value <= b.upto), None)
+    if row is None:
+        return None
+    below = max((b.upto for b in rows if b.upto < row.upto), default=None)
+    served = [
+        s.label()
+        for s in prepared.ran_shapes
+        if (v := _size_at(prepared, size, s)) is not None and v <= row.upto and (below is None or v > below)
+    ]
+    values = Config.of(row.values)
+    alt = replace(tuning, failed_rows=(*tuning.failed_rows, *((label, values) for label in served)))
+    if _rows(alt, names, size)[0] == rows:
+        return None
+    alt = judge_choice(alt)
+    if not alt.judgement.better:
+        return None
+    return alt, f"{size} <= {row.upto}: {config_text(row.values)}"
 
 
 def _checked(
@@ -1448,16 +1519,17 @@ def _checked(
     evaluator: KernelEvaluator | ShapesEvaluator,
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None = None,
-) -> tuple[EditResult | None, str | None, NetVerdict | None, str | None]:
+) -> tuple[EditResult | None, str | None, NetVerdict | None, str | None, ProblemShape | None]:
     """The pick's edit and note after its check on the ``SHAPES`` entries and the net (``None`` when it was not
-    cast: no edit, or kernel.py as it is), and the line of the check it failed (on the entries, or the net's; ``None``
-    when it failed none): one path for both, the next-best pick taken after either (net12)."""
+    cast: no edit, or kernel.py as it is), the line of the check it failed (on the entries, or the net's; ``None``
+    when it failed none), and the size it failed at (the entry's, or the net's): one path for both, the next-best
+    pick taken after either (net12), or a table's row (:func:`_table_fallback`)."""
     edit, note = shaped_edit(tuning)
     if edit is not None and tuning.judgement.table:  # written because the table beats the current kernel
         note = f"{note}; {tuning.judgement.reason}" if note else tuning.judgement.reason
     base = tuning.prepared.base_source
     if edit is None or keep_newlines(base, edit.new_source) == base:
-        return edit, note, None, None
+        return edit, note, None, None, None
     # the seconds the written kernel's check took on every entry together (else the pick's as the session ran it) and
     # the pick's calls there: what the net's first size is estimated by (net12)
     check_s = next((r.check_s for r in tuning.result.results if r.config == tuning.result.best_config), None)
@@ -1465,14 +1537,15 @@ def _checked(
         checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
         if not checked.outcome.ok:
             failed = f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
-            return None, failed, None, failed
+            at = next((s for s in tuning.prepared.shapes if s.label() == checked.failed_entry), None)
+            return None, failed, None, failed, at
         check_s = checked.check_s if checked.check_s is not None else check_s
     kernel_us, count = tuning.result.best_latency_us, len(tuning.prepared.shapes)
     entries = EntryTimes(check_s=check_s, kernel_s=kernel_us / 1e6, count=count) if check_s and kernel_us else None
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
-        return None, note, net, net.line()
-    return edit, note, net, None
+        return None, note, net, net.line(), net.failed.shape
+    return edit, note, net, None, None
 
 
 def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) -> list[str]:
@@ -2036,9 +2109,16 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
             same = {c: r for c, r in same.items() if _fillable(prepared, names, r.config)}
         own = {s.shape: Config.of(s.best_config) for s in tuning.per_shape if s.best_config is not None}
         for label, value in sorted(sizes.items(), key=lambda kv: kv[1]):  # type: ignore[arg-type, return-value]
+            failed = {values for at, values in tuning.failed_rows if at == label}  # a row its written kernel failed
             mine = same.get(own[label]) if label in own else None
+            if mine is not None and Config.of(moved(mine.config, label)) in failed:
+                mine = None
             if mine is None:
-                timed = [r for r in same.values() if label in r.latency_us_by_shape]
+                timed = [
+                    r
+                    for r in same.values()
+                    if label in r.latency_us_by_shape and Config.of(moved(r.config, label)) not in failed
+                ]
                 mine = min(timed, key=lambda r: r.latency_us_by_shape[label]) if timed else None
             if mine is None:
                 continue  # nothing the table writes as it is was timed here: a larger row or the fallback serves it

@@ -1,0 +1,130 @@
+"""table14 (2026-12-06; docs/faults.md, "A table's row that fails at write time, fourteenth session"): a per-bucket
+table whose written kernel fails its check gives way row by row, as a single pick gives way to its next-best
+(rounds13), where the whole table was dropped."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result
+from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, total
+
+DATA = Path(__file__).parent / "data"
+CURRENT = {"BLOCK": COMPUTED}
+
+
+@pytest.fixture(scope="module")
+def rownorm_on_the_cpu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """tests/data/tuning/rownorm prepared for tuning on the CPU (its block computed from ``n_cols`` by a settings
+    helper; the entries 100 and 256 columns, where the computation gives 128 and 256)."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path_factory.mktemp("table14") / "rownorm"
+    shutil.copytree(DATA / "tuning" / "rownorm", folder, ignore=shutil.ignore_patterns(".kernelopt", "__pycache__"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRITON_INTERPRET", "1")
+        yield prepare_folder(TuneRequest(folder=folder, device="cpu"))
+
+
+def _table_session(prepared: Any, timings: dict[int, tuple[float, float]]) -> Any:
+    """A finished session on the row normalize whose re-timed candidates are ``timings`` (BLOCK -> latency on 100
+    and 256 columns) beside the current computation's 10 and 100 us, judged as ``tune_folder`` judges a table."""
+    from kernelopt.tuning.folder import FolderTuning, judge_choice
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(config: dict, a: float, b: float) -> Result:
+        return Result(config=config, outcome=Outcome.OK, latency_us=total([a, b]),
+                      latency_us_by_shape={small: a, large: b}, retimed=True)  # fmt: skip
+
+    results = [timed(CURRENT, 10.0, 100.0), *(timed({"BLOCK": k}, a, b) for k, (a, b) in timings.items())]
+    best = min(results, key=lambda r: r.latency_us or 0.0)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config=CURRENT, current_latency_us=110.0,
+        results=results, retimed=results, evaluations=len(results), served=0, budget=4, space_size=8, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, results, best.config, CURRENT)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE, choice
+    return judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
+
+
+def _checked_failing(prepared: Any, tuning: Any, rows: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list]:
+    """``_checked_edit`` of ``tuning`` in the session's own workers on the CPU, where a written kernel holding one of
+    ``rows`` (a table's row, as written) fails on the 100-column entry (as a row fails only on a GPU: its check runs
+    the written text, which no candidate ran), every other text checked for real; and the texts checked."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    small = prepared.shapes[0].label()
+    checked: list[str] = []
+    with _evaluator(prepared) as evaluator:
+        check_source = evaluator.check_source
+
+        def on_entries(source: str, config: Config) -> Result:
+            checked.append(source)
+            if any(row in source for row in rows):
+                why = f"on the SHAPES entry {small}: wrong_result: 3 of 800 elements differ"
+                return Result.failed(config, Outcome.WRONG_RESULT, why).model_copy(update={"failed_entry": small})
+            return check_source(source, config)
+
+        monkeypatch.setattr(evaluator, "check_source", on_entries)
+        return tf._checked_edit(tuning, evaluator), checked
+
+
+ROW_100 = "if n_cols <= 100:  # kernelopt: tuned\n            block = 256\n"
+ROW_256 = "n_cols <= 256:  # kernelopt: tuned\n            block = 512\n"
+
+
+@pytest.mark.timeout(120)
+def test_a_table_row_that_fails_at_write_time_gives_way_to_its_bucket_s_next_best(
+    rownorm_on_the_cpu: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """256 is the best block on 100 columns (5 us), 512 on 256 (60 us): the table ``100: 256, 256: 512``. Its written
+    kernel fails on 100 columns; the row for 100 gives way to its bucket's next-best timed there (512, 8 us, which
+    merges with the next row), the table is checked again on every entry and by the net, and written, its gain
+    judged by what it now runs (+25 % on 100 columns, not the failed row's +100 %). It is correct at 512 and 1000
+    columns too, where the original computation serves."""
+    from tests.test_tuning_shapes import _correct_at, _written_copy
+
+    tuning = _table_session(rownorm_on_the_cpu, {256: (5.0, 100.0), 512: (8.0, 60.0)})
+    assert tuning.judgement.better and "+100.0 % on n_rows=8,n_cols=100" in tuning.judgement.reason
+    done, checked = _checked_failing(rownorm_on_the_cpu, tuning, [ROW_100], monkeypatch)
+    assert done.edit is not None, done.edit_note
+    text = done.edit.new_source
+    assert "if n_cols <= 256:  # kernelopt: tuned\n            block = 512\n" in text and ROW_100 not in text, text
+    assert len(checked) == 2 and ROW_100 in checked[0] and checked[1] == text  # the second table checked again
+    note = done.edit_note or ""
+    assert note.startswith(
+        "the edit to write failed its check (wrong_result: on the SHAPES entry n_rows=8,n_cols=100: wrong_result: 3 of "
+        "800 elements differ): the row n_cols <= 100: BLOCK=256 not written; its bucket's next-best passes: BLOCK tuned "
+        "in a table over n_cols up to 256"
+    ), note
+    assert done.judgement.better and "+25.0 % on n_rows=8,n_cols=100" in done.judgement.reason, done.judgement
+    assert done.net is not None and done.net.failed is None and "correct at" in done.net.line(), done.net
+    assert {r for r, _ in done.failed_rows} == {"n_rows=8,n_cols=100"}
+    assert _correct_at(_written_copy(text, tmp_path)) == {"100": True, "256": True, "512": True, "1000": True}
+
+
+@pytest.mark.timeout(120)
+def test_a_table_whose_rows_fail_until_only_the_computation_is_left_writes_nothing(
+    rownorm_on_the_cpu: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same table, where every text with a 512 row fails too: the row for 100 gives way to 512, which fails; the
+    merged row then gives way at both entries to the original's computation (the next timed there), a table that
+    gives every shape the computation's values: no gain, nothing written, the first check's line kept."""
+    tuning = _table_session(rownorm_on_the_cpu, {256: (5.0, 100.0), 512: (8.0, 60.0)})
+    before = rownorm_on_the_cpu.base_source
+    done, checked = _checked_failing(rownorm_on_the_cpu, tuning, [ROW_100, ROW_256], monkeypatch)
+    assert done.edit is None and not done.judgement.better
+    assert len(checked) == 2 and ROW_100 in checked[0] and ROW_256 in checked[1]
+    assert done.edit_note is not None and done.edit_note.endswith("3 of 800 elements differ): nothing written")
+    assert rownorm_on_the_cpu.base_source == before
