@@ -618,8 +618,7 @@ def _changing_results(tuning: FolderTuning) -> str | None:
     current configuration is the tuned one, the only correct value left, and the verdict stands (a retune of a
     row-normalize's ``if n_cols <= 256:  # kernelopt: tuned`` said "the current configuration is the best found",
     then "nothing to tune (a block that must cover the row?)", exit 2)."""
-    from kernelopt.tunables.analysis import TUNED
-    from kernelopt.tunables.inline_guard import unmarked_guards
+    from kernelopt.tunables.inline_guard import TUNED, unmarked_guards
     from kernelopt.tuning.session import changing_results_line
 
     text = tuning.prepared.source.text
@@ -742,8 +741,8 @@ def _render(
 ) -> None:
     """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
     where its record is; ``target_line``: what the compile for ``--target`` said of a pick it let through."""
-    from kernelopt.tunables.analysis import TUNED
     from kernelopt.tunables.guard import may_hold_inline_guards
+    from kernelopt.tunables.inline_guard import TUNED
     from kernelopt.tuning.folder import config_text
 
     r, j = tuning.result, tuning.judgement
@@ -844,7 +843,7 @@ def computed_line(tuning: FolderTuning) -> str | None:
 
     ``current: BLOCK_SIZE computed (triton.next_power_of_2(n_cols)): 16 at n_cols=10, 128 at n_cols=100``
     """
-    from kernelopt.tunables.analysis import TUNED
+    from kernelopt.tunables.inline_guard import TUNED
     from kernelopt.tuning.folder import computed_by_shape, computed_knobs
 
     knobs = computed_knobs(tuning.prepared)

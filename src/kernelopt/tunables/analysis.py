@@ -37,7 +37,7 @@ from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
-from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
+from kernelopt.tunables.inline_guard import marked_tuned, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
@@ -303,14 +303,7 @@ def _is_tuned(node: cst.CSTNode) -> bool:
     """True for a line an edit wrote after a computed setting (``x = 8  # kernelopt: tuned``, or an
     ``if size <= N:  # kernelopt: tuned`` row of a tuned table), and for a guard in the guard's form whose comment
     is gone (:func:`~kernelopt.tunables.inline_guard.read_statement_guard`)."""
-    comment = None
-    if isinstance(node, cst.SimpleStatementLine):
-        comment = node.trailing_whitespace.comment
-    elif isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock):
-        comment = node.body.header.comment
-        if (comment is None or TUNED not in comment.value) and read_statement_guard(node) is not None:
-            return True
-    return comment is not None and TUNED in comment.value
+    return marked_tuned(node) or read_statement_guard(node) is not None
 
 
 def _is_constexpr(annotation: cst.Annotation | None) -> bool:

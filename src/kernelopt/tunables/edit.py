@@ -15,7 +15,6 @@ import libcst as cst
 
 from kernelopt.tunables.analysis import (
     NOT_TAKEN,
-    TUNED,
     ConfigRegion,
     Site,
     SourceLiteral,
@@ -29,6 +28,7 @@ from kernelopt.tunables.analysis import (
 )
 from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.heuristic_layout import lay_out_heuristics
+from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
 from kernelopt.tunables.list_filters import size_asserts
 from kernelopt.tunables.model import (

@@ -63,7 +63,14 @@ from kernelopt.tunables.blocks import (
 from kernelopt.tunables.called_autotune import as_decorators
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import assigned_once, bindings, tile_offset
-from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
+from kernelopt.tunables.inline_guard import (
+    TUNED,
+    bound_block,
+    conjuncts,
+    marked_tuned,
+    read_inline_guard,
+    read_statement_guard,
+)
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
@@ -3282,9 +3289,7 @@ def _guard_values(node: cst.BaseStatement | None) -> list[tuple[str, int]] | Non
     (:func:`~kernelopt.tunables.inline_guard.read_statement_guard`)."""
     if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
         return None
-    comment = node.body.header.comment
-    marked = comment is not None and TUNED in comment.value
-    if not marked:
+    if not marked_tuned(node):
         return read_statement_guard(node)
     if not (_is_divisibility(node.test) or _is_cover(node.test)):
         return None
@@ -3323,10 +3328,10 @@ def _tuned_tiles(
             continue
         needs: list[Divides] | None = None
         for node in walk(fn.body):
-            if isinstance(node, cst.If) and _tuned_header(node) and not _is_divisibility(node.test):
+            if isinstance(node, cst.If) and marked_tuned(node) and not _is_divisibility(node.test):
                 lines = [n for n in walk(node) if isinstance(n, cst.SimpleStatementLine)]
-            elif isinstance(node, cst.SimpleStatementLine) and node.trailing_whitespace.comment is not None:
-                lines = [node] if TUNED in node.trailing_whitespace.comment.value else []
+            elif isinstance(node, cst.SimpleStatementLine) and marked_tuned(node):
+                lines = [node]
             else:
                 continue
             for line in lines:
@@ -3386,19 +3391,15 @@ def _alone(fn: cst.FunctionDef, node: cst.If) -> bool:
     return node.orelse is None and not any(isinstance(n, cst.If) and n.orelse is node for n in walk(fn.body))
 
 
-def _comment(line: cst.SimpleStatementLine) -> str:
-    return line.trailing_whitespace.comment.value if line.trailing_whitespace.comment is not None else ""
-
-
 def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
     """Whether every assignment of ``target`` in ``fn`` outside a ``# kernelopt: tuned`` line is one integer literal
     (and there is one): the value a tuned line overrides is a literal, whose sizes the original handled are those it
     divides, so a divisibility test keeps the tuned value right; a computation is known only where it was checked."""
     tuned: set[int] = set()
     for node in walk(fn.body):
-        if isinstance(node, cst.If) and _tuned_header(node):
+        if isinstance(node, cst.If) and marked_tuned(node):
             tuned |= {id(n) for n in walk(node.body)}
-        elif isinstance(node, cst.SimpleStatementLine) and TUNED in _comment(node):
+        elif isinstance(node, cst.SimpleStatementLine) and marked_tuned(node):
             tuned |= {id(n) for n in walk(node)}
     values = [
         n.value
@@ -3482,7 +3483,7 @@ def _uncovered_rows(
             continue
         needs: list[Divides] | None = None
         for node in walk(fn.body):
-            if not (isinstance(node, cst.If) and _tuned_header(node) and not _is_divisibility(node.test)):
+            if not (isinstance(node, cst.If) and marked_tuned(node) and not _is_divisibility(node.test)):
                 continue
             if _code(node).strip() in old or not isinstance(node.body, cst.IndentedBlock):
                 continue
@@ -3655,13 +3656,6 @@ def _evaluated(expr: cst.BaseExpression) -> int | None:
         run = ops.get(type(expr.operator))
         return run() if run is not None and a is not None and b is not None else None
     return None
-
-
-def _tuned_header(node: cst.If) -> bool:
-    body = node.body
-    return (
-        isinstance(body, cst.IndentedBlock) and body.header.comment is not None and TUNED in body.header.comment.value
-    )
 
 
 def _is_cover(test: cst.BaseExpression) -> bool:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from kernelopt.tunables.blocks import walk
-from kernelopt.tunables.inline_guard import TUNED
+from kernelopt.tunables.inline_guard import TUNED, marked_tuned
 
 
 def one_block_per_condition(source: str) -> str:
@@ -94,8 +94,7 @@ def _pair(
     ``if test:  # kernelopt: tuned`` / ``A, B = 3, 4``, integer literals), else ``None``."""
     if not isinstance(guard, cst.If) or guard.orelse is not None or not isinstance(guard.body, cst.IndentedBlock):
         return None
-    comment = guard.body.header.comment
-    if comment is None or TUNED not in comment.value or len(guard.body.body) != 1:
+    if not marked_tuned(guard) or len(guard.body.body) != 1:
         return None
     low, high = _literals(fallback), _literals(guard.body.body[0])
     if low is None or high is None or [n for n, _ in low] != [n for n, _ in high]:

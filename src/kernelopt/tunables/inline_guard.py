@@ -32,6 +32,19 @@ from kernelopt.tunables.syntax import parsed
 TUNED = "kernelopt: tuned"
 
 
+def marked_tuned(node: cst.CSTNode) -> bool:
+    """Whether ``node`` carries the :data:`TUNED` mark an edit writes: a line's trailing comment (``BLOCK = 8  #
+    kernelopt: tuned``), or the comment after an ``if``'s colon (a guard, a tuned table's row: ``if n % 64 == 0:  #
+    kernelopt: tuned``). A guard whose comment is gone is read by its form instead (:func:`read_statement_guard`)."""
+    if isinstance(node, cst.SimpleStatementLine):
+        comment = node.trailing_whitespace.comment
+    elif isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock):
+        comment = node.body.header.comment
+    else:
+        return False
+    return comment is not None and TUNED in comment.value
+
+
 @dataclass(frozen=True)
 class InlineGuard:
     """``tuned if <test> else fallback``: the two integer literals and the test as written."""
@@ -165,8 +178,7 @@ def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
     for node in walk(tree.module):
         if not isinstance(node, cst.If) or not isinstance(node.body, cst.IndentedBlock):
             continue
-        comment = node.body.header.comment
-        pairs = read_statement_guard(node) if comment is None or TUNED not in comment.value else None
+        pairs = read_statement_guard(node) if not marked_tuned(node) else None
         if pairs:
             test = cst.Module([]).code_for_node(node.test)
             sets = ", ".join(f"{n}={v}" for n, v in pairs)
