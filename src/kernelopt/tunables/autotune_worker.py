@@ -20,6 +20,7 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 from kernelopt.kernelsource import interpreted_cases, timed_shape_index
+from kernelopt.tunables.model import argument_key
 from kernelopt.worker.loader import load_module
 from kernelopt.worker.messages import JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo
@@ -176,11 +177,11 @@ class _LaunchRecorder:
 
 def _argument_sizes(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, int]:
     """The integer arguments of a launch, keyed as a ``@triton.heuristics`` lambda reads them
-    (``args["n_cols"]``): the values a tuned table inside a heuristic buckets on."""
+    (:func:`~kernelopt.tunables.model.argument_key`): the values a tuned table inside a heuristic buckets on."""
     names = list(getattr(fn, "arg_names", None) or [])
     bound = {**dict(zip(names, args, strict=False)), **kwargs}
     return {
-        f'args["{k}"]': v for k, v in bound.items() if isinstance(v, int) and not isinstance(v, bool) and k in names
+        argument_key(k): v for k, v in bound.items() if isinstance(v, int) and not isinstance(v, bool) and k in names
     }
 
 

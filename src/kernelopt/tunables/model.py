@@ -526,7 +526,7 @@ class AutotuneEvaluation(BaseModel):
         launched, at the ``SHAPES`` entry ``shape``; ``None`` when that entry did not run or the name is not
         an integer there. Tuned tables bucket on it (:class:`TunedTable`)."""
         argument = _ARGUMENT.match(expression)  # a heuristic's ``nargs["n"]`` is the launch's argument n
-        key = f'args["{argument.group(2)}"]' if argument else expression
+        key = argument_key(argument.group(2)) if argument else expression
         for entry in self.shape_sizes:
             if entry.shape == shape:
                 return entry.sizes.get(kernel, {}).get(key)
@@ -535,6 +535,12 @@ class AutotuneEvaluation(BaseModel):
 
 _ARGUMENT = re.compile(r"""^\w+\[(["'])(\w+)\1\]$""")
 """A kernel argument as a ``@triton.heuristics`` lambda reads it (``args["n_cols"]``)."""
+
+
+def argument_key(name: str) -> str:
+    """The launch argument ``name`` as a ``@triton.heuristics`` lambda reads it (``args["n_cols"]``): the key a run of
+    the task records its value under (:attr:`ShapeSizes.sizes`), and a table in a heuristic's lambda buckets on."""
+    return f'args["{name}"]'
 
 
 def argument_name(expression: str) -> str | None:
@@ -587,7 +593,7 @@ def covered_sizes(
     entries = list(shapes)
     for cover in (c for t in tunables for c in t.covers):
         for shape in entries:
-            at = evaluation.size_value(cover.kernel, f'args["{cover.size}"]', dict(shape)) if evaluation else None
+            at = evaluation.size_value(cover.kernel, argument_key(cover.size), dict(shape)) if evaluation else None
             own = shape.get(cover.size)
             if at is None and isinstance(own, int) and not isinstance(own, bool):
                 at = own  # no run told it: the entry's own value of that name

@@ -78,7 +78,7 @@ from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
-from kernelopt.tunables.model import argument_as, argument_name, size_name
+from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import computed_readers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
@@ -2018,7 +2018,7 @@ def _covered_size(prepared: PreparedFolder, names: list[str]) -> str | None:
         size = argument_as(tunable.size_names[0], name)
     elif tunable.kind is TunableKind.COMPUTED_SETTING and argument_name(tunable.size_names[0]) is None:
         size = name  # the launcher's own name: one size with the argument only where their values agree
-        if not _reads(prepared, [argument_as('args["_"]', name)], size):
+        if not _reads(prepared, [argument_key(name)], size):
             return None
     else:
         return None
