@@ -33,6 +33,9 @@ class FailureClass(StrEnum):
     other hint explains it (the permuted-rows note once followed it as a raise's, rounds13)."""
     TIMEOUT = "timeout"
     """The kernel ran past its limit."""
+    CACHED = "cached"
+    """reference.py's output came from its earlier calls (:mod:`kernelopt.harness.history`): its line names the cause
+    and the fix; no hint of the table explains it (the inputs the harness made are not what it answers to)."""
     REFERENCE = "reference"
     """reference.py's own fault (:attr:`Culprit.PROBLEM`): it raised, made its output where no value is, ..."""
     CHECKER = "checker"
@@ -72,6 +75,9 @@ CONTENT_ERRORS = frozenset({"NaN", "Inf", "NotWritten", "ZeroOutput", "ConstantO
 FIRST_CALL_ONLY = "FirstCallOnly"
 """The error class of a kernel wrong on its first call only (:attr:`FailureClass.FIRST_CALL`)."""
 
+REFERENCE_CACHED = "ReferenceCached"
+"""The error class of a reference whose output depends on its earlier calls (:attr:`FailureClass.CACHED`)."""
+
 INPUT_ERRORS = frozenset({"InputMutated", "InputNotWritten"})
 """The error classes of the in-place rule (:class:`kernelopt.harness.inplace.InputFaultKind`, which imports torch)."""
 
@@ -79,6 +85,8 @@ INPUT_ERRORS = frozenset({"InputMutated", "InputNotWritten"})
 def failure_class(error_class: str | None, culprit: Culprit | None = Culprit.KERNEL) -> FailureClass | None:
     """The class of a failure from its error class (the check's name, or the exception's type) and whose it is;
     ``None`` for no failure."""
+    if error_class == REFERENCE_CACHED:
+        return FailureClass.CACHED
     if culprit is Culprit.PROBLEM:
         return FailureClass.REFERENCE
     if culprit is Culprit.CHECKER:

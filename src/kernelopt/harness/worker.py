@@ -114,6 +114,7 @@ class _Ctx:
     warned: set[str] = field(default_factory=set)
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
+    import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
 
     def warn_once(self, key: str, text: str) -> None:
         if key not in self.warned:
@@ -269,6 +270,9 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
     _version_env(first)
     # reference.py's import is timed on its own (the start-up limit): one that hangs is said at once
     ctx.progress.phase(Phase.REFERENCE)
+    import torch
+
+    ctx.import_rng = torch.get_rng_state()
     with _user("loading", "reference.py", version=first.label, culprit=Culprit.PROBLEM):
         # the problem's sizes are substituted as the file runs: whatever it derives from them follows
         reference = load_module(Path(job.reference_py), overrides=job.constants)
@@ -482,6 +486,7 @@ class _Checked:
     hi_cache: dict[Any, Any] = field(default_factory=dict)
     same_draws: bool | None = None
     own: OwnCode = field(default_factory=lambda: OwnCode(None))
+    calls: int = 0  # the reference's own-dtype runs so far (the first has no earlier call to depend on)
 
 
 def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
@@ -685,6 +690,7 @@ def _check_seed(
         start = _peak_start(ctx.device)
         with LineTrace(traced) as native_path:
             ref_native = subject.ref(*ref_inputs)
+        subject.calls += 1
         peak = _peak_above(ctx.device, start)
         _fail_if_reference_elsewhere(ctx, cc, ref_native, inputs, where)
         # an op in place: what it leaves in its inputs
@@ -770,6 +776,8 @@ def _check_seed(
         )
         if random and not kernel_drew and not contract.left:
             _fail_if_reference_random(ctx, subject, cc, chk, inputs, ref_native, where)
+        if subject.calls > 1 and not contract.left:
+            _fail_if_reference_cached(ctx, subject, cc, chk, (inputs, run_seed, made_on), ref_native, previous, where)
         if benchmarked:  # an autotuner benchmarked on these tensors: is the next call right?
             del out
             again = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
@@ -1019,6 +1027,66 @@ def _fail_if_reference_random(
         raise CandidateFailed(
             Failure(message=cc.message, error_class="ReferenceNondeterministic", case=cc.index, culprit=Culprit.PROBLEM)
         )
+
+
+def _fail_if_reference_cached(
+    ctx: _Ctx,
+    subject: _Checked,
+    cc: CaseCheck,
+    chk: Any,
+    call: tuple[list[Any], int, str | None],
+    ref_native: Any,
+    previous: _Seen | None,
+    where: str,
+) -> None:
+    """Fail the case as the problem's when the kernel failed on its outputs against a reference that ran before and
+    reference.py loaded afresh returns another output on the same inputs (``call``: the inputs, the random state the
+    run started from and the device type the reference's outputs were made on): its output came from its earlier
+    calls (:mod:`kernelopt.harness.history`), a correct kernel's failure there is never the kernel's. A fresh
+    reference agreeing with the one the check used leaves the failure the kernel's (a constant output is a
+    legitimate one)."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.hints import REFERENCE_CACHED, FailureClass, failure_class
+    from kernelopt.harness.history import cached_line
+    from kernelopt.harness.inplace import fingerprint
+    from kernelopt.harness.inputs import clone_tree
+    from kernelopt.harness.loader import load_module, pair_of, unload
+
+    if failure_class(chk.error_class) not in (FailureClass.VALUES, FailureClass.CONTENT, FailureClass.LAYOUT):
+        return
+    inputs, run_seed, made_on = call
+    with _user(where, "reference.py loaded afresh", culprit=Culprit.PROBLEM):
+        if ctx.import_rng is not None:
+            torch.set_rng_state(ctx.import_rng)  # what it draws as it is imported, drawn again
+        module = load_module(Path(ctx.job.reference_py), overrides=ctx.job.constants)
+        try:
+            torch.manual_seed(0)  # as _instantiate builds it
+            fresh = pair_of(subject.pair.kernel, module).reference_fn(ctx.device)
+            if isinstance(fresh, torch.nn.Module):
+                fresh.eval()
+            torch.manual_seed(run_seed)
+            again = fresh(*clone_tree(inputs))
+        finally:
+            unload(module)
+    differs = check_outputs(
+        again,
+        ref_native,
+        ref_native,
+        dtype_hint=ctx.job.dtype_hint,
+        atol=subject.atol,
+        rtol=subject.rtol,
+        device_type=made_on,
+    )
+    if differs.message is None:
+        return
+    same = previous is not None and bool(previous.ref_prints) and fingerprint(ref_native) == previous.ref_prints
+    cc.passed = False
+    cc.message = f"{where}: {cached_line(differs.message, same_as_before=same)}"
+    raise CandidateFailed(
+        Failure(message=cc.message, error_class=REFERENCE_CACHED, case=cc.index, culprit=Culprit.PROBLEM)
+    )
 
 
 def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) -> None:

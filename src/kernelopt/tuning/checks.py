@@ -297,7 +297,7 @@ class LoadedProblem:
                 random = drew(before, generator_states(self.device))
         from kernelopt.harness.compare import reference_device_line
 
-        self.expected = _own_memory(self.expected, self.inputs)
+        self.expected = _own_memory(self.expected)
         self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
         self.contract = InPlaceContract(returns_nothing=self.expected is None)
         if self.prints.changed(self.inputs):  # an op in place: candidates must leave what it leaves
@@ -421,18 +421,16 @@ class LoadedProblem:
         return model
 
 
-def _own_memory(outputs: Any, inputs: Any) -> Any:
-    """``outputs`` with each tensor that shares memory with an input copied: a reference returning a view of an input
-    (``x[:]``) left the expected output in the inputs' memory, which a candidate writing into its inputs changed, so
-    every correct candidate after it failed "output differs from the reference" (docs/faults.md refblame13 r8)."""
-    from kernelopt.harness.inputs import map_tensors, tensors_in
+def _own_memory(outputs: Any) -> Any:
+    """``outputs`` with each tensor copied into memory of the checker's own: the expected output is kept across
+    calls of reference.py and of candidates, and memory the reference returned is not ours to keep. A reference
+    returning a view of an input (``x[:]``) left it in the inputs' memory, which a candidate writing into its inputs
+    changed, so every correct candidate after it failed "output differs from the reference" (docs/faults.md
+    refblame13 r8); one returning a slice of a buffer it keeps and writes on each call (``torch.add(x, y,
+    out=_SLAB[:n])``) had the primary's expected output overwritten by the net's next size (refblame14 r10)."""
+    from kernelopt.harness.inputs import map_tensors
 
-    held = {t.untyped_storage().data_ptr() for t in tensors_in(inputs) if t.numel()}
-
-    def own(t: Any) -> Any:
-        return t.detach().clone() if t.numel() and t.untyped_storage().data_ptr() in held else t
-
-    return map_tensors(outputs, own)
+    return map_tensors(outputs, lambda t: t.detach().clone())
 
 
 def _parameter_bytes(obj: Any) -> int:

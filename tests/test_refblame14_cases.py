@@ -1,0 +1,201 @@
+"""What the original cannot do, and what the reference does, are never the kernel's (docs/faults.md, "refblame14").
+
+r10: a reference keeping its output across calls (a dict keyed on the shape, an output made once) failed a correct
+kernel at seed 1, "output differs from the reference beyond tolerance", the kernel's FAIL; in ``tune`` a buffer the
+reference keeps and writes on each call had the primary's expected output overwritten by the net's next size. The
+gate's checks run in this process (``run_job``); reference.py files are written into ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.harness.hints import REFERENCE_CACHED, FailureClass, Hint, failure_class, hint_fits
+from kernelopt.harness.model import Culprit
+from tests.test_refblame13_cases import ADD, INPUTS, _check, _tune_loaded
+
+pytestmark = pytest.mark.timeout(120)
+
+# -- r10: a reference caching its output across calls ---------------------------------------------------------------
+
+KEYED_ON_SHAPE = """_OUT = {}
+
+
+def reference(x, y):
+    if x.shape not in _OUT:
+        _OUT[x.shape] = x + y
+    return _OUT[x.shape]
+"""
+
+MADE_ONCE = """_OUT = []
+
+
+def reference(x, y):
+    if not _OUT:
+        _OUT.append(x + y)
+    return _OUT[0]
+"""
+
+CONSTANT = "def reference(x, y):\n    return torch.full_like(x, float(x.shape[0]))\n"
+
+
+@pytest.mark.parametrize("reference", [KEYED_ON_SHAPE, MADE_ONCE])
+def test_a_reference_returning_its_earlier_output_is_the_problems_error_not_the_kernels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str
+) -> None:
+    """Seen: the correct kernel failed at seed 1, "output differs from the reference beyond tolerance (256 of 256
+    elements ...)", culprit kernel, with the permuted-rows note. Now reference.py loaded afresh returns another output
+    on those inputs: the problem's error, naming the cause and the fix, and no hint of the table."""
+    res = _check(tmp_path, monkeypatch, reference)
+    failure = res.failure
+    assert failure is not None and failure.culprit is Culprit.PROBLEM, failure
+    assert failure.error_class == REFERENCE_CACHED
+    assert failure.message.startswith(
+        "case 0 (n=256), seed 1: the reference returned the same output as for the previous seed's different inputs, "
+        "and reference.py loaded afresh returns another on these inputs (the fresh output against the one the check "
+        "used: output differs from the reference beyond tolerance ("
+    ), failure.message
+    assert failure.message.endswith(
+        "its output depends on its earlier calls (a cache across calls: functools.lru_cache, a dict keyed on the "
+        "shape, an output kept and returned again), not on its inputs alone, so no kernel can be checked against "
+        "it; compute it from its inputs on every call"
+    ), failure.message  # the permuted-rows note is not about it
+    assert failure_class(failure.error_class, failure.culprit) is FailureClass.CACHED
+    assert not any(hint_fits(h, FailureClass.CACHED) for h in Hint)
+
+
+def test_a_reference_whose_output_legitimately_does_not_change_is_never_blamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference whose output is a function of the shape alone: a correct kernel passes; a kernel that gets it
+    wrong only where its input's first value is positive (case 1, after the reference ran on case 0) fails as its
+    own, the fresh reference agreeing with the one the check used."""
+    right = "import torch\n\n\ndef run(x, y):\n    return torch.full_like(x, float(x.shape[0]))\n"
+    assert _check(tmp_path / "right", monkeypatch, CONSTANT, right).failure is None
+    wrong = "import torch\n\n\ndef run(x, y):\n    return torch.full_like(x, float(x.shape[0])) + (x[0] > 0).float()\n"
+    failure = _check(tmp_path / "wrong", monkeypatch, CONSTANT, wrong).failure
+    assert failure is not None and failure.culprit is Culprit.KERNEL and failure.error_class == "Mismatch", failure
+    assert failure.message.startswith("case 1 (n=100): output differs from the reference"), failure.message
+
+
+def test_a_wrong_kernel_against_a_caching_reference_at_its_first_call_is_the_kernels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the reference's first call no earlier call can be what it returns: a kernel wrong there is the kernel's,
+    and no fresh reference.py is loaded for it."""
+    wrong = "def run(x, y):\n    return x - y\n"
+    failure = _check(tmp_path, monkeypatch, KEYED_ON_SHAPE, wrong).failure
+    assert failure is not None and failure.culprit is Culprit.KERNEL and failure.error_class == "Mismatch", failure
+    assert failure.message.startswith("case 0 (n=256): output differs from the reference")
+
+
+KERNELBENCH_CACHED = """import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.seen = None
+
+    def forward(self, x):
+        if self.seen is None:
+            self.seen = torch.relu(x)
+        return self.seen
+
+
+def get_inputs():
+    return [torch.randn(64, 32)]
+
+
+def get_init_inputs():
+    return []
+"""
+KERNELBENCH_NEW = """import torch
+from torch import nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+"""
+
+
+def test_a_kernelbench_model_keeping_its_first_output_is_the_problems_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The KernelBench form: a Model keeping its first output in an attribute (built again afresh, it has none)."""
+    failure = _check(tmp_path, monkeypatch, "", KERNELBENCH_NEW, inputs=KERNELBENCH_CACHED).failure
+    assert failure is not None and failure.culprit is Culprit.PROBLEM, failure
+    assert failure.error_class == REFERENCE_CACHED and "seed 1: the reference returned the same output" in (
+        failure.message
+    )
+
+
+SLAB = """_SLAB = torch.empty(1 << 12)
+
+
+def reference(x, y):
+    out = _SLAB[: x.numel()]
+    torch.add(x, y, out=out)
+    return out
+"""
+
+
+def _derived(tmp_path: Path, reference: str) -> tuple[Any, Any]:
+    """The tuning engine's primary problem of ``INPUTS + reference`` built, and the net's derived problems."""
+    from kernelopt.tuning.net import DerivedProblems
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + reference)
+    (tmp_path / "kernel.py").write_text(ADD)
+    loaded, first = _tune_loaded(tmp_path)
+    loaded.build(first)
+    return loaded, DerivedProblems()
+
+
+def test_tune_keeps_its_own_copy_of_an_output_the_reference_writes_again_on_each_call(tmp_path: Path) -> None:
+    """Seen: the net built n=129 in the primary's worker, the reference wrote it into the buffer the primary's
+    expected output was a slice of, and the primary's expected output was no longer x + y: every candidate checked
+    there after the net failed. The expected output is the checker's own copy."""
+    import torch
+
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.problem import ProblemShape
+
+    loaded, derived = _derived(tmp_path, SLAB)
+    want = loaded.inputs[0] + loaded.inputs[1]
+    at = ProblemShape(kwargs={"n": 129})
+    assert derived.check(loaded, tmp_path / "kernel.py", at).outcome is Outcome.OK
+    assert torch.equal(loaded.expected, want)
+
+
+def test_the_net_refuses_a_size_where_the_reference_returns_the_primarys_output_as_reference_pys(
+    tmp_path: Path,
+) -> None:
+    """Seen: at the net's n=129 the reference returned the primary's 256 elements, the written kernel failed "output
+    has shape (129,); the reference's is (256,)" and so did the original ("the original fails there too"): the
+    original blamed. Now the size is refused for reference.py, in the gate's words, and its rebuild for the
+    original's try says the same (:func:`kernelopt.tuning.net.cast`'s "reference.py did not build it again")."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.problem import ProblemShape
+
+    loaded, derived = _derived(tmp_path, MADE_ONCE)
+    at = ProblemShape(kwargs={"n": 129})
+    verdict = derived.check(loaded, tmp_path / "kernel.py", at)
+    assert verdict.outcome is Outcome.RUN_ERROR
+    assert verdict.reason is not None and verdict.reason.startswith(
+        "reference.py returned another output on these inputs than reference.py loaded afresh returns (the fresh "
+        "output against the one the check used: output has shape (129,); the reference's is (256,)): its output "
+        "depends on its earlier calls"
+    ), verdict.reason
+    assert derived.build(loaded, at) == verdict
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def run(x, y):\n    return x - y\n")
+    derived.release("cpu")
+    derived_keyed = _derived(tmp_path / "keyed", KEYED_ON_SHAPE)
+    wrong_at = derived_keyed[1].check(derived_keyed[0], wrong, at)
+    assert wrong_at.outcome is Outcome.WRONG_RESULT and "earlier calls" not in (wrong_at.reason or "")
