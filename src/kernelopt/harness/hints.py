@@ -82,6 +82,17 @@ INPUT_ERRORS = frozenset({"InputMutated", "InputNotWritten"})
 """The error classes of the in-place rule (:class:`kernelopt.harness.inplace.InputFaultKind`, which imports torch)."""
 
 
+ERROR_CLASSES: dict[str, FailureClass] = {
+    **dict.fromkeys(LAYOUT_ERRORS, FailureClass.LAYOUT),
+    **dict.fromkeys(VALUE_ERRORS, FailureClass.VALUES),
+    **dict.fromkeys(CONTENT_ERRORS, FailureClass.CONTENT),
+    **dict.fromkeys(INPUT_ERRORS, FailureClass.INPUTS),
+    FIRST_CALL_ONLY: FailureClass.FIRST_CALL,
+    "Timeout": FailureClass.TIMEOUT,
+}
+"""The class of each error class a check names; any other is an exception's type (:attr:`FailureClass.RAISED`)."""
+
+
 def failure_class(error_class: str | None, culprit: Culprit | None = Culprit.KERNEL) -> FailureClass | None:
     """The class of a failure from its error class (the check's name, or the exception's type) and whose it is;
     ``None`` for no failure."""
@@ -93,19 +104,7 @@ def failure_class(error_class: str | None, culprit: Culprit | None = Culprit.KER
         return FailureClass.CHECKER
     if error_class is None:
         return None
-    if error_class in LAYOUT_ERRORS:
-        return FailureClass.LAYOUT
-    if error_class in VALUE_ERRORS:
-        return FailureClass.VALUES
-    if error_class in CONTENT_ERRORS:
-        return FailureClass.CONTENT
-    if error_class in INPUT_ERRORS:
-        return FailureClass.INPUTS
-    if error_class == FIRST_CALL_ONLY:
-        return FailureClass.FIRST_CALL
-    if error_class == "Timeout":
-        return FailureClass.TIMEOUT
-    return FailureClass.RAISED
+    return ERROR_CLASSES.get(error_class, FailureClass.RAISED)
 
 
 def hint_fits(hint: Hint, failed: FailureClass | None) -> bool:
