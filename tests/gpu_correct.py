@@ -1,7 +1,7 @@
 """A kernel checked against its reference, compiled for the GPU, at sizes its ``SHAPES`` need not name: the one loop
 of the trials' GPU tests (tests/test_breaker5_cases.py, test_breaker6_cases.py, test_breaker7_cases.py,
 test_variants_cases.py), each with its own judgement of an output (:data:`Judge`), and the pick written and checked
-(:func:`written_pick`).
+(:func:`written_pick`), or written by ``kernelopt tune`` itself on the GPU (:func:`tuned_on_device`).
 
 Each file kept a near-copy of the loop (``_correct_on_cuda``) and of the pick/edit/check one (leftovers10). The loop
 runs the kernel on copies of the inputs (or on what ``prepare`` makes of them: NaN around each) and the reference on
@@ -80,6 +80,23 @@ def assert_correct(folder: Path, shapes: Sequence[dict[str, int]], judge: Judge,
     sizes in the message)."""
     got = correct_on_device(folder, shapes, judge, **options)
     assert all(v is True for v in got.values()), (folder.name, options.get("kernel_py"), got)
+
+
+def tuned_on_device(folder: Path, wall_s: int = 120) -> None:
+    """``kernelopt tune folder --device cuda`` run as a user runs it (a process of its own, Triton's interpreter off,
+    a ``wall_s`` wall), its output printed; it must succeed. The kernel.py it leaves is then checked at sizes no
+    entry names (:func:`assert_correct`)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", DEVICE, "--budget-wall-s", str(wall_s)],
+        capture_output=True, text=True, timeout=380, env=env,
+    )  # fmt: skip
+    print(done.stdout[-3000:], done.stderr[-2000:])
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def written_pick(folder: Path, pick: dict[str, int], form: str) -> Path:

@@ -165,19 +165,9 @@ def test_l3_on_a_gpu_the_gemv_s_tuned_table_is_written_and_right_at_k_no_entry_n
     """l3 on an NVIDIA GPU: ``kernelopt tune --device cuda`` (a 120 s wall) on tests/data/lostpicks13/gemv, then the
     kernel.py it leaves run at K no entry names (96, 160, 352: multiples of the original's 32, not of 128) and at
     M past the table's bound: right at every one, whatever was written (newuser11 saw a 27x table refused)."""
-    import os
-    import subprocess
-    import sys
-
-    from tests.gpu_correct import assert_correct
+    from tests.gpu_correct import assert_correct, tuned_on_device
 
     folder = Path(shutil.copytree(GEMV, tmp_path / "gemv"))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--budget-wall-s", "120"],
-        capture_output=True, text=True, timeout=380, env=env,
-    )  # fmt: skip
-    print(done.stdout[-3000:], done.stderr[-2000:])
-    assert done.returncode == 0, done.stderr[-2000:]
+    tuned_on_device(folder)
     shapes = [{"M": 5, "K": 96}, {"M": 17, "K": 160}, {"M": 300, "K": 352}, {"M": 2000, "K": 256}, {"M": 40, "K": 32}]
     assert_correct(folder, shapes, lambda r: bool(((r.got - r.want).abs() <= 1e-3 + 1e-3 * r.want.abs()).all()))

@@ -138,20 +138,10 @@ def test_n61_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_wron
     """n61 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s wall)
     on tests/data/newuser11/warps_block, then the kernel.py it leaves run at sizes no entry names, each a multiple of
     the original's 64-element block (the sizes the original handles): right at every one, whatever was written."""
-    import os
-    import subprocess
-    import sys
-
-    from tests.gpu_correct import assert_correct
+    from tests.gpu_correct import assert_correct, tuned_on_device
 
     folder = Path(shutil.copytree(DATA / "newuser11" / "warps_block", tmp_path / "warps_block"))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--budget-wall-s", "120"],
-        capture_output=True, text=True, timeout=380, env=env,
-    )  # fmt: skip
-    print(done.stdout[-3000:], done.stderr[-2000:])
-    assert done.returncode == 0, done.stderr[-2000:]
+    tuned_on_device(folder)
     shapes = [{"n": 64}, {"n": 1088}, {"n": 4160}, {"n": 8192 + 64}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool((r.got == r.want).all()))
 
