@@ -97,6 +97,8 @@
 #              first call on cuda, kstep's one guard block right below its bound, tune on first_call and pid_map_literal
 #   lostpicks13 scripts/gpu_lostpicks13.sh: tune --device cuda on the GEMV whose BLOCK_K table was refused: the
 #              kernel.py it leaves correct at K no entry names (multiples of 32, not of 128)
+#   table14    scripts/gpu_table14.sh: tune --device cuda (60 s wall) on scaled_mm, whose three entries compile each
+#              candidate apart: the entries after the primary check a batch at once, the check's seconds and the re-time
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -148,6 +150,7 @@ newuser11 480 scripts/gpu_newuser11.sh
 leftovers13 360 scripts/gpu_leftovers13.sh
 rounds13 420 scripts/gpu_rounds13.sh
 lostpicks13 480 scripts/gpu_lostpicks13.sh
+table14 300 scripts/gpu_table14.sh
 gputests 560 -
 EOF
 }

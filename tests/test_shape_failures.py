@@ -28,6 +28,8 @@ class FakeShape:
     """One shape's evaluator: the blocks in ``fails`` raise there (as an ``assert n_cols <= BLOCK`` does); every
     request is remembered with whether it timed."""
 
+    ready = None  # its workers' readiness is not known: the entries check one after another
+
     def __init__(self, fails: set[int], invalid: set[int] | None = None) -> None:
         self.fails = fails
         self.invalid = invalid or set()  # set aside here by the author's screen (an early_config_prune, an assert)

@@ -5,8 +5,10 @@ table whose written kernel fails its check gives way row by row, as a single pic
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -128,3 +130,86 @@ def test_a_table_whose_rows_fail_until_only_the_computation_is_left_writes_nothi
     assert len(checked) == 2 and ROW_100 in checked[0] and ROW_256 in checked[1]
     assert done.edit_note is not None and done.edit_note.endswith("3 of 800 elements differ): nothing written")
     assert rownorm_on_the_cpu.base_source == before
+
+
+class _GpuEntry:
+    """A ``SHAPES`` entry's evaluator on a GPU (a fake of :class:`KernelEvaluator`, as tests/test_shape_failures.py's):
+    its first call of a candidate compiles it for the entry's own specialization (the H100's scaled_mm, 2026-12-06), and a
+    timing request times what its check kept loaded (no second check: ``check_s`` ``None``); ``meet``: a barrier its untimed checks wait at, which only entries checking at the same time pass."""
+
+    def __init__(self, meet: threading.Barrier | None, free_bytes: int = 80 * 1024**3) -> None:
+        from kernelopt.tuning.problem import MemoryNeed
+
+        need = MemoryNeed(inputs_bytes=1024**2, outputs_bytes=1024**2)
+        self.ready = SimpleNamespace(need=need, free_bytes=free_bytes)
+        self.meet, self.calls, self.sources = meet, [], []
+
+    def spawn(self) -> None:
+        pass
+
+    def start(self, compile_workers: int = 0) -> object:
+        return self.ready
+
+    def evaluate(self, batch: Sequence[Config], *, timed: bool = True) -> list[Result]:
+        self.calls.append(([int(c["BLOCK"]) for c in batch], timed))
+        if self.meet is not None and not timed:
+            self.meet.wait()  # BrokenBarrierError after its timeout: the other entry never checked beside it
+        us = 1.0 if timed else None
+        return [Result(config=c.as_dict(), outcome=Outcome.OK if c["BLOCK"] != 16 else Outcome.WRONG_RESULT,
+                       latency_us=us, samples_us=[us] if us else [], check_s=None if timed else 1.5,
+                       bench_s=0.1 if timed else None)
+                for c in batch]  # fmt: skip
+
+    def check_source(self, source: str, config: Config) -> Result:
+        self.sources.append(source)
+        if self.meet is not None:
+            self.meet.wait()
+        return Result(config=config.as_dict(), outcome=Outcome.OK, check_s=1.5)
+
+
+def _entries(tmp_path: Path, meet: threading.Barrier | None, free_bytes: int = 80 * 1024**3) -> tuple[Any, list]:
+    """A session's evaluator across three entries on a GPU, each entry's evaluator a :class:`_GpuEntry` (the
+    primary's untimed checks meet no one: it checks first, alone)."""
+    from tests.test_shape_failures import _shapes_evaluator
+
+    ev, _ = _shapes_evaluator(tmp_path, [set(), set(), set()])
+    ev.interpreted = False  # a GPU's session: each entry's first call compiles
+    fakes = [_GpuEntry(None, free_bytes), _GpuEntry(meet, free_bytes), _GpuEntry(meet, free_bytes)]
+    ev.evaluators = fakes
+    return ev, fakes
+
+
+@pytest.mark.timeout(60)
+def test_on_a_gpu_the_entries_after_the_primary_check_a_batch_at_once(tmp_path: Path) -> None:
+    """The H100 (2026-12-06): scaled_mm's check took 44.7 s of its 60 s wall, each entry's bench worker compiling
+    each candidate for its own specialization one entry after another. Now the primary checks the batch first, then
+    the other entries check what passed at once (the two wait at one barrier: one after another, it would break),
+    and only then is anything timed, each entry's worker timing what it kept loaded from its check."""
+    ev, (primary, middle, large) = _entries(tmp_path, threading.Barrier(2, timeout=20))
+    assert ev.together()
+    results = ev.evaluate([Config.of({"BLOCK": b}) for b in (64, 16, 128)])
+    assert primary.calls == [([64, 16, 128], False), ([64, 128], True)]
+    assert middle.calls == [([64, 128], False), ([64, 128], True)]  # only what passed the primary
+    assert large.calls == [([64, 128], False), ([64, 128], True)]
+    by = {int(r.config["BLOCK"]): r for r in results}
+    assert by[16].failed_entry == primary_label(ev) and by[16].outcome is Outcome.WRONG_RESULT
+    assert by[64].outcome is Outcome.OK and len(by[64].latency_us_by_shape) == 3
+    assert by[64].check_s == pytest.approx(3 * 1.5)  # its checks on every entry, each counted once
+    # the written kernel's check: the primary first, then the others at once
+    checked = ev.check_source("text", Config.of({"BLOCK": 64}))
+    assert checked.outcome.ok and [f.sources for f in (primary, middle, large)] == [["text"]] * 3
+
+
+def primary_label(ev: Any) -> str:
+    return ev.labels[0]
+
+
+@pytest.mark.timeout(60)
+def test_entries_that_do_not_fit_the_device_together_check_one_after_another(tmp_path: Path) -> None:
+    """Three entries whose bench workers at their peak (4 x 2 MiB each here) do not fit the device's free memory
+    together check one after another, the last's check joined to its timing, as before."""
+    ev, (primary, middle, large) = _entries(tmp_path, None, free_bytes=20 * 1024**2)
+    assert not ev.together()
+    ev.evaluate([Config.of({"BLOCK": b}) for b in (64, 128)])
+    assert primary.calls == [([64, 128], False), ([64, 128], True)]
+    assert middle.calls == [([64, 128], False), ([64, 128], True)] and large.calls == [([64, 128], True)]

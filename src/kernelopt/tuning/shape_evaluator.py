@@ -24,6 +24,7 @@ An entry reference.py cannot build (``get_inputs`` raises on it) is one line nam
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
@@ -120,7 +121,10 @@ class ShapesEvaluator:
         checks it again). A candidate that fails an entry is that failure, its reason naming
         the entry (:func:`~kernelopt.tuning.shapes.merge`), and was never timed: its seconds are its compile and
         checks. One shape: checked and timed in one request, as a :class:`KernelEvaluator` does. ``per_entry``: one
-        set aside at an entry goes on to the others, and is timed where it is valid (:meth:`_partial`).
+        set aside at an entry goes on to the others, and is timed where it is valid (:meth:`_partial`). On a GPU with
+        three entries or more (:meth:`together`), the entries after the primary check what passed it at once, the
+        last's check apart from its timing, so each entry's compile of a candidate for its own specialization
+        overlaps the others'.
         """
         self.start()
         if len(self.evaluators) == 1:
@@ -132,14 +136,20 @@ class ShapesEvaluator:
         last = [p for p in pairs if p[0] not in self.untimed][-1]
         first = [p for p in pairs if p is not last]
         ran: list[KernelEvaluator] = []  # the shapes this batch ran on so far
-        for label, ev in first:
+        together = self.together()
+        if together:  # every entry checked before any timing: the last's check is not joined to its timing
+            first = pairs
+        for k, (label, ev) in enumerate(first):
+            if together and k == 1:  # the primary's check passed: the other entries check what passed at once
+                left = self._check_together(first[1:], left, checked, aside)
+                break
             if left:
                 results = ev.evaluate(left, timed=False)
                 passed = self._step(results, left, label, checked, aside)
                 self._after_failures(any(not r.outcome.ok for r in results), ran=ran)
                 left, ran = passed, [*ran, ev]
         timed: dict[Config, dict[str, Result]] = {c: {} for c in left}
-        for label, ev in [last, *(p for p in first if p[0] not in self.untimed)]:
+        for label, ev in [last, *(p for p in first if p[0] not in self.untimed and p is not last)]:
             here = [c for c in left if label not in aside[c]]
             if here:
                 results = ev.evaluate(here)
@@ -162,6 +172,43 @@ class ShapesEvaluator:
                 merged = self._merged(c, {**checked[c], **timed.get(c, {})})
             out.append(self._partial(c, merged, {**checked[c], **timed.get(c, {})}))
         return out
+
+    def together(self) -> bool:
+        """Whether the entries after the primary check a candidate at once, each in its own bench worker, rather than
+        one after another: on a GPU, where each entry's first call of a candidate compiles it for its own
+        specialization (the H100, 2026-12-06: scaled_mm's three entries, M, N and K each divisible by 16 at one and
+        not another, so the Triton cache the compile pool filled at the smallest served one of three; the checks
+        took 44.7 s of a 60 s wall, nothing re-timed or written), so their compiles overlap; never in the
+        interpreter (the CPU's cores are the interpreter's: nothing overlaps) nor with fewer than three entries
+        (the primary checks first alone: one entry after it has nothing to overlap with), nor where the entries'
+        bench workers at their peak (:attr:`~kernelopt.tuning.problem.MemoryNeed.bench_bound_bytes`) do not fit
+        the device together."""
+        if self.interpreted or len(self.evaluators) < 3:
+            return False
+        readies = [ev.ready for ev in self.evaluators]
+        if any(r is None for r in readies):
+            return False
+        free = min(r.free_bytes for r in readies if r is not None)
+        return sum(r.need.bench_bound_bytes for r in readies if r is not None) <= free
+
+    def _check_together(
+        self,
+        pairs: Sequence[tuple[str, KernelEvaluator]],
+        left: Sequence[Config],
+        into: dict[Config, dict[str, Result]],
+        aside: dict[Config, set[str]],
+    ) -> list[Config]:
+        """Check ``left`` untimed on every entry of ``pairs`` at once (:meth:`together`), a thread waiting on each
+        entry's bench worker; what passed (or was set aside, ``per_entry``) on every one, in order."""
+        if not left:
+            return []
+        with ThreadPoolExecutor(max_workers=len(pairs), thread_name_prefix="kernelopt-entry") as pool:
+            asked = [(label, pool.submit(ev.evaluate, left, timed=False)) for label, ev in pairs]
+            answers = [(label, future.result()) for label, future in asked]
+        going = set(left)
+        for label, results in answers:
+            going &= set(self._step(results, left, label, into, aside))
+        return [c for c in left if c in going]
 
     def _partial(self, config: Config, merged: Result, by: dict[str, Result]) -> Result:
         """``merged`` (a candidate's results where it was timed, merged) as the candidate's result when the author's
@@ -254,8 +301,16 @@ class ShapesEvaluator:
     def check_source(self, source: str, config: Config) -> Result:
         """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry)."""
         self.start()
+        pairs = list(zip(self.labels, self.evaluators, strict=True))
+        if self.together():  # the primary first, then the others at once (:meth:`together`)
+            first = pairs[0][1].check_source(source, config)
+            if not first.outcome.ok:
+                return merge(config, [(pairs[0][0], first)], shapes=len(self.labels))
+            with ThreadPoolExecutor(max_workers=len(pairs) - 1, thread_name_prefix="kernelopt-entry") as pool:
+                asked = [(label, pool.submit(ev.check_source, source, config)) for label, ev in pairs[1:]]
+                return merge(config, [(pairs[0][0], first), *((lb, f.result()) for lb, f in asked)])
         by: list[tuple[str, Result]] = []
-        for label, ev in zip(self.labels, self.evaluators, strict=True):
+        for label, ev in pairs:
             r = ev.check_source(source, config)
             by.append((label, r))
             if not r.outcome.ok:
