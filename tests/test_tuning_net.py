@@ -159,6 +159,28 @@ def plain_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant:
         return tf._checked_edit(tuning, evaluator)
 
 
+def pick_checked(
+    monkeypatch: pytest.MonkeyPatch,
+    folder: Path,
+    pick: dict[str, int],
+    current: dict[str, int],
+    *,
+    rules: bool,
+    device: str = "cuda",
+) -> Any:
+    """What ``tune`` does with ``pick`` (beside ``current``) over ``folder`` on ``device``, its rules on or switched off
+    (``rules``: off, the pick is written plainly, as before a variant's fix): the entries' check and the net, in the
+    session's own workers (:func:`kernelopt.tuning.folder._checked_edit`'s result)."""
+    from kernelopt.tuning import folder as tf
+
+    with monkeypatch.context() as m:
+        if not rules:
+            m.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+        prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device=device))
+        with _evaluator(prepared) as evaluator:
+            return tf._checked_edit(_session(prepared, [(pick, 10.0)], (current, 20.0)), evaluator)
+
+
 def _two_picks_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, largest: int = 128) -> tuple[Any, Any]:
     """grid_named_copy (v23, its rule switched off; SHAPES of 100 and ``largest`` elements) through
     :func:`kernelopt.tuning.folder._checked_edit` under Triton's interpreter: a session picking ``BLOCK=128`` (wrong
@@ -212,7 +234,6 @@ def test_the_net_runs_on_cuda_at_realistic_sizes_and_keeps_out_what_the_rules_wo
     powers of two. With the rules switched off the plain pick passes every entry and the net fails it at the largest
     entry plus half the tile it grew (8192 + 128 columns, 2**20 + 256 codes), where the original passes; with the
     rules on, the guarded text passes the net at the same sizes and is written."""
-    from kernelopt.tuning import folder as tf
 
     cases = {
         "row_var_center": (
@@ -228,12 +249,7 @@ def test_the_net_runs_on_cuda_at_realistic_sizes_and_keeps_out_what_the_rules_wo
         end = text.index("]", start) + 1
         reference.write_text(text[:start] + f"SHAPES = {entries!r}" + text[end:])
         for rules in (False, True):
-            with monkeypatch.context() as m:
-                if not rules:
-                    m.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-                prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
-                with _evaluator(prepared) as evaluator:
-                    done = tf._checked_edit(_session(prepared, [(pick, 10.0)], (current, 20.0)), evaluator)
+            done = pick_checked(monkeypatch, folder, pick, current, rules=rules)
             assert done.net is not None, (name, rules, done.edit_note)
             if rules:
                 assert done.edit is not None and done.net.failed is None, (name, done.net.line())

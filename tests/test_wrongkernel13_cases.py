@@ -62,9 +62,7 @@ def test_on_cuda_the_power_size_keeps_out_v44_s_plain_pick_and_passes_its_guarde
     the rules off the plain ``BLOCK=256`` passes every entry and every other size of the net and fails the power
     size, 4096 rows of 512 columns (the reshape refused at compile time), where the original passes; with the rules
     on the guarded text (``if 256 % n == 0``) passes the net there too and is written."""
-    from kernelopt.tunables.guard import Guarded
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
+    from tests.test_tuning_net import pick_checked
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     folder = Path(shutil.copytree(VARIANTS / "reshape_rows", tmp_path / "v44"))
@@ -72,14 +70,7 @@ def test_on_cuda_the_power_size_keeps_out_v44_s_plain_pick_and_passes_its_guarde
     entries = '[{"n_rows": 4096, "n": 64}, {"n_rows": 2048, "n": 128}]'
     reference.write_text(reference.read_text().replace('[{"n_rows": 40, "n": 64}, {"n_rows": 20, "n": 128}]', entries))
     for rules in (False, True):
-        with monkeypatch.context() as m:
-            if not rules:
-                m.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
-            with _evaluator(prepared) as evaluator:
-                done = tf._checked_edit(
-                    _session(prepared, [({"BLOCK": 256}, 10.0)], ({"BLOCK": 1024}, 20.0)), evaluator
-                )
+        done = pick_checked(monkeypatch, folder, {"BLOCK": 256}, {"BLOCK": 1024}, rules=rules)
         assert done.net is not None, (rules, done.edit_note)
         if rules:
             assert done.edit is not None and done.net.failed is None, done.net.line()
