@@ -30,6 +30,7 @@ from kernelopt.harness.branches import Line, LineTrace, OwnCode, other_lines, sh
 from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
 from kernelopt.harness.first_call import first_call_line, watch_benchmarks
 from kernelopt.harness.footprint import (
+    CheckPlacement,
     Keep,
     Snapshot,
     margin_bytes,
@@ -665,11 +666,9 @@ def _check_seed(
     Raises:
         CandidateFailed: the kernel or the reference raised, or a check failed.
     """
-    import torch
-
     from kernelopt.harness.compare import check_outputs, inputs_device_type
-    from kernelopt.harness.inplace import InPlaceContract, InputCopy, InputPrints, fingerprint, modified_inputs
-    from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
+    from kernelopt.harness.inplace import fingerprint
+    from kernelopt.harness.inputs import tensors_in
     from kernelopt.harness.timers import synchronize
 
     ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
@@ -680,50 +679,14 @@ def _check_seed(
     # own dtype, in float64 and in the kernel, so its randomness is neither read as its own rounding error (which
     # widens the tolerance) nor charged to a kernel that draws the same way.
     run_seed = RUN_SEED_BASE + cc.seeds
-    # a reference that branches on its dtype computes something else in float64: not its rounding either
-    traced = subject.own
-    with _user(where, "the reference", culprit=Culprit.PROBLEM):
-        torch.manual_seed(run_seed)
-        before = generator_states(ctx.device)
-        ref_inputs = clone_tree(inputs)
-        ref_free = highrun.device_free_bytes(ctx.device)  # the room the reference runs in (its inputs' copy made)
-        start = _peak_start(ctx.device)
-        with LineTrace(traced) as native_path:
-            ref_native = subject.ref(*ref_inputs)
-        subject.calls += 1
-        peak = _peak_above(ctx.device, start)
-        _fail_if_reference_elsewhere(ctx, cc, ref_native, inputs, where)
-        # an op in place: what it leaves in its inputs
-        contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
-        del ref_inputs
-        random = drew(before, generator_states(ctx.device))
-        place = place_check(highrun.check_footprint(highrun.device_free_bytes(ctx.device), inputs, ref_native, peak))
-        if place.high:
-            ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
-        else:
-            ref_hi, precision, hi_lines = ref_native, "native", set()
-            ctx.warn_once(
-                "high-does-not-fit",
-                f"{where}: {place.high_skipped}: the kernel is checked against the reference in its own dtype with "
-                "the dtype's default tolerance",
-            )
-        if precision != "native" and (
-            not _high_took_the_same_path(ctx, subject.own, precision, native_path.lines, hi_lines)
-            or (random and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi))
-        ):
-            ref_hi, precision = ref_native, "native"
-    cc.reference_precision = precision
+    ref = _run_reference(ctx, subject, cc, inputs, where, run_seed)
+    cc.reference_precision = ref.precision
     ctx.step(Step.CHECK)
-    _fail_if_reference_not_finite(cc, ref_native, where)
-    made_on = tensors_in(ref_native)[0].device.type if tensors_in(ref_native) else None
-    ref_prints = fingerprint(ref_native) if not last else []
-    kept = _Kept(ref_native, ref_hi, contract)
-    if place.outputs is Keep.HOST or place.high_output is Keep.HOST:
-        kept.park(ctx, subject, place.outputs, place.high_output)
-    kept.saved = InputCopy.of(inputs) if place.snapshot is Snapshot.COPY else InputPrints.of(inputs)
-    highrun.device_free_bytes(ctx.device)  # what left the device is given back before the poison and the kernel
-    if not place.poison or not poison_device_memory(ctx.device, tensors_in(kept.native)):
-        ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
+    _fail_if_reference_not_finite(cc, ref.native, where)
+    made_on = tensors_in(ref.native)[0].device.type if tensors_in(ref.native) else None
+    ref_prints = fingerprint(ref.native) if not last else []
+    kept = _kept_for_kernel(ctx, subject, ref, inputs)
+    contract, random, ref_free = ref.contract, ref.random, ref.free_bytes
     synchronize(ctx.device)
     ctx.progress.emit("check_end")
     ctx.step(Step.KERNEL)
@@ -757,13 +720,7 @@ def _check_seed(
 
     chk = checked(out)
     ctx.progress.emit("check_end")
-    cc.tolerance = cc.tolerance or chk.tolerance
-    cc.output_dtype = cc.output_dtype or chk.output_dtype
-    for attr in ("rel_err", "max_abs_err", "worst_ratio"):
-        new = getattr(chk, attr)
-        old = getattr(cc, attr)
-        if new is not None and (old is None or new > old):
-            setattr(cc, attr, new)
+    _keep_worst(cc, chk)
     if chk.message is not None:
         _fail_if_stale(
             ctx,
@@ -786,6 +743,109 @@ def _check_seed(
                 _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", FIRST_CALL_ONLY)
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return seen
+
+
+@dataclass
+class _ReferenceRun:
+    """The reference's run on one seed's inputs (:func:`_run_reference`).
+
+    Attributes:
+        native: its outputs in its own dtype.
+        hi: its outputs in higher precision, or ``native`` where that run did not fit, took another path or drew
+            other numbers.
+        precision: the dtype ``hi`` ran in (``float64``, ``float32``), or ``native``.
+        contract: what it leaves in the inputs it modifies (an op in place).
+        random: whether it drew from the random generators.
+        place: where each copy of the check lives while the kernel runs
+            (:func:`~kernelopt.harness.footprint.place_check`).
+        free_bytes: the device's free memory the reference ran in (its inputs' copy made); ``None`` on the CPU.
+    """
+
+    native: Any
+    hi: Any
+    precision: str
+    contract: InPlaceContract
+    random: bool
+    place: CheckPlacement
+    free_bytes: int | None
+
+
+def _run_reference(
+    ctx: _Ctx, subject: _Checked, cc: CaseCheck, inputs: list[Any], where: str, run_seed: int
+) -> _ReferenceRun:
+    """Run the reference on a copy of one seed's inputs from the random state ``run_seed``, in its own dtype and,
+    where it fits beside the inputs, in higher precision (kept only where that run took the same path and drew the
+    same numbers: else its own dtype is the truth), and place what the check keeps by the device's free memory.
+
+    Raises:
+        CandidateFailed: the reference raised, or made an output on a device that holds no values (the problem's).
+    """
+    import torch
+
+    from kernelopt.harness.inplace import InPlaceContract, modified_inputs
+    from kernelopt.harness.inputs import clone_tree
+
+    # a reference that branches on its dtype computes something else in float64: not its rounding either
+    traced = subject.own
+    with _user(where, "the reference", culprit=Culprit.PROBLEM):
+        torch.manual_seed(run_seed)
+        before = generator_states(ctx.device)
+        ref_inputs = clone_tree(inputs)
+        ref_free = highrun.device_free_bytes(ctx.device)  # the room the reference runs in (its inputs' copy made)
+        start = _peak_start(ctx.device)
+        with LineTrace(traced) as native_path:
+            ref_native = subject.ref(*ref_inputs)
+        subject.calls += 1
+        peak = _peak_above(ctx.device, start)
+        _fail_if_reference_elsewhere(ctx, cc, ref_native, inputs, where)
+        # an op in place: what it leaves in its inputs
+        contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
+        del ref_inputs
+        random = drew(before, generator_states(ctx.device))
+        place = place_check(highrun.check_footprint(highrun.device_free_bytes(ctx.device), inputs, ref_native, peak))
+        if place.high:
+            ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
+        else:
+            ref_hi, precision, hi_lines = ref_native, "native", set()
+            ctx.warn_once(
+                "high-does-not-fit",
+                f"{where}: {place.high_skipped}: the kernel is checked against the reference in its own dtype with "
+                "the dtype's default tolerance",
+            )
+        if precision != "native" and (
+            not _high_took_the_same_path(ctx, subject.own, precision, native_path.lines, hi_lines)
+            or (random and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi))
+        ):
+            ref_hi, precision = ref_native, "native"
+    return _ReferenceRun(ref_native, ref_hi, precision, contract, random, place, ref_free)
+
+
+def _kept_for_kernel(ctx: _Ctx, subject: _Checked, ref: _ReferenceRun, inputs: list[Any]) -> _Kept:
+    """What the check keeps of ``ref`` while the kernel runs, where ``ref.place`` puts it (the outputs parked on the
+    host, the inputs copied or checksummed), and the output memory poisoned where there is room (else a warning)."""
+    from kernelopt.harness.inplace import InputCopy, InputPrints
+    from kernelopt.harness.inputs import poison_device_memory, tensors_in
+
+    place = ref.place
+    kept = _Kept(ref.native, ref.hi, ref.contract)
+    if place.outputs is Keep.HOST or place.high_output is Keep.HOST:
+        kept.park(ctx, subject, place.outputs, place.high_output)
+    kept.saved = InputCopy.of(inputs) if place.snapshot is Snapshot.COPY else InputPrints.of(inputs)
+    highrun.device_free_bytes(ctx.device)  # what left the device is given back before the poison and the kernel
+    if not place.poison or not poison_device_memory(ctx.device, tensors_in(kept.native)):
+        ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
+    return kept
+
+
+def _keep_worst(cc: CaseCheck, chk: OutputCheck) -> None:
+    """Keep in ``cc`` the first tolerance and output dtype a check read, and the worst errors of its seeds so far."""
+    cc.tolerance = cc.tolerance or chk.tolerance
+    cc.output_dtype = cc.output_dtype or chk.output_dtype
+    for attr in ("rel_err", "max_abs_err", "worst_ratio"):
+        new = getattr(chk, attr)
+        old = getattr(cc, attr)
+        if new is not None and (old is None or new > old):
+            setattr(cc, attr, new)
 
 
 @dataclass
