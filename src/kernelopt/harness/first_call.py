@@ -11,7 +11,10 @@ The checks (the gate's worker, the tuning engine's candidate check) call a kerne
 see that first call; what this module adds costs nothing to a kernel that passes. :func:`watch_benchmarks` records
 the autotuners that benchmarked their configs during a call (Triton's ``Autotuner.run`` wrapped for the
 call only); where that call's check fails, the checker calls the kernel once more and, when the second call passes,
-:func:`first_call_line` says why the first was wrong and how to fix it.
+:func:`first_call_line` says why the first was wrong and how to fix it. Where no reference is at hand (tune's
+discovery runs the task alone), :func:`calls_differ` holds the first call's outputs to the second's by the gate's one
+comparison (:func:`kernelopt.harness.compare.check_outputs`, reference.py's ``ATOL`` / ``RTOL`` read as the gate
+reads them), so a first call is judged by one tolerance and said in one message wherever it is watched.
 """
 
 from __future__ import annotations
@@ -105,6 +108,32 @@ def written_pointers(fn: Any) -> tuple[str, ...]:
             if isinstance(sub, ast.Name) and sub.id in params and sub.id not in out:
                 out.append(sub.id)
     return tuple(out)
+
+
+def kept_outputs(out: Any) -> list[Any]:
+    """A call's outputs (:func:`kernelopt.harness.compare.as_outputs`), each tensor copied: a buffer the next call
+    reuses keeps its first values here."""
+    import torch
+
+    from kernelopt.harness.compare import as_outputs
+
+    return [o.detach().clone() if isinstance(o, torch.Tensor) else o for o in as_outputs(out)]
+
+
+def calls_differ(first: list[Any], again: Any, reference: Any) -> str | None:
+    """Where a task's first call's outputs (``first``: :func:`kept_outputs`) differ from its next call's on the same
+    inputs (``again``), by the gate's comparison with the next call standing for the reference (reference.py's
+    ``ATOL`` / ``RTOL`` as the gate reads them, else its dtype-aware default): what differs, as the mismatch
+    :func:`first_call_line` names; ``None`` where they agree."""
+    from kernelopt.harness.compare import as_outputs, check_outputs
+
+    later = as_outputs(again)
+    checked = check_outputs(
+        first, later, later, atol=getattr(reference, "ATOL", None), rtol=getattr(reference, "RTOL", None)
+    )
+    if checked.message is None:
+        return None
+    return f"its first call's output, the next call's on the same inputs taken as the reference: {checked.message}"
 
 
 def first_call_line(benchmarked: list[Benchmarked], mismatch: str) -> str:

@@ -36,10 +36,15 @@ class FirstCallWatch:
 
     Attributes:
         watch: a context that yields the autotuners that benchmarked so during it (``watch_benchmarks``).
+        kept: the first call's outputs, copied before the next call (``kept_outputs``).
+        differs: what differs between the first call's kept outputs and the next call's, held to the gate's
+            tolerance with the task's reference module (``calls_differ``); ``None`` where they agree.
         line: the line naming the cause and the fix, from them and what differed (``first_call_line``).
     """
 
     watch: Callable[[], AbstractContextManager[list[Any]]]
+    kept: Callable[[Any], list[Any]]
+    differs: Callable[[list[Any], Any, Any], str | None]
     line: Callable[[list[Any], str], str]
 
 
@@ -259,44 +264,20 @@ def _call_task(
 
 
 def _first_call_line(
-    kernel: ModuleType, reference_py: Path, device: str, first: Any, benchmarked: list[Any], line: Callable[..., str]
+    kernel: ModuleType, reference_py: Path, device: str, first: Any, benchmarked: list[Any], watch: FirstCallWatch
 ) -> str | None:
     """Where the task's first call benchmarked an autotune list on its own tensors with nothing to undo what the runs
-    wrote (:attr:`FirstCallWatch.watch`), the task called once more on the same inputs:
-    when the two outputs differ beyond the problem's tolerance, the kernel as written is wrong on its first call at
-    each new key (leftovers13's partial sum), and the line names the cause and the fix; else ``None``. Costs one
-    more call, and only where an autotuner benchmarked so."""
-    import torch
-
+    wrote (:attr:`FirstCallWatch.watch`), the task called once more on the same inputs: when the two outputs differ
+    (:attr:`FirstCallWatch.differs`, the gate's comparison), the kernel as written is wrong on its first call at each
+    new key (leftovers13's partial sum), and the line names the cause and the fix; else ``None``. Costs one more
+    call, and only where an autotuner benchmarked so."""
     if not benchmarked:
         return None
     reference, _ = _shapes(reference_py)
-    kept = [t.float().cpu().clone() for t in _tensors(first)]  # a buffer the next call reuses: its first values
+    kept = watch.kept(first)  # a buffer the next call reuses: its first values
     _, again = _call_task(kernel, reference_py, device)
-    atol, rtol = float(getattr(reference, "ATOL", 1e-2)), float(getattr(reference, "RTOL", 1e-2))
-    pairs = [(a, b.float().cpu()) for a, b in zip(kept, _tensors(again), strict=False)]
-    differs = [
-        (a, b) for a, b in pairs if a.shape != b.shape or not torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
-    ]
-    if not differs:
-        return None
-    a, b = differs[0]
-    mismatch = "its first call's output differs from the next call's on the same inputs"
-    if a.shape == b.shape:
-        gap = (a - b).abs().max().item()
-        mismatch = f"{mismatch}: by up to {gap:.3g}, beyond ATOL {atol:g} / RTOL {rtol:g}"
-    return line(benchmarked, mismatch)
-
-
-def _tensors(out: Any) -> list[Any]:
-    """The tensors of a task's output (one, or a tuple or list of them), in order."""
-    import torch
-
-    if isinstance(out, torch.Tensor):
-        return [out]
-    if isinstance(out, tuple | list):
-        return [t for x in out for t in _tensors(x)]
-    return []
+    mismatch = watch.differs(kept, again, reference)
+    return watch.line(benchmarked, mismatch) if mismatch is not None else None
 
 
 def read_module(
@@ -337,7 +318,7 @@ def read_module(
         return result
     try:  # the kernel as written wrong on its first call (leftovers13's leftover: tune never said so)
         if first_call is not None:
-            result["first_call"] = _first_call_line(module, reference, device, first, benchmarked, first_call.line)
+            result["first_call"] = _first_call_line(module, reference, device, first, benchmarked, first_call)
     except Exception:  # the second call failed: the checks say why, not this
         result["first_call"] = None
     result["launch_values"] = recorder.launches
