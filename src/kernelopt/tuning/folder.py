@@ -443,30 +443,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     )
     held_options: dict[str, dict[str, Value]] = {}
     if problem.interpreted:
-        # Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
-        # num_stages, ...): their timing there is noise, so they keep their values
-        held_options = written_options(tunables)  # still what a GPU would run: the fit estimates with them
-        # an autotune list's launch options: the space the kernel's authors declared, which only a GPU can search
-        options = [
-            t for t in tunables if t.name in LAUNCH_OPTIONS and t.editable and t.kind is TunableKind.AUTOTUNE_CONFIG
-        ]
-        tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
-        if options and not launches(tunables, loop_kernels(read_source(problem.kernel_py).text)):
-            # bitsandbytes' autotune list of num_warps / num_stages only (breaker10): "no tunable knob ... only
-            # knobs it cannot edit" named neither the knobs nor where they can be tuned
-            names = sorted({t.name for t in options})
-            raise UsageError(
-                "no tunable knob on the CPU: the kernel's autotune list holds launch options only "
-                f"({', '.join(names)}: {len(options)} of them, first {options[0].key}), which Triton's interpreter "
-                "ignores",
-                hint="tune them on a GPU (--device cuda)",
-            )
-        tunables = [
-            t.model_copy(update={"refused_reason": loop_option_note(t.loop_option)})
-            if t.loop_option is not None and t.editable
-            else t
-            for t in tunables
-        ]
+        tunables, held_options = _interpreted_knobs(problem, tunables)
     tunables = [_unbucketable(t, evaluation, shapes) for t in tunables]
     limits = None
     if request.check_resources:  # no GPU named (the CPU): what fits every NVIDIA GPU of the spec sheets, as written
@@ -522,6 +499,38 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     if pinned is not None:
         raise NothingToTune(pinned)
     return prepared
+
+
+def _interpreted_knobs(problem: Problem, tunables: list[Tunable]) -> tuple[list[Tunable], dict[str, dict[str, Value]]]:
+    """The knobs a session on the CPU tunes, and the launch options it holds at their written values (launch ->
+    option -> value): Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
+    num_stages, ...), so their timing there is noise; a loop's option (``tl.range(..., num_stages=)``) is refused
+    with its reason.
+
+    Raises:
+        UsageError: an autotune list of launch options only, and nothing else to tune on the CPU.
+    """
+    held_options = written_options(tunables)  # still what a GPU would run: the fit estimates with them
+    # an autotune list's launch options: the space the kernel's authors declared, which only a GPU can search
+    options = [t for t in tunables if t.name in LAUNCH_OPTIONS and t.editable and t.kind is TunableKind.AUTOTUNE_CONFIG]
+    tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
+    if options and not launches(tunables, loop_kernels(read_source(problem.kernel_py).text)):
+        # bitsandbytes' autotune list of num_warps / num_stages only (breaker10): "no tunable knob ... only
+        # knobs it cannot edit" named neither the knobs nor where they can be tuned
+        names = sorted({t.name for t in options})
+        raise UsageError(
+            "no tunable knob on the CPU: the kernel's autotune list holds launch options only "
+            f"({', '.join(names)}: {len(options)} of them, first {options[0].key}), which Triton's interpreter "
+            "ignores",
+            hint="tune them on a GPU (--device cuda)",
+        )
+    tunables = [
+        t.model_copy(update={"refused_reason": loop_option_note(t.loop_option)})
+        if t.loop_option is not None and t.editable
+        else t
+        for t in tunables
+    ]
+    return tunables, held_options
 
 
 class NothingToTune(UsageError):
