@@ -79,7 +79,7 @@ from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
-from kernelopt.tunables.readers import computed_readers
+from kernelopt.tunables.readers import computed_readers, shrunk_covers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -1539,6 +1539,9 @@ def _checked(
     base = tuning.prepared.base_source
     if edit is None or keep_newlines(base, edit.new_source) == base:
         return edit, note, None, None, None
+    shrunk = _shrunk_covers(tuning)
+    if shrunk:  # a rule refuses it: the next-best instead (no size to fail at: the net's sizes may all pass it)
+        return None, f"{shrunk[0]}: not written", None, None, None
     # the seconds the written kernel's check took on every entry together (else the pick's as the session ran it) and
     # the pick's calls there: what the net's first size is estimated by (net12)
     check_s = next((r.check_s for r in tuning.result.results if r.config == tuning.result.best_config), None)
@@ -1555,6 +1558,17 @@ def _checked(
     if net.failed is not None:
         return None, note, net, net.line(), net.failed.shape
     return edit, note, net, None, None
+
+
+def _shrunk_covers(tuning: FolderTuning) -> list[str]:
+    """Why the pick's launch options shrink a computed block that covers a size with one block
+    (:func:`kernelopt.tunables.readers.shrunk_covers`): the cover's rule, a smaller block never proposed, read
+    through the computation an option moves (newuser12's n64)."""
+    prepared = tuning.prepared
+    current = current_values(prepared.tunables)
+    changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
+    moved = {k: v for k, v in changes.items() if k in LAUNCH_OPTIONS}
+    return shrunk_covers(prepared.tunables, prepared.base_source, moved, current) if moved else []
 
 
 def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) -> list[str]:

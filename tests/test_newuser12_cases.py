@@ -1,0 +1,47 @@
+"""A new user's first hour on a fresh clone, twelfth trial (2026-12-06): what the thirteenth session changed (the
+first-call check, a reference's faults, ``tune --json``'s verdict and first_call, the net's power and half sizes,
+guard blocks, tables over ``args[...]``, Transformer Engine's called autotune) tried on the user's own kernels, and bad
+input of every kind; one test per fix (docs/faults.md, "A new user's first hour, twelfth trial")."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.timeout(120)
+def test_n64_a_launch_option_that_shrinks_a_computed_one_block_cover_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n64 (**a wrong written kernel** on a GPU, where the session searches ``num_warps``): ``warps = 8`` then
+    ``BLOCK = warps * 128`` over rows one program covers with one block masked by ``cols < N`` (a row max,
+    tests/data/newuser12/warps_cover): the original covers rows up to 1024 columns. A pick of ``num_warps=4`` makes
+    BLOCK 512: it passes the entries (200 and 500 columns) and the net's sizes (513 columns: a row max misses its last
+    column in 1 row of 513), and was written, wrong at 600 and 1000 columns. The cover's rule (a smaller block is
+    never proposed) is read through the computation: the pick is refused, and a larger one is still written."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import COMPUTED
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(DATA / "newuser12" / "warps_cover", tmp_path / "warps_cover"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    # the session's knobs as a GPU has them: the CPU's interpreter holds the launch options, so it lists none
+    prepared = dataclasses.replace(prepared, tunables=discover_source((folder / "kernel.py").read_text()))
+    current = ({"BLOCK": COMPUTED, "num_warps": 8}, 20.0)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_session(prepared, [({"BLOCK": COMPUTED, "num_warps": 4}, 10.0)], current), evaluator)
+        assert done.edit is None and not done.judgement.better, done.edit_note
+        assert done.edit_note == (
+            "BLOCK is computed from num_warps (BLOCK = warps * 128) and covers N with one block (cols < N): "
+            "num_warps=4 makes it 512, smaller than the original's 1024, which leaves part of a row undone where the "
+            "original covers it: not written"
+        ), done.edit_note
+        grown = tf._checked_edit(_session(prepared, [({"BLOCK": COMPUTED, "num_warps": 16}, 10.0)], current), evaluator)
+    assert grown.edit is not None and "warps = 16" in grown.edit.new_source, grown.edit_note
