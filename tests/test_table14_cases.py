@@ -213,3 +213,61 @@ def test_entries_that_do_not_fit_the_device_together_check_one_after_another(tmp
     ev.evaluate([Config.of({"BLOCK": b}) for b in (64, 128)])
     assert primary.calls == [([64, 128], False), ([64, 128], True)]
     assert middle.calls == [([64, 128], False), ([64, 128], True)] and large.calls == [([64, 128], True)]
+
+
+# ------------------------------------------------------------------------------ tunables --set, tune's fit rules
+
+
+def _l2norm(tmp_path: Path) -> Path:
+    """A copy of tests/data/breaker12/fla_l2norm with one entry of each of its two kernels (as tablebound13's test)."""
+    folder = Path(shutil.copytree(DATA / "breaker12" / "fla_l2norm", tmp_path / "fla_l2norm"))
+    reference = folder / "reference.py"
+    text = reference.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("SHAPES = "))
+    reference.write_text(text.replace(line, 'SHAPES = [{"B": 1, "T": 9, "D": 100}, {"B": 1, "T": 2, "D": 600}]'))
+    return folder
+
+
+@pytest.mark.timeout(120)
+def test_tunables_set_refuses_a_block_pointer_tile_tune_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fla's l2norm holds ``tl.make_block_ptr(..., (BT, BD), ...)`` with ``BD`` computed from D (128 at D = 100). tune
+    never proposes ``BT = 512`` on one warp there (tablebound13: 2048 elements a thread, past the registers and the
+    authors' own 512); ``tunables --set`` wrote it as asked. With ``--gpu`` and ``--reference`` it is now refused as
+    tune refuses it: one line naming the entry and the tile, exit 2, the file untouched (one run of the task: a tile
+    that fits is written as before, tests/test_tunables.py)."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _l2norm(tmp_path)
+    kernel = folder / "kernel.py"
+    before = kernel.read_text()
+    argv = ["tunables", str(kernel), "--reference", str(folder / "reference.py"), "--device", "cpu", "--gpu", "H100"]
+    code = main([*argv, "--set", "l2norm_fwd_kernel.configs[4].BT=512"])
+    _, err = capsys.readouterr()
+    errors = [x for x in err.splitlines() if x.startswith("kernelopt: error:")]
+    assert code == 2 and kernel.read_text() == before, (code, err)
+    assert len(errors) == 1 and "the new configuration cannot fit: at B=1, T=9, D=100 the block pointer's " in errors[0]
+    assert "block_shape (BT, BD) = (512, 128) holds 65536 elements on 1 warp: 2048 a thread" in errors[0], errors
+    assert "were not checked against the registers" not in err  # it was: the entries' tiles were known
+
+
+@pytest.mark.timeout(120)
+def test_tunables_set_says_why_a_tile_was_not_checked_without_a_run_of_the_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``--reference`` the tiles' second side (BD, computed from D) is not known, nor the registers without
+    ``--gpu``: the set is shown as asked, and one note says the tile fit was not estimated and what it needs."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    kernel = _l2norm(tmp_path) / "kernel.py"
+    code = main(["tunables", str(kernel), "--set", "l2norm_fwd_kernel.configs[4].BT=512", "--dry-run"])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    assert (
+        "l2norm_fwd_kernel's block pointer tiles (BT, BD) were not checked against the registers, as tune checks them "
+        "(a tile that certainly spills is refused): that needs --gpu (its registers) and --reference (a run of the "
+        "task: the tiles' sides at its SHAPES entries); shown (--dry-run)"
+    ) in err, err

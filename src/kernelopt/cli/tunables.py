@@ -16,6 +16,7 @@ from kernelopt.vocabulary import Device
 if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not at every kernelopt start
     from collections.abc import Mapping
 
+    from kernelopt.tunables.knobs import ResourceLimits
     from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
 
 
@@ -98,6 +99,7 @@ def register(app: typer.Typer) -> None:
             done = "shown (--dry-run)" if dry_run else "written as asked"
             _warn_unguarded(before, result.new_source, done)
             _warn_computed_from(found, before, changes, done)
+            _note_tiles_unestimated(found, before, changes, limits, evaluation, done)
             _say_edit(file, result, dry_run=dry_run, as_json=as_json)
         elif as_json:
             emit_json(found)
@@ -200,6 +202,38 @@ def _warn_computed_from(found: list[Tunable], before: str, changes: Mapping[str,
             f"({t.computed}): it moves too, at every size, and no rule here checks that move; {done} "
             "(kernelopt validate checks the kernel; kernelopt tune checks such a pick at sizes the SHAPES do not name)"
         )
+
+
+def _note_tiles_unestimated(
+    found: list[Tunable],
+    before: str,
+    changes: Mapping[str, object],
+    limits: ResourceLimits | None,
+    evaluation: AutotuneEvaluation | None,
+    done: str,
+) -> None:
+    """A note when a knob set by hand belongs to a kernel holding block pointer tiles whose fit (tune's rule:
+    :func:`~kernelopt.tunables.block_tiles.tile_problems`, refusing a tile that certainly spills) could not be
+    estimated: it needs the registers of a GPU (``--gpu``) and the sizes a run of the task gives at its ``SHAPES``
+    entries (``--reference``); with both, ``--set`` refuses such a tile as tune does."""
+    from kernelopt.tunables.block_tiles import block_tiles, tile_entries
+    from kernelopt.tunables.model import TunableKind
+
+    kernels = sorted({t.kernel for t in found for key in changes if key in (t.key, t.name) and t.kernel is not None})
+    for kernel in kernels:
+        tiles = block_tiles(before, kernel)
+        if not tiles:
+            continue
+        listed = any(t.kernel == kernel and t.kind is TunableKind.AUTOTUNE_CONFIG for t in found)
+        missing = [] if limits is not None else ["--gpu (its registers)"]
+        if not tile_entries(kernel, listed, evaluation):
+            missing.append("--reference (a run of the task: the tiles' sides at its SHAPES entries)")
+        if missing:
+            shapes = "; ".join(f"({', '.join(map(str, t))})" for t in tiles)
+            note(
+                f"{kernel}'s block pointer tiles {shapes} were not checked against the registers, as tune checks "
+                f"them (a tile that certainly spills is refused): that needs {' and '.join(missing)}; {done}"
+            )
 
 
 def _say_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -> None:

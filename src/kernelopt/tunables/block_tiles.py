@@ -28,7 +28,7 @@ import libcst as cst
 
 from kernelopt.tunables.blocks import BLOCK_PTR_ARGS, DESCRIPTOR_ARGS, call_args, dotted, walk
 from kernelopt.tunables.knobs import LIVE_BLOCK_TENSORS, TRITON_DEFAULTS, ResourceLimits
-from kernelopt.tunables.model import Value
+from kernelopt.tunables.model import AutotuneEvaluation, Value
 from kernelopt.tunables.syntax import parsed
 
 #: the makers whose ``block_shape`` is a tile, with the names of their arguments in order
@@ -97,6 +97,36 @@ class TileEntry:
     label: str
     launched: Mapping[str, Value]
     authors: tuple[Mapping[str, Value], ...]
+
+
+def picked_config(kernel: str | None, listed: bool, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
+    """The config ``kernel``'s autotuner picked for the task's shape (when the evaluation ran it), by knob name;
+    ``listed``: the launch is its autotune list (``k.configs``), else there is no pick to read."""
+    if evaluation is None or kernel is None or not listed:
+        return {}
+    space = evaluation.spaces.get(kernel)
+    if space is None or space.best_config is None:
+        return {}
+    return space.best_config.knob_values()
+
+
+def tile_entries(kernel: str | None, listed: bool, evaluation: AutotuneEvaluation | None) -> tuple[TileEntry, ...]:
+    """The ``SHAPES`` entries the run of the task launched ``kernel`` at, each with the values its launch received
+    there (the config its autotuner picked for the task's shape in place of the entry's own pick: the list tune
+    writes pins it) and the authors' configurations (the autotune list's, ``listed``, else the launch itself); none
+    without a run (``evaluation`` ``None``, or one that did not launch it)."""
+    if evaluation is None or kernel is None:
+        return ()
+    runs = [(e.shape, e.launch_values[kernel]) for e in evaluation.shape_sizes if kernel in e.launch_values]
+    if not runs and kernel in evaluation.launch_values:
+        runs = [(evaluation.shape or {}, evaluation.launch_values[kernel])]
+    space = evaluation.spaces.get(kernel) if listed else None
+    configs = tuple(c.knob_values() for c in space.configs) if space is not None else ()
+    picked = picked_config(kernel, listed, evaluation)
+    return tuple(
+        TileEntry(", ".join(f"{k}={v}" for k, v in shape.items()), {**launched, **picked}, configs or (launched,))
+        for shape, launched in runs
+    )
 
 
 def _int(value: Value | None) -> int | None:

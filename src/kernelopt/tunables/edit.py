@@ -26,6 +26,7 @@ from kernelopt.tunables.analysis import (
     parse_scalar,
     read_source,
 )
+from kernelopt.tunables.block_tiles import HeldTiles, block_tiles, tile_entries, tile_problems
 from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.heuristic_layout import lay_out_heuristics
 from kernelopt.tunables.inline_guard import TUNED
@@ -633,7 +634,7 @@ def apply_source(
     an, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
     new_values = plan_edits(tunables, changes, kernel=kernel)
     if limits is not None:
-        _check_fit(tunables, new_values, limits)
+        _check_fit(tunables, new_values, limits, source=source, evaluation=evaluation)
     spans, edits = _splices(sites, tunables, new_values)
     new_source = _splice(source, spans)
     expected = {e.key: e.after for e in edits}
@@ -877,15 +878,31 @@ def _moved(
     return evaluation.model_copy(update={"launch_values": values})
 
 
-def _check_fit(tunables: list[Tunable], new_values: Mapping[str, Value], limits: ResourceLimits) -> None:
-    """Every launch group the change touches must still fit the GPU.
+def _check_fit(
+    tunables: list[Tunable],
+    new_values: Mapping[str, Value],
+    limits: ResourceLimits,
+    *,
+    source: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> None:
+    """Every launch group the change touches must still fit the GPU: the block estimate, and (``source`` given) the
+    fit of the kernel's block pointer tiles at the ``SHAPES`` entries a run of the task launched it at
+    (:func:`~kernelopt.tunables.block_tiles.tile_problems`, tune's rule; no run in ``evaluation``, no entry to
+    estimate at).
 
     Raises:
         TunableFitError: a touched group's new configuration cannot fit.
     """
     touched = {g for t in tunables if t.key in new_values for g in t.groups}
     for g in sorted(touched):
-        problems = resource_problems(_group_values(tunables, new_values, g), limits)
+        values = _group_values(tunables, new_values, g)
+        problems = resource_problems(values, limits)
+        kernel = next((t.kernel for t in tunables if g in t.groups and t.kernel is not None), None)
+        tiles = block_tiles(source, kernel) if source is not None and kernel is not None else ()
+        if tiles:
+            listed = any(g in t.groups and t.kind is TunableKind.AUTOTUNE_CONFIG for t in tunables)
+            problems += tile_problems(HeldTiles(tiles, tile_entries(kernel, listed, evaluation)), values, limits)
         if problems:
             raise TunableFitError(f"{g}: the new configuration cannot fit: {'; '.join(problems)}")
 

@@ -37,7 +37,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
-from kernelopt.tunables.block_tiles import HeldTiles, TileEntry, block_tiles, tile_problems
+from kernelopt.tunables.block_tiles import HeldTiles, block_tiles, picked_config, tile_entries, tile_problems
 from kernelopt.tunables.guard import tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.launches import (
@@ -106,7 +106,9 @@ def space_from_tunables(
     knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {})
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
-    held_tiles = HeldTiles(tiles, _tile_entries(chosen, evaluation) if tiles else ())
+    held_tiles = HeldTiles(
+        tiles, tile_entries(chosen.kernel, chosen.label.endswith(".configs"), evaluation) if tiles else ()
+    )
     extents = _extents(source, chosen.kernel, evaluation, problem_sizes) if problem_sizes else {}
     fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles, extents)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
@@ -189,7 +191,7 @@ def _knobs(
     by_name: dict[str, list[Tunable]] = {}
     for t in la.tunables:
         by_name.setdefault(_knob_name(t), []).append(t)
-    picked = _picked_config(la, evaluation)
+    picked = picked_config(la.kernel, la.label.endswith(".configs"), evaluation)
     knobs: list[Knob] = []
     origins: dict[str, KnobOrigin] = {}
     notes: list[str] = []
@@ -314,16 +316,6 @@ def _computed_values(
     return out
 
 
-def _picked_config(la: Launch, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
-    """The config an autotuner picked for the task's shape (when the evaluation ran it), by knob name."""
-    if evaluation is None or la.kernel is None or not la.label.endswith(".configs"):
-        return {}
-    space = evaluation.spaces.get(la.kernel)
-    if space is None or space.best_config is None:
-        return {}
-    return space.best_config.knob_values()
-
-
 def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
     """The legal values of ``t`` and its default (its value, or the middle of the domain when unknown)."""
     fam = _family(t.feeds[0] if t.feeds else t.name, [c.value for c in t.categories])
@@ -410,24 +402,6 @@ def _fit(
         return out
 
     return fit, rules
-
-
-def _tile_entries(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[TileEntry, ...]:
-    """The ``SHAPES`` entries the run of the task launched ``la``'s kernel at, each with the values its launch
-    received there (the config its autotuner picked for the task's shape in place of the entry's own pick: the
-    list tune writes pins it) and the authors' configurations (the autotune list's, else the launch itself)."""
-    if evaluation is None or la.kernel is None:
-        return ()
-    runs = [(e.shape, e.launch_values[la.kernel]) for e in evaluation.shape_sizes if la.kernel in e.launch_values]
-    if not runs and la.kernel in evaluation.launch_values:
-        runs = [(evaluation.shape or {}, evaluation.launch_values[la.kernel])]
-    listed = evaluation.spaces.get(la.kernel) if la.label.endswith(".configs") else None
-    configs = tuple(c.knob_values() for c in listed.configs) if listed is not None else ()
-    picked = _picked_config(la, evaluation)
-    return tuple(
-        TileEntry(", ".join(f"{k}={v}" for k, v in shape.items()), {**launched, **picked}, configs or (launched,))
-        for shape, launched in runs
-    )
 
 
 def _gt(value: Value, limit: int) -> bool:
