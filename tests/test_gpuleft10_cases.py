@@ -267,7 +267,7 @@ def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
 ) -> None:
     """``tune --device cpu --target sm_90``: the pick about to be written is compiled for the target first (the same
     launches, :func:`~kernelopt.harness.target_compile.target_check`); tile_lse_zero's BLOCK_M=32 does not compile
-    there, nor does the original, and the line says both. A target that is not ``sm_NN`` is one line, exit 2,
+    there, nor does the original, and the line says both: not refused for a failure the original shares. A target that is not ``sm_NN`` is one line, exit 2,
     before any work."""
     from kernelopt.cli.app import main
     from kernelopt.harness.target_compile import target_check
@@ -279,9 +279,11 @@ def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
     pick = original.replace("BLOCK_M=16, BLOCK_N=32)", "BLOCK_M=32, BLOCK_N=32)")
     assert pick != original
     checked = target_check(pick, folder / "reference.py", tmp_path, "sm_90", original)
-    assert checked.refused and checked.line == (
-        "the pick does not compile for sm_90: tile_lse (BLOCK_M=32, BLOCK_N=32) at {'M': 20, 'N': 64}: RuntimeError: "
-        "PassManager::run failed; kernel.py as it is fails the same compile; nothing written"
+    # the original fails the same compile at both entries: a failure it shares is not the pick's (refblame14 r11)
+    assert not checked.refused and checked.line == (
+        "compiled for sm_90 before the write: the pick does not compile at {'M': 20, 'N': 64}, {'M': 33, 'N': 128} "
+        "(tile_lse: RuntimeError: PassManager::run failed), nor does kernel.py as it is there (sizes the original "
+        "cannot run on sm_90: not the pick's)"
     )
     assert main(["tune", str(folder), "--device", "cpu", "--target", "gfx942"]) == 2
     err = capsys.readouterr().err.strip()

@@ -199,3 +199,91 @@ def test_the_net_refuses_a_size_where_the_reference_returns_the_primarys_output_
     derived_keyed = _derived(tmp_path / "keyed", KEYED_ON_SHAPE)
     wrong_at = derived_keyed[1].check(derived_keyed[0], wrong, at)
     assert wrong_at.outcome is Outcome.WRONG_RESULT and "earlier calls" not in (wrong_at.reason or "")
+
+
+# -- r11: sizes the original cannot run -------------------------------------------------------------------------------
+
+DATA = Path(__file__).parent / "data" / "refblame14"
+
+
+@pytest.mark.timeout(300)
+def test_a_pick_failing_the_compile_only_where_the_original_fails_it_too_is_not_refused(tmp_path: Path) -> None:
+    """On the H100 (2026-12-06) Inductor's persistent reduction did not compile at N=1: Triton's JIT makes an int
+    argument equal to 1 a constexpr, and ``rnumel.to(tl.float32)`` has no ``.to``. Compiled for sm_90 here, with no
+    GPU, int_one's original fails the same way at its N=1 entry; ``tune --target sm_90`` refused any pick there,
+    "...; kernel.py as it is fails the same compile; nothing written". A failure the original shares at that entry is
+    not the pick's: written, the line naming the entry as one the original cannot run."""
+    from kernelopt.harness.target_compile import target_check
+    from tests.conftest import skip_without
+
+    skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
+    original = (DATA / "int_one" / "kernel.py").read_text()
+    pick = original.replace("XBLOCK=8, RBLOCK=64", "XBLOCK=16, RBLOCK=64").replace("cdiv(M, 8)", "cdiv(M, 16)")
+    checked = target_check(pick, DATA / "int_one" / "reference.py", tmp_path, "sm_90", original)
+    assert not checked.refused, checked.line
+    assert checked.line == (
+        "compiled for sm_90 before the write: the pick does not compile at {'M': 8, 'N': 1} (row_mean: "
+        "CompilationError: AttributeError(\"'int' object has no attribute 'to'\")), nor does kernel.py as it is there "
+        "(sizes the original cannot run on sm_90: not the pick's); every other launch compiles"
+    )
+
+
+def test_a_pick_failing_the_compile_where_the_original_compiles_is_refused_at_that_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rule of :func:`~kernelopt.harness.target_compile.target_check` without a compile: a launch compiled once for
+    two entries (one specialization) fails at both; the original fails only at the first; the pick is refused, naming
+    the second, where the original compiles. With no original to compare with, any failure is refused as before."""
+    from kernelopt.harness import target_compile
+    from kernelopt.harness.target_compile import LaunchCompile, TargetReport, target_check
+
+    def launch(shape: dict[str, Any], error: str | None, also: list[dict[str, Any]] | None = None) -> LaunchCompile:
+        return LaunchCompile(
+            kernel="k", shape=shape, signature={}, constexprs={"B": 2}, divisible=[], options={}, error=error,
+            also=also or [],
+        )  # fmt: skip
+
+    one, two = {"N": 1}, {"N": 3}
+    reports = {
+        "written": TargetReport(folder="w", launches=[launch(one, "CompilationError: boom", [two])]),
+        "original": TargetReport(folder="o", launches=[launch(one, "CompilationError: boom"), launch(two, None)]),
+    }
+    monkeypatch.setattr(target_compile, "compile_for_target", lambda folders, target: [reports[folders[0].name]])
+    (tmp_path / "reference.py").write_text("")
+    checked = target_check("w", tmp_path / "reference.py", tmp_path, "sm_90", "o")
+    assert checked.refused and checked.line == (
+        "the pick does not compile for sm_90: k (B=2) at {'N': 3}: CompilationError: boom; kernel.py as it is compiles "
+        "there; nothing written"
+    )
+    reports["written"] = TargetReport(folder="w", launches=[launch(one, "CompilationError: boom"), launch(two, None)])
+    assert not target_check("w", tmp_path / "reference.py", tmp_path, "sm_90", "o").refused
+    assert target_check("w", tmp_path / "reference.py", tmp_path, "sm_90").refused
+
+
+def test_the_net_never_refuses_a_pick_at_a_size_the_original_cannot_compile_either() -> None:
+    """The net at a size where Triton's JIT specializes a size argument of 1 (``below`` moves N to 1; on a GPU the
+    original's ``rnumel.to`` does not compile there, as the pick's does not): the written kernel fails, the original
+    runs at the same size and fails too, so the size is skipped with the original's reason and the pick is not
+    refused; where the original compiles and passes, the same failure refuses it. (Stand-ins for the GPU's compile:
+    the net's rule is its comparison with the original at the same size.)"""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import DerivedSize, SizeClass, cast
+    from kernelopt.tuning.problem import ProblemShape
+
+    one = ProblemShape(kwargs={"M": 8, "N": 1})
+    sizes = [DerivedSize(kind=SizeClass.BELOW, tries=(one,))]
+    said = "CompilationError: AttributeError(\"'int' object has no attribute 'to'\")"
+    ran: list[str] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        ran.append(source)
+        return (Outcome.COMPILE_ERROR, said) if source != "fixed original" else (Outcome.OK, None)
+
+    verdict = cast(sizes, "original", "written", check_at)
+    assert ran == ["written", "original"] and verdict.failed is None
+    assert [c.passed for c in verdict.checks] == [None]
+    assert f"M=8,N=1: the original fails there too: compile_error: {said}" in verdict.line()
+    refused = cast(sizes, "fixed original", "written", check_at)
+    assert refused.failed is not None and refused.line().startswith(
+        "the written kernel fails at M=8,N=1 (below the smallest entry), where the original passes: compile_error"
+    )

@@ -55,6 +55,7 @@ class LaunchCompile(BaseModel):
         divisible: the arguments Triton's JIT marks ``tt.divisibility`` 16.
         options: the compile options given (``num_warps``, ``num_stages``).
         error: the compile's failure in one line, ``None`` when it compiled to a cubin.
+        also: the other ``SHAPES`` entries whose launch was this one (the same specialization: compiled once).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -66,6 +67,7 @@ class LaunchCompile(BaseModel):
     divisible: list[str]
     options: dict[str, Any]
     error: str | None = None
+    also: list[dict[str, Any]] = []
 
 
 #: The compute capabilities of NVIDIA's GPUs (CUDA C++ Programming Guide, "Compute Capabilities"): a target outside
@@ -168,8 +170,10 @@ def target_check(
     source: str, reference_py: Path, work_dir: Path, target: str, original: str | None = None
 ) -> TargetCheck:
     """``source`` (a kernel.py about to be written) compiled for ``target`` on the reference's ``SHAPES`` entries.
-    Refused when a launch does not compile there (the line names the kernel, its constexprs and the compiler's error,
-    and whether ``original``, kernel.py as it is, fails the same compile); not refused when every launch compiles,
+    Refused when a launch does not compile at an entry where ``original`` (kernel.py as it is) compiles (the line
+    names the kernel, its constexprs and the compiler's error); never for a failure the original shares at that
+    entry (an int argument of 1 that Triton's JIT makes a constexpr: ``rnumel.to`` has none, H100 2026-12-06), the
+    line naming the entry as the original's; not refused when every launch compiles,
     when no Triton kernel is launched (a torch kernel), or when no launch could be reached (the folder's own fault,
     which the session's checks say): the line says which.
 
@@ -203,23 +207,44 @@ def target_check(
             line=f"compiled for {target} before the write: {len(report.launches)} distinct launch(es) of {kernels} at "
             f"the SHAPES entries ({time.monotonic() - started:.1f} s)"
         )
-    first = report.failed[0]
+    before = compiled(original, "original") if original is not None else None
+    cannot = _shapes_failed(before)
+    own = [x for x in report.failed if any(_shape_key(at) not in cannot for at in [x.shape, *x.also])]
+    if not own:  # every launch that fails is at an entry the original cannot compile either: not the pick's
+        first = report.failed[0]
+        rest = "; every other launch compiles" if len(report.launches) > len(report.failed) else ""
+        return TargetCheck(
+            line=f"compiled for {target} before the write: the pick does not compile at "
+            f"{_entries(report.failed)} ({first.kernel}: {first.error}), nor does kernel.py as it is there (sizes "
+            f"the original cannot run on {target}: not the pick's){rest}"
+        )
+    first = own[0]
+    at = next(a for a in [first.shape, *first.also] if _shape_key(a) not in cannot)
     tiles = ", ".join(f"{k}={v}" for k, v in first.constexprs.items())
     same = ""
-    if original is not None:
-        before = compiled(original, "original")
-        same = (
-            "; kernel.py as it is fails the same compile"
-            if before.failed
-            else "; kernel.py as it is compiles there"
-            if before.problem is None
-            else ""
-        )
+    if before is not None and before.problem is None:
+        same = "; kernel.py as it is compiles there"
     return TargetCheck(
-        line=f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {first.shape or 'get_inputs()'}: "
+        line=f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {at or 'get_inputs()'}: "
         f"{first.error}{same}; nothing written",
         refused=True,
     )
+
+
+def _shape_key(shape: dict[str, Any]) -> str:
+    return json.dumps(shape, sort_keys=True, default=str)
+
+
+def _shapes_failed(report: TargetReport | None) -> set[str]:
+    """The entries (as :func:`_shape_key`) at which a launch of ``report`` does not compile: sizes the original cannot
+    run on the target, where a pick failing too is never refused (docs/faults.md refblame14 r11)."""
+    if report is None or report.problem is not None:
+        return set()
+    return {_shape_key(at) for x in report.failed for at in [x.shape, *x.also]}
+
+
+def _entries(failed: Sequence[LaunchCompile]) -> str:
+    return ", ".join(dict.fromkeys(str(at or "get_inputs()") for x in failed for at in [x.shape, *x.also]))
 
 
 def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> list[LaunchCompile]:
@@ -261,6 +286,8 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         )
         key = json.dumps([launch.kernel, launch.signature, launch.constexprs, launch.divisible, given], default=str)
         if key in done:
+            if dict(shape) != done[key].shape and dict(shape) not in done[key].also:
+                done[key].also.append(dict(shape))
             return
         try:
             triton.compile(ASTSource(self, signature, constexprs, attrs), target=target, options=options.__dict__)
