@@ -287,3 +287,67 @@ def test_the_net_never_refuses_a_pick_at_a_size_the_original_cannot_compile_eith
     assert refused.failed is not None and refused.line().startswith(
         "the written kernel fails at M=8,N=1 (below the smallest entry), where the original passes: compile_error"
     )
+
+
+ASSERTS_SIXTEEN = """def run(x, y):
+    assert x.numel() % 16 == 0, "n must be a multiple of 16"
+    return x + y
+"""
+SIXTEEN_FIRST = INPUTS.replace('SHAPES = [{"n": 256}, {"n": 100}]', 'SHAPES = [{"n": 100}, {"n": 256}]')
+
+
+def test_v0_at_an_entry_it_cannot_run_names_the_entry_as_the_problems(tmp_path: Path) -> None:
+    """V0 with an ``assert`` in ``run`` at its first SHAPES entry (the CPU's stand-in for the H100's compile failure
+    at N=1): "the baseline kernel does not pass the gate: case 0 (n=100): the kernel raised AssertionError", the
+    kernel's FAIL. Now the entries the check did not reach are checked: V0 runs n=256, so the entry is the problem's
+    (bad input, as reference.py's own failures), its line naming it."""
+    from kernelopt.harness.gate import validate
+    from kernelopt.harness.model import ENTRY_UNRUNNABLE, problem_failed_prefix
+    from kernelopt.workspace import Workspace
+
+    (tmp_path / "kernel.py").write_text(ASSERTS_SIXTEEN)
+    (tmp_path / "reference.py").write_text(SIXTEEN_FIRST + "\n\ndef reference(x, y):\n    return x + y\n")
+    ws = Workspace.create("sixteen", kernel=tmp_path / "kernel.py", reference=tmp_path / "reference.py", root=tmp_path)
+    report = validate(ws, 0, previous=None, device="cpu")
+    assert report.problem_failed and report.correctness.culprit is Culprit.PROBLEM
+    assert report.correctness.error_class == ENTRY_UNRUNNABLE
+    assert problem_failed_prefix(report.correctness.error_class) == "a SHAPES entry fails, not the kernel's versions"
+    assert report.correctness.message == (
+        "the SHAPES entry n=100 is a size kernel.py as written (V0) cannot run, while it runs n=256 (case 0 (n=100): "
+        "the kernel raised AssertionError: n must be a multiple of 16): the entry is the problem's, not a fault of any "
+        "version; drop it from SHAPES, or give kernel.py a path for that size first"
+    )
+
+
+def test_an_entry_rule_keeps_what_v0_gets_wrong_or_cannot_run_anywhere_the_kernels() -> None:
+    """The rule of :func:`~kernelopt.harness.unrunnable.unrunnable_entry` on the gate's reports: a raise after an entry
+    passed is the problem's with no second check; a wrong result, or a raise where no other entry runs, stays the
+    kernel's; a reference's failure is left as it is."""
+    from kernelopt.harness.model import CaseCheck, CorrectnessReport
+    from kernelopt.harness.unrunnable import unrunnable_entry
+    from kernelopt.memory.model import CorrectnessStatus
+
+    def report(error_class: str, *cases: CaseCheck, culprit: Culprit = Culprit.KERNEL) -> CorrectnessReport:
+        return CorrectnessReport(
+            passed=False, status=CorrectnessStatus.FAIL, message="case 1 (N=1): the kernel raised X", cases=list(cases),
+            error_class=error_class, culprit=culprit,
+        )  # fmt: skip
+
+    ok, bad = CaseCheck(index=0, label="N=64", passed=True), CaseCheck(index=1, label="N=1")
+    never = []
+
+    def recheck(cases: list[int]) -> CorrectnessReport:
+        never.append(cases)
+        return report("CompilationError", CaseCheck(index=cases[0], label="N=2"))
+
+    after = unrunnable_entry(report("CompilationError", ok, bad), [0, 1, 2], recheck)
+    assert after.culprit is Culprit.PROBLEM and after.message.startswith(
+        "the SHAPES entry N=1 is a size kernel.py as written (V0) cannot run, while it runs N=64 (case 1 (N=1): "
+    )
+    assert not never
+    wrong = report("Mismatch", ok, bad)
+    assert unrunnable_entry(wrong, [0, 1], recheck) is wrong
+    alone = report("CompilationError", CaseCheck(index=0, label="N=1"))
+    assert unrunnable_entry(alone, [0, 2], recheck) is alone and never == [[2]]
+    theirs = report("ValueError", ok, bad, culprit=Culprit.PROBLEM)
+    assert unrunnable_entry(theirs, [0, 1, 2], recheck) is theirs

@@ -27,7 +27,7 @@ from kernelopt.cli.bounds import VERSION
 from kernelopt.cli.output import emit_json, fmt, info, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.decision import exit_code
-from kernelopt.harness.model import PROBLEM_FAILED, BenchReport, CorrectnessReport
+from kernelopt.harness.model import ENTRY_UNRUNNABLE, BenchReport, CorrectnessReport, problem_failed_prefix
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, ReferenceSpeedup
 from kernelopt.oneline import shell_word
@@ -195,7 +195,8 @@ def register(app: typer.Typer) -> None:
         else:
             _show(n, report)
         if report.problem_failed:  # reference.py failed at a SHAPES entry: bad input, as optimize and tune say
-            raise UsageError(f"{PROBLEM_FAILED}: {report.failure_reason or report.correctness.message}")
+            prefix = problem_failed_prefix(report.correctness.error_class)
+            raise UsageError(f"{prefix}: {report.failure_reason or report.correctness.message}")
         if report.checker_failed:  # the check could not run on this device: an environment problem, not a verdict
             raise EnvironmentProblem(report.failure_reason or report.correctness.message or "the check could not run")
         raise typer.Exit(exit_code(report.result))
@@ -249,7 +250,12 @@ def _show(n: int, report: GateReport) -> None:
     reason = f": {report.failure_reason}" if report.failure_reason else ""
     aside = "not recorded in memory/: see the note above"
     if report.problem_failed:  # the error line that ends the run says why, once (the reason was said twice)
-        reason, aside = " of reference.py, not of the kernel", f"the line below says why; {aside}"
+        whose = (
+            "a SHAPES entry V0 cannot run, not of the kernel's versions"
+            if report.correctness.error_class == ENTRY_UNRUNNABLE
+            else "reference.py, not of the kernel"
+        )
+        reason, aside = f" of {whose}", f"the line below says why; {aside}"
     elif report.checker_failed:  # as above: the check could not run here (memory), no verdict on the kernel
         reason, aside = (
             ": the check could not run on this machine, not the kernel's fault",

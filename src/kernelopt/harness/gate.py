@@ -77,6 +77,7 @@ from kernelopt.harness.stats import (
     summarize,
     too_wide,
 )
+from kernelopt.harness.unrunnable import unrunnable_entry
 from kernelopt.harness.worker import DEVICE_UNAVAILABLE_PREFIX, EXIT_ENVIRONMENT
 from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, runs_in_interpreter
 from kernelopt.memory.model import (
@@ -1036,7 +1037,36 @@ def _correctness(g: _Gating) -> CorrectnessReport:
         constants=g.constants,
     )
     g.warnings += correctness.warnings
+    if g.version == 0:  # the kernel as written: an entry it cannot run is the problem's, not a version's (r11)
+        correctness = unrunnable_entry(
+            correctness, _entries_to_run(g, correctness.device), lambda cases: _recheck(g, cases)
+        )
     return correctness
+
+
+def _entries_to_run(g: _Gating, device: str | None) -> list[int]:
+    """The ``SHAPES`` entries a check on ``device`` runs, by index (those Triton's interpreter runs in seconds when it
+    runs there and the task card sets no size; none when ``SHAPES`` is built by code, which the text does not tell)."""
+    from kernelopt.kernelsource import interpreted_cases, written_entries
+
+    entries = written_entries(g.workspace.reference_py)
+    interpreted = runs_in_interpreter(g.workspace.kernel_py, device or g.settings.device) and not g.constants
+    return interpreted_cases(entries) if interpreted else list(range(len(entries)))
+
+
+def _recheck(g: _Gating, cases: list[int]) -> CorrectnessReport:
+    """The check of the workspace's kernel.py on ``cases`` alone (its warnings said by the first check)."""
+    ws = g.workspace
+    return check_files(
+        ws.kernel_py,
+        ws.reference_py,
+        ws.state_dir,
+        label=g.label,
+        settings=g.settings,
+        cases=cases,
+        dtype_hint=g.card.dtype,
+        constants=g.constants,
+    )
 
 
 def _timing(g: _Gating, previous: int | None) -> tuple[BenchReport, int | None]:

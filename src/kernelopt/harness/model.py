@@ -183,6 +183,19 @@ PROBLEM_FAILED = "reference.py fails, not the kernel: fix reference.py or its SH
 """How `validate` and `optimize` begin the one line of a V0 whose reference failed (:attr:`Culprit.PROBLEM`):
 bad input, exit 2, as `tune` says it and `batch` makes it an ERROR of the problem (issue 32, item 5)."""
 
+ENTRY_UNRUNNABLE = "UnrunnableEntry"
+"""The error class of a ``SHAPES`` entry the kernel as written (V0) cannot run while it runs another
+(:mod:`kernelopt.harness.unrunnable`): the problem's (:attr:`Culprit.PROBLEM`), though reference.py did not fail."""
+
+ENTRY_FAILED = "a SHAPES entry fails, not the kernel's versions"
+"""How `validate` and `optimize` begin the one line of a V0 failing with :data:`ENTRY_UNRUNNABLE` (exit 2)."""
+
+
+def problem_failed_prefix(error_class: str | None) -> str:
+    """The words a V0 failing as the problem's begins with: :data:`ENTRY_FAILED` for an entry the kernel as written
+    cannot run, else :data:`PROBLEM_FAILED` (reference.py's own failure)."""
+    return ENTRY_FAILED if error_class == ENTRY_UNRUNNABLE else PROBLEM_FAILED
+
 
 class Failure(_Model):
     """Why a candidate failed inside the worker.

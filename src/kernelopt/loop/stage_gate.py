@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kernelopt.errors import RecordError
 from kernelopt.harness.gate import GateReport
-from kernelopt.harness.model import PROBLEM_FAILED
+from kernelopt.harness.model import problem_failed_prefix
 from kernelopt.loop import ending
 from kernelopt.loop.journal import GateNote, IterationState
 from kernelopt.loop.protocols import Stage
@@ -29,7 +29,7 @@ def baseline_gate_stage(run: LoopRun, it: IterationState) -> None:
         # reference.py raising at a SHAPES entry is the problem's fault, never the kernel's (as batch says it)
         run.fail(
             it,
-            f"{PROBLEM_FAILED}: {why}"
+            f"{problem_failed_prefix(report.correctness.error_class)}: {why}"
             if report.problem_failed
             else f"the check of the baseline could not run here, not the kernel's fault: {why}"
             if report.checker_failed
