@@ -3327,46 +3327,73 @@ def _tuned_tiles(
         if _is_jit(fn):
             continue
         needs: list[Divides] | None = None
-        for node in walk(fn.body):
-            if isinstance(node, cst.If) and marked_tuned(node) and not _is_divisibility(node.test):
-                lines = [n for n in walk(node) if isinstance(n, cst.SimpleStatementLine)]
-            elif isinstance(node, cst.SimpleStatementLine) and marked_tuned(node):
-                lines = [node]
-            else:
+        for node, small, tile in _tuned_tile_lines(fn, old):
+            if needs is None:
+                needs = _plain_requirements(fn, collector, unmasked, pos, made)
+            why = _tuned_tile_refusal(fn, node, small, tile, needs, ran_masked, needed)
+            if why is not None:
+                return why
+    return None
+
+
+def _tuned_tile_lines(
+    fn: cst.FunctionDef, old: str
+) -> Iterator[tuple[cst.If | cst.SimpleStatementLine, cst.Assign, tuple[str, str]]]:
+    """Each integer a ``# kernelopt: tuned`` line of ``fn`` assigns to a tile (:func:`_tile_id`) that the original
+    text ``old`` did not hold: the marked ``if`` (a table's row, no divisibility guard) or line it stands in, the
+    assignment and the tile."""
+    for node in walk(fn.body):
+        if isinstance(node, cst.If) and marked_tuned(node) and not _is_divisibility(node.test):
+            lines = [n for n in walk(node) if isinstance(n, cst.SimpleStatementLine)]
+        elif isinstance(node, cst.SimpleStatementLine) and marked_tuned(node):
+            lines = [node]
+        else:
+            continue
+        for line in lines:
+            if _code(line).strip() in old and _code(node).strip() in old:
                 continue
-            for line in lines:
-                if _code(line).strip() in old and _code(node).strip() in old:
+            for small in line.body:
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1 or _int(small.value) is None:
                     continue
-                for small in line.body:
-                    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or _int(small.value) is None:
-                        continue
-                    tile = _tile_id(small.targets[0].target)
-                    if tile is None:
-                        continue
-                    if needs is None:
-                        needs = _plain_requirements(fn, collector, unmasked, pos, made)
-                    for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
-                        if d.fills and not d.by_data and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
-                            continue  # the original ran masked-out lanes at an entry and passed: harmless there
-                        if d.tile[1] == tile[1] and d.literal is None:
-                            target = _code(small.targets[0].target)
-                            test = _plain_divisibility(d, _int(small.value))
-                            if isinstance(node, cst.If) and test is not None and test in _conjunct_codes(node.test):
-                                continue  # the row's test keeps the tile dividing the size
-                            if (
-                                needed is not None
-                                and isinstance(node, cst.If)
-                                and test is not None
-                                and _alone(fn, node)
-                                and _literal_fallback(fn, target)
-                            ):
-                                needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
-                                continue
-                            return (
-                                f"{target}={_int(small.value)} must divide {_code(d.size)} ({d.why}), and the value it "
-                                "overrides is computed: which sizes the computation handled is known only at the sizes "
-                                "checked, so a tuned value is not written"
-                            )
+                tile = _tile_id(small.targets[0].target)
+                if tile is not None:
+                    yield node, small, tile
+
+
+def _tuned_tile_refusal(
+    fn: cst.FunctionDef,
+    node: cst.If | cst.SimpleStatementLine,
+    small: cst.Assign,
+    tile: tuple[str, str],
+    needs: Sequence[Divides],
+    ran_masked: Collection[tuple[str, str]],
+    needed: list[tuple[cst.If, str, str]] | None,
+) -> str | None:
+    """Why the tuned assignment ``small`` of ``tile`` (in ``node``, of :func:`_tuned_tile_lines`) cannot be written
+    against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
+    with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`)."""
+    for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
+        if d.fills and not d.by_data and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
+            continue  # the original ran masked-out lanes at an entry and passed: harmless there
+        if d.tile[1] == tile[1] and d.literal is None:
+            target = _code(small.targets[0].target)
+            test = _plain_divisibility(d, _int(small.value))
+            if isinstance(node, cst.If) and test is not None and test in _conjunct_codes(node.test):
+                continue  # the row's test keeps the tile dividing the size
+            if (
+                needed is not None
+                and isinstance(node, cst.If)
+                and test is not None
+                and _alone(fn, node)
+                and _literal_fallback(fn, target)
+            ):
+                needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
+                continue
+            return (
+                f"{target}={_int(small.value)} must divide {_code(d.size)} ({d.why}), and the value it "
+                "overrides is computed: which sizes the computation handled is known only at the sizes "
+                "checked, so a tuned value is not written"
+            )
     return None
 
 
