@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,16 +25,12 @@ def test_n64_a_launch_option_that_shrinks_a_computed_one_block_cover_is_not_writ
     BLOCK 512: it passes the entries (200 and 500 columns) and the net's sizes (513 columns: a row max misses its last
     column in 1 row of 513), and was written, wrong at 600 and 1000 columns. The cover's rule (a smaller block is
     never proposed) is read through the computation: the pick is refused, and a larger one is still written."""
-    from kernelopt.tunables import discover_source
     from kernelopt.tuning import folder as tf
     from kernelopt.tuning.candidate import COMPUTED
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    folder = Path(shutil.copytree(DATA / "newuser12" / "warps_cover", tmp_path / "warps_cover"))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    # the session's knobs as a GPU has them: the CPU's interpreter holds the launch options, so it lists none
-    prepared = dataclasses.replace(prepared, tunables=discover_source((folder / "kernel.py").read_text()))
+    prepared = _gpu_prepared(Path(shutil.copytree(DATA / "newuser12" / "warps_cover", tmp_path / "warps_cover")))
     current = ({"BLOCK": COMPUTED, "num_warps": 8}, 20.0)
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(_session(prepared, [({"BLOCK": COMPUTED, "num_warps": 4}, 10.0)], current), evaluator)
@@ -45,3 +42,37 @@ def test_n64_a_launch_option_that_shrinks_a_computed_one_block_cover_is_not_writ
         ), done.edit_note
         grown = tf._checked_edit(_session(prepared, [({"BLOCK": COMPUTED, "num_warps": 16}, 10.0)], current), evaluator)
     assert grown.edit is not None and "warps = 16" in grown.edit.new_source, grown.edit_note
+
+
+def _gpu_prepared(folder: Path) -> Any:
+    """``tune``'s prepared folder as a GPU session has it: the CPU's interpreter holds the launch options, so on the
+    CPU it lists none."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning import folder as tf
+
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    return dataclasses.replace(prepared, tunables=discover_source((folder / "kernel.py").read_text()))
+
+
+@pytest.mark.timeout(120)
+def test_n65_a_launch_option_read_through_a_chain_of_locals_is_netted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n65 (**a wrong written kernel** on a GPU): n61's kernel with its block computed through a chain of locals
+    (``nw = 2``, ``threads = nw * 32``, ``BLOCK = threads``; a grid of ``n // BLOCK`` programs without masks,
+    tests/data/newuser12/warps_chain). n61's rule read only the names the option's own line binds (``nw``), not
+    ``threads``: a pick of ``num_warps=32`` (BLOCK 1024) was "only num_warps moved, which change no result at any
+    size", the net not cast, and written, wrong at n=64 and 1088. The chain is followed: the net is cast and fails it."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import COMPUTED
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = _gpu_prepared(Path(shutil.copytree(DATA / "newuser12" / "warps_chain", tmp_path / "warps_chain")))
+    with _evaluator(prepared) as evaluator:
+        picks = [({"BLOCK": COMPUTED, "num_warps": 32}, 10.0)]
+        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": COMPUTED, "num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n=8256 "), (
+        done.edit_note
+    )

@@ -19,7 +19,37 @@ def computed_readers(tunables: Sequence[Tunable], source: str, names: Collection
     for t in tunables:
         if t.name in names:
             bound |= _bound_by(t, lines)
+    bound |= set(_followed(source, dict.fromkeys(bound)))
     return [t for t in tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
+
+
+def _assignments(source: str) -> list[tuple[str, ast.expr]]:
+    """Every plain assignment of one name in the file (``threads = nw * 32``), in the order of its lines."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out.append((node.lineno, node.targets[0].id, node.value))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            out.append((node.lineno, node.target.id, node.value))
+    return [(name, value) for _, name, value in sorted(out, key=lambda a: a[0])]
+
+
+def _followed(source: str, names: dict[str, object]) -> dict[str, object]:
+    """The locals the file binds from ``names`` through a chain of assignments (``nw = 2``, ``threads = nw * 32``,
+    ``BLOCK = threads``: newuser12's n65, where only a name the option's own line binds was read), each with its value
+    where ``names``' values give it (:func:`_evaluated`), else ``None``."""
+    out: dict[str, object] = {}
+    known = dict(names)
+    for name, value in _assignments(source):
+        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        if name in known or not reads & set(known):
+            continue
+        known[name] = out[name] = _evaluated(value, known)
+    return out
 
 
 #: the calls a computation may make when it is evaluated at a launch option's value (:func:`shrunk_covers`)
@@ -40,19 +70,22 @@ def _bound_by(tunable: Tunable, lines: Sequence[str]) -> set[str]:
     }
 
 
-def _value_at(computation: str, names: dict[str, object]) -> object:
-    """``computation``'s value (``BLOCK = warps * 128``) with ``names`` bound, or ``None`` where it reads anything else
-    (a size, another local) or is not plain arithmetic."""
+def _value_at(computation: str, names: dict[str, object], source: str) -> object:
+    """``computation``'s value (``BLOCK = warps * 128``) with ``names`` bound, and the locals the file binds from them
+    (:func:`_followed`), or ``None`` where it reads anything else (a size, another local) or is not plain arithmetic."""
     try:
         tree = ast.parse(computation.strip())
     except SyntaxError:
         return None
     statement = tree.body[0] if len(tree.body) == 1 else None
     expr = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else None
-    if (
-        expr is None
-        or any(isinstance(n, ast.Name) and n.id not in names and n.id not in _CALLS for n in ast.walk(expr))
-        or any(isinstance(n, ast.Attribute | ast.Subscript | ast.Lambda) for n in ast.walk(expr))
+    return None if expr is None else _evaluated(expr, {**names, **_followed(source, names)})
+
+
+def _evaluated(expr: ast.expr, names: dict[str, object]) -> object:
+    """``expr``'s value with ``names`` bound (a name bound to ``None`` is not known), or ``None``."""
+    if any(isinstance(n, ast.Name) and names.get(n.id) is None and n.id not in _CALLS for n in ast.walk(expr)) or any(
+        isinstance(n, ast.Attribute | ast.Subscript | ast.Lambda) for n in ast.walk(expr)
     ):
         return None
     try:
@@ -82,8 +115,8 @@ def shrunk_covers(
         for t in computed_readers(tunables, source, [option]):
             if not t.covers or all(c.held for c in t.covers) or t.computed is None:
                 continue
-            before = _value_at(t.computed, dict.fromkeys(names, was))
-            after = _value_at(t.computed, dict.fromkeys(names, value))
+            before = _value_at(t.computed, dict.fromkeys(names, was), source)
+            after = _value_at(t.computed, dict.fromkeys(names, value), source)
             cover = t.covers[0]
             if isinstance(before, int) and isinstance(after, int) and after >= before:
                 continue
