@@ -1707,6 +1707,10 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
 
 
 def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
+    """:func:`shaped_edit`'s text before its file's forms are kept: a keyed list's pinned configs, one configuration
+    where no setting the pick moved is computed (or no table can hold it), else the table over the size its
+    computation reads, the literals the pick moved beside it set under the table's bound, its tuned tiles guarded;
+    the note says how, or why nothing is written."""
     prepared, result = tuning.prepared, tuning.result
     best = result.best_config
     if best is None:
@@ -1744,16 +1748,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
     others = {k: v for k, v in changes.items() if k not in computed}
     fn = prepared.problem.kernel_py.name
-    # a setting computed from the same size that the space left out (a CPU session's num_warps from the helper that
-    # gives the tiles) joins the table's rows: above the bound it falls back with them (tablebound11)
-    found = prepared.found
-    joined = {
-        k: v
-        for k, v in others.items()
-        for t in found
-        if t.name == k and t.kind is TunableKind.COMPUTED_SETTING and t.editable and size in t.size_names
-        if t.kernel in (prepared.space.kernel, None) and isinstance(v, int) and not isinstance(v, bool)
-    }
+    joined = _joined_settings(prepared, others, size)
     if joined:
         rows = [b.model_copy(update={"values": {**b.values, **joined}}) for b in rows]
         others = {k: v for k, v in others.items() if k not in joined}
@@ -1798,6 +1793,19 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source, table=True), note
+
+
+def _joined_settings(prepared: PreparedFolder, others: Mapping[str, Value], size: str) -> dict[str, Value]:
+    """The integer values of ``others`` (settings the pick moved beside a table over ``size``) that the kernel computes
+    from the same size and the space left out (a CPU session's ``num_warps`` from the helper that gives the tiles):
+    they join the table's rows, so above its bound they fall back with them (tablebound11)."""
+    return {
+        k: v
+        for k, v in others.items()
+        for t in prepared.found
+        if t.name == k and t.kind is TunableKind.COMPUTED_SETTING and t.editable and size in t.size_names
+        if t.kernel in (prepared.space.kernel, None) and isinstance(v, int) and not isinstance(v, bool)
+    }
 
 
 def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tuple[str, str]]:
