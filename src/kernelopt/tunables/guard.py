@@ -3990,6 +3990,13 @@ def _inserted_options(
     return out
 
 
+def _guard_block(indent: str, conditions: str, targets: str, values: str) -> str:
+    """The guard's block as ``tune`` writes it, at ``indent``: ``if <conditions>:  # kernelopt: tuned`` over
+    ``<targets> = <values>`` one step further in (the form :func:`_guard_values` and
+    :func:`~kernelopt.tunables.guard_blocks.one_block_per_condition` read back)."""
+    return f"{indent}if {conditions}:  # {TUNED}\n{indent}{_step(indent)}{targets} = {values}\n"
+
+
 def _step(indent: str) -> str:
     """One level of indentation as the file writes it: a tab where the line is indented with tabs."""
     return "\t" if "\t" in indent else "    "
@@ -4065,7 +4072,7 @@ def _set_under(
         line = new[starts[rng.start.line - 1] : starts[rng.start.line]]
         indent = line[: len(line) - len(line.lstrip())]
         targets, values = ", ".join(c.target for c in moved), ", ".join(str(c.after) for c in moved)  # type: ignore[misc]
-        block = f"{indent}if {conditions}:  # {TUNED}\n{indent}{_step(indent)}{targets} = {values}\n"
+        block = _guard_block(indent, conditions, targets, values)
         end_of_statement = starts[rng.end.line]  # the statement line ends with its newline
         return [*((c.start, c.end, str(c.before)) for c in moved), (end_of_statement, end_of_statement, block)]
     if any(c.target is not None for c in moved):
@@ -4090,8 +4097,7 @@ def _set_under(
     targets = ", ".join(names)  # type: ignore[arg-type]
     before = ", ".join(str(c.before) for c in moved)
     after = ", ".join(str(c.after) for c in moved)
-    inner = indent + _step(indent)
-    block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{inner}{targets} = {after}\n"
+    block = f"{indent}{targets} = {before}\n{_guard_block(indent, conditions, targets, after)}"
     grid = [(start, start + size, c.keyword or "") for start, size, c in spans]
     return [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved), *grid]
 
