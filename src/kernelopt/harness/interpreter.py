@@ -30,7 +30,8 @@ Liger-Kernel's GELU call, does not run in the interpreter at all: a call fails "
 raises "extern_elementwise not supported in interpreter mode". The library's functions are computed with numpy
 by the symbol's name (``__nv_tanhf``, ``__ocml_tanh_f32``: :data:`EXTERN_NUMPY`); a symbol with no numpy
 equivalent says so by name (:func:`_patch_libdevice`). A function the kernel's module imports by name (Liger-Kernel's
-``from triton.language.extra.libdevice import rsqrt``) is patched in that module's globals too.
+``from triton.language.extra.libdevice import rsqrt``) is patched in that module's globals too, and so is a builtin
+of the language a module binds to a name of its own (fla's ``exp = tl.exp``).
 
 A sixth, for every Triton: a float narrowed to an 8-bit float (fp8 quantization: FBGEMM, torchao) is rounded to
 nearest even and saturated as a GPU does, and an 8-bit float widened reads its NaN and infinity codes
@@ -236,6 +237,10 @@ def _patch_libdevice(interp: Any) -> None:
     # the kernel's module, where patching the library's modules never reaches it: by its object, what stands for it
     by_object = {id(member): member for _, _, member in members}
     by_object.update({id(own): member for _, _, member, own in stubs})
+    # and a builtin of the language itself bound to a name of the kernel's module (fla's ``exp = tl.exp``, its fast-ops
+    # switch; ``from triton.language import program_id``): a correct kernel failed V0 "Did you forget to add
+    # @triton.jit ?" (breaker14 b2)
+    by_object.update({id(f): f for m in (interp.tl, interp.tl.math) for _, f in inspect.getmembers(m) if is_builtin(f)})
 
     def patch_globals(fn: Any, scope: Any) -> Any:
         names = fn.__globals__
