@@ -3130,8 +3130,14 @@ class _Analyzer:
                 )
 
     def config_list(self, expr: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
+        """The entries of an autotune list written as a literal (directly, through a module-level name, or as the
+        one return of a helper called without arguments); ``None`` when code builds it, and when an entry's
+        settings are named by code (attorch's ``triton.Config({block_name: 64})``, the name a helper's parameter):
+        such a list is read from the module as built (:meth:`evaluated_configs`), where a static reading saw only
+        its ``num_warps`` and lost the block."""
         if isinstance(expr, cst.List | cst.Tuple):
-            return [e.value for e in expr.elements]
+            entries = [e.value for e in expr.elements]
+            return None if any(_named_by_code(e) for e in entries) else entries
         if isinstance(expr, cst.Name):
             binds = self.module_bindings.get(expr.value)
             if binds and len(binds) == 1 and isinstance(binds[0].value, cst.List | cst.Tuple):
@@ -3362,6 +3368,16 @@ class _ConfigCalls(cst.CSTVisitor):
         name = _dotted(node.func)
         if name is not None and name.split(".")[-1] == "Config":
             self.found.append(node)
+
+
+def _named_by_code(entry: cst.BaseExpression) -> bool:
+    """A ``Config(...)`` entry whose settings dict has a key that is not a string literal (``{block_name: 64}``)."""
+    if not isinstance(entry, cst.Call) or not entry.args or entry.args[0].keyword is not None:
+        return False
+    first = entry.args[0].value
+    return isinstance(first, cst.Dict) and any(
+        not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) for e in first.elements
+    )
 
 
 class _Returns(cst.CSTVisitor):
