@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
@@ -1042,11 +1042,11 @@ def _fail_if_reference_elsewhere(ctx: _Ctx, cc: CaseCheck, ref_native: Any, inpu
     try:
         line = reference_device_line(ref_native, inputs)
     except ReferenceElsewhere as exc:
-        cc.passed = False
-        cc.message = f"{where}: {exc}"
-        raise CandidateFailed(
-            Failure(message=cc.message, error_class="ReferenceDevice", case=cc.index, culprit=Culprit.PROBLEM)
-        ) from None
+        no_values: str | None = str(exc)
+    else:
+        no_values = None
+    if no_values is not None:
+        _fail_case(ctx, cc, f"{where}: {no_values}", "ReferenceDevice", Culprit.PROBLEM)
     if line is not None:
         ctx.warn_once("reference-device", line)
 
@@ -1082,11 +1082,7 @@ def _fail_if_reference_random(
             rtol=subject.rtol,
         )
     if line is not None:
-        cc.passed = False
-        cc.message = f"{where}: {line}"
-        raise CandidateFailed(
-            Failure(message=cc.message, error_class="ReferenceNondeterministic", case=cc.index, culprit=Culprit.PROBLEM)
-        )
+        _fail_case(ctx, cc, f"{where}: {line}", "ReferenceNondeterministic", Culprit.PROBLEM)
 
 
 def _fail_if_reference_cached(
@@ -1142,10 +1138,8 @@ def _fail_if_reference_cached(
     if differs.message is None:
         return
     same = previous is not None and bool(previous.ref_prints) and fingerprint(ref_native) == previous.ref_prints
-    cc.passed = False
-    cc.message = f"{where}: {cached_line(differs.message, same_as_before=same)}"
-    raise CandidateFailed(
-        Failure(message=cc.message, error_class=REFERENCE_CACHED, case=cc.index, culprit=Culprit.PROBLEM)
+    _fail_case(
+        ctx, cc, f"{where}: {cached_line(differs.message, same_as_before=same)}", REFERENCE_CACHED, Culprit.PROBLEM
     )
 
 
@@ -1201,10 +1195,12 @@ def _fail_if_stale(ctx: _Ctx, cc: CaseCheck, out: Any, ref_native: Any, previous
         _fail_case(ctx, cc, message, "CachedResult")
 
 
-def _fail_case(ctx: _Ctx, cc: CaseCheck, message: str, error_class: str) -> None:
+def _fail_case(ctx: _Ctx, cc: CaseCheck, message: str, error_class: str, culprit: Culprit = Culprit.KERNEL) -> NoReturn:
+    """Fail case ``cc`` with ``message``: the kernel's failure, or ``culprit``'s (the reference's own fault is the
+    problem's, :attr:`Culprit.PROBLEM`)."""
     cc.passed = False
     cc.message = message
-    raise CandidateFailed(Failure(message=message, error_class=error_class, case=cc.index))
+    raise CandidateFailed(Failure(message=message, error_class=error_class, case=cc.index, culprit=culprit))
 
 
 # -- timing ------------------------------------------------------------------------------------
