@@ -4,7 +4,11 @@ compare held to the gate's tolerance, a tile beside a guarded tile falling back 
 
 from __future__ import annotations
 
+import dataclasses
 import types
+from pathlib import Path
+
+import pytest
 
 
 def test_a_first_call_is_held_to_the_next_by_the_gate_s_comparison_and_said_in_its_words() -> None:
@@ -29,3 +33,44 @@ def test_a_first_call_is_held_to_the_next_by_the_gate_s_comparison_and_said_in_i
     assert "atol 0.000153, rtol 0.0001, fp32" in said, said  # the fp32 default: 1e-4 x the outputs' RMS (1.53)
     assert calls_differ(kept, (out,), loose) is None  # reference.py's tolerance, used as given
     assert calls_differ(kept, (kept[0].clone(),), plain) is None
+
+
+@pytest.mark.timeout(90)
+def test_tune_says_where_a_keyed_list_as_written_picks_other_than_the_fastest_pinned(tmp_path: Path) -> None:
+    """tune times each configuration of a keyed autotune list pinned alone and judges the list by the fastest of
+    them at each shape, which the list as written runs only where its own autotuner picks it. Discovery's run of the
+    task now keeps each autotuner's pick at every ``SHAPES`` entry (``ShapeSizes.picks``: the list as written, run
+    once at each key; on a GPU discovery runs a keyed list for it), and tune says where a pick is not the fastest
+    pinned. The picks here are the interpreter's
+    own (newuser8's keyed list of BLOCK 1024 and 8192 at n = 1000 and 30000); the timings are replayed so that the
+    other configuration is fastest at the first shape and the pick at the second."""
+    from kernelopt.tunables.evaluate import evaluate_autotune
+    from kernelopt.tuning.candidate import Config
+    from kernelopt.tuning.folder import judge_against_list
+    from tests.test_newuser8_cases import _keyed_list, _replayed, _timed
+
+    prepared, listed = _keyed_list(tmp_path)
+    assert prepared.evaluation is None  # in the interpreter discovery does not run a literal list (its picks noise)
+    folder = prepared.problem.kernel_py.parent
+    evaluation = evaluate_autotune(folder / "kernel.py", reference=folder / "reference.py", device="cpu")
+    prepared = dataclasses.replace(prepared, evaluation=evaluation)  # as on a GPU, where discovery runs it
+    labels = tuple(s.label() for s in prepared.shapes)
+    picks = [Config.of({"BLOCK": e.picks["_axpb"].kwargs["BLOCK"]}) for e in prepared.evaluation.shape_sizes]
+    assert len(picks) == 2 and all(p in listed for p in picks), prepared.evaluation.shape_sizes
+    other = next(c for c in listed if c != picks[0])
+    us = {(other, 0): 100.0, (picks[0], 0): 200.0, (picks[1], 1): 300.0}
+    results = [
+        _timed(labels, c.as_dict()["BLOCK"], us.get((c, 0), 250.0), us.get((c, 1), 400.0))
+        for c in [*listed, Config.of({"BLOCK": 2048})]
+    ]
+    best = min(results, key=lambda r: r.latency_us or 0.0).config
+    judged = judge_against_list(_replayed(prepared, results, best, listed[0].as_dict(), 600.0), listed)
+    line = judged.list_as_written
+    assert line is not None and line.startswith("the autotune list as written (its autotuner's own pick at each key"), (
+        line
+    )
+    assert (
+        f"at {labels[0]} its autotuner picked BLOCK={picks[0].as_dict()['BLOCK']} (200 us pinned), the fastest "
+        f"pinned is BLOCK={other.as_dict()['BLOCK']} (100 us)" in line
+    ), line
+    assert labels[1] not in line  # the pick there is the fastest pinned: nothing to say

@@ -771,6 +771,8 @@ def _render(
     evaluation = tuning.prepared.evaluation
     if evaluation is not None and evaluation.first_call:  # seen in discovery's run of the task, in a fresh process
         info(f"the kernel as written is {evaluation.first_call}")
+    if tuning.list_as_written:  # the keyed list's autotuner, run as written, picked other than the fastest pinned
+        info(tuning.list_as_written)
     if tuning.guarded:
         # the knobs the guard moves only: the whole configuration three times over was hard to read
         current = r.current_config or {}

@@ -333,8 +333,9 @@ def read_module(
 
 def _shape_sizes(module: ModuleType, kernel_py: Path, reference: Path, device: str) -> list[dict[str, Any]]:
     """For each ``SHAPES`` entry the device runs (in Triton's interpreter: those small enough for it), the
-    integer locals of each kernel's launching function (:attr:`_LaunchRecorder.sizes`); an entry whose run
-    fails is left out (the checks say why, not this)."""
+    integer locals of each kernel's launching function (:attr:`_LaunchRecorder.sizes`) and the config each autotuner
+    picked there (:func:`picked_configs`: what the list as written runs at that key); an entry whose run fails is
+    left out (the checks say why, not this)."""
     _, shapes = _shapes(reference)
     indices = interpreted_cases(shapes) if device == "cpu" else list(range(len(shapes)))
     out = []
@@ -345,7 +346,9 @@ def _shape_sizes(module: ModuleType, kernel_py: Path, reference: Path, device: s
                 shape = _run_task(module, reference, device, i)
         except Exception:  # the user's code failed on this entry: it has no sizes
             continue
-        out.append({"shape": shape, "sizes": recorder.sizes, "launch_values": recorder.launches})
+        # each autotuner's pick at this entry's key (the list as written), of those this entry launched
+        picks = {k: v for k, v in picked_configs(module).items() if k in recorder.launches}
+        out.append({"shape": shape, "sizes": recorder.sizes, "launch_values": recorder.launches, "picks": picks})
     return out
 
 

@@ -20,6 +20,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.tunables.analysis import GIVE_REFERENCE, analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
+from kernelopt.tunables.edit import literal_autotune_key
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.launches import branch_kernels
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
@@ -156,6 +157,13 @@ def evaluate_autotune(
     return parse_answer(answer, kernel_py, timeout_s, interpreted=interpreted)
 
 
+def keyed_lists(source: str, filename: str = "kernel.py") -> bool:
+    """True when a kernel of the file carries an ``@triton.autotune`` keyed on its arguments (``key=["n"]``): an
+    autotuner that picks a config at each key at run time."""
+    an, _, _ = analyze(source, filename)
+    return any(literal_autotune_key(source, kernel, filename=filename) for kernel in an.functions)
+
+
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
     """True when some editable knob has a computed value that only a run can tell, a ``**configs[key]``
     launch needs a run to tell which entry it uses, the file picks between kernels by a branch (which runs at
@@ -194,10 +202,11 @@ def discover_evaluated(
     """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
 
     The module is imported (in a worker) only when static reading meets an autotune list built by code,
-    or, with ``reference``, a computed knob: the task then runs once and each computed knob gets the value
-    its launch received (``value_source`` says so; an edit still overrides the expression, which it
-    records). When the evaluation fails, its one-line problem becomes the refused reason of the autotune
-    list's knob (no autotune knobs), and the evaluation is returned so the caller can show the line.
+    or, with ``reference``, a computed knob or (on a GPU) an autotune list keyed on the problem: the task then runs
+    once and each computed knob gets the value its launch received (``value_source`` says so; an edit still
+    overrides the expression, which it records), and each autotuner's pick at each entry is kept. When the
+    evaluation fails, its one-line problem becomes the refused reason of the autotune list's knob (no autotune
+    knobs), and the evaluation is returned so the caller can show the line.
 
     Raises:
         TunableError: the file does not parse.
@@ -205,7 +214,10 @@ def discover_evaluated(
     """
     source = read_source(kernel_py)
     name = Path(kernel_py).name
-    run = reference is not None and (needs_values(source, name) or bool(needs_evaluation(source, name)))
+    # on a GPU a keyed list runs once as written at each entry, its autotuner's own picks kept (ShapeSizes.picks):
+    # a do_bench of each config a key there; in the interpreter its picks are noise, and its run costs a call a config
+    listed = reference is not None and not runs_on_cpu(device) and keyed_lists(source, name)
+    run = reference is not None and (needs_values(source, name) or bool(needs_evaluation(source, name)) or listed)
     if not needs_evaluation(source, name) and not run:
         found = analyze(source, name, gpu=gpu)[2]
         fix_by_reference(found, reference_text(Path(kernel_py), reference))

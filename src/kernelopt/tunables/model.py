@@ -566,8 +566,9 @@ def argument_as(expression: str, name: str) -> str:
 
 
 class ShapeSizes(BaseModel):
-    """The integer locals of each kernel's launching function at one ``SHAPES`` entry, and the values its launch
-    received there."""
+    """The integer locals of each kernel's launching function at one ``SHAPES`` entry, the values its launch
+    received there, and the config each autotuner picked there (its own benchmark at that key, on the device the
+    task ran on: Triton's ``do_bench`` on a GPU, one interpreted call a config on the CPU)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -575,6 +576,10 @@ class ShapeSizes(BaseModel):
     sizes: dict[str, dict[str, int]] = Field(default_factory=dict)
     launch_values: dict[str, dict[str, Value]] = Field(
         default_factory=dict, description="kernel -> keyword -> the value its launch received at this entry"
+    )
+    picks: dict[str, AutotuneConfig] = Field(
+        default_factory=dict,
+        description="kernel -> the config its autotuner picked at this entry: the list as written, run at this key",
     )
 
 

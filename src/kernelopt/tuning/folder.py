@@ -350,6 +350,9 @@ class FolderTuning:
     check_notes: tuple[str, ...] = ()
     net: NetVerdict | None = None
     current_list: tuple[dict[str, Value], ...] = ()
+    list_as_written: str | None = None
+    """Where the keyed list's autotuner, run as written, picked another configuration than the fastest pinned at a
+    shape: the line that says so (:func:`list_as_written`)."""
     failed_rows: tuple[tuple[str, Config], ...] = ()
     """(shape label, the row's values) of a per-bucket table's rows whose written kernel failed its check: those
     values serve that shape in no later table (:func:`_next_table`)."""
@@ -1372,6 +1375,8 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         by_shape[shape.shape] = (shape.best_latency_us if table else shape.chosen_latency_us, now)
         shapes.append(shape.model_copy(update={"current_latency_us": now}))
     nows = [s.current_latency_us or 0.0 for s in shapes]
+    labels = [s.shape for s in shapes]
+    as_written = list_as_written(tuning.prepared, configs, pool, labels) if tuning.prepared is not None else None
     judgement = judge_table(
         by_shape,
         result,
@@ -1382,7 +1387,53 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     listed = tuple(c.as_dict() for c in configs)
     result = result.model_copy(update={"current_latency_us": total(nows) or None})
     return replace(
-        tuning, result=result, per_shape=tuple(shapes), choice=choice, judgement=judgement, current_list=listed
+        tuning,
+        result=result,
+        per_shape=tuple(shapes),
+        choice=choice,
+        judgement=judgement,
+        current_list=listed,
+        list_as_written=as_written,
+    )
+
+
+def list_as_written(
+    prepared: PreparedFolder, configs: Sequence[Config], pool: Mapping[Config, Result], labels: Sequence[str]
+) -> str | None:
+    """Where the keyed list's own autotuner, run as written at a shape's key (discovery's run of the task at each
+    ``SHAPES`` entry: :attr:`~kernelopt.tunables.model.ShapeSizes.picks`), picked another of its configurations than
+    the fastest of them timed pinned alone there (``pool``), the line that says so: the session judges the list by
+    its fastest configuration at each shape (:func:`judge_against_list`), which the list as written runs only where
+    its autotuner's own benchmark picks it. ``None`` where every pick is the fastest, or no pick is known."""
+    listed, evaluation = prepared.keyed_list, prepared.evaluation
+    if listed is None or evaluation is None:
+        return None
+    names = prepared.space.names
+    differ = []
+    for label in labels:
+        shape = next((s for s in prepared.shapes if s.label() == label), None)
+        entry = next((e for e in evaluation.shape_sizes if shape is not None and e.shape == dict(shape.kwargs)), None)
+        pick = entry.picks.get(listed.kernel) if entry is not None else None
+        values = pick.knob_values() if pick is not None else {}
+        if any(n not in values for n in names):
+            continue
+        picked = Config.of({n: values[n] for n in names})
+        timed = {c: pool[c].latency_us_by_shape.get(label) for c in configs if c in pool}
+        ran = {c: at for c, at in timed.items() if at is not None}
+        if picked not in ran or not ran:
+            continue
+        fastest = min(ran, key=lambda c: ran[c])
+        if picked != fastest:
+            differ.append(
+                f"at {label} its autotuner picked {config_text(picked.as_dict())} ({ran[picked]:.4g} us pinned), the "
+                f"fastest pinned is {config_text(fastest.as_dict())} ({ran[fastest]:.4g} us)"
+            )
+    if not differ:
+        return None
+    return (
+        f"the autotune list as written (its autotuner's own pick at each key, in discovery's run of the task on "
+        f"{prepared.problem.device}): {'; '.join(differ)}; the current latency at each shape is the fastest pinned "
+        "configuration's, which the list as written runs only where its autotuner picks it"
     )
 
 
@@ -2385,6 +2436,8 @@ class TuneSummary(BaseModel):
             ``current_latency_us`` are the fastest of them there; ``[]`` otherwise.
         list_note: why a keyed autotune list was judged as one entry (more configurations than the session times
             as the kernel as written: :func:`list_note`), else ``None``.
+        list_as_written: where the keyed list's own autotuner, run as written at a shape's key, picked another of its
+            configurations than the fastest timed pinned there (:func:`list_as_written`), else ``None``.
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
         within: the sweep the space was cut to (``--within``): complete or cut short, and what its best is called.
         check_notes: what the checks' setup said of them, as ``tune`` warns it on stderr (the reference's float64
@@ -2429,6 +2482,7 @@ class TuneSummary(BaseModel):
     guarded: dict[str, Value] | None = None
     current_list: list[dict[str, Value]] = Field(default_factory=list)
     list_note: str | None = None
+    list_as_written: str | None = None
     unretimed: str | None = None
     within: WithinSweep | None = None
     check_notes: list[str] = Field(default_factory=list)
@@ -2503,6 +2557,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         guarded=tuning.guarded,
         current_list=list(tuning.current_list),
         list_note=list_note(p),
+        list_as_written=tuning.list_as_written,
         unretimed=r.unretimed,
         within=p.within,
         check_notes=list(tuning.check_notes),
