@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,53 @@ def test_tune_says_where_a_keyed_list_as_written_picks_other_than_the_fastest_pi
         f"pinned is BLOCK={other.as_dict()['BLOCK']} (100 us)" in line
     ), line
     assert labels[1] not in line  # the pick there is the fastest pinned: nothing to say
+
+
+class _Launches:
+    """Stands for a kernel in a written module: each ``kernel[grid](...)`` recorded as (grid, keywords)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[tuple[int, ...], dict[str, int]]] = []
+
+    def __getitem__(self, grid: tuple[int, ...]) -> Callable[..., None]:
+        return lambda *args, **kwargs: self.seen.append((tuple(grid), kwargs))
+
+
+@pytest.mark.timeout(120)
+def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_path: Path) -> None:
+    """leftovers13 / lostpicks13's l1b (break14's seen): tile_lse launched twice in one function, the pick ``BLOCK_M=32,
+    BLOCK_N=64``. b96879d8's rule (every setting a pick moved beside a guarded tile falls back with it) held for one
+    launch only: with two, each launch's ``BLOCK_M`` claimed both grids' ``triton.cdiv(M, 32)``, the bound was refused
+    ("moved with two settings") and ``BLOCK_M=32`` went out at every size, beside the original ``BLOCK_N=32`` where
+    ``N % 64 != 0``: a combination never timed. A copy inside a launch is that launch's: both launches fall back.
+    The written text, run at N on both sides of the guard: the launches' values, and the kernel right in the
+    interpreter."""
+    import shutil
+
+    from tests.conftest import load_fresh
+    from tests.test_breaker7_cases import _all_correct
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "tile_lse_zero", tmp_path / "lse2"))
+    launch = "    tile_lse[(triton.cdiv(M, 16),)](x, y, M, N, BLOCK_M=16, BLOCK_N=32)\n"
+    source = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(source.replace(launch, launch * 2))
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None, note
+    block = (
+        "    BLOCK_N, BLOCK_M = 32, 16\n    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_N, BLOCK_M = 64, 32\n"
+        "    tile_lse[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)\n"
+    )
+    assert written.count(block) == 2, written
+    assert note is not None and note.count("BLOCK_M=32") == 1 and "BLOCK_M=32 only where N % 64 == 0" in note, note
+    (folder / "kernel.py").write_text(written)
+    module = load_fresh(folder / "kernel.py", "lse_twice")
+    module.tile_lse = launches = _Launches()
+    import torch
+
+    for n, values in ((96, (16, 32)), (128, (32, 64))):
+        launches.seen.clear()
+        module.run(torch.zeros(40, n))
+        want = ((-(-40 // values[0]),), {"BLOCK_M": values[0], "BLOCK_N": values[1]})
+        assert launches.seen == [want, want], (n, launches.seen)
+    _all_correct(folder, [{"M": 9, "N": 96}, {"M": 17, "N": 128}])

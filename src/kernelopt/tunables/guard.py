@@ -3888,7 +3888,7 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     by_statement: dict[int, list[_Change]] = {}
     tests: dict[int, str] = {}  # statement -> the bound as its function reads it
     copies: dict[int, list[tuple[_Change, cst.CSTNode]]] = {}  # statement -> its moved tiles' grid copies
-    claimed: set[int] = set()
+    claims: dict[int, tuple[cst.CSTNode, list[_Change]]] = {}  # a copy -> the settings it moved with
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
         inserted = _inserted_options(o, n, collector, defaults)
         if isinstance(inserted, str):
@@ -3928,11 +3928,14 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
             by_statement.setdefault(id(change.statement), []).append(change)
             tests[id(change.statement)] = own
             for lit in _moved_copies(o[1], n[1], change):  # a tile's grid copy (``triton.cdiv(M, 32)``) moves with it
-                if id(lit) in claimed:
-                    return Guarded(None, f"{_code(lit)} moved with two settings: no bound names it")
-                claimed.add(id(lit))
-                copies.setdefault(id(change.statement), []).append((change, lit))
-                restores.append((*collector.offset(lit), str(change.before)))
+                claims.setdefault(id(lit), (lit, []))[1].append(change)
+    for lit, changes in claims.values():
+        # a copy in a launch that moved a setting is that launch's (a kernel launched twice: each grid its own)
+        owners = [c for c in changes if any(node is lit for node in walk(c.statement))] or changes
+        if len(owners) > 1:
+            return Guarded(None, f"{_code(lit)} moved with two settings: no bound names it")
+        copies.setdefault(id(owners[0].statement), []).append((owners[0], lit))
+        restores.append((*collector.offset(lit), str(owners[0].before)))
     if _spliced(new, restores) != old:
         return Guarded(None, f"the edit moved more than literals that can be set under {test}")
     splices: list[_Splice] = []
@@ -3943,7 +3946,10 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
         if written is None:
             return Guarded(None, "an assignment and a launch literal moved on one line cannot be set under a bound")
         splices += written
-    sets = ", ".join(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
+    # a setting moved in each of two launches is said once
+    sets = ", ".join(
+        dict.fromkeys(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
+    )
     where = sorted(set(tests.values()))
     spelled = "; ".join(t for t in where if t != test)
     said = f"{' and '.join(where)} ({test} at the launch)" if spelled else test
