@@ -271,3 +271,62 @@ def test_tunables_set_says_why_a_tile_was_not_checked_without_a_run_of_the_task(
         "(a tile that certainly spills is refused): that needs --gpu (its registers) and --reference (a run of the "
         "task: the tiles' sides at its SHAPES entries); shown (--dry-run)"
     ) in err, err
+
+
+# ------------------------------------------------------------------------------ fla's BK and BV
+
+
+def _outputs_right(folder: Path, sizes: list[dict[str, int]]) -> dict[str, bool]:
+    """The folder's kernel.py against its reference (output and final state) at each of ``sizes``, loaded afresh in
+    Triton's interpreter."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    out = {}
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_table14_fla_ref")
+        ker = load_fresh(folder / "kernel.py", "_table14_fla_ker")
+        for size in sizes:
+            inputs = ref.get_inputs(**size)
+            got, want = ker.run(*inputs), ref.reference(*inputs)
+            label = ",".join(f"{k}={v}" for k, v in size.items())
+            out[label] = all(torch.allclose(g, w, atol=1e-4, rtol=1e-4) for g, w in zip(got, want, strict=True))
+    return out
+
+
+@pytest.mark.timeout(180)
+def test_fla_s_bk_and_bv_are_computed_tiles_and_the_written_kernel_is_right_at_sizes_not_timed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fla's ``fused_recurrent_fwd`` (tests/data/breaker13/fla_recurrent) computes ``BK, BV = min(next_power_of_2(K),
+    64), min(next_power_of_2(V), 64)``: tiles its programs step by (``i_v * BV + tl.arange(0, BV)``) and mask against
+    K and V, each K block writing a partial output that torch sums (``o = q.new_empty(NK, *v.shape)`` then ``o =
+    o.sum(0)``). Breaker13 f4: BV was "not a known performance knob" (no block name) and BK "sizes a tensor
+    fused_recurrent_fwd() returns" (the summed axis read as returned); tune had no knob. Both are now computed
+    settings, tuned where they are computed; a pick of BK=16, BV=32 is written as a table over the sizes checked, the
+    computation the fallback above them, and the kernel is right at sizes no entry names (K = 40 in three partial
+    sums, V = 200 in seven blocks, K = 130 past the table)."""
+    from kernelopt.tunables import discover
+    from kernelopt.tunables.model import TunableKind
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, shaped_edit
+    from tests.test_tuning_net import _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(DATA / "breaker13" / "fla_recurrent", tmp_path / "fla_recurrent"))
+    found = {t.name: t for t in discover(folder / "kernel.py")}
+    for name in ("BK", "BV"):
+        assert found[name].kind is TunableKind.COMPUTED_SETTING and found[name].editable, found[name]
+    assert not found["K"].semantic  # the axis K's blocks size is summed before the return
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    assert prepared.space.names == ("BK", "BV")
+    tuning = _session(prepared, [({"BK": 16, "BV": 32}, 1.0)], (prepared.space.current().as_dict(), 2.0))
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and note is not None and "BK, BV tuned in a table over K up to 96" in note, note
+    written = edit.new_source
+    assert "    if K <= 96:  # kernelopt: tuned\n        BK = 16\n        BV = 32\n" in written, edit.diff
+    assert "BK, BV = min(triton.next_power_of_2(K), 64), min(triton.next_power_of_2(V), 64)" in written
+    (folder / "kernel.py").write_text(written)
+    sizes = [{"B": 1, "T": 3, "H": 2, "K": 40, "V": 70}, {"B": 2, "T": 2, "H": 1, "K": 8, "V": 200},
+             {"B": 1, "T": 2, "H": 1, "K": 130, "V": 33}]  # fmt: skip
+    assert all(_outputs_right(folder, sizes).values()), _outputs_right(folder, sizes)

@@ -25,6 +25,7 @@ from kernelopt.tunables.blocks import (
     cdiv_args,
     child_blocks,
     child_nodes,
+    compared_sizes,
     launched,
     module_statements,
     one_block,
@@ -565,6 +566,32 @@ def _returned_dims(expr: cst.BaseExpression) -> dict[str, set[int] | None]:
     return out
 
 
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _tested_names(body: cst.CSTNode) -> frozenset[str]:
+    """The names ``body`` compares with an integer literal (``BLOCK_SIZE_SCALE_A > 1``): a value that selects a
+    path; kept by node."""
+    out: set[str] = set()
+    for n in walk(body):
+        if isinstance(n, cst.Comparison) and len(n.comparisons) == 1:
+            sides = (n.left, n.comparisons[0].comparator)
+            if any(isinstance(x, cst.Integer) for x in sides):
+                out |= {x.value for x in sides if isinstance(x, cst.Name)}
+    return frozenset(out)
+
+
+def _summed_dim(expr: cst.BaseExpression, name: str) -> int | None:
+    """The dimension ``expr`` sums ``name`` over when it is ``name.sum(d)`` (or ``name.sum(dim=d)``) with ``d`` a
+    literal (fla's ``o = o.sum(0)``: each K block's partial output, summed by torch); ``None`` otherwise."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "sum"):
+        return None
+    if not (isinstance(expr.func.value, cst.Name) and expr.func.value.value == name) or len(expr.args) != 1:
+        return None
+    arg = expr.args[0]
+    if arg.keyword is not None and arg.keyword.value != "dim":
+        return None
+    return int(arg.value.value, 0) if isinstance(arg.value, cst.Integer) else None
+
+
 def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpression]]:
     """The size arguments of an allocation call, each with its dimension (``torch.empty(C, Hp, Wp)`` and
     ``torch.empty((C, Hp, Wp))``: 0, 1, 2); ``None`` where the dimension is not read (``size=shape``)."""
@@ -1022,9 +1049,13 @@ class _Analyzer:
                     returned[name] = None if dims is None or known is None else known | dims
         sizing: dict[str, int] = {}  # a name that sizes a returned tensor -> the line of the allocation
         for out in sorted(returned):
-            for b in func.locals.get(out, []):
+            binds = func.locals.get(out, [])
+            summed = {d for b in binds if b.value is not None and (d := _summed_dim(b.value, out)) is not None}
+            for b in binds:
                 if isinstance(b.value, cst.Call) and (_dotted(b.value.func) or "").split(".")[-1] in ALLOCATIONS:
                     for dim, size in _allocation_dims(b.value):
+                        if returned[out] is None and dim in summed:
+                            continue  # partial results along it, summed before the return (fla's NK blocks)
                         if dim is None or returned[out] is None or dim in returned[out]:
                             sizing.update(dict.fromkeys(_read_names(size), b.line))
         frontier = list(sizing)
@@ -1515,7 +1546,7 @@ class _Analyzer:
             # the fallback. A value the launching function does not compute (a parameter, a module name) is
             # overridden at the launch with a literal, unless something else reads it (a grid, a host-side
             # check): an override at the launch would disagree with that use.
-            performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None
+            performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None or name in self.stepped_tiles(kname)
             left = False  # computed inline, and that computation cannot be kept under a tuned line
             found: tuple[TunedRegion, list[str]] | str | None = None
             saved = self.saved_on_ctx(expr, la) if performance and lit is None else None
@@ -2232,6 +2263,22 @@ class _Analyzer:
                 if r.size is not None and r.scale is not None
             ]
         return [c.model_copy(update={"held": held}) for c in self._covers[kernel] if c.block in feeds]
+
+    def stepped_tiles(self, kernel: str | None) -> frozenset[str]:
+        """The names ``kernel`` spans a ``tl.arange`` (or a block pointer's block) with, steps by (a program's offset
+        ``i_v * BV``, a loop, a ``tl.cdiv``) and masks against another size (``o_v < V``,
+        :func:`~kernelopt.tunables.blocks.compared_sizes`): a tile over that size whatever its name (fla's ``BK`` and
+        ``BV``), a knob where the launching function computes it (table14). A range nothing steps by covers its size
+        in one block (fla's ``BD``, the whole row); one no mask compares with another size is a size itself (a head
+        dimension ``HEAD``, a row stride ``pid * HEAD``); one the kernel tests against a number selects what it does
+        (vLLM's ``(BLOCK_SIZE_SCALE_A > 1) * pid_m``, a scale per row or one for all): none is a choice of speed."""
+        kdef = self.jit_kernel(kernel)
+        if kdef is None:
+            return frozenset()
+        masked, tested = compared_sizes(kdef.node), _tested_names(kdef.node.body)
+        return frozenset(
+            n for n in _aranges_in(kdef.node.body) if masked.get(n) and n not in tested and steps_by(kdef.node, n)
+        )
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
