@@ -87,7 +87,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
         ("parse_plan", ("text",), {}),
         ("validate_plan", ("PLAN", ws, [], summary), {}),
         ("check_correctness", (ws,), {"device": "cuda"}),
-        ("validate", (ws, 3), {"previous": 2, "plan": None, "device": "cuda"}),
+        ("validate", (ws, 3), {"previous": 2, "plan": None, "device": "cuda", "baseline": False}),
         ("cached_ceilings", (), {"gpu_name": "H200"}),
         ("render_baseline", (ws, record, summary), {"roofline_lines": ["a", "b"]}),
     ]

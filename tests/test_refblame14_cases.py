@@ -297,10 +297,11 @@ SIXTEEN_FIRST = INPUTS.replace('SHAPES = [{"n": 256}, {"n": 100}]', 'SHAPES = [{
 
 
 def test_v0_at_an_entry_it_cannot_run_names_the_entry_as_the_problems(tmp_path: Path) -> None:
-    """V0 with an ``assert`` in ``run`` at its first SHAPES entry (the CPU's stand-in for the H100's compile failure
-    at N=1): "the baseline kernel does not pass the gate: case 0 (n=100): the kernel raised AssertionError", the
-    kernel's FAIL. Now the entries the check did not reach are checked: V0 runs n=256, so the entry is the problem's
-    (bad input, as reference.py's own failures), its line naming it."""
+    """The loop's V0 with an ``assert`` in ``run`` at its first SHAPES entry (the CPU's stand-in for the H100's
+    compile failure at N=1): "the baseline kernel does not pass the gate: case 0 (n=100): the kernel raised
+    AssertionError", the kernel's FAIL. Now the entries the check did not reach are checked: V0 runs n=256, so the
+    entry is the problem's (bad input, as reference.py's own failures), its line naming it. The same kernel judged
+    (``validate``, a batch row: no ``baseline``) still fails there as its own."""
     from kernelopt.harness.gate import validate
     from kernelopt.harness.model import ENTRY_UNRUNNABLE, problem_failed_prefix
     from kernelopt.workspace import Workspace
@@ -308,7 +309,7 @@ def test_v0_at_an_entry_it_cannot_run_names_the_entry_as_the_problems(tmp_path: 
     (tmp_path / "kernel.py").write_text(ASSERTS_SIXTEEN)
     (tmp_path / "reference.py").write_text(SIXTEEN_FIRST + "\n\ndef reference(x, y):\n    return x + y\n")
     ws = Workspace.create("sixteen", kernel=tmp_path / "kernel.py", reference=tmp_path / "reference.py", root=tmp_path)
-    report = validate(ws, 0, previous=None, device="cpu")
+    report = validate(ws, 0, previous=None, device="cpu", baseline=True)
     assert report.problem_failed and report.correctness.culprit is Culprit.PROBLEM
     assert report.correctness.error_class == ENTRY_UNRUNNABLE
     assert problem_failed_prefix(report.correctness.error_class) == "a SHAPES entry fails, not the kernel's versions"
@@ -316,6 +317,10 @@ def test_v0_at_an_entry_it_cannot_run_names_the_entry_as_the_problems(tmp_path: 
         "the SHAPES entry n=100 is a size kernel.py as written (V0) cannot run, while it runs n=256 (case 0 (n=100): "
         "the kernel raised AssertionError: n must be a multiple of 16): the entry is the problem's, not a fault of any "
         "version; drop it from SHAPES, or give kernel.py a path for that size first"
+    )
+    judged = validate(ws, 0, previous=None, device="cpu")
+    assert judged.correctness.culprit is Culprit.KERNEL and judged.correctness.message.startswith(
+        "case 0 (n=100): the kernel raised AssertionError"
     )
 
 
@@ -351,3 +356,78 @@ def test_an_entry_rule_keeps_what_v0_gets_wrong_or_cannot_run_anywhere_the_kerne
     assert unrunnable_entry(alone, [0, 2], recheck) is alone and never == [[2]]
     theirs = report("ValueError", ok, bad, culprit=Culprit.PROBLEM)
     assert unrunnable_entry(theirs, [0, 1, 2], recheck) is theirs
+
+
+# -- r12: batch verdicts on KernelBench-style problems ----------------------------------------------------------------
+
+
+def _kernelbench(forward: str) -> str:
+    return (
+        "import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+        f"        return {forward}\n\n\ndef get_inputs():\n    return [torch.randn(64, 32)]\n\n\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+
+
+def _kernelbench_new(forward: str) -> str:
+    return (
+        "import torch\nfrom torch import nn\n\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+        f"        return {forward}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reference", "kernel", "verdict"),
+    [
+        # the kernel's: not the reference's build (a caller unpacking the reference's tuple breaks on a tensor)
+        ("(torch.relu(x),)", "torch.relu(x)", "output is a tensor; the reference returns a tuple of 1"),
+        ("torch.relu(x)", "(torch.relu(x),)", "output is a tuple of 1; the reference returns a tensor"),
+        ("x.sum()", "x.sum().reshape(1)", "output has shape (1,); the reference's is ()"),
+        ("x.sum()", "float(x.sum())", "output is float, not a tensor (the reference returns a tensor)"),
+        # passes: a list for a tuple, a layout of the reference's own (a transpose, an expand) against a dense copy,
+        # a 0-d tensor for a 0-d tensor
+        ("[torch.relu(x), x.sum()]", "(torch.relu(x), x.sum())", None),
+        ("torch.relu(x).t()", "torch.relu(x).t().contiguous()", None),
+        ("x.sum(0).expand(64, 32)", "x.sum(0, keepdim=True).repeat(64, 1)", None),
+        ("x.sum(0, keepdim=True).repeat(64, 1)", "x.sum(0).expand(64, 32)", None),
+        ("x.sum()", "x.double().sum().float()", None),
+    ],
+)
+def test_each_kernelbench_layout_verdict_is_the_kernels_or_a_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str, verdict: str | None
+) -> None:
+    """A KernelBench reference returning a tuple of one where the kernel returns the tensor (or the reverse) passed:
+    the outputs were compared flat. A drop-in ``ModelNew`` returns what ``Model`` returns: the kernel's FAIL
+    (``WrongType``). A non-contiguous or expanded output on either side is compared by its values; a 0-d tensor is a
+    shape of its own. A reference that raises is the problem's ERROR (tests/test_batch_verdicts.py)."""
+    res = _check(tmp_path, monkeypatch, "", _kernelbench_new(kernel), inputs=_kernelbench(reference))
+    if verdict is None:
+        assert res.failure is None, res.failure
+        return
+    assert res.failure is not None and res.failure.culprit is Culprit.KERNEL, res.failure
+    assert res.failure.message == f"case 0 (default): {verdict}"
+
+
+def test_an_output_s_build_is_read_through_its_nesting_and_its_keys() -> None:
+    """The rule (:func:`~kernelopt.harness.compare.structure_fault`): nesting and a dict's keys are the build; a list
+    and a tuple are one, a number and a tensor are one (a reference's number may come back as a 0-d tensor), and a
+    dict's keys in another order are one (each output compared with the reference's of its key)."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs, structure_fault
+
+    t = torch.ones(2)
+    assert structure_fault((t, (t, t)), [t, [t, t]]) is None and structure_fault(t, 1.0) is None
+    assert structure_fault(((t, t), t), (t, (t, t))) == "output[0] is a tuple of 2; the reference returns a tensor"
+    assert structure_fault({"a": t, "b": t}, {"b": t, "a": t}) is None
+    assert (
+        structure_fault({"a": t}, {"b": t}) == "output is a dict with keys a; the reference returns a dict with keys b"
+    )
+    # the same keys in another order: each compared with its own, not the reference's first with the kernel's first
+    assert check_outputs({"a": t, "b": 2 * t}, {"b": 2 * t, "a": t}, {"b": 2 * t, "a": t}).message is None
+    wrong = check_outputs({"y": t}, (t,), (t,))
+    assert (wrong.error_class, wrong.message) == (
+        "WrongType",
+        "output is a dict with keys y; the reference returns a tuple of 1",
+    )
+    assert check_outputs((t, t), t, t).error_class == "WrongOutputCount"

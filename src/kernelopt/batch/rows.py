@@ -20,6 +20,7 @@ from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import Culprit
 from kernelopt.harness.settings import ENV_COMPILE_REFERENCE, ENV_DEVICE, ENV_SIZE_SCALE
 from kernelopt.harness.sizes import chosen_plan
+from kernelopt.harness.unrunnable import CANNOT_RUN
 from kernelopt.loop.journal import Journal, RunState
 from kernelopt.loop.stop import StopReason
 from kernelopt.memory.model import GateResult, IterationRecord, ReferenceSpeedup, best_version
@@ -217,9 +218,8 @@ def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
     if best is None:
         reason = (v0.quality_gate.failure_reason if v0 else None) or "no version passed the gate"
         if v0 is not None and v0.quality_gate.culprit == Culprit.PROBLEM.value:  # the reference failed, not the kernel
-            return row.model_copy(
-                update={"status": ProblemStatus.ERROR, "reason": f"the problem's reference failed: {reason}"}
-            )
+            whose = "SHAPES entry fails" if CANNOT_RUN in reason else "reference failed"  # an entry V0 cannot run
+            return row.model_copy(update={"status": ProblemStatus.ERROR, "reason": f"the problem's {whose}: {reason}"})
         if v0 is not None and v0.quality_gate.culprit == Culprit.CHECKER.value:  # the check could not run here
             return row.model_copy(update={"status": ProblemStatus.ERROR, "reason": reason})
         result = v0.quality_gate.result if v0 and v0.quality_gate.result else GateResult.FAIL

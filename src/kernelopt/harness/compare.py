@@ -61,6 +61,50 @@ def as_outputs(obj: Any) -> list[Any]:
     return [obj]
 
 
+def _what(obj: Any) -> str:
+    """How an output's container is named in a line: ``a tensor``, ``a tuple of 2``, ``a dict with keys a, b``."""
+    if isinstance(obj, list | tuple):
+        return f"a {type(obj).__name__} of {len(obj)}"
+    if isinstance(obj, dict):
+        return f"a dict with keys {', '.join(map(str, obj))}" if obj else "an empty dict"
+    return "a tensor" if isinstance(obj, torch.Tensor) else f"a {type(obj).__name__}"
+
+
+def structure_fault(out: Any, ref: Any, name: str = "output") -> str | None:
+    """Why the kernel's output is not built as the reference's is (a tensor where it returns a tuple of one, or the
+    reverse; another nesting; a dict with other keys), in one line; ``None`` when it is. A list and a tuple are one
+    build, as are a tensor and a number (a number the reference returns may come back as a 0-d tensor). The flat
+    comparison (:func:`as_outputs`) read ``relu(x)`` against ``(relu(x),)`` as the same output: a caller that indexes
+    or unpacks the reference's result breaks on the kernel's (docs/faults.md refblame14 r12)."""
+
+    def kind(obj: Any) -> str:
+        return "sequence" if isinstance(obj, list | tuple) else "dict" if isinstance(obj, dict) else "value"
+
+    if kind(out) != kind(ref):
+        return f"{name} is {_what(out)}; the reference returns {_what(ref)}"
+    if isinstance(out, dict) and isinstance(ref, dict):
+        if set(out) != set(ref):
+            return f"{name} is {_what(out)}; the reference returns {_what(ref)}"
+        pairs = [(f"{name}[{k!r}]", out[k], ref[k]) for k in ref]
+    elif isinstance(out, list | tuple) and isinstance(ref, list | tuple):
+        if len(out) != len(ref):
+            return f"{name} is {_what(out)}; the reference returns {_what(ref)}"
+        pairs = [(f"{name}[{i}]", o, r) for i, (o, r) in enumerate(zip(out, ref, strict=True))]
+    else:
+        return None
+    return next((f for f in (structure_fault(o, r, n) for n, o, r in pairs) if f is not None), None)
+
+
+def in_order_of(out: Any, ref: Any) -> Any:
+    """``out`` with each dict's entries in the order of the reference's dict at its place (the same keys): the
+    outputs are compared flat (:func:`as_outputs`), and a dict built in another order is the same output."""
+    if isinstance(out, dict) and isinstance(ref, dict) and set(out) == set(ref):
+        return {k: in_order_of(out[k], ref[k]) for k in ref}
+    if isinstance(out, list | tuple) and isinstance(ref, list | tuple) and len(out) == len(ref):
+        return type(out)(in_order_of(o, r) for o, r in zip(out, ref, strict=True))
+    return out
+
+
 def _index_of(flat: int, shape: torch.Size | tuple[int, ...]) -> str:
     """Flat index -> ``(i, j)`` text for the shape (``7`` for 0-d and 1-d tensors)."""
     if len(shape) <= 1:
@@ -230,11 +274,16 @@ def check_outputs(
     float64 scan that finds what is wrong and says it (same verdicts and messages either way). This is the
     one comparison of the gate and the bench worker; a 54 M-element output takes about a second, not 13.
     """
+    out_obj = in_order_of(out_obj, ref_native_obj)
     outs, refs, his = as_outputs(out_obj), as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
     result = OutputCheck()
     if len(outs) != len(refs):
         result.message = f"kernel returned {len(outs)} output(s); the reference returns {len(refs)}"
         result.error_class = "WrongOutputCount"
+        return result
+    built = structure_fault(out_obj, ref_native_obj)
+    if built is not None:
+        result.message, result.error_class = built, "WrongType"
         return result
     rel_errs: list[float] = []
     abs_errs: list[float] = []

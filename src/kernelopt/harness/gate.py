@@ -882,6 +882,7 @@ def validate(
     scratch: bool = False,
     compile_reference: bool | None = None,
     size_scale: float | None = None,
+    baseline: bool = False,
 ) -> GateReport:
     """Stage 4 for ``version``: correctness, timing (ABBA against ``previous``), utilization, ISA, the gate.
 
@@ -903,6 +904,9 @@ def validate(
             else the task card's ``compile_reference``).
         size_scale: scale reference.py's size constants for a quick run (default: KERNELOPT_SIZE_SCALE,
             else the task card's ``size_scale``); the card's ``sizes`` apply either way.
+        baseline: ``version`` is the kernel as the user wrote it, the start of a run (the loop's V0): a ``SHAPES``
+            entry it raises at while it runs another is the problem's entry (:mod:`kernelopt.harness.unrunnable`),
+            not the kernel's FAIL. Off for a kernel being judged (``validate``, ``batch``'s rows).
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -912,7 +916,7 @@ def validate(
     _check_versions(version, previous)
     settings = HarnessSettings.from_env(None, device=device, compile_reference=compile_reference, size_scale=size_scale)
     g = _Gating.start(workspace, version, settings)
-    correctness = _correctness(g)
+    correctness = _correctness(g, baseline=baseline and version == 0)
     bench, previous_used = _timing(g, previous) if correctness.passed else (None, None)
     primary = bench.primary() if bench is not None and bench.ok else None
     speedup = primary.speedup if primary is not None else None
@@ -1024,8 +1028,9 @@ class _Gating:
         return [name for name in PROTECTED_FILES if self.protected[name] != _sha256(self.workspace.root / name)]
 
 
-def _correctness(g: _Gating) -> CorrectnessReport:
-    """The correctness check of the workspace's kernel.py (at the gate's problem sizes)."""
+def _correctness(g: _Gating, *, baseline: bool = False) -> CorrectnessReport:
+    """The correctness check of the workspace's kernel.py (at the gate's problem sizes); for a ``baseline`` an entry
+    it cannot run while it runs another is the problem's (:func:`~kernelopt.harness.unrunnable.unrunnable_entry`)."""
     ws = g.workspace
     correctness = check_files(
         ws.kernel_py,
@@ -1037,7 +1042,7 @@ def _correctness(g: _Gating) -> CorrectnessReport:
         constants=g.constants,
     )
     g.warnings += correctness.warnings
-    if g.version == 0:  # the kernel as written: an entry it cannot run is the problem's, not a version's (r11)
+    if baseline:  # the kernel as written, to be optimized: an entry it cannot run is the problem's (r11)
         correctness = unrunnable_entry(
             correctness, _entries_to_run(g, correctness.device), lambda cases: _recheck(g, cases)
         )

@@ -8,7 +8,9 @@ a path for that size in kernel.py) (docs/faults.md refblame14 r11). So where V0 
 ``assert`` in ``run``, a grid the device refuses) at one entry and runs another, the failure is the problem's
 (:attr:`~kernelopt.harness.model.Culprit.PROBLEM`, :data:`~kernelopt.harness.model.ENTRY_UNRUNNABLE`: exit 2, as
 ``tune`` refuses bad input), its line naming the entry and the error V0 raised there.
-A V0 that raises at every entry it can be run at, or that returns a wrong result, stays the kernel's.
+A V0 that raises at every entry it can be run at, or that returns a wrong result, stays the kernel's. Only the
+loop's V0 (``optimize``, its ``batch --optimize`` rows) is read so: a kernel being judged (``validate``, ``batch``'s
+rows) that raises at an entry fails there, its own FAIL.
 """
 
 from __future__ import annotations
@@ -25,10 +27,14 @@ def failed_case(report: CorrectnessReport) -> CaseCheck | None:
     return last if last is not None and not last.passed else None
 
 
+CANNOT_RUN = "is a size kernel.py as written (V0) cannot run"
+"""The words every :func:`entry_line` holds (how a record's reason, which keeps no error class, is told apart)."""
+
+
 def entry_line(failed: CaseCheck, message: str, runs: str) -> str:
     """The one line of an entry V0 cannot run (``message``: the check's failure there; ``runs``: an entry it runs)."""
     return (
-        f"the SHAPES entry {failed.label} is a size kernel.py as written (V0) cannot run, while it runs {runs} "
+        f"the SHAPES entry {failed.label} {CANNOT_RUN}, while it runs {runs} "
         f"({message}): the entry is the problem's, not a fault of any version; drop it from SHAPES, or give kernel.py "
         "a path for that size first"
     )

@@ -153,7 +153,8 @@ class HarnessGate:
         return check_correctness(workspace, device=self.device)
 
     def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
-        return validate(workspace, version, previous=previous, plan=plan, device=self.device)
+        # V0 is the kernel as written, the run's start: an entry it cannot run is the problem's (refblame14 r11)
+        return validate(workspace, version, previous=previous, plan=plan, device=self.device, baseline=version == 0)
 
 
 class CachedCeilings:
