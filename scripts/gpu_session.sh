@@ -99,6 +99,8 @@
 #              kernel.py it leaves correct at K no entry names (multiples of 32, not of 128)
 #   table14    scripts/gpu_table14.sh: tune --device cuda (60 s wall) on scaled_mm, whose three entries compile each
 #              candidate apart: the entries after the primary check a batch at once, the check's seconds and the re-time
+#   refblame14 scripts/gpu_refblame14.sh: the loop's V0 at an entry the original cannot compile (an int argument of
+#              1 made a constexpr) names the entry as the problem's; a reference keeping its output is the problem's
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -151,6 +153,7 @@ leftovers13 360 scripts/gpu_leftovers13.sh
 rounds13 420 scripts/gpu_rounds13.sh
 lostpicks13 480 scripts/gpu_lostpicks13.sh
 table14 300 scripts/gpu_table14.sh
+refblame14 240 scripts/gpu_refblame14.sh
 gputests 560 -
 EOF
 }

@@ -431,3 +431,45 @@ def test_an_output_s_build_is_read_through_its_nesting_and_its_keys() -> None:
         "output is a dict with keys y; the reference returns a tuple of 1",
     )
     assert check_outputs((t, t), t, t).error_class == "WrongOutputCount"
+
+
+# -- on a GPU (scripts/gpu_refblame14.sh) ----------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_an_entry_the_original_cannot_compile_is_the_problems_at_the_baseline(tmp_path: Path) -> None:
+    """int_one on cuda: Triton's JIT makes ``rnumel`` = 1 a constexpr at the M=8,N=1 entry and the kernel does not
+    compile there (H100, 2026-12-06, Inductor's persistent reduction): the loop's V0 names the entry as the problem's
+    (``UnrunnableEntry``), the kernel judged alone fails there as its own, with the compiler's error."""
+    import shutil
+
+    from kernelopt.harness.gate import validate
+    from kernelopt.harness.model import ENTRY_UNRUNNABLE
+    from kernelopt.workspace import Workspace
+
+    folder = Path(shutil.copytree(DATA / "int_one", tmp_path / "int_one"))
+    ws = Workspace.create("int_one", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    report = validate(ws, 0, previous=None, device="cuda", baseline=True)
+    assert report.correctness.error_class == ENTRY_UNRUNNABLE, report.correctness.message
+    assert report.correctness.message.startswith(
+        "the SHAPES entry M=8, N=1 is a size kernel.py as written (V0) cannot run, while it runs M=16, N=32"
+    ), report.correctness.message
+    judged = validate(ws, 0, previous=None, device="cuda")
+    assert judged.correctness.culprit is Culprit.KERNEL and "M=8, N=1" in judged.correctness.message
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_a_reference_keeping_its_output_is_the_problems_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """r10 on cuda: the gate's check of the correct kernel against a reference keeping its output in a dict keyed on
+    the shape is the problem's ``ReferenceCached``, reference.py loaded afresh on the device."""
+    from tests.test_harness_correctness import _in_process
+
+    (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + KEYED_ON_SHAPE)
+    (tmp_path / "kernel.py").write_text(ADD)
+    res = _in_process(tmp_path, monkeypatch, tmp_path / "kernel.py", tmp_path / "reference.py", device="cuda")
+    assert res.failure is not None and res.failure.error_class == REFERENCE_CACHED, res.failure
+    assert res.failure.culprit is Culprit.PROBLEM
