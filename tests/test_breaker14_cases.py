@@ -57,3 +57,19 @@ def test_an_autotune_list_whose_block_a_helper_names_is_read_as_built() -> None:
     found, _ = discover_evaluated(DATA / "attorch_glu" / "kernel.py", device="cpu")
     blocks = {t.key: t.value for t in found if t.name == "BLOCK_SIZE" and t.refused_reason is None}
     assert blocks == {f"glu_forward_kernel.configs[{i}].BLOCK_SIZE": 64 << i for i in range(5)}, blocks
+
+
+def test_a_constexpr_read_only_as_a_divisor_is_no_knob() -> None:
+    """Seen on 2026-12-06: ds_residual, DeepSpeed's ``residual_add_bias``, passes the model-parallel size as a
+    ``tl.constexpr`` (``mp_size``, an int literal of the launch) that the body reads only as ``(...) / mp_size``.
+    ``tune`` searched it beside the block (``BLOCK_SIZE=16, mp_size=8``); every such candidate changed the sums and
+    failed its check, spending the budget. A constexpr read only under a true division scales values, never an index
+    or a shape: it is held as what the kernel computes, and the search moves the block alone."""
+    from kernelopt.tuning.launch import space_from_tunables
+
+    found = {t.key: t for t in discover_source(_source("ds_residual"))}
+    mp = found["residual_add_bias_kernel:mp_size"]
+    assert mp.semantic and "only as an operand of a true division" in (mp.refused_reason or ""), mp.refused_reason
+    assert not found["residual_add_bias_kernel:BLOCK_SIZE"].semantic
+    space = space_from_tunables(list(found.values()), held_options={})
+    assert [k.name for k in space.knobs if k.name not in ("num_warps", "num_stages")] == ["BLOCK_SIZE"]

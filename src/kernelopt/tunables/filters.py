@@ -14,6 +14,11 @@ pointer. A loop whose variable multiplies a block (``u * BLOCK``: an unrolled wa
 count also scales the index (``row = pid * ROWS + r``: a tile of rows a program), is no such loop; a constexpr
 added to an index without such a loop (a lock buffer's second half, ``Lock + GROUP_SIZE_M``) is left alone: the
 buffer is sized by it, any value is correct.
+
+A constexpr the body reads only under a true division (``/``) is no tile either: ``(residual + bias) / mp_size``
+(DeepSpeed's residual add, the model-parallel size) scales values, and a quotient of ``/`` is a float, never an index,
+a shape or a count (:func:`divisors`; breaker14 b3, where ``tune`` searched ``mp_size`` 1..8 and every candidate failed
+its check).
 """
 
 from __future__ import annotations
@@ -139,3 +144,35 @@ def _filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
                 "(a filter size, not a tile)"
             )
     return out
+
+
+def divisors(kernel: cst.FunctionDef) -> dict[str, str]:
+    """``tl.constexpr`` parameter -> why it changes what ``kernel`` computes: every read of it in the body is an
+    operand under a true division (module docstring); read once per kernel node."""
+    return dict(_divisors(kernel))
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _divisors(kernel: cst.FunctionDef) -> dict[str, str]:
+    reads: dict[str, list[bool]] = {}
+
+    def under(node: cst.CSTNode, divided: bool) -> None:
+        if isinstance(node, cst.Name):
+            reads.setdefault(node.value, []).append(divided)
+            return
+        if isinstance(node, cst.Attribute):  # ``x.dtype``: the name is read, not divided
+            under(node.value, False)
+            return
+        here = divided or (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide))
+        for child in child_nodes(node):
+            under(child, here)
+
+    under(kernel.body, False)
+    return {
+        name: (
+            f"'{name}' is read only as an operand of a true division (/) in {kernel.name.value}'s body: it scales "
+            "values, never an index, a shape or a count, so another value changes what the kernel computes"
+        )
+        for name in sorted(constexpr_params(kernel))
+        if reads.get(name) and all(reads[name])
+    }
