@@ -3389,12 +3389,17 @@ def _tuned_tile_refusal(
             ):
                 needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
                 continue
-            return (
-                f"{target}={_int(small.value)} must divide {_code(d.size)} ({d.why}), and the value it "
-                "overrides is computed: which sizes the computation handled is known only at the sizes "
-                "checked, so a tuned value is not written"
-            )
+            return _over_computed(target, _int(small.value), _code(d.size), d.why)
     return None
+
+
+def _over_computed(name: str, value: int | None, size: str | None, why: str) -> str:
+    """Why a tuned ``name=value`` that must divide ``size`` (``why``) over a computed value is not written: which sizes
+    the computation handled is known only at the sizes checked (:func:`_tuned_tiles`, a heuristic's rows)."""
+    return (
+        f"{name}={value} must divide {size} ({why}), and the value it overrides is computed: which sizes the "
+        "computation handled is known only at the sizes checked, so a tuned value is not written"
+    )
 
 
 def _plain_divisibility(d: Divides, value: int | None) -> str | None:
@@ -3583,11 +3588,7 @@ def _uncovered_lambda_rows(
             fill = _lambda_fill_why(key, reading, filled, ran_masked, why, _code(size))
             row_values = [v for row in rows if (v := _int(row.body)) is not None]
             if fill is not None and row_values:
-                return (
-                    f"{key}={row_values[0]} must divide {reading.size} ({fill}), and the value it overrides is "
-                    "computed: which sizes the computation handled is known only at the sizes checked, so a tuned "
-                    "value is not written"
-                )
+                return _over_computed(key, row_values[0], reading.size, fill)
             for row in rows:
                 v = _int(row.body)
                 if v is None or reading.size is None or _bounds_size(row.test, fallback, v):
