@@ -101,6 +101,8 @@
 #              candidate apart: the entries after the primary check a batch at once, the check's seconds and the re-time
 #   refblame14 scripts/gpu_refblame14.sh: the loop's V0 at an entry the original cannot compile (an int argument of
 #              1 made a constexpr) names the entry as the problem's; a reference keeping its output is the problem's
+#   bound14    scripts/gpu_bound14.sh: discovery runs a keyed autotune list once as written on cuda, its picks kept,
+#              and tune --device cuda says where they differ from the pinned timings; the first-call compare on cuda
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -154,6 +156,7 @@ rounds13 420 scripts/gpu_rounds13.sh
 lostpicks13 480 scripts/gpu_lostpicks13.sh
 table14 300 scripts/gpu_table14.sh
 refblame14 240 scripts/gpu_refblame14.sh
+bound14 720 scripts/gpu_bound14.sh
 gputests 560 -
 EOF
 }

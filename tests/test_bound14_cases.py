@@ -125,3 +125,40 @@ def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_pat
         want = ((-(-40 // values[0]),), {"BLOCK_M": values[0], "BLOCK_N": values[1]})
         assert launches.seen == [want, want], (n, launches.seen)
     _all_correct(folder, [{"M": 9, "N": 96}, {"M": 17, "N": 128}])
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(400)
+def test_on_a_gpu_a_keyed_list_runs_once_as_written_and_tune_says_where_its_picks_differ(tmp_path: Path) -> None:
+    """On CUDA discovery runs a keyed autotune list once as written at each ``SHAPES`` entry (its autotuner's own
+    do_bench at each key): each entry's pick is one of the list's configs, kept in ``ShapeSizes.picks``; then
+    ``kernelopt tune --device cuda --json --dry-run`` carries ``list_as_written`` (a line naming each shape whose pick
+    is not the fastest pinned entry, or ``None`` where every pick is), and the kernel is left unchanged."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from kernelopt.tunables.evaluate import discover_evaluated
+    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KEYED_TABLE)
+    (folder / "reference.py").write_text(AXPB_REFERENCE)  # its inputs made on the CPU, moved as the task's are
+    _, evaluation = discover_evaluated(folder / "kernel.py", reference=folder / "reference.py", device="cuda")
+    assert evaluation is not None and evaluation.problem is None, evaluation
+    picks = [e.picks["_axpb"].kwargs["BLOCK"] for e in evaluation.shape_sizes]
+    assert len(picks) == 2 and set(picks) <= {1024, 8192}, evaluation.shape_sizes
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1] / "src"), *sys.path])}
+    args = ["tune", str(folder), "--device", "cuda", "--budget-wall-s", "120", "--json", "--dry-run"]
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", *args], capture_output=True, text=True, env=env, timeout=360, check=False
+    )
+    assert done.returncode in (0, 1), done.stderr
+    out = json.loads(done.stdout)
+    print(json.dumps({k: out.get(k) for k in ("current_list", "list_as_written", "per_shape", "verdict")}, indent=1))
+    assert "list_as_written" in out and out["current_list"], out
+    line = out["list_as_written"]
+    assert line is None or line.startswith("the autotune list as written (its autotuner's own pick at each key"), line
+    assert (folder / "kernel.py").read_text() == KEYED_TABLE
