@@ -473,3 +473,28 @@ def test_on_a_gpu_a_reference_keeping_its_output_is_the_problems_error(
     res = _in_process(tmp_path, monkeypatch, tmp_path / "kernel.py", tmp_path / "reference.py", device="cuda")
     assert res.failure is not None and res.failure.error_class == REFERENCE_CACHED, res.failure
     assert res.failure.culprit is Culprit.PROBLEM
+
+
+def test_tune_names_an_entry_the_original_cannot_run_where_every_candidate_failed_there_too() -> None:
+    """Seen (``tune --device cpu --budget 3`` on int_one with an ``assert N > 1`` in ``run``, 2026-12-06): "no candidate
+    ran (...)" and "3 candidate(s) failed: 3 run_error ... on the SHAPES entry M=8,N=1", as though the picks were at
+    fault. The line (exit 2) now names the entry as one the original cannot run; a candidate failing elsewhere, or
+    one passing, leaves the session's own verdict."""
+    from kernelopt.tuning.candidate import Config, Outcome, Result
+    from kernelopt.tuning.shapes import unrunnable_entry_line
+
+    said = "on the SHAPES entry M=8,N=1: raised while running: AssertionError: rows of one element"
+
+    def result(block: int, outcome: Outcome = Outcome.RUN_ERROR, entry: str | None = "M=8,N=1") -> Result:
+        return Result(config={"XBLOCK": block}, outcome=outcome, reason=said, failed_entry=entry)
+
+    current = Config.of({"XBLOCK": 8})
+    results = [result(8), result(16), result(32), result(64, Outcome.NOT_RUN_BUDGET, None)]
+    assert unrunnable_entry_line(current, results) == (
+        "kernel.py as written cannot run the SHAPES entry M=8,N=1 (raised while running: AssertionError: rows of one "
+        "element), nor could any candidate: a size the original cannot run is not the picks' fault; drop it from "
+        "SHAPES to tune on the others, or give kernel.py a path for that size first"
+    )
+    assert unrunnable_entry_line(current, [*results, result(128, Outcome.WRONG_RESULT, "M=16,N=32")]) is None
+    assert unrunnable_entry_line(current, [result(8, Outcome.WRONG_RESULT), result(16)]) is None
+    assert unrunnable_entry_line(Config.of({"XBLOCK": 4}), results) is None

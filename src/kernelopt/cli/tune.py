@@ -414,6 +414,7 @@ def _tune_locked(
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tunables.inline_guard import unmarked_guards
+    from kernelopt.tuning.candidate import Config
     from kernelopt.tuning.folder import (
         best_edit,
         current_failed_hint,
@@ -428,6 +429,7 @@ def _tune_locked(
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.problem import default_size_hint
     from kernelopt.tuning.session import StopReason, current_failed_line, current_failure
+    from kernelopt.tuning.shapes import unrunnable_entry_line
     from kernelopt.workspace import RunLock
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
@@ -502,6 +504,11 @@ def _tune_locked(
         raise UsageError(
             f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem, error_class)
         )
+    unrunnable = unrunnable_entry_line(
+        Config.of(r.current_config) if r.current_config is not None else None, r.results, kernel_py.name
+    )
+    if unrunnable is not None and r.best_latency_us is None:  # bad input: an entry the original cannot run
+        raise UsageError(f"{unrunnable}; {kernel_py.name} unchanged")
     edit = None
     written = False
     refused: str | None = None

@@ -66,6 +66,35 @@ def session_shapes(problem: Problem, shapes: Sequence[Mapping[str, ShapeValue]])
     return out
 
 
+RAISED_OUTCOMES = frozenset({Outcome.RUN_ERROR, Outcome.COMPILE_ERROR})
+"""Outcomes of a kernel that raised (a compile failure, an ``assert`` in ``run``): it cannot run there."""
+
+
+def unrunnable_entry_line(
+    current: Config | None, results: Sequence[Result], kernel_py: str = "kernel.py"
+) -> str | None:
+    """The one line of a session across entries in which the kernel as written (``current``) raised at an entry and
+    every candidate that ran failed at that entry too, none passing: a failure the original shares at that size is
+    never the picks' (docs/faults.md refblame14 r11). ``None`` for any other session.
+
+    Seen (CPU, 2026-12-06): an ``assert`` in ``run`` refusing rows of one element at the entry M=8,N=1 (the CPU's
+    stand-in for a kernel that does not compile there on a GPU), and tune ended "no candidate ran (...)" beside "3
+    candidate(s) failed: 3 run_error", as though the picks were at fault."""
+    mine = next((r for r in results if current is not None and Config.of(r.config) == current), None)
+    if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry is None:
+        return None
+    entry = mine.failed_entry
+    ran = [r for r in results if r is not mine and r.outcome not in (Outcome.NOT_RUN_BUDGET, Outcome.INVALID)]
+    if any(r.outcome.ok or r.failed_entry != entry for r in ran):
+        return None
+    why = (mine.reason or mine.outcome.value).removeprefix(f"on the SHAPES entry {entry}: ")
+    return (
+        f"{kernel_py} as written cannot run the SHAPES entry {entry} ({why}), nor could any candidate: a size the "
+        f"original cannot run is not the picks' fault; drop it from SHAPES to tune on the others, or give {kernel_py} "
+        "a path for that size first"
+    )
+
+
 def total(values: Sequence[float]) -> float:
     """A candidate's latency over several shapes from its median on each: their sum (a zero gives 0, as a
     shape that was not timed gives no latency)."""
