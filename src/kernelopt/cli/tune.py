@@ -413,21 +413,8 @@ def _tune_locked(
     measurements as they were made (second fault trial, t4).
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
-    from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.candidate import Config
-    from kernelopt.tuning.folder import (
-        best_edit,
-        current_failed_hint,
-        idle_line,
-        list_note,
-        prepare_folder,
-        screen_lines,
-        summarize,
-        tf32_line,
-        tune_folder,
-    )
-    from kernelopt.tuning.launch import other_launches
-    from kernelopt.tuning.problem import default_size_hint
+    from kernelopt.tuning.folder import best_edit, current_failed_hint, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.session import StopReason, current_failed_line, current_failure
     from kernelopt.tuning.shapes import unrunnable_entry_line
     from kernelopt.workspace import RunLock
@@ -450,39 +437,8 @@ def _tune_locked(
         )
     )
     kernel_py = prepared.problem.kernel_py
-    for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
-        warn(problem)
     space = prepared.space
-    note(
-        f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
-        f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
-    )
-    listed = list_note(prepared)
-    for line in (*space.domain_notes, *left_out(prepared), *([listed] if listed else [])):
-        note(line)
-    unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
-    if unmarked is not None:
-        note(unmarked)
-    others = other_launches(prepared.tunables, space) if request.kernel is None else []
-    if others:
-        note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
-    note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
-    large = default_size_hint(prepared.problem, [s.kwargs for s in prepared.shapes if s.kwargs])
-    if large is not None:
-        note(large)
-    idle = idle_line(prepared)
-    if idle is not None:
-        note(idle)
-    tf32 = tf32_line(prepared.problem)
-    if tf32 is not None:
-        note(tf32)
-    for line in screen_lines(prepared):
-        note(line)
-    if prepared.within is not None:
-        note(prepared.within.line())
-    small = prepared.budget.below_floor(space.size.count)
-    if small is not None:
-        note(small)
+    _say_before(prepared, request)
     try:
         with _Bar(prepared.budget.candidates(space.size.count)) as bar:  # the total from the start, not "0/?"
             tuning = tune_folder(prepared, on_progress=bar.update)
@@ -617,6 +573,51 @@ def _tune_locked(
     line = None if written else _changing_results(tuning)
     if line is not None:  # bad input for tuning: nothing here moves without changing the results
         raise UsageError(line)
+
+
+def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
+    """What the session is about to do, said before it runs: the task card's warnings, the launch, its knobs, space
+    and budget, what the space leaves out, the other launches, the shapes timed, and the notes on the problem (its
+    sizes, idle shapes, a tl.dot in TF32, the author's screen, ``--within``, a space below the budget's floor)."""
+    from kernelopt.tunables.inline_guard import unmarked_guards
+    from kernelopt.tuning.folder import idle_line, list_note, screen_lines, tf32_line
+    from kernelopt.tuning.launch import other_launches
+    from kernelopt.tuning.problem import default_size_hint
+
+    kernel_py = prepared.problem.kernel_py
+    for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
+        warn(problem)
+    space = prepared.space
+    note(
+        f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
+        f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
+    )
+    listed = list_note(prepared)
+    for line in (*space.domain_notes, *left_out(prepared), *([listed] if listed else [])):
+        note(line)
+    unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
+    if unmarked is not None:
+        note(unmarked)
+    others = other_launches(prepared.tunables, space) if request.kernel is None else []
+    if others:
+        note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
+    note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
+    large = default_size_hint(prepared.problem, [s.kwargs for s in prepared.shapes if s.kwargs])
+    if large is not None:
+        note(large)
+    idle = idle_line(prepared)
+    if idle is not None:
+        note(idle)
+    tf32 = tf32_line(prepared.problem)
+    if tf32 is not None:
+        note(tf32)
+    for line in screen_lines(prepared):
+        note(line)
+    if prepared.within is not None:
+        note(prepared.within.line())
+    small = prepared.budget.below_floor(space.size.count)
+    if small is not None:
+        note(small)
 
 
 def _changing_results(tuning: FolderTuning) -> str | None:
