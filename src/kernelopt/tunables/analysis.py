@@ -21,7 +21,9 @@ from libcst.metadata import CodeRange
 from kernelopt.actions import ActionCategory
 from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import (
+    BLOCK_PTR_ARGS,
     body_constexprs,
+    call_args,
     cdiv_args,
     child_blocks,
     child_nodes,
@@ -3821,9 +3823,7 @@ def _aranges_in(body: cst.CSTNode) -> frozenset[str]:
         if called == "arange" and len(n.args) == 2 and isinstance(n.args[1].value, cst.Name):
             out.add(n.args[1].value.value)
         elif called == "make_block_ptr":
-            keyword = [a.value for a in n.args if a.keyword is not None and a.keyword.value == "block_shape"]
-            plain = [a.value for a in n.args if a.keyword is None]
-            shape = keyword[0] if keyword else (plain[4] if len(plain) > 4 else None)
+            shape = call_args(n, BLOCK_PTR_ARGS).get("block_shape")
             if isinstance(shape, cst.Tuple | cst.List):
                 out |= {e.value.value for e in shape.elements if isinstance(e.value, cst.Name)}
     return frozenset(out)
