@@ -76,3 +76,25 @@ def test_n65_a_launch_option_read_through_a_chain_of_locals_is_netted(
     assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n=8256 "), (
         done.edit_note
     )
+
+
+@pytest.mark.timeout(120)
+def test_n66_tune_s_first_call_check_runs_on_a_literal_autotune_list(tmp_path: Path) -> None:
+    """n66: rd6's first-call check ran only where discovery runs the task (a list built by code, a computed knob):
+    a literal ``@triton.autotune`` of two configs keyed by ``N`` with no ``reset_to_zero``, adding into a
+    ``torch.zeros`` output with ``tl.atomic_add`` (tests/data/newuser12/first_call_literal, wrong on every first call
+    at a new N), was tuned with ``first_call: null`` and no line. For tune, such a list now runs the task once for the
+    check; one with ``reset_to_zero`` (or any other discovery) starts nothing more."""
+    from kernelopt.tunables.evaluate import benchmarks_unreset, discover_evaluated
+
+    folder = Path(shutil.copytree(DATA / "newuser12" / "first_call_literal", tmp_path / "literal"))
+    kernel, reference = folder / "kernel.py", folder / "reference.py"
+    _, seen = discover_evaluated(kernel, reference=reference, device="cpu", first_call=True)
+    assert seen is not None and seen.first_call is not None, seen
+    assert seen.first_call.startswith("wrong on its first call only") and 'reset_to_zero=["out_ptr"]' in seen.first_call
+    assert discover_evaluated(kernel, reference=reference, device="cpu")[1] is None  # tunables, planning: no run
+    source = kernel.read_text()
+    fixed = source.replace('key=["N"],', 'key=["N"],\n    reset_to_zero=["out_ptr"],')
+    assert benchmarks_unreset(source) and not benchmarks_unreset(fixed)
+    one = 'configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 128})]'
+    assert not benchmarks_unreset(source.replace(one, 'configs=[triton.Config({"BLOCK": 32})]'))

@@ -10,6 +10,7 @@ GPU, a worker that hangs) gives one line naming the file, the line and the reaso
 
 from __future__ import annotations
 
+import ast
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -164,6 +165,29 @@ def keyed_lists(source: str, filename: str = "kernel.py") -> bool:
     return any(literal_autotune_key(source, kernel, filename=filename) for kernel in an.functions)
 
 
+def benchmarks_unreset(source: str) -> bool:
+    """True when the file holds a ``triton.autotune`` (a decorator, or Transformer Engine's called form) of more than
+    one config (or configs built by code) with no ``reset_to_zero`` or ``restore_value``: its autotuner benchmarks on
+    a call's own tensors, and only a run tells whether that leaves the first call's output wrong
+    (:mod:`kernelopt.harness.first_call`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if named != "autotune" or not isinstance(node, ast.Call):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        if "reset_to_zero" in keywords or "restore_value" in keywords:
+            continue
+        configs = keywords.get("configs", node.args[0] if node.args else None)
+        if not (isinstance(configs, ast.List | ast.Tuple) and len(configs.elts) < 2):
+            return True
+    return False
+
+
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
     """True when some editable knob has a computed value that only a run can tell, a ``**configs[key]``
     launch needs a run to tell which entry it uses, the file picks between kernels by a branch (which runs at
@@ -198,8 +222,13 @@ def discover_evaluated(
     device: str = "auto",
     timeout_s: float = EVALUATE_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
+    first_call: bool = False,
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
     """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
+
+    ``first_call`` (``tune``): where static reading needs no run but an autotune list benchmarks on the call's own
+    tensors with nothing to undo it (:func:`benchmarks_unreset`), the task still runs once, with ``reference``, for the
+    first-call check alone: the evaluation returned holds only its line (``None`` when the first call is right).
 
     The module is imported (in a worker) only when static reading meets an autotune list built by code,
     or, with ``reference``, a computed knob or (on a GPU) an autotune list keyed on the problem: the task then runs
@@ -221,6 +250,11 @@ def discover_evaluated(
     if not needs_evaluation(source, name) and not run:
         found = analyze(source, name, gpu=gpu)[2]
         fix_by_reference(found, reference_text(Path(kernel_py), reference))
+        if first_call and reference is not None and benchmarks_unreset(source):
+            # a literal list is read without a run, so the first-call check had none (newuser12's n66)
+            seen = evaluate_autotune(Path(kernel_py), reference=reference, device=device, timeout_s=timeout_s, env=env)
+            if seen.first_call:
+                return found, AutotuneEvaluation(first_call=seen.first_call, interpreted=seen.interpreted)
         return found, None
     evaluation = evaluate_autotune(
         Path(kernel_py), reference=reference if run else None, device=device, timeout_s=timeout_s, env=env

@@ -442,7 +442,12 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     env = worker_env(None, device=request.device)
     gpu = _gpu_name(request, card)
     tunables, evaluation = discover_evaluated(
-        problem.kernel_py, gpu=gpu, reference=problem.reference_py, device=request.device or "auto", env=env
+        problem.kernel_py,
+        gpu=gpu,
+        reference=problem.reference_py,
+        device=request.device or "auto",
+        env=env,
+        first_call=True,
     )
     held_options: dict[str, dict[str, Value]] = {}
     if problem.interpreted:
