@@ -15,7 +15,7 @@ import pytest
 
 from kernelopt.harness.hints import REFERENCE_CACHED, FailureClass, Hint, failure_class, hint_fits
 from kernelopt.harness.model import Culprit
-from tests.test_refblame13_cases import ADD, INPUTS, _check, _tune_loaded
+from tests.test_refblame13_cases import ADD, INPUTS, KERNELBENCH_NEW, _check, _tune_loaded
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -113,14 +113,6 @@ def get_inputs():
 
 def get_init_inputs():
     return []
-"""
-KERNELBENCH_NEW = """import torch
-from torch import nn
-
-
-class ModelNew(nn.Module):
-    def forward(self, x):
-        return torch.relu(x)
 """
 
 

@@ -505,7 +505,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
             return verdict
         if loaded.contract is not None and loaded.contract.whole_result:  # the inputs, checked above, are the result
             return verdict
-        chk = _checked(loaded, out)
+        chk = checked_output(loaded, out)
         if chk.message is not None:
             verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, chk.message, chk.error_class
             if benchmarked and _right_on_the_next_call(loaded, candidate):
@@ -529,10 +529,10 @@ def _right_on_the_next_call(loaded: LoadedProblem, candidate: LoadedCandidate) -
         return False
     if mutated_inputs(loaded) is not None:
         return False
-    return _checked(loaded, again).message is None
+    return checked_output(loaded, again).message is None
 
 
-def _checked(loaded: LoadedProblem, out: Any) -> OutputCheck:
+def checked_output(loaded: LoadedProblem, out: Any) -> OutputCheck:
     """``out`` checked against the loaded problem's expected output, at its tolerances, on its inputs' device."""
     from kernelopt.harness.compare import check_outputs, inputs_device_type
 

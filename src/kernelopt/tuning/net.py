@@ -88,7 +88,7 @@ from kernelopt.harness.hostmem import is_out_of_memory
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
 from kernelopt.tuning.candidate import Outcome
-from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, first_line, load_candidate
+from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, checked_output, first_line, load_candidate
 from kernelopt.tuning.problem import ProblemShape
 
 
@@ -838,7 +838,6 @@ class DerivedProblems:
         nothing here: the size's build already ran it."""
         import torch
 
-        from kernelopt.harness.compare import check_outputs
         from kernelopt.harness.history import cached_line
         from kernelopt.harness.inputs import clone_tree
         from kernelopt.worker.loader import load_module, unload
@@ -855,14 +854,7 @@ class DerivedProblems:
             return None
         finally:
             unload(module)
-        differs = check_outputs(
-            again,
-            derived.expected,
-            derived.expected,
-            dtype_hint=derived.problem.dtype_hint,
-            atol=derived.atol,
-            rtol=derived.rtol,
-        )
+        differs = checked_output(derived, again)  # the fresh output checked as a candidate's is
         if differs.message is None:
             return None
         return cached_line(differs.message, same_as_before=False, what="reference.py")
