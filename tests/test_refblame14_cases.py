@@ -490,3 +490,28 @@ def test_tune_names_an_entry_the_original_cannot_run_where_every_candidate_faile
     assert unrunnable_entry_line(current, [*results, result(128, Outcome.WRONG_RESULT, "M=16,N=32")]) is None
     assert unrunnable_entry_line(current, [result(8, Outcome.WRONG_RESULT), result(16)]) is None
     assert unrunnable_entry_line(Config.of({"XBLOCK": 4}), results) is None
+
+
+@pytest.mark.timeout(120)
+def test_the_interpreter_refuses_a_grid_a_gpu_launch_refuses_before_any_program_runs() -> None:
+    """A size the original cannot run on a GPU: 65536 programs on a grid's axis 1 (CUDA's ``gridDim.y`` is at most
+    65535; Triton passes the grid unchecked). Triton's interpreter ran it, so the net, the V0 rule and tune's line read
+    that size as one the original runs; it now fails there before any program runs, as the GPU's launch does, and a
+    grid within the limits runs as before."""
+    import torch
+
+    from kernelopt.harness.interpreter import grid_problem
+    from tests.conftest import load_fresh, triton_interpreted
+
+    assert grid_problem((2**31 - 1, 65535, 65535)) is None
+    assert grid_problem((1, 65536, 1)) == (
+        "the grid's axis 1 has 65536 programs, more than the 65535 a GPU launch takes there (CUDA refuses it: invalid "
+        "argument); Triton's interpreter runs it"
+    )
+    with triton_interpreted():
+        grid_axis = load_fresh(DATA / "grid_axis" / "kernel.py", "_refblame14_grid_axis")
+        x = torch.arange(65536 * 2, dtype=torch.float32)
+        with pytest.raises(ValueError, match="the grid's axis 1 has 65536 programs"):
+            grid_axis.run(x, block=2)
+        small = torch.arange(40, dtype=torch.float32)
+        assert torch.equal(grid_axis.run(small), small)

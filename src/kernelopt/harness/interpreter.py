@@ -48,6 +48,12 @@ also compiles on a GPU:
 - ``num_warps`` must be one of the knob's legal values (a power of two, at most 1024 threads of 32:
   :func:`kernelopt.tunables.knob_rule`); the interpreter drops every launch option unread, so
   ``num_warps=6`` ran on the CPU where the GPU backends assert "num_warps must be a power of 2".
+
+And one a GPU launch enforces: a grid's second and third axes hold at most 65535 programs (CUDA's ``gridDim.y`` and
+``gridDim.z``, :data:`GRID_AXES_MOST`; the first 2**31 - 1). Triton passes its grid to the driver unchecked and the
+interpreter runs any, so a size where the kernel as written launches 65536 programs on axis 1 passed on the CPU and
+fails on the GPU (:func:`_patch_grid_limits`): such a size is one the original cannot run, which the net, the V0 rule
+and ``tune`` read so only when the CPU fails it too (docs/faults.md refblame14 r14).
 """
 
 from __future__ import annotations
@@ -63,6 +69,10 @@ DOT_MIN_K = {8: 32}
 DOT_MIN_K_DEFAULT = 16
 #: The launch options the GPU backends check and the interpreter drops unread.
 CHECKED_OPTIONS = ("num_warps",)
+#: The most programs a CUDA launch takes on each grid axis (CUDA C++ Programming Guide, "Compute Capabilities":
+#: maximum x-, y- and z-dimension of a grid of thread blocks), as :data:`kernelopt.tunables.guard.GRID_AXIS_MOST` reads
+#: the second and third.
+GRID_AXES_MOST = (2**31 - 1, 65535, 65535)
 
 
 def exception_chain(exc: BaseException) -> list[BaseException]:
@@ -103,6 +113,7 @@ def patch_interpreter() -> bool:
             _patch_index(interp)
         _patch_dot(interp, widen_bf16=fixes)
         _patch_launch_options(interp)
+        _patch_grid_limits(interp)
         _patch_libdevice(interp)
         _patch_fp8(interp)
         interp._kernelopt_patched = True
@@ -484,6 +495,31 @@ def _patch_launch_options(interp: Any) -> None:
         return run(self, *args, grid=grid, warmup=warmup, **kwargs)
 
     interp.InterpretedFunction.run = checked
+
+
+def grid_problem(grid: tuple[int, int, int]) -> str | None:
+    """Why a launch of ``grid`` (programs on each axis) fails on a GPU (:data:`GRID_AXES_MOST`); ``None`` when it
+    launches."""
+    for axis, (count, most) in enumerate(zip(grid, GRID_AXES_MOST, strict=True)):
+        if count > most:
+            return (
+                f"the grid's axis {axis} has {count} programs, more than the {most} a GPU launch takes there (CUDA "
+                "refuses it: invalid argument); Triton's interpreter runs it"
+            )
+    return None
+
+
+def _patch_grid_limits(interp: Any) -> None:
+    """A launch whose grid a GPU refuses (:func:`grid_problem`) raises before any program runs, as on the GPU."""
+    set_grid_dim = interp.InterpreterBuilder.set_grid_dim
+
+    def checked(self: Any, nx: int, ny: int, nz: int) -> Any:
+        problem = grid_problem((int(nx), int(ny), int(nz)))
+        if problem is not None:
+            raise ValueError(problem)
+        return set_grid_dim(self, nx, ny, nz)
+
+    interp.InterpreterBuilder.set_grid_dim = checked
 
 
 def _patch_autotuner() -> None:
