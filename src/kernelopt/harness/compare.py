@@ -97,11 +97,14 @@ def structure_fault(out: Any, ref: Any, name: str = "output") -> str | None:
 
 def in_order_of(out: Any, ref: Any) -> Any:
     """``out`` with each dict's entries in the order of the reference's dict at its place (the same keys): the
-    outputs are compared flat (:func:`as_outputs`), and a dict built in another order is the same output."""
+    outputs are compared flat (:func:`as_outputs`), and a dict built in another order is the same output. A sequence
+    comes back a plain list or tuple: a named tuple's class takes its fields one by one, not an iterable
+    (docs/faults.md break15 b8)."""
     if isinstance(out, dict) and isinstance(ref, dict) and set(out) == set(ref):
         return {k: in_order_of(out[k], ref[k]) for k in ref}
     if isinstance(out, list | tuple) and isinstance(ref, list | tuple) and len(out) == len(ref):
-        return type(out)(in_order_of(o, r) for o, r in zip(out, ref, strict=True))
+        items = [in_order_of(o, r) for o, r in zip(out, ref, strict=True)]
+        return items if isinstance(out, list) else tuple(items)
     return out
 
 
