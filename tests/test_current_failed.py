@@ -87,7 +87,7 @@ def test_a_tl_dot_left_to_its_default_precision_is_found(tmp_path: Path) -> None
 
 
 def test_the_hint_names_tf32_on_a_gpu_only(tmp_path: Path) -> None:
-    from kernelopt.tuning.folder import current_failed_hint
+    from kernelopt.tuning.dot_precision import current_failed_hint
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")
@@ -102,7 +102,7 @@ def test_int8_operands_are_told_of_tf32_by_neither_line(tmp_path: Path) -> None:
     """The TF32 line and the hint of a kernel failing its own check read the dot's operands in one place
     (review13): int8 ones (what reference.py's tensors hold in breaker11's scaled_mm; no card dtype names it) are
     multiplied in no TF32, where the hint read an unnamed dtype as fp32 and told an int8 GEMM of TF32."""
-    from kernelopt.tuning.folder import current_failed_hint, tf32_line
+    from kernelopt.tuning.dot_precision import current_failed_hint, tf32_line
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")
@@ -118,7 +118,7 @@ def test_an_fp8_gemm_on_a_gpu_is_told_of_its_tensor_cores_sums_not_of_tf32() -> 
     """breaker11's fp8_block_gemm (DeepSeek-V3's block-scaled GEMM) failed its own 1e-4 RTOL as written on an H100
     (2026-12-06) and was told its tl.dot multiplies fp32 operands in TF32: its operands are fp8, read from
     reference.py's tensors (no task card), and an input precision changes nothing there."""
-    from kernelopt.tuning.folder import FP8_DOT_LINE, current_failed_hint
+    from kernelopt.tuning.dot_precision import FP8_DOT_LINE, current_failed_hint
 
     data = Path(__file__).parent / "data" / "breaker11" / "fp8_block_gemm"
     gpu = SimpleNamespace(

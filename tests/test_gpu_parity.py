@@ -233,7 +233,7 @@ def test_a_cpu_check_of_a_tf32_dot_at_an_fp32_tolerance_says_what_a_gpu_will_see
     """p3: the interpreter multiplies a default-precision fp32 ``tl.dot`` in fp32, a GPU in TF32, so a check at an
     fp32 tolerance passes on the CPU and fails on the GPU (the H100 run's two GEMMs): tune on the CPU says so in one
     line, unless reference.py's RTOL already allows TF32, the dot asks for ieee, or the card's dtype is not fp32."""
-    from kernelopt.tuning.folder import tf32_line
+    from kernelopt.tuning.dot_precision import tf32_line
     from kernelopt.tuning.problem import Problem
 
     folder = tmp_path / "gemm"

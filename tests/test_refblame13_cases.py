@@ -208,7 +208,7 @@ def test_only_values_beyond_tolerance_hear_of_precision_and_the_sets_are_the_che
 def test_tunes_hint_for_a_kernel_failing_as_written_is_its_failures(tmp_path: Path, error_class: str) -> None:
     """breaker12's LoRA on the H100: a device mismatch was told "its tl.dot multiplies fp32 operands in TF32 ...:
     pass input_precision="ieee" ...". Only values beyond the tolerance are told of precision or the tolerance."""
-    from kernelopt.tuning.folder import current_failed_hint
+    from kernelopt.tuning.dot_precision import current_failed_hint
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")

@@ -18,7 +18,7 @@ def test_s1_an_int8_gemm_is_not_called_fp32_nor_told_of_tf32_and_its_tiles_are_s
     GEMM's operands are fp8 (no TF32 line either), and an fp32 GEMM at an fp32 tolerance still gets it."""
     from kernelopt.harness.infer import dominant_dtype, infer_dtype
     from kernelopt.tunables.knobs import ResourceLimits
-    from kernelopt.tuning.folder import operands_dtype, tf32_line
+    from kernelopt.tuning.dot_precision import operands_dtype, tf32_line
     from kernelopt.tuning.problem import Problem
 
     assert dominant_dtype({"torch.int8": 2 * 64, "torch.float32": 64 + 2}) == "int8"

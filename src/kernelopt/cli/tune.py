@@ -414,7 +414,8 @@ def _tune_locked(
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tuning.candidate import Config
-    from kernelopt.tuning.folder import best_edit, current_failed_hint, prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.dot_precision import current_failed_hint
+    from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.session import StopReason, current_failed_line, current_failure
     from kernelopt.tuning.shapes import unrunnable_entry_line
     from kernelopt.workspace import RunLock
@@ -580,7 +581,8 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     and budget, what the space leaves out, the other launches, the shapes timed, and the notes on the problem (its
     sizes, idle shapes, a tl.dot in TF32, the author's screen, ``--within``, a space below the budget's floor)."""
     from kernelopt.tunables.inline_guard import unmarked_guards
-    from kernelopt.tuning.folder import idle_line, list_note, screen_lines, tf32_line
+    from kernelopt.tuning.dot_precision import tf32_line
+    from kernelopt.tuning.folder import idle_line, list_note, screen_lines
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.problem import default_size_hint
 

@@ -126,7 +126,7 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
 def operand_dtype(reference_py: Path, *, device: str = "auto") -> str | None:
     """What the reference's tensors mostly hold (:func:`dominant_dtype`, :data:`INT8` included): the operands a
     kernel's ``tl.dot`` multiplies when no task card names them, for the fit estimate's bytes an element and the
-    TF32 line (``kernelopt.tuning.folder``); ``None`` when the probe fails. One probe per file and process."""
+    TF32 line (:mod:`kernelopt.tuning.dot_precision`); ``None`` when the probe fails. One probe per file and process."""
     stat = reference_py.stat()
     key = (str(reference_py.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _OPERANDS:
