@@ -122,7 +122,7 @@ def test_the_written_persistent_reduction_is_correct_at_other_rows(tmp_path: Pat
 
 # ------------------------------------------------------------------------------------- on a GPU
 
-#: what ``tune`` writes (or wrote on the CPU, 2026-12-06) for six of the trial's kernels, checked on the GPU
+#: what ``tune`` writes (or wrote on the CPU, 2026-12-06) for seven of the trial's kernels, checked on the GPU
 GPU_PICKS = {
     "inductor_per": {"XBLOCK": 256, "RBLOCK": 64},
     "sgl_group_quant": {"BLOCK": 512},
@@ -130,6 +130,7 @@ GPU_PICKS = {
     "mamba_bmm": {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "num_warps": 4, "num_stages": 2},
     "gems_layernorm": {"TILE_N": 512, "num_warps": 8},
     "sgl_decode_grouped": {"BLOCK_N": 64, "BLOCK_H": 32},
+    "fla_recurrent": {"BK": 16, "BV": 32},  # table14: BK and BV computed tiles, a table over K up to 96
 }
 
 
@@ -185,6 +186,15 @@ def test_the_thirteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_
             "fla_recurrent",
             None,
             [{"B": 1, "T": 5, "H": 3, "K": 96, "V": 20}, {"B": 8, "T": 4096, "H": 16, "K": 128, "V": 128}],
+        ),
+        (  # six K blocks summed at K = 96, a V of 200 in seven blocks; K = 128 past the table, the computation
+            "fla_recurrent",
+            written["fla_recurrent"],
+            [
+                {"B": 2, "T": 64, "H": 4, "K": 40, "V": 200},
+                {"B": 8, "T": 2048, "H": 16, "K": 96, "V": 128},
+                {"B": 1, "T": 33, "H": 2, "K": 128, "V": 64},
+            ],
         ),
         ("vllm_rejection", None, [{"B": 9, "S": 2, "V": 33}, {"B": 512, "S": 32, "V": 32000}]),
         (

@@ -1381,7 +1381,9 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     session did not time) or the net, or that a guard or a rule refuses to write (rounds13: pid_map_literal's
     ``BLOCK_N=32`` beside the kernel's own ``tl.cdiv(N, 64)``, where ``BLOCK_M=64`` beat the current and could be
     written), gives way to the next-best that still beats the current configuration (:func:`_next_picks`), checked
-    on the entries and by the net alike, or nothing is written, the line naming the entry, the size or the rule."""
+    on the entries and by the net alike, or nothing is written, the line naming the entry, the size or the rule. A
+    per-bucket table whose text fails gives way row by row: the row serving the size it failed at takes its bucket's
+    next-best (:func:`_table_fallback`, table14)."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
