@@ -75,6 +75,10 @@
 #              decode attention, vLLM's AWQ dequantization and rejection sampler, Mamba-2's bmm_chunk, Inductor's
 #              persistent reduction, fla's fused_recurrent, FlagGems' layer norm) and its written forms compiled and
 #              correct at realistic sizes, tune --device cuda on three
+#   breaker14  scripts/gpu_breaker14.sh: the fourteenth held-out trial's kernels (torchao's MX dequantization and
+#              scale swizzle, fla's softmax, Mamba-2's gated norm, LightLLM's rotary, Liger-Kernel's group-norm
+#              backward, attorch's GLU, DeepSpeed's residual add) and its written forms compiled and correct at
+#              realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -137,6 +141,7 @@ breaker10 480 scripts/gpu_breaker10.sh
 breaker11 480 scripts/gpu_breaker11.sh
 breaker12 480 scripts/gpu_breaker12.sh
 breaker13 480 scripts/gpu_breaker13.sh
+breaker14 420 scripts/gpu_breaker14.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

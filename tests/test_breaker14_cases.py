@@ -73,3 +73,56 @@ def test_a_constexpr_read_only_as_a_divisor_is_no_knob() -> None:
     assert not found["residual_add_bias_kernel:BLOCK_SIZE"].semantic
     space = space_from_tunables(list(found.values()), held_options={})
     assert [k.name for k in space.knobs if k.name not in ("num_warps", "num_stages")] == ["BLOCK_SIZE"]
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes (or wrote on the CPU, 2026-12-06) for four of the trial's kernels, checked on the GPU
+GPU_PICKS = {
+    "ao_mx_dequant": {"ROW_TILE_SIZE": 256, "COL_TILE_SIZE": 64, "num_warps": 4, "num_stages": 2},
+    "mamba_gated_norm": {"BLOCK_N": 128},
+    "lightllm_rotary": {"BLOCK_HEAD": 8, "BLOCK_SEQ": 32},
+    "attorch_glu": {"BLOCK_SIZE": 2048, "num_warps": 8},
+}
+
+#: (folder, sizes) of the originals on the GPU: a small odd size each, and a realistic one (256 MB - 1 GB a tensor)
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "ao_mx_dequant": [{"M": 7, "K": 96}, {"M": 8192, "K": 32768}],
+    "ao_swizzle": [{"R": 33, "C": 7}, {"R": 1048576, "C": 256}],
+    "fla_softmax": [{"B": 3, "T": 4, "D": 513}, {"B": 8, "T": 8192, "D": 4096}],
+    "mamba_gated_norm": [{"M": 3, "N": 300, "G": 100}, {"M": 65536, "N": 4096, "G": 256}],
+    "lightllm_rotary": [{"T": 37, "HQ": 8, "HK": 2, "D": 64}, {"T": 65536, "HQ": 32, "HK": 8, "D": 128}],
+    "liger_gn_bwd": [{"B": 3, "C": 8, "H": 50, "G": 4}, {"B": 64, "C": 256, "H": 16384, "G": 32}],
+    "attorch_glu": [{"B": 1, "T": 5, "N": 66}, {"B": 4, "T": 8192, "N": 8192}],
+    "ds_residual": [{"B": 1, "T": 3, "H": 1000}, {"B": 16, "T": 4096, "H": 4096}],
+}
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones included, and a realistic one
+GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "ao_mx_dequant": [{"M": 257, "K": 320}, {"M": 1, "K": 32}, {"M": 4096, "K": 16384}],
+    "mamba_gated_norm": [{"M": 5, "N": 7, "G": 7}, {"M": 2, "N": 130, "G": 65}, {"M": 16384, "N": 8192, "G": 64}],
+    "lightllm_rotary": [{"T": 33, "HQ": 5, "HK": 3, "D": 16}, {"T": 16384, "HQ": 40, "HK": 40, "D": 128}],
+    "attorch_glu": [{"B": 3, "T": 7, "N": 34}, {"B": 2, "T": 8192, "N": 8192}],
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_fourteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at a small odd size and at a realistic
+    one (:data:`GPU_SIZES`: torchao's MX fp8 dequantization to a 1 GB fp32 output and its scale swizzle of 256 MB,
+    fla's softmax, Mamba-2's gated norm, LightLLM's rotary embedding, Liger-Kernel's group-norm backward (its dW / dB
+    added by ``tl.atomic_add`` in any order: the reference's 1e-4), attorch's GLU and DeepSpeed's residual add, each
+    at 256 MB - 1 GB a tensor; no ``tl.dot``, so no TF32), and the forms ``tune`` writes (:data:`GPU_PICKS`), correct
+    at sizes no entry names (:data:`GPU_WRITTEN_SIZES`)."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    for name, shapes in GPU_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked)
+    for name, shapes in GPU_WRITTEN_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=written[name])
