@@ -11,18 +11,23 @@
 #   (tune --json's `pace`: the workers' start before the wall, the rounds and the candidates' own compile, check and
 #   timing seconds, the re-time, candidates cut at the session's limit), with the reason of each cut candidate.
 #
-# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tune_<name>.json/.txt,
-# kernel_<name>.py, logs/, pace.txt.
+# Env: OUT (required), PYTHON (default python3), PACE_ONLY (one of the three: only its session; scripts/gpu_table14.sh
+# runs scaled_mm so). Writes under $OUT: session.txt, progress.txt, tune_<name>.json/.txt, kernel_<name>.py, logs/,
+# pace.txt.
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
 gpu_out
 mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
-tune_copies tests/data/breaker11 scaled_mm
-tune_copies tests/data/breaker10 mamba_ssu extend_attn
-"$PY" - "$R" > "$R/pace.txt" 2>&1 <<'PYEOF'
+case "${PACE_ONLY:-}" in
+    "") tune_copies tests/data/breaker11 scaled_mm; tune_copies tests/data/breaker10 mamba_ssu extend_attn ;;
+    scaled_mm) tune_copies tests/data/breaker11 scaled_mm ;;
+    *) tune_copies tests/data/breaker10 "$PACE_ONLY" ;;
+esac
+PACE_ONLY=${PACE_ONLY:-} "$PY" - "$R" > "$R/pace.txt" 2>&1 <<'PYEOF'
 import datetime
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -37,7 +42,7 @@ for line in (out / "progress.txt").read_text().splitlines():
         started[name] = at
     elif name and name in started:
         took[name] = (at - started[name]).total_seconds()
-for name in ("scaled_mm", "mamba_ssu", "extend_attn"):
+for name in [os.environ["PACE_ONLY"]] if os.environ.get("PACE_ONLY") else ("scaled_mm", "mamba_ssu", "extend_attn"):
     path = out / f"tune_{name}.json"
     try:
         tuned = json.loads(path.read_text())
