@@ -19,6 +19,7 @@ import torch
 
 from kernelopt.harness.chunks import chunk_for
 from kernelopt.harness.inputs import poisoned_mask, tensors_in
+from kernelopt.harness.model import ReferenceFault
 from kernelopt.harness.tolerance import (
     Tolerance,
     default_tolerance,
@@ -194,7 +195,7 @@ NO_VALUES_DEVICES = ("meta",)
 """Device types whose tensors hold no values (shapes only): nothing to compare a kernel's output with."""
 
 
-class ReferenceElsewhere(Exception):
+class ReferenceElsewhere(ReferenceFault):
     """A reference output on a device with no values (:data:`NO_VALUES_DEVICES`): the reference's fault, its line
     naming reference.py and the fix."""
 

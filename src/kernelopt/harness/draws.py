@@ -24,6 +24,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from kernelopt.harness.model import ReferenceFault
+
 SAME_DRAWS_RATIO = 0.25
 """Our choice: a float64 run within this share of the other random state's change drew the same numbers
 (rounding); two runs drawing independent numbers differ by about the same as the other state's run, ratio near 1
@@ -128,7 +130,7 @@ def same_draws(native: Any, high: Any, other: Any) -> bool:
     return True
 
 
-class ReferenceNondeterministic(Exception):
+class ReferenceNondeterministic(ReferenceFault):
     """A reference whose output changes with the random state beyond the tolerance (:func:`state_dependence`): no
     kernel that draws its own numbers, or none, can be checked against it; the reference's fault, never a kernel's."""
 

@@ -164,6 +164,13 @@ class Culprit(StrEnum):
     own work ran past its limit. An ERROR, counted apart from the kernels' failures, never a FAIL of the kernel."""
 
 
+class ReferenceFault(Exception):
+    """reference.py's own fault found while the problem is built or checked (:attr:`Culprit.PROBLEM`), its one line
+    naming reference.py and the fix: an output on a device that holds no values
+    (:class:`~kernelopt.harness.compare.ReferenceElsewhere`), an output that changes with the random state
+    (:class:`~kernelopt.harness.draws.ReferenceNondeterministic`)."""
+
+
 CHECK_DOES_NOT_FIT = "the check does not fit in the device's memory"
 """How the one line of a check that ran out of device memory in the checker's own work says it
 (:attr:`Culprit.CHECKER`)."""

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import dot_k_short, dot_operand_bytes, patch_interpreter
+from kernelopt.harness.model import ReferenceFault
 from kernelopt.tunables.list_model import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
@@ -455,10 +456,7 @@ def _reference_failure(exc: BaseException) -> str:
     ``reference.py called sys.exit(4)``."""
     if isinstance(exc, SystemExit):
         return f"reference.py called sys.exit({exc.code!r}) while the problem was built"
-    from kernelopt.harness.compare import ReferenceElsewhere
-    from kernelopt.harness.draws import ReferenceNondeterministic
-
-    if isinstance(exc, ReferenceElsewhere | ReferenceNondeterministic):  # our line, naming reference.py and the fix
+    if isinstance(exc, ReferenceFault):  # our line, naming reference.py and the fix
         return str(exc)
     return f"reference.py: {first_line(exc)}"
 
