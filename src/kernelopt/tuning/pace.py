@@ -54,6 +54,9 @@ class CandidateLimit:
         paces_s: each round's seconds a candidate so far (:attr:`Budget.candidate_s`).
         retiming: the session re-times its top few: the wall time left has :data:`WALL_MARGIN_S` more, and the pace
             does not bound it (a re-time takes several candidates' timings in one request).
+        reserve_s: the wall seconds the rounds leave the re-time (``session._retime_share_s``, set before each round):
+            a round's request ends before them, so a candidate that hangs in the last round cannot take them (the H100,
+            2026-12-06: scaled_mm's last round ran to 0.18 s of its 60 s wall, nothing re-timed or written).
         cut: candidates' requests cut at a limit under the evaluator's own, so far.
     """
 
@@ -62,6 +65,7 @@ class CandidateLimit:
     floor_s: float = PACE_FLOOR_S
     paces_s: list[float] = field(default_factory=list)
     retiming: bool = False
+    reserve_s: float = 0.0
     cut: int = 0
 
     def observe(self, candidate_s: float | None) -> None:
@@ -81,9 +85,10 @@ class CandidateLimit:
         return max(self.floor_s, self.factor * self.pace_s)
 
     def left_s(self) -> float:
-        """The wall time left (plus :data:`WALL_MARGIN_S` while re-timing), seconds; infinite without a wall time."""
+        """The wall time left (plus :data:`WALL_MARGIN_S` while re-timing, less :attr:`reserve_s` in the rounds),
+        seconds; infinite without a wall time."""
         left = self.budget.wall_s - self.budget.elapsed_s
-        return left + WALL_MARGIN_S if self.retiming else left
+        return left + WALL_MARGIN_S if self.retiming else left - self.reserve_s
 
     def seconds(self, own_s: float) -> float | None:
         """The limit of the next request whose own limit is ``own_s``; ``None``: the wall time leaves no
@@ -105,7 +110,14 @@ class CandidateLimit:
                 f"cut at the session's pace: {self.factor:g}x the {self.pace_s:.3g} s a candidate of its rounds so far "
                 f"(at least {self.floor_s:g} s), under the {own_s:g} s limit"
             )
-        return f"cut at the end of the session's wall time ({self.budget.wall_s:g} s), under the {own_s:g} s limit"
+        kept = (
+            f", less the {self.reserve_s:.3g} s kept for the re-time"
+            if self.reserve_s > 0 and not self.retiming
+            else ""
+        )
+        return (
+            f"cut at the end of the session's wall time ({self.budget.wall_s:g} s{kept}), under the {own_s:g} s limit"
+        )
 
 
 class SessionPace(BaseModel):

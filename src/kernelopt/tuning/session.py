@@ -476,7 +476,10 @@ def _loop(
             # the re-time's share of the wall time is kept for it (:func:`_retime_each_s` a pick, as _within_wall
             # reckons): on the H100 (2026-12-06) scaled_mm's rounds took its 60 s to 0.6 s, its 3.04x could not be
             # re-timed, and nothing was written
-            fits = run.budget.affordable(min(batch_size, room), reserve_s=_retime_share_s(run, current, retime_top))
+            reserve = _retime_share_s(run, current, retime_top)
+            if run.limit is not None:  # the round's requests end before the re-time's share, a hung one too
+                run.limit.reserve_s = reserve
+            fits = run.budget.affordable(min(batch_size, room), reserve_s=reserve)
             if fits == 0:  # the wall time left cannot fit one more candidate beside the re-time's share
                 return StopReason.WALL_TIME
             batch = strat.propose(fits)[:fits]
