@@ -515,3 +515,26 @@ def test_the_interpreter_refuses_a_grid_a_gpu_launch_refuses_before_any_program_
             grid_axis.run(x, block=2)
         small = torch.arange(40, dtype=torch.float32)
         assert torch.equal(grid_axis.run(small), small)
+
+
+def test_a_batch_optimize_row_whose_v0_cannot_run_an_entry_says_the_entry_fails(tmp_path: Path) -> None:
+    """``batch --optimize``: the loop's V0 that cannot run an entry is the problem's ERROR, as a reference that fails is,
+    but its row says the problem's SHAPES entry fails, not "the problem's reference failed" (reference.py did not)."""
+    from kernelopt.batch.model import ProblemRow, ProblemStatus
+    from kernelopt.batch.rows import optimize_row
+    from kernelopt.harness.model import CaseCheck
+    from kernelopt.harness.unrunnable import entry_line
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.memory.model import GateResult, IterationRecord, QualityGate
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(ASSERTS_SIXTEEN)
+    (folder / "reference.py").write_text(SIXTEEN_FIRST + "\n\ndef reference(x, y):\n    return x + y\n")
+    ws = open_or_create(folder, root=tmp_path / "ws").workspace
+    line = entry_line(CaseCheck(index=0, label="n=100"), "case 0 (n=100): the kernel raised AssertionError", "n=256")
+    gate = QualityGate(result=GateResult.FAIL, failure_reason=f"correctness: {line}", culprit=Culprit.PROBLEM.value)
+    ws.memory.write(IterationRecord(version="v0", quality_gate=gate))
+    row = optimize_row(ProblemRow(problem="p", folder=str(folder), status=ProblemStatus.ERROR), ws)
+    assert row.status is ProblemStatus.ERROR
+    assert row.reason == f"the problem's SHAPES entry fails: correctness: {line}"
