@@ -538,3 +538,30 @@ def test_a_batch_optimize_row_whose_v0_cannot_run_an_entry_says_the_entry_fails(
     row = optimize_row(ProblemRow(problem="p", folder=str(folder), status=ProblemStatus.ERROR), ws)
     assert row.status is ProblemStatus.ERROR
     assert row.reason == f"the problem's SHAPES entry fails: correctness: {line}"
+
+
+ONCE_ONLY = """import sys
+
+if "_refblame14_imported" in sys.modules:
+    raise RuntimeError("registered already")
+sys.modules["_refblame14_imported"] = sys
+
+
+def reference(x, y):
+    return x + y
+"""
+
+
+def test_a_reference_that_cannot_be_imported_twice_leaves_a_wrong_kernel_its_own_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reference.py loaded afresh raising (a custom op registered at import refuses a second) says nothing of the
+    reference: the kernel's failure stands as its own, never the problem's."""
+    import sys
+
+    monkeypatch.delitem(sys.modules, "_refblame14_imported", raising=False)
+    wrong = "def run(x, y):\n    return x + y + (x[:1] > 0).float()\n"
+    failure = _check(tmp_path, monkeypatch, ONCE_ONLY, wrong).failure
+    sys.modules.pop("_refblame14_imported", None)
+    assert failure is not None and failure.culprit is Culprit.KERNEL and failure.error_class == "Mismatch", failure
+    assert failure.message.startswith("case 1 (n=100): output differs"), failure.message  # after the first call
