@@ -107,6 +107,8 @@
 #              1 made a constexpr) names the entry as the problem's; a reference keeping its output is the problem's
 #   bound14    scripts/gpu_bound14.sh: discovery runs a keyed autotune list once as written on cuda, its picks kept,
 #              and tune --device cuda says where they differ from the pinned timings; the first-call compare on cuda
+#   newuser12  scripts/gpu_newuser12.sh: tune --device cuda on warps_cover and warps_chain (a block computed from
+#              num_warps: a one-block cover, a chain of locals): the kernel.py each leaves correct at sizes no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -162,6 +164,7 @@ lostpicks13 480 scripts/gpu_lostpicks13.sh
 table14 300 scripts/gpu_table14.sh
 refblame14 240 scripts/gpu_refblame14.sh
 bound14 720 scripts/gpu_bound14.sh
+newuser12 480 scripts/gpu_newuser12.sh
 gputests 560 -
 EOF
 }
