@@ -23,10 +23,11 @@ An entry reference.py cannot build (``get_inputs`` raises on it) is one line nam
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
+from typing import TypeVar
 
 from kernelopt.errors import KerneloptError
 from kernelopt.tuning.bench_worker import BenchReady
@@ -35,6 +36,8 @@ from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEv
 from kernelopt.tuning.pace import CandidateLimit
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape
 from kernelopt.tuning.shapes import merge
+
+T = TypeVar("T")
 
 
 class ShapesEvaluator:
@@ -202,9 +205,7 @@ class ShapesEvaluator:
         entry's bench worker; what passed (or was set aside, ``per_entry``) on every one, in order."""
         if not left:
             return []
-        with ThreadPoolExecutor(max_workers=len(pairs), thread_name_prefix="kernelopt-entry") as pool:
-            asked = [(label, pool.submit(ev.evaluate, left, timed=False)) for label, ev in pairs]
-            answers = [(label, future.result()) for label, future in asked]
+        answers = _at_once([(label, lambda ev=ev: ev.evaluate(left, timed=False)) for label, ev in pairs])
         going = set(left)
         for label, results in answers:
             going &= set(self._step(results, left, label, into, aside))
@@ -306,9 +307,8 @@ class ShapesEvaluator:
             first = pairs[0][1].check_source(source, config)
             if not first.outcome.ok:
                 return merge(config, [(pairs[0][0], first)], shapes=len(self.labels))
-            with ThreadPoolExecutor(max_workers=len(pairs) - 1, thread_name_prefix="kernelopt-entry") as pool:
-                asked = [(label, pool.submit(ev.check_source, source, config)) for label, ev in pairs[1:]]
-                return merge(config, [(pairs[0][0], first), *((lb, f.result()) for lb, f in asked)])
+            rest = _at_once([(label, lambda ev=ev: ev.check_source(source, config)) for label, ev in pairs[1:]])
+            return merge(config, [(pairs[0][0], first), *rest])
         by: list[tuple[str, Result]] = []
         for label, ev in pairs:
             r = ev.check_source(source, config)
@@ -370,3 +370,15 @@ class ShapesEvaluator:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _at_once(calls: Sequence[tuple[str, Callable[[], T]]]) -> list[tuple[str, T]]:
+    """Each entry's call (label, a request to its own bench worker) made at once, a thread waiting on each; the answers
+    in order. An interrupt or an error does not wait for the others' requests (the evaluator's close kills their
+    workers, and their threads end with them)."""
+    pool = ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="kernelopt-entry")
+    try:
+        asked = [(label, pool.submit(call)) for label, call in calls]
+        return [(label, future.result()) for label, future in asked]
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
