@@ -99,7 +99,7 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
-from kernelopt.tuning.net import EntryTimes, NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.net import EntryTimes, FarRoom, NetCap, NetVerdict, cast, derived_sizes
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
@@ -1553,6 +1553,16 @@ def _grown_through(prepared: PreparedFolder, computed: Collection[str]) -> list[
     return [2 * least] if least is not None else []
 
 
+def _far_room(evaluator: KernelEvaluator | ShapesEvaluator) -> FarRoom | None:
+    """The room of the net's ``far`` sizes (:class:`kernelopt.tuning.net.FarRoom`): the primary entry's bench peak and
+    the memory free when its worker started, read from the worker that checks every size of the net."""
+    first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+    ready = first.ready
+    if ready is None:
+        return None
+    return FarRoom(primary_bytes=ready.need.bench_bound_bytes, free_bytes=ready.free_bytes)
+
+
 def _cast_net(
     tuning: FolderTuning,
     evaluator: KernelEvaluator | ShapesEvaluator,
@@ -1586,7 +1596,11 @@ def _cast_net(
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
-    sizes = derived_sizes(prepared.shapes, grown, roles, constants, least=least)
+    shrunk = computed or [
+        k for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v < old
+    ]  # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
+    far = _far_room(evaluator) if shrunk else None
+    sizes = derived_sizes(prepared.shapes, grown, roles, constants, least=least, far=far)
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
     net = cast(

@@ -55,6 +55,15 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   right at rows of 64, 128 and 256, wrong from 512). One key at a time: four times each alone is fewer elements
   than every key at once (a GEMM's three keys: 12 times the largest entry against 64). Last of all.
 
+- **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
+  option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
+  eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
+  first the original refuses (its own reach: ``assert n <= 65536``), the memory's room (:class:`FarRoom`: the
+  primary's bench peak scaled by the elements, within an eighth of the memory free at the start) or the time of
+  :data:`FAR_REQUEST_SHARE` (each rung's request estimated first): a pick whose fixed count of tiles covers less than
+  the original's (v47-v50: 64 partials of a tile halved) is wrong only past its reach, four times the largest entry
+  and more, where no other size goes (wrongkernel14). After the power sizes: the cap cuts it first.
+
 Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
 whole).
@@ -102,6 +111,7 @@ class SizeClass(StrEnum):
     BELOW_ONE = "below_one"
     QUARTER = "quarter"
     POWER = "power"
+    FAR = "far"
 
     @property
     def words(self) -> str:
@@ -116,6 +126,7 @@ class SizeClass(StrEnum):
                 f"a key a power of two in every entry, alone at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times its "
                 "largest"
             ),
+            SizeClass.FAR: "a key alone doubled past the largest entry while the original passes",
         }[self]
 
 
@@ -251,6 +262,7 @@ def derived_sizes(
     constants: Mapping[str, SizeValue] | None = None,
     *,
     least: bool = False,
+    far: FarRoom | None = None,
 ) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
 
@@ -271,6 +283,9 @@ def derived_sizes(
     ``"5x1025"``). ``constants``: reference.py's module-level sizes (:func:`kernelopt.harness.sizes.module_sizes`),
     moved only where no key moves (``SHAPES`` absent, or naming no size: a KernelBench problem's ``batch_size = 16``,
     ``input_shape = (4, 1000)``). Every other key and constant stays the primary's. No size to move: no size.
+
+    ``far``: the pick shrinks a tile or a count, and the room a far size may take (:class:`FarRoom`): the ``far``
+    sizes, last (:func:`_far`); ``None``: none.
     """
     mover = _Mover.of(shapes, roles or {}, constants)
     if mover is None:
@@ -278,7 +293,8 @@ def derived_sizes(
     out = _past_and_half(mover, grown)
     if mover.on_constants:
         return out
-    return out + _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
+    out += _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
+    return out + (_far(mover, far) if far is not None else [])
 
 
 @dataclasses.dataclass
@@ -493,6 +509,74 @@ def _power(mover: _Mover) -> list[DerivedSize]:
     return out
 
 
+FAR_STEP = 2
+"""The ``far`` size's rungs: the largest entry of a key times this, then its square, its cube, ... (each plus the
+entries' common factor: a size the entries' own grain allows, past the one a rung reaches exactly). Two, not more:
+between the last rung the original passes (``R``) and the first it refuses (``2R``) lies its reach ``max``; a pick
+whose fixed count of tiles reaches ``max / 2`` or less (a tile halved, v47-v50) is wrong at ``R``, which is above
+``max / 2``; a ladder of fours could step over the whole wrong range."""
+
+FAR_REQUEST_SHARE = 0.1
+"""A ``far`` rung runs only when its request is estimated at most this share of the net's time cap (3 s at the cap's
+floor of 30 s), and at most :data:`FAR_ENTRY_CHECKS` times the written kernel's check on every entry, and ends within
+the cap: the ladder's requests grow geometrically, so all its rungs take about twice its last (our choice: a net
+whose other sizes took their usual 0.1-5 s keeps most of its cap)."""
+
+FAR_ENTRY_CHECKS = 2
+"""A ``far`` rung's request is estimated at most this many times the written kernel's check on every entry together
+(:attr:`EntryTimes.check_s`): the ladder costs a few checks of the entries, whatever the cap (our choice)."""
+
+FAR_ROOM_SHARE = 8
+"""A ``far`` rung holds at most this share of the memory free when the session started: its bench worker's peak
+(:data:`kernelopt.tuning.problem.BENCH_MEMORY_FACTOR` times its inputs and outputs, the primary's scaled by its
+elements) at most ``free / FAR_ROOM_SHARE`` (our choice: the machine is shared, and the session's own workers hold
+the primary beside it)."""
+
+INT32_ELEMENTS = 2**31 - 1
+"""No ``far`` rung moves a key past this many elements of the moving keys: a kernel whose offsets are ``int32`` is
+wrong past it whatever the pick (the original as much; an int64 offset is a hunt of its own)."""
+
+
+class FarRoom(BaseModel):
+    """What a ``far`` size may take (:func:`derived_sizes`' ``far``): the bench worker's peak at the primary entry
+    (``primary_bytes``: :attr:`kernelopt.tuning.problem.MemoryNeed.bench_bound_bytes`) and the memory free when the
+    session started (``free_bytes``); the time is the caster's (:data:`FAR_REQUEST_SHARE`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    primary_bytes: int = Field(ge=0)
+    free_bytes: int = Field(ge=0)
+
+
+def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
+    """The ``far`` sizes, last of all: each size key alone (the rest at their largest) at :data:`FAR_STEP` times its
+    largest entry, then its square, ... (plus the entries' common factor), climbed while the original passes
+    (:meth:`_Caster.climb`), within :data:`FAR_ROOM_SHARE` of the memory, :data:`INT32_ELEMENTS` and the time of
+    :data:`FAR_REQUEST_SHARE`: a pick whose fixed count of tiles covers less than the original's is wrong only past
+    its reach (v47-v50: a second stage summing at most 64 partials of a tile halved, right at 4 times the largest
+    entry, wrong at 4.0001 times; no other size reaches past twice it)."""
+    primary = mover.elements(mover.base)
+    per_element = room.primary_bytes / primary if primary else 0.0
+    most = INT32_ELEMENTS
+    if per_element > 0:
+        most = min(most, int(room.free_bytes / FAR_ROOM_SHARE / per_element))
+    out = []
+    for k in mover.moving:
+        largest = mover.largest[k]
+        if k in mover.exponents or largest <= SMALL_KEY:
+            continue
+        rest = mover.elements(mover.shape({})) // largest
+        rungs: list[ProblemShape] = []
+        factor = FAR_STEP
+        while (v := largest * factor + mover.common[k]) * rest <= most:
+            rungs.append(mover.shape({k: v}))
+            factor *= FAR_STEP
+        ladder = mover.fresh(rungs)
+        if ladder:
+            out.append(mover.sized(SizeClass.FAR, ladder))
+    return out
+
+
 class SizeCheck(BaseModel):
     """What the net found at one derived size.
 
@@ -660,7 +744,9 @@ class _Caster:
 
     def check(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """``written`` at ``size``'s first try the original passes at (see :func:`cast`); skipped (``passed``
-        ``None``) with each try's reason when none is judged."""
+        ``None``) with each try's reason when none is judged. A ``far`` size climbs instead (:meth:`climb`)."""
+        if size.kind is SizeClass.FAR:
+            return self.climb(size, original, written)
         refusals: list[str] = []
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
@@ -700,6 +786,56 @@ class _Caster:
                 return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
             refusals.append(f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}")
         return SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
+
+    def climb(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
+        """``written`` at each rung of a ``far`` size in turn, up while it passes: failed at the first rung where it
+        fails and the original passes; held at the last it passed where the next one is refused (the original fails
+        there too: past its own reach, as every rung above), is not built, or is not run (its request estimated past
+        :data:`FAR_REQUEST_SHARE` of the cap, or past the cap's deadline; with no cap, the first rung only)."""
+        held: ProblemShape | None = None
+        stop: str | None = None
+        for i, shape in enumerate(size.tries):
+            label, scale = shape.label(), size.scale(i)
+            expected = _estimate(scale, self.entries, self.ran)
+            if self.cap is None and i > 0:
+                break
+            if self.cap is not None and (
+                self.clock() + expected > self.cap.deadline or expected > self.far_seconds(self.cap)
+            ):
+                stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for a far size"
+                break
+            built = self.memo.get(f"reference.py at {label}")
+            if built is None and self.build_at is not None:
+                built = self.timed(scale, self.build_at, shape)
+                if built[0] is not Outcome.OK:
+                    self.memo[f"reference.py at {label}"] = built
+            if built is not None and built[0] is not Outcome.OK:
+                stop = f"{label}: {built[1]}"
+                break
+            outcome, reason = self.timed(scale, self.check_at, written, shape)
+            if outcome is Outcome.OK:
+                held = shape
+                continue
+            if outcome is Outcome.RUN_TIMEOUT:
+                stop = f"{label}: no reply within the limit (the written kernel): {reason}"
+                break
+            theirs = self.original_at(original, shape, scale)
+            if isinstance(theirs, str):
+                stop = theirs
+                break
+            if theirs[0] is Outcome.OK:
+                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
+            stop = f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}"
+            break
+        if held is not None:
+            return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
+        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no rung run")
+
+    def far_seconds(self, cap: NetCap) -> float:
+        """The most a ``far`` rung's request may be estimated at (:data:`FAR_REQUEST_SHARE`,
+        :data:`FAR_ENTRY_CHECKS`)."""
+        most = FAR_REQUEST_SHARE * cap.seconds
+        return min(most, FAR_ENTRY_CHECKS * self.entries.check_s) if self.entries is not None else most
 
     def original_at(self, original: str, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | str:
         """The original's outcome at ``shape``, where the written kernel failed: run once a size, past the cap if
