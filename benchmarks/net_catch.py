@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v29, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v53, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -121,10 +121,14 @@ CASES: dict[str, Case] = {
     "v48": ("parts_counted", {"BLOCK": 512}, None),  # v47 with the count computed in the second kernel
     "v49": ("last_tile_sum", {"BLOCK_N": 128}, None),  # a row's last program (its atomic count) covering the tiles
     "v50": ("parts_chunked", {"BLOCK": 512}, None),  # v47's partials summed in CHUNKS=4 blocks of PART=16
+    # wrongkernel14 (the net's sizes sharing a factor with the pick's tile: no masks, the original's own block)
+    "v51": ("block_literal_nomask", {"BLOCK": 256}, None),  # n61's form with a literal BLOCK
+    "v52": ("tile2d_nomask", {"BLOCK_N": 8}, None),  # a 2-D tile, the columns' block grown from 4
+    "v53": ("tile_two_knobs", {"TILE": 256}, None),  # TILE = BLOCK * UNROLL, computed from two settings
 }
 
 
-def _plain(old: str, new: str) -> Any:
+def _plain(old: str, new: str, **_: Any) -> Any:
     from kernelopt.tunables.guard import Guarded
 
     return Guarded(new_source=new, note=None)

@@ -83,3 +83,80 @@ def test_v47_fails_the_far_size_with_its_rule_off(tmp_path: Path, monkeypatch: p
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.FAR and done.net.failed.shape.label() == "n=32776", done.net.line()
     assert done.net.failed.outcome is Outcome.WRONG_RESULT, done.net.line()
+
+
+def test_the_residue_size_steps_each_key_alone_down_from_half_its_grain() -> None:
+    """Each key alone at its largest entry plus half the entries' grain, a quarter, ... down to 1 (v52's rows of 128
+    and 256 by columns of 64 and 32: grains 128 and 32), the rest at their largest; none for a key whose entries share
+    no factor of two (its odd entry: the original handles odd sizes) or a small one; none where the pick grows no tile
+    (``residue`` off)."""
+    entries = [ProblemShape(kwargs={"M": 128, "N": 64}), ProblemShape(kwargs={"M": 256, "N": 32})]
+    assert not [s for s in derived_sizes(entries) if s.kind is SizeClass.RESIDUE]  # no tile grown: none
+    sizes = derived_sizes(entries, residue=True)
+    residue = [[t.label() for t in s.tries] for s in sizes if s.kind is SizeClass.RESIDUE]
+    assert residue == [
+        [f"M={256 + d},N=64" for d in (64, 32, 16, 8, 4, 2, 1)],
+        [f"M=256,N={64 + d}" for d in (16, 8, 4, 2, 1)],
+    ], residue
+    odd = [ProblemShape(kwargs={"n": 3001, "act": 2}), ProblemShape(kwargs={"n": 8192, "act": 2})]
+    odd = derived_sizes(odd, residue=True)
+    assert not [s for s in odd if s.kind is SizeClass.RESIDUE]
+
+
+def _blocks(pick: int, own: int) -> Any:
+    """A check where the original handles multiples of its block ``own`` only, the written kernel of ``pick``."""
+    seen: list[str] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        n = shape.kwargs["n"]
+        seen.append(f"{source}@{n}")
+        ok = n % (pick if source == "written" else own) == 0
+        return (Outcome.OK, None) if ok else (Outcome.WRONG_RESULT, "output not written")
+
+    return check_at, seen
+
+
+def test_the_residue_size_descends_to_the_original_s_block_and_is_cast_only_where_it_refuses_odd_sizes() -> None:
+    """n61's form (``n // BLOCK`` programs, no masks; entries 8192 and 1024): a pick whose block is 256 over the
+    original's 64 passes 8704 and 8448 and fails 8320, a multiple of the original's block: caught; one of 64 passes every step down to 8256 and stops where the original fails (8224). An
+    original that passes the past size's first try (masks) casts no residue size."""
+    entries = [ProblemShape(kwargs={"n": 8192}), ProblemShape(kwargs={"n": 1024})]
+    sizes = [s for s in derived_sizes(entries, residue=True) if s.kind in (SizeClass.PAST, SizeClass.RESIDUE)]
+    check_at, seen = _blocks(pick=256, own=64)
+    verdict = cast(sizes, "original", "written", check_at, clock=lambda: 0.0)
+    assert verdict.failed is not None and verdict.failed.kind is SizeClass.RESIDUE, verdict.line()
+    assert verdict.failed.shape.label() == "n=8320", verdict.line()
+    assert seen[2:] == ["written@8704", "written@8448", "written@8320", "original@8320"], seen
+    check_at, seen = _blocks(pick=64, own=64)
+    verdict = cast(sizes, "original", "written", check_at, clock=lambda: 0.0)
+    assert verdict.failed is None and verdict.checks[-1].shape.label() == "n=8256", verdict.line()
+    assert seen[-2:] == ["written@8224", "original@8224"], seen
+    check_at, seen = _blocks(pick=1, own=1)
+    verdict = cast(sizes, "original", "written", check_at, clock=lambda: 0.0)
+    assert [c.kind for c in verdict.checks] == [SizeClass.PAST] and seen == ["written@8193"], seen
+
+
+@pytest.mark.timeout(120)
+def test_v53_a_tile_computed_from_two_settings_fails_the_residue_size_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v53 (tile_two_knobs: ``TILE = BLOCK * UNROLL``, 128, a grid of ``n // TILE`` programs without masks; SHAPES 8192
+    and 1024): a pick of ``TILE=256`` written plainly (the rules off) passed every size of the net: the original
+    refuses the odd ones, the half size stepped by the entries' 1024 (the computed tile is read as grown by nothing).
+    The residue size descends to 8320, a multiple of the original's 128 and not of 256: caught."""
+    import shutil
+
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "tile_two_knobs", tmp_path / "v53"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current = prepared.space.current()
+    tuning = _session(prepared, [({"TILE": 256}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.RESIDUE and done.net.failed.shape.label() == "n=8320", done.net.line()

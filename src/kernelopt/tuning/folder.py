@@ -1600,7 +1600,9 @@ def _cast_net(
         k for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v < old
     ]  # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
     far = _far_room(evaluator) if shrunk else None
-    sizes = derived_sizes(prepared.shapes, grown, roles, constants, least=least, far=far)
+    # a tile grown, or one the kernel computes moved: a missing mask shows at a multiple of the original's block only
+    residue = bool(grown) or any(k not in LAUNCH_OPTIONS and not isinstance(current.get(k), int) for k in changes)
+    sizes = derived_sizes(prepared.shapes, grown, roles, constants, least=least, residue=residue, far=far)
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
     net = cast(

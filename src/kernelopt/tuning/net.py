@@ -55,6 +55,15 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   right at rows of 64, 128 and 256, wrong from 512). One key at a time: four times each alone is fewer elements
   than every key at once (a GEMM's three keys: 12 times the largest entry against 64). Last of all.
 
+- **residue**: where the pick grows a tile (a knob moved up, or a block computed from a moved launch option) or moves
+  a setting the kernel computes, and only where the original refuses the past size's first try (it handles no odd
+  size: a grid of ``n // BLOCK`` programs without masks), each size key alone at its largest entry plus half the
+  entries' grain, a quarter, ... down to 1, the written kernel run at each step while it passes, down to the first
+  step the original refuses: the last step it passes is a multiple of the original's own block ``o`` and of no tile
+  above it, so a pick whose tile on that key is larger fails there, whatever the half size's step (n61 on the H100:
+  8448 and 8704, multiples of the pick's 256; v52: a 2-D tile whose other block, grown to 8, set the half step to 4;
+  v53: a tile computed from two settings, ``TILE = BLOCK * UNROLL``, read as grown by nothing). Right after the half
+  size; it takes no other size's tries.
 - **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
@@ -112,6 +121,7 @@ class SizeClass(StrEnum):
     QUARTER = "quarter"
     POWER = "power"
     FAR = "far"
+    RESIDUE = "residue"
 
     @property
     def words(self) -> str:
@@ -127,6 +137,7 @@ class SizeClass(StrEnum):
                 "largest"
             ),
             SizeClass.FAR: "a key alone doubled past the largest entry while the original passes",
+            SizeClass.RESIDUE: "a key alone at its largest entry plus a power of two, down to the original's block",
         }[self]
 
 
@@ -262,6 +273,7 @@ def derived_sizes(
     constants: Mapping[str, SizeValue] | None = None,
     *,
     least: bool = False,
+    residue: bool = False,
     far: FarRoom | None = None,
 ) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
@@ -284,6 +296,9 @@ def derived_sizes(
     moved only where no key moves (``SHAPES`` absent, or naming no size: a KernelBench problem's ``batch_size = 16``,
     ``input_shape = (4, 1000)``). Every other key and constant stays the primary's. No size to move: no size.
 
+    ``residue``: the pick grows a tile, or moves one the kernel computes: the ``residue`` sizes (:func:`_residue`),
+    after the half size, cast only where the original refuses the past size's first try.
+
     ``far``: the pick shrinks a tile or a count, and the room a far size may take (:class:`FarRoom`): the ``far``
     sizes, last (:func:`_far`); ``None``: none.
     """
@@ -293,6 +308,7 @@ def derived_sizes(
     out = _past_and_half(mover, grown)
     if mover.on_constants:
         return out
+    out += _residue(mover) if residue else []
     out += _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
     return out + (_far(mover, far) if far is not None else [])
 
@@ -431,6 +447,28 @@ def _past_and_half(mover: _Mover, grown: Sequence[int]) -> list[DerivedSize]:
     mover.seen += [*past_tries, *half_tries]
     out = [mover.sized(SizeClass.PAST, past_tries)] if past_tries else []
     return out + ([mover.sized(SizeClass.HALF, half_tries)] if half_tries else [])
+
+
+def _residue(mover: _Mover) -> list[DerivedSize]:
+    """The ``residue`` sizes, cast only where the original refuses the past size's first try (it handles no odd size:
+    a grid of ``n // BLOCK`` programs without masks): each key alone at its largest entry plus half the entries' grain,
+    a quarter, ... down to 1, the rest at their largest, descended while the written kernel passes
+    (:meth:`_Caster.descend`): the first step the original passes at is its own block ``o`` (a multiple of it, and of
+    no tile above it), where a pick whose tile on that key is larger fails whatever the other keys' tiles and however
+    the tile is made (n61: a block computed from ``num_warps``, the half size stepped by the entries' 1024; v52: a 2-D
+    tile whose other key's grown block halved the half size's step; v53: a tile computed from two settings, not read
+    as grown). Its tries are no other size's: it is cast only for such originals."""
+    out = []
+    unmoved = mover.seen[0]
+    for k in mover.moving:
+        grain = mover.grain[k]
+        if k in mover.exponents or grain < 2 or mover.largest[k] <= SMALL_KEY:
+            continue
+        steps = [grain >> j for j in range(1, grain.bit_length())]  # grain/2, grain/4, ..., 1
+        tries = [t for t in (mover.shape({k: mover.largest[k] + d}) for d in steps) if t != unmoved]
+        if tries:
+            out.append(mover.sized(SizeClass.RESIDUE, tries))
+    return out
 
 
 _HALVES = (lambda v: (v // 2) | 1, lambda v: v // 2)
@@ -709,9 +747,13 @@ def cast(
     caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock)
     started = clock()
     checks: list[SizeCheck] = []
+    odd = False  # the original (or the written kernel) passed the past size's first try: it handles odd sizes
     for size in sizes:
+        if size.kind is SizeClass.RESIDUE and odd:
+            continue
         t0 = clock()
         check = caster.check(size, original, written)
+        odd = odd or (check.kind is SizeClass.PAST and check.passed is not None and check.shape == size.tries[0])
         checks.append(check.model_copy(update={"seconds": clock() - t0}))
         if check.passed is False:
             break
@@ -747,6 +789,8 @@ class _Caster:
         ``None``) with each try's reason when none is judged. A ``far`` size climbs instead (:meth:`climb`)."""
         if size.kind is SizeClass.FAR:
             return self.climb(size, original, written)
+        if size.kind is SizeClass.RESIDUE:
+            return self.descend(size, original, written)
         refusals: list[str] = []
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
@@ -830,6 +874,45 @@ class _Caster:
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no rung run")
+
+    def descend(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
+        """``written`` at each step of a ``residue`` size in turn, down while it passes: failed at the first step where
+        it fails and the original passes; where the original fails too, the steps below are not run (a multiple of
+        none of them is one of no smaller power of two either): held at the last step it passed, else skipped."""
+        held: ProblemShape | None = None
+        stop: str | None = None
+        for i, shape in enumerate(size.tries):
+            label, scale = shape.label(), size.scale(i)
+            expected = _estimate(scale, self.entries, self.ran)
+            if self.cap is not None and self.clock() + expected > self.cap.deadline:
+                stop = f"{label}: not run, it would end {self.cap.words()}"
+                break
+            built = self.memo.get(f"reference.py at {label}")
+            if built is None and self.build_at is not None:
+                built = self.timed(scale, self.build_at, shape)
+                if built[0] is not Outcome.OK:
+                    self.memo[f"reference.py at {label}"] = built
+            if built is not None and built[0] is not Outcome.OK:
+                stop = f"{label}: {built[1]}"
+                continue
+            outcome, reason = self.timed(scale, self.check_at, written, shape)
+            if outcome is Outcome.OK:
+                held = shape
+                continue
+            if outcome is Outcome.RUN_TIMEOUT:
+                stop = f"{label}: no reply within the limit (the written kernel): {reason}"
+                break
+            theirs = self.original_at(original, shape, scale)
+            if isinstance(theirs, str):
+                stop = theirs
+                break
+            if theirs[0] is Outcome.OK:
+                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
+            stop = f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}"
+            break
+        if held is not None:
+            return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
+        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no step run")
 
     def far_seconds(self, cap: NetCap) -> float:
         """The most a ``far`` rung's request may be estimated at (:data:`FAR_REQUEST_SHARE`,
