@@ -160,3 +160,73 @@ def test_v53_a_tile_computed_from_two_settings_fails_the_residue_size_with_the_r
         done = tf._checked_edit(tuning, evaluator)
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.RESIDUE and done.net.failed.shape.label() == "n=8320", done.net.line()
+
+
+GPU_CASES = [
+    # variant, its SHAPES as written, realistic SHAPES, the pick, the size the plain pick fails at, its class
+    ("parts_capped", '[{"n": 3000}, {"n": 8192}]', '[{"n": 12000}, {"n": 16384}]', {"BLOCK": 512}, "n=32800", "far"),
+    (
+        "tile2d_nomask",
+        '[{"M": 128, "N": 64}, {"M": 256, "N": 32}]',
+        '[{"M": 4096, "N": 2048}, {"M": 8192, "N": 1024}]',
+        {"BLOCK_N": 8},
+        "M=8192,N=2052",
+        "residue",
+    ),
+    (
+        "tile_two_knobs",
+        '[{"n": 8192}, {"n": 1024}]',
+        '[{"n": 4194304}, {"n": 1048576}]',
+        {"TILE": 256},
+        "n=4194432",
+        "residue",
+    ),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("variant", "shapes", "realistic", "pick", "size", "kind"), GPU_CASES)
+def test_on_cuda_the_far_and_residue_sizes_keep_out_the_plain_picks_and_pass_what_the_rules_write(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    shapes: str,
+    realistic: str,
+    pick: dict[str, int],
+    size: str,
+    kind: str,
+) -> None:
+    """On a GPU, compiled, at realistic sizes: v47 (parts_capped over 12000 and 16384 elements), v52 (tile2d_nomask
+    over 4096 x 2048 and 8192 x 1024) and v53 (tile_two_knobs over 2**22 and 2**20 elements). With the rules off the
+    plain pick fails the far size (v47: 32800 elements, past the 64 partials of 512) or the residue size (v52's 2052
+    columns, v53's 2**22 + 128 elements: multiples of the original's block and not of the pick's) where the original
+    passes, and nothing is written; with the rules on what they write passes the net (v53's pick is refused by its
+    rule: nothing to net)."""
+    import shutil
+
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / variant, tmp_path / variant))
+    reference = folder / "reference.py"
+    assert shapes in reference.read_text()
+    reference.write_text(reference.read_text().replace(shapes, realistic))
+    for rules in (False, True):
+        with monkeypatch.context() as m:
+            if not rules:
+                m.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
+            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+            current = prepared.space.current()
+            tuning = _session(prepared, [(pick, 10.0)], (current.as_dict() if current is not None else {}, 20.0))
+            with _evaluator(prepared) as evaluator:
+                done = tf._checked_edit(tuning, evaluator)
+        if not rules:
+            assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+            assert done.net.failed.kind.value == kind and done.net.failed.shape.label() == size, done.net.line()
+        elif variant == "tile_two_knobs":
+            assert done.edit is None and done.net is None and "not written" in (done.edit_note or ""), done.edit_note
+        else:
+            assert done.edit is not None and done.net is not None and done.net.failed is None, done.net

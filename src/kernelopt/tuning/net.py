@@ -453,7 +453,7 @@ def _residue(mover: _Mover) -> list[DerivedSize]:
     """The ``residue`` sizes, cast only where the original refuses the past size's first try (it handles no odd size:
     a grid of ``n // BLOCK`` programs without masks): each key alone at its largest entry plus half the entries' grain,
     a quarter, ... down to 1, the rest at their largest, descended while the written kernel passes
-    (:meth:`_Caster.descend`): the first step the original passes at is its own block ``o`` (a multiple of it, and of
+    (:meth:`_Caster.ladder`): the first step the original passes at is its own block ``o`` (a multiple of it, and of
     no tile above it), where a pick whose tile on that key is larger fails whatever the other keys' tiles and however
     the tile is made (n61: a block computed from ``num_warps``, the half size stepped by the entries' 1024; v52: a 2-D
     tile whose other key's grown block halved the half size's step; v53: a tile computed from two settings, not read
@@ -589,7 +589,7 @@ class FarRoom(BaseModel):
 def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     """The ``far`` sizes, last of all: each size key alone (the rest at their largest) at :data:`FAR_STEP` times its
     largest entry, then its square, ... (plus the entries' common factor), climbed while the original passes
-    (:meth:`_Caster.climb`), within :data:`FAR_ROOM_SHARE` of the memory, :data:`INT32_ELEMENTS` and the time of
+    (:meth:`_Caster.ladder`), within :data:`FAR_ROOM_SHARE` of the memory, :data:`INT32_ELEMENTS` and the time of
     :data:`FAR_REQUEST_SHARE`: a pick whose fixed count of tiles covers less than the original's is wrong only past
     its reach (v47-v50: a second stage summing at most 64 partials of a tile halved, right at 4 times the largest
     entry, wrong at 4.0001 times; no other size reaches past twice it)."""
@@ -786,11 +786,10 @@ class _Caster:
 
     def check(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """``written`` at ``size``'s first try the original passes at (see :func:`cast`); skipped (``passed``
-        ``None``) with each try's reason when none is judged. A ``far`` size climbs instead (:meth:`climb`)."""
-        if size.kind is SizeClass.FAR:
-            return self.climb(size, original, written)
-        if size.kind is SizeClass.RESIDUE:
-            return self.descend(size, original, written)
+        ``None``) with each try's reason when none is judged. A ``far`` or ``residue`` size is a ladder
+        (:meth:`ladder`)."""
+        if size.kind in (SizeClass.FAR, SizeClass.RESIDUE):
+            return self.ladder(size, original, written)
         refusals: list[str] = []
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
@@ -831,22 +830,26 @@ class _Caster:
             refusals.append(f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}")
         return SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
 
-    def climb(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
-        """``written`` at each rung of a ``far`` size in turn, up while it passes: failed at the first rung where it
-        fails and the original passes; held at the last it passed where the next one is refused (the original fails
-        there too: past its own reach, as every rung above), is not built, or is not run (its request estimated past
-        :data:`FAR_REQUEST_SHARE` of the cap, or past the cap's deadline; with no cap, the first rung only)."""
+    def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
+        """``written`` at each try of a ``far`` or ``residue`` size in turn (a far size's rungs up, a residue size's
+        steps down), on while it passes: failed at the first try where it fails and the original passes; where the
+        original fails too, the tries after it are not run (past the original's reach; below its block, whose
+        multiples no smaller power of two's are): held at the last try it passed, else skipped. A try reference.py
+        cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung runs only
+        while its request is estimated within :meth:`far_seconds` (with no cap, its first rung only), every try only
+        while it ends within the cap."""
+        far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
         stop: str | None = None
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
             expected = _estimate(scale, self.entries, self.ran)
-            if self.cap is None and i > 0:
+            if far and self.cap is None and i > 0:
                 break
             if self.cap is not None and (
-                self.clock() + expected > self.cap.deadline or expected > self.far_seconds(self.cap)
+                self.clock() + expected > self.cap.deadline or (far and expected > self.far_seconds(self.cap))
             ):
-                stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for a far size"
+                stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
             built = self.memo.get(f"reference.py at {label}")
             if built is None and self.build_at is not None:
@@ -855,45 +858,8 @@ class _Caster:
                     self.memo[f"reference.py at {label}"] = built
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{label}: {built[1]}"
-                break
-            outcome, reason = self.timed(scale, self.check_at, written, shape)
-            if outcome is Outcome.OK:
-                held = shape
-                continue
-            if outcome is Outcome.RUN_TIMEOUT:
-                stop = f"{label}: no reply within the limit (the written kernel): {reason}"
-                break
-            theirs = self.original_at(original, shape, scale)
-            if isinstance(theirs, str):
-                stop = theirs
-                break
-            if theirs[0] is Outcome.OK:
-                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
-            stop = f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}"
-            break
-        if held is not None:
-            return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
-        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no rung run")
-
-    def descend(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
-        """``written`` at each step of a ``residue`` size in turn, down while it passes: failed at the first step where
-        it fails and the original passes; where the original fails too, the steps below are not run (a multiple of
-        none of them is one of no smaller power of two either): held at the last step it passed, else skipped."""
-        held: ProblemShape | None = None
-        stop: str | None = None
-        for i, shape in enumerate(size.tries):
-            label, scale = shape.label(), size.scale(i)
-            expected = _estimate(scale, self.entries, self.ran)
-            if self.cap is not None and self.clock() + expected > self.cap.deadline:
-                stop = f"{label}: not run, it would end {self.cap.words()}"
-                break
-            built = self.memo.get(f"reference.py at {label}")
-            if built is None and self.build_at is not None:
-                built = self.timed(scale, self.build_at, shape)
-                if built[0] is not Outcome.OK:
-                    self.memo[f"reference.py at {label}"] = built
-            if built is not None and built[0] is not Outcome.OK:
-                stop = f"{label}: {built[1]}"
+                if far:
+                    break
                 continue
             outcome, reason = self.timed(scale, self.check_at, written, shape)
             if outcome is Outcome.OK:
@@ -912,7 +878,7 @@ class _Caster:
             break
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
-        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no step run")
+        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
 
     def far_seconds(self, cap: NetCap) -> float:
         """The most a ``far`` rung's request may be estimated at (:data:`FAR_REQUEST_SHARE`,
