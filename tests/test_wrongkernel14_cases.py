@@ -162,6 +162,36 @@ def test_v53_a_tile_computed_from_two_settings_fails_the_residue_size_with_the_r
     assert done.net.failed.kind is SizeClass.RESIDUE and done.net.failed.shape.label() == "n=8320", done.net.line()
 
 
+def test_a_module_level_size_beside_the_keys_steps_alone_from_one_past_then_down_from_half_its_power_of_two() -> None:
+    """v54's ``HIDDEN = 1024`` beside a ``rows`` key (residue on): the keys at their largest, ``HIDDEN`` at 1025, then
+    1536, 1280, ..., 1026; none without a grown tile, none for a small or non-integer constant, none where the
+    constants are what moves (no key: the past and half sizes move them already)."""
+    entries = [ProblemShape(kwargs={"rows": 4}), ProblemShape(kwargs={"rows": 8})]
+    consts = {"HIDDEN": 1024, "GROUPS": 4, "SHAPE": (4, 1000)}
+    sizes = derived_sizes(entries, constants=consts, residue=True)
+    steps = [[t.label() for t in s.tries] for s in sizes if s.kind is SizeClass.CONSTANT]
+    assert steps == [[f"rows=8,HIDDEN={1024 + d}" for d in (1, 512, 256, 128, 64, 32, 16, 8, 4, 2)]], steps
+    assert not [s for s in derived_sizes(entries, constants=consts) if s.kind is SizeClass.CONSTANT]
+    alone = derived_sizes([ProblemShape(kwargs={})], constants={"HIDDEN": 1024}, residue=True)
+    assert alone and not [s for s in alone if s.kind is SizeClass.CONSTANT]
+
+
+@pytest.mark.timeout(120)
+def test_v54_a_tile_dividing_a_module_level_size_fails_the_constant_size_with_its_rule_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v54 (row_module_size: rows of reference.py's ``HIDDEN = 1024`` looped in blocks of 256 without masks, SHAPES of
+    4 and 8 rows): ``BLOCK=512`` written plainly (its rule off) passed every size of the net, which moved the rows
+    only, and was wrong at the 1280 columns the original handled. The constant size: 1025 (refused by the original),
+    1536 (passed), 1280: caught."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "row_module_size", {"BLOCK": 512})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.CONSTANT, done.net.line()
+    assert done.net.failed.shape.label() == "rows=8,HIDDEN=1280", done.net.line()
+
+
 GPU_CASES = [
     # variant, its SHAPES as written, realistic SHAPES, the pick, the size the plain pick fails at, its class
     ("parts_capped", '[{"n": 3000}, {"n": 8192}]', '[{"n": 12000}, {"n": 16384}]', {"BLOCK": 512}, "n=32800", "far"),

@@ -122,6 +122,7 @@ class SizeClass(StrEnum):
     POWER = "power"
     FAR = "far"
     RESIDUE = "residue"
+    CONSTANT = "constant"
 
     @property
     def words(self) -> str:
@@ -138,6 +139,10 @@ class SizeClass(StrEnum):
             ),
             SizeClass.FAR: "a key alone doubled past the largest entry while the original passes",
             SizeClass.RESIDUE: "a key alone at its largest entry plus a power of two, down to the original's block",
+            SizeClass.CONSTANT: (
+                "a module-level size beside the keys at its value plus one, else plus a power of two, down to the "
+                "original's block"
+            ),
         }[self]
 
 
@@ -310,7 +315,8 @@ def derived_sizes(
         return out
     out += _residue(mover) if residue else []
     out += _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
-    return out + (_far(mover, far) if far is not None else [])
+    out += _far(mover, far) if far is not None else []
+    return out + (_constant_steps(mover) if residue else [])
 
 
 @dataclasses.dataclass
@@ -468,6 +474,29 @@ def _residue(mover: _Mover) -> list[DerivedSize]:
         tries = [t for t in (mover.shape({k: mover.largest[k] + d}) for d in steps) if t != unmoved]
         if tries:
             out.append(mover.sized(SizeClass.RESIDUE, tries))
+    return out
+
+
+def _constant_steps(mover: _Mover) -> list[DerivedSize]:
+    """The ``constant`` sizes, last of all (``residue`` on): each integer module-level size of reference.py (above
+    :data:`SMALL_KEY`) where ``SHAPES`` keys move, alone, the keys at their largest: its value plus one, then, where
+    the original refuses that too, plus half its power of two, a quarter, ... down to 2 (:meth:`_Caster.ladder`).
+    The other sizes move the keys only, so a tile that must divide such a size was never checked past it
+    (wrongkernel14's v54: ``HIDDEN = 1024`` in reference.py, rows of it a ``SHAPES`` key, a loop stepping by ``BLOCK``
+    over the row without masks; ``BLOCK=512`` passed every size and was wrong at the 1280 columns the original's 256
+    handled)."""
+    if mover.on_constants or not mover.constants:
+        return []
+    out = []
+    unmoved = mover.shape({})
+    for name, value in mover.constants.items():
+        v = _int(value)
+        if v is None or v <= SMALL_KEY:
+            continue
+        grain = _power_of_two_part(v)
+        steps = [1] + [grain >> j for j in range(1, grain.bit_length() - 1)]  # 1, then grain/2 ... 2
+        tries = [unmoved.model_copy(update={"constants": {**unmoved.constants, name: v + d}}) for d in steps]
+        out.append(mover.sized(SizeClass.CONSTANT, tries))
     return out
 
 
@@ -788,7 +817,7 @@ class _Caster:
         """``written`` at ``size``'s first try the original passes at (see :func:`cast`); skipped (``passed``
         ``None``) with each try's reason when none is judged. A ``far`` or ``residue`` size is a ladder
         (:meth:`ladder`)."""
-        if size.kind in (SizeClass.FAR, SizeClass.RESIDUE):
+        if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT):
             return self.ladder(size, original, written)
         refusals: list[str] = []
         for i, shape in enumerate(size.tries):
@@ -862,8 +891,11 @@ class _Caster:
                     break
                 continue
             outcome, reason = self.timed(scale, self.check_at, written, shape)
+            probe = size.kind is SizeClass.CONSTANT and i == 0  # its odd value: passed, the rest say no more
             if outcome is Outcome.OK:
                 held = shape
+                if probe:
+                    break
                 continue
             if outcome is Outcome.RUN_TIMEOUT:
                 stop = f"{label}: no reply within the limit (the written kernel): {reason}"
@@ -875,6 +907,8 @@ class _Caster:
             if theirs[0] is Outcome.OK:
                 return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
             stop = f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}"
+            if probe:  # the original handles no odd value there: down from half its power of two
+                continue
             break
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
