@@ -827,11 +827,7 @@ class _Caster:
                 estimate = f" (about {expected:.1f} s a request at its size)" if expected >= 0.05 else ""
                 refusals.append(f"{label}: not run, it would end {self.cap.words()}{estimate}")
                 break
-            built = self.memo.get(f"reference.py at {label}")
-            if built is None and self.build_at is not None:
-                built = self.timed(scale, self.build_at, shape)
-                if built[0] is not Outcome.OK:
-                    self.memo[f"reference.py at {label}"] = built
+            built = self.built(shape, scale)
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
                 refusals.append(f"{label}: reference.py did not build it within the limit: {built[1]}")
                 break
@@ -880,11 +876,7 @@ class _Caster:
             ):
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
-            built = self.memo.get(f"reference.py at {label}")
-            if built is None and self.build_at is not None:
-                built = self.timed(scale, self.build_at, shape)
-                if built[0] is not Outcome.OK:
-                    self.memo[f"reference.py at {label}"] = built
+            built = self.built(shape, scale)
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{label}: {built[1]}"
                 if far:
@@ -913,6 +905,17 @@ class _Caster:
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
+
+    def built(self, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | None:
+        """reference.py's build of ``shape`` (``build_at``; a refusal kept, never asked twice); ``None`` with no
+        ``build_at``."""
+        key = f"reference.py at {shape.label()}"
+        built = self.memo.get(key)
+        if built is None and self.build_at is not None:
+            built = self.timed(scale, self.build_at, shape)
+            if built[0] is not Outcome.OK:
+                self.memo[key] = built
+        return built
 
     def far_seconds(self, cap: NetCap) -> float:
         """The most a ``far`` rung's request may be estimated at (:data:`FAR_REQUEST_SHARE`,
