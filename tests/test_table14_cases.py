@@ -132,6 +132,23 @@ def test_a_table_whose_rows_fail_until_only_the_computation_is_left_writes_nothi
     assert rownorm_on_the_cpu.base_source == before
 
 
+def test_a_size_the_net_failed_at_is_served_by_the_row_at_or_above_it(rownorm_on_the_cpu: Any) -> None:
+    """The net's sizes are no entry: a failure at 1 column (a table's least size) or at 200 is the row that serves
+    it, the row for 100 or for 256; one past the table (300 columns) is the original's computation, no row to give
+    way, so the table is dropped as before."""
+    from kernelopt.tuning.folder import _next_table
+    from kernelopt.tuning.problem import ProblemShape
+
+    tuning = _table_session(rownorm_on_the_cpu, {256: (5.0, 100.0), 512: (8.0, 60.0)})
+    one, row = _next_table(tuning, ProblemShape(kwargs={"n_rows": 8, "n_cols": 1}))
+    assert row == "n_cols <= 100: BLOCK=256" and one.failed_rows == (
+        ("n_rows=8,n_cols=100", Config.of({"BLOCK": 256})),
+    )
+    both, row = _next_table(tuning, ProblemShape(kwargs={"n_rows": 8, "n_cols": 200}))
+    assert row == "n_cols <= 256: BLOCK=512" and [label for label, _ in both.failed_rows] == ["n_rows=8,n_cols=256"]
+    assert _next_table(tuning, ProblemShape(kwargs={"n_rows": 8, "n_cols": 300})) is None
+
+
 class _GpuEntry:
     """A ``SHAPES`` entry's evaluator on a GPU (a fake of :class:`KernelEvaluator`, as tests/test_shape_failures.py's):
     its first call of a candidate compiles it for the entry's own specialization (the H100's scaled_mm, 2026-12-06), and a
