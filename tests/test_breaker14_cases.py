@@ -128,3 +128,23 @@ def test_the_fourteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_
         assert_correct(DATA / name, shapes, _outputs_checked)
     for name, shapes in GPU_WRITTEN_SIZES.items():
         assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=written[name])
+
+
+def test_a_tile_the_body_divides_to_size_a_range_starts_at_the_divisor() -> None:
+    """Seen on 2026-12-06: ao_mx_dequant, torchao's MX fp8 dequantization, derives ``SCALE_BLOCKS_PER_COL_TILE:
+    tl.constexpr = COL_TILE_SIZE // SCALE_BLOCK_SIZE`` in its body (``SCALE_BLOCK_SIZE=32`` at the launch) and walks
+    the tile's scales with ``tl.arange(0, SCALE_BLOCKS_PER_COL_TILE)``. ``tune`` searched COL_TILE_SIZE from 16,
+    where the quotient is 0 and ``tl.arange(0, 0)`` fails every size (it would not compile on a GPU either): a
+    candidate that can never run. The search starts at the divisor, said in one line; ROW_TILE_SIZE, which no
+    quotient reads, keeps its range."""
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = _source("ao_mx_dequant").replace(
+        "configs=_get_mxfp8_quant_autotune_configs(),",
+        'configs=[triton.Config({"ROW_TILE_SIZE": 32, "COL_TILE_SIZE": 64}, num_warps=4, num_stages=2)],',
+    )
+    space = space_from_tunables(discover_source(source), held_options={}, source=source)
+    assert min(v for v in space.knob("COL_TILE_SIZE").values if isinstance(v, int)) == 32
+    assert min(v for v in space.knob("ROW_TILE_SIZE").values if isinstance(v, int)) == 16
+    (note,) = space.domain_notes
+    assert note.startswith("COL_TILE_SIZE starts at 32:") and "COL_TILE_SIZE // SCALE_BLOCK_SIZE (32)" in note, note

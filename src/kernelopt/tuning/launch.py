@@ -47,6 +47,7 @@ from kernelopt.tunables.launches import (
     same_launch,
     tuned_first,
 )
+from kernelopt.tunables.quotients import quotient_floors
 from kernelopt.tunables.tile_growth import tile_growth
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
@@ -103,7 +104,8 @@ def space_from_tunables(
     if not found:
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
     chosen = _choose(found, kernel, tunables)
-    knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {})
+    least = quotient_floors(source, chosen.kernel, _given(tunables, chosen.kernel)) if source and chosen.kernel else {}
+    knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {}, least)
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
     held_tiles = HeldTiles(
@@ -183,11 +185,25 @@ def _knob_name(t: Tunable) -> str:
 # ---------------------------------------------------------------------------------------------- knobs
 
 
+def _given(tunables: Sequence[Tunable], kernel: str) -> dict[str, int]:
+    """The integer values the file gives ``kernel``'s settings, by name, where they agree (``SCALE_BLOCK_SIZE``: 32)."""
+    seen: dict[str, set[int]] = {}
+    for t in tunables:
+        if t.kernel == kernel and isinstance(t.value, int) and not isinstance(t.value, bool):
+            seen.setdefault(t.name, set()).add(t.value)
+    return {name: next(iter(vs)) for name, vs in seen.items() if len(vs) == 1}
+
+
 def _knobs(
-    la: Launch, evaluation: AutotuneEvaluation | None, covered: Mapping[tuple[str, str], int]
+    la: Launch,
+    evaluation: AutotuneEvaluation | None,
+    covered: Mapping[tuple[str, str], int],
+    least: Mapping[str, tuple[int, str]],
 ) -> tuple[list[Knob], dict[str, KnobOrigin], list[str], dict[str, int]]:
     """The launch's knobs by name (an autotune list: one knob per name over all its configs), one line for each
-    whose domain starts where its block covers the sizes checked (:func:`_cover_bound`), and that start by knob."""
+    whose domain starts where its block covers the sizes checked (:func:`_cover_bound`) or where a range its body
+    sizes by a quotient of it is empty below (``least``: :func:`kernelopt.tunables.quotients.quotient_floors`), and
+    that start by knob."""
     by_name: dict[str, list[Tunable]] = {}
     for t in la.tunables:
         by_name.setdefault(_knob_name(t), []).append(t)
@@ -213,6 +229,11 @@ def _knobs(
         if low is not None and note is not None:
             notes.append(note)
             floors[name] = low
+        if name in least:
+            values, default, note = _least_cut(name, values, default, value, *least[name])
+            if note is not None:
+                notes.append(note)
+                floors[name] = max(floors.get(name, 0), least[name][0])
         knobs.append(knob_of(name, values, default))
         origins[name] = KnobOrigin(
             keys=tuple(t.key for t in ts),
@@ -270,6 +291,20 @@ def _cover_bound(
         f"{name} starts at {low}: {why}, so a smaller {name} ({', '.join(map(str, left))}) would leave part of "
         "a row undone and is never proposed",
     )
+
+
+def _least_cut(
+    name: str, values: list[Value], default: Value, current: Value | None, low: int, why: str
+) -> tuple[list[Value], Value, str | None]:
+    """``values`` without those below ``low`` (the current one stays: the current configuration is one of the space),
+    the default moved up to the least kept where it was cut, and the line that says why (``None``: nothing cut)."""
+    kept = [v for v in values if v == current or not _lt(v, low)]
+    if len(kept) == len(values):
+        return values, default, None
+    if default not in kept:
+        default = min((v for v in kept if not _lt(v, low)), key=_int_key, default=kept[0])
+    left = ", ".join(str(v) for v in values if v not in kept)
+    return kept, default, f"{name} starts at {low}: {why}, so a smaller {name} ({left}) is never proposed"
 
 
 def _lt(value: Value, limit: int) -> bool:
