@@ -132,3 +132,27 @@ def test_n64_n65_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_
     print(done.stdout[-3000:], done.stderr[-2000:])
     assert done.returncode == 0, done.stderr[-2000:]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+def test_n67_tune_json_says_why_speedup_is_null_beside_a_gain() -> None:
+    """n67: ``tune --json`` on a keyed autotune list (the trial's column sum, tests/data/newuser12/first_call_literal,
+    on the CPU, 2026-12-06) gave ``"speedup": null`` beside ``"better": true`` and ``"gain_pct": 541.0``, its verdict "BLOCK=1024
+    beats the current autotune list ... by +541.0 % on M=8,N=1000": a pick judged shape by shape has no one speedup,
+    and the documented keys did not say so. The docs say when it is null, and it is null exactly then."""
+    from kernelopt.tuning.folder import judged_speedup
+    from kernelopt.tuning.session import GainJudgement, SessionResult, StopReason
+
+    result = SessionResult(
+        best_config={"BLOCK": 1024}, best_latency_us=10.0, current_config={"BLOCK": 32}, current_latency_us=64.0,
+        results=[], retimed=[], evaluations=2, served=0, budget=2, space_size=7, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="local",
+    )  # fmt: skip
+    by_shape = GainJudgement(better=True, gain_pct=541.0, min_gain_pct=2.0, reason="beats the list", table=True)
+    assert judged_speedup(result, by_shape) is None
+    assert judged_speedup(result, by_shape.model_copy(update={"table": False})) == pytest.approx(6.4)
+    docs = " ".join((Path(__file__).parent.parent / "docs" / "tuning-engine.md").read_text().split())
+    assert (
+        "`speedup` (the current's latency over the best's; `null` where the pick was judged shape by shape: a "
+        "per-bucket table, or a pick against a keyed autotune list as its autotuner runs it, whose `gain_pct` is then "
+        "the largest gain on one shape, as the verdict says)"
+    ) in docs
