@@ -48,7 +48,8 @@ def test_a_reference_returning_its_earlier_output_is_the_problems_error_not_the_
 ) -> None:
     """Seen: the correct kernel failed at seed 1, "output differs from the reference beyond tolerance (256 of 256
     elements ...)", culprit kernel, with the permuted-rows note. Now reference.py loaded afresh returns another output
-    on those inputs: the problem's error, naming the cause and the fix, and no hint of the table."""
+    on those inputs: the problem's error, naming the cause and the fix, and no hint of the table; the warning of a
+    branch on the dtype (the float64 run met the cache's other path) is taken back."""
     res = _check(tmp_path, monkeypatch, reference)
     failure = res.failure
     assert failure is not None and failure.culprit is Culprit.PROBLEM, failure
@@ -65,6 +66,8 @@ def test_a_reference_returning_its_earlier_output_is_the_problems_error_not_the_
     ), failure.message  # the permuted-rows note is not about it
     assert failure_class(failure.error_class, failure.culprit) is FailureClass.CACHED
     assert not any(hint_fits(h, FailureClass.CACHED) for h in Hint)
+    # its float64 run took the cache's other path: no word of a branch on the dtype beside the line
+    assert not any(w.startswith("the reference takes another path") for w in res.warnings), res.warnings
 
 
 def test_a_reference_whose_output_legitimately_does_not_change_is_never_blamed(

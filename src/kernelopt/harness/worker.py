@@ -112,15 +112,21 @@ class _Ctx:
     result: WorkerResult
     compile_s: float = 0.0
     compile_t0: float | None = None
-    warned: set[str] = field(default_factory=set)
+    warned: dict[str, str] = field(default_factory=dict)  # each warning said, by its key
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
     import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
 
     def warn_once(self, key: str, text: str) -> None:
         if key not in self.warned:
-            self.warned.add(key)
+            self.warned[key] = text
             self.result.warnings.append(text)
+
+    def unsay(self, key: str) -> None:
+        """Take back the warning said under ``key`` (its cause turned out to be another, said in its place)."""
+        text = self.warned.pop(key, None)
+        if text is not None and text in self.result.warnings:
+            self.result.warnings.remove(text)
 
     def step(self, step: Step) -> None:
         """Say what the current case or timing phase does from now on (the per-phase seconds; whose code a
@@ -1140,6 +1146,7 @@ def _fail_if_reference_cached(
     if differs.message is None:
         return
     same = previous is not None and bool(previous.ref_prints) and fingerprint(ref_native) == previous.ref_prints
+    ctx.unsay("branch-by-dtype")  # its float64 run took the cache's other path: not a branch on the dtype
     _fail_case(
         ctx, cc, f"{where}: {cached_line(differs.message, same_as_before=same)}", REFERENCE_CACHED, Culprit.PROBLEM
     )
