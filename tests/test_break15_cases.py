@@ -7,8 +7,13 @@ of the kernels they were made for; one test per fix (docs/faults.md, "A fresh cl
 from __future__ import annotations
 
 import collections
+import shutil
+from pathlib import Path
 
+import pytest
 import torch
+
+DATA = Path(__file__).parent / "data"
 
 
 def test_b8_a_kernel_returning_the_reference_s_named_tuple_is_checked() -> None:
@@ -31,3 +36,43 @@ def test_b8_a_kernel_returning_the_reference_s_named_tuple_is_checked() -> None:
     assert wrong.error_class is not None and "output 1" in wrong.message
     assert check_outputs(2 * x, ref, hi).error_class == "WrongOutputCount"
     assert check_outputs({"a": 2 * x, "b": x + 1}, ref, hi).error_class == "WrongType"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        ("    threads = nw * 32\n", "    threads, rows = nw * 32, 1\n"),
+        ("    nw = 2\n", "    nw, ns = 2, 1\n"),
+    ],
+    ids=["unpacked-local", "unpacked-option"],
+)
+def test_b9_a_launch_option_read_through_an_unpacking_is_netted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, form: str
+) -> None:
+    """b9 (**a wrong written kernel** on a GPU): n65's kernel (tests/data/newuser12/warps_chain: ``nw = 2``,
+    ``threads = nw * 32``, ``BLOCK = threads`` over ``n // BLOCK`` programs without masks) with one link of the chain
+    an unpacking (``threads, rows = nw * 32, 1``, or the option's own line ``nw, ns = 2, 1``): ``tunables.readers``
+    followed plain assignments only, so a pick of ``num_warps=32`` (BLOCK 1024) was "only num_warps moved", the net
+    not cast, and written, wrong at n=64 and 1088 as n65 was. The unpacking is followed: the net is cast and fails
+    it; ``num_stages`` beside ``nw`` on one line still moves nothing computed."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import computed_readers
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import COMPUTED
+    from tests.test_newuser12_cases import _gpu_prepared
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(DATA / "newuser12" / "warps_chain", tmp_path / "warps_chain"))
+    source = (
+        (folder / "kernel.py").read_text().replace(line, form).replace("num_warps=nw", "num_warps=nw, num_stages=1")
+    )
+    (folder / "kernel.py").write_text(source)
+    knobs = discover_source(source)
+    assert [t.name for t in computed_readers(knobs, source, ["num_stages"])] == []
+    prepared = _gpu_prepared(folder)
+    with _evaluator(prepared) as evaluator:
+        picks = [({"BLOCK": COMPUTED, "num_warps": 32}, 10.0)]
+        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": COMPUTED, "num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note

@@ -23,28 +23,62 @@ def computed_readers(tunables: Sequence[Tunable], source: str, names: Collection
     return [t for t in tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
 
 
-def _assignments(source: str) -> list[tuple[str, ast.expr]]:
-    """Every plain assignment of one name in the file (``threads = nw * 32``), in the order of its lines."""
+def _assignments(source: str) -> dict[ast.AST | None, list[tuple[str, ast.expr]]]:
+    """Every assignment of a name in the file (``threads = nw * 32``), by the function it binds a local of (``None``:
+    the module's), in the order of its lines: each name of an unpacking with its own value where the sides pair up
+    (``threads, rows = nw * 32, 1``), else with the whole value (docs/faults.md break15 b9: an unpacking was not
+    followed)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            out.append((node.lineno, node.targets[0].id, node.value))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            out.append((node.lineno, node.target.id, node.value))
-    return [(name, value) for _, name, value in sorted(out, key=lambda a: a[0])]
+        return {}
+    out: dict[ast.AST | None, list[tuple[int, str, ast.expr]]] = {}
+
+    def visit(node: ast.AST, scope: ast.AST | None) -> None:
+        if isinstance(node, ast.Assign):
+            pairs = [p for target in node.targets for p in _paired(target, node.value)]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            pairs = _paired(node.target, node.value)
+        else:
+            pairs = []
+        out.setdefault(scope, []).extend((node.lineno, name, value) for name, value in pairs)
+        inner = node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) else scope
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, None)
+    return {scope: [(n, v) for _, n, v in sorted(binds, key=lambda a: a[0])] for scope, binds in out.items()}
+
+
+def _paired(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """The names ``target`` binds, each with the part of ``value`` it takes (``a, b = x, y``), or the whole value."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Tuple | ast.List):
+        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+            return [p for t, v in zip(target.elts, value.elts, strict=True) for p in _paired(t, v)]
+        return [(n.id, value) for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return []
 
 
 def _followed(source: str, names: dict[str, object]) -> dict[str, object]:
     """The locals the file binds from ``names`` through a chain of assignments (``nw = 2``, ``threads = nw * 32``,
     ``BLOCK = threads``: newuser12's n65, where only a name the option's own line binds was read), each with its value
-    where ``names``' values give it (:func:`_evaluated`), else ``None``."""
+    where ``names``' values give it (:func:`_evaluated`), else ``None``. A chain stays in one function (the module's
+    names seen from each): a local of the kernel is not the launching function's of the same name."""
+    scopes = _assignments(source)
+    module = _chained(scopes.pop(None, []), dict(names))
+    out = dict(module)
+    for binds in scopes.values():
+        out |= _chained(binds, {**names, **module})
+    return out
+
+
+def _chained(binds: list[tuple[str, ast.expr]], known: dict[str, object]) -> dict[str, object]:
+    """The names of ``binds`` read from ``known`` through the chain, each with its value or ``None``."""
     out: dict[str, object] = {}
-    known = dict(names)
-    for name, value in _assignments(source):
+    known = dict(known)
+    for name, value in binds:
         reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
         if name in known or not reads & set(known):
             continue
@@ -65,9 +99,12 @@ def _bound_by(tunable: Tunable, lines: Sequence[str]) -> set[str]:
         tree = ast.parse(lines[int(tunable.location.rsplit(":", 1)[1]) - 1].strip())
     except (SyntaxError, ValueError, IndexError):
         return bound
-    return bound | {
-        n.id for node in tree.body if isinstance(node, ast.Assign) for n in node.targets if isinstance(n, ast.Name)
-    }
+    pairs = [
+        p for node in tree.body if isinstance(node, ast.Assign) for t in node.targets for p in _paired(t, node.value)
+    ]
+    # an unpacking binds the knob's literal to one of its names (``nw, ns = 2, 1``): that one, where the sides pair up
+    held = {n for n, v in pairs if isinstance(v, ast.Constant) and v.value == tunable.value}
+    return bound | (held or {n for n, _ in pairs})
 
 
 def _value_at(computation: str, names: dict[str, object], source: str) -> object:
