@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 32, the fourteenth held-out trial (tests/test_breaker14_cases.py proves it on the CPU in Triton's interpreter) on
-# one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 5 minutes.
+# one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 6 minutes.
 #
 #   1. tests: the GPU test of tests/test_breaker14_cases.py: the trial's eight originals compiled by Triton at a small
 #      odd size and at realistic sizes (256 MB - 1 GB a tensor: torchao's MX fp8 dequantization and scale swizzle,

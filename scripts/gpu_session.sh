@@ -143,7 +143,7 @@ breaker10 480 scripts/gpu_breaker10.sh
 breaker11 480 scripts/gpu_breaker11.sh
 breaker12 480 scripts/gpu_breaker12.sh
 breaker13 480 scripts/gpu_breaker13.sh
-breaker14 420 scripts/gpu_breaker14.sh
+breaker14 480 scripts/gpu_breaker14.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

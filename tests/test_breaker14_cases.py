@@ -92,11 +92,11 @@ GPU_SIZES: dict[str, list[dict[str, int]]] = {
     "ao_mx_dequant": [{"M": 7, "K": 96}, {"M": 8192, "K": 32768}],
     "ao_swizzle": [{"R": 33, "C": 7}, {"R": 1048576, "C": 256}],
     "fla_softmax": [{"B": 3, "T": 4, "D": 513}, {"B": 8, "T": 8192, "D": 4096}],
-    "mamba_gated_norm": [{"M": 3, "N": 300, "G": 100}, {"M": 65536, "N": 4096, "G": 256}],
+    "mamba_gated_norm": [{"M": 3, "N": 300, "G": 100}, {"M": 32768, "N": 4096, "G": 256}],
     "lightllm_rotary": [{"T": 37, "HQ": 8, "HK": 2, "D": 64}, {"T": 65536, "HQ": 32, "HK": 8, "D": 128}],
-    "liger_gn_bwd": [{"B": 3, "C": 8, "H": 50, "G": 4}, {"B": 64, "C": 256, "H": 16384, "G": 32}],
+    "liger_gn_bwd": [{"B": 3, "C": 8, "H": 50, "G": 4}, {"B": 32, "C": 256, "H": 16384, "G": 32}],
     "attorch_glu": [{"B": 1, "T": 5, "N": 66}, {"B": 4, "T": 8192, "N": 8192}],
-    "ds_residual": [{"B": 1, "T": 3, "H": 1000}, {"B": 16, "T": 4096, "H": 4096}],
+    "ds_residual": [{"B": 1, "T": 3, "H": 1000}, {"B": 8, "T": 4096, "H": 4096}],
 }
 
 #: the written forms' sizes: none a SHAPES entry names, odd ones included, and a realistic one
