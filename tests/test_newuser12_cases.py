@@ -156,3 +156,19 @@ def test_n67_tune_json_says_why_speedup_is_null_beside_a_gain() -> None:
         "per-bucket table, or a pick against a keyed autotune list as its autotuner runs it, whose `gain_pct` is then "
         "the largest gain on one shape, as the verdict says)"
     ) in docs
+
+
+def test_n68_a_slowdown_s_interval_is_said_as_a_slowdown() -> None:
+    """n68: MCP's ``report`` (and optimize's summary, the reports) of a Triton kernel in the interpreter against torch
+    said "2220x slower than the reference (PyTorch eager), 95 % interval 0.000376-0.000508x": a slowdown factor beside
+    an interval of speedups. A slowdown's interval is said as one; a speedup's, and a figure not reliable, as before."""
+    from kernelopt.report.headline import interval_text
+
+    eager = "the reference (PyTorch eager)"
+    assert interval_text(0.00045, 0.000376, 0.000508, eager) == (
+        "2220x slower than the reference (PyTorch eager), 95 % interval 1970-2660x slower"
+    )
+    assert (
+        interval_text(1.55, 1.21, 1.93, eager) == "1.55x over the reference (PyTorch eager), 95 % interval 1.21-1.93x"
+    )
+    assert interval_text(0.8, 0.7, 1.1, eager).endswith("95 % interval 0.7-1.1x")  # crossing 1: as it was
