@@ -162,3 +162,59 @@ def test_on_a_gpu_a_keyed_list_runs_once_as_written_and_tune_says_where_its_pick
     line = out["list_as_written"]
     assert line is None or line.startswith("the autotune list as written (its autotuner's own pick at each key"), line
     assert (folder / "kernel.py").read_text() == KEYED_TABLE
+
+
+BINDS = """def run(x, n, ctx):
+    M, N = x.shape
+    grid = (triton.cdiv(M, 16),)
+    num_warps = 4
+    if n > 1024:
+        num_warps *= 2
+    a = b = 8
+    BLOCK: int = 64
+    ctx.N = N
+    out = torch.empty(M)
+    out[0] = 1
+    n = n * 2
+    for i in range(3):
+        pass
+    _k[grid](x, out, N, BLOCK=BLOCK, num_warps=num_warps)
+"""
+
+
+def test_bound_once_is_one_rule_wherever_tunables_read_a_name_for_its_value() -> None:
+    """Three readings of "bound once" differed (guard._bound_once: plain assignments only, so ``num_warps = 4`` then
+    ``num_warps *= 2`` read as 4, a parameter assigned once read as its value; grains.assigned_once: a parameter
+    not counted, a chained or annotated assignment no value; launch_bound._readable: ``ctx.N = N`` read as binding
+    ``N``, a walrus not counted). One rule now (tunables/bindings.py): every binding counts, a parameter too; an item
+    or attribute set through a name binds that name only; a value where the one binding is a plain assignment."""
+    import libcst as cst
+
+    from kernelopt.tunables.bindings import assigned_once, rebound
+
+    fn = cst.parse_module(BINDS).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    code = cst.Module([]).code_for_node
+    assert {k: code(v) for k, v in assigned_once(fn).items()} == {
+        "grid": "(triton.cdiv(M, 16),)",
+        "a": "8",
+        "b": "8",
+        "BLOCK": "64",
+    }
+    assert rebound(fn) == {"num_warps", "ctx", "out", "n"}  # N, M (an unpacking, once) and x read the same again
+
+
+def test_a_heuristic_s_bound_reads_a_launch_argument_an_attribute_set_through_another_name_leaves_alone() -> None:
+    """``ctx.N = N`` (an autograd launcher keeping its sizes) rebinds ``ctx``, not ``N``: a heuristic's bound over
+    ``args["N"]`` is written with the launch's ``N`` where the moved literal is set; it was refused ("args is not
+    known where it is set") as if ``N`` were bound twice. ``N`` rebound (``N = N + 0``) is still refused."""
+    import libcst as cst
+
+    from kernelopt.tunables.launch_bound import launch_test
+
+    kernel = "@triton.jit\ndef _k(x_ptr, out_ptr, N, BLOCK: tl.constexpr):\n    pass\n\n\n"
+    for text, want in ((BINDS, "N <= 100"), (BINDS.replace("ctx.N = N", "N = N + 0"), None)):
+        module = cst.parse_module(kernel + text)
+        fn = module.body[1]
+        assert isinstance(fn, cst.FunctionDef) and isinstance(fn.body, cst.IndentedBlock)
+        assert launch_test('args["N"] <= 100', fn.body.body[-1], fn, module) == want, text

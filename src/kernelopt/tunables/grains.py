@@ -20,6 +20,7 @@ import functools
 
 import libcst as cst
 
+from kernelopt.tunables.bindings import assigned_once
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.syntax import NODES_KEPT
@@ -67,39 +68,13 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     return out
 
 
-def bindings(fn: cst.FunctionDef) -> dict[str, list[cst.BaseExpression | None]]:
-    """Name -> what ``fn``'s body binds it to, one entry a binding: the value of a plain assignment to that name
-    alone, ``None`` for any other (an unpacking, an augmented or annotated assignment, a loop's or a ``with``'s
-    variable). The one reading of a function's bindings for tunables' rules (b4, b5)."""
-    bound: dict[str, list[cst.BaseExpression | None]] = {}
-    for node in walk(fn.body):
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                alone = isinstance(t.target, cst.Name) and len(node.targets) == 1
-                for n in _names(t.target):
-                    bound.setdefault(n, []).append(node.value if alone else None)
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr):
-            for n in _names(node.target):
-                bound.setdefault(n, []).append(None)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            for n in _names(node.asname.name):
-                bound.setdefault(n, []).append(None)
-    return bound
-
-
-def assigned_once(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
-    """Local name -> its value, for each name ``kernel``'s body binds exactly once, by a plain assignment to that
-    name alone (``row0 = pid_y * BLOCK_SIZE_Y``): a local that stands for its value wherever the body reads it."""
-    return {n: v[0] for n, v in bindings(kernel).items() if len(v) == 1 and v[0] is not None}
-
-
 def tile_offset(
     node: cst.BaseExpression, tiles: set[str], local: dict[str, cst.BaseExpression] | None = None
 ) -> cst.BaseExpression | None:
     """The product of a program id (``pid_k``, ``tl.program_id(1)``, or a local named ``pid...``) and another
     constexpr (``pid_k * BLOCK_SIZE_K``, possibly in parentheses) that ``node`` is, or is a local of ``local``
-    (:func:`assigned_once`) bound to (``row0 = pid_y * BLOCK_SIZE_Y``, then ``row0 // group_size``: break14's b4);
-    ``None`` where it is none."""
+    (:func:`~kernelopt.tunables.bindings.assigned_once`) bound to (``row0 = pid_y * BLOCK_SIZE_Y``, then ``row0 //
+    group_size``: break14's b4); ``None`` where it is none."""
     if isinstance(node, cst.Name) and local and node.value in local:
         return tile_offset(local[node.value], tiles)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from kernelopt.tunables.bindings import assigned_once, bindings
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -62,7 +63,7 @@ from kernelopt.tunables.blocks import (
 )
 from kernelopt.tunables.called_autotune import as_decorators
 from kernelopt.tunables.filters import constexpr_params
-from kernelopt.tunables.grains import assigned_once, bindings, tile_offset
+from kernelopt.tunables.grains import tile_offset
 from kernelopt.tunables.inline_guard import (
     TUNED,
     bound_block,
@@ -563,18 +564,7 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
             if by_cdiv or by_floor:
                 rounded.add(id(count))
                 products[id(node)] = tile
-    bound: dict[str, list[cst.BaseExpression]] = {}
-    for node in walk(fn.body):
-        if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for target in targets:
-                value = node.value if isinstance(target, cst.Name) and not isinstance(node, cst.AugAssign) else None
-                bound.setdefault(dotted(target), []).append(value)  # type: ignore[arg-type]
-    padded = {
-        name: products[id(values[0])]
-        for name, values in bound.items()
-        if len(values) == 1 and values[0] is not None and id(values[0]) in products
-    }
+    padded = {name: products[id(value)] for name, value in assigned_once(fn).items() if id(value) in products}
     return rounded, padded
 
 
@@ -779,7 +769,7 @@ def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | N
     index = call.func.slice[0].slice
     grid = index.value if isinstance(index, cst.Index) else None
     if isinstance(grid, cst.Name):
-        grid = _bound_once(fn, grid.value)
+        grid = assigned_once(fn).get(grid.value)
     if isinstance(grid, cst.Lambda):
         grid = grid.body
     return grid if isinstance(grid, cst.Tuple | cst.List) else None
@@ -975,19 +965,8 @@ def _launch_value(fn: cst.FunctionDef, expr: cst.BaseExpression | None) -> int |
         return _int(expr) if expr is not None else None
     if not isinstance(expr, cst.Name):
         return None
-    bound = _bound_once(fn, expr.value)
+    bound = assigned_once(fn).get(expr.value)
     return _int(bound) if bound is not None else None
-
-
-def _bound_once(fn: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
-    """The value a local ``name`` of ``fn`` is bound to where one assignment binds it (``grid = (tiles, 4)``);
-    ``None`` where none does, or several do."""
-    bound = [
-        node.value
-        for node in walk(fn.body)
-        if isinstance(node, cst.Assign) and any(dotted(t.target) == name for t in node.targets)
-    ]
-    return bound[0] if len(bound) == 1 else None
 
 
 def _decorator_configs(kernel: cst.FunctionDef) -> list[dict[str, int | None]] | None:
@@ -1606,7 +1585,7 @@ def _grid_text(fn: cst.FunctionDef, call: cst.Call) -> str:
     grid = index.value if isinstance(index, cst.Index) else None
     if grid is None:
         return ""
-    if isinstance(grid, cst.Name) and (bound := _bound_once(fn, grid.value)) is not None:
+    if isinstance(grid, cst.Name) and (bound := assigned_once(fn).get(grid.value)) is not None:
         return f"{grid.value} = {_code(bound)}"
     return _code(grid)
 
@@ -1823,7 +1802,7 @@ def _kernel_count(
     right = compared.comparisons[0].comparator
     if not isinstance(right, cst.Name):
         return None
-    bound = _bound_once(kernel, right.value)
+    bound = assigned_once(kernel).get(right.value)
     if bound is None or (cdiv_args(bound) is None and _ceil_div(bound) is None):
         return None
     params = {p.name.value for p in kernel.params.params}
@@ -1842,12 +1821,7 @@ def _program_covers(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef
     passed = _passed(call, kernel)
     constexprs = set(constexpr_params(kernel))
     ranges: dict[str, str] = {}  # a local bound once to ``tl.arange(0, BLOCK)`` -> BLOCK
-    bound: dict[str, list[cst.BaseExpression]] = {}
-    for node in walk(kernel.body):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            bound.setdefault(node.targets[0].target.value, []).append(node.value)
-    for name, values in bound.items():
-        [value] = values if len(values) == 1 else [None]
+    for name, value in assigned_once(kernel).items():
         if isinstance(value, cst.Call) and dotted(value.func).split(".")[-1] == "arange" and len(value.args) == 2:
             start, end = value.args[0].value, value.args[1].value
             if _int(start) == 0 and isinstance(end, cst.Name) and end.value in constexprs:
@@ -1925,8 +1899,7 @@ def _fixed_block(launcher: cst.FunctionDef, given: cst.BaseExpression | None) ->
         return True
     if not isinstance(given, cst.Name):
         return False
-    params = {p.name.value for p in (*launcher.params.params, *launcher.params.kwonly_params)}
-    return given.value not in params and given.value not in bindings(launcher)
+    return given.value not in bindings(launcher)
 
 
 #: The tensor makers whose first argument is the tensor's size (its first dimension, or a tuple of them).
@@ -2233,14 +2206,8 @@ def _counted_loops(
     ``False``: only ``tl.cdiv`` counts; ``None``: both."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
-    counts: dict[str, cst.BaseExpression] = {}  # a local bound once to a count (tl.cdiv(L, BLOCK), L // BLOCK)
-    bound: dict[str, int] = {}
-    for node in walk(kernel.body):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            name = node.targets[0].target.value
-            bound[name] = bound.get(name, 0) + 1
-            if _count_of(node.value) is not None:
-                counts[name] = node.value
+    # a local bound once to a count (tl.cdiv(L, BLOCK), L // BLOCK)
+    counts = {name: value for name, value in assigned_once(kernel).items() if _count_of(value) is not None}
     out: list[Divides] = []
     for node in walk(kernel.body):
         if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
@@ -2251,7 +2218,7 @@ def _counted_loops(
         stop = args[1] if len(args) >= 2 else args[0] if args else None
         if (len(args) >= 2 and _int(args[0]) != 0) or (len(args) > 2 and _int(args[2]) != 1):
             continue
-        if isinstance(stop, cst.Name) and stop.value in counts and bound.get(stop.value) == 1:
+        if isinstance(stop, cst.Name) and stop.value in counts:
             stop = counts[stop.value]
         counted = _count_of(stop) if stop is not None else None
         if counted is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from kernelopt.tunables.bindings import rebound
 from kernelopt.tunables.blocks import dotted, launched, walk
 from kernelopt.tunables.model import argument_name
 
@@ -59,7 +60,8 @@ def _passed(call: cst.Call, kernel: cst.FunctionDef, parameter: str) -> cst.Base
 
 def _readable(expr: cst.BaseExpression, fn: cst.FunctionDef) -> bool:
     """Whether ``expr`` reads, wherever in ``fn`` it is read again, the value it had at the launch: no call but a pure
-    one, nothing that binds, and names ``fn`` binds at most once (a parameter never rebound counts as bound once)."""
+    one, nothing that binds, and no name ``fn`` binds more than once (:func:`~kernelopt.tunables.bindings.rebound`:
+    a parameter never rebound, or a local bound once, reads the same)."""
     for node in walk(expr):
         if isinstance(node, _IMPURE):
             return False
@@ -68,19 +70,7 @@ def _readable(expr: cst.BaseExpression, fn: cst.FunctionDef) -> bool:
     calls = {id(n.func) for n in walk(expr) if isinstance(n, cst.Call)}
     attrs = {id(n.attr) for n in walk(expr) if isinstance(n, cst.Attribute)}
     read = {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) not in calls | attrs}
-    params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
-    bound: dict[str, int] = dict.fromkeys(params & read, 1)
-    for node in walk(fn.body):
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For):
-            targets = [node.target]
-        for t in targets:
-            for n in walk(t):
-                if isinstance(n, cst.Name) and n.value in read:
-                    bound[n.value] = bound.get(n.value, 0) + 1
-    return all(bound.get(n, 0) <= 1 for n in read)
+    return not read & rebound(fn)
 
 
 class _Spelled(cst.CSTTransformer):
