@@ -41,15 +41,20 @@ def test_tune_says_where_a_keyed_list_as_written_picks_other_than_the_fastest_pi
     """tune times each configuration of a keyed autotune list pinned alone and judges the list by the fastest of
     them at each shape, which the list as written runs only where its own autotuner picks it. Discovery's run of the
     task now keeps each autotuner's pick at every ``SHAPES`` entry (``ShapeSizes.picks``: the list as written, run
-    once at each key; on a GPU discovery runs a keyed list for it), and tune says where a pick is not the fastest
-    pinned. The picks here are the interpreter's
-    own (newuser8's keyed list of BLOCK 1024 and 8192 at n = 1000 and 30000); the timings are replayed so that the
-    other configuration is fastest at the first shape and the pick at the second."""
-    from kernelopt.tunables.evaluate import evaluate_autotune
+    once at each key; on a GPU discovery runs a keyed list of a few configs for it), and tune says where a pick is
+    not the fastest pinned. The picks here are the interpreter's own (newuser8's keyed list of BLOCK 1024 and 8192 at
+    n = 1000 and 30000); the timings are replayed so that the other configuration is fastest at the first shape and
+    the pick at the second."""
+    from kernelopt.tunables.evaluate import LIST_RUN_MOST, evaluate_autotune, keyed_lists
     from kernelopt.tuning.candidate import Config
     from kernelopt.tuning.folder import judge_against_list
-    from tests.test_newuser8_cases import _keyed_list, _replayed, _timed
+    from tests.test_newuser8_cases import KEYED_TABLE, _keyed_list, _replayed, _timed
 
+    # which lists discovery runs as written on a GPU: keyed, of 2 to LIST_RUN_MOST configs (cheap to run)
+    entry = 'triton.Config({"BLOCK": 1024}, num_warps=4, num_stages=3), '
+    many = KEYED_TABLE.replace(entry, entry * LIST_RUN_MOST)  # one config more than LIST_RUN_MOST
+    assert keyed_lists(KEYED_TABLE) and keyed_lists(many.replace(entry, "", 1))
+    assert not keyed_lists(many) and not keyed_lists(KEYED_TABLE.replace('key=["n"]', "key=[]"))
     prepared, listed = _keyed_list(tmp_path)
     assert prepared.evaluation is None  # in the interpreter discovery does not run a literal list (its picks noise)
     folder = prepared.problem.kernel_py.parent

@@ -158,11 +158,25 @@ def evaluate_autotune(
     return parse_answer(answer, kernel_py, timeout_s, interpreted=interpreted)
 
 
+LIST_RUN_MOST = 16
+"""Our choice: the most configs a keyed autotune list may hold for discovery to run it as written on a GPU for its
+picks (:func:`keyed_lists`): each costs a compile and a ``do_bench`` at each ``SHAPES`` entry's key (a second or two
+on an H100), so 16 configs at three entries is about a minute; a longer list is judged as one entry anyway
+(``tuning.folder.list_note``)."""
+
+
 def keyed_lists(source: str, filename: str = "kernel.py") -> bool:
-    """True when a kernel of the file carries an ``@triton.autotune`` keyed on its arguments (``key=["n"]``): an
-    autotuner that picks a config at each key at run time."""
-    an, _, _ = analyze(source, filename)
-    return any(literal_autotune_key(source, kernel, filename=filename) for kernel in an.functions)
+    """True when a kernel of the file carries an ``@triton.autotune`` keyed on its arguments (``key=["n"]``) and
+    written as a list of 2 to :data:`LIST_RUN_MOST` configs: an autotuner that picks a config at each key at run
+    time, cheap to run as written."""
+    an, _, found = analyze(source, filename)
+    for kernel in an.functions:
+        if not literal_autotune_key(source, kernel, filename=filename):
+            continue
+        entries = {t.key.split("].", 1)[0] for t in found if t.key.startswith(f"{kernel}.configs[")}
+        if 2 <= len(entries) <= LIST_RUN_MOST:
+            return True
+    return False
 
 
 def benchmarks_unreset(source: str) -> bool:
