@@ -76,3 +76,44 @@ def test_b9_a_launch_option_read_through_an_unpacking_is_netted(
         picks = [({"BLOCK": COMPUTED, "num_warps": 32}, 10.0)]
         done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": COMPUTED, "num_warps": 2}, 20.0)), evaluator)
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+
+
+MEAN_KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_mean(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    tl.store(out_ptr + row, tl.sum(tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0), axis=0) / n)
+
+
+def run(x):
+    m, n = x.shape
+    out = torch.empty(m, device=x.device, dtype=torch.float32)
+    row_mean[(m,)](x, out, n, BLOCK=1024)
+    return out
+"""
+
+
+def test_b10_a_tile_read_in_a_load_whose_value_is_divided_is_still_a_knob() -> None:
+    """b10: the rule for a constexpr read only under a true division (DeepSpeed's ``(residual + bias) / mp_size``)
+    counted every read anywhere under the ``/``, so a row mean written in one line, ``tl.sum(tl.load(x_ptr + row * n +
+    tl.arange(0, BLOCK), mask=tl.arange(0, BLOCK) < n, other=0.0), axis=0) / n``, lost its BLOCK ("read only as an
+    operand of a true division ... never an index, a shape or a count", untrue: it is the arange's): no knob, where
+    66667e5c offered it. A read in a load's pointer, a mask, an arange or a shape is an index whatever the value is
+    divided by; a divisor of the sum stays refused (DeepSpeed's mp_size: tests/test_breaker14_cases.py), and the tile of the same kernel with its arange named is offered as before."""
+    from kernelopt.tunables import discover_source
+
+    inline = MEAN_KERNEL.replace("    cols = tl.arange(0, BLOCK)\n", "").replace("cols", "tl.arange(0, BLOCK)")
+    assert "tl.load(x_ptr + row * n + tl.arange(0, BLOCK), mask=tl.arange(0, BLOCK) < n" in inline
+    for source in (MEAN_KERNEL, inline):
+        block = next(t for t in discover_source(source) if t.name == "BLOCK")
+        assert block.refused_reason is None, block.refused_reason
+    scaled = inline.replace("tl.arange(0, BLOCK)", "tl.arange(0, 1024)").replace("/ n)", "/ mp_size)")
+    scaled = scaled.replace("BLOCK: tl.constexpr", "mp_size: tl.constexpr").replace("BLOCK=1024", "mp_size=4")
+    mp_size = next(t for t in discover_source(scaled) if t.name == "mp_size")
+    assert mp_size.refused_reason is not None

@@ -146,6 +146,11 @@ def _filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     return out
 
 
+#: the calls whose arguments are an index, a pointer or a shape (``tl.load(x_ptr + tl.arange(0, BLOCK)) / n``: BLOCK
+#: is a tile there, though the load's value is divided; docs/faults.md break15 b10)
+_INDEX_CALLS = frozenset({"arange", "load", "store", "zeros", "full", "make_block_ptr", "reshape", "broadcast_to"})
+
+
 def divisors(kernel: cst.FunctionDef) -> dict[str, str]:
     """``tl.constexpr`` parameter -> why it changes what ``kernel`` computes: every read of it in the body is an
     operand under a true division (module docstring); read once per kernel node."""
@@ -162,6 +167,10 @@ def _divisors(kernel: cst.FunctionDef) -> dict[str, str]:
             return
         if isinstance(node, cst.Attribute):  # ``x.dtype``: the name is read, not divided
             under(node.value, False)
+            return
+        if isinstance(node, cst.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] in _INDEX_CALLS:
+            for child in child_nodes(node):  # an index, a pointer or a shape, whatever its value is divided by
+                under(child, False)
             return
         here = divided or (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide))
         for child in child_nodes(node):
