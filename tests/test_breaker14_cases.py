@@ -148,3 +148,19 @@ def test_a_tile_the_body_divides_to_size_a_range_starts_at_the_divisor() -> None
     assert min(v for v in space.knob("ROW_TILE_SIZE").values if isinstance(v, int)) == 16
     (note,) = space.domain_notes
     assert note.startswith("COL_TILE_SIZE starts at 32:") and "COL_TILE_SIZE // SCALE_BLOCK_SIZE (32)" in note, note
+
+
+def test_the_tiles_a_store_scatters_into_a_layout_are_no_knobs() -> None:
+    """Seen on 2026-12-06: ao_swizzle, torchao's MX scale swizzle, stores each 128 x 4 tile as 32 x 16 at
+    ``(rows % 32) * 16 + (rows // 32) * 4 + cols`` (``rows``, ``cols`` the aranges of ``BLOCK_ROWS, BLOCK_COLS = 128,
+    4``). ``tune`` searched both tiles and spent its five candidates on them, each refused by its check ("output not
+    written: 460 of 1024 elements still hold the poison pattern"): no other tile is right at any size. A tile whose
+    arange a store scatters by an integer literal's ``//`` or ``%`` is the layout's: held, with the reason."""
+    found = {t.key: t for t in discover_source(_source("ao_swizzle"))}
+    for name in ("BLOCK_ROWS", "BLOCK_COLS"):
+        t = found[f"triton_scale_swizzle:{name}"]
+        assert t.semantic and "scatters by an integer literal's // or %" in (t.refused_reason or ""), t.refused_reason
+    # a tile whose store is linear stays a knob (the neighbour of the trial: DeepSpeed's flat residual add)
+    assert not {t.key: t for t in discover_source(_source("ds_residual"))}[
+        "residual_add_bias_kernel:BLOCK_SIZE"
+    ].semantic

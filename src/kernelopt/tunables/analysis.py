@@ -37,7 +37,7 @@ from kernelopt.tunables.blocks import (
 )
 from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.conditions import conditions_over
-from kernelopt.tunables.filters import divisors, filter_sizes
+from kernelopt.tunables.filters import divisors, filter_sizes, layout_tiles
 from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
 from kernelopt.tunables.inline_guard import marked_tuned, read_inline_guard, read_statement_guard
@@ -837,13 +837,19 @@ class _Analyzer:
     def filter_size(self, kernel: str | None, name: str) -> str | None:
         """Why the constexpr ``name`` of the ``@triton.jit`` kernel ``kernel`` changes what it computes (a filter's
         size, :func:`~kernelopt.tunables.filters.filter_sizes`; a divisor of its values,
-        :func:`~kernelopt.tunables.filters.divisors`; a grain of its format, :mod:`kernelopt.tunables.grains`), or
+        :func:`~kernelopt.tunables.filters.divisors`; a layout's tile, :func:`~kernelopt.tunables.filters.layout_tiles`;
+        a grain of its format, :mod:`kernelopt.tunables.grains`), or
         ``None``."""
         kdef = self.jit_kernel(kernel)
         if kernel is None or kdef is None:
             return None
         if kernel not in self._filters:  # a grain of the data's format (a quantization block) is held the same way
-            self._filters[kernel] = {**divisors(kdef.node), **grain_sizes(kdef.node), **filter_sizes(kdef.node)}
+            self._filters[kernel] = {
+                **layout_tiles(kdef.node),
+                **divisors(kdef.node),
+                **grain_sizes(kdef.node),
+                **filter_sizes(kdef.node),
+            }
         return self._filters[kernel].get(name)
 
     def feeds_held(self, la: _Launch, kernel: str | None, name: str, expr: cst.BaseExpression) -> str | None:

@@ -19,6 +19,13 @@ A constexpr the body reads only under a true division (``/``) is no tile either:
 (DeepSpeed's residual add, the model-parallel size) scales values, and a quotient of ``/`` is a float, never an index,
 a shape or a count (:func:`divisors`; breaker14 b3, where ``tune`` searched ``mp_size`` 1..8 and every candidate failed
 its check).
+
+Nor is a tile whose ``tl.arange`` a store scatters into a layout: a store whose offset takes an arange ``//`` or ``%``
+an integer literal (torchao's MX scale swizzle, ``dest = (rows % 32) * 16 + (rows // 32) * 4 + cols`` over
+``rows = tl.arange(0, BLOCK_ROWS)``, ``cols = tl.arange(0, BLOCK_COLS)``: a 128 x 4 block stored as 32 x 16) writes
+each element where the layout's literals put it for that tile, and every tile its offset reads is the layout's
+(:func:`layout_tiles`; breaker14 b4, where ``tune`` spent its five candidates on other tiles, each refused by its
+check: no other tile is right at any size).
 """
 
 from __future__ import annotations
@@ -185,3 +192,61 @@ def _divisors(kernel: cst.FunctionDef) -> dict[str, str]:
         for name in sorted(constexpr_params(kernel))
         if reads.get(name) and all(reads[name])
     }
+
+
+def layout_tiles(kernel: cst.FunctionDef) -> dict[str, str]:
+    """``tl.constexpr`` parameter -> why it is a tile of the layout a store of ``kernel`` scatters into (module
+    docstring); read once per kernel node."""
+    return dict(_layout_tiles(kernel))
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _layout_tiles(kernel: cst.FunctionDef) -> dict[str, str]:
+    params = constexpr_params(kernel)
+    values, _ = _kernel_locals(kernel)
+    out: dict[str, str] = {}
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "store" and node.args):
+            continue
+        offset = node.args[0].value
+        if not _permuted(offset, values, params, set()):
+            continue
+        for tile in sorted(_aranged(offset, values, params, set()) - set(out)):
+            out[tile] = (
+                f"'{tile}' spans a tl.arange that a store of {kernel.name.value} scatters by an integer literal's "
+                "// or % (a layout's block): another value stores elements where the layout does not put them, so it "
+                "changes what the kernel computes"
+            )
+    return out
+
+
+def _aranged(
+    expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], params: set[str], seen: set[str]
+) -> set[str]:
+    """The parameters ``params`` whose ``tl.arange`` ``expr`` reads, its locals followed."""
+    out: set[str] = set()
+    for n in walk(expr):
+        if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "arange":
+            out |= {a.value.value for a in n.args if isinstance(a.value, cst.Name) and a.value.value in params}
+        elif isinstance(n, cst.Name) and n.value in values and n.value not in seen:
+            seen.add(n.value)
+            for v in values[n.value]:
+                out |= _aranged(v, values, params, seen)
+    return out
+
+
+def _permuted(expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], params: set[str], seen: set[str]) -> bool:
+    """``expr`` (its locals followed) takes an arange of one of ``params`` ``//`` or ``%`` an integer literal."""
+    for n in walk(expr):
+        if (
+            isinstance(n, cst.BinaryOperation)
+            and isinstance(n.operator, cst.FloorDivide | cst.Modulo)
+            and isinstance(n.right, cst.Integer)
+            and _aranged(n.left, values, params, set())
+        ):
+            return True
+        if isinstance(n, cst.Name) and n.value in values and n.value not in seen:
+            seen.add(n.value)
+            if any(_permuted(v, values, params, seen) for v in values[n.value]):
+                return True
+    return False
