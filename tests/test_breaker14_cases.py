@@ -136,7 +136,7 @@ def test_a_tile_the_body_divides_to_size_a_range_starts_at_the_divisor() -> None
     the tile's scales with ``tl.arange(0, SCALE_BLOCKS_PER_COL_TILE)``. ``tune`` searched COL_TILE_SIZE from 16,
     where the quotient is 0 and ``tl.arange(0, 0)`` fails every size (it would not compile on a GPU either): a
     candidate that can never run. The search starts at the divisor, said in one line; ROW_TILE_SIZE, which no
-    quotient reads, keeps its range."""
+    quotient reads, keeps its range; the divisor, a setting of the launch, is held as the data's grain."""
     from kernelopt.tuning.launch import space_from_tunables
 
     source = _source("ao_mx_dequant").replace(
@@ -148,6 +148,9 @@ def test_a_tile_the_body_divides_to_size_a_range_starts_at_the_divisor() -> None
     assert min(v for v in space.knob("ROW_TILE_SIZE").values if isinstance(v, int)) == 16
     (note,) = space.domain_notes
     assert note.startswith("COL_TILE_SIZE starts at 32:") and "COL_TILE_SIZE // SCALE_BLOCK_SIZE (32)" in note, note
+    # the divisor is the data's grain (one scale per 32 values): held, not a knob of the launch that passes it
+    grain = {t.key: t for t in discover_source(source)}["_dequant_mxfp8_kernel:SCALE_BLOCK_SIZE"]
+    assert grain.semantic and "a grain of the data" in (grain.refused_reason or ""), grain.refused_reason
 
 
 def test_the_tiles_a_store_scatters_into_a_layout_are_no_knobs() -> None:

@@ -64,6 +64,7 @@ from kernelopt.tunables.model import (
     TunedTable,
     Value,
 )
+from kernelopt.tunables.quotients import quotient_divisors
 from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
 
 MARKER = "kernelopt: tunable"
@@ -846,6 +847,7 @@ class _Analyzer:
         if kernel not in self._filters:  # a grain of the data's format (a quantization block) is held the same way
             self._filters[kernel] = {
                 **layout_tiles(kdef.node),
+                **quotient_divisors(kdef.node),
                 **divisors(kdef.node),
                 **grain_sizes(kdef.node),
                 **filter_sizes(kdef.node),
