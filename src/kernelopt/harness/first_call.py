@@ -126,11 +126,11 @@ def calls_differ(first: list[Any], again: Any, reference: Any) -> str | None:
     ``ATOL`` / ``RTOL`` as the gate reads them, else its dtype-aware default): what differs, as the mismatch
     :func:`first_call_line` names; ``None`` where they agree."""
     from kernelopt.harness.compare import as_outputs, check_outputs
+    from kernelopt.harness.tolerance import reference_tolerance
 
     later = as_outputs(again)
-    checked = check_outputs(
-        first, later, later, atol=getattr(reference, "ATOL", None), rtol=getattr(reference, "RTOL", None)
-    )
+    atol, rtol = reference_tolerance(reference)
+    checked = check_outputs(first, later, later, atol=atol, rtol=rtol)
     if checked.message is None:
         return None
     return f"its first call's output, the next call's on the same inputs taken as the reference: {checked.message}"

@@ -89,6 +89,13 @@ class Tolerance(BaseModel):
     basis: str
 
 
+def reference_tolerance(reference: object) -> tuple[float | None, float | None]:
+    """reference.py's ``ATOL`` and ``RTOL`` (a loaded module), each ``None`` where it gives none (the dtype-aware
+    default then holds): the one reading of a problem's own tolerance, by the gate, tune's checks and the first
+    call's compare."""
+    return getattr(reference, "ATOL", None), getattr(reference, "RTOL", None)
+
+
 def precision_for(dtype_name: str, *, dtype_hint: str | None = None) -> Precision:
     """The precision class of an output dtype (``torch.float16`` or ``float16``).
 

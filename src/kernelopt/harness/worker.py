@@ -58,6 +58,7 @@ from kernelopt.harness.model import (
 )
 from kernelopt.harness.patches import replaced, snapshot
 from kernelopt.harness.progress import Phase, ProgressWriter, Step
+from kernelopt.harness.tolerance import reference_tolerance
 from kernelopt.jsontext import dump_json, load_json
 from kernelopt.kernelsource import (
     INTERPRETER_MAX_SIZE_TEXT,
@@ -469,8 +470,7 @@ def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         item.pair,
         cand,
         ref,
-        getattr(reference, "ATOL", None),
-        getattr(reference, "RTOL", None),
+        *reference_tolerance(reference),
         own=OwnCode(getattr(reference, "__file__", None)),
     )
     for i in _cases(ctx, item.pair.shapes):

@@ -33,6 +33,7 @@ from kernelopt.harness.hints import FIRST_CALL_ONLY
 from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
 from kernelopt.harness.interpreter import exception_chain, is_static_assert
 from kernelopt.harness.loader import check_shapes
+from kernelopt.harness.tolerance import reference_tolerance
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
 from kernelopt.tunables.list_model import ListScreen
@@ -386,12 +387,12 @@ class LoadedProblem:
     @property
     def atol(self) -> float | None:
         """The problem's ATOL, else reference.py's, else ``None`` (the dtype-aware default)."""
-        return self.problem.atol if self.problem.atol is not None else getattr(self.reference, "ATOL", None)
+        return self.problem.atol if self.problem.atol is not None else reference_tolerance(self.reference)[0]
 
     @property
     def rtol(self) -> float | None:
         """The problem's RTOL, else reference.py's, else ``None``."""
-        return self.problem.rtol if self.problem.rtol is not None else getattr(self.reference, "RTOL", None)
+        return self.problem.rtol if self.problem.rtol is not None else reference_tolerance(self.reference)[1]
 
     def restore_inputs(self) -> None:
         """Build the inputs again (seed 0) after something modified them."""
