@@ -15,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from kernelopt.tunables.bindings import rebound
-from kernelopt.tunables.blocks import dotted, launched, walk
+from kernelopt.tunables.blocks import call_args, dotted, launched, walk
 from kernelopt.tunables.model import argument_name
 
 #: calls whose value depends on their arguments alone: read again where a literal is set, they give the launch's
@@ -52,10 +52,7 @@ def _passed(call: cst.Call, kernel: cst.FunctionDef, parameter: str) -> cst.Base
     if any(a.star for a in call.args):
         return None
     params = [p.name.value for p in (*kernel.params.posonly_params, *kernel.params.params)]
-    positional = [a.value for a in call.args if a.keyword is None]
-    given = dict(zip(params, positional, strict=False))
-    given |= {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-    return given.get(parameter)
+    return call_args(call, params).get(parameter)
 
 
 def _readable(expr: cst.BaseExpression, fn: cst.FunctionDef) -> bool:
