@@ -158,13 +158,14 @@ def shrunk_covers(
             if isinstance(before, int) and isinstance(after, int) and after >= before:
                 continue
             said = (
-                f"{after}, smaller than the original's {before}"
+                f"makes it {after}, smaller than the original's {before}, which leaves part of a row undone where the "
+                "original covers it"
                 if isinstance(after, int)
-                else "a value no rule works out"
+                else f"moves it by more than {option} (a value no rule here works out), so it may leave part of a row "
+                "undone where the original covers it"
             )
             out.append(
                 f"{t.name} is computed from {option} ({t.computed}) and covers {cover.size} with one block "
-                f"({cover.test}): {option}={value} makes it {said}, which leaves part of a row undone where the "
-                "original covers it"
+                f"({cover.test}): {option}={value} {said}"
             )
     return out
