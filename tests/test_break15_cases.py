@@ -117,3 +117,48 @@ def test_b10_a_tile_read_in_a_load_whose_value_is_divided_is_still_a_knob() -> N
     scaled = scaled.replace("BLOCK: tl.constexpr", "mp_size: tl.constexpr").replace("BLOCK=1024", "mp_size=4")
     mp_size = next(t for t in discover_source(scaled) if t.name == "mp_size")
     assert mp_size.refused_reason is not None
+
+
+DEINTERLEAVE = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def deinterleave_kernel(x_ptr, y_ptr, n, half, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + (offs % 2) * half + offs // 2, x, mask=mask)
+
+
+def run(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    deinterleave_kernel[(triton.cdiv(n, 64),)](x, y, n, n // 2, BLOCK=64)
+    return y
+"""
+
+
+def test_b11_a_tile_whose_global_index_a_store_scatters_is_still_a_knob(tmp_path: Path) -> None:
+    """b11: 8193e055's layout rule (a tile whose ``tl.arange`` a store scatters by an integer literal's ``//`` or
+    ``%`` is its layout's: torchao's MX swizzle, ``rows % 32`` over ``rows = tl.arange(0, BLOCK_ROWS)``) also read an
+    element's index in the whole tensor: an even/odd split (``y = cat(x[0::2], x[1::2])``, stored at ``(offs % 2) *
+    half + offs // 2`` over ``offs = pid * BLOCK + tl.arange(0, BLOCK)``) had BLOCK refused, "another value stores
+    elements where the layout does not put them" (untrue: the mapping is the element's, any block stores it alike),
+    where 66667e5c offered it and tune wrote BLOCK=4096 (27x in the interpreter, correct at n=4100, 4098 and 500). A
+    placement through ``tl.program_id`` is the element's; the swizzle's tiles stay refused."""
+    from kernelopt.tunables import discover_source
+    from tests.conftest import load_fresh, triton_interpreted
+
+    block = next(t for t in discover_source(DEINTERLEAVE) if t.name == "BLOCK")
+    assert block.editable and block.refused_reason is None, block.refused_reason
+    swizzle = discover_source((DATA / "breaker14" / "ao_swizzle" / "kernel.py").read_text())
+    assert all(not t.editable for t in swizzle if t.name in {"BLOCK_ROWS", "BLOCK_COLS"})
+    path = tmp_path / "deinterleave.py"
+    path.write_text(DEINTERLEAVE.replace("64),)", "256),)").replace("BLOCK=64", "BLOCK=256"))
+    with triton_interpreted():
+        module = load_fresh(path, "_break15_deint")
+        x = torch.randn(1002)
+        assert torch.equal(module.run(x), torch.cat([x[0::2], x[1::2]]))

@@ -235,6 +235,21 @@ def _aranged(
     return out
 
 
+def _program_placed(expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], seen: set[str]) -> bool:
+    """``expr`` (its locals followed) reads ``tl.program_id``: an element's index in the whole tensor
+    (``pid * BLOCK + tl.arange(0, BLOCK)``), which a literal's ``//`` or ``%`` maps the same way whatever the tile
+    (an even/odd split, ``(offs % 2) * half + offs // 2``), where a tile's own arange (``rows % 32``) is its layout's
+    (docs/faults.md break15 b11)."""
+    for n in walk(expr):
+        if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "program_id":
+            return True
+        if isinstance(n, cst.Name) and n.value in values and n.value not in seen:
+            seen.add(n.value)
+            if any(_program_placed(v, values, seen) for v in values[n.value]):
+                return True
+    return False
+
+
 def _permuted(expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], params: set[str], seen: set[str]) -> bool:
     """``expr`` (its locals followed) takes an arange of one of ``params`` ``//`` or ``%`` an integer literal."""
     for n in walk(expr):
@@ -243,6 +258,7 @@ def _permuted(expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], pa
             and isinstance(n.operator, cst.FloorDivide | cst.Modulo)
             and isinstance(n.right, cst.Integer)
             and _aranged(n.left, values, params, set())
+            and not _program_placed(n.left, values, set())
         ):
             return True
         if isinstance(n, cst.Name) and n.value in values and n.value not in seen:
