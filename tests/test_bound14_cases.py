@@ -131,6 +131,25 @@ def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_pat
         assert launches.seen == [want, want], (n, launches.seen)
     _all_correct(folder, [{"M": 9, "N": 96}, {"M": 17, "N": 128}])
 
+    # the two launches reading one grid local: its literal moves once (it raised "two requested edits overlap", so no
+    # candidate moving BLOCK_M ran), named by the first launch's BLOCK_M, which falls back with BLOCK_N in both
+    shared = source.replace(
+        launch, "    grid = (triton.cdiv(M, 16),)\n" + launch.replace("(triton.cdiv(M, 16),)", "grid") * 2
+    )
+    (folder / "kernel.py").write_text(shared)
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None, note
+    first = "    BLOCK_M = 16\n    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_M = 32\n    grid = (triton.cdiv(M, BLOCK_M),)\n"
+    assert first in written and block.replace("[(triton.cdiv(M, BLOCK_M),)]", "[grid]") in written, written
+    (folder / "kernel.py").write_text(written)
+    module = load_fresh(folder / "kernel.py", "lse_shared_grid")
+    module.tile_lse = launches = _Launches()
+    for n, values in ((96, (16, 32)), (128, (32, 64))):
+        launches.seen.clear()
+        module.run(torch.zeros(40, n))
+        want = ((-(-40 // values[0]),), {"BLOCK_M": values[0], "BLOCK_N": values[1]})
+        assert launches.seen == [want, want], (n, launches.seen)
+
 
 @pytest.mark.gpu
 @pytest.mark.timeout(400)

@@ -1035,7 +1035,7 @@ def _splice(source: str, spans: list[_Splice]) -> str:
     Raises:
         TunableError: two splices overlap.
     """
-    spans = sorted(spans)
+    spans = sorted(set(spans))  # one literal moved alike for two settings (a grid two launches share) is one edit
     for (_, e1, _), (s2, _, _) in itertools.pairwise(spans):
         if s2 < e1:
             raise TunableError("two requested edits overlap (the same literal named twice)")

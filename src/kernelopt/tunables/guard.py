@@ -3900,6 +3900,9 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     for lit, changes in claims.values():
         # a copy in a launch that moved a setting is that launch's (a kernel launched twice: each grid its own)
         owners = [c for c in changes if any(node is lit for node in walk(c.statement))] or changes
+        alike = {(c.function, c.keyword, c.before, c.after, tests[id(c.statement)]) for c in owners}
+        if len(owners) > 1 and len(alike) == 1:
+            owners = owners[:1]  # outside the launches, one setting moved alike in each, one bound: the first names it
         if len(owners) > 1:
             return Guarded(None, f"{_code(lit)} moved with two settings: no bound names it")
         copies.setdefault(id(owners[0].statement), []).append((owners[0], lit))
