@@ -286,10 +286,12 @@ def read_module(
     device: str = "auto",
     on_cpu: Callable[[], object] | None = None,
     first_call: FirstCallWatch | None = None,
+    sizes: bool = True,
 ) -> dict[str, Any]:
     """What the autotuners of ``kernel_py`` hold (``{"spaces": ...}``), after one run of the task when
-    ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``); a module that fails to
-    import is ``{"error": ..., "line": N}``. A result, never an exception of the user's code."""
+    ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``; ``sizes``: then a run at each
+    ``SHAPES`` entry for ``shape_sizes``, none for a first-call check alone); a module that fails to import is
+    ``{"error": ..., "line": N}``. A result, never an exception of the user's code."""
     try:
         module = load_module(kernel_py)
     except BaseException as exc:  # the user's module failed to import: a result, reported in one line
@@ -323,7 +325,7 @@ def read_module(
         result["first_call"] = None
     result["launch_values"] = recorder.launches
     result["shape"] = shape
-    result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device)
+    result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device) if sizes else []
     for name, best in picked_configs(module).items():
         if name in spaces:
             spaces[name]["best_config"] = best
@@ -373,6 +375,7 @@ class AutotuneService:
             str(payload.get("device", "auto")),
             self._on_cpu,
             self._first_call,
+            bool(payload.get("sizes", True)),
         )
 
     def close(self) -> None:

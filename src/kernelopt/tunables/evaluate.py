@@ -113,6 +113,7 @@ def evaluate_autotune(
     device: str = "auto",
     timeout_s: float = EVALUATE_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
+    sizes: bool = True,
 ) -> AutotuneEvaluation:
     """Import ``kernel_py`` in a worker process and read back its autotuned kernels.
 
@@ -127,6 +128,8 @@ def evaluate_autotune(
             is forked from the process's fork server for CPU runs; any other starts a new interpreter.
         timeout_s: the worker's wall-clock limit; past it the process group is killed.
         env: the worker's environment (default: this process's).
+        sizes: with ``reference``, the task also runs at each ``SHAPES`` entry for ``shape_sizes`` (``False``: the
+            first run and the first-call check alone).
 
     Returns:
         The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated. A run of
@@ -148,6 +151,7 @@ def evaluate_autotune(
             "kernel_py": str(Path(kernel_py).resolve()),
             "reference": str(Path(reference).resolve()) if reference is not None else None,
             "device": device,
+            "sizes": sizes,
         }
         try:
             answer = worker.request(READ, payload, timeout_s)
@@ -266,7 +270,9 @@ def discover_evaluated(
         fix_by_reference(found, reference_text(Path(kernel_py), reference))
         if first_call and reference is not None and benchmarks_unreset(source):
             # a literal list is read without a run, so the first-call check had none (newuser12's n66)
-            seen = evaluate_autotune(Path(kernel_py), reference=reference, device=device, timeout_s=timeout_s, env=env)
+            seen = evaluate_autotune(
+                Path(kernel_py), reference=reference, device=device, timeout_s=timeout_s, env=env, sizes=False
+            )
             if seen.first_call:
                 return found, AutotuneEvaluation(first_call=seen.first_call, interpreted=seen.interpreted)
         return found, None
