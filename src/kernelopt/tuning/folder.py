@@ -1597,7 +1597,9 @@ def _cast_net(
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
     shrunk = computed or [
-        k for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v < old
+        k
+        for k, v in changes.items()
+        if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int) and v < old
     ]  # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
     far = _far_room(evaluator) if shrunk else None
     # a tile grown, or one the kernel computes moved: a missing mask shows at a multiple of the original's block only
