@@ -183,3 +183,20 @@ def test_n68_a_slowdown_s_interval_is_said_as_a_slowdown() -> None:
         interval_text(1.55, 1.21, 1.93, eager) == "1.55x over the reference (PyTorch eager), 95 % interval 1.21-1.93x"
     )
     assert interval_text(0.8, 0.7, 1.1, eager).endswith("95 % interval 0.7-1.1x")  # crossing 1: as it was
+
+
+def test_n68_a_slowdown_s_re_time_is_said_as_a_slowdown_too() -> None:
+    """n68's re-time: "435x slower than PyTorch eager, 95 % interval 422-546x slower (...), p 1.4e-49, d -0.64,
+    re-timed 0.00227x: regression" (kernelopt report of the trial's MCP workspace): the re-time beside it is said as a
+    slowdown too; a speedup's re-time, and a claim with no re-time, as before."""
+    from kernelopt.memory.model import ReferenceSpeedup
+    from kernelopt.report.headline import eager_claim
+
+    slow = ReferenceSpeedup(
+        eager=1 / 435, eager_ci_low=1 / 546, eager_ci_high=1 / 422, eager_verdict="regression", eager_p_value=1.4e-49,
+        eager_effect_size_d=-0.64, eager_retime=0.00227,
+    )  # fmt: skip
+    assert eager_claim(slow) == "p 1.4e-49, d -0.64, re-timed 441x slower: regression"
+    fast = slow.model_copy(update={"eager": 1.55, "eager_retime": 1.5, "eager_verdict": "improvement"})
+    assert eager_claim(fast) == "p 1.4e-49, d -0.64, re-timed 1.5x: improvement"
+    assert eager_claim(slow.model_copy(update={"eager_retime": None})) == "p 1.4e-49, d -0.64: regression"

@@ -13,7 +13,7 @@ from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
-from kernelopt.report.headline import interval_text
+from kernelopt.report.headline import eager_claim, interval_text
 from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.roofline import roofline_bounds, roofline_points
 
@@ -375,7 +375,7 @@ def reference_line(p: Performance) -> str | None:
     parts = []
     if ref.eager is not None:
         # the interval and "not reliable" by the one rule the summary and the batch table follow
-        claim = claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d, ref.eager_retime)
+        claim = eager_claim(ref)
         parts.append(
             interval_text(ref.eager, ref.eager_ci_low, ref.eager_ci_high, "PyTorch eager")
             + f" (PyTorch eager: {cells.with_unit(ref.eager_latency_us, 'us')})"
