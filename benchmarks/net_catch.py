@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v54, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v55, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -126,6 +126,7 @@ CASES: dict[str, Case] = {
     "v52": ("tile2d_nomask", {"BLOCK_N": 8}, None),  # a 2-D tile, the columns' block grown from 4
     "v53": ("tile_two_knobs", {"TILE": 256}, None),  # TILE = BLOCK * UNROLL, computed from two settings
     "v54": ("row_module_size", {"BLOCK": 512}, None),  # the row a module-level HIDDEN = 1024 beside a rows key
+    "v55": ("parts_unroll", {"UNROLL": 2}, None),  # v47 counted in tiles of BLOCK * UNROLL: no rule reads it
 }
 
 

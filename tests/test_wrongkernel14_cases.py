@@ -192,6 +192,31 @@ def test_v54_a_tile_dividing_a_module_level_size_fails_the_constant_size_with_it
     assert done.net.failed.shape.label() == "rows=8,HIDDEN=1280", done.net.line()
 
 
+@pytest.mark.timeout(120)
+def test_v55_a_count_of_tiles_of_a_product_the_rules_do_not_read_is_kept_out_by_the_far_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v55 (parts_unroll: v47's two-stage sum whose first stage sums ``UNROLL=4`` blocks of ``BLOCK=256`` a program,
+    counted ``triton.cdiv(n, BLOCK * UNROLL)``, the second stage one block of 64): ``UNROLL=2`` with the rules on, as
+    main wrote it before this lane (a5bd810f: plainly, the net correct at 8193, 8196 and 1501; wrong past 32768
+    elements, which the original handles): the rules read no count of tiles of a product, and the far size fails it
+    at 32776, where the original passes: nothing written."""
+    import shutil
+
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "parts_unroll", tmp_path / "v55"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current = prepared.space.current()
+    tuning = _session(prepared, [({"UNROLL": 2}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.FAR and done.net.failed.shape.label() == "n=32776", done.net.line()
+
+
 GPU_CASES = [
     # variant, its SHAPES as written, realistic SHAPES, the pick, the size the plain pick fails at, its class
     ("parts_capped", '[{"n": 3000}, {"n": 8192}]', '[{"n": 12000}, {"n": 16384}]', {"BLOCK": 512}, "n=32800", "far"),
