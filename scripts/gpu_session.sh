@@ -109,6 +109,8 @@
 #              and tune --device cuda says where they differ from the pinned timings; the first-call compare on cuda
 #   newuser12  scripts/gpu_newuser12.sh: tune --device cuda on warps_cover and warps_chain (a block computed from
 #              num_warps: a one-block cover, a chain of locals): the kernel.py each leaves correct at sizes no entry names
+#   break15    scripts/gpu_break15.sh: tune --device cuda on warps_unpacked (a block computed from num_warps through an
+#              unpacking, b9): the kernel.py it leaves correct at sizes no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -165,6 +167,7 @@ table14 300 scripts/gpu_table14.sh
 refblame14 240 scripts/gpu_refblame14.sh
 bound14 720 scripts/gpu_bound14.sh
 newuser12 480 scripts/gpu_newuser12.sh
+break15 360 scripts/gpu_break15.sh
 gputests 560 -
 EOF
 }

@@ -162,3 +162,18 @@ def test_b11_a_tile_whose_global_index_a_store_scatters_is_still_a_knob(tmp_path
         module = load_fresh(path, "_break15_deint")
         x = torch.randn(1002)
         assert torch.equal(module.run(x), torch.cat([x[0::2], x[1::2]]))
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(420)
+def test_b9_on_a_gpu_a_num_warps_read_through_an_unpacking_is_never_written_wrong(tmp_path: Path) -> None:
+    """b9 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s wall)
+    on tests/data/break15/warps_unpacked (``nw = 2``, ``threads, rows = nw * 32, 1``, ``BLOCK = threads`` over
+    ``n // BLOCK`` programs without masks), then the kernel.py it leaves run at sizes no entry names that the original
+    handles (multiples of its 64-element block): right at every one, whatever was written."""
+    from tests.gpu_correct import assert_correct, tuned_on_device
+
+    folder = Path(shutil.copytree(DATA / "break15" / "warps_unpacked", tmp_path / "warps_unpacked"))
+    tuned_on_device(folder)
+    shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
