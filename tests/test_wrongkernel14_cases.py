@@ -193,16 +193,18 @@ def test_v54_a_tile_dividing_a_module_level_size_fails_the_constant_size_with_it
 
 
 @pytest.mark.timeout(120)
-def test_v55_a_count_of_tiles_of_a_product_the_rules_do_not_read_is_kept_out_by_the_far_size(
+def test_v55_a_count_of_tiles_of_a_product_is_guarded_by_its_reach_and_the_far_size_keeps_out_the_plain_pick(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """v55 (parts_unroll: v47's two-stage sum whose first stage sums ``UNROLL=4`` blocks of ``BLOCK=256`` a program,
-    counted ``triton.cdiv(n, BLOCK * UNROLL)``, the second stage one block of 64): ``UNROLL=2`` with the rules on, as
-    main wrote it before this lane (a5bd810f: plainly, the net correct at 8193, 8196 and 1501; wrong past 32768
-    elements, which the original handles): the rules read no count of tiles of a product, and the far size fails it
-    at 32776, where the original passes: nothing written."""
+    counted ``triton.cdiv(n, BLOCK * UNROLL)``, the second stage one block of 64): main before this lane (a5bd810f)
+    wrote ``UNROLL=2`` plainly with the rules on, the net correct at 8193, 8196 and 1501, wrong past 32768 elements.
+    The count of tiles of a product is read as v41's (each tile with the others as factors): ``if n <= 32768``, and
+    that text passes the net, the far size included (32776: the original values there); the plain pick (rules off)
+    fails the far size at 32776, where the original passes."""
     import shutil
 
+    from kernelopt.tunables.guard import Guarded
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
 
@@ -212,9 +214,15 @@ def test_v55_a_count_of_tiles_of_a_product_the_rules_do_not_read_is_kept_out_by_
     current = prepared.space.current()
     tuning = _session(prepared, [({"UNROLL": 2}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
     with _evaluator(prepared) as evaluator:
-        done = tf._checked_edit(tuning, evaluator)
-    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-    assert done.net.failed.kind is SizeClass.FAR and done.net.failed.shape.label() == "n=32776", done.net.line()
+        guarded = tf._checked_edit(tuning, evaluator)
+        with monkeypatch.context() as m:
+            m.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
+            plain = tf._checked_edit(tuning, evaluator)
+    assert guarded.edit is not None and "    if n <= 32768:  # kernelopt: tuned\n" in guarded.edit.new_source
+    assert guarded.net is not None and guarded.net.failed is None, guarded.net.line()
+    assert "n=32776" in guarded.net.line(), guarded.net.line()
+    assert plain.edit is None and plain.net is not None and plain.net.failed is not None, plain.edit_note
+    assert plain.net.failed.kind is SizeClass.FAR and plain.net.failed.shape.label() == "n=32776", plain.net.line()
 
 
 GPU_CASES = [

@@ -1882,13 +1882,40 @@ def _counted_cover(
     # a launch literal's copy (``triton.cdiv(N, 256)`` beside ``BLOCK_N=256``): that keyword's tile, the copy carried
     keywords = _keyword_literals(call).get(value, []) if value is not None else []
     tile = ("meta", keywords[0]) if len(keywords) == 1 else _tile_id(tile_size[0])
-    if tile is None or tile == block:
+    product_tiles = _tile_product(tile_size[0]) if tile is None else None
+    if product_tiles is not None:  # tiles of ``BLOCK * UNROLL`` (v55): each tile with the others as factors, as v41's
+        tiles, times = product_tiles
+        needs = [
+            need
+            for i, one in enumerate(tiles)
+            for need in _counted_need(one, tiles[:i] + tiles[i + 1 :], times, block, partners, size, count, line)
+        ]
+    elif tile is not None:
+        needs = _counted_need(tile, (), 1, block, partners, size, count, line)
+    else:
         return []
     literal = tile_size[0] if len(keywords) == 1 and isinstance(tile_size[0], cst.Integer) else None
-    factors = tuple(sorted({block, *partners}))  # each of a product's readings gives the same requirement
-    product = " * ".join(f[1] for f in (tile, *factors))
+    return [replace(need, why=why + need.why, scale=scale, literal=literal) for need in needs]
+
+
+def _counted_need(
+    tile: tuple[str, str],
+    others: tuple[tuple[str, str], ...],
+    times: int,
+    block: tuple[str, str],
+    partners: tuple[tuple[str, str], ...],
+    size: cst.BaseExpression,
+    count: cst.BaseExpression,
+    line: int,
+) -> list[Divides]:
+    """:func:`_counted_cover`'s requirement for one tile of the count (``others``: the count's other tiles, ``times``
+    its literal factors): the block and its partners, and the count's other tiles, are factors of the reach."""
+    if tile == block:
+        return []
+    factors = tuple(sorted({block, *partners, *others}))  # each of a product's readings gives the same requirement
+    product = " * ".join([f[1] for f in (tile, *factors)] + ([str(times)] if times != 1 else []))
     counts = f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {product} reaches {_code(size)}"
-    return [Divides(tile, size, line, why + counts, literal, covers=True, scale=scale, factors=factors)]
+    return [Divides(tile, size, line, counts, None, covers=True, factors=factors, times=times, times_before=times)]
 
 
 def _fixed_block(launcher: cst.FunctionDef, given: cst.BaseExpression | None) -> bool:
