@@ -33,8 +33,9 @@ def _assignments(source: str) -> dict[ast.AST | None, list[tuple[str, ast.expr]]
     except SyntaxError:
         return {}
     out: dict[ast.AST | None, list[tuple[int, str, ast.expr]]] = {}
-
-    def visit(node: ast.AST, scope: ast.AST | None) -> None:
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]  # a stack, not recursion: any depth of expression
+    while stack:
+        node, scope = stack.pop()
         if isinstance(node, ast.Assign):
             pairs = [p for target in node.targets for p in _paired(target, node.value)]
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -43,10 +44,7 @@ def _assignments(source: str) -> dict[ast.AST | None, list[tuple[str, ast.expr]]
             pairs = []
         out.setdefault(scope, []).extend((node.lineno, name, value) for name, value in pairs)
         inner = node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) else scope
-        for child in ast.iter_child_nodes(node):
-            visit(child, inner)
-
-    visit(tree, None)
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
     return {scope: [(n, v) for _, n, v in sorted(binds, key=lambda a: a[0])] for scope, binds in out.items()}
 
 
