@@ -30,8 +30,8 @@
 #      half the grown tile, the guarded ones passed there; and tests/test_wrongkernel13_cases.py's GPU test: the net's
 #      power size on cuda (reshape_rows, v44, over 4096 rows of 64 and 2048 of 128 columns): the plain BLOCK=256 fails
 #      at 4096 rows of 512 columns, the guarded one passes there; and tests/test_wrongkernel14_cases.py's GPU test:
-#      the net's far and residue sizes on cuda at realistic sizes (v47 over 12000 and 16384 elements: the plain
-#      BLOCK=512 fails the far size at 32800; v52, tile2d_nomask over 4096 x 2048 and 8192 x 1024: the plain
+#      the net's far and residue sizes on cuda at realistic sizes (v47 and v55 over 12000 and 16384 elements: the
+#      plain BLOCK=512 and UNROLL=2 fail the far size at 32800; v52, tile2d_nomask over 4096 x 2048 and 8192 x 1024: the plain
 #      BLOCK_N=8 fails the residue size at 2052 columns; v53, tile_two_knobs over 2**22 and 2**20: the plain TILE=256
 #      fails at 2**22 + 128), what the rules write passes;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default

@@ -228,6 +228,7 @@ def test_v55_a_count_of_tiles_of_a_product_is_guarded_by_its_reach_and_the_far_s
 GPU_CASES = [
     # variant, its SHAPES as written, realistic SHAPES, the pick, the size the plain pick fails at, its class
     ("parts_capped", '[{"n": 3000}, {"n": 8192}]', '[{"n": 12000}, {"n": 16384}]', {"BLOCK": 512}, "n=32800", "far"),
+    ("parts_unroll", '[{"n": 3000}, {"n": 8192}]', '[{"n": 12000}, {"n": 16384}]', {"UNROLL": 2}, "n=32800", "far"),
     (
         "tile2d_nomask",
         '[{"M": 128, "N": 64}, {"M": 256, "N": 32}]',
@@ -260,9 +261,10 @@ def test_on_cuda_the_far_and_residue_sizes_keep_out_the_plain_picks_and_pass_wha
     size: str,
     kind: str,
 ) -> None:
-    """On a GPU, compiled, at realistic sizes: v47 (parts_capped over 12000 and 16384 elements), v52 (tile2d_nomask
+    """On a GPU, compiled, at realistic sizes: v47 and v55 (parts_capped, parts_unroll over 12000 and 16384
+    elements), v52 (tile2d_nomask
     over 4096 x 2048 and 8192 x 1024) and v53 (tile_two_knobs over 2**22 and 2**20 elements). With the rules off the
-    plain pick fails the far size (v47: 32800 elements, past the 64 partials of 512) or the residue size (v52's 2052
+    plain pick fails the far size (v47, v55: 32800 elements, past the 64 partials of 512) or the residue size (v52's 2052
     columns, v53's 2**22 + 128 elements: multiples of the original's block and not of the pick's) where the original
     passes, and nothing is written; with the rules on what they write passes the net (v53's pick is refused by its
     rule: nothing to net)."""
