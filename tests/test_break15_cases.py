@@ -177,3 +177,24 @@ def test_b9_on_a_gpu_a_num_warps_read_through_an_unpacking_is_never_written_wron
     tuned_on_device(folder)
     shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+def test_b12_an_original_raising_at_the_first_entry_is_not_said_to_run_the_others() -> None:
+    """b12: r13's line (tune, exit 2) read any raise of the original at an entry every candidate failed too as "a size
+    the original cannot run ...; drop it from SHAPES to tune on the others", without knowing the original ran another
+    entry: a bug in ``run`` raising at every size (gelu_nomask with its bias made 3-D, then ``assert bias.dim() ==
+    2``) stops every check at the first entry, and tune said so of n_rows=8,n_cols=128, untrue (the other entry fails
+    the same). An original that raised at the first entry checked gets no such line (the session's own verdict, "no
+    candidate ran", as before r13); one raising at a later entry, after the first passed, still does."""
+    from kernelopt.tuning.candidate import Config, Outcome, Result
+    from kernelopt.tuning.shapes import unrunnable_entry_line
+
+    def result(block: int, entry: str) -> Result:
+        said = f"on the SHAPES entry {entry}: raised while running: AssertionError: bias must be 2-D"
+        return Result(config={"BLOCK_SIZE": block}, outcome=Outcome.RUN_ERROR, reason=said, failed_entry=entry)
+
+    first, later = "n_rows=8,n_cols=128", "n_rows=4,n_cols=512"
+    current = Config.of({"BLOCK_SIZE": 128})
+    assert unrunnable_entry_line(current, [result(128, first), result(256, first)], first=first) is None
+    line = unrunnable_entry_line(current, [result(128, later), result(256, later)], first=first)
+    assert line is not None and line.startswith(f"kernel.py as written cannot run the SHAPES entry {later} ")

@@ -462,7 +462,10 @@ def _tune_locked(
             f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem, error_class)
         )
     unrunnable = unrunnable_entry_line(
-        Config.of(r.current_config) if r.current_config is not None else None, r.results, kernel_py.name
+        Config.of(r.current_config) if r.current_config is not None else None,
+        r.results,
+        kernel_py.name,
+        first=prepared.shapes[0].label() if prepared.shapes else None,
     )
     if unrunnable is not None and r.best_latency_us is None:  # bad input: an entry the original cannot run
         raise UsageError(f"{unrunnable}; {kernel_py.name} unchanged")

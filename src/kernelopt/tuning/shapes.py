@@ -71,7 +71,7 @@ RAISED_OUTCOMES = frozenset({Outcome.RUN_ERROR, Outcome.COMPILE_ERROR})
 
 
 def unrunnable_entry_line(
-    current: Config | None, results: Sequence[Result], kernel_py: str = "kernel.py"
+    current: Config | None, results: Sequence[Result], kernel_py: str = "kernel.py", *, first: str | None = None
 ) -> str | None:
     """The one line of a session across entries in which the kernel as written (``current``) raised at an entry and
     every candidate that ran failed at that entry too, none passing: a failure the original shares at that size is
@@ -79,9 +79,13 @@ def unrunnable_entry_line(
 
     Seen (CPU, 2026-12-06): an ``assert`` in ``run`` refusing rows of one element at the entry M=8,N=1 (the CPU's
     stand-in for a kernel that does not compile there on a GPU), and tune ended "no candidate ran (...)" beside "3
-    candidate(s) failed: 3 run_error", as though the picks were at fault."""
+    candidate(s) failed: 3 run_error", as though the picks were at fault.
+
+    ``first``: the entry every check starts at (the primary's label). An original that raised there ran no other
+    entry the session knows of: it may raise at every size (a bug in ``run``), where "drop it from SHAPES to tune on
+    the others" is untrue (docs/faults.md break15 b12), so no line is said for it."""
     mine = next((r for r in results if current is not None and Config.of(r.config) == current), None)
-    if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry is None:
+    if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry in (None, first):
         return None
     entry = mine.failed_entry
     ran = [r for r in results if r is not mine and r.outcome not in (Outcome.NOT_RUN_BUDGET, Outcome.INVALID)]
