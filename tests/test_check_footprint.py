@@ -536,3 +536,31 @@ def test_batch_counts_a_check_that_does_not_fit_apart_from_the_kernels(
         "2 ERROR row(s) (1 a check that does not fit the device's or the host's memory, the rest the problem's own "
         "failure), counted apart" in out
     )
+
+
+def test_outputs_parked_on_the_host_leave_no_device_copy_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """review14's find: the reference's run kept its outputs referenced while the kernel ran, so parking them on
+    the host (or shrinking the check after the kernel's out-of-memory error) gave no device memory back. Parking
+    is stood in by a copy (the device's ``.to("cpu")``): once the check keeps its outputs, nothing holds the
+    originals, the reference's run included."""
+    import gc
+    import weakref
+    from types import SimpleNamespace
+
+    import torch
+
+    from kernelopt.harness.footprint import CheckPlacement
+    from kernelopt.harness.inplace import InPlaceContract
+
+    monkeypatch.setattr(worker, "_park", lambda obj, keep: obj if keep is Keep.DEVICE else obj.clone())
+    native, hi = torch.arange(8.0), torch.arange(8.0, dtype=torch.float64)
+    gone = [weakref.ref(native), weakref.ref(hi)]
+    place = CheckPlacement(outputs=Keep.HOST, high_output=Keep.HOST, snapshot=Snapshot.CHECKSUM, poison=False)
+    ref = worker._ReferenceRun(native, hi, "float64", InPlaceContract(), False, place, None)
+    del native, hi
+    ctx = SimpleNamespace(device="cpu", job=SimpleNamespace(dtype_hint=None), warn_once=lambda *_: None)
+    kept = worker._kept_for_kernel(ctx, SimpleNamespace(atol=None, rtol=None), ref, [torch.ones(8)])  # type: ignore[arg-type]
+    gc.collect()
+    assert [w() for w in gone] == [None, None]
+    assert ref.native is None and ref.hi is None and ref.contract is kept.contract
+    assert torch.equal(kept.native, torch.arange(8.0)) and kept.hi.dtype == torch.float64

@@ -828,12 +828,15 @@ def _run_reference(
 
 def _kept_for_kernel(ctx: _Ctx, subject: _Checked, ref: _ReferenceRun, inputs: list[Any]) -> _Kept:
     """What the check keeps of ``ref`` while the kernel runs, where ``ref.place`` puts it (the outputs parked on the
-    host, the inputs copied or checksummed), and the output memory poisoned where there is room (else a warning)."""
+    host, the inputs copied or checksummed), and the output memory poisoned where there is room (else a warning).
+    ``ref`` gives up its outputs to it, so that nothing else holds their device copies once they are parked (or
+    once :meth:`_Kept.shrink` parks them after an out-of-memory error)."""
     from kernelopt.harness.inplace import InputCopy, InputPrints
     from kernelopt.harness.inputs import poison_device_memory, tensors_in
 
     place = ref.place
     kept = _Kept(ref.native, ref.hi, ref.contract)
+    ref.native = ref.hi = None  # the kept outputs are the only ones held: parking them gives the device's back
     if place.outputs is Keep.HOST or place.high_output is Keep.HOST:
         kept.park(ctx, subject, place.outputs, place.high_output)
     kept.saved = InputCopy.of(inputs) if place.snapshot is Snapshot.COPY else InputPrints.of(inputs)
