@@ -21,6 +21,13 @@ size; the computation is 16 at 10 columns and 128 at 100). The edit of a configu
 written (``kernelopt.tuning.kernel_evaluator.config_changes``); only the current configuration holds it."""
 
 
+GRID_AXES_MOST = (2**31 - 1, 65535, 65535)
+"""The most programs a CUDA launch takes on each grid axis (CUDA C++ Programming Guide, "Compute Capabilities":
+maximum x-, y- and z-dimension of a grid of thread blocks). Triton passes its grid to the driver unchecked; the
+interpreter refuses a launch past it as a GPU does, and a tuned tile must keep a grid's second and third axes under it.
+"""
+
+
 class Vendor(StrEnum):
     """A GPU vendor: the task card's ``platform``, a wiki record's ``scope.vendor``, a spec's ``vendor``."""
 

@@ -62,6 +62,8 @@ import importlib.util
 import traceback
 from typing import Any
 
+from kernelopt.vocabulary import GRID_AXES_MOST
+
 FIXED_IN = (3, 7)
 #: The smallest K of a ``tl.dot`` a GPU compiles, by operand bit width (Triton 3.6's NVIDIA backend,
 #: ``min_dot_size``: 32 for 8-bit operands, else 16; AMD's accepts any).
@@ -69,10 +71,6 @@ DOT_MIN_K = {8: 32}
 DOT_MIN_K_DEFAULT = 16
 #: The launch options the GPU backends check and the interpreter drops unread.
 CHECKED_OPTIONS = ("num_warps",)
-#: The most programs a CUDA launch takes on each grid axis (CUDA C++ Programming Guide, "Compute Capabilities":
-#: maximum x-, y- and z-dimension of a grid of thread blocks), as :data:`kernelopt.tunables.guard.GRID_AXIS_MOST` reads
-#: the second and third.
-GRID_AXES_MOST = (2**31 - 1, 65535, 65535)
 
 
 def exception_chain(exc: BaseException) -> list[BaseException]:

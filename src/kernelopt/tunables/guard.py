@@ -74,6 +74,7 @@ from kernelopt.tunables.inline_guard import (
 )
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.syntax import kept_by_text, parsed
+from kernelopt.vocabulary import GRID_AXES_MOST
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -707,7 +708,7 @@ def _copy_owners(
     return [k for k in keywords if k in tiling] or keywords
 
 
-GRID_AXIS_MOST = 65535
+GRID_AXIS_MOST = GRID_AXES_MOST[1]
 """The most programs a CUDA launch may have on its grid's second and third axes (``gridDim.y``, ``gridDim.z``; the
 first takes 2**31 - 1): Triton passes its grid to the driver unchecked, and a launch past it fails ("invalid
 argument") where the interpreter runs it."""
