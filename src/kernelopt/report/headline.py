@@ -42,21 +42,22 @@ def unreliable(low: float | None, high: float | None) -> bool:
 
 def interval_text(x: float, low: float | None, high: float | None, than: str) -> str:
     """``1.55x over the reference (PyTorch eager), 95 % interval 1.21-1.93x`` (a slowdown's interval said as one:
-    ``2220x slower than ..., 95 % interval 1970-2660x slower``), or the same figure said to be not reliable when
-    :func:`unreliable`, or ``(no interval: too few samples)``."""
+    ``2220x slower than ..., 95 % interval 1970-2660x slower``, reliable or not), or the same figure said to be not
+    reliable when :func:`unreliable`, or ``(no interval: too few samples)``."""
     text = speedup_words(x, than)
     if low is None or high is None:
         return f"{text} (no interval: too few samples)"
+    # said as a slowdown, its interval is said so too, reliable or not (newuser12's n68: "2220x slower than the
+    # reference (PyTorch eager), 95 % interval 0.000376-0.000508x", a factor beside two speedups; seen14: "103x
+    # slower ..., not reliable: its 95 % interval 0.00618-0.0126x")
+    slower = text.endswith(f"x slower than {than}") and low > 0 and high < 1
+    interval = f"{figure(1 / high)}-{figure(1 / low)}x slower" if slower else f"{figure(low)}-{figure(high)}x"
     if unreliable(low, high):
         return (
-            f"{text}, not reliable: its 95 % interval {figure(low)}-{figure(high)}x spans more than "
+            f"{text}, not reliable: its 95 % interval {interval} spans more than "
             f"{MAX_REPORTED_SPEEDUP_SPREAD:g}x (the timing of the reference or the kernel is noisy)"
         )
-    if text.endswith(f"x slower than {than}") and high < 1:
-        # said as a slowdown, its interval is said so too (newuser12's n68: "2220x slower than the reference (PyTorch
-        # eager), 95 % interval 0.000376-0.000508x", a factor beside two speedups)
-        return f"{text}, 95 % interval {figure(1 / high)}-{figure(1 / low)}x slower"
-    return f"{text}, 95 % interval {figure(low)}-{figure(high)}x"
+    return f"{text}, 95 % interval {interval}"
 
 
 def reference_headline(vs: ReferenceSpeedup | None) -> str | None:
