@@ -19,8 +19,9 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity variants tablebound13 breaker12 breaker13 leftovers13 rounds13 lostpicks13 (carry .whl/deps), with
-#              GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
+#   owed       parity gputests newuser12 break15 variants refblame14 breaker14 bound14 table14 breaker13 (carry .whl/deps),
+#              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
+#              PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
 # are never changed, ncu runs with --clock-control none):
@@ -174,7 +175,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity variants tablebound13 breaker12 breaker13 leftovers13 rounds13 lostpicks13" ;;
+        owed) echo "parity gputests newuser12 break15 variants refblame14 breaker14 bound14 table14 breaker13" ;;
     esac
 }
 
