@@ -1031,16 +1031,7 @@ class _Gating:
 def _correctness(g: _Gating, *, baseline: bool = False) -> CorrectnessReport:
     """The correctness check of the workspace's kernel.py (at the gate's problem sizes); for a ``baseline`` an entry
     it cannot run while it runs another is the problem's (:func:`~kernelopt.harness.unrunnable.unrunnable_entry`)."""
-    ws = g.workspace
-    correctness = check_files(
-        ws.kernel_py,
-        ws.reference_py,
-        ws.state_dir,
-        label=g.label,
-        settings=g.settings,
-        dtype_hint=g.card.dtype,
-        constants=g.constants,
-    )
+    correctness = _recheck(g, None)
     g.warnings += correctness.warnings
     if baseline:  # the kernel as written, to be optimized: an entry it cannot run is the problem's (r11)
         correctness = unrunnable_entry(
@@ -1059,8 +1050,9 @@ def _entries_to_run(g: _Gating, device: str | None) -> list[int]:
     return interpreted_cases(entries) if interpreted else list(range(len(entries)))
 
 
-def _recheck(g: _Gating, cases: list[int]) -> CorrectnessReport:
-    """The check of the workspace's kernel.py on ``cases`` alone (its warnings said by the first check)."""
+def _recheck(g: _Gating, cases: list[int] | None) -> CorrectnessReport:
+    """The check of the workspace's kernel.py on ``cases`` alone, or on every entry when ``None`` (the warnings of a
+    recheck are said by the first check)."""
     ws = g.workspace
     return check_files(
         ws.kernel_py,
