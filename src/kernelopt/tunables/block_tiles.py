@@ -28,7 +28,7 @@ import libcst as cst
 
 from kernelopt.tunables.blocks import BLOCK_PTR_ARGS, DESCRIPTOR_ARGS, call_args, dotted, walk
 from kernelopt.tunables.knobs import LIVE_BLOCK_TENSORS, TRITON_DEFAULTS, ResourceLimits
-from kernelopt.tunables.model import AutotuneEvaluation, Value
+from kernelopt.tunables.model import AutotuneEvaluation, Value, plain_int
 from kernelopt.tunables.syntax import parsed
 
 #: the makers whose ``block_shape`` is a tile, with the names of their arguments in order
@@ -129,15 +129,11 @@ def tile_entries(kernel: str | None, listed: bool, evaluation: AutotuneEvaluatio
     )
 
 
-def _int(value: Value | None) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def per_thread(tile: Tile, values: Mapping[str, Value | None], warp_size: int) -> tuple[int, float] | None:
     """The elements of ``tile`` at ``values`` and their share a thread (``num_warps * warp_size`` threads, Triton's
     default warps when ``values`` names none); ``None`` when a side's value or the warps are not known integers."""
-    sides = [s if isinstance(s, int) else _int(values.get(s)) for s in tile]
-    warps = _int(values.get("num_warps", TRITON_DEFAULTS["num_warps"]))
+    sides = [s if isinstance(s, int) else plain_int(values.get(s)) for s in tile]
+    warps = plain_int(values.get("num_warps", TRITON_DEFAULTS["num_warps"]))
     if warps is None or warps < 1 or any(s is None or s < 1 for s in sides):
         return None
     elements = math.prod(s for s in sides if s is not None)

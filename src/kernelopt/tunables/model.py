@@ -15,6 +15,11 @@ from kernelopt.errors import KerneloptError
 Value = int | float | bool | str
 
 
+def plain_int(value: object) -> int | None:
+    """``value`` when it is an integer, else ``None`` (a ``bool`` is an ``int`` to Python, never to a knob)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 PLAN_KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
     ActionCategory.BLOCK_SIZE: frozenset({ActionCategory.BLOCK_SIZE}),
     ActionCategory.NUM_WARPS: frozenset({ActionCategory.NUM_WARPS}),

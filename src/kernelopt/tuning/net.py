@@ -105,6 +105,7 @@ from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, intege
 from kernelopt.harness.hostmem import is_out_of_memory
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
+from kernelopt.tunables.model import plain_int
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, checked_output, first_line, load_candidate
 from kernelopt.tuning.problem import ProblemShape
@@ -167,10 +168,6 @@ class DerivedSize(BaseModel):
 FORMAT_GRAIN = 32
 
 
-def _int(v: object) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
 def _power_of_two_part(n: int) -> int:
     """The largest power of two dividing ``n`` (``n`` > 0)."""
     return n & -n
@@ -214,12 +211,12 @@ def _key_values(key: str, values: Sequence[object]) -> _Values | None:
     """The slots of a key over the entries: an integer, a tuple of integers (``(4, 1000)``, each of its numbers), or
     a string whose numbers sit in the same text in every entry (``"4x1000"``, ``"8x512"``); ``None`` for anything
     else (a float, a word, strings of other forms, tuples of other lengths)."""
-    if _int(values[0]) is not None:  # an entry without the key, or with another kind of value there, adds nothing
-        return _Values({(key, None): [i for v in values if (i := _int(v)) is not None]})
+    if plain_int(values[0]) is not None:  # an entry without the key, or with another kind of value there, adds nothing
+        return _Values({(key, None): [i for v in values if (i := plain_int(v)) is not None]})
     if isinstance(values[0], tuple | list):  # {"shape": (4, 1000)}: each number, in entries of the same length
         if not all(isinstance(v, tuple | list) and len(v) == len(values[0]) for v in values):
             return None
-        if any(_int(n) is None for v in values for n in v):  # type: ignore[union-attr]
+        if any(plain_int(n) is None for v in values for n in v):  # type: ignore[union-attr]
             return None
         return _Values({(key, i): [v[i] for v in values] for i in range(len(values[0]))}, tuple_value=tuple(values[0]))  # type: ignore[index,arg-type]
     if not all(isinstance(v, str) for v in values):
@@ -235,19 +232,19 @@ def _slot_value(value: object, index: int | None) -> int | None:
     """The number at a slot of one entry's value (an integer; a tuple's ``index``-th; a string's ``index``-th
     number)."""
     if index is None:
-        return _int(value)
+        return plain_int(value)
     if isinstance(value, tuple | list):
-        return _int(value[index]) if index < len(value) else None
+        return plain_int(value[index]) if index < len(value) else None
     numbers = _NUMBER.findall(value) if isinstance(value, str) else []
     return int(numbers[index]) if index < len(numbers) else None
 
 
 def _constant_values(name: str, value: SizeValue) -> _Values | None:
     """The slots of a module-level size: an integer, or each integer of a tuple (``input_shape = (4, 1000)``)."""
-    if _int(value) is not None:
+    if plain_int(value) is not None:
         return _Values({(name, None): [int(value)]})  # type: ignore[arg-type]
     if isinstance(value, tuple):
-        slots = {(name, i): [v] for i, v in enumerate(value) if _int(v) is not None}
+        slots = {(name, i): [v] for i, v in enumerate(value) if plain_int(v) is not None}
         return _Values(slots, tuple_value=value) if slots else None
     return None
 
@@ -490,7 +487,7 @@ def _constant_steps(mover: _Mover) -> list[DerivedSize]:
     out = []
     unmoved = mover.shape({})
     for name, value in mover.constants.items():
-        v = _int(value)
+        v = plain_int(value)
         if v is None or v <= SMALL_KEY:
             continue
         grain = _power_of_two_part(v)
