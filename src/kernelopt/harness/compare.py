@@ -322,6 +322,23 @@ def check_outputs(
     return result
 
 
+def rerun_differs(
+    again: Any,
+    native: Any,
+    *,
+    dtype_hint: str | None,
+    atol: float | None,
+    rtol: float | None,
+    device_type: str | None = None,
+) -> str | None:
+    """Why ``again``, the reference run a second time on the same inputs, is not its first output ``native`` within
+    the tolerance those outputs hold a kernel to (``native`` its own values truth); ``None`` when it agrees. The one
+    comparison of a reference with itself: another random state (:mod:`.draws`), a fresh import (:mod:`.history`)."""
+    return check_outputs(
+        again, native, native, dtype_hint=dtype_hint, atol=atol, rtol=rtol, device_type=device_type
+    ).message
+
+
 def _ranges(n: int, chunk_elems: int | None) -> list[tuple[int, int]]:
     """``[start, end)`` element ranges of at most ``chunk_elems`` each (one range when ``None``)."""
     step = n if chunk_elems is None or chunk_elems <= 0 else chunk_elems

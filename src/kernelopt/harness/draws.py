@@ -152,15 +152,14 @@ def state_dependence(
     correct kernel as "output differs from the reference beyond tolerance" (docs/faults.md refblame13 r2)."""
     import torch
 
-    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.compare import rerun_differs
 
     torch.manual_seed(OTHER_STATE_SEED)
-    other = rerun()
-    differs = check_outputs(other, native, native, dtype_hint=dtype_hint, atol=atol, rtol=rtol)
-    if differs.message is None:
+    differs = rerun_differs(rerun(), native, dtype_hint=dtype_hint, atol=atol, rtol=rtol)
+    if differs is None:
         return None
     return (
         f"{what} draws random numbers and its output changes with the random state (run again from another: "
-        f"{differs.message}), so no kernel that draws its own numbers, or none, can be checked against it; draw them "
+        f"{differs}), so no kernel that draws its own numbers, or none, can be checked against it; draw them "
         "in get_inputs(), or from a generator seeded in reference()"
     )

@@ -1112,7 +1112,7 @@ def _fail_if_reference_cached(
     legitimate one), and so does one that cannot be loaded again (``torch.library`` registering an op at import)."""
     import torch
 
-    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.compare import rerun_differs
     from kernelopt.harness.hints import REFERENCE_CACHED, FailureClass, failure_class
     from kernelopt.harness.history import cached_line
     from kernelopt.harness.inplace import fingerprint
@@ -1137,22 +1137,14 @@ def _fail_if_reference_cached(
             unload(module)
     except (Exception, SystemExit):  # a file that imports once only (a custom op registered): no verdict of it here
         return
-    differs = check_outputs(
-        again,
-        ref_native,
-        ref_native,
-        dtype_hint=ctx.job.dtype_hint,
-        atol=subject.atol,
-        rtol=subject.rtol,
-        device_type=made_on,
+    differs = rerun_differs(
+        again, ref_native, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol, device_type=made_on
     )
-    if differs.message is None:
+    if differs is None:
         return
     same = previous is not None and bool(previous.ref_prints) and fingerprint(ref_native) == previous.ref_prints
     ctx.unsay("branch-by-dtype")  # its float64 run took the cache's other path: not a branch on the dtype
-    _fail_case(
-        ctx, cc, f"{where}: {cached_line(differs.message, same_as_before=same)}", REFERENCE_CACHED, Culprit.PROBLEM
-    )
+    _fail_case(ctx, cc, f"{where}: {cached_line(differs, same_as_before=same)}", REFERENCE_CACHED, Culprit.PROBLEM)
 
 
 def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) -> None:
