@@ -30,6 +30,7 @@ from kernelopt.tunables.blocks import (
     compared_sizes,
     launched,
     module_statements,
+    named_args,
     one_block,
     steps_by,
     visit,
@@ -863,9 +864,7 @@ class _Analyzer:
         kdef = self.jit_kernel(kernel)
         if kdef is None or la.func is None or not isinstance(expr, cst.Name) or any(a.star for a in la.args):
             return None
-        params = [p.name.value for p in kdef.params]
-        given = dict(zip(params, [a.value for a in la.args if a.keyword is None], strict=False))
-        given |= {a.keyword.value: a.value for a in la.args if a.keyword is not None}
+        given = named_args(la.args, [p.name.value for p in kdef.params])
         for other, arg in given.items():
             why = self.filter_size(kernel, other) if other != name else None
             if why is None or expr.value not in self._reads_through(arg, la.func):

@@ -196,8 +196,14 @@ def ceil_count(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpressio
 def call_args(call: cst.Call, names: Iterable[str]) -> dict[str, cst.BaseExpression]:
     """``call``'s arguments by parameter name: its positional ones named in the order of ``names`` (the callee's
     parameters), its keyword ones by their keyword (``tl.make_block_ptr``'s, ``tl.make_tensor_descriptor``'s)."""
-    args = {k: a.value for k, a in zip(names, call.args, strict=False) if a.keyword is None}
-    return args | {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    return named_args(call.args, names)
+
+
+def named_args(args: Sequence[cst.Arg], names: Iterable[str]) -> dict[str, cst.BaseExpression]:
+    """The arguments ``args`` of a call by parameter name, as :func:`call_args` reads them (a launch's, a helper's
+    call's, a partial's bound ones): the one mapping of a call's arguments to the callee's parameters ``names``."""
+    named = {k: a.value for k, a in zip(names, args, strict=False) if a.keyword is None}
+    return named | {a.keyword.value: a.value for a in args if a.keyword is not None}
 
 
 #: Wrappers a kernel is launched through as ``wrapper(kernel)[grid](...)``: torch's, so that ``torch.compile``
@@ -861,14 +867,8 @@ def _given(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpress
     cannot be read (a ``*`` argument)."""
     if any(a.star for a in call.args):
         return None
-    params = [*helper.params.params, *helper.params.kwonly_params]
-    given: dict[str, cst.BaseExpression] = {}
-    for i, arg in enumerate(call.args):
-        if arg.keyword is not None:
-            given[arg.keyword.value] = arg.value
-        elif i < len(helper.params.params):
-            given[helper.params.params[i].name.value] = arg.value
-    for p in params:
+    given = call_args(call, [p.name.value for p in helper.params.params])
+    for p in (*helper.params.params, *helper.params.kwonly_params):
         if p.name.value not in given and p.default is not None:
             given[p.name.value] = p.default
     return given

@@ -52,6 +52,7 @@ from kernelopt.tunables.blocks import (
     dotted,
     filled_by_data,
     launched,
+    named_args,
     one_block,
     padded_blocks,
     reach_of,
@@ -1685,17 +1686,10 @@ def _covered_by(name: str, kernels: Mapping[str, cst.FunctionDef]) -> tuple[str,
 
 
 def _passed(call: cst.Call, kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
-    """Kernel parameter -> the expression the launch ``call`` passes it (positional, then keyword)."""
-    params = [p.name.value for p in kernel.params.params]
-    passed: dict[str, cst.BaseExpression] = {}
-    for i, arg in enumerate(call.args):
-        if arg.star:
-            break
-        if arg.keyword is not None:
-            passed[arg.keyword.value] = arg.value
-        elif i < len(params):
-            passed[params[i]] = arg.value
-    return passed
+    """Kernel parameter -> the expression the launch ``call`` passes it (positional, then keyword; those before an
+    unpacked ``*args`` or ``**kwargs`` alone)."""
+    read = list(itertools.takewhile(lambda a: not a.star, call.args))
+    return named_args(read, [p.name.value for p in kernel.params.params])
 
 
 def _positional_block(
