@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
+
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.mark.timeout(10)
@@ -20,3 +25,26 @@ def test_a_slowdown_not_reliable_gives_its_interval_as_a_slowdown() -> None:
     # a speedup not reliable, and one whose interval crosses 1, keep their factors
     assert "its 95 % interval 0.004-3.2x spans" in interval_text(1.55, 0.004, 3.2, eager)
     assert "its 95 % interval 0.3-1.2x spans" in interval_text(0.5, 0.3, 1.2, eager)
+
+
+@pytest.mark.timeout(120)
+def test_a_reference_raising_at_import_is_said_once_not_at_an_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """newuser11/12's seen item: `tune` said "the SHAPES entry n=4096: reference.py: RuntimeError: boom at import",
+    as if that entry were at fault. validate, optimize and batch say "correctness: loading: reference.py raised
+    RuntimeError: boom at import" (no entry), as before."""
+    from kernelopt.cli.app import main
+
+    folder = tmp_path / "f"
+    shutil.copytree(DATA / "tuning" / "divides", folder, ignore=shutil.ignore_patterns(".kernelopt", "__pycache__"))
+    before = (folder / "kernel.py").read_text()
+    ref = folder / "reference.py"
+    ref.write_text(ref.read_text().replace("\nSHAPES =", '\nraise RuntimeError("boom at import")\nSHAPES ='))
+    code = main(["tune", str(folder), "--device", "cpu", "--repetitions", "2"])
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if line.startswith("kernelopt: error:")]
+    assert code == 2 and out == "" and len(errors) == 1, err
+    assert errors[0].startswith("kernelopt: error: reference.py raised at import: RuntimeError: boom at import"), err
+    assert "SHAPES entry" not in err
+    assert (folder / "kernel.py").read_text() == before

@@ -59,7 +59,7 @@ from kernelopt.tuning.checks import (
 )
 from kernelopt.tuning.net import DerivedProblems, SizeRequest
 from kernelopt.tuning.noise import needs_more
-from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem
+from kernelopt.tuning.problem import AT_IMPORT, MemoryNeed, Problem, ProblemDoesNotFit, fit_problem
 from kernelopt.worker.messages import USER_CODE, FailureKind, JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
 
@@ -450,15 +450,15 @@ def _deadline_calls(fn: Callable[..., Any], deadline_s: float) -> Callable[..., 
     return timed
 
 
-def _reference_failure(exc: BaseException) -> str:
-    """reference.py's failure in one line: ``reference.py: ValueError: ...``, or for ``sys.exit(4)`` (which a
-    worker must not take as its own exit: it is reference.py's fault, bad input)
-    ``reference.py called sys.exit(4)``."""
+def _reference_failure(exc: BaseException, *, imported: bool = False) -> str:
+    """reference.py's failure in one line: ``reference.py: ValueError: ...`` (``reference.py raised at import:
+    ValueError: ...`` when ``imported``: raised as it was imported), or for ``sys.exit(4)`` (which a worker must not
+    take as its own exit: it is reference.py's fault, bad input) ``reference.py called sys.exit(4)``."""
     if isinstance(exc, SystemExit):
         return f"reference.py called sys.exit({exc.code!r}) while the problem was built"
     if isinstance(exc, ReferenceFault):  # our line, naming reference.py and the fix
         return str(exc)
-    return f"reference.py: {first_line(exc)}"
+    return f"{AT_IMPORT}: {first_line(exc)}" if imported else f"reference.py: {first_line(exc)}"
 
 
 def _warm_up(device: str) -> None:
@@ -518,7 +518,7 @@ class BenchService:
             # reference.py's fault, named, as an exception or sys.exit there is (WorkerProcess.await_ready)
             loaded = LoadedProblem.load(init.problem, device, watch=lambda where: events.emit(USER_CODE, where=where))
         except (Exception, SystemExit) as exc:  # reference.py does not import (or exits while it does): bad input
-            raise SetupRefused(FailureKind.BAD_INPUT, _reference_failure(exc)) from None
+            raise SetupRefused(FailureKind.BAD_INPUT, _reference_failure(exc, imported=True)) from None
         shape = init.problem.primary_shape(loaded.shapes)
         _warm_up(device)
         self.peak = _Peak(device)  # the zero of every peak: after the runtime's own first-use allocations

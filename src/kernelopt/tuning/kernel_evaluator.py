@@ -66,7 +66,15 @@ from kernelopt.tuning.candidate import Config, Outcome, Result, is_computed
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
 from kernelopt.tuning.net import SizeRequest
 from kernelopt.tuning.pace import LEAST_REQUEST_S, CandidateLimit
-from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, workers_that_fit
+from kernelopt.tuning.problem import (
+    AT_IMPORT,
+    Problem,
+    ProblemDoesNotFit,
+    ProblemError,
+    ProblemShape,
+    ReferenceDoesNotImport,
+    workers_that_fit,
+)
 from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -835,7 +843,8 @@ def _problem_error(exc: WorkerStartError) -> KerneloptError:
     if exc.failure.outcome is FailureKind.NO_ROOM:
         return ProblemDoesNotFit(exc.failure.reason)
     if exc.failure.outcome is FailureKind.BAD_INPUT:
-        return ProblemError(exc.failure.reason, hint=f"the worker's log: {exc.log_path}")
+        said = ReferenceDoesNotImport if exc.failure.reason.startswith(AT_IMPORT) else ProblemError
+        return said(exc.failure.reason, hint=f"the worker's log: {exc.log_path}")
     return exc
 
 

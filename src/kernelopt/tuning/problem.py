@@ -66,6 +66,15 @@ class ProblemError(KerneloptError):
     exit_code = EXIT_BAD_INPUT
 
 
+AT_IMPORT = "reference.py raised at import"
+"""How a worker's refusal begins when reference.py raised as it was imported (no SHAPES entry's fault)."""
+
+
+class ReferenceDoesNotImport(ProblemError):
+    """reference.py raised as it was imported: said once, never at a SHAPES entry (exit 2). Before it, ``tune`` said
+    "the SHAPES entry n=4096: reference.py: RuntimeError: boom at import", as if that entry were at fault."""
+
+
 class ProblemShape(BaseModel):
     """One shape of the problem.
 

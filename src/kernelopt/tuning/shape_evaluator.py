@@ -34,7 +34,7 @@ from kernelopt.tuning.bench_worker import BenchReady
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
 from kernelopt.tuning.pace import CandidateLimit
-from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape
+from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, ReferenceDoesNotImport
 from kernelopt.tuning.shapes import merge
 
 T = TypeVar("T")
@@ -93,7 +93,8 @@ class ShapesEvaluator:
         took about 24 s of a 60 s wall on the H100 (2026-12-06).
 
         Raises:
-            ProblemError: reference.py fails on an entry (one line naming it, exit 2).
+            ProblemError: reference.py fails on an entry (one line naming it, exit 2); raised at import, said once
+                (:class:`~kernelopt.tuning.problem.ReferenceDoesNotImport`).
             ProblemDoesNotFit: an entry does not fit on the device (exit 3).
             WorkerStartError: a worker could not start (exit 3).
         """
@@ -103,6 +104,8 @@ class ShapesEvaluator:
         for k, (label, ev) in enumerate(zip(self.labels, self.evaluators, strict=True)):
             try:
                 started = ev.start(compile_workers if k == 0 else 0)
+            except ReferenceDoesNotImport:  # no entry's fault: said once, as it is
+                raise
             except (ProblemError, ProblemDoesNotFit) as exc:
                 raise type(exc)(f"the SHAPES entry {label}: {exc.message}", hint=exc.hint) from None
             ready = ready or started
