@@ -48,3 +48,26 @@ def test_a_reference_raising_at_import_is_said_once_not_at_an_entry(
     assert errors[0].startswith("kernelopt: error: reference.py raised at import: RuntimeError: boom at import"), err
     assert "SHAPES entry" not in err
     assert (folder / "kernel.py").read_text() == before
+
+
+@pytest.mark.timeout(10)
+def test_a_list_where_get_inputs_annotates_an_integer_is_refused_before_any_work() -> None:
+    """newuser12's seen item: `SHAPES = [{"n": 4096}, {"n": [1000, 2]}]` where `get_inputs(n: int = 4096)` ran as a
+    1000 x 2 tensor (torch takes a list as a shape); the entries' one rule (`kernelsource.entry_fault`, which tune,
+    validate, optimize, init and batch ask first) refused a float or a bool there, not a list. A float where the
+    parameter is annotated `int` was already refused (checked beside it)."""
+    from kernelopt.errors import EXIT_BAD_INPUT, InputFileError
+    from kernelopt.tuning.shapes import check_entries
+
+    reference = DATA / "tuning" / "divides" / "reference.py"
+    with pytest.raises(InputFileError) as caught:
+        check_entries(reference, [{"n": 4096}, {"n": [1000, 2]}])
+    assert caught.value.exit_code == EXIT_BAD_INPUT
+    assert caught.value.one_line().endswith(
+        "SHAPES[1] {'n': [1000, 2]} cannot be built: n is the list [1000, 2], where get_inputs takes an integer "
+        "(n: int); write one integer for 'n' (sizes of several dimensions need a parameter each)"
+    ), caught.value.one_line()
+    with pytest.raises(InputFileError) as floated:
+        check_entries(reference, [{"n": 1000.5}])
+    assert "n is the float 1000.5, where get_inputs takes an integer (n: int)" in floated.value.one_line()
+    check_entries(reference, [{"n": 4096}, {"n": 1000}])  # integers: accepted

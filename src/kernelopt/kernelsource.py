@@ -153,7 +153,8 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
     string where the parameter's default is a number, nor a whole float (``4096.0``) where it is an integer, nor a
     bool where it is an integer other than a 0/1 flag's default (``True`` was read as a size of 1, said "too
     large" on the CPU: newuser11's n60; ``causal=True`` beside ``causal=0`` is a flag),
-    nor any float where the parameter is annotated ``int`` (``1000.5`` ended in torch's long line). What
+    nor any float, list, tuple or dict where the parameter is annotated ``int`` (``1000.5`` ended in torch's long
+    line; ``[1000, 2]`` ran as a 1000 x 2 tensor, seen14). What
     only a call can tell (``get_inputs`` raising on an entry) is said by the worker that builds the entry.
     """
     signature = _get_inputs_signature(Path(reference_py))
@@ -188,6 +189,13 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
                 return (
                     f"{where} cannot be built: {key} is the bool {value!r}, where get_inputs takes an integer",
                     f"write {key!r}: {int(value)} if that is the size meant",
+                )
+            if isinstance(value, list | tuple | dict) and key in annotated_int:  # torch took [1000, 2] as a shape
+                kind = type(value).__name__
+                return (
+                    f"{where} cannot be built: {key} is the {kind} {value!r}, where get_inputs takes an integer "
+                    f"({key}: int)",
+                    f"write one integer for {key!r} (sizes of several dimensions need a parameter each)",
                 )
             if isinstance(value, float) and key in annotated_int:
                 return (
