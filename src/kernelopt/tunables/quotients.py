@@ -8,9 +8,11 @@ too): ``COL_TILE_SIZE = 16`` is no candidate at all, and a search that proposes 
 b5). The rule, on the kernel's own body: a name bound to ``TILE // D`` (``D`` an integer literal or a name whose value
 the launch gives) whose ``tl.arange`` it sizes makes ``D`` the least value of ``TILE`` (:func:`quotient_floors`).
 
-The divisor, a ``tl.constexpr`` parameter there, is the data's grain: the quotient counts the groups of ``D`` values a
-tile holds (one scale each), so another ``D`` pairs values with other scales; it is held at its value, never a knob
-(:func:`quotient_divisors`).
+The divisor, a ``tl.constexpr`` parameter there, is the data's grain where the tile it divides is itself a
+parameter: the quotient counts the groups of ``D`` values a tile holds (one scale each), so another ``D`` pairs values
+with other scales; it is held at its value, never a knob (:func:`quotient_divisors`). Where the divided extent is
+fixed (a module constant: ``KS = SPAN // BLOCK_D`` with a loop over ``BLOCK_D`` pieces, tests/test_tile_growth.py),
+the divisor is a count of pieces, a knob as before.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def _divisors(kernel: cst.FunctionDef) -> dict[str, str]:
             "changes what the kernel computes"
         )
         for target, tile, right in _quotients(kernel)
-        if isinstance(right, cst.Name) and right.value in params and right.value != tile
+        if isinstance(right, cst.Name) and right.value in params and tile in params and right.value != tile
     }
 
 
