@@ -71,3 +71,28 @@ def test_a_list_where_get_inputs_annotates_an_integer_is_refused_before_any_work
         check_entries(reference, [{"n": 1000.5}])
     assert "n is the float 1000.5, where get_inputs takes an integer (n: int)" in floated.value.one_line()
     check_entries(reference, [{"n": 4096}, {"n": 1000}])  # integers: accepted
+
+
+@pytest.mark.timeout(10)
+def test_a_tuple_bound_in_a_guard_is_no_setting_of_its_element() -> None:
+    """The session's seen item: `inline_guard._literal_assignments` read `BLOCK = 64,` (the tuple (64,)) as
+    a guard setting BLOCK=64, where `guard_blocks._literals` did not: one reading now
+    (`inline_guard.literal_settings`), the tuple not a setting, in both."""
+    import libcst as cst
+
+    from kernelopt.tunables import guard_blocks
+    from kernelopt.tunables.inline_guard import read_statement_guard
+
+    def guard(body: str) -> cst.CSTNode:
+        return cst.parse_module(f"if n % 64 == 0:\n    {body}\n").body[0]
+
+    assert read_statement_guard(guard("BLOCK = 64")) == [("BLOCK", 64)]
+    assert read_statement_guard(guard("BLOCK, WARPS = 64, 4")) == [("BLOCK", 64), ("WARPS", 4)]
+    for tupled in ("BLOCK = 64,", "BLOCK = (64,)", "BLOCK, = 64"):
+        assert read_statement_guard(guard(tupled)) is None, tupled
+    # guard_blocks merges two guards under one test only where both read as settings
+    two = "    A = 16\n    if n % 64 == 0:  # kernelopt: tuned\n        A = {a}\n    B = 8\n    if n % 64 == 0:  # kernelopt: tuned\n        B = 32\n"
+    source = "def launch(n):\n" + two + "    return A, B\n"
+    assert "A, B = 64, 32" in guard_blocks.one_block_per_condition(source.format(a="64"))
+    tupled = source.format(a="64,")
+    assert guard_blocks.one_block_per_condition(tupled) == tupled

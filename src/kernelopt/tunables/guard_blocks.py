@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from kernelopt.tunables.blocks import walk
-from kernelopt.tunables.inline_guard import TUNED, marked_tuned
+from kernelopt.tunables.inline_guard import TUNED, literal_settings, marked_tuned
 
 
 def one_block_per_condition(source: str) -> str:
@@ -102,24 +102,13 @@ def _pair(
     return [n for n, _ in low], [v for _, v in low], [v for _, v in high]
 
 
-def _literals(stmt: cst.BaseStatement) -> list[tuple[str, cst.BaseExpression]] | None:
-    """(name, value) of ``A = 1`` or ``A, B = 1, 2`` (integer literals, names each once), else ``None``."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assign):
+def _literals(stmt: cst.BaseStatement) -> list[tuple[str, cst.Integer]] | None:
+    """(name, value) of ``A = 1`` or ``A, B = 1, 2`` (integer literals, names each once: the one reading,
+    :func:`~kernelopt.tunables.inline_guard.literal_settings`), else ``None``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
-    assign = stmt.body[0]
-    if len(assign.targets) != 1:
-        return None
-    target, value = assign.targets[0].target, assign.value
-    if isinstance(target, cst.Name):
-        pairs = [(target, value)]
-    elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
-        pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)]
-    else:
-        return None
-    if not all(isinstance(t, cst.Name) and isinstance(v, cst.Integer) for t, v in pairs):
-        return None
-    out = [(t.value, v) for t, v in pairs if isinstance(t, cst.Name)]
-    return out if len({n for n, _ in out}) == len(out) else None
+    out = literal_settings(stmt.body[0])
+    return out if out is not None and len({n for n, _ in out}) == len(out) else None
 
 
 def _assign(names: Sequence[str], values: Sequence[cst.BaseExpression]) -> cst.Assign:

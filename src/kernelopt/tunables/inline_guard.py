@@ -127,40 +127,31 @@ def read_statement_guard(node: cst.CSTNode) -> list[tuple[str, int]] | None:
         if not isinstance(stmt, cst.SimpleStatementLine):
             return None
         for small in stmt.body:
-            pairs = _literal_assignments(small)
+            pairs = literal_settings(small)
             if pairs is None:
                 return None
-            out += pairs
+            out += [(name, int(v.evaluated_value)) for name, v in pairs]
     values = {v for _, v in out}
     if not out or not all(any(_guards(test, v) for v in values) for test in conjuncts(node.test)):
         return None
     return out
 
 
-def _literal_assignments(small: cst.BaseSmallStatement) -> list[tuple[str, int]] | None:
-    """``A = 64`` / ``A, B = 64, 32``: the names and integer literals; ``None`` for anything else."""
+def literal_settings(small: cst.BaseSmallStatement) -> list[tuple[str, cst.Integer]] | None:
+    """``A = 64`` / ``A, B = 64, 32``: the names and their integer literals; ``None`` for anything else. The one
+    reading of a guard's settings (here and :mod:`kernelopt.tunables.guard_blocks`): ``A = 5,`` binds the tuple
+    ``(5,)``, not a setting of 5 (it was read as one here, not there: seen14)."""
     if not isinstance(small, cst.Assign) or len(small.targets) != 1:
         return None
     target, value = small.targets[0].target, small.value
-    names = (
-        [target]
-        if isinstance(target, cst.Name)
-        else [e.value for e in target.elements]
-        if isinstance(target, cst.Tuple)
-        else []
-    )
-    values = (
-        [value]
-        if isinstance(value, cst.Integer)
-        else [e.value for e in value.elements]
-        if isinstance(value, cst.Tuple)
-        else []
-    )
-    if not names or len(names) != len(values):
+    if isinstance(target, cst.Name):
+        pairs = [(target, value)]
+    elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
+        pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)]
+    else:
         return None
-    if not all(isinstance(n, cst.Name) for n in names) or not all(isinstance(v, cst.Integer) for v in values):
-        return None
-    return [(n.value, int(v.evaluated_value)) for n, v in zip(names, values, strict=True)]  # type: ignore[attr-defined]
+    out = [(t.value, v) for t, v in pairs if isinstance(t, cst.Name) and isinstance(v, cst.Integer)]
+    return out if len(out) == len(pairs) else None
 
 
 def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
