@@ -92,6 +92,22 @@ class _Launches:
         return lambda *args, **kwargs: self.seen.append((tuple(grid), kwargs))
 
 
+def _both_fall_back(folder: Path, name: str) -> None:
+    """The tuned tile_lse in ``folder`` launched twice, run at N on both sides of its guard ``N % 64 == 0``: both
+    launches take the pick (``BLOCK_M=32, BLOCK_N=64``) at 128 and fall back together to the original at 96."""
+    import torch
+
+    from tests.conftest import load_fresh
+
+    module = load_fresh(folder / "kernel.py", name)
+    module.tile_lse = launches = _Launches()
+    for n, values in ((96, (16, 32)), (128, (32, 64))):
+        launches.seen.clear()
+        module.run(torch.zeros(40, n))
+        want = ((-(-40 // values[0]),), {"BLOCK_M": values[0], "BLOCK_N": values[1]})
+        assert launches.seen == [want, want], (n, launches.seen)
+
+
 @pytest.mark.timeout(120)
 def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_path: Path) -> None:
     """leftovers13 / lostpicks13's l1b (break14's seen): tile_lse launched twice in one function, the pick ``BLOCK_M=32,
@@ -103,7 +119,6 @@ def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_pat
     interpreter."""
     import shutil
 
-    from tests.conftest import load_fresh
     from tests.test_breaker7_cases import _all_correct
     from tests.test_breaker_cases import _tune_edit
 
@@ -120,15 +135,7 @@ def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_pat
     assert written.count(block) == 2, written
     assert note is not None and note.count("BLOCK_M=32") == 1 and "BLOCK_M=32 only where N % 64 == 0" in note, note
     (folder / "kernel.py").write_text(written)
-    module = load_fresh(folder / "kernel.py", "lse_twice")
-    module.tile_lse = launches = _Launches()
-    import torch
-
-    for n, values in ((96, (16, 32)), (128, (32, 64))):
-        launches.seen.clear()
-        module.run(torch.zeros(40, n))
-        want = ((-(-40 // values[0]),), {"BLOCK_M": values[0], "BLOCK_N": values[1]})
-        assert launches.seen == [want, want], (n, launches.seen)
+    _both_fall_back(folder, "lse_twice")
     _all_correct(folder, [{"M": 9, "N": 96}, {"M": 17, "N": 128}])
 
     # the two launches reading one grid local: its literal moves once (it raised "two requested edits overlap", so no
@@ -142,13 +149,7 @@ def test_a_tile_beside_a_guarded_tile_falls_back_with_it_in_every_launch(tmp_pat
     first = "    BLOCK_M = 16\n    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_M = 32\n    grid = (triton.cdiv(M, BLOCK_M),)\n"
     assert first in written and block.replace("[(triton.cdiv(M, BLOCK_M),)]", "[grid]") in written, written
     (folder / "kernel.py").write_text(written)
-    module = load_fresh(folder / "kernel.py", "lse_shared_grid")
-    module.tile_lse = launches = _Launches()
-    for n, values in ((96, (16, 32)), (128, (32, 64))):
-        launches.seen.clear()
-        module.run(torch.zeros(40, n))
-        want = ((-(-40 // values[0]),), {"BLOCK_M": values[0], "BLOCK_N": values[1]})
-        assert launches.seen == [want, want], (n, launches.seen)
+    _both_fall_back(folder, "lse_shared_grid")
 
 
 @pytest.mark.gpu

@@ -150,7 +150,7 @@ def plain_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant:
     from kernelopt.tuning import folder as tf
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
     folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()

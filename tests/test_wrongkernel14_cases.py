@@ -144,20 +144,9 @@ def test_v53_a_tile_computed_from_two_settings_fails_the_residue_size_with_the_r
     and 1024): a pick of ``TILE=256`` written plainly (the rules off) passed every size of the net: the original
     refuses the odd ones, the half size stepped by the entries' 1024 (the computed tile is read as grown by nothing).
     The residue size descends to 8320, a multiple of the original's 128 and not of 256: caught."""
-    import shutil
+    from tests.test_tuning_net import plain_pick_checked
 
-    from kernelopt.tunables.guard import Guarded
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
-
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
-    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "tile_two_knobs", tmp_path / "v53"))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    current = prepared.space.current()
-    tuning = _session(prepared, [({"TILE": 256}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
-    with _evaluator(prepared) as evaluator:
-        done = tf._checked_edit(tuning, evaluator)
+    done = plain_pick_checked(tmp_path, monkeypatch, "tile_two_knobs", {"TILE": 256})
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.RESIDUE and done.net.failed.shape.label() == "n=8320", done.net.line()
 
