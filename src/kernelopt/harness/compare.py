@@ -331,9 +331,10 @@ def rerun_differs(
     rtol: float | None,
     device_type: str | None = None,
 ) -> str | None:
-    """Why ``again``, the reference run a second time on the same inputs, is not its first output ``native`` within
-    the tolerance those outputs hold a kernel to (``native`` its own values truth); ``None`` when it agrees. The one
-    comparison of a reference with itself: another random state (:mod:`.draws`), a fresh import (:mod:`.history`)."""
+    """Why ``again``, a callable's run on the same inputs as ``native`` (another run of it), is not ``native`` within
+    the tolerance ``native`` holds a kernel to (``native`` its own values truth); ``None`` when it agrees. The one
+    comparison of a run with another of the same code: the reference from another random state (:mod:`.draws`) or
+    imported afresh (:mod:`.history`), a task's first call against its next (:mod:`.first_call`)."""
     return check_outputs(
         again, native, native, dtype_hint=dtype_hint, atol=atol, rtol=rtol, device_type=device_type
     ).message

@@ -125,15 +125,14 @@ def calls_differ(first: list[Any], again: Any, reference: Any) -> str | None:
     inputs (``again``), by the gate's comparison with the next call standing for the reference (reference.py's
     ``ATOL`` / ``RTOL`` as the gate reads them, else its dtype-aware default): what differs, as the mismatch
     :func:`first_call_line` names; ``None`` where they agree."""
-    from kernelopt.harness.compare import as_outputs, check_outputs
+    from kernelopt.harness.compare import as_outputs, rerun_differs
     from kernelopt.harness.tolerance import reference_tolerance
 
-    later = as_outputs(again)
     atol, rtol = reference_tolerance(reference)
-    checked = check_outputs(first, later, later, atol=atol, rtol=rtol)
-    if checked.message is None:
+    differs = rerun_differs(first, as_outputs(again), dtype_hint=None, atol=atol, rtol=rtol)
+    if differs is None:
         return None
-    return f"its first call's output, the next call's on the same inputs taken as the reference: {checked.message}"
+    return f"its first call's output, the next call's on the same inputs taken as the reference: {differs}"
 
 
 def first_call_line(benchmarked: list[Benchmarked], mismatch: str) -> str:
