@@ -96,3 +96,45 @@ def test_a_tuple_bound_in_a_guard_is_no_setting_of_its_element() -> None:
     assert "A, B = 64, 32" in guard_blocks.one_block_per_condition(source.format(a="64"))
     tupled = source.format(a="64,")
     assert guard_blocks.one_block_per_condition(tupled) == tupled
+
+
+@pytest.mark.timeout(120)
+def test_a_table_a_guard_refuses_gives_way_row_by_row(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """table14's seen item: a per-bucket table refused whole by a guard (not by its check) was dropped whole, where one
+    failing its check gives way row by row. The row normalize's table ``100: 256, 256: 512``, where the guard
+    refuses any text holding the row for 100 (as a tile a size must divide is refused): that row gives way to its
+    bucket's next-best (512), the table is checked on the entries and by the net in the interpreter, and written
+    (the text table14's test runs right at 100, 256, 512 and 1000 columns)."""
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_table14_cases import ROW_100, _table_session
+    from tests.test_tuning_net import _evaluator
+
+    folder = tmp_path_factory.mktemp("seen14") / "rownorm"
+    shutil.copytree(DATA / "tuning" / "rownorm", folder, ignore=shutil.ignore_patterns(".kernelopt", "__pycache__"))
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    tuning = _table_session(prepared, {256: (5.0, 100.0), 512: (8.0, 60.0)})
+    guard_edit, refused = tf.guard_edit, []
+
+    def refusing(old: str, new: str, **kw: object) -> Guarded:
+        if ROW_100 in new:
+            refused.append(new)
+            return Guarded(None, "block=256 must divide n_cols (a guard cannot be written here)")
+        return guard_edit(old, new, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tf, "guard_edit", refusing)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    assert refused and done.edit is not None, done.edit_note
+    text = done.edit.new_source
+    assert "if n_cols <= 256:  # kernelopt: tuned\n            block = 512\n" in text and ROW_100 not in text, text
+    note = done.edit_note or ""
+    assert note.startswith(
+        "block=256 must divide n_cols (a guard cannot be written here): the row n_cols <= 100: BLOCK=256 not written; "
+        "its bucket's next-best passes: BLOCK tuned in a table over n_cols up to 256"
+    ), note
+    assert done.judgement.better and "+25.0 % on n_rows=8,n_cols=100" in done.judgement.reason, done.judgement
+    assert done.net is not None and done.net.failed is None, done.net  # the net ran the written text: right

@@ -1383,7 +1383,8 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     written), gives way to the next-best that still beats the current configuration (:func:`_next_picks`), checked
     on the entries and by the net alike, or nothing is written, the line naming the entry, the size or the rule. A
     per-bucket table whose text fails gives way row by row: the row serving the size it failed at takes its bucket's
-    next-best (:func:`_table_fallback`, table14)."""
+    next-best (:func:`_table_fallback`, table14); one a guard or a rule refuses, the row serving each entry in turn
+    (:func:`_refused_table_fallback`, seen14)."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
@@ -1399,6 +1400,8 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
                 break
         if edit is None and failed is not None and at is not None:
             tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, failed, at))
+        if edit is None and refused is not None:
+            tuning, edit, note, net = _refused_table_fallback(tuning, evaluator, known, cap, (refused, note, net))
         if edit is None and failed is not None:
             note = f"{failed}: nothing written"
     except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
@@ -1450,6 +1453,37 @@ def _table_fallback(
         if failed_again is None or where is None:
             return first
         failed, at = failed_again, where
+    return first
+
+
+def _refused_table_fallback(
+    tuning: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    known: dict[str, tuple[Outcome, str | None]],
+    cap: NetCap | None,
+    refusal: tuple[str, str | None, NetVerdict | None],
+) -> tuple[FolderTuning, EditResult | None, str | None, NetVerdict | None]:
+    """A per-bucket table a guard or a rule refused to write (``refusal``: its line, the note and net as they were),
+    not its check: the refusal names no row, so the row serving each ``SHAPES`` entry in turn gives way to its
+    bucket's next-best (:func:`_next_table`, as :func:`_table_fallback` gives a row failing its check); the first
+    table then written is checked on the entries and by the net, and written if it passes; else nothing, the
+    refusal's line kept (seen14: a table refused whole was dropped whole). Trying a row costs its text's reading
+    alone until one is written: no kernel runs for a refused text."""
+    refused, note, net = refusal
+    first = (tuning, None, note, net)
+    tried: set[str] = set()
+    for at in tuning.prepared.ran_shapes:
+        step = _next_table(tuning, at)
+        if step is None or step[1] in tried:
+            continue
+        alt, row = step
+        tried.add(row)
+        edit, alt_note, alt_net, failed, _ = _checked(alt, evaluator, known, cap)
+        if edit is not None:
+            passed = f"its bucket's next-best passes: {alt_note}" if alt_note else "its bucket's next-best passes"
+            return alt, edit, f"{refused}: the row {row} not written; {passed}", alt_net
+        if failed is not None:  # written, and failed its check: nothing, as a table whose rows all fail
+            return first
     return first
 
 
