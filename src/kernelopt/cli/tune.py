@@ -742,6 +742,50 @@ def _interrupted(line: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+def _guarded_line(tuning: FolderTuning) -> str:
+    """The line of a file whose guard, written by an earlier tune, holds other settings at some sizes: the knobs the
+    guard moves (the whole configuration three times over was hard to read) and where."""
+    from kernelopt.tunables.guard import may_hold_inline_guards
+    from kernelopt.tunables.inline_guard import TUNED
+    from kernelopt.tuning.folder import config_text
+
+    r, guarded = tuning.result, tuning.guarded or {}
+    current = r.current_config or {}
+    moved = {k: v for k, v in guarded.items() if current.get(k) != v} or guarded
+    name = tuning.prepared.problem.kernel_py.name
+    where = (
+        f"the guard an earlier tune wrote into {name} holds (`# kernelopt: tuned`)"
+        if TUNED in tuning.prepared.base_source or not may_hold_inline_guards(tuning.prepared.base_source)
+        else f"the inline guard at the launch in {name} holds (`... if <size> % ... == 0 else ...`)"
+    )
+    return (
+        f"current: {config_text(r.current_config)}, and {config_text(moved)} wherever {where}: the file as "
+        f"written, timed once as {config_text(guarded)}"
+    )
+
+
+def _per_shape_table(tuning: FolderTuning) -> None:
+    """The per-shape table: each shape's own best beside the chosen configuration's and the current one's latency."""
+    from kernelopt.tuning.folder import config_text
+
+    table(
+        "per shape (latency, us)",
+        ["shape", "its own best", "latency", "chosen's latency", "chosen vs its best", "current's latency"],
+        [
+            [
+                s.shape,
+                config_text(s.best_config),
+                s.best_latency_us,
+                s.chosen_latency_us,
+                f"{s.within_pct:+.1f} %" if s.within_pct is not None else "-",
+                s.current_latency_us,
+            ]
+            for s in tuning.per_shape
+        ],
+        wide="its own best",
+    )
+
+
 def _render(
     tuning: FolderTuning,
     diff: str,
@@ -754,8 +798,6 @@ def _render(
 ) -> None:
     """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
     where its record is; ``target_line``: what the compile for ``--target`` said of a pick it let through."""
-    from kernelopt.tunables.guard import may_hold_inline_guards
-    from kernelopt.tunables.inline_guard import TUNED
     from kernelopt.tuning.folder import config_text
 
     r, j = tuning.result, tuning.judgement
@@ -787,36 +829,9 @@ def _render(
     if tuning.list_as_written:  # the keyed list's autotuner, run as written, picked other than the fastest pinned
         info(tuning.list_as_written)
     if tuning.guarded:
-        # the knobs the guard moves only: the whole configuration three times over was hard to read
-        current = r.current_config or {}
-        moved = {k: v for k, v in tuning.guarded.items() if current.get(k) != v} or tuning.guarded
-        name = tuning.prepared.problem.kernel_py.name
-        where = (
-            f"the guard an earlier tune wrote into {name} holds (`# kernelopt: tuned`)"
-            if TUNED in tuning.prepared.base_source or not may_hold_inline_guards(tuning.prepared.base_source)
-            else f"the inline guard at the launch in {name} holds (`... if <size> % ... == 0 else ...`)"
-        )
-        info(
-            f"current: {config_text(r.current_config)}, and {config_text(moved)} wherever {where}: the file as "
-            f"written, timed once as {config_text(tuning.guarded)}"
-        )
+        info(_guarded_line(tuning))
     if tuning.per_shape:
-        table(
-            "per shape (latency, us)",
-            ["shape", "its own best", "latency", "chosen's latency", "chosen vs its best", "current's latency"],
-            [
-                [
-                    s.shape,
-                    config_text(s.best_config),
-                    s.best_latency_us,
-                    s.chosen_latency_us,
-                    f"{s.within_pct:+.1f} %" if s.within_pct is not None else "-",
-                    s.current_latency_us,
-                ]
-                for s in tuning.per_shape
-            ],
-            wide="its own best",
-        )
+        _per_shape_table(tuning)
     if tuning.choice is not None and tuning.per_shape:
         info(tuning.choice.reason)
     kernel_py = tuning.prepared.problem.kernel_py.name
