@@ -144,6 +144,7 @@ def literal_settings(small: cst.BaseSmallStatement) -> list[tuple[str, cst.Integ
     if not isinstance(small, cst.Assign) or len(small.targets) != 1:
         return None
     target, value = small.targets[0].target, small.value
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]]
     if isinstance(target, cst.Name):
         pairs = [(target, value)]
     elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
