@@ -1448,8 +1448,7 @@ def _table_fallback(
         lines.append(f"{failed}: the row {row} not written")
         edit, note, net, failed_again, where = _checked(tuning, evaluator, known, cap)
         if edit is not None:
-            passed = f"its bucket's next-best passes: {note}" if note else "its bucket's next-best passes"
-            return tuning, edit, f"{'; '.join(lines)}; {passed}", net
+            return tuning, edit, f"{'; '.join(lines)}; {_next_best_passed(note)}", net
         if failed_again is None or where is None:
             return first
         failed, at = failed_again, where
@@ -1480,11 +1479,15 @@ def _refused_table_fallback(
         tried.add(row)
         edit, alt_note, alt_net, failed, _ = _checked(alt, evaluator, known, cap)
         if edit is not None:
-            passed = f"its bucket's next-best passes: {alt_note}" if alt_note else "its bucket's next-best passes"
-            return alt, edit, f"{refused}: the row {row} not written; {passed}", alt_net
+            return alt, edit, f"{refused}: the row {row} not written; {_next_best_passed(alt_note)}", alt_net
         if failed is not None:  # written, and failed its check: nothing, as a table whose rows all fail
             return first
     return first
+
+
+def _next_best_passed(note: str | None) -> str:
+    """The end of a table fallback's line where the table with a row given way passed (its own note after it)."""
+    return f"its bucket's next-best passes: {note}" if note else "its bucket's next-best passes"
 
 
 def _next_table(tuning: FolderTuning, at: ProblemShape) -> tuple[FolderTuning, str] | None:
