@@ -214,22 +214,7 @@ def _patch_libdevice(interp: Any) -> None:
 
     interp.InterpreterBuilder.create_extern_elementwise = create_extern_elementwise
     original = interp._patch_lang
-    # what a launch patches, made once: Triton patches at every launch and at every call of a jit'd helper in every
-    # program, and listing the two libdevice modules there (inspect.getmembers, ~400 members) and wrapping each member
-    # again made an interpreted launch 3x slower (4 programs calling a helper: 10.4 against 3.2 ms; 2026-12-05).
-    # Each wrapper is Triton's own (interp._patch_attr), made once for the builder every launch uses. At a helper's
-    # call inside a launch everything is patched already (a patched member is no longer a builtin, a stub no longer
-    # its own): nothing is patched again there, as Triton's own listing finds no builtin left.
-    is_builtin = interp.tl.core.is_builtin
-    members = [(m, name, f) for m in modules for name, f in inspect.getmembers(m) if is_builtin(f)]
-    # the generic module's stubs stand for the backend's functions, as a GPU compile maps them
-    stubs = [
-        (stub, name, member, getattr(stub, name))
-        for name in (dir(stub) if modules else [])
-        if not name.startswith("_")
-        and callable(getattr(stub, name))
-        and is_builtin(member := getattr(modules[0], name, None))
-    ]
+    members, stubs = _libdevice_builtins(interp, modules, stub)
     wrapped: dict[tuple[int, int, str], Any] = {}
 
     def wrapper(obj: Any, name: str, member: Any, builder: Any) -> Any:
@@ -242,14 +227,7 @@ def _patch_libdevice(interp: Any) -> None:
 
     patched: list[set[int] | None] = []  # per launch running (innermost last): the language modules it patched
 
-    # a function imported by name (Liger-Kernel's ``from triton.language.extra.libdevice import rsqrt``) is bound in
-    # the kernel's module, where patching the library's modules never reaches it: by its object, what stands for it
-    by_object = {id(member): member for _, _, member in members}
-    by_object.update({id(own): member for _, _, member, own in stubs})
-    # and a builtin of the language itself bound to a name of the kernel's module (fla's ``exp = tl.exp``, its fast-ops
-    # switch; ``from triton.language import program_id``): a correct kernel failed V0 "Did you forget to add
-    # @triton.jit ?" (breaker14 b2)
-    by_object.update({id(f): f for m in (interp.tl, interp.tl.math) for _, f in inspect.getmembers(m) if is_builtin(f)})
+    by_object = _builtins_by_object(interp, members, stubs)
 
     def patch_globals(fn: Any, scope: Any) -> Any:
         names = fn.__globals__
@@ -309,6 +287,52 @@ class _Globals:
 
     def __delattr__(self, name: str) -> None:
         del self._names[name]
+
+
+def _libdevice_builtins(
+    interp: Any, modules: list[Any], stub: Any
+) -> tuple[list[tuple[Any, str, Any]], list[tuple[Any, str, Any, Any]]]:
+    """What a launch patches, listed once: each libdevice backend module's builtins (module, name, member), and the
+    generic module's stubs that stand for the backend's functions, as a GPU compile maps them (stub module, name,
+    the backend's member, the stub).
+
+    Triton patches at every launch and at every call of a jit'd helper in every program, and listing the two libdevice
+    modules there (inspect.getmembers, ~400 members) and wrapping each member again made an interpreted launch 3x
+    slower (4 programs calling a helper: 10.4 against 3.2 ms; 2026-12-05). Each wrapper is Triton's own
+    (interp._patch_attr), made once for the builder every launch uses. At a helper's call inside a launch everything
+    is patched already (a patched member is no longer a builtin, a stub no longer its own): nothing is patched again
+    there, as Triton's own listing finds no builtin left."""
+    import inspect
+
+    is_builtin = interp.tl.core.is_builtin
+    members = [(m, name, f) for m in modules for name, f in inspect.getmembers(m) if is_builtin(f)]
+    stubs = [
+        (stub, name, member, getattr(stub, name))
+        for name in (dir(stub) if modules else [])
+        if not name.startswith("_")
+        and callable(getattr(stub, name))
+        and is_builtin(member := getattr(modules[0], name, None))
+    ]
+    return members, stubs
+
+
+def _builtins_by_object(
+    interp: Any, members: list[tuple[Any, str, Any]], stubs: list[tuple[Any, str, Any, Any]]
+) -> dict[int, Any]:
+    """Object id -> the builtin that stands for it where a kernel's module binds it to a name of its own.
+
+    A function imported by name (Liger-Kernel's ``from triton.language.extra.libdevice import rsqrt``) is bound in the
+    kernel's module, where patching the library's modules never reaches it: by its object, what stands for it. And a
+    builtin of the language itself bound to a name of the kernel's module (fla's ``exp = tl.exp``, its fast-ops
+    switch; ``from triton.language import program_id``): a correct kernel failed V0 "Did you forget to add
+    @triton.jit ?" (breaker14 b2)."""
+    import inspect
+
+    is_builtin = interp.tl.core.is_builtin
+    by_object = {id(member): member for _, _, member in members}
+    by_object.update({id(own): member for _, _, member, own in stubs})
+    by_object.update({id(f): f for m in (interp.tl, interp.tl.math) for _, f in inspect.getmembers(m) if is_builtin(f)})
+    return by_object
 
 
 class _Made:
