@@ -47,6 +47,7 @@ from kernelopt.tunables.launches import (
     same_launch,
     tuned_first,
 )
+from kernelopt.tunables.model import plain_int
 from kernelopt.tunables.quotients import quotient_floors
 from kernelopt.tunables.tile_growth import tile_growth
 from kernelopt.tuning.candidate import Config, Value
@@ -189,8 +190,8 @@ def _given(tunables: Sequence[Tunable], kernel: str) -> dict[str, int]:
     """The integer values the file gives ``kernel``'s settings, by name, where they agree (``SCALE_BLOCK_SIZE``: 32)."""
     seen: dict[str, set[int]] = {}
     for t in tunables:
-        if t.kernel == kernel and isinstance(t.value, int) and not isinstance(t.value, bool):
-            seen.setdefault(t.name, set()).add(t.value)
+        if t.kernel == kernel and (v := plain_int(t.value)) is not None:
+            seen.setdefault(t.name, set()).add(v)
     return {name: next(iter(vs)) for name, vs in seen.items() if len(vs) == 1}
 
 
@@ -262,12 +263,12 @@ def _cover_bound(
     bounds: list[tuple[int, str]] = []
     for cover in t.covers:
         size = covered.get((cover.kernel, cover.size))
-        now = current if cover.held and isinstance(current, int) and not isinstance(current, bool) else None
+        now = plain_int(current) if cover.held else None
         low: int | None = None
         if size is not None:
             low = cover.lowest(values, size)
             if low is None:  # no value of the domain covers it: every literal but the current one would fail
-                low = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)
+                low = max((i for v in values if (i := plain_int(v)) is not None), default=None)
         if now is not None and (low is None or low < now):
             # a size past the entries (or one no run tells, a count loaded from memory) that the original covers
             # would be left undone, and no guard can be written: the knob only grows
@@ -343,7 +344,7 @@ def _computed_values(
         for e in evaluation.shape_sizes
     ]
     out: list[Value] = []
-    for v in sorted({v for v in given if isinstance(v, int) and not isinstance(v, bool)}):
+    for v in sorted({i for g in given if (i := plain_int(g)) is not None}):
         if v in values or v in out or t.legality.problem(v) is not None:
             continue
         out.append(v)
@@ -360,8 +361,8 @@ def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
         values = [v for v in values if v in grid] or values
     elif not values and grid is not None:
         values = [v for v in grid if t.legality.problem(v) is None]
-    elif not values and isinstance(value, int) and not isinstance(value, bool):
-        values = _around(t, value)
+    elif not values and (i := plain_int(value)) is not None:
+        values = _around(t, i)
     elif not values and value is None:
         values = [v for v in _SMALL_COUNTS if t.legality.problem(v) is None]
     if value is not None and value not in values:
@@ -375,7 +376,7 @@ def _up_to_grid(t: Tunable, value: Value, values: list[Value]) -> list[Value]:
     """The powers of two between a current power of two below its family's grid and the grid's start, legal ones:
     xformers' ``BLOCK_SIZE_INDEX=1`` and attorch's ``BLOCK_SIZE_BATCH`` of 1 (a row a program) were searched at 1
     and 16 and up, never 2, 4 or 8 rows a program (breaker9)."""
-    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    ints = [i for v in values if (i := plain_int(v)) is not None]
     if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1) or not ints:
         return []
     start = min((v for v in ints if v > value), default=None)
@@ -458,7 +459,7 @@ def _extents(
         told = [
             v
             for entry in (evaluation.shape_sizes if evaluation is not None else ())
-            if isinstance(v := entry.sizes.get(kernel, {}).get(extent.size or ""), int) and not isinstance(v, bool)
+            if (v := plain_int(entry.sizes.get(kernel, {}).get(extent.size or ""))) is not None
         ]
         value = max(told, default=0)
         if not told and extent.factors and all(isinstance(f, int) or f.upper() in axes for f in extent.factors):
@@ -474,7 +475,7 @@ def _tile_limits(
     """Knob name -> the largest useful value: a tile of an axis the problem names, a 1-D block (at most the largest
     size, or the extent its grid counts it over where that is larger: ``n = M * K`` beside ``M = K = 1024`` is a
     vector of 2**20, newuser11; the block's name or its value as the launch writes it ties it to that grid)."""
-    by_axis = {k.upper(): v for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+    by_axis = {k.upper(): i for k, v in sizes.items() if (i := plain_int(v)) is not None and i > 0}
     if not by_axis:
         return {}
     out: dict[str, int] = {}

@@ -28,6 +28,7 @@ from functools import cached_property
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+from kernelopt.tunables.model import plain_int
 from kernelopt.tuning.candidate import COMPUTED, Config, Value, is_computed
 
 #: Why a configuration cannot run (empty: it fits).
@@ -178,7 +179,7 @@ def knob_of(name: str, values: Sequence[Value], default: Value) -> Knob:
     """The knob of the kind the values' shape shows: a run of consecutive powers of two, a run of
     consecutive integers, or else a choice list."""
     ordered = sorted(dict.fromkeys(values), key=_order_key)
-    ints = [v for v in ordered if isinstance(v, int) and not isinstance(v, bool)]
+    ints = [i for v in ordered if (i := plain_int(v)) is not None]
     if len(ints) == len(ordered) > 1 and isinstance(default, int):
         lo, hi = ints[0], ints[-1]
         if all(v > 0 and v & (v - 1) == 0 for v in ints) and all(b == 2 * a for a, b in itertools.pairwise(ints)):
