@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v55, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v58, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -127,6 +127,10 @@ CASES: dict[str, Case] = {
     "v53": ("tile_two_knobs", {"TILE": 256}, None),  # TILE = BLOCK * UNROLL, computed from two settings
     "v54": ("row_module_size", {"BLOCK": 512}, None),  # the row a module-level HIDDEN = 1024 beside a rows key
     "v55": ("parts_unroll", {"UNROLL": 2}, None),  # v47 counted in tiles of BLOCK * UNROLL: no rule reads it
+    # wrongkernel15 (a block over two keys' product: wrong only where both keys are off their multiples)
+    "v56": ("flat2d_nomask", {"BLOCK": 64}, None),  # n61 over an M x N matrix read flat
+    "v57": ("row_module_tuple", {"BLOCK": 512}, None),  # v54's row the last item of a module-level tuple
+    "v58": ("pairs_split_nomask", {"BLOCK": 256}, None),  # n61's form through tl.reshape / tl.split / tl.join
 }
 
 

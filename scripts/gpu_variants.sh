@@ -33,7 +33,8 @@
 #      the net's far and residue sizes on cuda at realistic sizes (v47 and v55 over 12000 and 16384 elements: the
 #      plain BLOCK=512 and UNROLL=2 fail the far size at 32800; v52, tile2d_nomask over 4096 x 2048 and 8192 x 1024: the plain
 #      BLOCK_N=8 fails the residue size at 2052 columns; v53, tile_two_knobs over 2**22 and 2**20: the plain TILE=256
-#      fails at 2**22 + 128), what the rules write passes;
+#      fails at 2**22 + 128; wrongkernel15's v56, flat2d_nomask over 4096 x 4096 and 2048 x 4096: the plain BLOCK=64
+#      fails the joint residue at 4100 x 4104), what the rules write passes;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
 #      checked and not timed (the one-block launch does not run there); each --json's "net" says where the net

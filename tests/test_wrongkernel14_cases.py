@@ -85,6 +85,9 @@ def test_v47_fails_the_far_size_with_its_rule_off(tmp_path: Path, monkeypatch: p
     assert done.net.failed.outcome is Outcome.WRONG_RESULT, done.net.line()
 
 
+JOINT = [(64, 16), (32, 16), (16, 16), (8, 16), (8, 8), (4, 8), (4, 4), (2, 4), (2, 2), (1, 2), (1, 1)]
+
+
 def test_the_residue_size_steps_each_key_alone_down_from_half_its_grain() -> None:
     """Each key alone at its largest entry plus half the entries' grain, a quarter, ... down to 1 (v52's rows of 128
     and 256 by columns of 64 and 32: grains 128 and 32), the rest at their largest; none for a key whose entries share
@@ -97,6 +100,7 @@ def test_the_residue_size_steps_each_key_alone_down_from_half_its_grain() -> Non
     assert residue == [
         [f"M={256 + d},N=64" for d in (64, 32, 16, 8, 4, 2, 1)],
         [f"M=256,N={64 + d}" for d in (16, 8, 4, 2, 1)],
+        [f"M={256 + d},N={64 + e}" for d, e in JOINT],  # the keys together (wrongkernel15)
     ], residue
     odd = [ProblemShape(kwargs={"n": 3001, "act": 2}), ProblemShape(kwargs={"n": 8192, "act": 2})]
     odd = derived_sizes(odd, residue=True)
@@ -156,7 +160,7 @@ def test_a_module_level_size_beside_the_keys_steps_alone_from_one_past_then_down
     1536, 1280, ..., 1026; none without a grown tile, none for a small or non-integer constant, none where the
     constants are what moves (no key: the past and half sizes move them already)."""
     entries = [ProblemShape(kwargs={"rows": 4}), ProblemShape(kwargs={"rows": 8})]
-    consts = {"HIDDEN": 1024, "GROUPS": 4, "SHAPE": (4, 1000)}
+    consts = {"HIDDEN": 1024, "GROUPS": 4, "SCALE": 0.5}  # a tuple: tests/test_wrongkernel15_cases.py
     sizes = derived_sizes(entries, constants=consts, residue=True)
     steps = [[t.label() for t in s.tries] for s in sizes if s.kind is SizeClass.CONSTANT]
     assert steps == [[f"rows=8,HIDDEN={1024 + d}" for d in (1, 512, 256, 128, 64, 32, 16, 8, 4, 2)]], steps
@@ -234,6 +238,14 @@ GPU_CASES = [
         "n=4194432",
         "residue",
     ),
+    (  # wrongkernel15's v56: the joint residue (both keys off their multiples)
+        "flat2d_nomask",
+        '[{"M": 64, "N": 64}, {"M": 32, "N": 64}]',
+        '[{"M": 4096, "N": 4096}, {"M": 2048, "N": 4096}]',
+        {"BLOCK": 64},
+        "M=4100,N=4104",
+        "residue",
+    ),
 ]
 
 
@@ -252,7 +264,8 @@ def test_on_cuda_the_far_and_residue_sizes_keep_out_the_plain_picks_and_pass_wha
 ) -> None:
     """On a GPU, compiled, at realistic sizes: v47 and v55 (parts_capped, parts_unroll over 12000 and 16384
     elements), v52 (tile2d_nomask
-    over 4096 x 2048 and 8192 x 1024) and v53 (tile_two_knobs over 2**22 and 2**20 elements). With the rules off the
+    over 4096 x 2048 and 8192 x 1024), v53 (tile_two_knobs over 2**22 and 2**20 elements) and wrongkernel15's v56
+    (flat2d_nomask over 4096 x 4096 and 2048 x 4096: its joint residue fails 4100 x 4104). With the rules off the
     plain pick fails the far size (v47, v55: 32800 elements, past the 64 partials of 512) or the residue size (v52's 2052
     columns, v53's 2**22 + 128 elements: multiples of the original's block and not of the pick's) where the original
     passes, and nothing is written; with the rules on what they write passes the net (v53's pick is refused by its

@@ -62,8 +62,11 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   step the original refuses: the last step it passes is a multiple of the original's own block ``o`` and of no tile
   above it, so a pick whose tile on that key is larger fails there, whatever the half size's step (n61 on the H100:
   8448 and 8704, multiples of the pick's 256; v52: a 2-D tile whose other block, grown to 8, set the half step to 4;
-  v53: a tile computed from two settings, ``TILE = BLOCK * UNROLL``, read as grown by nothing). Right after the half
-  size; it takes no other size's tries.
+  v53: a tile computed from two settings, ``TILE = BLOCK * UNROLL``, read as grown by nothing). Then, where two keys
+  or more have such a ladder, the keys together at their largest plus half their grains, one key's step halved a
+  step (:func:`_joint_steps`): a block that must divide the keys' product (v56: ``M * N // BLOCK`` programs over a
+  matrix read flat) is met by no key alone, the others' largest entries holding its factors of two. Right after the
+  half size; it takes no other size's tries.
 - **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
@@ -139,7 +142,10 @@ class SizeClass(StrEnum):
                 "largest"
             ),
             SizeClass.FAR: "a key alone doubled past the largest entry while the original passes",
-            SizeClass.RESIDUE: "a key alone at its largest entry plus a power of two, down to the original's block",
+            SizeClass.RESIDUE: (
+                "a key alone, or the keys together, at the largest entry plus a power of two, down to the "
+                "original's block"
+            ),
             SizeClass.CONSTANT: (
                 "a module-level size beside the keys at its value plus one, else plus a power of two, down to the "
                 "original's block"
@@ -463,14 +469,34 @@ def _residue(mover: _Mover) -> list[DerivedSize]:
     as grown). Its tries are no other size's: it is cast only for such originals."""
     out = []
     unmoved = mover.seen[0]
-    for k in mover.moving:
+    keys = [
+        k for k in mover.moving if k not in mover.exponents and mover.grain[k] >= 2 and mover.largest[k] > SMALL_KEY
+    ]
+    for k in keys:
         grain = mover.grain[k]
-        if k in mover.exponents or grain < 2 or mover.largest[k] <= SMALL_KEY:
-            continue
         steps = [grain >> j for j in range(1, grain.bit_length())]  # grain/2, grain/4, ..., 1
         tries = [t for t in (mover.shape({k: mover.largest[k] + d}) for d in steps) if t != unmoved]
         if tries:
             out.append(mover.sized(SizeClass.RESIDUE, tries))
+    joint = [mover.shape({k: mover.largest[k] + d for k, d in step.items()}) for step in _joint_steps(mover, keys)]
+    return out + ([mover.sized(SizeClass.RESIDUE, joint)] if joint else [])
+
+
+def _joint_steps(mover: _Mover, keys: Sequence[Slot]) -> list[dict[Slot, int]]:
+    """The joint residue's steps where two keys or more have a residue size: every such key at its largest entry plus
+    half its grain, then one key's step halved at a time (the largest step first), down to 1 each: the product of the
+    keys' residues loses one factor of two a step, so a kernel needing a block to divide the product (a grid of
+    ``M * N // BLOCK`` programs over a matrix read flat, no masks; wrongkernel15's v56) meets, between the original's
+    block and a grown one, a step it fails and the original passes, where no key alone moves the product off the
+    grown block's multiples (the others' largest entries hold its factors of two)."""
+    if len(keys) < 2:
+        return []
+    step = {k: mover.grain[k] >> 1 for k in keys}
+    out = [dict(step)]
+    while any(d > 1 for d in step.values()):
+        k = max(keys, key=lambda k: step[k])
+        step[k] >>= 1
+        out.append(dict(step))
     return out
 
 
@@ -481,19 +507,22 @@ def _constant_steps(mover: _Mover) -> list[DerivedSize]:
     The other sizes move the keys only, so a tile that must divide such a size was never checked past it
     (wrongkernel14's v54: ``HIDDEN = 1024`` in reference.py, rows of it a ``SHAPES`` key, a loop stepping by ``BLOCK``
     over the row without masks; ``BLOCK=512`` passed every size and was wrong at the 1280 columns the original's 256
-    handled)."""
+    handled). Each integer of a tuple alone too (wrongkernel15's v57: the row ``FEATURES = (2, 1024)``'s last item)."""
     if mover.on_constants or not mover.constants:
         return []
     out = []
     unmoved = mover.shape({})
     for name, value in mover.constants.items():
-        v = plain_int(value)
-        if v is None or v <= SMALL_KEY:
-            continue
-        grain = _power_of_two_part(v)
-        steps = [1] + [grain >> j for j in range(1, grain.bit_length() - 1)]  # 1, then grain/2 ... 2
-        tries = [unmoved.model_copy(update={"constants": {**unmoved.constants, name: v + d}}) for d in steps]
-        out.append(mover.sized(SizeClass.CONSTANT, tries))
+        items = list(value) if isinstance(value, tuple) else [value]
+        for i, item in enumerate(items):
+            v = plain_int(item)
+            if v is None or v <= SMALL_KEY:
+                continue
+            grain = _power_of_two_part(v)
+            steps = [1] + [grain >> j for j in range(1, grain.bit_length() - 1)]  # 1, then grain/2 ... 2
+            moved = [(*items[:i], v + d, *items[i + 1 :]) if isinstance(value, tuple) else v + d for d in steps]
+            tries = [unmoved.model_copy(update={"constants": {**unmoved.constants, name: m}}) for m in moved]
+            out.append(mover.sized(SizeClass.CONSTANT, tries))
     return out
 
 
