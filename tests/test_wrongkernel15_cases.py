@@ -99,3 +99,31 @@ def test_v57_a_tile_dividing_a_module_level_tuple_s_item_fails_the_constant_size
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.CONSTANT, done.net.line()
     assert done.net.failed.shape.label() == "batch=4,FEATURES=(2, 1280)", done.net.line()
+
+
+def test_a_key_bounding_randint_s_codes_is_a_size() -> None:
+    """``torch.randint(0, n_bins, (n,))``: the codes' range is a size a block may have to cover (v59's bins), read as
+    one; ``randint(high=...)`` too; a literal bound adds no key."""
+    from kernelopt.harness.sizekeys import KeyRole, key_roles
+
+    text = (
+        "def get_inputs(n=64, n_bins=100, vocab=50, device='cpu'):\n"
+        "    return [torch.randint(0, n_bins, (n,)), torch.randint(high=vocab, size=(n,)), torch.randint(0, 2, (n,))]\n"
+    )
+    roles = key_roles(text)
+    assert {k: roles[k].role for k in ("n", "n_bins", "vocab")} == dict.fromkeys(("n", "n_bins", "vocab"), KeyRole.SIZE)
+
+
+@pytest.mark.timeout(120)
+def test_v59_a_histogram_s_bins_a_block_fails_one_past_its_largest_bin_count_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v59 (hist_bins_block: ``tl.histogram(codes, BINS)``, ``BINS = 256`` a block every code must fall below, codes
+    ``torch.randint(0, n_bins, ...)``, SHAPES of 100 and 64 bins): ``BINS=128`` written plainly passed every size (the
+    net kept ``n_bins``, a randint bound read as no size), wrong at 129 bins and up, which the original handles. Now
+    caught at 129; with the rules on written ``if n_bins <= 128`` (net_catch.py cases --rules on)."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "hist_bins_block", {"BINS": 128})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.shape.kwargs["n_bins"] == 129, done.net.line()

@@ -9,7 +9,8 @@ the original refuses (the size is skipped, nothing checked) or checks what the e
 Read from the text, never imported (as :mod:`kernelopt.harness.sizes` reads the module-level sizes, whose list of
 tensor makers this module shares): each parameter of ``get_inputs`` is followed through its assignments (``m, k =
 shape``, ``for m, n, k in sizes``, ``n = 1 << log_n``) into the dimensions of a tensor it builds (the size arguments
-of :data:`~kernelopt.harness.sizes.TENSOR_MAKERS`, ``.view`` / ``.reshape`` / ``.expand`` / ``.new_*``), into a
+of :data:`~kernelopt.harness.sizes.TENSOR_MAKERS`, ``.view`` / ``.reshape`` / ``.expand`` / ``.new_*``; and
+``randint``'s bound, the range of its values, which a kernel's block may have to cover: a histogram's bins), into a
 seeding call, and into the module's own functions it is handed to. Pure: parses a string, imports and runs nothing.
 """
 
@@ -151,6 +152,14 @@ class _Reader:
         if name in TENSOR_MAKERS or (method and name in _SHAPE_METHODS):
             for arg in size_args(call, name) if name in TENSOR_MAKERS else call.args:
                 self.dims = _merge(self.dims, self.deps(arg, env))
+            if name == "randint":  # its bound: the codes' range, which a block may have to cover (v59's bins)
+                sized = any(k.arg == "size" for k in call.keywords)
+                bounds = [
+                    *(call.args if sized else call.args[:-1]),
+                    *(k.value for k in call.keywords if k.arg in ("low", "high")),
+                ]
+                for arg in bounds:
+                    self.dims = _merge(self.dims, self.deps(arg, env))
             return
         if name not in _SEEDING:
             self.used |= set(_merge(*(self.deps(a, env) for a in args)))
