@@ -200,3 +200,20 @@ def test_n68_a_slowdown_s_re_time_is_said_as_a_slowdown_too() -> None:
     fast = slow.model_copy(update={"eager": 1.55, "eager_retime": 1.5, "eager_verdict": "improvement"})
     assert eager_claim(fast) == "p 1.4e-49, d -0.64, re-timed 1.5x: improvement"
     assert eager_claim(slow.model_copy(update={"eager_retime": None})) == "p 1.4e-49, d -0.64: regression"
+
+
+@pytest.mark.timeout(30)  # before the fix, the first assertion ran for ever
+def test_a_file_s_arithmetic_too_large_to_work_out_is_not_worked_out() -> None:
+    """review14's find: reading what a launch setting computes ``eval``s the file's arithmetic (builtins cut off),
+    so ``BLOCK = nw ** 10 ** 10`` would run for ever in ``tune``. A power or shift by more than 64 is not worked
+    out (``None``: no rule can check it, as for any computation that does not evaluate); the ones kernels write
+    (``nw * 32``, ``1 << (nw + 3)``, ``2 ** nw``, ``n ** 0.5``) still are."""
+    import ast
+
+    from kernelopt.tunables.readers import _evaluated
+
+    def value(text: str) -> object:
+        return _evaluated(ast.parse(text, mode="eval").body, {"nw": 3, "n": 16})
+
+    assert value("nw ** 10 ** 10") is None and value("1 << 10 ** 6") is None and value("nw ** 100") is None
+    assert [value(t) for t in ("nw * 32", "1 << (nw + 3)", "2 ** nw", "n ** 0.5")] == [96, 64, 8, 4.0]

@@ -117,16 +117,30 @@ def _value_at(computation: str, names: dict[str, object], source: str) -> object
     return None if expr is None else _evaluated(expr, {**names, **_followed(source, names)})
 
 
+#: The largest exponent or shift :func:`_evaluated` works out (``2 ** 64``): past it a file's arithmetic
+#: (``nw ** 10 ** 10``) could run for ever in the reading of a launch setting; no rule can check it then.
+POWER_MOST = 64
+
+
 def _evaluated(expr: ast.expr, names: dict[str, object]) -> object:
-    """``expr``'s value with ``names`` bound (a name bound to ``None`` is not known), or ``None``."""
+    """``expr``'s value with ``names`` bound (a name bound to ``None`` is not known), or ``None`` (also for a power
+    or shift by more than :data:`POWER_MOST`)."""
     if any(isinstance(n, ast.Name) and names.get(n.id) is None and n.id not in _CALLS for n in ast.walk(expr)) or any(
-        isinstance(n, ast.Attribute | ast.Subscript | ast.Lambda) for n in ast.walk(expr)
+        isinstance(n, ast.Attribute | ast.Subscript | ast.Lambda) or _unbounded_power(n, names) for n in ast.walk(expr)
     ):
         return None
     try:
         return eval(compile(ast.Expression(expr), "<computed>", "eval"), {"__builtins__": {}, **_CALLS}, dict(names))
     except Exception:  # a computation that does not evaluate here is one no rule can check
         return None
+
+
+def _unbounded_power(node: ast.AST, names: dict[str, object]) -> bool:
+    """A ``**`` or ``<<`` whose right side is not worked out as a number of at most :data:`POWER_MOST` either way."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow | ast.LShift)):
+        return False
+    right = _evaluated(node.right, names)
+    return not (type(right) in (int, float) and abs(right) <= POWER_MOST)  # type: ignore[arg-type]
 
 
 def shrunk_covers(
