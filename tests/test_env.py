@@ -38,6 +38,21 @@ def test_every_variable_the_code_names_is_in_the_table() -> None:
     assert all(v.field is None for v in VARIABLES if v.direction is Direction.SET)
 
 
+def test_only_env_py_changes_this_process_environment() -> None:
+    """Setting, updating or clearing ``os.environ`` is the environment's rule: env.py holds every such line
+    (``interpret_here``, ``use_build_folders``, ``replace_environment``); a module elsewhere calls them."""
+    changes = re.compile(r"os\.environ(\[[^\]]+\]\s*=(?!=)|\.(update|clear|pop|setdefault|__setitem__)\b)|os\.putenv")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "src" / "kernelopt").rglob("*.py"))
+        if path.name != "env.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if changes.search(line)
+    ]
+    assert found == []
+    assert changes.search('    os.environ[TRITON_INTERPRET] = "1"')  # the line interpret_here held elsewhere
+
+
 def test_read_types_the_values_and_treats_empty_as_unset() -> None:
     s = EnvSettings.read(
         {

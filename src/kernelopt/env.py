@@ -406,6 +406,22 @@ def use_build_folders(triton_cache: Path, torch_extensions: Path) -> None:
     os.environ.update(build_folders(triton_cache, torch_extensions))
 
 
+TRITON_INTERPRET = "TRITON_INTERPRET"
+"""Set to 1 for a worker on the CPU (listed in :data:`VARIABLES`)."""
+
+
+def interpret_here() -> None:
+    """This process runs Triton kernels in Triton's interpreter from now on: ``TRITON_INTERPRET=1`` here.
+
+    For a harness worker started with no device (``kernelopt validate`` or ``kernelopt batch`` without
+    ``--device``: "cuda when present") that found no GPU and runs on the CPU, as
+    :func:`kernelopt.worker.environment.worker_env` does for a child of ``--device cpu``; Triton reads the variable
+    when ``@triton.jit`` decorates a kernel, so this must come before kernel.py is imported. Before, such a run
+    failed a correct Triton kernel with Triton's "0 active drivers" (a new user's first hour, 2026-12-05).
+    """
+    os.environ[TRITON_INTERPRET] = "1"
+
+
 def replace_environment(values: Mapping[str, str]) -> None:
     """Make ``values`` this process's whole environment (a fork server's child becoming its job)."""
     os.environ.clear()

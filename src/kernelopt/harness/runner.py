@@ -44,7 +44,6 @@ from kernelopt.vocabulary import Device
 
 # the one worker environment and signal naming, re-exported for the harness
 from kernelopt.worker.client import signal_name as signal_name
-from kernelopt.worker.environment import TRITON_INTERPRET as TRITON_INTERPRET
 from kernelopt.worker.environment import worker_env as worker_env
 from kernelopt.worker.forkpool import shared_cpu_pool
 from kernelopt.worker.output import OutputCap

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from kernelopt.env import EnvSettings, use_build_folders
+from kernelopt.env import EnvSettings, interpret_here, use_build_folders
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness import highrun
 from kernelopt.harness.branches import Line, LineTrace, OwnCode, other_lines, shown_lines
@@ -70,7 +70,6 @@ from kernelopt.kernelsource import (
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
-from kernelopt.worker.environment import interpret_here
 
 if TYPE_CHECKING:
     from kernelopt.harness.compare import OutputCheck

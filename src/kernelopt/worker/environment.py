@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import kernelopt
-from kernelopt.env import inherited
+from kernelopt.env import TRITON_INTERPRET, inherited
 from kernelopt.vocabulary import Device
 
 
@@ -48,21 +48,6 @@ def worker_env(
     env.update(extra or {})
     return env
 
-
-def interpret_here() -> None:
-    """This process runs Triton kernels in Triton's interpreter from now on: ``TRITON_INTERPRET=1`` here.
-
-    For a harness worker started with no device (``kernelopt validate`` or ``kernelopt batch`` without
-    ``--device``: "cuda when present") that found no GPU and runs on the CPU, as :func:`worker_env` does for a
-    child of ``--device cpu``; Triton reads the variable when ``@triton.jit`` decorates a kernel, so this must
-    come before kernel.py is imported. Before, such a run failed a correct Triton kernel with Triton's "0 active
-    drivers" (a new user's first hour, 2026-12-05).
-    """
-    os.environ[TRITON_INTERPRET] = "1"
-
-
-TRITON_INTERPRET = "TRITON_INTERPRET"
-"""Set to 1 for a worker on the CPU (listed in kernelopt.env's table)."""
 
 OMP_NUM_THREADS = "OMP_NUM_THREADS"
 CPU_THREADS = "1"
