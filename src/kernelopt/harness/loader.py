@@ -11,7 +11,8 @@ Files are imported by the one module loader, :func:`kernelopt.worker.loader.load
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -19,7 +20,7 @@ from typing import Any
 
 from kernelopt.worker.loader import load_module, unload  # the one loader; the harness's callers import it here
 
-__all__ = ["KernelPair", "check_shapes", "load_module", "load_pair", "pair_of", "unload"]
+__all__ = ["KernelPair", "check_shapes", "load_module", "load_pair", "loaded_afresh", "pair_of", "unload"]
 
 
 @dataclass
@@ -86,6 +87,20 @@ def check_shapes(reference: ModuleType) -> None:
     fault = shapes_fault(getattr(reference, "SHAPES", None))
     if fault is not None:
         raise ValueError(fault)
+
+
+@contextmanager
+def loaded_afresh(reference_py: Path, constants: Mapping[str, object] | None = None) -> Iterator[ModuleType]:
+    """reference.py imported again, as a module of its own (``constants``: its ``SHAPES`` entry's sizes), and
+    forgotten when the block ends: the one reload of a reference that asks whether its output came from its earlier
+    calls (:mod:`kernelopt.harness.history`; the gate's check and ``tune``'s net). The import's and the block's
+    exceptions propagate: a file that imports once only (``torch.library`` registering an op) is the caller's "no
+    verdict"."""
+    module = load_module(reference_py, overrides=constants)
+    try:
+        yield module
+    finally:
+        unload(module)
 
 
 def load_pair(kernel_py: Path, reference_py: Path, constants: Mapping[str, object] | None = None) -> KernelPair:

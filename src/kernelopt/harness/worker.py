@@ -1116,7 +1116,7 @@ def _fail_if_reference_cached(
     from kernelopt.harness.history import cached_line
     from kernelopt.harness.inplace import fingerprint
     from kernelopt.harness.inputs import clone_tree
-    from kernelopt.harness.loader import load_module, pair_of, unload
+    from kernelopt.harness.loader import loaded_afresh, pair_of
 
     if failure_class(chk.error_class) not in (FailureClass.VALUES, FailureClass.CONTENT, FailureClass.LAYOUT):
         return
@@ -1124,16 +1124,13 @@ def _fail_if_reference_cached(
     try:
         if ctx.import_rng is not None:
             torch.set_rng_state(ctx.import_rng)  # what it draws as it is imported, drawn again
-        module = load_module(Path(ctx.job.reference_py), overrides=ctx.job.constants)
-        try:
+        with loaded_afresh(Path(ctx.job.reference_py), ctx.job.constants) as module:
             torch.manual_seed(0)  # as _instantiate builds it
             fresh = pair_of(subject.pair.kernel, module).reference_fn(ctx.device)
             if isinstance(fresh, torch.nn.Module):
                 fresh.eval()
             torch.manual_seed(run_seed)
             again = fresh(*clone_tree(inputs))
-        finally:
-            unload(module)
     except (Exception, SystemExit):  # a file that imports once only (a custom op registered): no verdict of it here
         return
     differs = rerun_differs(

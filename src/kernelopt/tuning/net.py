@@ -1088,20 +1088,15 @@ class DerivedProblems:
 
         from kernelopt.harness.history import cached_line
         from kernelopt.harness.inputs import clone_tree
-        from kernelopt.worker.loader import load_module, unload
+        from kernelopt.harness.loader import loaded_afresh
 
         try:
-            module = load_module(Path(derived.problem.reference_py), overrides=derived.shape.constants)
+            with loaded_afresh(Path(derived.problem.reference_py), derived.shape.constants) as module:
+                fresh = dataclasses.replace(derived, reference=module)
+                with torch.set_grad_enabled(derived.form.takes_gradients):
+                    again = fresh.reference_callable(derived.device)(*clone_tree(self.raw))
         except (Exception, SystemExit):  # its own fault, said where it is built
             return None
-        fresh = dataclasses.replace(derived, reference=module)
-        try:
-            with torch.set_grad_enabled(derived.form.takes_gradients):
-                again = fresh.reference_callable(derived.device)(*clone_tree(self.raw))
-        except (Exception, SystemExit):
-            return None
-        finally:
-            unload(module)
         differs = checked_output(derived, again)  # the fresh output checked as a candidate's is
         if differs.message is None:
             return None
