@@ -1382,26 +1382,25 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     ``BLOCK_N=32`` beside the kernel's own ``tl.cdiv(N, 64)``, where ``BLOCK_M=64`` beat the current and could be
     written), gives way to the next-best that still beats the current configuration (:func:`_next_picks`), checked
     on the entries and by the net alike, or nothing is written, the line naming the entry, the size or the rule. A
-    per-bucket table whose text fails gives way row by row: the row serving the size it failed at takes its bucket's
-    next-best (:func:`_table_fallback`, table14); one a guard or a rule refuses, the row serving each entry in turn
-    (:func:`_refused_table_fallback`, seen14)."""
+    per-bucket table whose text fails gives way row by row, the row serving the size it failed at (table14), or
+    each entry's in turn where a guard or a rule refused it (seen14), to its bucket's next-best, and a table so
+    written that fails again gives way by the same rule (:func:`_table_fallback`, leftovers15)."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
         edit, note, net, failed, at = _checked(tuning, evaluator, known, cap)
         # a guard or a rule refused the pick's edit: the next-best writable pick that beats the current instead
         refused = note.removesuffix(": not written") if edit is None and failed is None and note else None
-        for alt in _next_picks(tuning) if failed is not None or refused is not None else []:
+        line = failed if failed is not None else refused
+        for alt in _next_picks(tuning) if line is not None else []:
             edit, _, net, _, _ = _checked(alt, evaluator, known, cap)
             if edit is not None:
-                picked = f"{failed or refused}: {config_text(tuning.result.best_config)} not written"
+                picked = f"{line}: {config_text(tuning.result.best_config)} not written"
                 note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
                 tuning = alt
                 break
-        if edit is None and failed is not None and at is not None:
-            tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, failed, at))
-        if edit is None and refused is not None:
-            tuning, edit, note, net = _refused_table_fallback(tuning, evaluator, known, cap, (refused, note, net))
+        if edit is None and line is not None:  # a table's rows give way (a single pick's next-best came above)
+            tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, line, at))
         if edit is None and failed is not None:
             note = f"{failed}: nothing written"
     except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
@@ -1429,59 +1428,43 @@ def _table_fallback(
     evaluator: KernelEvaluator | ShapesEvaluator,
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None,
-    check: tuple[str | None, NetVerdict | None, str, ProblemShape],
+    failure: tuple[str | None, NetVerdict | None, str, ProblemShape | None],
 ) -> tuple[FolderTuning, EditResult | None, str | None, NetVerdict | None]:
-    """A per-bucket table whose written kernel failed its check at the size ``check`` names (on a ``SHAPES`` entry or
-    the net's): the row that serves that size gives way to its bucket's next-best timed configuration, or the
-    original's (:func:`_next_table`), and the table is checked again on the entries and by the net, at most
-    :data:`NEXT_PICKS` times, while the table still beats the current configuration; the tuning, edit, note and net
-    of the table that passed, else the first's, nothing written (table14: a single pick gave way to its next-best
-    where a table was dropped whole)."""
-    note, net, failed, at = check
+    """A per-bucket table that failed, however it came to be (the session's pick, or a table written after an earlier
+    row gave way): ``failure`` is the note and net as they were, the failure's line and the size it failed at (a
+    ``SHAPES`` entry's or the net's), ``None`` where it names none (a guard or a rule refused the text, seen14). One
+    rule: a failure at a size gives way the row that serves it; one naming no size, the row serving each entry in turn,
+    each from the table that failed; each row to its bucket's next-best timed configuration, else the original's
+    computation (:func:`_next_table`). Every table then written is checked on the entries and by the net, and one
+    that fails again gives way by the same rule (leftovers15: a table written after a refusal that failed its check
+    was dropped), at most :data:`NEXT_PICKS` checks in all (a refused text runs no kernel: a try costs its reading
+    alone), while the table still beats the current configuration; the tuning, edit, note and net of the table
+    that passed, else the first's, nothing written (table14: a single pick gave way to its next-best where a table was
+    dropped whole)."""
+    note, net, line, at = failure
     first = (tuning, None, note, net)
-    lines: list[str] = []
-    for _ in range(NEXT_PICKS):
-        step = _next_table(tuning, at)
-        if step is None:
-            return first
-        tuning, row = step
-        lines.append(f"{failed}: the row {row} not written")
-        edit, note, net, failed_again, where = _checked(tuning, evaluator, known, cap)
-        if edit is not None:
-            return tuning, edit, f"{'; '.join(lines)}; {_next_best_passed(note)}", net
-        if failed_again is None or where is None:
-            return first
-        failed, at = failed_again, where
-    return first
-
-
-def _refused_table_fallback(
-    tuning: FolderTuning,
-    evaluator: KernelEvaluator | ShapesEvaluator,
-    known: dict[str, tuple[Outcome, str | None]],
-    cap: NetCap | None,
-    refusal: tuple[str, str | None, NetVerdict | None],
-) -> tuple[FolderTuning, EditResult | None, str | None, NetVerdict | None]:
-    """A per-bucket table a guard or a rule refused to write (``refusal``: its line, the note and net as they were),
-    not its check: the refusal names no row, so the row serving each ``SHAPES`` entry in turn gives way to its
-    bucket's next-best (:func:`_next_table`, as :func:`_table_fallback` gives a row failing its check); the first
-    table then written is checked on the entries and by the net, and written if it passes; else nothing, the
-    refusal's line kept (seen14: a table refused whole was dropped whole). Trying a row costs its text's reading
-    alone until one is written: no kernel runs for a refused text."""
-    refused, note, net = refusal
-    first = (tuning, None, note, net)
-    tried: set[str] = set()
-    for at in tuning.prepared.ran_shapes:
-        step = _next_table(tuning, at)
-        if step is None or step[1] in tried:
-            continue
-        alt, row = step
-        tried.add(row)
-        edit, alt_note, alt_net, failed, _ = _checked(alt, evaluator, known, cap)
-        if edit is not None:
-            return alt, edit, f"{refused}: the row {row} not written; {_next_best_passed(alt_note)}", alt_net
-        if failed is not None:  # written, and failed its check: nothing, as a table whose rows all fail
-            return first
+    pending: list[tuple[FolderTuning, str, ProblemShape | None, list[str]]] = [(tuning, line, at, [])]
+    seen: set[frozenset[tuple[str, Config]]] = set()
+    checks = 0
+    while pending:
+        failed, line, at, said = pending.pop(0)
+        for shape in [at] if at is not None else failed.prepared.ran_shapes:
+            step = _next_table(failed, shape)
+            if step is None or frozenset(step[0].failed_rows) in seen:
+                continue
+            alt, row = step
+            seen.add(frozenset(alt.failed_rows))
+            lines = [*said, f"{line}: the row {row} not written"]
+            edit, alt_note, alt_net, failed_again, where = _checked(alt, evaluator, known, cap)
+            if edit is not None:
+                return alt, edit, f"{'; '.join(lines)}; {_next_best_passed(alt_note)}", alt_net
+            if failed_again is not None:  # written, and failed its check: its rows give way in turn
+                checks += 1
+                if checks >= NEXT_PICKS:
+                    return first
+                pending.append((alt, failed_again, where, lines))
+            elif alt_note:  # refused again: the rows it still holds give way in turn
+                pending.append((alt, alt_note.removesuffix(": not written"), None, lines))
     return first
 
 
