@@ -58,3 +58,96 @@ def test_a_table_written_after_a_refusal_that_fails_its_check_gives_way_again(
     assert _correct_at(_written_copy(text, tmp_path_factory.mktemp("written"))) == {
         "100": True, "256": True, "512": True, "1000": True
     }  # fmt: skip
+
+
+ASIDE = DATA / "leftovers15" / "aside"
+"""A scale whose ``run`` asserts at most 16 programs: as written (BLOCK=64) it runs n=256 and cannot run n=2000."""
+
+
+@pytest.mark.timeout(120)
+def test_tune_sets_an_entry_the_original_cannot_run_aside_and_tunes_on_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """r13: tune stopped with exit 2 ("kernel.py as written cannot run the SHAPES entry ..., nor could any candidate")
+    where the original raises at one entry. Now the entry is set aside in one line (the loop's V0 rule's words) and in
+    ``--json``, the candidates are checked and timed on the other, and the pick is written: at n=2000 it runs right
+    or raises as the original does."""
+    import json
+
+    import torch
+
+    from kernelopt.cli.app import main
+    from kernelopt.harness.unrunnable import CANNOT_RUN
+    from tests.conftest import load_fresh, triton_interpreted
+
+    folder = Path(shutil.copytree(ASIDE, tmp_path / "aside"))
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "4", "--json"]) == 0
+    out, err = capsys.readouterr()
+    said = json.loads(out)
+    line = (
+        f"the SHAPES entry n=2000 {CANNOT_RUN}, while it runs n=256 (raised while running: AssertionError: at most 16 "
+        "programs (kernel.py:21)): set aside, the candidates checked and timed on the other entries"
+    )
+    assert said["set_aside"]["n=2000"].startswith(line) and said["shapes"] == ["n=256"], said
+    assert err.count(line) == 1, err
+    assert said["outcomes"].get("ok", 0) >= 2 and said["best_latency_us"] is not None, said
+    text = (folder / "kernel.py").read_text()
+    assert said["better"] and text != (ASIDE / "kernel.py").read_text(), said
+    with triton_interpreted():
+        written = load_fresh(folder / "kernel.py", "_leftovers15_aside")
+        for n in (256, 1000):
+            x = torch.randn(n)
+            assert torch.equal(written.run(x), x * 2.0)
+        x = torch.randn(2000)
+        try:
+            assert torch.equal(written.run(x), x * 2.0)
+        except AssertionError as exc:  # raises there as the original does, or runs right
+            assert "at most 16 programs" in str(exc), exc
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_to_write_must_raise_at_an_entry_set_aside_or_pass_there(tmp_path: Path) -> None:
+    """The check of a kernel to write (``ShapesEvaluator.check_source``) at the entry set aside, in the session's bench
+    workers under the interpreter: BLOCK=32 raises there as the original does (passes), BLOCK=256 runs right there
+    (passes), and BLOCK=256 over ``n // BLOCK`` programs, right at n=256, writes 1792 of the 2000 elements there: a
+    failure of another kind, refused, naming the entry."""
+    from kernelopt.tuning.candidate import Config
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    folder = Path(shutil.copytree(ASIDE, tmp_path / "aside"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRITON_INTERPRET", "1")
+        prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    base, current = prepared.base_source, Config.of({"BLOCK": 64})
+    with ShapesEvaluator(
+        prepared.problem, prepared.shapes, base, lambda c: base, session_dir=prepared.session_dir,
+        env=prepared.env, original=current,
+    ) as ev:  # fmt: skip
+        (mine,) = ev.evaluate([current])
+        assert mine.outcome.ok and mine.failed_entry is None, mine  # timed on n=256 alone
+        assert list(ev.set_aside) == ["n=2000"] and ev.labels == ["n=256"]
+        for block in (32, 256):
+            checked = ev.check_source(base.replace("BLOCK = 64", f"BLOCK = {block}"), current)
+            assert checked.outcome.ok, (block, checked.reason)
+        short = base.replace("BLOCK = 64", "BLOCK = 256").replace("triton.cdiv(n, BLOCK)", "n // BLOCK")
+        checked = ev.check_source(short, current)
+    assert not checked.outcome.ok and checked.failed_entry == "n=2000", checked
+    assert checked.reason is not None and checked.reason.startswith("on the SHAPES entry n=2000: "), checked.reason
+    assert "where kernel.py as written raises (raised while running: AssertionError: at most 16" in checked.reason
+
+
+@pytest.mark.timeout(120)
+def test_the_loop_s_v0_names_the_entry_tune_sets_aside(tmp_path: Path) -> None:
+    """validate (the loop's V0, as optimize and a ``batch --optimize`` row gate it) names the same entry the problem's,
+    in the words tune's line holds (:data:`~kernelopt.harness.unrunnable.CANNOT_RUN`)."""
+    from kernelopt.harness.gate import validate
+    from kernelopt.harness.model import ENTRY_UNRUNNABLE
+    from kernelopt.harness.unrunnable import CANNOT_RUN
+    from kernelopt.workspace import Workspace
+
+    folder = Path(shutil.copytree(ASIDE, tmp_path / "aside"))
+    ws = Workspace.create("aside", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    report = validate(ws, 0, previous=None, device="cpu", baseline=True)
+    assert report.correctness.error_class == ENTRY_UNRUNNABLE, report.correctness
+    assert report.correctness.message.startswith(f"the SHAPES entry n=2000 {CANNOT_RUN}, while it runs n=256")

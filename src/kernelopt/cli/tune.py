@@ -449,7 +449,7 @@ def _tune_locked(
             f"({prepared.record_path})",
             130,
         )
-    for line in tuning.check_notes:  # as validate warns of the gate's check
+    for line in [*tuning.check_notes, *(line for _, line in tuning.set_aside)]:  # as validate warns of the gate's check
         warn(line)
     r = tuning.result
     if r.stop is StopReason.INTERRUPTED:

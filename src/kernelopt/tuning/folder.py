@@ -354,6 +354,9 @@ class FolderTuning:
     list_as_written: str | None = None
     """Where the keyed list's autotuner, run as written, picked another configuration than the fastest pinned at a
     shape: the line that says so (:func:`list_as_written`)."""
+    set_aside: tuple[tuple[str, str], ...] = ()
+    """``SHAPES`` entries the kernel as written cannot run, set aside by the session ((label, the line that says so):
+    :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`)."""
     failed_rows: tuple[tuple[str, Config], ...] = ()
     """(shape label, the row's values) of a per-bucket table's rows whose written kernel failed its check: those
     values serve that shape in no later table (:func:`_next_table`)."""
@@ -954,6 +957,7 @@ def _session_evaluator(
             env=prepared.env,
             untimed=prepared.idle,
             per_entry=prepared.keyed_list is not None,  # a config the autotuner skips at one key serves the others
+            original=space.current(),  # an entry the kernel as written cannot run is set aside
         )
     return KernelEvaluator(
         prepared.problem,
@@ -987,6 +991,7 @@ def _judged(
         choice=choice,
         guarded=guarded.as_dict() if guarded is not None else None,
         check_notes=tuple(evaluator.check_notes),
+        set_aside=tuple((label, line) for label, (_, _, line) in getattr(evaluator, "set_aside", {}).items()),
     )
     if choice is not None and choice.kind is ChoiceKind.TABLE:
         why = unheld_table(prepared, result.best_config)
@@ -2371,6 +2376,8 @@ class TuneSummary(BaseModel):
         outcomes: outcome -> how many candidates ended so.
         launch, kernel: the launch tuned; session_dir, record: where the session keeps its files.
         shapes: the shapes every candidate was checked and timed on (labels, the primary first).
+        set_aside: the ``SHAPES`` entries the kernel as written cannot run, which the session set aside (label -> the
+            line that says so, as ``tune`` warns it); ``{}`` when none.
         per_shape: for each shape timed (several): its own best configuration and latency, and the chosen
             configuration's latency there (``[]`` when one shape was timed).
         shape_choice: one configuration for every shape, or a per-bucket table, and why (``None``: none ran).
@@ -2424,6 +2431,7 @@ class TuneSummary(BaseModel):
     session_dir: str
     record: str
     shapes: list[str] = Field(default_factory=list)
+    set_aside: dict[str, str] = Field(default_factory=dict)
     per_shape: list[ShapeBest] = Field(default_factory=list)
     shape_choice: ShapeChoice | None = None
     edit_note: str | None = None
@@ -2498,7 +2506,8 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         kernel=p.space.kernel,
         session_dir=str(p.session_dir),
         record=str(p.record_path),
-        shapes=[s.label() for s in p.shapes],
+        shapes=[s.label() for s in p.shapes if s.label() not in dict(tuning.set_aside)],
+        set_aside=dict(tuning.set_aside),
         per_shape=list(tuning.per_shape),
         shape_choice=tuning.choice,
         edit_note=tuning.edit_note,

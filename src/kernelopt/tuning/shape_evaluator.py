@@ -19,6 +19,13 @@ but an entry's own best (tuneleft9 set it aside for the whole session).
 
 An entry reference.py cannot build (``get_inputs`` raises on it) is one line naming the entry
 (:class:`ProblemError`, exit 2) when the workers start, before any candidate runs.
+
+An entry the kernel as written (``original``) cannot run (it raises there, a compile failure or an ``assert`` in
+``run``, while it runs the primary) is set aside when the original's result shows it, and the batch is evaluated
+again on the other entries (docs/faults.md leftovers15's l2; refblame14's r13 stopped tune there): no candidate is
+checked or timed there, and a kernel to write must still raise there or pass (:meth:`ShapesEvaluator.check_source`),
+never fail otherwise. ``SHAPES`` entries the loop's V0 cannot run are the problem's by the same rule
+(:mod:`kernelopt.harness.unrunnable`).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
 from kernelopt.tuning.pace import CandidateLimit
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, ReferenceDoesNotImport
-from kernelopt.tuning.shapes import merge
+from kernelopt.tuning.shapes import RAISED_OUTCOMES, merge, set_aside_line
 
 T = TypeVar("T")
 
@@ -65,6 +72,7 @@ class ShapesEvaluator:
         env: Mapping[str, str] | None = None,
         untimed: Collection[str] = (),
         per_entry: bool = False,
+        original: Config | None = None,
     ) -> None:
         settings = settings or EvaluatorSettings()
         others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1, "first_best_us": None})
@@ -73,6 +81,8 @@ class ShapesEvaluator:
         self.interpreted = problem.interpreted
         self.per_entry = per_entry
         self.aside: dict[Config, dict[str, Result]] = {}  # per_entry: where each candidate was set aside, and why
+        self.original = original  # the kernel as written: an entry it cannot run is set aside (:meth:`_set_aside`)
+        self.set_aside: dict[str, tuple[KernelEvaluator, str, str]] = {}  # label -> its evaluator, why, the line
         self.evaluators = [
             KernelEvaluator(
                 problem if k == 0 else problem.model_copy(update={"shape": dict(shape.kwargs)}),
@@ -132,6 +142,28 @@ class ShapesEvaluator:
         last's check apart from its timing, so each entry's compile of a candidate for its own specialization
         overlaps the others'.
         """
+        results = self._evaluate(batch)
+        while self._set_aside(batch, results):  # an entry the original cannot run: the batch again without it
+            results = self._evaluate(batch)
+        return results
+
+    def _set_aside(self, batch: Sequence[Config], results: Sequence[Result]) -> bool:
+        """Whether the kernel as written (:attr:`original`, in ``batch``) raised at an entry after the primary (one it
+        cannot run, while it runs the primary), which is now set aside: its evaluator kept for the written kernel's
+        check there (:meth:`check_source`), the entry no longer checked or timed (module docstring)."""
+        mine = next((r for c, r in zip(batch, results, strict=True) if c == self.original), None)
+        if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry not in self.labels[1:]:
+            return False
+        k = self.labels.index(mine.failed_entry)
+        label, ev = self.labels.pop(k), self.evaluators.pop(k)
+        why = (mine.reason or mine.outcome.value).removeprefix(f"on the SHAPES entry {label}: ")
+        self.set_aside[label] = (ev, why, set_aside_line(label, why, self.labels[0]))
+        if not set(self.labels) - self.untimed:
+            self.untimed = frozenset()
+        return True
+
+    def _evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        """:meth:`evaluate` on the entries not set aside."""
         self.start()
         if len(self.evaluators) == 1:
             return self.evaluators[0].evaluate(batch)
@@ -303,7 +335,19 @@ class ShapesEvaluator:
         return out
 
     def check_source(self, source: str, config: Config) -> Result:
-        """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry)."""
+        """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry); then
+        at each entry set aside (:meth:`_set_aside`), where it must raise as the original does, or pass: any other
+        failure there (a wrong result, a crash, a timeout) is the source's, naming the entry."""
+        checked = self._check_source(source, config)
+        for label, (ev, theirs, _) in self.set_aside.items() if checked.outcome.ok else ():
+            there = ev.check_source(source, config)
+            if not there.outcome.ok and there.outcome not in RAISED_OUTCOMES:
+                why = f"{there.reason or there.outcome.value}, where kernel.py as written raises ({theirs})"
+                return merge(config, [(label, there.model_copy(update={"reason": why}))], shapes=2)
+        return checked
+
+    def _check_source(self, source: str, config: Config) -> Result:
+        """:meth:`check_source` on the entries not set aside."""
         self.start()
         pairs = list(zip(self.labels, self.evaluators, strict=True))
         if self.together():  # the primary first, then the others at once (:meth:`together`)
@@ -356,9 +400,9 @@ class ShapesEvaluator:
             ev.never_cut(wanted)
 
     def close(self) -> None:
-        """Shut every shape's workers down."""
+        """Shut every shape's workers down (those of the entries set aside too)."""
         errors: list[KerneloptError] = []
-        for ev in self.evaluators:
+        for ev in [*self.evaluators, *(ev for ev, _, _ in self.set_aside.values())]:
             try:
                 ev.close()
             except KerneloptError as exc:  # the others are still closed

@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import InputFileError
+from kernelopt.harness.unrunnable import CANNOT_RUN
 from kernelopt.kernelsource import entry_fault, interpreted_cases
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue
@@ -96,6 +97,17 @@ def unrunnable_entry_line(
         f"{kernel_py} as written cannot run the SHAPES entry {entry} ({why}), nor could any candidate: a size the "
         f"original cannot run is not the picks' fault; drop it from SHAPES to tune on the others, or give {kernel_py} "
         "a path for that size first"
+    )
+
+
+def set_aside_line(entry: str, why: str, runs: str) -> str:
+    """The one line of a ``SHAPES`` entry a session set aside: the kernel as written raised there (``why``) while it
+    runs ``runs`` (:class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`), in the words the loop's V0 rule gives
+    such an entry (:data:`~kernelopt.harness.unrunnable.CANNOT_RUN`), so tune, validate, optimize and batch name it
+    alike."""
+    return (
+        f"the SHAPES entry {entry} {CANNOT_RUN}, while it runs {runs} ({why}): set aside, the candidates checked and "
+        "timed on the other entries; a pick is written only where it raises there as kernel.py does, or passes"
     )
 
 
