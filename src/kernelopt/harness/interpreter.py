@@ -37,6 +37,13 @@ A sixth, for every Triton: a float narrowed to an 8-bit float (fp8 quantization:
 nearest even and saturated as a GPU does, and an 8-bit float widened reads its NaN and infinity codes
 (:func:`_patch_fp8`); Triton's interpreter lost the rounding's carry into the exponent (31.6 became 16).
 
+A seventh, for every Triton: ``and`` / ``or`` / ``not`` of block tensors (FlagGems' cumsum: ``mask = m_offset[:, None,
+None] < M and n_offset[None, :, None] < N``) are the elementwise ``logical_and`` / ``logical_or`` / ``logical_not``
+a GPU compile makes of them (Triton's code generator, ``visit_BoolOp`` / ``visit_UnaryOp``), where the interpreter ran
+Python's: a block is always true there, so ``a and b`` was ``b`` alone, the row mask was lost and the store wrote past
+the output (a heap corrupted, the process aborted). Values that are no block keep Python's short circuit, as the
+compiler keeps a constexpr's (:func:`_patch_bool_ops`).
+
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
 also compiles on a GPU:
@@ -114,6 +121,7 @@ def patch_interpreter() -> bool:
         _patch_grid_limits(interp)
         _patch_libdevice(interp)
         _patch_fp8(interp)
+        _patch_bool_ops(interp)
         interp._kernelopt_patched = True
     return fixes
 
@@ -267,6 +275,81 @@ def _patch_libdevice(interp: Any) -> None:
 
     interp.GridExecutor.__call__ = call
     interp._patch_lang = patch_lang
+
+
+#: the name the rewritten kernels call for ``and`` / ``or`` (set on the interpreter's module, whose names the
+#: interpreter copies into a kernel's globals when it rewrites the kernel)
+BOOL_OP_NAME = "_kernelopt_bool_op"
+NOT_NAME = "_kernelopt_not"
+
+
+def _is_block(value: Any) -> bool:
+    import triton.language as tl
+
+    return isinstance(value, tl.core.tensor) and value.type.is_block()
+
+
+def _bool_op(is_and: bool, *thunks: Any) -> Any:
+    """``a and b and ...`` (``or`` when not ``is_and``) as Triton's code generator computes it: the values in order,
+    one that is no block short-circuiting as in Python (a falsy one ends an ``and``, a truthy one an ``or``), the
+    blocks joined elementwise by ``logical_and`` / ``logical_or``; no block at all: Python's result."""
+    blocks: list[Any] = []
+    value: Any = None
+    for thunk in thunks:
+        value = thunk()
+        if _is_block(value):
+            blocks.append(value)
+        elif bool(value) is not is_and:
+            return value
+    if not blocks:
+        return value
+    out = blocks[0]
+    for block in blocks[1:]:
+        out = out.logical_and(block) if is_and else out.logical_or(block)
+    return out
+
+
+def _not(value: Any) -> Any:
+    """``not value``: a block's elementwise ``logical_not`` (the code generator's ``__not__``), else Python's."""
+    return value.__not__() if _is_block(value) else not value
+
+
+def _patch_bool_ops(interp: Any) -> None:
+    """Rewrite ``and`` / ``or`` / ``not`` in interpreted kernels as a GPU compile reads them (the module docstring's
+    seventh fix): the interpreter's own rewriter (``FunctionRewriter.ast_transformer``) extended, its assignments'
+    values visited too (it wraps them unvisited)."""
+    import ast
+
+    base = type(interp.FunctionRewriter.ast_transformer)
+
+    def thunk(value: ast.expr) -> ast.Lambda:
+        no_args = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+        return ast.Lambda(args=no_args, body=value)
+
+    class BoolOps(base):  # type: ignore[misc, valid-type]
+        def visit_Assign(self, node: ast.Assign) -> Any:
+            node.value = self.visit(node.value)
+            return super().visit_Assign(node)
+
+        def visit_BoolOp(self, node: ast.BoolOp) -> Any:
+            self.generic_visit(node)
+            call = ast.Call(
+                func=ast.Name(id=BOOL_OP_NAME, ctx=ast.Load()),
+                args=[ast.Constant(value=isinstance(node.op, ast.And)), *(thunk(v) for v in node.values)],
+                keywords=[],
+            )
+            return ast.copy_location(call, node)
+
+        def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+            self.generic_visit(node)
+            if not isinstance(node.op, ast.Not):
+                return node
+            call = ast.Call(func=ast.Name(id=NOT_NAME, ctx=ast.Load()), args=[node.operand], keywords=[])
+            return ast.copy_location(call, node)
+
+    setattr(interp, BOOL_OP_NAME, _bool_op)
+    setattr(interp, NOT_NAME, _not)
+    interp.FunctionRewriter.ast_transformer = BoolOps()
 
 
 class _Globals:
