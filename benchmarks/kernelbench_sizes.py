@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from kernelopt.harness.sizes import SizeScaleError, size_candidates  # noqa: E402
+from kernelopt.numeric import is_int  # noqa: E402
 from kernelopt.worker.loader import load_module, unload  # noqa: E402
 
 PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
@@ -47,7 +48,7 @@ def before_constants(path: Path, scale: float) -> dict[str, int]:
         else:
             continue
         v = value.value if isinstance(value, ast.Constant) else None
-        if isinstance(target, ast.Name) and isinstance(v, int) and not isinstance(v, bool) and v >= 16:
+        if isinstance(target, ast.Name) and is_int(v) and v >= 16:
             out[target.id] = max(1, round(v * scale))
     return out
 

@@ -18,6 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
+from kernelopt.numeric import is_int
 from kernelopt.tunables import analysis
 from kernelopt.tunables.edit import apply_source
 
@@ -28,7 +29,7 @@ def candidates(source: str) -> tuple[str, list[int]] | None:
     """The first editable integer knob of ``source`` and its legal powers of two around its value (each a
     distinct candidate text, as a session's candidates are)."""
     for t in analysis.discover_source(source):
-        if not t.editable or not isinstance(t.value, int) or isinstance(t.value, bool):
+        if not t.editable or not is_int(t.value):
             continue
         near = [t.value * 2**k for k in (1, -1, 2, -2, 3, 4)] if t.value > 1 else [2, 4, 8, 16]
         legal = sorted({int(v) for v in near if v >= 1 and v == int(v) and t.legality.problem(int(v)) is None})

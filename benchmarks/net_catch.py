@@ -189,6 +189,7 @@ def run_cases(rules: bool, only: list[str]) -> None:
 
 def _picks(folder: Path) -> list[dict[str, int]]:
     """Each integer knob of the launch a session tunes, doubled and halved alone (legal values only)."""
+    from kernelopt.numeric import is_int
     from kernelopt.tuning.folder import TuneRequest, prepare_folder
 
     prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
@@ -196,7 +197,7 @@ def _picks(folder: Path) -> list[dict[str, int]]:
     out = []
     for knob in prepared.space.knobs:
         value = current.get(knob.name) if current is not None else None
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not is_int(value):
             continue
         for moved in (value * 2, value // 2):
             if moved != value and moved in knob.values:

@@ -52,6 +52,7 @@ def _edit(prepared: Any, best: dict[str, Any], passed: bool = False) -> tuple[st
 
 
 def _picks(prepared: Any) -> list[dict[str, Any]]:
+    from kernelopt.numeric import is_int
     from kernelopt.tunables import discover_source
     from kernelopt.tuning.folder import computed_by_shape
 
@@ -61,7 +62,7 @@ def _picks(prepared: Any) -> list[dict[str, Any]]:
     for knob in prepared.space.knobs:
         value = current.get(knob.name) if current is not None else None
         value = ran.get(knob.name, value) if not isinstance(value, int) else value  # a computed one: its value there
-        if isinstance(value, int) and not isinstance(value, bool):
+        if is_int(value):
             singles += [{knob.name: m} for m in (value * 2, value // 2) if m != value and m in knob.values]
     found = discover_source(prepared.base_source, prepared.problem.kernel_py.name, evaluation=prepared.evaluation)
     options = []

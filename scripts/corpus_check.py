@@ -23,6 +23,7 @@ import signal
 import sys
 from pathlib import Path
 
+from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.tunables import discover
 from kernelopt.tunables.edit import apply_source
@@ -39,7 +40,7 @@ def _file(root: Path, k: Path) -> None:
     found = discover(k)
     readings = json.dumps([t.model_dump(mode="json") for t in found], sort_keys=True, default=str)
     print(rel, "READ", hashlib.sha1(readings.encode()).hexdigest()[:10], len(found))
-    ts = [t for t in found if t.editable and isinstance(t.value, int) and not isinstance(t.value, bool)]
+    ts = [t for t in found if t.editable and is_int(t.value)]
     trials = [{t.key: t.value * 2} for t in ts] + [{t.key: max(1, t.value // 2)} for t in ts]
     blocks = [t for t in ts if t.name not in ("num_warps", "num_stages", "num_ctas")]
     if len(blocks) > 1:

@@ -21,6 +21,7 @@ from typing import Any
 
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import read_python
+from kernelopt.numeric import is_int, is_number
 from kernelopt.vocabulary import Device, Framework
 
 
@@ -170,14 +171,14 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
                     f"its parameters: {', '.join(params) or 'none'}",
                 )
             default = defaults.get(key)
-            number = isinstance(default, int | float) and not isinstance(default, bool)
+            number = is_number(default)
             if isinstance(value, str) and number:
                 return (
                     f"{where} cannot be built: {key} is the string {value!r}, get_inputs's default is the number "
                     f"{default!r}",
                     _number_hint(key, value, default),
                 )
-            integer = isinstance(default, int) and not isinstance(default, bool)
+            integer = is_int(default)
             if _integral_float(value) and integer:
                 return (
                     f"{where} cannot be built: {key} is the float {value!r}, get_inputs's default is the integer "
@@ -266,7 +267,7 @@ def literal_value(node: ast.expr) -> object:
     """A literal, or integer arithmetic of literals (``2**27``, ``1 << 14``, ``4 * 1024``); ValueError else."""
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         a, b = literal_value(node.left), literal_value(node.right)
-        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool):
+        if is_int(a) and is_int(b):
             if isinstance(node.op, ast.Pow | ast.LShift) and not 0 <= b <= 64:
                 raise ValueError("exponent out of range")
             return _OPERATORS[type(node.op)](a, b)
@@ -460,7 +461,7 @@ OPAQUE_ENTRY_HINT = (
 
 def _int_tuple(value: object) -> bool:
     """A tuple (or list) of integers (``"shape": (4, 1000)``): handed to a bench worker as itself."""
-    return isinstance(value, tuple | list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    return isinstance(value, tuple | list) and all(is_int(v) for v in value)
 
 
 def opaque_entry(shapes: Sequence[Mapping[Any, Any]]) -> str | None:
@@ -492,7 +493,7 @@ def shape_size(shape: Mapping[str, Any]) -> float:
     """How large a ``SHAPES`` entry is: the product of its numbers, each counted as at least 1; infinite for
     an entry with no number (``get_inputs()``'s defaults: its size is not known, so it is never the small one)."""
     flat = [w for v in shape.values() for w in (v if isinstance(v, tuple | list) else (v,))]  # (4, 1000): its numbers
-    numbers = [max(float(v), 1.0) for v in flat if isinstance(v, int | float) and not isinstance(v, bool)]
+    numbers = [max(float(v), 1.0) for v in flat if is_number(v)]
     return math.prod(numbers) if numbers else math.inf
 
 

@@ -45,6 +45,7 @@ from kernelopt.backends.protocol import (
 from kernelopt.backends.settings import LlmApiSettings, load_settings
 from kernelopt.errors import InputFileError, KerneloptError
 from kernelopt.fileio import atomic_write_code, atomic_write_text, read_python
+from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
@@ -120,7 +121,7 @@ def parse_chat_response(data: Any) -> ChatReply:
     tokens = {}
     for ours, theirs in (("prompt", "prompt_tokens"), ("completion", "completion_tokens"), ("total", "total_tokens")):
         v = usage.get(theirs)
-        if isinstance(v, int) and not isinstance(v, bool):
+        if is_int(v):
             tokens[ours] = v
     if "total" not in tokens and {"prompt", "completion"} <= tokens.keys():
         tokens["total"] = tokens["prompt"] + tokens["completion"]

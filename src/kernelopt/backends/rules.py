@@ -38,6 +38,7 @@ from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageCont
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import read_source, replace_source
+from kernelopt.numeric import is_number
 from kernelopt.planning.plan import Plan
 from kernelopt.tunables import (
     EditResult,
@@ -90,12 +91,7 @@ def relative_move(sites: list[Tunable], requested: Any, before: Any) -> Any:
     is already relative, when the sites agree, or when ``before`` is not one of their values.
     """
     values = {t.value for t in sites}
-    numeric = (
-        isinstance(requested, int | float)
-        and not isinstance(requested, bool)
-        and isinstance(before, int | float)
-        and not isinstance(before, bool)
-    )
+    numeric = is_number(requested) and is_number(before)
     if len(values) < 2 or not numeric or before not in values or before == 0:
         return requested
     ratio = requested / before

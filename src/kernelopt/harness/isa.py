@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
 from kernelopt.memory.model import IsaMetricProgress
+from kernelopt.numeric import is_number
 
 #: Our threshold for "a large occupancy drop": the spec's own example is 25 % -> 12 % (a 52 % drop);
 #: a quarter of the previous value still costs latency hiding on a memory-bound kernel.
@@ -133,7 +134,7 @@ def metric_value(name: str, kernel: KernelEvidence) -> float | None:
                 return float(v)
         elif kernel.isa is not None:
             v = getattr(kernel.isa, field, None)
-            if isinstance(v, int | float) and not isinstance(v, bool):
+            if is_number(v):
                 return float(v)
     if kernel.isa is not None and name in kernel.isa.instruction_counts:
         return float(kernel.isa.instruction_counts[name])

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.fileio import read_python
+from kernelopt.numeric import is_int, is_number
 from kernelopt.taskcard import TaskCard
 
 #: Integers below this are never scaled: kernel sizes, strides, small channel counts or ranks, whose meaning
@@ -222,7 +223,7 @@ def evaluate(node: ast.expr, env: Mapping[str, SizeValue]) -> SizeValue | None:
     tuple), or ``None`` when it is anything else."""
     if isinstance(node, ast.Constant):
         c = node.value
-        return c if isinstance(c, int | float) and not isinstance(c, bool) else None
+        return c if is_number(c) else None
     if isinstance(node, ast.Name):
         return env.get(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -400,7 +401,7 @@ def _literal_divisors(tree: ast.Module) -> dict[str, int]:
 
     def add(name: str, node: ast.AST | None) -> None:
         value = node.value if isinstance(node, ast.Constant) else None
-        if isinstance(value, int) and not isinstance(value, bool) and value > 1 and _DIVISOR.search(name):
+        if is_int(value) and value > 1 and _DIVISOR.search(name):
             out.setdefault(name, value)
 
     for node in ast.walk(tree):
@@ -429,7 +430,7 @@ def _rules(found: Mapping[str, Binding], tree: ast.Module) -> _Rules:
         if b.derived:
             continue
         values = b.value if isinstance(b.value, tuple) else (b.value,)
-        ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+        ints = [v for v in values if is_int(v)]
         if _DIVISOR.search(b.name) and len(ints) == 1 and ints[0] > 1:
             divisors[b.name] = ints[0]
         if _WINDOW.search(b.name) and ints and max(ints) > 1 and (window is None or max(ints) > window[1]):
@@ -556,7 +557,7 @@ def _checked(
                 f"task card sizes: {reference_py} defines no module-level size constant {name!r}",
                 hint=f"its constants: {known}",
             )
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        if not is_number(value) or value <= 0:
             raise UsageError(f"task card sizes: {name} = {value!r} is not a positive number")
     return tree, found
 

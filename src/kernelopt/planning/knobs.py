@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from kernelopt.actions import ActionCategory
+from kernelopt.numeric import is_int
 from kernelopt.tunables.model import expresses
 
 
@@ -188,7 +189,7 @@ class Knob:
     @property
     def numeric(self) -> bool:
         """True when the value is a known integer (single moves and rankings need one)."""
-        return isinstance(self.value, int) and not isinstance(self.value, bool)
+        return is_int(self.value)
 
     @property
     def family(self) -> KnobFamily:

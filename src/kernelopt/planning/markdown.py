@@ -60,6 +60,7 @@ import yaml
 from kernelopt import frontmatter
 from kernelopt.actions import ActionCategory
 from kernelopt.memory.model import SearchLogEntry
+from kernelopt.numeric import is_number
 from kernelopt.planning.plan import Plan, PlanError, RiskLevel
 
 # Section keys -> heading text written by render_plan.
@@ -478,7 +479,7 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
     risk = _risk_level(front, origin)
     parameters, current, targets = _knobs(front, act, origin)
     speedup = front.get("expected_speedup_pct")
-    if speedup is not None and (isinstance(speedup, bool) or not isinstance(speedup, int | float)):
+    if speedup is not None and not is_number(speedup):
         raise PlanError(f"{origin}: expected_speedup_pct must be a number, got {speedup!r}")
     counters = (
         _bool(front["counters_available"], f"{origin}: counters_available")

@@ -53,6 +53,7 @@ from kernelopt.evidence import amd_rules
 from kernelopt.evidence.amdgcn import AmdIsaFacts, analyze, kernel_base_name, looks_like_amdgcn, normalize_kernel_name
 from kernelopt.evidence.model import Hotspot, KernelEvidence, Metric, MetricSpread, ProfileSummary, Vendor
 from kernelopt.evidence.summary import mark_empty
+from kernelopt.numeric import plain_int
 
 
 class ReportKind(StrEnum):
@@ -1714,7 +1715,7 @@ def _read_triton_metadata(path: Path) -> tuple[str | None, int | None]:
     if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
         return None, None
     shared = doc.get("shared")
-    return doc["name"], shared if isinstance(shared, int) and not isinstance(shared, bool) else None
+    return doc["name"], plain_int(shared)
 
 
 def _triton_lds(folder: Path) -> dict[str, int]:

@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.actions import ActionCategory
+from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
@@ -1229,7 +1230,7 @@ class _Analyzer:
             if s.computed is None or s.value is not None or s.region is not None or s.kernel is None:
                 continue
             got = self.launch_values.get(s.kernel, {}).get(s.name)
-            if isinstance(got, int) and not isinstance(got, bool):
+            if is_int(got):
                 s.value = got
                 s.value_source = f"the value its launch received in one run of the task{shape}"
 
@@ -1655,7 +1656,7 @@ class _Analyzer:
                 return None
             options.append(bound[expr.value])
         lits = [self.literal(o) for o in options]
-        if any(lit is None or not isinstance(lit.value, int) or isinstance(lit.value, bool) for lit in lits):
+        if any(lit is None or not is_int(lit.value) for lit in lits):
             return None
         found = [lit for lit in lits if lit is not None]
         got = self.launch_values.get(kernel or "", {}).get(expr.value)
@@ -2929,7 +2930,7 @@ class _Analyzer:
         returns = _Returns()
         visit(found[0].node.body, returns)
         literals = [lit for v in returns.values if (lit := self.literal(v)) is not None]
-        if len(literals) != 1 or not isinstance(literals[0].value, int) or isinstance(literals[0].value, bool):
+        if len(literals) != 1 or not is_int(literals[0].value):
             return None
         return literals[0]
 
@@ -2988,8 +2989,8 @@ class _Analyzer:
         for s in sites:
             rule = knob_rule(s.name)
             lit = s.literal
-            is_int = lit is not None and isinstance(lit.value, int) and not isinstance(lit.value, bool)
-            if is_int and s.refused is None and rule and BLOCKISH & set(rule[0]):
+            integer = lit is not None and is_int(lit.value)
+            if integer and s.refused is None and rule and BLOCKISH & set(rule[0]):
                 blockish.append(s)
         if not blockish:
             return
@@ -3702,7 +3703,7 @@ class _GridLiterals(cst.CSTVisitor):
             self._claimed |= {id(n) for n in (divisor.body, *_integers(divisor.test))}
             divisor = divisor.orelse
         lit = self.an.literal(divisor)
-        if lit is None or not isinstance(lit.value, int) or isinstance(lit.value, bool):
+        if lit is None or not is_int(lit.value):
             return
         self._claimed.add(id(divisor))
         self.context[id(divisor)] = self.an.code(node)
@@ -3806,7 +3807,7 @@ def _knob_legality(s: Site, arange_ranges: frozenset[str] = frozenset()) -> tupl
         if m_legal.model_dump(exclude={"source"}, exclude_defaults=True):
             legal = m_legal
     if legal is None:
-        is_count = isinstance(s.value, int) and not isinstance(s.value, bool)
+        is_count = is_int(s.value)
         legal = Legality(minimum=1, source="a count or size: at least 1") if is_count else Legality()
     return cats, legal
 

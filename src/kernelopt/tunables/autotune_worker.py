@@ -20,6 +20,7 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 from kernelopt.kernelsource import interpreted_cases, timed_shape_index
+from kernelopt.numeric import is_int
 from kernelopt.tunables.model import argument_key
 from kernelopt.worker.loader import load_module
 from kernelopt.worker.messages import JsonObject
@@ -173,7 +174,7 @@ class _LaunchRecorder:
             frame = frame.f_back
         if frame is None:
             return {}
-        return {k: v for k, v in frame.f_locals.items() if isinstance(v, int) and not isinstance(v, bool)}
+        return {k: v for k, v in frame.f_locals.items() if is_int(v)}
 
     def __exit__(self, *exc: object) -> None:
         for cls, original in self._saved:
@@ -185,9 +186,7 @@ def _argument_sizes(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> d
     (:func:`~kernelopt.tunables.model.argument_key`): the values a tuned table inside a heuristic buckets on."""
     names = list(getattr(fn, "arg_names", None) or [])
     bound = {**dict(zip(names, args, strict=False)), **kwargs}
-    return {
-        argument_key(k): v for k, v in bound.items() if isinstance(v, int) and not isinstance(v, bool) and k in names
-    }
+    return {argument_key(k): v for k, v in bound.items() if is_int(v) and k in names}
 
 
 def time_autotune_on_cpu(module: ModuleType) -> None:

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from kernelopt.numeric import plain_int
 from kernelopt.tunables.blocks import BLOCK_PTR_ARGS, DESCRIPTOR_ARGS, call_args, dotted, walk
 from kernelopt.tunables.knobs import LIVE_BLOCK_TENSORS, TRITON_DEFAULTS, ResourceLimits
-from kernelopt.tunables.model import AutotuneEvaluation, Value, plain_int
+from kernelopt.tunables.model import AutotuneEvaluation, Value
 from kernelopt.tunables.syntax import parsed
 
 #: the makers whose ``block_shape`` is a tile, with the names of their arguments in order

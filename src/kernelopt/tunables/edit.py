@@ -13,6 +13,7 @@ from typing import Any
 
 import libcst as cst
 
+from kernelopt.numeric import is_int, is_number
 from kernelopt.tunables.analysis import (
     NOT_TAKEN,
     ConfigRegion,
@@ -83,7 +84,7 @@ def step(t: Tunable, direction: Value) -> Value:
     text = direction.strip()
     if cur is None:
         scalar = parse_scalar(text)
-        if isinstance(scalar, int | float) and not isinstance(scalar, bool) and not text.startswith(("+", "-")):
+        if is_number(scalar) and not text.startswith(("+", "-")):
             return scalar
         raise TunableError(
             f"{t.key}: the value is computed ({t.computed or 'unknown'}), so {direction!r} has nothing to move from",
@@ -96,7 +97,7 @@ def step(t: Tunable, direction: Value) -> Value:
     if isinstance(cur, str):
         return text
     scalar = parse_scalar(text)
-    if isinstance(scalar, int | float) and not isinstance(scalar, bool) and not text.startswith(("+", "-")):
+    if is_number(scalar) and not text.startswith(("+", "-")):
         return _typed(t, scalar)
     m = _DIRECTION.match(text)
     if m and isinstance(cur, int | float):
@@ -126,7 +127,7 @@ def step(t: Tunable, direction: Value) -> Value:
 
 
 def _typed(t: Tunable, value: float | int) -> Value:
-    if isinstance(t.value, int) and not isinstance(t.value, bool):
+    if is_int(t.value):
         if isinstance(value, float) and (math.isnan(value) or value != int(value)):
             raise TunableError(f"{t.key}: {value:g} is not an integer")
         return int(value)
@@ -582,11 +583,11 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
         for t in found:
             new = step(t, requested)
             if t.value is None:
-                if isinstance(new, bool) or not isinstance(new, int):
+                if not is_int(new):
                     raise TunableError(f"{t.key}: {new!r} is not an integer (the computed value it overrides is)")
             elif type(new) is not type(t.value) and not (isinstance(t.value, float) and isinstance(new, int)):
                 raise TunableError(f"{t.key}: {new!r} has the wrong type (the knob holds {type(t.value).__name__})")
-            if isinstance(new, int | float) and not isinstance(new, bool) and new < 0:
+            if is_number(new) and new < 0:
                 # discovery reads literals without a sign, so a negative one written could not be checked (it was an
                 # AssertionError, exit 70, for `tunables --set BLOCK=-1`)
                 raise TunableError(f"{t.key}={new!r} is illegal: a setting is not negative")
@@ -855,7 +856,7 @@ def render_heuristic(size: str, rows: list[tuple[int, Value]], site: Site) -> st
 
 def _check_value(t: Tunable, value: Value) -> None:
     """Raises TunableError when ``value`` is not a legal value of ``t``."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         raise TunableError(f"{t.key}: {value!r} is not an integer")
     problem = t.legality.problem(value)
     if problem:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import read_python
+from kernelopt.numeric import is_int
 from kernelopt.tunables.model import Tunable
 
 #: Functions of reference.py that build the inputs: a constant read only there sizes the problem, not the operator.
@@ -40,7 +41,7 @@ def reference_constants(reference_source: str) -> dict[str, int]:
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
             value = node.value.value
-            if isinstance(value, int) and not isinstance(value, bool):
+            if is_int(value):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         assigned[target.id] = value

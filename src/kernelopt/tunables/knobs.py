@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
+from kernelopt.numeric import is_int
 from kernelopt.tunables.model import Legality, Value
 from kernelopt.vocabulary import Vendor
 
@@ -324,7 +325,7 @@ class ResourceEstimate(BaseModel):
 
 def _tile_dim(values: Mapping[str, Value | None], axis: str) -> int | None:
     for name, v in values.items():
-        if isinstance(v, int) and not isinstance(v, bool):
+        if is_int(v):
             up = name.upper()
             if re.fullmatch(rf"(BLOCK|TILE)(_SIZE)?_?{axis}", up):
                 return v
@@ -346,7 +347,7 @@ def estimate_resources(values: Mapping[str, Value | None], limits: ResourceLimit
         smem = max(stages, 1) * (bm * bk + bk * bn) * limits.elem_bytes
     acc = bm * bn / threads if bm and bn and bk and threads else None
     block = next(
-        (v for n, v in values.items() if _ONE_D_BLOCK.match(n) and isinstance(v, int) and not isinstance(v, bool)),
+        (v for n, v in values.items() if _ONE_D_BLOCK.match(n) and is_int(v)),
         None,
     )
     block_regs = LIVE_BLOCK_TENSORS * block / threads if block and threads else None

@@ -11,13 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import KerneloptError
+from kernelopt.numeric import is_int, is_number
 
 Value = int | float | bool | str
-
-
-def plain_int(value: object) -> int | None:
-    """``value`` when it is an integer, else ``None`` (a ``bool`` is an ``int`` to Python, never to a knob)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 PLAN_KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
@@ -128,7 +124,7 @@ class Legality(BaseModel):
         """Why ``value`` is illegal, or ``None`` when it is legal."""
         if self.values is not None:
             return None if value in self.values else f"must be one of {self.values}"
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if not is_number(value):
             return None
         if self.minimum is not None and value < self.minimum:
             return f"must be >= {_num(self.minimum)}"
@@ -212,7 +208,7 @@ class Cover(BaseModel):
 
     def lowest(self, values: Iterable[Value], size: int) -> int | None:
         """The smallest of ``values`` whose block covers ``size``; ``None`` when none does."""
-        ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and self.reach(v) >= size]
+        ints = [v for v in values if is_int(v) and self.reach(v) >= size]
         return min(ints) if ints else None
 
     def rule(self) -> str:
@@ -605,7 +601,7 @@ def covered_sizes(
         for shape in entries:
             at = evaluation.size_value(cover.kernel, argument_key(cover.size), dict(shape)) if evaluation else None
             own = shape.get(cover.size)
-            if at is None and isinstance(own, int) and not isinstance(own, bool):
+            if at is None and is_int(own):
                 at = own  # no run told it: the entry's own value of that name
             key = (cover.kernel, cover.size)
             if at is not None and at > out.get(key, 0):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Sequence
 
+from kernelopt.numeric import is_number
 from kernelopt.tunables.model import Tunable, TunableKind
 
 
@@ -140,7 +141,7 @@ def _unbounded_power(node: ast.AST, names: dict[str, object]) -> bool:
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow | ast.LShift)):
         return False
     right = _evaluated(node.right, names)
-    return not (type(right) in (int, float) and abs(right) <= POWER_MOST)  # type: ignore[arg-type]
+    return not (is_number(right) and abs(right) <= POWER_MOST)
 
 
 def shrunk_covers(

@@ -51,6 +51,7 @@ from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
 from kernelopt.kernelsource import check_pair
+from kernelopt.numeric import is_int, plain_int
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
@@ -418,9 +419,9 @@ def problem_sizes(problem: Problem, timed: Sequence[ProblemShape] = ()) -> dict[
     numbers.update({k: v for k, v in problem.primary_shape(shapes).kwargs.items() if isinstance(v, int | float)})
     for shape in timed:
         for k, v in shape.kwargs.items():
-            if isinstance(v, int) and not isinstance(v, bool) and isinstance(numbers.get(k), int):
+            if is_int(v) and isinstance(numbers.get(k), int):
                 numbers[k] = max(v, numbers[k])  # type: ignore[type-var]
-    return {k: v for k, v in numbers.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+    return {k: v for k, v in numbers.items() if is_int(v) and v > 0}
 
 
 def prepare_folder(request: TuneRequest) -> PreparedFolder:
@@ -679,7 +680,7 @@ def _size_of(evaluation: AutotuneEvaluation | None, kernel: str, size: str, shap
     """The value of the size name ``size`` at a ``SHAPES`` entry: the entry's own, or the value the name took
     where ``kernel`` was launched when the evaluation ran that entry (``n_cols`` from ``cols``)."""
     value = shape.kwargs.get(size)
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         return value
     return evaluation.size_value(kernel, size, dict(shape.kwargs)) if evaluation is not None else None
 
@@ -1810,7 +1811,7 @@ def _joined_settings(prepared: PreparedFolder, others: Mapping[str, Value], size
         for k, v in others.items()
         for t in prepared.found
         if t.name == k and t.kind is TunableKind.COMPUTED_SETTING and t.editable and size in t.size_names
-        if t.kernel in (prepared.space.kernel, None) and isinstance(v, int) and not isinstance(v, bool)
+        if t.kernel in (prepared.space.kernel, None) and is_int(v)
     }
 
 
@@ -1836,7 +1837,7 @@ def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tu
         if label not in ran.latency_us_by_shape or at is None:
             continue
         given = prepared.by_shape.get(label, {})
-        out |= {(n, size) for n in names if isinstance(v := given.get(n), int) and not isinstance(v, bool) and v > at}
+        out |= {(n, size) for n in names if is_int(v := given.get(n)) and v > at}
     return out
 
 
@@ -2077,14 +2078,14 @@ def _over_computation(prepared: PreparedFolder, names: list[str]) -> str | None:
     ran = prepared.ran_shapes
     given = computed_by_shape(prepared)
     values = [given.get(s.label(), {}).get(names[0]) for s in ran]
-    if not ran or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+    if not ran or not all(is_int(v) for v in values):
         return None
     return tunable.computed
 
 
 def _entry_sizes(shape: ProblemShape) -> set[int]:
     """The integer sizes a ``SHAPES`` entry names (its keyword arguments' values)."""
-    return {v for v in shape.kwargs.values() if isinstance(v, int) and not isinstance(v, bool)}
+    return {v for v in shape.kwargs.values() if is_int(v)}
 
 
 def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
@@ -2093,10 +2094,10 @@ def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | 
     name = prepared.bounds.get(size)
     if name is not None:
         value = prepared.by_shape.get(shape.label(), {}).get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return plain_int(value)
     if prepared.space.kernel is None:
         value = shape.kwargs.get(size)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return plain_int(value)
     return _size_of(prepared.evaluation, prepared.space.kernel, size, shape)
 
 

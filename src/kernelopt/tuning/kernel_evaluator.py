@@ -34,6 +34,7 @@ from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_code
 from kernelopt.harness.poison import MALLOC_PERTURB
+from kernelopt.numeric import is_int
 from kernelopt.tunables import (
     AutotuneConfig,
     AutotuneEvaluation,
@@ -214,7 +215,7 @@ def knob_editor(
 def divides(new: object, old: object) -> bool:
     """``new`` is a positive integer that divides the integer ``old`` (a tile moved to it stays legal at every size
     the original handled, so :func:`~kernelopt.tunables.guard.guard_edit` keeps it as it is)."""
-    ints = all(isinstance(x, int) and not isinstance(x, bool) for x in (new, old))
+    ints = all(is_int(x) for x in (new, old))
     return ints and new > 0 and old % new == 0  # type: ignore[operator]
 
 

@@ -35,6 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
+from kernelopt.numeric import is_int, is_number, plain_int
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
 from kernelopt.tunables.block_tiles import HeldTiles, block_tiles, picked_config, tile_entries, tile_problems
@@ -47,7 +48,6 @@ from kernelopt.tunables.launches import (
     same_launch,
     tuned_first,
 )
-from kernelopt.tunables.model import plain_int
 from kernelopt.tunables.quotients import quotient_floors
 from kernelopt.tunables.tile_growth import tile_growth
 from kernelopt.tuning.candidate import Config, Value
@@ -309,22 +309,17 @@ def _least_cut(
 
 
 def _lt(value: Value, limit: int) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value < limit
+    return is_number(value) and value < limit
 
 
 def _int_key(value: Value) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
+    return float(value) if is_number(value) else float("inf")
 
 
 def _own_value(t: Tunable) -> bool:
     """Whether ``t`` is an autotune config's integer value its legality accepts."""
     v = t.value
-    return (
-        t.kind is TunableKind.AUTOTUNE_CONFIG
-        and isinstance(v, int)
-        and not isinstance(v, bool)
-        and t.legality.problem(v) is None
-    )
+    return t.kind is TunableKind.AUTOTUNE_CONFIG and is_int(v) and t.legality.problem(v) is None
 
 
 def _computed_values(
@@ -377,7 +372,7 @@ def _up_to_grid(t: Tunable, value: Value, values: list[Value]) -> list[Value]:
     xformers' ``BLOCK_SIZE_INDEX=1`` and attorch's ``BLOCK_SIZE_BATCH`` of 1 (a row a program) were searched at 1
     and 16 and up, never 2, 4 or 8 rows a program (breaker9)."""
     ints = [i for v in values if (i := plain_int(v)) is not None]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1) or not ints:
+    if not is_int(value) or value < 1 or value & (value - 1) or not ints:
         return []
     start = min((v for v in ints if v > value), default=None)
     if start is None:
@@ -441,7 +436,7 @@ def _fit(
 
 
 def _gt(value: Value, limit: int) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value > limit
+    return is_number(value) and value > limit
 
 
 def _extents(
@@ -486,7 +481,7 @@ def _tile_limits(
             out[k.name] = _pow2_ceil(by_axis[axis])
         elif fam is KnobFamily.BLOCK:
             o = origins[k.name]
-            ties = [t for t in (*o.feeds, o.value) if isinstance(t, str | int) and not isinstance(t, bool)]
+            ties = [t for t in (*o.feeds, o.value) if isinstance(t, str) or is_int(t)]
             out[k.name] = _pow2_ceil(max([*by_axis.values(), *(extents[t] for t in ties if t in extents)]))
     lowest = {k.name: k.values[0] for k in knobs}
     # a problem smaller than the smallest legal tile prunes nothing (else it would prune everything)

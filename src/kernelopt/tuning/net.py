@@ -108,7 +108,7 @@ from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, intege
 from kernelopt.harness.hostmem import is_out_of_memory
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
-from kernelopt.tunables.model import plain_int
+from kernelopt.numeric import plain_int
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, checked_output, first_line, load_candidate
 from kernelopt.tuning.problem import ProblemShape

@@ -38,6 +38,7 @@ from kernelopt.kernelsource import (
     smallest_shape_index,
     timed_shape_index,
 )
+from kernelopt.numeric import is_int
 from kernelopt.taskcard import TaskCard
 
 ShapeValue = int | float | bool | str | tuple[int, ...]
@@ -153,7 +154,7 @@ def shrink(value: int) -> int:
 def _leading(values: Mapping[str, ShapeValue]) -> str | None:
     """The first integer of ``values`` (in order) that :func:`shrink` makes smaller, or ``None``."""
     for name, v in values.items():
-        if isinstance(v, int) and not isinstance(v, bool) and shrink(v) < v:
+        if is_int(v) and shrink(v) < v:
             return name
     return None
 

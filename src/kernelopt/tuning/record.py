@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from kernelopt.errors import InputFileError, RecordError
 from kernelopt.fileio import append_line, atomic_write_text
 from kernelopt.jsontext import dump_json, load_json
+from kernelopt.numeric import is_int
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.space import Space
 
@@ -219,9 +220,9 @@ def _validated(path: Path, model: type[Any], doc: Any) -> Any:
 
 def _check_schema(path: Path, found: Any) -> None:
     """The ``schema`` field is the number 1 (``"1"``, the string, was said to be unsupported "(known: 1)")."""
-    if type(found) is int and found == SWEEP_SCHEMA:
+    if is_int(found) and found == SWEEP_SCHEMA:
         return
-    if type(found) is int:
+    if is_int(found):
         raise InputFileError(
             path, f"sweep file schema {found} is not supported: this kernelopt reads schema {SWEEP_SCHEMA}"
         )
@@ -490,7 +491,7 @@ def _check_record_schema(path: Path, line: str) -> None:
     if not isinstance(doc, dict) or "schema" not in doc or doc.get("kind", "header") != "header":
         return
     found = doc["schema"]
-    if type(found) is int and found == RECORD_SCHEMA:
+    if is_int(found) and found == RECORD_SCHEMA:
         return
     shown = json.dumps(found) if isinstance(found, str | int | float | bool | None) else type(found).__name__
     raise RecordError(f"{path}: record schema {shown}, this kernelopt reads {RECORD_SCHEMA}", hint=clear_hint(path))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import KernelEvidence
+from kernelopt.numeric import is_int
 from kernelopt.planning.knobs import Knob as PlanKnob
 from kernelopt.planning.ranking import (
     KNOB_MOVE_CATEGORIES,
@@ -142,7 +143,7 @@ def _plan_knobs(space: Space, base: Config) -> list[PlanKnob]:
     out = []
     for k in space.knobs:
         value = base[k.name]
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_int(value):
             continue
         origin = space.origins.get(k.name)
         cats = tuple(ActionCategory(c) for c in origin.categories) if origin and origin.categories else None

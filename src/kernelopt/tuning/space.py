@@ -27,8 +27,8 @@ from enum import StrEnum
 from functools import cached_property
 
 from kernelopt.actions import ActionCategory
+from kernelopt.numeric import is_number, plain_int
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
-from kernelopt.tunables.model import plain_int
 from kernelopt.tuning.candidate import COMPUTED, Config, Value, is_computed
 
 #: Why a configuration cannot run (empty: it fits).
@@ -44,10 +44,6 @@ COMPUTED_SHARE = 0.5
 SAMPLE_TRIES = 200
 #: Discovery's categories of a knob that sizes a block or a tile.
 _BLOCK_CATEGORIES = frozenset({ActionCategory.BLOCK_SIZE.value, ActionCategory.TILING.value})
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class KnobKind(StrEnum):
@@ -190,7 +186,7 @@ def knob_of(name: str, values: Sequence[Value], default: Value) -> Knob:
 
 
 def _order_key(v: Value) -> tuple[int, float, str]:
-    if isinstance(v, bool) or not isinstance(v, int | float):
+    if not is_number(v):
         return (1, 0.0, str(v))
     return (0, float(v), "")
 
@@ -462,7 +458,7 @@ class Space:
             a, b = config.get(name), than.get(name)
             way = self.tile_way(name) if name in blocks else 0
             if way != 0:
-                if not (_number(a) and _number(b)) or (a - b) * way < 0:  # type: ignore[operator]
+                if not (is_number(a) and is_number(b)) or (a - b) * way < 0:
                     return False
             elif name not in LAUNCH_OPTIONS and a != b:
                 return False
