@@ -74,7 +74,10 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   primary's bench peak scaled by the elements, within an eighth of the memory free at the start) or the time of
   :data:`FAR_REQUEST_SHARE` (each rung's request estimated first): a pick whose fixed count of tiles covers less than
   the original's (v47-v50: 64 partials of a tile halved) is wrong only past its reach, four times the largest entry
-  and more, where no other size goes (wrongkernel14). After the power sizes: the cap cuts it first.
+  and more, where no other size goes (wrongkernel14). Each integer module-level size of reference.py climbs its own
+  ladder the same way, the keys at their largest (:func:`_far_constants`; wrongkernel16's v60, a row of ``HIDDEN =
+  8192``), and where no key moves the module-level sizes' ladders are the far sizes. After the power sizes: the cap
+  cuts it first.
 
 Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
@@ -141,7 +144,9 @@ class SizeClass(StrEnum):
                 f"a key a power of two in every entry, alone at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times its "
                 "largest"
             ),
-            SizeClass.FAR: "a key alone doubled past the largest entry while the original passes",
+            SizeClass.FAR: (
+                "a key (or a module-level size) alone doubled past the largest entry while the original passes"
+            ),
             SizeClass.RESIDUE: (
                 "a key alone, or the keys together, at the largest entry plus a power of two, down to the "
                 "original's block"
@@ -314,11 +319,11 @@ def derived_sizes(
     if mover is None:
         return []
     out = _past_and_half(mover, grown)
-    if mover.on_constants:
-        return out
+    if mover.on_constants:  # the module-level sizes are what moves: their far ladders too
+        return out + (_far(mover, far) if far is not None else [])
     out += _residue(mover) if residue else []
     out += _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
-    out += _far(mover, far) if far is not None else []
+    out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
     return out + (_constant_steps(mover) if residue else [])
 
 
@@ -648,7 +653,8 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     :data:`FAR_REQUEST_SHARE`: a pick whose fixed count of tiles covers less than the original's is wrong only past
     its reach (v47-v50: a second stage summing at most 64 partials of a tile halved, right at 4 times the largest
     entry, wrong at 4.0001 times; no other size reaches past twice it)."""
-    primary = mover.elements(mover.base)
+    # the primary's elements: its module-level sizes are reference.py's own where it sets none (no size scale)
+    primary = mover.elements(mover.seen[0] if mover.on_constants else mover.base)
     per_element = room.primary_bytes / primary if primary else 0.0
     most = INT32_ELEMENTS
     if per_element > 0:
@@ -667,6 +673,45 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
         ladder = mover.fresh(rungs)
         if ladder:
             out.append(mover.sized(SizeClass.FAR, ladder))
+    return out
+
+
+def _far_constants(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
+    """The ``far`` ladders of reference.py's integer module-level sizes (each item of a tuple too, above
+    :data:`SMALL_KEY`) where ``SHAPES`` keys move: each alone, the keys at their largest, at :data:`FAR_STEP` times its
+    value, then its square, ... (each plus the value), within the room and the elements :func:`_far` allows, the
+    tensors taken to grow as the size does. The keys' far ladders never move such a size, so a pick whose fixed count
+    of tiles covers less of it than the original's passed every size (wrongkernel16's v60: rows of ``HIDDEN = 8192``
+    summed in two stages, 64 partials of a tile halved, right at every size of the net, wrong past 32768 columns)."""
+    if not mover.constants:
+        return []
+    unmoved = mover.shape({})
+    at_largest = mover.elements(unmoved)
+    primary = mover.elements(mover.base)
+    per_element = room.primary_bytes / primary if primary else 0.0
+    out = []
+    for name, value in mover.constants.items():
+        items = list(value) if isinstance(value, tuple) else [value]
+        for i, item in enumerate(items):
+            v = plain_int(item)
+            if v is None or v <= SMALL_KEY:
+                continue
+            tries: list[ProblemShape] = []
+            scales: list[float] = []
+            factor = FAR_STEP
+            while True:
+                up = v * factor + v
+                elements = at_largest * up / v  # the keys' elements at their largest, grown as the size is
+                if at_largest * up > INT32_ELEMENTS or (
+                    per_element > 0 and elements * per_element * FAR_ROOM_SHARE > room.free_bytes
+                ):
+                    break
+                moved = (*items[:i], up, *items[i + 1 :]) if isinstance(value, tuple) else up
+                tries.append(unmoved.model_copy(update={"constants": {**unmoved.constants, name: moved}}))
+                scales.append(elements / mover.entries)
+                factor *= FAR_STEP
+            if tries:
+                out.append(DerivedSize(kind=SizeClass.FAR, tries=tuple(tries), scales=tuple(scales)))
     return out
 
 

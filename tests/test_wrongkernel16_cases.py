@@ -1,0 +1,57 @@
+"""wrongkernel16: the net's far size over reference.py's module-level sizes (docs/faults.md v60)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tuning.net import FarRoom, SizeClass, derived_sizes
+from kernelopt.tuning.problem import ProblemShape
+
+ROWS = [ProblemShape(kwargs={"rows": 2}), ProblemShape(kwargs={"rows": 4})]  # v60's SHAPES
+ROOM = FarRoom(primary_bytes=2 * 8192 * 4 * 6, free_bytes=16 * 2**30)
+
+
+def test_each_module_level_size_beside_the_keys_climbs_its_own_far_ladder() -> None:
+    """v60's ``HIDDEN = 8192`` beside a ``rows`` key (the pick shrinks a tile: far on): after the key's own ladder,
+    the size alone, the key at its largest, at 3, 5, 9, ... times its value (twice, four times, eight times, each plus
+    the value), up to the int32 elements of the tensor it sizes; a tuple's item too, a small one (2) never; each
+    rung's scale the elements it holds over the entries'."""
+    constants = {"HIDDEN": 8192, "FEATURES": (2, 1000), "HEADS": 4}
+    sizes = [s for s in derived_sizes(ROWS, constants=constants, far=ROOM) if s.kind is SizeClass.FAR]
+    ladders = [[t.label() for t in s.tries] for s in sizes]
+    assert ladders[0][:3] == [f"rows=4,HIDDEN={8192 * f}" for f in (3, 5, 9)], ladders
+    assert ladders[1][:2] == ["rows=4,FEATURES=(2, 3000)", "rows=4,FEATURES=(2, 5000)"], ladders
+    assert len(ladders) == 2, ladders  # HIDDEN and FEATURES' last item: rows (at most 4) and HEADS = 4 are small
+    assert all(4 * int(t.constants["HIDDEN"]) <= 2**31 - 1 for t in sizes[0].tries)  # type: ignore[call-overload]
+    assert sizes[0].scales[0] == pytest.approx(4 * 3 / 6), sizes[1].scales  # 4 rows of 3 x HIDDEN over 2 + 4 rows
+    room = FarRoom(primary_bytes=ROOM.primary_bytes, free_bytes=8 * ROOM.primary_bytes * 8)  # an eighth: 8 primaries
+    tight = [s for s in derived_sizes(ROWS, constants={"HIDDEN": 8192}, far=room) if s.kind is SizeClass.FAR]
+    assert [t.label() for t in tight[-1].tries] == ["rows=4,HIDDEN=24576"], tight  # 4 rows x 5 HIDDEN: 10 primaries
+
+
+def test_with_no_key_to_move_the_module_level_sizes_climb_the_far_ladder() -> None:
+    """No ``SHAPES`` key moves (a KernelBench problem's ``N = 4096``): the module-level sizes are the far ladder."""
+    entries = [ProblemShape(kwargs={})]
+    sizes = derived_sizes(entries, constants={"N": 4096}, far=ROOM)
+    far = [[t.label() for t in s.tries] for s in sizes if s.kind is SizeClass.FAR]
+    assert far and far[0][:2] == ["N=12288", "N=20480"], far
+    assert not [s for s in derived_sizes(entries, constants={"N": 4096}) if s.kind is SizeClass.FAR]
+
+
+@pytest.mark.timeout(120)
+def test_v60_a_count_of_tiles_of_a_module_level_row_fails_its_far_ladder_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v60 (parts_module: v47's two-stage sum over rows of reference.py's ``HIDDEN = 8192``, the rows a ``SHAPES``
+    key; 64 partials of ``BLOCK_SIZE = 1024`` columns): ``BLOCK=512`` written plainly passed every size of the net (the
+    far ladder moved the rows only), wrong past 32768 columns, which the original handles to 65536. Now it fails at
+    ``HIDDEN=40960``, where the original passes; with the rules on it is written ``if n_cols <= 32768`` and passes
+    there (net_catch.py cases --rules on)."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "parts_module", {"BLOCK": 512})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.FAR, done.net.line()
+    assert done.net.failed.shape.label() == "rows=4,HIDDEN=40960", done.net.line()
