@@ -106,6 +106,10 @@ class Result(BaseModel):
         latency_us_by_shape: shape label (:meth:`ProblemShape.label`) -> the median on that shape,
             microseconds; empty when only one shape was timed.
         compile_s, check_s, bench_s: seconds spent compiling, checking and timing it (``None``: not done).
+        entry_compile_s: on a GPU across ``SHAPES`` entries, the seconds of its first calls at the entries after the
+            primary (loading it and the call that compiled it for each entry's own specialization), counted in
+            ``check_s``: a re-time, which finds it compiled, does not spend them again (``None``: one entry, or the
+            interpreter, where a first call is a run like any other).
         peak_bytes: the bench worker's peak device memory while it ran, bytes (``None``: not measured).
         retimed: the latency comes from the interleaved re-time of the top few.
         recorded: served from a record (a resumed session or a replayed sweep), not measured now.
@@ -136,6 +140,7 @@ class Result(BaseModel):
     compile_s: float | None = Field(default=None, ge=0)
     check_s: float | None = Field(default=None, ge=0)
     bench_s: float | None = Field(default=None, ge=0)
+    entry_compile_s: float | None = Field(default=None, ge=0)
     peak_bytes: int | None = Field(default=None, ge=0)
     retimed: bool = False
     recorded: bool = False

@@ -511,16 +511,26 @@ def _retime_share_s(run: _Run, current: Config | None, top: int) -> float:
 def _retime_each_s(run: _Run) -> float | None:
     """Seconds the re-time takes a pick: what it does for one (check it again and time it on every entry; no
     compile, no worker start, no wait on a candidate that hangs), the median of the passing candidates' check and
-    timing seconds so far, never more than the last round's pace; that pace before any candidate passed. On the
+    timing seconds so far less their other entries' first-call compiles (:func:`retime_cost_s`), never more than the
+    last round's pace; that pace before any candidate passed. On the
     H100 (2026-12-06) mamba_ssu's rounds held a candidate cut after 30 s, its pace read 10.3 s a candidate, and the
     14 s its wall had left "could not fit" a re-time of four whose checks and timings took about 2.5 s each."""
     pace = run.budget.candidate_s
-    spent = [(r.check_s or 0.0) + (r.bench_s or 0.0) for r in run.results if r.outcome.ok and r.latency_us is not None]
+    spent = [retime_cost_s(r) for r in run.results if r.outcome.ok and r.latency_us is not None]
     spent = [s for s in spent if s > 0]
     if not spent:
         return pace
     each = statistics.median(spent)
     return min(each, pace) if pace else each
+
+
+def retime_cost_s(result: Result) -> float:
+    """What re-timing the candidate of ``result`` spends: its check and timing seconds, less its first calls at the
+    entries after the primary, which compiled it for each entry on a GPU and which the re-time, finding it compiled,
+    does not spend again (:attr:`Result.entry_compile_s`; leftovers15: scaled_mm's three entries on the H100, where
+    those compiles made the estimate about 3x what a re-time spends: benchmarks/retime_estimate.py)."""
+    spent = (result.check_s or 0.0) + (result.bench_s or 0.0)
+    return max(0.0, spent - (result.entry_compile_s or 0.0))
 
 
 def _avoid_larger(strat: Strategy, run: _Run, results: Sequence[Result]) -> None:
