@@ -142,16 +142,6 @@ def _evaluator(prepared: Any) -> Any:
     )
 
 
-def far_rungs_untimed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A test of what the net's ``far`` rungs catch runs them whatever their requests are estimated at: the
-    admission by time (:data:`~kernelopt.tuning.net.FAR_REQUEST_SHARE`, :data:`~kernelopt.tuning.net.FAR_ENTRY_CHECKS`)
-    weighs the machine's load, and under a loaded CI it skipped v55's rung at n=32776 (2026-12-06)."""
-    from kernelopt.tuning import net
-
-    monkeypatch.setattr(net, "FAR_REQUEST_SHARE", 1.0)
-    monkeypatch.setattr(net, "FAR_ENTRY_CHECKS", 10**6)
-
-
 def plain_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, pick: dict[str, int]) -> Any:
     """What ``tune`` does with ``pick`` over a copy of ``tests/data/variants/<variant>`` with its rules switched off
     (written plainly, as before the variant's fix): the entries' check and the net, in the session's own workers on
@@ -161,7 +151,6 @@ def plain_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant:
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
-    far_rungs_untimed(monkeypatch)
     folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()

@@ -199,10 +199,9 @@ def test_v55_a_count_of_tiles_of_a_product_is_guarded_by_its_reach_and_the_far_s
 
     from kernelopt.tunables.guard import Guarded
     from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session, far_rungs_untimed
+    from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    far_rungs_untimed(monkeypatch)
     folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "parts_unroll", tmp_path / "v55"))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()

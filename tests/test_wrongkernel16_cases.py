@@ -1,4 +1,5 @@
-"""wrongkernel16: the net's far size over reference.py's module-level sizes (docs/faults.md v60)."""
+"""wrongkernel16: the net's far size over reference.py's module-level sizes (docs/faults.md v60), and its rungs near
+the entries admitted by their elements, not by a time a loaded machine inflates."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.tuning.net import FarRoom, SizeClass, derived_sizes
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.net import EntryTimes, FarRoom, NetCap, SizeClass, cast, derived_sizes
 from kernelopt.tuning.problem import ProblemShape
 
 ROWS = [ProblemShape(kwargs={"rows": 2}), ProblemShape(kwargs={"rows": 4})]  # v60's SHAPES
@@ -55,3 +57,35 @@ def test_v60_a_count_of_tiles_of_a_module_level_row_fails_its_far_ladder_with_th
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.FAR, done.net.line()
     assert done.net.failed.shape.label() == "rows=4,HIDDEN=40960", done.net.line()
+
+
+def test_a_far_rung_within_four_times_the_entries_elements_runs_whatever_its_request_is_estimated_at() -> None:
+    """v47's far ladder (entries of 3000 and 8192 elements; rungs 16392, 32776, 65544: 1.5, 2.9 and 5.9 times the
+    entries') on a loaded machine: the entries' check took 1 s, every request now takes 6. The rungs within
+    ``FAR_SURE_SCALE`` run (the estimate weighed them past the far rung's time before, and v55's wrong pick was
+    written under a loaded CI's estimate), so the plain pick wrong from 32769 fails at 32776; the rung past it is
+    still admitted by time, and not run."""
+    entries = [ProblemShape(kwargs={"n": 3000}), ProblemShape(kwargs={"n": 8192})]
+    [far] = [s for s in derived_sizes(entries, far=FarRoom(primary_bytes=0, free_bytes=0)) if s.kind is SizeClass.FAR]
+    assert [t.label() for t in far.tries][:3] == ["n=16392", "n=32776", "n=65544"]
+    times = EntryTimes(check_s=1.0, kernel_s=0.9, count=2)
+
+    def run(bad_from: int) -> tuple[object, list[str]]:
+        now = [0.0]
+        seen: list[str] = []
+
+        def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+            now[0] += 6.0
+            n = shape.kwargs["n"]
+            seen.append(f"{source}@{n}")
+            wrong = source == "written" and isinstance(n, int) and n >= bad_from
+            return (Outcome.WRONG_RESULT, "differs") if wrong else (Outcome.OK, None)
+
+        cap = NetCap.of(600.0, 0.0)  # 150 s; a far rung's time: 2 s (twice the entries' check)
+        return cast([far], "original", "written", check_at, cap=cap, entries=times, clock=lambda: now[0]), seen
+
+    verdict, seen = run(bad_from=32769)
+    assert seen == ["written@16392", "written@32776", "original@32776"], seen
+    assert verdict.failed is not None and verdict.failed.shape.label() == "n=32776"  # type: ignore[attr-defined]
+    verdict, seen = run(bad_from=10**9)
+    assert seen == ["written@16392", "written@32776"], seen  # 65544: 5.9 times the entries, about 12 s: not run

@@ -71,8 +71,9 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
   first the original refuses (its own reach: ``assert n <= 65536``), the memory's room (:class:`FarRoom`: the
-  primary's bench peak scaled by the elements, within an eighth of the memory free at the start) or the time of
-  :data:`FAR_REQUEST_SHARE` (each rung's request estimated first): a pick whose fixed count of tiles covers less than
+  primary's bench peak scaled by the elements, within an eighth of the memory free at the start) or, past
+  :data:`FAR_SURE_SCALE` times the entries' elements, the time of :data:`FAR_REQUEST_SHARE` (each rung's request
+  estimated first): a pick whose fixed count of tiles covers less than
   the original's (v47-v50: 64 partials of a tile halved) is wrong only past its reach, four times the largest entry
   and more, where no other size goes (wrongkernel14). Each integer module-level size of reference.py climbs its own
   ladder the same way, the keys at their largest (:func:`_far_constants`; wrongkernel16's v60, a row of ``HIDDEN =
@@ -624,6 +625,13 @@ FAR_ENTRY_CHECKS = 2
 """A ``far`` rung's request is estimated at most this many times the written kernel's check on every entry together
 (:attr:`EntryTimes.check_s`): the ladder costs a few checks of the entries, whatever the cap (our choice)."""
 
+FAR_SURE_SCALE = 4.0
+"""A ``far`` rung holding at most this many times the elements of every entry together runs whatever its request is
+estimated at (within the cap's deadline): the admission by time compares a request's seconds now with the entries'
+check, taken at another moment, and on a loaded machine it skipped v55's rung at 32776 elements (2.9 times its
+entries'), where the plain pick is wrong (2026-12-06). The catches of v47-v50, v55 and v60 are all within it (1.7-3.3
+times); such rungs together cost a few checks of the entries (our choice)."""
+
 FAR_ROOM_SHARE = 8
 """A ``far`` rung holds at most this share of the memory free when the session started: its bench worker's peak
 (:data:`kernelopt.tuning.problem.BENCH_MEMORY_FACTOR` times its inputs and outputs, the primary's scaled by its
@@ -931,9 +939,9 @@ class _Caster:
         steps down), on while it passes: failed at the first try where it fails and the original passes; where the
         original fails too, the tries after it are not run (past the original's reach; below its block, whose
         multiples no smaller power of two's are): held at the last try it passed, else skipped. A try reference.py
-        cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung runs only
-        while its request is estimated within :meth:`far_seconds` (with no cap, its first rung only), every try only
-        while it ends within the cap."""
+        cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung past
+        :data:`FAR_SURE_SCALE` times the entries' elements runs only while its request is estimated within
+        :meth:`far_seconds` (with no cap, its first rung only), every try only while it ends within the cap."""
         far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
         stop: str | None = None
@@ -943,7 +951,8 @@ class _Caster:
             if far and self.cap is None and i > 0:
                 break
             if self.cap is not None and (
-                self.clock() + expected > self.cap.deadline or (far and expected > self.far_seconds(self.cap))
+                self.clock() + expected > self.cap.deadline
+                or (far and scale > FAR_SURE_SCALE and expected > self.far_seconds(self.cap))
             ):
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
