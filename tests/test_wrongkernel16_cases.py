@@ -4,6 +4,7 @@ the entries admitted by their elements, not by a time a loaded machine inflates.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,48 @@ def test_a_far_rung_within_four_times_the_entries_elements_runs_whatever_its_req
     assert verdict.failed is not None and verdict.failed.shape.label() == "n=32776"  # type: ignore[attr-defined]
     verdict, seen = run(bad_from=10**9)
     assert seen == ["written@16392", "written@32776"], seen  # 65544: 5.9 times the entries, about 12 s: not run
+
+
+def _product(shape: ProblemShape) -> int:
+    return int(shape.kwargs["M"]) * int(shape.kwargs["N"]) * int(shape.kwargs["K"])  # type: ignore[call-overload]
+
+
+def _product_check(pick: int, own: int) -> tuple[Any, list[str]]:
+    """A check where a kernel needs ``2^pick`` (the written one) or ``2^own`` (the original) to divide ``M * N * K``;
+    and the kernels run."""
+    runs: list[str] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        runs.append(source)
+        ok = _product(shape) % (1 << (pick if source == "written" else own)) == 0
+        return (Outcome.OK, None) if ok else (Outcome.WRONG_RESULT, "output not written")
+
+    return check_at, runs
+
+
+def test_the_joint_residue_of_three_keys_is_searched_by_halves_and_loses_no_catch() -> None:
+    """Three keys of grain 1024 (entries 1024 and 2048 each): 28 joint steps, the product one factor of two fewer a
+    step (2^27 down to 1). For every original's block ``2^o`` and pick's ``2^b`` over the product, the search fails
+    the pick at a step the original passes wherever ``b > o`` and fails nothing where ``b <= o``, in at most 9
+    requests (the descent took up to 29)."""
+    entries = [
+        ProblemShape(kwargs={"M": 1024, "N": 1024, "K": 1024}),
+        ProblemShape(kwargs={"M": 2048, "N": 2048, "K": 2048}),
+    ]
+    sizes = [s for s in derived_sizes(entries, residue=True) if s.kind is SizeClass.RESIDUE]
+    joint = sizes[-1]
+    assert joint.bisect and len(joint.tries) == 28, len(joint.tries)
+
+    most = 0
+    for o in range(0, 11):
+        for b in range(0, 21):
+            check_at, runs = _product_check(pick=b, own=o)
+            verdict = cast([joint], "original", "written", check_at, clock=lambda: 0.0)
+            if b > o:
+                assert verdict.failed is not None, (o, b, verdict.line())
+                at = _product(verdict.failed.shape)
+                assert at % (1 << o) == 0 and at % (1 << b), (o, b, verdict.line())
+            else:
+                assert verdict.failed is None, (o, b, verdict.line())
+            most = max(most, len(runs))
+    assert most <= 9, most

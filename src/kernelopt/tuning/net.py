@@ -64,9 +64,9 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   8448 and 8704, multiples of the pick's 256; v52: a 2-D tile whose other block, grown to 8, set the half step to 4;
   v53: a tile computed from two settings, ``TILE = BLOCK * UNROLL``, read as grown by nothing). Then, where two keys
   or more have such a ladder, the keys together at their largest plus half their grains, one key's step halved a
-  step (:func:`_joint_steps`): a block that must divide the keys' product (v56: ``M * N // BLOCK`` programs over a
-  matrix read flat) is met by no key alone, the others' largest entries holding its factors of two. Right after the
-  half size; it takes no other size's tries.
+  step (:func:`_joint_steps`), the steps searched by halves (:meth:`_Caster.bisect`): a block that must divide the
+  keys' product (v56: ``M * N // BLOCK`` programs over a matrix read flat) is met by no key alone, the others'
+  largest entries holding its factors of two. Right after the half size; it takes no other size's tries.
 - **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
@@ -169,6 +169,7 @@ class DerivedSize(BaseModel):
     kind: SizeClass
     tries: tuple[ProblemShape, ...]
     scales: tuple[float, ...] = ()
+    bisect: bool = False  # a ladder searched by halves (:meth:`_Caster.bisect`): the joint residue's
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
@@ -485,7 +486,7 @@ def _residue(mover: _Mover) -> list[DerivedSize]:
         if tries:
             out.append(mover.sized(SizeClass.RESIDUE, tries))
     joint = [mover.shape({k: mover.largest[k] + d for k, d in step.items()}) for step in _joint_steps(mover, keys)]
-    return out + ([mover.sized(SizeClass.RESIDUE, joint)] if joint else [])
+    return out + ([mover.sized(SizeClass.RESIDUE, joint).model_copy(update={"bisect": True})] if joint else [])
 
 
 def _joint_steps(mover: _Mover, keys: Sequence[Slot]) -> list[dict[Slot, int]]:
@@ -494,7 +495,8 @@ def _joint_steps(mover: _Mover, keys: Sequence[Slot]) -> list[dict[Slot, int]]:
     keys' residues loses one factor of two a step, so a kernel needing a block to divide the product (a grid of
     ``M * N // BLOCK`` programs over a matrix read flat, no masks; wrongkernel15's v56) meets, between the original's
     block and a grown one, a step it fails and the original passes, where no key alone moves the product off the
-    grown block's multiples (the others' largest entries hold its factors of two)."""
+    grown block's multiples (the others' largest entries hold its factors of two). Three keys of grain 1024 make 28
+    steps; the caster searches them by halves (:meth:`_Caster.bisect`: at most 9 requests, not 29)."""
     if len(keys) < 2:
         return []
     step = {k: mover.grain[k] >> 1 for k in keys}
@@ -896,6 +898,8 @@ class _Caster:
         """``written`` at ``size``'s first try the original passes at (see :func:`cast`); skipped (``passed``
         ``None``) with each try's reason when none is judged. A ``far`` or ``residue`` size is a ladder
         (:meth:`ladder`)."""
+        if size.bisect:
+            return self.bisect(size, original, written)
         if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT):
             return self.ladder(size, original, written)
         refusals: list[str] = []
@@ -982,6 +986,57 @@ class _Caster:
             if probe:  # the original handles no odd value there: down from half its power of two
                 continue
             break
+        if held is not None:
+            return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
+        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
+
+    def bisect(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
+        """The joint residue's steps (:func:`_joint_steps`: each one factor of two fewer in the keys' product) searched
+        by halves where :meth:`ladder` descends them one by one: the written kernel at the first step, then between
+        the last step it passed at and the first the original failed at (at first past the last), at the middle one:
+        passed, the search goes below it; failed, the original runs there: passing, the written kernel fails the net;
+        failing too, the search goes above it. A kernel needing a block to divide the product passes down to its
+        block's factors and the original down to its own, so a step between, where the ladder caught a grown block,
+        is met as surely, in about twice the logarithm of the steps' count of requests (three keys of grain 1024: 28
+        steps, at most 9 requests). A step reference.py cannot build is left out of the search; a try past the cap,
+        a timeout or an original reference.py does not build again ends it, held at the last step passed."""
+        passed, failed = (
+            -1,
+            len(size.tries),
+        )  # the last index the written kernel passed at; the first the original failed at
+        refused: set[int] = set()
+        held: ProblemShape | None = None
+        stop: str | None = None
+        while True:
+            left = [i for i in range(passed + 1, failed) if i not in refused]
+            if not left:
+                break
+            i = 0 if passed < 0 and 0 in left else left[len(left) // 2]
+            shape, scale = size.tries[i], size.scale(i)
+            expected = _estimate(scale, self.entries, self.ran)
+            if self.cap is not None and self.clock() + expected > self.cap.deadline:
+                stop = f"{shape.label()}: not run, about {expected:.1f} s a request there, past the net's time for it"
+                break
+            built = self.built(shape, scale)
+            if built is not None and built[0] is not Outcome.OK:
+                stop = f"{shape.label()}: {built[1]}"
+                refused.add(i)
+                continue
+            outcome, reason = self.timed(scale, self.check_at, written, shape)
+            if outcome is Outcome.OK:
+                passed, held = i, shape
+                continue
+            if outcome is Outcome.RUN_TIMEOUT:
+                stop = f"{shape.label()}: no reply within the limit (the written kernel): {reason}"
+                break
+            theirs = self.original_at(original, shape, scale)
+            if isinstance(theirs, str):
+                stop = theirs
+                break
+            if theirs[0] is Outcome.OK:
+                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
+            stop = f"{shape.label()}: the original fails there too: {theirs[0]}: {theirs[1]}"
+            failed = i
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
