@@ -42,3 +42,39 @@ def test_python_s_and_of_two_block_masks_is_elementwise_in_the_interpreter(tmp_p
     # load that would fault, and scalars keeping Python's values
     kernel = DATA.parent / "interp_bool_ops"
     _all_correct(kernel, [{"N": 37}, {"N": 5}])
+
+
+# ------------------------------------------------------------------------------------- compiled for sm_90, no GPU
+
+
+@pytest.mark.timeout(300)
+def test_host_code_reading_the_autotuner_s_pick_runs_on_in_a_compile_for_a_target(tmp_path: Path) -> None:
+    """Seen on 2026-12-06: mamba_state_bwd, Mamba-2's state passing, sums the backward's per-block partials over
+    ``cdiv(dim, _state_passing_bwd_kernel.best_config.kwargs["BLOCK_SIZE"])`` after the launch. Compiled for sm_90
+    without a GPU (``compile_for_target``, which compiles every config instead of timing them), the folder reported
+    no launch at all, only "AttributeError: 'Autotuner' object has no attribute 'best_config'". The compile sets
+    the pick Triton's timing would (the first config it kept): both kernels compile, the host code runs on."""
+    import re
+
+    from kernelopt.harness.target_compile import compile_for_target
+    from tests.conftest import skip_without
+
+    skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
+    folder = _copy("mamba_state_bwd", tmp_path)
+    # one config a list and one size: two compiles (the rule is the same for six)
+    kernel = folder / "kernel.py"
+    kernel.write_text(
+        re.sub(r'\n\s+triton\.Config\(\{"BLOCK_SIZE": (128|256|512|1024|2048)\}\),', "", kernel.read_text())
+    )
+    ref = folder / "reference.py"
+    ref.write_text(re.sub(r"^SHAPES = .*$", 'SHAPES = [{"B": 1, "C": 2, "H": 1, "D": 3}]', ref.read_text(), flags=re.M))
+    (report,) = compile_for_target([folder], "sm_90")
+    assert report.problem is None, report.problem
+    assert (
+        sorted(launch.kernel for launch in report.launches)
+        == [
+            "_state_passing_bwd_kernel",
+            "_state_passing_fwd_kernel",
+        ]
+        and not report.failed
+    )

@@ -303,6 +303,9 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
             if config.pre_hook is not None:
                 config.pre_hook(full)
             self.fn.run(*args, **kwargs, **config.all_kwargs())
+        # what Triton's run sets once it has timed them: the host code that reads the pick after the launch (Mamba-2's
+        # state-passing backward sums its partials by ``best_config.kwargs["BLOCK_SIZE"]``) runs on
+        self.best_config = configs[0]
         self.nargs = None
 
     _patch_cuda_device()  # ``with torch.cuda.device(x.device.index):`` around a launch (Mamba's): nothing on the CPU
