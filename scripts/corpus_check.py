@@ -10,8 +10,11 @@ Usage (repository root, CPU; about 20 minutes on 2 loaded cores):
     PYTHONPATH=src python3 scripts/corpus_check.py . > after.txt
     diff before.txt after.txt
 
+Each launch option (``num_warps``, ``num_stages``) doubled and halved alone is also read by n64's cover rule
+(``readers.shrunk_covers``: a COVER line, its refusals or "kept"), the rule leftovers15 narrowed.
+
 Env: FILES (paths relative to the root, space-separated: only those), ALARM (seconds a file, default 60; a file past
-it prints TIMEOUT: run it again alone with more).
+it prints TIMEOUT: run it again alone with more), COVER_ONLY (the readings and the COVER lines, no guarded edits).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from kernelopt.oneline import one_line
 from kernelopt.tunables import discover
 from kernelopt.tunables.edit import apply_source
 from kernelopt.tunables.guard import guard_edit
+from kernelopt.tunables.readers import shrunk_covers
 
 
 def _alarm(*_: object) -> None:
@@ -41,6 +45,12 @@ def _file(root: Path, k: Path) -> None:
     readings = json.dumps([t.model_dump(mode="json") for t in found], sort_keys=True, default=str)
     print(rel, "READ", hashlib.sha1(readings.encode()).hexdigest()[:10], len(found))
     ts = [t for t in found if t.editable and is_int(t.value)]
+    for t in (t for t in ts if t.name in ("num_warps", "num_stages")):  # n64's cover rule on each option moved
+        for value in sorted({t.value * 2, max(1, t.value // 2)} - {t.value}):
+            refused = shrunk_covers(found, src, {t.name: value}, {t.name: t.value})
+            print(rel, "COVER", t.key, value, " | ".join(refused) or "kept")
+    if os.environ.get("COVER_ONLY"):
+        return
     trials = [{t.key: t.value * 2} for t in ts] + [{t.key: max(1, t.value // 2)} for t in ts]
     blocks = [t for t in ts if t.name not in ("num_warps", "num_stages", "num_ctas")]
     if len(blocks) > 1:

@@ -181,3 +181,69 @@ def test_the_re_time_estimate_counts_no_entry_s_first_call_compile() -> None:
     assert min(old, pace) > 2 * retime_s, (old, pace)
     interpreted = Result.model_validate({**results[0].model_dump(), "entry_compile_s": None})
     assert retime_cost_s(interpreted) == pytest.approx((results[0].check_s or 0.0) + (results[0].bench_s or 0.0))
+
+
+WARPS_COVER = DATA / "newuser12" / "warps_cover"
+"""n64's row max: ``warps = 8`` then ``BLOCK = warps * 128`` over rows one block covers, masked by ``cols < N``."""
+
+
+@pytest.mark.parametrize(
+    ("computed", "warps", "kept"),
+    [
+        ("BLOCK = warps * 128", 4, False),  # n64: 512 where the original's 1024 covers up to 1024 columns
+        ("BLOCK = warps * 128", 16, True),  # worked out: larger
+        ("BLOCK = max(triton.next_power_of_2(N), warps * 32)", 4, True),  # at least N at every size
+        ("BLOCK = max(N, warps * 32)", 1, True),
+        ("npow = triton.next_power_of_2(N)\n    BLOCK = max(npow, warps * 32)", 2, True),  # a local bound once
+        ("BLOCK = min(triton.next_power_of_2(N), warps * 128)", 16, True),  # never falls as warps rises
+        ("BLOCK = min(triton.next_power_of_2(N), warps * 128)", 4, False),  # a cap of 512 columns: wrong at 600
+        ("BLOCK = min(4096, max(triton.next_power_of_2(N), warps * 32))", 2, True),  # the cap is the original's too
+        ("BLOCK = triton.next_power_of_2(N) * warps // 8", 4, False),  # half of N's power of two
+        ("BLOCK = triton.next_power_of_2(N) * warps // 8", 16, False),  # not proved (a product of two unknowns)
+        ("BLOCK = max(triton.next_power_of_2(N // 2), warps * 32)", 4, False),  # half the size
+        ("BLOCK = max(triton.next_power_of_2(N), warps * 32)\n    N = N + 1", 4, False),  # N bound twice
+        ("BLOCK = max(triton.next_power_of_2(N), 1024 // warps)", 16, True),
+        ("BLOCK = max(64, 1024 // warps)", 16, False),  # falls as warps rises: 64 at 16 warps
+    ],
+)
+def test_the_n64_rule_refuses_only_what_it_cannot_prove_covers(computed: str, warps: int, kept: bool) -> None:
+    """n64's rule refused any pick whose computed block reads more than the option (the fourteenth closing note: a
+    correct pick refused). It now keeps a pick where the block is proved to cover the size wherever the original's
+    does (``tunables/cover_kept.py``: it grows with the option, or it is at least the size); n64's own pick and every
+    form not proved are refused as before."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import shrunk_covers
+
+    text = WARPS_COVER.joinpath("kernel.py").read_text().replace("BLOCK = warps * 128", computed)
+    refused = shrunk_covers(discover_source(text), text, {"num_warps": warps}, {"num_warps": 8})
+    assert (refused == []) is kept, refused
+
+
+def test_a_pick_the_cover_proof_keeps_is_right_at_every_size(tmp_path: Path) -> None:
+    """``BLOCK = max(triton.next_power_of_2(N), warps * 32)`` with a GPU pick of ``num_warps=2``: refused before ("moves
+    it by more than num_warps ..."), now kept by the rule (the net still checks it at write time: the option computes
+    a block, n61); the kernel as the pick writes it is right in the interpreter at 600 and 3000 columns (n64's pick
+    was wrong at 600)."""
+    import torch
+
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.readers import computed_readers, shrunk_covers
+    from tests.conftest import load_fresh, triton_interpreted
+
+    text = (
+        WARPS_COVER.joinpath("kernel.py")
+        .read_text()
+        .replace("warps * 128", "max(triton.next_power_of_2(N), warps * 32)")
+    )
+    found = discover_source(text)
+    assert shrunk_covers(found, text, {"num_warps": 2}, {"num_warps": 8}) == []
+    assert [t.name for t in computed_readers(found, text, ["num_warps"])] == ["BLOCK"]  # so the net is cast
+    written = apply_source(text, {"rowmax_kernel:num_warps": 2}).new_source
+    assert "warps = 2\n" in written, written
+    (tmp_path / "kernel.py").write_text(written)
+    with triton_interpreted():
+        kernel = load_fresh(tmp_path / "kernel.py", "_leftovers15_warps_cover")
+        for n in (600, 3000):
+            x = torch.randn(2, n)
+            assert torch.equal(kernel.run(x), x.max(dim=1).values), n

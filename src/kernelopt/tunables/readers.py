@@ -9,6 +9,7 @@ import ast
 from collections.abc import Collection, Sequence
 
 from kernelopt.numeric import is_number
+from kernelopt.tunables.cover_kept import keeps_cover
 from kernelopt.tunables.model import Tunable, TunableKind
 
 
@@ -169,6 +170,8 @@ def shrunk_covers(
             after = _value_at(t.computed, dict.fromkeys(names, value), source)
             cover = t.covers[0]
             if isinstance(before, int) and isinstance(after, int) and after >= before:
+                continue
+            if keeps_cover(t, cover, source, names, was, value):  # proved to cover wherever the original covers
                 continue
             said = (
                 f"makes it {after}, smaller than the original's {before}, which leaves part of a row undone where the "
