@@ -247,3 +247,108 @@ def test_a_pick_the_cover_proof_keeps_is_right_at_every_size(tmp_path: Path) -> 
         for n in (600, 3000):
             x = torch.randn(2, n)
             assert torch.equal(kernel.run(x), x.max(dim=1).values), n
+
+
+SPILLS = DATA / "leftovers15" / "spills"
+"""Row sums of a ``BT x 128`` block on one warp: ``BT = 16`` (as written) keeps 64 elements a thread, 64 keeps 256."""
+
+
+def _cubin(bt: int) -> bytes:
+    """SPILLS' kernel at ``BT`` on one warp as Triton 3.6 compiled it for sm_90 on this CPU machine (2026-12-06: bound
+    as a launch of a 100 x 128 fp32 input binds it, ``triton.compile`` with ``GPUTarget("cuda", 90, 32)``), kept
+    gzipped beside it: this process's Triton is the interpreter's and cannot compile."""
+    import gzip
+
+    return gzip.decompress((SPILLS / f"rowsum_bt{bt}_sm90.cubin.gz").read_bytes())
+
+
+@pytest.mark.timeout(120)
+def test_spills_are_read_from_a_compile_for_sm_90_without_a_gpu() -> None:
+    """fla_l2norm's fit keeps BT=256 on two warps, which spills 1766 registers on the H100 (more than the authors'
+    largest, 1098). A compile for sm_90 on this CPU machine reads them: the cubin's stack frame over 4, as Triton's
+    ``n_spills`` (fla's three configs read 1098, 1766 and 2406 here, the H100's figures, 2026-12-06). Here the small
+    kernel's cubins: 64 elements a thread spill nothing, 256 spill."""
+    from kernelopt.harness.target_compile import spilled
+
+    assert spilled(_cubin(16)) == 0  # 64 fp32 elements a thread: in the registers
+    assert spilled(_cubin(64)) == 2  # 256 a thread: 8 bytes of stack
+    assert spilled(None) is None and spilled(b"not a cubin") is None
+
+
+def test_a_pick_spilling_more_than_the_authors_largest_is_refused_before_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tune --target sm_90``'s check of the kernel about to be written (``target_check``): a pick whose launch spills
+    more registers at an entry than any configuration of kernel.py as it is compiles there (the authors' largest) is
+    refused, the line naming both; one spilling no more than the authors' largest is written, as one spilling
+    nothing (kernel.py as it is then not compiled at all). The compiles are stood in by their reports (fla_l2norm's
+    H100 figures at D=128)."""
+    from kernelopt.harness import target_compile as tc
+
+    def launch(bt: int, warps: int, spills: int) -> tc.LaunchCompile:
+        return tc.LaunchCompile(kernel="l2norm_fwd_kernel", shape={"B": 3, "T": 130, "D": 100}, signature={},
+                                constexprs={"BT": bt, "BD": 128}, divisible=[], options={"num_warps": warps},
+                                spills=spills)  # fmt: skip
+
+    authors = [launch(128, 1, 1098), launch(8, 4, 0)]
+    compiled: list[str] = []
+
+    def reports(pick: list[tc.LaunchCompile]):  # type: ignore[no-untyped-def]
+        def compile_for_target(folders, target):  # type: ignore[no-untyped-def]
+            compiled.append(folders[0].name)
+            launches = pick if folders[0].name == "written" else authors
+            return [tc.TargetReport(folder=str(folders[0]), launches=launches)]
+
+        return compile_for_target
+
+    (tmp_path / "reference.py").write_text("SHAPES = []\n")
+    monkeypatch.setattr(tc, "compile_for_target", reports([launch(256, 2, 1766)]))
+    checked = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
+    assert checked.refused and compiled == ["written", "original"], checked
+    assert checked.line == (
+        "the pick spills 1766 registers at {'B': 3, 'T': 130, 'D': 100} (l2norm_fwd_kernel: BT=256, BD=128, "
+        "num_warps=2), more than any configuration kernel.py as it is compiles there (the authors' largest: 1098, "
+        "BT=128, BD=128, num_warps=1) on sm_90; nothing written"
+    )
+    compiled.clear()
+    monkeypatch.setattr(tc, "compile_for_target", reports([launch(64, 1, 700)]))
+    assert not tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original").refused
+    compiled.clear()
+    monkeypatch.setattr(tc, "compile_for_target", reports([launch(8, 4, 0)]))
+    checked = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
+    assert not checked.refused and compiled == ["written"], checked
+
+
+@pytest.mark.timeout(120)
+def test_a_pick_the_target_compile_refuses_gives_way_to_the_next_best(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``tune --target sm_90`` each pick is compiled for it before the write (``TuneRequest.target``): one the
+    compile refuses (here spilling more than the authors' largest, its compile stood in) gives way to the next-best,
+    checked alike, where before the refusal wrote nothing. The add kernel's BLOCK=2048 refused, 4096 written."""
+    from kernelopt.harness.target_compile import TargetCheck
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    folder = Path(shutil.copytree(DATA / "tuning" / "add", tmp_path / "add"))
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu", target="sm_90"))
+    compiled: list[str] = []
+
+    def target_check(source: str, reference_py: Path, work: Path, target: str, original: str) -> TargetCheck:
+        compiled.append(target)
+        if "BLOCK=2048" in source:
+            line = "the pick spills 1766 registers at {'n': 16384} (add_kernel: BLOCK=2048), more than ... on sm_90"
+            return TargetCheck(line=f"{line}; nothing written", refused=True)
+        return TargetCheck(line="compiled for sm_90 before the write: 1 distinct launch(es) of add_kernel")
+
+    monkeypatch.setattr(tf, "target_check", target_check)
+    tuning = _session(prepared, [({"BLOCK": 2048}, 5.0), ({"BLOCK": 4096}, 6.0)], ({"BLOCK": 1024}, 10.0))
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    assert done.edit is not None and "BLOCK=4096" in done.edit.new_source, done.edit_note
+    assert compiled == ["sm_90", "sm_90"]
+    assert done.edit_note is not None and done.edit_note.startswith(
+        "the pick spills 1766 registers at {'n': 16384} (add_kernel: BLOCK=2048), more than ... on sm_90: BLOCK=2048 "
+        "not written; the next-best, BLOCK=4096, passes: written instead"
+    ), done.edit_note

@@ -211,6 +211,7 @@ def register(app: typer.Typer) -> None:
             size_scale=size_scale,
             evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=candidate_timeout_s),
             within=within,
+            target=target,  # each pick compiled for it before the write, the next-best where it is refused
         )
         try:
             _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json, target=target)

@@ -17,6 +17,10 @@ alignment is the CPU allocator's (64 bytes for torch's: divisible by 16, as a GP
 kernel compiles every config its prune keeps; a heuristic runs as it would. Nothing runs on a device: what the kernel
 computes is not checked, and the outputs stay as allocated.
 
+What the compile spills is read from the cubin (:func:`spilled`, Triton's ``n_spills``): a pick that spills more than
+any configuration of kernel.py as it is at the same entry (the authors' largest) is refused before the write
+(docs/faults.md leftovers15 l5).
+
 It cannot catch what only a launch meets: shared memory or registers beyond the device at launch ("out of
 resources": the compile succeeds, the launch fails), a kernel that faults at run time (an illegal address, a hang),
 a wrong result, and what depends on the device's own values (a size read from a device array, a pointer's actual
@@ -56,6 +60,9 @@ class LaunchCompile(BaseModel):
         options: the compile options given (``num_warps``, ``num_stages``).
         error: the compile's failure in one line, ``None`` when it compiled to a cubin.
         also: the other ``SHAPES`` entries whose launch was this one (the same specialization: compiled once).
+        spills: the registers its cubin spills, as Triton's ``n_spills`` reads them on a GPU (the local stack frame's
+            bytes over 4, here read from the cubin by Triton's own ``cuobjdump -res-usage``: :func:`spilled`);
+            ``None`` when not compiled or not read.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -68,6 +75,7 @@ class LaunchCompile(BaseModel):
     options: dict[str, Any]
     error: str | None = None
     also: list[dict[str, Any]] = []
+    spills: int | None = None
 
 
 #: The compute capabilities of NVIDIA's GPUs (CUDA C++ Programming Guide, "Compute Capabilities"): a target outside
@@ -201,7 +209,13 @@ def target_check(
             line=f"not compiled for {target}: kernel.py launches no Triton kernel at the SHAPES entries (nothing to "
             "compile)"
         )
+    before = None
     if not report.failed:
+        spills = [x for x in report.launches if x.spills]
+        before = compiled(original, "original") if spills and original is not None else None
+        over = _spills_over(spills, before)
+        if over is not None:
+            return TargetCheck(line=f"the pick {over} on {target}; nothing written", refused=True)
         kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
         return TargetCheck(
             line=f"compiled for {target} before the write: {len(report.launches)} distinct launch(es) of {kernels} at "
@@ -229,6 +243,37 @@ def target_check(
         f"{first.error}{same}; nothing written",
         refused=True,
     )
+
+
+def _spills_over(spilling: Sequence[LaunchCompile], before: TargetReport | None) -> str | None:
+    """Where a launch of the pick spills more registers than any launch of the same kernel in kernel.py as it is at
+    the same entry (``before``: the authors' own configurations there, each config of an autotune list compiled), in
+    words (docs/faults.md leftovers15 l5: fla_l2norm's kept BT = 256 on two warps spills 1766 where the authors'
+    largest spills 1098); ``None`` where none does, or kernel.py as it is was not compiled."""
+    if before is None or before.problem is not None:
+        return None
+    for x in spilling:
+        entries = {_shape_key(at) for at in [x.shape, *x.also]}
+        theirs = [
+            y
+            for y in before.launches
+            if y.kernel == x.kernel and y.spills is not None and entries & {_shape_key(a) for a in [y.shape, *y.also]}
+        ]
+        if not theirs or x.spills is None:
+            continue
+        most = max(theirs, key=lambda y: y.spills or 0)
+        if x.spills > (most.spills or 0):
+            return (
+                f"spills {x.spills} registers at {x.shape or 'get_inputs()'} ({x.kernel}: {_settings(x)}), more than "
+                f"any configuration kernel.py as it is compiles there (the authors' largest: {most.spills}, "
+                f"{_settings(most)})"
+            )
+    return None
+
+
+def _settings(launch: LaunchCompile) -> str:
+    values = {**launch.constexprs, **{k: v for k, v in launch.options.items() if k in ("num_warps", "num_stages")}}
+    return ", ".join(f"{k}={v}" for k, v in values.items())
 
 
 def _shape_key(shape: dict[str, Any]) -> str:
@@ -290,9 +335,13 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
                 done[key].also.append(dict(shape))
             return
         try:
-            triton.compile(ASTSource(self, signature, constexprs, attrs), target=target, options=options.__dict__)
+            made = triton.compile(
+                ASTSource(self, signature, constexprs, attrs), target=target, options=options.__dict__
+            )
         except Exception as exc:  # the compiler's failure of this launch is the result
             launch = launch.model_copy(update={"error": compiler_line(exc)})
+        else:
+            launch = launch.model_copy(update={"spills": spilled(made.asm.get("cubin"))})
         done[key] = launch
 
     def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:
@@ -318,6 +367,33 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         inputs = build_inputs(pair, dict(entry), "cpu", 0)
         pair.candidate("cpu")(*inputs)  # as the harness calls it (an autograd Function's forward may need grad)
     return list(done.values())
+
+
+def spilled(cubin: bytes | None) -> int | None:
+    """The registers a cubin spills as Triton's ``n_spills`` counts them on a GPU (the driver's local size in bytes
+    over 4): the stack frame ``cuobjdump -res-usage`` gives (Triton's bundled one), over 4; the largest of its
+    functions. ``None`` without a cubin or a ``cuobjdump`` that reads it. Checked against the H100 (2026-12-06,
+    docs/gpu-runs/2026-12-06-h100-i/tablebound13_registers.json): fla_l2norm at D = 128 reads 1098, 1766 and 2406 here
+    (BT = 128 on one warp, 256 on two, 256 on one), the figures the GPU's driver gave."""
+    import re
+    import tempfile
+
+    from kernelopt.proc import run_command
+
+    if not cubin:
+        return None
+    try:
+        import triton.knobs
+
+        tool = triton.knobs.nvidia.cuobjdump.path
+    except Exception:  # a Triton without NVIDIA's tools: nothing reads the cubin
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kernel.cubin"
+        path.write_bytes(cubin)
+        done = run_command([tool, "-res-usage", str(path)], timeout_s=60.0)
+    stacks = [int(m) for m in re.findall(r"STACK:(\d+)", done.stdout)] if done.returncode == 0 else []
+    return max(stacks) // 4 if stacks else None
 
 
 def _plain(value: Any) -> Any:

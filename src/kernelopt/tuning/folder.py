@@ -50,6 +50,7 @@ from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_so
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
+from kernelopt.harness.target_compile import target_check
 from kernelopt.kernelsource import check_pair
 from kernelopt.numeric import is_int, plain_int
 from kernelopt.proc import interrupt_signal
@@ -180,6 +181,9 @@ class TuneRequest(BaseModel):
         written_latency_us: the gate's latency of the kernel as written (the loop's version being tuned) by
             ``SHAPES`` label, microseconds: the primary shape's is the slow-candidate cut's first best
             (:attr:`EvaluatorSettings.first_best_us`).
+        target: a GPU to compile each pick for before it is written (``sm_90``, ``tune --target``): a pick its
+            compile refuses (a launch that does not compile where kernel.py as it is does, or that spills more
+            registers than the authors' largest configuration there) gives way to the next-best (:func:`_checked`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -206,6 +210,7 @@ class TuneRequest(BaseModel):
     retime_top: int = Field(default=RETIME_TOP, ge=0)
     exclude: list[Exclusion] = Field(default_factory=list)
     written_latency_us: dict[str, float] = Field(default_factory=dict)
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -1531,6 +1536,9 @@ def _checked(
     shrunk = _shrunk_covers(tuning)
     if shrunk:  # a rule refuses it: the next-best instead (no size to fail at: the net's sizes may all pass it)
         return None, f"{shrunk[0]}: not written", None, None, None
+    compiled = _target_refusal(tuning, edit.new_source)
+    if compiled is not None:  # the target GPU's compile refuses it (a failure, or spills past the authors'): the same
+        return None, f"{compiled}: not written", None, None, None
     # the seconds the written kernel's check took on every entry together (else the pick's as the session ran it) and
     # the pick's calls there: what the net's first size is estimated by (net12)
     check_s = next((r.check_s for r in tuning.result.results if r.config == tuning.result.best_config), None)
@@ -1547,6 +1555,20 @@ def _checked(
     if net.failed is not None:
         return None, note, net, net.line(), net.failed.shape
     return edit, note, net, None, None
+
+
+def _target_refusal(tuning: FolderTuning, written: str) -> str | None:
+    """Why the compile for the request's ``target`` refuses ``written`` (:func:`~kernelopt.harness.target_compile.
+    target_check`: a launch that does not compile where kernel.py as it is compiles, or one spilling more registers
+    than the authors' largest configuration there, leftovers15's l5), ``None`` where it passes or no target is
+    named; a refused pick gives way to the next-best like one a rule refuses."""
+    prepared = tuning.prepared
+    target = prepared.request.target
+    if target is None:
+        return None
+    work = prepared.session_dir / "target"
+    checked = target_check(written, prepared.problem.reference_py, work, target, prepared.base_source)
+    return checked.line.removesuffix("; nothing written") if checked.refused else None
 
 
 def _shrunk_covers(tuning: FolderTuning) -> list[str]:
