@@ -448,10 +448,10 @@ def test_on_a_gpu_an_entry_the_original_cannot_compile_is_the_problems_at_the_ba
     report = validate(ws, 0, previous=None, device="cuda", baseline=True)
     assert report.correctness.error_class == ENTRY_UNRUNNABLE, report.correctness.message
     assert report.correctness.message.startswith(
-        "the SHAPES entry M=8, N=1 is a size kernel.py as written (V0) cannot run, while it runs M=16, N=32"
+        "the SHAPES entry M=8,N=1 is a size kernel.py as written (V0) cannot run, while it runs M=16,N=32"
     ), report.correctness.message
     judged = validate(ws, 0, previous=None, device="cuda")
-    assert judged.correctness.culprit is Culprit.KERNEL and "M=8, N=1" in judged.correctness.message
+    assert judged.correctness.culprit is Culprit.KERNEL and "M=8,N=1" in judged.correctness.message
 
 
 @pytest.mark.gpu

@@ -1,7 +1,9 @@
 import torch
 
 SHAPES = [{"B": 3, "C": 8, "H": 50, "G": 4}, {"B": 2, "C": 6, "H": 130, "G": 2}, {"B": 5, "C": 4, "H": 16, "G": 4}]
-ATOL = 1e-4
+# dw and db sum B*H terms in fp32 (524288 at the GPU size): the kernel's order of summation and torch's differ by
+# up to 2.1e-4 there (H100, 2026-12-06), so 1e-4 judged the authors' own kernel wrong
+ATOL = 1e-3
 RTOL = 1e-4
 
 
