@@ -19,7 +19,8 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity gputests newuser12 break15 variants refblame14 breaker14 bound14 table14 breaker13 (carry .whl/deps),
+#   owed       parity gputests newuser12 break15 newuser13 variants refblame14 breaker14 bound14 table14 breaker13 (carry
+#              .whl/deps),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
 #              PLAN_WALL_S 1320 unless set
 #
@@ -112,6 +113,9 @@
 #              num_warps: a one-block cover, a chain of locals): the kernel.py each leaves correct at sizes no entry names
 #   break15    scripts/gpu_break15.sh: tune --device cuda on warps_unpacked (a block computed from num_warps through an
 #              unpacking, b9): the kernel.py it leaves correct at sizes no entry names
+#   newuser13  scripts/gpu_newuser13.sh: tune --device cuda on warps_module and warps_default (a block computed from
+#              num_warps at module level, or from a parameter's default): the kernel.py each leaves correct at sizes no
+#              entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -169,13 +173,14 @@ refblame14 240 scripts/gpu_refblame14.sh
 bound14 720 scripts/gpu_bound14.sh
 newuser12 480 scripts/gpu_newuser12.sh
 break15 360 scripts/gpu_break15.sh
+newuser13 480 scripts/gpu_newuser13.sh
 gputests 560 -
 EOF
 }
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity gputests newuser12 break15 variants refblame14 breaker14 bound14 table14 breaker13" ;;
+        owed) echo "parity gputests newuser12 break15 newuser13 variants refblame14 breaker14 bound14 table14 breaker13" ;;
     esac
 }
 

@@ -193,14 +193,23 @@ def _warn_computed_from(found: list[Tunable], before: str, changes: Mapping[str,
     (newuser11's n61: ``num_warps=8`` made BLOCK 256 over ``n // BLOCK`` programs without masks, wrong at n=64);
     ``tune`` checks such a pick at sizes the SHAPES do not name, ``--set`` does not."""
     from kernelopt.tunables.knobs import LAUNCH_OPTIONS
-    from kernelopt.tunables.readers import computed_readers
+    from kernelopt.tunables.readers import chained_values, computed_readers
 
     names = {t.name for t in found for key in changes if key in (t.key, t.name) and t.name in LAUNCH_OPTIONS}
-    for t in computed_readers(found, before, names) if names else []:
+    check = "(kernelopt validate checks the kernel; kernelopt tune checks such a pick at sizes the SHAPES do not name)"
+    readers = computed_readers(found, before, names) if names else []
+    for t in readers:
         warn(
             f"{t.key} is computed from {', '.join(sorted(set(t.size_names) & names) or sorted(names))} "
-            f"({t.computed}): it moves too, at every size, and no rule here checks that move; {done} "
-            "(kernelopt validate checks the kernel; kernelopt tune checks such a pick at sizes the SHAPES do not name)"
+            f"({t.computed}): it moves too, at every size, and no rule here checks that move; {done} {check}"
+        )
+    chained = sorted(chained_values(found, before, names)) if names and not readers else []
+    if chained:  # a name no computed setting holds (a module's BLOCK = NUM_WARPS * 32: newuser13's n69)
+        one = len(chained) == 1
+        warn(
+            f"{', '.join(chained)} {'is' if one else 'are'} computed from {', '.join(sorted(names))} in kernel.py: "
+            f"{'it moves' if one else 'they move'} too, at every size, and no rule here checks that move; "
+            f"{done} {check}"
         )
 
 

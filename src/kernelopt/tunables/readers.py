@@ -16,11 +16,10 @@ from kernelopt.tunables.model import Tunable, TunableKind
 def computed_readers(tunables: Sequence[Tunable], source: str, names: Collection[str]) -> list[Tunable]:
     """The settings of ``tunables`` the file computes from a name one of the knobs ``names`` binds: the knob's own
     name, and each name its literal's line assigns (``nw = 2`` beside ``num_warps=nw``)."""
-    lines = source.splitlines()
     bound: set[str] = set(names)
     for t in tunables:
         if t.name in names:
-            bound |= _bound_by(t, lines)
+            bound |= _bound_by(t, source)
     bound |= set(_followed(source, dict.fromkeys(bound)))
     return [t for t in tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
 
@@ -69,9 +68,18 @@ def _followed(source: str, names: dict[str, object]) -> dict[str, object]:
     scopes = _assignments(source)
     module = _chained(scopes.pop(None, []), dict(names))
     out = dict(module)
-    for binds in scopes.values():
-        out |= _chained(binds, {**names, **module})
+    for scope, binds in scopes.items():
+        shadowed = _parameters(scope)  # a kernel's parameter BLOCK is not the module's BLOCK
+        out |= _chained(binds, {**names, **{k: v for k, v in module.items() if k not in shadowed}})
     return out
+
+
+def _parameters(scope: ast.AST | None) -> set[str]:
+    """The names a function (or lambda) takes as parameters."""
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        return set()
+    a = scope.args
+    return {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p is not None}
 
 
 def _chained(binds: list[tuple[str, ast.expr]], known: dict[str, object]) -> dict[str, object]:
@@ -86,25 +94,74 @@ def _chained(binds: list[tuple[str, ast.expr]], known: dict[str, object]) -> dic
     return out
 
 
+def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[str]) -> dict[str, object]:
+    """Every name the file binds from the launch options ``moved`` through a chain of assignments, at any scope
+    (a module's ``BLOCK = NUM_WARPS * 32`` beside ``NUM_WARPS = 2``, which no computed setting of the launch holds:
+    the launch reads the module's name), each with its value as written (``None``: not worked out). Empty where the
+    options feed their launch alone: only then does a pick of them change no result at any size (docs/faults.md
+    newuser13 n69)."""
+    known: dict[str, object] = {}
+    for t in tunables:
+        if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING:
+            known |= dict.fromkeys(_bound_by(t, source), t.value)
+    return _followed(source, known) if known else {}
+
+
 #: the calls a computation may make when it is evaluated at a launch option's value (:func:`shrunk_covers`)
 _CALLS = {"min": min, "max": max, "int": int, "abs": abs}
 
 
-def _bound_by(tunable: Tunable, lines: Sequence[str]) -> set[str]:
-    """The names a knob's literal line binds (``nw = 2`` beside ``num_warps=nw``), and its own."""
+def _bound_by(tunable: Tunable, source: str) -> set[str]:
+    """The names a knob's literal binds, read in the file's tree at the literal's line (``nw = 2`` beside
+    ``num_warps=nw``; one side of an unpacking, ``nw, ns = 2, 1``; a parameter whose default it is, ``def run(x,
+    nw=2)``, a line that does not parse alone: newuser13's n70), and its own. A literal passed at the launch itself
+    (``num_warps=32,`` on a line of a call over several, which alone parses as a chained assignment) binds none."""
     bound = {tunable.name}
-    if tunable.location is None:
-        return bound
     try:
-        tree = ast.parse(lines[int(tunable.location.rsplit(":", 1)[1]) - 1].strip())
-    except (SyntaxError, ValueError, IndexError):
+        line = int(tunable.location.rsplit(":", 1)[1])
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, IndexError, AttributeError):
         return bound
-    pairs = [
-        p for node in tree.body if isinstance(node, ast.Assign) for t in node.targets for p in _paired(t, node.value)
-    ]
-    # an unpacking binds the knob's literal to one of its names (``nw, ns = 2, 1``): that one, where the sides pair up
-    held = {n for n, v in pairs if isinstance(v, ast.Constant) and v.value == tunable.value}
-    return bound | (held or {n for n, _ in pairs})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            pairs = [p for t in targets for p in _paired(t, node.value)]
+            holding = [n for n, v in pairs if _computes_with(v, tunable, line)]
+            # the one name an unpacking pairs the literal with, else every name its value is part of
+            held = [n for n, v in pairs if _the_literal(v, tunable, line)]
+            bound |= set(held or holding)
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            defaults = [*zip(positional[len(positional) - len(node.defaults) :], node.defaults, strict=True)]
+            defaults += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True) if d is not None]
+            bound |= {a.arg for a, d in defaults if _the_literal(d, tunable, line)}
+    return bound
+
+
+def _computes_with(value: ast.AST, tunable: Tunable, line: int) -> bool:
+    """Whether ``value`` computes a number from the knob's literal (``4 if big else 8``, ``2 * 32``, ``max(2, n)``),
+    not a container that holds it among others (``dict(BLOCK=1024, num_warps=4)``, a list of ``triton.Config``): a
+    name bound to a container is not moved by the one setting it holds."""
+    if _the_literal(value, tunable, line):
+        return True
+    if isinstance(value, ast.BinOp):
+        parts: list[ast.AST] = [value.left, value.right]
+    elif isinstance(value, ast.UnaryOp):
+        parts = [value.operand]
+    elif isinstance(value, ast.IfExp):
+        parts = [value.body, value.orelse]
+    elif isinstance(value, ast.BoolOp):
+        parts = list(value.values)
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _CALLS:
+        parts = list(value.args)
+    else:
+        return False
+    return any(_computes_with(p, tunable, line) for p in parts)
+
+
+def _the_literal(node: ast.AST, tunable: Tunable, line: int) -> bool:
+    """Whether ``node`` is the knob's literal: its value, on its line."""
+    return isinstance(node, ast.Constant) and node.lineno == line and node.value == tunable.value
 
 
 def _value_at(computation: str, names: dict[str, object], source: str) -> object:
@@ -155,14 +212,13 @@ def shrunk_covers(
     proposed) read through the computation (newuser12's n64: ``warps = 8; BLOCK = warps * 128`` over one-block rows
     masked by ``cols < N``: a GPU pick of ``num_warps=4`` made BLOCK 512, passed entries of 200 and 500 columns and
     the net's 513 (a row max misses its one last column rarely), and was written, wrong at 600 and 1000 columns)."""
-    lines = source.splitlines()
     out = []
     for option, value in moved.items():
         was = current.get(option)
         knob = next((t for t in tunables if t.name == option and t.kind is not TunableKind.COMPUTED_SETTING), None)
         if knob is None:
             continue
-        names = _bound_by(knob, lines)
+        names = _bound_by(knob, source)
         for t in computed_readers(tunables, source, [option]):
             if not t.covers or all(c.held for c in t.covers) or t.computed is None:
                 continue

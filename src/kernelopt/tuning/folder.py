@@ -81,7 +81,7 @@ from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
-from kernelopt.tunables.readers import computed_readers, shrunk_covers
+from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.dot_precision import operands_dtype
@@ -1601,6 +1601,15 @@ def _grown_through(prepared: PreparedFolder, computed: Collection[str]) -> list[
     return [2 * least] if least is not None else []
 
 
+def _grown_through_chain(chained: Mapping[str, object]) -> list[int]:
+    """What the net's half size steps by for names a moved launch option computes that no computed setting holds
+    (:func:`kernelopt.tunables.readers.chained_values`): twice the least of their values as written, the original's
+    own block where one of them is (newuser13's n69: a module's ``BLOCK = NUM_WARPS * 32``, 64, moved to 1024 by a
+    pick of ``NUM_WARPS = 32``; the entries' common 1024 hid it)."""
+    least = min((v for v in chained.values() if type(v) is int and v > 0), default=None)
+    return [2 * least] if least is not None else []
+
+
 def _far_room(evaluator: KernelEvaluator | ShapesEvaluator) -> FarRoom | None:
     """The room of the net's ``far`` sizes (:class:`kernelopt.tuning.net.FarRoom`): the primary entry's bench peak and
     the memory free when its worker started, read from the worker that checks every size of the net."""
@@ -1631,15 +1640,18 @@ def _cast_net(
     prepared = tuning.prepared
     current = current_values(prepared.tunables)
     changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
-    computed = _read_by_computations(prepared, [k for k in changes if k in LAUNCH_OPTIONS])
-    if changes and set(changes) <= set(LAUNCH_OPTIONS) and not computed:
+    options = [k for k in changes if k in LAUNCH_OPTIONS]
+    computed = _read_by_computations(prepared, options)
+    # a name the file computes from a moved option that no computed setting holds (a module's BLOCK = NUM_WARPS * 32)
+    chained = chained_values(prepared.tunables, prepared.base_source, options) if options else {}
+    if changes and set(changes) <= set(LAUNCH_OPTIONS) and not computed and not chained:
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
     grown = [
         v
         for k, v in changes.items()
         if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int) and v > old
     ]  # a launch option is no tile: it moves one only through a computation
-    grown += _grown_through(prepared, computed)
+    grown += _grown_through(prepared, computed) or _grown_through_chain(chained)
     roles, constants = prepared.size_readings
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]

@@ -1,0 +1,122 @@
+"""A new user's first hour on a fresh clone, thirteenth trial (2026-12-06): what the fourteenth session changed (blocks
+computed from num_warps, the net's far, residue and constant sizes, a table's row fallback, ``tunables --set`` under
+tune's rules, a keyed list as written, a reference's faults, a SHAPES list where get_inputs takes an int, the
+interpreter's grid-axis check) tried on the user's own kernels, and bad input of every kind; one test per fix
+(docs/faults.md, "A new user's first hour, thirteenth trial")."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+def _gpu_prepared(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``tune``'s prepared folder as a GPU session has it: the interpreter holds the launch options, so on the CPU a
+    file whose other knobs cannot be edited has none; here the launch options stay in the space."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning import folder as tf
+
+    monkeypatch.setattr(tf, "_interpreted_knobs", lambda problem, tunables: (tunables, {}))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    return dataclasses.replace(prepared, tunables=discover_source((folder / "kernel.py").read_text()))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("case", ["warps_module", "warps_default"])
+def test_n69_n70_a_num_warps_a_module_constant_or_a_parameter_s_default_computes_a_block_netted(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n69 and n70 (**wrong written kernels** on a GPU): n61's ReLU (a grid of ``n // BLOCK`` programs, no masks)
+    with its block computed from the warps elsewhere than a local: a module's ``NUM_WARPS = 2`` and
+    ``BLOCK = NUM_WARPS * 32`` (n69: the launch's BLOCK reads the module's name, which no computed setting holds), or
+    ``def run(x, nw=2)`` and ``BLOCK = nw * 32`` (n70: the literal is a parameter's default, a line that does not
+    parse alone). A pick of ``num_warps=32`` (BLOCK 1024) passed the entries (8192, 1024), was "only num_warps moved,
+    which change no result at any size", the net not cast, and written, wrong at n=64, 1088 and 4160. Now the net is
+    cast, stepping by the original's block, and fails it."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import COMPUTED
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = _gpu_prepared(Path(shutil.copytree(DATA / "newuser13" / case, tmp_path / case)), monkeypatch)
+    block = {"BLOCK": COMPUTED} if case == "warps_default" else {}
+    with _evaluator(prepared) as evaluator:
+        picks = [({**block, "num_warps": 32}, 10.0)]
+        done = tf._checked_edit(_session(prepared, picks, ({**block, "num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.edit_note is not None and done.edit_note.startswith("the written kernel fails at n=8256 "), (
+        done.edit_note
+    )
+
+
+def test_n69_n70_tunables_set_says_the_block_moves_with_the_warps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n69/n70 through ``tunables --set num_warps=32``: written as asked, now with n61c's warning, where it said
+    nothing; a kernel's own parameter of the module's name (``BLOCK``) is not read as computed from the warps."""
+    from kernelopt.cli.app import main
+
+    said = {}
+    for case in ("warps_module", "warps_default"):
+        folder = Path(shutil.copytree(DATA / "newuser13" / case, tmp_path / case))
+        assert main(["tunables", str(folder / "kernel.py"), "--set", "num_warps=32", "--dry-run"]) == 0
+        said[case] = [line for line in capsys.readouterr().err.splitlines() if "computed from" in line]
+    tail = (
+        "too, at every size, and no rule here checks that move; shown (--dry-run) (kernelopt validate checks the "
+        "kernel; kernelopt tune checks such a pick at sizes the SHAPES do not name)"
+    )
+    assert said == {
+        "warps_module": [f"warning: BLOCK is computed from num_warps in kernel.py: it moves {tail}"],
+        "warps_default": [f"warning: relu_kernel:BLOCK is computed from num_warps (BLOCK = nw * 32): it moves {tail}"],
+    }, said
+
+
+def test_the_chain_of_a_launch_option_s_names_is_read_in_every_scope() -> None:
+    """What a moved launch option computes (``readers.chained_values``): a module's chain, a parameter's default on
+    a line of a signature over several, nothing where the option feeds its launch alone."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import chained_values
+
+    module = (DATA / "newuser13" / "warps_module" / "kernel.py").read_text()
+    assert chained_values(discover_source(module), module, ["num_warps"]) == {"BLOCK": 64}
+    split = (
+        (DATA / "newuser13" / "warps_default" / "kernel.py").read_text().replace("(x, nw=2)", "(\n    x,\n    nw=2,\n)")
+    )
+    assert chained_values(discover_source(split), split, ["num_warps"]) == {"BLOCK": 64}
+    alone = module.replace("BLOCK = NUM_WARPS * 32", "BLOCK = 64")
+    assert chained_values(discover_source(alone), alone, ["num_warps"]) == {}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", ["warps_module", "warps_default"])
+def test_n69_n70_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_wrong(
+    tmp_path: Path, name: str
+) -> None:
+    """n69 and n70 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a
+    120 s wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles
+    (multiples of its 64-element block): right at every one, whatever was written."""
+    import os
+    import subprocess
+    import sys
+
+    import torch
+
+    from tests.gpu_correct import assert_correct
+
+    folder = Path(shutil.copytree(DATA / "newuser13" / name, tmp_path / name))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--budget-wall-s", "120"],
+        capture_output=True, text=True, timeout=380, env=env,
+    )  # fmt: skip
+    print(done.stdout[-3000:], done.stderr[-2000:])
+    assert done.returncode == 0, done.stderr[-2000:]
+    shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
