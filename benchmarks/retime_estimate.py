@@ -33,29 +33,26 @@ from types import SimpleNamespace
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # entry_checks' stand-in of an entry's evaluator
+
+import entry_checks  # noqa: E402
 
 from kernelopt.tuning import session  # noqa: E402
 from kernelopt.tuning.candidate import Config, Outcome, Result  # noqa: E402
-from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape  # noqa: E402
+from kernelopt.tuning.problem import Problem, ProblemShape  # noqa: E402
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator  # noqa: E402
 
 ADD = REPO / "tests" / "data" / "tuning" / "add"
 CHECK_S, COMPILE_S, TIME_S = 0.3, 1.9, 2.38 / 9 / 3
 
 
-class ModelEntry:
+class ModelEntry(entry_checks.ModelEntry):
     """One entry's evaluator: a candidate's first request compiles it (``compile_s``, not at the primary: the compile
     pool did) and checks it; a timing request times what its check kept loaded; a re-time checks and times again."""
 
     def __init__(self, scale: float, *, primary: bool) -> None:
-        self.scale, self.primary, self.seen = scale, primary, set()
-        self.ready = SimpleNamespace(need=MemoryNeed(inputs_bytes=2**20, outputs_bytes=2**20), free_bytes=80 * 2**30)
-
-    def spawn(self) -> None:
-        pass
-
-    def start(self, compile_workers: int = 0) -> object:
-        return self.ready
+        super().__init__(0.0)
+        self.scale, self.primary = scale, primary
 
     def evaluate(self, batch: Sequence[Config], *, timed: bool = True) -> list[Result]:
         out = []
@@ -75,9 +72,6 @@ class ModelEntry:
         time.sleep(len(batch) * (CHECK_S + TIME_S) * self.scale)
         return [Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=1.0, samples_us=[1.0],
                        check_s=CHECK_S, bench_s=TIME_S) for c in batch]  # fmt: skip
-
-    def close(self) -> None:
-        pass
 
 
 def replay(scale: float, rounds: int = 3, batch: int = 3, top: int = 4) -> tuple[list[Result], float, float]:

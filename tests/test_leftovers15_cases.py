@@ -19,9 +19,8 @@ def test_a_table_written_after_a_refusal_that_fails_its_check_gives_way_again(
     next-best, 512, which merges into one row ``n_cols <= 256: 512``, written and failing its check on 100 columns
     (as a row fails only on a GPU). That row gives way in turn at both entries it serves, to 1024: checked for real
     on the entries and by the net in the interpreter, and written. Before, the second failure dropped the table."""
-    from kernelopt.tunables.guard import Guarded
     from kernelopt.tuning import folder as tf
-    from tests.test_table14_cases import ROW_100, ROW_256, _checked_failing, _table_session
+    from tests.test_table14_cases import ROW_100, ROW_256, _checked_failing, _table_session, refusing_row
     from tests.test_tuning_shapes import _correct_at, _written_copy
 
     folder = tmp_path_factory.mktemp("leftovers15") / "rownorm"
@@ -29,15 +28,7 @@ def test_a_table_written_after_a_refusal_that_fails_its_check_gives_way_again(
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     tuning = _table_session(prepared, {256: (5.0, 100.0), 512: (8.0, 60.0), 1024: (9.0, 70.0)})
-    guard_edit, refused = tf.guard_edit, []
-
-    def refusing(old: str, new: str, **kw: object) -> Guarded:
-        if ROW_100 in new:
-            refused.append(new)
-            return Guarded(None, "block=256 must divide n_cols (a guard cannot be written here)")
-        return guard_edit(old, new, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tf, "guard_edit", refusing)
+    refused = refusing_row(monkeypatch, ROW_100)
     done, checked = _checked_failing(prepared, tuning, [ROW_256], monkeypatch)
     assert refused and done.edit is not None, done.edit_note
     text = done.edit.new_source
@@ -91,8 +82,11 @@ def test_tune_sets_an_entry_the_original_cannot_run_aside_and_tunes_on_the_other
     assert said["set_aside"]["n=2000"].startswith(line) and said["shapes"] == ["n=256"], said
     assert err.count(line) == 1, err
     assert said["outcomes"].get("ok", 0) >= 2 and said["best_latency_us"] is not None, said
-    text = (folder / "kernel.py").read_text()
-    assert said["better"] and text != (ASIDE / "kernel.py").read_text(), said
+    # a pick is written where the timings judge it better (4 programs against 1 at n=256: on a quiet machine BLOCK=256,
+    # 4.0x; a loaded one may judge the session too noisy); what is written runs right, or raises at n=2000
+    assert said["written"] is (
+        said["better"] and (folder / "kernel.py").read_text() != (ASIDE / "kernel.py").read_text()
+    )
     with triton_interpreted():
         written = load_fresh(folder / "kernel.py", "_leftovers15_aside")
         for n in (256, 1000):

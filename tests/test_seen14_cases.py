@@ -107,9 +107,8 @@ def test_a_table_a_guard_refuses_gives_way_row_by_row(
     refuses any text holding the row for 100 (as a tile a size must divide is refused): that row gives way to its
     bucket's next-best (512), the table is checked on the entries and by the net in the interpreter, and written
     (the text table14's test runs right at 100, 256, 512 and 1000 columns)."""
-    from kernelopt.tunables.guard import Guarded
     from kernelopt.tuning import folder as tf
-    from tests.test_table14_cases import ROW_100, _table_session
+    from tests.test_table14_cases import ROW_100, _table_session, refusing_row
     from tests.test_tuning_net import _evaluator
 
     folder = tmp_path_factory.mktemp("seen14") / "rownorm"
@@ -117,15 +116,7 @@ def test_a_table_a_guard_refuses_gives_way_row_by_row(
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     tuning = _table_session(prepared, {256: (5.0, 100.0), 512: (8.0, 60.0)})
-    guard_edit, refused = tf.guard_edit, []
-
-    def refusing(old: str, new: str, **kw: object) -> Guarded:
-        if ROW_100 in new:
-            refused.append(new)
-            return Guarded(None, "block=256 must divide n_cols (a guard cannot be written here)")
-        return guard_edit(old, new, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tf, "guard_edit", refusing)
+    refused = refusing_row(monkeypatch, ROW_100)
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(tuning, evaluator)
     assert refused and done.edit is not None, done.edit_note

@@ -83,6 +83,26 @@ def _checked_failing(prepared: Any, tuning: Any, rows: list[str], monkeypatch: p
 
 
 ROW_100 = "if n_cols <= 100:  # kernelopt: tuned\n            block = 256\n"
+
+
+def refusing_row(monkeypatch: pytest.MonkeyPatch, row: str) -> list[str]:
+    """tune's guard refusing every text that holds ``row`` (a table's row, as written), as a tile a size must divide is
+    refused (a guard's refusal, not a check's failure); the texts it refused, as they come."""
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+
+    guard_edit, refused = tf.guard_edit, []
+
+    def refusing(old: str, new: str, **kw: object) -> Guarded:
+        if row in new:
+            refused.append(new)
+            return Guarded(None, "block=256 must divide n_cols (a guard cannot be written here)")
+        return guard_edit(old, new, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tf, "guard_edit", refusing)
+    return refused
+
+
 ROW_256 = "n_cols <= 256:  # kernelopt: tuned\n            block = 512\n"
 
 
