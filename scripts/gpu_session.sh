@@ -116,6 +116,8 @@
 #   newuser13  scripts/gpu_newuser13.sh: tune --device cuda on warps_module and warps_default (a block computed from
 #              num_warps at module level, or from a parameter's default): the kernel.py each leaves correct at sizes no
 #              entry names
+#   leftovers15 scripts/gpu_leftovers15.sh: tune --device cuda sets aside int_one's N=1 entry (no compile there) and
+#              tunes on the other; the spills read from a cubin with no GPU against the driver's n_spills
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -174,6 +176,7 @@ bound14 720 scripts/gpu_bound14.sh
 newuser12 480 scripts/gpu_newuser12.sh
 break15 360 scripts/gpu_break15.sh
 newuser13 480 scripts/gpu_newuser13.sh
+leftovers15 480 scripts/gpu_leftovers15.sh
 gputests 560 -
 EOF
 }

@@ -346,3 +346,64 @@ def test_a_pick_the_target_compile_refuses_gives_way_to_the_next_best(
         "the pick spills 1766 registers at {'n': 16384} (add_kernel: BLOCK=2048), more than ... on sm_90: BLOCK=2048 "
         "not written; the next-best, BLOCK=4096, passes: written instead"
     ), done.edit_note
+
+
+# -- on a GPU (scripts/gpu_leftovers15.sh) ----------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_tune_sets_aside_the_entry_the_original_cannot_compile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """refblame14's int_one on cuda: ``rnumel`` = 1 is a constexpr at the M=8,N=1 entry and the kernel does not compile
+    there. ``tune --device cuda`` sets that entry aside (its line, ``--json``'s ``set_aside``), tunes on M=16,N=32 and
+    exits 0; whatever it writes still fails to compile at N=1 or passes there, and is right at M=16,N=32 and at sizes
+    no entry names. OUT set: the json kept as $OUT/leftovers15_tune_int_one.json."""
+    import json
+    import os
+
+    import torch
+
+    from kernelopt.cli.app import main
+    from tests.conftest import load_fresh
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(DATA / "refblame14" / "int_one", tmp_path / "int_one"))
+    assert main(["tune", str(folder), "--device", "cuda", "--budget-wall-s", "60", "--json"]) == 0
+    out = capsys.readouterr().out
+    if os.environ.get("OUT"):
+        (Path(os.environ["OUT"]) / "leftovers15_tune_int_one.json").write_text(out)
+    said = json.loads(out)
+    assert list(said["set_aside"]) == ["M=8,N=1"] and said["shapes"] == ["M=16,N=32"], said
+    written = load_fresh(folder / "kernel.py", "_leftovers15_int_one_gpu")
+    for m, n in ((16, 32), (9, 64), (33, 7), (1000, 48)):
+        x = torch.randn(m, n, device="cuda")
+        torch.testing.assert_close(written.run(x), x.mean(-1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_the_spills_read_from_the_cubin_are_the_driver_s() -> None:
+    """``target_compile.spilled`` (the cubin's stack frame over 4, read with no GPU) against the driver's ``n_spills`` on
+    the device, for fla_l2norm at D = 128 (the authors' BT=128 on one warp, the fit's BT=256 on two, BT=256 on one) and
+    the small row sum at BT = 16 and 64: equal for each."""
+    import torch
+    import triton
+
+    from kernelopt.harness.target_compile import spilled
+    from tests.conftest import load_fresh
+
+    fla = load_fresh(DATA / "breaker12" / "fla_l2norm" / "kernel.py", "_leftovers15_fla").l2norm_fwd_kernel.fn
+    rowsum = load_fresh(SPILLS / "kernel.py", "_leftovers15_rowsum").rowsum_kernel
+    T, D = 1000, 128
+    x, y = torch.randn(T, D, device="cuda"), torch.empty(T, D, device="cuda")
+    rstd = torch.empty(T, device="cuda")
+    got = []
+    for bt, warps in ((128, 1), (256, 2), (256, 1)):
+        made = fla[(triton.cdiv(T, bt),)](x, y, rstd, 1e-6, T, D, 128, 1, bt, num_warps=warps)
+        got.append((bt, warps, made.n_spills, spilled(made.asm["cubin"])))
+    for bt in (16, 64):
+        made = rowsum[(triton.cdiv(T, bt),)](x, rstd, T, D, BD=128, BT=bt, num_warps=1)
+        got.append((bt, 1, made.n_spills, spilled(made.asm["cubin"])))
+    assert all(driver == read for _, _, driver, read in got), got
