@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
             target=target,  # each pick compiled for it before the write, the next-best where it is refused
         )
         try:
-            _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json, target=target)
+            _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
         except OSError as exc:  # a full or read-only disk: one line naming the file and tune's own flag
             problem = disk_problem(exc, place=SESSION_FOLDER)
             if problem is None:
@@ -340,7 +340,7 @@ def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
     return line
 
 
-def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool, target: str | None = None) -> None:
+def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
     """Tune under the folder's lock; an interrupt anywhere before the write leaves kernel.py as it was.
 
     The plot's heavy modules (matplotlib, numpy) are imported first, whole: an interrupt in the middle of a
@@ -362,7 +362,7 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
             ),
             ExitStack() as locks,  # the session folder's, once it is known
         ):
-            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json, locks=locks, target=target)
+            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json, locks=locks)
     except KeyboardInterrupt as exc:  # before the session's first round (or before its start)
         _interrupted(f"interrupted{_by(exc)} before any candidate finished; {kernel_py.name} unchanged", 130)
 
@@ -405,7 +405,6 @@ def _tune_locked(
     sweep: Path | None,
     as_json: bool,
     locks: ExitStack,
-    target: str | None = None,
 ) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print.
 
@@ -416,7 +415,7 @@ def _tune_locked(
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tuning.candidate import Config
     from kernelopt.tuning.dot_precision import current_failed_hint
-    from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, target_checked, tune_folder
     from kernelopt.tuning.session import StopReason, current_failed_line, current_failure
     from kernelopt.tuning.shapes import unrunnable_entry_line
     from kernelopt.workspace import RunLock
@@ -484,11 +483,8 @@ def _tune_locked(
                 hint="run again to tune against reference.py as it is now",
             )
         refused = _gate_refusal(prepared, edit.new_source) if edit is not None else None
-        if refused is None and edit is not None and target is not None:  # what the target GPU's compiler refuses
-            from kernelopt.harness.target_compile import target_check
-
-            work = prepared.session_dir / "target"
-            checked = target_check(edit.new_source, reference_py, work, target, prepared.base_source)
+        checked = target_checked(prepared, edit.new_source) if refused is None and edit is not None else None
+        if checked is not None:  # what the target GPU's compiler refuses (the session's compile of this text, once)
             refused = checked.line if checked.refused else None
             target_line = checked.line
         if refused is not None:

@@ -50,7 +50,7 @@ from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_so
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
-from kernelopt.harness.target_compile import target_check
+from kernelopt.harness.target_compile import TargetCheck, target_check
 from kernelopt.kernelsource import check_pair
 from kernelopt.numeric import is_int, plain_int
 from kernelopt.proc import interrupt_signal
@@ -1562,13 +1562,24 @@ def _target_refusal(tuning: FolderTuning, written: str) -> str | None:
     target_check`: a launch that does not compile where kernel.py as it is compiles, or one spilling more registers
     than the authors' largest configuration there, leftovers15's l5), ``None`` where it passes or no target is
     named; a refused pick gives way to the next-best like one a rule refuses."""
-    prepared = tuning.prepared
+    checked = target_checked(tuning.prepared, written)
+    return checked.line.removesuffix("; nothing written") if checked is not None and checked.refused else None
+
+
+def target_checked(prepared: PreparedFolder, written: str) -> TargetCheck | None:
+    """``written`` compiled for the request's ``target`` (:func:`~kernelopt.harness.target_compile.target_check`
+    against kernel.py as it is), once per text: the session's check of a pick and ``tune``'s line of the kernel it
+    writes are one compile; ``None`` where no target is named."""
     target = prepared.request.target
     if target is None:
         return None
-    work = prepared.session_dir / "target"
-    checked = target_check(written, prepared.problem.reference_py, work, target, prepared.base_source)
-    return checked.line.removesuffix("; nothing written") if checked.refused else None
+    return _compiled_for(written, prepared.problem.reference_py, prepared.session_dir / "target", target,
+                         prepared.base_source)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled_for(written: str, reference_py: Path, work: Path, target: str, original: str) -> TargetCheck:
+    return target_check(written, reference_py, work, target, original)
 
 
 def _shrunk_covers(tuning: FolderTuning) -> list[str]:
