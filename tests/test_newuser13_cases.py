@@ -120,3 +120,28 @@ def test_n69_n70_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_
     assert done.returncode == 0, done.stderr[-2000:]
     shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+@pytest.mark.timeout(120)
+def test_n71_a_rerun_whose_original_is_served_from_the_record_still_sets_its_entry_aside(tmp_path: Path) -> None:
+    """n71: a rerun of ``tune`` on a folder with an entry the kernel as written cannot run (leftovers15's aside; the
+    user's own: a grid of 70000 programs on axis 1) serves the original's result from the session record, so the
+    entry was never set aside: no warning, ``set_aside`` empty in ``--json``, "timed on 2 shapes", and every new
+    candidate failed there as the original would ("3 candidate(s) failed: ... on the SHAPES entry M=70000,N=2"),
+    nothing tuned. Now the original is checked where a candidate raises when the batch does not hold it."""
+    from kernelopt.tuning.candidate import Config
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    folder = Path(shutil.copytree(DATA / "leftovers15" / "aside", tmp_path / "aside"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRITON_INTERPRET", "1")
+        prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    base = prepared.base_source
+    with ShapesEvaluator(
+        prepared.problem, prepared.shapes, base, lambda c: base.replace("BLOCK = 64", f"BLOCK = {c['BLOCK']}"),
+        session_dir=prepared.session_dir, env=prepared.env, original=Config.of({"BLOCK": 64}),
+    ) as ev:  # fmt: skip
+        (small,) = ev.evaluate([Config.of({"BLOCK": 32})])  # the original served: not in the batch
+        assert list(ev.set_aside) == ["n=2000"] and ev.labels == ["n=256"], ev.set_aside
+        assert small.outcome.ok and small.failed_entry is None, small

@@ -83,6 +83,7 @@ class ShapesEvaluator:
         self.aside: dict[Config, dict[str, Result]] = {}  # per_entry: where each candidate was set aside, and why
         self.original = original  # the kernel as written: an entry it cannot run is set aside (:meth:`_set_aside`)
         self.set_aside: dict[str, tuple[KernelEvaluator, str, str]] = {}  # label -> its evaluator, why, the line
+        self.original_runs: set[str] = set()  # entries where the original, served from the record, was found to run
         self.evaluators = [
             KernelEvaluator(
                 problem if k == 0 else problem.model_copy(update={"shape": dict(shape.kwargs)}),
@@ -152,6 +153,8 @@ class ShapesEvaluator:
         cannot run, while it runs the primary), which is now set aside: its evaluator kept for the written kernel's
         check there (:meth:`check_source`), the entry no longer checked or timed (module docstring)."""
         mine = next((r for c, r in zip(batch, results, strict=True) if c == self.original), None)
+        if mine is None and self.original is not None:  # served from the record (a rerun): asked where others raise
+            mine = self._original_at(results)
         if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry not in self.labels[1:]:
             return False
         k = self.labels.index(mine.failed_entry)
@@ -161,6 +164,19 @@ class ShapesEvaluator:
         if not set(self.labels) - self.untimed:
             self.untimed = frozenset()
         return True
+
+    def _original_at(self, results: Sequence[Result]) -> Result | None:
+        """The kernel as written checked at the first entry after the primary where a candidate of ``results`` raised,
+        when the batch did not hold it: a rerun serves its result from the session record, which keeps no entry set
+        aside, so every new candidate failed there as the original would, and nothing was tuned (newuser13's n71)."""
+        entry = next((r.failed_entry for r in results if r.outcome in RAISED_OUTCOMES), None)
+        if entry not in self.labels[1:] or entry in self.original_runs or self.original is None:
+            return None
+        (mine,) = self.evaluators[self.labels.index(entry)].evaluate([self.original], timed=False)
+        if mine.outcome not in RAISED_OUTCOMES:
+            self.original_runs.add(entry)  # asked once an entry: a candidate raising there is its own failure
+            return None
+        return mine.model_copy(update={"failed_entry": entry})
 
     def _evaluate(self, batch: Sequence[Config]) -> list[Result]:
         """:meth:`evaluate` on the entries not set aside."""
