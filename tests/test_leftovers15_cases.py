@@ -131,6 +131,26 @@ def test_a_kernel_to_write_must_raise_at_an_entry_set_aside_or_pass_there(tmp_pa
     assert "where kernel.py as written raises (raised while running: AssertionError: at most 16" in checked.reason
 
 
+@pytest.mark.timeout(60)
+def test_a_resumed_session_seeks_the_entries_the_original_cannot_run_before_its_rounds(tmp_path: Path) -> None:
+    """A resumed session serves the kernel as written from its record, timed there without the entry an earlier run
+    set aside; a new candidate that runs at that entry raises nothing, so nothing set it aside (n71's check asks the
+    original only where a candidate raises), and it was timed there beside the record's results timed without it (a
+    dry run then a run of leftovers15/aside, CPU, 2026-12-06: BLOCK=512 at n=2000). tune_folder now has the evaluator
+    seek those entries first (``ShapesEvaluator.seek_set_aside``). The entries' evaluators are stand-ins
+    (tests/test_shape_failures.py): the original (BLOCK=64) raises at cols=300, BLOCK=256 does not."""
+    from kernelopt.tuning.candidate import Config
+    from tests.test_shape_failures import _shapes_evaluator
+
+    ev, (_, large, _) = _shapes_evaluator(tmp_path, [set(), {32, 64}, set()])
+    ev.original = Config.of({"BLOCK": 64})
+    ev.seek_set_aside()
+    (bigger,) = ev.evaluate([Config.of({"BLOCK": 256})])
+    assert list(ev.set_aside) == ["rows=4,cols=300"] and ev.labels == ["rows=4,cols=40", "rows=4,cols=200"]
+    assert bigger.outcome.ok and set(bigger.latency_us_by_shape) == set(ev.labels), bigger
+    assert all(256 not in blocks for blocks, _ in large.calls), large.calls  # never checked nor timed there
+
+
 @pytest.mark.timeout(120)
 def test_the_loop_s_v0_names_the_entry_tune_sets_aside(tmp_path: Path) -> None:
     """validate (the loop's V0, as optimize and a ``batch --optimize`` row gate it) names the same entry the problem's,

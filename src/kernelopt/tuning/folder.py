@@ -921,6 +921,9 @@ def tune_folder(
     evaluator.never_cut(c.key() for c in (space.current(), twin, *listed_now) if c is not None)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
+        current = space.current()
+        if isinstance(evaluator, ShapesEvaluator) and current is not None and current.key() in record.served():
+            evaluator.seek_set_aside()  # resumed: the entries the original cannot run, set aside as the record's were
         result = tune(
             space,
             evaluator,

@@ -165,6 +165,18 @@ class ShapesEvaluator:
             self.untimed = frozenset()
         return True
 
+    def seek_set_aside(self) -> None:
+        """Check the kernel as written (:attr:`original`) alone, setting aside each entry it cannot run
+        (:meth:`_set_aside`): a resumed session, whose record serves the original's result (timed without the entries
+        an earlier run set aside), calls it before its rounds, so what it measures now is measured on the same entries
+        as what the record serves, also where no new candidate raises there (:meth:`_original_at` finds an entry only
+        through one that does: a dry run then a run of tests/data/leftovers15/aside timed BLOCK=512 at n=2000 beside
+        the record's results timed without it, CPU, 2026-12-06)."""
+        if self.original is None or len(self.evaluators) < 2:
+            return
+        while self._set_aside([self.original], self._evaluate([self.original])):
+            pass
+
     def _original_at(self, results: Sequence[Result]) -> Result | None:
         """The kernel as written checked at the first entry after the primary where a candidate of ``results`` raised,
         when the batch did not hold it: a rerun serves its result from the session record, which keeps no entry set
