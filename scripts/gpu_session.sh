@@ -81,6 +81,10 @@
 #              scale swizzle, fla's softmax, Mamba-2's gated norm, LightLLM's rotary, Liger-Kernel's group-norm
 #              backward, attorch's GLU, DeepSpeed's residual add) and its written forms compiled and correct at
 #              realistic sizes, tune --device cuda on three
+#   breaker15  scripts/gpu_breaker15.sh: the fifteenth held-out trial's kernels (Liger-Kernel's KL divergence and
+#              embedding, bitsandbytes' quantize-transpose, Kernl's layer norm and one-token attention, Mamba-2's
+#              state passing forward and backward, FlagGems' cumsum and embedding backward) and its written forms
+#              compiled and correct at realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -153,6 +157,7 @@ breaker11 480 scripts/gpu_breaker11.sh
 breaker12 480 scripts/gpu_breaker12.sh
 breaker13 480 scripts/gpu_breaker13.sh
 breaker14 480 scripts/gpu_breaker14.sh
+breaker15 480 scripts/gpu_breaker15.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.tunables import discover_source
 from tests.test_breaker7_cases import _all_correct
 
 DATA = Path(__file__).parent / "data" / "breaker15"
@@ -42,6 +43,63 @@ def test_python_s_and_of_two_block_masks_is_elementwise_in_the_interpreter(tmp_p
     # load that would fault, and scalars keeping Python's values
     kernel = DATA.parent / "interp_bool_ops"
     _all_correct(kernel, [{"N": 37}, {"N": 5}])
+
+
+# ------------------------------------------------------------------------------------- knobs found
+
+#: Kernl's one-block layer norm (``layer_norm_xformers``), beside the trial's looped one in the same file: its block
+#: must cover the row (``cols < N``, no loop)
+_XFORMERS = """
+
+@triton.jit
+def layer_norm_xformers(
+    output_ptr, a_ptr, weight_ptr, bias_ptr, mean_ptr, rstd_ptr, output_row_stride, output_col_stride, a_row_stride,
+    a_col_stride, N, eps, HAS_BIAS: tl.constexpr, IS_RMSNORM: tl.constexpr, BLOCK_SIZE: tl.constexpr,
+):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(a_ptr + row * a_row_stride + cols * a_col_stride, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(weight_ptr + cols, mask=mask, other=1.0)
+    b = tl.load(bias_ptr + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / N
+    x_zm = tl.where(mask, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(x_zm * x_zm, axis=0) / N + eps)
+    tl.store(mean_ptr + row, mean)
+    tl.store(rstd_ptr + row, rstd)
+    tl.store(output_ptr + row * output_row_stride + cols * output_col_stride, x_zm * rstd * w + b, mask=mask)
+
+"""
+
+
+def test_a_kernel_a_launcher_takes_as_a_parameter_is_read_as_the_kernel_its_callers_pass() -> None:
+    """Seen on 2026-12-06: kernl_ln, Kernl's layer norm, launches ``implementation[(M,)](...)`` in an
+    ``autograd.Function``'s forward, the kernel a parameter ``layer_norm(..., implementation: JITFunction =
+    _layer_norm_fwd_fused_single_pass)`` passes through ``LayerNorm.apply``. Discovery read the launch by the
+    parameter's name (``implementation:BLOCK_SIZE``) and never the kernel's body: with Kernl's one-block kernel
+    (``layer_norm(..., implementation=layer_norm_xformers)``) the block that must cover the row was searched from 16,
+    and ``tune`` spent 4 of its 6 candidates on blocks that leave the row undone (each failing its check). The
+    parameter is followed through the calls to the one kernel every call passes (or the default); two kernels, or
+    a value built by code, leave it unknown as before."""
+    source = _source("kernl_ln")
+    found = {t.key: t for t in discover_source(source)}
+    assert "_layer_norm_fwd_fused_single_pass:BLOCK_SIZE" in found and not any(
+        k.startswith("implementation:") for k in found
+    )
+    assert found["_layer_norm_fwd_fused_single_pass:num_stages"].value == 3  # the kernel's launch default, read now
+    # Kernl's other kernel beside it, chosen by the caller's keyword: its block covers N (the default is not run)
+    both = source.replace("\n\nclass LayerNorm(", _XFORMERS + "\nclass LayerNorm(", 1)
+    chosen = both.replace(
+        "layer_norm(x, weight, bias, 1e-5)", "layer_norm(x, weight, bias, 1e-5, implementation=layer_norm_xformers)"
+    )
+    block = {t.key: t for t in discover_source(chosen)}["layer_norm_xformers:BLOCK_SIZE"]
+    assert [(c.block, c.size) for c in block.covers] == [("BLOCK_SIZE", "N")], block.covers
+    # both kernels run (two calls): which one a launch starts is unknown, read as before
+    twice = chosen.replace(
+        "return layer_norm(x, weight, bias, 1e-5, implementation=layer_norm_xformers)",
+        "layer_norm(x, weight, bias, 1e-5)\n    return layer_norm(x, weight, bias, 1e-5, implementation=layer_norm_xformers)",
+    )
+    assert "implementation:BLOCK_SIZE" in {t.key for t in discover_source(twice)}
 
 
 # ------------------------------------------------------------------------------------- compiled for sm_90, no GPU
@@ -78,3 +136,67 @@ def test_host_code_reading_the_autotuner_s_pick_runs_on_in_a_compile_for_a_targe
         ]
         and not report.failed
     )
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes for four of the trial's kernels when its session picks these, checked on the GPU: Mamba-2's
+#: forward list pinned to one block, bitsandbytes' two configs to the CPU tune's pick (2026-12-06), Liger-Kernel's
+#: token tile in a table over the tokens, Kernl's list pinned to one column tile
+GPU_PICKS = {
+    "mamba_state_bwd": {"BLOCK_SIZE": 1024},
+    "bnb_global_t": {"BLOCK_M": 256, "BLOCK_N": 128, "GROUP_M": 1},
+    "liger_embed": {"BLOCK_SIZE_M": 32},
+    "kernl_vecmat": {"SIZE_N": 16},
+}
+
+#: (folder, sizes) of the originals on the GPU: a small odd size each, and a realistic one (256 MB - 1 GB a tensor)
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "liger_kldiv": [{"BT": 3, "V": 17}, {"BT": 4096, "V": 32768}],
+    "bnb_global_t": [{"M": 7, "N": 5}, {"M": 16384, "N": 8192}],
+    "liger_embed": [
+        {"V": 5, "D": 3, "B": 1, "T": 3},
+        {"V": 1000, "D": 600, "B": 2, "T": 33},
+        {"V": 32000, "D": 4096, "B": 4, "T": 8192},
+    ],
+    "kernl_ln": [{"B": 1, "T": 3, "N": 5}, {"B": 4, "T": 8192, "N": 4096}],
+    "kernl_vecmat": [{"B": 1, "H": 1, "S": 3, "D": 5}, {"B": 64, "H": 32, "S": 1024, "D": 128}],
+    "mamba_state_bwd": [
+        {"B": 1, "C": 2, "H": 1, "D": 3},
+        {"B": 2, "C": 1, "H": 3, "D": 65},
+        {"B": 4, "C": 64, "H": 64, "D": 8192},
+    ],
+    "gems_cumsum": [{"A": 1, "N": 1, "K": 1}, {"A": 33, "N": 129, "K": 2}, {"A": 65536, "N": 1024, "K": 4}],
+    "gems_embed_bwd": [{"V": 5, "D": 3, "B": 1, "T": 3}, {"V": 32000, "D": 4096, "B": 4, "T": 8192}],
+}
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones included, and a realistic one
+GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "mamba_state_bwd": [{"B": 1, "C": 4, "H": 2, "D": 2049}, {"B": 4, "C": 32, "H": 32, "D": 16384}],
+    "bnb_global_t": [{"M": 129, "N": 257}, {"M": 8192, "N": 16384}],
+    "liger_embed": [{"V": 9, "D": 257, "B": 2, "T": 37}, {"V": 32000, "D": 4096, "B": 4, "T": 8192}],
+    "kernl_vecmat": [{"B": 2, "H": 2, "S": 257, "D": 16}, {"B": 32, "H": 32, "S": 2048, "D": 128}],
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_fifteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at a small odd size and at a realistic
+    one (:data:`GPU_SIZES`: Liger-Kernel's KL divergence and embedding, bitsandbytes' quantize-transpose (its int8
+    one step off at a tie, the harness's rule), Kernl's layer norm and one-token attention, Mamba-2's state passing
+    forward and backward over 64 chunks, FlagGems' cumsum (masks joined by Python's ``and``, which the compiler makes
+    elementwise; its reference's 1e-3 for an fp32 scan of 1024) and embedding backward (rows added by
+    ``tl.atomic_add`` in any order), each at 256 MB - 1 GB a tensor; no ``tl.dot``, so no TF32), and the forms
+    ``tune`` writes (:data:`GPU_PICKS`), correct at sizes no entry names (:data:`GPU_WRITTEN_SIZES`)."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    for name, shapes in GPU_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked)
+    for name, shapes in GPU_WRITTEN_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=written[name])

@@ -43,6 +43,7 @@ from kernelopt.tunables.filters import divisors, filter_sizes, layout_tiles
 from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
 from kernelopt.tunables.inline_guard import marked_tuned, read_inline_guard, read_statement_guard
+from kernelopt.tunables.kernel_params import parameter_kernel
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
@@ -1306,8 +1307,9 @@ class _Analyzer:
             )
 
     def kernel_name(self, la: _Launch) -> str | None:
-        """The kernel a launch starts: ``kern[grid](...)``, ``mod.kern[grid](...)``, or an alias bound once to a
-        kernel of this file (``fn = kern`` then ``fn[grid](...)``)."""
+        """The kernel a launch starts: ``kern[grid](...)``, ``mod.kern[grid](...)``, an alias bound once to a
+        kernel of this file (``fn = kern`` then ``fn[grid](...)``), or the one kernel the callers of the function
+        pass for a parameter it launches (:func:`~kernelopt.tunables.kernel_params.parameter_kernel`)."""
         sub = la.sub
         dotted = _dotted(launched(sub.value))  # ``wrap_triton(kern)[grid](...)`` launches ``kern``
         kname = dotted.split(".")[-1] if dotted else None
@@ -1317,6 +1319,11 @@ class _Analyzer:
         if binds and len(binds) == 1 and binds[0].value is not None:
             target = _dotted(binds[0].value)
             target = target.split(".")[-1] if target else None
+            if target is not None and self.jit_kernel(target) is not None:
+                return target
+        if la.func is not None and any(q.name.value == kname for q in la.func.params):
+            # ``implementation[(M,)](...)``: the kernel the function's callers pass for the parameter (Kernl)
+            target = parameter_kernel(self.module, la.func.node, kname, self.jit_helpers)
             if target is not None and self.jit_kernel(target) is not None:
                 return target
         return kname

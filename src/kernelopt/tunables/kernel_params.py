@@ -1,0 +1,150 @@
+"""The kernel a launch starts when it subscripts a parameter of the function it is written in (pure, over the file's
+syntax tree).
+
+Kernl launches its layer norm as ``implementation[(M,)](...)`` inside an ``autograd.Function``'s ``forward``, the
+kernel a parameter that ``layer_norm(..., implementation: JITFunction = _layer_norm_fwd_fused_single_pass)`` passes
+through ``LayerNorm.apply``. Read by its parameter's name, such a launch had no kernel: what discovery reads in a
+kernel's body (a block that covers a row with one block, a launch option's default) was lost, and ``tune`` searched
+blocks the kernel cannot run. The parameter is followed through the file's calls of its function (plain calls by
+name, and ``Cls.apply(...)`` for a ``forward`` of class ``Cls``, ``ctx`` not passed) to each value it can take: a
+call's argument or the parameter's default, a parameter of the caller followed in turn. The launch starts a kernel
+when every value is the same ``@triton.jit`` function of the file; otherwise (two kernels, a value built by code,
+no call and no default) it stays unknown, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import libcst as cst
+
+#: how many callers deep a parameter is followed
+DEPTH_MOST = 4
+
+
+@dataclass(frozen=True)
+class _Def:
+    node: cst.FunctionDef
+    cls: str | None  # the class it is a method of, if any
+
+
+@dataclass(frozen=True)
+class _Call:
+    call: cst.Call
+    caller: cst.FunctionDef | None  # the function the call is written in (None at module level)
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.defs: dict[str, list[_Def]] = {}
+        self.calls: list[_Call] = []
+        self.classes: list[str | None] = [None]
+        self.funcs: list[cst.FunctionDef] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.defs.setdefault(node.name.value, []).append(_Def(node, self.classes[-1]))
+        self.funcs.append(node)
+        self.classes.append(None)  # a class defined inside a function is no method's class here
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.funcs.pop()
+        self.classes.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(_Call(node, self.funcs[-1] if self.funcs else None))
+
+
+def _positional(fn: cst.FunctionDef) -> list[cst.Param]:
+    return [*fn.params.posonly_params, *fn.params.params]
+
+
+def _param(fn: cst.FunctionDef, name: str) -> cst.Param | None:
+    every = [*_positional(fn), *fn.params.kwonly_params]
+    return next((p for p in every if p.name.value == name), None)
+
+
+class _Resolver:
+    def __init__(self, module: cst.Module, kernels: Collection[str]) -> None:
+        found = _Collector()
+        module.visit(found)
+        self.defs, self.calls, self.kernels = found.defs, found.calls, set(kernels)
+
+    def _callers(self, fn: cst.FunctionDef) -> list[tuple[_Call, int]] | None:
+        """The calls of ``fn`` with the offset of its positional parameters in their arguments (``ctx`` of an
+        ``apply``); ``None`` when ``fn``'s name is defined more than once."""
+        defs = self.defs.get(fn.name.value, [])
+        if len(defs) != 1:
+            return None
+        cls = defs[0].cls
+        out: list[tuple[_Call, int]] = []
+        for c in self.calls:
+            func = c.call.func
+            if isinstance(func, cst.Name) and func.value == fn.name.value and cls is None:
+                out.append((c, 0))
+            elif (
+                fn.name.value == "forward"
+                and cls is not None
+                and isinstance(func, cst.Attribute)
+                and func.attr.value == "apply"
+                and isinstance(func.value, cst.Name)
+                and func.value.value == cls
+            ):
+                out.append((c, 1))  # ``Cls.apply(x, ...)`` calls ``forward(ctx, x, ...)``
+        return out
+
+    def values(self, fn: cst.FunctionDef, name: str, depth: int) -> set[str] | None:
+        """The kernels ``fn``'s parameter ``name`` can be, or ``None`` when one of its values is no kernel's name."""
+        param = _param(fn, name)
+        callers = self._callers(fn)
+        if param is None or callers is None or depth > DEPTH_MOST:
+            return None
+        positional = _positional(fn)
+        index = next((i for i, q in enumerate(positional) if q is param), None)
+        out: set[str] = set()
+        defaulted = not callers
+        for c, offset in callers:
+            if any(a.star for a in c.call.args):
+                return None
+            given = [a.value for a in c.call.args if a.keyword is not None and a.keyword.value == name]
+            plain = [a.value for a in c.call.args if a.keyword is None]
+            at = index - offset if index is not None else None
+            if given:
+                value: cst.BaseExpression = given[0]
+            elif at is not None and 0 <= at < len(plain):
+                value = plain[at]
+            else:
+                defaulted = True
+                continue
+            got = self._value(value, c.caller, depth)
+            if got is None:
+                return None
+            out |= got
+        if defaulted:
+            if param.default is None:
+                return None
+            got = self._value(param.default, None, depth)
+            if got is None:
+                return None
+            out |= got
+        return out
+
+    def _value(self, expr: cst.BaseExpression, caller: cst.FunctionDef | None, depth: int) -> set[str] | None:
+        if not isinstance(expr, cst.Name):
+            return None
+        if caller is not None and _param(caller, expr.value) is not None:
+            return self.values(caller, expr.value, depth + 1)
+        return {expr.value} if expr.value in self.kernels else None
+
+
+def parameter_kernel(module: cst.Module, fn: cst.FunctionDef, name: str, kernels: Collection[str]) -> str | None:
+    """The one kernel of ``kernels`` (the file's ``@triton.jit`` functions) that ``fn``'s parameter ``name`` is at
+    every call of the file (see the module docstring), or ``None``."""
+    found = _Resolver(module, kernels).values(fn, name, 0)
+    return next(iter(found)) if found is not None and len(found) == 1 else None
