@@ -122,6 +122,8 @@
 #              entry names
 #   leftovers15 scripts/gpu_leftovers15.sh: tune --device cuda sets aside int_one's N=1 entry (no compile there) and
 #              tunes on the other; the spills read from a cubin with no GPU against the driver's n_spills
+#   honest15   scripts/gpu_honest15.sh: tune --device cuda on ao_mx_dequant (breaker14's sizes): the json's figures
+#              agree with each other, and a written kernel is no slower than the original at any shape beyond 2 %
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -182,6 +184,7 @@ newuser12 480 scripts/gpu_newuser12.sh
 break15 360 scripts/gpu_break15.sh
 newuser13 480 scripts/gpu_newuser13.sh
 leftovers15 480 scripts/gpu_leftovers15.sh
+honest15 480 scripts/gpu_honest15.sh
 gputests 560 -
 EOF
 }

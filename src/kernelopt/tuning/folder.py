@@ -129,6 +129,7 @@ from kernelopt.tuning.shapes import (
     retime_round,
     same_round,
     session_shapes,
+    shared_best,
     timed_in_part,
     total,
     unheld,
@@ -985,33 +986,94 @@ def _judged(
     guarded: Config | None,
     listed_now: Sequence[Config],
 ) -> FolderTuning:
-    """The session judged (module docstring): per shape, one configuration or a per-bucket table
-    (:func:`judge_choice`; one configuration by what its edit runs, :func:`judge_written`), against a keyed list where
-    the kernel runs one (:func:`judge_against_list`), and a better pick's edit checked on the entries and by the net
+    """The session judged (:func:`judge_session`), and a better pick's edit checked on the entries and by the net
     (:func:`_checked_edit`, with ``evaluator``'s workers still up)."""
-    shapes = per_shape(result.results, result.retimed, result.best_config, result.current_config)
-    choice = choose(shapes) if result.best_config is not None else None
-    judgement = judge_gain(result, min_gain_pct=prepared.request.min_gain_pct)
+    set_aside = tuple((label, line) for label, (_, _, line) in getattr(evaluator, "set_aside", {}).items())
+    tuning = judge_session(
+        prepared,
+        result,
+        guarded=guarded,
+        listed_now=listed_now,
+        check_notes=tuple(evaluator.check_notes),
+        set_aside=set_aside,
+    )
+    if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
+        tuning = _checked_edit(tuning, evaluator)
+    return tuning
+
+
+def judge_session(
+    prepared: PreparedFolder,
+    result: SessionResult,
+    *,
+    guarded: Config | None = None,
+    listed_now: Sequence[Config] = (),
+    check_notes: tuple[str, ...] = (),
+    set_aside: tuple[tuple[str, str], ...] = (),
+) -> FolderTuning:
+    """The session judged (module docstring), before its edit is made: per shape, one configuration or a per-bucket
+    table in one round (:func:`shaped_choice`); a table that can be written judged as the table
+    (:func:`judge_choice`), one that cannot as the one configuration written in its place (:func:`judge_one`), one
+    configuration by what its edit runs (:func:`judge_written`); against a keyed list where the kernel runs one
+    (:func:`judge_against_list`). Pure: a recorded session's results replay through it."""
     tuning = FolderTuning(
         prepared,
         result,
-        judgement,
-        per_shape=tuple(shapes),
-        choice=choice,
+        judge_gain(result, min_gain_pct=prepared.request.min_gain_pct),
         guarded=guarded.as_dict() if guarded is not None else None,
-        check_notes=tuple(evaluator.check_notes),
-        set_aside=tuple((label, line) for label, (_, _, line) in getattr(evaluator, "set_aside", {}).items()),
+        check_notes=check_notes,
+        set_aside=set_aside,
     )
-    if choice is not None and choice.kind is ChoiceKind.TABLE:
-        why = unheld_table(prepared, result.best_config)
-        tuning = judge_choice(tuning if why is None else replace(tuning, choice=unheld(choice, why)))
+    tuning = shaped_choice(tuning, result.retimed)
+    tuning = replace(tuning, judgement=judge_gain(tuning.result, min_gain_pct=prepared.request.min_gain_pct))
+    if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
+        tuning = judge_choice(tuning) if table_unheld(tuning) is None else judge_one(tuning)
     else:
         tuning = judge_written(tuning)
     if listed_now:
         tuning = judge_against_list(tuning, listed_now)
-    if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
-        tuning = _checked_edit(tuning, evaluator)
     return tuning
+
+
+def shaped_choice(tuning: FolderTuning, retimed: Sequence[Result]) -> FolderTuning:
+    """``tuning`` with its per-shape figures and its choice between one configuration and a per-bucket table, both in
+    one round of measurements (``retimed`` where it is the round, else the first: :func:`per_shape`). Where every
+    shape's own best is one configuration timed on every shape in that round and the pick is another, that
+    configuration is the pick, at its latency there (a table whose rows are all one configuration is one
+    configuration: H100, 2026-12-06, ao_mx_dequant's keyed list judged in the first round beside the re-time's
+    pick, "a per-bucket table" of ROW_TILE_SIZE=16, COL_TILE_SIZE=32, num_warps=16 at all three shapes was judged
+    +8.9 % and the re-time's pick, 24 % slower than the list in that round, written in its place). A table no text
+    can hold says so (:func:`table_unheld`, :func:`~kernelopt.tuning.shapes.unheld`)."""
+    result = tuning.result
+    if result.best_config is None:
+        return replace(tuning, per_shape=tuple(per_shape(result.results, retimed, None, result.current_config)))
+    shapes = per_shape(result.results, retimed, result.best_config, result.current_config)
+    one = shared_best(shapes)
+    mine = same_round(result.results, retimed).get(Config.of(one)) if one is not None else None
+    if mine is not None and mine.latency_us is not None and Config.of(one) != Config.of(result.best_config):
+        result = result.model_copy(update={"best_config": mine.config, "best_latency_us": mine.latency_us})
+        shapes = per_shape(result.results, retimed, result.best_config, result.current_config)
+    tuning = replace(tuning, result=result, per_shape=tuple(shapes), choice=choose(shapes))
+    why = table_unheld(tuning)
+    if why is not None and tuning.choice is not None:
+        tuning = replace(tuning, choice=unheld(tuning.choice, why))
+    return tuning
+
+
+def judge_one(tuning: FolderTuning, against: str = "the current configuration") -> FolderTuning:
+    """The one configuration written where the session's per-bucket table cannot be (:func:`table_unheld`), judged on
+    its own shape by shape against ``against`` (:func:`~kernelopt.tuning.session.judge_table`: by the minimum gain on
+    some shape, slower by no more than that on any), from its own figures in :attr:`FolderTuning.per_shape`."""
+    result = tuning.result
+    by_shape = {s.shape: (s.chosen_latency_us, s.current_latency_us) for s in tuning.per_shape}
+    judgement = judge_table(
+        by_shape,
+        result,
+        min_gain_pct=tuning.judgement.min_gain_pct,
+        what=config_text(result.best_config),
+        against=against,
+    )
+    return replace(tuning, judgement=judgement)
 
 
 def _ignored_by_git(folder: Path) -> None:
@@ -1282,12 +1344,16 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         # rows, its line), and the best's latency beside the list's (newuser11's n59: the re-time's choice said
         # 512 for 100 columns and "11.0 % slower" beside a first-round table of 256 and "+8.0 %", and the best's
         # re-timed 41 ms stood beside the list's first 89 ms)
-        per = tuple(per_shape(result.results, [], result.best_config, result.current_config))
-        choice = choose(per) if choice is not None else None
         first = pool.get(Config.of(result.best_config))
         if first is not None:
             result = result.model_copy(update={"best_latency_us": first.latency_us})
-    table = choice is not None and choice.kind is ChoiceKind.TABLE
+        # the pick where every shape's own best is one configuration, and the choice's line: the first round's too
+        redone = shaped_choice(replace(tuning, result=result), ())
+        result, per = redone.result, redone.per_shape
+        choice = redone.choice if choice is not None else None
+    # a table no keyed list can hold is one configuration written in its place: judged as itself (honest15)
+    table = table_unheld(replace(tuning, result=result, per_shape=per, choice=choice)) is None
+    table = table and choice is not None and choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []
     for shape in per:
@@ -1297,7 +1363,9 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
             return tuning
         now = min(at for at in ran if at is not None)
         by_shape[shape.shape] = (shape.best_latency_us if table else shape.chosen_latency_us, now)
-        shapes.append(shape.model_copy(update={"current_latency_us": now}))
+        # a table's figure at each shape is its row's, that shape's own best (what the pinned list runs there)
+        mine = _table_latency(shape, shape.best_latency_us) if table else shape
+        shapes.append(mine.model_copy(update={"current_latency_us": now}))
     nows = [s.current_latency_us or 0.0 for s in shapes]
     labels = [s.shape for s in shapes]
     as_written = list_as_written(tuning.prepared, configs, pool, labels) if tuning.prepared is not None else None
@@ -1774,16 +1842,20 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
-    if table_wanted and is_list_space(prepared.space.origins):
+    listed = is_list_space(prepared.space.origins)
+    why = table_unheld(tuning)
+    if table_wanted and listed and why is None:
         keyed = _keyed_list_edit(tuning)
         if keyed is not None:
             return keyed
     names = [n for n in computed if n in best]
-    if not names or (not moved and not table_wanted) or is_list_space(prepared.space.origins):
-        # no computed setting in the space (a cap the block is computed under, a literal): one configuration
+    if not names or (not moved and not table_wanted) or listed:
+        # no computed setting in the space (a cap the block is computed under, a literal), or a list no key picks
+        # from: one configuration, judged as itself (judge_one)
         edit, note = _config_edit(prepared, best)
         if table_wanted and edit is not None:
-            one = "one configuration written: a per-bucket table needs a setting computed from the size"
+            need = why if listed and why else "a per-bucket table needs a setting computed from the size"
+            one = f"one configuration written: {need}"
             note = f"{one}; {note}" if note else one
         return edit, note
     plan = _table_plan(prepared, best)
@@ -1927,25 +1999,16 @@ def _table_alone(
 def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None] | None:
     """The per-bucket table of an autotune list keyed on the problem (``key=["n"]``): the list pinned to each
     shape's own best, so the autotuner picks one per key at run time, as Triton users keep a table; ``None``
-    when the list has no key, the shapes share one best, or the list cannot be read (then one configuration is
-    written). The edits name the pick's moves; a tile a size must divide goes through the guard."""
+    when no keyed list can hold it (:func:`_keyed_list_unheld`: then one configuration is written, judged as
+    itself). The edits name the pick's moves; a tile a size must divide goes through the guard."""
+    if _keyed_list_unheld(tuning) is not None:
+        return None
     prepared, result = tuning.prepared, tuning.result
-    bests: list[dict[str, Value]] = []
-    for shape in tuning.per_shape:
-        if shape.best_config is not None and shape.best_config not in bests:
-            bests.append(dict(shape.best_config))
-    if len(bests) < 2 or result.best_config is None:
-        return None
+    listed, bests = prepared.keyed_list, _shape_bests(tuning)
+    assert listed is not None and result.best_config is not None
     fn = prepared.problem.kernel_py.name
-    listed = prepared.keyed_list
-    if listed is None:
-        return None
-    one = pin_config(
-        prepared.base_source, result.best_config, listed, prepared.space.origins, filename=fn,
-        evaluation=prepared.evaluation, force=True,
-    )  # fmt: skip
-    if one is None:
-        return None
+    one = _pinned_one(tuning)
+    assert one is not None
     base = listed.best_config or listed.configs[0]
     configs = [
         base.model_copy(
@@ -1967,6 +2030,54 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
         f"one picked per key ({', '.join(listed.key)}) at run time"
     )
     return table.model_copy(update={"edits": one.edits}), note
+
+
+def _shape_bests(tuning: FolderTuning) -> list[dict[str, Value]]:
+    """The shapes' own best configurations, each once, in the shapes' order: the rows of a keyed list's table."""
+    bests: list[dict[str, Value]] = []
+    for shape in tuning.per_shape:
+        if shape.best_config is not None and shape.best_config not in bests:
+            bests.append(dict(shape.best_config))
+    return bests
+
+
+def _pinned_one(tuning: FolderTuning) -> EditResult | None:
+    """The autotune list pinned to the session's pick alone (its edits name the pick's moves), or ``None`` where the
+    list cannot be read."""
+    prepared, best = tuning.prepared, tuning.result.best_config
+    listed = prepared.keyed_list
+    if listed is None or best is None:
+        return None
+    return pin_config(
+        prepared.base_source, best, listed, prepared.space.origins, filename=prepared.problem.kernel_py.name,
+        evaluation=prepared.evaluation, force=True,
+    )  # fmt: skip
+
+
+def _keyed_list_unheld(tuning: FolderTuning) -> str | None:
+    """Why the autotune list the kernel runs cannot hold the session's per-bucket table (a list pinned to the shapes'
+    own bests, one picked per key at run time: :func:`_keyed_list_edit`), ``None`` where it can: a list keyed on
+    nothing picks once for every size, and a list that cannot be read cannot be pinned."""
+    prepared = tuning.prepared
+    if len(_shape_bests(tuning)) < 2:
+        return "the shapes' own bests are one configuration"
+    if prepared.keyed_list is None:
+        return "the autotune list is keyed on no size (its autotuner picks once for every size)"
+    if _pinned_one(tuning) is None:
+        return "the autotune list cannot be read to pin a configuration for each key"
+    return None
+
+
+def table_unheld(tuning: FolderTuning) -> str | None:
+    """Why the session's per-bucket table cannot be written, where it chose one (then one configuration, or nothing,
+    is written in its place: :func:`shaped_edit`, judged as itself: :func:`judge_one`); ``None`` where it can, or
+    the choice is no table. The one rule the choice's line, the judgement and the edit read."""
+    choice = tuning.choice
+    if choice is None or choice.kind is not ChoiceKind.TABLE or tuning.prepared is None:
+        return None  # no table, or no folder to write one into (a replay of the judgement alone)
+    if is_list_space(tuning.prepared.space.origins):
+        return _keyed_list_unheld(tuning)
+    return unheld_table(tuning.prepared, tuning.result.best_config)
 
 
 def unheld_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> str | None:

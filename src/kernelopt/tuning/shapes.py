@@ -275,6 +275,15 @@ def per_shape(
     return out
 
 
+def shared_best(shapes: Sequence[ShapeBest]) -> dict[str, Value] | None:
+    """The configuration that is every shape's own best, where one is (several shapes timed); ``None`` otherwise: a
+    per-bucket table of it would be that one configuration at every size."""
+    bests = {Config.of(s.best_config) for s in shapes if s.best_config is not None}
+    if len(shapes) < 2 or len(bests) != 1 or any(s.best_config is None for s in shapes):
+        return None
+    return dict(shapes[0].best_config or {})
+
+
 def within_pct(at: float | None, best: float | None) -> float | None:
     """How much slower ``at`` is than ``best`` (microseconds each), ``(at / best - 1) * 100``; ``None`` unless both
     ran (and ``best`` is positive)."""
