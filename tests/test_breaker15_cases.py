@@ -102,6 +102,25 @@ def test_a_kernel_a_launcher_takes_as_a_parameter_is_read_as_the_kernel_its_call
     assert "implementation:BLOCK_SIZE" in {t.key for t in discover_source(twice)}
 
 
+def test_a_list_whose_pick_the_host_reads_back_is_searched_from_its_least_block() -> None:
+    """Seen on 2026-12-06: mamba_state_bwd, Mamba-2's state-passing backward, sizes its per-block partials by a host
+    constant (``BLOCK_SIZE_min = 64``: ``cdiv(dim, 64)`` columns) and sums ``cdiv(dim, best_config.kwargs[
+    "BLOCK_SIZE"])`` of them after the launch. ``tune --kernel _state_passing_bwd_kernel`` searched BLOCK_SIZE from
+    16: its 16 and 32 wrote past the buffer, each crashed the worker ("died with SIGABRT") and was refused, two of the
+    six candidates spent. Where the host reads ``<kernel>.best_config``, the list's settings start at the least value
+    the authors listed, said in one line; the forward's list, whose pick nothing reads, keeps its range."""
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = _source("mamba_state_bwd")
+    found = discover_source(source)
+    bwd = space_from_tunables(found, kernel="_state_passing_bwd_kernel", held_options={}, source=source)
+    assert min(v for v in bwd.knob("BLOCK_SIZE").values if isinstance(v, int)) == 64
+    (note,) = bwd.domain_notes
+    assert note.startswith("BLOCK_SIZE starts at 64: the host reads _state_passing_bwd_kernel.best_config"), note
+    fwd = space_from_tunables(found, kernel="_state_passing_fwd_kernel", held_options={}, source=source)
+    assert min(v for v in fwd.knob("BLOCK_SIZE").values if isinstance(v, int)) == 16 and not fwd.domain_notes
+
+
 # ------------------------------------------------------------------------------------- compiled for sm_90, no GPU
 
 

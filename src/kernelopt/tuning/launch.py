@@ -48,6 +48,7 @@ from kernelopt.tunables.launches import (
     same_launch,
     tuned_first,
 )
+from kernelopt.tunables.pick_readers import pick_floors
 from kernelopt.tunables.quotients import quotient_floors
 from kernelopt.tunables.tile_growth import tile_growth
 from kernelopt.tuning.candidate import Config, Value
@@ -106,6 +107,10 @@ def space_from_tunables(
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
     chosen = _choose(found, kernel, tunables)
     least = quotient_floors(source, chosen.kernel, _given(tunables, chosen.kernel)) if source and chosen.kernel else {}
+    if source and chosen.kernel and chosen.label.endswith(".configs"):
+        for name, floor in pick_floors(source, chosen.kernel, chosen.tunables).items():
+            if floor[0] > least.get(name, (0, ""))[0]:
+                least[name] = floor  # the host reads the pick back: no block below the list's own (Mamba-2)
     knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {}, least)
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()

@@ -1,0 +1,50 @@
+"""The least value of an autotune list's settings when the host reads the autotuner's pick back (pure, over the
+kernel file's text).
+
+Mamba-2's state-passing backward sizes its per-block partial sums by a host constant (``BLOCK_SIZE_min = 64``,
+``cdiv(dim, 64)`` columns) and, after the launch, sums ``cdiv(dim, _state_passing_bwd_kernel.best_config.kwargs[
+"BLOCK_SIZE"])`` of them: host code written for the list's own blocks, none below 64. ``tune --kernel`` searched the
+list's ``BLOCK_SIZE`` from 16, and its 16 and 32 wrote past the buffer (each crashed the interpreted worker and was
+refused: two of six candidates spent). Where the host reads ``<kernel>.best_config``, each setting of the kernel's
+list (launch options aside) starts at the least value the authors listed; larger ones stay in the search.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from kernelopt.numeric import is_int
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+from kernelopt.tunables.model import Tunable
+
+
+def pick_floors(source: str, kernel: str, listed: Iterable[Tunable]) -> dict[str, tuple[int, str]]:
+    """Setting -> (the least value ``kernel``'s autotune list gives it, why) when ``source`` reads
+    ``kernel.best_config`` (``listed``: the list's tunables, ``k.configs[i].NAME``); empty otherwise."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    reads = sorted(
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and n.attr == "best_config"
+        and isinstance(n.value, ast.Name)
+        and n.value.id == kernel
+    )
+    if not reads:
+        return {}
+    least: dict[str, int] = {}
+    for t in listed:
+        if ".configs[" in t.key and t.name not in LAUNCH_OPTIONS and is_int(t.value):
+            least[t.name] = min(least.get(t.name, t.value), t.value)
+    return {
+        name: (
+            low,
+            f"the host reads {kernel}.best_config after the launch (line {reads[0]}), code written for the list's "
+            f"own {name}, the least {low}",
+        )
+        for name, low in least.items()
+    }
