@@ -261,6 +261,28 @@ def test_a_keyed_list_holds_a_row_per_key_and_the_table_s_figures_agree(ao: Any,
     _all_correct(written, [{"M": 40, "K": 192}, {"M": 7, "K": 96}, {"M": 130, "K": 64}, {"M": 33, "K": 320}])
 
 
+@pytest.mark.timeout(60)
+def test_a_keyed_table_the_session_did_not_time_the_list_for_is_judged_by_its_rows(ao: Any) -> None:
+    """A keyed list longer than a session times as the kernel as written (``list_note``: judged against one entry) whose
+    shapes' bests differ is written as the list pinned to them: it is judged by its rows' figures against the current
+    configuration shape by shape, not by the one best's total (here the best alone is 3.7 % slower than the current
+    at M=7,K=96, the table 10.7 % faster there), and per_shape gives the rows' figures."""
+    from kernelopt.tuning.folder import judge_session
+
+    prepared, _ = ao
+    other = Config.of({"ROW_TILE_SIZE": 16, "COL_TILE_SIZE": 128})
+    now = prepared.space.current()
+    again = {Config.of(OWN): (1.00, 1.40, 1.00), other: (1.30, 1.22, 1.40), now: (1.40, 1.35, 1.30)}
+    tuning = judge_session(prepared, _session(prepared, FIRST, again, OWN))
+    assert tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    j = tuning.judgement
+    assert j.better and j.per_bucket and j.gain_pct == pytest.approx((1.40 / 1.00 - 1) * 100), j
+    doc = _json(tuning)
+    assert figures_disagree(doc) == [], doc
+    assert {s["shape"]: s["chosen_latency_us"] for s in doc["per_shape"]}["M=7,K=96"] == pytest.approx(1.22)
+    assert doc["written"] and '"COL_TILE_SIZE": 128' in doc["diff"], doc["diff"]
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 def test_gpu_ao_mx_dequant_writes_no_kernel_slower_than_the_list_at_any_shape(tmp_path: Path) -> None:

@@ -158,12 +158,17 @@ def test_tune_refuses_a_v0_that_validate_fails_on_permuted_seeds(
     wrote a 4.2x faster kernel.py (the Triton version of the trial) on a V0 the other three refuse. Now the pick
     goes through the gate's own check before it is written, and the line says V0 fails it too."""
     from kernelopt.cli.app import main
+    from tests.test_honest15_cases import figures_disagree
 
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
     folder = _copy("sorted", tmp_path)
     before = (folder / "kernel.py").read_text()
-    assert main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--strategy", "exhaustive"]) == 1
-    last = capsys.readouterr().err.strip().splitlines()[-1]
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "3", "--strategy", "exhaustive", "--json"]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    doc = json.loads(out)  # honest15: the json's better says what was written, as the verdict does
+    assert not doc["better"] and not doc["written"] and figures_disagree(doc) == [], doc
+    last = err.strip().splitlines()[-1]
     assert last.startswith("kernelopt: the pick fails the gate's correctness check: case 0 (n=100,m=64), seed 1: ")
     assert "permuted" in last and "kernel.py as it is fails it too" in last, last
     assert (folder / "kernel.py").read_text() == before

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import sys
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -489,6 +490,8 @@ def _tune_locked(
             target_line = checked.line
         if refused is not None:
             edit = None  # nothing is written that the gate's check refuses (issue 32, item 2)
+            # and the json's better says so, as the verdict does (honest15: better agrees with what is written)
+            tuning = replace(tuning, judgement=tuning.judgement.model_copy(update={"better": False, "reason": refused}))
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
         plot = _draw(tuning, sweep_best, sweep_label)
         if edit is not None and not dry_run:

@@ -1027,7 +1027,12 @@ def judge_session(
     tuning = shaped_choice(tuning, result.retimed)
     tuning = replace(tuning, judgement=judge_gain(tuning.result, min_gain_pct=prepared.request.min_gain_pct))
     if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
-        tuning = judge_choice(tuning) if table_unheld(tuning) is None else judge_one(tuning)
+        if table_unheld(tuning) is not None:
+            tuning = judge_one(tuning)
+        elif is_list_space(prepared.space.origins):
+            tuning = judge_keyed_table(tuning)
+        else:
+            tuning = judge_choice(tuning)
     else:
         tuning = judge_written(tuning)
     if listed_now:
@@ -1074,6 +1079,19 @@ def judge_one(tuning: FolderTuning, against: str = "the current configuration") 
         against=against,
     )
     return replace(tuning, judgement=judgement)
+
+
+def judge_keyed_table(tuning: FolderTuning) -> FolderTuning:
+    """A keyed autotune list's per-bucket table (the list pinned to the shapes' own bests: :func:`_keyed_list_edit`)
+    judged shape by shape against the current configuration, each shape's row its own best there
+    (:func:`~kernelopt.tuning.session.judge_table`), and :attr:`FolderTuning.per_shape` giving the rows' figures as the
+    chosen ones; :func:`judge_against_list` judges it against the list's pick at each key where the session timed the
+    whole list (a longer list is judged as its one entry: :func:`list_note`). Before, such a table was judged by the
+    one best configuration's total and written as the table."""
+    by_shape = {s.shape: (s.best_latency_us, s.current_latency_us) for s in tuning.per_shape}
+    judgement = judge_table(by_shape, tuning.result, min_gain_pct=tuning.judgement.min_gain_pct)
+    shapes = tuple(_table_latency(s, s.best_latency_us) for s in tuning.per_shape)
+    return replace(tuning, judgement=judgement, per_shape=shapes)
 
 
 def _ignored_by_git(folder: Path) -> None:
