@@ -320,7 +320,10 @@ def _patch_bool_ops(interp: Any) -> None:
     values visited too (it wraps them unvisited)."""
     import ast
 
-    base = type(interp.FunctionRewriter.ast_transformer)
+    rewriter = getattr(interp, "FunctionRewriter", None)
+    if rewriter is None or not hasattr(rewriter, "ast_transformer"):
+        return  # a Triton whose interpreter rewrites kernels otherwise: left as it is
+    base = type(rewriter.ast_transformer)
 
     def thunk(value: ast.expr) -> ast.Lambda:
         no_args = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
@@ -349,7 +352,7 @@ def _patch_bool_ops(interp: Any) -> None:
 
     setattr(interp, BOOL_OP_NAME, _bool_op)
     setattr(interp, NOT_NAME, _not)
-    interp.FunctionRewriter.ast_transformer = BoolOps()
+    rewriter.ast_transformer = BoolOps()
 
 
 class _Globals:
