@@ -209,12 +209,12 @@ def test_a_file_s_arithmetic_too_large_to_work_out_is_not_worked_out() -> None:
     so ``BLOCK = nw ** 10 ** 10`` would run for ever in ``tune``. A power or shift by more than 64 is not worked
     out (``None``: no rule can check it, as for any computation that does not evaluate); the ones kernels write
     (``nw * 32``, ``1 << (nw + 3)``, ``2 ** nw``, ``n ** 0.5``) still are."""
-    import ast
+    import libcst as cst
 
     from kernelopt.tunables.readers import _evaluated
 
     def value(text: str) -> object:
-        return _evaluated(ast.parse(text, mode="eval").body, {"nw": 3, "n": 16})
+        return _evaluated(cst.parse_expression(text), {"nw": 3, "n": 16})
 
     assert value("nw ** 10 ** 10") is None and value("1 << 10 ** 6") is None and value("nw ** 100") is None
     assert [value(t) for t in ("nw * 32", "1 << (nw + 3)", "2 ** nw", "n ** 0.5")] == [96, 64, 8, 4.0]

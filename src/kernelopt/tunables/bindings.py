@@ -17,6 +17,12 @@ counted a parameter as a binding and one did not, one read ``ctx.N = N`` as bind
 
 Flow-insensitive on purpose: a name rebound on any path is not one value. Nested functions' bindings count as the
 enclosing function's (a closure's local is not told apart: a name it binds reads as rebound, never as one value).
+A module's own bindings are those outside every function (its classes' bodies included): :func:`scopes` lists the
+module and each function not inside another, the scopes a file binds names in.
+
+Each binding (:class:`Binding`, in source order: :func:`binding_list`) also keeps what its name takes of an
+assignment's value, the element an unpacking pairs with it (``threads, rows = nw * 32, 1``): the reading of a
+computed launch setting (:mod:`kernelopt.tunables.readers`) follows a chain of them, by scope, from a launch option.
 Pure: libcst nodes in, names and nodes out.
 """
 
@@ -24,10 +30,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import walk
+from kernelopt.tunables.blocks import child_nodes, walk
 from kernelopt.tunables.syntax import NODES_KEPT
 
 
@@ -42,32 +49,102 @@ def _bound_by(target: cst.BaseExpression) -> Iterator[cst.Name]:
         yield from _bound_by(target.value)
 
 
-@functools.lru_cache(maxsize=NODES_KEPT)
-def bindings(fn: cst.FunctionDef) -> Mapping[str, tuple[cst.BaseExpression | None, ...]]:
-    """Name -> each binding ``fn`` gives it (module docstring), parameters first: the value of a plain assignment,
-    ``None`` for any other. Read once per function node (the cached mapping is shared: never changed)."""
-    bound: dict[str, list[cst.BaseExpression | None]] = {}
-    params = fn.params
-    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-        bound.setdefault(p.name.value, []).append(None)
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            bound.setdefault(star.name.value, []).append(None)
-    for node in walk(fn.body):
-        targets: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
-        if isinstance(node, cst.Assign):
-            targets = [(t.target, node.value) for t in node.targets]
-        elif isinstance(node, cst.AnnAssign) and node.value is not None:  # ``x: int`` alone binds nothing
-            targets = [(node.target, node.value)]
-        elif isinstance(node, cst.AugAssign | cst.For | cst.NamedExpr):
-            targets = [(node.target, None)]
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            targets = [(node.asname.name, None)]
-        for target, value in targets:
+def _taken(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> Iterator[tuple[cst.Name, cst.BaseExpression | None]]:
+    """Each name ``target`` binds (:func:`_bound_by`), with what it takes of ``value``: the whole value for a name,
+    the element an unpacking whose sides pair up gives it (``a, b = x, y``; a starred one as written), the whole
+    value of one that does not (``M, N = x.shape``), ``None`` for a name an item, an attribute or a star is set
+    through."""
+    if isinstance(target, cst.Name):
+        yield target, value
+    elif isinstance(target, cst.Tuple | cst.List):
+        if isinstance(value, cst.Tuple | cst.List) and len(value.elements) == len(target.elements):
+            for t, v in zip(target.elements, value.elements, strict=True):
+                inner = t if isinstance(t, cst.StarredElement) else t.value
+                yield from _taken(inner, v if isinstance(v, cst.StarredElement) else v.value)
+        else:
+            yield from ((name, value) for name in _bound_by(target))
+    else:
+        yield from ((name, None) for name in _bound_by(target))
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One binding of a name.
+
+    Attributes:
+        name: the name bound.
+        value: the value, where the binding is a plain assignment (``n = M * K``); else ``None``.
+        taken: what the name takes of an assignment's value (:func:`_taken`: ``nw * 32`` of
+            ``threads, rows = nw * 32, 1``); ``None`` for any other binding (a parameter, a loop's, a ``with``'s or a
+            walrus's variable, an augmented assignment, an item or attribute set).
+    """
+
+    name: str
+    value: cst.BaseExpression | None
+    taken: cst.BaseExpression | None
+
+
+def made_by(node: cst.CSTNode) -> Iterator[Binding]:
+    """The bindings ``node`` itself makes (its children's aside)."""
+    if isinstance(node, cst.Assign | cst.AnnAssign) and node.value is not None:  # ``x: int`` alone binds nothing
+        value = node.value
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
             plain = isinstance(target, cst.Name)
-            for name in _bound_by(target):
-                bound.setdefault(name.value, []).append(value if plain else None)
+            for name, taken in _taken(target, value):
+                yield Binding(name.value, value if plain else None, taken)
+        return
+    if isinstance(node, cst.AugAssign | cst.For | cst.NamedExpr):
+        bound = node.target
+    elif isinstance(node, cst.WithItem) and node.asname is not None:
+        bound = node.asname.name
+    else:
+        return
+    yield from (Binding(name.value, None, None) for name in _bound_by(bound))
+
+
+def _module_nodes(module: cst.Module) -> Iterator[cst.CSTNode]:
+    """The nodes of the module's own scope, depth first in source order: a function (or lambda) is yielded, never
+    entered."""
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        here = stack.pop()
+        yield here
+        if not isinstance(here, cst.FunctionDef | cst.Lambda):
+            stack.extend(reversed(child_nodes(here)))
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def binding_list(scope: cst.FunctionDef | cst.Module) -> tuple[Binding, ...]:
+    """Each binding ``scope`` makes (module docstring), in source order: a function's parameters first, then its
+    body's, a nested function's included; a module's own, outside every function. Read once per node (shared)."""
+    if isinstance(scope, cst.Module):
+        return tuple(b for node in _module_nodes(scope) for b in made_by(node))
+    params = scope.params
+    named = [*params.posonly_params, *params.params, *params.kwonly_params]
+    named += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return (
+        *(Binding(p.name.value, None, None) for p in named),
+        *(b for node in walk(scope.body) for b in made_by(node)),
+    )
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def bindings(scope: cst.FunctionDef | cst.Module) -> Mapping[str, tuple[cst.BaseExpression | None, ...]]:
+    """Name -> each binding ``scope`` gives it (:func:`binding_list`), parameters first: the value of a plain
+    assignment, ``None`` for any other. Read once per node (the cached mapping is shared: never changed)."""
+    bound: dict[str, list[cst.BaseExpression | None]] = {}
+    for b in binding_list(scope):
+        bound.setdefault(b.name, []).append(b.value)
     return {name: tuple(values) for name, values in bound.items()}
+
+
+def scopes(module: cst.Module) -> tuple[cst.Module | cst.FunctionDef, ...]:
+    """The scopes a file binds names in, in source order: the module, then each function not inside another (a
+    class's methods included; a nested function's bindings are its enclosing function's)."""
+    return (module, *(n for n in _module_nodes(module) if isinstance(n, cst.FunctionDef)))
 
 
 def assigned_once(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:

@@ -5,93 +5,110 @@ programs without masks, wrong at n=64). The one reading of it, for ``tune``'s ne
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+
+import libcst as cst
 
 from kernelopt.numeric import is_number
+from kernelopt.tunables.bindings import Binding, binding_list, made_by, scopes
+from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.cover_kept import keeps_cover
 from kernelopt.tunables.model import Tunable, TunableKind
+from kernelopt.tunables.syntax import Parsed, parsed
+
+#: the code of a node, written as the file has it (:func:`_evaluated`)
+_CODE = cst.Module(body=[])
+
+#: each scope of a file (:func:`_scopes`): the names its function takes as parameters, and its bindings in order
+_Scope = tuple[frozenset[str], tuple[Binding, ...]]
 
 
 def computed_readers(tunables: Sequence[Tunable], source: str, names: Collection[str]) -> list[Tunable]:
     """The settings of ``tunables`` the file computes from a name one of the knobs ``names`` binds: the knob's own
     name, and each name its literal's line assigns (``nw = 2`` beside ``num_warps=nw``)."""
+    return _readers(tunables, _parse(source), names)
+
+
+def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection[str]) -> list[Tunable]:
     bound: set[str] = set(names)
     for t in tunables:
         if t.name in names:
-            bound |= _bound_by(t, source)
-    bound |= set(_followed(source, dict.fromkeys(bound)))
+            bound |= _bound_by(t, tree)
+    bound |= set(_followed(tree, dict.fromkeys(bound)))
     return [t for t in tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
 
 
-def _assignments(source: str) -> dict[ast.AST | None, list[tuple[str, ast.expr]]]:
-    """Every assignment of a name in the file (``threads = nw * 32``), by the function it binds a local of (``None``:
-    the module's), in the order of its lines: each name of an unpacking with its own value where the sides pair up
-    (``threads, rows = nw * 32, 1``), else with the whole value (docs/faults.md break15 b9: an unpacking was not
-    followed)."""
+def _parse(source: str) -> Parsed | None:
+    """The file's one parse, the one every reader of the text shares (:func:`kernelopt.tunables.syntax.parsed`);
+    ``None`` where it is not Python."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}
-    out: dict[ast.AST | None, list[tuple[int, str, ast.expr]]] = {}
-    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]  # a stack, not recursion: any depth of expression
-    while stack:
-        node, scope = stack.pop()
-        if isinstance(node, ast.Assign):
-            pairs = [p for target in node.targets for p in _paired(target, node.value)]
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            pairs = _paired(node.target, node.value)
-        else:
-            pairs = []
-        out.setdefault(scope, []).extend((node.lineno, name, value) for name, value in pairs)
-        inner = node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) else scope
-        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
-    return {scope: [(n, v) for _, n, v in sorted(binds, key=lambda a: a[0])] for scope, binds in out.items()}
+        return parsed(source)
+    except cst.ParserSyntaxError:
+        return None
 
 
-def _paired(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
-    """The names ``target`` binds, each with the part of ``value`` it takes (``a, b = x, y``), or the whole value."""
-    if isinstance(target, ast.Name):
-        return [(target.id, value)]
-    if isinstance(target, ast.Tuple | ast.List):
-        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
-            return [p for t, v in zip(target.elts, value.elts, strict=True) for p in _paired(t, v)]
-        return [(n.id, value) for n in ast.walk(target) if isinstance(n, ast.Name)]
-    return []
+def _scopes(tree: Parsed | None) -> list[_Scope]:
+    """Each scope of the file (:func:`kernelopt.tunables.bindings.scopes`: the module's first, then each function not
+    inside another, a nested function's bindings its enclosing function's) with its parameters and its bindings."""
+    if tree is None:
+        return []
+    out: list[_Scope] = []
+    for scope in scopes(tree.module):
+        given = scope.params if isinstance(scope, cst.FunctionDef) else None
+        named = [] if given is None else [*given.posonly_params, *given.params, *given.kwonly_params]
+        named += [] if given is None else [s for s in (given.star_arg, given.star_kwarg) if isinstance(s, cst.Param)]
+        out.append((frozenset(p.name.value for p in named), binding_list(scope)))
+    return out
 
 
-def _followed(source: str, names: dict[str, object]) -> dict[str, object]:
+def _followed(tree: Parsed | None, names: dict[str, object]) -> dict[str, object]:
     """The locals the file binds from ``names`` through a chain of assignments (``nw = 2``, ``threads = nw * 32``,
-    ``BLOCK = threads``: newuser12's n65, where only a name the option's own line binds was read), each with its value
-    where ``names``' values give it (:func:`_evaluated`), else ``None``. A chain stays in one function (the module's
-    names seen from each): a local of the kernel is not the launching function's of the same name."""
-    scopes = _assignments(source)
-    module = _chained(scopes.pop(None, []), dict(names))
+    ``BLOCK = threads``: newuser12's n65, where only a name the option's own line binds was read; an unpacking's
+    paired element, break15's b9), each with its value where ``names``' values give it (:func:`_evaluated`), else
+    ``None``. A chain stays in one scope (the module's names seen from each function, but for its parameters: a
+    kernel's parameter BLOCK is not the module's BLOCK): a local of the kernel is not the launching function's of the
+    same name. Where two functions follow one name, the first in the file gives its value."""
+    found = _scopes(tree)
+    if not found:
+        return {}
+    module = _chained(found[0][1], dict(names))
     out = dict(module)
-    for scope, binds in scopes.items():
-        shadowed = _parameters(scope)  # a kernel's parameter BLOCK is not the module's BLOCK
+    for shadowed, binds in reversed(found[1:]):
         out |= _chained(binds, {**names, **{k: v for k, v in module.items() if k not in shadowed}})
     return out
 
 
-def _parameters(scope: ast.AST | None) -> set[str]:
-    """The names a function (or lambda) takes as parameters."""
-    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-        return set()
-    a = scope.args
-    return {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p is not None}
-
-
-def _chained(binds: list[tuple[str, ast.expr]], known: dict[str, object]) -> dict[str, object]:
-    """The names of ``binds`` read from ``known`` through the chain, each with its value or ``None``."""
+def _chained(binds: tuple[Binding, ...], known: dict[str, object]) -> dict[str, object]:
+    """The names ``binds`` assign from ``known`` through the chain, in source order, each with its value or
+    ``None``."""
     out: dict[str, object] = {}
     known = dict(known)
-    for name, value in binds:
-        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-        if name in known or not reads & set(known):
+    for b in binds:
+        if b.taken is None or b.name in known or not _reads(b.taken) & set(known):
             continue
-        known[name] = out[name] = _evaluated(value, known)
+        known[b.name] = out[b.name] = _evaluated(b.taken, known)
     return out
+
+
+def _reads(expr: cst.CSTNode) -> set[str]:
+    """The variables ``expr`` reads: its names, less an attribute's or a keyword's, a lambda's parameters and the
+    constants ``True``, ``False`` and ``None``."""
+    skipped: set[cst.CSTNode] = set()
+    out: set[str] = set()
+    for node in walk(expr):
+        if isinstance(node, cst.Attribute):
+            skipped.add(node.attr)
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skipped.add(node.keyword)
+        elif isinstance(node, cst.Param):
+            skipped.add(node.name)
+        elif isinstance(node, cst.Name) and node not in skipped and node.value not in _CONSTANTS:
+            out.add(node.value)
+    return out
+
+
+#: the names that are constants to Python, not variables
+_CONSTANTS = {"True": True, "False": False, "None": None}
 
 
 def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[str]) -> dict[str, object]:
@@ -100,18 +117,19 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
     the launch reads the module's name), each with its value as written (``None``: not worked out). Empty where the
     options feed their launch alone: only then does a pick of them change no result at any size (docs/faults.md
     newuser13 n69)."""
+    tree = _parse(source)
     known: dict[str, object] = {}
     for t in tunables:
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING:
-            known |= dict.fromkeys(_bound_by(t, source), t.value)
-    return _followed(source, known) if known else {}
+            known |= dict.fromkeys(_bound_by(t, tree), t.value)
+    return _followed(tree, known) if known else {}
 
 
 #: the calls a computation may make when it is evaluated at a launch option's value (:func:`shrunk_covers`)
 _CALLS = {"min": min, "max": max, "int": int, "abs": abs}
 
 
-def _bound_by(tunable: Tunable, source: str) -> set[str]:
+def _bound_by(tunable: Tunable, tree: Parsed | None) -> set[str]:
     """The names a knob's literal binds, read in the file's tree at the literal's line (``nw = 2`` beside
     ``num_warps=nw``; one side of an unpacking, ``nw, ns = 2, 1``; a parameter whose default it is, ``def run(x,
     nw=2)``, a line that does not parse alone: newuser13's n70), and its own. A literal passed at the launch itself
@@ -119,61 +137,66 @@ def _bound_by(tunable: Tunable, source: str) -> set[str]:
     bound = {tunable.name}
     try:
         line = int(tunable.location.rsplit(":", 1)[1])
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, IndexError, AttributeError):
+    except (ValueError, IndexError, AttributeError):
         return bound
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            pairs = [p for t in targets for p in _paired(t, node.value)]
-            holding = [n for n, v in pairs if _computes_with(v, tunable, line)]
+    if tree is None:
+        return bound
+
+    def literal(node: cst.BaseExpression | None) -> bool:  # the knob's literal: its value, on its line
+        return node is not None and _literal_of(node, tunable.value) and tree.positions[node].start.line == line
+
+    for node in walk(tree.module):
+        if isinstance(node, cst.Assign | cst.AnnAssign) and node.value is not None:
+            pairs = [(b.name, b.taken) for b in made_by(node) if b.taken is not None]
+            holding = [n for n, v in pairs if _computes_with(v, literal)]
             # the one name an unpacking pairs the literal with, else every name its value is part of
-            held = [n for n, v in pairs if _the_literal(v, tunable, line)]
+            held = [n for n, v in pairs if literal(v)]
             bound |= set(held or holding)
-        elif isinstance(node, ast.arguments):
-            positional = [*node.posonlyargs, *node.args]
-            defaults = [*zip(positional[len(positional) - len(node.defaults) :], node.defaults, strict=True)]
-            defaults += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True) if d is not None]
-            bound |= {a.arg for a, d in defaults if _the_literal(d, tunable, line)}
+        elif isinstance(node, cst.Parameters):
+            given = [*node.posonly_params, *node.params, *node.kwonly_params]
+            bound |= {p.name.value for p in given if literal(p.default)}
     return bound
 
 
-def _computes_with(value: ast.AST, tunable: Tunable, line: int) -> bool:
-    """Whether ``value`` computes a number from the knob's literal (``4 if big else 8``, ``2 * 32``, ``max(2, n)``),
-    not a container that holds it among others (``dict(BLOCK=1024, num_warps=4)``, a list of ``triton.Config``): a
-    name bound to a container is not moved by the one setting it holds."""
-    if _the_literal(value, tunable, line):
+def _computes_with(value: cst.BaseExpression, literal: Callable[[cst.BaseExpression], bool]) -> bool:
+    """Whether ``value`` computes a number from the knob's ``literal`` (``4 if big else 8``, ``2 * 32``, ``max(2,
+    n)``), not a container that holds it among others (``dict(BLOCK=1024, num_warps=4)``, a list of
+    ``triton.Config``): a name bound to a container is not moved by the one setting it holds."""
+    if literal(value):
         return True
-    if isinstance(value, ast.BinOp):
-        parts: list[ast.AST] = [value.left, value.right]
-    elif isinstance(value, ast.UnaryOp):
-        parts = [value.operand]
-    elif isinstance(value, ast.IfExp):
+    if isinstance(value, cst.BinaryOperation | cst.BooleanOperation):
+        parts: list[cst.BaseExpression] = [value.left, value.right]
+    elif isinstance(value, cst.UnaryOperation):
+        parts = [value.expression]
+    elif isinstance(value, cst.IfExp):
         parts = [value.body, value.orelse]
-    elif isinstance(value, ast.BoolOp):
-        parts = list(value.values)
-    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _CALLS:
-        parts = list(value.args)
+    elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _CALLS:
+        parts = [a.value for a in value.args if a.keyword is None and not a.star]
     else:
         return False
-    return any(_computes_with(p, tunable, line) for p in parts)
+    return any(_computes_with(p, literal) for p in parts)
 
 
-def _the_literal(node: ast.AST, tunable: Tunable, line: int) -> bool:
-    """Whether ``node`` is the knob's literal: its value, on its line."""
-    return isinstance(node, ast.Constant) and node.lineno == line and node.value == tunable.value
+def _literal_of(node: cst.BaseExpression, value: object) -> bool:
+    """``node`` is a literal (a number, a string, ``True`` / ``False`` / ``None``) equal to ``value``."""
+    if isinstance(node, cst.Name):
+        return node.value in _CONSTANTS and _CONSTANTS[node.value] == value
+    if isinstance(node, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString):
+        return bool(node.evaluated_value == value)
+    return False
 
 
-def _value_at(computation: str, names: dict[str, object], source: str) -> object:
+def _value_at(computation: str, names: dict[str, object], tree: Parsed | None) -> object:
     """``computation``'s value (``BLOCK = warps * 128``) with ``names`` bound, and the locals the file binds from them
     (:func:`_followed`), or ``None`` where it reads anything else (a size, another local) or is not plain arithmetic."""
     try:
-        tree = ast.parse(computation.strip())
-    except SyntaxError:
+        statement = cst.parse_statement(computation.strip())
+    except cst.ParserSyntaxError:
         return None
-    statement = tree.body[0] if len(tree.body) == 1 else None
-    expr = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else None
-    return None if expr is None else _evaluated(expr, {**names, **_followed(source, names)})
+    small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+    assign = small[0] if len(small) == 1 else None
+    expr = assign.value if isinstance(assign, cst.Assign | cst.AnnAssign) else None
+    return None if expr is None else _evaluated(expr, {**names, **_followed(tree, names)})
 
 
 #: The largest exponent or shift :func:`_evaluated` works out (``2 ** 64``): past it a file's arithmetic
@@ -181,22 +204,23 @@ def _value_at(computation: str, names: dict[str, object], source: str) -> object
 POWER_MOST = 64
 
 
-def _evaluated(expr: ast.expr, names: dict[str, object]) -> object:
+def _evaluated(expr: cst.BaseExpression, names: dict[str, object]) -> object:
     """``expr``'s value with ``names`` bound (a name bound to ``None`` is not known), or ``None`` (also for a power
     or shift by more than :data:`POWER_MOST`)."""
-    if any(isinstance(n, ast.Name) and names.get(n.id) is None and n.id not in _CALLS for n in ast.walk(expr)) or any(
-        isinstance(n, ast.Attribute | ast.Subscript | ast.Lambda) or _unbounded_power(n, names) for n in ast.walk(expr)
+    if any(names.get(n) is None and n not in _CALLS for n in _reads(expr)) or any(
+        isinstance(n, cst.Attribute | cst.Subscript | cst.Lambda) or _unbounded_power(n, names) for n in walk(expr)
     ):
         return None
     try:
-        return eval(compile(ast.Expression(expr), "<computed>", "eval"), {"__builtins__": {}, **_CALLS}, dict(names))
+        code = compile(f"({_CODE.code_for_node(expr)})", "<computed>", "eval")
+        return eval(code, {"__builtins__": {}, **_CALLS}, dict(names))
     except Exception:  # a computation that does not evaluate here is one no rule can check
         return None
 
 
-def _unbounded_power(node: ast.AST, names: dict[str, object]) -> bool:
+def _unbounded_power(node: cst.CSTNode, names: dict[str, object]) -> bool:
     """A ``**`` or ``<<`` whose right side is not worked out as a number of at most :data:`POWER_MOST` either way."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow | ast.LShift)):
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power | cst.LeftShift)):
         return False
     right = _evaluated(node.right, names)
     return not (is_number(right) and abs(right) <= POWER_MOST)
@@ -212,18 +236,19 @@ def shrunk_covers(
     proposed) read through the computation (newuser12's n64: ``warps = 8; BLOCK = warps * 128`` over one-block rows
     masked by ``cols < N``: a GPU pick of ``num_warps=4`` made BLOCK 512, passed entries of 200 and 500 columns and
     the net's 513 (a row max misses its one last column rarely), and was written, wrong at 600 and 1000 columns)."""
+    tree = _parse(source)
     out = []
     for option, value in moved.items():
         was = current.get(option)
         knob = next((t for t in tunables if t.name == option and t.kind is not TunableKind.COMPUTED_SETTING), None)
         if knob is None:
             continue
-        names = _bound_by(knob, source)
-        for t in computed_readers(tunables, source, [option]):
+        names = _bound_by(knob, tree)
+        for t in _readers(tunables, tree, [option]):
             if not t.covers or all(c.held for c in t.covers) or t.computed is None:
                 continue
-            before = _value_at(t.computed, dict.fromkeys(names, was), source)
-            after = _value_at(t.computed, dict.fromkeys(names, value), source)
+            before = _value_at(t.computed, dict.fromkeys(names, was), tree)
+            after = _value_at(t.computed, dict.fromkeys(names, value), tree)
             cover = t.covers[0]
             if isinstance(before, int) and isinstance(after, int) and after >= before:
                 continue
