@@ -1706,7 +1706,7 @@ def _grown_through_chain(chained: Mapping[str, object]) -> list[int]:
     (:func:`kernelopt.tunables.readers.chained_values`): twice the least of their values as written, the original's
     own block where one of them is (newuser13's n69: a module's ``BLOCK = NUM_WARPS * 32``, 64, moved to 1024 by a
     pick of ``NUM_WARPS = 32``; the entries' common 1024 hid it)."""
-    least = min((v for v in chained.values() if type(v) is int and v > 0), default=None)
+    least = min((v for v in chained.values() if is_int(v) and v > 0), default=None)
     return [2 * least] if least is not None else []
 
 
