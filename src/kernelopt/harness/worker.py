@@ -671,7 +671,6 @@ def _check_seed(
     Raises:
         CandidateFailed: the kernel or the reference raised, or a check failed.
     """
-    from kernelopt.harness.compare import check_outputs, inputs_device_type
     from kernelopt.harness.inplace import fingerprint
     from kernelopt.harness.inputs import tensors_in
     from kernelopt.harness.timers import synchronize
@@ -709,45 +708,76 @@ def _check_seed(
     if contract.whole_result:  # an op in place returning nothing: its inputs, checked above, are its result
         ctx.progress.emit("check_end")
         return seen
-
-    def checked(got: Any) -> OutputCheck:  # this seed's outputs against its reference (a second call's too)
-        return check_outputs(
-            got,
-            ref_native,
-            ref_hi,
-            dtype_hint=ctx.job.dtype_hint,
-            atol=subject.atol,
-            rtol=subject.rtol,
-            prepared=kept.prepared,
-            device_type=made_on,
-            inputs_type=inputs_device_type(inputs),
-        )
-
-    chk = checked(out)
+    run = _SeedRun(inputs, run_seed, made_on, kept, ref_native, ref_hi, ref_random=random, kernel_drew=kernel_drew)
+    chk = _checked(ctx, subject, run, out)
     ctx.progress.emit("check_end")
     _keep_worst(cc, chk)
     if chk.message is not None:
-        _fail_if_stale(
-            ctx,
-            cc,
-            out,
-            ref_native,
-            previous,
-            f"{where}: kernel returned the same output as for the "
-            f"previous, different inputs (a cached result); {chk.message}",
-        )
-        if random and not kernel_drew and not contract.left:
-            _fail_if_reference_random(ctx, subject, cc, chk, inputs, ref_native, where)
-        if subject.calls > 1 and not contract.left:
-            _fail_if_reference_cached(ctx, subject, cc, chk, (inputs, run_seed, made_on), ref_native, previous, where)
+        _fail_if_not_the_kernels(ctx, subject, cc, chk, run, out, previous, where)
         if benchmarked:  # an autotuner benchmarked on these tensors: is the next call right?
             del out
             again = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
-            later = checked(again)
-            if later.message is None:
+            if _checked(ctx, subject, run, again).message is None:
                 _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", FIRST_CALL_ONLY)
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return seen
+
+
+@dataclass
+class _SeedRun:
+    """One seed's run as the check of the kernel's outputs reads it: the inputs, the random state the runs started
+    from, the device type the reference's outputs were made on, what the check kept of the reference, and whether the
+    reference drew random numbers and the kernel drew any. The reference's outputs are those the check kept when the
+    kernel had run (:class:`_Kept` may park its own on the host later, to give a second call room)."""
+
+    inputs: list[Any]
+    run_seed: int
+    made_on: str | None
+    kept: _Kept
+    ref_native: Any
+    ref_hi: Any
+    ref_random: bool
+    kernel_drew: bool
+
+
+def _checked(ctx: _Ctx, subject: _Checked, run: _SeedRun, got: Any) -> OutputCheck:
+    """The kernel's outputs ``got`` on the seed's inputs against the reference's (a second call's too)."""
+    from kernelopt.harness.compare import check_outputs, inputs_device_type
+
+    return check_outputs(
+        got,
+        run.ref_native,
+        run.ref_hi,
+        dtype_hint=ctx.job.dtype_hint,
+        atol=subject.atol,
+        rtol=subject.rtol,
+        prepared=run.kept.prepared,
+        device_type=run.made_on,
+        inputs_type=inputs_device_type(run.inputs),
+    )
+
+
+def _fail_if_not_the_kernels(
+    ctx: _Ctx,
+    subject: _Checked,
+    cc: CaseCheck,
+    chk: OutputCheck,
+    run: _SeedRun,
+    out: Any,
+    previous: _Seen | None,
+    where: str,
+) -> None:
+    """Fail the case with whoever else's fault the outputs' mismatch ``chk`` is, before it is the kernel's: the
+    previous seed's output returned again (a cached result), the reference's own randomness, or its output kept from
+    its earlier calls."""
+    ref_native, left = run.ref_native, run.kept.contract.left
+    stale = f"{where}: kernel returned the same output as for the previous, different inputs (a cached result)"
+    _fail_if_stale(ctx, cc, out, ref_native, previous, f"{stale}; {chk.message}")
+    if run.ref_random and not run.kernel_drew and not left:
+        _fail_if_reference_random(ctx, subject, cc, chk, run.inputs, ref_native, where)
+    if subject.calls > 1 and not left:
+        call = (run.inputs, run.run_seed, run.made_on)
+        _fail_if_reference_cached(ctx, subject, cc, chk, call, ref_native, previous, where)
 
 
 @dataclass
