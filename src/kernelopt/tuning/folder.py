@@ -1012,10 +1012,10 @@ def judge_session(
     set_aside: tuple[tuple[str, str], ...] = (),
 ) -> FolderTuning:
     """The session judged (module docstring), before its edit is made: per shape, one configuration or a per-bucket
-    table in one round (:func:`shaped_choice`); a table that can be written judged as the table
-    (:func:`judge_choice`), one that cannot as the one configuration written in its place (:func:`judge_one`), one
-    configuration by what its edit runs (:func:`judge_written`); against a keyed list where the kernel runs one
-    (:func:`judge_against_list`). Pure: a recorded session's results replay through it."""
+    table in one round (:func:`shaped_choice`); a table that can be written judged as the table (:func:`judge_choice`,
+    a keyed list's by its rows: :func:`judge_keyed_table`), one that cannot as the one configuration written in its
+    place (:func:`judge_one`), one configuration by what its edit runs (:func:`judge_written`); against a keyed list
+    where the kernel runs one (:func:`judge_against_list`). Pure: a recorded session's results replay through it."""
     tuning = FolderTuning(
         prepared,
         result,
@@ -1054,7 +1054,10 @@ def shaped_choice(tuning: FolderTuning, retimed: Sequence[Result]) -> FolderTuni
         return replace(tuning, per_shape=tuple(per_shape(result.results, retimed, None, result.current_config)))
     shapes = per_shape(result.results, retimed, result.best_config, result.current_config)
     one = shared_best(shapes)
-    mine = same_round(result.results, retimed).get(Config.of(one)) if one is not None else None
+    # its latency in the round the current configuration's is read in (a current the re-time left out is compared
+    # by the first round's figures: session._current_left_out)
+    now = [Config.of(result.current_config)] if result.current_config is not None else []
+    mine = same_round(result.results, retimed, now).get(Config.of(one)) if one is not None else None
     if mine is not None and mine.latency_us is not None and Config.of(one) != Config.of(result.best_config):
         result = result.model_copy(update={"best_config": mine.config, "best_latency_us": mine.latency_us})
         shapes = per_shape(result.results, retimed, result.best_config, result.current_config)
