@@ -149,6 +149,25 @@ def test_a_resumed_session_seeks_the_entries_the_original_cannot_run_before_its_
     assert list(ev.set_aside) == ["rows=4,cols=300"] and ev.labels == ["rows=4,cols=40", "rows=4,cols=200"]
     assert bigger.outcome.ok and set(bigger.latency_us_by_shape) == set(ev.labels), bigger
     assert all(256 not in blocks for blocks, _ in large.calls), large.calls  # never checked nor timed there
+    # tune_folder seeks only where the record serves the original timed on fewer entries than the session times: a
+    # resumed session without an entry set aside checks nothing more (test_tune_faults' SIGHUP in the re-time)
+    from types import SimpleNamespace
+
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import _served_on_fewer
+
+    fresh, _ = _shapes_evaluator(tmp_path / "c", [set(), set(), set()])
+    original = Config.of({"BLOCK": 64})
+
+    def served(labels: list[str]) -> SimpleNamespace:
+        by = dict.fromkeys(labels, 1.0) if len(labels) > 1 else {}
+        kept = Result(config=original.as_dict(), outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by)
+        return SimpleNamespace(served=lambda: {original.key(): kept})
+
+    assert not _served_on_fewer(served(fresh.labels), original, fresh)  # type: ignore[arg-type]
+    assert _served_on_fewer(served(fresh.labels[::2]), original, fresh)  # type: ignore[arg-type]
+    assert _served_on_fewer(served(fresh.labels[:1]), original, fresh)  # type: ignore[arg-type]
+    assert not _served_on_fewer(SimpleNamespace(served=dict), original, fresh)  # type: ignore[arg-type]
 
 
 @pytest.mark.timeout(120)

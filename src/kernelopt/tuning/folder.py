@@ -922,8 +922,7 @@ def tune_folder(
     evaluator.never_cut(c.key() for c in (space.current(), twin, *listed_now) if c is not None)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
-        current = space.current()
-        if isinstance(evaluator, ShapesEvaluator) and current is not None and current.key() in record.served():
+        if isinstance(evaluator, ShapesEvaluator) and _served_on_fewer(record, space.current(), evaluator):
             evaluator.seek_set_aside()  # resumed: the entries the original cannot run, set aside as the record's were
         result = tune(
             space,
@@ -941,6 +940,17 @@ def tune_folder(
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
         )
         return _judged(prepared, result, evaluator, guarded, listed_now)
+
+
+def _served_on_fewer(record: SessionRecord, current: Config | None, evaluator: ShapesEvaluator) -> bool:
+    """Whether the record serves the kernel as written timed on fewer entries than ``evaluator`` times: an earlier run
+    set aside an entry it cannot run (:meth:`ShapesEvaluator.seek_set_aside` finds it again before the rounds, where
+    it costs one check of the original; a record that set none aside costs nothing)."""
+    served = record.served().get(current.key()) if current is not None else None
+    if served is None or not served.outcome.ok:
+        return False
+    timed = set(served.latency_us_by_shape) or {evaluator.labels[0]}
+    return bool(set(evaluator.labels) - evaluator.untimed - timed)
 
 
 def _session_evaluator(
