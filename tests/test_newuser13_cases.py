@@ -145,3 +145,22 @@ def test_n71_a_rerun_whose_original_is_served_from_the_record_still_sets_its_ent
         (small,) = ev.evaluate([Config.of({"BLOCK": 32})])  # the original served: not in the batch
         assert list(ev.set_aside) == ["n=2000"] and ev.labels == ["n=256"], ev.set_aside
         assert small.outcome.ok and small.failed_entry is None, small
+
+
+def test_n72_a_kernel_returning_a_list_of_numbers_is_told_what_it_returned() -> None:
+    """n72: a kernel whose ``run`` returns ``y.tolist()`` (1000 floats) beside a reference returning a tensor was told
+    "kernel returned 1000 output(s); the reference returns 1", as if it returned 1000 outputs; the line now says what
+    each side built, and the verdict stays WrongOutputCount."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs
+
+    x = torch.randn(1000)
+    said = check_outputs(x.tolist(), x, x.double())
+    assert (said.error_class, said.message) == (
+        "WrongOutputCount",
+        "kernel returned 1000 output(s) (a list of 1000 float, not tensors); the reference returns 1 (a tensor)",
+    )
+    assert check_outputs((x, x), x, x).message == (
+        "kernel returned 2 output(s) (a tuple of 2); the reference returns 1 (a tensor)"
+    )

@@ -71,6 +71,16 @@ def _what(obj: Any) -> str:
     return "a tensor" if isinstance(obj, torch.Tensor) else f"a {type(obj).__name__}"
 
 
+def _built(obj: Any) -> str:
+    """:func:`_what`, and what a sequence holds where none of it is a tensor (``a list of 1000 float``: a kernel's
+    ``y.tolist()`` read as 1000 outputs, newuser13's n72)."""
+    what = _what(obj)
+    if isinstance(obj, list | tuple) and obj and not any(isinstance(o, torch.Tensor) for o in obj):
+        kinds = sorted({type(o).__name__ for o in obj})
+        return f"{what} {' and '.join(kinds)}, not tensors"
+    return what
+
+
 def structure_fault(out: Any, ref: Any, name: str = "output") -> str | None:
     """Why the kernel's output is not built as the reference's is (a tensor where it returns a tuple of one, or the
     reverse; another nesting; a dict with other keys), in one line; ``None`` when it is. A list and a tuple are one
@@ -282,7 +292,10 @@ def check_outputs(
     outs, refs, his = as_outputs(out_obj), as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
     result = OutputCheck()
     if len(outs) != len(refs):
-        result.message = f"kernel returned {len(outs)} output(s); the reference returns {len(refs)}"
+        result.message = (
+            f"kernel returned {len(outs)} output(s) ({_built(out_obj)}); the reference returns {len(refs)} "
+            f"({_built(ref_native_obj)})"
+        )
         result.error_class = "WrongOutputCount"
         return result
     built = structure_fault(out_obj, ref_native_obj)
