@@ -164,3 +164,52 @@ def test_n72_a_kernel_returning_a_list_of_numbers_is_told_what_it_returned() -> 
     assert check_outputs((x, x), x, x).message == (
         "kernel returned 2 output(s) (a tuple of 2); the reference returns 1 (a tensor)"
     )
+
+
+#: n73's re-time, as recorded (`implement` on the user's count of positives, the CPU, 2026-12-06 13:53, load 6-10):
+#: each configuration's re-timed rounds at the primary entry M=16,N=100 (us), and its median at M=8,N=3000
+N73_PRIMARY = {
+    4096: [49936, 22088, 22160, 34775, 33880, 32280, 37113, 47780, 35106, 26110,
+           23553, 22089, 21886, 22000, 21969, 22157, 22048, 26525, 21852, 21963],
+    2048: [45032, 21699, 21639, 33344, 34224, 36400, 31449, 38917, 34137, 22015,
+           21955, 21313, 21352, 21370, 21386, 21569, 21500, 30772, 21507, 21741],
+    0: [46539, 42359, 33768, 29529, 34040, 33529, 38158, 42023, 25189, 20853,
+        41675, 35279, 20716, 20851, 29473, 20920, 20812, 20839, 20721, 20656],
+}  # fmt: skip
+N73_SECOND = {4096: 11681.6, 2048: 17205.8, 0: 132643.1}
+
+
+def test_n73_a_re_time_over_two_entries_is_judged_by_both() -> None:
+    """n73: ``kernelopt implement`` (the loop's tuning session) on the user's int32 count of positives, SHAPES
+    M=8,N=3000 and M=16,N=100: BLOCK=4096 re-timed 4.7x faster than the current on the entries' sum (11.4x at
+    N=3000), yet "kept nothing: too noisy to rank: the re-timed samples of the best spread 53 % ... runner-up faster
+    in 12 of 20 rounds": a merged result's samples were the primary entry's alone (N=100, where every block from 128
+    ties), and the noise rules read them. Each round's sum over the entries is now the samples (the rounds pair as
+    their parts do), and the pick beats the current by the sign test. Rounds at N=3000 are modelled on the measured
+    medians with the primary's round-to-round spread (the record keeps the merged samples only)."""
+    import statistics
+
+    from kernelopt.tuning.candidate import Config, Outcome, Result
+    from kernelopt.tuning.noise import beats_current
+    from kernelopt.tuning.shapes import merge
+
+    def merged(block: int) -> Result:
+        primary = N73_PRIMARY[block]
+        config = Config.of({"BLOCK": block or 128})
+        scale = N73_SECOND[block] / statistics.median(primary)
+        parts = [
+            ("M=16,N=100", primary),
+            ("M=8,N=3000", [x * scale for x in primary]),
+        ]
+        return merge(
+            config,
+            [
+                (label, Result(config=dict(config), outcome=Outcome.OK, latency_us=statistics.median(s), samples_us=s))
+                for label, s in parts
+            ],
+        )
+
+    best, current = merged(4096), merged(0)
+    assert best.latency_us is not None and current.latency_us is not None
+    assert current.latency_us / best.latency_us > 4
+    assert beats_current(best, current, 2.0) is not None, (best.samples_us, current.samples_us)

@@ -48,10 +48,13 @@ def test_merge_names_the_entry_that_failed_and_adds_up_the_rest() -> None:
     failed = merge(c, [("n=4096", good), ("n=1024", bad)])
     assert failed.outcome is Outcome.WRONG_RESULT and failed.latency_us is None
     assert failed.reason == "on the SHAPES entry n=1024: output 0 differs at [3]"
-    other = good.model_copy(update={"latency_us": 1.0})
+    other = good.model_copy(update={"latency_us": 1.0, "samples_us": [1.0]})
     both = merge(c, [("n=4096", good), ("n=1024", other)])
     assert both.latency_us == pytest.approx(5.0) and both.latency_us_by_shape == {"n=4096": 4.0, "n=1024": 1.0}
-    assert both.samples_us == [4.0] and both.bench_s == pytest.approx(0.2)
+    # each round's sum where every shape has as many rounds (newuser13's n73), else the primary's
+    assert both.samples_us == [5.0] and both.bench_s == pytest.approx(0.2)
+    uneven = merge(c, [("n=4096", good), ("n=1024", other.model_copy(update={"samples_us": [1.0, 2.0]}))])
+    assert uneven.samples_us == [4.0]
     assert merge(c, [("n=4096", good)]) is good  # one shape: its own result
     assert total([2.0, 8.0]) == pytest.approx(10.0)
 

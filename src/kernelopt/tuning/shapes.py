@@ -125,7 +125,12 @@ def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int
     ``shapes``: how many shapes the session runs (default: those given; a candidate that failed the first of
     several has one result, and its reason still names the entry). The first failure, in shape order, is the
     candidate's, its reason naming the entry; when every shape passed, the latency is the :func:`total` of
-    the shapes' medians (one shape: its own), the samples are the primary's, and the seconds are added up.
+    the shapes' medians (one shape: its own), the samples are each round's sum over the shapes where every shape
+    has as many (the rounds of a re-time: each shape's round interleaves the candidates alike, so a round's sum is
+    paired as its parts are), else the primary's, and the seconds are added up. The noise rules rank and compare with
+    the current configuration by these samples (:mod:`kernelopt.tuning.noise`): the primary's alone judged a pick by
+    the one entry where every candidate may tie (newuser13's n73: BLOCK=4096, 4.7x over the current on the sum, was
+    "too noisy to rank" by a 100-column entry's samples and kept nothing).
     """
     first = by_shape[0][1]
     if (shapes or len(by_shape)) == 1:
@@ -137,6 +142,8 @@ def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int
                 update={"reason": reason, "latency_us": None, "latency_us_by_shape": {}, "failed_entry": label}
             )
     by = {label: r.latency_us or 0.0 for label, r in by_shape}
+    rounds = [r.samples_us for _, r in by_shape]
+    paired = len({len(s) for s in rounds}) == 1 and bool(rounds[0])
 
     def seconds(name: str) -> float | None:
         spent = [getattr(r, name) for _, r in by_shape if getattr(r, name) is not None]
@@ -146,6 +153,7 @@ def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int
         update={
             "latency_us": total(list(by.values())),
             "latency_us_by_shape": by,
+            "samples_us": [math.fsum(r) for r in zip(*rounds, strict=True)] if paired else first.samples_us,
             "check_s": seconds("check_s"),
             "bench_s": seconds("bench_s"),
             "retimed": all(r.retimed for _, r in by_shape),
