@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v60, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v61, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -133,7 +133,8 @@ CASES: dict[str, Case] = {
     "v58": ("pairs_split_nomask", {"BLOCK": 256}, None),  # n61's form through tl.reshape / tl.split / tl.join
     "v59": ("hist_bins_block", {"BINS": 128}, None),  # tl.histogram's bins a block every code must fall below
     # wrongkernel16 (a far size of a module-level size: the keys' far ladders never moved one)
-    "v60": ("parts_module", {"BLOCK": 512}, None),  # v47's two stages over rows of a module-level HIDDEN = 8192
+    "v60": ("parts_module", {"BLOCK": 512}, None),  # v47's two stages over rows of a module-level HIDDEN = 4096
+    "v61": ("moe_pow2_experts", {"BLOCK_E": 4}, None),  # a small key (2 and 4 experts) in one block, powers of two
 }
 
 

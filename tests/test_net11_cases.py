@@ -103,6 +103,7 @@ def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_m
         ("below", ["shape=3x257", "shape=2x256"]),
         ("below_one", ["shape=3x1000", "shape=2x1000"]),  # net12: one dimension below, the rest at their largest
         ("below_one", ["shape=8x257", "shape=8x256"]),
+        ("power", ["shape=32x1000", "shape=16x1000"]),  # a small dimension, cast where odd sizes are refused (v61)
     ]
     assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}]) == []
     assert _labels([{"shape": "4x1000"}, {"shape": "8,512"}], roles={"shape": size}) == []  # two forms: not moved

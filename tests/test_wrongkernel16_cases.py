@@ -17,7 +17,7 @@ ROOM = FarRoom(primary_bytes=2 * 8192 * 4 * 6, free_bytes=16 * 2**30)
 
 
 def test_each_module_level_size_beside_the_keys_climbs_its_own_far_ladder() -> None:
-    """v60's ``HIDDEN = 8192`` beside a ``rows`` key (the pick shrinks a tile: far on): after the key's own ladder,
+    """A ``HIDDEN = 8192`` beside a ``rows`` key (v60's form) (the pick shrinks a tile: far on): after the key's own ladder,
     the size alone, the key at its largest, at 3, 5, 9, ... times its value (twice, four times, eight times, each plus
     the value), up to the int32 elements of the tensor it sizes; a tuple's item too, a small one (2) never; each
     rung's scale the elements it holds over the entries'."""
@@ -47,17 +47,17 @@ def test_with_no_key_to_move_the_module_level_sizes_climb_the_far_ladder() -> No
 def test_v60_a_count_of_tiles_of_a_module_level_row_fails_its_far_ladder_with_the_rules_off(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """v60 (parts_module: v47's two-stage sum over rows of reference.py's ``HIDDEN = 8192``, the rows a ``SHAPES``
-    key; 64 partials of ``BLOCK_SIZE = 1024`` columns): ``BLOCK=512`` written plainly passed every size of the net (the
-    far ladder moved the rows only), wrong past 32768 columns, which the original handles to 65536. Now it fails at
-    ``HIDDEN=40960``, where the original passes; with the rules on it is written ``if n_cols <= 32768`` and passes
+    """v60 (parts_module: v47's two-stage sum over rows of reference.py's ``HIDDEN = 4096``, the rows a ``SHAPES``
+    key; 16 partials of ``BLOCK_SIZE = 1024`` columns): ``BLOCK=512`` written plainly passed every size of the net (the
+    far ladder moved the rows only), wrong past 8192 columns, which the original handles to 16384. Now it fails at
+    ``HIDDEN=12288``, where the original passes; with the rules on it is written ``if n_cols <= 8192`` and passes
     there (net_catch.py cases --rules on)."""
     from tests.test_tuning_net import plain_pick_checked
 
     done = plain_pick_checked(tmp_path, monkeypatch, "parts_module", {"BLOCK": 512})
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.FAR, done.net.line()
-    assert done.net.failed.shape.label() == "rows=4,HIDDEN=40960", done.net.line()
+    assert done.net.failed.shape.label() == "rows=4,HIDDEN=12288", done.net.line()
 
 
 def test_a_far_rung_within_four_times_the_entries_elements_runs_whatever_its_request_is_estimated_at() -> None:
@@ -135,3 +135,56 @@ def test_the_joint_residue_of_three_keys_is_searched_by_halves_and_loses_no_catc
                 assert verdict.failed is None, (o, b, verdict.line())
             most = max(most, len(runs))
     assert most <= 9, most
+
+
+ROUTER = (
+    "def get_inputs(T: int = 16, E: int = 4, device: str = 'cpu'):\n    return [torch.randn(T, E, device=device)]\n"
+)
+
+
+def test_a_small_tensor_dimension_a_power_of_two_in_every_entry_gets_a_power_size_where_odd_sizes_are_refused() -> None:
+    """v61's SHAPES (T 16 and 8 tokens, E 4 and 2 experts; E a tensor dimension by ``get_inputs``): E alone at 16,
+    else 8, a size cast only where the original refuses the past size's first try (its power-of-two assert refuses 5
+    experts, and every size before kept E at 4); an original that handles odd sizes met E moved at the past size, and
+    the small key's power size is not run. A small key that is no tensor dimension (a code) gets none."""
+    from kernelopt.harness.sizekeys import key_roles
+
+    entries = [ProblemShape(kwargs={"T": 16, "E": 4}), ProblemShape(kwargs={"T": 8, "E": 2})]
+    sizes = derived_sizes(entries, roles=key_roles(ROUTER))
+    power = [([t.label() for t in s.tries], s.even) for s in sizes if s.kind is SizeClass.POWER]
+    assert power == [(["T=64,E=4", "T=32,E=4"], False), (["T=16,E=16", "T=16,E=8"], True)], power
+    assert not [s for s in derived_sizes(entries) if s.kind is SizeClass.POWER and s.even]  # E read as no dimension
+
+    def check(odd: bool) -> list[str]:
+        runs: list[str] = []
+
+        def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+            e = int(shape.kwargs["E"])  # type: ignore[call-overload]
+            runs.append(f"{source}@{shape.label()}")
+            if not odd and (e & (e - 1) or e > 8):
+                return Outcome.RUN_ERROR, "AssertionError"
+            return (Outcome.WRONG_RESULT, "output not written") if source == "written" and e > 4 else (Outcome.OK, None)
+
+        verdict = cast(sizes, "original", "written", check_at, clock=lambda: 0.0)
+        assert verdict.failed is not None, verdict.line()
+        return runs
+
+    assert check(odd=False)[-2:] == ["written@T=16,E=8", "original@T=16,E=8"]  # caught by the small key's power size
+    assert check(odd=True)[-1] == "original@T=17,E=5"  # caught at the past size: odd sizes handled
+
+
+@pytest.mark.timeout(120)
+def test_v61_a_router_s_experts_in_one_block_fails_the_small_key_s_power_size_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v61 (moe_pow2_experts: a router's softmax, E experts in one block of ``BLOCK_E=8`` masked ``e < E``, the
+    original's ``assert E & (E - 1) == 0 and E <= 8``; SHAPES of 4 and 2 experts): ``BLOCK_E=4`` written plainly passed
+    every size of the net (the original refused every size moving E, the others kept the small key at 4), wrong at 8
+    experts, which the original handles. Now it fails at ``T=16,E=8``; with the rules on it is written ``if E <= 4``
+    (net_catch.py cases --rules on)."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "moe_pow2_experts", {"BLOCK_E": 4})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.POWER, done.net.line()
+    assert done.net.failed.shape.label() == "T=16,E=8", done.net.line()

@@ -48,12 +48,13 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   allows where a product of tiles (``cdiv(n, BLOCK * UNROLL)``, a loop stepping by ``BLOCK * UNROLL``) or a step
   times a count of splits no longer divides; every other size steps by powers of two (wrongkernel12's v41, v42 and
   v46 passed them all). After every other size but the power size, so the cap cuts it first.
-- **power**: each key a power of two in every entry (and above :data:`SMALL_KEY`, or an exponent), alone at four
-  times its largest, else twice (:data:`POWER_STEPS`; an exponent moved by two, else one), the rest at their
-  largest: an original that allows only powers of two (``assert n & (n - 1) == 0``) refuses every size above, and a
-  pick can be wrong only past the next power of two (v44: ``tl.reshape(x, (BLOCK // N, N))`` with ``BLOCK=256``,
-  right at rows of 64, 128 and 256, wrong from 512). One key at a time: four times each alone is fewer elements
-  than every key at once (a GEMM's three keys: 12 times the largest entry against 64). Last of all.
+- **power**: each key a power of two in every entry (and above :data:`SMALL_KEY` or a tensor dimension, or an
+  exponent), alone at four times its largest, else twice (:data:`POWER_STEPS`; an exponent moved by two, else one),
+  the rest at their largest: an original that allows only powers of two (``assert n & (n - 1) == 0``) refuses
+  every size above, and a pick can be wrong only past the next power of two (v44: ``tl.reshape(x, (BLOCK // N,
+  N))`` with ``BLOCK=256``, right at rows of 64, 128 and 256, wrong from 512; v61: a router's 2 and 4 experts).
+  One key at a time: four times each alone is fewer elements than every key at once (a GEMM's three keys: 12 times
+  the largest entry against 64). Last of all.
 
 - **residue**: where the pick grows a tile (a knob moved up, or a block computed from a moved launch option) or moves
   a setting the kernel computes, and only where the original refuses the past size's first try (it handles no odd
@@ -170,6 +171,7 @@ class DerivedSize(BaseModel):
     tries: tuple[ProblemShape, ...]
     scales: tuple[float, ...] = ()
     bisect: bool = False  # a ladder searched by halves (:meth:`_Caster.bisect`): the joint residue's
+    even: bool = False  # cast only where the original refuses the past size's first try (a small key's power size)
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
@@ -597,16 +599,23 @@ def _power(mover: _Mover) -> list[DerivedSize]:
     """The ``power`` sizes, last: each key a power of two in every entry alone at four times its largest, else twice,
     the rest at their largest: an original that allows only powers of two refuses every size above (v44's rows of N
     reshaped from a block, ``tl.reshape(x, (BLOCK // N, N))``: BLOCK=256 over rows of 64 and 128 is wrong from 512,
-    past the next)."""
+    past the next). A key of at most :data:`SMALL_KEY` moves so where ``get_inputs`` makes it a tensor dimension and
+    the original refuses the past size's first try (``even``: it handles no odd size, so every size before kept the
+    small key at its largest; wrongkernel16's v61: a router's 2 and 4 experts in one block of 4 without their
+    original's 8, wrong at 8 experts, which the original's power-of-two assert allows). An original that handles odd
+    sizes met the small key moved at the past size already."""
     out = []
     for k in mover.moving:
         largest, exponent = mover.largest[k], k in mover.exponents
-        if not (exponent or (largest > SMALL_KEY and all(v & (v - 1) == 0 for v in mover.sizes[k]))):
+        small = largest <= SMALL_KEY and not exponent
+        if small and k not in mover.dims:
+            continue
+        if not (exponent or all(v & (v - 1) == 0 for v in mover.sizes[k])):
             continue
         up = [largest + n.bit_length() - 1 if exponent else largest * n for n in POWER_STEPS]
         ladder = mover.fresh([mover.shape({k: v}) for v in up])
         if ladder:
-            out.append(mover.sized(SizeClass.POWER, ladder))
+            out.append(mover.sized(SizeClass.POWER, ladder).model_copy(update={"even": small}))
     return out
 
 
@@ -859,7 +868,7 @@ def cast(
     checks: list[SizeCheck] = []
     odd = False  # the original (or the written kernel) passed the past size's first try: it handles odd sizes
     for size in sizes:
-        if size.kind is SizeClass.RESIDUE and odd:
+        if (size.kind is SizeClass.RESIDUE or size.even) and odd:
             continue
         t0 = clock()
         check = caster.check(size, original, written)

@@ -2,7 +2,7 @@
 
 import torch
 
-HIDDEN = 8192
+HIDDEN = 4096
 SHAPES = [{"rows": 2}, {"rows": 4}]
 ATOL = 1e-2
 RTOL = 1e-4
