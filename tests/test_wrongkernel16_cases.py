@@ -1,5 +1,6 @@
-"""wrongkernel16: the net's far size over reference.py's module-level sizes (docs/faults.md v60), and its rungs near
-the entries admitted by their elements, not by a time a loaded machine inflates."""
+"""wrongkernel16: the net's far size over reference.py's module-level sizes (docs/faults.md v60), its rungs near the
+entries admitted by their elements, not by a time a loaded machine inflates; the joint residue searched by halves; a
+small tensor dimension's power size (v61) and a divisor that is a dimension moved with what it divides (v62)."""
 
 from __future__ import annotations
 
@@ -188,3 +189,43 @@ def test_v61_a_router_s_experts_in_one_block_fails_the_small_key_s_power_size_wi
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.POWER, done.net.line()
     assert done.net.failed.shape.label() == "T=16,E=8", done.net.line()
+
+
+QK = "def get_inputs(T: int = 16, hidden: int = 512, heads: int = 4, device: str = 'cpu'):\n    return [torch.randn(T, heads, hidden // heads)]\n"
+
+
+def test_a_key_dividing_a_dimension_and_a_dimension_itself_moves_with_what_it_divides() -> None:
+    """v62's ``randn(T, heads, hidden // heads)``: ``heads`` is kept (moved alone, the division is one a reference
+    refuses), its reading naming ``hidden``; the divisor size moves both by four, else two, from the entry where heads
+    is largest, the head's 128 kept. A divisor that is no dimension itself (``cdiv(n, block)``) gets none."""
+    from kernelopt.harness.sizekeys import key_roles
+
+    roles = key_roles(QK)
+    assert roles["heads"].dividends == ("hidden",) and roles["hidden"].dividends == (), roles
+    entries = [
+        ProblemShape(kwargs={"T": 16, "hidden": 512, "heads": 4}),
+        ProblemShape(kwargs={"T": 8, "hidden": 1024, "heads": 8}),
+    ]
+    sizes = [s for s in derived_sizes(entries, roles=roles) if s.kind is SizeClass.DIVISOR]
+    assert [[t.label() for t in s.tries] for s in sizes] == [
+        ["T=8,hidden=4096,heads=32", "T=8,hidden=2048,heads=16"]
+    ], sizes
+    ceil = key_roles("def get_inputs(n=1000, block=128):\n    return [torch.zeros(triton.cdiv(n, block))]")
+    assert ceil["block"].dividends == ()
+
+
+@pytest.mark.timeout(120)
+def test_v62_heads_in_one_block_fail_the_divisor_size_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v62 (qknorm_heads: a QK-norm, a token's heads in one block of ``BLOCK_H=16`` masked ``h < H``, SHAPES of 4 and 8
+    heads of 128): ``BLOCK_H=8`` written plainly passed every size of the net (heads kept, as a divisor of hidden;
+    moving hidden alone made heads of 256, which the original refuses), wrong from 9 heads, which the original
+    handles. Now it fails at ``T=8,hidden=2048,heads=16``; with the rules on it is written ``if H <= 8``
+    (net_catch.py cases --rules on)."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "qknorm_heads", {"BLOCK_H": 8})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.DIVISOR, done.net.line()
+    assert done.net.failed.shape.label() == "T=8,hidden=2048,heads=16", done.net.line()

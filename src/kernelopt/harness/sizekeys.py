@@ -40,6 +40,7 @@ class KeyReading:
 
     role: KeyRole
     why: str | None = None
+    dividends: tuple[str, ...] = ()  # a kept divisor that is a dimension itself: the keys it divides (``hidden``)
 
 
 class _Use(StrEnum):
@@ -98,6 +99,7 @@ class _Reader:
         self.dims: _Deps = {}
         self.seeds: set[str] = set()
         self.divides: set[str] = set()
+        self.dividends: dict[str, set[str]] = {}  # a divisor key -> the keys of what it divides
         self.unread: set[str] = set()
         self.used: set[str] = set()  # handed to a call other than a seeding one
 
@@ -143,7 +145,14 @@ class _Reader:
             elif isinstance(node, ast.Slice):  # torch.randperm(E)[:TOPK]: a slice's bounds are a dimension
                 self.dims = _merge(self.dims, self.deps(node.lower, env), self.deps(node.upper, env))
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
-                self.divides |= set(self.deps(node.right, env))  # hidden // heads, assert n % groups == 0
+                self._divides(node.right, node.left, env)  # hidden // heads, assert n % groups == 0
+
+    def _divides(self, divisor: ast.AST, dividend: ast.AST, env: Mapping[str, _Deps]) -> None:
+        """``divisor``'s keys divide a value of ``dividend``'s keys."""
+        over = set(self.deps(dividend, env))
+        for key in self.deps(divisor, env):
+            self.divides.add(key)
+            self.dividends.setdefault(key, set()).update(over - {key})
 
     def _call(self, call: ast.Call, env: dict[str, _Deps], depth: int) -> None:
         name = _call_name(call)
@@ -174,7 +183,7 @@ class _Reader:
             return
         self.seeds |= {k for kw in call.keywords if kw.arg == "seed" for k in self.deps(kw.value, env)}
         if name in _CEIL_DIVS and len(call.args) >= 2:
-            self.divides |= set(self.deps(call.args[1], env))
+            self._divides(call.args[1], call.args[0], env)
         callee = self.functions.get(name) if not method else None
         if callee is not None and depth < _MAX_DEPTH:
             params = [a.arg for a in [*callee.args.posonlyargs, *callee.args.args]]
@@ -230,8 +239,9 @@ def key_roles(source: str) -> dict[str, KeyReading]:
     :attr:`KeyRole.UNKNOWN`). A key ``get_inputs`` takes through ``**kwargs`` is not in the answer.
 
     A key that divides a dimension (``hidden // heads``) is kept though it is a dimension too: moved, the size is
-    one the original's own reference refuses. A key in a dimension that also seeds the generator
-    (``manual_seed(M * 1000 + N)``) is a size."""
+    one the original's own reference refuses; where it is a dimension itself, its reading names the keys it divides
+    (:attr:`KeyReading.dividends`), with which it moves by one factor (the net's ``divisor`` size). A key in a
+    dimension that also seeds the generator (``manual_seed(M * 1000 + N)``) is a size."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -247,7 +257,11 @@ def key_roles(source: str) -> dict[str, KeyReading]:
     for p in params:
         uses = reader.dims.get(p, set())
         if p in reader.divides:
-            out[p] = KeyReading(KeyRole.KEPT, "divides a dimension")
+            over = tuple(
+                k for k in params if k in reader.dividends.get(p, ()) and _Use.LINEAR in reader.dims.get(k, ())
+            )
+            own = over if _Use.LINEAR in uses else ()  # a dimension itself (heads in randn(T, heads, hidden // heads))
+            out[p] = KeyReading(KeyRole.KEPT, "divides a dimension", own)
         elif _Use.LINEAR in uses:
             out[p] = KeyReading(KeyRole.SIZE)
         elif _Use.EXPONENT in uses:

@@ -68,6 +68,9 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   step (:func:`_joint_steps`), the steps searched by halves (:meth:`_Caster.bisect`): a block that must divide the
   keys' product (v56: ``M * N // BLOCK`` programs over a matrix read flat) is met by no key alone, the others'
   largest entries holding its factors of two. Right after the half size; it takes no other size's tries.
+- **divisor**: each key kept because it divides a dimension (``hidden // heads``) that is a tensor dimension itself
+  (``randn(T, heads, hidden // heads)``), with the keys it divides, at four times the entry where it is largest, else
+  twice, the quotient kept: a block covering the heads is checked past every entry (:func:`_divisor`; v62).
 - **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
@@ -129,6 +132,7 @@ class SizeClass(StrEnum):
     BELOW_ONE = "below_one"
     QUARTER = "quarter"
     POWER = "power"
+    DIVISOR = "divisor"
     FAR = "far"
     RESIDUE = "residue"
     CONSTANT = "constant"
@@ -145,6 +149,10 @@ class SizeClass(StrEnum):
             SizeClass.POWER: (
                 f"a key a power of two in every entry, alone at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times its "
                 "largest"
+            ),
+            SizeClass.DIVISOR: (
+                f"a key a dimension divides, with what it divides, at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times "
+                "the entry where it is largest"
             ),
             SizeClass.FAR: (
                 "a key (or a module-level size) alone doubled past the largest entry while the original passes"
@@ -327,6 +335,7 @@ def derived_sizes(
         return out + (_far(mover, far) if far is not None else [])
     out += _residue(mover) if residue else []
     out += _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
+    out += _divisor(mover, shapes, roles or {})
     out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
     return out + (_constant_steps(mover) if residue else [])
 
@@ -616,6 +625,33 @@ def _power(mover: _Mover) -> list[DerivedSize]:
         ladder = mover.fresh([mover.shape({k: v}) for v in up])
         if ladder:
             out.append(mover.sized(SizeClass.POWER, ladder).model_copy(update={"even": small}))
+    return out
+
+
+def _divisor(mover: _Mover, shapes: Sequence[ProblemShape], roles: Mapping[str, KeyReading]) -> list[DerivedSize]:
+    """The ``divisor`` sizes, after the power sizes: each key kept because it divides a dimension that is a tensor
+    dimension itself (:attr:`~kernelopt.harness.sizekeys.KeyReading.dividends`: ``heads`` in ``randn(T, heads, hidden
+    // heads)``), with the keys it divides, at four times the entry where it is largest, else twice
+    (:data:`POWER_STEPS`), the other keys as in that entry: the quotient is kept, so a reference that needs the
+    division exact builds it, and a block covering the key is checked past every entry (wrongkernel16's v62: a
+    QK-norm's 4 and 8 heads in one block of 8 beside its original's 16, wrong from 9 heads; no size moved them)."""
+    out = []
+    for k, reading in roles.items():
+        values = [plain_int(s.kwargs.get(k)) for s in shapes]
+        if not reading.dividends or not all(v is not None and v > 0 for v in values):
+            continue
+        entry = shapes[max(range(len(shapes)), key=lambda i: values[i] or 0)]
+        over = [d for d in reading.dividends if plain_int(entry.kwargs.get(d)) is not None]
+        tries = [
+            ProblemShape(
+                kwargs={**entry.kwargs, **{n: int(entry.kwargs[n]) * f for n in (k, *over)}},  # type: ignore[call-overload]
+                constants=dict(entry.constants),
+            )
+            for f in POWER_STEPS
+        ]
+        tries = mover.fresh(tries)
+        if tries:
+            out.append(mover.sized(SizeClass.DIVISOR, tries))
     return out
 
 
