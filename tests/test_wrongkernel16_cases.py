@@ -229,3 +229,30 @@ def test_v62_heads_in_one_block_fail_the_divisor_size_with_the_rules_off(
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.DIVISOR, done.net.line()
     assert done.net.failed.shape.label() == "T=8,hidden=2048,heads=16", done.net.line()
+
+
+def test_a_key_a_tensor_s_values_are_taken_modulo_is_a_size() -> None:
+    """``(torch.arange(n) * 7919) % n_bins``, directly or through a name: the key bounds the codes, as randint's bound
+    does (v63), so the net moves it; ``hidden // heads`` and ``n % groups`` of integers still divide."""
+    from kernelopt.harness.sizekeys import KeyRole, key_roles
+
+    direct = "def get_inputs(n=64, n_bins=100):\n    return [(torch.arange(n) * 7919) % n_bins, n_bins]\n"
+    named = "def get_inputs(n=64, k=10):\n    ids = torch.arange(n)\n    return [ids % k]\n"
+    assert key_roles(direct)["n_bins"].role is KeyRole.SIZE
+    assert key_roles(named)["k"].role is KeyRole.SIZE
+    ints = "def get_inputs(n=64, groups=4):\n    assert n % groups == 0\n    return [torch.randn(n)]\n"
+    assert key_roles(ints)["groups"].why == "divides a dimension"
+
+
+@pytest.mark.timeout(120)
+def test_v63_a_histogram_over_codes_modulo_its_bins_fails_one_past_its_largest_bin_count_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v63 (hist_mod_bins: v59's ``tl.histogram(codes, BINS)``, ``BINS = 256``, its codes ``(torch.arange(n) * 7919)
+    % n_bins``): ``BINS=128`` written plainly passed every size (``n_bins`` kept as a divisor), wrong from 129 bins,
+    which the original handles. Now caught at 129; with the rules on written ``if n_bins <= 128``."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "hist_mod_bins", {"BINS": 128})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.shape.kwargs["n_bins"] == 129, done.net.line()

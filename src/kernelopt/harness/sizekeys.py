@@ -100,6 +100,7 @@ class _Reader:
         self.seeds: set[str] = set()
         self.divides: set[str] = set()
         self.dividends: dict[str, set[str]] = {}  # a divisor key -> the keys of what it divides
+        self.tensors: set[str] = set()  # names bound to a tensor a maker builds (``codes = torch.arange(n)``)
         self.unread: set[str] = set()
         self.used: set[str] = set()  # handed to a call other than a seeding one
 
@@ -134,6 +135,8 @@ class _Reader:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for name in (n for t in targets for n in _target_names(t)):
                     env[name] = _merge(env.get(name, {}), value) if isinstance(node, ast.AugAssign) else value
+                    if node.value is not None and self._tensor(node.value):
+                        self.tensors.add(name)
             elif isinstance(node, ast.For | ast.comprehension):
                 value = self.deps(node.iter, env)
                 for name in _target_names(node.target):
@@ -144,8 +147,20 @@ class _Reader:
                 self._call(node, env, depth)
             elif isinstance(node, ast.Slice):  # torch.randperm(E)[:TOPK]: a slice's bounds are a dimension
                 self.dims = _merge(self.dims, self.deps(node.lower, env), self.deps(node.upper, env))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self._tensor(node.left):
+                # a tensor's values taken modulo a key (``torch.arange(n) % n_bins``): the key bounds them, as
+                # randint's bound does (wrongkernel16's v63: a histogram's bins a block every code must fall below)
+                self.dims = _merge(self.dims, _as(self.deps(node.right, env), _Use.LINEAR))
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
                 self._divides(node.right, node.left, env)  # hidden // heads, assert n % groups == 0
+
+    def _tensor(self, node: ast.AST) -> bool:
+        """``node``'s value is a tensor a maker builds (a call of one in it, or a name bound to one)."""
+        return any(
+            (isinstance(n, ast.Call) and _call_name(n) in TENSOR_MAKERS)
+            or (isinstance(n, ast.Name) and n.id in self.tensors)
+            for n in ast.walk(node)
+        )
 
     def _divides(self, divisor: ast.AST, dividend: ast.AST, env: Mapping[str, _Deps]) -> None:
         """``divisor``'s keys divide a value of ``dividend``'s keys."""
