@@ -256,3 +256,86 @@ def test_v63_a_histogram_over_codes_modulo_its_bins_fails_one_past_its_largest_b
     done = plain_pick_checked(tmp_path, monkeypatch, "hist_mod_bins", {"BINS": 128})
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.shape.kwargs["n_bins"] == 129, done.net.line()
+
+
+GPU_CASES = [
+    (
+        "parts_module",
+        '[{"rows": 2}, {"rows": 4}]',
+        '[{"rows": 2048}, {"rows": 4096}]',
+        {"BLOCK": 512},
+        "far",
+        "HIDDEN=12288",
+    ),
+    (
+        "moe_pow2_experts",
+        '[{"T": 16, "E": 4}, {"T": 8, "E": 2}]',
+        '[{"T": 16384, "E": 4}, {"T": 8192, "E": 2}]',
+        {"BLOCK_E": 4},
+        "power",
+        "T=16384,E=8",
+    ),
+    (
+        "qknorm_heads",
+        '[{"T": 16, "hidden": 512, "heads": 4}, {"T": 8, "hidden": 1024, "heads": 8}]',
+        '[{"T": 4096, "hidden": 512, "heads": 4}, {"T": 2048, "hidden": 1024, "heads": 8}]',
+        {"BLOCK_H": 8},
+        "divisor",
+        "T=2048,hidden=2048,heads=16",
+    ),
+    (
+        "hist_mod_bins",
+        '[{"n": 4096, "n_bins": 100}, {"n": 2048, "n_bins": 64}]',
+        '[{"n": 1048576, "n_bins": 100}, {"n": 524288, "n_bins": 64}]',
+        {"BINS": 128},
+        "past",
+        "n_bins=129",
+    ),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("variant", "shapes", "realistic", "pick", "kind", "at"), GPU_CASES)
+def test_on_cuda_v60_to_v63_s_plain_picks_fail_the_net_and_what_the_rules_write_passes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    shapes: str,
+    realistic: str,
+    pick: dict[str, int],
+    kind: str,
+    at: str,
+) -> None:
+    """On a GPU, compiled, at realistic sizes each original compiles for sm_90 (``compile_for_target``, 2026-12-06):
+    v60 (parts_module over 2048 and 4096 rows of ``HIDDEN = 4096``), v61 (moe_pow2_experts, 16384 and 8192 tokens),
+    v62 (qknorm_heads, 4096 tokens of 4 heads and 2048 of 8) and v63 (hist_mod_bins, 2**20 and 2**19 codes). With the
+    rules off the plain pick fails the net where the original passes (v60's far ladder at ``HIDDEN=12288``, v61's
+    small key's power size at 8 experts, v62's divisor size at 16 heads, v63's past size at 129 bins), and nothing is
+    written; with the rules on what they write (each guarded) passes the net."""
+    import shutil
+
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / variant, tmp_path / variant))
+    reference = folder / "reference.py"
+    assert shapes in reference.read_text()
+    reference.write_text(reference.read_text().replace(shapes, realistic))
+    for rules in (False, True):
+        with monkeypatch.context() as m:
+            if not rules:
+                m.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
+            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+            current = prepared.space.current()
+            tuning = _session(prepared, [(pick, 10.0)], (current.as_dict() if current is not None else {}, 20.0))
+            with _evaluator(prepared) as evaluator:
+                done = tf._checked_edit(tuning, evaluator)
+        if not rules:
+            assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+            assert done.net.failed.kind.value == kind and at in done.net.failed.shape.label(), done.net.line()
+        else:
+            assert done.edit is not None and done.net is not None and done.net.failed is None, done.net
+            assert "if " in done.edit.new_source and done.edit_note, done.edit_note  # guarded
