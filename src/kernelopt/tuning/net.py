@@ -915,6 +915,18 @@ def cast(
     return NetVerdict(checks=checks, seconds=clock() - started)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Try:
+    """The written kernel at one try of a size (:meth:`_Caster.tried`): passed where ``failed`` and ``stop`` are
+    ``None``; the net's failure (``failed``: it fails and the original passes); or why no verdict is had there
+    (``stop``: no reply, the original not built again, or ``both``: the original fails there too, which a search may
+    go on past)."""
+
+    failed: SizeCheck | None = None
+    stop: str | None = None
+    both: bool = False
+
+
 @dataclasses.dataclass
 class _Caster:
     """:func:`cast`'s state over its sizes: how a size is built and a kernel checked there, the outcomes found so far
@@ -1011,24 +1023,17 @@ class _Caster:
                 if far:
                     break
                 continue
-            outcome, reason = self.timed(scale, self.check_at, written, shape)
+            tried = self.tried(size, shape, scale, original, written)
             probe = size.kind is SizeClass.CONSTANT and i == 0  # its odd value: passed, the rest say no more
-            if outcome is Outcome.OK:
+            if tried.failed is not None:
+                return tried.failed
+            if tried.stop is None:
                 held = shape
                 if probe:
                     break
                 continue
-            if outcome is Outcome.RUN_TIMEOUT:
-                stop = f"{label}: no reply within the limit (the written kernel): {reason}"
-                break
-            theirs = self.original_at(original, shape, scale)
-            if isinstance(theirs, str):
-                stop = theirs
-                break
-            if theirs[0] is Outcome.OK:
-                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
-            stop = f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}"
-            if probe:  # the original handles no odd value there: down from half its power of two
+            stop = tried.stop
+            if tried.both and probe:  # the original handles no odd value there: down from half its power of two
                 continue
             break
         if held is not None:
@@ -1067,24 +1072,34 @@ class _Caster:
                 stop = f"{shape.label()}: {built[1]}"
                 refused.add(i)
                 continue
-            outcome, reason = self.timed(scale, self.check_at, written, shape)
-            if outcome is Outcome.OK:
+            tried = self.tried(size, shape, scale, original, written)
+            if tried.failed is not None:
+                return tried.failed
+            if tried.stop is None:
                 passed, held = i, shape
                 continue
-            if outcome is Outcome.RUN_TIMEOUT:
-                stop = f"{shape.label()}: no reply within the limit (the written kernel): {reason}"
+            stop = tried.stop
+            if not tried.both:
                 break
-            theirs = self.original_at(original, shape, scale)
-            if isinstance(theirs, str):
-                stop = theirs
-                break
-            if theirs[0] is Outcome.OK:
-                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
-            stop = f"{shape.label()}: the original fails there too: {theirs[0]}: {theirs[1]}"
             failed = i
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
+
+    def tried(self, size: DerivedSize, shape: ProblemShape, scale: float, original: str, written: str) -> _Try:
+        """``written`` at one try of ``size`` (:meth:`ladder`, :meth:`bisect`), and where it fails the original
+        there: the net's failure where the original passes; else why no verdict is had there."""
+        outcome, reason = self.timed(scale, self.check_at, written, shape)
+        if outcome is Outcome.OK:
+            return _Try()
+        if outcome is Outcome.RUN_TIMEOUT:
+            return _Try(stop=f"{shape.label()}: no reply within the limit (the written kernel): {reason}")
+        theirs = self.original_at(original, shape, scale)
+        if isinstance(theirs, str):
+            return _Try(stop=theirs)
+        if theirs[0] is Outcome.OK:
+            return _Try(failed=SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason))
+        return _Try(stop=f"{shape.label()}: the original fails there too: {theirs[0]}: {theirs[1]}", both=True)
 
     def built(self, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | None:
         """reference.py's build of ``shape`` (``build_at``; a refusal kept, never asked twice); ``None`` with no
