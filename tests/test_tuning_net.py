@@ -159,6 +159,32 @@ def plain_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant:
         return tf._checked_edit(tuning, evaluator)
 
 
+def realistic_picks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, shapes: str, realistic: str, pick: dict[str, int]
+) -> tuple[Any, Any]:
+    """What ``tune`` does on cuda with ``pick`` over a copy of ``tests/data/variants/<variant>`` whose ``SHAPES``
+    (``shapes``, as reference.py writes it) is replaced by ``realistic``, compiled (Triton's interpreter off): its
+    rules switched off (written plainly), then on (:func:`kernelopt.tuning.folder._checked_edit`'s results)."""
+    from kernelopt.tuning import folder as tf
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
+    reference = folder / "reference.py"
+    assert shapes in reference.read_text()
+    reference.write_text(reference.read_text().replace(shapes, realistic))
+    done = []
+    for rules in (False, True):
+        with monkeypatch.context() as m:
+            if not rules:
+                m.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
+            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+            current = prepared.space.current()
+            tuning = _session(prepared, [(pick, 10.0)], (current.as_dict() if current is not None else {}, 20.0))
+            with _evaluator(prepared) as evaluator:
+                done.append(tf._checked_edit(tuning, evaluator))
+    return done[0], done[1]
+
+
 def pick_checked(
     monkeypatch: pytest.MonkeyPatch,
     folder: Path,

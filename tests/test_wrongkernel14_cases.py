@@ -270,30 +270,12 @@ def test_on_cuda_the_far_and_residue_sizes_keep_out_the_plain_picks_and_pass_wha
     columns, v53's 2**22 + 128 elements: multiples of the original's block and not of the pick's) where the original
     passes, and nothing is written; with the rules on what they write passes the net (v53's pick is refused by its
     rule: nothing to net)."""
-    import shutil
+    from tests.test_tuning_net import realistic_picks
 
-    from kernelopt.tunables.guard import Guarded
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
-
-    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / variant, tmp_path / variant))
-    reference = folder / "reference.py"
-    assert shapes in reference.read_text()
-    reference.write_text(reference.read_text().replace(shapes, realistic))
-    for rules in (False, True):
-        with monkeypatch.context() as m:
-            if not rules:
-                m.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
-            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
-            current = prepared.space.current()
-            tuning = _session(prepared, [(pick, 10.0)], (current.as_dict() if current is not None else {}, 20.0))
-            with _evaluator(prepared) as evaluator:
-                done = tf._checked_edit(tuning, evaluator)
-        if not rules:
-            assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-            assert done.net.failed.kind.value == kind and done.net.failed.shape.label() == size, done.net.line()
-        elif variant == "tile_two_knobs":
-            assert done.edit is None and done.net is None and "not written" in (done.edit_note or ""), done.edit_note
-        else:
-            assert done.edit is not None and done.net is not None and done.net.failed is None, done.net
+    off, on = realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, pick)
+    assert off.edit is None and off.net is not None and off.net.failed is not None, off.edit_note
+    assert off.net.failed.kind.value == kind and off.net.failed.shape.label() == size, off.net.line()
+    if variant == "tile_two_knobs":
+        assert on.edit is None and on.net is None and "not written" in (on.edit_note or ""), on.edit_note
+    else:
+        assert on.edit is not None and on.net is not None and on.net.failed is None, on.net

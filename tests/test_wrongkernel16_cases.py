@@ -313,29 +313,10 @@ def test_on_cuda_v60_to_v63_s_plain_picks_fail_the_net_and_what_the_rules_write_
     rules off the plain pick fails the net where the original passes (v60's far ladder at ``HIDDEN=12288``, v61's
     small key's power size at 8 experts, v62's divisor size at 16 heads, v63's past size at 129 bins), and nothing is
     written; with the rules on what they write (each guarded) passes the net."""
-    import shutil
+    from tests.test_tuning_net import realistic_picks
 
-    from kernelopt.tunables.guard import Guarded
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
-
-    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / variant, tmp_path / variant))
-    reference = folder / "reference.py"
-    assert shapes in reference.read_text()
-    reference.write_text(reference.read_text().replace(shapes, realistic))
-    for rules in (False, True):
-        with monkeypatch.context() as m:
-            if not rules:
-                m.setattr(tf, "guard_edit", lambda old, new, **_: Guarded(new_source=new, note=None))
-            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
-            current = prepared.space.current()
-            tuning = _session(prepared, [(pick, 10.0)], (current.as_dict() if current is not None else {}, 20.0))
-            with _evaluator(prepared) as evaluator:
-                done = tf._checked_edit(tuning, evaluator)
-        if not rules:
-            assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-            assert done.net.failed.kind.value == kind and at in done.net.failed.shape.label(), done.net.line()
-        else:
-            assert done.edit is not None and done.net is not None and done.net.failed is None, done.net
-            assert "if " in done.edit.new_source and done.edit_note, done.edit_note  # guarded
+    off, on = realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, pick)
+    assert off.edit is None and off.net is not None and off.net.failed is not None, off.edit_note
+    assert off.net.failed.kind.value == kind and at in off.net.failed.shape.label(), off.net.line()
+    assert on.edit is not None and on.net is not None and on.net.failed is None, on.net
+    assert "if " in on.edit.new_source and on.edit_note, on.edit_note  # guarded
