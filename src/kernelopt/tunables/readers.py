@@ -11,8 +11,9 @@ import libcst as cst
 
 from kernelopt.numeric import is_number
 from kernelopt.tunables.bindings import Binding, binding_list, made_by, scopes
-from kernelopt.tunables.blocks import walk
+from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.cover_kept import keeps_cover
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.model import Tunable, TunableKind
 from kernelopt.tunables.syntax import Parsed, parsed
 
@@ -122,7 +123,81 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
     for t in tunables:
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING:
             known |= dict.fromkeys(_bound_by(t, tree), t.value)
-    return _followed(tree, known) if known else {}
+    if not known or tree is None:
+        return {}
+    return _followed(tree, known) | _read_unfollowed(tree, set(known))
+
+
+def _read_unfollowed(tree: Parsed, names: Collection[str]) -> dict[str, None]:
+    """Where the file reads one of ``names`` (the launch options' own names and those their literals bind) other
+    than as a launch option's value or an assignment's (which :func:`_followed` follows), each ``None``: a helper's
+    body (``def _block(): return NUM_WARPS * 32``) or an augmented assignment (``BLOCK *= nw``) computes from it as
+    surely, which no chain of assignments shows (break16's b13: a num_warps pick was "only num_warps moved", the net
+    not cast, written wrong at n=64). A function taking one of the names as a parameter without a literal default
+    (a kernel's own) reads its own value, not the option's."""
+    found = _ReadFinder(tree, set(names))
+    tree.module.visit(found)
+    return dict.fromkeys(found.keys)
+
+
+class _ReadFinder(cst.CSTVisitor):
+    def __init__(self, tree: Parsed, names: set[str]) -> None:
+        self.tree, self.names, self.keys = tree, names, list[str]()
+        self.functions: list[tuple[str, set[str]]] = []  # each enclosing function: its name, the names it shadows
+        self.skipped: set[cst.CSTNode] = set()  # subtrees read elsewhere (followed, a launch option, a target)
+        self.aug: list[str] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        given = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        own = {p.name.value for p in given if p.default is None or not isinstance(p.default, cst.Integer)}
+        self.functions.append((node.name.value, own & self.names))
+        self.skipped |= {p.default for p in given if p.default is not None}
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.skipped.add(node.value)  # followed by the chain
+        self.skipped |= {t.target for t in node.targets}
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.skipped |= {node.target, node.annotation} | ({node.value} if node.value is not None else set())
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.skipped.add(node.target)
+        self.aug.append(dotted(node.target) or "an augmented assignment")
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self.aug.pop()
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skipped.add(node.keyword)
+            if node.keyword.value in LAUNCH_OPTIONS:
+                self.skipped.add(node.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.skipped.add(node.name)
+
+    def visit_Element(self, node: cst.Element) -> None:
+        if isinstance(node.value, cst.Name):  # held in a container among others, not computed from
+            self.skipped.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.skipped.add(node.attr)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self.skipped:
+            return False
+        if isinstance(node, cst.Name) and node.value in self.names:
+            shadowed = any(node.value in own for _, own in self.functions)
+            if not shadowed:
+                line = self.tree.positions[node].start.line
+                where = self.aug[-1] if self.aug else (self.functions[-1][0] if self.functions else "module")
+                key = f"{where} (line {line})"
+                if key not in self.keys:
+                    self.keys.append(key)
+        return super().on_visit(node)
 
 
 #: the calls a computation may make when it is evaluated at a launch option's value (:func:`shrunk_covers`)
