@@ -102,6 +102,7 @@ torch is imported inside the worker's functions: importing this module does noth
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import time
@@ -527,22 +528,34 @@ def _constant_steps(mover: _Mover) -> list[DerivedSize]:
     (wrongkernel14's v54: ``HIDDEN = 1024`` in reference.py, rows of it a ``SHAPES`` key, a loop stepping by ``BLOCK``
     over the row without masks; ``BLOCK=512`` passed every size and was wrong at the 1280 columns the original's 256
     handled). Each integer of a tuple alone too (wrongkernel15's v57: the row ``FEATURES = (2, 1024)``'s last item)."""
-    if mover.on_constants or not mover.constants:
+    if mover.on_constants:
         return []
     out = []
-    unmoved = mover.shape({})
-    for name, value in mover.constants.items():
-        items = list(value) if isinstance(value, tuple) else [value]
-        for i, item in enumerate(items):
-            v = plain_int(item)
-            if v is None or v <= SMALL_KEY:
-                continue
-            grain = _power_of_two_part(v)
-            steps = [1] + [grain >> j for j in range(1, grain.bit_length() - 1)]  # 1, then grain/2 ... 2
-            moved = [(*items[:i], v + d, *items[i + 1 :]) if isinstance(value, tuple) else v + d for d in steps]
-            tries = [unmoved.model_copy(update={"constants": {**unmoved.constants, name: m}}) for m in moved]
-            out.append(mover.sized(SizeClass.CONSTANT, tries))
+    for v, at in _constant_items(mover):
+        grain = _power_of_two_part(v)
+        steps = [1] + [grain >> j for j in range(1, grain.bit_length() - 1)]  # 1, then grain/2 ... 2
+        out.append(mover.sized(SizeClass.CONSTANT, [at(v + d) for d in steps]))
     return out
+
+
+def _constant_items(mover: _Mover) -> list[tuple[int, Callable[[int], ProblemShape]]]:
+    """Each integer module-level size of reference.py above :data:`SMALL_KEY` (each integer of a tuple alone): its
+    value, and the shape with every key at its largest and that size (that item) moved to a value
+    (:func:`_constant_at`)."""
+    unmoved = mover.shape({})
+    out = []
+    for name, value in (mover.constants or {}).items():
+        for i, item in enumerate(value if isinstance(value, tuple) else [value]):
+            v = plain_int(item)
+            if v is not None and v > SMALL_KEY:
+                out.append((v, functools.partial(_constant_at, unmoved, name, value, i)))
+    return out
+
+
+def _constant_at(unmoved: ProblemShape, name: str, value: SizeValue, i: int, new: int) -> ProblemShape:
+    """``unmoved`` with the module-level size ``name`` (its item ``i``, a tuple's) at ``new``."""
+    moved = (*value[:i], new, *value[i + 1 :]) if isinstance(value, tuple) else new
+    return unmoved.model_copy(update={"constants": {**unmoved.constants, name: moved}})
 
 
 _HALVES = (lambda v: (v // 2) | 1, lambda v: v // 2)
@@ -738,35 +751,26 @@ def _far_constants(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     tensors taken to grow as the size does. The keys' far ladders never move such a size, so a pick whose fixed count
     of tiles covers less of it than the original's passed every size (wrongkernel16's v60: rows of ``HIDDEN = 8192``
     summed in two stages, 64 partials of a tile halved, right at every size of the net, wrong past 32768 columns)."""
-    if not mover.constants:
-        return []
-    unmoved = mover.shape({})
-    at_largest = mover.elements(unmoved)
+    at_largest = mover.elements(mover.shape({}))
     primary = mover.elements(mover.base)
     per_element = room.primary_bytes / primary if primary else 0.0
     out = []
-    for name, value in mover.constants.items():
-        items = list(value) if isinstance(value, tuple) else [value]
-        for i, item in enumerate(items):
-            v = plain_int(item)
-            if v is None or v <= SMALL_KEY:
-                continue
-            tries: list[ProblemShape] = []
-            scales: list[float] = []
-            factor = FAR_STEP
-            while True:
-                up = v * factor + v
-                elements = at_largest * up / v  # the keys' elements at their largest, grown as the size is
-                if at_largest * up > INT32_ELEMENTS or (
-                    per_element > 0 and elements * per_element * FAR_ROOM_SHARE > room.free_bytes
-                ):
-                    break
-                moved = (*items[:i], up, *items[i + 1 :]) if isinstance(value, tuple) else up
-                tries.append(unmoved.model_copy(update={"constants": {**unmoved.constants, name: moved}}))
-                scales.append(elements / mover.entries)
-                factor *= FAR_STEP
-            if tries:
-                out.append(DerivedSize(kind=SizeClass.FAR, tries=tuple(tries), scales=tuple(scales)))
+    for v, at in _constant_items(mover):
+        tries: list[ProblemShape] = []
+        scales: list[float] = []
+        factor = FAR_STEP
+        while True:
+            up = v * factor + v
+            elements = at_largest * up / v  # the keys' elements at their largest, grown as the size is
+            if at_largest * up > INT32_ELEMENTS or (
+                per_element > 0 and elements * per_element * FAR_ROOM_SHARE > room.free_bytes
+            ):
+                break
+            tries.append(at(up))
+            scales.append(elements / mover.entries)
+            factor *= FAR_STEP
+        if tries:
+            out.append(DerivedSize(kind=SizeClass.FAR, tries=tuple(tries), scales=tuple(scales)))
     return out
 
 
