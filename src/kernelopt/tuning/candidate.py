@@ -102,7 +102,8 @@ class Result(BaseModel):
         latency_us: median of ``samples_us`` on the primary shape, microseconds; ``None`` unless ``OK``. A
             candidate timed on several ``SHAPES`` entries: the sum of their medians
             (:func:`kernelopt.tuning.shapes.total`), so each shape weighs what it costs in the ranking.
-        samples_us: the timing samples, microseconds (of the primary shape).
+        samples_us: the timing samples, microseconds; timed on several shapes, each round's sum over them where
+            every shape has as many rounds, else the primary's (:func:`kernelopt.tuning.shapes.merge`).
         latency_us_by_shape: shape label (:meth:`ProblemShape.label`) -> the median on that shape,
             microseconds; empty when only one shape was timed.
         compile_s, check_s, bench_s: seconds spent compiling, checking and timing it (``None``: not done).
