@@ -55,3 +55,32 @@ def test_b13_what_a_launch_option_computes_beyond_a_chain_of_assignments() -> No
     assert "return BLOCK_SIZE, num_warps" in passed_on and chained(passed_on) == {}
     own = helper.replace("def _block():", "def _block(NUM_WARPS):").replace("_block()", "_block(2)")
     assert chained(own) == {}
+
+
+@pytest.mark.timeout(60)
+def test_b14_a_scalar_tensor_in_and_or_not_is_joined_as_a_gpu_compile_joins_it(tmp_path: Path) -> None:
+    """break16 b14 (a **correct kernel refused** on the CPU, and one no GPU compiles passed): b1's rewrite of ``and`` /
+    ``or`` / ``not`` cut short at a scalar tensor as at a constexpr, but Triton's code generator cuts short at no
+    tensor (a scalar's value is not known when it compiles): ``pid >= 0 or tl.atomic_add(count, 1) >= 0`` adds in
+    every program on a GPU (the sm_90 compile holds the ``atomic_rmw``) and in none in the interpreter, so the
+    kernel's count was 0 against the reference's 4; and ``n > 0 and n`` (b1's own test kernel) kept Python's value
+    ``n`` where a GPU compile joins an int32 by ``logical_and`` and fails ("Cannot bitcast data-type of size 32 to
+    data-type of size 1"). Now a scalar tensor is joined as a block is: the count is right, the form raises as the
+    compile does."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+    from tests.test_breaker7_cases import _all_correct
+
+    _all_correct(DATA / "break16" / "bool_scalar", [{"n": 200}, {"n": 1}])
+    source = (DATA / "break16" / "bool_scalar" / "kernel.py").read_text()
+    kept = source.replace("keep = not (pid < 0)", "keep = pid > 0 and n")
+    folder = DATA / "break16" / "bool_scalar"
+    with triton_interpreted():
+        ker = load_fresh(folder / "kernel.py", "_b14_kernel")
+        _, count = ker.run(torch.ones(200))
+        assert count.tolist() == [4]
+        path = tmp_path / "kernel.py"
+        path.write_text(kept)
+        with pytest.raises(Exception, match="Cannot bitcast data-type of size 32 to data-type of size 1"):
+            load_fresh(path, "_b14_int_joined").run(torch.ones(200))

@@ -41,8 +41,9 @@ A seventh, for every Triton: ``and`` / ``or`` / ``not`` of block tensors (FlagGe
 None] < M and n_offset[None, :, None] < N``) are the elementwise ``logical_and`` / ``logical_or`` / ``logical_not``
 a GPU compile makes of them (Triton's code generator, ``visit_BoolOp`` / ``visit_UnaryOp``), where the interpreter ran
 Python's: a block is always true there, so ``a and b`` was ``b`` alone, the row mask was lost and the store wrote past
-the output (a heap corrupted, the process aborted). Values that are no block keep Python's short circuit, as the
-compiler keeps a constexpr's (:func:`_patch_bool_ops`).
+the output (a heap corrupted, the process aborted). A scalar tensor is joined so too, never cut short (break16's
+b14: ``pid < 0 and tl.atomic_add(c, 1) >= 0`` adds in every program on a GPU); values that are no tensor keep
+Python's short circuit, as the compiler keeps a constexpr's (:func:`_patch_bool_ops`).
 
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
@@ -283,21 +284,24 @@ BOOL_OP_NAME = "_kernelopt_bool_op"
 NOT_NAME = "_kernelopt_not"
 
 
-def _is_block(value: Any) -> bool:
+def _is_tensor(value: Any) -> bool:
+    """A block or a scalar tensor (the code generator's ``_is_triton_tensor``): never cut short, joined elementwise."""
     import triton.language as tl
 
-    return isinstance(value, tl.core.tensor) and value.type.is_block()
+    return isinstance(value, tl.core.tensor)
 
 
 def _bool_op(is_and: bool, *thunks: Any) -> Any:
     """``a and b and ...`` (``or`` when not ``is_and``) as Triton's code generator computes it: the values in order,
-    one that is no block short-circuiting as in Python (a falsy one ends an ``and``, a truthy one an ``or``), the
-    blocks joined elementwise by ``logical_and`` / ``logical_or``; no block at all: Python's result."""
+    one that is no tensor short-circuiting as in Python (a falsy one ends an ``and``, a truthy one an ``or``), the
+    tensors (blocks and scalars: a scalar tensor's value is not known at compile time, so the code generator never
+    cuts short at one, and what follows it runs, an atomic included) joined elementwise by ``logical_and`` /
+    ``logical_or``; no tensor at all: Python's result."""
     blocks: list[Any] = []
     value: Any = None
     for thunk in thunks:
         value = thunk()
-        if _is_block(value):
+        if _is_tensor(value):
             blocks.append(value)
         elif bool(value) is not is_and:
             return value
@@ -310,8 +314,8 @@ def _bool_op(is_and: bool, *thunks: Any) -> Any:
 
 
 def _not(value: Any) -> Any:
-    """``not value``: a block's elementwise ``logical_not`` (the code generator's ``__not__``), else Python's."""
-    return value.__not__() if _is_block(value) else not value
+    """``not value``: a tensor's elementwise ``logical_not`` (the code generator's ``__not__``), else Python's."""
+    return value.__not__() if _is_tensor(value) else not value
 
 
 def _patch_bool_ops(interp: Any) -> None:
