@@ -33,6 +33,7 @@ from kernelopt.tunables.blocks import (
     module_statements,
     named_args,
     one_block,
+    programs_tiled_by,
     steps_by,
     visit,
     walk,
@@ -1371,6 +1372,7 @@ class _Analyzer:
                 if self.feeds_marked(la, group, name, expr):
                     continue
                 site = self.launch_site(la, launch_id, kname, group, name, expr)
+                site.refused = site.refused or self.body_tile_why(kdef, name)
                 caps = self.cap_sites(la, kname, group, name, expr, self.helper_settings.get((id(expr), name)))
                 if any(c.refused is None for c in caps) and site.refused is None and site.computed is not None:
                     # the cap keeps the value computed (and correct at every size the loop covers): tuned
@@ -1444,6 +1446,22 @@ class _Analyzer:
         twin, mine = self.literal(binds[0].value), self.literal(default)
         if twin is not None and mine is not None and twin.value == mine.value:
             self.splat_partners[id(default)] = ([binds[0].value], None)
+
+    def body_tile_why(self, kdef: _FuncInfo | None, name: str) -> str | None:
+        """Why ``name``, a tile the kernel's body binds itself (``BLOCK_M : tl.constexpr = 64``) and its programs
+        step through the data by (``pid_m * BLOCK_M + tl.arange(0, BLOCK_M)``), is not a knob: the launch's grid
+        counts those programs without reading it (no launch can: Inductor's wrapper computes the grid from its own
+        ``meta0`` dict), so a smaller value leaves tiles undone and a larger one runs programs past the last
+        (breaker16 c1); ``None`` for any other name."""
+        if kdef is None or name not in body_constexprs(kdef.node) or name not in _aranges_in(kdef.node.body):
+            return None
+        if not programs_tiled_by(kdef.node, name):
+            return None
+        return (
+            f"{name} is bound in {kdef.node.name.value}'s body and its programs step through the data by it "
+            f"(program id * {name}): the launch's grid counts those programs without reading it, so another value "
+            "leaves tiles undone or runs programs past the last; change it together with the grid's copy"
+        )
 
     def constexpr_locals(self, kdef: _FuncInfo, given: set[str]) -> list[tuple[str, cst.BaseExpression]]:
         """(name, literal) for each knob name the kernel body binds once, at its top level, by

@@ -522,6 +522,25 @@ def steps_by(kernel: cst.FunctionDef, block: str) -> bool:
     return _Kernel(kernel).steps(block)
 
 
+def programs_tiled_by(kernel: cst.FunctionDef, block: str) -> bool:
+    """Whether ``kernel``'s programs step through the data by ``block``: a product of ``block`` with a value read
+    from ``tl.program_id`` (directly or through local assignments, not a loop's variable), ``pid_m * BLOCK_M``.
+    The launch's grid then counts the programs by the same block (Inductor's mm templates: ``BLOCK_M :
+    tl.constexpr = 64`` bound in the body, the wrapper's grid computed from its own ``meta0["BLOCK_M"]``)."""
+    body = _Kernel(kernel)
+
+    def from_program(expr: cst.CSTNode) -> bool:
+        nodes = [expr, *(v for name in body.reads(expr) for v in body.values.get(name, []))]
+        return any(_calls(n, "program_id") for n in nodes)
+
+    for node in walk(kernel.body):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            for one, other in ((node.left, node.right), (node.right, node.left)):
+                if block in body.named(one) and not body.ranges(one) and from_program(other):
+                    return True
+    return False
+
+
 def one_block(
     kernel: cst.FunctionDef,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
