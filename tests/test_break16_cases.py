@@ -84,3 +84,20 @@ def test_b14_a_scalar_tensor_in_and_or_not_is_joined_as_a_gpu_compile_joins_it(t
         path.write_text(kept)
         with pytest.raises(Exception, match="Cannot bitcast data-type of size 32 to data-type of size 1"):
             load_fresh(path, "_b14_int_joined").run(torch.ones(200))
+
+
+def test_b15_a_launcher_passed_on_by_functools_partial_is_no_kernel_s_launch() -> None:
+    """break16 b15 (a kernel's body read for another's): breaker15's b3 read a launch through a parameter
+    (``kernel[(M,)](...)`` in ``_launch(x, kernel=_row_loop)``) as the one kernel every call of ``_launch`` passes,
+    the default where no call shows; ``run`` calls it through ``functools.partial(_launch, kernel=_row_one)``, so the
+    one-block kernel runs and ``_row_loop``'s body was read (its block a loop's step, no row to cover). A function
+    passed on as a value is called where no call shows: the launch stays unknown, as before b3; Kernl's own form
+    (``LayerNorm.apply``) is read as b3 reads it."""
+    from kernelopt.tunables import discover_source
+
+    source = (DATA / "break16" / "kernel_partial" / "kernel.py").read_text()
+    assert [t.key for t in discover_source(source) if t.name == "BLOCK"] == ["kernel:BLOCK"]
+    called = source.replace("f = functools.partial(_launch, kernel=_row_one)\n    return f(x)", "return _launch(x)")
+    assert [t.key for t in discover_source(called) if t.name == "BLOCK"] == ["_row_loop:BLOCK"]
+    kernl = (DATA / "breaker15" / "kernl_ln" / "kernel.py").read_text()
+    assert {t.kernel for t in discover_source(kernl) if t.name == "BLOCK_SIZE"} == {"_layer_norm_fwd_fused_single_pass"}

@@ -9,7 +9,8 @@ blocks the kernel cannot run. The parameter is followed through the file's calls
 name, and ``Cls.apply(...)`` for a ``forward`` of class ``Cls``, ``ctx`` not passed) to each value it can take: a
 call's argument or the parameter's default, a parameter of the caller followed in turn. The launch starts a kernel
 when every value is the same ``@triton.jit`` function of the file; otherwise (two kernels, a value built by code,
-no call and no default) it stays unknown, as before.
+no call and no default, a function passed on as a value, whose calls no call shows: ``functools.partial(_launch,
+kernel=_row_one)``) it stays unknown, as before.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class _Collector(cst.CSTVisitor):
         self.calls: list[_Call] = []
         self.classes: list[str | None] = [None]
         self.funcs: list[cst.FunctionDef] = []
+        self.named: set[cst.Name] = set()  # names that call, define or are an attribute or keyword: no reference
+        self.passed: set[str] = set()  # names read as a value (a function so read is called where no call shows)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node.name.value)
@@ -50,6 +53,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.defs.setdefault(node.name.value, []).append(_Def(node, self.classes[-1]))
+        self.named.add(node.name)
         self.funcs.append(node)
         self.classes.append(None)  # a class defined inside a function is no method's class here
 
@@ -59,6 +63,22 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(_Call(node, self.funcs[-1] if self.funcs else None))
+        if isinstance(node.func, cst.Name):
+            self.named.add(node.func)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.named.add(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.named.add(node.keyword)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.named.add(node.name)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node not in self.named:  # a function passed on as a value (functools.partial, an alias, a callback)
+            self.passed.add(node.value)
 
 
 def _positional(fn: cst.FunctionDef) -> list[cst.Param]:
@@ -75,13 +95,14 @@ class _Resolver:
         found = _Collector()
         module.visit(found)
         self.defs, self.calls, self.kernels = found.defs, found.calls, set(kernels)
+        self.passed = found.passed
 
     def _callers(self, fn: cst.FunctionDef) -> list[tuple[_Call, int]] | None:
         """The calls of ``fn`` with the offset of its positional parameters in their arguments (``ctx`` of an
         ``apply``); ``None`` when ``fn``'s name is defined more than once."""
         defs = self.defs.get(fn.name.value, [])
-        if len(defs) != 1:
-            return None
+        if len(defs) != 1 or (defs[0].cls is None and fn.name.value in self.passed):
+            return None  # defined twice, or passed on as a value (``functools.partial(fn, kernel=k)``: break16 b15)
         cls = defs[0].cls
         out: list[tuple[_Call, int]] = []
         for c in self.calls:
