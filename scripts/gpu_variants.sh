@@ -35,8 +35,9 @@
 #      BLOCK_N=8 fails the residue size at 2052 columns; v53, tile_two_knobs over 2**22 and 2**20: the plain TILE=256
 #      fails at 2**22 + 128; wrongkernel15's v56, flat2d_nomask over 4096 x 4096 and 2048 x 4096: the plain BLOCK=64
 #      fails the joint residue at 4100 x 4104), what the rules write passes; and tests/test_wrongkernel16_cases.py's
-#      GPU test: v60-v63 at realistic sizes (a module-level HIDDEN's far ladder, 8 experts of a small key's power
-#      size, 16 heads of the divisor size, 129 bins of codes taken modulo), the plain picks failing, the guarded passing;
+#      GPU test: v60-v64 at realistic sizes (a module-level HIDDEN's far ladder, 8 experts of a small key's power
+#      size, 16 heads or groups of the divisor size, 129 bins of codes taken modulo), the plain picks failing, the
+#      guarded passing;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
 #      checked and not timed (the one-block launch does not run there); each --json's "net" says where the net

@@ -197,7 +197,8 @@ QK = "def get_inputs(T: int = 16, hidden: int = 512, heads: int = 4, device: str
 def test_a_key_dividing_a_dimension_and_a_dimension_itself_moves_with_what_it_divides() -> None:
     """v62's ``randn(T, heads, hidden // heads)``: ``heads`` is kept (moved alone, the division is one a reference
     refuses), its reading naming ``hidden``; the divisor size moves both by four, else two, from the entry where heads
-    is largest, the head's 128 kept. A divisor that is no dimension itself (``cdiv(n, block)``) gets none."""
+    is largest, the head's 128 kept. A divisor that is no dimension itself names what it divides too (v64's groups,
+    ``cdiv(n, block)``'s block)."""
     from kernelopt.harness.sizekeys import key_roles
 
     roles = key_roles(QK)
@@ -211,7 +212,9 @@ def test_a_key_dividing_a_dimension_and_a_dimension_itself_moves_with_what_it_di
         ["T=8,hidden=4096,heads=32", "T=8,hidden=2048,heads=16"]
     ], sizes
     ceil = key_roles("def get_inputs(n=1000, block=128):\n    return [torch.zeros(triton.cdiv(n, block))]")
-    assert ceil["block"].dividends == ()
+    assert ceil["block"].dividends == ("n",)  # moved with n, the count of blocks kept
+    groups = "def get_inputs(N=16, C=256, G=4):\n    assert C % G == 0\n    return [torch.randn(N, C), G]\n"
+    assert key_roles(groups)["G"].dividends == ("C",)  # v64: a divisor handed to run(), no dimension itself
 
 
 @pytest.mark.timeout(120)
@@ -284,6 +287,14 @@ GPU_CASES = [
         "T=2048,hidden=2048,heads=16",
     ),
     (
+        "groupnorm_groups",
+        '[{"N": 16, "C": 256, "G": 4}, {"N": 8, "C": 512, "G": 8}]',
+        '[{"N": 4096, "C": 256, "G": 4}, {"N": 2048, "C": 512, "G": 8}]',
+        {"BLOCK_G": 8},
+        "divisor",
+        "N=2048,C=1024,G=16",
+    ),
+    (
         "hist_mod_bins",
         '[{"n": 4096, "n_bins": 100}, {"n": 2048, "n_bins": 64}]',
         '[{"n": 1048576, "n_bins": 100}, {"n": 524288, "n_bins": 64}]',
@@ -297,7 +308,7 @@ GPU_CASES = [
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(("variant", "shapes", "realistic", "pick", "kind", "at"), GPU_CASES)
-def test_on_cuda_v60_to_v63_s_plain_picks_fail_the_net_and_what_the_rules_write_passes(
+def test_on_cuda_v60_to_v64_s_plain_picks_fail_the_net_and_what_the_rules_write_passes(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     variant: str,
@@ -309,10 +320,11 @@ def test_on_cuda_v60_to_v63_s_plain_picks_fail_the_net_and_what_the_rules_write_
 ) -> None:
     """On a GPU, compiled, at realistic sizes each original compiles for sm_90 (``compile_for_target``, 2026-12-06):
     v60 (parts_module over 2048 and 4096 rows of ``HIDDEN = 4096``), v61 (moe_pow2_experts, 16384 and 8192 tokens),
-    v62 (qknorm_heads, 4096 tokens of 4 heads and 2048 of 8) and v63 (hist_mod_bins, 2**20 and 2**19 codes). With the
-    rules off the plain pick fails the net where the original passes (v60's far ladder at ``HIDDEN=12288``, v61's
-    small key's power size at 8 experts, v62's divisor size at 16 heads, v63's past size at 129 bins), and nothing is
-    written; with the rules on what they write (each guarded) passes the net."""
+    v62 (qknorm_heads, 4096 tokens of 4 heads and 2048 of 8), v63 (hist_mod_bins, 2**20 and 2**19 codes) and v64
+    (groupnorm_groups, 4096 rows of 4 groups and 2048 of 8). With the rules off the plain pick fails the net where
+    the original passes (v60's far ladder at ``HIDDEN=12288``, v61's small key's power size at 8 experts, v62's and
+    v64's divisor size at 16 heads or groups, v63's past size at 129 bins), and nothing is written; with the rules on
+    what they write (each guarded) passes the net."""
     from tests.test_tuning_net import realistic_picks
 
     off, on = realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, pick)
@@ -320,3 +332,20 @@ def test_on_cuda_v60_to_v63_s_plain_picks_fail_the_net_and_what_the_rules_write_
     assert off.net.failed.kind.value == kind and at in off.net.failed.shape.label(), off.net.line()
     assert on.edit is not None and on.net is not None and on.net.failed is None, on.net
     assert "if " in on.edit.new_source and on.edit_note, on.edit_note  # guarded
+
+
+@pytest.mark.timeout(120)
+def test_v64_a_group_norm_s_groups_in_one_block_fail_the_divisor_size_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v64 (groupnorm_groups: a row's ``G`` groups in one block of ``BLOCK_G=16`` masked ``g < G``, ``G`` handed to
+    ``run()``, ``get_inputs`` asserting ``C % G == 0``; SHAPES of 4 and 8 groups of 64 channels): ``BLOCK_G=8`` written
+    plainly passed every size (``G`` kept as a divisor of ``C``, moving ``C`` alone made groups of more than 64
+    channels, which the original refuses), wrong from 9 groups, which the original handles. Now it fails at
+    ``N=8,C=1024,G=16``; with the rules on it is written ``if groups <= 8``."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "groupnorm_groups", {"BLOCK_G": 8})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.DIVISOR, done.net.line()
+    assert done.net.failed.shape.label() == "N=8,C=1024,G=16", done.net.line()

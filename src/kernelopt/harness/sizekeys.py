@@ -40,7 +40,7 @@ class KeyReading:
 
     role: KeyRole
     why: str | None = None
-    dividends: tuple[str, ...] = ()  # a kept divisor that is a dimension itself: the keys it divides (``hidden``)
+    dividends: tuple[str, ...] = ()  # a kept divisor: the size keys it divides (``hidden`` of ``hidden // heads``)
 
 
 class _Use(StrEnum):
@@ -254,8 +254,8 @@ def key_roles(source: str) -> dict[str, KeyReading]:
     :attr:`KeyRole.UNKNOWN`). A key ``get_inputs`` takes through ``**kwargs`` is not in the answer.
 
     A key that divides a dimension (``hidden // heads``) is kept though it is a dimension too: moved, the size is
-    one the original's own reference refuses; where it is a dimension itself, its reading names the keys it divides
-    (:attr:`KeyReading.dividends`), with which it moves by one factor (the net's ``divisor`` size). A key in a
+    one the original's own reference refuses; its reading names the keys it divides (:attr:`KeyReading.dividends`),
+    with which it moves by one factor (the net's ``divisor`` size). A key in a
     dimension that also seeds the generator (``manual_seed(M * 1000 + N)``) is a size."""
     try:
         tree = ast.parse(source)
@@ -275,8 +275,7 @@ def key_roles(source: str) -> dict[str, KeyReading]:
             over = tuple(
                 k for k in params if k in reader.dividends.get(p, ()) and _Use.LINEAR in reader.dims.get(k, ())
             )
-            own = over if _Use.LINEAR in uses else ()  # a dimension itself (heads in randn(T, heads, hidden // heads))
-            out[p] = KeyReading(KeyRole.KEPT, "divides a dimension", own)
+            out[p] = KeyReading(KeyRole.KEPT, "divides a dimension", over)
         elif _Use.LINEAR in uses:
             out[p] = KeyReading(KeyRole.SIZE)
         elif _Use.EXPONENT in uses:

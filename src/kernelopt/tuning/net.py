@@ -68,9 +68,9 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   step (:func:`_joint_steps`), the steps searched by halves (:meth:`_Caster.bisect`): a block that must divide the
   keys' product (v56: ``M * N // BLOCK`` programs over a matrix read flat) is met by no key alone, the others'
   largest entries holding its factors of two. Right after the half size; it takes no other size's tries.
-- **divisor**: each key kept because it divides a dimension (``hidden // heads``) that is a tensor dimension itself
-  (``randn(T, heads, hidden // heads)``), with the keys it divides, at four times the entry where it is largest, else
-  twice, the quotient kept: a block covering the heads is checked past every entry (:func:`_divisor`; v62).
+- **divisor**: each key kept because it divides a dimension (``hidden // heads``, ``assert C % G == 0``), with the
+  keys it divides, at four times the entry where it is largest, else twice, the quotient kept: a block covering the
+  heads or the groups is checked past every entry (:func:`_divisor`; v62, v64).
 - **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
@@ -152,8 +152,8 @@ class SizeClass(StrEnum):
                 "largest"
             ),
             SizeClass.DIVISOR: (
-                f"a key a dimension divides, with what it divides, at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times "
-                "the entry where it is largest"
+                f"a key that divides a dimension, with what it divides, at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) "
+                "times the entry where it is largest"
             ),
             SizeClass.FAR: (
                 "a key (or a module-level size) alone doubled past the largest entry while the original passes"
@@ -642,12 +642,13 @@ def _power(mover: _Mover) -> list[DerivedSize]:
 
 
 def _divisor(mover: _Mover, shapes: Sequence[ProblemShape], roles: Mapping[str, KeyReading]) -> list[DerivedSize]:
-    """The ``divisor`` sizes, after the power sizes: each key kept because it divides a dimension that is a tensor
-    dimension itself (:attr:`~kernelopt.harness.sizekeys.KeyReading.dividends`: ``heads`` in ``randn(T, heads, hidden
-    // heads)``), with the keys it divides, at four times the entry where it is largest, else twice
+    """The ``divisor`` sizes, after the power sizes: each key kept because it divides a dimension
+    (:attr:`~kernelopt.harness.sizekeys.KeyReading.dividends`: ``heads`` of ``hidden // heads``, ``G`` of ``assert C %
+    G == 0``), with the keys it divides, at four times the entry where it is largest, else twice
     (:data:`POWER_STEPS`), the other keys as in that entry: the quotient is kept, so a reference that needs the
     division exact builds it, and a block covering the key is checked past every entry (wrongkernel16's v62: a
-    QK-norm's 4 and 8 heads in one block of 8 beside its original's 16, wrong from 9 heads; no size moved them)."""
+    QK-norm's 4 and 8 heads in one block of 8 beside its original's 16, wrong from 9 heads; v64: a group norm's 4 and
+    8 groups, handed to ``run()``; no other size moved them)."""
     out = []
     for k, reading in roles.items():
         values = [plain_int(s.kwargs.get(k)) for s in shapes]
