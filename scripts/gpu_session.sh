@@ -85,6 +85,10 @@
 #              embedding, bitsandbytes' quantize-transpose, Kernl's layer norm and one-token attention, Mamba-2's
 #              state passing forward and backward, FlagGems' cumsum and embedding backward) and its written forms
 #              compiled and correct at realistic sizes, tune --device cuda on three
+#   breaker16  scripts/gpu_breaker16.sh: the sixteenth held-out trial's kernels (Inductor's mm template, Dao's flash
+#              attention, vLLM's expand and paged-cache write, bitsandbytes' int8 matmul, fla's chunk kkt, Mamba-2's
+#              chunk state, the persistent-matmul tutorial) and its written forms compiled and correct at realistic
+#              sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -160,6 +164,7 @@ breaker12 480 scripts/gpu_breaker12.sh
 breaker13 480 scripts/gpu_breaker13.sh
 breaker14 480 scripts/gpu_breaker14.sh
 breaker15 480 scripts/gpu_breaker15.sh
+breaker16 480 scripts/gpu_breaker16.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

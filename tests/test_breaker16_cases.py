@@ -52,3 +52,72 @@ def test_a_tile_the_kernel_body_binds_and_its_programs_step_by_is_not_a_knob(tmp
     # Inductor's persistent reduction (breaker13): its body-bound RBLOCK covers a row, no program steps by it
     per = {t.key: t for t in discover_source((DATA.parent / "breaker13" / "inductor_per" / "kernel.py").read_text())}
     assert any(k.endswith(":RBLOCK") and t.editable for k, t in per.items()), sorted(per)
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes for four of the trial's kernels when its session picks these, checked on the GPU: Inductor's
+#: body-bound K tile and group (its M / N tiles held, c1), bitsandbytes' list pinned to the CPU tune's pick with its
+#: prune wrapped, Mamba-2's list pinned to one tile, vLLM's computed tile in a table over the row's width
+GPU_PICKS = {
+    "inductor_tem_mm": {"BLOCK_K": 64, "GROUP_M": 4},
+    "bnb_int8_mm": {"BLOCK_M": 64, "BLOCK_N": 256, "BLOCK_K": 32, "SPLIT_K": 1},
+    "mamba_chunk_state": {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+    "vllm_cache_flash": {"TILE_SIZE": 256},
+}
+
+#: (folder, sizes) of the originals on the GPU: a small odd size (where its autotune list is short enough to compile
+#: twice in the test's time) and a realistic one (256 MB - 1 GB a tensor); compiled for sm_90 on the CPU first
+#: (``compile_for_target``, 2026-12-06: 148 launches, no failure)
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "inductor_tem_mm": [{"M": 7, "N": 5, "K": 3}, {"M": 8192, "N": 8192, "K": 8192}],
+    "dao_fa_heur": [{"B": 1, "S": 3, "H": 1, "D": 5}, {"B": 16, "S": 8192, "H": 16, "D": 64}],
+    "vllm_expand": [{"B": 1, "MAXLEN": 1}, {"B": 4000000, "MAXLEN": 32}],
+    "vllm_cache_flash": [
+        {"T": 3, "H": 1, "D": 5, "NB": 1, "BS": 16},
+        {"T": 131072, "H": 8, "D": 128, "NB": 8192, "BS": 16},
+    ],
+    "bnb_int8_mm": [{"M": 17, "N": 8, "K": 8}, {"M": 16384, "N": 16384, "K": 16384}],
+    "fla_kkt": [{"B": 4, "T": 16384, "H": 16, "K": 128}],
+    "mamba_chunk_state": [
+        {"batch": 1, "seqlen": 3, "nheads": 1, "headdim": 5, "dstate": 3, "ngroups": 1},
+        {"batch": 4, "seqlen": 16384, "nheads": 32, "headdim": 64, "dstate": 128, "ngroups": 1},
+    ],
+    "tut_persist": [{"M": 16384, "N": 8192, "K": 8192}],
+}
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones included, and a realistic one
+GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "inductor_tem_mm": [{"M": 129, "N": 257, "K": 70}, {"M": 8192, "N": 4096, "K": 8191}],
+    "bnb_int8_mm": [{"M": 129, "N": 264, "K": 72}, {"M": 8192, "N": 16384, "K": 16384}],
+    "mamba_chunk_state": [
+        {"batch": 2, "seqlen": 130, "nheads": 3, "headdim": 65, "dstate": 257, "ngroups": 3},
+        {"batch": 4, "seqlen": 16384, "nheads": 32, "headdim": 64, "dstate": 128, "ngroups": 1},
+    ],
+    "vllm_cache_flash": [
+        {"T": 37, "H": 5, "D": 33, "NB": 7, "BS": 8},
+        {"T": 131072, "H": 8, "D": 128, "NB": 8192, "BS": 16},
+    ],
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_sixteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals (:data:`GPU_SIZES`: Inductor's mm
+    template with ``allow_tf32=False`` against torch's fp32 matmul, Dao's causal flash attention, vLLM's expand and
+    paged-cache write, bitsandbytes' int8 matmul (int32 sums, the reference's float64 exact), fla's chunk kkt and
+    Mamba-2's chunk state (fp32 / fp16 dots: TF32 on the GPU, within the references' ATOL sized for it), the
+    persistent-matmul tutorial), each at 256 MB - 1 GB a tensor, and the forms ``tune`` writes (:data:`GPU_PICKS`),
+    correct at sizes no entry names (:data:`GPU_WRITTEN_SIZES`)."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    for name, shapes in GPU_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked)
+    for name, shapes in GPU_WRITTEN_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=written[name])
