@@ -193,8 +193,9 @@ def run_cases(rules: bool, only: list[str]) -> None:
     print(json.dumps({"net_failed": caught}))
 
 
-def _picks(folder: Path) -> list[dict[str, int]]:
-    """Each integer knob of the launch a session tunes, doubled and halved alone (legal values only)."""
+def _picks(folder: Path, label: str = "") -> list[dict[str, int]]:
+    """Each integer knob of the launch a session tunes, doubled and halved alone (legal values only), less those the
+    kernel's autotune list's own filter rejects (:func:`_screened`: a session sets them aside untimed, never a pick)."""
     from kernelopt.numeric import is_int
     from kernelopt.tuning.folder import TuneRequest, prepare_folder
 
@@ -207,8 +208,38 @@ def _picks(folder: Path) -> list[dict[str, int]]:
             continue
         for moved in (value * 2, value // 2):
             if moved != value and moved in knob.values:
-                out.append({knob.name: moved})
+                pick = {knob.name: moved}
+                why = _screened(folder, prepared.screen, {**(current.as_dict() if current else {}), **pick})
+                if why is None:
+                    out.append(pick)
+                else:
+                    print(json.dumps({"folder": label or str(folder), "pick": pick, "screened": why}), flush=True)
     return out
+
+
+def _screened(folder: Path, screen: Any, config: dict[str, Any]) -> str | None:
+    """Why the autotune list's own filters (``screen``: :attr:`kernelopt.tuning.folder.PreparedFolder.screen`) reject
+    ``config``, as the bench worker judges a candidate (:func:`kernelopt.tuning.list_screen.screen_loaded`), on
+    kernel.py's module with its autotuner holding that config alone; ``None`` when they keep it (or there are none).
+    breaker8's fa2_causal: ``BLOCK_M=32, BLOCK_N=64`` fails its ``keep`` (``BLOCK_M % BLOCK_N == 0``)."""
+    if screen is None or not screen.filters:
+        return None
+    import importlib.util
+
+    import triton
+
+    from kernelopt.tuning.list_screen import _autotuner, screen_loaded
+
+    spec = importlib.util.spec_from_file_location(f"net_catch_{folder.name}", folder / "kernel.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tuner = _autotuner(module, screen.kernel)
+    if tuner is None:
+        return None
+    options = {k: config[k] for k in ("num_warps", "num_stages") if isinstance(config.get(k), int)}
+    tuner.configs = [triton.Config({k: v for k, v in config.items() if k not in options}, **options)]
+    return screen_loaded(module, screen)
 
 
 def run_corpus(dirs: list[Path]) -> None:
@@ -220,7 +251,7 @@ def run_corpus(dirs: list[Path]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(shutil.copytree(src, Path(tmp) / src.name))
             try:
-                picks = _picks(folder)
+                picks = _picks(folder, str(src))
             except (KerneloptError, Exception) as exc:  # a folder tune refuses: not the net's
                 print(json.dumps({"folder": str(src), "skipped": f"{type(exc).__name__}: {exc}"[:200]}), flush=True)
                 continue
