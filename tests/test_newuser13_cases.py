@@ -102,22 +102,12 @@ def test_n69_n70_on_a_gpu_a_tuned_num_warps_that_moves_a_block_is_never_written_
     """n69 and n70 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a
     120 s wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles
     (multiples of its 64-element block): right at every one, whatever was written."""
-    import os
-    import subprocess
-    import sys
-
     import torch
 
-    from tests.gpu_correct import assert_correct
+    from tests.gpu_correct import assert_correct, tuned_on_device
 
     folder = Path(shutil.copytree(DATA / "newuser13" / name, tmp_path / name))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--budget-wall-s", "120"],
-        capture_output=True, text=True, timeout=380, env=env,
-    )  # fmt: skip
-    print(done.stdout[-3000:], done.stderr[-2000:])
-    assert done.returncode == 0, done.stderr[-2000:]
+    tuned_on_device(folder)
     shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
 
