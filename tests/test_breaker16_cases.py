@@ -54,6 +54,29 @@ def test_a_tile_the_kernel_body_binds_and_its_programs_step_by_is_not_a_knob(tmp
     assert any(k.endswith(":RBLOCK") and t.editable for k, t in per.items()), sorted(per)
 
 
+def test_a_list_setting_that_selects_an_atomic_add_into_an_unzeroed_output_stays_at_its_value() -> None:
+    """Seen on 2026-12-06: bnb_int8_mm, bitsandbytes' int8 matmul, stores ``if SPLIT_K == 1`` and adds by
+    ``tl.atomic_add`` otherwise, into a ``torch.empty`` output its autotuner never zeroes (no ``reset_to_zero``, no
+    ``pre_hook``); every one of its 89 configs says ``SPLIT_K: 1``. ``tune`` searched ``SPLIT_K`` 1..64: six of its
+    seven values add onto whatever the output held (and onto each other across the autotuner's runs), wrong at every
+    size; only its checks kept them out, a candidate each. The setting is held at the list's value with its reason;
+    the tiles stay knobs (a pinned pick keeps ``SPLIT_K: 1``: the GPU test's written form). A list that zeroes its
+    output keeps the knob."""
+    source = (DATA / "bnb_int8_mm" / "kernel.py").read_text().replace("    ]\n    + get_configs_io_bound(),", "    ],")
+    found = {t.key: t for t in discover_source(source)}
+    split = [t for k, t in found.items() if k.endswith(".SPLIT_K")]
+    assert len(split) == 9 and all(t.refused_reason and "selects tl.atomic_add" in t.refused_reason for t in split)
+    assert found["_int8_matmul_rowwise_dequantize.configs[0].BLOCK_M"].editable
+    for zeroed in ('    reset_to_zero=["C"],\n', ""):
+        text = source.replace('    key=["M", "N", "K"],\n', '    key=["M", "N", "K"],\n' + zeroed, 1)
+        if not zeroed:  # a pre_hook in each config instead
+            text = text.replace("num_stages=", "pre_hook=_zero, num_stages=").replace(
+                "@triton.autotune(", "def _zero(nargs):\n    nargs['C'].zero_()\n\n\n@triton.autotune(", 1
+            )
+        again = {t.key: t for t in discover_source(text)}
+        assert again["_int8_matmul_rowwise_dequantize.configs[0].SPLIT_K"].editable, zeroed
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for four of the trial's kernels when its session picks these, checked on the GPU: Inductor's

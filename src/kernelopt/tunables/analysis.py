@@ -1200,6 +1200,7 @@ class _Analyzer:
         self.marked_constants()
         self.launch_sites()
         self.autotune_configs()
+        self.atomic_selectors()
         self.heuristics()
         self.values_from_the_run()
         return self.sites
@@ -3081,6 +3082,53 @@ class _Analyzer:
                 for ci, el in enumerate(configs):
                     self.config_entry(fname, ci, el)
 
+    def atomic_selectors(self) -> None:
+        """Hold a setting of an autotune list that selects an atomic add over a plain store (bitsandbytes' ``if
+        SPLIT_K == 1: tl.store(C, acc) else: tl.atomic_add(C, acc)``) at the one value every config gives it, where
+        nothing zeroes the output before each run (no ``reset_to_zero``, no config's ``pre_hook``): the autotuner
+        runs a config several times and each run adds onto the last, so only the store's value stands (breaker16
+        c2: ``tune`` searched ``SPLIT_K`` 1..64, six of its seven values wrong at every size)."""
+        config_sites: dict[str, list[Site]] = {}
+        for site in self.sites:
+            if site.kind is TunableKind.AUTOTUNE_CONFIG and site.kernel and ".configs[" in site.key:
+                config_sites.setdefault(site.kernel, []).append(site)
+        for kernel, sites in config_sites.items():
+            kdef = self.jit_kernel(kernel)
+            if kdef is None or self.autotune_argument(kernel, "reset_to_zero") is not None or self.hooked(kernel):
+                continue
+            values: dict[str, set[object]] = {}
+            for site in sites:
+                values.setdefault(site.name, set()).add(site.value)
+            for name, held in values.items():
+                branch = None if len(held) != 1 or name in LAUNCH_OPTIONS else _atomic_branch(kdef.node, name)
+                if branch is None:
+                    continue
+                line = self.positions[branch].start.line
+                why = (
+                    f"{name} selects tl.atomic_add over a plain store in {kernel} ({self.loc(line)}) and nothing "
+                    f"zeroes the output before a run (no reset_to_zero, no pre_hook): each of the autotuner's runs "
+                    f"would add onto the last, so only the list's own {name}={held.pop()} stands"
+                )
+                for site in sites:
+                    if site.name == name and site.refused is None:
+                        site.refused = why
+
+    def hooked(self, kernel: str) -> bool:
+        """Whether a config of ``kernel``'s autotune list has a ``pre_hook`` (a literal one not ``None``, or one the
+        run of the task read in a list built by code)."""
+        space = self.autotune.get(kernel)
+        if space is not None and any(c.pre_hook for c in space.configs):
+            return True
+        configs = self.config_list(self.autotune_configs_expr(kernel))
+        return any(
+            isinstance(el, cst.Call)
+            and any(
+                a.keyword is not None and a.keyword.value == "pre_hook" and self.code(a.value) != "None"
+                for a in el.args
+            )
+            for el in configs or []
+        )
+
     def refused_configs(self, kernel: str, name: str, param: str, line: int, why: str) -> None:
         """A site of ``kernel``'s autotune list (the list, ``configs``, or one entry of it) kernelopt does not edit,
         with no value and refused for ``why``."""
@@ -3841,6 +3889,23 @@ def _arange_ranges(an: _Analyzer, kernel: str | None) -> frozenset[str]:
     """The names the ``@triton.jit`` kernel ``kernel`` of this file passes as the end of a ``tl.arange(0, NAME)``."""
     kdef = an.jit_kernel(kernel)
     return frozenset() if kdef is None else _aranges_in(kdef.node.body)
+
+
+def _atomic_branch(kernel: cst.FunctionDef, name: str) -> cst.If | None:
+    """The ``if`` of ``kernel`` whose test reads ``name`` and of whose two branches one calls an atomic
+    (``tl.atomic_add`` and the like) and the other does not; ``None`` when there is none."""
+
+    def atomic(node: cst.CSTNode | None) -> bool:
+        return node is not None and any(
+            isinstance(n, cst.Call) and (_dotted(n.func) or "").split(".")[-1].startswith("atomic_") for n in walk(node)
+        )
+
+    for node in walk(kernel.body):
+        if not isinstance(node, cst.If) or name not in {n.value for n in _names_in(node.test)}:
+            continue
+        if atomic(node.body) != atomic(node.orelse):
+            return node
+    return None
 
 
 @functools.lru_cache(maxsize=NODES_KEPT)
