@@ -203,3 +203,24 @@ def test_n73_a_re_time_over_two_entries_is_judged_by_both() -> None:
     assert best.latency_us is not None and current.latency_us is not None
     assert current.latency_us / best.latency_us > 4
     assert beats_current(best, current, 2.0) is not None, (best.samples_us, current.samples_us)
+
+
+@pytest.mark.timeout(120)
+def test_n74_tunables_set_with_reference_checks_a_literal_block_pointer_tile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n74: ``tunables --set BM=512 --set BN=512 --set num_warps=1 --gpu H100 --reference reference.py`` on a scale
+    through block pointers whose tile is two literals (``BM, BN = 32, 32``; tests/data/newuser13/bp_scale) said "the
+    tiles were not checked against the registers ...: that needs --reference", with --reference given: discovery runs
+    the task only for a computed setting or an autotune list. With --reference and a set knob of a kernel holding
+    block pointer tiles the task now runs, and the tile tune refuses is refused here too (exit 2, the file as it was)."""
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(DATA / "newuser13" / "bp_scale", tmp_path / "bp_scale"))
+    before = (folder / "kernel.py").read_text()
+    argv = ["tunables", str(folder / "kernel.py"), "--set", "BM=512", "--set", "BN=512", "--set", "num_warps=1"]
+    code = main([*argv, "--gpu", "H100", "--reference", str(folder / "reference.py")])
+    err = capsys.readouterr().err
+    assert code == 2 and "needs --reference" not in err, err
+    assert "the block pointer's block_shape (BM, BN) = (512, 512) holds 262144 elements on 1 warp" in err, err
+    assert (folder / "kernel.py").read_text() == before

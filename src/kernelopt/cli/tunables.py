@@ -72,7 +72,10 @@ def register(app: typer.Typer) -> None:
                 said = "is a folder, not a file" if reference.is_dir() else "no such file"
                 raise UsageError(f"--reference {reference}: {said}", hint="give the task's reference.py")
             check_reference(reference)
-        found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference, device=device)
+        tiled = bool(sets) and reference is not None and _holds_block_tiles(file)
+        found, evaluation = _discover(
+            file, gpu=gpu, evaluate=evaluate, reference=reference, device=device, run_task=tiled
+        )
         if sets:
             from kernelopt.backends.settings import parse_assignments
             from kernelopt.tunables import ResourceLimits, apply
@@ -115,18 +118,38 @@ def register(app: typer.Typer) -> None:
                 note(unmarked)
 
 
+def _holds_block_tiles(file: Path) -> bool:
+    """Whether a Triton kernel of ``file`` holds block pointer tiles (whose fit ``--set`` checks with a run of the
+    task: newuser13's n74)."""
+    from kernelopt.fileio import read_source
+    from kernelopt.profiling.kernel_names import triton_kernel_names
+    from kernelopt.tunables.block_tiles import block_tiles
+
+    text = read_source(file).text
+    return any(block_tiles(text, k) for k in triton_kernel_names(text))
+
+
 def _discover(
-    file: Path, *, gpu: str | None, evaluate: bool, reference: Path | None, device: str | None = None
+    file: Path,
+    *,
+    gpu: str | None,
+    evaluate: bool,
+    reference: Path | None,
+    device: str | None = None,
+    run_task: bool = False,
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
     """The knobs of ``file`` (read statically, or with its autotune lists evaluated in a worker); what
-    the evaluation could not do, and each autotuner's pick, are said."""
+    the evaluation could not do, and each autotuner's pick, are said. ``run_task``: the task runs once with
+    ``reference`` whatever static reading needs."""
     if not evaluate:
         from kernelopt.tunables import discover
 
         return discover(file, gpu=gpu), None
     from kernelopt.tunables.evaluate import discover_evaluated
 
-    found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference, device=device or "auto")
+    found, evaluation = discover_evaluated(
+        file, gpu=gpu, reference=reference, device=device or "auto", run_task=run_task
+    )
     if evaluation is None:
         return found, None
     if evaluation.interpreted and device is None:

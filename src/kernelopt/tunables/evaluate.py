@@ -241,8 +241,12 @@ def discover_evaluated(
     timeout_s: float = EVALUATE_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
     first_call: bool = False,
+    run_task: bool = False,
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
     """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
+
+    ``run_task``: with ``reference``, the task runs once whatever static reading needs (``tunables --set`` on a kernel
+    holding block pointer tiles: their fit is checked at the sides the run gives at each entry, newuser13's n74).
 
     ``first_call`` (``tune``): where static reading needs no run but an autotune list benchmarks on the call's own
     tensors with nothing to undo it (:func:`benchmarks_unreset`), the task still runs once, with ``reference``, for the
@@ -264,7 +268,9 @@ def discover_evaluated(
     # on a GPU a keyed list runs once as written at each entry, its autotuner's own picks kept (ShapeSizes.picks):
     # a do_bench of each config a key there; in the interpreter its picks are noise, and its run costs a call a config
     listed = reference is not None and not runs_on_cpu(device) and keyed_lists(source, name)
-    run = reference is not None and (needs_values(source, name) or bool(needs_evaluation(source, name)) or listed)
+    run = reference is not None and (
+        run_task or needs_values(source, name) or bool(needs_evaluation(source, name)) or listed
+    )
     if not needs_evaluation(source, name) and not run:
         found = analyze(source, name, gpu=gpu)[2]
         fix_by_reference(found, reference_text(Path(kernel_py), reference))
