@@ -1904,7 +1904,25 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     rows, sources = _rows(tuning, names, size)
     if not rows:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
-    others = {k: v for k, v in changes.items() if k not in computed}
+    return _table_edit(
+        tuning, names, size, (rows, sources), {k: v for k, v in changes.items() if k not in computed}, left
+    )
+
+
+def _table_edit(
+    tuning: FolderTuning,
+    names: list[str],
+    size: str,
+    table_rows: tuple[list[Bucket], dict[int, Config]],
+    others: dict[str, Value],
+    left: list[str],
+) -> tuple[EditResult | None, str | None]:
+    """The per-bucket table of ``names`` over ``size`` written (``table_rows``: :func:`_rows`), the literals the pick
+    moved beside it (``others``) set under the table's bound or joined to its rows, its tuned tiles guarded; the note
+    says how, and names the computed settings ``left`` at their computation (they do not read ``size``)."""
+    prepared = tuning.prepared
+    computed = prepared.tabled
+    rows, sources = table_rows
     fn = prepared.problem.kernel_py.name
     joined = _joined_settings(prepared, others, size)
     if joined:
