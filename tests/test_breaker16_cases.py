@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from kernelopt.cli.tune import left_out
 from kernelopt.tunables import discover_source
+from kernelopt.tuning.folder import TuneRequest, prepare_folder
 from tests.test_breaker7_cases import _all_correct
 from tests.test_breaker_cases import _tune_edit
 
@@ -54,7 +56,7 @@ def test_a_tile_the_kernel_body_binds_and_its_programs_step_by_is_not_a_knob(tmp
     assert any(k.endswith(":RBLOCK") and t.editable for k, t in per.items()), sorted(per)
 
 
-def test_a_list_setting_that_selects_an_atomic_add_into_an_unzeroed_output_stays_at_its_value() -> None:
+def test_a_list_setting_that_selects_an_atomic_add_into_an_unzeroed_output_stays_at_its_value(tmp_path: Path) -> None:
     """Seen on 2026-12-06: bnb_int8_mm, bitsandbytes' int8 matmul, stores ``if SPLIT_K == 1`` and adds by
     ``tl.atomic_add`` otherwise, into a ``torch.empty`` output its autotuner never zeroes (no ``reset_to_zero``, no
     ``pre_hook``); every one of its 89 configs says ``SPLIT_K: 1``. ``tune`` searched ``SPLIT_K`` 1..64: six of its
@@ -75,6 +77,13 @@ def test_a_list_setting_that_selects_an_atomic_add_into_an_unzeroed_output_stays
             )
         again = {t.key: t for t in discover_source(text)}
         assert again["_int8_matmul_rowwise_dequantize.configs[0].SPLIT_K"].editable, zeroed
+    # tune says it once for the list, not once a config (89 lines of the same reason before)
+    folder = _copy("bnb_int8_mm", tmp_path)
+    (folder / "kernel.py").write_text(source)
+    lines = left_out(prepare_folder(TuneRequest(folder=folder, device="cpu")))
+    assert [ln.split(": SPLIT_K selects")[0] for ln in lines if "SPLIT_K" in ln] == [
+        "not tuned: _int8_matmul_rowwise_dequantize.configs[0].SPLIT_K and 8 more of SPLIT_K"
+    ], lines
 
 
 # ------------------------------------------------------------------------------------- on a GPU

@@ -371,10 +371,13 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
 def left_out(prepared: PreparedFolder) -> list[str]:
     """One line for each knob of the launch being tuned that discovery could not edit: left out of the space, said,
     never dropped in silence (a user's ``BM=64 if M >= 128 else 16`` under a name no known knob)."""
+    same: dict[tuple[str, str], list[str]] = {}  # one reason for a setting of every config of a list: one line
+    for t in prepared.tunables:
+        if t.kernel == prepared.space.kernel and not t.semantic and t.refused_reason is not None:
+            same.setdefault((t.name, t.refused_reason), []).append(t.key)
     return [
-        f"not tuned: {t.key}: {t.refused_reason}"
-        for t in prepared.tunables
-        if t.kernel == prepared.space.kernel and not t.semantic and t.refused_reason is not None
+        f"not tuned: {keys[0]}{f' and {len(keys) - 1} more of {name}' if len(keys) > 1 else ''}: {why}"
+        for (name, why), keys in same.items()
     ]
 
 
