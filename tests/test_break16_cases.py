@@ -101,3 +101,31 @@ def test_b15_a_launcher_passed_on_by_functools_partial_is_no_kernel_s_launch() -
     assert [t.key for t in discover_source(called) if t.name == "BLOCK"] == ["_row_loop:BLOCK"]
     kernl = (DATA / "breaker15" / "kernl_ln" / "kernel.py").read_text()
     assert {t.kernel for t in discover_source(kernl) if t.name == "BLOCK_SIZE"} == {"_layer_norm_fwd_fused_single_pass"}
+
+
+@pytest.mark.parametrize(
+    ("computed", "warps", "kept"),
+    [
+        # b16: ``per`` bound twice, read as a constant: 512 at 4 warps where the original's 1024 covers 1024 columns
+        (
+            "per = warps * 128\n    if N < 64:\n        per = 64\n    BLOCK = min(triton.next_power_of_2(N), per)",
+            4,
+            False,
+        ),
+        ("per = warps * 128\n    BLOCK = min(triton.next_power_of_2(N), per)", 4, False),  # bound once: as before
+        ("npow = triton.next_power_of_2(N)\n    BLOCK = max(npow, warps * 32)", 2, True),  # proved, as before
+    ],
+)
+def test_b16_a_local_bound_twice_proves_no_cover(computed: str, warps: int, kept: bool) -> None:
+    """break16 b16 (n64's rule undone, on a GPU): the proof that a moved num_warps keeps a computed block covering its
+    row (``tunables/cover_kept.py``) substituted the locals bound once and read any other name as a constant, so
+    ``per = warps * 128``, ``if N < 64: per = 64``, ``BLOCK = min(next_power_of_2(N), per)`` at ``num_warps=4`` (from
+    8) was "proved" to cover (``per`` read no option) and kept, where BLOCK falls to 512 and leaves columns 513-1024
+    undone that the original's 1024 covers: n64's wrong row max, which the rule is there because the net can miss.
+    A local the function binds more than once proves nothing now."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import shrunk_covers
+
+    text = (DATA / "newuser12" / "warps_cover" / "kernel.py").read_text().replace("BLOCK = warps * 128", computed)
+    refused = shrunk_covers(discover_source(text), text, {"num_warps": warps}, {"num_warps": 8})
+    assert (refused == []) is kept, refused

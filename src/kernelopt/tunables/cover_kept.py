@@ -17,7 +17,10 @@ writes it (the block's one binding in the launching function, the locals it read
   argument, or a ``min`` whose every argument the option reaches is one (an argument the option does not reach is the
   same in the original, which covers only where it is at least the size).
 
-Anything else is not proved, and the rule refuses as before. A cover whose range is derived from the block
+A local the computation reads that the function binds more than once (``per = warps * 128`` then ``if N < 64: per =
+64``) may hold what the option makes, so it proves nothing (break16's b16: read as a constant, it proved
+``min(next_power_of_2(N), per)`` at ``num_warps=4`` to cover, where ``per`` halves). Anything else is not proved, and
+the rule refuses as before. A cover whose range is derived from the block
 (``HALF = BLOCK // 2``) is never proved here. Pure: the source in, a yes or no out.
 """
 
@@ -29,7 +32,7 @@ from collections.abc import Collection
 import libcst as cst
 
 from kernelopt.numeric import is_number
-from kernelopt.tunables.bindings import assigned_once, bindings
+from kernelopt.tunables.bindings import assigned_once, bindings, rebound
 from kernelopt.tunables.blocks import launched, named_args, walk
 from kernelopt.tunables.model import Cover, Tunable
 from kernelopt.tunables.syntax import parsed
@@ -90,7 +93,9 @@ def _computation(tunable: Tunable, cover: Cover, source: str, moved: frozenset[s
                 return None
             values = {name: _ast(tree.module, v) for name, v in once.items() if name not in {size.value, *moved}}
             expr = _substituted(values[block.value], values, DEPTH)
-            return (expr, size.value) if expr is not None else None
+            if expr is None or any(isinstance(n, ast.Name) and n.id in rebound(fn) for n in ast.walk(expr)):
+                return None  # a local bound twice may hold anything the option makes (break16 b16): not proved
+            return expr, size.value
     return None
 
 
