@@ -61,6 +61,7 @@ DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from kernelopt.tunables import EditResult
     from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
     from kernelopt.tuning.problem import Problem, ProblemShape
     from kernelopt.tuning.session import GainJudgement, Progress, SessionResult
@@ -417,11 +418,8 @@ def _tune_locked(
     measurements as they were made (second fault trial, t4).
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
-    from kernelopt.tuning.candidate import Config
-    from kernelopt.tuning.dot_precision import current_failed_hint
-    from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, target_checked, tune_folder
-    from kernelopt.tuning.session import StopReason, current_failed_line, current_failure
-    from kernelopt.tuning.shapes import unrunnable_entry_line
+    from kernelopt.tuning.folder import prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.session import StopReason
     from kernelopt.workspace import RunLock
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
@@ -458,43 +456,12 @@ def _tune_locked(
     r = tuning.result
     if r.stop is StopReason.INTERRUPTED:
         _interrupted(_unfinished(tuning), 130)
-    failed = current_failed_line(r, kernel_py.name)
-    if failed is not None:  # bad input for tuning: the kernel itself does not meet its reference
-        failure = current_failure(r)
-        error_class = failure.error_class if failure is not None else None
-        raise UsageError(
-            f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem, error_class)
-        )
-    unrunnable = unrunnable_entry_line(
-        Config.of(r.current_config) if r.current_config is not None else None,
-        r.results,
-        kernel_py.name,
-        first=prepared.shapes[0].label() if prepared.shapes else None,
-    )
-    if unrunnable is not None and r.best_latency_us is None:  # bad input: an entry the original cannot run
-        raise UsageError(f"{unrunnable}; {kernel_py.name} unchanged")
+    _refuse_bad_input(tuning)
     edit = None
     written = False
     refused: str | None = None
-    target_line: str | None = None  # what the compile for --target said (n43)
     try:
-        edit = best_edit(tuning) if tuning.judgement.better else None
-        if edit is not None and _bytes_of(reference_py) != reference_before:
-            raise UsageError(
-                f"{reference_py} changed during the session: nothing written, {kernel_py.name} is as you left it "
-                f"(the pick was checked on the SHAPES the session started with; the session record is "
-                f"{prepared.record_path})",
-                hint="run again to tune against reference.py as it is now",
-            )
-        refused = _gate_refusal(prepared, edit.new_source) if edit is not None else None
-        checked = target_checked(prepared, edit.new_source) if refused is None and edit is not None else None
-        if checked is not None:  # what the target GPU's compiler refuses (the session's compile of this text, once)
-            refused = checked.line if checked.refused else None
-            target_line = checked.line
-        if refused is not None:
-            edit = None  # nothing is written that the gate's check refuses (issue 32, item 2)
-            # and the json's better says so, as the verdict does (honest15: better agrees with what is written)
-            tuning = replace(tuning, judgement=tuning.judgement.model_copy(update={"better": False, "reason": refused}))
+        tuning, edit, refused, target_line = _checked_edit(tuning, reference_py, reference_before)
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
         plot = _draw(tuning, sweep_best, sweep_label)
         if edit is not None and not dry_run:
@@ -580,6 +547,65 @@ def _tune_locked(
     line = None if written else _changing_results(tuning)
     if line is not None:  # bad input for tuning: nothing here moves without changing the results
         raise UsageError(line)
+
+
+def _refuse_bad_input(tuning: FolderTuning) -> None:
+    """Bad input for tuning, said as the session found it: the kernel as written does not meet its reference, or
+    (nothing timed) a ``SHAPES`` entry the original cannot run. Raises :class:`UsageError` (kernel.py unchanged)."""
+    from kernelopt.tuning.candidate import Config
+    from kernelopt.tuning.dot_precision import current_failed_hint
+    from kernelopt.tuning.session import current_failed_line, current_failure
+    from kernelopt.tuning.shapes import unrunnable_entry_line
+
+    prepared, r = tuning.prepared, tuning.result
+    kernel_py = prepared.problem.kernel_py
+    failed = current_failed_line(r, kernel_py.name)
+    if failed is not None:  # bad input for tuning: the kernel itself does not meet its reference
+        failure = current_failure(r)
+        error_class = failure.error_class if failure is not None else None
+        raise UsageError(
+            f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem, error_class)
+        )
+    unrunnable = unrunnable_entry_line(
+        Config.of(r.current_config) if r.current_config is not None else None,
+        r.results,
+        kernel_py.name,
+        first=prepared.shapes[0].label() if prepared.shapes else None,
+    )
+    if unrunnable is not None and r.best_latency_us is None:  # bad input: an entry the original cannot run
+        raise UsageError(f"{unrunnable}; {kernel_py.name} unchanged")
+
+
+def _checked_edit(
+    tuning: FolderTuning, reference_py: Path, reference_before: bytes | None
+) -> tuple[FolderTuning, EditResult | None, str | None, str | None]:
+    """The edit to write where the session judged its pick better, checked before the write: reference.py as the
+    session started (``reference_before``; else :class:`UsageError`), the gate's check of the text
+    (:func:`_gate_refusal`) and its compile for ``--target`` (:func:`~kernelopt.tuning.folder.target_checked`).
+    Returns ``tuning`` (not better, by the refusal, where one refuses: its ``--json`` agrees with what is written),
+    the edit (``None`` when refused or not better), the refusal's line and the ``--target`` line."""
+    from kernelopt.tuning.folder import best_edit, target_checked
+
+    prepared = tuning.prepared
+    edit = best_edit(tuning) if tuning.judgement.better else None
+    if edit is not None and _bytes_of(reference_py) != reference_before:
+        raise UsageError(
+            f"{reference_py} changed during the session: nothing written, {prepared.problem.kernel_py.name} is as "
+            f"you left it (the pick was checked on the SHAPES the session started with; the session record is "
+            f"{prepared.record_path})",
+            hint="run again to tune against reference.py as it is now",
+        )
+    refused = _gate_refusal(prepared, edit.new_source) if edit is not None else None
+    target_line: str | None = None  # what the compile for --target said (n43)
+    checked = target_checked(prepared, edit.new_source) if refused is None and edit is not None else None
+    if checked is not None:  # what the target GPU's compiler refuses (the session's compile of this text, once)
+        refused = checked.line if checked.refused else None
+        target_line = checked.line
+    if refused is not None:
+        edit = None  # nothing is written that the gate's check refuses (issue 32, item 2)
+        # and the json's better says so, as the verdict does (honest15: better agrees with what is written)
+        tuning = replace(tuning, judgement=tuning.judgement.model_copy(update={"better": False, "reason": refused}))
+    return tuning, edit, refused, target_line
 
 
 def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
