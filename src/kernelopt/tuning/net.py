@@ -923,13 +923,14 @@ def cast(
 @dataclasses.dataclass(frozen=True)
 class _Try:
     """The written kernel at one try of a size (:meth:`_Caster.tried`): passed where ``failed`` and ``stop`` are
-    ``None``; the net's failure (``failed``: it fails and the original passes); or why no verdict is had there
-    (``stop``: no reply, the original not built again, or ``both``: the original fails there too, which a search may
-    go on past)."""
+    ``None`` (``reason``: what was not fenced there); the net's failure (``failed``: it fails and the original
+    passes); or why no verdict is had there (``stop``: no reply, the original not built again, or ``both``: the
+    original fails there too, which a search may go on past)."""
 
     failed: SizeCheck | None = None
     stop: str | None = None
     both: bool = False
+    reason: str | None = None
 
 
 @dataclasses.dataclass
@@ -979,25 +980,19 @@ class _Caster:
             if built is not None and built[0] is not Outcome.OK:
                 refusals.append(f"{label}: {built[1]}")
                 continue
-            outcome, reason = self.timed(scale, self.check_at, written, shape)
-            if outcome is Outcome.OK:  # a reason beside a pass: what was not fenced there
-                return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome, reason=reason)
-            if outcome is Outcome.RUN_TIMEOUT:  # too slow to judge there (a small tile in the interpreter): no verdict
-                # the size's other tries are as large in the other keys: one limit a size, not one a try (x3)
-                who = (
-                    "the written kernel"
-                    if self.build_at is not None
-                    else "the written kernel, or reference.py building the size"
-                )
-                refusals.append(f"{label}: no reply within the limit ({who}): {reason}")
+            # no reply is no verdict (a small tile too slow in the interpreter), and the size's other tries are as
+            # large in the other keys: one limit a size, not one a try (x3)
+            who = "the written kernel"
+            if self.build_at is None:
+                who += ", or reference.py building the size"
+            tried = self.tried(size, shape, scale, original, written, who=who)
+            if tried.failed is not None:
+                return tried.failed
+            if tried.stop is None:  # a reason beside a pass: what was not fenced there
+                return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=Outcome.OK, reason=tried.reason)
+            refusals.append(tried.stop)
+            if not tried.both:
                 break
-            theirs = self.original_at(original, shape, scale)
-            if isinstance(theirs, str):
-                refusals.append(theirs)
-                break
-            if theirs[0] is Outcome.OK:
-                return SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
-            refusals.append(f"{label}: the original fails there too: {theirs[0]}: {theirs[1]}")
         return SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
@@ -1091,14 +1086,23 @@ class _Caster:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
 
-    def tried(self, size: DerivedSize, shape: ProblemShape, scale: float, original: str, written: str) -> _Try:
-        """``written`` at one try of ``size`` (:meth:`ladder`, :meth:`bisect`), and where it fails the original
-        there: the net's failure where the original passes; else why no verdict is had there."""
+    def tried(
+        self,
+        size: DerivedSize,
+        shape: ProblemShape,
+        scale: float,
+        original: str,
+        written: str,
+        who: str = "the written kernel",
+    ) -> _Try:
+        """``written`` at one try of ``size`` (:meth:`check`, :meth:`ladder`, :meth:`bisect`), and where it fails the
+        original there: the net's failure where the original passes; else why no verdict is had there (``who``: what
+        a request with no reply was waiting on)."""
         outcome, reason = self.timed(scale, self.check_at, written, shape)
         if outcome is Outcome.OK:
-            return _Try()
+            return _Try(reason=reason)
         if outcome is Outcome.RUN_TIMEOUT:
-            return _Try(stop=f"{shape.label()}: no reply within the limit (the written kernel): {reason}")
+            return _Try(stop=f"{shape.label()}: no reply within the limit ({who}): {reason}")
         theirs = self.original_at(original, shape, scale)
         if isinstance(theirs, str):
             return _Try(stop=theirs)
