@@ -45,7 +45,8 @@ def register(app: typer.Typer) -> None:
             None,
             "--reference",
             help="The task's reference.py: run the task once (in a worker) to read the values computed knobs "
-            "take at launch and the config each autotuner picks.",
+            "take at launch and the config each autotuner picks; with --set and --gpu, the fit of block pointer "
+            "tiles at each SHAPES entry.",
         ),
         device: str | None = typer.Option(
             None, "--device", help="With --reference: where the task runs, cuda or cpu (Triton interpreted)."
