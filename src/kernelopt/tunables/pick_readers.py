@@ -11,28 +11,31 @@ list (launch options aside) starts at the least value the authors listed; larger
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable
 
+import libcst as cst
+
 from kernelopt.numeric import is_int
+from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.model import Tunable
+from kernelopt.tunables.syntax import parsed
 
 
 def pick_floors(source: str, kernel: str, listed: Iterable[Tunable]) -> dict[str, tuple[int, str]]:
     """Setting -> (the least value ``kernel``'s autotune list gives it, why) when ``source`` reads
     ``kernel.best_config`` (``listed``: the list's tunables, ``k.configs[i].NAME``); empty otherwise."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        tree = parsed(source)  # the text's one parse, discovery's
+    except cst.ParserSyntaxError:
         return {}
     reads = sorted(
-        n.lineno
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Attribute)
-        and n.attr == "best_config"
-        and isinstance(n.value, ast.Name)
-        and n.value.id == kernel
+        tree.positions[n].start.line
+        for n in walk(tree.module)
+        if isinstance(n, cst.Attribute)
+        and n.attr.value == "best_config"
+        and isinstance(n.value, cst.Name)
+        and n.value.value == kernel
     )
     if not reads:
         return {}
