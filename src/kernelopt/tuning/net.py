@@ -1050,10 +1050,8 @@ class _Caster:
         is met as surely, in about twice the logarithm of the steps' count of requests (three keys of grain 1024: 28
         steps, at most 9 requests). A step reference.py cannot build is left out of the search; a try past the cap,
         a timeout or an original reference.py does not build again ends it, held at the last step passed."""
-        passed, failed = (
-            -1,
-            len(size.tries),
-        )  # the last index the written kernel passed at; the first the original failed at
+        # the last index the written kernel passed at; the first the original failed at
+        passed, failed = -1, len(size.tries)
         refused: set[int] = set()
         held: ProblemShape | None = None
         stop: str | None = None
