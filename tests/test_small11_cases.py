@@ -48,7 +48,7 @@ def test_s2_a_cap_no_table_can_hold_is_said_as_one_configuration_never_as_a_tabl
     unchanged". The session's line now says no table can hold the cap and that one configuration is judged; a
     kernel whose knob is computed from a size named by the entries still gets its table line."""
     from kernelopt.tuning.candidate import Outcome, Result
-    from kernelopt.tuning.folder import TuneRequest, prepare_folder, unheld_table
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, size_table_unheld
     from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, unheld
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
@@ -62,7 +62,7 @@ def test_s2_a_cap_no_table_can_hold_is_said_as_one_configuration_never_as_a_tabl
     results = [timed(16384, 10.0, 50.0, 10.0), timed(1024, 30.0, 45.0, 30.0)]  # each shape's own best differs
     choice = choose(per_shape(results, results, results[0].config))
     assert choice.kind is ChoiceKind.TABLE and choice.reason.endswith("a per-bucket table, each shape its own best")
-    why = unheld_table(prepared, results[0].config)
+    why = size_table_unheld(prepared, results[0].config)
     assert why == "MAX_FUSED_SIZE is not computed from a size (a literal or a cap), which no table can hold"
     line = unheld(choice, why).reason
     assert "each shape its own best" not in line and line.endswith(
@@ -71,7 +71,7 @@ def test_s2_a_cap_no_table_can_hold_is_said_as_one_configuration_never_as_a_tabl
     )
     gemm = prepare_folder(TuneRequest(folder=DATA / "scaled_mm", device="cpu"))  # tiles computed from M: a table
     tiles = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 256}
-    assert unheld_table(gemm, tiles) is None
+    assert size_table_unheld(gemm, tiles) is None
 
 
 GRAINED = """

@@ -2126,13 +2126,14 @@ def table_unheld(tuning: FolderTuning) -> str | None:
         return None  # no table, or no folder to write one into (a replay of the judgement alone)
     if is_list_space(tuning.prepared.space.origins):
         return _keyed_list_unheld(tuning)
-    return unheld_table(tuning.prepared, tuning.result.best_config)
+    return size_table_unheld(tuning.prepared, tuning.result.best_config)
 
 
-def unheld_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> str | None:
-    """Why no per-bucket table can hold ``best`` (:func:`shaped_edit` writes one configuration, or nothing): no knob
-    of the space is computed from a size (a literal, a module-level cap), or the size its computation reads is one
-    the entries do not name; ``None`` when a table can be written, or an autotune list may hold one."""
+def size_table_unheld(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> str | None:
+    """Why no per-bucket table over a size can hold ``best`` (:func:`shaped_edit` writes one configuration, or
+    nothing): no knob of the space is computed from a size (a literal, a module-level cap), or the size its
+    computation reads is one the entries do not name; ``None`` when a table can be written, or an autotune list may
+    hold one (:func:`table_unheld` asks :func:`_keyed_list_unheld` there)."""
     if best is None or is_list_space(prepared.space.origins) or _table_plan(prepared, best) is not None:
         return None
     names = [n for n in prepared.tabled if n in best]
