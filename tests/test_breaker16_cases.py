@@ -86,6 +86,42 @@ def test_a_list_setting_that_selects_an_atomic_add_into_an_unzeroed_output_stays
     ], lines
 
 
+@pytest.mark.timeout(120)
+def test_a_table_no_text_can_hold_is_recorded_as_the_one_configuration_written(tmp_path: Path) -> None:
+    """Seen on 2026-12-06: ``optimize --max-iters 1`` on inductor_tem_mm wrote one ``BLOCK_K=64, GROUP_M=32`` into
+    the body (constexprs the body binds hold no table by size, so one configuration is written and judged in the
+    table's place) and recorded "GROUP_M 8 -> per-bucket table (M=130,N=33,K=50: 64; ...; above them the original
+    computation)" in memory/v1.json and the commit: a table that was never written. The record says the value
+    written."""
+    from kernelopt.backends.launch_tuning import apply_best
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import judge_session
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    prepared = prepare_folder(TuneRequest(folder=_copy("inductor_tem_mm", tmp_path), device="cpu"))
+    labels = [s.label() for s in prepared.shapes]
+    now, one, other = {"BLOCK_K": 32, "GROUP_M": 8}, {"BLOCK_K": 64, "GROUP_M": 32}, {"BLOCK_K": 64, "GROUP_M": 64}
+    timed = {
+        str(now): (now, [100.0, 100.0, 100.0]),
+        str(one): (one, [50.0, 50.0, 50.0]),
+        str(other): (other, [40.0, 60.0, 60.0]),  # the first shape's own best, 20 % ahead there: a table
+    }
+    results = [
+        Result(config=c, outcome=Outcome.OK, latency_us=sum(v), latency_us_by_shape=dict(zip(labels, v, strict=True)),
+               retimed=True)
+        for c, v in timed.values()
+    ]  # fmt: skip
+    result = SessionResult(
+        best_config=one, best_latency_us=150.0, current_config=now, current_latency_us=300.0, results=results,
+        retimed=results, evaluations=3, served=0, budget=3, space_size=28, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    outcome = apply_best(judge_session(prepared, result))
+    assert outcome.changed, outcome.error
+    assert outcome.knob_changes["GROUP_M"] == (8, 32), outcome.knob_changes
+    assert "GROUP_M: tl.constexpr = 32" in (tmp_path / "inductor_tem_mm" / "kernel.py").read_text()
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for four of the trial's kernels when its session picks these, checked on the GPU: Inductor's

@@ -42,6 +42,7 @@ from kernelopt.tuning.folder import (
     best_edit,
     config_text,
     prepare_folder,
+    table_unheld,
     tune_folder,
 )
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
@@ -242,7 +243,11 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
     shaped = [x for x in (tuning.choice.reason if tuning.per_shape and tuning.choice else None, tuning.edit_note) if x]
     vs += "".join(f"; {x}" for x in shaped)  # across shapes: one configuration or a table, and how it was written
-    table = tuning.choice.table if judgement.table and tuning.choice is not None else {}
+    # a table no text can hold is written as one configuration (judged as itself): recorded as that, not as the
+    # table's rows (breaker16: Inductor's body-bound GROUP_M recorded 'per-bucket table ... above them the original
+    # computation' beside one GROUP_M=32 for every size)
+    written_as_table = table_unheld(tuning) is None
+    table = tuning.choice.table if judgement.table and tuning.choice is not None and written_as_table else {}
     return ImplementOutcome(
         changed=True,
         description=f"{LAUNCH_CONFIGURATION.value}: tuned {launch}: {counted}; fastest correct "
