@@ -441,7 +441,7 @@ def test_a_launch_inside_torch_cuda_device_runs_on_the_cpu() -> None:
     (FlagGems wraps every launch so, through ``torch_device_fn.device``; Liger-Kernel and unsloth too). On the CPU
     torch raised "ValueError: Expected a cuda device, but got: cpu": ``tune --device cpu`` had every candidate
     run_error, "no candidate ran", and the gate failed a correct kernel. In a worker running Triton's interpreter the
-    context of a CPU device does nothing (``harness.interpreter._patch_cuda_device``); a CUDA device is kept."""
+    context of a CPU device does nothing (``harness.interpreter.patch_cuda_device``); a CUDA device is kept."""
     import torch
 
     folder = DATA / "xent_device"

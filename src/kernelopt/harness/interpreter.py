@@ -21,7 +21,7 @@ ignores (``num_warps``, ``num_stages``) are one program there: the first of each
 fails the kernel's ``tl.static_assert`` is skipped, as a GPU compile's ``CompileTimeAssertionFailure`` is.
 
 A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
-raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`_patch_cuda_device`).
+raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`patch_cuda_device`).
 
 A fifth, for every Triton: ``libdevice`` (``tl.extra.cuda.libdevice.tanh``, ``from triton.language.extra import
 libdevice``), which unsloth's soft-capped cross-entropy, SGLang's and vLLM's per-token quantization (``round``) and
@@ -109,7 +109,7 @@ def patch_interpreter() -> bool:
     import triton
 
     _patch_autotuner()
-    _patch_cuda_device()
+    patch_cuda_device()
     import triton.runtime.interpreter as interp
 
     version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
@@ -434,14 +434,15 @@ class _Made:
         self.value = value
 
 
-def _patch_cuda_device() -> None:
+def patch_cuda_device() -> None:
     """``with torch.cuda.device(x.device):`` around a launch, as FlagGems (``torch_device_fn.device``), Liger-Kernel
     and unsloth write it: on a CPU tensor torch raises "Expected a cuda device, but got: cpu", so a correct kernel
     failed every check on the CPU (breaker6 j12). In a worker running Triton's interpreter on the CPU the context
     of a CPU device is what ``torch.cuda.device(-1)`` is: nothing. Mamba's and fla's
     ``torch.cuda.device(x.device.index)`` is ``torch.cuda.device(None)`` for a CPU tensor, which a torch without CUDA
     fails ("'<' not supported between instances of 'NoneType' and 'int'", breaker8 m1) and a CUDA torch reads as
-    "stay on the current device": nothing too. A CUDA device or index is passed on unchanged."""
+    "stay on the current device": nothing too. A CUDA device or index is passed on unchanged. The compile for a GPU
+    on a machine without one calls the kernel on CPU tensors as well (:mod:`kernelopt.harness.target_compile`)."""
     import torch
 
     cls = torch.cuda.device

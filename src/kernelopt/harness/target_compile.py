@@ -306,7 +306,7 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
     from triton.runtime.jit import JITFunction, create_function_from_signature
 
     from kernelopt.harness.inputs import build_inputs
-    from kernelopt.harness.interpreter import _patch_cuda_device
+    from kernelopt.harness.interpreter import patch_cuda_device
     from kernelopt.harness.loader import load_pair
 
     target = GPUTarget("cuda", capability, WARP_SIZE)
@@ -357,7 +357,7 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         self.best_config = configs[0]
         self.nargs = None
 
-    _patch_cuda_device()  # ``with torch.cuda.device(x.device.index):`` around a launch (Mamba's): nothing on the CPU
+    patch_cuda_device()  # ``with torch.cuda.device(x.device.index):`` around a launch (Mamba's): nothing on the CPU
     JITFunction.run = compile_launch  # type: ignore[method-assign]
     Autotuner.run = every_config  # type: ignore[method-assign]
     pair = load_pair(kernel_py, reference_py)
