@@ -24,8 +24,11 @@ An entry the kernel as written (``original``) cannot run (it raises there, a com
 ``run``, while it runs the primary) is set aside when the original's result shows it, and the batch is evaluated
 again on the other entries (docs/faults.md leftovers15's l2; refblame14's r13 stopped tune there): no candidate is
 checked or timed there, and a kernel to write must still raise there or pass (:meth:`ShapesEvaluator.check_source`),
-never fail otherwise. ``SHAPES`` entries the loop's V0 cannot run are the problem's by the same rule
-(:mod:`kernelopt.harness.unrunnable`).
+never fail otherwise. Where the record serves the original's result (a rerun, a resume), the original is checked
+again at an entry where a new candidate raises and the batch does not hold the original (:meth:`_original_at`,
+newuser13's n71), and a resumed session that times more entries than the original's record was timed on seeks them
+before its rounds (:meth:`ShapesEvaluator.seek_set_aside`). ``SHAPES`` entries the loop's V0 cannot run are the
+problem's by the same rule (:mod:`kernelopt.harness.unrunnable`).
 """
 
 from __future__ import annotations
