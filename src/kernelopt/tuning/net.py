@@ -485,7 +485,8 @@ def _residue(mover: _Mover) -> list[DerivedSize]:
     no tile above it), where a pick whose tile on that key is larger fails whatever the other keys' tiles and however
     the tile is made (n61: a block computed from ``num_warps``, the half size stepped by the entries' 1024; v52: a 2-D
     tile whose other key's grown block halved the half size's step; v53: a tile computed from two settings, not read
-    as grown). Its tries are no other size's: it is cast only for such originals."""
+    as grown). Where two keys or more have one, the joint residue follows (:func:`_joint_steps`, searched by halves:
+    :meth:`_Caster.bisect`). Its tries are no other size's: it is cast only for such originals."""
     out = []
     unmoved = mover.seen[0]
     keys = [
