@@ -218,7 +218,10 @@ class Cover(BaseModel):
         else:
             length = self.block if self.mul == 1 else f"{self.block} * {self.mul}"
             of = f"a range of {length if self.div == 1 else f'{length} // {self.div}'}"
-        return f"{self.kernel} covers {self.size} with {of} ({self.test}) and loops over no {self.size}"
+        # a bound the kernel reaches through its locals (vLLM's ``offset < num_tokens``, ``num_tokens`` the difference
+        # of two loads of ``cu_num_tokens_ptr``) is a size read from the parameter, not the parameter itself
+        covered = self.size if self.size in self.test else f"a size it reads from {self.size}"
+        return f"{self.kernel} covers {covered} with {of} ({self.test}) and loops over no {self.size}"
 
 
 class Tunable(BaseModel):
