@@ -129,3 +129,46 @@ def test_b16_a_local_bound_twice_proves_no_cover(computed: str, warps: int, kept
     text = (DATA / "newuser12" / "warps_cover" / "kernel.py").read_text().replace("BLOCK = warps * 128", computed)
     refused = shrunk_covers(discover_source(text), text, {"num_warps": warps}, {"num_warps": 8})
     assert (refused == []) is kept, refused
+
+
+def test_b17_a_floor_division_outside_any_grid_is_not_said_to_be_one() -> None:
+    """break16 b17 (an untrue line): the guard's rule that a tile divide a size it floors said of every floor division
+    in the launcher "the grid at line N has ... programs": ``per = 8192 // warps`` (a cap of the row's block, no grid)
+    gave "warps=16 only where 8192 % 16 == 0, ... (a tile must divide its size: the grid at line 18 has 8192 // warps
+    programs)". A floor outside the launches' grids (and the names they read) is said as what it is; a grid's, read
+    through ``programs = n // BLOCK`` beside ``kernel[(programs,)]``, as before."""
+    from kernelopt.tunables import guard
+    from kernelopt.tunables.edit import apply_source
+
+    capped = (DATA / "break16" / "warps_divided" / "kernel.py").read_text()
+    note = guard.guard_edit(capped, apply_source(capped, {"rowmax_kernel:num_warps": 16}).new_source).note
+    assert note is not None and note.endswith("(a tile must divide its size: line 18 takes 8192 // warps)"), note
+    aside = (DATA / "leftovers15" / "aside" / "kernel.py").read_text()
+    gridded = aside.replace("triton.cdiv(n, BLOCK)", "n // BLOCK").replace(", mask=mask)", ")")
+    note = guard.guard_edit(gridded, apply_source(gridded, {"scale_kernel:BLOCK": 256}).new_source).note
+    assert note is not None and note.endswith("the grid at line 20 has n // BLOCK programs)"), note
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        'bwd = _state_passing_bwd_kernel\n    BLOCK_SIZE_actual = bwd.best_config.kwargs["BLOCK_SIZE"]',
+        'BLOCK_SIZE_actual = getattr(_state_passing_bwd_kernel, "best_config").kwargs["BLOCK_SIZE"]',
+    ],
+)
+def test_b18_the_autotuner_s_pick_read_through_an_alias_floors_the_search(read: str) -> None:
+    """break16 b18 (candidates spent on blocks the host cannot hold): breaker15's b4 starts a list's settings at the
+    authors' least where the host reads ``<kernel>.best_config`` by the kernel's own name; Mamba-2's read through an
+    alias (``bwd = _state_passing_bwd_kernel``; ``bwd.best_config``) or ``getattr(kernel, "best_config")`` searched
+    BLOCK_SIZE from 16 again (16 and 32 write past the host's buffer of ``cdiv(dim, 64)`` partials). Both floor it at
+    64 now."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.launch import space_from_tunables
+
+    direct = 'BLOCK_SIZE_actual = _state_passing_bwd_kernel.best_config.kwargs["BLOCK_SIZE"]'
+    source = (DATA / "breaker15" / "mamba_state_bwd" / "kernel.py").read_text()
+    assert direct in source
+    source = source.replace(direct, read)
+    found = discover_source(source)
+    bwd = space_from_tunables(found, kernel="_state_passing_bwd_kernel", held_options={}, source=source)
+    assert min(v for v in bwd.knob("BLOCK_SIZE").values if isinstance(v, int)) == 64

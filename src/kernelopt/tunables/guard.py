@@ -293,7 +293,13 @@ def _requirements(
                 and tile[1] not in _names(node.left) | _strings(node.left)
                 and padded.get(dotted(node.left)) != tile
             ):
-                out.append(Divides(tile, node.left, line, f"the grid at line {line} has {_code(node)} programs"))
+                grid = id(node) in _grid_nodes(fn)  # a floor elsewhere (``per = 8192 // warps``) is no grid's
+                said = (
+                    f"the grid at line {line} has {_code(node)} programs"
+                    if grid
+                    else f"line {line} takes {_code(node)}"
+                )
+                out.append(Divides(tile, node.left, line, said))
     for node, tile_expr, size in _grid_divs(fn, rounded) + _helper_cdivs(fn, helpers) if launches_unmasked else []:
         tile, line = _tile_id(tile_expr), pos[node].start.line
         why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
@@ -568,6 +574,26 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
                 products[id(node)] = tile
     padded = {name: products[id(value)] for name, value in assigned_once(fn).items() if id(value) in products}
     return rounded, padded
+
+
+def _grid_nodes(fn: cst.FunctionDef) -> set[int]:
+    """The ids of the nodes of ``fn``'s launch grids: each launch's subscript, and the values of the assignments to
+    the names it reads (``programs = n // BLOCK`` beside ``kernel[(programs,)]``), followed through names so bound."""
+    grids: list[cst.CSTNode] = [
+        element for _, call in _launch_calls(fn) if isinstance(call.func, cst.Subscript) for element in call.func.slice
+    ]
+    names = {n for grid in grids for n in _names(grid)}
+    assigned = [(made, node.value) for node in walk(fn.body) if isinstance(node, cst.Assign) for made in _targets(node)]
+    seen: set[str] = set()
+    while names - seen:
+        seen |= names
+        grids += [value for made, value in assigned if made in names]
+        names = seen | {n for made, value in assigned if made in seen for n in _names(value)}
+    return {id(node) for grid in grids for node in walk(grid)}
+
+
+def _targets(node: cst.Assign) -> list[str]:
+    return [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
 
 
 def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
