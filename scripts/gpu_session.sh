@@ -128,6 +128,9 @@
 #              tunes on the other; the spills read from a cubin with no GPU against the driver's n_spills
 #   honest15   scripts/gpu_honest15.sh: tune --device cuda on ao_mx_dequant (breaker14's sizes): the json's figures
 #              agree with each other, and a written kernel is no slower than the original at any shape beyond 2 %
+#   break16    scripts/gpu_break16.sh: tune --device cuda on warps_helper and warps_augmented (a block computed from
+#              num_warps by a helper's body or an augmented assignment): the kernel.py each leaves correct at sizes no
+#              entry names; a scalar tensor's `or` before an atomic runs it in every program
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -190,6 +193,7 @@ break15 360 scripts/gpu_break15.sh
 newuser13 480 scripts/gpu_newuser13.sh
 leftovers15 480 scripts/gpu_leftovers15.sh
 honest15 480 scripts/gpu_honest15.sh
+break16 540 scripts/gpu_break16.sh
 gputests 560 -
 EOF
 }

@@ -172,3 +172,41 @@ def test_b18_the_autotuner_s_pick_read_through_an_alias_floors_the_search(read: 
     found = discover_source(source)
     bwd = space_from_tunables(found, kernel="_state_passing_bwd_kernel", held_options={}, source=source)
     assert min(v for v in bwd.knob("BLOCK_SIZE").values if isinstance(v, int)) == 64
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", ["warps_helper", "warps_augmented"])
+def test_b13_on_a_gpu_a_block_computed_from_num_warps_by_a_helper_is_never_written_wrong(
+    tmp_path: Path, name: str
+) -> None:
+    """b13 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s wall)
+    on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (multiples of
+    its 64-element block): right at every one, whatever was written."""
+    import torch
+
+    from tests.gpu_correct import assert_correct, tuned_on_device
+
+    folder = Path(shutil.copytree(DATA / "break16" / name, tmp_path / name))
+    tuned_on_device(folder)
+    shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_b14_on_a_gpu_a_scalar_tensor_s_or_runs_its_atomic_in_every_program() -> None:
+    """b14 on an NVIDIA GPU: bool_scalar's ``pid >= 0 or tl.atomic_add(count_ptr, 1) >= 0`` adds in every program
+    (the count the interpreter now gives, 4 at n=200), and ``n > 0 and n`` fails the compile as the interpreter now
+    raises."""
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("_b14_gpu", DATA / "break16" / "bool_scalar" / "kernel.py")
+    assert spec is not None and spec.loader is not None
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    x = torch.randn(200, device="cuda")
+    y, count = kernel.run(x)
+    assert count.tolist() == [4] and torch.equal(y, x * 2.0)
