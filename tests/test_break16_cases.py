@@ -84,6 +84,36 @@ def test_b14_a_scalar_tensor_in_and_or_not_is_joined_as_a_gpu_compile_joins_it(t
         path.write_text(kept)
         with pytest.raises(Exception, match="Cannot bitcast data-type of size 32 to data-type of size 1"):
             load_fresh(path, "_b14_int_joined").run(torch.ones(200))
+        # an integer argument of 1 is a constexpr on a GPU (specialized): ``flag and n > 0`` compiles there with
+        # flag=1 and fails with flag=0, as here
+        flagged = tmp_path / "flagged.py"
+        flagged.write_text(_FLAGGED)
+        ker = load_fresh(flagged, "_b14_flagged")
+        assert torch.equal(ker.run(torch.ones(10), 1), torch.full((10,), 2.0))
+        with pytest.raises(Exception, match="Cannot bitcast data-type of size 32 to data-type of size 1"):
+            ker.run(torch.ones(10), 0)
+
+
+_FLAGGED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def flag_kernel(x_ptr, y_ptr, n, flag, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    if flag and n > 0:
+        x = x * 2.0
+    tl.store(y_ptr + offs, x, mask=m)
+
+
+def run(x, flag):
+    y = torch.empty_like(x)
+    flag_kernel[(1,)](x, y, x.numel(), flag, BLOCK=64)
+    return y
+"""
 
 
 def test_b15_a_launcher_passed_on_by_functools_partial_is_no_kernel_s_launch() -> None:

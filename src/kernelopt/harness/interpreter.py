@@ -291,6 +291,23 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, tl.core.tensor)
 
 
+def _specialized(value: Any) -> Any:
+    """``value``, or ``1`` where it is an integer scalar tensor (not a bool) holding 1: a GPU launch specializes an
+    integer argument of 1 to a constexpr, whose ``and`` / ``or`` / ``not`` the code generator reads as Python's, where
+    the interpreter passes every argument as a tensor (``flag and n > 0`` with ``flag=1`` compiles for sm_90; with
+    ``flag=0``, an int32 joined by ``logical_and``, it fails, as the interpreter then raises)."""
+    if not _is_tensor(value) or value.type.is_block():
+        return value
+    dtype = value.type.scalar
+    if not dtype.is_int() or dtype.is_int1():
+        return value
+    try:
+        held = value.handle.data.reshape(-1)
+    except AttributeError:  # no interpreter's tensor
+        return value
+    return 1 if held.size == 1 and int(held[0]) == 1 else value
+
+
 def _bool_op(is_and: bool, *thunks: Any) -> Any:
     """``a and b and ...`` (``or`` when not ``is_and``) as Triton's code generator computes it: the values in order,
     one that is no tensor short-circuiting as in Python (a falsy one ends an ``and``, a truthy one an ``or``), the
@@ -300,7 +317,7 @@ def _bool_op(is_and: bool, *thunks: Any) -> Any:
     blocks: list[Any] = []
     value: Any = None
     for thunk in thunks:
-        value = thunk()
+        value = _specialized(thunk())
         if _is_tensor(value):
             blocks.append(value)
         elif bool(value) is not is_and:
@@ -314,7 +331,9 @@ def _bool_op(is_and: bool, *thunks: Any) -> Any:
 
 
 def _not(value: Any) -> Any:
-    """``not value``: a tensor's elementwise ``logical_not`` (the code generator's ``__not__``), else Python's."""
+    """``not value``: a tensor's elementwise ``logical_not`` (the code generator's ``__not__``), else Python's (an
+    integer argument of 1 too: :func:`_specialized`)."""
+    value = _specialized(value)
     return value.__not__() if _is_tensor(value) else not value
 
 
