@@ -302,7 +302,11 @@ def test_gpu_ao_mx_dequant_writes_no_kernel_slower_than_the_list_at_any_shape(tm
     if not torch.cuda.is_available():
         pytest.skip("no GPU")
     folder = Path(shutil.copytree(AO, tmp_path / "ao_mx_dequant"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # the source first, and what the run put on the path after it (the device puts pydantic and libcst there)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH")) if p),
+    }
     tune = subprocess.run(
         [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--json", "--budget-wall-s", "60"],
         env=env, capture_output=True, text=True, timeout=420,
