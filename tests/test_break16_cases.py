@@ -131,6 +131,26 @@ def test_b15_a_launcher_passed_on_by_functools_partial_is_no_kernel_s_launch() -
     assert [t.key for t in discover_source(called) if t.name == "BLOCK"] == ["_row_loop:BLOCK"]
     kernl = (DATA / "breaker15" / "kernl_ln" / "kernel.py").read_text()
     assert {t.kernel for t in discover_source(kernl) if t.name == "BLOCK_SIZE"} == {"_layer_norm_fwd_fused_single_pass"}
+    # a method's launch through its parameter, called through an attribute (``self._run(x, kernel=_row_one)``): the
+    # kernel it passes, where the default was read as no call showed
+    method = source.split("def _launch")[0] + _METHOD
+    assert [t.key for t in discover_source(method) if t.name == "BLOCK"] == ["_row_one:BLOCK"]
+
+
+_METHOD = """class RowOp:
+    def _run(self, x, kernel=_row_loop):
+        M, N = x.shape
+        y = torch.empty_like(x)
+        kernel[(M,)](x, y, N, BLOCK=1024)
+        return y
+
+    def __call__(self, x):
+        return self._run(x, kernel=_row_one)
+
+
+def run(x):
+    return RowOp()(x)
+"""
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ kernel a parameter that ``layer_norm(..., implementation: JITFunction = _layer_n
 through ``LayerNorm.apply``. Read by its parameter's name, such a launch had no kernel: what discovery reads in a
 kernel's body (a block that covers a row with one block, a launch option's default) was lost, and ``tune`` searched
 blocks the kernel cannot run. The parameter is followed through the file's calls of its function (plain calls by
-name, and ``Cls.apply(...)`` for a ``forward`` of class ``Cls``, ``ctx`` not passed) to each value it can take: a
+name, ``Cls.apply(...)`` for a ``forward`` of class ``Cls``, ``ctx`` not passed, and a method's calls through an
+attribute, ``self._run(x, kernel=k)``, ``self`` not passed) to each value it can take: a
 call's argument or the parameter's default, a parameter of the caller followed in turn. The launch starts a kernel
 when every value is the same ``@triton.jit`` function of the file; otherwise (two kernels, a value built by code,
 no call and no default, a function passed on as a value, whose calls no call shows: ``functools.partial(_launch,
@@ -81,6 +82,11 @@ class _Collector(cst.CSTVisitor):
             self.passed.add(node.value)
 
 
+def _static(fn: cst.FunctionDef) -> bool:
+    """A ``@staticmethod``: called through its class or an instance, it takes no ``self``."""
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
+
+
 def _positional(fn: cst.FunctionDef) -> list[cst.Param]:
     return [*fn.params.posonly_params, *fn.params.params]
 
@@ -118,6 +124,8 @@ class _Resolver:
                 and func.value.value == cls
             ):
                 out.append((c, 1))  # ``Cls.apply(x, ...)`` calls ``forward(ctx, x, ...)``
+            elif cls is not None and isinstance(func, cst.Attribute) and func.attr.value == fn.name.value:
+                out.append((c, 0 if _static(fn) else 1))  # ``self._run(x, kernel=k)``: ``self`` not passed (b15)
         return out
 
     def values(self, fn: cst.FunctionDef, name: str, depth: int) -> set[str] | None:
