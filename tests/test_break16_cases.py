@@ -46,7 +46,7 @@ def test_b13_what_a_launch_option_computes_beyond_a_chain_of_assignments() -> No
 
     helper = (DATA / "break16" / "warps_helper" / "kernel.py").read_text()
     augmented = (DATA / "break16" / "warps_augmented" / "kernel.py").read_text()
-    assert chained(helper) == {"_block (line 16)": None}
+    assert chained(helper) == {"line 16 of _block": None}
     assert chained(augmented) == {"BLOCK (line 17)": None}
     module = (DATA / "newuser13" / "warps_module" / "kernel.py").read_text()
     assert chained(module) == {"BLOCK": 64}

@@ -132,9 +132,9 @@ def _read_unfollowed(tree: Parsed, names: Collection[str]) -> dict[str, None]:
     """Where the file reads one of ``names`` (the launch options' own names and those their literals bind) other
     than as a launch option's value or an assignment's (which :func:`_followed` follows), each ``None``: a helper's
     body (``def _block(): return NUM_WARPS * 32``) or an augmented assignment (``BLOCK *= nw``) computes from it as
-    surely, which no chain of assignments shows (break16's b13: a num_warps pick was "only num_warps moved", the net
-    not cast, written wrong at n=64). A function taking one of the names as a parameter without a literal default
-    (a kernel's own) reads its own value, not the option's."""
+    surely, which no chain of assignments shows (named ``line 16 of _block`` or ``BLOCK (line 17)``; break16's b13:
+    a num_warps pick was "only num_warps moved", the net not cast, written wrong at n=64). A function taking one of
+    the names as a parameter without a literal default (a kernel's own) reads its own value, not the option's."""
     found = _ReadFinder(tree, set(names))
     tree.module.visit(found)
     return dict.fromkeys(found.keys)
@@ -193,8 +193,10 @@ class _ReadFinder(cst.CSTVisitor):
             shadowed = any(node.value in own for _, own in self.functions)
             if not shadowed:
                 line = self.tree.positions[node].start.line
-                where = self.aug[-1] if self.aug else (self.functions[-1][0] if self.functions else "module")
-                key = f"{where} (line {line})"
+                if self.aug:  # the name it assigns
+                    key = f"{self.aug[-1]} (line {line})"
+                else:  # what the line computes, in its function
+                    key = f"line {line} of {self.functions[-1][0]}" if self.functions else f"line {line}"
                 if key not in self.keys:
                     self.keys.append(key)
         return super().on_visit(node)
