@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
 from kernelopt.tunables.bindings import assigned_once, bindings
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
@@ -3688,17 +3689,10 @@ def _rising_at(expr: cst.BaseExpression, x: str, value: int) -> int | None:
 
 
 def _evaluated(expr: cst.BaseExpression) -> int | None:
-    """The integer ``expr`` is (``1024 // 2``, ``256 * 2``), ``None`` for anything but integer arithmetic."""
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if isinstance(expr, cst.BinaryOperation):
-        a, b = _evaluated(expr.left), _evaluated(expr.right)
-        ops = {cst.Multiply: lambda: a * b, cst.FloorDivide: lambda: a // b if b else None,  # type: ignore[operator]
-               cst.LeftShift: lambda: a << b, cst.RightShift: lambda: a >> b,  # type: ignore[operator]
-               cst.Add: lambda: a + b, cst.Subtract: lambda: a - b}  # type: ignore[operator]  # fmt: skip
-        run = ops.get(type(expr.operator))
-        return run() if run is not None and a is not None and b is not None else None
-    return None
+    """The integer ``expr`` is (``1024 // 2``, ``256 * 2``), ``None`` for anything but integer arithmetic: the one
+    evaluator (:func:`kernelopt.tunables.arithmetic.integer_value`) with the operators a bound was always read with
+    and no bound on a shift, as before."""
+    return integer_value(expr, operators=BOUND_OPERATORS, calls=(), power_most=None)
 
 
 def _is_cover(test: cst.BaseExpression) -> bool:

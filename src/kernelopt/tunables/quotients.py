@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 
 import libcst as cst
 
+from kernelopt.tunables.arithmetic import integer_value
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.syntax import NODES_KEPT, parsed
@@ -40,7 +41,7 @@ def quotient_floors(source: str, kernel: str, known: Mapping[str, int]) -> dict[
         return {}
     out: dict[str, tuple[int, str]] = {}
     for target, tile, right in _quotients(fns[0]):
-        divisor = _value(right, known)
+        divisor = integer_value(right, known, operators=(), calls=())  # a literal or a given name, as ever
         if divisor is None or divisor < 2:
             continue
         out[tile] = (
@@ -99,11 +100,3 @@ def _bound(node: cst.CSTNode) -> tuple[str | None, cst.BaseExpression | None]:
     if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
         return node.targets[0].target.value, node.value
     return None, None
-
-
-def _value(expr: cst.BaseExpression, known: Mapping[str, int]) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if isinstance(expr, cst.Name):
-        return known.get(expr.value)
-    return None

@@ -1,0 +1,88 @@
+"""The integer arithmetic a kernel file writes, worked out over known names: a block computed from ``num_warps``
+(``warps * 128``), a guard's bound (``1024 // 2``), a quotient's divisor. The one evaluator of it for every reader of a
+file's integers (twins15's finding: the guard, the quotients and the launch readers each wrote one).
+
+Plain integers only: ``+ - * // % ** << >>``, a unary minus, ``min`` and ``max`` of integers, names bound to integers;
+anything else (a float, a bool, an attribute, a call of anything else, a name not known) is ``None``, not known. A power
+or shift by more than :data:`POWER_MOST` either way is not known either: a file's ``nw ** 10 ** 10`` would run for ever
+in the reading. A reader that must read less (a proof that refuses where another reads) names it with ``operators``
+(the operators it reads; :data:`OPERATORS` by default) and ``calls`` (the calls it reads); ``power_most=None`` lifts
+the bound for a reader that always had none. Pure: a node in, an integer or ``None`` out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+
+import libcst as cst
+
+#: The largest exponent or shift worked out (``2 ** 64``): past it a file's arithmetic (``nw ** 10 ** 10``) could run
+#: for ever in the reading of a launch setting; no rule can check it then.
+POWER_MOST = 64
+
+_BINARY: dict[type[cst.BaseBinaryOp], Callable[[int, int], int]] = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b,
+    cst.Modulo: lambda a, b: a % b,
+    cst.Power: lambda a, b: a**b,
+    cst.LeftShift: lambda a, b: a << b,
+    cst.RightShift: lambda a, b: a >> b,
+}
+
+#: Every operator read: the binary ones and the unary minus.
+OPERATORS: frozenset[type[cst.CSTNode]] = frozenset({*_BINARY, cst.Minus})
+
+#: The operators a guard's bound was read with (``1024 // 2``, ``256 * 2``, ``1 << 10``): no ``%``, ``**`` or minus.
+BOUND_OPERATORS: frozenset[type[cst.CSTNode]] = frozenset(
+    {cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.LeftShift, cst.RightShift}
+)
+
+#: The calls read: ``min`` and ``max`` of integers.
+CALLS: frozenset[str] = frozenset({"min", "max"})
+
+_BOUNDED = (cst.Power, cst.LeftShift, cst.RightShift)
+
+
+def integer_value(
+    expr: cst.BaseExpression,
+    names: Mapping[str, object] | None = None,
+    *,
+    operators: Collection[type[cst.CSTNode]] = OPERATORS,
+    calls: Collection[str] = CALLS,
+    power_most: int | None = POWER_MOST,
+) -> int | None:
+    """The integer ``expr`` is with ``names`` bound (a name bound to anything but an integer is not known), or
+    ``None`` (module docstring)."""
+    known = names or {}
+
+    def value(node: cst.BaseExpression) -> int | None:
+        if isinstance(node, cst.Integer):
+            return int(node.evaluated_value)
+        if isinstance(node, cst.Name):
+            v = known.get(node.value)
+            return v if isinstance(v, int) and not isinstance(v, bool) else None
+        if isinstance(node, cst.UnaryOperation) and type(node.operator) in operators:
+            inner = value(node.expression)
+            return None if inner is None else -inner
+        if isinstance(node, cst.BinaryOperation) and type(node.operator) in operators:
+            a, b = value(node.left), value(node.right)
+            if a is None or b is None:
+                return None
+            if power_most is not None and isinstance(node.operator, _BOUNDED) and abs(b) > power_most:
+                return None
+            try:
+                out = _BINARY[type(node.operator)](a, b)
+            except (ValueError, ArithmeticError):  # a negative shift, a division by zero
+                return None
+            return out if isinstance(out, int) else None  # ``2 ** -1`` is a float
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in calls:
+            if len(node.args) < 2 or any(a.keyword is not None or a.star for a in node.args):
+                return None
+            args = [value(a.value) for a in node.args]
+            if any(a is None for a in args):
+                return None
+            return min(args) if node.func.value == "min" else max(args)  # type: ignore[type-var]
+        return None
+
+    return value(expr)
