@@ -77,3 +77,13 @@ def test_the_narrower_readings_its_callers_name() -> None:
     # a quotient's divisor: a literal or a given name, nothing computed
     plain = {"operators": (), "calls": ()}
     assert [_value(c, {"D": 4}, **plain) for c in ("8", "D", "D * 2", "E")] == [8, 4, None, None]
+    # a size folded: every value on the way in 1..2**31 (a step through 0 or a negative is no size)
+    size = {"operators": BOUND_OPERATORS | {cst.Power}, "calls": (), "within": (1, 2**31)}
+    assert [_value(c, **size) for c in ("65536 // 4", "1 << 16", "2 ** 31", "2 ** 32 // 4", "(1 - 1) + 5", "0")] == [
+        16384,
+        65536,
+        2**31,
+        None,
+        None,
+        None,
+    ]

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import ast
 import functools
-import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from libcst.metadata import CodeRange
 from kernelopt.actions import ActionCategory
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
+from kernelopt.tunables.arithmetic import integer_value
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     body_constexprs,
@@ -3392,34 +3392,17 @@ class _NestedScopes(cst.CSTVisitor):
         return True
 
 
-_FOLDED_OPERATORS: dict[type, Callable[[int, int], int]] = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.LeftShift: operator.lshift,
-    cst.RightShift: operator.rshift,
-    cst.Power: operator.pow,
-}
+#: The operators a size is folded with (``65536 // 4``, ``1 << 20``, ``2 ** 10``): no ``%`` or minus.
+_FOLDED_OPERATORS = frozenset(
+    {cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.LeftShift, cst.RightShift, cst.Power}
+)
 
 
 def _fold(expr: cst.BaseExpression) -> int | None:
     """The value of integer arithmetic on integer literals (``65536 // 4``), or ``None``; results outside
-    1..2**31 (and powers or shifts past 64) are not sizes and are not folded."""
-    if isinstance(expr, cst.Integer):
-        value = int(expr.evaluated_value)
-    elif isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _FOLDED_OPERATORS:
-        left, right = _fold(expr.left), _fold(expr.right)
-        if left is None or right is None:
-            return None
-        if isinstance(expr.operator, cst.Power | cst.LeftShift | cst.RightShift) and right > 64:
-            return None
-        if isinstance(expr.operator, cst.FloorDivide) and right == 0:
-            return None
-        value = _FOLDED_OPERATORS[type(expr.operator)](left, right)
-    else:
-        return None
-    return value if 1 <= value <= 2**31 else None
+    1..2**31 (and powers or shifts past 64) are not sizes and are not folded: the one evaluator
+    (:func:`kernelopt.tunables.arithmetic.integer_value`) with every value on the way a size, as before."""
+    return integer_value(expr, operators=_FOLDED_OPERATORS, calls=(), within=(1, 2**31))
 
 
 def _calls_in(expr: cst.CSTNode) -> list[cst.Call]:

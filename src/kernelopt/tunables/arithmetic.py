@@ -1,13 +1,15 @@
 """The integer arithmetic a kernel file writes, worked out over known names: a block computed from ``num_warps``
-(``warps * 128``), a guard's bound (``1024 // 2``), a quotient's divisor. The one evaluator of it for every reader of a
-file's integers (twins15's finding: the guard, the quotients and the launch readers each wrote one).
+(``warps * 128``), a guard's bound (``1024 // 2``), a quotient's divisor, a size folded (``65536 // 4``). The one
+evaluator of it for every reader of a file's integers (twins15's finding: the guard, the quotients, the launch
+readers and discovery's folding each wrote one).
 
 Plain integers only: ``+ - * // % ** << >>``, a unary minus, ``min`` and ``max`` of integers, names bound to integers;
 anything else (a float, a bool, an attribute, a call of anything else, a name not known) is ``None``, not known. A power
 or shift by more than :data:`POWER_MOST` either way is not known either: a file's ``nw ** 10 ** 10`` would run for ever
-in the reading. A reader that must read less (a proof that refuses where another reads) names it with ``operators``
-(the operators it reads; :data:`OPERATORS` by default) and ``calls`` (the calls it reads); ``power_most=None`` lifts
-the bound for a reader that always had none. Pure: a node in, an integer or ``None`` out."""
+in the reading. A reader that must read less (a proof that refuses where another reads) names it: ``operators`` (the
+operators it reads; :data:`OPERATORS` by default), ``calls`` (the calls it reads), ``power_most=None`` (no bound, for a
+reader that always had none), ``within`` (every value on the way in a range: a size's). Pure: a node in, an integer or
+``None`` out."""
 
 from __future__ import annotations
 
@@ -51,12 +53,18 @@ def integer_value(
     operators: Collection[type[cst.CSTNode]] = OPERATORS,
     calls: Collection[str] = CALLS,
     power_most: int | None = POWER_MOST,
+    within: tuple[int, int] | None = None,
 ) -> int | None:
     """The integer ``expr`` is with ``names`` bound (a name bound to anything but an integer is not known), or
-    ``None`` (module docstring)."""
+    ``None`` (module docstring). ``within``: the least and the most every value on the way may be (a size's
+    ``1..2**31``: a literal or a step outside it is not known)."""
     known = names or {}
 
     def value(node: cst.BaseExpression) -> int | None:
+        v = step(node)
+        return v if v is None or within is None or within[0] <= v <= within[1] else None
+
+    def step(node: cst.BaseExpression) -> int | None:
         if isinstance(node, cst.Integer):
             return int(node.evaluated_value)
         if isinstance(node, cst.Name):
