@@ -1,7 +1,8 @@
 """The integer arithmetic a kernel file writes, worked out over known names: a block computed from ``num_warps``
 (``warps * 128``), a guard's bound (``1024 // 2``), a quotient's divisor, a size folded (``65536 // 4``). The one
-evaluator of it for every reader of a file's integers (twins15's finding: the guard, the quotients, the launch
-readers and discovery's folding each wrote one).
+evaluator of it for the readers of a file's integers (twins15's finding: each wrote one): the guard's bounds, the
+quotients' divisors and discovery's folded sizes. tunables/readers.py reads any Python value a launch setting computes
+(``128 if num_warps == 4 else 256``, ``int(nw / 2)``), a wider reading than this one, and shares only its bound.
 
 Plain integers only: ``+ - * // % ** << >>``, a unary minus, ``min`` and ``max`` of integers, names bound to integers;
 anything else (a float, a bool, an attribute, a call of anything else, a name not known) is ``None``, not known. A power

@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 import libcst as cst
 
 from kernelopt.numeric import is_number
+from kernelopt.tunables.arithmetic import POWER_MOST
 from kernelopt.tunables.bindings import Binding, binding_list, made_by, scopes
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.cover_kept import keeps_cover
@@ -276,14 +277,12 @@ def _value_at(computation: str, names: dict[str, object], tree: Parsed | None) -
     return None if expr is None else _evaluated(expr, {**names, **_followed(tree, names)})
 
 
-#: The largest exponent or shift :func:`_evaluated` works out (``2 ** 64``): past it a file's arithmetic
-#: (``nw ** 10 ** 10``) could run for ever in the reading of a launch setting; no rule can check it then.
-POWER_MOST = 64
-
-
 def _evaluated(expr: cst.BaseExpression, names: dict[str, object]) -> object:
     """``expr``'s value with ``names`` bound (a name bound to ``None`` is not known), or ``None`` (also for a power
-    or shift by more than :data:`POWER_MOST`)."""
+    or shift by more than :data:`~kernelopt.tunables.arithmetic.POWER_MOST`, the one evaluator's bound). Any Python
+    value, not only integer arithmetic (:func:`kernelopt.tunables.arithmetic.integer_value`): a launch setting's
+    ``128 if num_warps == 4 else 256``, ``int(nw / 2) * 64`` and ``abs(nw) * 32`` are read here, and their values
+    feed n64's and n69's rules; the integer evaluator would leave them unknown."""
     if any(names.get(n) is None and n not in _CALLS for n in _reads(expr)) or any(
         isinstance(n, cst.Attribute | cst.Subscript | cst.Lambda) or _unbounded_power(n, names) for n in walk(expr)
     ):
