@@ -39,6 +39,7 @@ def _older(folder: Path, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"older_{name}", folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass of the module (bindings.Binding) looks itself up there
     spec.loader.exec_module(module)
     return module
 
