@@ -1,22 +1,24 @@
 """The integer arithmetic a kernel file writes, worked out over known names: a block computed from ``num_warps``
 (``warps * 128``), a guard's bound (``1024 // 2``), a quotient's divisor, a size folded (``65536 // 4``). The one
 evaluator of it for the readers of a file's integers (twins15's finding: each wrote one): the guard's bounds, the
-quotients' divisors and discovery's folded sizes. tunables/readers.py reads any Python value a launch setting computes
-(``128 if num_warps == 4 else 256``, ``int(nw / 2)``), a wider reading than this one, and shares only its bound.
+quotients' divisors and discovery's folded sizes. tunables/readers.py reads any Python value a launch setting
+computes (``128 if num_warps == 4 else 256``, ``int(nw / 2)``), a wider reading than this one, and shares only its
+bound.
 
-Plain integers only: ``+ - * // % ** << >>``, a unary minus, ``min`` and ``max`` of integers, names bound to integers;
-anything else (a float, a bool, an attribute, a call of anything else, a name not known) is ``None``, not known. A power
-or shift by more than :data:`POWER_MOST` either way is not known either: a file's ``nw ** 10 ** 10`` would run for ever
-in the reading. A reader that must read less (a proof that refuses where another reads) names it: ``operators`` (the
-operators it reads; :data:`OPERATORS` by default), ``calls`` (the calls it reads), ``power_most=None`` (no bound, for a
-reader that always had none), ``within`` (every value on the way in a range: a size's). Pure: a node in, an integer or
-``None`` out."""
+Plain integers only: ``+ - * // % ** << >>``, a unary minus, ``min`` and ``max`` of integers, names bound to
+integers; anything else (a float, a bool, an attribute, a call of anything else, a name not known) is ``None``, not
+known. A power or shift by more than :data:`POWER_MOST` either way is not known either: a file's ``nw ** 10 ** 10``
+would run for ever in the reading. A reader that must read less (a proof that refuses where another reads) names it:
+``operators`` (the operators it reads; :data:`OPERATORS` by default), ``calls`` (the calls it reads), ``within``
+(every value on the way in a range: a size's). Pure: a node in, an integer or ``None`` out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 
 import libcst as cst
+
+from kernelopt.numeric import is_int
 
 #: The largest exponent or shift worked out (``2 ** 64``): past it a file's arithmetic (``nw ** 10 ** 10``) could run
 #: for ever in the reading of a launch setting; no rule can check it then.
@@ -53,7 +55,7 @@ def integer_value(
     *,
     operators: Collection[type[cst.CSTNode]] = OPERATORS,
     calls: Collection[str] = CALLS,
-    power_most: int | None = POWER_MOST,
+    power_most: int = POWER_MOST,
     within: tuple[int, int] | None = None,
 ) -> int | None:
     """The integer ``expr`` is with ``names`` bound (a name bound to anything but an integer is not known), or
@@ -70,7 +72,7 @@ def integer_value(
             return int(node.evaluated_value)
         if isinstance(node, cst.Name):
             v = known.get(node.value)
-            return v if isinstance(v, int) and not isinstance(v, bool) else None
+            return v if is_int(v) else None
         if isinstance(node, cst.UnaryOperation) and type(node.operator) in operators:
             inner = value(node.expression)
             return None if inner is None else -inner
@@ -78,7 +80,7 @@ def integer_value(
             a, b = value(node.left), value(node.right)
             if a is None or b is None:
                 return None
-            if power_most is not None and isinstance(node.operator, _BOUNDED) and abs(b) > power_most:
+            if isinstance(node.operator, _BOUNDED) and abs(b) > power_most:
                 return None
             try:
                 out = _BINARY[type(node.operator)](a, b)

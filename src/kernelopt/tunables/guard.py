@@ -3690,9 +3690,10 @@ def _rising_at(expr: cst.BaseExpression, x: str, value: int) -> int | None:
 
 def _evaluated(expr: cst.BaseExpression) -> int | None:
     """The integer ``expr`` is (``1024 // 2``, ``256 * 2``), ``None`` for anything but integer arithmetic: the one
-    evaluator (:func:`kernelopt.tunables.arithmetic.integer_value`) with the operators a bound was always read with
-    and no bound on a shift, as before."""
-    return integer_value(expr, operators=BOUND_OPERATORS, calls=(), power_most=None)
+    evaluator (:func:`kernelopt.tunables.arithmetic.integer_value`) with the operators a bound was always read with.
+    A shift by more than :data:`~kernelopt.tunables.arithmetic.POWER_MOST` is not known: unbounded, a file's
+    ``n <= 1 << (1 << 36)`` took 21 s and gigabytes to read (evaluators16's find)."""
+    return integer_value(expr, operators=BOUND_OPERATORS, calls=())
 
 
 def _is_cover(test: cst.BaseExpression) -> bool:
