@@ -1369,11 +1369,14 @@ class _Analyzer:
                         needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
                     )
                 )
+            tiled: list[tuple[Site, str]] = []  # body-bound tiles the programs step by, held below unless linked
             for name, expr in args:
                 if self.feeds_marked(la, group, name, expr):
                     continue
                 site = self.launch_site(la, launch_id, kname, group, name, expr)
-                site.refused = site.refused or self.body_tile_why(kdef, name)
+                why = None if site.refused else self.body_tile_why(kdef, name)
+                if why is not None:
+                    tiled.append((site, why))
                 caps = self.cap_sites(la, kname, group, name, expr, self.helper_settings.get((id(expr), name)))
                 if any(c.refused is None for c in caps) and site.refused is None and site.computed is not None:
                     # the cap keeps the value computed (and correct at every size the loop covers): tuned
@@ -1401,6 +1404,9 @@ class _Analyzer:
                     )
                 )
             self.grid_links(la, launch_sites)
+            for site, why in tiled:  # a grid copy linked (cdiv(n, 128) beside BLOCK: tl.constexpr = 128) moves with it
+                if site.refused is None and not site.links:
+                    site.refused = why
             for s in launch_sites:
                 self.add_site(s)
 
@@ -1453,7 +1459,9 @@ class _Analyzer:
         step through the data by (``pid_m * BLOCK_M + tl.arange(0, BLOCK_M)``), is not a knob: the launch's grid
         counts those programs without reading it (no launch can: Inductor's wrapper computes the grid from its own
         ``meta0`` dict), so a smaller value leaves tiles undone and a larger one runs programs past the last
-        (breaker16 c1); ``None`` for any other name."""
+        (breaker16 c1); ``None`` for any other name. Held only where the grid holds no literal copy of it that the
+        edit moves with it (:meth:`grid_links`: ``triton.cdiv(n, 128)`` beside ``BLOCK: tl.constexpr = 128``, tuned
+        before c1 and written right; late16)."""
         if kdef is None or name not in body_constexprs(kdef.node) or name not in _aranges_in(kdef.node.body):
             return None
         if not programs_tiled_by(kdef.node, name):

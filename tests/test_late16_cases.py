@@ -1,0 +1,79 @@
+"""late16: a hostile reviewer's half hour on the session's last landings (docs/faults.md, "late16"). Each test is
+a kernel a landing should handle beside a near neighbour it should not change, judged as a user would: what
+``tune`` writes, run afresh with Triton's interpreter at sizes no ``SHAPES`` entry names, its inputs and its
+``torch.empty`` outputs in the middle of NaN (tests/test_variants_cases.py's rule)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import discover_source
+from tests.test_breaker7_cases import _all_correct
+from tests.test_breaker_cases import _tune_edit
+
+_BODY_TILE = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n):
+    BLOCK_SIZE: tl.constexpr = 128
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * 2.0, mask=mask)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    scale_kernel[(triton.cdiv(n, 128),)](x, y, n)
+    return y
+"""
+
+_REFERENCE = """import torch
+
+ATOL = 1e-5
+RTOL = 1e-5
+SHAPES = [{"N": 40}, {"N": 50}, {"N": 64}]
+
+
+def get_inputs(N=40, device="cpu"):
+    g = torch.Generator().manual_seed(N)
+    return [torch.randn(N, generator=g).to(device)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_body_bound_tile_whose_grid_copy_is_a_literal_moved_with_it_stays_a_knob(tmp_path: Path) -> None:
+    """breaker16 c1 held every tile a kernel's body binds (``BLOCK_SIZE: tl.constexpr = 128``) that its programs step
+    by, also where the grid's copy is a literal (``triton.cdiv(n, 128)``) the edit links and moves with it: before c1
+    (4feeb2ab~1) ``BLOCK_SIZE=64`` was written with ``triton.cdiv(n, 64)``, right at every size; after it ``tune
+    --device cpu`` said "no tunable knob" (exit 2). The tile is a knob again where the grid holds its linked copy,
+    and the write is right at sizes no entry names (65: past every entry's 64; 1; 1001); where the grid reads a
+    module constant of another name (``BLOCK = 128``, ``triton.cdiv(n, BLOCK)``), which no edit moves, it stays
+    held (c1's case)."""
+    folder = tmp_path / "body_tile"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(_BODY_TILE)
+    (folder / "reference.py").write_text(_REFERENCE)
+    tile = {t.key: t for t in discover_source(_BODY_TILE)}["scale_kernel:BLOCK_SIZE"]
+    assert tile.editable, tile.refused_reason
+    written, note = _tune_edit(folder, {"BLOCK_SIZE": 64})
+    assert written is not None and "triton.cdiv(n, 64)" in written and "BLOCK_SIZE: tl.constexpr = 64" in written, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"N": 65}, {"N": 1}, {"N": 1001}])
+    # the neighbour: the grid's copy a module constant no edit moves with the tile, held as c1 holds it
+    constant = _BODY_TILE.replace("triton.cdiv(n, 128)", "triton.cdiv(n, BLOCK)").replace(
+        "import triton.language as tl\n", "import triton.language as tl\n\nBLOCK = 128\n", 1
+    )
+    held = {t.key: t for t in discover_source(constant)}["scale_kernel:BLOCK_SIZE"]
+    assert held.refused_reason is not None and "programs step through the data by it" in held.refused_reason
