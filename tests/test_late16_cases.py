@@ -77,3 +77,47 @@ def test_a_body_bound_tile_whose_grid_copy_is_a_literal_moved_with_it_stays_a_kn
     )
     held = {t.key: t for t in discover_source(constant)}["scale_kernel:BLOCK_SIZE"]
     assert held.refused_reason is not None and "programs step through the data by it" in held.refused_reason
+
+
+@pytest.mark.timeout(120)
+def test_a_launch_option_read_by_a_parameter_s_default_casts_the_net(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """break16's b13 neighbour (a **wrong written kernel**, on a GPU): n69's ReLU (``n // BLOCK`` programs, no masks)
+    with its block computed by a helper whose parameter's default reads the option (``def _block(w=NUM_WARPS):
+    return w * 32``, or ``NUM_WARPS=NUM_WARPS``): ``readers.chained_values`` skipped every default, so a pick of
+    ``num_warps=32`` (``NUM_WARPS = 32``, BLOCK 1024) was "only num_warps moved, which change no result at any size",
+    the net not cast, and written: wrong at n=64 and 1088, which the original's 64 covers. The default is a read of
+    the option where the function is defined; the net is cast and fails it. A default reading another name, or an
+    attribute of the option's name, reads nothing."""
+    from kernelopt.tunables.readers import chained_values
+    from kernelopt.tuning import folder as tf
+    from tests.test_newuser13_cases import _gpu_prepared
+    from tests.test_tuning_net import _evaluator, _session
+
+    data = Path(__file__).parent / "data" / "break16" / "warps_helper"
+    helper = (data / "kernel.py").read_text()
+    by_default = helper.replace(
+        "def _block():\n    return NUM_WARPS * 32", "def _block(w=NUM_WARPS):\n    return w * 32"
+    )
+    shadowed = helper.replace("def _block():", "def _block(NUM_WARPS=NUM_WARPS):")
+    other = helper.replace("def _block():\n    return NUM_WARPS * 32", "def _block(w=WIDTH):\n    return w * 32")
+    other = other.replace("NUM_WARPS = 2\n", "NUM_WARPS = 2\nWIDTH = 2\nclass Cfg:\n    NUM_WARPS = 2\n")
+    attribute = other.replace("def _block(w=WIDTH)", "def _block(w=Cfg.NUM_WARPS)")
+
+    def chained(source: str) -> dict[str, object]:
+        return chained_values(discover_source(source), source, ["num_warps"])
+
+    assert chained(by_default) == {"the default of w in _block (line 15)": None}
+    assert chained(shadowed) == {"the default of NUM_WARPS in _block (line 15)": None}
+    assert chained(other) == {} and chained(attribute) == {}
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = tmp_path / "warps_default"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(by_default)
+    (folder / "reference.py").write_text((data / "reference.py").read_text())
+    prepared = _gpu_prepared(folder, monkeypatch)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.edit_note is not None and "output not written" in done.edit_note, done.edit_note

@@ -134,8 +134,9 @@ def _read_unfollowed(tree: Parsed, names: Collection[str]) -> dict[str, None]:
     than as a launch option's value or an assignment's (which :func:`_followed` follows), each ``None``: a helper's
     body (``def _block(): return NUM_WARPS * 32``) or an augmented assignment (``BLOCK *= nw``) computes from it as
     surely, which no chain of assignments shows (named ``line 16 of _block`` or ``BLOCK (line 17)``; break16's b13:
-    a num_warps pick was "only num_warps moved", the net not cast, written wrong at n=64). A function taking one of
-    the names as a parameter without a literal default (a kernel's own) reads its own value, not the option's."""
+    a num_warps pick was "only num_warps moved", the net not cast, written wrong at n=64), and a parameter's default
+    (``def _block(w=NUM_WARPS)``, read where the function is defined: late16). A function taking one of the names as
+    a parameter without a literal default (a kernel's own) reads its own value, not the option's."""
     found = _ReadFinder(tree, set(names))
     tree.module.visit(found)
     return dict.fromkeys(found.keys)
@@ -150,9 +151,33 @@ class _ReadFinder(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         given = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        for p in given:  # a default is read where the function is defined (late16: def _block(w=NUM_WARPS))
+            if p.default is not None and self._read(p.default):
+                self._add(f"the default of {p.name.value} in {node.name.value} (line {self._line(p.default)})")
         own = {p.name.value for p in given if p.default is None or not isinstance(p.default, cst.Integer)}
         self.functions.append((node.name.value, own & self.names))
         self.skipped |= {p.default for p in given if p.default is not None}
+
+    def _read(self, expr: cst.CSTNode) -> bool:
+        """Whether ``expr`` reads one of the names, not shadowed by a function now open (an attribute's name and a
+        call's keyword are no reads)."""
+        nodes = list(walk(expr))
+        named = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+        named |= {id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+        return any(
+            isinstance(n, cst.Name)
+            and id(n) not in named
+            and n.value in self.names
+            and not any(n.value in own for _, own in self.functions)
+            for n in nodes
+        )
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.tree.positions[node].start.line
+
+    def _add(self, key: str) -> None:
+        if key not in self.keys:
+            self.keys.append(key)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
