@@ -131,6 +131,9 @@
 #   break16    scripts/gpu_break16.sh: tune --device cuda on warps_helper and warps_augmented (a block computed from
 #              num_warps by a helper's body or an augmented assignment): the kernel.py each leaves correct at sizes no
 #              entry names; a scalar tensor's `or` before an atomic runs it in every program
+#   late16     scripts/gpu_late16.sh: tune --device cuda on warps_helper with its block computed through a
+#              parameter's default: the kernel.py it leaves correct at sizes no entry names; a loaded int of 1 in
+#              `and` fails the compile (the interpreter's run of it is left)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -194,6 +197,7 @@ newuser13 480 scripts/gpu_newuser13.sh
 leftovers15 480 scripts/gpu_leftovers15.sh
 honest15 480 scripts/gpu_honest15.sh
 break16 540 scripts/gpu_break16.sh
+late16 540 scripts/gpu_late16.sh
 gputests 560 -
 EOF
 }

@@ -13,6 +13,15 @@ from kernelopt.tunables import discover_source
 from tests.test_breaker7_cases import _all_correct
 from tests.test_breaker_cases import _tune_edit
 
+HELPER = Path(__file__).parent / "data" / "break16" / "warps_helper"
+
+
+def _by_default() -> str:
+    """break16's warps_helper with its block computed by a helper whose default reads the option (late16 l5)."""
+    helper = (HELPER / "kernel.py").read_text()
+    return helper.replace("def _block():\n    return NUM_WARPS * 32", "def _block(w=NUM_WARPS):\n    return w * 32")
+
+
 _BODY_TILE = """import torch
 import triton
 import triton.language as tl
@@ -121,3 +130,73 @@ def test_a_launch_option_read_by_a_parameter_s_default_casts_the_net(
         done = tf._checked_edit(_session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": 2}, 20.0)), evaluator)
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.edit_note is not None and "output not written" in done.edit_note, done.edit_note
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_a_block_computed_through_a_default_is_never_written_wrong(tmp_path: Path) -> None:
+    """l5 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s wall)
+    on warps_helper with ``def _block(w=NUM_WARPS)``, then the kernel.py it leaves run at sizes no entry names that the
+    original handles (multiples of its 64-element block): right at every one, whatever was written."""
+    import torch
+
+    from tests.gpu_correct import assert_correct, tuned_on_device
+
+    folder = tmp_path / "warps_default_helper"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(_by_default())
+    (folder / "reference.py").write_text((HELPER / "reference.py").read_text())
+    tuned_on_device(folder)
+    shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+_LOADED_FLAG = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def flag_kernel(x_ptr, y_ptr, n, flag_ptr, BLOCK: tl.constexpr):
+    flag = tl.load(flag_ptr)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    if flag and n > 0:
+        x = x * 2.0
+    tl.store(y_ptr + offs, x, mask=m)
+
+
+def run(x, flag):
+    y = torch.empty_like(x)
+    flag_kernel[(1,)](x, y, x.numel(), torch.tensor([flag], dtype=torch.int32, device=x.device), BLOCK=64)
+    return y
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_a_loaded_int_of_1_in_and_is_no_constexpr(tmp_path: Path) -> None:
+    """l3 (left, docs/faults.md): b14's interpreter reads any integer scalar holding 1 as the constexpr a GPU launch
+    makes of an argument of 1, so ``flag = tl.load(flag_ptr)`` holding 1 in ``if flag and n > 0`` runs under
+    ``TRITON_INTERPRET=1``; on a GPU the loaded int32 is no constexpr and the compile joins it by ``logical_and``,
+    which fails as b14's ``n > 0 and n`` does; and an argument of 1 under ``do_not_specialize`` the same. This test
+    says whether the GPU agrees (the row's claim); the interpreter's run of both is the fault left."""
+    import importlib.util
+
+    import torch
+
+    forms = {"loaded": _LOADED_FLAG}
+    from tests.test_break16_cases import _FLAGGED
+
+    forms["unspecialized"] = _FLAGGED.replace("@triton.jit\n", '@triton.jit(do_not_specialize=["flag"])\n')
+    for name, text in forms.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(f"_late16_{name}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        with pytest.raises(Exception, match="bitcast|Cannot"):
+            module.run(torch.ones(10, device="cuda"), 1)
+            torch.cuda.synchronize()
