@@ -151,27 +151,19 @@ def test_on_a_gpu_a_block_computed_through_a_default_is_never_written_wrong(tmp_
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
 
 
-_LOADED_FLAG = """import torch
-import triton
-import triton.language as tl
+def _flag_forms() -> dict[str, str]:
+    """b14's flag kernel with its flag loaded from memory, and with the argument under ``do_not_specialize``."""
+    from tests.test_break16_cases import _FLAGGED
 
-
-@triton.jit
-def flag_kernel(x_ptr, y_ptr, n, flag_ptr, BLOCK: tl.constexpr):
-    flag = tl.load(flag_ptr)
-    offs = tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m, other=0.0)
-    if flag and n > 0:
-        x = x * 2.0
-    tl.store(y_ptr + offs, x, mask=m)
-
-
-def run(x, flag):
-    y = torch.empty_like(x)
-    flag_kernel[(1,)](x, y, x.numel(), torch.tensor([flag], dtype=torch.int32, device=x.device), BLOCK=64)
-    return y
-"""
+    loaded = _FLAGGED.replace("n, flag, BLOCK", "n, flag_ptr, BLOCK").replace(
+        "    offs = tl.arange(0, BLOCK)\n", "    flag = tl.load(flag_ptr)\n    offs = tl.arange(0, BLOCK)\n", 1
+    )
+    loaded = loaded.replace(
+        "x.numel(), flag, BLOCK", "x.numel(), torch.tensor([flag], dtype=torch.int32, device=x.device), BLOCK"
+    )
+    unspecialized = _FLAGGED.replace("@triton.jit\n", '@triton.jit(do_not_specialize=["flag"])\n')
+    assert loaded.count("flag_ptr") == 2 and "torch.tensor([flag]" in loaded and unspecialized != _FLAGGED
+    return {"loaded": loaded, "unspecialized": unspecialized}
 
 
 @pytest.mark.gpu
@@ -182,21 +174,14 @@ def test_on_a_gpu_a_loaded_int_of_1_in_and_is_no_constexpr(tmp_path: Path) -> No
     ``TRITON_INTERPRET=1``; on a GPU the loaded int32 is no constexpr and the compile joins it by ``logical_and``,
     which fails as b14's ``n > 0 and n`` does; and an argument of 1 under ``do_not_specialize`` the same. This test
     says whether the GPU agrees (the row's claim); the interpreter's run of both is the fault left."""
-    import importlib.util
-
     import torch
 
-    forms = {"loaded": _LOADED_FLAG}
-    from tests.test_break16_cases import _FLAGGED
+    from tests.conftest import load_fresh
 
-    forms["unspecialized"] = _FLAGGED.replace("@triton.jit\n", '@triton.jit(do_not_specialize=["flag"])\n')
-    for name, text in forms.items():
+    for name, text in _flag_forms().items():
         path = tmp_path / f"{name}.py"
         path.write_text(text)
-        spec = importlib.util.spec_from_file_location(f"_late16_{name}", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = load_fresh(path, f"_late16_{name}")
         with pytest.raises(Exception, match="bitcast|Cannot"):
             module.run(torch.ones(10, device="cuda"), 1)
             torch.cuda.synchronize()
