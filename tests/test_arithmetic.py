@@ -62,6 +62,7 @@ def test_it_is_python_s_value_of_every_integer_expression_it_reads() -> None:
         ("nw ** -1", {"nw": 4}),  # a float
         (f"nw ** {POWER_MOST + 1}", {"nw": 2}),  # past the bound: ``nw ** 10 ** 10`` never runs
         ("nw << 10 ** 10", {"nw": 2}),
+        ("((((nw ** 64) ** 64) ** 64) ** 64) ** 64", {"nw": 4}),  # the base past 2 ** 64 (late16's l4)
         ("x[0]", {"x": 4}),
     ],
 )

@@ -7,10 +7,11 @@ bound.
 
 Plain integers only: ``+ - * // % ** << >>``, a unary minus, ``min`` and ``max`` of integers, names bound to
 integers; anything else (a float, a bool, an attribute, a call of anything else, a name not known) is ``None``, not
-known. A power or shift by more than :data:`POWER_MOST` either way is not known either: a file's ``nw ** 10 ** 10``
-would run for ever in the reading. A reader that must read less (a proof that refuses where another reads) names it:
-``operators`` (the operators it reads; :data:`OPERATORS` by default), ``calls`` (the calls it reads), ``within``
-(every value on the way in a range: a size's). Pure: a node in, an integer or ``None`` out."""
+known. A power or shift by more than :data:`POWER_MOST` either way, or of a value past ``2 ** POWER_MOST``, is not
+known either: a file's ``nw ** 10 ** 10`` would run for ever in the reading. A reader that must read less (a proof
+that refuses where another reads) names it: ``operators`` (the operators it reads; :data:`OPERATORS` by default),
+``calls`` (the calls it reads), ``within`` (every value on the way in a range: a size's). Pure: a node in, an integer
+or ``None`` out."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def integer_value(
             a, b = value(node.left), value(node.right)
             if a is None or b is None:
                 return None
-            if isinstance(node.operator, _BOUNDED) and abs(b) > power_most:
+            if isinstance(node.operator, _BOUNDED) and (abs(b) > power_most or abs(a) > 2**power_most):
                 return None
             try:
                 out = _BINARY[type(node.operator)](a, b)
