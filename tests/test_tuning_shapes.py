@@ -141,6 +141,9 @@ def test_a_block_that_does_not_divide_an_entry_is_never_written(
     assert doc["best_config"]["BLOCK"] <= 1024 and 1024 % doc["best_config"]["BLOCK"] == 0
     if doc["written"]:  # only a block the original's divides holds at every size it handled
         assert 64 % doc["best_config"]["BLOCK"] == 0, doc
+    elif doc["net"] is None:  # under load the original itself may time best (a fresh clone's run, 15:20): no pick
+        assert doc["verdict"].startswith("the current configuration"), doc["verdict"]
+        assert not doc["better"], doc
     else:
         assert doc["net"].startswith("the written kernel fails at n="), doc["net"]
         assert "where the original passes: wrong_result: output not written" in doc["net"]
