@@ -77,6 +77,10 @@ class LaunchCompile(BaseModel):
     also: list[dict[str, Any]] = []
     spills: int | None = None
 
+    def entries(self) -> list[dict[str, Any]]:
+        """Every ``SHAPES`` entry this launch stands for: its own (:attr:`shape`) and :attr:`also`."""
+        return [self.shape, *self.also]
+
 
 #: The compute capabilities of NVIDIA's GPUs (CUDA C++ Programming Guide, "Compute Capabilities"): a target outside
 #: them is a typo (``sm_9`` for sm_90), which ptxas refuses only after a whole session (newuser9 n42).
@@ -223,7 +227,7 @@ def target_check(
         )
     before = compiled(original, "original") if original is not None else None
     cannot = _shapes_failed(before)
-    own = [x for x in report.failed if any(_shape_key(at) not in cannot for at in [x.shape, *x.also])]
+    own = [x for x in report.failed if any(_shape_key(at) not in cannot for at in x.entries())]
     if not own:  # every launch that fails is at an entry the original cannot compile either: not the pick's
         first = report.failed[0]
         rest = "; every other launch compiles" if len(report.launches) > len(report.failed) else ""
@@ -233,7 +237,7 @@ def target_check(
             f"the original cannot run on {target}: not the pick's){rest}"
         )
     first = own[0]
-    at = next(a for a in [first.shape, *first.also] if _shape_key(a) not in cannot)
+    at = next(a for a in first.entries() if _shape_key(a) not in cannot)
     tiles = ", ".join(f"{k}={v}" for k, v in first.constexprs.items())
     same = ""
     if before is not None and before.problem is None:
@@ -253,11 +257,11 @@ def _spills_over(spilling: Sequence[LaunchCompile], before: TargetReport | None)
     if before is None or before.problem is not None:
         return None
     for x in spilling:
-        entries = {_shape_key(at) for at in [x.shape, *x.also]}
+        entries = {_shape_key(at) for at in x.entries()}
         theirs = [
             y
             for y in before.launches
-            if y.kernel == x.kernel and y.spills is not None and entries & {_shape_key(a) for a in [y.shape, *y.also]}
+            if y.kernel == x.kernel and y.spills is not None and entries & {_shape_key(a) for a in y.entries()}
         ]
         if not theirs or x.spills is None:
             continue
@@ -285,11 +289,11 @@ def _shapes_failed(report: TargetReport | None) -> set[str]:
     run on the target, where a pick failing too is never refused (docs/faults.md refblame14 r11)."""
     if report is None or report.problem is not None:
         return set()
-    return {_shape_key(at) for x in report.failed for at in [x.shape, *x.also]}
+    return {_shape_key(at) for x in report.failed for at in x.entries()}
 
 
 def _entries(failed: Sequence[LaunchCompile]) -> str:
-    return ", ".join(dict.fromkeys(str(at or "get_inputs()") for x in failed for at in [x.shape, *x.also]))
+    return ", ".join(dict.fromkeys(str(at or "get_inputs()") for x in failed for at in x.entries()))
 
 
 def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> list[LaunchCompile]:
