@@ -98,8 +98,7 @@ class _Reader:
         self.functions = functions
         self.dims: _Deps = {}
         self.seeds: set[str] = set()
-        self.divides: set[str] = set()
-        self.dividends: dict[str, set[str]] = {}  # a divisor key -> the keys of what it divides
+        self.dividends: dict[str, set[str]] = {}  # a key that divides a dimension -> the keys of what it divides
         self.tensors: set[str] = set()  # names bound to a tensor a maker builds (``codes = torch.arange(n)``)
         self.unread: set[str] = set()
         self.used: set[str] = set()  # handed to a call other than a seeding one
@@ -166,7 +165,6 @@ class _Reader:
         """``divisor``'s keys divide a value of ``dividend``'s keys."""
         over = set(self.deps(dividend, env))
         for key in self.deps(divisor, env):
-            self.divides.add(key)
             self.dividends.setdefault(key, set()).update(over - {key})
 
     def _call(self, call: ast.Call, env: dict[str, _Deps], depth: int) -> None:
@@ -271,7 +269,7 @@ def key_roles(source: str) -> dict[str, KeyReading]:
     out: dict[str, KeyReading] = {}
     for p in params:
         uses = reader.dims.get(p, set())
-        if p in reader.divides:
+        if p in reader.dividends:
             over = tuple(
                 k for k in params if k in reader.dividends.get(p, ()) and _Use.LINEAR in reader.dims.get(k, ())
             )
