@@ -45,7 +45,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
 from kernelopt.tuning.pace import CandidateLimit
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, ReferenceDoesNotImport
-from kernelopt.tuning.shapes import RAISED_OUTCOMES, merge, set_aside_line
+from kernelopt.tuning.shapes import RAISED_OUTCOMES, entry_reason, merge, set_aside_line
 
 T = TypeVar("T")
 
@@ -162,7 +162,7 @@ class ShapesEvaluator:
             return False
         k = self.labels.index(mine.failed_entry)
         label, ev = self.labels.pop(k), self.evaluators.pop(k)
-        why = (mine.reason or mine.outcome.value).removeprefix(f"on the SHAPES entry {label}: ")
+        why = entry_reason(mine, label)
         self.set_aside[label] = (ev, why, set_aside_line(label, why, self.labels[0]))
         if not set(self.labels) - self.untimed:
             self.untimed = frozenset()

@@ -92,12 +92,17 @@ def unrunnable_entry_line(
     ran = [r for r in results if r is not mine and r.outcome not in (Outcome.NOT_RUN_BUDGET, Outcome.INVALID)]
     if any(r.outcome.ok or r.failed_entry != entry for r in ran):
         return None
-    why = (mine.reason or mine.outcome.value).removeprefix(f"on the SHAPES entry {entry}: ")
+    why = entry_reason(mine, entry)
     return (
         f"{kernel_py} as written cannot run the SHAPES entry {entry} ({why}), nor could any candidate: a size the "
         f"original cannot run is not the picks' fault; drop it from SHAPES to tune on the others, or give {kernel_py} "
         "a path for that size first"
     )
+
+
+def entry_reason(result: Result, entry: str) -> str:
+    """Why ``result`` failed at the ``SHAPES`` entry ``entry``, without the entry's prefix :func:`merge` gives it."""
+    return (result.reason or result.outcome.value).removeprefix(f"on the SHAPES entry {entry}: ")
 
 
 def set_aside_line(entry: str, why: str, runs: str) -> str:
