@@ -278,6 +278,7 @@ def _requirements(
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     ceilings = _ceil_floors(fn.body)  # counts rounded up: no floor (n48); without masks, _grid_divs reads them
+    grid_nodes = _grid_nodes(fn)
     for node in walk(fn.body):
         line = pos[node].start.line
         if id(node) in ceilings:
@@ -294,7 +295,7 @@ def _requirements(
                 and tile[1] not in _names(node.left) | _strings(node.left)
                 and padded.get(dotted(node.left)) != tile
             ):
-                grid = id(node) in _grid_nodes(fn)  # a floor elsewhere (``per = 8192 // warps``) is no grid's
+                grid = id(node) in grid_nodes  # a floor elsewhere (``per = 8192 // warps``) is no grid's
                 said = (
                     f"the grid at line {line} has {_code(node)} programs"
                     if grid
