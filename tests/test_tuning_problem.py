@@ -73,6 +73,8 @@ def test_literal_shapes_are_read_without_importing(tmp_path: Path) -> None:
     assert literal_shapes(ref) == [{"n": 1024}, {"n": 64}]
     ref.write_text("SHAPES = [dict(n=k) for k in (1, 2)]\n")
     assert literal_shapes(ref) is None
+    ref.write_text('SHAPES = [{"n": 2 ** 20}, {"n": ((((2 ** 64) ** 64) ** 64) ** 64) ** 64}]\n')
+    assert literal_shapes(ref) is None  # no literal: a power of a power is never worked out (it would run for ever)
 
 
 def test_a_folder_with_a_task_card_becomes_a_problem(tmp_path: Path) -> None:

@@ -270,6 +270,8 @@ def literal_value(node: ast.expr) -> object:
         if is_int(a) and is_int(b):
             if isinstance(node.op, ast.Pow | ast.LShift) and not 0 <= b <= 64:
                 raise ValueError("exponent out of range")
+            if isinstance(node.op, ast.Pow) and abs(a) > 2**64:  # ((2**64)**64)**64 ... would run for ever
+                raise ValueError("base out of range")
             return _OPERATORS[type(node.op)](a, b)
         raise ValueError("not integer arithmetic")
     if isinstance(node, ast.List):
