@@ -116,17 +116,21 @@ def _module_nodes(module: cst.Module) -> Iterator[cst.CSTNode]:
             stack.extend(reversed(child_nodes(here)))
 
 
+def parameters(fn: cst.FunctionDef) -> list[cst.Param]:
+    """Every parameter ``fn`` takes, in order: positional-only, plain, keyword-only, then ``*args`` and ``**kwargs``."""
+    given = fn.params
+    named = [*given.posonly_params, *given.params, *given.kwonly_params]
+    return named + [star for star in (given.star_arg, given.star_kwarg) if isinstance(star, cst.Param)]
+
+
 @functools.lru_cache(maxsize=NODES_KEPT)
 def binding_list(scope: cst.FunctionDef | cst.Module) -> tuple[Binding, ...]:
     """Each binding ``scope`` makes (module docstring), in source order: a function's parameters first, then its
     body's, a nested function's included; a module's own, outside every function. Read once per node (shared)."""
     if isinstance(scope, cst.Module):
         return tuple(b for node in _module_nodes(scope) for b in made_by(node))
-    params = scope.params
-    named = [*params.posonly_params, *params.params, *params.kwonly_params]
-    named += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
     return (
-        *(Binding(p.name.value, None, None) for p in named),
+        *(Binding(p.name.value, None, None) for p in parameters(scope)),
         *(b for node in walk(scope.body) for b in made_by(node)),
     )
 

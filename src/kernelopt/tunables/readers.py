@@ -11,7 +11,7 @@ import libcst as cst
 
 from kernelopt.numeric import is_number
 from kernelopt.tunables.arithmetic import POWER_MOST
-from kernelopt.tunables.bindings import Binding, binding_list, made_by, scopes
+from kernelopt.tunables.bindings import Binding, binding_list, made_by, parameters, scopes
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.cover_kept import keeps_cover
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -56,9 +56,7 @@ def _scopes(tree: Parsed | None) -> list[_Scope]:
         return []
     out: list[_Scope] = []
     for scope in scopes(tree.module):
-        given = scope.params if isinstance(scope, cst.FunctionDef) else None
-        named = [] if given is None else [*given.posonly_params, *given.params, *given.kwonly_params]
-        named += [] if given is None else [s for s in (given.star_arg, given.star_kwarg) if isinstance(s, cst.Param)]
+        named = parameters(scope) if isinstance(scope, cst.FunctionDef) else []
         out.append((frozenset(p.name.value for p in named), binding_list(scope)))
     return out
 
