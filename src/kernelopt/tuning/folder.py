@@ -1759,21 +1759,20 @@ def _cast_net(
     chained = chained_values(prepared.tunables, prepared.base_source, options) if options else {}
     if changes and set(changes) <= set(LAUNCH_OPTIONS) and not computed and not chained:
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
-    grown = [
-        v
+    # a literal's move, from what it was (a launch option is no tile: it moves one only through a computation)
+    moves = {
+        k: (v, old)
         for k, v in changes.items()
-        if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int) and v > old
-    ]  # a launch option is no tile: it moves one only through a computation
+        if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int)
+    }
+    grown = [v for v, old in moves.values() if v > old]
     grown += _grown_through(prepared, computed) or _grown_through_chain(chained)
     roles, constants = prepared.size_readings
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
-    shrunk = computed or [
-        k
-        for k, v in changes.items()
-        if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int) and v < old
-    ]  # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
+    # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
+    shrunk = computed or [k for k, (v, old) in moves.items() if v < old]
     far = _far_room(evaluator) if shrunk else None
     # a tile grown, or one the kernel computes moved: a missing mask shows at a multiple of the original's block only
     residue = bool(grown) or any(k not in LAUNCH_OPTIONS and not isinstance(current.get(k), int) for k in changes)
