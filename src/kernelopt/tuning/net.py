@@ -529,8 +529,6 @@ def _constant_steps(mover: _Mover) -> list[DerivedSize]:
     (wrongkernel14's v54: ``HIDDEN = 1024`` in reference.py, rows of it a ``SHAPES`` key, a loop stepping by ``BLOCK``
     over the row without masks; ``BLOCK=512`` passed every size and was wrong at the 1280 columns the original's 256
     handled). Each integer of a tuple alone too (wrongkernel15's v57: the row ``FEATURES = (2, 1024)``'s last item)."""
-    if mover.on_constants:
-        return []
     out = []
     for v, at in _constant_items(mover):
         grain = _power_of_two_part(v)
