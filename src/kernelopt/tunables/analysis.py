@@ -2318,12 +2318,7 @@ class _Analyzer:
         dimension ``HEAD``, a row stride ``pid * HEAD``); one the kernel tests against a number selects what it does
         (vLLM's ``(BLOCK_SIZE_SCALE_A > 1) * pid_m``, a scale per row or one for all): none is a choice of speed."""
         kdef = self.jit_kernel(kernel)
-        if kdef is None:
-            return frozenset()
-        masked, tested = compared_sizes(kdef.node), _tested_names(kdef.node.body)
-        return frozenset(
-            n for n in _aranges_in(kdef.node.body) if masked.get(n) and n not in tested and steps_by(kdef.node, n)
-        )
+        return frozenset() if kdef is None else _stepped_tiles(kdef.node)
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
@@ -3897,6 +3892,13 @@ def _atomic_branch(kernel: cst.FunctionDef, name: str) -> cst.If | None:
         if atomic(node.body) != atomic(node.orelse):
             return node
     return None
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _stepped_tiles(kernel: cst.FunctionDef) -> frozenset[str]:
+    """:meth:`_Analyzer.stepped_tiles` of one kernel; kept by node (asked for each argument of each launch)."""
+    masked, tested = compared_sizes(kernel), _tested_names(kernel.body)
+    return frozenset(n for n in _aranges_in(kernel.body) if masked.get(n) and n not in tested and steps_by(kernel, n))
 
 
 @functools.lru_cache(maxsize=NODES_KEPT)
