@@ -714,6 +714,14 @@ class FarRoom(BaseModel):
     free_bytes: int = Field(ge=0)
 
 
+def _per_element(mover: _Mover, room: FarRoom) -> float:
+    """The bench worker's bytes an element of the primary entry (:func:`_far`, :func:`_far_constants`); 0 where it
+    holds none."""
+    # the primary's elements: its module-level sizes are reference.py's own where it sets none (no size scale)
+    primary = mover.elements(mover.seen[0] if mover.on_constants else mover.base)
+    return room.primary_bytes / primary if primary else 0.0
+
+
 def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     """The ``far`` sizes, last of all: each size key alone (the rest at their largest) at :data:`FAR_STEP` times its
     largest entry, then its square, ... (plus the entries' common factor), climbed while the original passes
@@ -721,9 +729,7 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     :data:`FAR_REQUEST_SHARE`: a pick whose fixed count of tiles covers less than the original's is wrong only past
     its reach (v47-v50: a second stage summing at most 64 partials of a tile halved, right at 4 times the largest
     entry, wrong at 4.0001 times; no other size reaches past twice it)."""
-    # the primary's elements: its module-level sizes are reference.py's own where it sets none (no size scale)
-    primary = mover.elements(mover.seen[0] if mover.on_constants else mover.base)
-    per_element = room.primary_bytes / primary if primary else 0.0
+    per_element = _per_element(mover, room)
     most = INT32_ELEMENTS
     if per_element > 0:
         most = min(most, int(room.free_bytes / FAR_ROOM_SHARE / per_element))
@@ -752,8 +758,7 @@ def _far_constants(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     of tiles covers less of it than the original's passed every size (wrongkernel16's v60: rows of ``HIDDEN = 8192``
     summed in two stages, 64 partials of a tile halved, right at every size of the net, wrong past 32768 columns)."""
     at_largest = mover.elements(mover.shape({}))
-    primary = mover.elements(mover.base)
-    per_element = room.primary_bytes / primary if primary else 0.0
+    per_element = _per_element(mover, room)
     out = []
     for v, at in _constant_items(mover):
         tries: list[ProblemShape] = []
