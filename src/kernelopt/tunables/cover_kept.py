@@ -93,7 +93,8 @@ def _computation(tunable: Tunable, cover: Cover, source: str, moved: frozenset[s
                 return None
             values = {name: _ast(tree.module, v) for name, v in once.items() if name not in {size.value, *moved}}
             expr = _substituted(values[block.value], values, DEPTH)
-            if expr is None or any(isinstance(n, ast.Name) and n.id in rebound(fn) for n in ast.walk(expr)):
+            twice = rebound(fn)
+            if expr is None or any(isinstance(n, ast.Name) and n.id in twice for n in ast.walk(expr)):
                 return None  # a local bound twice may hold anything the option makes (break16 b16): not proved
             return expr, size.value
     return None
