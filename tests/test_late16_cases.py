@@ -173,7 +173,7 @@ def test_on_a_gpu_a_loaded_int_of_1_in_and_is_no_constexpr(tmp_path: Path) -> No
     makes of an argument of 1, so ``flag = tl.load(flag_ptr)`` holding 1 in ``if flag and n > 0`` runs under
     ``TRITON_INTERPRET=1``; on a GPU the loaded int32 is no constexpr and the compile joins it by ``logical_and``,
     which fails as b14's ``n > 0 and n`` does; and an argument of 1 under ``do_not_specialize`` the same. This test
-    says whether the GPU agrees (the row's claim); the interpreter's run of both is the fault left."""
+    says whether the GPU agrees (the row's claim); the interpreter raises at both since leftovers17's l1."""
     import torch
 
     from tests.conftest import load_fresh

@@ -123,6 +123,7 @@ def patch_interpreter() -> bool:
         _patch_libdevice(interp)
         _patch_fp8(interp)
         _patch_bool_ops(interp)
+        _patch_specialized(interp)
         interp._kernelopt_patched = True
     return fixes
 
@@ -291,21 +292,73 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, tl.core.tensor)
 
 
+#: the attribute of the scalar tensor an integer argument of 1 becomes at a launch where Triton's JIT specializes it
+#: to a constexpr (:func:`_specialized_names`); a value loaded or computed in the kernel never carries it
+SPECIALIZED = "_kernelopt_specialized"
+ASSIGNED_NAME = "_kernelopt_assigned"
+
+
 def _specialized(value: Any) -> Any:
-    """``value``, or ``1`` where it is an integer scalar tensor (not a bool) holding 1: a GPU launch specializes an
-    integer argument of 1 to a constexpr, whose ``and`` / ``or`` / ``not`` the code generator reads as Python's, where
-    the interpreter passes every argument as a tensor (``flag and n > 0`` with ``flag=1`` compiles for sm_90; with
-    ``flag=0``, an int32 joined by ``logical_and``, it fails, as the interpreter then raises)."""
-    if not _is_tensor(value) or value.type.is_block():
-        return value
-    dtype = value.type.scalar
-    if not dtype.is_int() or dtype.is_int1():
-        return value
-    try:
-        held = value.handle.data.reshape(-1)
-    except AttributeError:  # no interpreter's tensor
-        return value
-    return 1 if held.size == 1 and int(held[0]) == 1 else value
+    """``value``, or ``1`` where it is the scalar tensor of an integer argument of 1 that Triton's JIT specializes to
+    a constexpr (:func:`_specialized_names`), whose ``and`` / ``or`` / ``not`` the code generator reads as Python's,
+    where the interpreter passes every argument as a tensor (``flag and n > 0`` with ``flag=1`` compiles for sm_90;
+    with ``flag=0``, an int32 joined by ``logical_and``, it fails, as the interpreter then raises). A 1 loaded from
+    memory, an argument under ``do_not_specialize`` and a local assigned the argument are tensors on a GPU, as here
+    (late16's l3)."""
+    return 1 if _is_tensor(value) and getattr(value, SPECIALIZED, False) else value
+
+
+def _assigned(value: Any) -> Any:
+    """The value a kernel's ``x = value`` binds: a specialized argument's constexpr made a tensor, as the code
+    generator's ``visit_Assign`` makes every constexpr it assigns (``_sanitize_value``)."""
+    if _is_tensor(value) and getattr(value, SPECIALIZED, False):
+        return type(value)(value.handle, value.type)
+    return value
+
+
+def _specialized_names(fn: Any, do_not_specialize: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """The parameters of ``fn`` a GPU launch with these arguments makes constexprs by value: an integer (no bool) of
+    1 with no type annotation and not in ``do_not_specialize`` (by name or position), as Triton's JIT specializes
+    (``native_specialize_impl``: ``("constexpr", 1)``; an annotated type replaces the tag)."""
+    import inspect
+
+    from triton.runtime.jit import KernelParam
+
+    exempt = set(do_not_specialize or ())
+    params = list(inspect.signature(fn).parameters.values())
+    bound = {p.name: p.default for p in params} | dict(zip((p.name for p in params), args, strict=False)) | kwargs
+    names = []
+    for i, param in enumerate(params):
+        value = bound.get(param.name)
+        kept = KernelParam(i, param, i in exempt or param.name in exempt, False)
+        if kept.is_constexpr or kept.do_not_specialize or kept.annotation_type:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value == 1:
+            names.append(param.name)
+    return names
+
+
+def _patch_specialized(interp: Any) -> None:
+    """Each launch's integer arguments of 1 that Triton's JIT specializes are passed as marked scalar tensors
+    (:data:`SPECIALIZED`), so that :func:`_specialized` tells them from a 1 the kernel loads or computes."""
+    run = interp.InterpretedFunction.run
+
+    def specialized_run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
+        names = [] if warmup else _specialized_names(self.fn, self.kwargs.get("do_not_specialize"), args, kwargs)
+        if names:
+            at = {p: i for i, p in enumerate(self.arg_names)}
+            args, kwargs = list(args), dict(kwargs)
+            for name in names:
+                marked = interp._implicit_cvt(1)
+                setattr(marked, SPECIALIZED, True)
+                if at[name] < len(args):
+                    args[at[name]] = marked
+                else:
+                    kwargs[name] = marked
+        return run(self, *args, grid=grid, warmup=warmup, **kwargs)
+
+    interp.InterpretedFunction.run = specialized_run
+    setattr(interp, ASSIGNED_NAME, _assigned)
 
 
 def _bool_op(is_and: bool, *thunks: Any) -> Any:
@@ -355,7 +408,9 @@ def _patch_bool_ops(interp: Any) -> None:
     class BoolOps(base):  # type: ignore[misc, valid-type]
         def visit_Assign(self, node: ast.Assign) -> Any:
             node.value = self.visit(node.value)
-            return super().visit_Assign(node)
+            node = super().visit_Assign(node)
+            node.value = ast.Call(func=ast.Name(id=ASSIGNED_NAME, ctx=ast.Load()), args=[node.value], keywords=[])
+            return node
 
         def visit_BoolOp(self, node: ast.BoolOp) -> Any:
             self.generic_visit(node)
