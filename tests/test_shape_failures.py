@@ -74,6 +74,9 @@ class FakeShape:
     def discard_workers(self) -> None:
         self.calls.append(([], False))  # ([], False): its workers were stopped here
 
+    def set_aside(self, label: str) -> None:
+        pass  # no compile pool to move off the entry set aside
+
     def close(self) -> None:
         pass
 

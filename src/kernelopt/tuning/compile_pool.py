@@ -21,7 +21,7 @@ Worker side, :class:`CompileService`: the handler of the ``compile`` service.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -64,13 +64,16 @@ class CompileKind(StrEnum):
 
 
 class CompileInit(BaseModel):
-    """The compile service's setup payload (``screen``: as :class:`~kernelopt.tuning.bench_worker.BenchInit`'s)."""
+    """The compile service's setup payload (``screen``: as :class:`~kernelopt.tuning.bench_worker.BenchInit`'s;
+    ``avoid``: labels of ``SHAPES`` entries never compiled on, :meth:`~kernelopt.tuning.problem.Problem.
+    compile_shape`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     problem: Problem
     device: str | None = None
     screen: ListScreen | None = None
+    avoid: list[str] = Field(default_factory=list)
 
 
 class CompileRequest(BaseModel):
@@ -120,7 +123,7 @@ class CompileService:
             torch.cuda.set_device(torch.device(device))
         try:
             loaded = LoadedProblem.load(init.problem, device, watch=lambda where: events.emit(USER_CODE, where=where))
-            shape = init.problem.compile_shape(loaded.shapes)
+            shape = init.problem.compile_shape(loaded.shapes, init.avoid)
             loaded.build(shape)
         except SystemExit as exc:  # sys.exit in reference.py is its fault, never this worker's own exit
             raise SetupRefused(
@@ -229,6 +232,7 @@ class CompilePool:
         env: the workers' environment (default: this process's); ``TRITON_CACHE_DIR`` is set in it.
         device_cap: the most workers the device has room for (the caller measured it), ``None``: no cap.
         screen: the tuned autotune list's own filters, applied to each candidate (:mod:`kernelopt.tuning.list_screen`).
+        avoid: labels of ``SHAPES`` entries the workers never compile on (entries the session set aside).
     """
 
     def __init__(
@@ -241,9 +245,11 @@ class CompilePool:
         env: Mapping[str, str] | None = None,
         device_cap: int | None = None,
         screen: ListScreen | None = None,
+        avoid: Collection[str] = (),
     ) -> None:
         self.problem = problem
         self.screen = screen
+        self.avoid = sorted(avoid)
         self.session_dir = Path(session_dir)
         self.device = device or problem.device
         self.settings = settings or CompileSettings()
@@ -263,7 +269,7 @@ class CompilePool:
     def _worker(self, k: int) -> WorkerProcess:
         return WorkerProcess(
             Service.COMPILE,
-            setup=CompileInit(problem=self.problem, device=self.device, screen=self.screen),
+            setup=CompileInit(problem=self.problem, device=self.device, screen=self.screen, avoid=self.avoid),
             log_dir=self.session_dir / "logs",
             env=self.env,
             cwd=Path(self.problem.kernel_py).parent,

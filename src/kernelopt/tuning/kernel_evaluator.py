@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -76,6 +76,7 @@ from kernelopt.tuning.problem import (
     ReferenceDoesNotImport,
     workers_that_fit,
 )
+from kernelopt.tuning.shapes import RAISED_OUTCOMES
 from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -84,6 +85,10 @@ from kernelopt.worker.pool import Answer, Job, WorkerPool
 
 DEVICE_BYTES_PER_COMPILE_WORKER = 1024**3
 """Device memory one compile worker may take (a CUDA context and the compile shape; our bound)."""
+ELSEWHERE = RAISED_OUTCOMES | {Outcome.WRONG_RESULT, Outcome.INVALID}
+"""Compile pool outcomes that its compile shape decides (it raised there, computed wrong there, the author's screen
+dropped it at that size): where that shape is another ``SHAPES`` entry of the session, the failure is that entry's
+(:meth:`KernelEvaluator._elsewhere`), never the candidate's at the shape this evaluator times."""
 
 
 @dataclass(frozen=True)
@@ -372,6 +377,10 @@ class KernelEvaluator:
         settings: limits and workers.
         env: the workers' environment (default: this process's).
         name: the bench workers' name (``bench-0``, ...; their logs are named so).
+        entries: labels of the session's other ``SHAPES`` entries (:class:`~kernelopt.tuning.shape_evaluator.
+            ShapesEvaluator`'s primary): where the compile pool compiles on one of them (the smallest entry), a
+            candidate that fails there (:data:`ELSEWHERE`) is that entry's failure, for its own evaluator to find; it
+            goes on to the bench worker here (docs/faults.md aside17).
     """
 
     def __init__(
@@ -384,8 +393,11 @@ class KernelEvaluator:
         settings: EvaluatorSettings | None = None,
         env: Mapping[str, str] | None = None,
         name: str = "bench",
+        entries: Collection[str] = (),
     ) -> None:
         self.problem = problem
+        self.entries = frozenset(entries)
+        self.avoid: set[str] = set()  # entries set aside (:meth:`set_aside`): the compile pool never compiles there
         self.name = name
         self.base_source = base_source
         self.apply = apply
@@ -471,24 +483,47 @@ class KernelEvaluator:
         if use_pool is None:
             use_pool = Device.of(ready.device) is Device.CUDA
         if use_pool:
-            left = max(0, ready.free_bytes - len(pool.workers) * ready.need.bench_bound_bytes)
-            self._compile = CompilePool(
-                self.problem,
-                session_dir=self.session_dir,
-                device=ready.device,
-                settings=self.settings.compile,
-                env=self._env,
-                device_cap=max(1, left // DEVICE_BYTES_PER_COMPILE_WORKER)
-                if Device.of(ready.device) is Device.CUDA
-                else None,
-                screen=self.settings.screen,
-            )
+            self._compile = self._compile_pool()
             if compile_workers > 0:
                 try:
                     self._compile.prepare(compile_workers)
                 except WorkerStartError as exc:
                     raise _problem_error(exc) from None
         return ready
+
+    def _compile_pool(self) -> CompilePool:
+        """A compile pool for the started bench workers' device (its workers start on its first batch), compiling on
+        no entry of :attr:`avoid`."""
+        assert self._bench is not None and self.ready is not None
+        ready = self.ready
+        left = max(0, ready.free_bytes - len(self._bench.workers) * ready.need.bench_bound_bytes)
+        cuda = Device.of(ready.device) is Device.CUDA
+        return CompilePool(
+            self.problem,
+            session_dir=self.session_dir,
+            device=ready.device,
+            settings=self.settings.compile,
+            env=self._env,
+            device_cap=max(1, left // DEVICE_BYTES_PER_COMPILE_WORKER) if cuda else None,
+            screen=self.settings.screen,
+            avoid=self.avoid,
+        )
+
+    def set_aside(self, label: str) -> None:
+        """The session set the ``SHAPES`` entry ``label`` aside (the kernel as written cannot run it): a compile pool
+        compiling there compiles elsewhere from the next batch (on the H100, 2026-12-06, refblame14's int_one: the
+        pool compiled every candidate on M=8,N=1, the smallest entry, where none compiles)."""
+        self.avoid.add(label)
+        if self._compile is not None and self._compile.compile_shape == label:
+            self._compile.close()
+            self._compile = self._compile_pool()
+
+    def _elsewhere(self, compiled: CompileResult) -> bool:
+        """Whether ``compiled`` failed on another entry of the session (:attr:`entries`: the pool's compile shape),
+        in a way that entry decides (:data:`ELSEWHERE`): no verdict here, the bench worker compiles it for this
+        shape."""
+        pool = self._compile
+        return compiled.outcome in ELSEWHERE and pool is not None and pool.compile_shape in self.entries
 
     def bound(self, limit: CandidateLimit | None) -> None:
         """Bound each candidate's request by the session's ``limit`` (:mod:`kernelopt.tuning.pace`); ``None``: by the
@@ -595,6 +630,9 @@ class KernelEvaluator:
         paths = list(dict.fromkeys(p for p in made if isinstance(p, Path)))
         compile_limits: dict[Path, tuple[float, float]] = {}
         compiled = self._compile_all(paths, compile_limits)
+        # the pool's failure at another entry: no verdict here (ELSEWHERE), its seconds still the candidate's
+        elsewhere = {p: r.compile_s for p in paths if (r := compiled[p]) is not None and self._elsewhere(r)}
+        compiled.update(dict.fromkeys(elsewhere))
         to_bench = [p for p in paths if compiled[p] is None or compiled[p].outcome is Outcome.OK]  # type: ignore[union-attr]
         sent: list[tuple[float, float]] = []
         benched = dict(zip(to_bench, self._bench_all(to_bench, timed=timed, sent=sent), strict=True))
@@ -605,6 +643,8 @@ class KernelEvaluator:
                 results.append(item)
                 continue
             merged = _merge(config, compiled[item], benched.get(item), timed=timed)
+            if (spent := elsewhere.get(item)) is not None:
+                merged = merged.model_copy(update={"compile_s": (merged.compile_s or 0.0) + spent})
             limit = bench_limits.get(item) if item in benched else compile_limits.get(item)
             results.append(self._cut_reason(merged, limit))
         return results

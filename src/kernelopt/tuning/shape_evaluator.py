@@ -28,7 +28,12 @@ never fail otherwise. Where the record serves the original's result (a rerun, a 
 again at an entry where a new candidate raises and the batch does not hold the original (:meth:`_original_at`,
 newuser13's n71), and a resumed session that times more entries than the original's record was timed on seeks them
 before its rounds (:meth:`ShapesEvaluator.seek_set_aside`). ``SHAPES`` entries the loop's V0 cannot run are the
-problem's by the same rule (:mod:`kernelopt.harness.unrunnable`).
+problem's by the same rule (:mod:`kernelopt.harness.unrunnable`). On a GPU the primary's compile pool compiles on the
+smallest entry: a candidate that fails there (it raises, computes wrong, is screened out) is that entry's failure, found
+by the entry's own evaluator as in the interpreter (:data:`~kernelopt.tuning.kernel_evaluator.ELSEWHERE`), so the rule
+sees the original's failure there alike on both paths; once the entry is set aside the pool compiles elsewhere
+(docs/faults.md aside17: on the H100 every candidate of refblame14's int_one was ``compile_error`` at the primary and
+nothing was set aside).
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ class ShapesEvaluator:
                 settings=settings if k == 0 else others,
                 env=env,
                 name="bench" if k == 0 else f"bench-shape{k}",
+                entries=self.labels[1:] if k == 0 else (),
             )
             for k, shape in enumerate(shapes)
         ]
@@ -162,6 +168,7 @@ class ShapesEvaluator:
             return False
         k = self.labels.index(mine.failed_entry)
         label, ev = self.labels.pop(k), self.evaluators.pop(k)
+        self.evaluators[0].set_aside(label)  # its compile pool, where it compiles there, compiles elsewhere
         why = entry_reason(mine, label)
         self.set_aside[label] = (ev, why, set_aside_line(label, why, self.labels[0]))
         if not set(self.labels) - self.untimed:
