@@ -124,7 +124,70 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
             known |= dict.fromkeys(_bound_by(t, tree), t.value)
     if not known or tree is None:
         return {}
-    return _followed(tree, known) | _read_unfollowed(tree, set(known))
+    held = {
+        f"line {line} ({name}[{key!r}])": None
+        for t in tunables
+        if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
+        for name, key, line in _container_reads(t, tree)
+    }
+    return _followed(tree, known) | _read_unfollowed(tree, set(known)) | held
+
+
+def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str, int]]:
+    """Where the file reads a launch option's literal through the dict holding it (``opts = {"num_warps": 2}`` then
+    ``BLOCK = opts["num_warps"] * 32`` beside ``**opts`` at the launch; newuser14's n75: a pick of ``num_warps=32``
+    made BLOCK 1024 over ``n // BLOCK`` programs without masks, "only num_warps moved", written wrong at n=64): each
+    (the dict's name, the option's key, the line) of a read of the dict other than its splat into a launch
+    (``kernel[grid](..., **opts)``) or its subscript by another key (``opts["BLOCK"]``). A dict is a container, so
+    :func:`_bound_by` binds no name to it; this reads it by its key."""
+    try:
+        line = int(tunable.location.rsplit(":", 1)[1])
+    except (ValueError, IndexError, AttributeError):
+        return []
+    held: dict[str, str] = {}  # the dict's name -> the key the literal is held under
+    for node in walk(tree.module):
+        if not (
+            isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+        ):
+            continue
+        for key, value in _dict_items(node.value):
+            if _literal_of(value, tunable.value) and tree.positions[value].start.line == line:
+                held[node.targets[0].target.value] = key
+    if not held:
+        return []
+    skipped: set[int] = set()  # the dicts' own targets, their splats into a launch, their subscripts by another key
+    for node in walk(tree.module):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            skipped.add(id(node.targets[0].target))
+        elif isinstance(node, cst.Attribute):  # another object's attribute of the name
+            skipped.add(id(node.attr))
+        elif isinstance(node, cst.Arg | cst.Param):  # a keyword or a parameter of the name
+            skipped.add(id(node.keyword) if isinstance(node, cst.Arg) else id(node.name))
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript):
+            skipped |= {id(a.value) for a in node.args if a.star == "**"}
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in held:
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            key = index.value if isinstance(index, cst.Index) else None
+            if isinstance(key, cst.SimpleString) and key.evaluated_value != held[node.value.value]:
+                skipped.add(id(node.value))
+    return [
+        (node.value, held[node.value], tree.positions[node].start.line)
+        for node in walk(tree.module)
+        if isinstance(node, cst.Name) and node.value in held and id(node) not in skipped
+    ]
+
+
+def _dict_items(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
+    """The string keys and values of a dict written out: ``{"num_warps": 2}`` or ``dict(num_warps=2)``."""
+    if isinstance(value, cst.Dict):
+        return [
+            (str(e.key.evaluated_value), e.value)
+            for e in value.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+        ]
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+        return [(a.keyword.value, a.value) for a in value.args if a.keyword is not None]
+    return []
 
 
 def _read_unfollowed(tree: Parsed, names: Collection[str]) -> dict[str, None]:
