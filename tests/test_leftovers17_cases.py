@@ -68,3 +68,74 @@ def test_l1_only_an_argument_the_jit_specializes_is_a_constexpr_in_and(tmp_path:
         "Cannot bitcast data-type of size 32 to data-type of size 1" in (interpreted[n] or "")
         for n in ("loaded", "unspecialized", "local")
     )
+
+
+TUPLE_RUN = Path(__file__).parent / "data" / "leftovers17" / "tuple_run"
+"""A 2-D scale whose tiles are ``TILE = (16, 16)`` at the module, unpacked in ``run`` (``bm, bn = TILE``)."""
+
+
+def _module_tuple(folder: Path) -> Path:
+    """tuple_run with its tiles unpacked at the module instead (``BLOCK_M, BLOCK_N = TILES``), read in ``run``."""
+    kernel = folder / "kernel.py"
+    text = kernel.read_text()
+    moved = text.replace("TILE = (16, 16)\n", "TILES = (16, 16)\nBLOCK_M, BLOCK_N = TILES\n")
+    moved = moved.replace("    bm, bn = TILE\n", "").replace("bm", "BLOCK_M").replace("bn", "BLOCK_N")
+    assert moved.count("TILES") == 2 and "bm" not in moved
+    kernel.write_text(moved)
+    return folder
+
+
+def _not_in_shapes_right(folder: Path) -> None:
+    from tests.test_breaker7_cases import _all_correct
+
+    _all_correct(folder, [{"M": 37, "N": 200}, {"M": 130, "N": 17}, {"M": 1, "N": 1}])
+
+
+def test_l2_a_module_level_tuple_unpacked_is_a_knob_an_element_each(tmp_path: Path) -> None:
+    """l2: ``bm, bn = TILE`` in ``run()`` with ``TILE = (16, 16)`` at the module was "computed from no size of the
+    problem", tuned by an override in ``run`` (or ``BLOCK_M, BLOCK_N = TILES`` at the module, the same); each
+    element is now a knob of its own, at the tuple's line, and ``--set`` writes the element in the tuple."""
+    import shutil
+
+    from kernelopt.tunables import apply_source, discover_source
+
+    text = (TUPLE_RUN / "kernel.py").read_text()
+    knobs = {t.key: t for t in discover_source(text)}
+    assert (knobs["TILE[0]"].name, knobs["TILE[0]"].value, knobs["TILE[0]"].kind.value) == (
+        "BLOCK_M",
+        16,
+        "module_constant",
+    )
+    assert (knobs["TILE[1]"].name, knobs["TILE[1]"].value, knobs["TILE[0]"].location) == ("BLOCK_N", 16, "kernel.py:8")
+    moved = _read(_module_tuple(Path(shutil.copytree(TUPLE_RUN, tmp_path / "t"))))
+    knobs = {t.key: t for t in discover_source(moved)}
+    assert (knobs["BLOCK_M"].value, knobs["BLOCK_N"].value, knobs["BLOCK_N"].location) == (16, 16, "kernel.py:8")
+    edited = apply_source(moved, {"BLOCK_M": 64, "BLOCK_N": 32}).new_source
+    assert "TILES = (64, 32)\nBLOCK_M, BLOCK_N = TILES\n" in edited
+
+
+def test_l2_tune_writes_a_tuple_s_elements_right_at_sizes_no_entry_names(tmp_path: Path) -> None:
+    """l2: what ``tune`` writes when its session picks larger tiles (the pick given, as the GPU tests of late16 give
+    theirs: a session on the CPU took 15 s): the tuple's elements move in ``TILE = (...)`` and nothing else, the
+    module-level unpacking's in ``TILES = (...)``; each written kernel is right, under ``TRITON_INTERPRET=1``, at sizes
+    no SHAPES entry names (its inputs and outputs fenced in NaN)."""
+    import shutil
+
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = Path(shutil.copytree(TUPLE_RUN, tmp_path / "run"))
+    text, note = _tune_edit(folder, {"BLOCK_M": 64, "BLOCK_N": 32})
+    assert text is not None and text.replace("TILE = (64, 32)", "TILE = (16, 16)") == _read(TUPLE_RUN), note
+    (folder / "kernel.py").write_text(text)
+    _not_in_shapes_right(folder)
+
+    moved = _module_tuple(Path(shutil.copytree(TUPLE_RUN, tmp_path / "module")))
+    before = _read(moved)
+    text, note = _tune_edit(moved, {"BLOCK_M": 128, "BLOCK_N": 64})
+    assert text is not None and text.replace("TILES = (128, 64)", "TILES = (16, 16)") == before, note
+    (moved / "kernel.py").write_text(text)
+    _not_in_shapes_right(moved)
+
+
+def _read(folder: Path) -> str:
+    return (folder / "kernel.py").read_text()

@@ -1169,8 +1169,43 @@ class _Analyzer:
             scope = func if func is not None and _binds(func, inner) else None
             return self.resolve_name(inner, scope, depth + 1)
         if b.value is None:
+            unpacked = self.unpacked(name, b, func, depth)
+            if unpacked is not None:
+                return unpacked
             return _Resolved(refused=f"'{name}' is not a simple assignment in {where} (line {b.line})")
         return _Resolved(refused=f"'{name}' is computed in {where} (line {b.line}): {self.code(b.value)}")
+
+    def unpacked(self, name: str, b: _Binding, func: _FuncInfo | None, depth: int) -> _Resolved | None:
+        """Where ``name`` is unpacked from a tuple held by a name (``bm, bn = TILE`` in ``run()`` or ``BLOCK_M,
+        BLOCK_N = TILES`` at the module, ``TILE = (64, 32)`` bound once): that tuple's element, each element its own
+        knob (``TILE[0]``; a module-level unpacking keeps its own name), written back in the tuple. ``None`` for any
+        other assignment (starred, nested, a call's result, a tuple bound more than once or of another length)."""
+        stmt = b.statement
+        assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Name)):
+            return None
+        target = assign.targets[0].target
+        names = [e.value.value if isinstance(e.value, cst.Name) else None for e in getattr(target, "elements", [])]
+        if not isinstance(target, cst.Tuple | cst.List) or name not in names or names.count(name) != 1:
+            return None
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        held = assign.value.value
+        scope = func if func is not None and _binds(func, held) else None
+        binds = scope.locals.get(held, []) if scope is not None else self.module_bindings.get(held, [])
+        if len(binds) != 1 or binds[0].conditional or binds[0].chained or depth > 3:
+            return None
+        value = binds[0].value
+        if not (isinstance(value, cst.Tuple | cst.List) and len(value.elements) == len(names)):
+            return None
+        at = names.index(name)
+        element = value.elements[at]
+        lit = None if isinstance(element, cst.StarredElement) else self.literal(element.value)
+        lit = lit or (None if isinstance(element, cst.StarredElement) else self.folded(element.value))
+        if lit is None:
+            return None
+        own = func is None and scope is None  # a module-level unpacking: the knob keeps its name
+        return _Resolved(lit, at_module=scope is None, defined_as=name if own else f"{held}[{at}]")
 
     # -- sites ------------------------------------------------------------------------------------
 
