@@ -339,3 +339,30 @@ def test_gpu_ao_mx_dequant_writes_no_kernel_slower_than_the_list_at_any_shape(tm
     (out / "honest15_time_ao_mx_dequant.json").write_text(json.dumps(timed, indent=2))
     for row in timed:
         assert row["written_us"] <= row["original_us"] * (1 + NOISE_PCT / 100), (row, doc["verdict"])
+
+
+def test_leftovers17_l3_the_judgement_pins_a_keyed_list_once_a_pick(ao: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """leftovers17's l3 (the fifteenth session's review, "found"): the judgement pinned the autotune list to the pick (a parse of kernel.py) again in
+    each of ``table_unheld``, ``judge_session``, ``shaped_choice``, ``judge_against_list``, ``shaped_edit`` and twice
+    in ``_keyed_list_edit``. honest15's replayed ao_mx_dequant session (its keyed list's table, the H100's figures):
+    the same judgement, table and diff, with the list pinned once to the pick (and once a row by ``pin_configs``)."""
+    from kernelopt.tuning import folder as folder_module
+    from kernelopt.tuning.folder import judge_session
+
+    prepared, listed = ao
+    prepared = replace(prepared)  # its own memos: none pinned by the tests before
+    pins: list[dict[str, object]] = []
+    pin = folder_module.pin_config
+
+    def counted(source: str, best: dict[str, object], *args: object, **kwargs: object) -> object:
+        pins.append(dict(best))
+        return pin(source, best, *args, **kwargs)
+
+    monkeypatch.setattr(folder_module, "pin_config", counted)
+    first = {**FIRST, Config.of({"ROW_TILE_SIZE": 16, "COL_TILE_SIZE": 128}): (1.05, 0.90, 1.20)}
+    tuning = judge_session(prepared, _session(prepared, first, AGAIN, PICK), listed_now=listed)
+    assert tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    doc = _json(tuning)
+    assert doc["written"] and doc["verdict"].startswith("a per-bucket table (each shape's own best for its size)")
+    assert '"ROW_TILE_SIZE": 16, "COL_TILE_SIZE": 32' in doc["diff"] and '"COL_TILE_SIZE": 128' in doc["diff"]
+    assert pins == [PICK], pins

@@ -313,6 +313,19 @@ class PreparedFolder:
         return {}
 
     @cached_property
+    def pins(self) -> dict[Config, EditResult | None]:
+        """The autotune list pinned to each configuration asked so far (:func:`_pinned_one`: the choice's words, the
+        judgement, the write and the keyed table's edit each ask it of the one best); read it, do not change it."""
+        return {}
+
+    @cached_property
+    def moves(self) -> dict[Config, tuple[dict[str, Value], dict[str, Value]]]:
+        """The knobs' values as written and each configuration's changes from them, by configuration
+        (:func:`pick_moves`: the write, the cover rule and the net each read them of the one pick); read them, do not
+        change them."""
+        return {}
+
+    @cached_property
     def size_readings(self) -> tuple[dict[str, KeyReading], dict[str, SizeValue]]:
         """What the net reads of reference.py to derive its sizes, once for every pick it checks: which ``SHAPES``
         keys are sizes (:func:`kernelopt.harness.sizekeys.key_roles` of ``get_inputs``) and its module-level sizes
@@ -1689,8 +1702,7 @@ def _shrunk_covers(tuning: FolderTuning) -> list[str]:
     (:func:`kernelopt.tunables.readers.shrunk_covers`): the cover's rule, a smaller block never proposed, read
     through the computation an option moves (newuser12's n64)."""
     prepared = tuning.prepared
-    current = current_values(prepared.tunables)
-    changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
+    current, changes = pick_moves(prepared, tuning.result.best_config)
     moved = {k: v for k, v in changes.items() if k in LAUNCH_OPTIONS}
     return shrunk_covers(prepared.tunables, prepared.base_source, moved, current) if moved else []
 
@@ -1751,8 +1763,7 @@ def _cast_net(
     (:func:`kernelopt.harness.sizes.module_sizes`). ``least``: the edit is a table by size
     (:attr:`EditResult.table`): each dimension is checked at 1 too."""
     prepared = tuning.prepared
-    current = current_values(prepared.tunables)
-    changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
+    current, changes = pick_moves(prepared, tuning.result.best_config)
     options = [k for k in changes if k in LAUNCH_OPTIONS]
     computed = _read_by_computations(prepared, options)
     # a name the file computes from a moved option that no computed setting holds (a module's BLOCK = NUM_WARPS * 32)
@@ -1869,7 +1880,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     if best is None:
         return None, None
     computed = prepared.tabled
-    changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
+    changes = pick_moves(prepared, best)[1]
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
     listed = is_list_space(prepared.space.origins)
@@ -2096,10 +2107,23 @@ def _pinned_one(tuning: FolderTuning) -> EditResult | None:
     listed = prepared.keyed_list
     if listed is None or best is None:
         return None
-    return pin_config(
-        prepared.base_source, best, listed, prepared.space.origins, filename=prepared.problem.kernel_py.name,
-        evaluation=prepared.evaluation, force=True,
-    )  # fmt: skip
+    key = Config.of(best)
+    if key not in prepared.pins:  # a parse of kernel.py: once a pick (:attr:`PreparedFolder.pins`)
+        prepared.pins[key] = pin_config(
+            prepared.base_source, best, listed, prepared.space.origins, filename=prepared.problem.kernel_py.name,
+            evaluation=prepared.evaluation, force=True,
+        )  # fmt: skip
+    return prepared.pins[key]
+
+
+def pick_moves(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[dict[str, Value], dict[str, Value]]:
+    """The knobs' values as kernel.py writes them and ``best``'s changes from them (:func:`config_changes`), worked
+    out once a configuration (:attr:`PreparedFolder.moves`); read them, do not change them."""
+    key = Config.of(best or {})
+    if key not in prepared.moves:
+        current = current_values(prepared.tunables)
+        prepared.moves[key] = current, config_changes(best or {}, current, prepared.space.origins)
+    return prepared.moves[key]
 
 
 def _keyed_list_unheld(tuning: FolderTuning) -> str | None:
@@ -2493,8 +2517,7 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
         if kept is not None and kept.new_source is None:
             return None, kept.note  # a pinned tile no longer divides a size the original handled
         return pinned, None
-    current = current_values(prepared.tunables)
-    changes = config_changes(best, current, origins)
+    changes = pick_moves(prepared, best)[1]
     if not changes:
         return None, None
     fn = prepared.problem.kernel_py.name
