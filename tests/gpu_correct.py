@@ -54,25 +54,43 @@ def correct_on_device(
     wrong there)}."""
     import torch
 
+    from kernelopt.oneline import one_line
+    from kernelopt.tuning.checks import STICKY_CUDA_ERRORS
     from tests.conftest import load_fresh
 
     ref = load_fresh(folder / "reference.py", f"_gpu_ref_{folder.name}")
     ker = load_fresh(kernel_py or folder / "kernel.py", f"_gpu_ker_{folder.name}")
     out: dict[str, object] = {}
     for shape in shapes:
-        torch.manual_seed(0)
-        inputs = ref.get_inputs(**shape, device=DEVICE)
         label = ",".join(f"{k}={v}" for k, v in shape.items())
-        mine, theirs = [prepare(t) for t in inputs], [_clone(t) for t in inputs]
         try:
+            torch.manual_seed(0)
+            inputs = ref.get_inputs(**shape, device=DEVICE)
+            mine, theirs = [prepare(t) for t in inputs], [_clone(t) for t in inputs]
             got = ker.run(*mine)
             if DEVICE.startswith("cuda"):
                 torch.cuda.synchronize()
             want = ref.reference(*theirs)
             out[label] = judge(Ran(ref, got, want, mine, theirs, inputs))
         except Exception as exc:  # a kernel that raises at a size is wrong there
-            out[label] = f"{type(exc).__name__}: {exc}"[:200]
+            out[label] = one_line(f"{type(exc).__name__}: {exc}", 200)
+            if any(word in str(exc) for word in STICKY_CUDA_ERRORS):
+                raise StickyFault(folder, kernel_py, label, out) from exc
     return out
+
+
+class StickyFault(AssertionError):
+    """A CUDA error after which the process's context is unusable (:data:`~kernelopt.tuning.checks.
+    STICKY_CUDA_ERRORS`: a misaligned address, an illegal access): every later call in the process raises it again,
+    at whatever line comes next (breaker16's GPU test, H100 2026-12-06: raised at the next size's
+    ``torch.manual_seed``, the failing original and size not named). The loop stops at it, naming the folder, the
+    kernel file and the size; no later size or folder of the process can run."""
+
+    def __init__(self, folder: Path, kernel_py: Path | None, label: str, out: dict[str, object]) -> None:
+        where = f"{folder.name}" + (f" ({kernel_py.name})" if kernel_py is not None else "")
+        super().__init__(f"{where} at {label}: {out[label]} (a sticky CUDA error: nothing after it ran); {out}")
+        self.label = label
+        self.out = out
 
 
 def assert_correct(folder: Path, shapes: Sequence[dict[str, int]], judge: Judge, **options: Any) -> None:

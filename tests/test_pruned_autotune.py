@@ -47,7 +47,7 @@ def test_the_tuned_config_runs_wherever_the_prune_keeps_it_and_the_originals_els
     assert written is not None and note is not None
     assert "the tuned config alone runs wherever the prune keeps it" in note, note
     assert WRAPPER in written and '"early_config_prune": _mm_splitk_tuned_first,' in written
-    assert "    kept = list(_prune(configs, named_args, **kwargs))\n" in written  # the user's prune decides
+    assert "    kept = list(_prune([*head, *rest], named_args, **kwargs))\n" in written  # the user's prune decides
     (folder / "kernel.py").write_text(written)
     ran = _ran(folder, "first", [{"M": 24, "N": 40, "K": 96}, {"M": 20, "N": 30, "K": 40}])
     tuned = {k: v for k, v in WIDE.items() if k != "num_warps"}

@@ -450,7 +450,14 @@ def _tuned_first(source: str, kernel: str, filename: str, tuned: int) -> str | N
     """``source`` with ``kernel``'s ``early_config_prune`` wrapped so that the first ``tuned`` configs of its list
     (the tuned ones) run alone wherever the user's prune keeps one of them, and what it keeps otherwise (the
     original configs) as before: the autotuner picks among the original configs only where the tuned ones are
-    pruned. The prune's result is listed first (GemLite's ``kernel_config_pruner`` is a generator) and a tuned
+    pruned. The prune judges the tuned configs beside the original configs that set other meta-parameters: one
+    that keeps one config a tile, the most stages (bitsandbytes' int8 matmul, Triton's old ``matmul_perf_model``),
+    dropped a tuned ``num_stages=2`` for the list's own ``6`` of the same tile, so the written kernel ran the
+    original's autotuning instead of the pick it was checked as (H100 2026-12-06: its check then met the original's
+    own misaligned address at M=37; misalign17); where the tuned configs are dropped even so, the prune of the whole
+    list runs as before (a prune falling back on ``configs[:1]`` when it keeps none is never handed the tuned ones
+    alone).
+    The prune's result is listed first (GemLite's ``kernel_config_pruner`` is a generator) and a tuned
     config is known by identity or by its values (that pruner yields a new ``triton.Config`` for each it keeps).
     ``None`` where the prune is not a value of a literal ``prune_configs_by={...}`` in the decorator. A wrapper an
     earlier tune wrote is kept, its count of tuned configs updated."""
@@ -471,9 +478,11 @@ def _tuned_first(source: str, kernel: str, filename: str, tuned: int) -> str | N
     wrapper = (
         f"def {name}(configs, named_args, **kwargs):  # {TUNED}\n"
         f'    """The tuned configs (first in the list) alone wherever {user} keeps one, else what it keeps."""\n'
-        f"    kept = list({user}(configs, named_args, **kwargs))\n"
-        f"    tuned = [c for c in kept if any(c is t or c.all_kwargs() == t.all_kwargs() for t in configs[:{tuned}])]\n"
-        "    return tuned or kept\n\n\n"
+        f"    head = configs[:{tuned}]\n"
+        "    rest = [c for c in configs[len(head):] if all(c.kwargs != t.kwargs for t in head)]\n"
+        f"    kept = list({user}([*head, *rest], named_args, **kwargs))\n"
+        "    tuned = [c for c in kept if any(c is t or c.all_kwargs() == t.all_kwargs() for t in head)]\n"
+        f"    return tuned or list({user}(configs, named_args, **kwargs))\n\n\n"
     )
     return source[:at] + wrapper + source[at : span.start] + name + source[span.end :]
 
