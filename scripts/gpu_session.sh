@@ -134,6 +134,9 @@
 #   late16     scripts/gpu_late16.sh: tune --device cuda on warps_helper with its block computed through a
 #              parameter's default: the kernel.py it leaves correct at sizes no entry names; a loaded int of 1 in
 #              `and` fails the compile (the interpreter's run of it is left)
+#   misalign17 scripts/gpu_misalign17.sh: bitsandbytes' int8 matmul faults at an odd M as written (a hinted wrapped
+#              row loaded two at a time, misaligned), and the list tune writes runs its pick: right at M=37 and at
+#              odd sizes; tune --device cuda on it
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -198,6 +201,7 @@ leftovers15 480 scripts/gpu_leftovers15.sh
 honest15 480 scripts/gpu_honest15.sh
 break16 540 scripts/gpu_break16.sh
 late16 540 scripts/gpu_late16.sh
+misalign17 480 scripts/gpu_misalign17.sh
 gputests 560 -
 EOF
 }

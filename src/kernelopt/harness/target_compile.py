@@ -38,6 +38,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt.harness.vector_hints import VectorAccess, hinted_vectors, wrapped_hints
+from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 
 #: Triton's name of an NVIDIA target: ``sm_90`` -> ("cuda", 90, warp size 32).
@@ -63,6 +65,10 @@ class LaunchCompile(BaseModel):
         spills: the registers its cubin spills, as Triton's ``n_spills`` reads them on a GPU (the local stack frame's
             bytes over 4, here read from the cubin by Triton's own ``cuobjdump -res-usage``: :func:`spilled`);
             ``None`` when not compiled or not read.
+        hinted: the vector accesses its PTX builds on an offset the source hints aligned though a size wraps it
+            (:func:`~kernelopt.harness.vector_hints.hinted_vectors`: ``tl.multiple_of(rm % M, BLOCK_M)``), each
+            misaligned on the GPU where that size is no multiple of the vector (misalign17).
+        sizes: the launch's integer arguments (the sizes the hints' ``%`` reads: ``M``, ``N``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -76,6 +82,8 @@ class LaunchCompile(BaseModel):
     error: str | None = None
     also: list[dict[str, Any]] = []
     spills: int | None = None
+    hinted: list[VectorAccess] = []
+    sizes: dict[str, int] = {}
 
     def entries(self) -> list[dict[str, Any]]:
         """Every ``SHAPES`` entry this launch stands for: its own (:attr:`shape`) and :attr:`also`."""
@@ -216,8 +224,9 @@ def target_check(
     before = None
     if not report.failed:
         spills = [x for x in report.launches if x.spills]
-        before = compiled(original, "original") if spills and original is not None else None
-        over = _spills_over(spills, before)
+        hinted = [x for x in report.launches if x.hinted]
+        before = compiled(original, "original") if (spills or hinted) and original is not None else None
+        over = _spills_over(spills, before) or _wider_than_hinted(hinted, before)
         if over is not None:
             return TargetCheck(line=f"the pick {over} on {target}; nothing written", refused=True)
         kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
@@ -272,6 +281,37 @@ def _spills_over(spilling: Sequence[LaunchCompile], before: TargetReport | None)
                 f"any configuration kernel.py as it is compiles there (the authors' largest: {most.spills}, "
                 f"{_settings(most)})"
             )
+    return None
+
+
+def _wider_than_hinted(hinted: Sequence[LaunchCompile], before: TargetReport | None) -> str | None:
+    """Where a launch of the pick loads or stores more elements at once, on an offset the source hints aligned though
+    a size wraps it (:mod:`kernelopt.harness.vector_hints`: ``tl.multiple_of(rm % M, BLOCK_M)``), than any launch of
+    the same kernel in kernel.py as it is (``before``: every configuration its list keeps, at every entry) at the same
+    line, in words; ``None`` where none does or kernel.py as it is was not compiled. The wrapped run of ``v`` lanes
+    starts at ``(-M) mod v``: the original, ``w`` lanes at most, runs where ``M`` is a multiple of ``w``; the pick
+    faults (``misaligned address``, the CUDA context lost) at each such ``M`` that is no multiple of ``v`` (``w``
+    times an odd number), sizes the original handles (breaker16's bnb_int8_mm on the H100, 2026-12-06: misalign17)."""
+    if before is None or before.problem is not None:
+        return None
+    for x in hinted:
+        for access in x.hinted:
+            theirs = [
+                a.elements
+                for y in before.launches
+                if y.kernel == x.kernel
+                for a in y.hinted
+                if a.line == access.line and a.hint == access.hint
+            ]
+            most = max(theirs, default=1)
+            if access.elements > most:
+                size = most * 3 if most > 1 else access.elements + 1
+                return (
+                    f"loads {access.elements} elements at once at `{access.line}` ({x.kernel}: {_settings(x)}), on "
+                    f"{access.hint}, which the source hints aligned though % {access.modulus} wraps it: misaligned "
+                    f"on the GPU (a CUDA fault) where {access.modulus} is no multiple of {access.elements}, as at "
+                    f"{access.modulus}={size}, where kernel.py as it is ({most} at a time at most) runs"
+                )
     return None
 
 
@@ -345,7 +385,10 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         except Exception as exc:  # the compiler's failure of this launch is the result
             launch = launch.model_copy(update={"error": compiler_line(exc)})
         else:
-            launch = launch.model_copy(update={"spills": spilled(made.asm.get("cubin"))})
+            hinted = _hinted(self, made.asm.get("ptx") or "", launch.signature)
+            sizes = {k: v for k, v in zip(names, args, strict=False) if is_int(v)}
+            launch = launch.model_copy(update={"spills": spilled(made.asm.get("cubin")), "hinted": hinted,
+                                               "sizes": sizes})  # fmt: skip
         done[key] = launch
 
     def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:
@@ -371,6 +414,20 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         inputs = build_inputs(pair, dict(entry), "cpu", 0)
         pair.candidate("cpu")(*inputs)  # as the harness calls it (an autograd Function's forward may need grad)
     return list(done.values())
+
+
+def _hinted(fn: Any, ptx: str, signature: dict[str, str]) -> list[VectorAccess]:
+    """The vector accesses ``fn``'s PTX builds on its file's wrapped hints (:mod:`kernelopt.harness.vector_hints`);
+    ``[]`` where its file cannot be read or hints nothing."""
+    path = getattr(getattr(fn, "fn", None), "__code__", None)
+    if path is None:
+        return []
+    try:
+        source = Path(path.co_filename).read_text(encoding="utf-8")
+    except OSError:
+        return []
+    hints = wrapped_hints(source)
+    return hinted_vectors(ptx, source, path.co_filename, signature, hints) if hints else []
 
 
 def spilled(cubin: bytes | None) -> int | None:
