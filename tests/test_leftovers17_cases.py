@@ -139,3 +139,32 @@ def test_l2_tune_writes_a_tuple_s_elements_right_at_sizes_no_entry_names(tmp_pat
 
 def _read(folder: Path) -> str:
     return (folder / "kernel.py").read_text()
+
+
+ASIDE_PRIMARY = Path(__file__).parent / "data" / "leftovers17" / "aside_primary"
+"""leftovers15's aside turned round: as written (BLOCK=64) it raises at n=100, the smallest entry, and runs n=2000."""
+
+
+@pytest.mark.timeout(120)
+def test_l4_an_original_that_cannot_run_the_primary_stops_tune_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """l4: an entry the original cannot run is set aside only after the primary (the smallest entry in the
+    interpreter, the first on a GPU). Where the primary is the one, the session went on without the original, timed
+    the candidates and wrote the fastest ("the current BLOCK=64 was not timed"), its gain over kernel.py never
+    measured. It now stops with exit 2 and one line naming the entry and one the original runs, nothing written."""
+    import shutil
+
+    from kernelopt.cli.app import main
+    from kernelopt.harness.unrunnable import CANNOT_RUN
+
+    folder = Path(shutil.copytree(ASIDE_PRIMARY, tmp_path / "aside_primary"))
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--json"]) == 2
+    out, err = capsys.readouterr()
+    line = (
+        f"kernelopt: error: the SHAPES entry n=100 {CANNOT_RUN}, while it runs n=2000 (raised while running: "
+        "AssertionError: at least 4 programs (kernel.py:22)): it is the entry every candidate is checked and timed at "
+        "first, so none could be compared with kernel.py; drop it from SHAPES to tune on the others"
+    )
+    assert out == "" and err.strip().splitlines()[-1] == line, err
+    assert (folder / "kernel.py").read_text() == (ASIDE_PRIMARY / "kernel.py").read_text()

@@ -21,19 +21,20 @@ An entry reference.py cannot build (``get_inputs`` raises on it) is one line nam
 (:class:`ProblemError`, exit 2) when the workers start, before any candidate runs.
 
 An entry the kernel as written (``original``) cannot run (it raises there, a compile failure or an ``assert`` in
-``run``, while it runs the primary) is set aside when the original's result shows it, and the batch is evaluated
-again on the other entries (docs/faults.md leftovers15's l2; refblame14's r13 stopped tune there): no candidate is
-checked or timed there, and a kernel to write must still raise there or pass (:meth:`ShapesEvaluator.check_source`),
-never fail otherwise. Where the record serves the original's result (a rerun, a resume), the original is checked
-again at an entry where a new candidate raises and the batch does not hold the original (:meth:`_original_at`,
-newuser13's n71), and a resumed session that times more entries than the original's record was timed on seeks them
-before its rounds (:meth:`ShapesEvaluator.seek_set_aside`). ``SHAPES`` entries the loop's V0 cannot run are the
-problem's by the same rule (:mod:`kernelopt.harness.unrunnable`). On a GPU the primary's compile pool compiles on the
-smallest entry: a candidate that fails there (it raises, computes wrong, is screened out) is that entry's failure, found
-by the entry's own evaluator as in the interpreter (:data:`~kernelopt.tuning.kernel_evaluator.ELSEWHERE`), so the rule
-sees the original's failure there alike on both paths; once the entry is set aside the pool compiles elsewhere
-(docs/faults.md aside17: on the H100 every candidate of refblame14's int_one was ``compile_error`` at the primary and
-nothing was set aside).
+``run``, while it runs the primary) is set aside when the original's result shows it, and the batch is evaluated again
+on the other entries (docs/faults.md leftovers15's l2; refblame14's r13 stopped tune there): no candidate is checked or
+timed there, and a kernel to write must still raise there or pass (:meth:`ShapesEvaluator.check_source`), never fail
+otherwise. Where it raises at the primary, which every candidate is checked and timed at first, no candidate can be
+compared with it: the session stops there with one line (:class:`ProblemError`, exit 2), never setting the primary aside
+(leftovers17's l4). Where the record serves the original's result (a rerun, a resume), the original is checked again at
+an entry where a new candidate raises and the batch does not hold the original (:meth:`_original_at`, newuser13's n71),
+and a resumed session that times more entries than the original's record was timed on seeks them before its rounds
+(:meth:`ShapesEvaluator.seek_set_aside`). ``SHAPES`` entries the loop's V0 cannot run are the problem's by the same rule
+(:mod:`kernelopt.harness.unrunnable`). On a GPU the primary's compile pool compiles on the smallest entry: a candidate
+that fails there (it raises, computes wrong, is screened out) is that entry's failure, found by the entry's own
+evaluator as in the interpreter (:data:`~kernelopt.tuning.kernel_evaluator.ELSEWHERE`), so the rule sees the original's
+failure there alike on both paths; once the entry is set aside the pool compiles elsewhere (docs/faults.md aside17: on
+the H100 every candidate of refblame14's int_one was ``compile_error`` at the primary and nothing was set aside).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from kernelopt.errors import KerneloptError
+from kernelopt.harness.unrunnable import CANNOT_RUN
 from kernelopt.tuning.bench_worker import BenchReady
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
@@ -164,6 +166,8 @@ class ShapesEvaluator:
         mine = next((r for c, r in zip(batch, results, strict=True) if c == self.original), None)
         if mine is None and self.original is not None:  # served from the record (a rerun): asked where others raise
             mine = self._original_at(results)
+        if mine is not None and mine.outcome in RAISED_OUTCOMES and mine.failed_entry == self.labels[0]:
+            raise ProblemError(self._primary_unrunnable(mine))
         if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry not in self.labels[1:]:
             return False
         k = self.labels.index(mine.failed_entry)
@@ -174,6 +178,35 @@ class ShapesEvaluator:
         if not set(self.labels) - self.untimed:
             self.untimed = frozenset()
         return True
+
+    def _primary_unrunnable(self, mine: Result) -> str:
+        """The one line of a session whose kernel as written (``mine``, its result) raised at the primary entry, the
+        one every candidate is checked and timed at first: no candidate there can be compared with it, so the session
+        stops (exit 2) rather than set the entry aside as it does one after the primary (leftovers17's l4). Where the
+        original runs another entry the line says to drop this one; where it runs none, that dropping it is no cure
+        (break15's b12: an original raising there may raise everywhere)."""
+        label = self.labels[0]
+        why = entry_reason(mine, label)
+        assert self.original is not None
+        runs = next(
+            (
+                other
+                for other, ev in zip(self.labels[1:], self.evaluators[1:], strict=True)
+                if ev.evaluate([self.original], timed=False)[0].outcome.ok
+            ),
+            None,
+        )
+        if runs is None:
+            return (
+                f"kernel.py as written (V0) cannot run the SHAPES entry {label}, the one every candidate is checked "
+                f"and timed at first ({why}), nor any other entry: nothing to compare a candidate with; "
+                "`kernelopt validate` shows why"
+            )
+        return (
+            f"the SHAPES entry {label} {CANNOT_RUN}, while it runs {runs} ({why}): it is the entry every candidate "
+            "is checked and timed at first, so none could be compared with kernel.py; drop it from SHAPES to tune on "
+            "the others"
+        )
 
     def seek_set_aside(self) -> None:
         """Check the kernel as written (:attr:`original`) alone, setting aside each entry it cannot run
