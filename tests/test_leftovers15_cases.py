@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -308,6 +309,21 @@ def test_spills_are_read_from_a_compile_for_sm_90_without_a_gpu() -> None:
     assert spilled(None) is None and spilled(b"not a cubin") is None
 
 
+def stood_in_compiles(pick: list[Any], authors: list[Any], compiled: list[str] | None = None) -> Any:
+    """A stand-in for ``target_compile.compile_for_target`` in ``target_check``: ``pick``'s launches for the folder
+    of the text to be written (``written``), ``authors``' for kernel.py as it is; each folder's name appended to
+    ``compiled``."""
+    from kernelopt.harness import target_compile as tc
+
+    def compile_for_target(folders, target):  # type: ignore[no-untyped-def]
+        if compiled is not None:
+            compiled.append(folders[0].name)
+        launches = pick if folders[0].name == "written" else authors
+        return [tc.TargetReport(folder=str(folders[0]), launches=launches)]
+
+    return compile_for_target
+
+
 def test_a_pick_spilling_more_than_the_authors_largest_is_refused_before_the_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -327,12 +343,7 @@ def test_a_pick_spilling_more_than_the_authors_largest_is_refused_before_the_wri
     compiled: list[str] = []
 
     def reports(pick: list[tc.LaunchCompile]):  # type: ignore[no-untyped-def]
-        def compile_for_target(folders, target):  # type: ignore[no-untyped-def]
-            compiled.append(folders[0].name)
-            launches = pick if folders[0].name == "written" else authors
-            return [tc.TargetReport(folder=str(folders[0]), launches=launches)]
-
-        return compile_for_target
+        return stood_in_compiles(pick, authors, compiled)
 
     (tmp_path / "reference.py").write_text("SHAPES = []\n")
     monkeypatch.setattr(tc, "compile_for_target", reports([launch(256, 2, 1766)]))

@@ -88,6 +88,7 @@ def test_a_pick_loading_more_of_a_hinted_offset_at_once_than_the_original_is_ref
     ``M = 6``, ``2 * 3``, where the original runs); one loading two, as the original's widest, is written. The compiles
     are stood in by their reports (the launches' PTX read as the sm_90 compile above reads it)."""
     from kernelopt.harness import target_compile as tc
+    from tests.test_leftovers15_cases import stood_in_compiles
 
     def launch(block_m: int, warps: int, elements: int) -> tc.LaunchCompile:
         hinted = [VectorAccess(line=X_FACTOR, hint="ram", modulus="M", pointer="state_x_ptr", elements=elements)]
@@ -98,11 +99,7 @@ def test_a_pick_loading_more_of_a_hinted_offset_at_once_than_the_original_is_ref
     authors = [launch(256, 4, 2), launch(256, 8, 1)]
 
     def reports(pick: list[tc.LaunchCompile]):  # type: ignore[no-untyped-def]
-        def compile_for_target(folders, target):  # type: ignore[no-untyped-def]
-            launches = pick if folders[0].name == "written" else authors
-            return [tc.TargetReport(folder=str(folders[0]), launches=launches)]
-
-        return compile_for_target
+        return stood_in_compiles(pick, authors)
 
     (tmp_path / "reference.py").write_text("SHAPES = []\n")
     monkeypatch.setattr(tc, "compile_for_target", reports([launch(512, 4, 4)]))
