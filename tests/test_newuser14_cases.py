@@ -57,3 +57,36 @@ def test_n75_a_launch_options_dict_is_read_by_its_key_alone() -> None:
         'BLOCK = opts["num_warps"] * 32', 'BLOCK = opts["BLOCK"]'
     )
     assert chained_values(discover_source(other_key), other_key, ["num_warps"]) == {}
+
+
+def test_n76_a_keyed_list_with_a_config_that_fails_is_judged_against_the_autotuner_s_pick_of_the_rest(
+    tmp_path: Path,
+) -> None:
+    """n76: a keyed autotune list ``[BLOCK 1024, 2048, 8192]`` whose 2048 fails wherever it runs (the user's own
+    ``tl.static_assert(BLOCK != 32)`` in tests' trial; a GPU compile's shared memory alike): the judgement was left as
+    against the list's first entry ("current BLOCK=1024", its latency on every shape), where the kernel as written
+    runs 8192 on the large size, its autotuner skipping the config that fails. Now the failing config is left out and
+    the line says so; the current is the autotuner's pick of the rest at each shape."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
+    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE, _replayed, _timed
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    three = 'triton.Config({"BLOCK": 2048}, num_warps=4, num_stages=3), triton.Config({"BLOCK": 8192}'
+    (folder / "kernel.py").write_text(KEYED_TABLE.replace('triton.Config({"BLOCK": 8192}', three))
+    (folder / "reference.py").write_text(AXPB_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    listed = list_configs(prepared)
+    assert [c.as_dict() for c in listed] == [{"BLOCK": 1024}, {"BLOCK": 2048}, {"BLOCK": 8192}]
+    small, large = labels = tuple(s.label() for s in prepared.shapes)
+    failed = Result(config={"BLOCK": 2048}, outcome=Outcome.COMPILE_ERROR, reason="static_assert")
+    results = [_timed(labels, 1024, 3000.0, 40000.0), failed, _timed(labels, 8192, 9000.0, 9000.0),
+               _timed(labels, 256, 2000.0, 30000.0), _timed(labels, 4096, 4000.0, 8500.0)]  # fmt: skip
+    judged = judge_against_list(_replayed(prepared, results, {"BLOCK": 4096}, {"BLOCK": 1024}, 43000.0), listed)
+    assert judged.current_list == tuple(c.as_dict() for c in listed)
+    assert {s.shape: s.current_latency_us for s in judged.per_shape} == {small: 3000.0, large: 9000.0}
+    assert judged.result.current_latency_us == pytest.approx(12000.0)
+    assert "its autotuner's pick of its 3 configs at each key; BLOCK=2048 failed here and is left out" in (
+        judged.judgement.reason
+    ), judged.judgement.reason

@@ -1371,16 +1371,29 @@ def _list_entries(prepared: PreparedFolder) -> list[Config]:
     return out
 
 
+def _failed_throughout(results: Sequence[Result], config: Config) -> bool:
+    """Whether ``config`` ran in the session and failed wherever it ran (a compile a GPU refuses, the kernel's own
+    ``tl.static_assert``, no reply in time): never timed on any shape."""
+    ran = [r for r in results if Config.of(r.config) == config and r.outcome is not Outcome.NOT_RUN_BUDGET]
+    return bool(ran) and not any(r.outcome.ok or timed_in_part(r) for r in ran)
+
+
 def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> FolderTuning:
     """``tuning`` judged shape by shape against the keyed list the kernel runs now (:func:`list_configs`): at each
     shape the current latency is the fastest of the list's configurations there (its autotuner's pick), and what
     would be written (each shape's own best for a table, else the one best) is judged against it
     (:func:`~kernelopt.tuning.session.judge_table`). Unchanged when a configuration of the list was not timed on
     every shape; one its author's screen set aside at a shape is left out there, as the autotuner skips it
-    (leftovers10). Both sides from one round (:func:`~kernelopt.tuning.shapes.same_round`): where the re-time did
-    not take every configuration of the list, the first measurements, the shapes' own bests among them too."""
+    (leftovers10), and so is one that failed wherever it ran (newuser14's n76: a list of BLOCK 16, 32 and 512 whose 32
+    fails the kernel's ``tl.static_assert`` was judged against its first entry, 16, "the current BLOCK=16", where the
+    kernel as written runs 512). Both sides from one round (:func:`~kernelopt.tuning.shapes.same_round`): where the
+    re-time did not take every configuration of the list, the first measurements, the shapes' own bests among them
+    too."""
     result = tuning.result
-    if result.best_config is None:
+    listed = tuple(c.as_dict() for c in configs)
+    failed = [c for c in configs if _failed_throughout(result.results, c)]
+    configs = [c for c in configs if c not in failed]
+    if result.best_config is None or not configs:
         return tuning
     retimed = retime_round(result.retimed, configs, partly=True)
     pool = same_round(result.results, retimed, partly=True)
@@ -1420,9 +1433,14 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         result,
         min_gain_pct=tuning.judgement.min_gain_pct,
         what=None if table else config_text(result.best_config),
-        against=f"the current autotune list (its autotuner's pick of its {len(configs)} configs at each key)",
+        against=f"the current autotune list (its autotuner's pick of its {len(listed)} configs at each key"
+        + (
+            f"; {', '.join(config_text(c) for c in failed)} failed here and is left out, as its autotuner skips a "
+            "config that fails to compile)"
+            if failed
+            else ")"
+        ),
     )
-    listed = tuple(c.as_dict() for c in configs)
     result = result.model_copy(update={"current_latency_us": total(nows) or None})
     return replace(
         tuning,
