@@ -569,10 +569,16 @@ def dot_k_short(*, reset: bool = False) -> str | None:
     return seen
 
 
+def dot_min_k(bits: int) -> int:
+    """The smallest K a GPU compiles a ``tl.dot`` of ``bits``-wide operands with (:data:`DOT_MIN_K`): the one rule
+    the interpreter's refusal and the tuning space's floor of a dot's K tile read."""
+    return DOT_MIN_K.get(bits, DOT_MIN_K_DEFAULT)
+
+
 def dot_k_problem(k: int, bits: int) -> str | None:
     """Why a ``tl.dot`` whose operands are ``bits`` wide and share the dimension ``k`` does not compile on a GPU
     (:data:`DOT_MIN_K`), or ``None``."""
-    need = DOT_MIN_K.get(bits, DOT_MIN_K_DEFAULT)
+    need = dot_min_k(bits)
     if k >= need:
         return None
     return (

@@ -54,9 +54,7 @@ def block_tiles(source: str, kernel: str) -> tuple[Tile, ...]:
     if fn is None:
         return ()
     calls = [n for n in walk(fn.body) if isinstance(n, cst.Call)]
-    functions = {n.name.value: n for n in tree.module.body if isinstance(n, cst.FunctionDef)}
-    helpers = [functions[c.func.value] for c in calls if isinstance(c.func, cst.Name) and c.func.value in functions]
-    if any(_multiplies(f) for f in [fn, *helpers]):  # fa2's tl.dot sits in the helper its kernel calls
+    if _multiplies_through(tree.module, fn, calls):
         return ()
     out: list[Tile] = []
     for call in calls:
@@ -69,6 +67,27 @@ def block_tiles(source: str, kernel: str) -> tuple[Tile, ...]:
         if len(tile) == len(sides) and tile not in out:
             out.append(tile)
     return tuple(out)
+
+
+def calls_dot(source: str, kernel: str) -> bool:
+    """Whether ``kernel`` (or a function of the file it calls) multiplies tiles with ``tl.dot``; ``False`` when
+    ``source`` does not parse or defines no such kernel."""
+    try:
+        tree = parsed(source)
+    except cst.ParserSyntaxError:
+        return False
+    fn = next((n for n in walk(tree.module) if isinstance(n, cst.FunctionDef) and n.name.value == kernel), None)
+    if fn is None:
+        return False
+    return _multiplies_through(tree.module, fn, [n for n in walk(fn.body) if isinstance(n, cst.Call)])
+
+
+def _multiplies_through(module: cst.Module, fn: cst.FunctionDef, calls: list[cst.Call]) -> bool:
+    """Whether ``fn`` or a function of ``module`` one of its ``calls`` names calls ``tl.dot`` (fa2's sits in the
+    helper its kernel calls)."""
+    functions = {n.name.value: n for n in module.body if isinstance(n, cst.FunctionDef)}
+    helpers = [functions[c.func.value] for c in calls if isinstance(c.func, cst.Name) and c.func.value in functions]
+    return any(_multiplies(f) for f in [fn, *helpers])
 
 
 def _multiplies(fn: cst.FunctionDef) -> bool:

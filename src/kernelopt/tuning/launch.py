@@ -35,10 +35,18 @@ from collections.abc import Collection, Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
+from kernelopt.harness.interpreter import dot_min_k
 from kernelopt.numeric import is_int, is_number, plain_int
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
-from kernelopt.tunables.block_tiles import HeldTiles, block_tiles, picked_config, tile_entries, tile_problems
+from kernelopt.tunables.block_tiles import (
+    HeldTiles,
+    block_tiles,
+    calls_dot,
+    picked_config,
+    tile_entries,
+    tile_problems,
+)
 from kernelopt.tunables.guard import tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.launches import (
@@ -111,6 +119,10 @@ def space_from_tunables(
         for name, floor in pick_floors(source, chosen.kernel, chosen.tunables).items():
             if floor[0] > least.get(name, (0, ""))[0]:
                 least[name] = floor  # the host reads the pick back: no block below the list's own (Mamba-2)
+    if source and chosen.kernel and limits is not None and limits.elem_bytes:
+        for name, floor in _dot_k_floors(source, chosen.kernel, chosen.tunables, limits.elem_bytes).items():
+            if floor[0] > least.get(name, (0, ""))[0]:
+                least[name] = floor
     knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {}, least)
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
@@ -249,6 +261,25 @@ def _knobs(
             categories=tuple(c.value for c in first.categories),
         )
     return knobs, origins, notes, floors
+
+
+def _dot_k_floors(source: str, kernel: str, tunables: Sequence[Tunable], elem_bytes: int) -> dict[str, tuple[int, str]]:
+    """Knob -> the least K tile of a kernel that multiplies with ``tl.dot`` operands ``elem_bytes`` wide, and why:
+    Triton's NVIDIA backend compiles a dot only with K >= 32 for 8-bit operands, K >= 16 for any other
+    (:func:`kernelopt.harness.interpreter.dot_min_k`), so bitsandbytes' int8 GEMM searched at ``BLOCK_K=16`` spent a
+    candidate that failed to compile on an H100 (docs/faults.md knobs17). The K tile is the knob of the ``TILE_K``
+    family (``BLOCK_K``, ``BLOCK_SIZE_K``); a kernel without a ``tl.dot`` has none."""
+    if not calls_dot(source, kernel):
+        return {}
+    bits = 8 * elem_bytes
+    need = dot_min_k(bits)
+    why = (
+        f"{kernel}'s tl.dot multiplies {bits}-bit operands, which a GPU compiles only with K >= {need} "
+        "(Triton's NVIDIA backend, min_dot_size)"
+    )
+    return {
+        t.name: (need, why) for t in tunables if _family(t.feeds[0] if t.feeds else t.name, []) is KnobFamily.TILE_K
+    }
 
 
 def _cover_bound(

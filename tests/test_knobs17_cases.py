@@ -1,0 +1,70 @@
+"""knobs17: the knobs and lines a user meets (docs/faults.md, section knobs17). Each test reads the package's own
+rule on a real kernel or a real report: the space ``tune`` searches, what it writes, the lines it prints."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.harness.interpreter import dot_min_k
+from kernelopt.tunables import ResourceLimits, discover_source
+from kernelopt.tuning.launch import space_from_tunables
+
+# An int8 GEMM as bitsandbytes writes one (breaker16's bnb_int8_mm), its tiles at the launch: the K tile is the
+# dot's K, which a GPU compiles only from 32 for 8-bit operands.
+_INT8_GEMM = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _mm(A, B, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + rk
+        a = tl.load(A + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(B + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc += tl.dot(a, b)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def run(a, b):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), dtype=torch.int32)
+    _mm[(triton.cdiv(M, 64), triton.cdiv(N, 64))](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
+    return c
+"""
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [("int8", 8), ("fp8", 8), ("fp16", 16), ("bf16", 16), ("fp32", 32)])
+def test_the_least_k_of_a_dot_is_triton_s_own_rule(dtype: str, bits: int) -> None:
+    """Triton's NVIDIA backend (``min_dot_size``) is the rule: what our interpreter refuses and the space's floor
+    read (:func:`dot_min_k`) agree with it for every operand width a tuned GEMM meets."""
+    import triton.language as tl
+    from triton.backends.nvidia.compiler import min_dot_size
+
+    operand = {"int8": tl.int8, "fp8": tl.float8e4nv, "fp16": tl.float16, "bf16": tl.bfloat16, "fp32": tl.float32}
+    assert dot_min_k(bits) == min_dot_size(None)(operand[dtype], operand[dtype])[2]
+
+
+@pytest.mark.parametrize(("dtype", "least"), [("int8", 32), ("fp16", 16), (None, 16)])
+def test_an_int8_dot_s_k_tile_starts_at_32_in_the_space(dtype: str | None, least: int) -> None:
+    """Seen on an H100 on 2026-12-06 (docs/gpu-runs/2026-12-06-h100-k): ``tune`` on breaker16's bnb_int8_mm searched
+    ``BLOCK_K: [16, 32, 64, 128, 256]`` for an int8 ``tl.dot``, and a candidate at 16 failed to compile (sm_90 needs
+    K >= 32 for 8-bit operands). The K tile of a dot kernel now starts at the dot's least K for the operands' width:
+    32 for int8, the family's 16 for fp16 or an unknown dtype (fp32's portable 4 bytes), and the space says why."""
+    found = discover_source(_INT8_GEMM)
+    space = space_from_tunables(found, held_options={}, source=_INT8_GEMM, limits=ResourceLimits.portable(dtype))
+    k = next(knob for knob in space.knobs if knob.name == "BLOCK_K")
+    assert min(k.values) == least
+    assert [min(knob.values) for knob in space.knobs if knob.name in ("BLOCK_M", "BLOCK_N")] == [16, 16]
+    said = [n for n in space.domain_notes if n.startswith("BLOCK_K starts at 32")]
+    assert said == ([] if least == 16 else [said[0]])
+    if said:
+        assert "8-bit operands" in said[0] and "min_dot_size" in said[0] and "(16)" in said[0]
