@@ -168,3 +168,37 @@ def test_l4_an_original_that_cannot_run_the_primary_stops_tune_in_one_line(
     )
     assert out == "" and err.strip().splitlines()[-1] == line, err
     assert (folder / "kernel.py").read_text() == (ASIDE_PRIMARY / "kernel.py").read_text()
+
+
+@pytest.mark.timeout(180)
+def test_l5_the_net_derives_no_size_from_an_entry_set_aside(tmp_path: Path) -> None:
+    """l5: leftovers15's aside (SHAPES n=256 and n=2000; as written, BLOCK=64, ``run`` asserts at most 16 programs, so
+    it cannot run n=2000, which the session sets aside). The net derived its sizes from every entry, the one set aside
+    too: a pick of BLOCK=256 was "correct at n=2049, n=2008, n=129", two sizes past the one the original cannot run,
+    which the original cannot run either: no evidence about the pick where the original runs. Now every size the net
+    tries comes from n=256 alone, each one the original runs (at most 1024 elements)."""
+    import re
+    import shutil
+    from dataclasses import replace
+
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from tests.test_tuning_net import _session
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "leftovers15" / "aside", tmp_path / "aside"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current = prepared.space.current()
+    assert current is not None and [s.label() for s in prepared.shapes] == ["n=256", "n=2000"]
+    tuning = _session(prepared, [({"BLOCK": 256}, 1.0)], (current.as_dict(), 2.0))
+    base = prepared.base_source
+    with ShapesEvaluator(
+        prepared.problem, prepared.shapes, base, lambda c: base, session_dir=prepared.session_dir, env=prepared.env,
+        original=current,
+    ) as evaluator:  # fmt: skip
+        evaluator.evaluate([current])  # the session's first batch: the original sets n=2000 aside
+        assert list(evaluator.set_aside) == ["n=2000"]
+        aside = tuple((label, line) for label, (_, _, line) in evaluator.set_aside.items())
+        done = tf._checked_edit(replace(tuning, set_aside=aside), evaluator)
+    assert done.net is not None and done.net.failed is None and done.edit is not None, done.edit_note
+    tried = [int(n) for n in re.findall(r"n=(\d+)", done.net.line())]
+    assert tried and max(tried) <= 16 * 64, done.net.line()  # every size one the original runs

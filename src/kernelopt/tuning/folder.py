@@ -1735,13 +1735,14 @@ def _read_by_computations(prepared: PreparedFolder, options: Collection[str]) ->
     return [t.name for t in computed_readers(prepared.tunables, prepared.base_source, options)]
 
 
-def _grown_through(prepared: PreparedFolder, computed: Collection[str]) -> list[int]:
+def _grown_through(prepared: PreparedFolder, computed: Collection[str], aside: Collection[str] = ()) -> list[int]:
     """What the net's half size steps by for settings a moved launch option computes (:func:`_read_by_computations`):
-    twice the least value they take at the entries, the least a block grown through them can be, so the half size
-    steps by the original's own block, a size the original handles and no larger block divides (the H100, 2026-12-06
-    10:05: n61's pick of ``num_warps=8`` moved BLOCK from 64 to 256; the net stepped by the entries' 1024 and passed
-    it at 8448 and 8704, and it was written, wrong at n=64 and n=1088)."""
-    values = [v for by in computed_by_shape(prepared).values() for k, v in by.items() if k in computed]
+    twice the least value they take at the entries (none set ``aside``), the least a block grown through them can be,
+    so the half size steps by the original's own block, a size the original handles and no larger block divides (the
+    H100, 2026-12-06 10:05: n61's pick of ``num_warps=8`` moved BLOCK from 64 to 256; the net stepped by the entries'
+    1024 and passed it at 8448 and 8704, and it was written, wrong at n=64 and n=1088)."""
+    by_shape = computed_by_shape(prepared)
+    values = [v for label, by in by_shape.items() if label not in aside for k, v in by.items() if k in computed]
     least = min((v for v in values if isinstance(v, int) and v > 0), default=None)
     return [2 * least] if least is not None else []
 
@@ -1797,7 +1798,10 @@ def _cast_net(
         if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int)
     }
     grown = [v for v, old in moves.values() if v > old]
-    grown += _grown_through(prepared, computed) or _grown_through_chain(chained)
+    # an entry the original cannot run (set aside) is no evidence about the pick: no size is derived from it
+    aside = dict(tuning.set_aside)
+    shapes = [s for s in prepared.shapes if s.label() not in aside]
+    grown += _grown_through(prepared, computed, aside) or _grown_through_chain(chained)
     roles, constants = prepared.size_readings
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
@@ -1807,7 +1811,7 @@ def _cast_net(
     far = _far_room(evaluator) if shrunk else None
     # a tile grown, or one the kernel computes moved: a missing mask shows at a multiple of the original's block only
     residue = bool(grown) or any(k not in LAUNCH_OPTIONS and not isinstance(current.get(k), int) for k in changes)
-    sizes = derived_sizes(prepared.shapes, grown, roles, constants, least=least, residue=residue, far=far)
+    sizes = derived_sizes(shapes, grown, roles, constants, least=least, residue=residue, far=far)
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
     net = cast(
