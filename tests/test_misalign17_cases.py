@@ -51,6 +51,36 @@ def test_a_vector_on_a_wrapped_offset_is_misaligned_where_the_size_is_no_multipl
     assert misaligned([pair, four], {"M": 16384}) == [] and misaligned([pair], {"N": 17}) == []
 
 
+def test_the_ptx_s_wide_accesses_are_read_whatever_their_cache_hint_and_however_their_elements_pack() -> None:
+    """The PTX's forms of a wide access on a hinted line: ``ld.global.v2.b32`` (two fp32), one ``ld.global.b32``
+    holding two fp16, a cache hint between (``L1::evict_last``), an async copy's bytes; a scalar load and a line
+    reading no hinted name are not read. The kernel's file is the ``.file`` of its path, else of its name (Triton's
+    cache serves a compile of the same text from another copy)."""
+    from kernelopt.harness.vector_hints import hinted_vectors
+
+    source = (
+        "rbn = tl.max_contiguous(tl.multiple_of(rn % N, BLOCK_N), BLOCK_N)\n"
+        "w = tl.load(w_ptr + rbn)\n"
+        "b = tl.load(bias_ptr + rbn)\n"
+        "e = tl.load(e_ptr + rbn, eviction_policy='evict_last')\n"
+        "s = tl.load(s_ptr + rbn)\n"
+        "z = tl.load(w_ptr + rn)\n"
+    )
+    ptx = "\n".join([
+        "\t.loc\t1 2 23", "\tld.global.v2.b32 { %r1, %r2 }, [ %rd1 + 0 ];",
+        "\t.loc\t1 3 23", "\t@%p1 ld.global.b32 { %r3 }, [ %rd2 + 0 ];",
+        "\t.loc\t1 4 23", "\tld.global.L1::evict_last.v4.b32 { %r4, %r5, %r6, %r7 }, [ %rd3 + 0 ];",
+        "\t.loc\t1 5 23", "\tld.global.b32 { %r8 }, [ %rd4 + 0 ];",
+        "\t.loc\t1 6 23", "\tcp.async.cg.shared.global [ %r9 + 0 ], [ %rd5 + 0 ], 0x10, %r10;",
+        '\t.file\t1 "/elsewhere/copy/kernel.py"',
+    ])  # fmt: skip
+    pointers = {"w_ptr": "*fp32", "bias_ptr": "*fp16", "e_ptr": "*bf16", "s_ptr": "*fp32", "N": "i32"}
+    hints = wrapped_hints(source)
+    read = {a.pointer: a.elements for a in hinted_vectors(ptx, source, "/here/kernel.py", pointers, hints)}
+    assert read == {"w_ptr": 2, "bias_ptr": 2, "e_ptr": 8}, read
+    assert hinted_vectors(ptx, source, "/here/other.py", pointers, hints) == []
+
+
 @pytest.mark.timeout(300)
 def test_the_original_s_four_warp_tile_loads_two_rows_of_a_hinted_offset_at_once_on_sm_90(tmp_path: Path) -> None:
     """The proof without a GPU: bitsandbytes' list cut to its ``BLOCK_M=256`` config on four warps, compiled for sm_90

@@ -34,10 +34,10 @@ from kernelopt.numeric import is_int
 #: The hints that claim an offset's alignment (``tl.multiple_of``) and its contiguity (``tl.max_contiguous``).
 HINTS = ("multiple_of", "max_contiguous")
 
-#: A global vector access of the PTX and its bytes: ``ld.global.v2.b32`` (8), ``st.global.v4.b16`` (8), an async
-#: copy's size (``cp.async.ca.shared.global [ ... ], [ ... ], 0x8``).
+#: A global access of the PTX and its bytes: ``ld.global.v2.b32`` (8), ``ld.global.L1::evict_last.v4.b32`` (16), two
+#: fp16 in one ``ld.global.b32`` (4), an async copy's size (``cp.async.ca.shared.global [ ... ], [ ... ], 0x8``).
 _VECTOR = re.compile(
-    r"\b(?:ld|st)\.global[.\w]*?\.v(?P<count>\d)\.b(?P<bits>\d+)\b|"
+    r"\b(?:ld|st)\.global(?:\.[\w:]+?)*?(?:\.v(?P<count>\d))?\.b(?P<bits>\d+)\b|"
     r"\bcp\.async\.c[ag]\.shared\.global\s*\[[^]]*\],\s*\[[^]]*\],\s*0x(?P<bytes>[0-9a-fA-F]+)"
 )
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+")
@@ -143,7 +143,7 @@ def hinted_vectors(
         found = _VECTOR.search(text)
         if found is None or at is None:
             continue
-        size = int(found["count"]) * int(found["bits"]) // 8 if found["count"] else int(found["bytes"], 16)
+        size = int(found["count"] or 1) * int(found["bits"]) // 8 if found["bits"] else int(found["bytes"], 16)
         widest[at] = max(widest.get(at, 0), size)
     out = []
     for number, size in sorted(widest.items()):
