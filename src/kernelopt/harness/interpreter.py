@@ -66,6 +66,7 @@ and ``tune`` read so only when the CPU fails it too (docs/faults.md refblame14 r
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import traceback
 from typing import Any
@@ -320,22 +321,29 @@ def _specialized_names(fn: Any, do_not_specialize: Any, args: tuple[Any, ...], k
     """The parameters of ``fn`` a GPU launch with these arguments makes constexprs by value: an integer (no bool) of
     1 with no type annotation and not in ``do_not_specialize`` (by name or position), as Triton's JIT specializes
     (``native_specialize_impl``: ``("constexpr", 1)``; an annotated type replaces the tag)."""
+    names = []
+    for i, (name, default, open_to) in enumerate(_open_params(fn, tuple(do_not_specialize or ()))):
+        value = args[i] if i < len(args) else kwargs.get(name, default)
+        if open_to and isinstance(value, int) and not isinstance(value, bool) and value == 1:
+            names.append(name)
+    return names
+
+
+@functools.lru_cache(maxsize=256)
+def _open_params(fn: Any, exempt: tuple[Any, ...]) -> list[tuple[str, Any, bool]]:
+    """Each parameter of ``fn``: its name, its default, and whether Triton's JIT specializes it by value (no
+    constexpr, no type annotation, not named or numbered in ``exempt``); read once a kernel (a launch's cost)."""
     import inspect
 
     from triton.runtime.jit import KernelParam
 
-    exempt = set(do_not_specialize or ())
-    params = list(inspect.signature(fn).parameters.values())
-    bound = {p.name: p.default for p in params} | dict(zip((p.name for p in params), args, strict=False)) | kwargs
-    names = []
-    for i, param in enumerate(params):
-        value = bound.get(param.name)
+    out = []
+    for i, param in enumerate(inspect.signature(fn).parameters.values()):
         kept = KernelParam(i, param, i in exempt or param.name in exempt, False)
-        if kept.is_constexpr or kept.do_not_specialize or kept.annotation_type:
-            continue
-        if isinstance(value, int) and not isinstance(value, bool) and value == 1:
-            names.append(param.name)
-    return names
+        out.append(
+            (param.name, param.default, not (kept.is_constexpr or kept.do_not_specialize or kept.annotation_type))
+        )
+    return out
 
 
 def _patch_specialized(interp: Any) -> None:
