@@ -90,3 +90,24 @@ def test_n76_a_keyed_list_with_a_config_that_fails_is_judged_against_the_autotun
     assert "its autotuner's pick of its 3 configs at each key; BLOCK=2048 failed here and is left out" in (
         judged.judgement.reason
     ), judged.judgement.reason
+
+
+def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is_never_shrunk() -> None:
+    """n77 (**a wrong written kernel** on a GPU): n64's row max (one block a row, ``cols < N``) with its launch
+    options in a dict, ``opts = {"num_warps": 8}``, ``BLOCK = opts["num_warps"] * 128`` (tests/data/newuser14/
+    rowmax_opts; SHAPES N=200 and 500). A pick of ``num_warps=4`` (BLOCK 512) passed the entries and the net (n75's
+    read cast it; a max over 513 columns missing one is rarely wrong) and was written, wrong at N=600 and 1000: the
+    computed block was not read as computed from the option, so n64's rule (``readers.shrunk_covers``) did not ask.
+    Now the dict's read by the option's key makes it a reader: the pick is refused, a larger one (16) proved to
+    cover."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import shrunk_covers
+
+    source = (DATA / "rowmax_opts" / "kernel.py").read_text()
+    found = discover_source(source)
+    assert shrunk_covers(found, source, {"num_warps": 4}, {"num_warps": 8}) == [
+        'BLOCK is computed from num_warps (BLOCK = opts["num_warps"] * 128) and covers N with one block (cols < N): '
+        "num_warps=4 moves it by more than num_warps (a value no rule here works out), so it may leave part of a row "
+        "undone where the original covers it"
+    ]
+    assert shrunk_covers(found, source, {"num_warps": 16}, {"num_warps": 8}) == []

@@ -36,6 +36,8 @@ def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection
     for t in tunables:
         if t.name in names:
             bound |= _bound_by(t, tree)
+            if tree is not None:  # a dict holding the literal, read by its key (n77: BLOCK = opts["num_warps"] * 128)
+                bound |= {name for name, _, _ in _container_reads(t, tree)}
     bound |= set(_followed(tree, dict.fromkeys(bound)))
     return [t for t in tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
 
