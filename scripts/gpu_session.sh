@@ -137,6 +137,8 @@
 #   misalign17 scripts/gpu_misalign17.sh: bitsandbytes' int8 matmul faults at an odd M as written (a hinted wrapped
 #              row loaded two at a time, misaligned), and the list tune writes runs its pick: right at M=37 and at
 #              odd sizes; tune --device cuda on it
+#   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict and rowmax_opts (a block computed from
+#              num_warps through the launch options' dict): the kernel.py each leaves correct at sizes no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -202,6 +204,7 @@ honest15 480 scripts/gpu_honest15.sh
 break16 540 scripts/gpu_break16.sh
 late16 540 scripts/gpu_late16.sh
 misalign17 480 scripts/gpu_misalign17.sh
+newuser14 540 scripts/gpu_newuser14.sh
 gputests 560 -
 EOF
 }

@@ -111,3 +111,26 @@ def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is
         "undone where the original covers it"
     ]
     assert shrunk_covers(found, source, {"num_warps": 16}, {"num_warps": 8}) == []
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", ["opts_dict", "rowmax_opts"])
+def test_n75_n77_on_a_gpu_a_tuned_num_warps_read_through_the_options_dict_is_never_written_wrong(
+    tmp_path: Path, name: str
+) -> None:
+    """n75 and n77 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s
+    wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (n75:
+    multiples of its 64-element block; n77: rows up to its 1024-element block): right at every one, whatever was
+    written."""
+    import torch
+
+    from tests.gpu_correct import assert_correct, tuned_on_device
+
+    folder = Path(shutil.copytree(DATA / name, tmp_path / name))
+    tuned_on_device(folder)
+    if name == "opts_dict":
+        shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    else:
+        shapes = [{"M": 64, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
