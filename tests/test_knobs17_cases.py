@@ -3,11 +3,16 @@ rule on a real kernel or a real report: the space ``tune`` searches, what it wri
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import pytest
 
 from kernelopt.harness.interpreter import dot_min_k
-from kernelopt.tunables import ResourceLimits, discover_source
+from kernelopt.tunables import AutotuneSpace, ResourceLimits, discover_source
+from kernelopt.tuning.kernel_evaluator import autotune_list, pin_config
 from kernelopt.tuning.launch import space_from_tunables
+from kernelopt.tuning.space import Space
 
 # An int8 GEMM as bitsandbytes writes one (breaker16's bnb_int8_mm), its tiles at the launch: the K tile is the
 # dot's K, which a GPU compiles only from 32 for 8-bit operands.
@@ -68,3 +73,42 @@ def test_an_int8_dot_s_k_tile_starts_at_32_in_the_space(dtype: str | None, least
     assert said == ([] if least == 16 else [said[0]])
     if said:
         assert "8-bit operands" in said[0] and "min_dot_size" in said[0] and "(16)" in said[0]
+
+
+_MAMBA = Path(__file__).parent / "data" / "breaker16" / "mamba_chunk_state" / "kernel.py"
+
+
+@functools.cache
+def _mamba_list() -> tuple[str, AutotuneSpace, Space]:
+    source = _MAMBA.read_text()
+    found = discover_source(source)
+    space = space_from_tunables(found, held_options={}, source=source)
+    listed = autotune_list(space.kernel, None, found)
+    assert listed is not None
+    return source, listed, space
+
+
+def _pinned_list(config: dict[str, int]) -> str:
+    """mamba_chunk_state's autotune list (Mamba-2's nine configs, a literal list) as ``tune`` pins it to ``config``:
+    the line ``configs=[...]`` it writes."""
+    source, listed, space = _mamba_list()
+    pinned = pin_config(source, config, listed, space.origins, force=True)
+    assert pinned is not None and pinned.new_source is not None
+    return next(line.strip() for line in pinned.new_source.splitlines() if line.strip().startswith("configs=["))
+
+
+def test_a_pinned_tile_keeps_the_launch_options_its_authors_gave_it() -> None:
+    """breaker16's leftover (l4, docs/faults.md): ``tune`` on the CPU (the interpreter holds the launch options)
+    pinned mamba_chunk_state's list to its authors' 128 x 64 x 32 tile with the first config's ``num_warps=8,
+    num_stages=3``, not the ``4`` / ``4`` the authors gave that tile, so a GPU ran a pairing nobody wrote or timed.
+    The options go with the tile (``kernel_evaluator.pin_base``, one rule for a pin and a keyed list's rows): a tile
+    of the list keeps its own; a tile the list does not hold takes the picked (else the first) config's, which the
+    session held; a GPU's pick, whose options are knobs, writes its own."""
+    tile = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32}
+    assert _pinned_list(tile) == (
+        'configs=[triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32}, num_warps=4, '
+        "num_stages=4)],"
+    )
+    assert _pinned_list({**tile, "BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64}).endswith("num_warps=2, num_stages=5)],")
+    assert _pinned_list({**tile, "BLOCK_SIZE_N": 16}).endswith("num_warps=8, num_stages=3)],")  # no such tile
+    assert _pinned_list({**tile, "num_warps": 2, "num_stages": 2}).endswith("num_warps=2, num_stages=2)],")

@@ -97,6 +97,7 @@ from kernelopt.tuning.kernel_evaluator import (
     current_values,
     is_list_space,
     knob_editor,
+    pin_base,
     pin_config,
     same_value,
 )
@@ -2092,9 +2093,8 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     fn = prepared.problem.kernel_py.name
     one = _pinned_one(tuning)
     assert one is not None
-    base = listed.best_config or listed.configs[0]
     configs = [
-        base.model_copy(
+        (base := pin_base(listed, c)).model_copy(
             update={
                 "kwargs": {**base.kwargs, **{k: v for k, v in c.items() if k not in CONFIG_OPTIONS}},
                 **{k: v for k, v in c.items() if k in CONFIG_OPTIONS},

@@ -269,6 +269,19 @@ def _line_of(location: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
+def pin_base(listed: AutotuneSpace, config: Mapping[str, Value]) -> AutotuneConfig:
+    """The config of ``listed`` a pin of ``config`` is written over: the launch options (``num_warps``,
+    ``num_stages``) and hooks ``config`` does not give come from it. The list's config of the same tile, where the
+    authors wrote one (its options go with its tile: breaker16's mamba_chunk_state pinned to its 128 x 64 x 32 was
+    written with the first config's ``num_warps=8, num_stages=3``, not the ``4`` / ``4`` its authors gave that tile;
+    the autotuner's pick first where several share the tile), else the config the autotuner picked (else the
+    first): the options the session held (on the CPU, where the interpreter ignores them)."""
+    tile = {k: v for k, v in config.items() if k not in CONFIG_OPTIONS}
+    ordered = [c for c in (listed.best_config, *listed.configs) if c is not None]  # the picked one first
+    same = [c for c in ordered if tile and c.kwargs == {**c.kwargs, **tile}]  # its every tile value
+    return same[0] if same else listed.best_config or listed.configs[0]
+
+
 def pin_config(
     base_source: str,
     config: Mapping[str, Value],
@@ -294,7 +307,7 @@ def pin_config(
     moved = {n: v for n, v in config.items() if not (n in before and same_value(before[n], v))}
     if not moved and not force:
         return None
-    base = listed.best_config or listed.configs[0]
+    base = pin_base(listed, config)
     options = {k: v for k, v in config.items() if k in CONFIG_OPTIONS}
     kwargs = {**base.kwargs, **{k: v for k, v in config.items() if k not in CONFIG_OPTIONS}}
     pinned = base.model_copy(update={"kwargs": kwargs, **options})
