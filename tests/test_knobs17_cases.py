@@ -9,6 +9,17 @@ from pathlib import Path
 import pytest
 
 from kernelopt.harness.interpreter import dot_min_k
+from kernelopt.memory.model import (
+    Comparison,
+    Correctness,
+    CorrectnessStatus,
+    GateResult,
+    IterationRecord,
+    Performance,
+    QualityGate,
+)
+from kernelopt.report.model import ReportData, VersionEntry
+from kernelopt.report.sections import TIMELINE_NOTE, headline, version_stories
 from kernelopt.tunables import AutotuneSpace, ResourceLimits, discover_source
 from kernelopt.tuning.kernel_evaluator import autotune_list, pin_config
 from kernelopt.tuning.launch import space_from_tunables
@@ -112,3 +123,46 @@ def test_a_pinned_tile_keeps_the_launch_options_its_authors_gave_it() -> None:
     assert _pinned_list({**tile, "BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64}).endswith("num_warps=2, num_stages=5)],")
     assert _pinned_list({**tile, "BLOCK_SIZE_N": 16}).endswith("num_warps=8, num_stages=3)],")  # no such tile
     assert _pinned_list({**tile, "num_warps": 2, "num_stages": 2}).endswith("num_warps=2, num_stages=2)],")
+
+
+def _newuser13_report() -> ReportData:
+    """newuser13's two versions as their records hold them (docs/faults.md, newuser13's "seen, not changed"): V0
+    timed 240.7 ms in its own gate run; V1 17.23 ms in its, where the gate timed V0 again beside it, about 182 ms,
+    speedup 11.01x (95 % CI 9.203-17.375), re-timed 9.86x."""
+    v0 = IterationRecord(version="v0", performance=Performance(latency_us=240_700.0))
+    comparison = Comparison(
+        latency_delta=-90.5,
+        speedup=11.01,
+        speedup_ci_low=9.203,
+        speedup_ci_high=17.375,
+        verdict="improvement",
+        speedup_retime=9.86,
+    )
+    v1 = IterationRecord(
+        version="v1",
+        performance=Performance(latency_us=17_230.0, comparison_with_previous=comparison),
+        correctness=Correctness(status=CorrectnessStatus.PASS),
+        quality_gate=QualityGate(result=GateResult.PASS),
+    )
+    return ReportData(name="count_pos", root="/work", versions=[VersionEntry(record=v0), VersionEntry(record=v1)])
+
+
+def test_the_report_says_which_runs_each_speedup_divides() -> None:
+    """newuser13 (2026-12-06): the report read "speedup over V0: 13.97x" and, for the same V1, "Against the previous
+    version: ... speedup 11.01x ... re-timed 9.86x", the first V0's median over V1's from two gate runs, the second
+    the gate's interleaved timing of both in V1's run (V0 240.7 ms alone, about 182 ms beside V1): two figures for
+    one question, and no word of why they differ. Each now says the runs it divides, from one rule
+    (``report.model.v0_runs``, ``PREVIOUS_RUNS``), in the summary, the version's lines and the timeline's note."""
+    data = _newuser13_report()
+    summary = headline(data)
+    final = next(line for line in summary if line.startswith("Final V1"))
+    assert final.endswith("(speedup over V0: 13.97x: V0's median over V1's, each from its own gate run)")
+    stories = version_stories(data)
+    against = next(line for s in stories for line in s.result if line.startswith("Against the previous"))
+    assert against.startswith(
+        "Against the previous version (both timed alternately in this version's gate run): latency -90.5 %, "
+        "speedup 11.01x (95 % CI 9.203-17.375)"
+    )
+    assert "re-timed 9.86x" in against
+    assert "`speedup vs V0` divides V0's median over the version's, each from its own gate run" in TIMELINE_NOTE
+    assert data.speedup(data.versions[1]) == pytest.approx(240_700 / 17_230)

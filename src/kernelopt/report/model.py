@@ -237,7 +237,7 @@ class ReportData(_Model):
         return [v for v in self.versions if v.record.masked]
 
     def speedup(self, entry: VersionEntry | None) -> float | None:
-        """V0 latency / ``entry`` latency; ``None`` when either is missing."""
+        """V0 latency / ``entry`` latency (the runs :func:`v0_runs` says); ``None`` when either is missing."""
         base = self.baseline()
         if entry is None or base is None:
             return None
@@ -247,3 +247,16 @@ class ReportData(_Model):
     def timing_only_versions(self) -> list[VersionEntry]:
         """Versions whose Stage 1 evidence had no hardware counters."""
         return [v for v in self.versions if v.summary is not None and not v.summary.counters_available]
+
+
+def v0_runs(label: str) -> str:
+    """The runs a speedup over V0 divides, in words (:meth:`ReportData.speedup`): each version's median comes from its
+    own gate run, so it drifts with the GPU's clocks apart from the gate's interleaved comparison
+    (:data:`PREVIOUS_RUNS`). newuser13's report read "speedup over V0: 13.97x" beside "Against the previous version:
+    ... speedup 11.01x" for V1, whose previous is V0, with nothing to say the two divide different runs (V0 timed
+    240.7 ms alone, about 182 ms beside V1). The one rule the summary and the timeline's note read."""
+    return f"V0's median over {label}'s, each from its own gate run"
+
+
+#: The runs the comparison with the previous version divides (``Comparison``: the gate's interleaved timing).
+PREVIOUS_RUNS = "both timed alternately in this version's gate run"

@@ -14,15 +14,15 @@ from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
 from kernelopt.report.headline import eager_claim, interval_text
-from kernelopt.report.model import ReportData, VersionEntry
+from kernelopt.report.model import PREVIOUS_RUNS, ReportData, VersionEntry, v0_runs
 from kernelopt.report.roofline import roofline_bounds, roofline_points
 
 #: What the timeline's columns mean (Markdown and HTML alike).
 TIMELINE_NOTE = (
     "Latency is the median per launch of the version's own gate run; `vs previous` is the gate's interleaved "
-    "comparison with the previous version (both timed alternately in one process), the figure to trust when "
-    "the two disagree: medians of separate runs drift with the GPU's clocks, which kernelopt never locks. "
-    "`% of roofline` is the roofline bound's latency over the measured one."
+    f"comparison with the previous version ({PREVIOUS_RUNS}), the figure to trust when the two disagree: "
+    f"`speedup vs V0` divides {v0_runs('the version')}, and medians of separate runs drift with the GPU's clocks, "
+    "which kernelopt never locks. `% of roofline` is the roofline bound's latency over the measured one."
 )
 TIMELINE_COLUMNS = (
     "version",
@@ -199,9 +199,9 @@ def headline(data: ReportData) -> list[str]:
     if elsewhere:
         lines.append(elsewhere)
     lines.append(f"Baseline {describe(base)}")
-    lines.append(f"Final {describe(final)} (speedup over V0: {cells.speedup(data.speedup(final))})")
+    lines.append(f"Final {describe(final)}{_over_v0(data, final)}")
     if best is not None and final is not None and best.record.number != final.record.number:
-        lines.append(f"Fastest {describe(best)} (speedup over V0: {cells.speedup(data.speedup(best))})")
+        lines.append(f"Fastest {describe(best)}{_over_v0(data, best)}")
     if data.stop_reason is not None:
         lines.append(f"Run stopped: {data.stop_reason}")
     else:
@@ -394,6 +394,17 @@ def reference_line(p: Performance) -> str | None:
     return "Against the reference: " + "; ".join(parts) if parts else None
 
 
+def _over_v0(data: ReportData, v: VersionEntry | None) -> str:
+    """`` (speedup over V0: 13.97x: V0's median over V1's, each from its own gate run)``: the figure and the runs it
+    divides (:func:`~kernelopt.report.model.v0_runs`)."""
+    shown = cells.speedup(data.speedup(v))
+    return (
+        f" (speedup over V0: {shown}: {v0_runs(v.label)})"
+        if v is not None and shown != cells.NA
+        else f" (speedup over V0: {shown})"
+    )
+
+
 def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
     r = v.record
     p = r.performance
@@ -408,7 +419,8 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
     if vs_ref is not None:
         out.append(vs_ref)
     if r.number > 0:
-        comp = f"Against the previous version: latency {cells.signed_pct(c.latency_delta)}"
+        runs = f" ({PREVIOUS_RUNS})" if c.latency_delta is not None or c.speedup is not None else ""
+        comp = f"Against the previous version{runs}: latency {cells.signed_pct(c.latency_delta)}"
         if c.speedup is not None:
             comp += f", speedup {cells.speedup(c.speedup)}"
             if c.speedup_ci_low is not None and c.speedup_ci_high is not None:
