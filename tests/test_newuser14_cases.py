@@ -90,6 +90,10 @@ def test_n76_a_keyed_list_with_a_config_that_fails_is_judged_against_the_autotun
     assert "its autotuner's pick of its 3 configs at each key; BLOCK=2048 failed here and is left out" in (
         judged.judgement.reason
     ), judged.judgement.reason
+    # one that ran out of time (a loaded machine) is no config its autotuner skips: not left out, judged as before
+    timed_out = [r if r is not failed else r.model_copy(update={"outcome": Outcome.RUN_TIMEOUT}) for r in results]
+    before = _replayed(prepared, timed_out, {"BLOCK": 4096}, {"BLOCK": 1024}, 43000.0)
+    assert judge_against_list(before, listed) == before
 
 
 def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is_never_shrunk() -> None:

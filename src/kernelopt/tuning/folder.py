@@ -1373,10 +1373,16 @@ def _list_entries(prepared: PreparedFolder) -> list[Config]:
 
 
 def _failed_throughout(results: Sequence[Result], config: Config) -> bool:
-    """Whether ``config`` ran in the session and failed wherever it ran (a compile a GPU refuses, the kernel's own
-    ``tl.static_assert``, no reply in time): never timed on any shape."""
+    """Whether ``config`` ran in the session and failed to compile wherever it ran (a compile a GPU refuses, the
+    kernel's own ``tl.static_assert``, a fit it cannot make), as its autotuner skips it: never timed on any shape.
+    One that ran and failed otherwise (no reply in time under load) is no such config: the kernel as written may run
+    it."""
     ran = [r for r in results if Config.of(r.config) == config and r.outcome is not Outcome.NOT_RUN_BUDGET]
-    return bool(ran) and not any(r.outcome.ok or timed_in_part(r) for r in ran)
+    return bool(ran) and all(r.outcome in _UNCOMPILED and not timed_in_part(r) for r in ran)
+
+
+#: the outcomes of a config its autotuner skips (Triton's ``OutOfResources``, ``CompileTimeAssertionFailure``)
+_UNCOMPILED = frozenset({Outcome.COMPILE_ERROR, Outcome.INVALID})
 
 
 def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> FolderTuning:
