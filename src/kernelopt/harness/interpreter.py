@@ -45,6 +45,15 @@ the output (a heap corrupted, the process aborted). A scalar tensor is joined so
 b14: ``pid < 0 and tl.atomic_add(c, 1) >= 0`` adds in every program on a GPU); values that are no tensor keep
 Python's short circuit, as the compiler keeps a constexpr's (:func:`_patch_bool_ops`).
 
+An eighth, for every Triton that keeps a bf16 as its 16 bits (``np.uint16``, Triton 3.6): the float arithmetic,
+comparisons and math of bf16 operands (:data:`BF16_FLOAT_OPS`) computed on those bits, so unsloth's SwiGLU
+(``f_row.to(g_row.dtype) * g_row`` of bf16 rows) gave NaN and a correct kernel failed V0 on the CPU (breaker17 d1).
+Such operands are widened to fp32 exactly and the result rounded back to bf16 to nearest even, as a GPU's bf16
+arithmetic rounds each operation (:func:`_patch_bf16_arithmetic`); a comparison's result stays a boolean. And an fp32
+narrowed to bf16 with no rounding named (``x.to(tl.bfloat16)``, a store of fp32 values into a bf16 tensor) is rounded
+to nearest even as a GPU's ``cvt.rn.bf16.f32`` is, where the interpreter cut the low bits off; a bf16 block's sum,
+maximum, minimum, cumulative sum and product are computed on its values (:func:`_patch_bf16_reductions`).
+
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
 also compiles on a GPU:
@@ -125,6 +134,7 @@ def patch_interpreter() -> bool:
         _patch_fp8(interp)
         _patch_bool_ops(interp)
         _patch_specialized(interp)
+        _patch_bf16_arithmetic(interp)
         interp._kernelopt_patched = True
     return fixes
 
@@ -668,6 +678,104 @@ def _patch_fp8(interp: Any) -> None:
         return interp.TensorHandle(narrow.reshape(np.shape(src.data)), target)
 
     interp.InterpreterBuilder.create_fp_to_fp = create_fp_to_fp
+
+
+#: The interpreter's builder methods that compute a float result (or comparison) from their operands' numpy values
+#: (Triton 3.6's ``InterpreterBuilder``); a select, an absolute value, a negation by sign bit, a load or a store move
+#: bits and are right for bf16 as they are.
+BF16_FLOAT_OPS = (
+    *(f"create_{n}" for n in ("fadd", "fsub", "fmul", "fdiv", "frem", "precise_divf", "fma", "clampf")),
+    *(f"create_{n}" for n in ("minimumf", "minnumf", "maximumf", "maxnumf")),
+    *(f"create_fcmp{o}{c}" for o in "OU" for c in ("LT", "GT", "LE", "GE", "EQ", "NE")),
+    *(f"create_{n}" for n in ("exp", "exp2", "log", "log2", "sqrt", "precise_sqrt", "sin", "cos", "floor", "ceil")),
+    *(f"create_{n}" for n in ("erf", "rsqrt")),
+)
+
+
+def _patch_bf16_arithmetic(interp: Any) -> None:
+    """bf16 operands of :data:`BF16_FLOAT_OPS` widened to fp32 (exact: a bf16 is the top half of an fp32), the op
+    computed there, a float result rounded back to bf16 to nearest even by torch (the GPU's ``cvt.rn.bf16.f32``).
+    Nothing changes where the interpreter keeps bf16 as anything but its 16 bits."""
+    import numpy as np
+    import torch
+    import triton.language as tl
+
+    if interp._get_np_dtype(tl.bfloat16) != np.dtype(np.uint16):
+        return
+
+    def widen(h: Any) -> Any:
+        if not isinstance(h, interp.TensorHandle) or h.dtype.scalar != tl.bfloat16:
+            return h
+        data = interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32)
+        return interp.TensorHandle(data, tl.float32)
+
+    def narrow(h: Any) -> Any:
+        wide = torch.from_numpy(np.ascontiguousarray(h.data, dtype=np.float32))
+        bits = wide.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+        return interp.TensorHandle(bits.reshape(np.shape(h.data)), tl.bfloat16)
+
+    def wrapped(op: Any) -> Any:
+        def run(self: Any, *args: Any) -> Any:
+            if not any(isinstance(a, interp.TensorHandle) and a.dtype.scalar == tl.bfloat16 for a in args):
+                return op(self, *args)
+            out = op(self, *(widen(a) for a in args))
+            return narrow(out) if out.dtype.scalar == tl.float32 else out
+
+        return run
+
+    for name in BF16_FLOAT_OPS:
+        op = getattr(interp.InterpreterBuilder, name, None)
+        if op is not None:
+            setattr(interp.InterpreterBuilder, name, wrapped(op))
+
+    trunc = interp.InterpreterBuilder.create_fp_trunc
+
+    def create_fp_trunc(self: Any, src: Any, dst_type: Any) -> Any:
+        # an fp32 narrowed to bf16 with no rounding named (``x.to(tl.bfloat16)``, a store into a bf16 tensor): the
+        # GPU's cvt.rn (nearest even), where the interpreter cut the low 16 bits off (3.0714 became 3.0625)
+        if dst_type.scalar != tl.bfloat16 or src.dtype.scalar not in (tl.float32, tl.float64):
+            return trunc(self, src, dst_type)
+        return narrow(interp.TensorHandle(np.asarray(src.data, dtype=np.float32), tl.float32))
+
+    interp.InterpreterBuilder.create_fp_trunc = create_fp_trunc
+    _patch_bf16_reductions(interp, widen, narrow)
+
+
+def _patch_bf16_reductions(interp: Any, widen: Any, narrow: Any) -> None:
+    """``tl.sum`` / ``tl.max`` / ``tl.min`` / ``tl.argmax`` / ``tl.cumsum`` / ``tl.cumprod`` of a bf16 block, which
+    the interpreter hands numpy's reductions as the 16-bit patterns (the sum of 64 values near 1 read 3248), computed
+    on the values widened to fp32 and the result rounded back to bf16; an index stays an index. A combine function
+    of the kernel's own runs through the builder's patched arithmetic."""
+    import triton.language as tl
+
+    def as_tensor(handle: Any, like: Any) -> Any:
+        shape = list(handle.data.shape)
+        kind = tl.block_type(handle.dtype.scalar, shape) if like.type.is_block() else handle.dtype.scalar
+        return tl.core.tensor(handle, kind)
+
+    def widened(op: Any) -> Any:
+        def run(self: Any, input: Any, *args: Any, **kwargs: Any) -> Any:
+            first = input[0] if isinstance(input, tuple) else input
+            if first.dtype != tl.bfloat16:
+                return op(self, input, *args, **kwargs)
+            wide = as_tensor(widen(first.handle), first)
+            out = op(self, (wide, *input[1:]) if isinstance(input, tuple) else wide, *args, **kwargs)
+            many = isinstance(out, (list, tuple))
+            outs = [
+                as_tensor(narrow(o.handle), o) if isinstance(o, tl.core.tensor) and o.dtype == tl.float32 else o
+                for o in (out if many else [out])
+            ]
+            if not many:
+                return outs[0]
+            return type(out)(outs) if isinstance(out, tuple) else outs
+
+        return run
+
+    for cls, names in ((interp.ReduceOps, ("sum", "min_max")), (interp.ScanOps, ("cumsum", "cumprod"))):
+        for name in names:
+            op = getattr(cls, name, None)
+            if op is not None:
+                setattr(cls, name, widened(op))
 
 
 def launch_option_problems(options: dict[str, Any]) -> list[str]:
