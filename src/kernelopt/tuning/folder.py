@@ -697,12 +697,16 @@ def _unbucketable(t: Tunable, evaluation: AutotuneEvaluation | None, shapes: Seq
 
 
 def _size_of(evaluation: AutotuneEvaluation | None, kernel: str, size: str, shape: ProblemShape) -> int | None:
-    """The value of the size name ``size`` at a ``SHAPES`` entry: the entry's own, or the value the name took
-    where ``kernel`` was launched when the evaluation ran that entry (``n_cols`` from ``cols``)."""
+    """The value of the size name ``size`` at a ``SHAPES`` entry: the value the name took where ``kernel`` was
+    launched when the evaluation ran that entry (``n_cols`` from ``cols``), else the entry's own. The launch's comes
+    first: a table is written over the launching function's name, which may hold another value than the entry's of
+    the same name (FlagGems' argmax: ``M = inp.numel()``, 1200 where the entry says ``M=3``; a table "up to M=13"
+    never ran, breaker17 d2)."""
+    recorded = evaluation.size_value(kernel, size, dict(shape.kwargs)) if evaluation is not None else None
+    if is_int(recorded):
+        return recorded
     value = shape.kwargs.get(size)
-    if is_int(value):
-        return value
-    return evaluation.size_value(kernel, size, dict(shape.kwargs)) if evaluation is not None else None
+    return value if is_int(value) else None
 
 
 class WithinSweep(BaseModel):
