@@ -8,8 +8,8 @@ RTOL = 0.0
 
 def get_inputs(M=5, N=78, K=7, device="cpu"):
     gen = torch.Generator().manual_seed(M * 10000 + N * 10 + K)
-    # a permutation: every value distinct, so the index of the maximum is one index
-    x = torch.randperm(M * N * K, generator=gen).to(torch.float32).reshape(M, N, K) / 7.0
+    # normal values: a tie at a maximum (two indices right) has no chance worth naming, at 2**27 values too
+    x = torch.randn(M, N, K, generator=gen)
     return [x.to(device)]
 
 
