@@ -2834,6 +2834,9 @@ def _changes(
                 assigned.append(_Change(b, a, start, end, n, fn, name, None))
         if assigned:
             return out + assigned
+    unpacked = _unpacked_changes(pairs, n, fn, collector)
+    if unpacked:
+        return out + unpacked
     old_calls = [c for c in walk(o) if isinstance(c, cst.Call)]
     new_calls = [c for c in walk(n) if isinstance(c, cst.Call)]
     if len(old_calls) != len(new_calls):
@@ -2848,6 +2851,51 @@ def _changes(
                 start, end = collector.offset(arg.value)
                 entry = dotted(nc.func) == "dict"  # ``dict(BLOCK=64)``: a dict of settings, as ``{"BLOCK": 64}``
                 out.append(_Change(b, a, start, end, n, fn, None, arg.keyword.value, entry=entry))
+    return out
+
+
+def _unpacked_changes(
+    pairs: tuple[list[tuple[str, cst.BaseExpression]], list[tuple[str, cst.BaseExpression]]],
+    n: cst.SimpleStatementLine,
+    fn: cst.FunctionDef | None,
+    collector: _Collector,
+) -> list[_Change]:
+    """The moved elements of a tuple of literals bound to one name (``TILE = (64, 32)``), each as the name an
+    unpacking of it binds (``bm, bn = TILE`` in ``run``, ``BLOCK_M, BLOCK_N = TILE`` at the module): discovery's
+    knob an element each (``Analysis.unpacked``), read by the launches through those names (break17 b15)."""
+    if len(pairs[0]) != 1 or len(pairs[1]) != 1:
+        return []
+    (held, ov), (_, nv) = pairs[0][0], pairs[1][0]
+    if not (isinstance(ov, cst.Tuple | cst.List) and isinstance(nv, cst.Tuple | cst.List)):
+        return []
+    if len(ov.elements) != len(nv.elements):
+        return []
+    out: list[_Change] = []
+    for at, (oe, ne) in enumerate(zip(ov.elements, nv.elements, strict=True)):
+        b, a = _int(oe.value), _int(ne.value)
+        if b is None or a is None or a == b:
+            continue
+        start, end = collector.offset(ne.value)
+        out += [_Change(b, a, start, end, n, fn, name, None) for name in _unpacked_as(held, at, collector)]
+    return out
+
+
+def _unpacked_as(held: str, at: int, collector: _Collector) -> list[str]:
+    """The names that the unpackings of ``held`` (``bm, bn = TILE``: flat, no starred element) bind its element
+    ``at`` to."""
+    out: list[str] = []
+    for line, _ in collector.statements:
+        stmt = line.body[0] if len(line.body) == 1 else None
+        if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, cst.Name)):
+            continue
+        target = stmt.targets[0].target
+        if stmt.value.value != held or not isinstance(target, cst.Tuple | cst.List):
+            continue
+        elements = target.elements
+        if at < len(elements) and not any(isinstance(e, cst.StarredElement) for e in elements):
+            name = elements[at].value
+            if isinstance(name, cst.Name) and name.value not in out:
+                out.append(name.value)
     return out
 
 
