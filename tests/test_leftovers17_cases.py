@@ -141,8 +141,25 @@ def _read(folder: Path) -> str:
     return (folder / "kernel.py").read_text()
 
 
-ASIDE_PRIMARY = Path(__file__).parent / "data" / "leftovers17" / "aside_primary"
-"""leftovers15's aside turned round: as written (BLOCK=64) it raises at n=100, the smallest entry, and runs n=2000."""
+ASIDE = Path(__file__).parent / "data" / "leftovers15" / "aside"
+"""A scale whose ``run`` asserts at most 16 programs: as written (BLOCK=64) it runs n=256 and cannot run n=2000."""
+
+
+def _aside_primary(folder: Path) -> Path:
+    """leftovers15's aside turned round: ``run`` asks for at least 4 programs, so as written (BLOCK=64) it raises at
+    n=100, the smallest entry (the primary in the interpreter), and runs n=2000."""
+    import shutil
+
+    shutil.copytree(ASIDE, folder)
+    kernel, reference = folder / "kernel.py", folder / "reference.py"
+    text = kernel.read_text().replace(
+        'assert programs <= 16, "at most 16 programs"', 'assert programs >= 4, "at least 4 programs"'
+    )
+    shapes = reference.read_text().replace('SHAPES = [{"n": 256}, {"n": 2000}]', 'SHAPES = [{"n": 2000}, {"n": 100}]')
+    assert text != kernel.read_text() and shapes != reference.read_text()
+    kernel.write_text(text)
+    reference.write_text(shapes)
+    return folder
 
 
 @pytest.mark.timeout(120)
@@ -153,21 +170,20 @@ def test_l4_an_original_that_cannot_run_the_primary_stops_tune_in_one_line(
     interpreter, the first on a GPU). Where the primary is the one, the session went on without the original, timed
     the candidates and wrote the fastest ("the current BLOCK=64 was not timed"), its gain over kernel.py never
     measured. It now stops with exit 2 and one line naming the entry and one the original runs, nothing written."""
-    import shutil
-
     from kernelopt.cli.app import main
     from kernelopt.harness.unrunnable import CANNOT_RUN
 
-    folder = Path(shutil.copytree(ASIDE_PRIMARY, tmp_path / "aside_primary"))
+    folder = _aside_primary(tmp_path / "aside_primary")
+    written = (folder / "kernel.py").read_text()
     assert main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--json"]) == 2
     out, err = capsys.readouterr()
     line = (
         f"kernelopt: error: the SHAPES entry n=100 {CANNOT_RUN}, while it runs n=2000 (raised while running: "
-        "AssertionError: at least 4 programs (kernel.py:22)): it is the entry every candidate is checked and timed at "
+        "AssertionError: at least 4 programs (kernel.py:21)): it is the entry every candidate is checked and timed at "
         "first, so none could be compared with kernel.py; drop it from SHAPES to tune on the others"
     )
     assert out == "" and err.strip().splitlines()[-1] == line, err
-    assert (folder / "kernel.py").read_text() == (ASIDE_PRIMARY / "kernel.py").read_text()
+    assert (folder / "kernel.py").read_text() == written
 
 
 @pytest.mark.timeout(180)
@@ -185,7 +201,7 @@ def test_l5_the_net_derives_no_size_from_an_entry_set_aside(tmp_path: Path) -> N
     from kernelopt.tuning.shape_evaluator import ShapesEvaluator
     from tests.test_tuning_net import _session
 
-    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "leftovers15" / "aside", tmp_path / "aside"))
+    folder = Path(shutil.copytree(ASIDE, tmp_path / "aside"))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()
     assert current is not None and [s.label() for s in prepared.shapes] == ["n=256", "n=2000"]
