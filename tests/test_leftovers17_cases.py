@@ -93,8 +93,9 @@ def _not_in_shapes_right(folder: Path) -> None:
 
 def test_l2_a_module_level_tuple_unpacked_is_a_knob_an_element_each(tmp_path: Path) -> None:
     """l2: ``bm, bn = TILE`` in ``run()`` with ``TILE = (16, 16)`` at the module was "computed from no size of the
-    problem", tuned by an override in ``run`` (or ``BLOCK_M, BLOCK_N = TILES`` at the module, the same); each
-    element is now a knob of its own, at the tuple's line, and ``--set`` writes the element in the tuple."""
+    problem", tuned by an override in ``run`` (or ``BLOCK_M, BLOCK_N = TILES`` at the module, ``TILE[0]`` read by
+    subscript, the same); each element is now a knob of its own, at the tuple's line, and an edit writes the element
+    in the tuple."""
     import shutil
 
     from kernelopt.tunables import apply_source, discover_source
@@ -112,6 +113,18 @@ def test_l2_a_module_level_tuple_unpacked_is_a_knob_an_element_each(tmp_path: Pa
     assert (knobs["BLOCK_M"].value, knobs["BLOCK_N"].value, knobs["BLOCK_N"].location) == (16, 16, "kernel.py:8")
     edited = apply_source(moved, {"BLOCK_M": 64, "BLOCK_N": 32}).new_source
     assert "TILES = (64, 32)\nBLOCK_M, BLOCK_N = TILES\n" in edited
+    # read by subscript, at the launch or bound in run: the same knobs, written in the tuple
+    at_launch = text.replace("    bm, bn = TILE\n", "").replace("bm", "TILE[0]").replace("bn", "TILE[1]")
+    bound = text.replace("    bm, bn = TILE\n", "    bm = TILE[0]\n    bn = TILE[1]\n")
+    for form in (at_launch, bound):
+        knobs = {t.key: t for t in discover_source(form)}
+        assert (knobs["TILE[0]"].value, knobs["TILE[1]"].kind.value, knobs["TILE[1]"].location) == (
+            16,
+            "module_constant",
+            "kernel.py:8",
+        ), form
+        edited = apply_source(form, {"BLOCK_M": 64, "BLOCK_N": 32}).new_source
+        assert edited == form.replace("TILE = (16, 16)", "TILE = (64, 32)")
 
 
 def test_l2_tune_writes_a_tuple_s_elements_right_at_sizes_no_entry_names(tmp_path: Path) -> None:

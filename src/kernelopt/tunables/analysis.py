@@ -1168,6 +1168,9 @@ class _Analyzer:
             inner = b.value.value
             scope = func if func is not None and _binds(func, inner) else None
             return self.resolve_name(inner, scope, depth + 1)
+        element = self.subscripted(b.value, func) if isinstance(b.value, cst.Subscript) else None
+        if element is not None:  # bm = TILE[0]: the tuple's element
+            return element
         if b.value is None:
             unpacked = self.unpacked(name, b, func, depth)
             if unpacked is not None:
@@ -1190,22 +1193,46 @@ class _Analyzer:
             return None
         if any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
-        held = assign.value.value
+        held, at = assign.value.value, names.index(name)
+        found = self.tuple_element(held, at, func, len(names)) if depth <= 3 else None
+        if found is None:
+            return None
+        lit, at_module = found
+        own = func is None and at_module  # a module-level unpacking: the knob keeps its name
+        return _Resolved(lit, at_module=at_module, defined_as=name if own else f"{held}[{at}]")
+
+    def subscripted(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> _Resolved | None:
+        """``TILE[0]`` (a name bound once to a tuple or list literal, indexed by an integer literal): that element, a
+        knob of its own keyed ``TILE[0]`` and written back in the tuple, as :meth:`unpacked` reads ``bm, bn = TILE``;
+        ``None`` for any other subscript."""
+        if not (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1):
+            return None
+        index = expr.slice[0].slice
+        if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+            return None
+        held, at = expr.value.value, int(index.value.evaluated_value)
+        found = self.tuple_element(held, at, func)
+        if found is None:
+            return None
+        return _Resolved(found[0], at_module=found[1], defined_as=f"{held}[{at}]")
+
+    def tuple_element(
+        self, held: str, at: int, func: _FuncInfo | None, length: int | None = None
+    ) -> tuple[SourceLiteral, bool] | None:
+        """The literal at ``at`` of the tuple or list literal ``held`` is bound to once, unconditionally, in ``func``
+        or else at the module (of ``length`` elements where given), and whether it is the module's; ``None`` where
+        there is no such literal (a computed element, a starred one, a tuple bound twice or of another length)."""
         scope = func if func is not None and _binds(func, held) else None
         binds = scope.locals.get(held, []) if scope is not None else self.module_bindings.get(held, [])
-        if len(binds) != 1 or binds[0].conditional or binds[0].chained or depth > 3:
+        if len(binds) != 1 or binds[0].conditional or binds[0].chained:
             return None
         value = binds[0].value
-        if not (isinstance(value, cst.Tuple | cst.List) and len(value.elements) == len(names)):
+        if not isinstance(value, cst.Tuple | cst.List) or length not in (None, len(value.elements)):
             return None
-        at = names.index(name)
-        element = value.elements[at]
-        lit = None if isinstance(element, cst.StarredElement) else self.literal(element.value)
-        lit = lit or (None if isinstance(element, cst.StarredElement) else self.folded(element.value))
-        if lit is None:
+        if not 0 <= at < len(value.elements) or isinstance(element := value.elements[at], cst.StarredElement):
             return None
-        own = func is None and scope is None  # a module-level unpacking: the knob keeps its name
-        return _Resolved(lit, at_module=scope is None, defined_as=name if own else f"{held}[{at}]")
+        lit = self.literal(element.value) or self.folded(element.value)
+        return (lit, scope is None) if lit is not None else None
 
     # -- sites ------------------------------------------------------------------------------------
 
@@ -1591,6 +1618,10 @@ class _Analyzer:
                 key = res.defined_as or expr.value
             elif lit is None:
                 computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {refused}"
+        elif lit is None and (element := self.subscripted(expr, la.func)) is not None:  # BLOCK_M=TILE[0]
+            lit = element.literal
+            if element.at_module:
+                kind, key = TunableKind.MODULE_CONSTANT, element.defined_as or key
         elif lit is None:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)
