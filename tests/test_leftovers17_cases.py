@@ -93,12 +93,12 @@ def _not_in_shapes_right(folder: Path) -> None:
 
 def test_l2_a_module_level_tuple_unpacked_is_a_knob_an_element_each(tmp_path: Path) -> None:
     """l2: ``bm, bn = TILE`` in ``run()`` with ``TILE = (16, 16)`` at the module was "computed from no size of the
-    problem", tuned by an override in ``run`` (or ``BLOCK_M, BLOCK_N = TILES`` at the module, ``TILE[0]`` read by
-    subscript, the same); each element is now a knob of its own, at the tuple's line, and an edit writes the element
-    in the tuple."""
+    problem", tuned by an override in ``run`` (or ``BLOCK_M, BLOCK_N = TILES`` at the module, ``bm = TILE[0]``, the
+    same); each element is now a knob of its own, at the tuple's line, and an edit writes the element in the tuple."""
     import shutil
 
     from kernelopt.tunables import apply_source, discover_source
+    from kernelopt.tunables.guard import guard_edit
 
     text = (TUPLE_RUN / "kernel.py").read_text()
     knobs = {t.key: t for t in discover_source(text)}
@@ -113,18 +113,22 @@ def test_l2_a_module_level_tuple_unpacked_is_a_knob_an_element_each(tmp_path: Pa
     assert (knobs["BLOCK_M"].value, knobs["BLOCK_N"].value, knobs["BLOCK_N"].location) == (16, 16, "kernel.py:8")
     edited = apply_source(moved, {"BLOCK_M": 64, "BLOCK_N": 32}).new_source
     assert "TILES = (64, 32)\nBLOCK_M, BLOCK_N = TILES\n" in edited
-    # read by subscript, at the launch or bound in run: the same knobs, written in the tuple
-    at_launch = text.replace("    bm, bn = TILE\n", "").replace("bm", "TILE[0]").replace("bn", "TILE[1]")
+    # read by subscript and bound in run: the same knobs, written in the tuple; a move that no longer divides a
+    # size a mask-less grid reads is refused as the unpacking's is (break17's b15); at the launch it is read as before
     bound = text.replace("    bm, bn = TILE\n", "    bm = TILE[0]\n    bn = TILE[1]\n")
-    for form in (at_launch, bound):
-        knobs = {t.key: t for t in discover_source(form)}
-        assert (knobs["TILE[0]"].value, knobs["TILE[1]"].kind.value, knobs["TILE[1]"].location) == (
-            16,
-            "module_constant",
-            "kernel.py:8",
-        ), form
-        edited = apply_source(form, {"BLOCK_M": 64, "BLOCK_N": 32}).new_source
-        assert edited == form.replace("TILE = (16, 16)", "TILE = (64, 32)")
+    knobs = {t.key: t for t in discover_source(bound)}
+    assert (knobs["TILE[0]"].value, knobs["TILE[1]"].kind.value, knobs["TILE[1]"].location) == (
+        16,
+        "module_constant",
+        "kernel.py:8",
+    )
+    assert apply_source(bound, {"BLOCK_M": 64}).new_source == bound.replace("TILE = (16, 16)", "TILE = (64, 16)")
+    nomask = (Path(__file__).parent / "data" / "break17" / "tuple_nomask" / "kernel.py").read_text()
+    nomask = nomask.replace("    bm, bn = TILE\n", "    bm = TILE[0]\n    bn = TILE[1]\n")
+    refused = guard_edit(nomask, nomask.replace("TILE = (16, 16)", "TILE = (32, 16)"))
+    assert refused.new_source is None and (refused.note or "").startswith("bm=32 does not divide"), refused
+    at_launch = text.replace("    bm, bn = TILE\n", "").replace("bm", "TILE[0]").replace("bn", "TILE[1]")
+    assert "TILE[0]" not in {t.key for t in discover_source(at_launch)}
 
 
 def test_l2_tune_writes_a_tuple_s_elements_right_at_sizes_no_entry_names(tmp_path: Path) -> None:

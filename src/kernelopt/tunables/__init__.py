@@ -6,7 +6,7 @@ A *tunable* is a literal the rule-based implementer may move without touching an
   site, ``kern[grid](x, BLOCK_SIZE=1024, num_warps=4)``; a name passed there is followed to the
   literal that defines it (a local assignment, a tuple assignment, a parameter default);
 - ``module_constant``: a module-level constant that feeds a launch argument (``BLOCK_M = 128``), or an element of a
-  module-level tuple unpacked or indexed (``bm, bn = TILE`` or ``TILE[0]`` in ``run``: ``TILE[0]``, ``TILE[1]``;
+  module-level tuple unpacked or indexed (``bm, bn = TILE`` or ``bm = TILE[0]`` in ``run``: ``TILE[0]``, ``TILE[1]``;
   ``BLOCK_M, BLOCK_N = TILES`` at the module keeps the names), written back in the tuple;
 - ``autotune_config``: a value inside the ``triton.Config`` list of an existing ``@triton.autotune``;
 - ``marked_constant``: a module-level constant marked ``# kernelopt: tunable`` (a CUDA block size, a

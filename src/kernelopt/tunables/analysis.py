@@ -1202,9 +1202,10 @@ class _Analyzer:
         return _Resolved(lit, at_module=at_module, defined_as=name if own else f"{held}[{at}]")
 
     def subscripted(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> _Resolved | None:
-        """``TILE[0]`` (a name bound once to a tuple or list literal, indexed by an integer literal): that element, a
-        knob of its own keyed ``TILE[0]`` and written back in the tuple, as :meth:`unpacked` reads ``bm, bn = TILE``;
-        ``None`` for any other subscript."""
+        """``bm = TILE[0]`` (a name bound once to a tuple or list literal, indexed by an integer literal): that
+        element, a knob of its own keyed ``TILE[0]`` and written back in the tuple, as :meth:`unpacked` reads ``bm, bn
+        = TILE``; ``None`` for any other subscript. Read where a name binds it, not at a launch (``BLOCK_M=TILE[0]``):
+        the guard reads a tile's uses by that name (``M // bm``), and a grid of ``M // TILE[0]`` names none."""
         if not (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1):
             return None
         index = expr.slice[0].slice
@@ -1618,10 +1619,6 @@ class _Analyzer:
                 key = res.defined_as or expr.value
             elif lit is None:
                 computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {refused}"
-        elif lit is None and (element := self.subscripted(expr, la.func)) is not None:  # BLOCK_M=TILE[0]
-            lit = element.literal
-            if element.at_module:
-                kind, key = TunableKind.MODULE_CONSTANT, element.defined_as or key
         elif lit is None:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)

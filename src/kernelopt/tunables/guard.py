@@ -2882,10 +2882,24 @@ def _unpacked_changes(
 
 def _unpacked_as(held: str, at: int, collector: _Collector) -> list[str]:
     """The names that the unpackings of ``held`` (``bm, bn = TILE``: flat, no starred element) bind its element
-    ``at`` to."""
+    ``at`` to, and those its subscripts bind (``bm = TILE[0]``)."""
     out: list[str] = []
     for line, _ in collector.statements:
         stmt = line.body[0] if len(line.body) == 1 else None
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            name, value = stmt.targets[0].target.value, stmt.value
+            index = value.slice[0].slice if isinstance(value, cst.Subscript) and len(value.slice) == 1 else None
+            if (
+                isinstance(value, cst.Subscript)
+                and isinstance(value.value, cst.Name)
+                and value.value.value == held
+                and isinstance(index, cst.Index)
+                and isinstance(index.value, cst.Integer)
+                and int(index.value.evaluated_value) == at
+                and name not in out
+            ):
+                out.append(name)
+            continue
         if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, cst.Name)):
             continue
         target = stmt.targets[0].target
