@@ -80,6 +80,7 @@ import importlib.util
 import traceback
 from typing import Any
 
+from kernelopt.numeric import is_int
 from kernelopt.vocabulary import GRID_AXES_MOST
 
 FIXED_IN = (3, 7)
@@ -334,7 +335,7 @@ def _specialized_names(fn: Any, do_not_specialize: Any, args: tuple[Any, ...], k
     names = []
     for i, (name, default, open_to) in enumerate(_open_params(fn, tuple(do_not_specialize or ()))):
         value = args[i] if i < len(args) else kwargs.get(name, default)
-        if open_to and isinstance(value, int) and not isinstance(value, bool) and value == 1:
+        if open_to and is_int(value) and value == 1:
             names.append(name)
     return names
 
