@@ -235,3 +235,19 @@ def test_l5_the_net_derives_no_size_from_an_entry_set_aside(tmp_path: Path) -> N
     assert done.net is not None and done.net.failed is None and done.edit is not None, done.edit_note
     tried = [int(n) for n in re.findall(r"n=(\d+)", done.net.line())]
     assert tried and max(tried) <= 16 * 64, done.net.line()  # every size one the original runs
+
+
+def test_l2_a_tuple_run_binds_stays_a_computed_setting() -> None:
+    """l2's neighbour: a tuple ``run`` itself binds (``TILE = (16, 16)`` then ``bm, bn = TILE``, both in ``run``) is
+    no knob an element each: its element moved under a guard by a size (``if M % 32 == 0: bm = 32``) would be bound
+    again by the unpacking after the guard, a write that changes nothing; it stays the computed setting it was, tuned
+    after the unpacking."""
+    from kernelopt.tunables import discover_source
+
+    nomask = (Path(__file__).parent / "data" / "break17" / "tuple_nomask" / "kernel.py").read_text()
+    local = nomask.replace("TILE = (16, 16)\n", "").replace(
+        "    bm, bn = TILE\n", "    TILE = (16, 16)\n    bm, bn = TILE\n"
+    )
+    kinds = {t.key: t.kind.value for t in discover_source(local)}
+    assert kinds["scale_kernel:BLOCK_M"] == kinds["scale_kernel:BLOCK_N"] == "computed_setting", kinds
+    assert not any(k.startswith("TILE[") for k in kinds), kinds

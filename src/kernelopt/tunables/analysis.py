@@ -1194,12 +1194,11 @@ class _Analyzer:
         if any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
         held, at = assign.value.value, names.index(name)
-        found = self.tuple_element(held, at, func, len(names)) if depth <= 3 else None
-        if found is None:
+        lit = self.tuple_element(held, at, func, len(names)) if depth <= 3 else None
+        if lit is None:
             return None
-        lit, at_module = found
-        own = func is None and at_module  # a module-level unpacking: the knob keeps its name
-        return _Resolved(lit, at_module=at_module, defined_as=name if own else f"{held}[{at}]")
+        own = func is None  # a module-level unpacking: the knob keeps its name
+        return _Resolved(lit, at_module=True, defined_as=name if own else f"{held}[{at}]")
 
     def subscripted(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> _Resolved | None:
         """``bm = TILE[0]`` (a name bound once to a tuple or list literal, indexed by an integer literal): that
@@ -1212,19 +1211,19 @@ class _Analyzer:
         if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
             return None
         held, at = expr.value.value, int(index.value.evaluated_value)
-        found = self.tuple_element(held, at, func)
-        if found is None:
-            return None
-        return _Resolved(found[0], at_module=found[1], defined_as=f"{held}[{at}]")
+        lit = self.tuple_element(held, at, func)
+        return _Resolved(lit, at_module=True, defined_as=f"{held}[{at}]") if lit is not None else None
 
     def tuple_element(
         self, held: str, at: int, func: _FuncInfo | None, length: int | None = None
-    ) -> tuple[SourceLiteral, bool] | None:
-        """The literal at ``at`` of the tuple or list literal ``held`` is bound to once, unconditionally, in ``func``
-        or else at the module (of ``length`` elements where given), and whether it is the module's; ``None`` where
-        there is no such literal (a computed element, a starred one, a tuple bound twice or of another length)."""
-        scope = func if func is not None and _binds(func, held) else None
-        binds = scope.locals.get(held, []) if scope is not None else self.module_bindings.get(held, [])
+    ) -> SourceLiteral | None:
+        """The literal at ``at`` of the tuple or list literal the module binds ``held`` to once, unconditionally (of
+        ``length`` elements where given); ``None`` where there is no such literal (a computed element, a starred one, a
+        tuple bound twice or of another length, or one ``func`` binds: a local tuple's element moved under a guard by a
+        size would be bound again by the unpacking after the guard, so it stays a computed setting, tuned after it)."""
+        if func is not None and _binds(func, held):
+            return None
+        binds = self.module_bindings.get(held, [])
         if len(binds) != 1 or binds[0].conditional or binds[0].chained:
             return None
         value = binds[0].value
@@ -1232,8 +1231,7 @@ class _Analyzer:
             return None
         if not 0 <= at < len(value.elements) or isinstance(element := value.elements[at], cst.StarredElement):
             return None
-        lit = self.literal(element.value) or self.folded(element.value)
-        return (lit, scope is None) if lit is not None else None
+        return self.literal(element.value) or self.folded(element.value)
 
     # -- sites ------------------------------------------------------------------------------------
 
