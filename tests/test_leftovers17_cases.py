@@ -251,3 +251,44 @@ def test_l2_a_tuple_run_binds_stays_a_computed_setting() -> None:
     kinds = {t.key: t.kind.value for t in discover_source(local)}
     assert kinds["scale_kernel:BLOCK_M"] == kinds["scale_kernel:BLOCK_N"] == "computed_setting", kinds
     assert not any(k.startswith("TILE[") for k in kinds), kinds
+
+
+def test_l4_an_original_that_runs_no_entry_is_told_so_not_to_drop_one() -> None:
+    """l4's other line: where the original raises at the primary and at every other entry, dropping the primary is no
+    cure (break15's b12: an original raising there may raise everywhere), so the line says it runs none and names
+    ``kernelopt validate``; where it runs one, that one is named. The session's evaluator asks the other entries in
+    order, untimed, and stops at the first that runs."""
+    from kernelopt.tuning.candidate import Config, Outcome, Result
+    from kernelopt.tuning.problem import ProblemError
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    original = Config.of({"BLOCK": 64})
+
+    class Entry:
+        def __init__(self, runs: bool) -> None:
+            self.runs, self.asked = runs, 0
+
+        def evaluate(self, batch: list[Config], timed: bool = True) -> list[Result]:
+            assert batch == [original] and not timed
+            self.asked += 1
+            outcome = Outcome.OK if self.runs else Outcome.RUN_ERROR
+            return [Result(config=original.as_dict(), outcome=outcome)]
+
+    raised = Result(
+        config=original.as_dict(), outcome=Outcome.RUN_ERROR, failed_entry="n=100",
+        reason="on the SHAPES entry n=100: raised while running: AssertionError: at least 4 programs",
+    )  # fmt: skip
+    for runs, said in (
+        ((False, False), "kernel.py as written (V0) cannot run the SHAPES entry n=100, the one every candidate is "
+         "checked and timed at first (raised while running: AssertionError: at least 4 programs), nor any other entry: "
+         "nothing to compare a candidate with; `kernelopt validate` shows why"),
+        ((False, True), "the SHAPES entry n=100 is a size kernel.py as written (V0) cannot run, while it runs n=3000"),
+    ):  # fmt: skip
+        evaluator = ShapesEvaluator.__new__(ShapesEvaluator)
+        entries = [Entry(False), *(Entry(r) for r in runs)]
+        evaluator.labels, evaluator.evaluators = ["n=100", "n=2000", "n=3000"], entries
+        evaluator.original = original
+        with pytest.raises(ProblemError) as caught:
+            evaluator._set_aside([original], [raised])
+        assert caught.value.message.startswith(said), caught.value.message
+        assert [e.asked for e in entries] == [0, 1, 1]
