@@ -59,6 +59,25 @@ def test_n75_a_launch_options_dict_is_read_by_its_key_alone() -> None:
     assert chained_values(discover_source(other_key), other_key, ["num_warps"]) == {}
 
 
+def test_n78_a_launch_options_dict_held_in_another_is_read_through_its_alias() -> None:
+    """n78 (**a wrong written kernel** on a GPU): n75's ReLU with its options a dict inside a module's dict,
+    ``CONFIGS = {"small": {"num_warps": 2}}``, ``opts = CONFIGS["small"]``, ``BLOCK = opts["num_warps"] * 32``, ``**opts``
+    at the launch: a pick of ``num_warps=32`` was written as ``CONFIGS = {"small": {"num_warps": 32}}``, "only num_warps
+    moved", wrong at n=64, 1088 and 8256 (``folder._checked_edit`` with the pick given, 16:50). Now the alias's read
+    casts the net ("the written kernel fails at n=8704"); the alias splatted into the launch alone casts nothing."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import chained_values
+
+    source = (DATA / "opts_dict" / "kernel.py").read_text()
+    nested = source.replace('    opts = {"num_warps": 2}\n', '    opts = CONFIGS["small"]\n').replace(
+        "def run(x):", 'CONFIGS = {"small": {"num_warps": 2}}\n\n\ndef run(x):'
+    )
+    assert 'CONFIGS = {"small": {"num_warps": 2}}' in nested and 'opts = CONFIGS["small"]' in nested
+    assert chained_values(discover_source(nested), nested, ["num_warps"]) == {"line 19 (opts)": None}
+    alone = nested.replace('BLOCK = opts["num_warps"] * 32', "BLOCK = 64")
+    assert chained_values(discover_source(alone), alone, ["num_warps"]) == {}
+
+
 def test_n76_a_keyed_list_with_a_config_that_fails_is_judged_against_the_autotuner_s_pick_of_the_rest(
     tmp_path: Path,
 ) -> None:

@@ -127,7 +127,7 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
     if not known or tree is None:
         return {}
     held = {
-        f"line {line} ({name}[{key!r}])": None
+        f"line {line} ({name}[{key!r}])" if key is not None else f"line {line} ({name})": None
         for t in tunables
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
         for name, key, line in _container_reads(t, tree)
@@ -135,29 +135,45 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
     return _followed(tree, known) | _read_unfollowed(tree, set(known)) | held
 
 
-def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str, int]]:
+def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str | None, int]]:
     """Where the file reads a launch option's literal through the dict holding it (``opts = {"num_warps": 2}`` then
     ``BLOCK = opts["num_warps"] * 32`` beside ``**opts`` at the launch; newuser14's n75: a pick of ``num_warps=32``
     made BLOCK 1024 over ``n // BLOCK`` programs without masks, "only num_warps moved", written wrong at n=64): each
     (the dict's name, the option's key, the line) of a read of the dict other than its splat into a launch
     (``kernel[grid](..., **opts)``) or its subscript by another key (``opts["BLOCK"]``). A dict is a container, so
-    :func:`_bound_by` binds no name to it; this reads it by its key."""
+    :func:`_bound_by` binds no name to it; this reads it by its key. A dict holding it deeper (``CONFIGS = {"small":
+    {"num_warps": 2}}``, n78) and a name bound to a read of one (``opts = CONFIGS["small"]``) hold it under any key
+    (``None``): every read of them but such a binding and a launch's splat counts."""
     try:
         line = int(tunable.location.rsplit(":", 1)[1])
     except (ValueError, IndexError, AttributeError):
         return []
-    held: dict[str, str] = {}  # the dict's name -> the key the literal is held under
+    held: dict[str, str | None] = {}  # the dict's name -> the key the literal is held under (None: any)
+    aliases: dict[str, cst.BaseExpression] = {}  # a name -> the value bound to it
     for node in walk(tree.module):
-        if not (
-            isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
-        ):
-            continue
-        for key, value in _dict_items(node.value):
-            if _literal_of(value, tunable.value) and tree.positions[value].start.line == line:
-                held[node.targets[0].target.value] = key
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            aliases[name] = node.value
+            found, key = _held_key(node.value, lambda v: _literal_of(v, tunable.value) and _on(tree, v, line))
+            if found:
+                held[name] = key
+    bindings: set[int] = set()  # values that bind a name to a read of a held dict: followed, not reads themselves
+    for _ in range(len(aliases)):
+        grown = False
+        for name, value in aliases.items():
+            base = value.value if isinstance(value, cst.Subscript) else value
+            # a plain alias keeps the key; a subscript of a dict holding it deeper holds it under any key
+            if name not in held and isinstance(base, cst.Name) and base.value in held:
+                if base is not value and held[base.value] is not None:
+                    continue  # a subscript of the dict holding it: its value is read (or another key's)
+                held[name] = held[base.value] if base is value else None
+                bindings.add(id(base))
+                grown = True
+        if not grown:
+            break
     if not held:
         return []
-    skipped: set[int] = set()  # the dicts' own targets, their splats into a launch, their subscripts by another key
+    skipped: set[int] = set(bindings)  # targets, splats into a launch, subscripts by another key, the bindings
     for node in walk(tree.module):
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
             skipped.add(id(node.targets[0].target))
@@ -169,14 +185,30 @@ def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str, int
             skipped |= {id(a.value) for a in node.args if a.star == "**"}
         elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in held:
             index = node.slice[0].slice if len(node.slice) == 1 else None
-            key = index.value if isinstance(index, cst.Index) else None
-            if isinstance(key, cst.SimpleString) and key.evaluated_value != held[node.value.value]:
+            by = index.value if isinstance(index, cst.Index) else None
+            mine = held[node.value.value]
+            if mine is not None and isinstance(by, cst.SimpleString) and by.evaluated_value != mine:
                 skipped.add(id(node.value))
     return [
         (node.value, held[node.value], tree.positions[node].start.line)
         for node in walk(tree.module)
         if isinstance(node, cst.Name) and node.value in held and id(node) not in skipped
     ]
+
+
+def _on(tree: Parsed, node: cst.CSTNode, line: int) -> bool:
+    return tree.positions[node].start.line == line
+
+
+def _held_key(value: cst.BaseExpression, literal: Callable[[cst.BaseExpression], bool]) -> tuple[bool, str | None]:
+    """Whether the dict ``value`` holds the ``literal``, and the key it is held under (``{"num_warps": 2}``:
+    ``"num_warps"``; ``None`` where a dict inside it holds it: ``{"small": {"num_warps": 2}}``)."""
+    for key, item in _dict_items(value):
+        if literal(item):
+            return True, key
+        if _held_key(item, literal)[0]:
+            return True, None
+    return False, None
 
 
 def _dict_items(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
