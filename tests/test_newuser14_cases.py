@@ -157,3 +157,16 @@ def test_n75_n77_on_a_gpu_a_tuned_num_warps_read_through_the_options_dict_is_nev
     else:
         shapes = [{"M": 64, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+def test_n79_an_annotated_launch_options_dict_is_read_by_its_key() -> None:
+    """n79 (**a wrong written kernel** on a GPU): n75's ReLU with its options dict annotated, ``opts: dict =
+    {"num_warps": 2}``: after n75's and n78's fixes a pick of ``num_warps=32`` was still written, wrong at n=64, 1088
+    and 8256 (``folder._checked_edit`` with the pick given, 16:55): only a plain assignment was read as binding the
+    dict. Now an annotated one is too."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import chained_values
+
+    source = (DATA / "opts_dict" / "kernel.py").read_text().replace("opts = {", "opts: dict = {")
+    assert "opts: dict = {" in source
+    assert chained_values(discover_source(source), source, ["num_warps"]) == {"line 16 (opts['num_warps'])": None}

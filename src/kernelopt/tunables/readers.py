@@ -151,12 +151,12 @@ def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str | No
     held: dict[str, str | None] = {}  # the dict's name -> the key the literal is held under (None: any)
     aliases: dict[str, cst.BaseExpression] = {}  # a name -> the value bound to it
     for node in walk(tree.module):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            name = node.targets[0].target.value
-            aliases[name] = node.value
-            found, key = _held_key(node.value, lambda v: _literal_of(v, tunable.value) and _on(tree, v, line))
+        target, value = _named_binding(node)
+        if target is not None and value is not None:
+            aliases[target] = value
+            found, key = _held_key(value, lambda v: _literal_of(v, tunable.value) and _on(tree, v, line))
             if found:
-                held[name] = key
+                held[target] = key
     bindings: set[int] = set()  # values that bind a name to a read of a held dict: followed, not reads themselves
     for _ in range(len(aliases)):
         grown = False
@@ -177,6 +177,8 @@ def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str | No
     for node in walk(tree.module):
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
             skipped.add(id(node.targets[0].target))
+        elif isinstance(node, cst.AnnAssign):
+            skipped |= {id(node.target), *(id(n) for n in walk(node.annotation))}
         elif isinstance(node, cst.Attribute):  # another object's attribute of the name
             skipped.add(id(node.attr))
         elif isinstance(node, cst.Arg | cst.Param):  # a keyword or a parameter of the name
@@ -194,6 +196,16 @@ def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str | No
         for node in walk(tree.module)
         if isinstance(node, cst.Name) and node.value in held and id(node) not in skipped
     ]
+
+
+def _named_binding(node: cst.CSTNode) -> tuple[str | None, cst.BaseExpression | None]:
+    """The name and value of ``name = value`` or ``name: T = value`` (newuser14's n79: ``opts: dict = {...}``), else
+    ``(None, None)``."""
+    if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        return node.targets[0].target.value, node.value
+    if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None:
+        return node.target.value, node.value
+    return None, None
 
 
 def _on(tree: Parsed, node: cst.CSTNode, line: int) -> bool:
