@@ -12,7 +12,7 @@ from tests.conftest import load_fresh, triton_interpreted
 
 
 def _flag_cases() -> dict[str, tuple[str, dict[str, object], dict[str, object]]]:
-    """b14's flag kernel four ways, each launched with a flag of 1: the kernel's source, and its signature and
+    """b14's flag kernel five ways, each launched with a flag of 1: the kernel's source, and its signature and
     constexprs as a GPU launch of it binds them (Triton's JIT makes an int argument of 1 a constexpr, unless
     ``do_not_specialize`` names it)."""
     from tests.test_break16_cases import _FLAGGED
@@ -20,11 +20,13 @@ def _flag_cases() -> dict[str, tuple[str, dict[str, object], dict[str, object]]]
 
     data = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     local = _FLAGGED.replace("    if flag and n > 0:", "    f = flag\n    if f and n > 0:")
-    assert local != _FLAGGED
+    paired = _FLAGGED.replace("    if flag and n > 0:", "    f, k = flag, n\n    if f and k > 0:")
+    assert local != _FLAGGED != paired
     forms = _flag_forms()
     return {
         "argument": (_FLAGGED, {**data, "flag": "constexpr"}, {"flag": 1, "BLOCK": 64}),
         "local": (local, {**data, "flag": "constexpr"}, {"flag": 1, "BLOCK": 64}),  # the code generator's tensor
+        "paired": (paired, {**data, "flag": "constexpr"}, {"flag": 1, "BLOCK": 64}),  # each element a tensor too
         "loaded": (forms["loaded"], {**data, "flag_ptr": "*i32"}, {"BLOCK": 64}),
         "unspecialized": (forms["unspecialized"], {**data, "flag": "i32"}, {"BLOCK": 64}),
     }
@@ -54,7 +56,7 @@ def test_l1_only_an_argument_the_jit_specializes_is_a_constexpr_in_and(tmp_path:
             else:
                 assert torch.equal(out, torch.full((10,), 2.0)), name
                 interpreted[name] = None
-    both = tmp_path / "compiled.py"  # the four kernels in one file: one compile process
+    both = tmp_path / "compiled.py"  # the kernels in one file: one compile process
     both.write_text("\n".join(text.replace("flag_kernel", f"flag_{name}") for name, (text, _, _) in cases.items()))
     jobs = [
         {"kernel": f"flag_{name}", "signature": signature, "constexprs": constexprs, "options": {}, "arch": 90}
@@ -66,7 +68,7 @@ def test_l1_only_an_argument_the_jit_specializes_is_a_constexpr_in_and(tmp_path:
     assert interpreted["argument"] is None  # the specialized argument runs: not every verdict a refusal
     assert all(
         "Cannot bitcast data-type of size 32 to data-type of size 1" in (interpreted[n] or "")
-        for n in ("loaded", "unspecialized", "local")
+        for n in ("loaded", "unspecialized", "local", "paired")
     )
 
 

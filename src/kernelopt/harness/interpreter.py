@@ -321,10 +321,12 @@ def _specialized(value: Any) -> Any:
 
 
 def _assigned(value: Any) -> Any:
-    """The value a kernel's ``x = value`` binds: a specialized argument's constexpr made a tensor, as the code
-    generator's ``visit_Assign`` makes every constexpr it assigns (``_sanitize_value``)."""
+    """The value a kernel's ``x = value`` binds (``x, y = a, b``: each element): a specialized argument's constexpr
+    made a tensor, as the code generator's ``visit_Assign`` makes every constexpr it assigns (``_sanitize_value``)."""
     if _is_tensor(value) and getattr(value, SPECIALIZED, False):
         return type(value)(value.handle, value.type)
+    if type(value) is tuple:  # ``f, k = flag, n``: each element bound as it is alone
+        return tuple(_assigned(v) for v in value)
     return value
 
 
