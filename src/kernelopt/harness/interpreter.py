@@ -43,7 +43,10 @@ a GPU compile makes of them (Triton's code generator, ``visit_BoolOp`` / ``visit
 Python's: a block is always true there, so ``a and b`` was ``b`` alone, the row mask was lost and the store wrote past
 the output (a heap corrupted, the process aborted). A scalar tensor is joined so too, never cut short (break16's
 b14: ``pid < 0 and tl.atomic_add(c, 1) >= 0`` adds in every program on a GPU); values that are no tensor keep
-Python's short circuit, as the compiler keeps a constexpr's (:func:`_patch_bool_ops`).
+Python's short circuit, as the compiler keeps a constexpr's (:func:`_patch_bool_ops`), and so does an integer argument
+of 1 that Triton's JIT specializes to a constexpr, told from a 1 the kernel loads, an argument under
+``do_not_specialize`` and a local assigned one (all tensors on a GPU) by a mark the launch gives it
+(:func:`_patch_specialized`, leftovers17's l1).
 
 An eighth, for every Triton that keeps a bf16 as its 16 bits (``np.uint16``, Triton 3.6): the float arithmetic,
 comparisons and math of bf16 operands (:data:`BF16_FLOAT_OPS`) computed on those bits, so unsloth's SwiGLU
