@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from kernelopt.cli.tune import left_out
 from kernelopt.harness.interpreter import dot_min_k
 from kernelopt.memory.model import (
     Comparison,
@@ -20,7 +22,8 @@ from kernelopt.memory.model import (
 )
 from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.sections import TIMELINE_NOTE, headline, version_stories
-from kernelopt.tunables import AutotuneSpace, ResourceLimits, discover_source
+from kernelopt.tunables import AutotuneSpace, ResourceLimits, Tunable, discover_source
+from kernelopt.tunables.knobs import semantic_reason
 from kernelopt.tuning.kernel_evaluator import autotune_list, pin_config
 from kernelopt.tuning.launch import space_from_tunables
 from kernelopt.tuning.space import Space
@@ -166,3 +169,33 @@ def test_the_report_says_which_runs_each_speedup_divides() -> None:
     assert "re-timed 9.86x" in against
     assert "`speedup vs V0` divides V0's median over the version's, each from its own gate run" in TIMELINE_NOTE
     assert data.speedup(data.versions[1]) == pytest.approx(240_700 / 17_230)
+
+
+def _found(folder: str) -> dict[str, Tunable]:
+    source = (Path(__file__).parent / "data" / folder / "kernel.py").read_text()
+    return {t.key: t for t in discover_source(source)}
+
+
+def test_a_size_of_the_problem_is_said_as_one_and_tune_does_not_list_it() -> None:
+    """breaker16's leftover (l3) and breaker15's words: fla_kkt's launch passes ``K=K`` from ``B, T, H, K =
+    k.shape`` (the head dimension), and ``tune`` printed "not tuned: ...:K: 'K' is not a simple assignment in
+    chunk_scaled_dot_kkt_fwd() (line 65); not a known performance knob, so no override is offered"; liger_embed's
+    ``embedding_dim`` was "names a flag or selector". A size unpacked from a tensor's shape, or named as a
+    dimension, is now said as a size, and, being no knob, is left off tune's "not tuned" lines as H and BT are."""
+    kkt = _found("breaker16/fla_kkt")["chunk_scaled_dot_kkt_fwd_kernel:K"]
+    assert kkt.semantic and kkt.refused_reason == (
+        "'K' is a size of the problem, unpacked from k.shape in chunk_scaled_dot_kkt_fwd() (line 65): another value "
+        "is another problem, not the same one faster"
+    )
+    prepared = SimpleNamespace(
+        tunables=list(_found("breaker16/fla_kkt").values()),
+        space=SimpleNamespace(kernel="chunk_scaled_dot_kkt_fwd_kernel"),
+    )
+    assert [line for line in left_out(prepared) if ":K:" in line or ":H:" in line] == []
+    embed = _found("breaker15/liger_embed")["embedding_forward_kernel:embedding_dim"]
+    assert embed.semantic and embed.refused_reason == (
+        "'embedding_dim' names a size of the problem (a dimension): another value is another problem, not the same "
+        "one faster"
+    )
+    assert semantic_reason("HAS_BIAS", 1) == "'HAS_BIAS' names a flag or selector: it changes what the kernel computes"
+    assert "a value the computation reads" in (semantic_reason("eps", 1) or "")

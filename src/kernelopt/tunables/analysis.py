@@ -1087,6 +1087,27 @@ class _Analyzer:
             "computes, not how fast"
         )
 
+    def shape_unpacked(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> str | None:
+        """Why a launch argument named no known knob is a size of the problem where the launching function unpacks it
+        from a tensor's shape and binds it nowhere else (fla_kkt's ``B, T, H, K = k.shape``, ``K=K``: the head
+        dimension, said before as "'K' is not a simple assignment ..."); ``None`` otherwise."""
+        if func is None or not isinstance(expr, cst.Name):
+            return None
+        binds = func.locals.get(expr.value, [])
+        stmt = binds[0].statement if len(binds) == 1 and binds[0].value is None else None
+        assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
+            return None
+        target, value = assign.targets[0].target, assign.value
+        shaped = isinstance(value, cst.Attribute) and value.attr.value == "shape"
+        shaped = shaped or (isinstance(value, cst.Call) and _dotted(value.func).rpartition(".")[2] == "size")
+        if not shaped or not isinstance(target, cst.Tuple | cst.List):
+            return None
+        return (
+            f"'{expr.value}' is a size of the problem, unpacked from {self.code(value)} in {func.node.name.value}() "
+            f"(line {binds[0].line}): another value is another problem, not the same one faster"
+        )
+
     def module_literal(self, expr: cst.BaseExpression | None, at: cst.CSTNode) -> SourceLiteral | None:
         """The literal of a module-level name bound once to one and never changed, read at ``at`` where no
         enclosing function binds the name as its own; ``None`` otherwise."""
@@ -1626,10 +1647,13 @@ class _Analyzer:
         window = window or (self.feeds_held(la, kname, name, expr) if name not in LAUNCH_OPTIONS else None)
         semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
         shapes_output = self.sizes_output(expr, la.func) if not semantic and name not in LAUNCH_OPTIONS else None
+        shape_size = self.shape_unpacked(expr, la.func) if shapes_output is None and knob_rule(name) is None else None
         if semantic:
             refused, computed = semantic_reason(name, value) or window, None
         elif shapes_output is not None:
             semantic, refused, computed = True, shapes_output, None
+        elif shape_size is not None and name not in LAUNCH_OPTIONS:
+            semantic, refused, computed = True, shape_size, None
         elif lit is not None and not isinstance(lit.value, int | bool):
             refused = refused or f"value {lit.value!r} is not an integer"
         override = None

@@ -429,17 +429,23 @@ def absent_options(gpu: str | None) -> dict[str, int]:
 _SEMANTIC_NAME = re.compile(
     r"^(HAS|RETURN|IS|USE|ENABLE|APPLY|WITH|SAVE|STORE|COMPUTE|EVEN|ADD|FUSE|DO|NEED|CAUSAL|TRANS)(_|$)"
     r"|(^|_)(ACTIVATION|ACT|MODE|REDUCTION|OP|OPERATION|DTYPE|TYPE|KIND|CAUSAL|NORM|TRANSPOSE|TRANS_[AB]|LAYOUT|"
-    r"PRECISION|ROUNDING|AXIS|DIM|SCALE|EPS|BIAS|RESIDUAL|DROPOUT|SEED)$",
+    r"PRECISION|ROUNDING|AXIS|BIAS|RESIDUAL|DROPOUT)$",
     re.IGNORECASE,
 )
+#: Names of a size of the problem (``embedding_dim``, ``HEAD_DIM``) and of a value the computation reads (an
+#: epsilon, a scale, a seed): no flag nor selector, said in their own words (liger_embed's ``embedding_dim`` was "a
+#: flag or selector", breaker15).
+_SIZE_NAME = re.compile(r"(^|_)DIM$", re.IGNORECASE)
+_VALUE_NAME = re.compile(r"(^|_)(SCALE|EPS|SEED)$", re.IGNORECASE)
 
 
 def semantic_reason(name: str, value: Value | None) -> str | None:
     """Why the parameter ``name`` (now ``value``) changes what a kernel computes, or ``None``.
 
     A boolean or string value (a flag, an activation or mode selector) or a name of that family
-    (``HAS_BIAS``, ``RETURN_LSE``, ``ACTIVATION``, ``REDUCTION_MODE``, ``EVEN_K``) is semantic. Names of
-    performance knobs (:func:`knob_rule`) with numeric values never are.
+    (``HAS_BIAS``, ``RETURN_LSE``, ``ACTIVATION``, ``REDUCTION_MODE``, ``EVEN_K``) is semantic, and so is a name of a
+    size (``embedding_dim``) or of a value the computation reads (``SCALE``, ``EPS``, ``SEED``), each said in its own
+    words. Names of performance knobs (:func:`knob_rule`) with numeric values never are.
     """
     if isinstance(value, bool):
         return f"'{name}' is a boolean flag: it selects what the kernel computes, not how fast"
@@ -447,6 +453,13 @@ def semantic_reason(name: str, value: Value | None) -> str | None:
         return f"'{name}' selects a mode ({value!r}): it changes what the kernel computes"
     if knob_rule(name) is not None:
         return None
+    if _SIZE_NAME.search(name):
+        return (
+            f"'{name}' names a size of the problem (a dimension): another value is another problem, not the same "
+            "one faster"
+        )
+    if _VALUE_NAME.search(name):
+        return f"'{name}' names a value the computation reads (a scale, an epsilon or a seed): it changes the result"
     if _SEMANTIC_NAME.search(name):
         return f"'{name}' names a flag or selector: it changes what the kernel computes"
     return None
