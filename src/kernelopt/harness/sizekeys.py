@@ -102,6 +102,7 @@ class _Reader:
         self.tensors: set[str] = set()  # names bound to a tensor a maker builds (``codes = torch.arange(n)``)
         self.unread: set[str] = set()
         self.used: set[str] = set()  # handed to a call other than a seeding one
+        self.passed: set[str] = set()  # returned by get_inputs as a plain value: an argument of run()
 
     def deps(self, node: ast.AST | None, env: Mapping[str, _Deps]) -> _Deps:
         """The keys ``node``'s value depends on, and how (in a product or sum, as an exponent, as a divisor)."""
@@ -152,6 +153,16 @@ class _Reader:
                 self.dims = _merge(self.dims, _as(self.deps(node.right, env), _Use.LINEAR))
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
                 self._divides(node.right, node.left, env)  # hidden // heads, assert n % groups == 0
+            elif isinstance(node, ast.Return) and depth == 0 and node.value is not None:
+                self._returned(node.value, env)
+
+    def _returned(self, value: ast.AST, env: Mapping[str, _Deps]) -> None:
+        """The keys ``get_inputs`` hands to ``run()`` as plain values (``return [x, chunk]``): each item of the
+        returned list or tuple that holds no tensor (wrongkernel17's v65: a chunk length a block covers)."""
+        items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+        for item in items:
+            if not self._tensor(item):
+                self.passed |= set(self.deps(item, env))
 
     def _tensor(self, node: ast.AST) -> bool:
         """``node``'s value is a tensor a maker builds (a call of one in it, or a name bound to one)."""
@@ -282,6 +293,8 @@ def key_roles(source: str) -> dict[str, KeyReading]:
             out[p] = KeyReading(KeyRole.KEPT, "a seed")
         elif p in reader.unread:
             out[p] = KeyReading(KeyRole.UNKNOWN)
+        elif p in reader.passed:  # run() is kernel.py's: what the key sizes there, the text cannot tell
+            out[p] = KeyReading(KeyRole.UNKNOWN, "handed to run() as a plain value")
         else:
             out[p] = KeyReading(KeyRole.KEPT, "no tensor dimension in get_inputs")
     return out
