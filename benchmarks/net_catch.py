@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v65, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v66, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -140,6 +140,7 @@ CASES: dict[str, Case] = {
     "v64": ("groupnorm_groups", {"BLOCK_G": 8}, None),  # a group norm's groups in one block, G handed to run()
     # wrongkernel17 (a plain integer handed to run(), kept by the net; no rule reads a scan's missing carry)
     "v65": ("chunk_cumsum_int", {"BLOCK": 64}, None),  # chunks scanned by blocks with no carry, the chunk an int
+    "v66": ("scan_pow2_rows", {"BLOCK": 256}, None),  # v65's scan over rows 2 ** log_cols long, a key moved by one
 }
 
 

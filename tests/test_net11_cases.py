@@ -45,7 +45,8 @@ def test_a_key_is_a_size_by_its_use_in_get_inputs_not_by_its_value() -> None:
         "heads": ("kept", "divides a dimension"),
     }
     mult = "def get_inputs(n_rows=4, n_cols=100, k=3, act=12):\n    return [torch.randn(n_rows, n_cols) * k, act]\n"
-    assert _roles(mult)["k"] == _roles(mult)["act"] == ("kept", "no tensor dimension in get_inputs")
+    assert _roles(mult)["k"] == ("kept", "no tensor dimension in get_inputs")
+    assert _roles(mult)["act"] == ("passed", "handed to run() as a plain value")  # wrongkernel17's v65
     # a size that also seeds the generator is a size (breaker9's kv_indices: manual_seed(B * 1000 + L))
     seeded = "def get_inputs(B=5, L=13):\n    g = torch.Generator().manual_seed(B * 1000 + L)\n    return [torch.randn(B, L)]"
     assert _roles(seeded) == {"B": ("size", None), "L": ("size", None)}
@@ -59,14 +60,14 @@ def test_a_key_is_a_size_by_its_use_in_get_inputs_not_by_its_value() -> None:
         "n": ("unknown", None)
     }
     # a count of a sequence made a tensor, a slice's bound: dimensions (breaker11's moe_align: randperm(E)[:TOPK]);
-    # a 0-d tensor's value is not (its BLOCK_SIZE_M, the output's format)
+    # a 0-d tensor's value is handed to run() (its BLOCK_SIZE_M, the output's format): moved, kept last
     listed = (
         "def get_inputs(b=4, d=64, n=9):\n    return [torch.stack([torch.randn(d) for _ in range(b)]), torch.tensor(n)]"
     )
     assert _roles(listed) == {
         "b": ("size", None),
         "d": ("size", None),
-        "n": ("kept", "no tensor dimension in get_inputs"),
+        "n": ("passed", "handed to run() as a plain value"),  # wrongkernel17: a block may cover it there
     }
     sliced = "def get_inputs(E=4, K=2, T=9):\n    return [torch.tensor([list(range(0, T, 2))]), torch.randperm(E)[:K]]"
     assert _roles(sliced) == {"E": ("size", None), "K": ("size", None), "T": ("size", None)}
@@ -239,8 +240,9 @@ def test_a_code_key_above_8_stays_put_and_the_net_catches_the_wrong_pick(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An ``act`` of 10 that run() asserts is 10 or 20: the net moved it to 17 (above SMALL_KEY, so no try kept it),
-    the original refused every try, and v23's wrong ``BLOCK=128`` was written. get_inputs passes it through (no
-    tensor dimension): kept, and the net finds the pick wrong at n=129."""
+    the original refused every try, and v23's wrong ``BLOCK=128`` was written. get_inputs hands it to run() as a plain
+    value: moved first (wrongkernel17's v65), then kept at its largest in a size's last try, and the net finds the
+    pick wrong at n=129."""
     done = _wrong_pick(tmp_path, monkeypatch, CODE_RUN, CODE_REFERENCE)
     assert done.edit is None and done.edit_note is not None, done.edit_note
     assert done.edit_note.startswith("the written kernel fails at n=129,act=10 (one past the power of two"), (

@@ -26,15 +26,15 @@ def test_the_far_size_doubles_each_key_alone_up_to_the_room_the_primary_s_bytes_
     """v47's entries (3000 and 8192 elements, common factor 8): each rung twice the last past the largest entry, plus
     the entries' common factor (a size their own grain allows, past one a fixed count of tiles reaches exactly), up to
     the room: the primary's bench peak (16 bytes an element here) against an eighth of the free memory, 70000 elements
-    (65544 the last rung). No room: no far size. A key of at most 8 (a code, a ``dim``) and an exponent do not climb;
-    the other keys stay at their largest."""
+    (65544 the last rung). No room: no far size. A key of at most 8 (a code, a ``dim``) does not climb; an exponent
+    climbs by one a rung past the past and power sizes' (wrongkernel17's v66); the other keys stay at their largest."""
     assert _far([{"n": 3000}, {"n": 8192}]) == [["n=16392", "n=32776", "n=65544"]]
     assert _far([{"n": 3000}, {"n": 8192}], room=None) == []
     rows = FarRoom(primary_bytes=16 * 8 * 500, free_bytes=ROOM.free_bytes)  # M=8,N=500 the primary
     two = _far([{"M": 8, "N": 500}, {"M": 4, "N": 1000}, {"M": 16, "N": 500}], room=rows)
     assert two == [["M=36,N=1000", "M=68,N=1000"], ["M=16,N=2500"]], two  # M=16,N=4500: 72000 elements
     exponent = {"log_n": KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")}
-    assert _far([{"log_n": 10, "act": 2}], roles=exponent) == []
+    assert _far([{"log_n": 10, "act": 2}], roles=exponent) == [["log_n=13,act=2", "log_n=14,act=2"]]
 
 
 def _rungs(bad_from: int, reach: int) -> tuple[Any, list[str]]:

@@ -1,6 +1,7 @@
 """wrongkernel17: a key ``get_inputs`` hands to ``run()`` as a plain value is moved by the net (docs/faults.md v65: a
 chunked cumsum whose blocks carry nothing between them, right while a chunk fits in one block, the chunk length an
-integer argument of ``run()`` the net kept and no rule reads)."""
+integer argument of ``run()`` the net kept and no rule reads), and an exponent key climbs a far ladder (v66: the same
+scan over rows ``1 << log_cols`` long, the key moved by one and two only)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 
 from kernelopt.harness.sizekeys import KeyRole, key_roles
-from kernelopt.tuning.net import SizeClass
+from kernelopt.tuning.net import FarRoom, SizeClass, derived_sizes
+from kernelopt.tuning.problem import ProblemShape
 
 VARIANTS = Path(__file__).parent / "data" / "variants"
 
@@ -27,21 +29,34 @@ def test_a_key_get_inputs_hands_to_run_as_a_plain_value_is_moved_and_one_it_neve
     divisor = "def get_inputs(n=64, groups=4):\n    assert n % groups == 0\n    return [torch.randn(n), groups]\n"
     for text, key in ((passed, "chunk"), (wrapped, "G")):
         reading = key_roles(text)[key]
-        assert (reading.role, reading.why) == (KeyRole.UNKNOWN, "handed to run() as a plain value"), text
+        assert (reading.role, reading.why) == (KeyRole.PASSED, "handed to run() as a plain value"), text
     assert key_roles(passed)["n"].role is KeyRole.SIZE
     assert key_roles(unused)["mode"].why == "no tensor dimension in get_inputs"
     assert key_roles(seeded)["seed"].why == "a seed"
     assert key_roles(divisor)["groups"].why == "divides a dimension"
 
 
-def _checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pick: dict[str, int]) -> Any:
-    """What ``tune`` does with ``pick`` over a copy of chunk_cumsum_int, its rules on (as main writes it): the
-    entries' check and the net, in the session's own workers on the CPU under Triton's interpreter."""
+def test_an_exponent_key_climbs_a_far_ladder_doubling_its_power_of_two_a_rung() -> None:
+    """Where the pick shrinks a tile, a key a dimension is a power of (``1 << log_cols``) climbs its far ladder one
+    a rung past the past and power sizes' one and two, within the room; a size key of at most 8 still has none."""
+    roles = key_roles("def get_inputs(rows=4, log_cols=6):\n    return [torch.randn(rows, 1 << log_cols)]\n")
+    shapes = [ProblemShape(kwargs={"rows": 8, "log_cols": 5}), ProblemShape(kwargs={"rows": 4, "log_cols": 6})]
+    room = FarRoom(primary_bytes=6144, free_bytes=8 * 2**20)  # 24 bytes an element of 8 x 32: 43690 in 1 MiB
+    far = [d for d in derived_sizes(shapes, (), roles, far=room) if d.kind is SizeClass.FAR]
+    assert [[t.label() for t in d.tries] for d in far] == [
+        [f"rows=8,log_cols={v}" for v in range(9, 13)]  # 8 * 2**12 = 32768 elements, 8 * 2**13 past the room
+    ]
+    assert derived_sizes(shapes, (), roles)[-1].kind is SizeClass.POWER  # no room: no far size
+
+
+def _checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, pick: dict[str, int]) -> Any:
+    """What ``tune`` does with ``pick`` over a copy of ``tests/data/variants/<variant>``, its rules on (as main writes
+    it): the entries' check and the net, in the session's own workers on the CPU under Triton's interpreter."""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    folder = Path(shutil.copytree(VARIANTS / "chunk_cumsum_int", tmp_path / "chunk_cumsum_int"))
+    folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()
     tuning = _session(prepared, [(pick, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
@@ -58,24 +73,65 @@ def test_v65_a_chunked_cumsum_without_a_carry_fails_the_half_size_of_its_chunk_w
     32): ``BLOCK=64`` was written plainly with the rules on (no rule reads a missing carry; the net kept ``chunk``,
     "no tensor dimension in get_inputs"), wrong from 65-long chunks, which the original handles. Now the half size
     moves the chunk with ``n`` and the pick fails there; nothing is written."""
-    done = _checked(tmp_path, monkeypatch, {"BLOCK": 64})
+    done = _checked(tmp_path, monkeypatch, "chunk_cumsum_int", {"BLOCK": 64})
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.HALF, done.net.line()
     assert done.net.failed.shape.label() == "n=5120,chunk=80", done.net.line()
 
 
-@pytest.mark.gpu
-@pytest.mark.timeout(600)
-def test_on_cuda_v65_s_pick_fails_the_net_at_a_chunk_past_the_entries_rules_on_or_off(
+@pytest.mark.timeout(120)
+def test_v66_a_row_scan_without_a_carry_over_rows_a_power_of_two_long_fails_the_exponent_s_far_ladder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On a GPU, compiled, over 2**22 elements in chunks of 64 and 2**21 in chunks of 32 (the original compiled for
-    sm_90 there, ``compile_for_target``, 2026-12-06): ``BLOCK=64`` fails the half size at chunks of 80, where the
-    original passes, whether the rules are on or off (none reads the missing carry), and nothing is written."""
+    """v66 (scan_pow2_rows: v65's scan over rows ``1 << log_cols`` long, ``BLOCK=1024`` for rows of at most 1024;
+    SHAPES ``log_cols`` 5 and 6): ``BLOCK=256`` was written plainly with the rules on, the exponent moved by one and
+    two only ("correct at ... rows=8,log_cols=8"), wrong at 512 and 1024 columns, which the original handles. Now its
+    far ladder fails it at ``log_cols=9``; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "scan_pow2_rows", {"BLOCK": 256})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.FAR, done.net.line()
+    assert done.net.failed.shape.label() == "rows=8,log_cols=9", done.net.line()
+
+
+GPU_CASES = [
+    (
+        "chunk_cumsum_int",
+        '[{"n": 4096, "chunk": 64}, {"n": 2048, "chunk": 32}]',
+        '[{"n": 4194304, "chunk": 64}, {"n": 2097152, "chunk": 32}]',
+        {"BLOCK": 64},
+        SizeClass.HALF,
+        "chunk=80",
+    ),
+    (
+        "scan_pow2_rows",
+        '[{"rows": 8, "log_cols": 5}, {"rows": 4, "log_cols": 6}]',
+        '[{"rows": 8192, "log_cols": 5}, {"rows": 4096, "log_cols": 6}]',
+        {"BLOCK": 256},
+        SizeClass.FAR,
+        "log_cols=9",
+    ),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("variant", "shapes", "realistic", "pick", "kind", "at"), GPU_CASES)
+def test_on_cuda_v65_and_v66_s_picks_fail_the_net_past_the_entries_rules_on_or_off(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    shapes: str,
+    realistic: str,
+    pick: dict[str, int],
+    kind: SizeClass,
+    at: str,
+) -> None:
+    """On a GPU, compiled, at realistic sizes each original compiles for sm_90 (``compile_for_target``, 2026-12-06):
+    v65 (chunk_cumsum_int, 2**22 elements in chunks of 64 and 2**21 in chunks of 32) fails the half size at chunks of
+    80 and v66 (scan_pow2_rows, 8192 rows of 32 columns and 4096 of 64) the exponent's far ladder at 512 columns, where
+    each original passes, whether the rules are on or off (none reads a missing carry), and nothing is written."""
     from tests.test_tuning_net import realistic_picks
 
-    shapes = '[{"n": 4096, "chunk": 64}, {"n": 2048, "chunk": 32}]'
-    realistic = '[{"n": 4194304, "chunk": 64}, {"n": 2097152, "chunk": 32}]'
-    for done in realistic_picks(tmp_path, monkeypatch, "chunk_cumsum_int", shapes, realistic, {"BLOCK": 64}):
+    for done in realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, pick):
         assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-        assert done.net.failed.kind is SizeClass.HALF and "chunk=80" in done.net.failed.shape.label(), done.net.line()
+        assert done.net.failed.kind is kind and at in done.net.failed.shape.label(), done.net.line()

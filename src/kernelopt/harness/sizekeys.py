@@ -2,9 +2,11 @@
 
 A ``SHAPES`` entry holds ``get_inputs`` keyword arguments; some are sizes (``torch.randn(n_rows, n_cols)``), others
 are not: a seed (``torch.manual_seed(seed)``), an exponent (``2 ** log_n``), a count others must be a multiple of
-(``hidden // heads``, ``triton.cdiv(n, groups)``), a multiplier or a code passed through (``return [x, k]``). The net
-behind the rules (:mod:`kernelopt.tuning.net`) moves the sizes only: a key moved that is not one either makes a size
-the original refuses (the size is skipped, nothing checked) or checks what the entries already checked.
+(``hidden // heads``, ``triton.cdiv(n, groups)``), a multiplier. The net behind the rules (:mod:`kernelopt.tuning.net`)
+moves the sizes only: a key moved that is not one either makes a size the original refuses (the size is skipped,
+nothing checked) or checks what the entries already checked. A key handed to ``run()`` as a plain value (``return [x,
+chunk]``) is one the text cannot follow: kernel.py may cover it with a block (v65, a chunk length), so it moves,
+and is kept where the original refuses it moved (a code ``run()`` asserts is 10 or 20).
 
 Read from the text, never imported (as :mod:`kernelopt.harness.sizes` reads the module-level sizes, whose list of
 tensor makers this module shares): each parameter of ``get_inputs`` is followed through its assignments (``m, k =
@@ -31,6 +33,7 @@ class KeyRole(StrEnum):
     SIZE = "size"  # a tensor dimension, or a factor or term of one
     EXPONENT = "exponent"  # a dimension is 2 ** key (or 1 << key)
     KEPT = "kept"  # a seed, a divisor of a dimension, or no dimension at all: not a size
+    PASSED = "passed"  # handed to run() as a plain value (``return [x, chunk]``): what it sizes there, kernel.py says
     UNKNOWN = "unknown"  # handed where the text cannot follow (**kwargs, another module's function)
 
 
@@ -294,7 +297,7 @@ def key_roles(source: str) -> dict[str, KeyReading]:
         elif p in reader.unread:
             out[p] = KeyReading(KeyRole.UNKNOWN)
         elif p in reader.passed:  # run() is kernel.py's: what the key sizes there, the text cannot tell
-            out[p] = KeyReading(KeyRole.UNKNOWN, "handed to run() as a plain value")
+            out[p] = KeyReading(KeyRole.PASSED, "handed to run() as a plain value")
         else:
             out[p] = KeyReading(KeyRole.KEPT, "no tensor dimension in get_inputs")
     return out

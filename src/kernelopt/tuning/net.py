@@ -15,11 +15,13 @@ reason; a size where the written kernel fails and the original passes keeps the 
 
 The sizes move the keys that are sizes, together, a try with fewer keys moved when the original refuses the first.
 Which keys are sizes is read from how ``get_inputs`` uses them (:func:`kernelopt.harness.sizekeys.key_roles`): a
-tensor dimension moves; a seed, a divisor of a dimension (``hidden // heads``), a multiplier or a code passed through
-stays the primary's; an exponent (``1 << log_n``) moves by one, in the past size only; a key the text cannot follow
-(``**kwargs``, another module's function) moves when its largest value is above 1. A string key that is a size
-moves each of its numbers (``"4x1000"``); with no key to move, reference.py's module-level sizes move
-(:func:`kernelopt.harness.sizes.module_sizes`: ``N = 4096``, ``input_shape = (4, 1000)``, substituted as it runs).
+tensor dimension moves; a seed, a divisor of a dimension (``hidden // heads``) or a multiplier stays the primary's;
+an exponent (``1 << log_n``) moves by one in the past size, by two in the power size, a rung at a time in the far
+size; a key the text cannot follow (``**kwargs``, another module's function, ``run()`` itself: ``return [x, chunk]``,
+v65) moves when its largest value is above 1, one handed to ``run()`` kept at its largest in a size's last tries (a
+code ``run()`` asserts is 10 or 20). A string key that is a size moves each of its numbers (``"4x1000"``); with no
+key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.sizes.module_sizes`: ``N = 4096``,
+``input_shape = (4, 1000)``, substituted as it runs).
 
 - **past**: one past the power of two at or above the largest entry (``100 -> 129``, ``60 -> 65``, ``512 -> 513``):
   above every entry and odd, so a multiple of no tile above 1 and past any one block a pick that passes the entries
@@ -81,8 +83,10 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   the original's (v47-v50: 64 partials of a tile halved) is wrong only past its reach, four times the largest entry
   and more, where no other size goes (wrongkernel14). Each integer module-level size of reference.py climbs its own
   ladder the same way, the keys at their largest (:func:`_far_constants`; wrongkernel16's v60, a row of ``HIDDEN =
-  8192``), and where no key moves the module-level sizes' ladders are the far sizes. After the power sizes: the cap
-  cuts it first.
+  8192``), and where no key moves the module-level sizes' ladders are the far sizes. An exponent key climbs by one a
+  rung, its power of two doubled (wrongkernel17's v66: rows ``1 << log_cols`` long scanned in blocks with no carry,
+  right at the past and power sizes' one and two past the largest entry, wrong at three). After the power sizes: the
+  cap cuts it first.
 
 Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
@@ -356,6 +360,7 @@ class _Mover:
     exponents: set[Slot]
     constants: Mapping[str, SizeValue] | None
     on_constants: bool
+    passed: set[Slot]  # handed to run() as plain values: kept in a size's last tries
     largest: dict[Slot, int] = dataclasses.field(init=False)
     common: dict[Slot, int] = dataclasses.field(init=False)  # the entries' common factor: the half, quarter steps
     grain: dict[Slot, int] = dataclasses.field(init=False)  # its power of two
@@ -402,7 +407,8 @@ class _Mover:
             owners, on_constants = consts, True
         if not moving and not dims:
             return None
-        mover = cls(base, owners, sizes, moving, dims, exponents, constants, on_constants)
+        passed = {slot for slot in sizes if (r := readings.get(slot[0])) and r.role is KeyRole.PASSED}
+        mover = cls(base, owners, sizes, moving, dims, exponents, constants, on_constants, passed)
         unmoved = mover.shape({})
         mover.entries = len(shapes) * mover.elements(unmoved) if on_constants else sum(map(mover.elements, shapes))
         mover.seen.append(unmoved)
@@ -438,8 +444,13 @@ class _Mover:
     def tries(self, *moves: dict[Slot, int | None]) -> list[ProblemShape]:
         """The shapes of ``moves`` (a move of ``None`` left out), then their fallbacks: the same moves with the small
         keys kept (a mode, a dim, a stride: an original refuses them moved, and the size would be skipped whole;
-        docs/faults.md x1); each once, none the entries' largest."""
-        keeps = (lambda k: True, lambda k: self.largest[k] > SMALL_KEY or k in self.exponents)
+        docs/faults.md x1), then with the keys handed to ``run()`` as plain values kept too (a code of 10 or 20); each
+        once, none the entries' largest."""
+
+        def large(k: Slot) -> bool:
+            return self.largest[k] > SMALL_KEY or k in self.exponents
+
+        keeps = (lambda k: True, large, lambda k: large(k) and k not in self.passed)
         made = [self.shape({k: v for k, v in m.items() if v is not None and keep(k)}) for keep in keeps for m in moves]
         unmoved = self.seen[0]
         return [s for i, s in enumerate(made) if s != unmoved and s not in made[:i]]
@@ -728,20 +739,23 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     (:meth:`_Caster.ladder`), within :data:`FAR_ROOM_SHARE` of the memory, :data:`INT32_ELEMENTS` and the time of
     :data:`FAR_REQUEST_SHARE`: a pick whose fixed count of tiles covers less than the original's is wrong only past
     its reach (v47-v50: a second stage summing at most 64 partials of a tile halved, right at 4 times the largest
-    entry, wrong at 4.0001 times; no other size reaches past twice it)."""
+    entry, wrong at 4.0001 times; no other size reaches past twice it). An exponent key (``1 << log_cols``) climbs
+    by one a rung from its largest entry, its power of two doubled, within the same room (v66)."""
     per_element = _per_element(mover, room)
     most = INT32_ELEMENTS
     if per_element > 0:
         most = min(most, int(room.free_bytes / FAR_ROOM_SHARE / per_element))
     out = []
     for k in mover.moving:
-        largest = mover.largest[k]
-        if k in mover.exponents or largest <= SMALL_KEY:
+        largest, exponent = mover.largest[k], k in mover.exponents
+        if largest <= SMALL_KEY and not exponent:
             continue
-        rest = mover.elements(mover.shape({})) // largest
+        rest = mover.elements(mover.shape({})) // (1 << largest if exponent else largest)
         rungs: list[ProblemShape] = []
         factor = FAR_STEP
-        while (v := largest * factor + mover.common[k]) * rest <= most:
+        while exponent and (v := largest + len(rungs) + 1) < INT32_ELEMENTS.bit_length() and rest << v <= most:
+            rungs.append(mover.shape({k: v}))  # 2 ** key doubled a rung (v66: rows of 2 ** log_cols scanned)
+        while not exponent and (v := largest * factor + mover.common[k]) * rest <= most:
             rungs.append(mover.shape({k: v}))
             factor *= FAR_STEP
         ladder = mover.fresh(rungs)
