@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v66, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v68, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -70,6 +70,11 @@ def _ceiling_grid(source: str) -> str:
     return source.replace(
         '(triton.cdiv(n, meta["BLOCK_SIZE"]),)', '((n + meta["BLOCK_SIZE"] - 1) // meta["BLOCK_SIZE"],)'
     )
+
+
+def _wide_chunk(source: str) -> str:
+    """v65's chunks covered by a block of 1024, four times its 256: a pick of 256 wrong only past 256."""
+    return source.replace("256", "1024")
 
 
 Case = tuple[str, dict[str, int], Callable[[str], str] | None]
@@ -141,6 +146,8 @@ CASES: dict[str, Case] = {
     # wrongkernel17 (a plain integer handed to run(), kept by the net; no rule reads a scan's missing carry)
     "v65": ("chunk_cumsum_int", {"BLOCK": 64}, None),  # chunks scanned by blocks with no carry, the chunk an int
     "v66": ("scan_pow2_rows", {"BLOCK": 256}, None),  # v65's scan over rows 2 ** log_cols long, a key moved by one
+    "v67": ("chunk_cumsum_int", {"BLOCK": 256}, _wide_chunk),  # v65 in a block of 1024: wrong past 4 times the entries
+    "v68": ("chunk_cumsum_small", {"BLOCK": 4}, None),  # v65's chunk a power of two of at most 8 (a small key)
 }
 
 

@@ -37,7 +37,9 @@
 #      fails the joint residue at 4100 x 4104), what the rules write passes; and tests/test_wrongkernel16_cases.py's
 #      GPU test: v60-v64 at realistic sizes (a module-level HIDDEN's far ladder, 8 experts of a small key's power
 #      size, 16 heads or groups of the divisor size, 129 bins of codes taken modulo), the plain picks failing, the
-#      guarded passing;
+#      guarded passing; and tests/test_wrongkernel17_cases.py's GPU test: v65 (a chunked cumsum without a carry, the
+#      chunk a plain integer of run(), 2**22 elements) and v66 (rows 1 << log_cols scanned so, 8192 rows) fail the
+#      net at chunks of 80 and at 512 columns, rules on or off, nothing written;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
 #      checked and not timed (the one-block launch does not run there); each --json's "net" says where the net
@@ -51,6 +53,6 @@ gpu_out
 mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
 gpu_tests 900 tests/test_variants_cases.py tests/test_tuning_net.py tests/test_wrongkernel13_cases.py \
-    tests/test_wrongkernel14_cases.py tests/test_wrongkernel16_cases.py
+    tests/test_wrongkernel14_cases.py tests/test_wrongkernel16_cases.py tests/test_wrongkernel17_cases.py
 tune_copies tests/data/variants mm_evenk transpose_rowmask dispatch_size
 progress "done"

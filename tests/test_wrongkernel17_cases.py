@@ -49,14 +49,42 @@ def test_an_exponent_key_climbs_a_far_ladder_doubling_its_power_of_two_a_rung() 
     assert derived_sizes(shapes, (), roles)[-1].kind is SizeClass.POWER  # no room: no far size
 
 
-def _checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, pick: dict[str, int]) -> Any:
-    """What ``tune`` does with ``pick`` over a copy of ``tests/data/variants/<variant>``, its rules on (as main writes
-    it): the entries' check and the net, in the session's own workers on the CPU under Triton's interpreter."""
+def test_a_key_handed_to_run_climbs_a_far_ladder_of_plain_multiples_where_its_odd_rungs_are_refused() -> None:
+    """v67's chunks (64 and 32 of 4096 and 2048 elements): the chunk, handed to ``run()``, grows no tensor, so its far
+    ladder is bounded by the elements alone, and each rung (the largest entry doubled plus the entries' common
+    factor, which ``n % chunk`` refuses) carries its plain multiple to run instead; ``n`` counts its elements alone."""
+    roles = key_roles(
+        "def get_inputs(n=4096, chunk=64):\n    return [torch.randn(n), chunk]\n\n\ndef reference(x, chunk):\n"
+        "    return x.view(-1, chunk).cumsum(-1).view(-1)\n"
+    )
+    shapes = [ProblemShape(kwargs={"n": 4096, "chunk": 64}), ProblemShape(kwargs={"n": 2048, "chunk": 32})]
+    room = FarRoom(primary_bytes=4096 * 12, free_bytes=8 * 2**20)  # 12 bytes an element: 87381 in 1 MiB
+    far = {d.tries[0].kwargs["n"]: d for d in derived_sizes(shapes, (), roles, far=room) if d.kind is SizeClass.FAR}
+    assert [t.kwargs["n"] for t in far[10240].tries] == [10240, 18432, 34816, 67584]
+    chunk = far[4096]
+    assert [t.kwargs["chunk"] for t in chunk.tries][:4] == [160, 288, 544, 1056]
+    assert [f.kwargs["chunk"] for f in chunk.fallbacks if f is not None][:4] == [128, 256, 512, 1024]
+    assert chunk.scales[0] == pytest.approx(4096 / 6144)  # the chunk counts no element
+
+
+def _checked(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    pick: dict[str, int],
+    block: tuple[str, str] | None = None,
+) -> Any:
+    """What ``tune`` does with ``pick`` over a copy of ``tests/data/variants/<variant>`` (``block``: a number of its
+    kernel.py replaced, old and new), its rules on (as main writes it): the entries' check and the net, in the session's own
+    workers on the CPU under Triton's interpreter."""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
+    if block is not None:
+        kernel = folder / "kernel.py"
+        kernel.write_text(kernel.read_text().replace(*block))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()
     tuning = _session(prepared, [(pick, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
@@ -91,6 +119,32 @@ def test_v66_a_row_scan_without_a_carry_over_rows_a_power_of_two_long_fails_the_
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
     assert done.net.failed.kind is SizeClass.FAR, done.net.line()
     assert done.net.failed.shape.label() == "rows=8,log_cols=9", done.net.line()
+
+
+@pytest.mark.timeout(120)
+def test_v67_a_chunk_covered_four_times_past_the_entries_fails_the_far_ladder_s_plain_multiple(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v67 (v65 with ``BLOCK=1024`` for chunks of at most 1024): ``BLOCK=256`` passed every size with v65's fix alone,
+    the chunk's far ladder ending at its first rung (chunks of 160, which 4096 elements do not divide) and the chunk
+    counted as elements; wrong from 257-long chunks, which the original handles. Now the rung's plain multiple runs:
+    fails at ``n=4096,chunk=512``; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "chunk_cumsum_int", {"BLOCK": 256}, ("256", "1024"))
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.FAR, done.net.line()
+    assert done.net.failed.shape.label() == "n=4096,chunk=512", done.net.line()
+
+
+@pytest.mark.timeout(120)
+def test_v68_a_small_chunk_handed_to_run_fails_its_power_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """v68 (chunk_cumsum_small: v65's chunks a power of two of at most 8, ``BLOCK=8``; SHAPES chunks of 4 and 2):
+    ``BLOCK=4`` was written with the rules on, the chunk a small key moved by no size but the past size, which the
+    original refuses (4097 elements, chunks of 5); wrong at chunks of 8, which the original handles. Now a small key
+    handed to ``run()`` gets the power size, as a small dimension does (v61): fails at ``n=512,chunk=8``."""
+    done = _checked(tmp_path, monkeypatch, "chunk_cumsum_small", {"BLOCK": 4})
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is SizeClass.POWER, done.net.line()
+    assert done.net.failed.shape.label() == "n=512,chunk=8", done.net.line()
 
 
 GPU_CASES = [

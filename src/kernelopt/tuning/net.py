@@ -185,6 +185,8 @@ class DerivedSize(BaseModel):
     scales: tuple[float, ...] = ()
     bisect: bool = False  # a ladder searched by halves (:meth:`_Caster.bisect`): the joint residue's
     even: bool = False  # cast only where the original refuses the past size's first try (a small key's power size)
+    # a far rung's stand-in where reference.py cannot build the rung: its key a plain multiple of its largest entry
+    fallbacks: tuple[ProblemShape | None, ...] = ()
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
@@ -415,10 +417,11 @@ class _Mover:
         return mover
 
     def elements(self, s: ProblemShape) -> int:
-        """The product of the keys that move at ``s`` (an exponent's power of two)."""
+        """The product of the keys that move at ``s`` (an exponent's power of two), less those handed to ``run()`` as
+        plain values (a chunk length: no tensor grows with it)."""
         values = s.constants if self.on_constants else s.kwargs
         n = 1
-        for slot in self.moving:
+        for slot in (k for k in self.moving if k not in self.passed):
             v = _slot_value(values.get(slot[0]), slot[1])
             n *= (1 << v if slot in self.exponents else v) if v is not None and v > 0 else 1
         return n
@@ -640,7 +643,7 @@ def _power(mover: _Mover) -> list[DerivedSize]:
     for k in mover.moving:
         largest, exponent = mover.largest[k], k in mover.exponents
         small = largest <= SMALL_KEY and not exponent
-        if small and k not in mover.dims:
+        if small and k not in mover.dims and k not in mover.passed:  # a small key run() is handed: v68's chunk of 4
             continue
         if not (exponent or all(v & (v - 1) == 0 for v in mover.sizes[k])):
             continue
@@ -750,17 +753,21 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
         largest, exponent = mover.largest[k], k in mover.exponents
         if largest <= SMALL_KEY and not exponent:
             continue
-        rest = mover.elements(mover.shape({})) // (1 << largest if exponent else largest)
-        rungs: list[ProblemShape] = []
+        at_largest = mover.elements(mover.shape({}))
+        # a key handed to run() grows no tensor: its rungs are bounded by the elements alone
+        rest = 1 if k in mover.passed else at_largest // (1 << largest if exponent else largest)
+        rungs: list[tuple[ProblemShape, ProblemShape | None]] = []
         factor = FAR_STEP
         while exponent and (v := largest + len(rungs) + 1) < INT32_ELEMENTS.bit_length() and rest << v <= most:
-            rungs.append(mover.shape({k: v}))  # 2 ** key doubled a rung (v66: rows of 2 ** log_cols scanned)
+            rungs.append((mover.shape({k: v}), None))  # 2 ** key doubled a rung (v66: rows of 2 ** log_cols scanned)
         while not exponent and (v := largest * factor + mover.common[k]) * rest <= most:
-            rungs.append(mover.shape({k: v}))
+            rungs.append((mover.shape({k: v}), mover.shape({k: largest * factor})))
             factor *= FAR_STEP
-        ladder = mover.fresh(rungs)
+        ladder = mover.fresh([r for r, _ in rungs])
+        plain = {r.label(): f for r, f in rungs if f is not None}  # an earlier size's try too: the ladder climbs on
         if ladder:
-            out.append(mover.sized(SizeClass.FAR, ladder))
+            fallbacks = tuple(plain.get(r.label()) for r in ladder)
+            out.append(mover.sized(SizeClass.FAR, ladder).model_copy(update={"fallbacks": fallbacks}))
     return out
 
 
@@ -1036,6 +1043,11 @@ class _Caster:
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
             built = self.built(shape, scale)
+            alt = size.fallbacks[i] if i < len(size.fallbacks) else None
+            if built is not None and built[0] is not Outcome.OK and alt is not None:
+                # the rung refused for its odd part (v67: chunks of 160 of 4096 elements): its plain multiple instead
+                shape, label = alt, alt.label()
+                built = self.built(shape, scale)
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{label}: {built[1]}"
                 if far:
