@@ -92,6 +92,12 @@ def _checked(
         return tf._checked_edit(tuning, evaluator)
 
 
+def _caught(done: Any, kind: SizeClass, label: str) -> None:
+    """Nothing written: the net failed the pick at ``label``, a size of ``kind``, where the original passes."""
+    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+    assert done.net.failed.kind is kind and done.net.failed.shape.label() == label, done.net.line()
+
+
 @pytest.mark.timeout(120)
 def test_v65_a_chunked_cumsum_without_a_carry_fails_the_half_size_of_its_chunk_with_the_rules_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -102,9 +108,7 @@ def test_v65_a_chunked_cumsum_without_a_carry_fails_the_half_size_of_its_chunk_w
     "no tensor dimension in get_inputs"), wrong from 65-long chunks, which the original handles. Now the half size
     moves the chunk with ``n`` and the pick fails there; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "chunk_cumsum_int", {"BLOCK": 64})
-    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-    assert done.net.failed.kind is SizeClass.HALF, done.net.line()
-    assert done.net.failed.shape.label() == "n=5120,chunk=80", done.net.line()
+    _caught(done, SizeClass.HALF, "n=5120,chunk=80")
 
 
 @pytest.mark.timeout(120)
@@ -116,9 +120,7 @@ def test_v66_a_row_scan_without_a_carry_over_rows_a_power_of_two_long_fails_the_
     two only ("correct at ... rows=8,log_cols=8"), wrong at 512 and 1024 columns, which the original handles. Now its
     far ladder fails it at ``log_cols=9``; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "scan_pow2_rows", {"BLOCK": 256})
-    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-    assert done.net.failed.kind is SizeClass.FAR, done.net.line()
-    assert done.net.failed.shape.label() == "rows=8,log_cols=9", done.net.line()
+    _caught(done, SizeClass.FAR, "rows=8,log_cols=9")
 
 
 @pytest.mark.timeout(120)
@@ -130,9 +132,7 @@ def test_v67_a_chunk_covered_four_times_past_the_entries_fails_the_far_ladder_s_
     counted as elements; wrong from 257-long chunks, which the original handles. Now the rung's plain multiple runs:
     fails at ``n=4096,chunk=512``; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "chunk_cumsum_int", {"BLOCK": 256}, ("256", "1024"))
-    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-    assert done.net.failed.kind is SizeClass.FAR, done.net.line()
-    assert done.net.failed.shape.label() == "n=4096,chunk=512", done.net.line()
+    _caught(done, SizeClass.FAR, "n=4096,chunk=512")
 
 
 @pytest.mark.timeout(120)
@@ -142,9 +142,7 @@ def test_v68_a_small_chunk_handed_to_run_fails_its_power_size(tmp_path: Path, mo
     original refuses (4097 elements, chunks of 5); wrong at chunks of 8, which the original handles. Now a small key
     handed to ``run()`` gets the power size, as a small dimension does (v61): fails at ``n=512,chunk=8``."""
     done = _checked(tmp_path, monkeypatch, "chunk_cumsum_small", {"BLOCK": 4})
-    assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-    assert done.net.failed.kind is SizeClass.POWER, done.net.line()
-    assert done.net.failed.shape.label() == "n=512,chunk=8", done.net.line()
+    _caught(done, SizeClass.POWER, "n=512,chunk=8")
 
 
 GPU_CASES = [
