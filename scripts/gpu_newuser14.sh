@@ -3,7 +3,7 @@
 # Triton's interpreter holds the launch options) on one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks
 # and settings are never changed. About 5 minutes.
 #
-#   n75, n77: `kernelopt tune --device cuda` (a 120 s wall) on opts_dict (a ReLU over n // BLOCK programs, BLOCK =
+#   n75, n77: `kernelopt tune --device cuda` (a 120 s wall) on opts_dict (break16's ReLU over n // BLOCK programs, BLOCK =
 #   opts["num_warps"] * 32, launched with **opts) and rowmax_opts (a one-block row max, BLOCK = opts["num_warps"] *
 #   128): before the fixes a pick of num_warps=32 (n75) or 4 (n77) was written wrong. The kernel.py each leaves is
 #   checked at sizes no entry names (n = 64, 1088, 8256, 2**20; N = 600, 1000, 1024, 513).

@@ -13,7 +13,32 @@ import pytest
 
 from tests.test_newuser13_cases import _gpu_prepared
 
-DATA = Path(__file__).parent / "data" / "newuser14"
+DATA = Path(__file__).parent / "data"
+
+#: each folder's kernel as an earlier lane's with its launch options in a dict: the text replaced, and what replaces it
+OPTS_FOLDERS = {
+    "opts_dict": (
+        "break16/warps_augmented",
+        "    nw = 2\n    BLOCK = 32\n    BLOCK *= nw\n    relu_kernel[(n // BLOCK,)](x, y, n, BLOCK=BLOCK, num_warps=nw)\n",
+        '    opts = {"num_warps": 2}\n    BLOCK = opts["num_warps"] * 32\n    relu_kernel[(n // BLOCK,)](x, y, n, BLOCK=BLOCK, **opts)\n',
+    ),
+    "rowmax_opts": (
+        "newuser12/warps_cover",
+        "    warps = 8\n    BLOCK = warps * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps)\n",
+        '    opts = {"num_warps": 8}\n    BLOCK = opts["num_warps"] * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, **opts)\n',
+    ),
+}
+
+
+def _opts_folder(tmp_path: Path, name: str) -> Path:
+    """n75's ReLU (break16's warps_augmented) or n77's row max (newuser12's warps_cover) with its launch options in a
+    dict, ``opts = {"num_warps": ...}``, the block computed from ``opts["num_warps"]``, ``**opts`` at the launch."""
+    source, old, new = OPTS_FOLDERS[name]
+    folder = Path(shutil.copytree(DATA / source, tmp_path / name))
+    text = (folder / "kernel.py").read_text()
+    assert old in text, source
+    (folder / "kernel.py").write_text(text.replace(old, new))
+    return folder
 
 
 @pytest.mark.timeout(120)
@@ -29,7 +54,7 @@ def test_n75_a_block_computed_from_the_warps_through_the_launch_s_options_dict_i
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    prepared = _gpu_prepared(Path(shutil.copytree(DATA / "opts_dict", tmp_path / "opts_dict")), monkeypatch)
+    prepared = _gpu_prepared(_opts_folder(tmp_path, "opts_dict"), monkeypatch)
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(_session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": 2}, 20.0)), evaluator)
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
@@ -38,14 +63,14 @@ def test_n75_a_block_computed_from_the_warps_through_the_launch_s_options_dict_i
     )
 
 
-def test_n75_a_launch_options_dict_is_read_by_its_key_alone() -> None:
+def test_n75_a_launch_options_dict_is_read_by_its_key_alone(tmp_path: Path) -> None:
     """What a moved launch option held in a dict computes (``readers.chained_values``): a read of the dict by the
     option's key (``opts["num_warps"]``, ``cfg.get("num_warps")``) is named by its line; the dict's splat into the
     launch and its subscript by another key (``cfg["BLOCK"]`` beside ``dict(BLOCK=64, num_warps=2)``) are not."""
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.readers import chained_values
 
-    source = (DATA / "opts_dict" / "kernel.py").read_text()
+    source = (_opts_folder(tmp_path, "opts_dict") / "kernel.py").read_text()
     assert chained_values(discover_source(source), source, ["num_warps"]) == {"line 16 (opts['num_warps'])": None}
     through_get = source.replace('opts["num_warps"] * 32', 'opts.get("num_warps") * 32')
     assert chained_values(discover_source(through_get), through_get, ["num_warps"]) == {
@@ -59,7 +84,7 @@ def test_n75_a_launch_options_dict_is_read_by_its_key_alone() -> None:
     assert chained_values(discover_source(other_key), other_key, ["num_warps"]) == {}
 
 
-def test_n78_a_launch_options_dict_held_in_another_is_read_through_its_alias() -> None:
+def test_n78_a_launch_options_dict_held_in_another_is_read_through_its_alias(tmp_path: Path) -> None:
     """n78 (**a wrong written kernel** on a GPU): n75's ReLU with its options a dict inside a module's dict,
     ``CONFIGS = {"small": {"num_warps": 2}}``, ``opts = CONFIGS["small"]``, ``BLOCK = opts["num_warps"] * 32``, ``**opts``
     at the launch: a pick of ``num_warps=32`` was written as ``CONFIGS = {"small": {"num_warps": 32}}``, "only num_warps
@@ -68,7 +93,7 @@ def test_n78_a_launch_options_dict_held_in_another_is_read_through_its_alias() -
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.readers import chained_values
 
-    source = (DATA / "opts_dict" / "kernel.py").read_text()
+    source = (_opts_folder(tmp_path, "opts_dict") / "kernel.py").read_text()
     nested = source.replace('    opts = {"num_warps": 2}\n', '    opts = CONFIGS["small"]\n').replace(
         "def run(x):", 'CONFIGS = {"small": {"num_warps": 2}}\n\n\ndef run(x):'
     )
@@ -115,10 +140,10 @@ def test_n76_a_keyed_list_with_a_config_that_fails_is_judged_against_the_autotun
     assert judge_against_list(before, listed) == before
 
 
-def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is_never_shrunk() -> None:
+def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is_never_shrunk(tmp_path: Path) -> None:
     """n77 (**a wrong written kernel** on a GPU): n64's row max (one block a row, ``cols < N``) with its launch
-    options in a dict, ``opts = {"num_warps": 8}``, ``BLOCK = opts["num_warps"] * 128`` (tests/data/newuser14/
-    rowmax_opts; SHAPES N=200 and 500). A pick of ``num_warps=4`` (BLOCK 512) passed the entries and the net (n75's
+    options in a dict, ``opts = {"num_warps": 8}``, ``BLOCK = opts["num_warps"] * 128`` (newuser12's
+    warps_cover so; SHAPES N=200 and 500). A pick of ``num_warps=4`` (BLOCK 512) passed the entries and the net (n75's
     read cast it; a max over 513 columns missing one is rarely wrong) and was written, wrong at N=600 and 1000: the
     computed block was not read as computed from the option, so n64's rule (``readers.shrunk_covers``) did not ask.
     Now the dict's read by the option's key makes it a reader: the pick is refused, a larger one (16) proved to
@@ -126,7 +151,7 @@ def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.readers import shrunk_covers
 
-    source = (DATA / "rowmax_opts" / "kernel.py").read_text()
+    source = (_opts_folder(tmp_path, "rowmax_opts") / "kernel.py").read_text()
     found = discover_source(source)
     assert shrunk_covers(found, source, {"num_warps": 4}, {"num_warps": 8}) == [
         'BLOCK is computed from num_warps (BLOCK = opts["num_warps"] * 128) and covers N with one block (cols < N): '
@@ -150,16 +175,16 @@ def test_n75_n77_on_a_gpu_a_tuned_num_warps_read_through_the_options_dict_is_nev
 
     from tests.gpu_correct import assert_correct, tuned_on_device
 
-    folder = Path(shutil.copytree(DATA / name, tmp_path / name))
+    folder = _opts_folder(tmp_path, name)
     tuned_on_device(folder)
     if name == "opts_dict":
         shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     else:
-        shapes = [{"M": 64, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
+        shapes = [{"M": 16, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
 
 
-def test_n79_an_annotated_launch_options_dict_is_read_by_its_key() -> None:
+def test_n79_an_annotated_launch_options_dict_is_read_by_its_key(tmp_path: Path) -> None:
     """n79 (**a wrong written kernel** on a GPU): n75's ReLU with its options dict annotated, ``opts: dict =
     {"num_warps": 2}``: after n75's and n78's fixes a pick of ``num_warps=32`` was still written, wrong at n=64, 1088
     and 8256 (``folder._checked_edit`` with the pick given, 16:55): only a plain assignment was read as binding the
@@ -167,6 +192,6 @@ def test_n79_an_annotated_launch_options_dict_is_read_by_its_key() -> None:
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.readers import chained_values
 
-    source = (DATA / "opts_dict" / "kernel.py").read_text().replace("opts = {", "opts: dict = {")
+    source = (_opts_folder(tmp_path, "opts_dict") / "kernel.py").read_text().replace("opts = {", "opts: dict = {")
     assert "opts: dict = {" in source
     assert chained_values(discover_source(source), source, ["num_warps"]) == {"line 16 (opts['num_warps'])": None}
