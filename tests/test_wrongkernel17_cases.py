@@ -19,15 +19,20 @@ VARIANTS = Path(__file__).parent / "data" / "variants"
 
 
 def test_a_key_get_inputs_hands_to_run_as_a_plain_value_is_moved_and_one_it_never_returns_is_kept() -> None:
-    """``return [x, chunk]`` (or ``torch.tensor(G)``, a scalar for ``run()`` to read back): what the key sizes in
-    kernel.py the text cannot tell, so it moves like a key handed to another module's function; a key returned
-    nowhere, a seed and a divisor stay kept."""
+    """``return [x, chunk]`` (or ``torch.tensor(G)``, a scalar for ``run()`` to read back; or a list built by
+    ``append``, ``+`` or ``*extra``): what the key sizes in kernel.py the text cannot tell, so it moves like a key
+    handed to another module's function; a key returned nowhere, a seed and a divisor stay kept."""
     passed = "def get_inputs(n=64, chunk=16):\n    return [torch.randn(n), chunk]\n"
     wrapped = "def get_inputs(n=64, G=16):\n    x = torch.randn(n)\n    return [x, torch.tensor(G)]\n"
     unused = "def get_inputs(n=64, mode=2):\n    return [torch.randn(n)]\n"
     seeded = "def get_inputs(n=64, seed=3):\n    torch.manual_seed(seed)\n    return [torch.randn(n)]\n"
     divisor = "def get_inputs(n=64, groups=4):\n    assert n % groups == 0\n    return [torch.randn(n), groups]\n"
-    for text, key in ((passed, "chunk"), (wrapped, "G")):
+    built = (
+        "def get_inputs(n=64, chunk=16):\n    inputs = [torch.randn(n)]\n    inputs.append(chunk)\n    return inputs\n"
+    )
+    summed = "def get_inputs(n=64, chunk=16):\n    x = torch.randn(n)\n    return [x] + [chunk]\n"
+    starred = "def get_inputs(n=64, chunk=16):\n    extra = (chunk,)\n    return [torch.randn(n), *extra]\n"
+    for text, key in ((passed, "chunk"), (wrapped, "G"), (built, "chunk"), (summed, "chunk"), (starred, "chunk")):
         reading = key_roles(text)[key]
         assert (reading.role, reading.why) == (KeyRole.PASSED, "handed to run() as a plain value"), text
     assert key_roles(passed)["n"].role is KeyRole.SIZE

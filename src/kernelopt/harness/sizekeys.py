@@ -5,8 +5,9 @@ are not: a seed (``torch.manual_seed(seed)``), an exponent (``2 ** log_n``), a c
 (``hidden // heads``, ``triton.cdiv(n, groups)``), a multiplier. The net behind the rules (:mod:`kernelopt.tuning.net`)
 moves the sizes only: a key moved that is not one either makes a size the original refuses (the size is skipped,
 nothing checked) or checks what the entries already checked. A key handed to ``run()`` as a plain value (``return [x,
-chunk]``) is one the text cannot follow: kernel.py may cover it with a block (v65, a chunk length), so it moves,
-and is kept where the original refuses it moved (a code ``run()`` asserts is 10 or 20).
+chunk]``, or a list built by ``append``, ``+`` or ``*extra``) is one the text cannot follow: kernel.py may cover it
+with a block (v65, a chunk length), so it moves, and is kept where the original refuses it moved (a code ``run()``
+asserts is 10 or 20).
 
 Read from the text, never imported (as :mod:`kernelopt.harness.sizes` reads the module-level sizes, whose list of
 tensor makers this module shares): each parameter of ``get_inputs`` is followed through its assignments (``m, k =
@@ -106,6 +107,7 @@ class _Reader:
         self.unread: set[str] = set()
         self.used: set[str] = set()  # handed to a call other than a seeding one
         self.passed: set[str] = set()  # returned by get_inputs as a plain value: an argument of run()
+        self.lists: dict[str, list[ast.expr]] = {}  # get_inputs' names bound to a list it builds: their items
 
     def deps(self, node: ast.AST | None, env: Mapping[str, _Deps]) -> _Deps:
         """The keys ``node``'s value depends on, and how (in a product or sum, as an exponent, as a divisor)."""
@@ -140,6 +142,8 @@ class _Reader:
                     env[name] = _merge(env.get(name, {}), value) if isinstance(node, ast.AugAssign) else value
                     if node.value is not None and self._tensor(node.value):
                         self.tensors.add(name)
+                if depth == 0 and node.value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                    self._listed(targets[0].id, node.value, isinstance(node, ast.AugAssign))
             elif isinstance(node, ast.For | ast.comprehension):
                 value = self.deps(node.iter, env)
                 for name in _target_names(node.target):
@@ -147,6 +151,8 @@ class _Reader:
             elif isinstance(node, ast.NamedExpr):
                 env[node.target.id] = self.deps(node.value, env)
             elif isinstance(node, ast.Call):
+                if depth == 0:
+                    self._appended(node)
                 self._call(node, env, depth)
             elif isinstance(node, ast.Slice):  # torch.randperm(E)[:TOPK]: a slice's bounds are a dimension
                 self.dims = _merge(self.dims, self.deps(node.lower, env), self.deps(node.upper, env))
@@ -159,13 +165,38 @@ class _Reader:
             elif isinstance(node, ast.Return) and depth == 0 and node.value is not None:
                 self._returned(node.value, env)
 
-    def _returned(self, value: ast.AST, env: Mapping[str, _Deps]) -> None:
+    def _returned(self, value: ast.expr, env: Mapping[str, _Deps]) -> None:
         """The keys ``get_inputs`` hands to ``run()`` as plain values (``return [x, chunk]``): each item of the
         returned list or tuple that holds no tensor (wrongkernel17's v65: a chunk length a block covers)."""
-        items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
-        for item in items:
+        for item in self._items(value):
             if not self._tensor(item):
                 self.passed |= set(self.deps(item, env))
+
+    def _items(self, value: ast.expr) -> list[ast.expr]:
+        """The items of a list ``get_inputs`` returns: a list or tuple's (``*rest`` opened), each side of ``+``'s, a
+        name's bound to a list it built (:meth:`_listed`, :meth:`_appended`); else the value itself."""
+        if isinstance(value, ast.List | ast.Tuple):
+            return [i for e in value.elts for i in self._items(e.value if isinstance(e, ast.Starred) else e)]
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            return self._items(value.left) + self._items(value.right)
+        if isinstance(value, ast.Name) and value.id in self.lists:
+            return [i for e in self.lists[value.id] for i in self._items(e)]
+        return [value]
+
+    def _listed(self, name: str, value: ast.expr, augmented: bool) -> None:
+        """``inputs = [x]`` (then ``inputs += [chunk]``): the list's items, kept for its return."""
+        if isinstance(value, ast.List | ast.Tuple) or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+            self.lists[name] = (self.lists.get(name, []) if augmented else []) + [value]
+        elif not augmented:
+            self.lists.pop(name, None)
+
+    def _appended(self, call: ast.Call) -> None:
+        """``inputs.append(chunk)``, ``.extend([...])``, ``.insert(0, chunk)`` on a list kept by :meth:`_listed`."""
+        f = call.func
+        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and call.args):
+            return
+        if f.value.id in self.lists and f.attr in ("append", "extend", "insert"):
+            self.lists[f.value.id].append(call.args[-1] if f.attr != "extend" else call.args[0])
 
     def _tensor(self, node: ast.AST) -> bool:
         """``node``'s value is a tensor a maker builds (a call of one in it, or a name bound to one)."""
