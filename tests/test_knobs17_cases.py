@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from kernelopt.cli.tune import left_out
-from kernelopt.harness.interpreter import dot_min_k
+from kernelopt.harness.interpreter import dot_min_k, programs_problem
 from kernelopt.memory.model import (
     Comparison,
     Correctness,
@@ -199,3 +199,48 @@ def test_a_size_of_the_problem_is_said_as_one_and_tune_does_not_list_it() -> Non
     )
     assert semantic_reason("HAS_BIAS", 1) == "'HAS_BIAS' names a flag or selector: it changes what the kernel computes"
     assert "a value the computation reads" in (semantic_reason("eps", 1) or "")
+
+
+def test_a_launch_that_cannot_finish_in_its_time_counts_its_programs() -> None:
+    """newuser13 (2026-12-06): a SHAPES entry of 70000 programs on grid axis 0 (140000 elements, far under the size
+    check's 2**22) ran past the 60 s candidate limit in Triton's interpreter, a timeout and no reason. A launch now
+    counts its programs as they run: where the time so far and the programs left, each at the interpreter's least
+    cost of a program, pass the run's limit, it stops in one line (the original's failure at that entry sets it
+    aside, as one of 70000 programs on axis 1 is). The rule never stops a launch whose programs left fit the time
+    left at that least cost, so a run that finishes in its time is never refused."""
+    grid = (70000, 1, 1)
+    line = programs_problem(grid, 3072, 59.0, 2e-5, 60.0)  # 59 + 66928 * 2e-5 = 60.3 s
+    assert line == (
+        "the grid (70000, 1, 1) has 70000 programs: Triton's interpreter ran 3072 in 59 s (19 ms a program), and the "
+        "66928 left take at least 0.02 ms each here, past the 60 s this run is given; a size for a GPU, not the "
+        "interpreter"
+    )
+    assert programs_problem(grid, 3072, 50.0, 2e-5, 60.0) is None  # 50 + 66928 * 2e-5 = 51.3 s: it may finish
+    assert programs_problem(grid, 3072, 58.0, 2e-5, None) is None  # no limit given: never judged
+
+
+def test_the_interpreter_stops_a_launch_past_its_limit_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule in Triton's interpreter itself: a copy of 8192 programs given 0.2 s stops at a count of its
+    programs with the line above, long before its programs could all run; the same launch without a limit, or a
+    launch of fewer programs than are judged, runs as before."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV, patch_interpreter
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    patch_interpreter()
+
+    @triton.jit
+    def _copy(x, y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = torch.arange(16384, dtype=torch.float32)
+    y = torch.zeros_like(x)
+    monkeypatch.setenv(INTERPRETER_LIMIT_ENV, "0.2")
+    with pytest.raises(Exception, match=r"the grid \(8192, 1, 1\) has 8192 programs: Triton's interpreter ran 256 "):
+        _copy[(8192,)](x, y, 16384, BLOCK=2)
+    _copy[(64,)](x, y, 128, BLOCK=2)  # under the launches judged: runs
+    assert torch.equal(y[:128], x[:128] * 2)

@@ -824,17 +824,116 @@ def grid_problem(grid: tuple[int, int, int]) -> str | None:
     return None
 
 
+#: The environment variable that gives a process running kernels in Triton's interpreter the time one run of the
+#: kernel is given, seconds (a tuning session's bench workers: ``bench_timeout_s``); unset: no launch is stopped
+#: (:func:`programs_problem`).
+INTERPRETER_LIMIT_ENV = "KERNELOPT_INTERPRETER_LIMIT_S"
+#: Launches of fewer programs are never judged, and measure nothing (:func:`_program_floor_s`).
+_JUDGED_PROGRAMS = 4096
+#: A launch is judged each time this many more of its programs have run.
+_JUDGE_EVERY = 256
+#: How many programs of an empty kernel time the interpreter's least cost of a program (:func:`_program_floor_s`).
+_FLOOR_PROGRAMS = 64
+_FLOOR_S: list[float] = []  # the interpreter's least cost of a program in this process, measured once
+_MEASURING: list[bool] = [False]
+
+
+def programs_problem(
+    grid: tuple[int, int, int], done: int, elapsed_s: float, floor_s: float, limit_s: float | None
+) -> str | None:
+    """Why a launch of ``grid`` that has run ``done`` programs in ``elapsed_s`` cannot finish in the time its run is
+    given (``limit_s``; ``None``: not judged), or ``None``. Triton's interpreter runs one program at a time and each
+    costs at least ``floor_s`` (one that returns at once, :func:`_program_floor_s`), so a launch whose time so far
+    and its programs left at that least cost pass the limit cannot finish, whatever the programs left do: it stops
+    there, in one line that counts its programs. newuser13's entry of 70000 programs on axis 0 (140000 elements, far
+    under the size check's 2**22 elements) ran past its 60 s candidate limit as a timeout; now its original raises
+    and the entry is set aside as one of 70000 programs on axis 1 is. A run that finishes in its time is never
+    stopped: the time it has left always holds the programs left at the least cost."""
+    programs = grid[0] * grid[1] * grid[2]
+    if not limit_s or elapsed_s + (programs - done) * floor_s <= limit_s:
+        return None
+    rate = elapsed_s / done if done else 0.0
+    return (
+        f"the grid {grid} has {programs} programs: Triton's interpreter ran {done} in {elapsed_s:.0f} s "
+        f"({rate * 1e3:.2g} ms a program), and the {programs - done} left take at least {floor_s * 1e3:.2g} ms each "
+        f"here, past the {limit_s:g} s this run is given; a size for a GPU, not the interpreter"
+    )
+
+
+def _env_limit() -> float | None:
+    import os
+
+    try:
+        return float(os.environ.get(INTERPRETER_LIMIT_ENV, "") or 0) or None
+    except ValueError:
+        return None
+
+
+def _program_floor_s() -> float | None:
+    """Seconds a program that returns at once costs Triton's interpreter in this process, measured once: a launch of
+    :data:`_FLOOR_PROGRAMS` more programs than one, the cost of a launch itself left out; ``None`` where it fails."""
+    if _FLOOR_S:
+        return _FLOOR_S[0]
+    import time
+
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _returns(x, n):
+        if tl.program_id(0) >= n:
+            return
+
+    def launched(programs: int) -> float:
+        start = time.perf_counter()
+        _returns[(programs,)](torch.empty(1), 0)
+        return time.perf_counter() - start
+
+    _MEASURING[0] = True
+    try:
+        one = min(launched(1) for _ in range(2))  # what a launch costs whatever its programs: left out
+        _FLOOR_S.append(max(0.0, launched(_FLOOR_PROGRAMS + 1) - one) / _FLOOR_PROGRAMS)
+    except Exception:  # no floor measured: nothing refused
+        return None
+    finally:
+        _MEASURING[0] = False
+    return _FLOOR_S[0]
+
+
 def _patch_grid_limits(interp: Any) -> None:
-    """A launch whose grid a GPU refuses (:func:`grid_problem`) raises before any program runs, as on the GPU."""
-    set_grid_dim = interp.InterpreterBuilder.set_grid_dim
+    """A launch whose grid a GPU refuses (:func:`grid_problem`) raises before any program runs, as on the GPU; one that
+    cannot finish in the time its run is given (:func:`programs_problem`) raises where that is known."""
+    import time
+
+    set_grid_dim, set_grid_idx = interp.InterpreterBuilder.set_grid_dim, interp.InterpreterBuilder.set_grid_idx
+    launch: dict[str, Any] = {}
 
     def checked(self: Any, nx: int, ny: int, nz: int) -> Any:
-        problem = grid_problem((int(nx), int(ny), int(nz)))
+        grid = (int(nx), int(ny), int(nz))
+        problem = grid_problem(grid)
         if problem is not None:
             raise ValueError(problem)
+        limit = None if _MEASURING[0] else _env_limit()
+        judged = limit is not None and grid[0] * grid[1] * grid[2] >= _JUDGED_PROGRAMS
+        floor = _program_floor_s() if judged else None  # before this launch's programs: it launches one of its own
+        launch.update(grid=grid, done=0, limit=limit if floor is not None else None, floor=floor or 0.0)
+        launch["start"] = time.perf_counter()
         return set_grid_dim(self, nx, ny, nz)
 
+    def counted(self: Any, x: int, y: int, z: int) -> Any:
+        if launch.get("limit") is not None:
+            launch["done"] += 1
+            if launch["done"] % _JUDGE_EVERY == 0:
+                elapsed = time.perf_counter() - launch["start"]
+                problem = programs_problem(launch["grid"], launch["done"], elapsed, launch["floor"], launch["limit"])
+                if problem is not None:
+                    launch["limit"] = None
+                    raise ValueError(problem)
+        return set_grid_idx(self, x, y, z)
+
     interp.InterpreterBuilder.set_grid_dim = checked
+    interp.InterpreterBuilder.set_grid_idx = counted
 
 
 def _patch_autotuner() -> None:
