@@ -143,6 +143,8 @@
 #              odd sizes; tune --device cuda on it
 #   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict and rowmax_opts (a block computed from
 #              num_warps through the launch options' dict): the kernel.py each leaves correct at sizes no entry names
+#   break17    scripts/gpu_break17.sh: tune --device cuda on warps_tuple (a block computed from num_warps held in
+#              a module-level tuple): the kernel.py it leaves correct at sizes no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -210,6 +212,7 @@ break16 540 scripts/gpu_break16.sh
 late16 540 scripts/gpu_late16.sh
 misalign17 480 scripts/gpu_misalign17.sh
 newuser14 540 scripts/gpu_newuser14.sh
+break17 300 scripts/gpu_break17.sh
 gputests 560 -
 EOF
 }

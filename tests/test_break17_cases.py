@@ -4,7 +4,10 @@ seventeenth trial")."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 DATA = Path(__file__).parent / "data"
 
@@ -15,7 +18,8 @@ def test_b15_a_tuple_s_element_that_no_longer_divides_its_size_is_never_written(
     no assignment of an integer), so over ``M // bm`` programs without masks ``TILE = (32, 16)`` was written with no
     guard, wrong at M=80 where the original's 16 is right (the net caught it in ``tune``, M=112,N=64, after 8
     candidates). Now the element moves as the name its unpacking binds: a module-level constant, which no guard by a
-    size can hold, refused as ``BM = 32`` is; a value that divides the original, and a masked grid, still written."""
+    size can hold, refused as ``BM = 32`` is (a grid reading ``TILE[0]`` too); a value that divides the original, and a
+    masked grid, still written."""
     from kernelopt.tunables.guard import guard_edit
 
     old = (DATA / "break17" / "tuple_nomask" / "kernel.py").read_text()
@@ -23,6 +27,10 @@ def test_b15_a_tuple_s_element_that_no_longer_divides_its_size_is_never_written(
     assert refused.new_source is None and refused.note is not None, refused
     assert refused.note.startswith("bm=32 does not divide every size the original bm=16 handled (the grid at line 23 "
                                    "has M // bm programs), and a module-level constant cannot be guarded"), refused.note  # fmt: skip
+    indexed = old.replace("(M // bm, N // bn)", "(M // TILE[0], N // TILE[1])")  # the grid reads the element
+    by_index = guard_edit(indexed, indexed.replace("TILE = (16, 16)", "TILE = (32, 16)"))
+    assert by_index.new_source is None and by_index.note is not None, by_index
+    assert by_index.note.startswith("TILE[0]=32 does not divide every size the original TILE[0]=16 handled (the grid")
     smaller = old.replace("TILE = (16, 16)", "TILE = (8, 16)")
     assert guard_edit(old, smaller).new_source == smaller
     module = old.replace("    bm, bn = TILE\n", "").replace("TILE = (16, 16)", "TILE = (16, 16)\nbm, bn = TILE")
@@ -31,3 +39,56 @@ def test_b15_a_tuple_s_element_that_no_longer_divides_its_size_is_never_written(
     masked = (DATA / "leftovers17" / "tuple_run" / "kernel.py").read_text()
     moved = masked.replace("TILE = (16, 16)", "TILE = (32, 64)")
     assert guard_edit(masked, moved).new_source == moved
+
+
+@pytest.mark.timeout(120)
+def test_b16_a_block_computed_from_the_warps_of_a_module_tuple_is_netted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """break17 b16 (a **wrong written kernel** on a GPU): n75's ReLU with its launch options a module-level tuple
+    unpacked in ``run`` (``CFG = (2, 3)``, ``nw, ns = CFG``, ``BLOCK = nw * 32``), leftovers17 l2's knob an element
+    each: a pick of ``num_warps=32`` was written ``CFG = (32, 3)`` (BLOCK 1024) as "only num_warps moved", the net not
+    cast (``readers.chained_values`` read no name the unpacking binds), wrong at n=64, 1088, 8256."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_newuser13_cases import _gpu_prepared
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = _gpu_prepared(Path(shutil.copytree(DATA / "break17" / "warps_tuple", tmp_path / "t")), monkeypatch)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and done.net is not None and done.net.failed is not None, (done.edit_note, done.edit)
+    assert done.edit_note is not None and "output not written" in done.edit_note, done.edit_note
+
+
+def test_b16_what_a_launch_option_held_in_a_module_tuple_computes() -> None:
+    """``readers.chained_values`` follows a tuple's element through its unpacking (``nw, ns = CFG``) and a name bound
+    to its subscript (``nw = CFG[0]``), and names a read of the subscript in a computation (``BLOCK = CFG[0] * 32``);
+    a tuple whose elements feed their launch alone computes nothing, and another element moves nothing here."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import chained_values
+
+    def chained(source: str, option: str = "num_warps") -> dict[str, object]:
+        return chained_values(discover_source(source), source, [option])
+
+    source = (DATA / "break17" / "warps_tuple" / "kernel.py").read_text()
+    assert chained(source) == {"BLOCK": 64} and chained(source, "num_stages") == {}
+    assert chained(source.replace("    nw, ns = CFG\n", "    nw = CFG[0]\n    ns = CFG[1]\n")) == {"BLOCK": 64}
+    assert chained(source.replace("BLOCK = nw * 32", "BLOCK = CFG[0] * 32")) == {"line 21 (CFG[0])": None}
+    assert chained(source.replace("BLOCK = nw * 32", "BLOCK = 64")) == {}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_b16_on_a_gpu_a_tuned_num_warps_held_in_a_module_tuple_is_never_written_wrong(tmp_path: Path) -> None:
+    """b16 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` on warps_tuple,
+    then the kernel.py it leaves run at sizes no entry names that the original handles (multiples of its 64-element
+    block): right at every one, whatever was written."""
+    import torch
+
+    from tests.gpu_correct import assert_correct, tuned_on_device
+
+    folder = Path(shutil.copytree(DATA / "break17" / "warps_tuple", tmp_path / "warps_tuple"))
+    tuned_on_device(folder)
+    shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))

@@ -174,7 +174,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
 def _tile_id(expr: cst.BaseExpression) -> tuple[str, str] | None:
     """``BLOCK`` -> ("name", "BLOCK"); ``meta["BLOCK"]`` -> ("meta", "BLOCK"); ``self.BLOCK`` / ``cfg.BLOCK`` ->
     ("name", "BLOCK") (a class attribute or a field of a settings object, edited where the class holds it);
-    else ``None``."""
+    ``TILE[0]`` -> ("name", "TILE[0]") (a module tuple's element); else ``None``."""
     if isinstance(expr, cst.Name):
         return ("name", expr.value)
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
@@ -183,6 +183,8 @@ def _tile_id(expr: cst.BaseExpression) -> tuple[str, str] | None:
         index = expr.slice[0].slice
         if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
             return ("meta", index.value.evaluated_value)  # type: ignore[arg-type]
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and isinstance(expr.value, cst.Name):
+            return ("name", f"{expr.value.value}[{index.value.value}]")  # a tuple's element (``TILE[0]``, b15)
     return None
 
 
@@ -2876,7 +2878,8 @@ def _unpacked_changes(
         if b is None or a is None or a == b:
             continue
         start, end = collector.offset(ne.value)
-        out += [_Change(b, a, start, end, n, fn, name, None) for name in _unpacked_as(held, at, collector)]
+        names = [f"{held}[{at}]", *_unpacked_as(held, at, collector)]  # read by its index, or unpacked
+        out += [_Change(b, a, start, end, n, fn, name, None) for name in names]
     return out
 
 

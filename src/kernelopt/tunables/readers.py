@@ -132,7 +132,39 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
         for name, key, line in _container_reads(t, tree)
     }
+    held |= {
+        f"line {line} ({name}[{at}])": None
+        for t in tunables
+        if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
+        for name, at, line in _element_reads(t, tree)
+    }
     return _followed(tree, known) | _read_unfollowed(tree, set(known)) | held
+
+
+def _element_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int, int]]:
+    """Where the file reads a launch option's literal through the tuple holding it by its index (``BLOCK =
+    CFG[0] * 32``; break17 b16): each (the tuple's name, the index, the line), but a name bound to the element alone
+    (``nw = CFG[0]``, followed as :func:`_bound_by`'s)."""
+    try:
+        line = int(tunable.location.rsplit(":", 1)[1])
+    except (ValueError, IndexError, AttributeError):
+        return []
+    holding = _tuples_holding(
+        tree, lambda node: _literal_of(node, tunable.value) and tree.positions[node].start.line == line
+    )
+    if not holding:
+        return []
+    bound = {
+        id(node.value)
+        for node in walk(tree.module)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+    }
+    return [
+        (held, at, tree.positions[node].start.line)
+        for node in walk(tree.module)
+        for held, at in holding
+        if _element_of(node, held, at) and id(node) not in bound
+    ]
 
 
 def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str | None, int]]:
@@ -365,7 +397,54 @@ def _bound_by(tunable: Tunable, tree: Parsed | None) -> set[str]:
         elif isinstance(node, cst.Parameters):
             given = [*node.posonly_params, *node.params, *node.kwonly_params]
             bound |= {p.name.value for p in given if literal(p.default)}
+    for held, at in _tuples_holding(tree, literal):
+        bound |= _elements_bound(tree, held, at)
     return bound
+
+
+def _tuples_holding(tree: Parsed, literal: Callable[[cst.BaseExpression], bool]) -> list[tuple[str, int]]:
+    """(the name, the index) of each tuple or list of literals bound to one name that holds the knob's ``literal``
+    as an element (``CFG = (2, 3)``: leftovers17 l2's knob an element each, ``CFG[0]``)."""
+    out: list[tuple[str, int]] = []
+    for node in walk(tree.module):
+        if not (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and isinstance(node.value, cst.Tuple | cst.List)
+        ):
+            continue
+        for at, element in enumerate(node.value.elements):
+            if not isinstance(element, cst.StarredElement) and literal(element.value):
+                out.append((node.targets[0].target.value, at))
+    return out
+
+
+def _elements_bound(tree: Parsed, held: str, at: int) -> set[str]:
+    """The names the file binds to element ``at`` of the tuple ``held``: an unpacking (``nw, ns = CFG``, flat, no
+    starred element) or its subscript (``nw = CFG[0]``): break17 b16, ``BLOCK = nw * 32`` beside ``num_warps=nw`` read
+    nothing, so a pick of ``num_warps=32`` was "only num_warps moved" and written wrong at n=64."""
+    out: set[str] = set()
+    for node in walk(tree.module):
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0].target, node.value
+        if isinstance(value, cst.Name) and value.value == held and isinstance(target, cst.Tuple | cst.List):
+            names = target.elements
+            flat = not any(isinstance(e, cst.StarredElement) for e in names)
+            if flat and at < len(names) and isinstance(names[at].value, cst.Name):
+                out.add(names[at].value.value)
+        elif isinstance(target, cst.Name) and _element_of(value, held, at):
+            out.add(target.value)
+    return out
+
+
+def _element_of(value: cst.BaseExpression, held: str, at: int) -> bool:
+    """``value`` is ``held[at]`` (an integer subscript of the tuple's name)."""
+    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and value.value.value == held):
+        return False
+    index = value.slice[0].slice if len(value.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and int(index.value.value) == at
 
 
 def _computes_with(value: cst.BaseExpression, literal: Callable[[cst.BaseExpression], bool]) -> bool:
