@@ -195,3 +195,24 @@ def test_n79_an_annotated_launch_options_dict_is_read_by_its_key(tmp_path: Path)
     source = (_opts_folder(tmp_path, "opts_dict") / "kernel.py").read_text().replace("opts = {", "opts: dict = {")
     assert "opts: dict = {" in source
     assert chained_values(discover_source(source), source, ["num_warps"]) == {"line 16 (opts['num_warps'])": None}
+
+
+def test_n80_a_size_two_of_the_net_s_rules_derive_alike_is_checked_and_said_once() -> None:
+    """n80: the net's line after a tune of the user's 2-D scale without masks (``BM = 16``, ``BN = 32`` over ``(M //
+    BM, N // BN)`` programs; SHAPES 32 x 128 and 64 x 256) read "correct at M=80,N=320, M=80,N=256, M=64,N=288, ...,
+    M=64,N=64, M=64,N=288, ...": one size derived by two rules was checked twice and said twice. Now a size whose every
+    try the written kernel already passed is skipped."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import cast, derived_sizes
+    from kernelopt.tuning.problem import ProblemShape
+
+    sizes = derived_sizes([ProblemShape(kwargs={"M": 32, "N": 128}), ProblemShape(kwargs={"M": 64, "N": 256})])
+    quarter = next(s for s in sizes if [t.label() for t in s.tries] == ["M=64,N=288"])
+    ran: list[str] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        ran.append(shape.label())
+        return Outcome.OK, None
+
+    verdict = cast([*sizes, quarter], "original", "written", check_at)
+    assert ran.count("M=64,N=288") == 1 and verdict.line().count("M=64,N=288") == 1, (ran, verdict.line())
