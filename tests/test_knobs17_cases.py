@@ -244,3 +244,42 @@ def test_the_interpreter_stops_a_launch_past_its_limit_in_one_line(monkeypatch: 
         _copy[(8192,)](x, y, 16384, BLOCK=2)
     _copy[(64,)](x, y, 128, BLOCK=2)  # under the launches judged: runs
     assert torch.equal(y[:128], x[:128] * 2)
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_an_int8_dot_compiles_from_the_space_s_least_k(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled): the int8 GEMM above at ``BLOCK_K=16`` fails to compile (sm_90's 8-bit MMA
+    needs K >= 32, Triton's ``min_dot_size``), at 32, the space's least K, it compiles and is exact; and ``tune
+    --device cuda``'s space on breaker16's bnb_int8_mm starts its ``BLOCK_K`` at 32 (it offered 16 on the H100,
+    2026-12-06, and a candidate there failed to compile)."""
+    import importlib.util
+    import shutil
+
+    import torch
+
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    path = tmp_path / "int8_gemm.py"
+    path.write_text(_INT8_GEMM.replace("BLOCK_K=64", "BLOCK_K=BK").replace("def run(a, b):", "def run(a, b, BK=64):"))
+    spec = importlib.util.spec_from_file_location("int8_gemm", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    g = torch.Generator().manual_seed(0)
+    a = torch.randint(-127, 128, (96, 72), generator=g, dtype=torch.int8).cuda()
+    b = torch.randint(-127, 128, (72, 80), generator=g, dtype=torch.int8).cuda()
+    exact = (a.double().cpu() @ b.double().cpu()).to(torch.int32)
+    with pytest.raises(Exception, match=r"K >= 32"):  # Triton's compile error, min_dot_size's words
+        module.run(a, b, BK=16)
+        torch.cuda.synchronize()
+    assert torch.equal(module.run(a, b, BK=32).cpu(), exact)
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "breaker16" / "bnb_int8_mm", tmp_path / "bnb"))
+    space = prepare_folder(TuneRequest(folder=folder, device="cuda")).space
+    assert min(next(k for k in space.knobs if k.name == "BLOCK_K").values) == 32
