@@ -3,7 +3,7 @@
 # interpreter holds the launch options) on one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and
 # settings are never changed. About 3 minutes.
 #
-#   b16: `kernelopt tune --device cuda` (a 120 s wall) on warps_tuple (a ReLU over n // BLOCK programs, `nw, ns = CFG`
+#   b16: `kernelopt tune --device cuda` (a 120 s wall) on warps_tuple (break16's warps_augmented built by the test: a ReLU over n // BLOCK programs, `nw, ns = CFG`
 #   of a module-level tuple, BLOCK = nw * 32): before the fix a pick of num_warps=32 was written `CFG = (32, 3)`,
 #   wrong. The kernel.py it leaves is checked at sizes no entry names (n = 64, 1088, 8256, 2**20).
 #

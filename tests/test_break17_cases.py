@@ -12,7 +12,34 @@ import pytest
 DATA = Path(__file__).parent / "data"
 
 
-def test_b15_a_tuple_s_element_that_no_longer_divides_its_size_is_never_written() -> None:
+def _built(tmp_path: Path, source: str, name: str, edits: list[tuple[str, str]]) -> Path:
+    """A copy of ``tests/data/<source>`` named ``name`` with ``edits`` (old, new) made to its kernel.py."""
+    folder = Path(shutil.copytree(DATA / source, tmp_path / name))
+    text = (folder / "kernel.py").read_text()
+    for old, new in edits:
+        assert old in text, (source, old)
+        text = text.replace(old, new)
+    (folder / "kernel.py").write_text(text)
+    return folder
+
+
+TUPLE_NOMASK = [
+    ("    mask = (rm[:, None] < M) & (rn[None, :] < N)\n", ""),
+    (", mask=mask", ""),
+    ("(triton.cdiv(M, bm), triton.cdiv(N, bn))", "(M // bm, N // bn)"),
+]
+"""leftovers17's tuple_run without masks (b15): ``M // bm`` by ``N // bn`` programs, so a tile must divide its size."""
+
+WARPS_TUPLE = [
+    ("@triton.jit", "CFG = (2, 3)\n\n\n@triton.jit"),
+    ("    nw = 2\n    BLOCK = 32\n    BLOCK *= nw\n", "    nw, ns = CFG\n    BLOCK = nw * 32\n"),
+    ("num_warps=nw)", "num_warps=nw, num_stages=ns)"),
+]
+"""break16's warps_augmented (a ReLU over ``n // BLOCK`` programs, no masks) with its launch options a module-level
+tuple unpacked in ``run`` (b16): ``nw, ns = CFG``, ``BLOCK = nw * 32``."""
+
+
+def test_b15_a_tuple_s_element_that_no_longer_divides_its_size_is_never_written(tmp_path: Path) -> None:
     """break17 b15: leftovers17's l2 made each element of a module-level tuple unpacked in ``run`` (``TILE = (16,
     16)``, ``bm, bn = TILE``) a knob written in the tuple, but the guard read no move there (``TILE = (32, 16)`` is
     no assignment of an integer), so over ``M // bm`` programs without masks ``TILE = (32, 16)`` was written with no
@@ -22,7 +49,7 @@ def test_b15_a_tuple_s_element_that_no_longer_divides_its_size_is_never_written(
     masked grid, still written."""
     from kernelopt.tunables.guard import guard_edit
 
-    old = (DATA / "break17" / "tuple_nomask" / "kernel.py").read_text()
+    old = (_built(tmp_path, "leftovers17/tuple_run", "t", TUPLE_NOMASK) / "kernel.py").read_text()
     refused = guard_edit(old, old.replace("TILE = (16, 16)", "TILE = (32, 16)"))
     assert refused.new_source is None and refused.note is not None, refused
     assert refused.note.startswith("bm=32 does not divide every size the original bm=16 handled (the grid at line 23 "
@@ -54,14 +81,14 @@ def test_b16_a_block_computed_from_the_warps_of_a_module_tuple_is_netted(
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    prepared = _gpu_prepared(Path(shutil.copytree(DATA / "break17" / "warps_tuple", tmp_path / "t")), monkeypatch)
+    prepared = _gpu_prepared(_built(tmp_path, "break16/warps_augmented", "t", WARPS_TUPLE), monkeypatch)
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(_session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": 2}, 20.0)), evaluator)
     assert done.edit is None and done.net is not None and done.net.failed is not None, (done.edit_note, done.edit)
     assert done.edit_note is not None and "output not written" in done.edit_note, done.edit_note
 
 
-def test_b16_what_a_launch_option_held_in_a_module_tuple_computes() -> None:
+def test_b16_what_a_launch_option_held_in_a_module_tuple_computes(tmp_path: Path) -> None:
     """``readers.chained_values`` follows a tuple's element through its unpacking (``nw, ns = CFG``) and a name bound
     to its subscript (``nw = CFG[0]``), and names a read of the subscript in a computation (``BLOCK = CFG[0] * 32``);
     a tuple whose elements feed their launch alone computes nothing, and another element moves nothing here."""
@@ -71,10 +98,10 @@ def test_b16_what_a_launch_option_held_in_a_module_tuple_computes() -> None:
     def chained(source: str, option: str = "num_warps") -> dict[str, object]:
         return chained_values(discover_source(source), source, [option])
 
-    source = (DATA / "break17" / "warps_tuple" / "kernel.py").read_text()
+    source = (_built(tmp_path, "break16/warps_augmented", "t", WARPS_TUPLE) / "kernel.py").read_text()
     assert chained(source) == {"BLOCK": 64} and chained(source, "num_stages") == {}
     assert chained(source.replace("    nw, ns = CFG\n", "    nw = CFG[0]\n    ns = CFG[1]\n")) == {"BLOCK": 64}
-    assert chained(source.replace("BLOCK = nw * 32", "BLOCK = CFG[0] * 32")) == {"line 21 (CFG[0])": None}
+    assert chained(source.replace("BLOCK = nw * 32", "BLOCK = CFG[0] * 32")) == {"line 19 (CFG[0])": None}
     assert chained(source.replace("BLOCK = nw * 32", "BLOCK = 64")) == {}
 
 
@@ -88,7 +115,7 @@ def test_b16_on_a_gpu_a_tuned_num_warps_held_in_a_module_tuple_is_never_written_
 
     from tests.gpu_correct import assert_correct, tuned_on_device
 
-    folder = Path(shutil.copytree(DATA / "break17" / "warps_tuple", tmp_path / "warps_tuple"))
+    folder = _built(tmp_path, "break16/warps_augmented", "warps_tuple", WARPS_TUPLE)
     tuned_on_device(folder)
     shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
