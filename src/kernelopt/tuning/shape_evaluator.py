@@ -24,17 +24,18 @@ An entry the kernel as written (``original``) cannot run (it raises there, a com
 ``run``, while it runs the primary) is set aside when the original's result shows it, and the batch is evaluated again
 on the other entries (docs/faults.md leftovers15's l2; refblame14's r13 stopped tune there): no candidate is checked or
 timed there, and a kernel to write must still raise there or pass (:meth:`ShapesEvaluator.check_source`), never fail
-otherwise. Where it raises at the primary, which every candidate is checked and timed at first, no candidate can be
-compared with it: the session stops there with one line (:class:`ProblemError`, exit 2), never setting the primary aside
-(leftovers17's l4). Where the record serves the original's result (a rerun, a resume), the original is checked again at
-an entry where a new candidate raises and the batch does not hold the original (:meth:`_original_at`, newuser13's n71),
-and a resumed session that times more entries than the original's record was timed on seeks them before its rounds
-(:meth:`ShapesEvaluator.seek_set_aside`). ``SHAPES`` entries the loop's V0 cannot run are the problem's by the same rule
-(:mod:`kernelopt.harness.unrunnable`). On a GPU the primary's compile pool compiles on the smallest entry: a candidate
-that fails there (it raises, computes wrong, is screened out) is that entry's failure, found by the entry's own
-evaluator as in the interpreter (:data:`~kernelopt.tuning.kernel_evaluator.ELSEWHERE`), so the rule sees the original's
-failure there alike on both paths; once the entry is set aside the pool compiles elsewhere (docs/faults.md aside17: on
-the H100 every candidate of refblame14's int_one was ``compile_error`` at the primary and nothing was set aside).
+otherwise. Where it raises at the primary, which every candidate is checked and timed at first, while it runs another
+entry, no candidate can be compared with it: the session stops there with one line (:class:`ProblemError`, exit 2),
+never setting the primary aside; where it runs none, the session goes on as before (leftovers17's l4). Where the record
+serves the original's result (a rerun, a resume), the original is checked again at an entry where a new candidate raises
+and the batch does not hold the original (:meth:`_original_at`, newuser13's n71), and a resumed session that times more
+entries than the original's record was timed on seeks them before its rounds (:meth:`ShapesEvaluator.seek_set_aside`).
+``SHAPES`` entries the loop's V0 cannot run are the problem's by the same rule (:mod:`kernelopt.harness.unrunnable`). On
+a GPU the primary's compile pool compiles on the smallest entry: a candidate that fails there (it raises, computes
+wrong, is screened out) is that entry's failure, found by the entry's own evaluator as in the interpreter
+(:data:`~kernelopt.tuning.kernel_evaluator.ELSEWHERE`), so the rule sees the original's failure there alike on both
+paths; once the entry is set aside the pool compiles elsewhere (docs/faults.md aside17: on the H100 every candidate of
+refblame14's int_one was ``compile_error`` at the primary and nothing was set aside).
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class ShapesEvaluator:
         self.original = original  # the kernel as written: an entry it cannot run is set aside (:meth:`_set_aside`)
         self.set_aside: dict[str, tuple[KernelEvaluator, str, str]] = {}  # label -> its evaluator, why, the line
         self.original_runs: set[str] = set()  # entries where the original, served from the record, was found to run
+        #: where the original raised at the primary: the first other entry it runs ("": none), asked once a session
+        self.primary_elsewhere: str | None = None
         self.evaluators = [
             KernelEvaluator(
                 problem if k == 0 else problem.model_copy(update={"shape": dict(shape.kwargs)}),
@@ -167,7 +170,9 @@ class ShapesEvaluator:
         if mine is None and self.original is not None:  # served from the record (a rerun): asked where others raise
             mine = self._original_at(results)
         if mine is not None and mine.outcome in RAISED_OUTCOMES and mine.failed_entry == self.labels[0]:
-            raise ProblemError(self._primary_unrunnable(mine))
+            line = self._primary_unrunnable(mine)
+            if line is not None:
+                raise ProblemError(line)
         if mine is None or mine.outcome not in RAISED_OUTCOMES or mine.failed_entry not in self.labels[1:]:
             return False
         k = self.labels.index(mine.failed_entry)
@@ -179,33 +184,30 @@ class ShapesEvaluator:
             self.untimed = frozenset()
         return True
 
-    def _primary_unrunnable(self, mine: Result) -> str:
+    def _primary_unrunnable(self, mine: Result) -> str | None:
         """The one line of a session whose kernel as written (``mine``, its result) raised at the primary entry, the
-        one every candidate is checked and timed at first: no candidate there can be compared with it, so the session
-        stops (exit 2) rather than set the entry aside as it does one after the primary (leftovers17's l4). Where the
-        original runs another entry the line says to drop this one; where it runs none, that dropping it is no cure
-        (break15's b12: an original raising there may raise everywhere)."""
-        label = self.labels[0]
-        why = entry_reason(mine, label)
-        assert self.original is not None
-        runs = next(
-            (
-                other
-                for other, ev in zip(self.labels[1:], self.evaluators[1:], strict=True)
-                if ev.evaluate([self.original], timed=False)[0].outcome.ok
-            ),
-            None,
-        )
-        if runs is None:
-            return (
-                f"kernel.py as written (V0) cannot run the SHAPES entry {label}, the one every candidate is checked "
-                f"and timed at first ({why}), nor any other entry: nothing to compare a candidate with; "
-                "`kernelopt validate` shows why"
+        one every candidate is checked and timed at first, while it runs another entry (the first that runs, asked
+        untimed in order, once a session): no candidate can be compared with it there, so the session stops (exit 2)
+        rather than set the entry aside as it does one after the primary (leftovers17's l4). ``None`` where it runs no
+        entry: dropping the primary is then no cure (break15's b12: an original raising there may raise everywhere),
+        and the session goes on as before, every candidate checked and timed without it (exit 1 where none runs)."""
+        if self.primary_elsewhere is None:
+            assert self.original is not None
+            self.primary_elsewhere = next(
+                (
+                    other
+                    for other, ev in zip(self.labels[1:], self.evaluators[1:], strict=True)
+                    if ev.evaluate([self.original], timed=False)[0].outcome.ok
+                ),
+                "",
             )
+        if not self.primary_elsewhere:
+            return None
+        label, runs = self.labels[0], self.primary_elsewhere
         return (
-            f"the SHAPES entry {label} {CANNOT_RUN}, while it runs {runs} ({why}): it is the entry every candidate "
-            "is checked and timed at first, so none could be compared with kernel.py; drop it from SHAPES to tune on "
-            "the others"
+            f"the SHAPES entry {label} {CANNOT_RUN}, while it runs {runs} ({entry_reason(mine, label)}): it is the "
+            "entry every candidate is checked and timed at first, so none could be compared with kernel.py; drop it "
+            "from SHAPES to tune on the others"
         )
 
     def seek_set_aside(self) -> None:
