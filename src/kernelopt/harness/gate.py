@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from kernelopt.fileio import atomic_write_bytes, atomic_write_text
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.harness.decision import Decision, decide
 from kernelopt.harness.hints import Hint, failure_class, hint_fits
+from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
@@ -270,9 +272,14 @@ def _run(
     # no device asked on a machine with no GPU driver: the worker runs on the CPU, and gets a CPU worker's
     # environment (one thread: the timing was bimodal, up to a scheduler slice per call, without it)
     device = settings.device or ("cpu" if runs_on_cpu("auto") else None)
+    limits = limits_of(settings)
+    # a launch of Triton's interpreter longer than any limit of the run stops in one line (never one that fits)
+    finite = [t for t in (limits.case_s, limits.run_s, limits.check_s) if math.isfinite(t)]
+    if finite:
+        extra[INTERPRETER_LIMIT_ENV] = f"{max(finite):g}"
     env = worker_env(None, extra, device=device)
     try:
-        outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
+        outcome = run_worker(job, limits=limits, run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
         raise disk_problem(exc) or EnvironmentProblem(f"cannot start the harness worker: {exc}") from None
     if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT and not outcome.timed_out:
