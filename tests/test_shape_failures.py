@@ -260,7 +260,9 @@ def test_a_keyed_list_s_table_holds_an_entry_s_best_its_prune_drops_elsewhere(tm
         ]
         and len(configs) == 5
     ), configs
-    assert "kept = list(_prune(configs, named_args, **kwargs))" in text and "per-bucket table" in note
+    wrapped = "kept = list(_prune([*head, *rest], named_args, **kwargs))"  # beside the original's other configs
+    assert wrapped in text and "return tuned or list(_prune(configs, named_args, **kwargs))" in text, text
+    assert "per-bucket table" in note, note
 
 
 @pytest.mark.gpu
