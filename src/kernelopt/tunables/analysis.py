@@ -610,6 +610,11 @@ def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpressio
     return out
 
 
+def _allocates(expr: cst.BaseExpression | None) -> bool:
+    """Whether ``expr`` is an allocation call (``torch.empty(...)``, ``x.new_zeros(...)``)."""
+    return isinstance(expr, cst.Call) and (_dotted(expr.func) or "").split(".")[-1] in ALLOCATIONS
+
+
 def _read_names(expr: cst.CSTNode) -> set[str]:
     """The plain names ``expr`` reads (``x.numel() // GROUP_SIZE`` -> {x, GROUP_SIZE})."""
     return {n.value for n in walk(expr) if isinstance(n, cst.Name)}
@@ -1086,6 +1091,69 @@ class _Analyzer:
             f"{self.loc(sizing[expr.value])}): another value returns another shape, so it is what the kernel "
             "computes, not how fast"
         )
+
+    def sized_by_a_caller(self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0) -> str | None:
+        """Why a launch argument is what the kernel computes where :meth:`sizes_output` cannot see it: the value is
+        the launching function's parameter passed on as it is (vLLM's ``NUM_KV_SPLITS = num_kv_splits``), and a
+        caller in this file, up the chain of calls, also sizes a tensor with the value it passes and hands that
+        tensor down in the same call (``attn_logits = torch.empty((b, h, num_kv_splits, Lv + 1))``, then
+        ``decode_attention_fwd_normal(..., attn_logits, num_kv_splits, ...)``): another value at the launch writes
+        past the buffer's splits or leaves some unwritten. ``None`` otherwise."""
+        if func is None or not isinstance(expr, cst.Name) or depth > 4:
+            return None
+        name = expr.value
+        for _ in range(8):  # NUM_KV_SPLITS = num_kv_splits: follow a plain renaming to the parameter
+            binds = func.locals.get(name, [])
+            if not binds:
+                break
+            if len(binds) != 1 or not isinstance(binds[0].value, cst.Name):
+                return None
+            name = binds[0].value.value
+        fname = func.node.name.value
+        params = [*func.node.params.posonly_params, *func.node.params.params]
+        index = next((i for i, q in enumerate(params) if q.name.value == name), None)
+        kwonly = any(q.name.value == name for q in func.node.params.kwonly_params)
+        if (index is None and not kwonly) or name in func.locals or len(self.functions.get(fname, [])) != 1:
+            return None
+        for call in self.calls.get(fname, []):
+            if any(a.star for a in call.args):
+                continue
+            given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == name]
+            plain = [a.value for a in call.args if a.keyword is None]
+            passed = given[0] if given else plain[index] if index is not None and index < len(plain) else None
+            caller = self.enclosing_function(call)
+            if not isinstance(passed, cst.Name) or caller is None:
+                continue
+            derived = {passed.value}  # the names the caller computes from the value it passes
+            grown = True
+            while grown:
+                grown = False
+                for local, binds in caller.locals.items():
+                    if local not in derived and any(
+                        b.value is not None and not _allocates(b.value) and _read_names(b.value) & derived
+                        for b in binds
+                    ):
+                        derived.add(local)
+                        grown = True
+            handed = set().union(*(_read_names(a.value) for a in call.args))
+            for buffer in sorted(handed & set(caller.locals)):
+                for b in caller.locals[buffer]:
+                    alloc = b.value
+                    if not isinstance(alloc, cst.Call) or not _allocates(alloc):
+                        continue
+                    if any(_read_names(size) & derived for _, size in _allocation_dims(alloc)):
+                        return (
+                            f"'{expr.value}' is the value {caller.node.name.value}() also sizes '{buffer}' with "
+                            f"(allocated at {self.loc(b.line)}) and hands down with it "
+                            f"({self.loc(self.positions[call].start.line)}):"
+                            " another value at the launch alone reads or writes that buffer at sizes it was not "
+                            "allocated with, so it is held at its value; change it where the buffer is sized"
+                        )
+            if any(q.name.value == passed.value for q in caller.params) and passed.value not in caller.locals:
+                found = self.sized_by_a_caller(passed, caller, depth + 1)
+                if found is not None:
+                    return found.replace(f"'{passed.value}'", f"'{expr.value}'", 1)
+        return None
 
     def shape_unpacked(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> str | None:
         """Why a launch argument named no known knob is a size of the problem where the launching function unpacks it
@@ -1646,7 +1714,14 @@ class _Analyzer:
         window = window or (self.group_size(kname, name, la) if is_work_group(name) else None)
         window = window or (self.feeds_held(la, kname, name, expr) if name not in LAUNCH_OPTIONS else None)
         semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
-        shapes_output = self.sizes_output(expr, la.func) if not semantic and name not in LAUNCH_OPTIONS else None
+        # a caller's buffer sized by a knob's value holds it (a module constant moves every use together, the
+        # caller's allocation too: breaker7's decode_split; a name no rule calls a knob is offered nowhere anyway)
+        caller_sized = kind is not TunableKind.MODULE_CONSTANT and knob_rule(name) is not None
+        shapes_output = (
+            self.sizes_output(expr, la.func) or (self.sized_by_a_caller(expr, la.func) if caller_sized else None)
+            if not semantic and name not in LAUNCH_OPTIONS
+            else None
+        )
         shape_size = self.shape_unpacked(expr, la.func) if shapes_output is None and knob_rule(name) is None else None
         if semantic:
             refused, computed = semantic_reason(name, value) or window, None
