@@ -55,7 +55,12 @@ def test_the_compile_pool_s_failure_at_another_entry_is_that_entry_s_and_sets_it
     assert all(r.latency_us and r.failed_entry is None for r in results)
     assert first is not None and first.compile_shape == "M=8,N=1", first
     # a new pool, never compiling there (the next test: on which entry it compiles)
-    assert now is not None and now is not first and now.avoid == ["M=8,N=1"], now
+    assert (
+        now is not None
+        and now is not first
+        and now.avoid == ["M=8,N=1"]
+        and ev.evaluators[0].not_compiled_on == {"M=8,N=1"}
+    ), now
 
 
 def test_only_a_failure_the_compile_shape_decides_at_another_entry_goes_on_to_the_bench(tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ class FakeShape:
     def discard_workers(self) -> None:
         self.calls.append(([], False))  # ([], False): its workers were stopped here
 
-    def set_aside(self, label: str) -> None:
+    def never_compile_on(self, label: str) -> None:
         pass  # no compile pool to move off the entry set aside
 
     def close(self) -> None:

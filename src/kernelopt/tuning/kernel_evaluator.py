@@ -411,7 +411,7 @@ class KernelEvaluator:
     ) -> None:
         self.problem = problem
         self.entries = frozenset(entries)
-        self.avoid: set[str] = set()  # entries set aside (:meth:`set_aside`): the compile pool never compiles there
+        self.not_compiled_on: set[str] = set()  # set aside (:meth:`never_compile_on`): no pool compiles on them
         self.name = name
         self.base_source = base_source
         self.apply = apply
@@ -509,7 +509,7 @@ class KernelEvaluator:
 
     def _compile_pool(self) -> CompilePool:
         """A compile pool for the started bench workers' device (its workers start on its first batch), compiling on
-        no entry of :attr:`avoid`."""
+        no entry of :attr:`not_compiled_on`."""
         assert self._bench is not None and self.ready is not None
         ready = self.ready
         left = max(0, ready.free_bytes - len(self._bench.workers) * ready.need.bench_bound_bytes)
@@ -522,14 +522,14 @@ class KernelEvaluator:
             env=self._env,
             device_cap=max(1, left // DEVICE_BYTES_PER_COMPILE_WORKER) if cuda else None,
             screen=self.settings.screen,
-            avoid=self.avoid,
+            avoid=self.not_compiled_on,
         )
 
-    def set_aside(self, label: str) -> None:
+    def never_compile_on(self, label: str) -> None:
         """The session set the ``SHAPES`` entry ``label`` aside (the kernel as written cannot run it): a compile pool
         compiling there compiles elsewhere from the next batch (on the H100, 2026-12-06, refblame14's int_one: the
         pool compiled every candidate on M=8,N=1, the smallest entry, where none compiles)."""
-        self.avoid.add(label)
+        self.not_compiled_on.add(label)
         if self._compile is not None and self._compile.compile_shape == label:
             self._compile.close()
             self._compile = self._compile_pool()

@@ -177,7 +177,7 @@ class ShapesEvaluator:
             return False
         k = self.labels.index(mine.failed_entry)
         label, ev = self.labels.pop(k), self.evaluators.pop(k)
-        self.evaluators[0].set_aside(label)  # its compile pool, where it compiles there, compiles elsewhere
+        self.evaluators[0].never_compile_on(label)  # its compile pool, where it compiles there, compiles elsewhere
         why = entry_reason(mine, label)
         self.set_aside[label] = (ev, why, set_aside_line(label, why, self.labels[0]))
         if not set(self.labels) - self.untimed:
