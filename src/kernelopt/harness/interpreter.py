@@ -611,17 +611,26 @@ def dot_k_problem(k: int, bits: int) -> str | None:
     )
 
 
-def _patch_dot(interp: Any, *, widen_bf16: bool) -> None:
+def _bf16_widened(interp: Any, h: Any) -> Any:
+    """The interpreter's handle ``h`` of bf16 values kept as their 16 bits, widened to fp32 exactly (a bf16 is the top
+    half of an fp32); any other value as it is. The one widening the dot, the float arithmetic, the reductions and the
+    fp8 conversion read."""
     import numpy as np
     import triton.language as tl
+
+    if not isinstance(h, interp.TensorHandle) or h.dtype.scalar != tl.bfloat16:
+        return h
+    return interp.TensorHandle(
+        interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32), tl.float32
+    )
+
+
+def _patch_dot(interp: Any, *, widen_bf16: bool) -> None:
 
     create_dot = interp.InterpreterBuilder.create_dot
 
     def widen(h: Any) -> Any:
-        if not widen_bf16 or h.dtype.scalar != tl.bfloat16:
-            return h
-        data = interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32)
-        return interp.TensorHandle(data, tl.float32)
+        return _bf16_widened(interp, h) if widen_bf16 else h
 
     def dot(self: Any, a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
         problem = dot_k_problem(int(a.data.shape[-1]), a.dtype.scalar.primitive_bitwidth)
@@ -675,7 +684,7 @@ def _patch_fp8(interp: Any) -> None:
             return convert(self, src, dst_type, rounding_mode)
         data = src.data
         if source == tl.bfloat16:  # kept as its 16 bits: widened exactly (a bf16 is the top half of an fp32)
-            data = interp._convert_float(data, tl.bfloat16, tl.float32, None).view(np.float32)
+            data = _bf16_widened(interp, src).data
         wide = torch.from_numpy(
             np.ascontiguousarray(data, dtype=np.float64 if source.primitive_bitwidth == 64 else np.float32)
         )
@@ -710,10 +719,7 @@ def _patch_bf16_arithmetic(interp: Any) -> None:
         return
 
     def widen(h: Any) -> Any:
-        if not isinstance(h, interp.TensorHandle) or h.dtype.scalar != tl.bfloat16:
-            return h
-        data = interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32)
-        return interp.TensorHandle(data, tl.float32)
+        return _bf16_widened(interp, h)
 
     def narrow(h: Any) -> Any:
         wide = torch.from_numpy(np.ascontiguousarray(h.data, dtype=np.float32))
