@@ -125,7 +125,7 @@ def test_l2_a_module_level_tuple_unpacked_is_a_knob_an_element_each(tmp_path: Pa
         "kernel.py:8",
     )
     assert apply_source(bound, {"BLOCK_M": 64}).new_source == bound.replace("TILE = (16, 16)", "TILE = (64, 16)")
-    nomask = (Path(__file__).parent / "data" / "break17" / "tuple_nomask" / "kernel.py").read_text()
+    nomask = _tuple_nomask()
     nomask = nomask.replace("    bm, bn = TILE\n", "    bm = TILE[0]\n    bn = TILE[1]\n")
     refused = guard_edit(nomask, nomask.replace("TILE = (16, 16)", "TILE = (32, 16)"))
     assert refused.new_source is None and (refused.note or "").startswith("bm=32 does not divide"), refused
@@ -154,6 +154,16 @@ def test_l2_tune_writes_a_tuple_s_elements_right_at_sizes_no_entry_names(tmp_pat
     assert text is not None and text.replace("TILES = (128, 64)", "TILES = (16, 16)") == before, note
     (moved / "kernel.py").write_text(text)
     _not_in_shapes_right(moved)
+
+
+def _tuple_nomask() -> str:
+    """tuple_run without masks (``M // bm`` by ``N // bn`` programs), as break17's b15 builds it."""
+    from tests.test_break17_cases import TUPLE_NOMASK
+
+    text = _read(TUPLE_RUN)
+    for old, new in TUPLE_NOMASK:
+        text = text.replace(old, new)
+    return text
 
 
 def _read(folder: Path) -> str:
@@ -246,7 +256,7 @@ def test_l2_a_tuple_run_binds_stays_a_computed_setting() -> None:
     after the unpacking."""
     from kernelopt.tunables import discover_source
 
-    nomask = (Path(__file__).parent / "data" / "break17" / "tuple_nomask" / "kernel.py").read_text()
+    nomask = _tuple_nomask()
     local = nomask.replace("TILE = (16, 16)\n", "").replace(
         "    bm, bn = TILE\n", "    TILE = (16, 16)\n    bm, bn = TILE\n"
     )
