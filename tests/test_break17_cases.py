@@ -119,3 +119,84 @@ def test_b16_on_a_gpu_a_tuned_num_warps_held_in_a_module_tuple_is_never_written_
     tuned_on_device(folder)
     shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+PROGRAMS_KERNEL = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+
+
+def run(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    BLOCK = 256
+    assert triton.cdiv(n, BLOCK) >= 8, "at least 8 programs"
+    scale_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
+    return y
+"""
+PROGRAMS_REFERENCE = """import torch
+
+SHAPES = [{"n": 32768}, {"n": 700}]
+
+
+def get_inputs(n=32768, device="cpu"):
+    g = torch.Generator().manual_seed(n)
+    return [torch.randn(n, generator=g).to(device)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
+@pytest.mark.timeout(120)
+def test_b17_the_compile_pool_set_aside_from_an_entry_compiles_on_an_entry_never_the_primary_shrunk(
+    tmp_path: Path,
+) -> None:
+    """break17 b17 (the GPU's path; a compile pool forced on the CPU as aside17's test forces it): ``run`` asserts at
+    least 8 programs of 256, SHAPES n=32768 (the GPU's primary) and n=700, which the original cannot run. aside17 sets
+    700 aside and moves the pool off it; with the primary the one entry left, the pool compiled on the primary shrunk,
+    n=512, a size no entry names where the original raises too, so the original's re-check was ``run_error`` at
+    n=32768 (which it runs) and so was BLOCK=128, right wherever the original runs. Now it compiles on the entry left."""
+    from kernelopt.tuning.bench_worker import BenchPlan
+    from kernelopt.tuning.candidate import Config, Outcome
+    from kernelopt.tuning.compile_pool import CompileSettings
+    from kernelopt.tuning.folder import worker_env
+    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    folder = tmp_path / "programs"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(PROGRAMS_KERNEL)
+    (folder / "reference.py").write_text(PROGRAMS_REFERENCE)
+    problem = Problem.from_folder(folder, device="cpu").model_copy(update={"shape": {"n": 32768}})
+    shapes = [ProblemShape(kwargs={"n": 32768}), ProblemShape(kwargs={"n": 700})]
+    settings = EvaluatorSettings(
+        compile_pool=True,
+        compile=CompileSettings(workers=1),
+        plan=BenchPlan(warmup_calls=1, repetitions=2, retime_rounds=1),
+    )
+    current, other = Config.of({"BLOCK": 256}), Config.of({"BLOCK": 128})
+
+    def apply(c: Config) -> str:
+        return PROGRAMS_KERNEL.replace("BLOCK = 256", f"BLOCK = {c['BLOCK']}")
+
+    with ShapesEvaluator(
+        problem, shapes, PROGRAMS_KERNEL, apply, session_dir=tmp_path / "session", env=worker_env(None, device="cpu"),
+        settings=settings, original=current,
+    ) as ev:  # fmt: skip
+        ev.start()
+        results = [*ev.evaluate([current]), *ev.evaluate([other])]
+        pool = ev.evaluators[0]._compile
+    assert list(ev.set_aside) == ["n=700"], ev.set_aside
+    assert pool is not None and pool.compile_shape == "n=32768", pool
+    assert [r.outcome for r in results] == [Outcome.OK] * 2, [r.reason for r in results]
+    assert problem.compile_shape([{"n": 32768}, {"n": 700}, {"n": 4096}], ["n=700"]).label() == "n=4096"

@@ -357,6 +357,13 @@ class Problem(BaseModel):
     def compile_shape(self, shapes: Sequence[Mapping[str, ShapeValue]], avoid: Collection[str] = ()) -> ProblemShape:
         """The shape the compile workers run (:func:`compile_shape`), chosen among the ``SHAPES`` entries whose label
         is not in ``avoid`` (entries a session set aside: the kernel as written cannot run them, docs/faults.md
-        aside17)."""
+        aside17). Once an entry is set aside the pool compiles on the smallest entry kept, the primary itself where it
+        is the one left, never the primary shrunk: a size no entry names, where the kernel as written may fail too
+        (break17 b17: ``n >= 8`` programs of 256, SHAPES 32768 and 700: 700 set aside, the pool moved to 512, where the
+        original raised, and its failure there was the original's at 32768)."""
         kept = [s for s in shapes if ProblemShape(kwargs=dict(s), constants=dict(self.constants)).label() not in avoid]
+        if kept and len(kept) < len(shapes):
+            return ProblemShape(
+                kwargs=dict(kept[smallest_shape_index(kept)]), constants=self.primary_shape(shapes).constants
+            )
         return compile_shape(self.primary_shape(shapes), kept, size_constants(self.reference_py))
