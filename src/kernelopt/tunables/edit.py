@@ -335,14 +335,8 @@ def keep_pruned_fallback(
     """
     an, _, _ = analyze(source, filename)
     prune = an.autotune_argument(kernel, "prune_configs_by")
-    pruned = prune is not None
-    if isinstance(prune, cst.Dict):
-        keys = {
-            e.key.evaluated_value
-            for e in prune.elements
-            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-        }
-        pruned = "early_config_prune" in keys
+    # a prune written as a dict: pruned where it names an early_config_prune; any other value may prune
+    pruned = _early_prune(an, kernel) is not None if isinstance(prune, cst.Dict) else prune is not None
     original = an.autotune_configs_expr(kernel)
     after, _, _ = analyze(pinned, filename)
     expr = after.autotune_configs_expr(kernel)
@@ -394,6 +388,7 @@ TUNED_FIRST = "_{kernel}_tuned_first"
 
 
 def _wrapper_name(kernel: str) -> str:
+    """The name of the wrapper of ``kernel``'s prune (:data:`TUNED_FIRST`)."""
     return TUNED_FIRST.format(kernel=kernel.lstrip("_"))
 
 
@@ -434,7 +429,7 @@ def _wrapper(an: Any, source: str, kernel: str) -> tuple[Span, int] | None:
     """The span of the wrapper an earlier tune wrote for ``kernel``'s prune (:data:`TUNED_FIRST`) and how many
     tuned configs head its list; ``None`` when there is none."""
     value = _early_prune(an, kernel)
-    name = TUNED_FIRST.format(kernel=kernel.lstrip("_"))
+    name = _wrapper_name(kernel)
     if not (isinstance(value, cst.Name) and value.value == name):
         return None
     for node in an.module.body:
@@ -471,7 +466,7 @@ def _tuned_first(source: str, kernel: str, filename: str, tuned: int) -> str | N
     info = an.functions.get(kernel, [])
     if value is None or len(info) != 1 or not info[0].node.decorators:
         return None
-    name = TUNED_FIRST.format(kernel=kernel.lstrip("_"))
+    name = _wrapper_name(kernel)
     user = _code(value) if isinstance(value, cst.Name | cst.Attribute) else f"({_code(value)})"
     at = an.line_starts[an.span(info[0].node.decorators[0]).line - 1]
     span = an.span(value)
@@ -508,9 +503,7 @@ def _carried_arguments(expr: cst.BaseExpression) -> tuple[str, ...] | None:
         if not isinstance(call, cst.Call):
             return ()
         extra = tuple(
-            cst.Module([]).code_for_node(a).strip().rstrip(",").strip()
-            for a in call.args
-            if a.keyword is not None and a.keyword.value not in _RENDERED_ARGUMENTS
+            _code(a) for a in call.args if a.keyword is not None and a.keyword.value not in _RENDERED_ARGUMENTS
         )
         seen.add(extra)
     if len(seen) > 1:
