@@ -144,7 +144,8 @@
 #   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict and rowmax_opts (a block computed from
 #              num_warps through the launch options' dict): the kernel.py each leaves correct at sizes no entry names
 #   break17    scripts/gpu_break17.sh: tune --device cuda on warps_tuple (a block computed from num_warps held in
-#              a module-level tuple): the kernel.py it leaves correct at sizes no entry names
+#              a module-level tuple): the kernel.py it leaves correct at sizes no entry names; the compile pool set
+#              aside from an entry compiles on the primary itself (b17)
 #   knobs17    scripts/gpu_knobs17.sh: an int8 GEMM at BLOCK_K=16 fails to compile and at 32 (the space's least K) is
 #              exact; tune --device cuda on bnb_int8_mm searches BLOCK_K from 32, and on mamba_chunk_state
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
@@ -214,7 +215,7 @@ break16 540 scripts/gpu_break16.sh
 late16 540 scripts/gpu_late16.sh
 misalign17 480 scripts/gpu_misalign17.sh
 newuser14 540 scripts/gpu_newuser14.sh
-break17 300 scripts/gpu_break17.sh
+break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
 gputests 560 -
 EOF

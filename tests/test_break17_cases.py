@@ -200,3 +200,35 @@ def test_b17_the_compile_pool_set_aside_from_an_entry_compiles_on_an_entry_never
     assert pool is not None and pool.compile_shape == "n=32768", pool
     assert [r.outcome for r in results] == [Outcome.OK] * 2, [r.reason for r in results]
     assert problem.compile_shape([{"n": 32768}, {"n": 700}, {"n": 4096}], ["n=700"]).label() == "n=4096"
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_b17_on_a_gpu_tune_sets_aside_the_entry_and_times_the_original_at_the_primary(tmp_path: Path) -> None:
+    """b17 on an NVIDIA GPU (the compile pool's own path): ``kernelopt tune --device cuda --json`` on the programs
+    kernel sets n=700 aside and times the original at n=32768 (it was read as raising there, the pool compiling at the
+    primary shrunk, n=512); the kernel.py it leaves is right at sizes the original runs that no entry names."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import torch
+
+    from tests.gpu_correct import DEVICE, assert_correct
+
+    folder = tmp_path / "programs"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(PROGRAMS_KERNEL)
+    (folder / "reference.py").write_text(PROGRAMS_REFERENCE)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", DEVICE, "--budget-wall-s", "90", "--json"],
+        capture_output=True, text=True, timeout=380, env=env,
+    )  # fmt: skip
+    print(done.stdout[-3000:], done.stderr[-2000:])
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout[done.stdout.index("{") :])
+    assert list(out["set_aside"]) == ["n=700"] and out["current_latency_us"] is not None, out
+    shapes = [{"n": 2048}, {"n": 2049}, {"n": 5000}, {"n": 1 << 20}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want)))
