@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v68, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v69, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -148,6 +148,8 @@ CASES: dict[str, Case] = {
     "v66": ("scan_pow2_rows", {"BLOCK": 256}, None),  # v65's scan over rows 2 ** log_cols long, a key moved by one
     "v67": ("chunk_cumsum_int", {"BLOCK": 256}, _wide_chunk),  # v65 in a block of 1024: wrong past 4 times the entries
     "v68": ("chunk_cumsum_small", {"BLOCK": 4}, None),  # v65's chunk a power of two of at most 8 (a small key)
+    # open: split 0 stores, the others add; right in the interpreter (programs in order), a race on a GPU
+    "v69": ("splitk_store_first", {"SPLIT_K": 2}, None),
 }
 
 

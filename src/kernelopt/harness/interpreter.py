@@ -78,9 +78,12 @@ and ``tune`` read so only when the CPU fails it too (docs/faults.md refblame14 r
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
+import os
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 from kernelopt.numeric import is_int
@@ -114,6 +117,34 @@ def is_static_assert(exc: BaseException) -> bool:
         return True
     inner = traceback.extract_tb(chain[-1].__traceback__)
     return bool(inner) and inner[-1].name == "_new_static_assert" and "/triton/runtime/" in inner[-1].filename
+
+
+@contextlib.contextmanager
+def mirrored_programs() -> Iterator[None]:
+    """Triton's interpreter runs a grid's programs last first inside the block: each program's id mirrored on every
+    axis (``n - 1 - i``). It runs them one after another, first to last, so a kernel right only in that order (split 0
+    stores its partial and the others add theirs: a race on a GPU, which runs programs in any order; wrongkernel17's
+    v69) passes; mirrored, it fails, and a kernel right in any order, as a GPU needs, passes still. Outside the
+    interpreter (``TRITON_INTERPRET`` not 1) or without its builder, nothing changes."""
+    builder = None
+    if os.environ.get("TRITON_INTERPRET") == "1" and importlib.util.find_spec("triton") is not None:
+        import triton.runtime.interpreter as interp
+
+        builder = getattr(interp, "interpreter_builder", None)
+    own = getattr(builder, "set_grid_idx", None)
+    if builder is None or own is None or "set_grid_idx" in vars(builder):
+        yield
+        return
+
+    def mirrored(x: int, y: int, z: int) -> None:
+        nx, ny, nz = builder.grid_dim
+        own(nx - 1 - x, ny - 1 - y, nz - 1 - z)
+
+    builder.set_grid_idx = mirrored
+    try:
+        yield
+    finally:
+        del builder.set_grid_idx
 
 
 def patch_interpreter() -> bool:

@@ -119,6 +119,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, integer_fills, padded, trespassed
 from kernelopt.harness.hostmem import is_out_of_memory
+from kernelopt.harness.interpreter import mirrored_programs
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
 from kernelopt.numeric import plain_int
@@ -1272,7 +1273,8 @@ class DerivedProblems:
         integers = integer_fills(tensors_in(derived.expected))  # a value the reference's outputs do not hold
 
         def fenced(*args: Any) -> Any:
-            with fenced_outputs(fences, OUTPUT_FILL, integers):
+            # the interpreter's programs last first: a kernel right only in the order it runs them is wrong here (v69)
+            with fenced_outputs(fences, OUTPUT_FILL, integers), mirrored_programs():
                 return fn(*args)
 
         try:
