@@ -150,6 +150,48 @@ def test_v68_a_small_chunk_handed_to_run_fails_its_power_size(tmp_path: Path, mo
     _caught(done, SizeClass.POWER, "n=512,chunk=8")
 
 
+def test_the_interpreter_runs_a_grid_s_programs_last_first_inside_mirrored_programs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each program takes a ticket (``tl.atomic_add`` on a counter) and stores it at its id: in order the tickets
+    are the ids; inside :func:`~kernelopt.harness.interpreter.mirrored_programs` the last program takes the first,
+    on both axes; after it, in order again."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    from kernelopt.harness.interpreter import mirrored_programs
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+    @triton.jit
+    def tickets(counter_ptr, out_ptr):
+        pid = tl.program_id(0) * tl.num_programs(1) + tl.program_id(1)
+        tl.store(out_ptr + pid, tl.atomic_add(counter_ptr, 1))
+
+    def taken() -> list[int]:
+        counter, out = torch.zeros(1, dtype=torch.int32), torch.full((6,), -1, dtype=torch.int32)
+        tickets[(3, 2)](counter, out)
+        return out.tolist()
+
+    assert taken() == [0, 1, 2, 3, 4, 5]
+    with mirrored_programs():
+        assert taken() == [5, 4, 3, 2, 1, 0]
+    assert taken() == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.timeout(120)
+def test_v69_a_split_sum_whose_first_split_stores_fails_the_net_in_mirrored_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v69 (splitk_store_first: a row sum split in ``SPLIT_K`` programs, split 0 storing its partial and the others
+    adding theirs; ``SPLIT_K=1`` a plain store): ``SPLIT_K=2`` was written with the rules on, right in the
+    interpreter, which ran the splits in order, and a race on a GPU. The net now runs a size's programs last first:
+    it fails at the past size, where the original (one split) passes; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "splitk_store_first", {"SPLIT_K": 2})
+    _caught(done, SizeClass.PAST, "n_rows=9,n_cols=1025")
+
+
 GPU_CASES = [
     (
         "chunk_cumsum_int",
