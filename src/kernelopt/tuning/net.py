@@ -92,6 +92,10 @@ Each past and half size's last tries are its tries again with every key of at mo
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
 whole).
 
+Under Triton's interpreter each size runs a grid's programs last first (each program id mirrored:
+:func:`kernelopt.harness.interpreter.mirrored_programs`), the original's run there too: the entries ran them first to
+last, so a kernel right only in that order (split 0 stores, the others add: a race on a GPU; v69) fails there.
+
 They run in the session's own primary bench worker (untimed, never charged to the budget; the size's inputs and
 reference built once there, in a request of their own so that a hang is pinned on reference.py or on the kernel, and
 kept for the next request), after the pick passed every ``SHAPES`` entry (:func:`kernelopt.tuning.folder.tune_folder`),
