@@ -98,7 +98,8 @@ def test_d2_a_table_buckets_on_the_launching_function_s_value_not_the_entry_s_of
     faster": a branch no entry's ``M`` reaches, the original kept everywhere. The table's bound is the value the
     launching function's name took where the kernel was launched (recorded by the evaluation), so the table written
     runs at the entries, and it is correct at sizes no entry names."""
-    written, note = _tune_edit(_copy("gems_argmax", tmp_path), {"BLOCK_SIZE": 512})
+    # the whole-tensor launch by name: since discovery17's l3 the dim path's heuristics are knobs, and tune's first
+    written, note = _tune_edit(_copy("gems_argmax", tmp_path), {"BLOCK_SIZE": 512}, kernel="argmax_kernel_1")
     assert written is not None and "if M <= 4641:" in written and "block_size = 512" in written, (note, written)
     assert "up to 4641" in (note or ""), note
     _all_correct(tmp_path / "gems_argmax", [{"M": 7, "N": 301, "K": 3}, {"M": 1, "N": 1, "K": 1}])
@@ -107,11 +108,11 @@ def test_d2_a_table_buckets_on_the_launching_function_s_value_not_the_entry_s_of
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for four of the trial's kernels when its session picks these, checked on the GPU: Unsloth's
-#: module-level block (both launches read it), FlagGems' computed block in a table over the launching function's
-#: ``M`` (d2), FBGEMM's list pinned with its prune wrapped, torchao's list of row groups
+#: module-level block (both launches read it), FlagGems' heuristics module's BLOCK_M in a table over ``M`` (the dim
+#: path, tune's first kernel since discovery17's l3; d2's whole-tensor table is the CPU test's), FBGEMM's list pinned with its prune wrapped, torchao's list of row groups
 GPU_PICKS = {
     "unsloth_swiglu": {"BLOCK_SIZE": 2048},
-    "gems_argmax": {"BLOCK_SIZE": 512},
+    "gems_argmax": {"BLOCK_M": 16, "BLOCK_N": 8},  # the heuristics module's dict (discovery17's l3)
     "fbgemm_fp8_row": {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
     "ao_fp8_blockwise": {"NUM_GROUPS": 64},
 }

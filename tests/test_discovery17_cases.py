@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests.test_breaker7_cases import _all_correct
+from tests.test_breaker_cases import _tune_edit
+
 DATA = Path(__file__).parent / "data" / "breaker17"
 
 
@@ -38,3 +41,22 @@ def test_l1_a_split_count_a_caller_sizes_its_buffer_with_is_held_at_both_launche
         assert "run() also sizes 'attn_logits'" in (knob.refused_reason or ""), knob.refused_reason
     # a name the launching function computes from a tensor (BLOCK_DMODEL from k's shape) is no passed-down split
     assert not found["_fwd_kernel_stage1:BLOCK_DMODEL"].semantic
+
+
+@pytest.mark.timeout(180)
+def test_l3_a_heuristics_module_s_dict_read_through_its_runtime_lookup_is_tuned_in_the_dict(tmp_path: Path) -> None:
+    """breaker17's l3: FlagGems' argmax hands ``@triton.heuristics`` ``runtime.get_heuristic_config("argmax")``, a
+    method of a module-level instance (``runtime = _Runtime()``) returning ``HEURISTICS_CONFIGS[op_name]``, a dict
+    of per-operator functions: "cannot be read (its dict is built by code)", so ``BLOCK_M`` / ``BLOCK_N`` were no
+    knobs. The method is followed as a module function's lookup is (``self`` not passed): the two are knobs as a
+    plain dict's are, and a pick is written into the module's dict, falling back on its function, right at sizes no
+    entry names."""
+    found = _tunables("gems_argmax")
+    assert "argmax_kernel.heuristics" not in found
+    assert found["argmax_kernel.heuristics.BLOCK_M"].computed == "argmax_heur_block_m(args)"
+    assert found["argmax_kernel.heuristics.BLOCK_N"].computed == "argmax_heur_block_n(args)"
+    written, note = _tune_edit(_copy("gems_argmax", tmp_path), {"BLOCK_M": 16, "BLOCK_N": 8}, kernel="argmax_kernel")
+    assert written is not None and '"BLOCK_M": lambda args: 16 if args["M"] <= 13 else argmax_heur_block_m(args),' in (
+        written
+    ), note
+    _all_correct(tmp_path / "gems_argmax", [{"M": 40, "N": 129, "K": 5}, {"M": 7, "N": 301, "K": 3}])

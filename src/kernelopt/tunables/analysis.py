@@ -2942,11 +2942,14 @@ class _Analyzer:
     def table_lookup(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """``expr`` with a call of a table getter followed: FlagGems' ``get_heuristic_config("softmax_inner")``, a
         function of this file whose body returns ``TABLE[name]`` (or one expression), called with literals, is
-        ``TABLE["softmax_inner"]``; anything else is returned as it is (``None`` for a call that cannot be
-        followed)."""
+        ``TABLE["softmax_inner"]``, and so is its runtime form ``runtime.get_heuristic_config("argmax")``, a method
+        of a module-level instance of a class of this file (:meth:`instance_method`); anything else is returned as
+        it is (``None`` for a call that cannot be followed)."""
         if not isinstance(expr, cst.Call):
             return expr
         found = self.functions.get(_dotted(expr.func) or "", [])
+        method = self.instance_method(expr.func) if not found else None
+        found = [method] if method is not None else found
         if len(found) != 1 or self.decorators(found[0].node) or not isinstance(found[0].node.body, cst.IndentedBlock):
             return None
         body = [st for st in found[0].node.body.body if not _docstring(st)]
@@ -2955,7 +2958,7 @@ class _Analyzer:
         ret = body[0].body[0] if len(body[0].body) == 1 else None
         if not isinstance(ret, cst.Return) or ret.value is None:
             return None
-        params = [p.name.value for p in found[0].params]
+        params = [p.name.value for p in found[0].params][1 if method is not None else 0 :]  # ``self`` not passed
         given = {params[i]: a.value for i, a in enumerate(expr.args) if a.keyword is None and i < len(params)}
         given |= {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
         if any(not isinstance(v, cst.SimpleString) for v in given.values()):
@@ -2973,6 +2976,30 @@ class _Analyzer:
         if any(n.value in params for n in _names_in(value)):
             return None
         return value
+
+    def instance_method(self, func: cst.BaseExpression) -> _FuncInfo | None:
+        """The method ``obj.method`` calls where ``obj`` is a module-level name bound once to an instance of a class of
+        this file (FlagGems' ``runtime = _Runtime()``, ``runtime.get_heuristic_config("argmax")``); ``None``
+        otherwise (an imported module's function, a name bound twice)."""
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return None
+        binds = self.module_bindings.get(func.value.value, [])
+        built = binds[0].value if len(binds) == 1 and not binds[0].chained else None
+        if not (isinstance(built, cst.Call) and isinstance(built.func, cst.Name)) or built.args:
+            return None
+        cls = next(
+            (c for c in self.module.body if isinstance(c, cst.ClassDef) and c.name.value == built.func.value), None
+        )
+        if cls is None or self.mutated(func.value.value, None):
+            return None
+        return next(
+            (
+                f
+                for f in self.functions.get(func.attr.value, [])
+                if any(n is f.node for n in cls.body.body) and f.params and f.params[0].name.value == "self"
+            ),
+            None,
+        )
 
     def heuristic_entries(self, info: _FuncInfo) -> dict[str, cst.BaseExpression]:
         """The entries of every ``@triton.heuristics`` of a kernel, stacked ones too (the outer decorator runs
