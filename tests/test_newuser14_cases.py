@@ -216,3 +216,38 @@ def test_n80_a_size_two_of_the_net_s_rules_derive_alike_is_checked_and_said_once
 
     verdict = cast([*sizes, quarter], "original", "written", check_at)
     assert ran.count("M=64,N=288") == 1 and verdict.line().count("M=64,N=288") == 1, (ran, verdict.line())
+
+
+@pytest.mark.parametrize("through", ["module", "dict_default"])
+def test_n81_a_one_block_row_computed_by_a_helper_reading_the_warps_is_never_shrunk(
+    tmp_path: Path, through: str
+) -> None:
+    """n81 (**a wrong written kernel** on a GPU): n64's row max (newuser12's warps_cover) with its block computed by a
+    helper, ``NW = 8``, ``def _block(): return NW * 128``, ``BLOCK = _block()`` (break16's b13 form), or with a dict
+    read through a parameter's default, ``def _block(o=OPTS): return o["num_warps"] * 128``. A pick of ``num_warps=4``
+    (BLOCK 512) passed the entries and the net (a max over 513 columns missing one is rarely wrong) and was written,
+    wrong at N=600 (``folder._checked_edit`` with the pick given, 17:05): n64's rule asked only of settings computed
+    from the option's names, and ``BLOCK = _block()`` names none. Now a setting that calls a function reading them
+    is computed from them; a function's own local of the name (breaker7's xent_chunked ``calculate_settings``) is
+    not a read."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import shrunk_covers
+
+    source = (DATA / "newuser12" / "warps_cover" / "kernel.py").read_text()
+    old = "    warps = 8\n    BLOCK = warps * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps)\n"
+    assert old in source
+    if through == "module":
+        helper, launch = "NW = 8\n\n\ndef _block():\n    return NW * 128\n", "num_warps=NW"
+    else:
+        helper, launch = 'OPTS = {"num_warps": 8}\n\n\ndef _block(o=OPTS):\n    return o["num_warps"] * 128\n', "**OPTS"
+    source = source.replace(old, f"    BLOCK = _block()\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, {launch})\n")
+    source = source.replace("def run(x):", f"{helper}\n\ndef run(x):")
+    found = discover_source(source)
+    assert shrunk_covers(found, source, {"num_warps": 4}, {"num_warps": 8}) == [
+        "BLOCK is computed from num_warps (BLOCK = _block()) and covers N with one block (cols < N): num_warps=4 moves "
+        "it by more than num_warps (a value no rule here works out), so it may leave part of a row undone where the "
+        "original covers it"
+    ]
+    assert shrunk_covers(found, source, {"num_warps": 16}, {"num_warps": 8}) == []
+    xent = (DATA / "breaker7" / "xent_chunked" / "kernel.py").read_text()
+    assert shrunk_covers(discover_source(xent), xent, {"num_warps": 4}, {"num_warps": 32}) == []

@@ -39,7 +39,53 @@ def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection
             if tree is not None:  # a dict holding the literal, read by its key (n77: BLOCK = opts["num_warps"] * 128)
                 bound |= {name for name, _, _ in _container_reads(t, tree)}
     bound |= set(_followed(tree, dict.fromkeys(bound)))
-    return [t for t in tunables if t.kind is TunableKind.COMPUTED_SETTING and set(t.size_names) & bound]
+    helpers = _functions_reading(tree, bound)
+    return [
+        t
+        for t in tunables
+        if t.kind is TunableKind.COMPUTED_SETTING and (set(t.size_names) & bound or _calls(t.computed) & helpers)
+    ]
+
+
+def _functions_reading(tree: Parsed | None, names: Collection[str]) -> set[str]:
+    """The functions of the file whose body or defaults read one of ``names`` (``def _block(): return NUM_WARPS *
+    128``, ``def _block(o=OPTS)``; a parameter of the name counts too, as a read no rule here tells apart): a setting
+    computed by calling one is computed from them (newuser14's n81: n64's one-block row max with ``BLOCK = _block()``,
+    a GPU pick of ``num_warps=4`` making it 512, passed the net and was written, wrong at N=600)."""
+    if tree is None or not names:
+        return set()
+    out = set()
+    for node in walk(tree.module):
+        if isinstance(node, cst.FunctionDef):
+            own = _locals_of(node)  # its parameters and what it assigns: a local of the name is not the option's
+            if any(isinstance(n, cst.Name) and n.value in set(names) - own for n in walk(node) if n is not node.name):
+                out.add(node.name.value)
+    return out
+
+
+def _locals_of(function: cst.FunctionDef) -> set[str]:
+    """The names ``function`` binds: its parameters and the names it assigns (breaker7's xent_chunked:
+    ``calculate_settings`` assigns a local ``num_warps``, no read of the launch option)."""
+    params = function.params
+    out = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    targets: list[cst.CSTNode] = []
+    for n in walk(function.body):
+        if isinstance(n, cst.Assign):
+            targets += [t.target for t in n.targets]
+        elif isinstance(n, cst.AnnAssign | cst.AugAssign | cst.For):
+            targets.append(n.target)
+    return out | {n.value for t in targets for n in walk(t) if isinstance(n, cst.Name)}
+
+
+def _calls(computed: str | None) -> set[str]:
+    """The names of the functions a computed setting's line calls (``BLOCK = _block()``: ``_block``)."""
+    if computed is None:
+        return set()
+    try:
+        statement = cst.parse_statement(computed.strip())
+    except cst.ParserSyntaxError:
+        return set()
+    return {n.func.value for n in walk(statement) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)}
 
 
 def _parse(source: str) -> Parsed | None:
