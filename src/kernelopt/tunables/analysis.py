@@ -21,6 +21,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.tunables.arithmetic import integer_value
+from kernelopt.tunables.bindings import element_read, unpacking
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     body_constexprs,
@@ -1273,16 +1274,11 @@ class _Analyzer:
         knob (``TILE[0]``; a module-level unpacking keeps its own name), written back in the tuple. ``None`` for any
         other assignment (starred, nested, a call's result, a tuple bound more than once or of another length)."""
         stmt = b.statement
-        assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Name)):
+        unpacked = unpacking(stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None)
+        if unpacked is None or unpacked[1].count(name) != 1:
             return None
-        target = assign.targets[0].target
-        names = [e.value.value if isinstance(e.value, cst.Name) else None for e in getattr(target, "elements", [])]
-        if not isinstance(target, cst.Tuple | cst.List) or name not in names or names.count(name) != 1:
-            return None
-        if any(isinstance(e, cst.StarredElement) for e in target.elements):
-            return None
-        held, at = assign.value.value, names.index(name)
+        held, names = unpacked
+        at = names.index(name)
         lit = self.tuple_element(held, at, func, len(names)) if depth <= 3 else None
         if lit is None:
             return None
@@ -1294,12 +1290,10 @@ class _Analyzer:
         element, a knob of its own keyed ``TILE[0]`` and written back in the tuple, as :meth:`unpacked` reads ``bm, bn
         = TILE``; ``None`` for any other subscript. Read where a name binds it, not at a launch (``BLOCK_M=TILE[0]``):
         the guard reads a tile's uses by that name (``M // bm``), and a grid of ``M // TILE[0]`` names none."""
-        if not (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1):
+        read = element_read(expr)
+        if read is None:
             return None
-        index = expr.slice[0].slice
-        if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
-            return None
-        held, at = expr.value.value, int(index.value.evaluated_value)
+        held, at = read
         lit = self.tuple_element(held, at, func)
         return _Resolved(lit, at_module=True, defined_as=f"{held}[{at}]") if lit is not None else None
 

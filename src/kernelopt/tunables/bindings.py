@@ -69,6 +69,29 @@ def _taken(
         yield from ((name, None) for name in _bound_by(target))
 
 
+def element_read(value: cst.BaseExpression | None) -> tuple[str, int] | None:
+    """``("TILE", 0)`` of ``TILE[0]``: a name indexed by one integer literal; ``None`` for any other expression. The
+    one reading of a tuple's element by its index, for discovery's knob and the guard's names of it."""
+    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1):
+        return None
+    index = value.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+        return None
+    return value.value.value, int(index.value.evaluated_value)
+
+
+def unpacking(stmt: cst.BaseSmallStatement | None) -> tuple[str, list[str | None]] | None:
+    """``("TILE", ["bm", "bn"])`` of ``bm, bn = TILE``: one flat tuple or list target, no starred element, unpacking
+    a name (each element's name, ``None`` for an element that is no name); ``None`` for any other statement. The one
+    reading of a tuple's unpacking, for discovery's knob and the guard's names of it."""
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, cst.Name)):
+        return None
+    target = stmt.targets[0].target
+    if not isinstance(target, cst.Tuple | cst.List) or any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    return stmt.value.value, [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+
+
 @dataclass(frozen=True)
 class Binding:
     """One binding of a name.

@@ -35,7 +35,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
-from kernelopt.tunables.bindings import assigned_once, bindings
+from kernelopt.tunables.bindings import assigned_once, bindings, element_read, unpacking
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -2890,29 +2890,15 @@ def _unpacked_as(held: str, at: int, collector: _Collector) -> list[str]:
     for line, _ in collector.statements:
         stmt = line.body[0] if len(line.body) == 1 else None
         if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
-            name, value = stmt.targets[0].target.value, stmt.value
-            index = value.slice[0].slice if isinstance(value, cst.Subscript) and len(value.slice) == 1 else None
-            if (
-                isinstance(value, cst.Subscript)
-                and isinstance(value.value, cst.Name)
-                and value.value.value == held
-                and isinstance(index, cst.Index)
-                and isinstance(index.value, cst.Integer)
-                and int(index.value.evaluated_value) == at
-                and name not in out
-            ):
+            name = stmt.targets[0].target.value
+            if element_read(stmt.value) == (held, at) and name not in out:
                 out.append(name)
             continue
-        if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, cst.Name)):
-            continue
-        target = stmt.targets[0].target
-        if stmt.value.value != held or not isinstance(target, cst.Tuple | cst.List):
-            continue
-        elements = target.elements
-        if at < len(elements) and not any(isinstance(e, cst.StarredElement) for e in elements):
-            name = elements[at].value
-            if isinstance(name, cst.Name) and name.value not in out:
-                out.append(name.value)
+        unpacked = unpacking(stmt)
+        if unpacked is not None and unpacked[0] == held and at < len(unpacked[1]):
+            name = unpacked[1][at]
+            if name is not None and name not in out:
+                out.append(name)
     return out
 
 
