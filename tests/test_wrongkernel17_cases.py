@@ -32,7 +32,16 @@ def test_a_key_get_inputs_hands_to_run_as_a_plain_value_is_moved_and_one_it_neve
     )
     summed = "def get_inputs(n=64, chunk=16):\n    x = torch.randn(n)\n    return [x] + [chunk]\n"
     starred = "def get_inputs(n=64, chunk=16):\n    extra = (chunk,)\n    return [torch.randn(n), *extra]\n"
-    for text, key in ((passed, "chunk"), (wrapped, "G"), (built, "chunk"), (summed, "chunk"), (starred, "chunk")):
+    rebound = (
+        "def get_inputs(n=64, chunk=16):\n    args = [torch.randn(n)]\n    args = args + [chunk]\n    return args\n"
+    )
+    extended = (
+        "def get_inputs(n=64, chunk=16):\n    args = [torch.randn(n)]\n    args.extend([chunk])\n    return args\n"
+    )
+    for text, key in (
+        (passed, "chunk"), (wrapped, "G"), (built, "chunk"), (summed, "chunk"), (starred, "chunk"), (rebound, "chunk"),
+        (extended, "chunk"),
+    ):  # fmt: skip
         reading = key_roles(text)[key]
         assert (reading.role, reading.why) == (KeyRole.PASSED, "handed to run() as a plain value"), text
     assert key_roles(passed)["n"].role is KeyRole.SIZE

@@ -180,13 +180,13 @@ class _Reader:
         if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
             return self._items(value.left) + self._items(value.right)
         if isinstance(value, ast.Name) and value.id in self.lists:
-            return [i for e in self.lists[value.id] for i in self._items(e)]
+            return list(self.lists[value.id])  # its items as they were when bound: ``inputs = inputs + [chunk]``
         return [value]
 
     def _listed(self, name: str, value: ast.expr, augmented: bool) -> None:
-        """``inputs = [x]`` (then ``inputs += [chunk]``): the list's items, kept for its return."""
+        """``inputs = [x]`` (then ``inputs += [chunk]``): the list's items, read now and kept for its return."""
         if isinstance(value, ast.List | ast.Tuple) or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
-            self.lists[name] = (self.lists.get(name, []) if augmented else []) + [value]
+            self.lists[name] = (self.lists.get(name, []) if augmented else []) + self._items(value)
         elif not augmented:
             self.lists.pop(name, None)
 
@@ -196,7 +196,7 @@ class _Reader:
         if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and call.args):
             return
         if f.value.id in self.lists and f.attr in ("append", "extend", "insert"):
-            self.lists[f.value.id].append(call.args[-1] if f.attr != "extend" else call.args[0])
+            self.lists[f.value.id] += self._items(call.args[0]) if f.attr == "extend" else [call.args[-1]]
 
     def _tensor(self, node: ast.AST) -> bool:
         """``node``'s value is a tensor a maker builds (a call of one in it, or a name bound to one)."""
