@@ -141,13 +141,9 @@
 #   misalign17 scripts/gpu_misalign17.sh: bitsandbytes' int8 matmul faults at an odd M as written (a hinted wrapped
 #              row loaded two at a time, misaligned), and the list tune writes runs its pick: right at M=37 and at
 #              odd sizes; tune --device cuda on it
-#   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict and rowmax_opts (a block computed from
-#              num_warps through the launch options' dict): the kernel.py each leaves correct at sizes no entry names
-#   break17    scripts/gpu_break17.sh: tune --device cuda on warps_tuple (a block computed from num_warps held in
-#              a module-level tuple): the kernel.py it leaves correct at sizes no entry names; the compile pool set
-#              aside from an entry compiles on the primary itself (b17)
-#   knobs17    scripts/gpu_knobs17.sh: an int8 GEMM at BLOCK_K=16 fails to compile and at 32 (the space's least K) is
-#              exact; tune --device cuda on bnb_int8_mm searches BLOCK_K from 32, and on mamba_chunk_state
+#   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict, rowmax_opts and rowmax_helper (a block
+#              computed from num_warps through the options' dict or a helper): the kernel.py each leaves correct at
+#              sizes no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -214,7 +210,7 @@ honest15 480 scripts/gpu_honest15.sh
 break16 540 scripts/gpu_break16.sh
 late16 540 scripts/gpu_late16.sh
 misalign17 480 scripts/gpu_misalign17.sh
-newuser14 540 scripts/gpu_newuser14.sh
+newuser14 660 scripts/gpu_newuser14.sh
 break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
 gputests 560 -

@@ -27,7 +27,14 @@ OPTS_FOLDERS = {
         "    warps = 8\n    BLOCK = warps * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps)\n",
         '    opts = {"num_warps": 8}\n    BLOCK = opts["num_warps"] * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, **opts)\n',
     ),
+    "rowmax_helper": (  # n81: the block computed by a helper reading a module constant
+        "newuser12/warps_cover",
+        "    warps = 8\n    BLOCK = warps * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps)\n",
+        "    BLOCK = _block()\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=NW)\n",
+    ),
 }
+#: text put before ``def run(x):`` in a folder of :data:`OPTS_FOLDERS`
+BEFORE_RUN = {"rowmax_helper": "NW = 8\n\n\ndef _block():\n    return NW * 128\n\n\n"}
 
 
 def _opts_folder(tmp_path: Path, name: str) -> Path:
@@ -37,7 +44,8 @@ def _opts_folder(tmp_path: Path, name: str) -> Path:
     folder = Path(shutil.copytree(DATA / source, tmp_path / name))
     text = (folder / "kernel.py").read_text()
     assert old in text, source
-    (folder / "kernel.py").write_text(text.replace(old, new))
+    text = text.replace(old, new).replace("def run(x):", BEFORE_RUN.get(name, "") + "def run(x):")
+    (folder / "kernel.py").write_text(text)
     return folder
 
 
@@ -163,13 +171,13 @@ def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is
 
 @pytest.mark.gpu
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("name", ["opts_dict", "rowmax_opts"])
-def test_n75_n77_on_a_gpu_a_tuned_num_warps_read_through_the_options_dict_is_never_written_wrong(
+@pytest.mark.parametrize("name", ["opts_dict", "rowmax_opts", "rowmax_helper"])
+def test_n75_n77_n81_on_a_gpu_a_tuned_num_warps_read_through_a_dict_or_a_helper_is_never_written_wrong(
     tmp_path: Path, name: str
 ) -> None:
-    """n75 and n77 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s
+    """n75, n77 and n81 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s
     wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (n75:
-    multiples of its 64-element block; n77: rows up to its 1024-element block): right at every one, whatever was
+    multiples of its 64-element block; n77, n81: rows up to its 1024-element block): right at every one, whatever was
     written."""
     import torch
 
