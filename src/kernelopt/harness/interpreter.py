@@ -1,6 +1,6 @@
-"""Two fixes to Triton 3.6's CPU interpreter (``TRITON_INTERPRET=1``), applied in kernelopt's workers on the
-CPU (the gate's worker and the tuning engine's bench worker) so that ``--device cpu`` runs the kernels an
-engineer writes, not only elementwise ones.
+"""Fixes to Triton's CPU interpreter (``TRITON_INTERPRET=1``), applied in kernelopt's workers on the CPU (the gate's
+worker and the tuning engine's bench worker) so that ``--device cpu`` runs the kernels an engineer writes, not only
+elementwise ones, and refuses what a GPU refuses. The first two, for Triton 3.6:
 
 - ``__index__`` calls ``int()`` on a one-element array, which numpy >= 2.4 refuses, so any
   ``for start in range(0, n, BLOCK)`` over a runtime ``n`` fails with "only 0-dimensional arrays can be
@@ -73,7 +73,12 @@ And one a GPU launch enforces: a grid's second and third axes hold at most 65535
 ``gridDim.z``, :data:`GRID_AXES_MOST`; the first 2**31 - 1). Triton passes its grid to the driver unchecked and the
 interpreter runs any, so a size where the kernel as written launches 65536 programs on axis 1 passed on the CPU and
 fails on the GPU (:func:`_patch_grid_limits`): such a size is one the original cannot run, which the net, the V0 rule
-and ``tune`` read so only when the CPU fails it too (docs/faults.md refblame14 r14).
+and ``tune`` read so only when the CPU fails it too (docs/faults.md refblame14 r14). A launch that cannot finish in
+the time its run is given (:data:`INTERPRETER_LIMIT_ENV`) stops in one line that counts its programs
+(:func:`programs_problem`, knobs17's k5).
+
+:func:`mirrored_programs` runs a grid's programs last first, for the net: a kernel right only in the interpreter's
+order (a race on a GPU, wrongkernel17's v69) fails there.
 """
 
 from __future__ import annotations
@@ -898,8 +903,6 @@ def programs_problem(
 
 
 def _env_limit() -> float | None:
-    import os
-
     try:
         return float(os.environ.get(INTERPRETER_LIMIT_ENV, "") or 0) or None
     except ValueError:
