@@ -8,11 +8,41 @@ one is forced on the CPU, with a stand-in whose ``run`` raises at N=1 as the GPU
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from kernelopt.tuning.candidate import Config, Outcome
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
 DATA = Path(__file__).parent / "data"
+
+
+def pooled_evaluator(
+    folder: Path, shapes: list[dict[str, int]], apply: Callable[[Config], str], original: Config, session_dir: Path
+) -> ShapesEvaluator:
+    """A :class:`ShapesEvaluator` of ``folder`` over ``shapes`` whose primary, the first (the GPU's: the interpreter
+    times the smallest), compiles in a compile pool forced on the CPU, as on the GPU's path; not started."""
+    from kernelopt.tuning.bench_worker import BenchPlan
+    from kernelopt.tuning.compile_pool import CompileSettings
+    from kernelopt.tuning.folder import worker_env
+    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    problem = Problem.from_folder(folder, device="cpu").model_copy(update={"shape": shapes[0]})
+    plan = BenchPlan(warmup_calls=1, repetitions=2, retime_rounds=1)
+    settings = EvaluatorSettings(compile_pool=True, compile=CompileSettings(workers=1), plan=plan)
+    base = (folder / "kernel.py").read_text()
+    entries = [ProblemShape(kwargs=s) for s in shapes]
+    env = worker_env(None, device="cpu")
+    return ShapesEvaluator(
+        problem, entries, base, apply, session_dir=session_dir, env=env, settings=settings, original=original
+    )
 
 
 @pytest.mark.timeout(120)
@@ -21,30 +51,15 @@ def test_the_compile_pool_s_failure_at_another_entry_is_that_entry_s_and_sets_it
     entry's own evaluator finds it raises at M=8,N=1 (the rule of the CPU's path), the original's failure sets the
     entry aside, and the pool compiles elsewhere from the next batch (before: every candidate ``run_error`` at the
     primary, nothing set aside)."""
-    from kernelopt.tuning.bench_worker import BenchPlan
-    from kernelopt.tuning.candidate import Config, Outcome
-    from kernelopt.tuning.compile_pool import CompileSettings
-    from kernelopt.tuning.folder import worker_env
-    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-    from kernelopt.tuning.problem import Problem, ProblemShape
-    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
-
     folder = Path(shutil.copytree(DATA / "aside17" / "int_one_cpu", tmp_path / "int_one"))
-    # the GPU's primary (the first entry; the interpreter times the smallest) and its order of the entries
-    problem = Problem.from_folder(folder, device="cpu").model_copy(update={"shape": {"M": 16, "N": 32}})
-    shapes = [ProblemShape(kwargs={"M": 16, "N": 32}), ProblemShape(kwargs={"M": 8, "N": 1})]
     base = (folder / "kernel.py").read_text()
-    plan = BenchPlan(warmup_calls=1, repetitions=2, retime_rounds=1)
-    settings = EvaluatorSettings(compile_pool=True, compile=CompileSettings(workers=1), plan=plan)
     current, other = Config.of({"XBLOCK": 8}), Config.of({"XBLOCK": 16})
 
     def apply(c: Config) -> str:
         return base.replace("XBLOCK=8,", f"XBLOCK={c['XBLOCK']},")
 
-    with ShapesEvaluator(
-        problem, shapes, base, apply, session_dir=tmp_path / "session", env=worker_env(None, device="cpu"),
-        settings=settings, original=current,
-    ) as ev:  # fmt: skip
+    shapes = [{"M": 16, "N": 32}, {"M": 8, "N": 1}]
+    with pooled_evaluator(folder, shapes, apply, current, tmp_path / "session") as ev:
         ev.start()
         first = ev.evaluators[0]._compile
         results = ev.evaluate([current, other])
@@ -71,7 +86,6 @@ def test_only_a_failure_the_compile_shape_decides_at_another_entry_goes_on_to_th
     compiles on the smallest of the others."""
     from types import SimpleNamespace
 
-    from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.compile_pool import CompileResult
     from kernelopt.tuning.kernel_evaluator import KernelEvaluator
     from kernelopt.tuning.problem import Problem

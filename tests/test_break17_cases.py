@@ -165,40 +165,27 @@ def test_b17_the_compile_pool_set_aside_from_an_entry_compiles_on_an_entry_never
     700 aside and moves the pool off it; with the primary the one entry left, the pool compiled on the primary shrunk,
     n=512, a size no entry names where the original raises too, so the original's re-check was ``run_error`` at
     n=32768 (which it runs) and so was BLOCK=128, right wherever the original runs. Now it compiles on the entry left."""
-    from kernelopt.tuning.bench_worker import BenchPlan
     from kernelopt.tuning.candidate import Config, Outcome
-    from kernelopt.tuning.compile_pool import CompileSettings
-    from kernelopt.tuning.folder import worker_env
-    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-    from kernelopt.tuning.problem import Problem, ProblemShape
-    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from kernelopt.tuning.problem import Problem
+    from tests.test_aside17_cases import pooled_evaluator
 
     folder = tmp_path / "programs"
     folder.mkdir()
     (folder / "kernel.py").write_text(PROGRAMS_KERNEL)
     (folder / "reference.py").write_text(PROGRAMS_REFERENCE)
-    problem = Problem.from_folder(folder, device="cpu").model_copy(update={"shape": {"n": 32768}})
-    shapes = [ProblemShape(kwargs={"n": 32768}), ProblemShape(kwargs={"n": 700})]
-    settings = EvaluatorSettings(
-        compile_pool=True,
-        compile=CompileSettings(workers=1),
-        plan=BenchPlan(warmup_calls=1, repetitions=2, retime_rounds=1),
-    )
     current, other = Config.of({"BLOCK": 256}), Config.of({"BLOCK": 128})
 
     def apply(c: Config) -> str:
         return PROGRAMS_KERNEL.replace("BLOCK = 256", f"BLOCK = {c['BLOCK']}")
 
-    with ShapesEvaluator(
-        problem, shapes, PROGRAMS_KERNEL, apply, session_dir=tmp_path / "session", env=worker_env(None, device="cpu"),
-        settings=settings, original=current,
-    ) as ev:  # fmt: skip
+    with pooled_evaluator(folder, [{"n": 32768}, {"n": 700}], apply, current, tmp_path / "session") as ev:
         ev.start()
         results = [*ev.evaluate([current]), *ev.evaluate([other])]
         pool = ev.evaluators[0]._compile
     assert list(ev.set_aside) == ["n=700"], ev.set_aside
     assert pool is not None and pool.compile_shape == "n=32768", pool
     assert [r.outcome for r in results] == [Outcome.OK] * 2, [r.reason for r in results]
+    problem = Problem.from_folder(folder, device="cpu").model_copy(update={"shape": {"n": 32768}})
     assert problem.compile_shape([{"n": 32768}, {"n": 700}, {"n": 4096}], ["n=700"]).label() == "n=4096"
 
 
