@@ -59,4 +59,23 @@ def test_l3_a_heuristics_module_s_dict_read_through_its_runtime_lookup_is_tuned_
     assert written is not None and '"BLOCK_M": lambda args: 16 if args["M"] <= 13 else argmax_heur_block_m(args),' in (
         written
     ), note
-    _all_correct(tmp_path / "gems_argmax", [{"M": 40, "N": 129, "K": 5}, {"M": 7, "N": 301, "K": 3}])
+    # M=17 past the table's bound (the function's pick), M=7 inside it over three partial steps of 8
+    _all_correct(tmp_path / "gems_argmax", [{"M": 17, "N": 9, "K": 2}, {"M": 7, "N": 21, "K": 3}])
+
+
+@pytest.mark.timeout(180)
+def test_l2_a_platform_selected_block_is_a_knob_on_the_branch_that_runs(tmp_path: Path) -> None:
+    """breaker17's l2: vLLM's ``BLOCK = 64 if not is_hip_ else 8``, passed as ``BLOCK_N`` (a loop's step over the
+    keys, masked), was "computed from no size of the problem" and left alone: no table by size can fall back on a
+    platform's pick. The branch that runs is the knob (the value the launch received in the run of the task picks
+    it), edited in place; the other platform's branch is kept as written. Without a run the branch is unknown and
+    the line says so. The written kernel is right at sizes no entry names."""
+    from kernelopt.tunables import discover_source
+
+    source = (DATA / "vllm_decode_att" / "kernel.py").read_text()
+    static = {t.key: t for t in discover_source(source)}["_fwd_kernel_stage1:BLOCK_N"]
+    assert static.value == 64 and "known only from a run of the task" in (static.refused_reason or ""), static
+    written, note = _tune_edit(_copy("vllm_decode_att", tmp_path), {"BLOCK_N": 16})
+    assert written is not None and "    BLOCK = 16 if not is_hip_ else 8\n" in written, note
+    # 300 keys in 8 splits: three steps of 16 a split, the last one partial; odd head sizes and page
+    _all_correct(tmp_path / "vllm_decode_att", [{"B": 1, "L": 300, "H": 2, "KVH": 1, "D": 9, "DV": 5, "P": 3}])

@@ -354,6 +354,22 @@ def _by_dtype(test: cst.BaseExpression) -> bool:
     return any("dtype" in n for n in names) and not has_number
 
 
+#: a name that tells the platform a module runs on (vLLM's ``is_hip_ = torch.version.hip is not None``,
+#: ``current_platform.is_rocm()``), not a size or a dtype
+_PLATFORM_NAME = re.compile(r"hip|rocm|cuda|xpu|npu|musa|platform", re.IGNORECASE)
+
+
+def _by_platform(test: cst.BaseExpression) -> bool:
+    """``test`` picks by platform (``not is_hip_``, ``torch.version.hip is not None``, ``current_platform.is_rocm()``)
+    and reads nothing else: a branch of literals then holds one platform's setting at every size (breaker17's l2,
+    vLLM's ``BLOCK = 64 if not is_hip_ else 8``)."""
+    names = [n.value for n in _walk_names(test)]
+    platform = [n for n in names if _PLATFORM_NAME.search(n)]
+    plain = {"torch", "version", "None"}
+    has_number = any(isinstance(n, cst.Integer | cst.Float) for n in walk(test))
+    return bool(platform) and not has_number and all(n in plain or _PLATFORM_NAME.search(n) for n in names)
+
+
 def _walk_names(node: cst.CSTNode) -> list[cst.Name]:
     return [n for n in walk(node) if isinstance(n, cst.Name)]
 
@@ -1671,7 +1687,7 @@ class _Analyzer:
         override_note: str | None = None
         refused = None
         computed = None
-        branch = self.branch_literal(expr, la.func, kname) if lit is None and isinstance(expr, cst.Name) else None
+        branch = self.branch_literal(expr, la.func, kname, name) if lit is None and isinstance(expr, cst.Name) else None
         held = self.attribute_literal(expr, la.func) if lit is None and isinstance(expr, cst.Attribute) else None
         if branch is not None:
             lit, refused = branch
@@ -1823,19 +1839,20 @@ class _Analyzer:
         )
 
     def branch_literal(
-        self, expr: cst.Name, func: _FuncInfo | None, kernel: str | None
+        self, expr: cst.Name, func: _FuncInfo | None, kernel: str | None, arg: str | None = None
     ) -> tuple[SourceLiteral, str | None] | None:
         """The literal a launch reads through a name bound once to a conditional expression of literals on the
-        dtype, the branch in use (``BLOCK_M, BLOCK_N = (64, 64) if x.dtype == torch.float16 else (32, 32)``: per
-        dtype, as the entry of ``**configs[x.dtype]`` is), with ``None``, or the first branch's with why it cannot be
-        edited: the branch in use is known only from a run of the task (the value the launch received picks it)
-        unless the branches agree. ``None`` when ``expr`` is not bound so."""
+        dtype or the platform, the branch in use (``BLOCK_M, BLOCK_N = (64, 64) if x.dtype == torch.float16 else
+        (32, 32)``: per dtype, as the entry of ``**configs[x.dtype]`` is; vLLM's ``BLOCK = 64 if not is_hip_ else
+        8``: the other platform's branch kept as written), with ``None``, or the first branch's with why it cannot be
+        edited: the branch in use is known only from a run of the task (the value the launch received as ``arg``,
+        its keyword, picks it) unless the branches agree. ``None`` when ``expr`` is not bound so."""
         binds = [b for b in (func.locals.get(expr.value, []) if func is not None else []) if not b.tuned]
         stmt = binds[0].statement if len(binds) == 1 and not binds[0].chained else None
         assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
         if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.IfExp):
             return None
-        if not all(_by_dtype(t) for t in _tests(assign.value)):
+        if not all(_by_dtype(t) or _by_platform(t) for t in _tests(assign.value)):
             return None  # a condition on a size is a table the user wrote: its computation stays the fallback
         options: list[cst.BaseExpression] = []
         for branch in _branches(assign.value):
@@ -1847,7 +1864,8 @@ class _Analyzer:
         if any(lit is None or not is_int(lit.value) for lit in lits):
             return None
         found = [lit for lit in lits if lit is not None]
-        got = self.launch_values.get(kernel or "", {}).get(expr.value)
+        received = self.launch_values.get(kernel or "", {})
+        got = received.get(arg, received.get(expr.value)) if arg is not None else received.get(expr.value)
         taken = [lit for lit in found if lit.value == got]
         if len(taken) == 1:
             return taken[0], None
