@@ -5,20 +5,14 @@ the written kernel against the reference at sizes no ``SHAPES`` entry names, its
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.test_breaker7_cases import _all_correct
+from tests.test_breaker17_cases import DATA, _copy
 from tests.test_breaker_cases import _tune_edit
-
-DATA = Path(__file__).parent / "data" / "breaker17"
-
-
-def _copy(name: str, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(DATA / name, tmp_path / name))
 
 
 def _tunables(name: str) -> dict[str, Any]:
