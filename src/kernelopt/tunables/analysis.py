@@ -1720,25 +1720,10 @@ class _Analyzer:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)
         value = lit.value if lit else None
-        window = self.filter_size(kname, name) if name not in LAUNCH_OPTIONS else None
-        window = window or (self.group_size(kname, name, la) if is_work_group(name) else None)
-        window = window or (self.feeds_held(la, kname, name, expr) if name not in LAUNCH_OPTIONS else None)
-        semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
-        # a caller's buffer sized by a knob's value holds it (a module constant moves every use together, the
-        # caller's allocation too: breaker7's decode_split; a name no rule calls a knob is offered nowhere anyway)
-        caller_sized = kind is not TunableKind.MODULE_CONSTANT and knob_rule(name) is not None
-        shapes_output = (
-            self.sizes_output(expr, la.func) or (self.sized_by_a_caller(expr, la.func) if caller_sized else None)
-            if not semantic and name not in LAUNCH_OPTIONS
-            else None
-        )
-        shape_size = self.shape_unpacked(expr, la.func) if shapes_output is None and knob_rule(name) is None else None
-        if semantic:
-            refused, computed = semantic_reason(name, value) or window, None
-        elif shapes_output is not None:
-            semantic, refused, computed = True, shapes_output, None
-        elif shape_size is not None and name not in LAUNCH_OPTIONS:
-            semantic, refused, computed = True, shape_size, None
+        what = self.what_it_computes(la, kname, name, expr, value, kind)
+        semantic = what is not None
+        if what is not None:
+            refused, computed = what, None
         elif lit is not None and not isinstance(lit.value, int | bool):
             refused = refused or f"value {lit.value!r} is not an integer"
         override = None
@@ -1837,6 +1822,31 @@ class _Analyzer:
             needs_run=needs_run or overridden,
             helper_note=helper_note or override_note,
         )
+
+    def what_it_computes(
+        self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression, value: Any, kind: TunableKind
+    ) -> str | None:
+        """Why the launch argument ``name=expr`` (``value``: its literal's) changes what the kernel computes, not how
+        fast (a semantic setting: a flag or mode by its name, a size a filter, a work group or a held feed reads, an
+        output's size, a size of the problem unpacked from a shape); ``None`` where it is a choice of speed."""
+        window = self.filter_size(kname, name) if name not in LAUNCH_OPTIONS else None
+        window = window or (self.group_size(kname, name, la) if is_work_group(name) else None)
+        window = window or (self.feeds_held(la, kname, name, expr) if name not in LAUNCH_OPTIONS else None)
+        semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
+        # a caller's buffer sized by a knob's value holds it (a module constant moves every use together, the
+        # caller's allocation too: breaker7's decode_split; a name no rule calls a knob is offered nowhere anyway)
+        caller_sized = kind is not TunableKind.MODULE_CONSTANT and knob_rule(name) is not None
+        shapes_output = (
+            self.sizes_output(expr, la.func) or (self.sized_by_a_caller(expr, la.func) if caller_sized else None)
+            if not semantic and name not in LAUNCH_OPTIONS
+            else None
+        )
+        shape_size = self.shape_unpacked(expr, la.func) if shapes_output is None and knob_rule(name) is None else None
+        if semantic:
+            return semantic_reason(name, value) or window
+        if shapes_output is not None:
+            return shapes_output
+        return shape_size if name not in LAUNCH_OPTIONS else None
 
     def branch_literal(
         self, expr: cst.Name, func: _FuncInfo | None, kernel: str | None, arg: str | None = None
