@@ -2864,7 +2864,8 @@ def _unpacked_changes(
 ) -> list[_Change]:
     """The moved elements of a tuple of literals bound to one name (``TILE = (64, 32)``), each as the name an
     unpacking of it binds (``bm, bn = TILE`` in ``run``, ``BLOCK_M, BLOCK_N = TILE`` at the module): discovery's
-    knob an element each (``Analysis.unpacked``), read by the launches through those names (break17 b15)."""
+    knob an element each (``analysis._Analyzer.unpacked`` and ``subscripted``), read by the launches through those
+    names (break17 b15)."""
     if len(pairs[0]) != 1 or len(pairs[1]) != 1:
         return []
     (held, ov), (_, nv) = pairs[0][0], pairs[1][0]
