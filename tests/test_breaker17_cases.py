@@ -115,6 +115,7 @@ GPU_PICKS = {
     "gems_argmax": {"BLOCK_M": 16, "BLOCK_N": 8},  # the heuristics module's dict (discovery17's l3)
     "fbgemm_fp8_row": {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
     "ao_fp8_blockwise": {"NUM_GROUPS": 64},
+    "vllm_decode_att": {"BLOCK_N": 32},  # the CUDA branch of its platform-selected block (discovery17's l2)
 }
 
 #: (folder, sizes) of the originals on the GPU: a small odd size (where its autotune list is short enough to compile
@@ -143,6 +144,10 @@ GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
     "gems_argmax": [{"M": 7, "N": 301, "K": 3}, {"M": 64, "N": 16384, "K": 128}],
     "fbgemm_fp8_row": [{"M": 128, "N": 256, "K": 192}, {"M": 8192, "N": 16384, "K": 16384}],
     "ao_fp8_blockwise": [{"M": 77, "K": 384}, {"M": 32768, "K": 8192}],
+    "vllm_decode_att": [
+        {"B": 3, "L": 301, "H": 4, "KVH": 2, "D": 100, "DV": 72, "P": 3},
+        {"B": 16, "L": 16384, "H": 32, "KVH": 8, "D": 128, "DV": 128, "P": 16},
+    ],
 }
 
 
