@@ -242,7 +242,7 @@ def test_l5_the_net_derives_no_size_from_an_entry_set_aside(tmp_path: Path) -> N
     ) as evaluator:  # fmt: skip
         evaluator.evaluate([current])  # the session's first batch: the original sets n=2000 aside
         assert list(evaluator.set_aside) == ["n=2000"]
-        aside = tuple((label, line) for label, (_, _, line) in evaluator.set_aside.items())
+        aside = evaluator.aside_lines()
         done = tf._checked_edit(replace(tuning, set_aside=aside), evaluator)
     assert done.net is not None and done.net.failed is None and done.edit is not None, done.edit_note
     tried = [int(n) for n in re.findall(r"n=(\d+)", done.net.line())]

@@ -1017,8 +1017,7 @@ def _judged(
     """The session judged (:func:`judge_session`), and a better pick's edit checked on the entries and by the net
     (:func:`_checked_edit`, with ``evaluator``'s workers still up)."""
     # only a ShapesEvaluator sets entries aside (a KernelEvaluator times one entry)
-    aside = evaluator.set_aside if isinstance(evaluator, ShapesEvaluator) else {}
-    set_aside = tuple((label, line) for label, (_, _, line) in aside.items())
+    set_aside = evaluator.aside_lines() if isinstance(evaluator, ShapesEvaluator) else ()
     tuning = judge_session(
         prepared,
         result,

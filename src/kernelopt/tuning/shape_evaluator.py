@@ -210,6 +210,11 @@ class ShapesEvaluator:
             "from SHAPES to tune on the others"
         )
 
+    def aside_lines(self) -> tuple[tuple[str, str], ...]:
+        """Each entry set aside (:attr:`set_aside`, in the order the session set them aside) and the line that says
+        why: what a session's judgement records and ``tune`` warns of."""
+        return tuple((label, line) for label, (_, _, line) in self.set_aside.items())
+
     def seek_set_aside(self) -> None:
         """Check the kernel as written (:attr:`original`) alone, setting aside each entry it cannot run
         (:meth:`_set_aside`): a resumed session, whose record serves the original's result (timed without the entries
