@@ -187,6 +187,14 @@ VARIABLES: tuple[EnvVar, ...] = (
     ),
     EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
     EnvVar(
+        "KERNELOPT_INTERPRETER_LIMIT_S",
+        None,
+        "seconds one run of a kernel is given in a worker running Triton's interpreter: a launch that cannot finish "
+        "in them stops in one line (kernelopt.harness.interpreter)",
+        "",
+        direction=Direction.SET,
+    ),
+    EnvVar(
         "KERNELOPT_WORKER_FDS",
         None,
         "the pipe pair of a kernelopt.child worker: its read and write file descriptors, r,w",
