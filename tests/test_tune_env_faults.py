@@ -362,7 +362,9 @@ def test_a_secret_looking_value_that_occurs_in_the_kernel_leaves_the_candidates_
     folder = _copy(DATA / "loop", tmp_path / "loop")
     code, doc, err = _tune(capsys, str(folder), *FAST, "--json")
     assert code == 0, err
-    assert doc["outcomes"] == {"ok": 2} and doc["written"]
+    assert doc["outcomes"] == {"ok": 2}, doc["outcomes"]
+    # written or not (whether the pick beats the current by the gain asked is timing, which a loaded machine moves),
+    # kernel.py keeps its code as given
     kernel = (folder / "kernel.py").read_text()
     assert "torch.empty_like(x)" in kernel and "[redacted]" not in kernel
     candidates = list(Path(doc["session_dir"]).glob("candidates/*/kernel.py"))
