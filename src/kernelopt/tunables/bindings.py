@@ -29,7 +29,7 @@ Pure: libcst nodes in, names and nodes out.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -69,7 +69,7 @@ def _taken(
         yield from ((name, None) for name in _bound_by(target))
 
 
-def element_read(value: cst.BaseExpression | None) -> tuple[str, int] | None:
+def element_read(value: cst.CSTNode | None) -> tuple[str, int] | None:
     """``("TILE", 0)`` of ``TILE[0]``: a name indexed by one integer literal; ``None`` for any other expression. The
     one reading of a tuple's element by its index, for discovery's knob and the guard's names of it."""
     if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1):
@@ -90,6 +90,24 @@ def unpacking(stmt: cst.BaseSmallStatement | None) -> tuple[str, list[str | None
     if not isinstance(target, cst.Tuple | cst.List) or any(isinstance(e, cst.StarredElement) for e in target.elements):
         return None
     return stmt.value.value, [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+
+
+def element_names(statements: Iterable[cst.CSTNode | None], held: str, at: int) -> list[str]:
+    """The names ``statements`` bind to element ``at`` of the tuple ``held``, each once, in order: a subscript
+    (``bm = TILE[0]``: :func:`element_read`) or an unpacking (``bm, bn = TILE``: :func:`unpacking`). The one reading
+    of the guard's names of a moved element and of the settings a file computes from one (``BLOCK = nw * 32``)."""
+    out: list[str] = []
+    for stmt in statements:
+        if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1):
+            continue
+        target, name = stmt.targets[0].target, None
+        if isinstance(target, cst.Name):
+            name = target.value if element_read(stmt.value) == (held, at) else None
+        elif (unpacked := unpacking(stmt)) is not None and unpacked[0] == held and at < len(unpacked[1]):
+            name = unpacked[1][at]
+        if name is not None and name not in out:
+            out.append(name)
+    return out
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
-from kernelopt.tunables.bindings import assigned_once, bindings, element_read, unpacking
+from kernelopt.tunables.bindings import assigned_once, bindings, element_names
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -2886,21 +2886,10 @@ def _unpacked_changes(
 
 def _unpacked_as(held: str, at: int, collector: _Collector) -> list[str]:
     """The names that the unpackings of ``held`` (``bm, bn = TILE``: flat, no starred element) bind its element
-    ``at`` to, and those its subscripts bind (``bm = TILE[0]``)."""
-    out: list[str] = []
-    for line, _ in collector.statements:
-        stmt = line.body[0] if len(line.body) == 1 else None
-        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
-            name = stmt.targets[0].target.value
-            if element_read(stmt.value) == (held, at) and name not in out:
-                out.append(name)
-            continue
-        unpacked = unpacking(stmt)
-        if unpacked is not None and unpacked[0] == held and at < len(unpacked[1]):
-            name = unpacked[1][at]
-            if name is not None and name not in out:
-                out.append(name)
-    return out
+    ``at`` to, and those its subscripts bind (``bm = TILE[0]``): :func:`~kernelopt.tunables.bindings.element_names`
+    over the lines of one statement."""
+    lines = (line.body[0] if len(line.body) == 1 else None for line, _ in collector.statements)
+    return element_names(lines, held, at)
 
 
 def _conditional(line: cst.SimpleStatementLine) -> bool:

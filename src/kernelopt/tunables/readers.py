@@ -11,7 +11,7 @@ import libcst as cst
 
 from kernelopt.numeric import is_number
 from kernelopt.tunables.arithmetic import POWER_MOST
-from kernelopt.tunables.bindings import Binding, binding_list, made_by, parameters, scopes
+from kernelopt.tunables.bindings import Binding, binding_list, element_names, element_read, made_by, parameters, scopes
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.cover_kept import keeps_cover
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -209,7 +209,7 @@ def _element_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int, int]]
         (held, at, tree.positions[node].start.line)
         for node in walk(tree.module)
         for held, at in holding
-        if _element_of(node, held, at) and id(node) not in bound
+        if element_read(node) == (held, at) and id(node) not in bound
     ]
 
 
@@ -470,27 +470,7 @@ def _elements_bound(tree: Parsed, held: str, at: int) -> set[str]:
     """The names the file binds to element ``at`` of the tuple ``held``: an unpacking (``nw, ns = CFG``, flat, no
     starred element) or its subscript (``nw = CFG[0]``): break17 b16, ``BLOCK = nw * 32`` beside ``num_warps=nw`` read
     nothing, so a pick of ``num_warps=32`` was "only num_warps moved" and written wrong at n=64."""
-    out: set[str] = set()
-    for node in walk(tree.module):
-        if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
-            continue
-        target, value = node.targets[0].target, node.value
-        if isinstance(value, cst.Name) and value.value == held and isinstance(target, cst.Tuple | cst.List):
-            names = target.elements
-            flat = not any(isinstance(e, cst.StarredElement) for e in names)
-            if flat and at < len(names) and isinstance(names[at].value, cst.Name):
-                out.add(names[at].value.value)
-        elif isinstance(target, cst.Name) and _element_of(value, held, at):
-            out.add(target.value)
-    return out
-
-
-def _element_of(value: cst.BaseExpression, held: str, at: int) -> bool:
-    """``value`` is ``held[at]`` (an integer subscript of the tuple's name)."""
-    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and value.value.value == held):
-        return False
-    index = value.slice[0].slice if len(value.slice) == 1 else None
-    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and int(index.value.value) == at
+    return set(element_names(walk(tree.module), held, at))
 
 
 def _computes_with(value: cst.BaseExpression, literal: Callable[[cst.BaseExpression], bool]) -> bool:
