@@ -226,13 +226,14 @@ def test_n80_a_size_two_of_the_net_s_rules_derive_alike_is_checked_and_said_once
     assert ran.count("M=64,N=288") == 1 and verdict.line().count("M=64,N=288") == 1, (ran, verdict.line())
 
 
-@pytest.mark.parametrize("through", ["module", "dict_default"])
+@pytest.mark.parametrize("through", ["module", "dict_default", "lambda", "nested"])
 def test_n81_a_one_block_row_computed_by_a_helper_reading_the_warps_is_never_shrunk(
     tmp_path: Path, through: str
 ) -> None:
     """n81 (**a wrong written kernel** on a GPU): n64's row max (newuser12's warps_cover) with its block computed by a
     helper, ``NW = 8``, ``def _block(): return NW * 128``, ``BLOCK = _block()`` (break16's b13 form), or with a dict
-    read through a parameter's default, ``def _block(o=OPTS): return o["num_warps"] * 128``. A pick of ``num_warps=4``
+    read through a parameter's default, ``def _block(o=OPTS): return o["num_warps"] * 128``, or a lambda bound to a
+    name, or a helper calling one that reads ``NW``. A pick of ``num_warps=4``
     (BLOCK 512) passed the entries and the net (a max over 513 columns missing one is rarely wrong) and was written,
     wrong at N=600 (``folder._checked_edit`` with the pick given, 17:05): n64's rule asked only of settings computed
     from the option's names, and ``BLOCK = _block()`` names none. Now a setting that calls a function reading them
@@ -244,10 +245,18 @@ def test_n81_a_one_block_row_computed_by_a_helper_reading_the_warps_is_never_shr
     source = (DATA / "newuser12" / "warps_cover" / "kernel.py").read_text()
     old = "    warps = 8\n    BLOCK = warps * 128\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps)\n"
     assert old in source
-    if through == "module":
-        helper, launch = "NW = 8\n\n\ndef _block():\n    return NW * 128\n", "num_warps=NW"
-    else:
-        helper, launch = 'OPTS = {"num_warps": 8}\n\n\ndef _block(o=OPTS):\n    return o["num_warps"] * 128\n', "**OPTS"
+    helper, launch = {
+        "module": ("NW = 8\n\n\ndef _block():\n    return NW * 128\n", "num_warps=NW"),
+        "dict_default": (
+            'OPTS = {"num_warps": 8}\n\n\ndef _block(o=OPTS):\n    return o["num_warps"] * 128\n',
+            "**OPTS",
+        ),
+        "lambda": ("NW = 8\n_block = lambda: NW * 128\n", "num_warps=NW"),
+        "nested": (
+            "NW = 8\n\n\ndef _inner():\n    return NW\n\n\ndef _block():\n    return _inner() * 128\n",
+            "num_warps=NW",
+        ),
+    }[through]
     source = source.replace(old, f"    BLOCK = _block()\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, {launch})\n")
     source = source.replace("def run(x):", f"{helper}\n\ndef run(x):")
     found = discover_source(source)

@@ -39,11 +39,11 @@ def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection
             if tree is not None:  # a dict holding the literal, read by its key (n77: BLOCK = opts["num_warps"] * 128)
                 bound |= {name for name, _, _ in _container_reads(t, tree)}
     bound |= set(_followed(tree, dict.fromkeys(bound)))
-    helpers = _functions_reading(tree, bound)
+    called = _functions_reading(tree, bound) | bound  # a helper reading them, or a name bound from them (a lambda)
     return [
         t
         for t in tunables
-        if t.kind is TunableKind.COMPUTED_SETTING and (set(t.size_names) & bound or _calls(t.computed) & helpers)
+        if t.kind is TunableKind.COMPUTED_SETTING and (set(t.size_names) & bound or _calls(t.computed) & called)
     ]
 
 
@@ -54,12 +54,19 @@ def _functions_reading(tree: Parsed | None, names: Collection[str]) -> set[str]:
     a GPU pick of ``num_warps=4`` making it 512, passed the net and was written, wrong at N=600)."""
     if tree is None or not names:
         return set()
-    out = set()
-    for node in walk(tree.module):
-        if isinstance(node, cst.FunctionDef):
-            own = _locals_of(node)  # its parameters and what it assigns: a local of the name is not the option's
-            if any(isinstance(n, cst.Name) and n.value in set(names) - own for n in walk(node) if n is not node.name):
-                out.add(node.name.value)
+    functions = [node for node in walk(tree.module) if isinstance(node, cst.FunctionDef)]
+    out: set[str] = set()
+    for _ in functions:  # a function calling one that reads them reads them too (n81: _block() calls _inner())
+        read = set(names) | out
+        grown = {
+            f.name.value
+            for f in functions
+            if f.name.value not in out
+            and any(isinstance(n, cst.Name) and n.value in read - _locals_of(f) for n in walk(f) if n is not f.name)
+        }
+        if not grown:
+            break
+        out |= grown
     return out
 
 
