@@ -156,17 +156,8 @@ def test_n77_a_one_block_row_computed_from_the_warps_through_the_options_dict_is
     computed block was not read as computed from the option, so n64's rule (``readers.shrunk_covers``) did not ask.
     Now the dict's read by the option's key makes it a reader: the pick is refused, a larger one (16) proved to
     cover."""
-    from kernelopt.tunables import discover_source
-    from kernelopt.tunables.readers import shrunk_covers
 
-    source = (_opts_folder(tmp_path, "rowmax_opts") / "kernel.py").read_text()
-    found = discover_source(source)
-    assert shrunk_covers(found, source, {"num_warps": 4}, {"num_warps": 8}) == [
-        'BLOCK is computed from num_warps (BLOCK = opts["num_warps"] * 128) and covers N with one block (cols < N): '
-        "num_warps=4 moves it by more than num_warps (a value no rule here works out), so it may leave part of a row "
-        "undone where the original covers it"
-    ]
-    assert shrunk_covers(found, source, {"num_warps": 16}, {"num_warps": 8}) == []
+    _refuses_4_keeps_16((_opts_folder(tmp_path, "rowmax_opts") / "kernel.py").read_text(), 'opts["num_warps"] * 128')
 
 
 @pytest.mark.gpu
@@ -259,12 +250,20 @@ def test_n81_a_one_block_row_computed_by_a_helper_reading_the_warps_is_never_shr
     }[through]
     source = source.replace(old, f"    BLOCK = _block()\n    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, {launch})\n")
     source = source.replace("def run(x):", f"{helper}\n\ndef run(x):")
-    found = discover_source(source)
-    assert shrunk_covers(found, source, {"num_warps": 4}, {"num_warps": 8}) == [
-        "BLOCK is computed from num_warps (BLOCK = _block()) and covers N with one block (cols < N): num_warps=4 moves "
-        "it by more than num_warps (a value no rule here works out), so it may leave part of a row undone where the "
-        "original covers it"
-    ]
-    assert shrunk_covers(found, source, {"num_warps": 16}, {"num_warps": 8}) == []
+    _refuses_4_keeps_16(source, "_block()")
     xent = (DATA / "breaker7" / "xent_chunked" / "kernel.py").read_text()
     assert shrunk_covers(discover_source(xent), xent, {"num_warps": 4}, {"num_warps": 32}) == []
+
+
+def _refuses_4_keeps_16(source: str, computed: str) -> None:
+    """n64's rule on a row max whose ``BLOCK = <computed>`` is 1024 at ``num_warps=8``: a pick of 4 refused, 16 kept."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import shrunk_covers
+
+    found = discover_source(source)
+    assert shrunk_covers(found, source, {"num_warps": 4}, {"num_warps": 8}) == [
+        f"BLOCK is computed from num_warps (BLOCK = {computed}) and covers N with one block (cols < N): num_warps=4 "
+        "moves it by more than num_warps (a value no rule here works out), so it may leave part of a row undone where "
+        "the original covers it"
+    ]
+    assert shrunk_covers(found, source, {"num_warps": 16}, {"num_warps": 8}) == []
