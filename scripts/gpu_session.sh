@@ -19,7 +19,7 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity break16 late16 honest15 breaker14 leftovers15 breaker16 breaker15 newuser12 gputests (carry
+#   owed       parity break17 newuser14 leftovers15 variants misalign17 breaker16 knobs17 breaker17 gputests (carry
 #              .whl/deps),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
 #              PLAN_WALL_S 1320 unless set
@@ -219,7 +219,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity break16 late16 honest15 breaker14 leftovers15 breaker16 breaker15 newuser12 gputests" ;;
+        owed) echo "parity break17 newuser14 leftovers15 variants misalign17 breaker16 knobs17 breaker17 gputests" ;;
     esac
 }
 
