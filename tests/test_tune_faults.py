@@ -400,6 +400,11 @@ def test_an_edit_saved_after_the_last_check_before_the_write_is_kept(tune: Tune)
     """The window the second fault trial left (docs/faults.md): a save landing between tune's last check of
     kernel.py and its write was replaced by the tuned text. The hook saves there, by a rename as editors do."""
     edited = KERNEL + "\n# saved in the instant before the write\n"
+    # one entry, n=4096 (BLOCK=16 some 60x slower than the pick): at n=1000 (8x) one slow median of three on a loaded
+    # run judged the pick slower there, so no write came to be held (exit 0, 2026-12-06 15:05 and 17:47)
+    ref = tune.folder / "reference.py"
+    ref.write_text(ref.read_text().replace('SHAPES = [{"n": 4096}, {"n": 1000}]', 'SHAPES = [{"n": 4096}]'))
+    assert 'SHAPES = [{"n": 4096}]' in ref.read_text()
     proc = tune.start(hook="save", save=edited)
     code, out, err = finish(proc)
     assert code == 2, err + out  # the verdict is on stdout: exit 0 once in a fresh clone's run (15:05, load 3-5)
