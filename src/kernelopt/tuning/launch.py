@@ -116,13 +116,10 @@ def space_from_tunables(
     chosen = _choose(found, kernel, tunables)
     least = quotient_floors(source, chosen.kernel, _given(tunables, chosen.kernel)) if source and chosen.kernel else {}
     if source and chosen.kernel and chosen.label.endswith(".configs"):
-        for name, floor in pick_floors(source, chosen.kernel, chosen.tunables).items():
-            if floor[0] > least.get(name, (0, ""))[0]:
-                least[name] = floor  # the host reads the pick back: no block below the list's own (Mamba-2)
+        # the host reads the pick back: no block below the list's own (Mamba-2)
+        _raise_floors(least, pick_floors(source, chosen.kernel, chosen.tunables))
     if source and chosen.kernel and limits is not None and limits.elem_bytes:
-        for name, floor in _dot_k_floors(source, chosen.kernel, chosen.tunables, limits.elem_bytes).items():
-            if floor[0] > least.get(name, (0, ""))[0]:
-                least[name] = floor
+        _raise_floors(least, _dot_k_floors(source, chosen.kernel, chosen.tunables, limits.elem_bytes))
     knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {}, least)
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
@@ -261,6 +258,14 @@ def _knobs(
             categories=tuple(c.value for c in first.categories),
         )
     return knobs, origins, notes, floors
+
+
+def _raise_floors(least: dict[str, tuple[int, str]], more: Mapping[str, tuple[int, str]]) -> None:
+    """Each knob's floor of ``more`` (its least value, and why) put in ``least`` where it is higher than the one there:
+    the highest floor, and its reason, wins."""
+    for name, floor in more.items():
+        if floor[0] > least.get(name, (0, ""))[0]:
+            least[name] = floor
 
 
 def _dot_k_floors(source: str, kernel: str, tunables: Sequence[Tunable], elem_bytes: int) -> dict[str, tuple[int, str]]:
