@@ -753,12 +753,12 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     most = INT32_ELEMENTS
     if per_element > 0:
         most = min(most, int(room.free_bytes / FAR_ROOM_SHARE / per_element))
+    at_largest = mover.elements(mover.shape({}))
     out = []
     for k in mover.moving:
         largest, exponent = mover.largest[k], k in mover.exponents
         if largest <= SMALL_KEY and not exponent:
             continue
-        at_largest = mover.elements(mover.shape({}))
         # a key handed to run() grows no tensor: its rungs are bounded by the elements alone
         rest = 1 if k in mover.passed else at_largest // (1 << largest if exponent else largest)
         rungs: list[tuple[ProblemShape, ProblemShape | None]] = []
