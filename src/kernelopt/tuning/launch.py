@@ -282,9 +282,7 @@ def _dot_k_floors(source: str, kernel: str, tunables: Sequence[Tunable], elem_by
         f"{kernel}'s tl.dot multiplies {bits}-bit operands, which a GPU compiles only with K >= {need} "
         "(Triton's NVIDIA backend, min_dot_size)"
     )
-    return {
-        t.name: (need, why) for t in tunables if _family(t.feeds[0] if t.feeds else t.name, []) is KnobFamily.TILE_K
-    }
+    return {t.name: (need, why) for t in tunables if _tunable_family(t) is KnobFamily.TILE_K}
 
 
 def _cover_bound(
@@ -390,7 +388,7 @@ def _computed_values(
 
 def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
     """The legal values of ``t`` and its default (its value, or the middle of the domain when unknown)."""
-    fam = _family(t.feeds[0] if t.feeds else t.name, [c.value for c in t.categories])
+    fam = _tunable_family(t)
     grid = family_values(fam)
     values: list[Value] = list(t.legal_values or [])
     if values and grid is not None:
@@ -537,6 +535,11 @@ def _family(feed: str, categories: Sequence[str]) -> KnobFamily:
     if fam is KnobFamily.OTHER and list(categories[:1]) == [ActionCategory.BLOCK_SIZE.value]:
         return KnobFamily.BLOCK
     return fam
+
+
+def _tunable_family(t: Tunable) -> KnobFamily:
+    """The knob family of ``t`` (:func:`_family` of the name it feeds, its own where it feeds none)."""
+    return _family(t.feeds[0] if t.feeds else t.name, [c.value for c in t.categories])
 
 
 def _pow2_ceil(n: int) -> int:
