@@ -35,7 +35,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
-from kernelopt.tunables.bindings import assigned_once, bindings, element_names
+from kernelopt.tunables.bindings import assigned_once, bindings, element_names, element_read
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -183,9 +183,8 @@ def _tile_id(expr: cst.BaseExpression) -> tuple[str, str] | None:
         index = expr.slice[0].slice
         if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
             return ("meta", index.value.evaluated_value)  # type: ignore[arg-type]
-        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and isinstance(expr.value, cst.Name):
-            return ("name", f"{expr.value.value}[{index.value.value}]")  # a tuple's element (``TILE[0]``, b15)
-    return None
+    element = element_read(expr)  # a tuple's element (``TILE[0]``, b15), keyed as discovery keys it
+    return ("name", f"{element[0]}[{element[1]}]") if element is not None else None
 
 
 def _masked(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None) -> bool | None:
