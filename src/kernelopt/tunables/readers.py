@@ -415,8 +415,7 @@ class _ReadFinder(cst.CSTVisitor):
                     key = f"{self.aug[-1]} (line {line})"
                 else:  # what the line computes, in its function
                     key = f"line {line} of {self.functions[-1][0]}" if self.functions else f"line {line}"
-                if key not in self.keys:
-                    self.keys.append(key)
+                self._add(key)
         return super().on_visit(node)
 
 
