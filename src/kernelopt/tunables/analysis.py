@@ -1829,24 +1829,24 @@ class _Analyzer:
         """Why the launch argument ``name=expr`` (``value``: its literal's) changes what the kernel computes, not how
         fast (a semantic setting: a flag or mode by its name, a size a filter, a work group or a held feed reads, an
         output's size, a size of the problem unpacked from a shape); ``None`` where it is a choice of speed."""
-        window = self.filter_size(kname, name) if name not in LAUNCH_OPTIONS else None
+        if name in LAUNCH_OPTIONS:
+            return None
+        window = self.filter_size(kname, name)
         window = window or (self.group_size(kname, name, la) if is_work_group(name) else None)
-        window = window or (self.feeds_held(la, kname, name, expr) if name not in LAUNCH_OPTIONS else None)
-        semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
+        window = window or self.feeds_held(la, kname, name, expr)
+        semantic = semantic_reason(name, value) or window
+        if semantic is not None:
+            return semantic
         # a caller's buffer sized by a knob's value holds it (a module constant moves every use together, the
         # caller's allocation too: breaker7's decode_split; a name no rule calls a knob is offered nowhere anyway)
-        caller_sized = kind is not TunableKind.MODULE_CONSTANT and knob_rule(name) is not None
-        shapes_output = (
-            self.sizes_output(expr, la.func) or (self.sized_by_a_caller(expr, la.func) if caller_sized else None)
-            if not semantic and name not in LAUNCH_OPTIONS
-            else None
+        known = knob_rule(name) is not None
+        caller_sized = kind is not TunableKind.MODULE_CONSTANT and known
+        shapes_output = self.sizes_output(expr, la.func) or (
+            self.sized_by_a_caller(expr, la.func) if caller_sized else None
         )
-        shape_size = self.shape_unpacked(expr, la.func) if shapes_output is None and knob_rule(name) is None else None
-        if semantic:
-            return semantic_reason(name, value) or window
         if shapes_output is not None:
             return shapes_output
-        return shape_size if name not in LAUNCH_OPTIONS else None
+        return None if known else self.shape_unpacked(expr, la.func)
 
     def branch_literal(
         self, expr: cst.Name, func: _FuncInfo | None, kernel: str | None, arg: str | None = None
