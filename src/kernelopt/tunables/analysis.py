@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -627,7 +627,7 @@ def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpressio
     return out
 
 
-def _allocates(expr: cst.BaseExpression | None) -> bool:
+def _allocates(expr: cst.BaseExpression | None) -> TypeGuard[cst.Call]:
     """Whether ``expr`` is an allocation call (``torch.empty(...)``, ``x.new_zeros(...)``)."""
     return isinstance(expr, cst.Call) and (_dotted(expr.func) or "").split(".")[-1] in ALLOCATIONS
 
@@ -1087,7 +1087,7 @@ class _Analyzer:
             binds = func.locals.get(out, [])
             summed = {d for b in binds if b.value is not None and (d := _summed_dim(b.value, out)) is not None}
             for b in binds:
-                if isinstance(b.value, cst.Call) and (_dotted(b.value.func) or "").split(".")[-1] in ALLOCATIONS:
+                if _allocates(b.value):
                     for dim, size in _allocation_dims(b.value):
                         if returned[out] is None and dim in summed:
                             continue  # partial results along it, summed before the return (fla's NK blocks)
@@ -1156,9 +1156,7 @@ class _Analyzer:
             for buffer in sorted(handed & set(caller.locals)):
                 for b in caller.locals[buffer]:
                     alloc = b.value
-                    if not isinstance(alloc, cst.Call) or not _allocates(alloc):
-                        continue
-                    if any(_read_names(size) & derived for _, size in _allocation_dims(alloc)):
+                    if _allocates(alloc) and any(_read_names(size) & derived for _, size in _allocation_dims(alloc)):
                         return (
                             f"'{expr.value}' is the value {caller.node.name.value}() also sizes '{buffer}' with "
                             f"(allocated at {self.loc(b.line)}) and hands down with it "
