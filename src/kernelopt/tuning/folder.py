@@ -85,6 +85,7 @@ from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.dot_precision import operands_dtype
+from kernelopt.tuning.entry_retime import retime_refusal
 from kernelopt.tuning.exclusion import Exclusion, excluder
 from kernelopt.tuning.kernel_evaluator import (
     CONFIG_OPTIONS,
@@ -957,7 +958,7 @@ def tune_folder(
             twin=twin,
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
         )
-        return _judged(prepared, result, evaluator, guarded, listed_now)
+        return _judged(prepared, result, evaluator, guarded, listed_now, record)
 
 
 def _served_on_fewer(record: SessionRecord, current: Config | None, evaluator: ShapesEvaluator) -> bool:
@@ -1013,22 +1014,55 @@ def _judged(
     evaluator: KernelEvaluator | ShapesEvaluator,
     guarded: Config | None,
     listed_now: Sequence[Config],
+    record: SessionRecord | None = None,
 ) -> FolderTuning:
-    """The session judged (:func:`judge_session`), and a better pick's edit checked on the entries and by the net
+    """The session judged (:func:`judge_session`), a pick refused at one entry alone by a small margin judged again
+    once re-timed there (:func:`retimed_at_refusal`), and a better pick's edit checked on the entries and by the net
     (:func:`_checked_edit`, with ``evaluator``'s workers still up)."""
     # only a ShapesEvaluator sets entries aside (a KernelEvaluator times one entry)
     set_aside = evaluator.aside_lines() if isinstance(evaluator, ShapesEvaluator) else ()
-    tuning = judge_session(
-        prepared,
-        result,
-        guarded=guarded,
-        listed_now=listed_now,
-        check_notes=tuple(evaluator.check_notes),
-        set_aside=set_aside,
-    )
+
+    def judged(result: SessionResult) -> FolderTuning:
+        return judge_session(
+            prepared,
+            result,
+            guarded=guarded,
+            listed_now=listed_now,
+            check_notes=tuple(evaluator.check_notes),
+            set_aside=set_aside,
+        )
+
+    tuning = judged(result)
+    if isinstance(evaluator, ShapesEvaluator) and not listed_now and result.stop is not StopReason.INTERRUPTED:
+        tuning = retimed_at_refusal(tuning, evaluator, judged, record)
     if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
         tuning = _checked_edit(tuning, evaluator)
     return tuning
+
+
+def retimed_at_refusal(
+    tuning: FolderTuning,
+    evaluator: ShapesEvaluator,
+    judged: Callable[[SessionResult], FolderTuning],
+    record: SessionRecord | None = None,
+) -> FolderTuning:
+    """``tuning`` judged again (``judged``) once the pick and the current configuration are re-timed at the one entry
+    that alone refused the pick by a small margin (:func:`~kernelopt.tuning.entry_retime.retime_refusal`: the pick
+    there is the table's row that serves it, else the one configuration judged), its reason led by what the re-time
+    measured; unchanged where no such re-time applies."""
+    choice, refused = tuning.choice, tuning.judgement.refused_at
+    per_row = tuning.judgement.per_bucket and choice is not None and choice.kind is ChoiceKind.TABLE
+    if refused is None:
+        return tuning
+    pick = choice.table.get(refused[0]) if per_row and choice is not None else tuning.result.best_config
+    again = retime_refusal(tuning.result, tuning.judgement, pick, evaluator, record)
+    if again is None:
+        return tuning
+    result, said = again
+    redone = judged(result) if result is not tuning.result else tuning
+    return replace(
+        redone, judgement=redone.judgement.model_copy(update={"reason": f"{said}; {redone.judgement.reason}"})
+    )
 
 
 def judge_session(

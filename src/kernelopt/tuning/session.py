@@ -828,6 +828,9 @@ class GainJudgement(BaseModel):
             ``table``, :func:`judge_table`), not the one best configuration.
         per_bucket: of a table judgement, what was judged is the per-bucket table itself, not one configuration
             judged shape by shape (against a keyed autotune list), nor the best alone (no shape to judge).
+        refused_at: of a table judgement refused at one shape alone while it gains the minimum on another: that
+            shape's label and how much slower it is there, percent (:func:`judge_table`; the folder re-times the
+            two at that entry where the margin is small: :mod:`kernelopt.tuning.entry_retime`), else ``None``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -838,6 +841,7 @@ class GainJudgement(BaseModel):
     reason: str
     table: bool = False
     per_bucket: bool = False
+    refused_at: tuple[str, float] | None = None
 
 
 def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> GainJudgement:
@@ -916,7 +920,9 @@ def judge_table(
     """
     per_bucket, what = what is None, what or "the per-bucket table"
 
-    def judged(better: bool, reason: str, gain_pct: float | None = None) -> GainJudgement:
+    def judged(
+        better: bool, reason: str, gain_pct: float | None = None, refused_at: tuple[str, float] | None = None
+    ) -> GainJudgement:
         return GainJudgement(
             better=better,
             gain_pct=gain_pct,
@@ -924,6 +930,7 @@ def judge_table(
             reason=reason,
             table=True,
             per_bucket=per_bucket,
+            refused_at=refused_at,
         )
 
     if result.noisy is not None:  # a table's rows are each shape's own best: a noisy session ranks none of them
@@ -941,7 +948,9 @@ def judge_table(
         return judged(True, f"{against} {why}; every row of {what} ran")
     gains = {label: ((now or 0.0) / mine - 1) * 100 for label, (mine, now) in by_shape.items() if mine}
     better, reason = _shape_gains(gains, min_gain_pct, what, against)
-    return judged(better, reason, max(gains.values()))
+    slower = [label for label, gain in gains.items() if gain < -min_gain_pct]
+    alone = len(slower) == 1 and max(gains.values()) >= min_gain_pct
+    return judged(better, reason, max(gains.values()), (slower[0], -gains[slower[0]]) if alone else None)
 
 
 def _shape_gains(gains: Mapping[str, float], min_gain_pct: float, what: str, against: str) -> tuple[bool, str]:

@@ -420,6 +420,22 @@ class ShapesEvaluator:
             out.append(self._partial(c, merge(c, per[c], shapes=len(self.labels)), invalid))
         return out
 
+    @property
+    def repetitions(self) -> int:
+        """The timing samples a candidate gets at each entry (the session's plan)."""
+        return self.evaluators[0].settings.plan.repetitions
+
+    def retime_at(self, label: str, batch: Sequence[Config]) -> list[Result]:
+        """Re-time ``batch`` interleaved at the entry ``label`` alone, in that entry's bench worker with the session's
+        plan (its repetitions and rounds): one result each, in order, its latency that entry's (keyed by it in
+        ``latency_us_by_shape``). :mod:`kernelopt.tuning.entry_retime` asks it where one entry alone refused a pick."""
+        self.start()
+        results = self.evaluators[self.labels.index(label)].retime(batch)
+        return [
+            r.model_copy(update={"latency_us_by_shape": {label: r.latency_us}}) if r.latency_us is not None else r
+            for r in results
+        ]
+
     def check_source(self, source: str, config: Config) -> Result:
         """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry); then
         at each entry set aside (:meth:`_set_aside`), where it must raise as the original does, or pass: any other

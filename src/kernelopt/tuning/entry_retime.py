@@ -1,0 +1,92 @@
+"""A pick refused at one ``SHAPES`` entry alone, by a small margin, re-timed against the current configuration there.
+
+A session across entries judges a pick shape by shape (:func:`~kernelopt.tuning.session.judge_table`): it is written
+when it gains the minimum on some entry and is slower by no more than that on any. Each entry's figure is a median of
+``--repetitions`` samples; with three, one slow episode at one entry on a loaded machine kept a real gain from being
+written (seen twice in the test suite under load, the sixteenth session). Where the judgement refuses at one entry
+alone (:attr:`~kernelopt.tuning.session.GainJudgement.refused_at`), slower there by at most
+:data:`RETIME_SLOWER_PCT`, the pick (the configuration that serves that entry) and the current configuration are
+re-timed at that entry, interleaved, with the session's repetitions (:meth:`ShapesEvaluator.retime_at`), and the
+session is judged again with those two figures at that entry. Every timing stays: the re-time's results are appended
+to the session's record (marked re-timed, never served to a rerun) and the verdict names both rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kernelopt.tuning.candidate import Config, Result, Value
+from kernelopt.tuning.record import SessionRecord
+from kernelopt.tuning.session import GainJudgement, SessionResult
+from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+from kernelopt.tuning.shapes import same_round, total
+
+#: The most a pick may be slower than the current configuration at the one entry that refuses it, percent, for that
+#: entry to be re-timed: past it the refusal stands as measured.
+RETIME_SLOWER_PCT = 10.0
+
+
+def _text(config: Mapping[str, Value]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in Config.of(config).items())
+
+
+def retime_refusal(
+    result: SessionResult,
+    judgement: GainJudgement,
+    pick: Mapping[str, Value] | None,
+    evaluator: ShapesEvaluator,
+    record: SessionRecord | None = None,
+) -> tuple[SessionResult, str] | None:
+    """The session with ``pick`` and the current configuration re-timed at the one entry that refused ``pick`` (the
+    module docstring), and the sentence that says so; ``None`` where no such re-time applies (the pick judged better,
+    refused at several entries or by more than :data:`RETIME_SLOWER_PCT`, a session too noisy to rank, no current
+    configuration timed, an entry set aside or untimed). Where the re-time fails for either, the session is returned
+    as it was, with the sentence saying why the refusal stands."""
+    if judgement.better or judgement.refused_at is None or result.noisy is not None:
+        return None
+    label, slower = judgement.refused_at
+    if pick is None or result.current_config is None or slower > RETIME_SLOWER_PCT:
+        return None
+    mine, theirs = Config.of(pick), Config.of(result.current_config)
+    if mine == theirs or label not in evaluator.labels or label in evaluator.untimed or label in evaluator.set_aside:
+        return None
+    first = same_round(result.results, result.retimed, [mine, theirs])
+    before = [first[c].latency_us_by_shape.get(label) if c in first else None for c in (mine, theirs)]
+    again = evaluator.retime_at(label, [mine, theirs])
+    if record is not None:
+        for r in again:
+            record.append(r.model_copy(update={"retimed": True}))
+    head = f"re-timed at {label} ({evaluator.repetitions} repetitions, interleaved with the current configuration)"
+    was = f"first {_us(before[0])} against {_us(before[1])}, {slower:.1f} % slower"
+    failed = next((r for r in again if not r.outcome.ok or r.latency_us is None), None)
+    if failed is not None:
+        why = failed.reason or failed.outcome.value
+        return result, f"{head}: {_text(failed.config)} did not time there ({why}); the refusal stands ({was})"
+    now = {Config.of(r.config): r.latency_us or 0.0 for r in again}
+    patched = result.model_copy(
+        update={
+            "results": [_at(r, label, now) for r in result.results],
+            "retimed": [_at(r, label, now) for r in result.retimed],
+        }
+    )
+    gain = (now[theirs] / now[mine] - 1) * 100 if now[mine] else 0.0
+    return patched, (
+        f"{head}: {_text(pick)} {_us(now[mine])} against the current {_us(now[theirs])} ({gain:+.1f} %; {was})"
+    )
+
+
+def _at(result: Result, label: str, now: Mapping[Config, float]) -> Result:
+    """``result`` with its figure at ``label`` the re-time's where it is one of the two re-timed and was timed there
+    (its total again the sum over its entries); any other result as it was."""
+    config = Config.of(result.config)
+    if config not in now or label not in result.latency_us_by_shape:
+        return result
+    by = {**result.latency_us_by_shape, label: now[config]}
+    return result.model_copy(update={"latency_us_by_shape": by, "latency_us": total(list(by.values()))})
+
+
+def _us(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g} us"
+
+
+__all__ = ["RETIME_SLOWER_PCT", "retime_refusal"]

@@ -1,0 +1,146 @@
+"""leftovers18: the sixteenth session's leftovers (docs/faults.md, "leftovers18"): a pick refused at one entry by noise
+re-timed there, vLLM's split count moved with its buffer, discovery's tuples and platform tests, and lines a user
+reads. Each test is cheap: a scripted evaluator (no sleeps, no real timing), static discovery, or one line."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+from kernelopt.tuning.shapes import total
+
+DATA = Path(__file__).parent / "data"
+CURRENT, PICK = {"BLOCK": 64}, {"BLOCK": 4096}
+
+
+@pytest.fixture(scope="module")
+def two_entries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """tests/data/tuning/chunks (a literal ``BLOCK = 64``, torch on the CPU) with the SHAPES entries n=4096 and
+    n=1024, prepared for tuning: a pick judged entry by entry is written as the one configuration (no table)."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path_factory.mktemp("leftovers18") / "chunks"
+    shutil.copytree(DATA / "tuning" / "chunks", folder)
+    ref = folder / "reference.py"
+    ref.write_text(ref.read_text().replace('SHAPES = [{"n": 4096}]', 'SHAPES = [{"n": 4096}, {"n": 1024}]'))
+    yield prepare_folder(TuneRequest(folder=folder, device="cpu"))
+
+
+class Scripted(ShapesEvaluator):
+    """A session's evaluator across entries whose re-time at an entry gives the figures it is scripted with (config
+    text -> microseconds), and records what it was asked: no worker, no timing."""
+
+    def __init__(self, labels: Sequence[str], again: dict[str, float], ok: bool = True) -> None:
+        self.labels, self.untimed, self.set_aside = list(labels), frozenset(), {}
+        self.again, self.ok, self.asked = again, ok, []  # type: list[tuple[str, list[dict]]]
+
+    @property
+    def repetitions(self) -> int:
+        return 3
+
+    def retime_at(self, label: str, batch: Sequence[Config]) -> list[Result]:
+        self.asked.append((label, [c.as_dict() for c in batch]))
+        out = []
+        for c in batch:
+            us = self.again[str(c.as_dict())]
+            if not self.ok and c.as_dict() == PICK:
+                out.append(Result.failed(c.as_dict(), Outcome.RUN_TIMEOUT, "no reply within 300 s"))
+                continue
+            out.append(Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=us, latency_us_by_shape={label: us},
+                              samples_us=[us] * 3, retimed=True))  # fmt: skip
+        return out
+
+
+def _session(prepared: Any, figures: dict[str, tuple[float, float]]) -> Any:
+    """A finished session on ``prepared`` whose re-timed round gave each configuration (its text) these medians on
+    n=4096 and n=1024, the current configuration among them."""
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    big, small = (s.label() for s in prepared.shapes)
+
+    def timed(config: dict, a: float, b: float) -> Result:
+        return Result(config=config, outcome=Outcome.OK, latency_us=total([a, b]), samples_us=[a + b] * 3,
+                      latency_us_by_shape={big: a, small: b}, retimed=True)  # fmt: skip
+
+    results = [timed(eval(text), a, b) for text, (a, b) in figures.items()]
+    best = min(results, key=lambda r: r.latency_us or 0.0)
+    return SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config=CURRENT,
+        current_latency_us=total(list(figures[str(CURRENT)])), results=results, retimed=results,
+        evaluations=len(results), served=0, budget=4, space_size=7, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+
+
+def test_n1_a_pick_refused_at_one_entry_by_noise_is_re_timed_there(two_entries: Any, tmp_path: Path) -> None:
+    """BLOCK=4096 halves n=4096 (50 against 100 us) and its first median at n=1024 was 31.5 against the current's 30
+    (one slow episode of three): judged entry by entry it was refused there, "4.8 % slower". Re-timed at n=1024 alone
+    with the current, interleaved (28 against 30 us), it is judged again and written; the verdict names both rounds,
+    and the record holds the re-time's two results beside the first round's."""
+    from kernelopt.tuning.folder import judge_session, retimed_at_refusal
+    from kernelopt.tuning.record import RecordHeader, SessionRecord
+
+    prepared = two_entries
+    big, small = (s.label() for s in prepared.shapes)
+    result = _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 31.5)})
+    first = judge_session(prepared, result)
+    assert not first.judgement.better and first.judgement.refused_at == (small, pytest.approx(100 * 1.5 / 31.5))
+    assert f"is 4.8 % slower than the current configuration on {small}" in first.judgement.reason
+
+    record = SessionRecord.open(tmp_path / "record.jsonl", RecordHeader.for_space(prepared.space, device="cpu"))
+    scripted = Scripted([big, small], {str(PICK): 28.0, str(CURRENT): 30.0})
+    done = retimed_at_refusal(first, scripted, partial(judge_session, prepared), record)
+    assert scripted.asked == [(small, [PICK, CURRENT])]
+    assert done.judgement.better and done.result.best_config == PICK, done.judgement
+    assert done.judgement.reason.startswith(
+        f"re-timed at {small} (3 repetitions, interleaved with the current configuration): BLOCK=4096 28 us against "
+        "the current 30 us (+7.1 %; first 31.5 us against 30 us, 4.8 % slower); "
+    ), done.judgement.reason
+    assert [(r.config, r.latency_us_by_shape, r.retimed) for r in record.results] == [
+        (PICK, {small: 28.0}, True),
+        (CURRENT, {small: 30.0}, True),
+    ]
+    shapes = {s.shape: (s.chosen_latency_us, s.current_latency_us) for s in done.per_shape}
+    assert shapes == {big: (50.0, 100.0), small: (28.0, 30.0)}
+
+
+def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: Any) -> None:
+    """The re-time confirms the pick slower at n=1024 (32 against 30 us): still refused, both rounds said. A re-time
+    in which the pick does not time leaves the refusal as measured, saying why. A pick slower by more than the margin
+    (15 %), or slower at both entries, is never re-timed."""
+    from kernelopt.tuning.entry_retime import RETIME_SLOWER_PCT
+    from kernelopt.tuning.folder import judge_session, retimed_at_refusal
+
+    prepared = two_entries
+    big, small = (s.label() for s in prepared.shapes)
+    judge = partial(judge_session, prepared)
+    first = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 31.5)}))
+
+    slower = Scripted([big, small], {str(PICK): 32.0, str(CURRENT): 30.0})
+    kept = retimed_at_refusal(first, slower, judge)
+    assert not kept.judgement.better
+    assert kept.judgement.reason.startswith(f"re-timed at {small} (3 repetitions, interleaved with the current "
+                                            "configuration): BLOCK=4096 32 us against the current 30 us (-6.2 %; "
+                                            "first 31.5 us against 30 us, 4.8 % slower); ")  # fmt: skip
+    assert f"6.2 % slower than the current configuration on {small}" in kept.judgement.reason
+
+    lost = retimed_at_refusal(first, Scripted([big, small], {str(PICK): 1.0, str(CURRENT): 30.0}, ok=False), judge)
+    assert not lost.judgement.better and lost.result is first.result
+    assert lost.judgement.reason.startswith(
+        f"re-timed at {small} (3 repetitions, interleaved with the current configuration): BLOCK=4096 did not time "
+        "there (no reply within 300 s); the refusal stands (first 31.5 us against 30 us, 4.8 % slower); "
+    ), lost.judgement.reason
+
+    far = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 34.5)}))
+    assert far.judgement.refused_at is not None and far.judgement.refused_at[1] > RETIME_SLOWER_PCT
+    never = Scripted([big, small], {})
+    assert retimed_at_refusal(far, never, judge) is far and never.asked == []
+    both = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (103.0, 31.5)}))
+    assert both.judgement.refused_at is None and retimed_at_refusal(both, never, judge) is both
