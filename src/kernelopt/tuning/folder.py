@@ -1134,9 +1134,15 @@ def shaped_choice(tuning: FolderTuning, retimed: Sequence[Result]) -> FolderTuni
 def judge_one(tuning: FolderTuning, against: str = "the current configuration") -> FolderTuning:
     """The one configuration written where the session's per-bucket table cannot be (:func:`table_unheld`), judged on
     its own shape by shape against ``against`` (:func:`~kernelopt.tuning.session.judge_table`: by the minimum gain on
-    some shape, slower by no more than that on any), from its own figures in :attr:`FolderTuning.per_shape`."""
+    some shape, slower by no more than that on any), from its own figures in :attr:`FolderTuning.per_shape`. A re-time
+    too noisy to rank the fastest few is judged so only where the pick also beats the current configuration in enough
+    re-timed rounds (:func:`~kernelopt.tuning.session.judge_gain`'s sign test), as one configuration judged alone is
+    (n82: a pick 13x faster than BLOCK=256 was kept out, "the current configuration stays: too noisy to rank")."""
     result = tuning.result
     by_shape = {s.shape: (s.chosen_latency_us, s.current_latency_us) for s in tuning.per_shape}
+    beaten = judge_gain(result, min_gain_pct=tuning.judgement.min_gain_pct) if result.noisy is not None else None
+    if beaten is not None and beaten.better:  # the fastest few tie, yet the pick beats the kernel as written (n82)
+        result = result.model_copy(update={"noisy": None})
     judgement = judge_table(
         by_shape,
         result,
@@ -1144,6 +1150,8 @@ def judge_one(tuning: FolderTuning, against: str = "the current configuration") 
         what=config_text(result.best_config),
         against=against,
     )
+    if beaten is not None and beaten.better and judgement.better:
+        judgement = judgement.model_copy(update={"reason": f"{judgement.reason}; {beaten.reason}"})
     return replace(tuning, judgement=judgement)
 
 

@@ -1,0 +1,73 @@
+"""newuser15: a new user's first hour on a fresh clone, fifteenth trial (docs/faults.md, "newuser15").
+
+Each case is a fault the user met, replayed on the CPU: a session is replayed through the judgement with figures of
+the user's own run (tune --device cpu, 2026-12-06), or the user's kernel is run under TRITON_INTERPRET=1."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.tuning.candidate import Outcome, Result
+from kernelopt.tuning.shapes import ChoiceKind
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "newuser15"
+
+
+@pytest.fixture(scope="module")
+def relu_progs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The user's ReLU whose host raises past 64 programs, prepared for a CPU session."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = Path(shutil.copytree(DATA / "relu_progs", tmp_path_factory.mktemp("newuser15") / "relu_progs"))
+    return prepare_folder(TuneRequest(folder=folder, device="cpu"))
+
+
+def _retimed(block: int, by_shape: dict[str, float], samples: list[float]) -> Result:
+    return Result(config={"BLOCK": block}, outcome=Outcome.OK, latency_us=sum(by_shape.values()),
+                  latency_us_by_shape=by_shape, samples_us=samples, retimed=True)  # fmt: skip
+
+
+def test_n82_one_configuration_judged_shape_by_shape_is_written_when_it_beats_the_current_in_a_noisy_retime(
+    relu_progs: Any,
+) -> None:
+    """The user's session's re-time (18:45, load 11): BLOCK=4096 and 8192 tie round by round (each faster in half
+    the rounds, spread over 50 %), both 13x faster than the current BLOCK=256 in every round; n=1000's own best is
+    1024, so one configuration is judged shape by shape (no table holds a literal). It said "the current
+    configuration stays: too noisy to rank ...; kernel.py left unchanged", where the same re-time judged alone
+    (judge_gain's sign test) writes the pick."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.folder import judge_session
+    from kernelopt.tuning.noise import too_noisy
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    low, high = [2000.0, 5000.0] * 10, [5000.0, 2000.0] * 10
+    retimed = [
+        _retimed(4096, {"n=1000": 1362.4, "n=8192": 2111.5}, low),
+        _retimed(8192, {"n=1000": 2080.6, "n=8192": 2796.0}, high),
+        _retimed(1024, {"n=1000": 1307.7, "n=8192": 10558.6}, [11866.0] * 20),
+        _retimed(256, {"n=1000": 6883.6, "n=8192": 38135.7}, [45019.0] * 20),
+    ]
+    noisy = too_noisy(retimed[0], retimed)
+    assert noisy is not None and "too noisy to rank" in noisy  # the session's own rule, on these samples
+    result = SessionResult(
+        best_config={"BLOCK": 4096}, best_latency_us=retimed[0].latency_us, current_config={"BLOCK": 256},
+        current_latency_us=retimed[3].latency_us, results=[r.model_copy(update={"retimed": False}) for r in retimed],
+        retimed=retimed, evaluations=10, served=0, budget=24, space_size=10, wall_s=15.0,
+        stop=StopReason.CANDIDATES, strategy="local", noisy=noisy,
+    )  # fmt: skip
+    tuning = judge_session(relu_progs, result)
+    assert tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE  # no table holds a literal: one judged
+    judgement = tuning.judgement
+    assert judgement.better, judgement.reason
+    assert "20 of its 20 re-timed rounds" in judgement.reason and "no slower beyond 2 %" in judgement.reason
+    line = verdict_line(result, judgement, kernel_py="kernel.py", written=True, dry_run=False)
+    assert line.endswith("written to kernel.py") and "stays" not in line
+    # a tie with the current is still kept out: the sign test is what lets a noisy re-time write
+    tied = [*retimed[:3], _retimed(256, {"n=1000": 1400.0, "n=8192": 2150.0}, high)]
+    kept = judge_session(relu_progs, result.model_copy(update={"retimed": tied, "current_latency_us": 3550.0}))
+    assert not kept.judgement.better and "too noisy to rank" in kept.judgement.reason
