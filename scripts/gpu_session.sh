@@ -68,6 +68,8 @@
 #              --device cuda on attorch_ln (its autotune list pinned once) and grouped_gemm (no unwritable candidate)
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
+#   variants2  scripts/gpu_variants2.sh: the net's GPU tests of wrongkernel16 and wrongkernel17 (moved out of variants:
+#              its tests took 374 s on the H100 of 2026-12-06), the plain picks failing at realistic sizes
 #   net11      scripts/gpu_net11.sh: the net behind the rules on cuda at 2**20 elements with module-level sizes moved
 #              and a code key kept, tune --device cuda on two KernelBench examples (the net at their moved sizes)
 #   breaker12  scripts/gpu_breaker12.sh: the twelfth held-out trial's kernels (Transformer Engine's MoE permutation,
@@ -144,6 +146,8 @@
 #   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict, rowmax_opts and rowmax_helper (a block
 #              computed from num_warps through the options' dict or a helper): the kernel.py each leaves correct at
 #              sizes no entry names
+#   kkt18      scripts/gpu_kkt18.sh: fla's chunk kkt with each of its 27 autotune configs pinned against a float64
+#              reference at breaker16's GPU size and a smaller T: which race on the GPU (docs/faults.md kkt18)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -186,7 +190,8 @@ tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
 gpuleft10 720 scripts/gpu_gpuleft10.sh
-variants 420 scripts/gpu_variants.sh
+variants 480 scripts/gpu_variants.sh
+variants2 420 scripts/gpu_variants2.sh
 net11 480 scripts/gpu_net11.sh
 pace12 420 scripts/gpu_pace12.sh
 net12 360 scripts/gpu_net12.sh
@@ -213,6 +218,7 @@ misalign17 480 scripts/gpu_misalign17.sh
 newuser14 660 scripts/gpu_newuser14.sh
 break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
+kkt18 240 scripts/gpu_kkt18.sh
 gputests 560 -
 EOF
 }
