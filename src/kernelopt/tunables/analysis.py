@@ -4057,13 +4057,16 @@ def _knob_legality(s: Site, arange_ranges: frozenset[str] = frozenset()) -> tupl
     """Categories and legality of a site: the marker's options first, then the knob-name rules, then Triton's own
     rule for a name the kernel spans a ``tl.arange`` with (``arange_ranges``: a power of two, at most
     ``TRITON_MAX_TENSOR_NUMEL``, as the block rule says; ``EPI_BLOCK`` was listed ">= 1" while tune searched powers
-    of two): one legality, which the listing shows and the search takes its values from."""
+    of two), which also overrides a name rule that asks no power of two (SGLang's ``BLOCK_DIM = 2048``, a tile's
+    width, was read by the CUDA thread rule as ">= 32, <= 1024, multiple of 32", its own value outside; breaker18
+    d1): one legality, which the listing shows and the search takes its values from."""
     cats: list[ActionCategory] = []
     legal: Legality | None = None
     for feed in s.feeds or [s.name]:
         r = knob_rule(feed)
-        if r is None and feed in arange_ranges:
-            r = knob_rule("BLOCK")
+        if feed in arange_ranges and (r is None or not r[1].power_of_two):
+            tile = knob_rule("BLOCK")
+            r = (r[0] if r else tile[0], tile[1]) if tile else r
         if r:
             cats += [c for c in r[0] if c not in cats]
             legal = legal or r[1]
