@@ -13,6 +13,8 @@ import pytest
 
 from kernelopt.tuning.candidate import Outcome, Result
 from kernelopt.tuning.shapes import ChoiceKind
+from tests.conftest import triton_interpreted
+from tests.test_breaker7_cases import _all_correct
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "newuser15"
@@ -71,3 +73,34 @@ def test_n82_one_configuration_judged_shape_by_shape_is_written_when_it_beats_th
     tied = [*retimed[:3], _retimed(256, {"n=1000": 1400.0, "n=8192": 2150.0}, high)]
     kept = judge_session(relu_progs, result.model_copy(update={"retimed": tied, "current_latency_us": 3550.0}))
     assert not kept.judgement.better and "too noisy to rank" in kept.judgement.reason
+
+
+@pytest.mark.timeout(120)
+def test_n83_a_python_float_beside_a_bf16_block_is_a_bf16_constant_in_the_interpreter() -> None:
+    """The user's bf16 axpy (``x * 2.0 + y``, a leaky ReLU's ``r * 0.5``) failed every candidate on the CPU, the
+    original too: "InterpreterError: AttributeError("'InterpreterBuilder' object has no attribute 'get_bf16'")", so
+    `tune` said "no candidate ran" of a correct kernel. Triton's semantic makes the float a bf16 constant
+    (``builder.get_bf16``, rounded to nearest even as the GPU's compile rounds it) and the product is bf16 arithmetic."""
+    import torch
+
+    with triton_interpreted():
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def scaled(x_ptr, out_ptr, N: tl.constexpr):
+            offs = tl.arange(0, N)
+            x = tl.load(x_ptr + offs)
+            tl.store(out_ptr + offs, x * 0.1)
+            tl.store(out_ptr + N + offs, tl.where(x > 0, x, x * 3.0714))
+
+        x = torch.randn(64, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16)
+        out = torch.empty(2 * 64, dtype=torch.bfloat16)
+        scaled[(1,)](x, out, N=64)
+
+        def times(c: float) -> torch.Tensor:  # the constant rounded to bf16 first, then one bf16 product
+            return (x.float() * torch.tensor(c).to(torch.bfloat16).float()).to(torch.bfloat16)
+
+        torch.testing.assert_close(out[:64], times(0.1), rtol=0, atol=0)
+        torch.testing.assert_close(out[64:], torch.where(x > 0, x, times(3.0714)), rtol=0, atol=0)
+    _all_correct(DATA / "bf16_axpy", [{"n": 1}, {"n": 1000}, {"n": 4097}])

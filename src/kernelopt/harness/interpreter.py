@@ -745,7 +745,8 @@ BF16_FLOAT_OPS = (
 
 def _patch_bf16_arithmetic(interp: Any) -> None:
     """bf16 operands of :data:`BF16_FLOAT_OPS` widened to fp32 (exact: a bf16 is the top half of an fp32), the op
-    computed there, a float result rounded back to bf16 to nearest even by torch (the GPU's ``cvt.rn.bf16.f32``).
+    computed there, a float result rounded back to bf16 to nearest even by torch (the GPU's ``cvt.rn.bf16.f32``); a
+    Python float beside a bf16 block made a bf16 constant (``get_bf16``, which the interpreter's builder lacks).
     Nothing changes where the interpreter keeps bf16 as anything but its 16 bits."""
     import numpy as np
     import torch
@@ -786,6 +787,14 @@ def _patch_bf16_arithmetic(interp: Any) -> None:
         return narrow(interp.TensorHandle(np.asarray(src.data, dtype=np.float32), tl.float32))
 
     interp.InterpreterBuilder.create_fp_trunc = create_fp_trunc
+    if not hasattr(interp.InterpreterBuilder, "get_bf16"):
+
+        def get_bf16(self: Any, value: float) -> Any:
+            # a Python float met by a bf16 block (``x * 2.0``) is made a bf16 constant by the builder the GPU's
+            # compile has; the interpreter's had none ("no attribute 'get_bf16'": a correct kernel failed, n83)
+            return narrow(interp.TensorHandle(np.array([value], dtype=np.float32), tl.float32))
+
+        interp.InterpreterBuilder.get_bf16 = get_bf16
     _patch_bf16_reductions(interp, widen, narrow)
 
 
