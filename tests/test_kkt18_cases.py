@@ -131,3 +131,32 @@ def test_on_cuda_each_config_of_fla_kkt_pinned_against_a_float64_reference(monke
     print(f"kkt18 wrong configs: {wrong}")
     assert all(racy(bk, warps) for bk, warps, _ in wrong), wrong
     assert sum(not racy(c.kwargs["BK"], c.num_warps) for c in configs) == 15
+
+
+def test_a_round_whose_requests_the_wall_time_turned_down_leaves_the_pace_of_the_candidates_that_ran() -> None:
+    """misalign17's ``tune --device cuda`` on the H100 (2026-12-06): 14 candidates ran (about 0.2 s each to check and
+    time), then a round of 8 was turned down by the wall time in milliseconds, and the json's line read "the wall time
+    left (0 s of 60 s, at about 0.0016 s a candidate)": the pace was that round's seconds over candidates that never
+    ran. The pace (and the estimate of what fits the wall) is of the candidates that ran."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.replay import space_from_sweep
+    from kernelopt.tuning.session import tune
+    from tests.test_pace12_cases import Paced, _sweep
+
+    class TurnedDown(Paced):
+        """:class:`Paced` (3 s a request) whose requests after the first round are not sent, 13 ms each."""
+
+        def evaluate(self, batch):  # type: ignore[no-untyped-def]
+            if self.started and self.limits:
+                self.clock.advance(0.013 * len(batch))
+                return [Result.failed(c, Outcome.NOT_RUN_BUDGET, "not sent: no time left") for c in batch]
+            return super().evaluate(batch)
+
+    s = _sweep()
+    clock = ManualClock()
+    budget = Budget(8, clock, wall_s=600.0)
+    res = tune(space_from_sweep(s), TurnedDown(s, clock, per_s=3.0, hung=set()), budget=budget, batch_size=4,
+               rng_seed=1, retime_top=0)  # fmt: skip
+    assert [r.outcome for r in res.results].count(Outcome.NOT_RUN_BUDGET) == 4, res.results
+    assert budget.candidate_s == 3.0
