@@ -144,3 +144,48 @@ def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: An
     assert retimed_at_refusal(far, never, judge) is far and never.asked == []
     both = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (103.0, 31.5)}))
     assert both.judgement.refused_at is None and retimed_at_refusal(both, never, judge) is both
+
+
+# ------------------------------------------------------------------------------------- n2: a split count run() owns
+
+BREAKER17 = DATA / "breaker17"
+
+
+def _knobs(source: str) -> dict[str, Any]:
+    from kernelopt.tunables import discover_source
+
+    return {t.key: t for t in discover_source(source)}
+
+
+@pytest.mark.timeout(180)
+def test_n2_a_split_count_run_owns_and_sizes_its_buffer_with_is_its_assignment(tmp_path: Path) -> None:
+    """breaker17's vllm_decode_att: ``run`` binds ``num_kv_splits = 8``, sizes ``attn_logits`` with it and hands both
+    down to the two stages (``NUM_KV_SPLITS = num_kv_splits`` at each launch). discovery17 held the split ("change it
+    where the buffer is sized"): but ``run`` is where it is sized, and an edit of that line moves both launches and the
+    buffer together. The knob is that assignment, one for both launches; the written kernel is right with 2 and with
+    32 splits at sizes no entry names. Where ``run`` takes the split from its own caller (a parameter), the buffer's
+    size comes from outside what ``tune`` edits: held, as before."""
+    from kernelopt.tunables import apply_source
+    from tests.test_breaker7_cases import _all_correct
+
+    source = (BREAKER17 / "vllm_decode_att" / "kernel.py").read_text()
+    found = _knobs(source)
+    knob = found["_fwd_kernel_stage1:NUM_KV_SPLITS"]
+    assert "_fwd_kernel_stage2:NUM_KV_SPLITS" not in found  # one knob, read at both launches
+    assert (knob.value, knob.location, knob.refused_reason, knob.semantic) == (8, "kernel.py:265", None, False)
+    assert knob.used_at == ["kernel.py:143", "kernel.py:238"], knob.used_at
+    for splits in (2, 32):
+        written = apply_source(source, {"_fwd_kernel_stage1:NUM_KV_SPLITS": splits}).new_source
+        assert f"    num_kv_splits = {splits}  # vLLM's default split count\n" in written
+        assert written.count("NUM_KV_SPLITS = num_kv_splits") == 2  # the launches read it as written
+        folder = Path(shutil.copytree(BREAKER17 / "vllm_decode_att", tmp_path / f"split{splits}"))
+        (folder / "kernel.py").write_text(written)
+        _all_correct(folder, [{"B": 2, "L": 37, "H": 4, "KVH": 2, "D": 20, "DV": 9, "P": 3}])
+
+    given = source.replace("def run(q, k_buffer, v_buffer, req_to_token, b_seq_len, page):", "def run(q, k_buffer, "
+                           "v_buffer, req_to_token, b_seq_len, page, num_kv_splits=8):").replace(
+        "    num_kv_splits = 8  # vLLM's default split count\n", "")  # fmt: skip
+    assert given != source
+    held = _knobs(given)
+    for key in ("_fwd_kernel_stage1:NUM_KV_SPLITS", "_fwd_kernel_stage2:NUM_KV_SPLITS"):
+        assert held[key].semantic and "run() also sizes 'attn_logits'" in (held[key].refused_reason or ""), held[key]

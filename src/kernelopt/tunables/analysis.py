@@ -1109,13 +1109,37 @@ class _Analyzer:
             "computes, not how fast"
         )
 
-    def sized_by_a_caller(self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0) -> str | None:
+    def sized_by_a_caller(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> str | None:
         """Why a launch argument is what the kernel computes where :meth:`sizes_output` cannot see it: the value is
         the launching function's parameter passed on as it is (vLLM's ``NUM_KV_SPLITS = num_kv_splits``), and a
         caller in this file, up the chain of calls, also sizes a tensor with the value it passes and hands that
         tensor down in the same call (``attn_logits = torch.empty((b, h, num_kv_splits, Lv + 1))``, then
         ``decode_attention_fwd_normal(..., attn_logits, num_kv_splits, ...)``): another value at the launch writes
-        past the buffer's splits or leaves some unwritten. ``None`` otherwise."""
+        past the buffer's splits or leaves some unwritten. ``None`` otherwise (and where that caller owns the value,
+        :meth:`owned_by_a_sizing_caller`: the knob is its assignment)."""
+        found = self._caller_sizing(expr, func)
+        return found[0] if found is not None else None
+
+    def owned_by_a_sizing_caller(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> SourceLiteral | None:
+        """The literal a launch argument :meth:`sized_by_a_caller` holds comes from, where the caller that sizes the
+        buffer binds the value it passes itself, once, unconditionally, to an integer literal (vLLM's ``run``:
+        ``num_kv_splits = 8``, then ``attn_logits = torch.empty((..., num_kv_splits, ...))`` and the call handing both
+        down): an edit there moves the launches and the buffer together, so that assignment is the knob. ``None``
+        where the value comes into that caller from its own caller, or is computed there (held, as before)."""
+        found = self._caller_sizing(expr, func)
+        if found is None:
+            return None
+        _, caller, passed = found
+        binds = caller.locals.get(passed, [])
+        if len(binds) != 1 or binds[0].conditional or binds[0].chained or binds[0].value is None:
+            return None
+        lit = self.literal(binds[0].value)
+        return lit if lit is not None and is_int(lit.value) else None
+
+    def _caller_sizing(
+        self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0
+    ) -> tuple[str, _FuncInfo, str] | None:
+        """:meth:`sized_by_a_caller`'s reason, the caller that sizes the buffer, and the name it passes down."""
         if func is None or not isinstance(expr, cst.Name) or depth > 4:
             return None
         name = expr.value
@@ -1157,17 +1181,18 @@ class _Analyzer:
                 for b in caller.locals[buffer]:
                     alloc = b.value
                     if _allocates(alloc) and any(_read_names(size) & derived for _, size in _allocation_dims(alloc)):
-                        return (
+                        why = (
                             f"'{expr.value}' is the value {caller.node.name.value}() also sizes '{buffer}' with "
                             f"(allocated at {self.loc(b.line)}) and hands down with it "
                             f"({self.loc(self.positions[call].start.line)}):"
                             " another value at the launch alone reads or writes that buffer at sizes it was not "
                             "allocated with, so it is held at its value; change it where the buffer is sized"
                         )
+                        return why, caller, passed.value
             if any(q.name.value == passed.value for q in caller.params) and passed.value not in caller.locals:
-                found = self.sized_by_a_caller(passed, caller, depth + 1)
+                found = self._caller_sizing(passed, caller, depth + 1)
                 if found is not None:
-                    return found.replace(f"'{passed.value}'", f"'{expr.value}'", 1)
+                    return (found[0].replace(f"'{passed.value}'", f"'{expr.value}'", 1), *found[1:])
         return None
 
     def shape_unpacked(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> str | None:
@@ -1717,8 +1742,16 @@ class _Analyzer:
         elif lit is None:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)
+        # a value the caller sizing a buffer with it owns (vLLM's run: num_kv_splits = 8): the knob is that line
+        owned = (
+            self.owned_by_a_sizing_caller(expr, la.func)
+            if lit is None and kind is not TunableKind.MODULE_CONSTANT and knob_rule(name) is not None
+            else None
+        )
+        if owned is not None:
+            lit, refused, computed = owned, None, None
         value = lit.value if lit else None
-        what = self.what_it_computes(la, kname, name, expr, value, kind)
+        what = self.what_it_computes(la, kname, name, expr, value, kind, caller_owned=owned is not None)
         semantic = what is not None
         if what is not None:
             refused, computed = what, None
@@ -1822,11 +1855,21 @@ class _Analyzer:
         )
 
     def what_it_computes(
-        self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression, value: Any, kind: TunableKind
+        self,
+        la: _Launch,
+        kname: str | None,
+        name: str,
+        expr: cst.BaseExpression,
+        value: Any,
+        kind: TunableKind,
+        *,
+        caller_owned: bool = False,
     ) -> str | None:
         """Why the launch argument ``name=expr`` (``value``: its literal's) changes what the kernel computes, not how
         fast (a semantic setting: a flag or mode by its name, a size a filter, a work group or a held feed reads, an
-        output's size, a size of the problem unpacked from a shape); ``None`` where it is a choice of speed."""
+        output's size, a size of the problem unpacked from a shape); ``None`` where it is a choice of speed.
+        ``caller_owned``: its literal is the assignment of the caller that sizes a buffer with it
+        (:meth:`owned_by_a_sizing_caller`), which moves the buffer with it: not held for that buffer."""
         if name in LAUNCH_OPTIONS:
             return None
         window = self.filter_size(kname, name)
@@ -1838,7 +1881,7 @@ class _Analyzer:
         # a caller's buffer sized by a knob's value holds it (a module constant moves every use together, the
         # caller's allocation too: breaker7's decode_split; a name no rule calls a knob is offered nowhere anyway)
         known = knob_rule(name) is not None
-        caller_sized = kind is not TunableKind.MODULE_CONSTANT and known
+        caller_sized = kind is not TunableKind.MODULE_CONSTANT and known and not caller_owned
         shapes_output = self.sizes_output(expr, la.func) or (
             self.sized_by_a_caller(expr, la.func) if caller_sized else None
         )
