@@ -162,8 +162,8 @@ def test_n2_a_split_count_run_owns_and_sizes_its_buffer_with_is_its_assignment(t
     """breaker17's vllm_decode_att: ``run`` binds ``num_kv_splits = 8``, sizes ``attn_logits`` with it and hands both
     down to the two stages (``NUM_KV_SPLITS = num_kv_splits`` at each launch). discovery17 held the split ("change it
     where the buffer is sized"): but ``run`` is where it is sized, and an edit of that line moves both launches and the
-    buffer together. The knob is that assignment, one for both launches; the written kernel is right with 2 and with
-    32 splits at sizes no entry names. Where ``run`` takes the split from its own caller (a parameter), the buffer's
+    buffer together. The knob is that assignment, one for both launches; the written kernel is right with 32 splits at a
+    size no entry names. Where ``run`` takes the split from its own caller (a parameter), the buffer's
     size comes from outside what ``tune`` edits: held, as before."""
     from kernelopt.tunables import apply_source
     from tests.test_breaker7_cases import _all_correct
@@ -178,9 +178,10 @@ def test_n2_a_split_count_run_owns_and_sizes_its_buffer_with_is_its_assignment(t
         written = apply_source(source, {"_fwd_kernel_stage1:NUM_KV_SPLITS": splits}).new_source
         assert f"    num_kv_splits = {splits}  # vLLM's default split count\n" in written
         assert written.count("NUM_KV_SPLITS = num_kv_splits") == 2  # the launches read it as written
-        folder = Path(shutil.copytree(BREAKER17 / "vllm_decode_att", tmp_path / f"split{splits}"))
-        (folder / "kernel.py").write_text(written)
-        _all_correct(folder, [{"B": 2, "L": 37, "H": 4, "KVH": 2, "D": 20, "DV": 9, "P": 3}])
+    # 32 splits of 37 keys: most splits hold one key or none, each written and merged in the buffer's 32
+    folder = Path(shutil.copytree(BREAKER17 / "vllm_decode_att", tmp_path / "split32"))
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"B": 2, "L": 37, "H": 4, "KVH": 2, "D": 20, "DV": 9, "P": 3}])
 
     given = source.replace("def run(q, k_buffer, v_buffer, req_to_token, b_seq_len, page):", "def run(q, k_buffer, "
                            "v_buffer, req_to_token, b_seq_len, page, num_kv_splits=8):").replace(
@@ -189,3 +190,93 @@ def test_n2_a_split_count_run_owns_and_sizes_its_buffer_with_is_its_assignment(t
     held = _knobs(given)
     for key in ("_fwd_kernel_stage1:NUM_KV_SPLITS", "_fwd_kernel_stage2:NUM_KV_SPLITS"):
         assert held[key].semantic and "run() also sizes 'attn_logits'" in (held[key].refused_reason or ""), held[key]
+
+
+# ------------------------------------------------------------------------------------- n3: discovery's tuples, platforms
+
+AT_LAUNCH = [
+    ("    bm, bn = TILE\n", ""),
+    ("(triton.cdiv(M, bm), triton.cdiv(N, bn))](x, y, M, N, BLOCK_M=bm, BLOCK_N=bn)",
+     "(triton.cdiv(M, TILE[0]), triton.cdiv(N, TILE[1]))](x, y, M, N, BLOCK_M=TILE[0], BLOCK_N=TILE[1])"),
+]  # fmt: skip
+"""leftovers17's tuple_run with the tuple's elements read at the launch (``BLOCK_M=TILE[0]``), not unpacked first."""
+
+
+@pytest.mark.timeout(180)
+def test_n3_a_module_tuple_s_element_read_at_the_launch_is_a_knob_written_in_the_tuple(tmp_path: Path) -> None:
+    """``BLOCK_M=TILE[0]`` at the launch (``TILE = (16, 16)`` at the module) was "value is computed at the launch:
+    TILE[0]", a computed setting tuned by an override, one value for every size. Each literal-indexed element is a
+    knob keyed ``TILE[0]``, written back in the tuple, as leftovers17's ``bm = TILE[0]`` is; right at sizes no entry
+    names. Without masks (a grid of ``M // TILE[0]`` programs) a move that does not divide the original is refused
+    (the guard reads the grid's ``TILE[0]``). A tuple indexed by a name, or nested, stays a computed setting."""
+    from kernelopt.tunables import apply_source
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_break17_cases import TUPLE_NOMASK, _built
+    from tests.test_breaker7_cases import _all_correct
+
+    folder = _built(tmp_path, "leftovers17/tuple_run", "launch", AT_LAUNCH)
+    source = (folder / "kernel.py").read_text()
+    found = _knobs(source)
+    for at in (0, 1):
+        knob = found[f"TILE[{at}]"]
+        assert (knob.kind.value, knob.value, knob.location, knob.refused_reason) == (
+            "module_constant",
+            16,
+            "kernel.py:8",
+            None,
+        ), knob
+    written = apply_source(source, {"TILE[0]": 64, "TILE[1]": 8}).new_source
+    assert "TILE = (64, 8)\n" in written and written.count("TILE[0]") == 2, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 37, "N": 200}, {"M": 130, "N": 17}, {"M": 1, "N": 1}])
+
+    bare = source
+    for old, new in TUPLE_NOMASK[:2]:
+        bare = bare.replace(old, new)
+    bare = bare.replace("(triton.cdiv(M, TILE[0]), triton.cdiv(N, TILE[1]))", "(M // TILE[0], N // TILE[1])")
+    refused = guard_edit(bare, bare.replace("TILE = (16, 16)", "TILE = (32, 16)"))
+    assert refused.new_source is None and (refused.note or "").startswith(
+        "TILE[0]=32 does not divide every size the original TILE[0]=16 handled (the grid at line 22 has M // TILE[0] "
+        "programs)"
+    ), refused.note
+
+    by_name = source.replace("BLOCK_M=TILE[0]", "BLOCK_M=TILE[k]").replace("    M, N = x.shape\n", "    M, N = x.shape\n"
+                                                                          "    k = 0\n")  # fmt: skip
+    nested = source.replace("TILE = (16, 16)", "TILE = ((16, 16), 1)").replace("TILE[0]", "TILE[0][0]")
+    nested = nested.replace("TILE[1]", "TILE[0][1]")
+    for text, read in ((by_name, "TILE[k]"), (nested, "TILE[0][0]")):
+        knob = _knobs(text)["scale_kernel:BLOCK_M"]
+        assert knob.kind.value == "computed_setting" and read in (knob.computed or ""), knob
+
+
+PLATFORM = [
+    ("    bm, bn = TILE\n", '    bm = 64 if x.is_cuda else 16\n    bn = 32 if x.device.type == "cuda" else 16\n'),
+]
+"""leftovers17's tuple_run with each tile chosen by the platform of the tensor (``x.is_cuda``, ``x.device.type``)."""
+
+
+@pytest.mark.timeout(180)
+def test_n3_a_tensor_s_device_test_picks_a_platform_s_branch(tmp_path: Path) -> None:
+    """``bm = 64 if x.is_cuda else 16`` and ``bn = 32 if x.device.type == "cuda" else 16`` read the platform as
+    vLLM's ``not is_hip_`` does (discovery17's l2), but ``x`` was read as a size: each was a computed setting whose
+    other branch was taken for a rule by size. Now the branch the run took (the CPU's, 16) is the knob, edited in
+    place, the other platform's kept; without a run the line says the branch is known only from one. A comparison
+    with a number (``x.shape[0] > 64``) beside it still is a rule by size."""
+    from tests.test_break17_cases import _built
+    from tests.test_breaker7_cases import _all_correct
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = _built(tmp_path, "leftovers17/tuple_run", "platform", PLATFORM)
+    static = _knobs((folder / "kernel.py").read_text())
+    assert "the branch in use (x.is_cuda) is known only from a run" in (static["scale_kernel:BLOCK_M"].refused_reason
+                                                                         or "")  # fmt: skip
+    assert 'the branch in use (x.device.type == "cuda") is known only' in (
+        static["scale_kernel:BLOCK_N"].refused_reason or ""
+    )
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None, note
+    assert '    bm = 64 if x.is_cuda else 32\n    bn = 32 if x.device.type == "cuda" else 64\n' in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 37, "N": 200}, {"M": 1, "N": 1}])
+    sized = (folder / "kernel.py").read_text().replace("if x.is_cuda else", "if x.is_cuda and x.shape[0] > 64 else")
+    assert _knobs(sized)["scale_kernel:BLOCK_M"].computed is not None

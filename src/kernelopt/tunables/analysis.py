@@ -360,14 +360,38 @@ _PLATFORM_NAME = re.compile(r"hip|rocm|cuda|xpu|npu|musa|platform", re.IGNORECAS
 
 
 def _by_platform(test: cst.BaseExpression) -> bool:
-    """``test`` picks by platform (``not is_hip_``, ``torch.version.hip is not None``, ``current_platform.is_rocm()``)
-    and reads nothing else: a branch of literals then holds one platform's setting at every size (breaker17's l2,
-    vLLM's ``BLOCK = 64 if not is_hip_ else 8``)."""
-    names = [n.value for n in _walk_names(test)]
-    platform = [n for n in names if _PLATFORM_NAME.search(n)]
+    """``test`` picks by platform (``not is_hip_``, ``torch.version.hip is not None``, ``current_platform.is_rocm()``,
+    a tensor's ``x.is_cuda`` or ``x.device.type == "cuda"``) and reads nothing else: a branch of literals then holds
+    one platform's setting at every size (breaker17's l2, vLLM's ``BLOCK = 64 if not is_hip_ else 8``). The tensor a
+    device query reads (``x``) is no size: the other branch is another platform's, not a rule by size."""
+    queried = [n for n in walk(test) if _device_query(n)]
+    asked = {id(n) for q in queried for n in _walk_names(q)}
+    names = [n.value for n in _walk_names(test) if id(n) not in asked]
+    platform = bool(queried) or any(_PLATFORM_NAME.search(n) for n in names)
     plain = {"torch", "version", "None"}
     has_number = any(isinstance(n, cst.Integer | cst.Float) for n in walk(test))
-    return bool(platform) and not has_number and all(n in plain or _PLATFORM_NAME.search(n) for n in names)
+    return platform and not has_number and all(n in plain or _PLATFORM_NAME.search(n) for n in names)
+
+
+def _device_query(node: cst.CSTNode) -> bool:
+    """``node`` asks an object's platform: an attribute that names one (``x.is_cuda``, ``torch.version.hip``), or a
+    comparison of a ``.device.type`` with a platform's name (``x.device.type == "cuda"``, ``!=``)."""
+    if isinstance(node, cst.Attribute):
+        return bool(_PLATFORM_NAME.search(node.attr.value))
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return False
+    sides = [node.left, node.comparisons[0].comparator]
+    typed = [
+        x
+        for x in sides
+        if isinstance(x, cst.Attribute)
+        and x.attr.value == "type"
+        and isinstance(x.value, cst.Attribute)
+        and x.value.attr.value == "device"
+    ]
+    named = [x for x in sides if isinstance(x, cst.SimpleString) and _PLATFORM_NAME.search(str(x.evaluated_value))]
+    equal = isinstance(node.comparisons[0].operator, cst.Equal | cst.NotEqual)
+    return equal and len(typed) == 1 and len(named) == 1
 
 
 def _walk_names(node: cst.CSTNode) -> list[cst.Name]:
@@ -1327,8 +1351,9 @@ class _Analyzer:
     def subscripted(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> _Resolved | None:
         """``bm = TILE[0]`` (a name bound once to a tuple or list literal, indexed by an integer literal): that
         element, a knob of its own keyed ``TILE[0]`` and written back in the tuple, as :meth:`unpacked` reads ``bm, bn
-        = TILE``; ``None`` for any other subscript. Read where a name binds it, not at a launch (``BLOCK_M=TILE[0]``):
-        the guard reads a tile's uses by that name (``M // bm``), and a grid of ``M // TILE[0]`` names none."""
+        = TILE``; ``None`` for any other subscript (a nested tuple's, one indexed by a name). Read where a name binds
+        it and at a launch (``BLOCK_M=TILE[0]``, leftovers18): the guard reads a grid's ``M // TILE[0]`` as the tile
+        (``guard._tile_id``), as it reads ``M // bm``."""
         read = element_read(expr)
         if read is None:
             return None
@@ -1739,6 +1764,10 @@ class _Analyzer:
                 key = res.defined_as or expr.value
             elif lit is None:
                 computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {refused}"
+        elif lit is None and (element := self.subscripted(expr, la.func)) is not None and element.literal is not None:
+            # BLOCK_M=TILE[0]: a module tuple's element, its own knob written back in the tuple (the guard reads a
+            # grid's TILE[0] as the tile: guard._tile_id)
+            lit, kind, key = element.literal, TunableKind.MODULE_CONSTANT, element.defined_as or key
         elif lit is None:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)
