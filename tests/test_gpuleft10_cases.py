@@ -281,7 +281,7 @@ def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
     checked = target_check(pick, folder / "reference.py", tmp_path, "sm_90", original)
     # the original fails the same compile at both entries: a failure it shares is not the pick's (refblame14 r11)
     assert not checked.refused and checked.line == (
-        "compiled for sm_90 before the write: the pick does not compile at {'M': 20, 'N': 64}, {'M': 33, 'N': 128} "
+        "compiled for sm_90 before the write: the pick does not compile at M=20,N=64; M=33,N=128 "
         "(tile_lse: RuntimeError: PassManager::run failed), nor does kernel.py as it is there (sizes the original "
         "cannot run on sm_90: not the pick's)"
     )

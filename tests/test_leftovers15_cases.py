@@ -350,7 +350,7 @@ def test_a_pick_spilling_more_than_the_authors_largest_is_refused_before_the_wri
     checked = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
     assert checked.refused and compiled == ["written", "original"], checked
     assert checked.line == (
-        "the pick spills 1766 registers at {'B': 3, 'T': 130, 'D': 100} (l2norm_fwd_kernel: BT=256, BD=128, "
+        "the pick spills 1766 registers at B=3,T=130,D=100 (l2norm_fwd_kernel: BT=256, BD=128, "
         "num_warps=2), more than any configuration kernel.py as it is compiles there (the authors' largest: 1098, "
         "BT=128, BD=128, num_warps=1) on sm_90; nothing written"
     )
@@ -382,7 +382,7 @@ def test_a_pick_the_target_compile_refuses_gives_way_to_the_next_best(
     def target_check(source: str, reference_py: Path, work: Path, target: str, original: str) -> TargetCheck:
         compiled.append(target)
         if "BLOCK=2048" in source:
-            line = "the pick spills 1766 registers at {'n': 16384} (add_kernel: BLOCK=2048), more than ... on sm_90"
+            line = "the pick spills 1766 registers at n=16384 (add_kernel: BLOCK=2048), more than ... on sm_90"
             return TargetCheck(line=f"{line}; nothing written", refused=True)
         return TargetCheck(line="compiled for sm_90 before the write: 1 distinct launch(es) of add_kernel")
 
@@ -393,7 +393,7 @@ def test_a_pick_the_target_compile_refuses_gives_way_to_the_next_best(
     assert done.edit is not None and "BLOCK=4096" in done.edit.new_source, done.edit_note
     assert compiled == ["sm_90", "sm_90"]
     assert done.edit_note is not None and done.edit_note.startswith(
-        "the pick spills 1766 registers at {'n': 16384} (add_kernel: BLOCK=2048), more than ... on sm_90: BLOCK=2048 "
+        "the pick spills 1766 registers at n=16384 (add_kernel: BLOCK=2048), more than ... on sm_90: BLOCK=2048 "
         "not written; the next-best, BLOCK=4096, passes: written instead"
     ), done.edit_note
 

@@ -280,3 +280,94 @@ def test_n3_a_tensor_s_device_test_picks_a_platform_s_branch(tmp_path: Path) -> 
     _all_correct(folder, [{"M": 37, "N": 200}, {"M": 1, "N": 1}])
     sized = (folder / "kernel.py").read_text().replace("if x.is_cuda else", "if x.is_cuda and x.shape[0] > 64 else")
     assert _knobs(sized)["scale_kernel:BLOCK_M"].computed is not None
+
+
+# ------------------------------------------------------------------------------------- n4: lines a user reads
+
+
+def test_n4_the_target_compile_s_lines_name_an_entry_as_every_other_line_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tune --target sm_90`` said "spills 1766 registers at {'B': 3, 'T': 130, 'D': 100}" and "does not compile at
+    {'M': 20, 'N': 64}" where every other line says ``M=20,N=64``; a value of 10**300 was printed whole. Each line
+    names the entry by its label, each value cut by one_line (the compiles stood in by their reports)."""
+    from kernelopt.harness import target_compile as tc
+    from tests.test_leftovers15_cases import stood_in_compiles
+
+    def launch(shape: dict, bt: int, spills: int = 0, error: str | None = None) -> tc.LaunchCompile:
+        return tc.LaunchCompile(kernel="l2norm_fwd_kernel", shape=shape, signature={}, constexprs={"BT": bt},
+                                divisible=[], options={"num_warps": 4}, spills=spills, error=error)  # fmt: skip
+
+    (tmp_path / "reference.py").write_text("SHAPES = []\n")
+    huge = {"B": 3, "T": 10**300}
+    monkeypatch.setattr(
+        tc, "compile_for_target", stood_in_compiles([launch(huge, 256, 1766)], [launch(huge, 8, 10)], [])
+    )
+    checked = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
+    assert checked.line.startswith(
+        "the pick spills 1766 registers at B=3,T=100000000000000000000... (l2norm_fwd_kernel: BT=256, num_warps=4), "
+        "more than any configuration"
+    ), checked.line
+    failed = [launch({"M": 20, "N": 64}, 64, error="out of resource"), launch({"M": 33, "N": 128}, 64, error="x")]
+    monkeypatch.setattr(tc, "compile_for_target", stood_in_compiles(failed, [launch({"M": 20, "N": 64}, 8)], []))
+    refused = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
+    assert "(BT=64) at M=20,N=64: out of resource; kernel.py as it is compiles there" in refused.line, refused.line
+
+
+@pytest.mark.timeout(60)
+def test_n4_a_huge_shapes_value_is_cut_in_the_lines_that_name_it(tmp_path: Path) -> None:
+    """A SHAPES entry of ``n=10**300`` was printed whole, 301 digits, in tune's "timed on" line and in the one-line
+    error that the problem cannot fit (with 283 digits of TiB beside it): the value is cut by one_line, the size in
+    powers of ten."""
+    from kernelopt.cli.tune import _timed_shape
+    from kernelopt.digits import size_text
+    from kernelopt.harness.inputs import _call_label
+    from kernelopt.tuning.problem import Problem
+
+    shutil.copyfile(DATA / "tuning" / "tune_add" / "kernel.py", tmp_path / "kernel.py")  # a Triton kernel
+    (tmp_path / "reference.py").write_text(
+        'SHAPES = [{"n": 1024}, {"n": 10**300}]\n\n\ndef get_inputs(n=1024):\n    return []\n\n\n'
+        "def reference(x):\n    return x\n"
+    )
+    problem = Problem.from_folder(tmp_path, device="cpu")
+    assert _timed_shape(problem, []).endswith("(not in the interpreter, too large: n=100000000000000000000...)")
+    assert _call_label({"n": 10**300, "dtype": "fp16"}) == "get_inputs(n=100000000000000000000..., dtype='fp16')"
+    assert size_text(4 * 10**300) == "3.64e+288 TiB" and size_text(2**41) == "2.00 TiB"
+
+
+def test_n4_json_target_says_why_no_pick_was_compiled_for_the_target(two_entries: Any) -> None:
+    """``tune --target sm_90 --json`` where the session's own compile refused every pick for its spills gave
+    ``"target": null`` beside the spills line in ``edit_note``: the target now says no pick reached the write, and
+    why; without a target it stays null."""
+    from dataclasses import replace
+
+    from kernelopt.cli.tune import _target_unreached
+    from kernelopt.tuning.folder import judge_session
+
+    prepared = two_entries
+    tuning = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 20.0)}))
+    assert _target_unreached(tuning) is None
+    spilled = "the pick spills 1766 registers at n=4096 (add_kernel: BLOCK=4096), more than ... on sm_90: not written"
+    request = prepared.request.model_copy(update={"target": "sm_90"})
+    aimed = replace(tuning, prepared=replace(prepared, request=request), edit_note=spilled)
+    assert _target_unreached(aimed) == f"nothing compiled for sm_90 before a write: no pick reached it ({spilled})"
+
+
+@pytest.mark.timeout(120)
+def test_n4_masked_lanes_are_said_only_of_a_kernel_that_masks(tmp_path: Path) -> None:
+    """ "nothing to tune" ended "(tile <= problem: ...: a larger block only adds masked lanes)" of break17's b15 kernel,
+    which has no masks. Said only where the kernel masks (the row norm's ``cols < n_cols``)."""
+    from kernelopt.tuning.folder import NothingToTune, TuneRequest, prepare_folder
+    from tests.test_break17_cases import TUPLE_NOMASK, _built
+    from tests.test_knob_patterns_e2e import _task
+
+    bare = _built(tmp_path, "leftovers17/tuple_run", "b15", TUPLE_NOMASK)
+    with pytest.raises(NothingToTune) as unmasked:
+        prepare_folder(TuneRequest(folder=bare, device="cpu"))
+    assert str(unmasked.value).endswith(
+        "and no larger value fits (tile <= problem: BLOCK_M <= 128, BLOCK_N <= 64), so there is nothing to tune; "
+        "kernel.py unchanged"
+    ), unmasked.value
+    with pytest.raises(NothingToTune) as masked:
+        prepare_folder(TuneRequest(folder=_task(tmp_path, "rmsnorm_calculate_settings"), device="cpu"))
+    assert "(tile <= problem: BLOCK_SIZE <= 512: a larger block only adds masked lanes), so there" in str(masked.value)

@@ -217,7 +217,7 @@ def test_a_pick_failing_the_compile_only_where_the_original_fails_it_too_is_not_
     checked = target_check(pick, DATA / "int_one" / "reference.py", tmp_path, "sm_90", original)
     assert not checked.refused, checked.line
     assert checked.line == (
-        "compiled for sm_90 before the write: the pick does not compile at {'M': 8, 'N': 1} (row_mean: "
+        "compiled for sm_90 before the write: the pick does not compile at M=8,N=1 (row_mean: "
         "CompilationError: AttributeError(\"'int' object has no attribute 'to'\")), nor does kernel.py as it is there "
         "(sizes the original cannot run on sm_90: not the pick's); every other launch compiles"
     )
@@ -247,7 +247,7 @@ def test_a_pick_failing_the_compile_where_the_original_compiles_is_refused_at_th
     (tmp_path / "reference.py").write_text("")
     checked = target_check("w", tmp_path / "reference.py", tmp_path, "sm_90", "o")
     assert checked.refused and checked.line == (
-        "the pick does not compile for sm_90: k (B=2) at {'N': 3}: CompilationError: boom; kernel.py as it is compiles "
+        "the pick does not compile for sm_90: k (B=2) at N=3: CompilationError: boom; kernel.py as it is compiles "
         "there; nothing written"
     )
     reports["written"] = TargetReport(folder="w", launches=[launch(one, "CompilationError: boom"), launch(two, None)])

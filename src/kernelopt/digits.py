@@ -16,7 +16,10 @@ def sig(value: float, digits: int = 4) -> str:
 
 
 def size_text(n: float) -> str:
-    """Bytes as ``512.0 MiB``, ``1.50 GiB`` or ``4.00 TiB``."""
+    """Bytes as ``512.0 MiB``, ``1.50 GiB`` or ``4.00 TiB``; past a million TiB as ``3.64e+282 TiB`` (a ``SHAPES``
+    entry of ``10**300`` elements asked for 283 digits of TiB in one line)."""
+    if n >= 2**60:
+        return f"{n / 2**40:.2e} TiB"
     if n >= 2**40:
         return f"{n / 2**40:.2f} TiB"
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"

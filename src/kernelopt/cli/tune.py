@@ -59,7 +59,7 @@ DEFAULT_REPETITIONS = 20
 DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from kernelopt.tunables import EditResult
     from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
@@ -317,6 +317,7 @@ def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
     shapes = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
     shown = list(timed) or [problem.primary_shape(shapes)]
 
+    from kernelopt.harness.model import shown_value
     from kernelopt.kernelsource import shapes_built_by_code
 
     # a SHAPES built by code that could not be read here (reference.py fails to import): not "the defaults",
@@ -327,17 +328,16 @@ def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
         else "get_inputs()'s defaults"
     )
 
-    def text(shape: ProblemShape) -> str:
-        values = {**shape.constants, **shape.kwargs}
-        return ", ".join(f"{k}={v}" for k, v in values.items()) or defaults
+    def text(values: Mapping[str, object]) -> str:
+        return ", ".join(f"{k}={shown_value(v)}" for k, v in values.items()) or defaults
 
-    line = "; ".join(text(s) for s in shown)
+    line = "; ".join(text({**s.constants, **s.kwargs}) for s in shown)
     if len(shown) > 1:
         line = f"{len(shown)} shapes, each candidate checked on every one: {line}"
     kept = {tuple(sorted(s.kwargs.items())) for s in shown}
     left = [e for e in shapes if tuple(sorted(e.items())) not in kept]
     if left and problem.shape is None and problem.interpreted:
-        sizes = "; ".join(", ".join(f"{k}={v}" for k, v in e.items()) for e in left)
+        sizes = "; ".join(text(e) for e in left)
         line += f" (not in the interpreter, too large: {sizes})"
     return line
 
@@ -484,7 +484,7 @@ def _tune_locked(
                         "plot": str(plot) if plot is not None else None,
                         "sweep_best_us": sweep_best,
                         "sweep_best_label": sweep_label,
-                        "target": target_line,
+                        "target": target_line or _target_unreached(tuning),
                         "verdict": verdict_line(
                             tuning.result,
                             tuning.judgement,
@@ -606,6 +606,19 @@ def _checked_edit(
         # and the json's better says so, as the verdict does (honest15: better agrees with what is written)
         tuning = replace(tuning, judgement=tuning.judgement.model_copy(update={"better": False, "reason": refused}))
     return tuning, edit, refused, target_line
+
+
+def _target_unreached(tuning: FolderTuning) -> str | None:
+    """``--json``'s ``target`` where a target is named and no pick reached the write (the session's own compile for
+    it refused each for its spills, or nothing beat kernel.py): why nothing was compiled there, where it was ``null``
+    beside the refusal in ``edit_note`` (newuser14's "seen"); ``None`` without a target."""
+    from kernelopt.oneline import one_line
+
+    target = tuning.prepared.request.target
+    if target is None:
+        return None
+    why = tuning.edit_note or tuning.judgement.reason
+    return one_line(f"nothing compiled for {target} before a write: no pick reached it ({why})", 600)
 
 
 def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:

@@ -27,7 +27,7 @@ from kernelopt.digits import size_text
 from kernelopt.harness.footprint import HIGH_BYTES_PER_ELEMENT
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
-from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY
+from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY, shown_value
 from kernelopt.harness.poison import POISON_BYTE
 from kernelopt.oneline import first_line
 
@@ -108,7 +108,7 @@ def host_inputs_note(device: str, exc: BaseException) -> str:
 
 
 def _call_label(shape: dict[str, Any]) -> str:
-    return "get_inputs(" + ", ".join(f"{k}={v!r}" for k, v in shape.items()) + ")"
+    return "get_inputs(" + ", ".join(f"{k}={shown_value(v, as_repr=True)}" for k, v in shape.items()) + ")"
 
 
 def high_copy_bytes(numel: int, dtype: torch.dtype) -> int:

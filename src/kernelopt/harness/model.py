@@ -7,6 +7,7 @@ is a result (``failure``), never an exception: exceptions are for our bugs and a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -16,6 +17,7 @@ from kernelopt.harness.sizes import SizeValue
 from kernelopt.harness.stats import SampleStats, SpeedupEstimate
 from kernelopt.harness.tolerance import Tolerance
 from kernelopt.memory.model import CorrectnessStatus
+from kernelopt.oneline import one_line
 
 
 class _Model(BaseModel):
@@ -518,3 +520,19 @@ def shape_label(shape: dict[str, Any]) -> str:
     if not shape:
         return "default"
     return ",".join(f"{k}={v}" for k, v in shape.items())
+
+
+#: the most characters of one ``SHAPES`` value a line shows (:func:`shown_value`)
+SHOWN_VALUE_CHARS = 24
+
+
+def shown_value(value: Any, *, as_repr: bool = False) -> str:
+    """One ``SHAPES`` value as a line a user reads shows it, cut by :func:`~kernelopt.oneline.one_line` to
+    :data:`SHOWN_VALUE_CHARS` (an entry of ``10**300`` was printed whole, its 301 digits, in one-line errors)."""
+    return one_line(repr(value) if as_repr else str(value), SHOWN_VALUE_CHARS)
+
+
+def shown_shape(shape: Mapping[str, Any], empty: str = "default") -> str:
+    """``{"M": 64, "N": 1000}`` -> ``M=64,N=1000`` for a line a user reads (as a ``SHAPES`` entry's label is written),
+    each value cut (:func:`shown_value`); ``empty`` for ``{}``. Never a key: :func:`shape_label` is the label."""
+    return ",".join(f"{k}={shown_value(v)}" for k, v in shape.items()) or empty

@@ -38,6 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt.harness.model import shown_shape
 from kernelopt.harness.vector_hints import VectorAccess, hinted_vectors, wrapped_hints
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
@@ -252,7 +253,7 @@ def target_check(
     if before is not None and before.problem is None:
         same = "; kernel.py as it is compiles there"
     return TargetCheck(
-        line=f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {at or 'get_inputs()'}: "
+        line=f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {shown_shape(at, 'get_inputs()')}: "
         f"{first.error}{same}; nothing written",
         refused=True,
     )
@@ -277,8 +278,8 @@ def _spills_over(spilling: Sequence[LaunchCompile], before: TargetReport | None)
         most = max(theirs, key=lambda y: y.spills or 0)
         if x.spills > (most.spills or 0):
             return (
-                f"spills {x.spills} registers at {x.shape or 'get_inputs()'} ({x.kernel}: {_settings(x)}), more than "
-                f"any configuration kernel.py as it is compiles there (the authors' largest: {most.spills}, "
+                f"spills {x.spills} registers at {shown_shape(x.shape, 'get_inputs()')} ({x.kernel}: {_settings(x)}), "
+                f"more than any configuration kernel.py as it is compiles there (the authors' largest: {most.spills}, "
                 f"{_settings(most)})"
             )
     return None
@@ -333,7 +334,7 @@ def _shapes_failed(report: TargetReport | None) -> set[str]:
 
 
 def _entries(failed: Sequence[LaunchCompile]) -> str:
-    return ", ".join(dict.fromkeys(str(at or "get_inputs()") for x in failed for at in x.entries()))
+    return "; ".join(dict.fromkeys(shown_shape(at, "get_inputs()") for x in failed for at in x.entries()))
 
 
 def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> list[LaunchCompile]:

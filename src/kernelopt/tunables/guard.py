@@ -222,6 +222,19 @@ def _masked(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | No
     return False if seen else None
 
 
+def kernel_masks(source: str, kernel: str | None) -> bool | None:
+    """Whether the Triton kernel ``kernel`` of ``source`` masks its loads or stores (:func:`_masked`, its
+    ``@triton.jit`` helpers read too); ``None`` where it has neither, is not found, or the text does not parse."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return None
+    functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    jitted = {f.name.value: f for f in functions if _is_jit(f)}
+    found = jitted.get(kernel or "")
+    return _masked(found, jitted) if found is not None else None
+
+
 def _is_jit(fn: cst.FunctionDef) -> bool:
     for d in fn.decorators:
         expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator

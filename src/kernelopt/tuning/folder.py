@@ -74,7 +74,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
-from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, option_defaults
+from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
@@ -591,7 +591,9 @@ def pinned_line(prepared: PreparedFolder) -> str | None:
         return None
     names, kernel = ", ".join(space.names), prepared.problem.kernel_py.name
     tile = [r for r in space.fit_rules if r.startswith("tile <= problem")]
-    larger = f" ({'; '.join(tile)}: a larger block only adds masked lanes)" if tile else ""
+    # said of a kernel that masks (break17: "only adds masked lanes" of b15's kernel, which has no masks)
+    masks = kernel_masks(prepared.base_source, space.kernel) is True
+    larger = f" ({'; '.join(tile)}{': a larger block only adds masked lanes' if masks else ''})" if tile else ""
     return (
         f"{names} cannot move without changing what {kernel} computes: {'; '.join(space.domain_notes)}; and no "
         f"larger value fits{larger}, so there is nothing to tune; {kernel} unchanged"
