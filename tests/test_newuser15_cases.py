@@ -104,3 +104,29 @@ def test_n83_a_python_float_beside_a_bf16_block_is_a_bf16_constant_in_the_interp
         torch.testing.assert_close(out[:64], times(0.1), rtol=0, atol=0)
         torch.testing.assert_close(out[64:], torch.where(x > 0, x, times(3.0714)), rtol=0, atol=0)
     _all_correct(DATA / "bf16_axpy", [{"n": 1}, {"n": 1000}, {"n": 4097}])
+
+
+def test_n84_two_configs_of_a_keyed_list_that_fail_are_named_apart(tmp_path: Path) -> None:
+    """n84: the user's column sum's keyed list, two of whose three tiles fail its ``tl.static_assert(BM * BN !=
+    1024)``: the verdict said "... its 3 configs at each key; BM=32, BN=32, BM=64, BN=16 failed here and is left out",
+    one config's text run into the next. n76's replay (newuser8's keyed axpb) with two of four configs failing."""
+    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
+    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE, _replayed, _timed
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    more = (
+        'triton.Config({"BLOCK": 2048}, num_warps=4, num_stages=3), triton.Config({"BLOCK": 4096}, num_warps=4, '
+        'num_stages=3), triton.Config({"BLOCK": 8192}'
+    )
+    (folder / "kernel.py").write_text(KEYED_TABLE.replace('triton.Config({"BLOCK": 8192}', more))
+    (folder / "reference.py").write_text(AXPB_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    listed = list_configs(prepared)
+    labels = tuple(s.label() for s in prepared.shapes)
+    failed = [Result(config={"BLOCK": b}, outcome=Outcome.COMPILE_ERROR, reason="static_assert") for b in (2048, 4096)]
+    results = [_timed(labels, 1024, 3000.0, 40000.0), *failed, _timed(labels, 8192, 9000.0, 9000.0),
+               _timed(labels, 256, 2000.0, 30000.0)]  # fmt: skip
+    judged = judge_against_list(_replayed(prepared, results, {"BLOCK": 256}, {"BLOCK": 1024}, 43000.0), listed)
+    reason = judged.judgement.reason
+    assert "its 4 configs at each key; BLOCK=2048 | BLOCK=4096 failed here and are left out, as its" in reason, reason

@@ -1489,8 +1489,8 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         what=None if table else config_text(result.best_config),
         against=f"the current autotune list (its autotuner's pick of its {len(listed)} configs at each key"
         + (
-            f"; {', '.join(config_text(c) for c in failed)} failed here and is left out, as its autotuner skips a "
-            "config that fails to compile)"
+            f"; {' | '.join(config_text(c) for c in failed)} failed here and "
+            f"{'is' if len(failed) == 1 else 'are'} left out, as its autotuner skips a config that fails to compile)"
             if failed
             else ")"
         ),
