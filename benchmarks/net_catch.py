@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v69, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v70, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -150,6 +150,9 @@ CASES: dict[str, Case] = {
     "v68": ("chunk_cumsum_small", {"BLOCK": 4}, None),  # v65's chunk a power of two of at most 8 (a small key)
     # open: split 0 stores, the others add; right in the interpreter (programs in order), a race on a GPU
     "v69": ("splitk_store_first", {"SPLIT_K": 2}, None),
+    # wrongkernel18 (a larger block asks more of the size: raises below the smallest entry, where the original runs)
+    "v70": ("programs_floor", {"BLOCK": 1024}, None),  # b17: assert cdiv(n, BLOCK) >= 8, the net looked no lower than
+    # half the smallest entry
 }
 
 

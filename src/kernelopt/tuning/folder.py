@@ -1865,7 +1865,9 @@ def _cast_net(
     far = _far_room(evaluator) if shrunk else None
     # a tile grown, or one the kernel computes moved: a missing mask shows at a multiple of the original's block only
     residue = bool(grown) or any(k not in LAUNCH_OPTIONS and not isinstance(current.get(k), int) for k in changes)
-    sizes = derived_sizes(shapes, grown, roles, constants, least=least, residue=residue, far=far)
+    # the floor size descends to the original's smallest grown tile (a literal's; one computed: down to 1)
+    block = min((old for v, old in moves.values() if v > old), default=None)
+    sizes = derived_sizes(shapes, grown, roles, constants, least=least, residue=residue, block=block, far=far)
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
     net = cast(

@@ -38,6 +38,13 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
   follow) at its smallest entry halved and made odd, then halved (``64 -> 33, 32``: an original asserting a power of
   two refuses the first), at least 1, the other keys at their smallest: a table row under every entry (``if n_cols <=
   64: BLOCK = 64``, wrong at 32 columns; docs/faults.md v36).
+- **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions together at a quarter
+  of their smallest entry, an eighth, ... made odd (the plain halving where the original refuses the odd one), the
+  other keys at their smallest, down to the original's smallest grown tile (a computed one: down to 1), the written
+  kernel run at each rung while it passes, down to the first rung the original refuses: a larger block that asks more
+  of the size (``assert triton.cdiv(n, BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which
+  the original runs down to 1793) fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size
+  below the smallest entry of 32768 was 16385, the pick's own floor below it).
 - **ones**: a tensor dimension every entry gives 1 (batch-1 decoding's one row) moved to :data:`ONE_MOVED_TO`, the
   rest at their largest: a buffer padded to the block, right while there is one row (v40). Neither for module-level
   sizes (netgaps11).
@@ -138,6 +145,7 @@ class SizeClass(StrEnum):
     PAST = "past"
     HALF = "half"
     BELOW = "below"
+    FLOOR = "floor"
     ONES = "ones"
     BELOW_ONE = "below_one"
     QUARTER = "quarter"
@@ -153,6 +161,10 @@ class SizeClass(StrEnum):
             SizeClass.PAST: "one past the power of two at or above the largest entry",
             SizeClass.HALF: "half a power of two past the largest entry",
             SizeClass.BELOW: "below the smallest entry",
+            SizeClass.FLOOR: (
+                "the dimensions below the smallest entry halved again and again while the original passes, down to "
+                "its block"
+            ),
             SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
             SizeClass.BELOW_ONE: "one dimension below the smallest entry, the rest at their largest",
             SizeClass.QUARTER: "a quarter of the entries' common factor past the largest entry",
@@ -311,6 +323,7 @@ def derived_sizes(
     *,
     least: bool = False,
     residue: bool = False,
+    block: int | None = None,
     far: FarRoom | None = None,
 ) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
@@ -334,7 +347,9 @@ def derived_sizes(
     ``input_shape = (4, 1000)``). Every other key and constant stays the primary's. No size to move: no size.
 
     ``residue``: the pick grows a tile, or moves one the kernel computes: the ``residue`` sizes (:func:`_residue`),
-    after the half size, cast only where the original refuses the past size's first try.
+    after the half size, cast only where the original refuses the past size's first try; and the ``floor`` size
+    (:func:`_floor`) after the size below, down to ``block`` (the original's smallest tile the pick grows; ``None``:
+    down to 1).
 
     ``far``: the pick shrinks a tile or a count, and the room a far size may take (:class:`FarRoom`): the ``far``
     sizes, last (:func:`_far`); ``None``: none.
@@ -346,7 +361,14 @@ def derived_sizes(
     if mover.on_constants:  # the module-level sizes are what moves: their far ladders too
         return out + (_far(mover, far) if far is not None else [])
     out += _residue(mover) if residue else []
-    out += _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
+    out += (
+        _below(mover, least)
+        + (_floor(mover, block) if residue else [])
+        + _ones(mover)
+        + _below_one(mover)
+        + _quarter(mover)
+        + _power(mover)
+    )
     out += _divisor(mover, shapes, roles or {})
     out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
     return out + (_constant_steps(mover) if residue else [])
@@ -598,6 +620,36 @@ def _below(mover: _Mover, least: bool) -> list[DerivedSize]:
         ones_at = mover.fresh([mover.shape({**smallest, k: 1}) for k in lows if smallest[k] > 1])
         out += [mover.sized(SizeClass.BELOW, [a]) for a in ones_at]
     return out
+
+
+def _floor(mover: _Mover, block: int | None) -> list[DerivedSize]:
+    """The ``floor`` size (a tile grown or computed): the dimensions together below the smallest entry, each a quarter
+    of it, an eighth, ... made odd (the plain halving where the original or reference.py refuses the odd one:
+    :attr:`DerivedSize.fallbacks`), the other keys at their smallest, down to ``block`` (the original's smallest tile
+    the pick grows; ``None``: down to 1), descended while the written kernel passes and stopped where the original
+    refuses both (:meth:`_Caster.ladder`): a pick whose larger block asks more of the size (``assert cdiv(n, BLOCK)
+    >= 8``, a ``BLOCK=1024`` of 256 that raises from 7168 elements down, which the original runs down to 1793) fails
+    a rung between the two floors, however far below the entries (wrongkernel18's v70, b17 on the H100: the size below
+    the smallest entry of 32768 was 16385). Below the original's block every kernel runs one program a row."""
+    lows = _lows(mover)
+    smallest = {k: min(mover.sizes[k]) for k in mover.moving}
+    rungs: list[ProblemShape] = []
+    plain: list[ProblemShape | None] = []
+    shift = 2  # a half is the size below's
+    while lows and any(smallest[k] >> shift for k in lows):
+        at = {k: smallest[k] >> shift for k in lows}
+        odd = mover.shape({**smallest, **{k: v | 1 for k, v in at.items()}})
+        even = mover.shape({**smallest, **{k: max(1, v) for k, v in at.items()}})
+        if odd not in mover.seen and odd not in rungs:
+            rungs.append(odd)
+            plain.append(even if even != odd and even not in mover.seen else None)
+        if block is not None and all(v <= block for v in at.values()):
+            break
+        shift += 1
+    mover.seen += rungs + [p for p in plain if p is not None]
+    if not rungs:
+        return []
+    return [mover.sized(SizeClass.FLOOR, rungs).model_copy(update={"fallbacks": tuple(plain)})]
 
 
 def _ones(mover: _Mover) -> list[DerivedSize]:
@@ -998,7 +1050,7 @@ class _Caster:
         (:meth:`ladder`)."""
         if size.bisect:
             return self.bisect(size, original, written)
-        if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT):
+        if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT, SizeClass.FLOOR):
             return self.ladder(size, original, written)
         refusals: list[str] = []
         for i, shape in enumerate(size.tries):
@@ -1031,12 +1083,13 @@ class _Caster:
         return SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
-        """``written`` at each try of a ``far`` or ``residue`` size in turn (a far size's rungs up, a residue size's
-        steps down), on while it passes: failed at the first try where it fails and the original passes; where the
-        original fails too, the tries after it are not run (past the original's reach; below its block, whose
-        multiples no smaller power of two's are): held at the last try it passed, else skipped. A try reference.py
-        cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung past
-        :data:`FAR_SURE_SCALE` times the entries' elements runs only while its request is estimated within
+        """``written`` at each try of a ``far``, ``residue`` or ``floor`` size in turn (a far size's rungs up, a
+        residue size's steps and a floor's rungs down), on while it passes: failed at the first try where it fails and
+        the original passes; where the original fails too, the tries after it are not run (past the original's reach;
+        below its block, whose multiples no smaller power of two's are): held at the last try it passed, else skipped.
+        A floor's rung the original refuses runs its plain halving (its fallback) before the ladder stops. A try
+        reference.py cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung
+        past :data:`FAR_SURE_SCALE` times the entries' elements runs only while its request is estimated within
         :meth:`far_seconds` (with no cap, its first rung only), every try only while it ends within the cap."""
         far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
@@ -1064,6 +1117,10 @@ class _Caster:
                     break
                 continue
             tried = self.tried(size, shape, scale, original, written)
+            if tried.both and alt is not None and size.kind is SizeClass.FLOOR and shape != alt:
+                # the original refuses the floor's odd rung (a power of two, a multiple of its block): the plain one
+                shape = alt
+                tried = self.tried(size, shape, scale, original, written)
             probe = size.kind is SizeClass.CONSTANT and i == 0  # its odd value: passed, the rest say no more
             if tried.failed is not None:
                 return tried.failed

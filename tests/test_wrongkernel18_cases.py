@@ -1,0 +1,79 @@
+"""wrongkernel18: a pick that raises below the smallest entry, where the original runs (docs/faults.md v70, b17 on
+the H100: ``assert triton.cdiv(n, BLOCK) >= 8`` over ``BLOCK = 256``, ``BLOCK = 1024`` written, raising from 7168
+elements down; the net looked no lower than half the smallest kept entry, 16385). The net's ``floor`` size descends
+below the smallest entry, a halving a rung, down to the original's block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.harness.sizekeys import key_roles
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.net import SizeClass, cast, derived_sizes
+from kernelopt.tuning.problem import ProblemShape
+from tests.test_wrongkernel17_cases import _caught, _checked
+
+ROLES = key_roles("def get_inputs(n=32768):\n    return [torch.randn(n)]\n")
+ENTRIES = [ProblemShape(kwargs={"n": 32768}), ProblemShape(kwargs={"n": 65536})]
+
+
+def _floor(block: int | None) -> object:
+    [floor] = [
+        s for s in derived_sizes(ENTRIES, (1024,), ROLES, residue=True, block=block) if s.kind is SizeClass.FLOOR
+    ]
+    return floor
+
+
+def test_the_floor_size_halves_the_smallest_entry_made_odd_down_to_the_original_s_block() -> None:
+    """A quarter of the smallest entry, an eighth, ... made odd (the size below took the half), each with its plain
+    halving to run where the original refuses the odd one, down to the first rung at or under the original's block;
+    with no block (a tile the kernel computes), down to 1. Only where a tile grows (``residue``)."""
+    floor = _floor(256)
+    assert [t.kwargs["n"] for t in floor.tries] == [8193, 4097, 2049, 1025, 513, 257]
+    assert [f.kwargs["n"] for f in floor.fallbacks] == [8192, 4096, 2048, 1024, 512, 256]
+    assert [t.kwargs["n"] for t in _floor(None).tries][-3:] == [5, 3, 1]
+    assert not [s for s in derived_sizes(ENTRIES, (), ROLES) if s.kind is SizeClass.FLOOR]
+
+
+def test_the_floor_ladder_fails_a_pick_that_raises_where_the_original_runs_and_stops_where_the_original_refuses() -> (
+    None
+):
+    """The written kernel down the rungs while it passes: failed at the first rung where it raises and the original
+    runs (``BLOCK=1024`` at 4097, v70); a correct pick passes every rung down to where the original refuses the odd
+    rung and its plain halving (a power-of-two original: its plain halvings only), held at the last it passed."""
+    seen: list[str] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        n, block = shape.kwargs["n"], (1024 if source == "written" else 256)
+        seen.append(f"{source}@{n}")
+        return (Outcome.OK, None) if -(-n // block) >= 8 else (Outcome.RUN_ERROR, "AssertionError: at least 8")
+
+    wrong = cast([_floor(256)], "original", "written", check_at)
+    assert wrong.failed is not None and wrong.failed.shape.label() == "n=4097", wrong.line()
+    assert seen == ["written@8193", "written@4097", "original@4097"]
+    seen.clear()
+    right = cast([_floor(256)], "original", "original", check_at)
+    assert right.failed is None and right.checks[0].shape.label() == "n=2049", right.line()
+    assert seen[-4:] == ["original@1025", "original@1025", "original@1024", "original@1024"]
+
+    def pow2(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        n = shape.kwargs["n"]
+        return (
+            (Outcome.OK, None) if n & (n - 1) == 0 and (source == "original" or n >= 4096) else (Outcome.RUN_ERROR, "x")
+        )
+
+    caught = cast([_floor(256)], "original", "written", pow2)
+    assert caught.failed is not None and caught.failed.shape.label() == "n=2048", caught.line()
+
+
+@pytest.mark.timeout(120)
+def test_v70_a_pick_that_raises_below_the_smallest_entry_fails_the_floor_size_with_the_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v70 (programs_floor: b17's kernel, ``assert triton.cdiv(n, BLOCK) >= 8`` over ``BLOCK = 256``; SHAPES 32768
+    and 65536): ``BLOCK=1024`` was written with the rules on, "correct at n=65537, n=66048, n=16385, ...", and raises
+    at 2048 to 7168 elements, which the original runs. Now the floor size fails it at 4097; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "programs_floor", {"BLOCK": 1024})
+    _caught(done, SizeClass.FLOOR, "n=4097")
