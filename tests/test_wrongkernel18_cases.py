@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.harness.sizekeys import key_roles
+from kernelopt.harness.sizekeys import KeyRole, key_roles
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.net import SizeClass, cast, derived_sizes
 from kernelopt.tuning.problem import ProblemShape
@@ -77,3 +77,52 @@ def test_v70_a_pick_that_raises_below_the_smallest_entry_fails_the_floor_size_wi
     at 2048 to 7168 elements, which the original runs. Now the floor size fails it at 4097; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "programs_floor", {"BLOCK": 1024})
     _caught(done, SizeClass.FLOOR, "n=4097")
+
+
+def test_the_floor_moves_a_key_handed_to_run_and_a_module_level_size_and_a_seed_run_reads_is_handed_to_it() -> None:
+    """A key ``get_inputs`` hands to ``run()`` (a chunk) halves with the dimensions, and where the module-level sizes
+    are what moves (``N = 32768``, no SHAPES) they do; a key of at most :data:`SMALL_KEY` stays. A key that seeds the
+    generator and is handed to ``run()`` (``manual_seed(chunk)`` beside ``return [x, chunk]``) is handed to it, no
+    longer kept as a seed."""
+    text = (
+        "def get_inputs(n=65536, chunk=4096, code=2):\n    g = torch.Generator().manual_seed(chunk)\n"
+        "    return [torch.randn(n, generator=g), chunk, code]\n"
+    )
+    roles = key_roles(text)
+    assert (roles["chunk"].role, roles["code"].role) == (KeyRole.PASSED, KeyRole.PASSED), roles
+    assert (
+        key_roles("def get_inputs(n=8, seed=3):\n    torch.manual_seed(seed)\n    return [torch.randn(n)]\n")[
+            "seed"
+        ].why
+        == "a seed"
+    )
+    entries = [ProblemShape(kwargs={"n": 65536, "chunk": 4096, "code": 2})]
+    [floor] = [s for s in derived_sizes(entries, (1024,), roles, residue=True, block=128) if s.kind is SizeClass.FLOOR]
+    assert [t.label() for t in floor.tries][:2] == ["n=16385,chunk=1025,code=2", "n=8193,chunk=513,code=2"]
+    assert floor.fallbacks[0] is not None and floor.fallbacks[0].label() == "n=16384,chunk=1024,code=2"
+    module = [ProblemShape(kwargs={}, constants={"N": 32768})]
+    [floor] = [s for s in derived_sizes(module, (1024,), {}, {"N": 32768}, residue=True) if s.kind is SizeClass.FLOOR]
+    assert [t.constants["N"] for t in floor.tries][:3] == [8193, 4097, 2049]
+
+
+@pytest.mark.timeout(120)
+def test_v71_a_pick_that_raises_below_a_module_level_size_fails_its_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v71 (programs_module_size: v70's kernel over reference.py's ``N = 32768``, no SHAPES): with v70's fix alone
+    ``BLOCK=1024`` was written, "correct at N=32769, N=33280" (the floor moved tensor dimensions only); now the
+    module-level size has its floor: fails at N=4097; nothing written."""
+    done = _checked(tmp_path, monkeypatch, "programs_module_size", {"BLOCK": 1024})
+    _caught(done, SizeClass.FLOOR, "N=4097")
+
+
+@pytest.mark.timeout(120)
+def test_v72_a_chunk_that_seeds_the_generator_and_is_handed_to_run_fails_its_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v72 (chunk_parts_seeded: chunk sums over at least 4 programs of ``BLOCK=128`` a chunk, the chunk seeding the
+    generator and handed to ``run()``; SHAPES chunks of 4096 and 8192): ``BLOCK=1024`` was written, "kept chunk (a
+    seed)", raising at chunks of 3072 and less, which the original runs down to 385. Now the chunk is handed to
+    ``run()`` and its floor fails the pick at chunks of 1024 (1025 is no divisor of n: the plain halving)."""
+    done = _checked(tmp_path, monkeypatch, "chunk_parts_seeded", {"BLOCK": 1024})
+    _caught(done, SizeClass.FLOOR, "n=16384,chunk=1024")

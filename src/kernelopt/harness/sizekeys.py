@@ -299,7 +299,8 @@ def key_roles(source: str) -> dict[str, KeyReading]:
     A key that divides a dimension (``hidden // heads``) is kept though it is a dimension too: moved, the size is
     one the original's own reference refuses; its reading names the keys it divides (:attr:`KeyReading.dividends`),
     with which it moves by one factor (the net's ``divisor`` size). A key in a
-    dimension that also seeds the generator (``manual_seed(M * 1000 + N)``) is a size."""
+    dimension that also seeds the generator (``manual_seed(M * 1000 + N)``) is a size; one handed to ``run()`` that also
+    seeds it (``manual_seed(chunk)`` beside ``return [x, chunk]``) is handed to ``run()`` (wrongkernel18)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -323,7 +324,7 @@ def key_roles(source: str) -> dict[str, KeyReading]:
             out[p] = KeyReading(KeyRole.SIZE)
         elif _Use.EXPONENT in uses:
             out[p] = KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")
-        elif p in reader.seeds and p not in reader.used:
+        elif p in reader.seeds and p not in reader.used and p not in reader.passed:  # run() reads it: passed
             out[p] = KeyReading(KeyRole.KEPT, "a seed")
         elif p in reader.unread:
             out[p] = KeyReading(KeyRole.UNKNOWN)

@@ -38,13 +38,15 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
   follow) at its smallest entry halved and made odd, then halved (``64 -> 33, 32``: an original asserting a power of
   two refuses the first), at least 1, the other keys at their smallest: a table row under every entry (``if n_cols <=
   64: BLOCK = 64``, wrong at 32 columns; docs/faults.md v36).
-- **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions together at a quarter
+- **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions (with the keys handed
+  to ``run()`` above :data:`SMALL_KEY`; the module-level sizes where they are what moves) together at a quarter
   of their smallest entry, an eighth, ... made odd (the plain halving where the original refuses the odd one), the
   other keys at their smallest, down to the original's smallest grown tile (a computed one: down to 1), the written
   kernel run at each rung while it passes, down to the first rung the original refuses: a larger block that asks more
   of the size (``assert triton.cdiv(n, BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which
   the original runs down to 1793) fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size
-  below the smallest entry of 32768 was 16385, the pick's own floor below it).
+  below the smallest entry of 32768 was 16385, the pick's own floor below it; v71 over a module-level ``N``, v72 a
+  chunk handed to ``run()``).
 - **ones**: a tensor dimension every entry gives 1 (batch-1 decoding's one row) moved to :data:`ONE_MOVED_TO`, the
   rest at their largest: a buffer padded to the block, right while there is one row (v40). Neither for module-level
   sizes (netgaps11).
@@ -358,8 +360,8 @@ def derived_sizes(
     if mover is None:
         return []
     out = _past_and_half(mover, grown)
-    if mover.on_constants:  # the module-level sizes are what moves: their far ladders too
-        return out + (_far(mover, far) if far is not None else [])
+    if mover.on_constants:  # the module-level sizes are what moves: their floor and far ladders too
+        return out + (_floor(mover, block) if residue else []) + (_far(mover, far) if far is not None else [])
     out += _residue(mover) if residue else []
     out += (
         _below(mover, least)
@@ -623,7 +625,8 @@ def _below(mover: _Mover, least: bool) -> list[DerivedSize]:
 
 
 def _floor(mover: _Mover, block: int | None) -> list[DerivedSize]:
-    """The ``floor`` size (a tile grown or computed): the dimensions together below the smallest entry, each a quarter
+    """The ``floor`` size (a tile grown or computed): the dimensions together below the smallest entry (with the keys
+    handed to ``run()``, or the module-level sizes where they are what moves, above :data:`SMALL_KEY`), each a quarter
     of it, an eighth, ... made odd (the plain halving where the original or reference.py refuses the odd one:
     :attr:`DerivedSize.fallbacks`), the other keys at their smallest, down to ``block`` (the original's smallest tile
     the pick grows; ``None``: down to 1), descended while the written kernel passes and stopped where the original
@@ -631,8 +634,10 @@ def _floor(mover: _Mover, block: int | None) -> list[DerivedSize]:
     >= 8``, a ``BLOCK=1024`` of 256 that raises from 7168 elements down, which the original runs down to 1793) fails
     a rung between the two floors, however far below the entries (wrongkernel18's v70, b17 on the H100: the size below
     the smallest entry of 32768 was 16385). Below the original's block every kernel runs one program a row."""
-    lows = _lows(mover)
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
+    # the tensor dimensions; a key handed to run() or a module-level size above SMALL_KEY too (a chunk, N = 32768)
+    large = [k for k in mover.moving if smallest[k] > SMALL_KEY and k not in mover.exponents]
+    lows = large if mover.on_constants else _lows(mover) + [k for k in large if k in mover.passed]
     rungs: list[ProblemShape] = []
     plain: list[ProblemShape | None] = []
     shift = 2  # a half is the size below's
