@@ -183,6 +183,7 @@ def checked_pick(folder: Path, pick: dict[str, Any], *, rules: bool = True) -> d
             done = tf._checked_edit(tuning, evaluator)
             wall = time.perf_counter() - t0
     net = done.net
+    kinds = dict.fromkeys(c.kind.value for c in net.checks) if net is not None else {}
     return {
         "moved": plain is not None and plain.new_source != prepared.base_source,
         "written": done.edit is not None,
@@ -190,6 +191,7 @@ def checked_pick(folder: Path, pick: dict[str, Any], *, rules: bool = True) -> d
         "net": net.line() if net is not None else None,
         "net_failed": net is not None and net.failed is not None,
         "net_s": round(net.seconds, 2) if net is not None else None,
+        "kinds_s": {k: round(sum(c.seconds for c in net.checks if c.kind == k), 2) for k in kinds},
         "check_s": round(wall, 2),
     }
 
