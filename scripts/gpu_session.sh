@@ -219,6 +219,7 @@ newuser14 660 scripts/gpu_newuser14.sh
 break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
 kkt18 240 scripts/gpu_kkt18.sh
+wrongkernel18 420 scripts/gpu_wrongkernel18.sh
 gputests 560 -
 EOF
 }

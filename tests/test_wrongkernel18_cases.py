@@ -126,3 +126,31 @@ def test_v72_a_chunk_that_seeds_the_generator_and_is_handed_to_run_fails_its_flo
     ``run()`` and its floor fails the pick at chunks of 1024 (1025 is no divisor of n: the plain halving)."""
     done = _checked(tmp_path, monkeypatch, "chunk_parts_seeded", {"BLOCK": 1024})
     _caught(done, SizeClass.FLOOR, "n=16384,chunk=1024")
+
+
+GPU_CASES = [
+    ("programs_floor", 'SHAPES = [{"n": 32768}, {"n": 65536}]', 'SHAPES = [{"n": 4194304}, {"n": 8388608}]', "n=4097"),
+    ("programs_module_size", "N = 32768", "N = 4194304", "N=4097"),
+    (
+        "chunk_parts_seeded",
+        'SHAPES = [{"n": 65536, "chunk": 4096}, {"n": 32768, "chunk": 8192}]',
+        'SHAPES = [{"n": 4194304, "chunk": 4096}, {"n": 4194304, "chunk": 8192}]',
+        "n=1048576,chunk=1024",
+    ),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("variant", "shapes", "realistic", "at"), GPU_CASES)
+def test_on_cuda_v70_to_v72_s_picks_fail_the_floor_below_the_entries_rules_on_or_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, shapes: str, realistic: str, at: str
+) -> None:
+    """On a GPU, compiled, at realistic sizes each original compiles for sm_90 (``compile_for_target``, no error,
+    2026-12-06 18:55 UTC): ``BLOCK=1024`` over v70's 2**22 and 2**23 elements, v71's ``N = 2**22`` and v72's chunks of
+    4096 and 8192 in 2**22 elements fails the floor size where the original runs (n=4097, N=4097, chunks of 1024),
+    whether the rules are on or off (none reads a host assert on the programs' count), and nothing is written."""
+    from tests.test_tuning_net import realistic_picks
+
+    for done in realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, {"BLOCK": 1024}):
+        _caught(done, SizeClass.FLOOR, at)
