@@ -97,7 +97,10 @@ def test_the_floor_moves_a_key_handed_to_run_and_a_module_level_size_and_a_seed_
         == "a seed"
     )
     entries = [ProblemShape(kwargs={"n": 65536, "chunk": 4096, "code": 2})]
-    [floor] = [s for s in derived_sizes(entries, (1024,), roles, residue=True, block=128) if s.kind is SizeClass.FLOOR]
+    floor, *alone = [
+        s for s in derived_sizes(entries, (1024,), roles, residue=True, block=128) if s.kind is SizeClass.FLOOR
+    ]
+    assert [a.tries[0].label() for a in alone] == ["n=16385,chunk=4096,code=2", "n=65536,chunk=1025,code=2"]
     assert [t.label() for t in floor.tries][:2] == ["n=16385,chunk=1025,code=2", "n=8193,chunk=513,code=2"]
     assert floor.fallbacks[0] is not None and floor.fallbacks[0].label() == "n=16384,chunk=1024,code=2"
     module = [ProblemShape(kwargs={}, constants={"N": 32768})]
@@ -126,6 +129,47 @@ def test_v72_a_chunk_that_seeds_the_generator_and_is_handed_to_run_fails_its_flo
     ``run()`` and its floor fails the pick at chunks of 1024 (1025 is no divisor of n: the plain halving)."""
     done = _checked(tmp_path, monkeypatch, "chunk_parts_seeded", {"BLOCK": 1024})
     _caught(done, SizeClass.FLOOR, "n=16384,chunk=1024")
+
+
+def test_each_dimension_has_a_floor_of_its_own_where_there_are_two() -> None:
+    """Two dimensions: after their floor together, each alone, the other at its smallest entry (v73: the columns'
+    rungs refused by the original, the rows' floor still met); one dimension has its floor together only."""
+    roles = key_roles("def get_inputs(n_rows=2048, n_cols=64):\n    return [torch.randn(n_rows, n_cols)]\n")
+    entries = [
+        ProblemShape(kwargs={"n_rows": 2048, "n_cols": 64}),
+        ProblemShape(kwargs={"n_rows": 4096, "n_cols": 128}),
+    ]
+    floors = [s for s in derived_sizes(entries, (128,), roles, residue=True, block=32) if s.kind is SizeClass.FLOOR]
+    assert [[t.label() for t in f.tries] for f in floors] == [
+        [
+            "n_rows=513,n_cols=17",
+            "n_rows=257,n_cols=9",
+            "n_rows=129,n_cols=5",
+            "n_rows=65,n_cols=3",
+            "n_rows=33,n_cols=1",
+        ],
+        [
+            "n_rows=513,n_cols=64",
+            "n_rows=257,n_cols=64",
+            "n_rows=129,n_cols=64",
+            "n_rows=65,n_cols=64",
+            "n_rows=33,n_cols=64",
+        ],
+        ["n_rows=2048,n_cols=17"],
+    ]
+
+
+@pytest.mark.timeout(120)
+def test_v73_a_pick_that_raises_below_the_entries_rows_where_the_columns_are_refused_fails_the_rows_own_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v73 (rows_programs_floor: row scaling over tiles of ``BLOCK_M=32`` rows, at least 4 programs, rows of a multiple
+    of 64 columns; SHAPES 1024 x 64 and 2048 x 128): ``BLOCK_M=128`` was written with v70-v72's fixes, the floor's
+    rungs refused whole by the original (17 and 16 columns) and the size below one at 513 rows above the pick's floor
+    of 385; raises at 384 rows and less, which the original runs down to 97. Now the rows' own floor fails it at
+    257 rows; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "rows_programs_floor", {"BLOCK_M": 128})
+    _caught(done, SizeClass.FLOOR, "n_rows=257,n_cols=64")
 
 
 GPU_CASES = [

@@ -361,16 +361,11 @@ def derived_sizes(
         return []
     out = _past_and_half(mover, grown)
     if mover.on_constants:  # the module-level sizes are what moves: their floor and far ladders too
-        return out + (_floor(mover, block) if residue else []) + (_far(mover, far) if far is not None else [])
+        floors = _floor(mover, block) + _floor_one(mover, block) if residue else []
+        return out + floors + (_far(mover, far) if far is not None else [])
     out += _residue(mover) if residue else []
-    out += (
-        _below(mover, least)
-        + (_floor(mover, block) if residue else [])
-        + _ones(mover)
-        + _below_one(mover)
-        + _quarter(mover)
-        + _power(mover)
-    )
+    out += _below(mover, least) + (_floor(mover, block) if residue else []) + _ones(mover) + _below_one(mover)
+    out += (_floor_one(mover, block) if residue else []) + _quarter(mover) + _power(mover)
     out += _divisor(mover, shapes, roles or {})
     out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
     return out + (_constant_steps(mover) if residue else [])
@@ -634,15 +629,34 @@ def _floor(mover: _Mover, block: int | None) -> list[DerivedSize]:
     >= 8``, a ``BLOCK=1024`` of 256 that raises from 7168 elements down, which the original runs down to 1793) fails
     a rung between the two floors, however far below the entries (wrongkernel18's v70, b17 on the H100: the size below
     the smallest entry of 32768 was 16385). Below the original's block every kernel runs one program a row."""
+    return _floor_ladder(mover, _floor_keys(mover), block)
+
+
+def _floor_one(mover: _Mover, block: int | None) -> list[DerivedSize]:
+    """The ``floor`` sizes of each dimension alone where there are two or more (:func:`_floor_keys`), the others at
+    their smallest entry, after the size below one: where the original refuses the dimensions moved together (rows of
+    a multiple of 64 columns: 17 and 16 refused), the rows' floor is met alone (wrongkernel18's v73: ``BLOCK_M=128``
+    of 32 over at least 4 programs of rows, raising from 384 rows down, which the original runs down to 97)."""
+    keys = _floor_keys(mover)
+    return [d for k in keys for d in _floor_ladder(mover, [k], block)] if len(keys) > 1 else []
+
+
+def _floor_keys(mover: _Mover) -> list[Slot]:
+    """What a floor moves: the tensor dimensions, and the keys handed to ``run()`` above :data:`SMALL_KEY` (a chunk);
+    where the module-level sizes are what moves, those above it (``N = 32768``)."""
+    large = [k for k in mover.moving if min(mover.sizes[k]) > SMALL_KEY and k not in mover.exponents]
+    return large if mover.on_constants else _lows(mover) + [k for k in large if k in mover.passed]
+
+
+def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> list[DerivedSize]:
+    """One floor size: ``keys`` together at a quarter of their smallest entry, an eighth, ... made odd, each rung's
+    plain halving its fallback, the other keys at their smallest, down to ``block`` (see :func:`_floor`)."""
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
-    # the tensor dimensions; a key handed to run() or a module-level size above SMALL_KEY too (a chunk, N = 32768)
-    large = [k for k in mover.moving if smallest[k] > SMALL_KEY and k not in mover.exponents]
-    lows = large if mover.on_constants else _lows(mover) + [k for k in large if k in mover.passed]
     rungs: list[ProblemShape] = []
     plain: list[ProblemShape | None] = []
     shift = 2  # a half is the size below's
-    while lows and any(smallest[k] >> shift for k in lows):
-        at = {k: smallest[k] >> shift for k in lows}
+    while keys and any(smallest[k] >> shift for k in keys):
+        at = {k: smallest[k] >> shift for k in keys}
         odd = mover.shape({**smallest, **{k: v | 1 for k, v in at.items()}})
         even = mover.shape({**smallest, **{k: max(1, v) for k, v in at.items()}})
         if odd not in mover.seen and odd not in rungs:
