@@ -11,7 +11,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from kernelopt.tunables import discover_source
+from tests.test_breaker7_cases import _all_correct
+from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "breaker18"
 
@@ -41,3 +45,86 @@ def test_d1_a_tile_width_named_like_a_thread_count_takes_triton_s_arange_rule() 
     )
     threads = {t.key: t for t in discover_source(src)}["k:THREADS"].legality
     assert threads.maximum == 1024 and threads.multiple_of == 32, threads
+
+
+# ------------------------------------------------------------------------------------- tables
+
+
+@pytest.mark.timeout(180)
+def test_d2_an_entry_a_torch_fallback_serves_needs_no_size_for_the_table(tmp_path: Path) -> None:
+    """Seen on 2026-12-06: tut_softmax_persist, the fused-softmax tutorial's persistent kernel behind a torch
+    fallback for small rows (``if n_cols < 16: return torch.softmax(x, dim=-1)``; the entry ``N=9`` launches no
+    kernel). ``tune`` exited 2 "no tunable knob ... computed (BLOCK_SIZE = triton.next_power_of_2(n_cols)) from
+    n_cols, which no SHAPES entry names as a size": the run told ``n_cols`` at the two entries that launch, none at
+    the fallback's. An entry whose run launched no kernel is idle, as one that launched another kernel is: the
+    table is written over the entries that launch, correct at sizes no entry names, the fallback's included."""
+    written, note = _tune_edit(_copy("tut_softmax_persist", tmp_path), {"BLOCK_SIZE": 1024})
+    assert written is not None and "if n_cols <= 781:  # kernelopt: tuned\n        BLOCK_SIZE = 1024" in written, note
+    folder = tmp_path / "tut_softmax_persist"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 67, "N": 1025}, {"M": 5, "N": 15}, {"M": 9, "N": 16}])
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes for the trial's kernels when its session picks these, checked on the GPU: FlagGems'
+#: heuristics dict in a table over ``N``, Unsloth's computed block in a table over ``n_cols`` (the backward takes it
+#: through ``ctx``), Inductor's and torchao's and the triton_op's autotune lists pinned (``restore_value`` kept),
+#: GemLite's cached dict copied and set in a table over ``M``, SGLang's local ``BLOCK_M``, the tutorial's block in a table beside its fallback (d2)
+GPU_PICKS = {
+    "gems_index_select": {"BLOCK_M": 2, "BLOCK_N": 64},
+    "unsloth_rms_bwd": {"BLOCK_SIZE": 4096},
+    "inductor_scan": {"XBLOCK": 8},
+    "gemlite_a16w8": {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 4},
+    "ao_fp8_atomic": {"BLOCK_SIZE": 1024},
+    "vllm_add_rms_op": {"ROWS": 2},
+    "sgl_moe_sum": {"BLOCK_M": 8},
+    "tut_softmax_persist": {"BLOCK_SIZE": 1024},
+}
+
+#: (folder, sizes) of the originals on the GPU: a small odd size and a realistic one (256 MB - 1 GB a tensor),
+#: compiled for sm_90 on the CPU first (``compile_for_target``, 2026-12-06)
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "gems_index_select": [{"M": 3, "N": 5, "L": 7}, {"M": 8192, "N": 16384, "L": 8192}],
+    "unsloth_rms_bwd": [{"B": 1, "S": 3, "D": 5}, {"B": 4, "S": 8192, "D": 4096}],
+    "inductor_scan": [{"X": 3, "R": 5}, {"X": 65536, "R": 2048}],
+    "gemlite_a16w8": [{"M": 3, "N": 5, "K": 7}, {"M": 8192, "N": 16384, "K": 16384}],
+    "ao_fp8_atomic": [{"M": 3, "K": 5}, {"M": 16384, "K": 16384}],
+    "vllm_add_rms_op": [{"T": 3, "D": 5}, {"T": 32768, "D": 8192}],
+    "sgl_moe_sum": [{"T": 3, "TOPK": 2, "H": 5}, {"T": 16384, "TOPK": 8, "H": 4096}],
+    "tut_softmax_persist": [{"M": 3, "N": 17}, {"M": 65536, "N": 4096}],
+}
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones included, and a realistic one (inside the tables)
+GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "gems_index_select": [{"M": 7, "N": 301, "L": 99}, {"M": 131072, "N": 999, "L": 512}],
+    "unsloth_rms_bwd": [{"B": 3, "S": 5, "D": 1027}, {"B": 4, "S": 16384, "D": 2048}],
+    "inductor_scan": [{"X": 77, "R": 1025}, {"X": 65536, "R": 2048}],
+    "gemlite_a16w8": [{"M": 17, "N": 65, "K": 15}, {"M": 32, "N": 16384, "K": 16384}],
+    "ao_fp8_atomic": [{"M": 67, "K": 513}, {"M": 16384, "K": 16384}],
+    "vllm_add_rms_op": [{"T": 65, "D": 33}, {"T": 32768, "D": 8192}],
+    "sgl_moe_sum": [{"T": 7, "TOPK": 3, "H": 5000}, {"T": 16384, "TOPK": 8, "H": 4096}],
+    "tut_softmax_persist": [{"M": 5, "N": 15}, {"M": 67, "N": 700}, {"M": 262144, "N": 777}],
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_eighteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals (:data:`GPU_SIZES`: FlagGems'
+    index_select on a strided view, Unsloth's RMS norm forward and backward through autograd, Inductor's persistent
+    scan, a GemLite-style A16W8 GEMM (fp16 dots, fp32 sums), torchao's atomic-max fp8 cast, a triton_op add + RMS
+    norm with ``restore_value``, SGLang's MoE sum into a column slice, the persistent softmax tutorial), each at
+    256 MB - 1 GB a tensor, and the forms ``tune`` writes (:data:`GPU_PICKS`), correct at sizes no entry names
+    (:data:`GPU_WRITTEN_SIZES`)."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    for name, shapes in GPU_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked)
+    for name, shapes in GPU_WRITTEN_SIZES.items():
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=written[name])

@@ -604,15 +604,17 @@ def idle_shapes(
     evaluation: AutotuneEvaluation | None, kernel: str | None, shapes: Sequence[ProblemShape]
 ) -> tuple[str, ...]:
     """Labels of the ``shapes`` at which the run of the task launched other kernels and not ``kernel`` (a
-    ``run()`` that picks a kernel by size, the variants trial's dispatch_size): timing a candidate there measures
-    another kernel, whose noise would rank this launch's candidates. Empty when no run told (or every shape would
-    be idle: then the run says nothing usable)."""
+    ``run()`` that picks a kernel by size, the variants trial's dispatch_size), or no kernel at all (a torch
+    fallback for small sizes: the fused-softmax tutorial's ``if n_cols < 16: return torch.softmax(x, -1)``, breaker18
+    d2): timing a candidate there measures other code, whose noise would rank this launch's candidates, and a table
+    is never read there. An entry the run told nothing of (its run failed) is not idle. Empty when no run told (or
+    every shape would be idle: then the run says nothing usable)."""
     if evaluation is None or kernel is None or len(shapes) < 2:
         return ()
     idle = []
     for shape in shapes:
         entry = next((e for e in evaluation.shape_sizes if e.shape == dict(shape.kwargs)), None)
-        if entry is not None and entry.launch_values and kernel not in entry.launch_values:
+        if entry is not None and kernel not in entry.launch_values:
             idle.append(shape.label())
     return tuple(idle) if len(idle) < len(shapes) else ()
 
@@ -631,9 +633,10 @@ def idle_line(prepared: PreparedFolder) -> str | None:
             for k in e.launch_values
         }
     )
+    ran = f"launched {', '.join(instead)} there" if instead else "launched no kernel there"
     return (
-        f"launch {prepared.space.kernel} does not run at {'; '.join(prepared.idle)} (the task's run launched "
-        f"{', '.join(instead)} there): every candidate is checked there, and timed only where the launch runs"
+        f"launch {prepared.space.kernel} does not run at {'; '.join(prepared.idle)} (the task's run {ran}): every "
+        "candidate is checked there, and timed only where the launch runs"
     )
 
 
