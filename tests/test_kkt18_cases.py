@@ -160,3 +160,55 @@ def test_a_round_whose_requests_the_wall_time_turned_down_leaves_the_pace_of_the
                rng_seed=1, retime_top=0)  # fmt: skip
     assert [r.outcome for r in res.results].count(Outcome.NOT_RUN_BUDGET) == 4, res.results
     assert budget.candidate_s == 3.0
+
+
+def _ttgir(name: str) -> str:
+    return gzip.decompress((PTX / f"{name}.ttgir.gz").read_bytes()).decode()
+
+
+def test_a_ring_a_loop_s_async_wgmmas_read_and_its_copies_refill_under_fewer_slots_than_stages_is_read_as_racing() -> (
+    None
+):
+    """:func:`~kernelopt.harness.wgmma_race.racing_tiles` on TTGIR Triton 3.6 compiled for sm_90 here: fla_kkt's K loop
+    on four warps, two stages (one slot) and three (two), races; its one K block, and its two warps (``mma.sync``, no
+    async wgmma), do not. A plain matmul's K loop at three stages keeps rings of three slots, its first operand loaded
+    into registers or not (tests/data/kkt18/mm.py): no race. Of fla_kkt's 27 configs compiled so (2026-12-06), the
+    reader names the 12 the PTX shows racing, and the 15 others not (docs/faults.md kkt18)."""
+    from kernelopt.harness.wgmma_race import racing_tiles
+
+    assert racing_tiles(_ttgir("kkt_bk64_w4_s3"), 3) == [2]
+    assert racing_tiles(_ttgir("kkt_bk32_w4_s2"), 2) == [1]
+    assert racing_tiles(_ttgir("kkt_bk128_w4_s2"), 2) == []
+    assert racing_tiles(_ttgir("kkt_bk64_w2_s3"), 3) == []
+    assert racing_tiles(_ttgir("mm_fp32_s0_ns3"), 3) == [] and racing_tiles(_ttgir("mm_fp32_s1_ns3"), 3) == []
+    assert racing_tiles(_ttgir("kkt_bk64_w4_s3"), 2) == []  # a ring of as many slots as stages: the copy lands apart
+    assert racing_tiles("", 3) == []
+
+
+def test_tune_refuses_to_write_a_pick_whose_compile_for_the_target_races(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tune --target sm_90``'s check before the write (``target_check``): a pick whose launch races
+    (:attr:`LaunchCompile.races`) is refused whatever kernel.py as it is does (a race is wrong by timing, at any
+    size, and the entries' checks may pass it), the line naming the launch; the same launch without a race is
+    written. The compiles are stood in by their reports (fla_kkt's BK=64 on four warps, three stages, at K=128)."""
+    from kernelopt.harness import target_compile as tc
+    from tests.test_leftovers15_cases import stood_in_compiles
+
+    def launch(races: list[int]) -> tc.LaunchCompile:
+        return tc.LaunchCompile(kernel="chunk_scaled_dot_kkt_fwd_kernel", shape={"B": 1, "T": 70, "H": 3, "K": 128},
+                                signature={}, constexprs={"BK": 64}, divisible=[],
+                                options={"num_warps": 4, "num_stages": 3}, races=races)  # fmt: skip
+
+    (tmp_path / "reference.py").write_text("SHAPES = []\n")
+    monkeypatch.setattr(tc, "compile_for_target", stood_in_compiles([launch([2])], [launch([2])]))
+    checked = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
+    assert checked.refused, checked
+    assert checked.line == (
+        "the pick races at {'B': 1, 'T': 70, 'H': 3, 'K': 128} (chunk_scaled_dot_kkt_fwd_kernel: BK=64, num_warps=4, "
+        "num_stages=3): its loop's asynchronous wgmmas read a ring of 2 shared tile(s) that the loop's copies, 3 "
+        "stages deep, refill while they run (a write-after-read race on shared memory: some elements wrong, by "
+        "timing) on sm_90; nothing written"
+    )
+    monkeypatch.setattr(tc, "compile_for_target", stood_in_compiles([launch([])], [launch([2])]))
+    assert not tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original").refused

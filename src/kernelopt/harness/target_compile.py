@@ -19,7 +19,9 @@ computes is not checked, and the outputs stay as allocated.
 
 What the compile spills is read from the cubin (:func:`spilled`, Triton's ``n_spills``): a pick that spills more than
 any configuration of kernel.py as it is at the same entry (the authors' largest) is refused before the write
-(docs/faults.md leftovers15 l5).
+(docs/faults.md leftovers15 l5). A launch whose loop's asynchronous wgmmas read a ring of shared tiles its copies
+refill while they run (:mod:`kernelopt.harness.wgmma_race`, read from the TTGIR) races on the GPU: refused whatever
+kernel.py as it is does (docs/faults.md kkt18).
 
 It cannot catch what only a launch meets: shared memory or registers beyond the device at launch ("out of
 resources": the compile succeeds, the launch fails), a kernel that faults at run time (an illegal address, a hang),
@@ -40,6 +42,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelopt.harness.model import shown_shape
 from kernelopt.harness.vector_hints import VectorAccess, hinted_vectors, wrapped_hints
+from kernelopt.harness.wgmma_race import racing_tiles
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 
@@ -70,6 +73,9 @@ class LaunchCompile(BaseModel):
             (:func:`~kernelopt.harness.vector_hints.hinted_vectors`: ``tl.multiple_of(rm % M, BLOCK_M)``), each
             misaligned on the GPU where that size is no multiple of the vector (misalign17).
         sizes: the launch's integer arguments (the sizes the hints' ``%`` reads: ``M``, ``N``).
+        races: the slots of each ring of shared tiles an asynchronous wgmma of a loop reads while the loop's copies
+            refill it (:func:`~kernelopt.harness.wgmma_race.racing_tiles`: fewer slots than ``num_stages``), a
+            write-after-read race on the GPU at any size (fla's chunk kkt under Triton 3.6, kkt18).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -85,6 +91,7 @@ class LaunchCompile(BaseModel):
     spills: int | None = None
     hinted: list[VectorAccess] = []
     sizes: dict[str, int] = {}
+    races: list[int] = []
 
     def entries(self) -> list[dict[str, Any]]:
         """Every ``SHAPES`` entry this launch stands for: its own (:attr:`shape`) and :attr:`also`."""
@@ -224,6 +231,9 @@ def target_check(
         )
     before = None
     if not report.failed:
+        raced = _racing(report.launches)
+        if raced is not None:
+            return TargetCheck(line=f"the pick {raced} on {target}; nothing written", refused=True)
         spills = [x for x in report.launches if x.spills]
         hinted = [x for x in report.launches if x.hinted]
         before = compiled(original, "original") if (spills or hinted) and original is not None else None
@@ -257,6 +267,21 @@ def target_check(
         f"{first.error}{same}; nothing written",
         refused=True,
     )
+
+
+def _racing(launches: Sequence[LaunchCompile]) -> str | None:
+    """Where a launch of the pick races (:attr:`LaunchCompile.races`), in words; ``None`` where none does. Refused
+    whatever kernel.py as it is does: a race is wrong at any size, by timing, and the checks of the entries may miss it
+    (fla's chunk kkt on the H100, 2026-12-06: 0.1 % of the elements, by the autotuner's pick; docs/faults.md kkt18)."""
+    for x in launches:
+        if x.races:
+            stages = x.options.get("num_stages")
+            return (
+                f"races at {x.shape or 'get_inputs()'} ({x.kernel}: {_settings(x)}): its loop's asynchronous wgmmas "
+                f"read a ring of {x.races[0]} shared tile(s) that the loop's copies, {stages} stages deep, refill "
+                "while they run (a write-after-read race on shared memory: some elements wrong, by timing)"
+            )
+    return None
 
 
 def _spills_over(spilling: Sequence[LaunchCompile], before: TargetReport | None) -> str | None:
@@ -388,8 +413,9 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         else:
             hinted = _hinted(self, made.asm.get("ptx") or "", launch.signature)
             sizes = {k: v for k, v in zip(names, args, strict=False) if is_int(v)}
+            races = racing_tiles(made.asm.get("ttgir") or "", int(options.num_stages))
             launch = launch.model_copy(update={"spills": spilled(made.asm.get("cubin")), "hinted": hinted,
-                                               "sizes": sizes})  # fmt: skip
+                                               "sizes": sizes, "races": races})  # fmt: skip
         done[key] = launch
 
     def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:
