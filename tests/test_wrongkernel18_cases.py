@@ -172,6 +172,27 @@ def test_v73_a_pick_that_raises_below_the_entries_rows_where_the_columns_are_ref
     _caught(done, SizeClass.FLOOR, "n_rows=257,n_cols=64")
 
 
+@pytest.mark.timeout(120)
+def test_v74_a_pick_that_raises_below_an_exponent_s_smallest_entry_fails_its_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v74 (programs_pow2_floor: v70's kernel over ``1 << log_n`` elements; SHAPES log_n 15 and 16): ``BLOCK=1024``
+    was written after v70-v73's fixes, "correct at log_n=17, log_n=18" (an exponent had no size below its smallest
+    entry, and the floor moved none); raises at 2048 and 4096 elements, which the original runs. Now an exponent's
+    floor steps down by one a rung: fails at log_n=12; nothing written."""
+    assert [t.kwargs["log_n"] for t in _floor_of("log_n", 15)] == [14, 13, 12, 11, 10, 9, 8]
+    done = _checked(tmp_path, monkeypatch, "programs_pow2_floor", {"BLOCK": 1024})
+    _caught(done, SizeClass.FLOOR, "log_n=12")
+
+
+def _floor_of(key: str, value: int) -> tuple[ProblemShape, ...]:
+    """The floor's rungs of one exponent key ``1 << key`` over one entry, down to an original's block of 256."""
+    roles = key_roles(f"def get_inputs({key}={value}):\n    return [torch.randn(1 << {key})]\n")
+    entries = [ProblemShape(kwargs={key: value})]
+    [floor] = [s for s in derived_sizes(entries, (1024,), roles, residue=True, block=256) if s.kind is SizeClass.FLOOR]
+    return floor.tries
+
+
 GPU_CASES = [
     ("programs_floor", 'SHAPES = [{"n": 32768}, {"n": 65536}]', 'SHAPES = [{"n": 4194304}, {"n": 8388608}]', "n=4097"),
     ("programs_module_size", "N = 32768", "N = 4194304", "N=4097"),

@@ -39,14 +39,14 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
   two refuses the first), at least 1, the other keys at their smallest: a table row under every entry (``if n_cols <=
   64: BLOCK = 64``, wrong at 32 columns; docs/faults.md v36).
 - **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions (with the keys handed
-  to ``run()`` above :data:`SMALL_KEY`; the module-level sizes where they are what moves) together at a quarter
-  of their smallest entry, an eighth, ... made odd (the plain halving where the original refuses the odd one), the
+  to ``run()`` above :data:`SMALL_KEY`, an exponent less one a rung; the module-level sizes where they are what
+  moves) together, then each alone where there are two or more, at a quarter of their smallest entry, an eighth, ... made odd (the plain halving where the original refuses the odd one), the
   other keys at their smallest, down to the original's smallest grown tile (a computed one: down to 1), the written
   kernel run at each rung while it passes, down to the first rung the original refuses: a larger block that asks more
   of the size (``assert triton.cdiv(n, BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which
   the original runs down to 1793) fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size
   below the smallest entry of 32768 was 16385, the pick's own floor below it; v71 over a module-level ``N``, v72 a
-  chunk handed to ``run()``).
+  chunk handed to ``run()``, v73 rows whose columns the original refuses below the entries, v74 ``1 << log_n``).
 - **ones**: a tensor dimension every entry gives 1 (batch-1 decoding's one row) moved to :data:`ONE_MOVED_TO`, the
   rest at their largest: a buffer padded to the block, right while there is one row (v40). Neither for module-level
   sizes (netgaps11).
@@ -642,33 +642,49 @@ def _floor_one(mover: _Mover, block: int | None) -> list[DerivedSize]:
 
 
 def _floor_keys(mover: _Mover) -> list[Slot]:
-    """What a floor moves: the tensor dimensions, and the keys handed to ``run()`` above :data:`SMALL_KEY` (a chunk);
-    where the module-level sizes are what moves, those above it (``N = 32768``)."""
+    """What a floor moves: the tensor dimensions, an exponent of one (``1 << log_n``: by one a rung), and the keys
+    handed to ``run()`` above :data:`SMALL_KEY` (a chunk); where the module-level sizes are what moves, those above it
+    (``N = 32768``)."""
     large = [k for k in mover.moving if min(mover.sizes[k]) > SMALL_KEY and k not in mover.exponents]
-    return large if mover.on_constants else _lows(mover) + [k for k in large if k in mover.passed]
+    if mover.on_constants:
+        return large
+    exponents = [k for k in mover.moving if k in mover.exponents and min(mover.sizes[k]) >= 1]
+    return _lows(mover) + exponents + [k for k in large if k in mover.passed]
 
 
 def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> list[DerivedSize]:
-    """One floor size: ``keys`` together at a quarter of their smallest entry, an eighth, ... made odd, each rung's
-    plain halving its fallback, the other keys at their smallest, down to ``block`` (see :func:`_floor`)."""
+    """One floor size: ``keys`` together at a quarter of their smallest entry, an eighth, ... made odd (an exponent at
+    its smallest less one, two, ...: half the elements, a quarter), each rung's plain halving its fallback, the other
+    keys at their smallest, down to ``block`` (see :func:`_floor`)."""
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
+    exponents = mover.exponents
+
+    def at(k: Slot, rung: int) -> int:  # the key's value at a rung, before it is made odd; below 1 (0 for an exponent)
+        return smallest[k] - rung if k in exponents else smallest[k] >> (rung + 1)
+
+    def plain(k: Slot, v: int) -> int:
+        return max(0, v) if k in exponents else max(1, v)
+
+    def elements(k: Slot, v: int) -> int:
+        return 1 << v if k in exponents else v
+
     rungs: list[ProblemShape] = []
-    plain: list[ProblemShape | None] = []
-    shift = 2  # a half is the size below's
-    while keys and any(smallest[k] >> shift for k in keys):
-        at = {k: smallest[k] >> shift for k in keys}
-        odd = mover.shape({**smallest, **{k: v | 1 for k, v in at.items()}})
-        even = mover.shape({**smallest, **{k: max(1, v) for k, v in at.items()}})
+    halvings: list[ProblemShape | None] = []
+    rung = 1  # a half is the size below's
+    while keys and any(at(k, rung) >= (0 if k in exponents else 1) for k in keys):
+        values = {k: at(k, rung) for k in keys}
+        odd = mover.shape({**smallest, **{k: plain(k, v) if k in exponents else v | 1 for k, v in values.items()}})
+        even = mover.shape({**smallest, **{k: plain(k, v) for k, v in values.items()}})
         if odd not in mover.seen and odd not in rungs:
             rungs.append(odd)
-            plain.append(even if even != odd and even not in mover.seen else None)
-        if block is not None and all(v <= block for v in at.values()):
+            halvings.append(even if even != odd and even not in mover.seen else None)
+        if block is not None and all(elements(k, plain(k, v)) <= block for k, v in values.items()):
             break
-        shift += 1
-    mover.seen += rungs + [p for p in plain if p is not None]
+        rung += 1
+    mover.seen += rungs + [p for p in halvings if p is not None]
     if not rungs:
         return []
-    return [mover.sized(SizeClass.FLOOR, rungs).model_copy(update={"fallbacks": tuple(plain)})]
+    return [mover.sized(SizeClass.FLOOR, rungs).model_copy(update={"fallbacks": tuple(halvings)})]
 
 
 def _ones(mover: _Mover) -> list[DerivedSize]:
