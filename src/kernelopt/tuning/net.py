@@ -40,13 +40,14 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
   64: BLOCK = 64``, wrong at 32 columns; docs/faults.md v36).
 - **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions (with the keys handed
   to ``run()`` above :data:`SMALL_KEY`, an exponent less one a rung; the module-level sizes where they are what
-  moves) together, then each alone where there are two or more, at a quarter of their smallest entry, an eighth, ... made odd (the plain halving where the original refuses the odd one), the
-  other keys at their smallest, down to the original's smallest grown tile (a computed one: down to 1), the written
-  kernel run at each rung while it passes, down to the first rung the original refuses: a larger block that asks more
-  of the size (``assert triton.cdiv(n, BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which
-  the original runs down to 1793) fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size
-  below the smallest entry of 32768 was 16385, the pick's own floor below it; v71 over a module-level ``N``, v72 a
-  chunk handed to ``run()``, v73 rows whose columns the original refuses below the entries, v74 ``1 << log_n``).
+  moves) together, then each alone where there are two or more, at a quarter of their smallest entry, an eighth, ...
+  made odd (the plain halving where the original refuses the odd one), the other keys at their smallest, down to the
+  original's smallest grown tile (a computed one: down to 1), the written kernel run at each rung while it passes,
+  down to the first rung the original refuses: a larger block that asks more of the size (``assert triton.cdiv(n,
+  BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which the original runs down to 1793)
+  fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size below the smallest entry of
+  32768 was 16385, the pick's own floor below it; v71 over a module-level ``N``, v72 a chunk handed to ``run()``,
+  v73 rows whose columns the original refuses below the entries, v74 ``1 << log_n``).
 - **ones**: a tensor dimension every entry gives 1 (batch-1 decoding's one row) moved to :data:`ONE_MOVED_TO`, the
   rest at their largest: a buffer padded to the block, right while there is one row (v40). Neither for module-level
   sizes (netgaps11).
