@@ -17,7 +17,10 @@ slot the seven in-flight wgmmas read). Twelve configs (:func:`racy`). The other 
 
 :data:`PTX` keeps the two kinds' loops as compiled. The GPU test runs each of the 27 configs pinned (the heuristics
 kept) against a float64 reference and says which are wrong; breaker16's GPU test checks the kernel ``tune`` writes at
-a config that cannot race (``BK=128``, four warps) instead of whatever the autotuner picks.
+a config that cannot race (``BK=128``, four warps) instead of whatever the autotuner picks. The compile for
+``--target`` reads the race from the TTGIR (:mod:`kernelopt.harness.wgmma_race`) and ``tune`` refuses to write a pick
+that races. And one of today's tune lines (misalign17's "at about 0.0016 s a candidate"): a round the wall time turned
+down no longer sets the session's pace.
 """
 
 from __future__ import annotations
