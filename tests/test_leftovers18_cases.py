@@ -41,10 +41,6 @@ class Scripted(ShapesEvaluator):
         self.labels, self.untimed, self.set_aside = list(labels), frozenset(), {}
         self.again, self.ok, self.asked = again, ok, []  # type: list[tuple[str, list[dict]]]
 
-    @property
-    def repetitions(self) -> int:
-        return 3
-
     def retime_at(self, label: str, batch: Sequence[Config]) -> list[Result]:
         self.asked.append((label, [c.as_dict() for c in batch]))
         out = []
@@ -100,7 +96,7 @@ def test_n1_a_pick_refused_at_one_entry_by_noise_is_re_timed_there(two_entries: 
     assert scripted.asked == [(small, [PICK, CURRENT])]
     assert done.judgement.better and done.result.best_config == PICK, done.judgement
     assert done.judgement.reason.startswith(
-        f"re-timed at {small} (3 repetitions, interleaved with the current configuration): BLOCK=4096 28 us against "
+        f"re-timed at {small} (3 samples each, interleaved with the current configuration): BLOCK=4096 28 us against "
         "the current 30 us (+7.1 %; first 31.5 us against 30 us, 4.8 % slower); "
     ), done.judgement.reason
     assert [(r.config, r.latency_us_by_shape, r.retimed) for r in record.results] == [
@@ -126,7 +122,7 @@ def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: An
     slower = Scripted([big, small], {str(PICK): 32.0, str(CURRENT): 30.0})
     kept = retimed_at_refusal(first, slower, judge)
     assert not kept.judgement.better
-    assert kept.judgement.reason.startswith(f"re-timed at {small} (3 repetitions, interleaved with the current "
+    assert kept.judgement.reason.startswith(f"re-timed at {small} (3 samples each, interleaved with the current "
                                             "configuration): BLOCK=4096 32 us against the current 30 us (-6.2 %; "
                                             "first 31.5 us against 30 us, 4.8 % slower); ")  # fmt: skip
     assert f"6.2 % slower than the current configuration on {small}" in kept.judgement.reason
@@ -134,7 +130,7 @@ def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: An
     lost = retimed_at_refusal(first, Scripted([big, small], {str(PICK): 1.0, str(CURRENT): 30.0}, ok=False), judge)
     assert not lost.judgement.better and lost.result is first.result
     assert lost.judgement.reason.startswith(
-        f"re-timed at {small} (3 repetitions, interleaved with the current configuration): BLOCK=4096 did not time "
+        f"re-timed at {small} (interleaved with the current configuration): BLOCK=4096 did not time "
         "there (no reply within 300 s); the refusal stands (first 31.5 us against 30 us, 4.8 % slower); "
     ), lost.judgement.reason
 

@@ -6,9 +6,10 @@ when it gains the minimum on some entry and is slower by no more than that on an
 written (seen twice in the test suite under load, the sixteenth session). Where the judgement refuses at one entry
 alone (:attr:`~kernelopt.tuning.session.GainJudgement.refused_at`), slower there by at most
 :data:`RETIME_SLOWER_PCT`, the pick (the configuration that serves that entry) and the current configuration are
-re-timed at that entry, interleaved, with the session's repetitions (:meth:`ShapesEvaluator.retime_at`), and the
-session is judged again with those two figures at that entry. Every timing stays: the re-time's results are appended
-to the session's record (marked re-timed, never served to a rerun) and the verdict names both rounds.
+re-timed at that entry, interleaved, as the session re-times its top few (the same rounds, from its
+``--repetitions``: :meth:`ShapesEvaluator.retime_at`), and the session is judged again with those two figures at that
+entry. Every timing stays: the re-time's results are appended to the session's record (marked re-timed, never served
+to a rerun) and the verdict names both rounds.
 """
 
 from __future__ import annotations
@@ -56,12 +57,14 @@ def retime_refusal(
     if record is not None:
         for r in again:
             record.append(r.model_copy(update={"retimed": True}))
-    head = f"re-timed at {label} ({evaluator.repetitions} repetitions, interleaved with the current configuration)"
     was = f"first {_us(before[0])} against {_us(before[1])}, {slower:.1f} % slower"
     failed = next((r for r in again if not r.outcome.ok or r.latency_us is None), None)
     if failed is not None:
         why = failed.reason or failed.outcome.value
+        head = f"re-timed at {label} (interleaved with the current configuration)"
         return result, f"{head}: {_text(failed.config)} did not time there ({why}); the refusal stands ({was})"
+    samples = min(len(r.samples_us) for r in again)
+    head = f"re-timed at {label} ({samples} samples each, interleaved with the current configuration)"
     now = {Config.of(r.config): r.latency_us or 0.0 for r in again}
     patched = result.model_copy(
         update={

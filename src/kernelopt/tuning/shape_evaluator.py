@@ -420,14 +420,9 @@ class ShapesEvaluator:
             out.append(self._partial(c, merge(c, per[c], shapes=len(self.labels)), invalid))
         return out
 
-    @property
-    def repetitions(self) -> int:
-        """The timing samples a candidate gets at each entry (the session's plan)."""
-        return self.evaluators[0].settings.plan.repetitions
-
     def retime_at(self, label: str, batch: Sequence[Config]) -> list[Result]:
-        """Re-time ``batch`` interleaved at the entry ``label`` alone, in that entry's bench worker with the session's
-        plan (its repetitions and rounds): one result each, in order, its latency that entry's (keyed by it in
+        """Re-time ``batch`` interleaved at the entry ``label`` alone, in that entry's bench worker as the session
+        re-times its top few (its plan's rounds): one result each, in order, its latency that entry's (keyed by it in
         ``latency_us_by_shape``). :mod:`kernelopt.tuning.entry_retime` asks it where one entry alone refused a pick."""
         self.start()
         results = self.evaluators[self.labels.index(label)].retime(batch)
