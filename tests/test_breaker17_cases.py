@@ -115,7 +115,9 @@ GPU_PICKS = {
     "gems_argmax": {"BLOCK_M": 16, "BLOCK_N": 8},  # the heuristics module's dict (discovery17's l3)
     "fbgemm_fp8_row": {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
     "ao_fp8_blockwise": {"NUM_GROUPS": 64},
-    "vllm_decode_att": {"BLOCK_N": 32},  # the CUDA branch of its platform-selected block (discovery17's l2)
+    # the CUDA branch of its platform-selected block (discovery17's l2), and run()'s split count that sizes the buffer
+    # (leftovers18's n2: written num_kv_splits = 16, right on the CPU at B=3,L=301,...,P=3 and B=1,L=3,...,P=1)
+    "vllm_decode_att": {"BLOCK_N": 32, "NUM_KV_SPLITS": 16},
 }
 
 #: (folder, sizes) of the originals on the GPU: a small odd size (where its autotune list is short enough to compile
