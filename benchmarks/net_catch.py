@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v74, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v75, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -157,6 +157,7 @@ CASES: dict[str, Case] = {
     "v72": ("chunk_parts_seeded", {"BLOCK": 1024}, None),  # at least 4 programs a chunk; the chunk seeds and is passed
     "v73": ("rows_programs_floor", {"BLOCK_M": 128}, None),  # rows' floor where the columns' rungs are refused
     "v74": ("programs_pow2_floor", {"BLOCK": 1024}, None),  # v70 over 1 << log_n elements: an exponent's floor
+    "v75": ("programs_vec8_floor", {"BLOCK": 1024}, None),  # v70 with n % 8 == 0 over entries of 100000, 200000
 }
 
 

@@ -185,6 +185,22 @@ def test_v74_a_pick_that_raises_below_an_exponent_s_smallest_entry_fails_its_flo
     _caught(done, SizeClass.FLOOR, "log_n=12")
 
 
+@pytest.mark.timeout(120)
+def test_v75_a_floor_whose_halvings_the_original_s_grain_refuses_steps_on_multiples_of_the_entries_grain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v75 (programs_vec8_floor: v70's kernel asserting ``n % 8 == 0`` too; SHAPES 100000 and 200000, multiples of 32):
+    ``BLOCK=1024`` was written after v70-v74's fixes, the floor held at 25000 and stopped at 12501 and 12500, which the
+    original refuses; raises at 2048 to 7168 elements, which the original runs. Now each rung's fallback is a multiple
+    of the entries' power of two (12480): fails at 6240; nothing written."""
+    roles = key_roles("def get_inputs(n=100000):\n    return [torch.randn(n)]\n")
+    entries = [ProblemShape(kwargs={"n": 100000}), ProblemShape(kwargs={"n": 200000})]
+    [floor] = [s for s in derived_sizes(entries, (1024,), roles, residue=True, block=256) if s.kind is SizeClass.FLOOR]
+    assert [f.kwargs["n"] for f in floor.fallbacks if f is not None][:4] == [24992, 12480, 6240, 3104]
+    done = _checked(tmp_path, monkeypatch, "programs_vec8_floor", {"BLOCK": 1024})
+    _caught(done, SizeClass.FLOOR, "n=6240")
+
+
 def _floor_of(key: str, value: int) -> tuple[ProblemShape, ...]:
     """The floor's rungs of one exponent key ``1 << key`` over one entry, down to an original's block of 256."""
     roles = key_roles(f"def get_inputs({key}={value}):\n    return [torch.randn(1 << {key})]\n")

@@ -655,16 +655,21 @@ def _floor_keys(mover: _Mover) -> list[Slot]:
 
 def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> list[DerivedSize]:
     """One floor size: ``keys`` together at a quarter of their smallest entry, an eighth, ... made odd (an exponent at
-    its smallest less one, two, ...: half the elements, a quarter), each rung's plain halving its fallback, the other
-    keys at their smallest, down to ``block`` (see :func:`_floor`)."""
+    its smallest less one, two, ...: half the elements, a quarter), each rung's plain halving its fallback, rounded
+    down to a multiple of the entries' power of two (at most the halving's own): entries of 100000 and 200000 halve to
+    12500, which an original asserting ``n % 8 == 0`` refuses, and 12480 it runs (wrongkernel18's v75); the other keys
+    at their smallest, down to ``block`` (see :func:`_floor`)."""
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
     exponents = mover.exponents
 
     def at(k: Slot, rung: int) -> int:  # the key's value at a rung, before it is made odd; below 1 (0 for an exponent)
         return smallest[k] - rung if k in exponents else smallest[k] >> (rung + 1)
 
-    def plain(k: Slot, v: int) -> int:
-        return max(0, v) if k in exponents else max(1, v)
+    def plain(k: Slot, v: int) -> int:  # a multiple of the entries' power of two, up to v's own (v75: 12500 -> 12480)
+        if k in exponents or v < 1:
+            return max(0, v) if k in exponents else 1
+        step = min(mover.grain[k], 1 << (v.bit_length() - 1))
+        return v // step * step
 
     def elements(k: Slot, v: int) -> int:
         return 1 << v if k in exponents else v
