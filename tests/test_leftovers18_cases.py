@@ -177,7 +177,7 @@ def test_n2_a_split_count_run_owns_and_sizes_its_buffer_with_is_its_assignment(t
     # 32 splits of 37 keys: most splits hold one key or none, each written and merged in the buffer's 32
     folder = Path(shutil.copytree(BREAKER17 / "vllm_decode_att", tmp_path / "split32"))
     (folder / "kernel.py").write_text(written)
-    _all_correct(folder, [{"B": 2, "L": 37, "H": 4, "KVH": 2, "D": 20, "DV": 9, "P": 3}])
+    _all_correct(folder, [{"B": 1, "L": 37, "H": 2, "KVH": 1, "D": 20, "DV": 9, "P": 3}])
 
     given = source.replace("def run(q, k_buffer, v_buffer, req_to_token, b_seq_len, page):", "def run(q, k_buffer, "
                            "v_buffer, req_to_token, b_seq_len, page, num_kv_splits=8):").replace(
