@@ -1055,12 +1055,10 @@ def retimed_at_refusal(
     that alone refused the pick by a small margin (:func:`~kernelopt.tuning.entry_retime.retime_refusal`: the pick
     there is the table's row that serves it, else the one configuration judged), its reason led by what the re-time
     measured; unchanged where no such re-time applies."""
-    choice, refused = tuning.choice, tuning.judgement.refused_at
-    per_row = tuning.judgement.per_bucket and choice is not None and choice.kind is ChoiceKind.TABLE
+    refused = tuning.judgement.refused_at
     if refused is None:
         return tuning
-    pick = choice.table.get(refused[0]) if per_row and choice is not None else tuning.result.best_config
-    again = retime_refusal(tuning.result, tuning.judgement, pick, evaluator, record)
+    again = retime_refusal(tuning.result, tuning.judgement, _serves(tuning, refused[0]), evaluator, record)
     if again is None:
         return tuning
     result, said = again
@@ -1068,6 +1066,23 @@ def retimed_at_refusal(
     return replace(
         redone, judgement=redone.judgement.model_copy(update={"reason": f"{said}; {redone.judgement.reason}"})
     )
+
+
+def _serves(tuning: FolderTuning, label: str) -> dict[str, Value] | None:
+    """The configuration judged at the shape ``label``: a keyed list's table row there (that shape's own best,
+    :func:`judge_keyed_table`), the row a per-bucket table runs there (:func:`judge_choice`'s :func:`_serving`), else
+    the one configuration judged (:func:`judge_one`)."""
+    choice, prepared = tuning.choice, tuning.prepared
+    if not (tuning.judgement.per_bucket and choice is not None and choice.kind is ChoiceKind.TABLE):
+        return tuning.result.best_config
+    if is_list_space(prepared.space.origins):
+        return choice.table.get(label)
+    plan = _table_plan(prepared, tuning.result.best_config)
+    if plan is None:
+        return None
+    names, size = plan
+    served = _serving(tuning, names, size, _rows(tuning, names, size)).get(label)
+    return served.as_dict() if served is not None else None
 
 
 def judge_session(
@@ -1281,8 +1296,8 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
         return replace(tuning, judgement=judgement)
     judgement = judge_table(by_shape, result, min_gain_pct=tuning.judgement.min_gain_pct)
     untimed: dict[Config, list[str]] = {}
-    for label, (mine, _) in by_shape.items():
-        if mine is None:
+    for label, (row_us, _) in by_shape.items():
+        if row_us is None:
             untimed.setdefault(served[label], []).append(label)
     if untimed and not judgement.better and result.noisy is None and result.best_latency_us is not None:
         runs = "; ".join(f"{config_text(c)} at {', '.join(labels)}" for c, labels in untimed.items())
@@ -2529,7 +2544,7 @@ def _fillable(prepared: PreparedFolder, names: Sequence[str], config: Mapping[st
 
 def _serving(
     tuning: FolderTuning, names: list[str], size: str, table: tuple[list[Bucket], dict[int, Config]]
-) -> dict[str, Result | None]:
+) -> dict[str, Config]:
     """Shape label -> the configuration that shape runs once the table (:func:`_rows`) is written: the row at or
     above its size (a row that writes the computation's values at a larger shape runs those values here, not the
     computation), else the computation; the other knobs as the edit writes them (:func:`_written_others`). The
