@@ -15,6 +15,7 @@ from kernelopt.tuning.candidate import Outcome, Result
 from kernelopt.tuning.shapes import ChoiceKind
 from tests.conftest import triton_interpreted
 from tests.test_breaker7_cases import _all_correct
+from tests.test_newuser14_cases import OPTS_FOLDERS, _refuses_4_keeps_16
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "newuser15"
@@ -130,3 +131,66 @@ def test_n84_two_configs_of_a_keyed_list_that_fail_are_named_apart(tmp_path: Pat
     judged = judge_against_list(_replayed(prepared, results, {"BLOCK": 256}, {"BLOCK": 1024}, 43000.0), listed)
     reason = judged.judgement.reason
     assert "its 4 configs at each key; BLOCK=2048 | BLOCK=4096 failed here and are left out, as its" in reason, reason
+
+
+#: n85's forms: (the folder copied, the text replaced, its replacement, the module text put before ``def run(x):``)
+TUPLE_FORMS = {
+    "relu_tuple": (
+        "break16/warps_augmented",
+        OPTS_FOLDERS["opts_dict"][1],
+        "    nw, ns = CFG\n    BLOCK = block_of(CFG)\n"
+        "    relu_kernel[(n // BLOCK,)](x, y, n, BLOCK=BLOCK, num_warps=nw, num_stages=ns)\n",
+        "CFG = (2, 3)\nblock_of = lambda cfg: cfg[0] * 32\n\n\n",
+    ),
+    "rowmax_tuple": (
+        "newuser12/warps_cover",
+        OPTS_FOLDERS["rowmax_opts"][1],
+        "    warps, stages = CFG\n    BLOCK = block_of(CFG)\n"
+        "    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps, num_stages=stages)\n",
+        "CFG = (8, 1)\n\n\ndef block_of(cfg):\n    return cfg[0] * 128\n\n\n",
+    ),
+}
+
+
+def _tuple_folder(tmp_path: Path, name: str) -> Path:
+    source, old, new, before = TUPLE_FORMS[name]
+    folder = Path(shutil.copytree(ROOT / "tests" / "data" / source, tmp_path / name))
+    text = (folder / "kernel.py").read_text()
+    assert old in text, source
+    (folder / "kernel.py").write_text(text.replace(old, new).replace("def run(x):", before + "def run(x):"))
+    return folder
+
+
+@pytest.mark.timeout(120)
+def test_n85_a_launch_option_s_module_tuple_passed_whole_to_a_helper_casts_the_net(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n85 (**a wrong written kernel** on a GPU): the user's ReLU over ``n // BLOCK`` programs without masks, its
+    launch options a module tuple, ``CFG = (2, 3)``, ``nw, ns = CFG`` at the launch, and its block computed by a
+    lambda given the tuple whole, ``block_of = lambda cfg: cfg[0] * 32``, ``BLOCK = block_of(CFG)``. A pick of
+    ``num_warps=32`` passed the entries (8192, 1024), the net was not cast ("only num_warps moved": b16 read the
+    tuple's unpacking and its subscript, not the tuple passed), and ``CFG = (32, 3)`` was written, wrong at n=64,
+    1088 and 8256 (the user's check, NaN-poisoned; ``folder._checked_edit`` with the pick given, 19:20). Now the
+    tuple read whole is named and the net fails the pick."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import chained_values
+    from kernelopt.tuning import folder as tf
+    from tests.test_newuser13_cases import _gpu_prepared
+    from tests.test_tuning_net import _evaluator, _session
+
+    folder = _tuple_folder(tmp_path, "relu_tuple")
+    source = (folder / "kernel.py").read_text()
+    assert chained_values(discover_source(source), source, ["num_warps"]) == {"line 20 (CFG)": None}
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = _gpu_prepared(folder, monkeypatch)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": 2}, 20.0)), evaluator)
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert done.edit_note.startswith("the written kernel fails at n=8704 "), done.edit_note
+
+
+def test_n85_a_one_block_row_computed_by_a_helper_given_the_tuple_is_never_shrunk(tmp_path: Path) -> None:
+    """n85's row max (n64's, one block a row): ``CFG = (8, 1)``, ``BLOCK = block_of(CFG)`` with ``def block_of(cfg):
+    return cfg[0] * 128``; a pick of ``num_warps=4`` (BLOCK 512) left part of a row undone at N=600 where n64's rule
+    did not ask (the helper reads its parameter, not the option's names). Now the tuple passed makes it a reader."""
+    _refuses_4_keeps_16((_tuple_folder(tmp_path, "rowmax_tuple") / "kernel.py").read_text(), "block_of(CFG)")

@@ -11,7 +11,16 @@ import libcst as cst
 
 from kernelopt.numeric import is_number
 from kernelopt.tunables.arithmetic import POWER_MOST
-from kernelopt.tunables.bindings import Binding, binding_list, element_names, element_read, made_by, parameters, scopes
+from kernelopt.tunables.bindings import (
+    Binding,
+    binding_list,
+    element_names,
+    element_read,
+    made_by,
+    parameters,
+    scopes,
+    unpacking,
+)
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.cover_kept import keeps_cover
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -38,6 +47,7 @@ def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection
             bound |= _bound_by(t, tree)
             if tree is not None:  # a dict holding the literal, read by its key (n77: BLOCK = opts["num_warps"] * 128)
                 bound |= {name for name, _, _ in _container_reads(t, tree)}
+                bound |= {name for name, _ in _tuple_reads(t, tree)}  # the tuple passed whole (n85)
     bound |= set(_followed(tree, dict.fromkeys(bound)))
     called = _functions_reading(tree, bound) | bound  # a helper reading them, or a name bound from them (a lambda)
     return [
@@ -85,14 +95,16 @@ def _locals_of(function: cst.FunctionDef) -> set[str]:
 
 
 def _calls(computed: str | None) -> set[str]:
-    """The names of the functions a computed setting's line calls (``BLOCK = _block()``: ``_block``)."""
+    """The names of the functions a computed setting's line calls (``BLOCK = _block()``: ``_block``) and of what it
+    passes them (``BLOCK = block_of(CFG)``: ``CFG``, the tuple holding the option: newuser15's n85)."""
     if computed is None:
         return set()
     try:
         statement = cst.parse_statement(computed.strip())
     except cst.ParserSyntaxError:
         return set()
-    return {n.func.value for n in walk(statement) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)}
+    calls = [n for n in walk(statement) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
+    return {n.func.value for n in calls} | {name for n in calls for a in n.args for name in _reads(a.value)}
 
 
 def _parse(source: str) -> Parsed | None:
@@ -191,6 +203,12 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
         for name, at, line in _element_reads(t, tree)
     }
+    held |= {
+        f"line {line} ({name})": None
+        for t in tunables
+        if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
+        for name, line in _tuple_reads(t, tree)
+    }
     return _followed(tree, known) | _read_unfollowed(tree, set(known)) | held
 
 
@@ -217,6 +235,43 @@ def _element_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int, int]]
         for node in walk(tree.module)
         for held, at in holding
         if element_read(node) == (held, at) and id(node) not in bound
+    ]
+
+
+def _tuple_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int]]:
+    """Where the file reads the tuple holding a launch option's literal as a whole (``BLOCK = block_of(CFG)``, ``cfg =
+    CFG``): each (the tuple's name, the line), but its own binding, an unpacking of it and a subscript of it (followed
+    by :func:`_bound_by` and read by :func:`_element_reads`). newuser15's n85: ``CFG = (2, 3)``, ``nw, ns = CFG`` at
+    the launch and ``BLOCK = block_of(CFG)`` with ``block_of = lambda cfg: cfg[0] * 32``: a GPU pick of
+    ``num_warps=32`` was "only num_warps moved", the net not cast, written ``CFG = (32, 3)``, wrong at n=64."""
+    try:
+        line = int(tunable.location.rsplit(":", 1)[1])
+    except (ValueError, IndexError, AttributeError):
+        return []
+    held = {
+        name
+        for name, _ in _tuples_holding(
+            tree, lambda node: _literal_of(node, tunable.value) and tree.positions[node].start.line == line
+        )
+    }
+    if not held:
+        return []
+    skipped: set[int] = set()
+    for node in walk(tree.module):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            skipped.add(id(node.targets[0].target))
+            if unpacking(node) is not None:
+                skipped.add(id(node.value))
+        elif isinstance(node, cst.Subscript | cst.Attribute):
+            skipped.add(id(node.value) if isinstance(node, cst.Subscript) else id(node.attr))
+        elif isinstance(node, cst.Arg | cst.Param):  # a keyword or a parameter of the name
+            skipped.add(id(node.keyword) if isinstance(node, cst.Arg) else id(node.name))
+        elif isinstance(node, cst.NameItem):  # global CFG
+            skipped.add(id(node.name))
+    return [
+        (node.value, tree.positions[node].start.line)
+        for node in walk(tree.module)
+        if isinstance(node, cst.Name) and node.value in held and id(node) not in skipped
     ]
 
 
