@@ -152,6 +152,9 @@
 #              sizes no entry names
 #   kkt18      scripts/gpu_kkt18.sh: fla's chunk kkt with each of its 27 autotune configs pinned against a float64
 #              reference at breaker16's GPU size and a smaller T: which race on the GPU (docs/faults.md kkt18)
+#   target18   scripts/gpu_target18.sh: tune --device cuda (no --target) on fla's chunk kkt cut to one racing config
+#              beside three safe ones: the pick compiled for the GPU's own target, no racing config written, the
+#              kernel written right three times at the GPU size against float64 (docs/faults.md target18)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -224,6 +227,7 @@ newuser14 660 scripts/gpu_newuser14.sh
 break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
 kkt18 240 scripts/gpu_kkt18.sh
+target18 240 scripts/gpu_target18.sh
 wrongkernel18 420 scripts/gpu_wrongkernel18.sh
 gputests 560 -
 EOF

@@ -146,7 +146,9 @@ def register(app: typer.Typer) -> None:
             "--target",
             help="An NVIDIA GPU to compile the pick for before it is written (sm_90), no GPU needed: each launch on "
             "the SHAPES entries, specialized as Triton's JIT would; one that does not compile is not written. "
-            "It cannot see shared memory or registers at launch, faults or wrong results there.",
+            "It cannot see shared memory or registers at launch, faults or wrong results there. Without it, a "
+            "session on an NVIDIA GPU compiles the pick for that GPU (sm_90 on an H100) and writes no pick that "
+            "races or loads wider than the source's alignment hints (wrong or faulting at sizes the checks miss).",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
@@ -611,10 +613,12 @@ def _checked_edit(
 def _target_unreached(tuning: FolderTuning) -> str | None:
     """``--json``'s ``target`` where a target is named and no pick reached the write (the session's own compile for
     it refused each for its spills, or nothing beat kernel.py): why nothing was compiled there, where it was ``null``
-    beside the refusal in ``edit_note`` (newuser14's "seen"); ``None`` without a target."""
+    beside the refusal in ``edit_note`` (newuser14's "seen"); ``None`` without a target (named, or the GPU's own:
+    :func:`~kernelopt.tuning.folder.session_target`)."""
     from kernelopt.oneline import one_line
+    from kernelopt.tuning.folder import session_target
 
-    target = tuning.prepared.request.target
+    target, _, _ = session_target(tuning.prepared)
     if target is None:
         return None
     why = tuning.edit_note or tuning.judgement.reason

@@ -21,7 +21,9 @@ What the compile spills is read from the cubin (:func:`spilled`, Triton's ``n_sp
 any configuration of kernel.py as it is at the same entry (the authors' largest) is refused before the write
 (docs/faults.md leftovers15 l5). A launch whose loop's asynchronous wgmmas read a ring of shared tiles its copies
 refill while they run (:mod:`kernelopt.harness.wgmma_race`, read from the TTGIR) races on the GPU: refused whatever
-kernel.py as it is does (docs/faults.md kkt18).
+kernel.py as it is does (docs/faults.md kkt18). A session on a GPU without ``--target`` compiles its pick for the
+GPU's own capability (:func:`own_target`) and refuses only the race and the wider vector (``asked=False``: what the
+GPU's checks at the entries can pass; docs/faults.md target18).
 
 It cannot catch what only a launch meets: shared memory or registers beyond the device at launch ("out of
 resources": the compile succeeds, the launch fails), a kernel that faults at run time (an illegal address, a hang),
@@ -118,6 +120,36 @@ def parse_target(target: str) -> int:
     return int(text)
 
 
+def own_target(device: str | None) -> tuple[str | None, str | None]:
+    """The target of the GPU a ``--device`` names (``cuda``, ``cuda:N``; ``None``: cuda when present), for the checks
+    ``tune`` runs on its pick without ``--target`` (races, vector hints: wrong or faulting on that GPU at sizes its
+    checks need not meet, kkt18, misalign17), read from torch (``torch.cuda.get_device_capability``: (9, 0) ->
+    ``sm_90``). Returns ``(target, None)``; ``(None, None)`` where the session runs on no GPU (the CPU, or no GPU
+    present); ``(None, line)`` where it runs on one these checks cannot read (ROCm's, or a capability no NVIDIA GPU
+    has): why, in one line."""
+    import torch
+
+    from kernelopt.vocabulary import Device
+
+    if device is not None and Device.of(device) is not Device.CUDA:
+        return None, None
+    if not torch.cuda.is_available():
+        return None, None
+    if getattr(torch.version, "hip", None):
+        return None, (
+            "not compiled for this GPU before the write: a ROCm GPU (the race and vector-hint checks read NVIDIA's "
+            "TTGIR and PTX)"
+        )
+    index = int(device.partition(":")[2]) if device is not None and device.partition(":")[2].isdigit() else None
+    major, minor = torch.cuda.get_device_capability(index)
+    if major * 10 + minor not in CAPABILITIES:
+        return None, (
+            f"not compiled for this GPU before the write: compute capability {major}.{minor} is no NVIDIA GPU's "
+            "this kernelopt knows"
+        )
+    return f"sm_{major}{minor}", None
+
+
 def compiler_line(exc: BaseException) -> str:
     """The compiler's own word on a failed compile, in one line: ptxas's ``fatal`` / ``error`` line of a
     ``PTXASError`` (its message ends with the repro command), else the last line (a ``CompilationError`` quotes the
@@ -195,7 +227,13 @@ class TargetCheck(BaseModel):
 
 
 def target_check(
-    source: str, reference_py: Path, work_dir: Path, target: str, original: str | None = None
+    source: str,
+    reference_py: Path,
+    work_dir: Path,
+    target: str,
+    original: str | None = None,
+    *,
+    asked: bool = True,
 ) -> TargetCheck:
     """``source`` (a kernel.py about to be written) compiled for ``target`` on the reference's ``SHAPES`` entries.
     Refused when a launch does not compile at an entry where ``original`` (kernel.py as it is) compiles (the line
@@ -205,7 +243,11 @@ def target_check(
     when no Triton kernel is launched (a torch kernel), or when no launch could be reached (the folder's own fault,
     which the session's checks say): the line says which.
 
-    ``work_dir``: where the two files are written to be compiled (a folder of the session).
+    ``work_dir``: where the two files are written to be compiled (a folder of the session). ``asked``: ``False`` where
+    ``target`` is the GPU the session ran on (:func:`own_target`, no ``--target``): only what that GPU's run of the
+    entries can pass and still be wrong or fault elsewhere refuses (a race, a vector wider than the source's hints):
+    a launch that does not compile here, or spills, is not refused (the GPU compiled and timed the pick itself), and
+    the launches that compile are read all the same.
 
     Raises:
         ValueError, EnvironmentProblem: as :func:`compile_for_target`.
@@ -230,20 +272,22 @@ def target_check(
             "compile)"
         )
     before = None
-    if not report.failed:
+    if not report.failed or not asked:
         raced = _racing(report.launches)
         if raced is not None:
             return TargetCheck(line=f"the pick {raced} on {target}; nothing written", refused=True)
-        spills = [x for x in report.launches if x.spills]
+        spills = [x for x in report.launches if x.spills] if asked else []
         hinted = [x for x in report.launches if x.hinted]
         before = compiled(original, "original") if (spills or hinted) and original is not None else None
         over = _spills_over(spills, before) or _wider_than_hinted(hinted, before)
         if over is not None:
             return TargetCheck(line=f"the pick {over} on {target}; nothing written", refused=True)
         kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
+        own = "" if asked else " (this GPU's, no --target: its races and vector hints)"
+        failed = f"; {len(report.failed)} did not compile here (the GPU ran the pick)" if report.failed else ""
         return TargetCheck(
-            line=f"compiled for {target} before the write: {len(report.launches)} distinct launch(es) of {kernels} at "
-            f"the SHAPES entries ({time.monotonic() - started:.1f} s)"
+            line=f"compiled for {target}{own} before the write: {len(report.launches)} distinct launch(es) of "
+            f"{kernels} at the SHAPES entries{failed} ({time.monotonic() - started:.1f} s)"
         )
     before = compiled(original, "original") if original is not None else None
     cannot = _shapes_failed(before)

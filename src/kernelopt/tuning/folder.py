@@ -50,8 +50,8 @@ from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_so
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
-from kernelopt.harness.target_compile import TargetCheck, target_check
-from kernelopt.kernelsource import check_pair
+from kernelopt.harness.target_compile import TargetCheck, own_target, target_check
+from kernelopt.kernelsource import Framework, check_pair, detect_framework
 from kernelopt.numeric import is_int, plain_int
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
@@ -1774,19 +1774,38 @@ def _target_refusal(tuning: FolderTuning, written: str) -> str | None:
 
 
 def target_checked(prepared: PreparedFolder, written: str) -> TargetCheck | None:
-    """``written`` compiled for the request's ``target`` (:func:`~kernelopt.harness.target_compile.target_check`
-    against kernel.py as it is), once per text: the session's check of a pick and ``tune``'s line of the kernel it
-    writes are one compile; ``None`` where no target is named."""
-    target = prepared.request.target
+    """``written`` compiled for the session's target (:func:`session_target`; :func:`~kernelopt.harness.
+    target_compile.target_check` against kernel.py as it is), once per text: the session's check of a pick and
+    ``tune``'s line of the kernel it writes are one compile; a GPU it cannot compile for (ROCm's) is that line;
+    ``None`` where there is no target."""
+    target, asked, skipped = session_target(prepared)
     if target is None:
-        return None
+        return TargetCheck(line=skipped) if skipped is not None else None
     return _compiled_for(written, prepared.problem.reference_py, prepared.session_dir / "target", target,
-                         prepared.base_source)  # fmt: skip
+                         prepared.base_source, asked)  # fmt: skip
+
+
+def session_target(prepared: PreparedFolder) -> tuple[str | None, bool, str | None]:
+    """The GPU target a session compiles its pick for before the write, whether ``--target`` asked for it, and why
+    none where it is a GPU's that cannot be compiled for. The request's ``target``; without one, a session on an
+    NVIDIA GPU (``tune --device cuda``, the loop's launch-tuning stage) compiles for that GPU's own
+    (:func:`~kernelopt.harness.target_compile.own_target`: ``sm_90`` on an H100), ``asked`` false: only a race or a
+    vector wider than the source's hints refuses there (target18: what its checks at the entries can pass, wrong or
+    faulting at other sizes). ``(None, False, None)`` on the CPU (Triton's interpreter: no GPU's code), on no GPU, or
+    for a kernel.py not Triton's (nothing to compile: no process for every tune of a torch kernel)."""
+    if prepared.request.target is not None:
+        return prepared.request.target, True, None
+    if detect_framework(prepared.problem.kernel_py) is not Framework.TRITON:
+        return None, False, None
+    target, skipped = own_target(prepared.request.device)
+    return target, False, skipped
 
 
 @functools.lru_cache(maxsize=8)
-def _compiled_for(written: str, reference_py: Path, work: Path, target: str, original: str) -> TargetCheck:
-    return target_check(written, reference_py, work, target, original)
+def _compiled_for(
+    written: str, reference_py: Path, work: Path, target: str, original: str, asked: bool = True
+) -> TargetCheck:
+    return target_check(written, reference_py, work, target, original, asked=asked)
 
 
 def _shrunk_covers(tuning: FolderTuning) -> list[str]:
