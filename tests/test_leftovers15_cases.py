@@ -379,7 +379,10 @@ def test_a_pick_the_target_compile_refuses_gives_way_to_the_next_best(
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu", target="sm_90"))
     compiled: list[str] = []
 
-    def target_check(source: str, reference_py: Path, work: Path, target: str, original: str) -> TargetCheck:
+    def target_check(
+        source: str, reference_py: Path, work: Path, target: str, original: str, *, asked: bool = True
+    ) -> TargetCheck:
+        assert asked  # --target named it
         compiled.append(target)
         if "BLOCK=2048" in source:
             line = "the pick spills 1766 registers at n=16384 (add_kernel: BLOCK=2048), more than ... on sm_90"
