@@ -54,9 +54,11 @@ class Scripted(ShapesEvaluator):
         return out
 
 
-def _session(prepared: Any, figures: dict[str, tuple[float, float]]) -> Any:
+def _session(
+    prepared: Any, figures: dict[str, tuple[float, float]], first: dict[str, tuple[float, float]] | None = None
+) -> Any:
     """A finished session on ``prepared`` whose re-timed round gave each configuration (its text) these medians on
-    n=4096 and n=1024, the current configuration among them."""
+    n=4096 and n=1024, the current configuration among them (``first``: the first round's, else the same)."""
     from kernelopt.tuning.session import SessionResult, StopReason
 
     big, small = (s.label() for s in prepared.shapes)
@@ -67,9 +69,10 @@ def _session(prepared: Any, figures: dict[str, tuple[float, float]]) -> Any:
 
     results = [timed(eval(text), a, b) for text, (a, b) in figures.items()]
     best = min(results, key=lambda r: r.latency_us or 0.0)
+    earlier = [timed(eval(text), a, b) for text, (a, b) in first.items()] if first is not None else results
     return SessionResult(
         best_config=best.config, best_latency_us=best.latency_us, current_config=CURRENT,
-        current_latency_us=total(list(figures[str(CURRENT)])), results=results, retimed=results,
+        current_latency_us=total(list(figures[str(CURRENT)])), results=earlier, retimed=results,
         evaluations=len(results), served=0, budget=4, space_size=7, wall_s=1.0, stop=StopReason.CANDIDATES,
         strategy="exhaustive",
     )  # fmt: skip
@@ -97,7 +100,7 @@ def test_n1_a_pick_refused_at_one_entry_by_noise_is_re_timed_there(two_entries: 
     assert done.judgement.better and done.result.best_config == PICK, done.judgement
     assert done.judgement.reason.startswith(
         f"re-timed at {small} (3 samples each, interleaved with the current configuration): BLOCK=4096 28 us against "
-        "the current 30 us (+7.1 %; first 31.5 us against 30 us, 4.8 % slower); "
+        "the current 30 us (+7.1 %; judged on 31.5 us against 30 us, 4.8 % slower); "
     ), done.judgement.reason
     assert [(r.config, r.latency_us_by_shape, r.retimed) for r in record.results] == [
         (PICK, {small: 28.0}, True),
@@ -124,14 +127,14 @@ def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: An
     assert not kept.judgement.better
     assert kept.judgement.reason.startswith(f"re-timed at {small} (3 samples each, interleaved with the current "
                                             "configuration): BLOCK=4096 32 us against the current 30 us (-6.2 %; "
-                                            "first 31.5 us against 30 us, 4.8 % slower); ")  # fmt: skip
+                                            "judged on 31.5 us against 30 us, 4.8 % slower); ")  # fmt: skip
     assert f"6.2 % slower than the current configuration on {small}" in kept.judgement.reason
 
     lost = retimed_at_refusal(first, Scripted([big, small], {str(PICK): 1.0, str(CURRENT): 30.0}, ok=False), judge)
     assert not lost.judgement.better and lost.result is first.result
     assert lost.judgement.reason.startswith(
         f"re-timed at {small} (interleaved with the current configuration): BLOCK=4096 did not time "
-        "there (no reply within 300 s); the refusal stands (first 31.5 us against 30 us, 4.8 % slower); "
+        "there (no reply within 300 s); the refusal stands (judged on 31.5 us against 30 us, 4.8 % slower); "
     ), lost.judgement.reason
 
     far = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 34.5)}))
@@ -140,6 +143,35 @@ def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: An
     assert retimed_at_refusal(far, never, judge) is far and never.asked == []
     both = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (103.0, 31.5)}))
     assert both.judgement.refused_at is None and retimed_at_refusal(both, never, judge) is both
+
+
+def test_n1_a_refusal_the_session_s_two_rounds_disagree_on_is_re_timed_whatever_its_margin(two_entries: Any) -> None:
+    """A real session (CPU, load 13, 2026-12-06, chunks with SHAPES n=4096 and n=1024, ``--repetitions 3``): BLOCK=1024
+    at n=1024 was 11.5 us against the current's 164.3 in the first round and 587.4 against 163.1 in the re-time, one of
+    its two samples 1.2 ms: refused "72.2 % slower", past the margin. The rounds disagree, so the entry is re-timed and
+    the verdict gives both rounds; where both rounds had the pick slower there, the margin holds."""
+    from kernelopt.tuning.folder import judge_session, retimed_at_refusal
+
+    prepared = two_entries
+    big, small = (s.label() for s in prepared.shapes)
+    pick = {"BLOCK": 1024}
+    first = {str(CURRENT): (650.2, 164.3), str(pick): (43.2, 11.5)}
+    tuning = judge_session(
+        prepared, _session(prepared, {str(CURRENT): (640.9, 163.1), str(pick): (51.3, 587.4)}, first)
+    )
+    assert tuning.judgement.refused_at == (small, pytest.approx(72.2, abs=0.05)), tuning.judgement
+    scripted = Scripted([big, small], {str(pick): 12.0, str(CURRENT): 160.0})
+    done = retimed_at_refusal(tuning, scripted, partial(judge_session, prepared))
+    assert scripted.asked == [(small, [pick, CURRENT])] and done.judgement.better, done.judgement
+    assert done.judgement.reason.startswith(
+        f"re-timed at {small} (3 samples each, interleaved with the current configuration): BLOCK=1024 12 us against "
+        "the current 160 us (+1233.3 %; judged on 587.4 us against 163.1 us, 72.2 % slower; the other round 11.5 us "
+        "against 164.3 us); "
+    ), done.judgement.reason
+    agreed = {str(CURRENT): (650.2, 164.3), str(pick): (43.2, 590.0)}
+    slow = judge_session(prepared, _session(prepared, {str(CURRENT): (640.9, 163.1), str(pick): (51.3, 587.4)}, agreed))
+    never = Scripted([big, small], {})
+    assert retimed_at_refusal(slow, never, partial(judge_session, prepared)) is slow and never.asked == []
 
 
 # ------------------------------------------------------------------------------------- n2: a split count run() owns
