@@ -208,7 +208,7 @@ def test_tune_refuses_to_write_a_pick_whose_compile_for_the_target_races(
     checked = tc.target_check("written", tmp_path / "reference.py", tmp_path, "sm_90", "original")
     assert checked.refused, checked
     assert checked.line == (
-        "the pick races at {'B': 1, 'T': 70, 'H': 3, 'K': 128} (chunk_scaled_dot_kkt_fwd_kernel: BK=64, num_warps=4, "
+        "the pick races at B=1,T=70,H=3,K=128 (chunk_scaled_dot_kkt_fwd_kernel: BK=64, num_warps=4, "
         "num_stages=3): its loop's asynchronous wgmmas read a ring of 2 shared tile(s) that the loop's copies, 3 "
         "stages deep, refill while they run (a write-after-read race on shared memory: some elements wrong, by "
         "timing) on sm_90; nothing written"

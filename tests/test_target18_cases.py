@@ -108,7 +108,9 @@ def test_a_cuda_session_compiles_the_pick_for_its_gpu_and_refuses_fla_kkt_s_race
     prepared = asking(kkt, {"device": "cuda:1"})
     checked = target_checked(prepared, pinned(prepared, RACING))
     assert checked is not None and checked.refused, checked
-    assert checked.line.startswith(f"the pick races at {LOOPED} (chunk_scaled_dot_kkt_fwd_kernel: "), checked.line
+    assert checked.line.startswith("the pick races at B=1,T=70,H=3,K=128 (chunk_scaled_dot_kkt_fwd_kernel: "), (
+        checked.line
+    )
     assert ", BK=64, IS_VARLEN=False, num_warps=4, num_stages=3): its loop's asynchronous wgmmas read a ring of 2 " in (
         checked.line
     )

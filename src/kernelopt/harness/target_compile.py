@@ -321,9 +321,10 @@ def _racing(launches: Sequence[LaunchCompile]) -> str | None:
         if x.races:
             stages = x.options.get("num_stages")
             return (
-                f"races at {x.shape or 'get_inputs()'} ({x.kernel}: {_settings(x)}): its loop's asynchronous wgmmas "
-                f"read a ring of {x.races[0]} shared tile(s) that the loop's copies, {stages} stages deep, refill "
-                "while they run (a write-after-read race on shared memory: some elements wrong, by timing)"
+                f"races at {shown_shape(x.shape, 'get_inputs()')} ({x.kernel}: {_settings(x)}): its loop's "
+                f"asynchronous wgmmas read a ring of {x.races[0]} shared tile(s) that the loop's copies, {stages} "
+                "stages deep, refill while they run (a write-after-read race on shared memory: some elements wrong, "
+                "by timing)"
             )
     return None
 
