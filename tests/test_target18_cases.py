@@ -188,6 +188,29 @@ def test_a_rocm_gpu_or_an_unknown_capability_is_one_line_and_compiles_nothing(
     assert odd is not None and not odd.refused and "compute capability 9.9 is no NVIDIA GPU's" in odd.line
 
 
+def test_a_compile_that_cannot_run_stops_a_target_session_and_is_a_line_on_the_gpu_s_own(
+    kkt: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compile process run past its limit (or failed): ``--target`` asked for it, so the session stops (exit 3,
+    as before); on the GPU's own target, a check the user never asked for, it is one line and the pick goes on."""
+    from kernelopt.errors import EnvironmentProblem
+    from kernelopt.harness import target_compile as tc
+    from kernelopt.tuning.folder import target_checked
+
+    def past_limit(folders, target):  # type: ignore[no-untyped-def]
+        raise EnvironmentProblem(f"the compile for {target} ran past its limit: ptxas")
+
+    monkeypatch.setattr(tc, "compile_for_target", past_limit)
+    on_gpu(monkeypatch)
+    text = pinned(kkt, (64, 2, 3))
+    checked = target_checked(kkt, text)
+    assert checked == tc.TargetCheck(
+        line="not compiled for sm_90 (this GPU's) before the write: the compile for sm_90 ran past its limit: ptxas"
+    )
+    with pytest.raises(EnvironmentProblem, match="ran past its limit"):
+        target_checked(asking(kkt, {"target": "sm_90"}), text)
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 def test_on_cuda_tune_without_target_never_writes_a_racing_fla_kkt_config(

@@ -44,7 +44,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt import __version__
-from kernelopt.errors import InputFileError, KerneloptError, UsageError
+from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
@@ -53,6 +53,7 @@ from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
 from kernelopt.harness.target_compile import TargetCheck, own_target, target_check
 from kernelopt.kernelsource import Framework, check_pair, detect_framework
 from kernelopt.numeric import is_int, plain_int
+from kernelopt.oneline import one_line
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
@@ -1777,12 +1778,19 @@ def target_checked(prepared: PreparedFolder, written: str) -> TargetCheck | None
     """``written`` compiled for the session's target (:func:`session_target`; :func:`~kernelopt.harness.
     target_compile.target_check` against kernel.py as it is), once per text: the session's check of a pick and
     ``tune``'s line of the kernel it writes are one compile; a GPU it cannot compile for (ROCm's) is that line;
-    ``None`` where there is no target."""
+    ``None`` where there is no target. A compile process that fails or runs past its limit stops the session under
+    ``--target`` (what was asked cannot be done) and is a line on the GPU's own (a check the user never asked for
+    does not stop the tune: the pick is checked as before it)."""
     target, asked, skipped = session_target(prepared)
     if target is None:
         return TargetCheck(line=skipped) if skipped is not None else None
-    return _compiled_for(written, prepared.problem.reference_py, prepared.session_dir / "target", target,
-                         prepared.base_source, asked)  # fmt: skip
+    try:
+        return _compiled_for(written, prepared.problem.reference_py, prepared.session_dir / "target", target,
+                             prepared.base_source, asked)  # fmt: skip
+    except EnvironmentProblem as exc:
+        if asked:
+            raise
+        return TargetCheck(line=one_line(f"not compiled for {target} (this GPU's) before the write: {exc}", 400))
 
 
 def session_target(prepared: PreparedFolder) -> tuple[str | None, bool, str | None]:
