@@ -11,18 +11,25 @@ import pytest
 
 from kernelopt.harness.sizekeys import KeyRole, key_roles
 from kernelopt.tuning.candidate import Outcome
-from kernelopt.tuning.net import SizeClass, cast, derived_sizes
+from kernelopt.tuning.net import DerivedSize, SizeClass, cast, derived_sizes
 from kernelopt.tuning.problem import ProblemShape
 from tests.test_wrongkernel17_cases import _caught, _checked
 
-ROLES = key_roles("def get_inputs(n=32768):\n    return [torch.randn(n)]\n")
-ENTRIES = [ProblemShape(kwargs={"n": 32768}), ProblemShape(kwargs={"n": 65536})]
+VECTOR = "def get_inputs(n=32768):\n    return [torch.randn(n)]\n"
 
 
-def _floor(block: int | None) -> object:
-    [floor] = [
-        s for s in derived_sizes(ENTRIES, (1024,), ROLES, residue=True, block=block) if s.kind is SizeClass.FLOOR
-    ]
+def _floors(
+    get_inputs: str, entries: list[dict[str, int]], block: int | None, constants: dict[str, int] | None = None
+) -> list[DerivedSize]:
+    """The floor sizes of a pick growing a tile to 1024 over ``entries`` (``constants``: reference.py's module-level
+    sizes, the entries then naming none), keys read from the text of ``get_inputs``."""
+    shapes = [ProblemShape(kwargs=e, constants=constants or {}) for e in entries]
+    sizes = derived_sizes(shapes, (1024,), key_roles(get_inputs), constants, residue=True, block=block)
+    return [s for s in sizes if s.kind is SizeClass.FLOOR]
+
+
+def _floor(block: int | None) -> DerivedSize:
+    [floor] = _floors(VECTOR, [{"n": 32768}, {"n": 65536}], block)
     return floor
 
 
@@ -34,7 +41,8 @@ def test_the_floor_size_halves_the_smallest_entry_made_odd_down_to_the_original_
     assert [t.kwargs["n"] for t in floor.tries] == [8193, 4097, 2049, 1025, 513, 257]
     assert [f.kwargs["n"] for f in floor.fallbacks] == [8192, 4096, 2048, 1024, 512, 256]
     assert [t.kwargs["n"] for t in _floor(None).tries][-3:] == [5, 3, 1]
-    assert not [s for s in derived_sizes(ENTRIES, (), ROLES) if s.kind is SizeClass.FLOOR]
+    entries = [ProblemShape(kwargs={"n": 32768})]
+    assert not [s for s in derived_sizes(entries, (), key_roles(VECTOR)) if s.kind is SizeClass.FLOOR]
 
 
 def test_the_floor_ladder_fails_a_pick_that_raises_where_the_original_runs_and_stops_where_the_original_refuses() -> (
@@ -96,15 +104,11 @@ def test_the_floor_moves_a_key_handed_to_run_and_a_module_level_size_and_a_seed_
         ].why
         == "a seed"
     )
-    entries = [ProblemShape(kwargs={"n": 65536, "chunk": 4096, "code": 2})]
-    floor, *alone = [
-        s for s in derived_sizes(entries, (1024,), roles, residue=True, block=128) if s.kind is SizeClass.FLOOR
-    ]
+    floor, *alone = _floors(text, [{"n": 65536, "chunk": 4096, "code": 2}], 128)
     assert [a.tries[0].label() for a in alone] == ["n=16385,chunk=4096,code=2", "n=65536,chunk=1025,code=2"]
     assert [t.label() for t in floor.tries][:2] == ["n=16385,chunk=1025,code=2", "n=8193,chunk=513,code=2"]
     assert floor.fallbacks[0] is not None and floor.fallbacks[0].label() == "n=16384,chunk=1024,code=2"
-    module = [ProblemShape(kwargs={}, constants={"N": 32768})]
-    [floor] = [s for s in derived_sizes(module, (1024,), {}, {"N": 32768}, residue=True) if s.kind is SizeClass.FLOOR]
+    [floor] = _floors("", [{}], None, {"N": 32768})
     assert [t.constants["N"] for t in floor.tries][:3] == [8193, 4097, 2049]
 
 
@@ -134,12 +138,8 @@ def test_v72_a_chunk_that_seeds_the_generator_and_is_handed_to_run_fails_its_flo
 def test_each_dimension_has_a_floor_of_its_own_where_there_are_two() -> None:
     """Two dimensions: after their floor together, each alone, the other at its smallest entry (v73: the columns'
     rungs refused by the original, the rows' floor still met); one dimension has its floor together only."""
-    roles = key_roles("def get_inputs(n_rows=2048, n_cols=64):\n    return [torch.randn(n_rows, n_cols)]\n")
-    entries = [
-        ProblemShape(kwargs={"n_rows": 2048, "n_cols": 64}),
-        ProblemShape(kwargs={"n_rows": 4096, "n_cols": 128}),
-    ]
-    floors = [s for s in derived_sizes(entries, (128,), roles, residue=True, block=32) if s.kind is SizeClass.FLOOR]
+    text = "def get_inputs(n_rows=2048, n_cols=64):\n    return [torch.randn(n_rows, n_cols)]\n"
+    floors = _floors(text, [{"n_rows": 2048, "n_cols": 64}, {"n_rows": 4096, "n_cols": 128}], 32)
     assert [[t.label() for t in f.tries] for f in floors] == [
         [
             "n_rows=513,n_cols=17",
@@ -180,7 +180,8 @@ def test_v74_a_pick_that_raises_below_an_exponent_s_smallest_entry_fails_its_flo
     was written after v70-v73's fixes, "correct at log_n=17, log_n=18" (an exponent had no size below its smallest
     entry, and the floor moved none); raises at 2048 and 4096 elements, which the original runs. Now an exponent's
     floor steps down by one a rung: fails at log_n=12; nothing written."""
-    assert [t.kwargs["log_n"] for t in _floor_of("log_n", 15)] == [14, 13, 12, 11, 10, 9, 8]
+    [floor] = _floors("def get_inputs(log_n=15):\n    return [torch.randn(1 << log_n)]\n", [{"log_n": 15}], 256)
+    assert [t.kwargs["log_n"] for t in floor.tries] == [14, 13, 12, 11, 10, 9, 8]
     done = _checked(tmp_path, monkeypatch, "programs_pow2_floor", {"BLOCK": 1024})
     _caught(done, SizeClass.FLOOR, "log_n=12")
 
@@ -193,20 +194,10 @@ def test_v75_a_floor_whose_halvings_the_original_s_grain_refuses_steps_on_multip
     ``BLOCK=1024`` was written after v70-v74's fixes, the floor held at 25000 and stopped at 12501 and 12500, which the
     original refuses; raises at 2048 to 7168 elements, which the original runs. Now each rung's fallback is a multiple
     of the entries' power of two (12480): fails at 6240; nothing written."""
-    roles = key_roles("def get_inputs(n=100000):\n    return [torch.randn(n)]\n")
-    entries = [ProblemShape(kwargs={"n": 100000}), ProblemShape(kwargs={"n": 200000})]
-    [floor] = [s for s in derived_sizes(entries, (1024,), roles, residue=True, block=256) if s.kind is SizeClass.FLOOR]
+    [floor] = _floors(VECTOR, [{"n": 100000}, {"n": 200000}], 256)
     assert [f.kwargs["n"] for f in floor.fallbacks if f is not None][:4] == [24992, 12480, 6240, 3104]
     done = _checked(tmp_path, monkeypatch, "programs_vec8_floor", {"BLOCK": 1024})
     _caught(done, SizeClass.FLOOR, "n=6240")
-
-
-def _floor_of(key: str, value: int) -> tuple[ProblemShape, ...]:
-    """The floor's rungs of one exponent key ``1 << key`` over one entry, down to an original's block of 256."""
-    roles = key_roles(f"def get_inputs({key}={value}):\n    return [torch.randn(1 << {key})]\n")
-    entries = [ProblemShape(kwargs={key: value})]
-    [floor] = [s for s in derived_sizes(entries, (1024,), roles, residue=True, block=256) if s.kind is SizeClass.FLOOR]
-    return floor.tries
 
 
 GPU_CASES = [
