@@ -209,20 +209,40 @@ GPU_CASES = [
         'SHAPES = [{"n": 4194304, "chunk": 4096}, {"n": 4194304, "chunk": 8192}]',
         "n=1048576,chunk=1024",
     ),
+    (
+        "rows_programs_floor",
+        'SHAPES = [{"n_rows": 1024, "n_cols": 64}, {"n_rows": 2048, "n_cols": 128}]',
+        'SHAPES = [{"n_rows": 65536, "n_cols": 64}, {"n_rows": 131072, "n_cols": 128}]',
+        "n_rows=257,n_cols=64",
+    ),
+    (
+        "programs_pow2_floor",
+        'SHAPES = [{"log_n": 15}, {"log_n": 16}]',
+        'SHAPES = [{"log_n": 22}, {"log_n": 23}]',
+        "log_n=12",
+    ),
+    (
+        "programs_vec8_floor",
+        'SHAPES = [{"n": 100000}, {"n": 200000}]',
+        'SHAPES = [{"n": 4000000}, {"n": 8000000}]',
+        "n=3840",
+    ),
 ]
 
 
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(("variant", "shapes", "realistic", "at"), GPU_CASES)
-def test_on_cuda_v70_to_v72_s_picks_fail_the_floor_below_the_entries_rules_on_or_off(
+def test_on_cuda_v70_to_v75_s_picks_fail_the_floor_below_the_entries_rules_on_or_off(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, shapes: str, realistic: str, at: str
 ) -> None:
     """On a GPU, compiled, at realistic sizes each original compiles for sm_90 (``compile_for_target``, no error,
-    2026-12-06 18:55 UTC): ``BLOCK=1024`` over v70's 2**22 and 2**23 elements, v71's ``N = 2**22`` and v72's chunks of
-    4096 and 8192 in 2**22 elements fails the floor size where the original runs (n=4097, N=4097, chunks of 1024),
-    whether the rules are on or off (none reads a host assert on the programs' count), and nothing is written."""
+    2026-12-06 18:55 and 19:17 UTC): ``BLOCK=1024`` (``BLOCK_M=128`` for v73) over v70's 2**22 and 2**23 elements,
+    v71's ``N = 2**22``, v72's chunks of 4096 and 8192 in 2**22 elements, v73's 65536 and 131072 rows, v74's log_n 22
+    and 23 and v75's 4000000 and 8000000 elements fails the floor size where the original runs, whether the rules are
+    on or off (none reads a host assert on the programs' count), and nothing is written."""
     from tests.test_tuning_net import realistic_picks
 
-    for done in realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, {"BLOCK": 1024}):
+    pick = {"BLOCK_M": 128} if variant == "rows_programs_floor" else {"BLOCK": 1024}
+    for done in realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, pick):
         _caught(done, SizeClass.FLOOR, at)
