@@ -228,7 +228,7 @@ break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
 kkt18 240 scripts/gpu_kkt18.sh
 target18 240 scripts/gpu_target18.sh
-wrongkernel18 420 scripts/gpu_wrongkernel18.sh
+wrongkernel18 540 scripts/gpu_wrongkernel18.sh
 gputests 560 -
 EOF
 }
