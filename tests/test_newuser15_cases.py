@@ -194,3 +194,26 @@ def test_n85_a_one_block_row_computed_by_a_helper_given_the_tuple_is_never_shrun
     return cfg[0] * 128``; a pick of ``num_warps=4`` (BLOCK 512) left part of a row undone at N=600 where n64's rule
     did not ask (the helper reads its parameter, not the option's names). Now the tuple passed makes it a reader."""
     _refuses_4_keeps_16((_tuple_folder(tmp_path, "rowmax_tuple") / "kernel.py").read_text(), "block_of(CFG)")
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("name", ["relu_tuple", "rowmax_tuple"])
+def test_n85_on_a_gpu_a_tuned_num_warps_held_in_a_tuple_passed_whole_is_never_written_wrong(
+    tmp_path: Path, name: str
+) -> None:
+    """n85 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s
+    wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (the
+    ReLU: multiples of its 64-element block; the row max: rows up to its 1024-element block): right at every one,
+    whatever was written."""
+    import torch
+
+    from tests.gpu_correct import assert_correct, tuned_on_device
+
+    folder = _tuple_folder(tmp_path, name)
+    tuned_on_device(folder)
+    if name == "relu_tuple":
+        shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
+    else:
+        shapes = [{"M": 16, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
+    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
