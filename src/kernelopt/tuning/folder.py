@@ -1612,8 +1612,10 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
         refused = note.removesuffix(": not written") if edit is None and failed is None and note else None
         line = failed if failed is not None else refused
         for alt in _next_picks(tuning) if line is not None else []:
-            edit, _, net, _, _ = _checked(alt, evaluator, known, cap)
+            # a next-best that fails too leaves the net the note names: the pick's (break18 b19)
+            edit, _, alt_net, _, _ = _checked(alt, evaluator, known, cap)
             if edit is not None:
+                net = alt_net
                 picked = f"{line}: {config_text(tuning.result.best_config)} not written"
                 note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
                 tuning = alt

@@ -1,0 +1,111 @@
+"""break18: this session's landings tried on a fresh clone by a hostile reviewer (docs/faults.md, "A fresh clone
+broken, eighteenth trial"). Each test is a finding's case: b18, b19, ..."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+GRID2D_KERNEL = '''"""Rows scaled by a per-row factor over a 2-D grid of BLOCK_M x BLOCK_N tiles (masked); a launch that keeps
+the SMs busy asserts at least 8 programs over the whole grid."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale2d_kernel(x_ptr, s_ptr, y_ptr, n_rows, n_cols, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    offs = rows[:, None] * n_cols + cols[None, :]
+    s = tl.load(s_ptr + rows, mask=rows < n_rows, other=0.0)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask, other=0.0) * s[:, None], mask=mask)
+
+
+def run(x, s):
+    n_rows, n_cols = x.shape
+    BLOCK_M = 16
+    BLOCK_N = 32
+    grid = (triton.cdiv(n_rows, BLOCK_M), triton.cdiv(n_cols, BLOCK_N))
+    assert grid[0] * grid[1] >= 8, "at least 8 programs"
+    y = torch.empty_like(x)
+    scale2d_kernel[grid](x, s, y, n_rows, n_cols, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+    return y
+'''
+
+GRID2D_REFERENCE = """import torch
+
+SHAPES = [{"n_rows": 512, "n_cols": 256}, {"n_rows": 1024, "n_cols": 512}]
+
+
+def get_inputs(n_rows=512, n_cols=256, device="cpu"):
+    g = torch.Generator().manual_seed(n_rows + n_cols)
+    return [torch.randn(n_rows, n_cols, generator=g).to(device), torch.randn(n_rows, generator=g).to(device)]
+
+
+def reference(x, s):
+    return x * s[:, None]
+"""
+"""v70's programs assert over a 2-D grid (``grid[0] * grid[1] >= 8``), tiles of 16 x 32: what ``tune --device cpu``
+found best on it (2026-12-06, 19:16 UTC) was 64 x 256, which raises below the entries."""
+
+
+def _grid2d(tmp_path: Path) -> Path:
+    folder = tmp_path / "grid2d"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(GRID2D_KERNEL)
+    (folder / "reference.py").write_text(GRID2D_REFERENCE)
+    return folder
+
+
+@pytest.mark.timeout(180)
+def test_b19_the_net_json_names_is_the_one_the_note_names_when_every_next_best_fails_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pick (64 x 256) fails the size below the entries (257 x 129: 5 programs); the next-best (32 x 256) passes
+    it and fails the floor (129 x 65: 5 programs), where the original runs 27. Nothing is written and the note names
+    the pick's failure; ``--json``'s ``net`` was the next-best's line (129 x 65), a failure of a configuration it did
+    not name, beside ``best_config`` 64 x 256. Now it is the pick's, the one the note names."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.net import SizeClass
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=_grid2d(tmp_path), device="cpu"))
+    picks = [({"BLOCK_M": 64, "BLOCK_N": 256}, 1.0), ({"BLOCK_M": 32, "BLOCK_N": 256}, 1.2)]
+    tuning = _session(prepared, picks, ({"BLOCK_M": 16, "BLOCK_N": 32}, 2.0))
+    with _evaluator(prepared) as evaluator:
+        done: Any = tf._checked_edit(tuning, evaluator)
+    assert done.edit is None and (done.edit_note or "").startswith(
+        "the written kernel fails at n_rows=257,n_cols=129 (below the smallest entry), where the original passes"
+    ), done.edit_note
+    assert done.net is not None and done.net.failed is not None, done.net
+    assert (done.net.failed.kind, done.net.failed.shape.label()) == (SizeClass.BELOW, "n_rows=257,n_cols=129")
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_b18_a_name_a_tl_arange_spans_is_a_power_of_two_in_three_corpus_kernels_besides_sglang_s() -> None:
+    """breaker18's d1 (a ``tl.arange`` span is a power of two whatever its name's rule) moved three kernels of the
+    corpus it did not name (``kernelopt tunables --json`` over the 371 kernel files of tests/data and examples, main at
+    ``a1108833`` against main at 19:14 UTC): splitk_gemv's ``SPLIT_K`` (``tl.arange(0, SPLIT_K)``), listed "split-K
+    factor >= 1" and searched so, is a power of two (a split of 48 never compiles); the two group sizes
+    (``tl.arange(0, GROUP)``) read so too, still refused for what they are (a returned tensor's size; reference.py's
+    own value). Pinned here, as the row says."""
+    from kernelopt.tunables.analysis import discover
+
+    def knob(folder: str, key: str) -> Any:
+        return {t.key: t for t in discover(DATA / folder / "kernel.py")}[key]
+
+    split = knob("breaker3/splitk_gemv", "_partial_rows:SPLIT_K")
+    assert (split.legality.power_of_two, split.refused_reason, split.categories) == (True, None, ["split_k"]), split
+    quant = knob("breaker4/quant_group", "GROUP_SIZE")
+    assert quant.legality.power_of_two and quant.semantic, quant
+    assert "sizes a tensor run() returns" in (quant.refused_reason or ""), quant.refused_reason
+    dequant = knob("breaker6/dequant_group", "GROUP_SIZE")
+    assert dequant.legality.power_of_two and "fixed by the reference" in (dequant.refused_reason or ""), dequant
