@@ -141,7 +141,8 @@ def test_a_pick_that_cannot_race_is_written_and_spills_refuse_only_under_target(
     """The same GPU session's pick ``BK=128`` on four warps (one K block: no loop, read from its committed TTGIR) is
     let through, the line saying which target and why it was compiled; spilling more than kernel.py as it is refuses
     under ``--target`` only (without it the GPU compiled and timed the pick itself); a session on the CPU compiles
-    nothing."""
+    nothing, and ``--json``'s ``target`` where no pick reached the write names the GPU's own target."""
+    from kernelopt.cli.tune import _target_unreached
     from kernelopt.harness import target_compile as tc
     from kernelopt.tuning.folder import target_checked
     from tests.test_leftovers15_cases import stood_in_compiles
@@ -162,6 +163,12 @@ def test_a_pick_that_cannot_race_is_written_and_spills_refuse_only_under_target(
     assert spilled is not None and spilled.refused and spilled.line.startswith("the pick spills 40 registers at")
     cpu = asking(kkt, {"device": "cpu"})
     assert target_checked(cpu, written) is None
+    note = "the current configuration stays"
+    unreached = SimpleNamespace(prepared=kkt, edit_note=note)  # --json's target where no pick reached the write
+    assert _target_unreached(unreached) == (  # type: ignore[arg-type]
+        f"nothing compiled for sm_90 (this GPU's) before a write: no pick reached it ({note})"
+    )
+    assert _target_unreached(SimpleNamespace(prepared=cpu, edit_note=note)) is None  # type: ignore[arg-type]
 
 
 def test_a_rocm_gpu_or_an_unknown_capability_is_one_line_and_compiles_nothing(

@@ -618,11 +618,12 @@ def _target_unreached(tuning: FolderTuning) -> str | None:
     from kernelopt.oneline import one_line
     from kernelopt.tuning.folder import session_target
 
-    target, _, _ = session_target(tuning.prepared)
+    target, asked, _ = session_target(tuning.prepared)
     if target is None:
         return None
     why = tuning.edit_note or tuning.judgement.reason
-    return one_line(f"nothing compiled for {target} before a write: no pick reached it ({why})", 600)
+    own = "" if asked else " (this GPU's)"
+    return one_line(f"nothing compiled for {target}{own} before a write: no pick reached it ({why})", 600)
 
 
 def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
