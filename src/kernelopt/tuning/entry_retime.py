@@ -41,9 +41,9 @@ def retime_refusal(
     """The session with ``pick`` and the current configuration re-timed at the one entry that refused ``pick`` (the
     module docstring), and the sentence that says so; ``None`` where no such re-time applies (the pick judged better,
     refused at several entries, or by more than :data:`RETIME_SLOWER_PCT` where the other round agrees
-    (:func:`_other_round`), a session too noisy to rank, no current
-    configuration timed, an entry set aside or untimed). Where the re-time fails for either, the session is returned
-    as it was, with the sentence saying why the refusal stands."""
+    (:func:`_other_round`), a session too noisy to rank, no current configuration timed, an entry set aside or
+    untimed). Where the re-time fails for either, the session is returned as it was, with the sentence saying why the
+    refusal stands."""
     if judgement.better or judgement.refused_at is None or result.noisy is not None:
         return None
     label, slower = judgement.refused_at

@@ -1022,8 +1022,8 @@ def _judged(
     listed_now: Sequence[Config],
     record: SessionRecord | None = None,
 ) -> FolderTuning:
-    """The session judged (:func:`judge_session`), a pick refused at one entry alone by a small margin judged again
-    once re-timed there (:func:`retimed_at_refusal`), and a better pick's edit checked on the entries and by the net
+    """The session judged (:func:`judge_session`), a pick refused at one entry alone judged again once re-timed there
+    (:func:`retimed_at_refusal`), and a better pick's edit checked on the entries and by the net
     (:func:`_checked_edit`, with ``evaluator``'s workers still up)."""
     # only a ShapesEvaluator sets entries aside (a KernelEvaluator times one entry)
     set_aside = evaluator.aside_lines() if isinstance(evaluator, ShapesEvaluator) else ()
@@ -1053,9 +1053,9 @@ def retimed_at_refusal(
     record: SessionRecord | None = None,
 ) -> FolderTuning:
     """``tuning`` judged again (``judged``) once the pick and the current configuration are re-timed at the one entry
-    that alone refused the pick by a small margin (:func:`~kernelopt.tuning.entry_retime.retime_refusal`: the pick
-    there is the table's row that serves it, else the one configuration judged), its reason led by what the re-time
-    measured; unchanged where no such re-time applies."""
+    that alone refused the pick, by a small margin or where the session's two rounds disagree there
+    (:func:`~kernelopt.tuning.entry_retime.retime_refusal`: the pick there is the configuration that serves it,
+    :func:`_serves`), its reason led by what the re-time measured; unchanged where no such re-time applies."""
     refused = tuning.judgement.refused_at
     if refused is None:
         return tuning
