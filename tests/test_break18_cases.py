@@ -109,3 +109,22 @@ def test_b18_a_name_a_tl_arange_spans_is_a_power_of_two_in_three_corpus_kernels_
     assert "sizes a tensor run() returns" in (quant.refused_reason or ""), quant.refused_reason
     dequant = knob("breaker6/dequant_group", "GROUP_SIZE")
     assert dequant.legality.power_of_two and "fixed by the reference" in (dequant.refused_reason or ""), dequant
+
+
+def test_b20_a_loop_that_sets_its_own_pipeline_depth_is_no_race_under_a_deeper_launch() -> None:
+    """kkt18's race reader compared each ring a loop's async wgmmas read with the LAUNCH's ``num_stages``; a loop that
+    sets its own depth (``tl.range(0, K, BLOCK_K, num_stages=2)``, tests/data/break18/mm_range.py, launched with
+    ``num_stages=4``) is pipelined to it: a ring of 2 slots, its copies one iteration ahead, its wait ``pendings = 1``,
+    a proper pipeline. It was read as racing (``[2, 2]``): every pick of a correct kernel refused under ``--target
+    sm_90`` (and on a GPU, whose target is now the default). The loop's own ``tt.num_stages`` is its copies' depth;
+    the same loop without it, or with a depth above its ring, still races, and fla_kkt's loops (no depth of their own)
+    read as before (tests/test_kkt18_cases.py)."""
+    import gzip
+
+    from kernelopt.harness.wgmma_race import racing_tiles
+
+    ttgir = gzip.decompress((DATA / "break18" / "mm_range_ns4_loop2.ttgir.gz").read_bytes()).decode()
+    assert "} {tt.num_stages = 2 : i32}" in ttgir and "pendings = 1" in ttgir
+    assert racing_tiles(ttgir, 4) == [] and racing_tiles(ttgir, 2) == []
+    assert racing_tiles(ttgir.replace("} {tt.num_stages = 2 : i32}", "}"), 4) == [2, 2]  # the launch's depth
+    assert racing_tiles(ttgir.replace("tt.num_stages = 2 :", "tt.num_stages = 3 :"), 2) == [2, 2]

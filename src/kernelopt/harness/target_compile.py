@@ -76,7 +76,7 @@ class LaunchCompile(BaseModel):
             misaligned on the GPU where that size is no multiple of the vector (misalign17).
         sizes: the launch's integer arguments (the sizes the hints' ``%`` reads: ``M``, ``N``).
         races: the slots of each ring of shared tiles an asynchronous wgmma of a loop reads while the loop's copies
-            refill it (:func:`~kernelopt.harness.wgmma_race.racing_tiles`: fewer slots than ``num_stages``), a
+            refill it (:func:`~kernelopt.harness.wgmma_race.racing_tiles`: fewer slots than the loop's depth), a
             write-after-read race on the GPU at any size (fla's chunk kkt under Triton 3.6, kkt18).
     """
 

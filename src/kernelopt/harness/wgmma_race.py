@@ -14,6 +14,10 @@ B=4, T=16384; docs/faults.md kkt18), at whatever size.
 ``ttg.local_alloc`` ring of fewer slots than the launch's ``num_stages`` that a ``ttg.async_copy_global_to_local``
 writes and an asynchronous ``ttng.warp_group_dot`` reads (through ``memdesc_index`` / ``memdesc_trans`` /
 ``memdesc_subslice``), in a loop whose ``ttng.warp_group_dot_wait`` leaves some in flight (``pendings`` above 0).
+A loop that sets its own depth (``tl.range(0, K, BLOCK_K, num_stages=2)``: ``{tt.num_stages = 2 : i32}`` on its
+``scf.for``) is pipelined to it, not the launch's: its ring of 2 slots, its copies one iteration ahead, is a proper
+pipeline whatever the launch's ``num_stages`` (break18 b20: read as racing under a launch of 4, a correct kernel's
+every pick refused).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ _VIEW = re.compile(r"^\s*(%[\w.]+) = ttg\.memdesc_(?:index|trans|subslice|reshap
 _COPY = re.compile(r"ttg\.async_copy_global_to_local %[\w.#]+, (%[\w.]+)")
 _DOT = re.compile(r"ttng\.warp_group_dot (%[\w.#]+), (%[\w.#]+),[^{]*\{[^}]*isAsync = true")
 _IN_FLIGHT = re.compile(r"ttng\.warp_group_dot_wait .*\{pendings = ([1-9]\d*)")
+_LOOP_STAGES = re.compile(r"^\s*\}\s*\{[^}]*\btt\.num_stages = (\d+)")
+_LOC = re.compile(r"\s*loc\([^()]*\)\s*$")
 
 
 def racing_tiles(ttgir: str, num_stages: int) -> list[int]:
@@ -36,16 +42,29 @@ def racing_tiles(ttgir: str, num_stages: int) -> list[int]:
     slots: dict[str, int] = {}
     parent: dict[str, str] = {}
     copied: set[str] = set()
+    looped: dict[str, int] = {}  # a copy in a loop -> the stages of its innermost loop (its own, else the launch's)
     read: set[str] = set()
+    regions: list[tuple[bool, list[str]]] = []  # each open region: an scf.for?, the copies in it not yet placed
     for line in ttgir.splitlines():
+        if line.lstrip().startswith("}") and regions:  # a region closes
+            loop, inner = regions.pop()
+            if loop:
+                m = _LOOP_STAGES.match(line)
+                looped.update(dict.fromkeys(inner, int(m.group(1)) if m else num_stages))
+            elif regions:
+                regions[-1][1].extend(inner)
         if m := _ALLOC.match(line):
             slots[m.group(1)] = int(m.group(2))
         elif m := _VIEW.match(line):
             parent[m.group(1)] = m.group(2)
         if m := _COPY.search(line):
             copied.add(m.group(1))
+            if regions:
+                regions[-1][1].append(m.group(1))
         if m := _DOT.search(line):
             read.update(m.groups())
+        if _LOC.sub("", line).endswith("{"):
+            regions.append(("scf.for" in line, []))
 
     def ring(name: str) -> str | None:
         name = name.split("#")[0]
@@ -57,6 +76,11 @@ def racing_tiles(ttgir: str, num_stages: int) -> list[int]:
             name = parent[name]
         return None
 
-    written = {r for r in map(ring, copied) if r is not None}
-    racing = {r for r in map(ring, read) if r is not None and r in written and slots[r] < num_stages}
+    refills: dict[str, list[int]] = {}  # each ring a loop's copies write -> those loops' stages
+    for name, depth in looped.items():
+        if (r := ring(name)) is not None:
+            refills.setdefault(r, []).append(depth)
+    # a ring no loop refills (its copies all before the loop): the launch's stages, as any copy's
+    stages = {r: max(refills.get(r, [num_stages])) for r in map(ring, copied) if r is not None}
+    racing = {r for r in map(ring, read) if r is not None and r in stages and slots[r] < stages[r]}
     return sorted(slots[r] for r in racing)
