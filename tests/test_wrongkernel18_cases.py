@@ -192,12 +192,27 @@ def test_v75_a_floor_whose_halvings_the_original_s_grain_refuses_steps_on_multip
 ) -> None:
     """v75 (programs_vec8_floor: v70's kernel asserting ``n % 8 == 0`` too; SHAPES 100000 and 200000, multiples of 32):
     ``BLOCK=1024`` was written after v70-v74's fixes, the floor held at 25000 and stopped at 12501 and 12500, which the
-    original refuses; raises at 2048 to 7168 elements, which the original runs. Now each rung's fallback is a multiple
-    of the entries' power of two (12480): fails at 6240; nothing written."""
+    original refuses; raises at 2048 to 7168 elements, which the original runs. Now a rung's plain halving refused,
+    it is rounded down to a multiple of the entries' power of two (12480): fails at 6240; nothing written."""
     [floor] = _floors(VECTOR, [{"n": 100000}, {"n": 200000}], 256)
-    assert [f.kwargs["n"] for f in floor.fallbacks if f is not None][:4] == [24992, 12480, 6240, 3104]
+    assert [f.kwargs["n"] for f in floor.fallbacks[:3] if f is not None] == [25000, 12500, 6250]
+    assert [f.kwargs["n"] for f in floor.rounded[:4] if f is not None] == [24992, 12480, 6240, 3104]
     done = _checked(tmp_path, monkeypatch, "programs_vec8_floor", {"BLOCK": 1024})
     _caught(done, SizeClass.FLOOR, "n=6240")
+
+
+@pytest.mark.timeout(120)
+def test_v76_a_floor_keeps_the_entries_odd_factor_in_its_plain_halvings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v76 (programs_rgb_floor: v70's kernel asserting ``n % 3 == 0``, whole pixels of 3 channels; SHAPES 98304 and
+    196608): ``BLOCK=1024`` was written with v75's fix alone, its rounding to the entries' power of two dropping the 3
+    (24577 and 16384 refused: the floor stopped at its first rung); raises at 3072 to 6144 elements, which the
+    original runs. Now the plain halving (24576, a multiple of 3) runs first: fails at 6144; nothing written."""
+    [floor] = _floors(VECTOR, [{"n": 98304}, {"n": 196608}], 256)
+    assert [f.kwargs["n"] for f in floor.fallbacks[:3] if f is not None] == [24576, 12288, 6144]
+    done = _checked(tmp_path, monkeypatch, "programs_rgb_floor", {"BLOCK": 1024})
+    _caught(done, SizeClass.FLOOR, "n=6144")
 
 
 GPU_CASES = [

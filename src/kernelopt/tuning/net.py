@@ -207,6 +207,9 @@ class DerivedSize(BaseModel):
     even: bool = False  # cast only where the original refuses the past size's first try (a small key's power size)
     # a far rung's stand-in where reference.py cannot build the rung: its key a plain multiple of its largest entry
     fallbacks: tuple[ProblemShape | None, ...] = ()
+    # a floor rung's last stand-in where the original refuses the rung and its fallback (its plain halving): the
+    # halving rounded down to a multiple of the entries' power of two (v75: 12500 refused by n % 8, 12480 run)
+    rounded: tuple[ProblemShape | None, ...] = ()
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
@@ -633,6 +636,11 @@ def _floor(mover: _Mover, block: int | None) -> list[DerivedSize]:
     return _floor_ladder(mover, _floor_keys(mover), block)
 
 
+def _at(items: Sequence[ProblemShape | None], i: int) -> ProblemShape | None:
+    """``items[i]``, ``None`` past its end (a size's stand-ins for its tries)."""
+    return items[i] if i < len(items) else None
+
+
 def _floor_one(mover: _Mover, block: int | None) -> list[DerivedSize]:
     """The ``floor`` sizes of each dimension alone where there are two or more (:func:`_floor_keys`), the others at
     their smallest entry, after the size below one: where the original refuses the dimensions moved together (rows of
@@ -655,19 +663,23 @@ def _floor_keys(mover: _Mover) -> list[Slot]:
 
 def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> list[DerivedSize]:
     """One floor size: ``keys`` together at a quarter of their smallest entry, an eighth, ... made odd (an exponent at
-    its smallest less one, two, ...: half the elements, a quarter), each rung's plain halving its fallback, rounded
-    down to a multiple of the entries' power of two (at most the halving's own): entries of 100000 and 200000 halve to
-    12500, which an original asserting ``n % 8 == 0`` refuses, and 12480 it runs (wrongkernel18's v75); the other keys
-    at their smallest, down to ``block`` (see :func:`_floor`)."""
+    its smallest less one, two, ...: half the elements, a quarter), each rung's plain halving its fallback (keeping
+    the entries' odd factors: 98304 -> 24576, a multiple of 3; v76), then that rounded down to a multiple of the
+    entries' power of two, at most the halving's own (:attr:`DerivedSize.rounded`: entries of 100000 and 200000 halve
+    to 12500, which an original asserting ``n % 8 == 0`` refuses, and 12480 it runs; v75); the other keys at their
+    smallest, down to ``block`` (see :func:`_floor`)."""
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
     exponents = mover.exponents
 
     def at(k: Slot, rung: int) -> int:  # the key's value at a rung, before it is made odd; below 1 (0 for an exponent)
         return smallest[k] - rung if k in exponents else smallest[k] >> (rung + 1)
 
-    def plain(k: Slot, v: int) -> int:  # a multiple of the entries' power of two, up to v's own (v75: 12500 -> 12480)
+    def plain(k: Slot, v: int) -> int:
+        return max(0, v) if k in exponents else max(1, v)
+
+    def rounded(k: Slot, v: int) -> int:  # a multiple of the entries' power of two, up to v's own (v75: 12500 -> 12480)
         if k in exponents or v < 1:
-            return max(0, v) if k in exponents else 1
+            return plain(k, v)
         step = min(mover.grain[k], 1 << (v.bit_length() - 1))
         return v // step * step
 
@@ -676,21 +688,25 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
 
     rungs: list[ProblemShape] = []
     halvings: list[ProblemShape | None] = []
+    roundings: list[ProblemShape | None] = []
     rung = 1  # a half is the size below's
     while keys and any(at(k, rung) >= (0 if k in exponents else 1) for k in keys):
         values = {k: at(k, rung) for k in keys}
         odd = mover.shape({**smallest, **{k: plain(k, v) if k in exponents else v | 1 for k, v in values.items()}})
         even = mover.shape({**smallest, **{k: plain(k, v) for k, v in values.items()}})
+        down = mover.shape({**smallest, **{k: rounded(k, v) for k, v in values.items()}})
         if odd not in mover.seen and odd not in rungs:
             rungs.append(odd)
             halvings.append(even if even != odd and even not in mover.seen else None)
+            roundings.append(down if down not in (odd, even) and down not in mover.seen else None)
         if block is not None and all(elements(k, plain(k, v)) <= block for k, v in values.items()):
             break
         rung += 1
-    mover.seen += rungs + [p for p in halvings if p is not None]
+    mover.seen += rungs + [p for p in [*halvings, *roundings] if p is not None]
     if not rungs:
         return []
-    return [mover.sized(SizeClass.FLOOR, rungs).model_copy(update={"fallbacks": tuple(halvings)})]
+    sized = mover.sized(SizeClass.FLOOR, rungs)
+    return [sized.model_copy(update={"fallbacks": tuple(halvings), "rounded": tuple(roundings)})]
 
 
 def _ones(mover: _Mover) -> list[DerivedSize]:
@@ -1128,7 +1144,8 @@ class _Caster:
         residue size's steps and a floor's rungs down), on while it passes: failed at the first try where it fails and
         the original passes; where the original fails too, the tries after it are not run (past the original's reach;
         below its block, whose multiples no smaller power of two's are): held at the last try it passed, else skipped.
-        A floor's rung the original refuses runs its plain halving (its fallback) before the ladder stops. A try
+        A floor's rung the original refuses runs its plain halving (its fallback), then that rounded down to the
+        entries' power of two, before the ladder stops. A try
         reference.py cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung
         past :data:`FAR_SURE_SCALE` times the entries' elements runs only while its request is estimated within
         :meth:`far_seconds` (with no cap, its first rung only), every try only while it ends within the cap."""
@@ -1147,21 +1164,24 @@ class _Caster:
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
             built = self.built(shape, scale)
-            alt = size.fallbacks[i] if i < len(size.fallbacks) else None
-            if built is not None and built[0] is not Outcome.OK and alt is not None:
+            alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i)) if a is not None]
+            while built is not None and built[0] is not Outcome.OK and alts:
                 # the rung refused for its odd part (v67: chunks of 160 of 4096 elements): its plain multiple instead
-                shape, label = alt, alt.label()
-                built = self.built(shape, scale)
+                shape = alts.pop(0)
+                label, built = shape.label(), self.built(shape, scale)
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{label}: {built[1]}"
                 if far:
                     break
                 continue
             tried = self.tried(size, shape, scale, original, written)
-            if tried.both and alt is not None and size.kind is SizeClass.FLOOR and shape != alt:
-                # the original refuses the floor's odd rung (a power of two, a multiple of its block): the plain one
-                shape = alt
-                tried = self.tried(size, shape, scale, original, written)
+            while tried.both and alts and size.kind is SizeClass.FLOOR:
+                # the original refuses the floor's odd rung (a power of two, a multiple of its block): the plain one,
+                # then the plain one rounded down to the entries' power of two (v76 keeps a 3, v75 a multiple of 8)
+                shape = alts.pop(0)
+                built = self.built(shape, scale)
+                if built is None or built[0] is Outcome.OK:
+                    tried = self.tried(size, shape, scale, original, written)
             probe = size.kind is SizeClass.CONSTANT and i == 0  # its odd value: passed, the rest say no more
             if tried.failed is not None:
                 return tried.failed
