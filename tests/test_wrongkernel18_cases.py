@@ -242,20 +242,27 @@ GPU_CASES = [
         'SHAPES = [{"n": 4000000}, {"n": 8000000}]',
         "n=3840",
     ),
+    (
+        "programs_rgb_floor",
+        'SHAPES = [{"n": 98304}, {"n": 196608}]',
+        'SHAPES = [{"n": 6291456}, {"n": 12582912}]',
+        "n=6144",
+    ),
 ]
 
 
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(("variant", "shapes", "realistic", "at"), GPU_CASES)
-def test_on_cuda_v70_to_v75_s_picks_fail_the_floor_below_the_entries_rules_on_or_off(
+def test_on_cuda_v70_to_v76_s_picks_fail_the_floor_below_the_entries_rules_on_or_off(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, shapes: str, realistic: str, at: str
 ) -> None:
     """On a GPU, compiled, at realistic sizes each original compiles for sm_90 (``compile_for_target``, no error,
-    2026-12-06 18:55 and 19:17 UTC): ``BLOCK=1024`` (``BLOCK_M=128`` for v73) over v70's 2**22 and 2**23 elements,
-    v71's ``N = 2**22``, v72's chunks of 4096 and 8192 in 2**22 elements, v73's 65536 and 131072 rows, v74's log_n 22
-    and 23 and v75's 4000000 and 8000000 elements fails the floor size where the original runs, whether the rules are
-    on or off (none reads a host assert on the programs' count), and nothing is written."""
+    2026-12-06 18:55, 19:17 and 19:30 UTC): ``BLOCK=1024`` (``BLOCK_M=128`` for v73) over v70's 2**22 and 2**23
+    elements, v71's ``N = 2**22``, v72's chunks of 4096 and 8192 in 2**22 elements, v73's 65536 and 131072 rows, v74's
+    log_n 22 and 23, v75's 4000000 and 8000000 and v76's 3 * 2**21 and 3 * 2**22 elements fails the floor size where
+    the original runs, whether the rules are on or off (none reads a host assert on the programs' count), and nothing
+    is written."""
     from tests.test_tuning_net import realistic_picks
 
     pick = {"BLOCK_M": 128} if variant == "rows_programs_floor" else {"BLOCK": 1024}
