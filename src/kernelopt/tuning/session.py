@@ -198,7 +198,7 @@ class _Run:
     retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
     screen_s: float = 0.0  # the rounds' configurations made and screened before they ran (the edit layer's)
 
-    def set_aside(self, config: Config) -> tuple[str, bool] | None:
+    def why_not_timed(self, config: Config) -> tuple[str, bool] | None:
         """Why ``config`` is not timed, and whether it is a refusal (recorded: the edit layer's, or larger tiles than
         a candidate refused for a bound they only exceed further); ``None``: it is timed (or served: a configuration
         the record holds a measurement of was made then, and is not made again)."""
@@ -554,7 +554,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
     (:func:`_start_workers`); one whose workers were not is started before the round's clock: the pace of a candidate
     never pays a start."""
     screened_s = run.budget.clock()
-    why = {c: w for c in batch if (w := run.set_aside(c)) is not None}
+    why = {c: w for c in batch if (w := run.why_not_timed(c)) is not None}
     run.screen_s += run.budget.clock() - screened_s
     fresh = [c for c in batch if c.key() not in run.served_from and c not in why]
     start = getattr(evaluator, "start", None)
