@@ -269,12 +269,14 @@ class _Kernel:
         # reductions, SGLang's ``BLOCK_SIZE: tl.constexpr = 512``): a block as a parameter is (breaker13)
         self.held = body_constexprs(kernel)
         self.inlined: dict[cst.Call, cst.BaseSuite] = {}  # a helper's call -> its body there (:class:`_Accesses`)
+        self.stepped: dict[str, bool] = {}  # :meth:`steps` of each block read, until a body is added
         self.add(kernel.body)
 
     def add(self, code: cst.CSTNode) -> None:
         """Read the local assignments and loop variables of ``code``: the body, or a helper's body taken at a
         call (:class:`_Accesses`)."""
         self.bodies.append(code)
+        self.stepped.clear()
         for node in walk(code):
             if isinstance(node, cst.Assign):
                 for t in node.targets:
@@ -466,8 +468,10 @@ class _Kernel:
         return names | {d[0] for d in derived if d is not None and d[1] is not None}
 
     def steps(self, block: str) -> bool:
-        """Whether something steps by ``block`` (see the module docstring)."""
-        return any(self._steps_at(node, block) for body in self.bodies for node in walk(body))
+        """Whether something steps by ``block`` (see the module docstring); each block's read once."""
+        if block not in self.stepped:
+            self.stepped[block] = any(self._steps_at(node, block) for body in self.bodies for node in walk(body))
+        return self.stepped[block]
 
     def _steps_at(self, node: cst.CSTNode, block: str) -> bool:
         if isinstance(node, cst.For):
@@ -563,7 +567,6 @@ def one_block(
         reader.collect(kernel.body, (), kernel=kernel.name.value)
         unread = reader.unread
     out: list[OneBlock] = []
-    stepping: dict[str, bool] = {}
     for node, left, right in _bounds(n for code in body.bodies for n in walk(code)):
         spans = body.spans(left)
         blocks = set(spans) - body.ranges(right)
@@ -572,9 +575,7 @@ def one_block(
         if not body.reads(right) - body.reads(left):
             continue  # a bound read from the offsets themselves, or a constant: no size
         for block in sorted(blocks):
-            if block not in stepping:
-                stepping[block] = body.steps(block)
-            if not stepping[block]:
+            if not body.steps(block):
                 test = _code(node.with_changes(lpar=[], rpar=[]))
                 size, bound = body.size(left, right, block), None
                 if size is not None:
@@ -591,11 +592,11 @@ def one_block(
                 out.append(OneBlock(block, size, test, scale, bound, named))
                 for i, count in enumerate(named):  # each count covers with the block and the other counts
                     out.append(OneBlock(count, size, test, scale, bound, (block, *named[:i], *named[i + 1 :])))
-    out += _block_pointer_blocks(kernel, body, stepping) + _descriptor_blocks(kernel, body, stepping)
+    out += _block_pointer_blocks(kernel, body) + _descriptor_blocks(kernel, body)
     for call in unread:  # a range handed to a function whose body is not here: maybe a row it covers
         for arg in call.args:
             for block, scale in body.spans(arg.value).items():
-                if block in body.params and not stepping.setdefault(block, body.steps(block)):
+                if block in body.params and not body.steps(block):
                     out.append(OneBlock(block, None, f"{_code(call.func)}() is given a range of {block}", scale))
     return out
 
@@ -604,7 +605,7 @@ def one_block(
 BLOCK_PTR_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
 
 
-def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict[str, bool]) -> list[OneBlock]:
+def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel) -> list[OneBlock]:
     """The blocks of ``kernel``'s block pointers that cover a size in one block: an axis of
     ``tl.make_block_ptr(..., shape=(M, N), offsets=(pid * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_N))`` whose offset
     is ``0``, whose block is a parameter nothing steps by, in a kernel that advances no block pointer
@@ -637,7 +638,7 @@ def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict
                 continue
             if axis in moved:
                 continue
-            if stepping.setdefault(tile.value, body.steps(tile.value)):
+            if body.steps(tile.value):
                 continue
             test = f"block pointer axis {axis} at offset 0: {tile.value} over {size.value}"
             out.append(OneBlock(tile.value, size.value, test))
@@ -648,7 +649,7 @@ def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict
 DESCRIPTOR_ARGS = ("base", "shape", "strides", "block_shape")
 
 
-def _descriptor_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict[str, bool]) -> list[OneBlock]:
+def _descriptor_blocks(kernel: cst.FunctionDef, body: _Kernel) -> list[OneBlock]:
     """The blocks of ``kernel``'s tensor descriptors that cover a size in one block: ``desc =
     tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])`` whose every
     ``desc.load(offsets)`` / ``desc.store(offsets, v)`` (or ``tl.load_tensor_descriptor(desc, offsets)``) is at
@@ -678,7 +679,7 @@ def _descriptor_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict[st
                 continue
             if not all(axis < len(o) and _zero(o[axis]) for o in offsets):
                 continue
-            if stepping.setdefault(tile_name.value, body.steps(tile_name.value)):
+            if body.steps(tile_name.value):
                 continue
             test = f"tensor descriptor {target.value} axis {axis} at offset 0: {tile_name.value} over {size_name.value}"
             out.append(OneBlock(tile_name.value, size_name.value, test))
