@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -271,25 +271,50 @@ def target_check(
             line=f"not compiled for {target}: kernel.py launches no Triton kernel at the SHAPES entries (nothing to "
             "compile)"
         )
-    before = None
+
+    def theirs() -> TargetReport | None:
+        return compiled(original, "original") if original is not None else None
+
     if not report.failed or not asked:
-        raced = _racing(report.launches)
-        if raced is not None:
-            return TargetCheck(line=f"the pick {raced} on {target}; nothing written", refused=True)
-        spills = [x for x in report.launches if x.spills] if asked else []
-        hinted = [x for x in report.launches if x.hinted]
-        before = compiled(original, "original") if (spills or hinted) and original is not None else None
-        over = _spills_over(spills, before) or _wider_than_hinted(hinted, before)
-        if over is not None:
-            return TargetCheck(line=f"the pick {over} on {target}; nothing written", refused=True)
-        kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
-        own = "" if asked else " (this GPU's, no --target: its races and vector hints)"
-        failed = f"; {len(report.failed)} did not compile here (the GPU ran the pick)" if report.failed else ""
-        return TargetCheck(
-            line=f"compiled for {target}{own} before the write: {len(report.launches)} distinct launch(es) of "
-            f"{kernels} at the SHAPES entries{failed} ({time.monotonic() - started:.1f} s)"
-        )
-    before = compiled(original, "original") if original is not None else None
+        return _launches_read(report, theirs, target, asked, started)
+    return _not_compiled(report, theirs(), target)
+
+
+def _launches_read(
+    report: TargetReport,
+    theirs: Callable[[], TargetReport | None],
+    target: str,
+    asked: bool,
+    started: float,
+) -> TargetCheck:
+    """The pick whose launches compiled for ``target`` (every one; on the GPU's own, ``asked`` false, those that did)
+    read: refused for a race (:func:`_racing`), for spilling more than kernel.py as it is (``theirs``, compiled only
+    where a launch spills or is hinted; spills only where ``asked``) or for a vector wider than its hints; else the
+    line of what compiled, ``started`` the compile's start (:func:`time.monotonic`)."""
+    import time
+
+    raced = _racing(report.launches)
+    if raced is not None:
+        return TargetCheck(line=f"the pick {raced} on {target}; nothing written", refused=True)
+    spills = [x for x in report.launches if x.spills] if asked else []
+    hinted = [x for x in report.launches if x.hinted]
+    before = theirs() if spills or hinted else None
+    over = _spills_over(spills, before) or _wider_than_hinted(hinted, before)
+    if over is not None:
+        return TargetCheck(line=f"the pick {over} on {target}; nothing written", refused=True)
+    kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
+    own = "" if asked else " (this GPU's, no --target: its races and vector hints)"
+    failed = f"; {len(report.failed)} did not compile here (the GPU ran the pick)" if report.failed else ""
+    return TargetCheck(
+        line=f"compiled for {target}{own} before the write: {len(report.launches)} distinct launch(es) of "
+        f"{kernels} at the SHAPES entries{failed} ({time.monotonic() - started:.1f} s)"
+    )
+
+
+def _not_compiled(report: TargetReport, before: TargetReport | None, target: str) -> TargetCheck:
+    """The pick a launch of which did not compile for ``target``: refused at the first entry where kernel.py as it is
+    (``before``) does not fail too (the line names the kernel, its constexprs and the compiler's error); a line and
+    no refusal where every failure is at an entry the original cannot compile either."""
     cannot = _shapes_failed(before)
     own = [x for x in report.failed if any(_shape_key(at) not in cannot for at in x.entries())]
     if not own:  # every launch that fails is at an entry the original cannot compile either: not the pick's
