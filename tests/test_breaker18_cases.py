@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.tunables import discover_source
+from kernelopt.tunables import Bucket, TunedTable, discover_source, write_table
 from tests.test_breaker7_cases import _all_correct
 from tests.test_breaker_cases import _tune_edit
 
@@ -63,6 +63,22 @@ def test_d2_an_entry_a_torch_fallback_serves_needs_no_size_for_the_table(tmp_pat
     folder = tmp_path / "tut_softmax_persist"
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 67, "N": 1025}, {"M": 5, "N": 15}, {"M": 9, "N": 16}])
+
+
+def test_l2_a_heuristic_s_table_row_the_next_row_repeats_is_left_to_it() -> None:
+    """Seen on 2026-12-06: gems_index_select, FlagGems' index_select, whose ``tune`` wrote ``"BLOCK_M": lambda args:
+    64 if args["N"] <= 40 else 64 if args["N"] <= 300 else heur_block_m(args)`` (its two shapes' own bests agreed on
+    BLOCK_M, not on the rest): right, but a row that says what the next says. A row whose value the next row repeats
+    is left to that row; the table reads back the same below and above its bound."""
+    src = (DATA / "gems_index_select" / "kernel.py").read_text()
+    same = {"BLOCK_M": 64, "BLOCK_N": 128}
+    table = TunedTable(size='args["N"]', buckets=[Bucket(upto=40, values=same), Bucket(upto=300, values=same)])
+    new = write_table(src, table).new_source
+    assert 'lambda args: 64 if args["N"] <= 300 else heur_block_m(args)' in new and "<= 40" not in new, new
+    back = {t.key: t for t in discover_source(new)}["index_select_kernel.heuristics.BLOCK_M"]
+    assert back.tuned_table is not None and [(b.upto, b.values) for b in back.tuned_table.buckets] == [
+        (300, {"BLOCK_M": 64})
+    ]
 
 
 # ------------------------------------------------------------------------------------- on a GPU

@@ -806,6 +806,8 @@ def write_table(
                 for b in table.buckets
                 if k in b.values
             ]
+            if _computed_heuristic(by_key[t.key]):  # its lambda's rows as rendered
+                want = distinct_rows(want)
             have = [
                 (b.upto, v) for b in (got.tuned_table.buckets if got.tuned_table else []) for v in b.values.values()
             ]
@@ -845,14 +847,21 @@ def _spelled(size: str, site: Site) -> str:
     return spelled[0]
 
 
+def distinct_rows(rows: list[tuple[int, Value]]) -> list[tuple[int, Value]]:
+    """A table's ``(upto, value)`` rows less each row whose value the next row repeats (that row covers it)."""
+    return [(upto, v) for i, (upto, v) in enumerate(rows) if i + 1 == len(rows) or rows[i + 1][1] != v]
+
+
 def render_heuristic(size: str, rows: list[tuple[int, Value]], site: Site) -> str:
     """A heuristic's lambda body as a size-bucketed table that falls back on its computation:
-    ``64 if args["n"] <= 10 else 128 if args["n"] <= 100 else triton.next_power_of_2(args["n"])``."""
+    ``64 if args["n"] <= 10 else 128 if args["n"] <= 100 else triton.next_power_of_2(args["n"])``; a row whose value
+    the next row repeats is left to that row (``64 if N <= 40 else 64 if N <= 300`` is ``64 if N <= 300``, breaker18
+    l2)."""
     assert site.heuristic_fallback is not None
     fallback = site.heuristic_fallback
     if "\n" in fallback or " if " in fallback:
         fallback = f"({fallback})"
-    body = "".join(f"{_render_value(v)} if {size} <= {upto} else " for upto, v in rows) + fallback
+    body = "".join(f"{_render_value(v)} if {size} <= {upto} else " for upto, v in distinct_rows(rows)) + fallback
     return f"lambda {site.heuristic_wrap}: {body}" if site.heuristic_wrap else body
 
 
