@@ -65,7 +65,7 @@ def test_d2_an_entry_a_torch_fallback_serves_needs_no_size_for_the_table(tmp_pat
     _all_correct(folder, [{"M": 67, "N": 1025}, {"M": 5, "N": 15}, {"M": 9, "N": 16}])
 
 
-def test_l2_a_heuristic_s_table_row_the_next_row_repeats_is_left_to_it() -> None:
+def test_d3_a_heuristic_s_table_row_the_next_row_repeats_is_left_to_it() -> None:
     """Seen on 2026-12-06: gems_index_select, FlagGems' index_select, whose ``tune`` wrote ``"BLOCK_M": lambda args:
     64 if args["N"] <= 40 else 64 if args["N"] <= 300 else heur_block_m(args)`` (its two shapes' own bests agreed on
     BLOCK_M, not on the rest): right, but a row that says what the next says. A row whose value the next row repeats

@@ -856,7 +856,7 @@ def render_heuristic(size: str, rows: list[tuple[int, Value]], site: Site) -> st
     """A heuristic's lambda body as a size-bucketed table that falls back on its computation:
     ``64 if args["n"] <= 10 else 128 if args["n"] <= 100 else triton.next_power_of_2(args["n"])``; a row whose value
     the next row repeats is left to that row (``64 if N <= 40 else 64 if N <= 300`` is ``64 if N <= 300``, breaker18
-    l2)."""
+    d3)."""
     assert site.heuristic_fallback is not None
     fallback = site.heuristic_fallback
     if "\n" in fallback or " if " in fallback:
