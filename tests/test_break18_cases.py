@@ -169,3 +169,25 @@ def test_b20_on_cuda_a_loop_of_its_own_depth_under_a_deeper_launch_is_right_and_
     ttgir = made.asm.get("ttgir", "")
     print(f"break18 b20 capability {torch.cuda.get_device_capability()}: races {racing_tiles(ttgir, 4)}")
     assert racing_tiles(ttgir, 4) == []
+
+
+def test_b21_the_floor_s_words_are_true_of_a_floor_of_one_dimension_alone() -> None:
+    """The floor of each dimension alone (v73's ``n_rows=257,n_cols=64``: the columns at their smallest entry, not
+    halved) was named "the dimensions below the smallest entry halved again and again ...", untrue of the dimension
+    that stayed. The words now say the dimensions go together, then each alone."""
+    from kernelopt.harness.sizekeys import key_roles
+    from kernelopt.tuning.net import SizeClass, derived_sizes
+    from kernelopt.tuning.problem import ProblemShape
+
+    roles = key_roles((DATA / "variants" / "rows_programs_floor" / "reference.py").read_text())
+    entries = [
+        ProblemShape(kwargs={"n_rows": 1024, "n_cols": 64}),
+        ProblemShape(kwargs={"n_rows": 2048, "n_cols": 128}),
+    ]
+    together, *alone = [
+        s for s in derived_sizes(entries, (128,), roles, residue=True, block=32) if s.kind is SizeClass.FLOOR
+    ]
+    assert together.tries[0].label() == "n_rows=257,n_cols=17", together.tries
+    assert [a.tries[0].label() for a in alone] == ["n_rows=257,n_cols=64", "n_rows=1024,n_cols=17"], alone
+    assert SizeClass.FLOOR.words.startswith("below the smallest entry, halved again and again (the dimensions "
+                                              "together, then each alone)")  # fmt: skip

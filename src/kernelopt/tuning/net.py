@@ -165,8 +165,8 @@ class SizeClass(StrEnum):
             SizeClass.HALF: "half a power of two past the largest entry",
             SizeClass.BELOW: "below the smallest entry",
             SizeClass.FLOOR: (
-                "the dimensions below the smallest entry halved again and again while the original passes, down to "
-                "its block"
+                "below the smallest entry, halved again and again (the dimensions together, then each alone) while "
+                "the original passes, down to its block"
             ),
             SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
             SizeClass.BELOW_ONE: "one dimension below the smallest entry, the rest at their largest",
