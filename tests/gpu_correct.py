@@ -143,3 +143,20 @@ def written_files(data: Path, picks: dict[str, dict[str, int]], tmp_path: Path) 
         written[name] = tmp_path / f"{name}_written.py"
         written[name].write_text(text)
     return written
+
+
+def trial_holds(
+    data: Path,
+    sizes: dict[str, list[dict[str, int]]],
+    picks: dict[str, dict[str, int]],
+    written_sizes: dict[str, list[dict[str, int]]],
+    judge: Judge,
+    tmp_path: Path,
+) -> None:
+    """A held-out trial's GPU check: each original of ``data`` correct at its ``sizes`` and each form ``tune``
+    writes for ``picks`` (:func:`written_files`) at its ``written_sizes`` (:func:`assert_correct`)."""
+    written = written_files(data, picks, tmp_path)
+    for name, shapes in sizes.items():
+        assert_correct(data / name, shapes, judge)
+    for name, shapes in written_sizes.items():
+        assert_correct(data / name, shapes, judge, kernel_py=written[name])

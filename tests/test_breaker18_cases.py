@@ -1,10 +1,7 @@
-"""The eighteenth new user's trial of ``kernelopt tunables`` / ``tune`` / ``validate`` / ``optimize`` / ``batch``,
-held out (issue 32: "kernels, shapes and clients we have never seen are the test"). Each folder of
-tests/data/breaker18 is a public Triton kernel written for the trial in a form the first seventeen trials did not try
-(its README lists them). What tuning writes is judged as a user would: the written kernel against the reference at
-every ``SHAPES`` entry and at sizes not in ``SHAPES`` that the original handled, its inputs and its ``torch.empty``
-outputs in the middle of NaN (tests/test_variants_cases.py's rule), loaded afresh in this process with Triton's
-interpreter."""
+"""Issue 32's eighteenth held-out trial, as a new user runs it (tests/data/breaker18/README.md: eight public Triton
+kernels in forms earlier trials left out). Each finding is a test: the reading ``tunables`` gives, or the kernel.py
+``tune`` writes for a pick, run in Triton's interpreter against the folder's reference at sizes its ``SHAPES`` do not
+name (``_all_correct``: NaN around the inputs and the outputs), and the GPU test that the lead's session runs."""
 
 from __future__ import annotations
 
@@ -18,10 +15,6 @@ from tests.test_breaker7_cases import _all_correct
 from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "breaker18"
-
-
-def _copy(name: str, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(DATA / name, tmp_path / name))
 
 
 # ------------------------------------------------------------------------------------- legality
@@ -58,9 +51,9 @@ def test_d2_an_entry_a_torch_fallback_serves_needs_no_size_for_the_table(tmp_pat
     n_cols, which no SHAPES entry names as a size": the run told ``n_cols`` at the two entries that launch, none at
     the fallback's. An entry whose run launched no kernel is idle, as one that launched another kernel is: the
     table is written over the entries that launch, correct at sizes no entry names, the fallback's included."""
-    written, note = _tune_edit(_copy("tut_softmax_persist", tmp_path), {"BLOCK_SIZE": 1024})
+    folder = Path(shutil.copytree(DATA / "tut_softmax_persist", tmp_path / "tut_softmax_persist"))
+    written, note = _tune_edit(folder, {"BLOCK_SIZE": 1024})
     assert written is not None and "if n_cols <= 781:  # kernelopt: tuned\n        BLOCK_SIZE = 1024" in written, note
-    folder = tmp_path / "tut_softmax_persist"
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 3, "N": 1025}, {"M": 5, "N": 15}, {"M": 2, "N": 16}])
 
@@ -130,12 +123,8 @@ def test_the_eighteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_
     norm with ``restore_value``, SGLang's MoE sum into a column slice, the persistent softmax tutorial), each at
     256 MB - 1 GB a tensor, and the forms ``tune`` writes (:data:`GPU_PICKS`), correct at sizes no entry names
     (:data:`GPU_WRITTEN_SIZES`)."""
-    from tests.gpu_correct import assert_correct, written_files
+    from tests.gpu_correct import trial_holds
     from tests.test_breaker7_cases import _outputs_checked
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    written = written_files(DATA, GPU_PICKS, tmp_path)
-    for name, shapes in GPU_SIZES.items():
-        assert_correct(DATA / name, shapes, _outputs_checked)
-    for name, shapes in GPU_WRITTEN_SIZES.items():
-        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=written[name])
+    trial_holds(DATA, GPU_SIZES, GPU_PICKS, GPU_WRITTEN_SIZES, _outputs_checked, tmp_path)
