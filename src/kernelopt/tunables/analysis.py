@@ -1723,9 +1723,30 @@ class _Analyzer:
     def launch_site(
         self, la: _Launch, launch_id: str, kname: str | None, group: str, name: str, expr: cst.BaseExpression
     ) -> Site:
+        """The knob the launch ``la`` of ``kname`` passes as ``name=expr``: a helper's setting
+        (:meth:`helper_site`), else what the value reads (:meth:`launch_value`), linked to the literals a splat
+        passes beside it, and a value computed placed where it is tuned (:meth:`place_computed`)."""
         setting = self.helper_settings.get((id(expr), name))
         if setting is not None:
             return self.helper_site(la, launch_id, kname, group, setting)
+        site, overridden = self.launch_value(la, launch_id, kname, group, name, expr)
+        splat = self.splat_partners.get(id(expr))
+        if splat is not None and site.literal is not None:
+            partners, why = splat
+            site.refused, site.needs_run = site.refused or why, why is not None
+            site.links += [_Link(other, 0) for e in partners if (other := self.literal(e)) is not None]
+        if site.computed is not None:
+            self.place_computed(site, la, expr)
+        site.needs_run = site.needs_run or overridden
+        return site
+
+    def launch_value(
+        self, la: _Launch, launch_id: str, kname: str | None, group: str, name: str, expr: cst.BaseExpression
+    ) -> tuple[Site, bool]:
+        """The site of what ``name=expr`` reads at the launch ``la``: a literal (through a platform's branch, an
+        attribute, a name bound once, a module tuple's element, the caller that sizes a buffer with it) or the
+        expression computed, refused where it computes something else; and whether the literal is overridden under
+        conditions (a run tells which is in effect)."""
         lit = self.literal(expr)
         if lit is None and read_inline_guard(expr) is not None:
             lit = self.literal(expr.orelse)  # type: ignore[attr-defined]  # tuned where its guard holds
@@ -1786,82 +1807,7 @@ class _Analyzer:
             refused, computed = what, None
         elif lit is not None and not isinstance(lit.value, int | bool):
             refused = refused or f"value {lit.value!r} is not an integer"
-        override = None
-        tuned = None
-        helper_note: str | None = None
-        size_names: list[str] = []
-        links: list[_Link] = []
-        splat = self.splat_partners.get(id(expr))
-        needs_run = branch is not None and refused is not None and refused.endswith(GIVE_REFERENCE)
-        if splat is not None and lit is not None:
-            partners, why = splat
-            refused, needs_run = refused or why, why is not None
-            for other_expr in partners:
-                other_lit = self.literal(other_expr)
-                if other_lit is not None:
-                    links.append(_Link(other_lit, 0))
-        if computed is not None:
-            # A computed performance knob is tuned where it is computed (every reader of the name then
-            # agrees); computed inline at the launch, its expression first gets a line of its own, so it stays
-            # the fallback. A value the launching function does not compute (a parameter, a module name) is
-            # overridden at the launch with a literal, unless something else reads it (a grid, a host-side
-            # check): an override at the launch would disagree with that use.
-            performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None or name in self.stepped_tiles(kname)
-            left = False  # computed inline, and that computation cannot be kept under a tuned line
-            found: tuple[TunedRegion, list[str]] | str | None = None
-            saved = self.saved_on_ctx(expr, la) if performance and lit is None else None
-            if saved is not None:  # the forward's value, read back in the backward: tuned where the forward has it
-                left, refused = True, saved
-            elif performance and _bare_size(expr):
-                # bitsandbytes' BLOCK_SIZE=x.shape[1]: the row's length under a block's name (the kernel's row
-                # stride, the arange covering it another constexpr); any other value computes something else
-                left, refused = (
-                    True,
-                    (
-                        f"{name}={self.code(expr)} is a size of the problem passed whole, not a choice: another value "
-                        "changes what the kernel computes"
-                    ),
-                )
-            elif performance and isinstance(expr, cst.Name):
-                found = self.tuned_region(expr.value, la)
-            elif performance and lit is None:
-                # computed inline at the launch: tuned as a computed setting once the expression has a line
-                # of its own (a literal at the launch would be less general than the expression it replaces)
-                found = self.hoisted_region(name, expr, la)
-                if isinstance(found, str):
-                    found, left = f"{found}, so it is left as written", True
-            if isinstance(found, str):
-                refused = found if left else f"{refused}; {found}"
-            elif found is not None:
-                tuned, size_names = found
-            reads_a_name = isinstance(expr, cst.Name) and name not in LAUNCH_OPTIONS
-            other = self.other_uses(la, expr) if reads_a_name and tuned is None else None
-            if left:
-                computed = None
-            elif not performance:
-                refused = f"{refused}; not a known performance knob, so no override is offered"
-                computed = None
-            elif tuned is not None:
-                kind, refused = TunableKind.COMPUTED_SETTING, None
-                if tuned.variable in tuned.values:
-                    value = tuned.values[tuned.variable]
-                if isinstance(expr, cst.Name) and la.func is not None:
-                    calls = [
-                        e
-                        for b in la.func.locals.get(expr.value, [])
-                        if not b.tuned
-                        for e in _assigned_values(b)
-                        if isinstance(e, cst.Call)
-                    ]
-                    helper_note = next(
-                        (n for c in calls if (h := _dotted(c.func)) and (n := self.imported_note(h))), None
-                    )
-            elif other is not None:
-                refused = f"{refused}; an override at the launch would disagree with its use at {other}"
-                computed = None
-            else:
-                kind, refused, override = TunableKind.LAUNCH_OVERRIDE, None, self.span(expr)
-        return Site(
+        site = Site(
             key,
             name,
             kind,
@@ -1874,14 +1820,81 @@ class _Analyzer:
             refused=refused,
             value=value,
             computed=computed,
-            override=override,
             semantic=semantic,
-            links=links,
-            tuned=tuned,
-            size_names=size_names,
-            needs_run=needs_run or overridden,
-            helper_note=helper_note or override_note,
+            needs_run=branch is not None and refused is not None and refused.endswith(GIVE_REFERENCE),
+            helper_note=override_note,
         )
+        return site, overridden
+
+    def place_computed(self, site: Site, la: _Launch, expr: cst.BaseExpression) -> None:
+        """``site``, a value computed, placed where it is tuned: where it is computed (a tuned region), overridden
+        at the launch with a literal, or left as written and refused (why is its ``refused``)."""
+        name, kname, lit, refused, computed = site.name, site.kernel, site.literal, site.refused, site.computed
+        kind, value = site.kind, site.value
+        override: Span | None = None
+        tuned: TunedRegion | None = None
+        size_names: list[str] = []
+        helper_note: str | None = None
+        # A computed performance knob is tuned where it is computed (every reader of the name then
+        # agrees); computed inline at the launch, its expression first gets a line of its own, so it stays
+        # the fallback. A value the launching function does not compute (a parameter, a module name) is
+        # overridden at the launch with a literal, unless something else reads it (a grid, a host-side
+        # check): an override at the launch would disagree with that use.
+        performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None or name in self.stepped_tiles(kname)
+        left = False  # computed inline, and that computation cannot be kept under a tuned line
+        found: tuple[TunedRegion, list[str]] | str | None = None
+        saved = self.saved_on_ctx(expr, la) if performance and lit is None else None
+        if saved is not None:  # the forward's value, read back in the backward: tuned where the forward has it
+            left, refused = True, saved
+        elif performance and _bare_size(expr):
+            # bitsandbytes' BLOCK_SIZE=x.shape[1]: the row's length under a block's name (the kernel's row
+            # stride, the arange covering it another constexpr); any other value computes something else
+            left, refused = (
+                True,
+                (
+                    f"{name}={self.code(expr)} is a size of the problem passed whole, not a choice: another value "
+                    "changes what the kernel computes"
+                ),
+            )
+        elif performance and isinstance(expr, cst.Name):
+            found = self.tuned_region(expr.value, la)
+        elif performance and lit is None:
+            # computed inline at the launch: tuned as a computed setting once the expression has a line
+            # of its own (a literal at the launch would be less general than the expression it replaces)
+            found = self.hoisted_region(name, expr, la)
+            if isinstance(found, str):
+                found, left = f"{found}, so it is left as written", True
+        if isinstance(found, str):
+            refused = found if left else f"{refused}; {found}"
+        elif found is not None:
+            tuned, size_names = found
+        reads_a_name = isinstance(expr, cst.Name) and name not in LAUNCH_OPTIONS
+        other = self.other_uses(la, expr) if reads_a_name and tuned is None else None
+        if left:
+            computed = None
+        elif not performance:
+            refused = f"{refused}; not a known performance knob, so no override is offered"
+            computed = None
+        elif tuned is not None:
+            kind, refused = TunableKind.COMPUTED_SETTING, None
+            if tuned.variable in tuned.values:
+                value = tuned.values[tuned.variable]
+            if isinstance(expr, cst.Name) and la.func is not None:
+                calls = [
+                    e
+                    for b in la.func.locals.get(expr.value, [])
+                    if not b.tuned
+                    for e in _assigned_values(b)
+                    if isinstance(e, cst.Call)
+                ]
+                helper_note = next((n for c in calls if (h := _dotted(c.func)) and (n := self.imported_note(h))), None)
+        elif other is not None:
+            refused = f"{refused}; an override at the launch would disagree with its use at {other}"
+            computed = None
+        else:
+            kind, refused, override = TunableKind.LAUNCH_OVERRIDE, None, self.span(expr)
+        site.kind, site.refused, site.computed, site.value, site.override = kind, refused, computed, value, override
+        site.tuned, site.size_names, site.helper_note = tuned, size_names, helper_note or site.helper_note
 
     def what_it_computes(
         self,
