@@ -19,8 +19,8 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity break17 newuser14 leftovers15 variants misalign17 breaker16 knobs17 breaker17 gputests (carry
-#              .whl/deps),
+#   owed       parity break17 wrongkernel18 newuser15 kkt18 target18 break18 breaker16 variants variants2
+#              knobs17 breaker17 breaker18 gputests (carry .whl/deps),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
 #              PLAN_WALL_S 1320 unless set
 #
@@ -242,7 +242,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity break17 newuser14 leftovers15 variants misalign17 breaker16 knobs17 breaker17 gputests" ;;
+        owed) echo "parity break17 wrongkernel18 newuser15 kkt18 target18 break18 breaker16 variants variants2 knobs17 breaker17 breaker18 gputests" ;;
     esac
 }
 
