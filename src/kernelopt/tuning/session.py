@@ -18,7 +18,8 @@
    left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time), when a default
    budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
-4. unless interrupted, a current configuration that ran past its limit or lost its worker (:data:`MACHINE_OUTCOMES`) is
+4. unless interrupted, a current configuration that ran past its limit, lost its worker or the host's memory
+   (:func:`machine_failed`) is
    timed once more, alone, with the re-time's limit (:func:`_time_baseline`): nothing is written over a baseline never
    timed (:func:`untimed_current`); then the best :data:`RETIME_TOP`, those whose noisy samples may be as fast, the
    current configuration (and, timed on several shapes, each shape's own fastest) are re-timed together, interleaved
@@ -393,23 +394,41 @@ def failed_check(result: Result) -> bool:
 
 
 #: Outcomes of the kernel as written that may be the machine's, not the kernel's: past the candidate limit on a loaded
-#: machine (its first call compiles), a worker that died without a word. A run error or an out-of-memory carries the
-#: kernel's own error (kstep's ``tl.dot`` with K = 8 as written): a pick that runs there is measured against a kernel
-#: that does not, as after a compile error.
-MACHINE_OUTCOMES = frozenset({Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT, Outcome.WORKER_CRASH})
+#: machine (its first call compiles), a worker that died without a word, the host's memory refused
+#: (:func:`machine_failed`). A run error carries the kernel's own error (kstep's ``tl.dot`` with K = 8 as written): a
+#: pick that runs there is measured against a kernel that does not, as after a compile error.
+MACHINE_OUTCOMES = frozenset(
+    {Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT, Outcome.WORKER_CRASH, Outcome.OUT_OF_MEMORY}
+)
+
+#: A device's out-of-memory in a candidate's reason (torch's ``OutOfMemoryError``, "CUDA out of memory"): the
+#: kernel's own (a workspace a knob sizes), not the host's.
+_DEVICE_OOM = ("OutOfMemoryError", "CUDA out of memory")
+
+
+def machine_failed(result: Result) -> bool:
+    """Whether ``result`` of the kernel as written failed for the machine's reason, not the kernel's: an outcome of
+    :data:`MACHINE_OUTCOMES`, an out-of-memory only where it is the host's (``MemoryError: std::bad_alloc`` of an
+    86 MB run on a loaded CPU, breaker18's l1: vllm_add_rms_op's table was written judged against no figure for the
+    original), never a device's (:data:`_DEVICE_OOM`). The one rule of :func:`_time_baseline` (timed again once)
+    and :func:`untimed_current` (nothing written over it)."""
+    if result.outcome not in MACHINE_OUTCOMES:
+        return False
+    return result.outcome is not Outcome.OUT_OF_MEMORY or not any(w in (result.reason or "") for w in _DEVICE_OOM)
 
 
 def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None) -> None:
-    """Time the current configuration once more, alone, when it ran and ended in :data:`MACHINE_OUTCOMES` and some
-    candidate was timed: a pick is written only over a measured baseline (:func:`untimed_current`). It goes through
-    :meth:`Evaluator.retime`, whose limit is the re-time's (300 s by default against 60 s a candidate) and whose
-    files are compiled already; its result takes the failure's place among the session's (the record keeps both,
-    the re-time not served to a rerun). On the CPU under load 10 (2026-12-06), ``tune attorch_ln --budget 3``
-    wrote ``BLOCK_SIZE_BATCH=16`` over a current configuration that ran past 60 s once, its speedup never measured."""
+    """Time the current configuration once more, alone, when it ran and failed for the machine's reason
+    (:func:`machine_failed`) and some candidate was timed: a pick is written only over a measured baseline
+    (:func:`untimed_current`). It goes through :meth:`Evaluator.retime`, whose limit is the re-time's (300 s by
+    default against 60 s a candidate) and whose files are compiled already; its result takes the failure's place
+    among the session's (the record keeps both, the re-time not served to a rerun). On the CPU under load 10
+    (2026-12-06), ``tune attorch_ln --budget 3`` wrote ``BLOCK_SIZE_BATCH=16`` over a current configuration that ran
+    past 60 s once, its speedup never measured."""
     if current is None or run.best() is None:
         return
     at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == current), None)
-    if at is None or run.results[at].outcome not in MACHINE_OUTCOMES:
+    if at is None or not machine_failed(run.results[at]):
         return
     [again] = _charged_retime(evaluator, run, [current])
     if run.record is not None:
@@ -419,15 +438,17 @@ def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None) -> N
 
 
 def untimed_current(result: SessionResult) -> str | None:
-    """Why nothing may be written over the current configuration: it ran, ended in :data:`MACHINE_OUTCOMES` (past its
-    limit, a crash) and was not timed when timed again alone (:func:`_time_baseline`), so no pick's speedup over it
-    was measured; ``None`` when it was timed, did not run, is unknown, or failed for the kernel's own reason (a
-    compile error: the kernel as written does not run at that configuration, and a pick that does is measured)."""
+    """Why nothing may be written over the current configuration: it ran, failed for the machine's reason
+    (:func:`machine_failed`: past its limit, a crash, the host's memory) and was not timed when timed again alone
+    (:func:`_time_baseline`), so no pick's speedup over it was measured; ``None`` when it was timed, did not run, is
+    unknown, or failed for the kernel's own reason (a compile error: the kernel as written does not run at that
+    configuration, and a pick that does is measured). The one place every judgement (:func:`judge_gain`,
+    :func:`judge_table`, the folder's) reads it: "not written: the current configuration has no figure at ENTRY"."""
     if result.current_config is None or result.current_latency_us is not None:
         return None
     current = Config.of(result.current_config)
     failed = next((r for r in result.results if Config.of(r.config) == current), None)
-    if failed is None or failed.outcome not in MACHINE_OUTCOMES:
+    if failed is None or not machine_failed(failed):
         return None
     from kernelopt.oneline import one_line
 
@@ -435,10 +456,11 @@ def untimed_current(result: SessionResult) -> str | None:
     best = result.best_config or {}
     moved = {k: v for k, v in failed.config.items() if best.get(k) != v} or failed.config  # as the verdict names it
     text = ", ".join(f"{k}={v}" for k, v in moved.items())
+    at = failed.failed_entry or "the shape timed"
     return (
-        f"the current {text} was not timed ({failed.outcome.value}: {why}), nor when timed again alone with the "
-        "re-time's limit: a change is written only over a measured baseline (a loaded machine? run tune again, or "
-        "give --candidate-timeout-s more)"
+        f"not written: the current configuration has no figure at {at} (the current {text} was not timed "
+        f"({failed.outcome.value}: {why}), nor when timed again alone with the re-time's limit): a change is "
+        "written only over a measured baseline (a loaded machine? run tune again, or give --candidate-timeout-s more)"
     )
 
 
