@@ -191,3 +191,21 @@ def test_b21_the_floor_s_words_are_true_of_a_floor_of_one_dimension_alone() -> N
     assert [a.tries[0].label() for a in alone] == ["n_rows=257,n_cols=64", "n_rows=1024,n_cols=17"], alone
     assert SizeClass.FLOOR.words.startswith("below the smallest entry, halved again and again (the dimensions "
                                               "together, then each alone)")  # fmt: skip
+
+
+@pytest.mark.timeout(120)
+def test_b22_a_pick_that_raises_below_the_entries_of_an_original_asserting_n_mod_10_fails_the_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v75's kernel (programs_vec8_floor: at least 8 programs of 256) asserting ``n % 10 == 0`` (whole records of 10)
+    over its entries 100000 and 200000: the floor's rungs halve to 25000, 12500, 6250, then 3125 (the twos run out),
+    which the original refuses as it does the power-of-two rounding 3104; the ladder stopped there and ``BLOCK=512``
+    was **written**, "correct at n=50000, n=6250", raising at 3580, 3000 and 2000 elements, which the original runs.
+    Now the rung's last stand-in is the halving rounded down to a multiple of every divisor up to 64 of the entries'
+    common factor (800): 2400, where the pick raises and the original runs; nothing is written."""
+    from kernelopt.tuning.net import SizeClass
+    from tests.test_wrongkernel17_cases import _caught, _checked
+
+    ten = ('assert n % 8 == 0, "whole vectors of 8"', 'assert n % 10 == 0, "whole records of 10"')
+    done = _checked(tmp_path, monkeypatch, "programs_vec8_floor", {"BLOCK": 512}, ten)
+    _caught(done, SizeClass.FLOOR, "n=2400")

@@ -41,8 +41,10 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
 - **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions (with the keys handed
   to ``run()`` above :data:`SMALL_KEY`, an exponent less one a rung; the module-level sizes where they are what
   moves) together, then each alone where there are two or more, at a quarter of their smallest entry, an eighth, ...
-  made odd (the plain halving where the original refuses the odd one), the other keys at their smallest, down to the
-  original's smallest grown tile (a computed one: down to 1), the written kernel run at each rung while it passes,
+  made odd (the plain halving where the original refuses the odd one, then that rounded to the entries' power of two,
+  then to a multiple of each divisor of theirs up to :data:`FLOOR_DIVISOR_MOST`: break18 b22), the other keys at their
+  smallest, down to the original's smallest grown tile (a computed one: down to 1), the written kernel run at each
+  rung while it passes,
   down to the first rung the original refuses: a larger block that asks more of the size (``assert triton.cdiv(n,
   BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which the original runs down to 1793)
   fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size below the smallest entry of
@@ -210,6 +212,9 @@ class DerivedSize(BaseModel):
     # a floor rung's last stand-in where the original refuses the rung and its fallback (its plain halving): the
     # halving rounded down to a multiple of the entries' power of two (v75: 12500 refused by n % 8, 12480 run)
     rounded: tuple[ProblemShape | None, ...] = ()
+    # then the halving rounded down to a multiple of every divisor of the entries' common factor up to
+    # FLOOR_DIVISOR_MOST (break18 b22: n % 10 == 0 over 100000 and 200000: 3125 and 3104 refused, 2400 run)
+    divided: tuple[ProblemShape | None, ...] = ()
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
@@ -219,6 +224,18 @@ class DerivedSize(BaseModel):
 #: largest entry: a format's step (quantization groups of 32 to 128 values, a kernel's ``assert K % 64 == 0``), where
 #: the half steps before it are refused; a smaller one is the entries' chance (60 and 100 share a 4).
 FORMAT_GRAIN = 32
+
+
+FLOOR_DIVISOR_MOST = 64
+"""A floor rung the original refuses, with its halving and that rounded to the entries' power of two, is tried last at
+the halving rounded down to a multiple of every divisor of the entries' common factor up to this (for 100000 and
+200000: 800, the multiple of 2, 4, 5, 8, 10, 16, 20, 25, 32, 40 and 50): an original asserting ``n % m == 0`` for any
+such ``m`` runs it, where the halvings ran out of twos (3125) before the pick's floor (break18 b22)."""
+
+
+def _divisors_multiple(common: int, most: int = FLOOR_DIVISOR_MOST) -> int:
+    """The least common multiple of every divisor of ``common`` up to ``most``."""
+    return math.lcm(*(d for d in range(1, most + 1) if common % d == 0))
 
 
 def _power_of_two_part(n: int) -> int:
@@ -683,30 +700,38 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
         step = min(mover.grain[k], 1 << (v.bit_length() - 1))
         return v // step * step
 
+    def divided(k: Slot, v: int) -> int:  # a multiple of each small divisor of the entries' (b22: 3125 -> 2400)
+        step = 1 if k in exponents else _divisors_multiple(mover.common[k])
+        return v // step * step if v >= step else plain(k, v)
+
     def elements(k: Slot, v: int) -> int:
         return 1 << v if k in exponents else v
 
     rungs: list[ProblemShape] = []
     halvings: list[ProblemShape | None] = []
     roundings: list[ProblemShape | None] = []
+    dividings: list[ProblemShape | None] = []
     rung = 1  # a half is the size below's
     while keys and any(at(k, rung) >= (0 if k in exponents else 1) for k in keys):
         values = {k: at(k, rung) for k in keys}
         odd = mover.shape({**smallest, **{k: plain(k, v) if k in exponents else v | 1 for k, v in values.items()}})
         even = mover.shape({**smallest, **{k: plain(k, v) for k, v in values.items()}})
         down = mover.shape({**smallest, **{k: rounded(k, v) for k, v in values.items()}})
+        split = mover.shape({**smallest, **{k: divided(k, v) for k, v in values.items()}})
         if odd not in mover.seen and odd not in rungs:
             rungs.append(odd)
             halvings.append(even if even != odd and even not in mover.seen else None)
             roundings.append(down if down not in (odd, even) and down not in mover.seen else None)
+            dividings.append(split if split not in (odd, even, down) and split not in mover.seen else None)
         if block is not None and all(elements(k, plain(k, v)) <= block for k, v in values.items()):
             break
         rung += 1
-    mover.seen += rungs + [p for p in [*halvings, *roundings] if p is not None]
+    mover.seen += rungs + [p for p in [*halvings, *roundings, *dividings] if p is not None]
     if not rungs:
         return []
     sized = mover.sized(SizeClass.FLOOR, rungs)
-    return [sized.model_copy(update={"fallbacks": tuple(halvings), "rounded": tuple(roundings)})]
+    stand_ins = {"fallbacks": tuple(halvings), "rounded": tuple(roundings), "divided": tuple(dividings)}
+    return [sized.model_copy(update=stand_ins)]
 
 
 def _ones(mover: _Mover) -> list[DerivedSize]:
@@ -1164,7 +1189,7 @@ class _Caster:
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
             built = self.built(shape, scale)
-            alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i)) if a is not None]
+            alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i), _at(size.divided, i)) if a is not None]
             while built is not None and built[0] is not Outcome.OK and alts:
                 # the rung refused for its odd part (v67: chunks of 160 of 4096 elements): its plain multiple instead
                 shape = alts.pop(0)
