@@ -149,6 +149,13 @@ TUPLE_FORMS = {
         "    rowmax_kernel[(M,)](x, out, N, BLOCK=BLOCK, num_warps=warps, num_stages=stages)\n",
         "CFG = (8, 1)\n\n\ndef block_of(cfg):\n    return cfg[0] * 128\n\n\n",
     ),
+    "relu_computed": (  # n86: the warps computed in run(), the block from the name the launch passes
+        "break16/warps_augmented",
+        OPTS_FOLDERS["opts_dict"][1],
+        "    nw, ns = BIG if n > 10**9 else CFG\n    BLOCK = nw * 32\n"
+        "    relu_kernel[(n // BLOCK,)](x, y, n, BLOCK=BLOCK, num_warps=nw, num_stages=ns)\n",
+        "CFG = (2, 3)\nBIG = (8, 3)\n\n\n",
+    ),
 }
 
 
@@ -217,3 +224,38 @@ def test_n85_on_a_gpu_a_tuned_num_warps_held_in_a_tuple_passed_whole_is_never_wr
     else:
         shapes = [{"M": 16, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
     assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+
+
+@pytest.mark.timeout(120)
+def test_n86_a_computed_num_warps_tuned_in_a_table_moves_the_block_computed_from_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n86 (**a wrong written kernel** on a GPU): the ReLU over ``n // BLOCK`` programs without masks with its warps
+    computed in ``run()`` (``nw, ns = BIG if n > 10**9 else CFG``, ``num_warps=nw`` at the launch) and its block from
+    them (``BLOCK = nw * 32``). A pick of ``num_warps=32`` is written as a table after the computation, ``if n <= 8192:
+    nw = 32``, so BLOCK is 1024 there too: it passed the entries (8192, 1024), the net was not cast ("only num_warps
+    moved": a computed option bound no name), and it was written, wrong at n=64 and 1088 (the user's check, 19:40).
+    Now the name the launch passes is followed: the net fails it below the smallest entry."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import chained_values, computed_readers
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import COMPUTED
+    from tests.test_newuser13_cases import _gpu_prepared
+    from tests.test_tuning_net import _evaluator, _session
+
+    folder = _tuple_folder(tmp_path, "relu_computed")
+    source = (folder / "kernel.py").read_text()
+    found = discover_source(source)
+    assert chained_values(found, source, ["num_warps"]) == {"BLOCK": None}
+    assert [t.name for t in computed_readers(found, source, ["num_warps"])] == ["BLOCK"]
+    # at the launch itself the option binds no name: a conditional there is read as before
+    inline = source.replace("num_warps=nw,", "num_warps=8 if n > 65536 else 4,")
+    assert chained_values(discover_source(inline), inline, ["num_warps"]) == {}
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = _gpu_prepared(folder, monkeypatch)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(
+            _session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": COMPUTED}, 20.0)), evaluator
+        )
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert done.edit_note.startswith("the written kernel fails at n=512 (below the smallest entry)"), done.edit_note

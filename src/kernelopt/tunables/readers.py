@@ -44,7 +44,7 @@ def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection
     bound: set[str] = set(names)
     for t in tunables:
         if t.name in names:
-            bound |= _bound_by(t, tree)
+            bound |= _bound_by(t, tree) | _passed_as(t, tree)
             if tree is not None:  # a dict holding the literal, read by its key (n77: BLOCK = opts["num_warps"] * 128)
                 bound |= {name for name, _, _ in _container_reads(t, tree)}
                 bound |= {name for name, _ in _tuple_reads(t, tree)}  # the tuple passed whole (n85)
@@ -189,7 +189,9 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
     for t in tunables:
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING:
             known |= dict.fromkeys(_bound_by(t, tree), t.value)
-    if not known or tree is None:
+    # a computed option: its tuned line binds the name the launch passes (n86), followed through assignments
+    passed = dict.fromkeys(name for t in tunables if t.name in moved for name in _passed_as(t, tree))
+    if not (known or passed) or tree is None:
         return {}
     held = {
         f"line {line} ({name}[{key!r}])" if key is not None else f"line {line} ({name})": None
@@ -209,7 +211,7 @@ def chained_values(tunables: Sequence[Tunable], source: str, moved: Collection[s
         if t.name in moved and t.kind is not TunableKind.COMPUTED_SETTING
         for name, line in _tuple_reads(t, tree)
     }
-    return _followed(tree, known) | _read_unfollowed(tree, set(known)) | held
+    return _followed(tree, passed | known) | _read_unfollowed(tree, set(known)) | held
 
 
 def _element_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int, int]]:
@@ -476,6 +478,28 @@ class _ReadFinder(cst.CSTVisitor):
 
 #: the calls a computation may make when it is evaluated at a launch option's value (:func:`shrunk_covers`)
 _CALLS = {"min": min, "max": max, "int": int, "abs": abs}
+
+
+def _passed_as(tunable: Tunable, tree: Parsed | None) -> set[str]:
+    """The names a launch passes a computed launch option as (``num_warps=nw`` beside ``nw, ns = BIG if n > LIMIT
+    else CFG``): a tuned table binds that name before the lines after the computation (``if n <= 8192: nw = 32``), so
+    a setting computed from it (``BLOCK = nw * 32``) moves with the option. newuser15's n86: a GPU pick of
+    ``num_warps=32`` was "only num_warps moved", the net not cast, and the table written, wrong at n=64 and 1088. A
+    name only (``num_warps=8 if n > 65536 else 4`` at the launch binds none); empty for a literal option
+    (:func:`_bound_by` reads its line) and for any other knob."""
+    if tree is None or tunable.kind is not TunableKind.COMPUTED_SETTING or tunable.name not in LAUNCH_OPTIONS:
+        return set()
+    try:
+        line = int(tunable.location.rsplit(":", 1)[1])
+    except (ValueError, IndexError, AttributeError):
+        return set()
+    return {
+        a.value.value
+        for node in walk(tree.module)
+        if isinstance(node, cst.Call) and tree.positions[node].start.line <= line <= tree.positions[node].end.line
+        for a in node.args
+        if a.keyword is not None and a.keyword.value == tunable.name and isinstance(a.value, cst.Name)
+    }
 
 
 def _bound_by(tunable: Tunable, tree: Parsed | None) -> set[str]:
