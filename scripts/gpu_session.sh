@@ -150,9 +150,9 @@
 #   newuser14  scripts/gpu_newuser14.sh: tune --device cuda on opts_dict, rowmax_opts and rowmax_helper (a block
 #              computed from num_warps through the options' dict or a helper): the kernel.py each leaves correct at
 #              sizes no entry names
-#   newuser15  scripts/gpu_newuser15.sh: tune --device cuda on relu_tuple and rowmax_tuple (a block computed by a
-#              helper given the launch options' module tuple whole): the kernel.py each leaves correct at sizes no
-#              entry names
+#   newuser15  scripts/gpu_newuser15.sh: tune --device cuda on relu_tuple, rowmax_tuple and relu_computed (a block
+#              computed by a helper given the launch options' module tuple whole, or from a computed num_warps): the
+#              kernel.py each leaves correct at sizes no entry names
 #   kkt18      scripts/gpu_kkt18.sh: fla's chunk kkt with each of its 27 autotune configs pinned against a float64
 #              reference at breaker16's GPU size and a smaller T: which race on the GPU (docs/faults.md kkt18)
 #   target18   scripts/gpu_target18.sh: tune --device cuda (no --target) on fla's chunk kkt cut to one racing config
@@ -229,7 +229,7 @@ break16 540 scripts/gpu_break16.sh
 late16 540 scripts/gpu_late16.sh
 misalign17 480 scripts/gpu_misalign17.sh
 newuser14 660 scripts/gpu_newuser14.sh
-newuser15 480 scripts/gpu_newuser15.sh
+newuser15 600 scripts/gpu_newuser15.sh
 break17 540 scripts/gpu_break17.sh
 knobs17 420 scripts/gpu_knobs17.sh
 kkt18 240 scripts/gpu_kkt18.sh

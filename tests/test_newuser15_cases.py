@@ -205,11 +205,11 @@ def test_n85_a_one_block_row_computed_by_a_helper_given_the_tuple_is_never_shrun
 
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("name", ["relu_tuple", "rowmax_tuple"])
-def test_n85_on_a_gpu_a_tuned_num_warps_held_in_a_tuple_passed_whole_is_never_written_wrong(
+@pytest.mark.parametrize("name", ["relu_tuple", "rowmax_tuple", "relu_computed"])
+def test_n85_n86_on_a_gpu_a_tuned_num_warps_held_in_a_tuple_or_computed_is_never_written_wrong(
     tmp_path: Path, name: str
 ) -> None:
-    """n85 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s
+    """n85 and n86 on an NVIDIA GPU, where the session searches ``num_warps``: ``kernelopt tune --device cuda`` (a 120 s
     wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (the
     ReLU: multiples of its 64-element block; the row max: rows up to its 1024-element block): right at every one,
     whatever was written."""
@@ -219,7 +219,7 @@ def test_n85_on_a_gpu_a_tuned_num_warps_held_in_a_tuple_passed_whole_is_never_wr
 
     folder = _tuple_folder(tmp_path, name)
     tuned_on_device(folder)
-    if name == "relu_tuple":
+    if name != "rowmax_tuple":
         shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     else:
         shapes = [{"M": 16, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
