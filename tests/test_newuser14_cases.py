@@ -170,13 +170,19 @@ def test_n75_n77_n81_on_a_gpu_a_tuned_num_warps_read_through_a_dict_or_a_helper_
     wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (n75:
     multiples of its 64-element block; n77, n81: rows up to its 1024-element block): right at every one, whatever was
     written."""
+    tuned_right_on_a_gpu(_opts_folder(tmp_path, name), rows=name != "opts_dict")
+
+
+def tuned_right_on_a_gpu(folder: Path, *, rows: bool) -> None:
+    """``kernelopt tune --device cuda`` on ``folder``, then the kernel.py it leaves run at sizes no entry names that
+    the original handles: the ReLU's multiples of its 64-element block, or (``rows``) the row max's rows up to its
+    1024-element block (newuser15's n85 and n86 too)."""
     import torch
 
     from tests.gpu_correct import assert_correct, tuned_on_device
 
-    folder = _opts_folder(tmp_path, name)
     tuned_on_device(folder)
-    if name == "opts_dict":
+    if not rows:
         shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
     else:
         shapes = [{"M": 16, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]

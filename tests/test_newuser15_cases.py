@@ -15,7 +15,7 @@ from kernelopt.tuning.candidate import Outcome, Result
 from kernelopt.tuning.shapes import ChoiceKind
 from tests.conftest import triton_interpreted
 from tests.test_breaker7_cases import _all_correct
-from tests.test_newuser14_cases import OPTS_FOLDERS, _refuses_4_keeps_16
+from tests.test_newuser14_cases import OPTS_FOLDERS, _refuses_4_keeps_16, tuned_right_on_a_gpu
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "newuser15"
@@ -213,17 +213,7 @@ def test_n85_n86_on_a_gpu_a_tuned_num_warps_held_in_a_tuple_or_computed_is_never
     wall) on each folder, then the kernel.py it leaves run at sizes no entry names that the original handles (the
     ReLU: multiples of its 64-element block; the row max: rows up to its 1024-element block): right at every one,
     whatever was written."""
-    import torch
-
-    from tests.gpu_correct import assert_correct, tuned_on_device
-
-    folder = _tuple_folder(tmp_path, name)
-    tuned_on_device(folder)
-    if name != "rowmax_tuple":
-        shapes = [{"n": 64}, {"n": 1088}, {"n": 8256}, {"n": 1 << 20}]
-    else:
-        shapes = [{"M": 16, "N": 600}, {"M": 33, "N": 1000}, {"M": 7, "N": 1024}, {"M": 3, "N": 513}]
-    assert_correct(folder, shapes, lambda r: bool(torch.allclose(r.got, r.want, atol=1e-5, rtol=1e-5)))
+    tuned_right_on_a_gpu(_tuple_folder(tmp_path, name), rows=name == "rowmax_tuple")
 
 
 @pytest.mark.timeout(120)
