@@ -3,62 +3,48 @@ broken, eighteenth trial"). Each test is a finding's case: b18, b19, ..."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-GRID2D_KERNEL = '''"""Rows scaled by a per-row factor over a 2-D grid of BLOCK_M x BLOCK_N tiles (masked); a launch that keeps
-the SMs busy asserts at least 8 programs over the whole grid."""
-
-import torch
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def scale2d_kernel(x_ptr, s_ptr, y_ptr, n_rows, n_cols, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-    offs = rows[:, None] * n_cols + cols[None, :]
-    s = tl.load(s_ptr + rows, mask=rows < n_rows, other=0.0)
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask, other=0.0) * s[:, None], mask=mask)
-
-
-def run(x, s):
-    n_rows, n_cols = x.shape
-    BLOCK_M = 16
+ROWS = Path(__file__).parent / "data" / "variants" / "rows_programs_floor"
+GRID2D = [
+    ("    cols = tl.arange(0, BLOCK_N)\n", "    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)\n"),
+    (
+        """    assert n_cols % 64 == 0 and n_cols <= 256, "rows of 64, 128, 192 or 256 columns"
+    BLOCK_M = 32
+    programs = triton.cdiv(n_rows, BLOCK_M)
+    assert programs >= 4, "at least 4 programs"
+    y = torch.empty_like(x)
+    row_scale_kernel[(programs,)](x, s, y, n_rows, n_cols, BLOCK_M=BLOCK_M, BLOCK_N=256)
+""",
+        """    BLOCK_M = 16
     BLOCK_N = 32
     grid = (triton.cdiv(n_rows, BLOCK_M), triton.cdiv(n_cols, BLOCK_N))
     assert grid[0] * grid[1] >= 8, "at least 8 programs"
     y = torch.empty_like(x)
-    scale2d_kernel[grid](x, s, y, n_rows, n_cols, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
-    return y
-'''
-
-GRID2D_REFERENCE = """import torch
-
-SHAPES = [{"n_rows": 512, "n_cols": 256}, {"n_rows": 1024, "n_cols": 512}]
-
-
-def get_inputs(n_rows=512, n_cols=256, device="cpu"):
-    g = torch.Generator().manual_seed(n_rows + n_cols)
-    return [torch.randn(n_rows, n_cols, generator=g).to(device), torch.randn(n_rows, generator=g).to(device)]
-
-
-def reference(x, s):
-    return x * s[:, None]
-"""
-"""v70's programs assert over a 2-D grid (``grid[0] * grid[1] >= 8``), tiles of 16 x 32: what ``tune --device cpu``
-found best on it (2026-12-06, 19:16 UTC) was 64 x 256, which raises below the entries."""
+    row_scale_kernel[grid](x, s, y, n_rows, n_cols, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+""",
+    ),
+    (
+        'SHAPES = [{"n_rows": 1024, "n_cols": 64}, {"n_rows": 2048, "n_cols": 128}]',
+        'SHAPES = [{"n_rows": 512, "n_cols": 256}, {"n_rows": 1024, "n_cols": 512}]',
+    ),
+]
+"""v73's row scaling (rows_programs_floor) over a 2-D grid of 16 x 32 tiles (masked), v70's programs assert over both
+axes (``grid[0] * grid[1] >= 8``), SHAPES 512 x 256 and 1024 x 512: what ``tune --device cpu`` found best on it
+(2026-12-06, 19:16 UTC) was 64 x 256, which raises below the entries."""
 
 
 def _grid2d(tmp_path: Path) -> Path:
-    folder = tmp_path / "grid2d"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(GRID2D_KERNEL)
-    (folder / "reference.py").write_text(GRID2D_REFERENCE)
+    folder = Path(shutil.copytree(ROWS, tmp_path / "grid2d"))
+    for name in ("kernel.py", "reference.py"):
+        text = (folder / name).read_text()
+        for old, new in GRID2D:
+            text = text.replace(old, new)
+        (folder / name).write_text(text)
     return folder
 
 
