@@ -7,7 +7,9 @@ sweep and a manual clock: no real memory pressure, no real waiting."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,9 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.record import SweepFile, read_sweeps
 from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
 from kernelopt.tuning.session import judge_gain, judge_table, machine_failed, tune, untimed_current
+from kernelopt.tuning.tail_wall import TailWall, WallSpent
+from tests.test_leftovers18_cases import CURRENT, PICK, Scripted, two_entries  # noqa: F401 (a fixture)
+from tests.test_leftovers18_cases import _session as finished
 
 SWEEP = Path(__file__).parent.parent / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "rmsnorm_bf16.json"
 HOST_OOM = "on the SHAPES entry T=2,D=1030: out of memory while timing: MemoryError: std::bad_alloc (kernel.py:53)"
@@ -96,3 +101,101 @@ def test_l1_a_device_out_of_memory_is_the_kernel_s_own_and_is_not_timed_again() 
     assert untimed_current(res) is None and judge_gain(res).better
     assert machine_failed(Result.failed(current, Outcome.WORKER_CRASH, "the worker died"))
     assert not machine_failed(Result.failed(current, Outcome.RUN_ERROR, "tl.dot K=8"))
+
+
+# ------------------------------------------------------------------------------------- l3: the stated wall time
+
+
+def _wall(spent_s: float, wall_s: float = 600.0) -> tuple[TailWall, ManualClock]:
+    """The wall of a session of ``wall_s`` whose budget started ``spent_s`` seconds ago on a manual clock."""
+    clock = ManualClock()
+    budget = Budget(24, clock, wall_s)
+    budget.start()
+    clock.advance(spent_s)
+    return TailWall.of(budget), clock
+
+
+def test_l3_the_phases_after_the_search_end_with_the_session_s_own_end() -> None:
+    """The tail's deadline is the session's own end (its start, the wall time and ``WALL_MARGIN_S``); the net's cap
+    is never past it, and says so when the wall binds."""
+    from kernelopt.tuning.net import NetCap
+    from kernelopt.tuning.pace import WALL_MARGIN_S
+
+    wall, clock = _wall(590.0)
+    assert wall.left_s() == pytest.approx(10.0 + WALL_MARGIN_S)
+    assert wall.cut("the net") is None and wall.cut("the net", need_s=30.0) is not None
+    cap = NetCap.of(590.0, clock(), wall)  # its own cap 150 s, the wall's 25 s
+    assert cap.deadline == wall.deadline and cap.words().startswith("past the session's wall time of 600 s")
+    assert NetCap.of(590.0, clock()).words().startswith("past the net's time cap of 148 s")
+    clock.advance(30.0)
+    line = wall.cut("the net")
+    assert line == (
+        "the net not run: the session's wall time of 600 s is spent (0 s left); a rerun resumes from the session record"
+    )
+    with pytest.raises(WallSpent, match="the net not run"):
+        wall.check("the net")
+
+
+class _Checks(Scripted):
+    """:class:`Scripted` whose check of the written source takes ``check_s`` on the session's manual clock and
+    passes, each call recorded."""
+
+    def __init__(self, labels: Sequence[str], clock: ManualClock, check_s: float) -> None:
+        super().__init__(labels, {str(PICK): 28.0, str(CURRENT): 30.0})
+        self.clock, self.check_s, self.checked = clock, check_s, 0
+
+    def check_source(self, source: str, config: Config) -> Result:
+        self.checked += 1
+        self.clock.advance(self.check_s)
+        return Result(config=config.as_dict(), outcome=Outcome.OK, check_s=self.check_s)
+
+
+@pytest.mark.parametrize("spent_s", [620.0, 590.0])
+def test_l3_an_edit_the_wall_time_left_cannot_check_is_not_written_and_the_verdict_says_which_check(
+    two_entries: Any,  # noqa: F811 (the fixture)
+    spent_s: float,
+) -> None:
+    """breaker18's l3 (2026-12-06 19:06 UTC, load 7-9): ``tune`` of inductor_scan, its budget "600 s", ended its
+    search and re-time at about 620 s (its current configuration's figure timed again alone, then three re-times cut
+    at 61.9 s), then checked its pick's edit and cast the net with no look at the wall, and was killed at 700 s. Past
+    the wall (620 s) the edit's check on the entries is not run; with 25 s left and a check of 20 s in the session, the
+    check runs (30 s this time) and the net, with no time left, does not: each time nothing is written, the verdict naming what was cut."""
+    from kernelopt.tuning import folder as tf
+
+    prepared = two_entries
+    big, small = (s.label() for s in prepared.shapes)
+    result = finished(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 15.0)})
+    result = result.model_copy(
+        update={"results": [r.model_copy(update={"check_s": 20.0}) for r in result.results]}
+    )  # the pick's check took 20 s in the session
+    tuning = tf.judge_session(prepared, result)
+    assert tuning.judgement.better
+    wall, clock = _wall(spent_s)
+    checks = _Checks([big, small], clock, check_s=30.0)  # 30 s now, on a loaded machine
+    done = tf._checked_edit(tuning, checks, wall)
+    assert done.edit is None and not done.judgement.better and done.judgement.reason == done.edit_note
+    phase = "the written edit's check on the SHAPES entries" if spent_s > 600 else "the net"
+    assert checks.checked == (0 if spent_s > 600 else 1)
+    assert done.judgement.reason.startswith(f"not written: {phase}"), done.judgement.reason
+    assert "the session's wall time of 600 s is spent" in done.judgement.reason
+
+
+def test_l3_a_refusal_the_wall_time_left_cannot_re_time_stands_and_says_so(
+    two_entries: Any,  # noqa: F811 (the fixture)
+) -> None:
+    """The re-time at the one entry that refused a pick (leftovers18's n1) is not run past the wall: the refusal
+    stands, its reason saying the re-time was cut, and nothing is asked of the evaluator."""
+    from kernelopt.tuning.folder import judge_session, retimed_at_refusal
+
+    prepared = two_entries
+    big, small = (s.label() for s in prepared.shapes)
+    first = judge_session(prepared, finished(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 31.5)}))
+    assert first.judgement.refused_at is not None
+    scripted = Scripted([big, small], {str(PICK): 28.0, str(CURRENT): 30.0})
+    wall, _ = _wall(700.0)
+    done = retimed_at_refusal(first, scripted, partial(judge_session, prepared), None, wall)
+    assert scripted.asked == [] and not done.judgement.better
+    assert done.judgement.reason.startswith(
+        f"the re-time at {small} not run: the session's wall time of 600 s is spent (0 s left); a rerun resumes from "
+        "the session record; the refusal stands (judged on 31.5 us against 30 us, 4.8 % slower); "
+    ), done.judgement.reason

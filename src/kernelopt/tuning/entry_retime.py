@@ -14,7 +14,7 @@ appended to the session's record (marked re-timed, never served to a rerun) and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from kernelopt.tuning.candidate import Config, Result, Value
 from kernelopt.tuning.record import SessionRecord
@@ -37,13 +37,15 @@ def retime_refusal(
     pick: Mapping[str, Value] | None,
     evaluator: ShapesEvaluator,
     record: SessionRecord | None = None,
+    cut: Callable[[], str | None] | None = None,
 ) -> tuple[SessionResult, str] | None:
     """The session with ``pick`` and the current configuration re-timed at the one entry that refused ``pick`` (the
     module docstring), and the sentence that says so; ``None`` where no such re-time applies (the pick judged better,
     refused at several entries, or by more than :data:`RETIME_SLOWER_PCT` where the other round agrees
     (:func:`_other_round`), a session too noisy to rank, no current configuration timed, an entry set aside or
     untimed). Where the re-time fails for either, the session is returned as it was, with the sentence saying why the
-    refusal stands."""
+    refusal stands; so too where ``cut`` (asked just before the re-time would run) says the session's wall time cannot
+    fit it (:meth:`~kernelopt.tuning.tail_wall.TailWall.cut`)."""
     if judgement.better or judgement.refused_at is None or result.noisy is not None:
         return None
     label, slower = judgement.refused_at
@@ -57,13 +59,16 @@ def retime_refusal(
     other = _other_round(result, label, mine, theirs, before, judgement.min_gain_pct)
     if slower > RETIME_SLOWER_PCT and other is None:
         return None
+    was = f"judged on {_us(before[0])} against {_us(before[1])}, {slower:.1f} % slower"
+    if other is not None:
+        was = f"{was}; the other round {_us(other[0])} against {_us(other[1])}"
+    spent = cut() if cut is not None else None
+    if spent is not None:
+        return result, f"{spent}; the refusal stands ({was})"
     again = evaluator.retime_at(label, [mine, theirs])
     if record is not None:
         for r in again:
             record.append(r.model_copy(update={"retimed": True}))
-    was = f"judged on {_us(before[0])} against {_us(before[1])}, {slower:.1f} % slower"
-    if other is not None:
-        was = f"{was}; the other round {_us(other[0])} against {_us(other[1])}"
     failed = next((r for r in again if not r.outcome.ok or r.latency_us is None), None)
     if failed is not None:
         why = failed.reason or failed.outcome.value

@@ -140,6 +140,7 @@ from kernelopt.tuning.shapes import (
 )
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
+from kernelopt.tuning.tail_wall import TailWall, WallSpent
 from kernelopt.tuning.writable import writable_space
 from kernelopt.vocabulary import Device
 from kernelopt.worker.environment import worker_env
@@ -964,7 +965,7 @@ def tune_folder(
             twin=twin,
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
         )
-        return _judged(prepared, result, evaluator, guarded, listed_now, record)
+        return _judged(prepared, result, evaluator, guarded, listed_now, record, TailWall.of(budget))
 
 
 def _served_on_fewer(record: SessionRecord, current: Config | None, evaluator: ShapesEvaluator) -> bool:
@@ -1021,10 +1022,12 @@ def _judged(
     guarded: Config | None,
     listed_now: Sequence[Config],
     record: SessionRecord | None = None,
+    wall: TailWall | None = None,
 ) -> FolderTuning:
     """The session judged (:func:`judge_session`), a pick refused at one entry alone judged again once re-timed there
     (:func:`retimed_at_refusal`), and a better pick's edit checked on the entries and by the net
-    (:func:`_checked_edit`, with ``evaluator``'s workers still up)."""
+    (:func:`_checked_edit`, with ``evaluator``'s workers still up); each within the session's stated wall time
+    (``wall``: a phase it cannot fit is not run, and the verdict says so, :mod:`kernelopt.tuning.tail_wall`)."""
     # only a ShapesEvaluator sets entries aside (a KernelEvaluator times one entry)
     set_aside = evaluator.aside_lines() if isinstance(evaluator, ShapesEvaluator) else ()
 
@@ -1040,9 +1043,9 @@ def _judged(
 
     tuning = judged(result)
     if isinstance(evaluator, ShapesEvaluator) and not listed_now and result.stop is not StopReason.INTERRUPTED:
-        tuning = retimed_at_refusal(tuning, evaluator, judged, record)
+        tuning = retimed_at_refusal(tuning, evaluator, judged, record, wall)
     if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
-        tuning = _checked_edit(tuning, evaluator)
+        tuning = _checked_edit(tuning, evaluator, wall)
     return tuning
 
 
@@ -1051,15 +1054,18 @@ def retimed_at_refusal(
     evaluator: ShapesEvaluator,
     judged: Callable[[SessionResult], FolderTuning],
     record: SessionRecord | None = None,
+    wall: TailWall | None = None,
 ) -> FolderTuning:
     """``tuning`` judged again (``judged``) once the pick and the current configuration are re-timed at the one entry
     that alone refused the pick, by a small margin or where the session's two rounds disagree there
     (:func:`~kernelopt.tuning.entry_retime.retime_refusal`: the pick there is the configuration that serves it,
-    :func:`_serves`), its reason led by what the re-time measured; unchanged where no such re-time applies."""
+    :func:`_serves`), its reason led by what the re-time measured; unchanged where no such re-time applies. Not
+    re-timed where ``wall`` (the session's stated wall time) is spent: the refusal stands, its reason saying so."""
     refused = tuning.judgement.refused_at
     if refused is None:
         return tuning
-    again = retime_refusal(tuning.result, tuning.judgement, _serves(tuning, refused[0]), evaluator, record)
+    cut = None if wall is None else functools.partial(wall.cut, f"the re-time at {refused[0]}")
+    again = retime_refusal(tuning.result, tuning.judgement, _serves(tuning, refused[0]), evaluator, record, cut)
     if again is None:
         return tuning
     result, said = again
@@ -1592,7 +1598,9 @@ def _runs_the_computation(tuning: FolderTuning, names: list[str], size: str, row
     return out
 
 
-def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator) -> FolderTuning:
+def _checked_edit(
+    tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator, wall: TailWall | None = None
+) -> FolderTuning:
     """The edit to write (:func:`shaped_edit`), checked once more on every shape the session ran (the written
     text is not a candidate when it holds a table) and by the net at sizes the ``SHAPES`` entries do not name
     (:mod:`kernelopt.tuning.net`); a failing or impossible edit keeps kernel.py as it is and says why (the judgement
@@ -1603,17 +1611,19 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     on the entries and by the net alike, or nothing is written, the line naming the entry, the size or the rule. A
     per-bucket table whose text fails gives way row by row, the row serving the size it failed at (table14), or
     each entry's in turn where a guard or a rule refused it (seen14), to its bucket's next-best, and a table so
-    written that fails again gives way by the same rule (:func:`_table_fallback`, leftovers15)."""
+    written that fails again gives way by the same rule (:func:`_table_fallback`, leftovers15). Every check and the
+    net within ``wall``, the session's stated wall time: a check it cannot fit is not run, and nothing is written
+    (:class:`~kernelopt.tuning.tail_wall.WallSpent`, the line saying which), the net cut at it as at its own cap."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
-    cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
+    cap = NetCap.of(tuning.result.wall_s, time.monotonic(), wall)  # one time cap over every pick the net checks
     try:
-        edit, note, net, failed, at = _checked(tuning, evaluator, known, cap)
+        edit, note, net, failed, at = _checked(tuning, evaluator, known, cap, wall)
         # a guard or a rule refused the pick's edit: the next-best writable pick that beats the current instead
         refused = note.removesuffix(": not written") if edit is None and failed is None and note else None
         line = failed if failed is not None else refused
         for alt in _next_picks(tuning) if line is not None else []:
             # a next-best that fails too leaves the net the note names: the pick's (break18 b19)
-            edit, _, alt_net, _, _ = _checked(alt, evaluator, known, cap)
+            edit, _, alt_net, _, _ = _checked(alt, evaluator, known, cap, wall)
             if edit is not None:
                 net = alt_net
                 picked = f"{line}: {config_text(tuning.result.best_config)} not written"
@@ -1621,9 +1631,13 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
                 tuning = alt
                 break
         if edit is None and line is not None:  # a table's rows give way (a single pick's next-best came above)
-            tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, line, at))
+            tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, line, at), wall)
         if edit is None and failed is not None:
             note = f"{failed}: nothing written"
+    except WallSpent as exc:  # a check the wall time left cannot fit: nothing is written unchecked
+        note = f"not written: {exc}"
+        judgement = tuning.judgement.model_copy(update={"better": False, "reason": note})
+        return replace(tuning, judgement=judgement, edit=None, edit_made=True, edit_note=note)
     except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
         update = {"stop": StopReason.INTERRUPTED, "interrupted_by": interrupt_signal(exc)}
         result = tuning.result.model_copy(update=update)
@@ -1650,6 +1664,7 @@ def _table_fallback(
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None,
     failure: tuple[str | None, NetVerdict | None, str, ProblemShape | None],
+    wall: TailWall | None = None,
 ) -> tuple[FolderTuning, EditResult | None, str | None, NetVerdict | None]:
     """A per-bucket table that failed, however it came to be (the session's pick, or a table written after an earlier
     row gave way): ``failure`` is the note and net as they were, the failure's line and the size it failed at (a
@@ -1676,7 +1691,7 @@ def _table_fallback(
             alt, row = step
             seen.add(frozenset(alt.failed_rows))
             lines = [*said, f"{line}: the row {row} not written"]
-            edit, alt_note, alt_net, failed_again, where = _checked(alt, evaluator, known, cap)
+            edit, alt_note, alt_net, failed_again, where = _checked(alt, evaluator, known, cap, wall)
             if edit is not None:
                 return alt, edit, f"{'; '.join(lines)}; {_next_best_passed(alt_note)}", alt_net
             if failed_again is not None:  # written, and failed its check: its rows give way in turn
@@ -1732,11 +1747,16 @@ def _checked(
     evaluator: KernelEvaluator | ShapesEvaluator,
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None = None,
+    wall: TailWall | None = None,
 ) -> tuple[EditResult | None, str | None, NetVerdict | None, str | None, ProblemShape | None]:
     """The pick's edit and note after its check on the ``SHAPES`` entries and the net (``None`` when it was not
     cast: no edit, or kernel.py as it is), the line of the check it failed (on the entries, or the net's; ``None``
     when it failed none), and the size it failed at (the entry's, or the net's): one path for both, the next-best
-    pick taken after either (net12), or a table's row (:func:`_table_fallback`)."""
+    pick taken after either (net12), or a table's row (:func:`_table_fallback`).
+
+    Raises:
+        WallSpent: ``wall`` (the session's stated wall time) cannot fit the check on the entries (at the seconds the
+            pick's check took in the session), or leaves the net no time at all."""
     edit, note = shaped_edit(tuning)
     if edit is not None and tuning.judgement.table:  # written because the table beats the current kernel
         note = f"{note}; {tuning.judgement.reason}" if note else tuning.judgement.reason
@@ -1753,6 +1773,8 @@ def _checked(
     # the pick's calls there: what the net's first size is estimated by (net12)
     check_s = next((r.check_s for r in tuning.result.results if r.config == tuning.result.best_config), None)
     if len(tuning.prepared.shapes) > 1:
+        if wall is not None:
+            wall.check("the written edit's check on the SHAPES entries", check_s or 0.0)
         checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
         if not checked.outcome.ok:
             failed = f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
@@ -1761,6 +1783,8 @@ def _checked(
         check_s = checked.check_s if checked.check_s is not None else check_s
     kernel_us, count = tuning.result.best_latency_us, len(tuning.prepared.shapes)
     entries = EntryTimes(check_s=check_s, kernel_s=kernel_us / 1e6, count=count) if check_s and kernel_us else None
+    if wall is not None:
+        wall.check("the net (the written kernel at sizes the SHAPES entries do not name)")
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
         return None, note, net, net.line(), net.failed.shape

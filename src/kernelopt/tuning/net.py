@@ -142,6 +142,7 @@ from kernelopt.numeric import plain_int
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, checked_output, first_line, load_candidate
 from kernelopt.tuning.problem import ProblemShape
+from kernelopt.tuning.tail_wall import TailWall
 
 
 class SizeClass(StrEnum):
@@ -1025,14 +1026,20 @@ class NetCap(BaseModel):
     deadline: float
     seconds: float
     session_s: float
+    wall_s: float | None = None
 
     @classmethod
-    def of(cls, session_s: float, now: float) -> NetCap:
-        """The cap for a session of ``session_s`` wall seconds, starting at ``now``."""
+    def of(cls, session_s: float, now: float, wall: TailWall | None = None) -> NetCap:
+        """The cap for a session of ``session_s`` wall seconds, starting at ``now``; never past ``wall``'s deadline
+        (the session's stated wall time: then :attr:`wall_s` is it, and the words name it)."""
         seconds = max(NET_FLOOR_S, NET_SHARE * session_s)
+        if wall is not None and wall.deadline < now + seconds:
+            return cls(deadline=wall.deadline, seconds=seconds, session_s=session_s, wall_s=wall.wall_s)
         return cls(deadline=now + seconds, seconds=seconds, session_s=session_s)
 
     def words(self) -> str:
+        if self.wall_s is not None:
+            return f"past the session's wall time of {self.wall_s:g} s (the session record keeps the rest for a rerun)"
         return (
             f"past the net's time cap of {self.seconds:.0f} s (the larger of {NET_FLOOR_S:.0f} s and "
             f"{NET_SHARE:.0%} of the session's {self.session_s:.0f} s)"
