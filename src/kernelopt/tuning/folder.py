@@ -1059,13 +1059,13 @@ def retimed_at_refusal(
     """``tuning`` judged again (``judged``) once the pick and the current configuration are re-timed at the one entry
     that alone refused the pick, by a small margin or where the session's two rounds disagree there
     (:func:`~kernelopt.tuning.entry_retime.retime_refusal`: the pick there is the configuration that serves it,
-    :func:`_serves`), its reason led by what the re-time measured; unchanged where no such re-time applies. Not
+    :func:`_judged_at`), its reason led by what the re-time measured; unchanged where no such re-time applies. Not
     re-timed where ``wall`` (the session's stated wall time) is spent: the refusal stands, its reason saying so."""
     refused = tuning.judgement.refused_at
     if refused is None:
         return tuning
     cut = None if wall is None else functools.partial(wall.cut, f"the re-time at {refused[0]}")
-    again = retime_refusal(tuning.result, tuning.judgement, _serves(tuning, refused[0]), evaluator, record, cut)
+    again = retime_refusal(tuning.result, tuning.judgement, _judged_at(tuning, refused[0]), evaluator, record, cut)
     if again is None:
         return tuning
     result, said = again
@@ -1075,7 +1075,7 @@ def retimed_at_refusal(
     )
 
 
-def _serves(tuning: FolderTuning, label: str) -> dict[str, Value] | None:
+def _judged_at(tuning: FolderTuning, label: str) -> dict[str, Value] | None:
     """The configuration judged at the shape ``label``: a keyed list's table row there (that shape's own best,
     :func:`judge_keyed_table`), the row a per-bucket table runs there (:func:`judge_choice`'s :func:`_serving`), else
     the one configuration judged (:func:`judge_one`)."""
