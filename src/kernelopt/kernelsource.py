@@ -423,7 +423,11 @@ def detect_framework(path: Path) -> Framework:
     Raises:
         InputFileError: the file is not text in the encoding it declares (:func:`kernelopt.fileio.decode_python`).
     """
-    text = read_python(path)
+    return framework_of(read_python(path))
+
+
+def framework_of(text: str) -> Framework:
+    """:func:`detect_framework` of a kernel.py's text already read (a session's, whatever the file holds now)."""
     if "import triton" in text or "from triton" in text:
         return Framework.TRITON
     if "load_inline" in text or "cupy" in text or "__global__" in text:

@@ -51,7 +51,7 @@ from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
 from kernelopt.harness.target_compile import TargetCheck, own_target, target_check
-from kernelopt.kernelsource import Framework, check_pair, detect_framework
+from kernelopt.kernelsource import Framework, check_pair, framework_of
 from kernelopt.numeric import is_int, plain_int
 from kernelopt.oneline import one_line
 from kernelopt.proc import interrupt_signal
@@ -1829,7 +1829,7 @@ def session_target(prepared: PreparedFolder) -> tuple[str | None, bool, str | No
     for a kernel.py not Triton's (nothing to compile: no process for every tune of a torch kernel)."""
     if prepared.request.target is not None:
         return prepared.request.target, True, None
-    if detect_framework(prepared.problem.kernel_py) is not Framework.TRITON:
+    if framework_of(prepared.base_source) is not Framework.TRITON:  # the session's text: the file may be gone (t9)
         return None, False, None
     target, skipped = own_target(prepared.request.device)
     return target, False, skipped
