@@ -190,7 +190,8 @@ VARIABLES: tuple[EnvVar, ...] = (
         "KERNELOPT_INTERPRETER_LIMIT_S",
         None,
         "seconds one run of a kernel is given in a worker running Triton's interpreter: a launch that cannot finish "
-        "in them stops in one line (kernelopt.harness.interpreter)",
+        "in them stops in one line (kernelopt.harness.interpreter): a tuning session's bench workers get the "
+        "candidate limit, the gate's worker the largest of its limits; a smaller value of yours is kept",
         "",
         direction=Direction.SET,
     ),

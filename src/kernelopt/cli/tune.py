@@ -493,6 +493,7 @@ def _tune_locked(
                             kernel_py=kernel_py.name,
                             written=written,
                             dry_run=dry_run and edit is not None and bool(edit.diff),
+                            set_aside=tuple(label for label, _ in tuning.set_aside),
                         ),
                     }
                 )
@@ -882,7 +883,14 @@ def _render(
     if tuning.choice is not None and tuning.per_shape:
         info(tuning.choice.reason)
     kernel_py = tuning.prepared.problem.kernel_py.name
-    verdict = verdict_line(r, j, kernel_py=kernel_py, written=written, dry_run=dry_run and bool(diff))
+    verdict = verdict_line(
+        r,
+        j,
+        kernel_py=kernel_py,
+        written=written,
+        dry_run=dry_run and bool(diff),
+        set_aside=tuple(label for label, _ in tuning.set_aside),
+    )
     note = note_beside(tuning.edit_note, verdict)
     if note:
         info(note)
@@ -950,10 +958,18 @@ def _current_text(tuning: FolderTuning) -> str:
 
 
 def verdict_line(
-    result: SessionResult, judgement: GainJudgement, *, kernel_py: str, written: bool, dry_run: bool
+    result: SessionResult,
+    judgement: GainJudgement,
+    *,
+    kernel_py: str,
+    written: bool,
+    dry_run: bool,
+    set_aside: tuple[str, ...] = (),
 ) -> str:
     """The session's outcome in one line: the best and how much faster it is than the current configuration
-    (the knobs that differ), and what happened to kernel.py; or why the current configuration stays.
+    (the knobs that differ), and what happened to kernel.py; or why the current configuration stays. Where the
+    session set ``SHAPES`` entries aside (``set_aside``, their labels), the figures say they are the entries kept's
+    alone (:func:`_summed`).
 
     ``best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304.1 us); written to kernel.py``
     """
@@ -985,7 +1001,7 @@ def verdict_line(
         if written:
             return f"{line}; written to {kernel_py}"
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
-    summed = _summed(result)
+    summed = _summed(result, set_aside)
     if not judgement.better:
         if not changed:
             return f"the current configuration is the best found ({_latency(result.best_latency_us)}{summed}); {left}"
@@ -1020,11 +1036,19 @@ def verdict_line(
     return f"{line}; {left}: nothing to write"
 
 
-def _summed(result: SessionResult) -> str:
+def _summed(result: SessionResult, set_aside: tuple[str, ...] = ()) -> str:
     """`` for its 2 shapes together`` when the session's latencies are sums over several ``SHAPES`` entries
-    (:func:`kernelopt.tuning.shapes.total`: one run of each), so a figure is not read as one call's; else empty."""
-    shapes = max((len(r.latency_us_by_shape) for r in (*result.retimed, *result.results)), default=0)
-    return f" for its {shapes} shapes together" if shapes > 1 else ""
+    (:func:`kernelopt.tuning.shapes.total`: one run of each), so a figure is not read as one call's; else empty.
+    Where entries were set aside (``set_aside``), the figure is the kept entries' alone and says so: `` at n=4096
+    (n=1000 set aside)`` (newuser15's "best BLOCK=4096: 1.371 ms, 134x faster" read as every entry's)."""
+    timed = max(((*r.latency_us_by_shape,) for r in (*result.retimed, *result.results)), key=len, default=())
+    where = f" for its {len(timed)} shapes together" if len(timed) > 1 else ""
+    if not set_aside:
+        return where
+    aside = f"{', '.join(set_aside)} set aside"
+    if len(timed) == 1:
+        return f" at {timed[0]} ({aside})"
+    return f"{where} ({aside})"
 
 
 def failures_line(result: SessionResult) -> str | None:

@@ -38,7 +38,7 @@ from kernelopt.fileio import atomic_write_bytes, atomic_write_text
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.harness.decision import Decision, decide
 from kernelopt.harness.hints import Hint, failure_class, hint_fits
-from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV
+from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV, child_limit
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
@@ -276,7 +276,7 @@ def _run(
     # a launch of Triton's interpreter longer than any limit of the run stops in one line (never one that fits)
     finite = [t for t in (limits.case_s, limits.run_s, limits.check_s) if math.isfinite(t)]
     if finite:
-        extra[INTERPRETER_LIMIT_ENV] = f"{max(finite):g}"
+        extra[INTERPRETER_LIMIT_ENV] = child_limit(max(finite))
     env = worker_env(None, extra, device=device)
     try:
         outcome = run_worker(job, limits=limits, run_dir=run_dir, env=env, cwd=reference_py.parent)

@@ -877,7 +877,8 @@ def grid_problem(grid: tuple[int, int, int]) -> str | None:
 
 #: The environment variable that gives a process running kernels in Triton's interpreter the time one run of the
 #: kernel is given, seconds (a tuning session's bench workers: ``bench_timeout_s``); unset: no launch is stopped
-#: (:func:`programs_problem`).
+#: (:func:`programs_problem`). kernelopt sets it for its workers (:func:`child_limit`), keeping a smaller value of
+#: the user's.
 INTERPRETER_LIMIT_ENV = "KERNELOPT_INTERPRETER_LIMIT_S"
 #: Launches of fewer programs are never judged, and measure nothing (:func:`_program_floor_s`).
 _JUDGED_PROGRAMS = 4096
@@ -909,6 +910,15 @@ def programs_problem(
         f"({rate * 1e3:.2g} ms a program), and the {programs - done} left take at least {floor_s * 1e3:.2g} ms each "
         f"here, past the {limit_s:g} s this run is given; a size for a GPU, not the interpreter"
     )
+
+
+def child_limit(limit_s: float) -> str:
+    """The value of :data:`INTERPRETER_LIMIT_ENV` for a worker whose run is given ``limit_s``: the smaller of it and
+    the user's own (set in kernelopt's environment: newuser15's ``KERNELOPT_INTERPRETER_LIMIT_S=20`` changed nothing
+    in a ``tune``, its line still "past the 60 s this run is given"); a user's value that is no positive number is
+    not one."""
+    user = _env_limit()
+    return f"{min(limit_s, user) if user and user > 0 else limit_s:g}"
 
 
 def _env_limit() -> float | None:

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_code
-from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV
+from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV, child_limit
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.numeric import is_int
 from kernelopt.tunables import (
@@ -445,7 +445,7 @@ class KernelEvaluator:
         if Device.of(device or self.problem.device or "") is not Device.CUDA:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
             # a launch of Triton's interpreter that cannot finish in a candidate's time stops in one line
-            env[INTERPRETER_LIMIT_ENV] = f"{self.settings.bench_timeout_s:g}"
+            env[INTERPRETER_LIMIT_ENV] = child_limit(self.settings.bench_timeout_s)
         return WorkerProcess(
             Service.BENCH,
             setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan, screen=self.settings.screen),
