@@ -91,6 +91,32 @@ def test_l1_a_host_out_of_memory_of_the_original_is_timed_again_and_nothing_is_w
     assert not table.better and table.reason == why
 
 
+@pytest.mark.parametrize("recovers", [True, False])
+def test_l1_a_list_entry_the_machine_lost_is_timed_again_and_without_it_nothing_is_judged_over_the_list(
+    recovers: bool,
+) -> None:
+    """The same run lost the list's other entry, ``ROWS=1``, to the same ``std::bad_alloc`` (19:54 UTC again, this
+    lane); not the session's current configuration, it was never timed again, and the list's pick at each key was
+    judged as its one entry. Each entry of the list as written (``originals``) the machine failed is timed again
+    alone; still without a figure, nothing is judged over the list (``folder._lost_to_the_machine``)."""
+    from kernelopt.tuning.folder import _lost_to_the_machine
+
+    [sweep] = read_sweeps(SWEEP)
+    space, clock = space_from_sweep(sweep), ManualClock()
+    current = space.current()
+    other = next(Config.of(c.config) for c in sweep.configs if Config.of(c.config) != current and c.latency_us)
+    ev = _OomCurrent(sweep, clock, other, HOST_OOM, recovers=recovers)
+    budget = Budget.default(space.size.count, clock)
+    res = tune(space, ev, budget=budget, seeds=[other], rng_seed=7, originals=[other])
+    assert [other.key()] in ev.retimed  # timed again alone
+    lost = _lost_to_the_machine(res, [other])
+    if recovers:
+        assert lost is None and any(Config.of(r.config) == other and r.outcome.ok for r in res.results)
+        return
+    assert lost is not None and lost.startswith("not written: the current autotune list has no figure at T=2,D=1030")
+    assert "std::bad_alloc" in lost and "\n" not in lost
+
+
 def test_l1_a_device_out_of_memory_is_the_kernel_s_own_and_is_not_timed_again() -> None:
     """A device's out-of-memory (torch's ``OutOfMemoryError``) is the kernel's own (a workspace a knob sizes): the
     original is not timed again, and a pick that runs is measured against a kernel that does not, as before."""

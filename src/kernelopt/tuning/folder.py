@@ -119,6 +119,7 @@ from kernelopt.tuning.session import (
     StopReason,
     judge_gain,
     judge_table,
+    machine_failed,
     tune,
 )
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator
@@ -964,6 +965,7 @@ def tune_folder(
             excluded=excluder(req.exclude),
             twin=twin,
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
+            originals=listed_now,
         )
         return _judged(prepared, result, evaluator, guarded, listed_now, record, TailWall.of(budget))
 
@@ -1494,6 +1496,9 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     table = table and choice is not None and choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []
+    lost = _lost_to_the_machine(result, [c for c in configs if c not in pool])
+    if lost is not None:  # an entry the kernel as written runs has no figure: nothing is judged over the list
+        return replace(tuning, judgement=tuning.judgement.model_copy(update={"better": False, "reason": lost}))
     for shape in per:
         ran = [pool[c].latency_us_by_shape.get(shape.shape) if c in pool else None for c in configs]
         skipped = [c in pool and timed_in_part(pool[c]) for c in configs]  # where it has no latency, it was set aside
@@ -1530,6 +1535,24 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         current_list=listed,
         list_as_written=as_written,
     )
+
+
+def _lost_to_the_machine(result: SessionResult, untimed: Sequence[Config]) -> str | None:
+    """Why nothing may be written over a keyed list one of whose entries (``untimed``, no figure in the round judged)
+    failed for the machine's reason and again when timed alone (:func:`~kernelopt.tuning.session.machine_failed`,
+    ``session._time_baseline``): the list's pick at each key is unknown, as :func:`untimed_current` says of one
+    configuration (honest18: vllm_add_rms_op's ``ROWS=1`` lost to the host's ``std::bad_alloc``); ``None`` otherwise."""
+    for config in untimed:
+        ran = [r for r in result.results if Config.of(r.config) == config]
+        if ran and not any(r.outcome.ok for r in ran) and machine_failed(ran[0]):
+            why = one_line((ran[0].reason or ran[0].outcome.value).split(";")[0], 200)
+            at = ran[0].failed_entry or "the shape timed"
+            return (
+                f"not written: the current autotune list has no figure at {at} ({config_text(config.as_dict())} was "
+                f"not timed ({ran[0].outcome.value}: {why}), nor when timed again alone): a change is written only "
+                "over a measured baseline (a loaded machine? run tune again)"
+            )
+    return None
 
 
 def list_as_written(

@@ -275,6 +275,7 @@ def tune(
     excluded: Callable[[Config], str | None] | None = None,
     twin: Config | None = None,
     screen: Callable[[Config], str | None] | None = None,
+    originals: Sequence[Config] = (),
 ) -> SessionResult:
     """Tune the launch configuration of ``space`` with ``evaluator`` (see the module docstring).
 
@@ -298,6 +299,8 @@ def tune(
             gives one value over them; or the values a tuned guard of the file sets, whose write is the file as it
             is): the current configuration is timed first on its own and the strategy knows the twin from its
             result (:meth:`Strategy.known`), so it is neither timed nor charged twice.
+        originals: the other configurations the kernel as written runs (a keyed autotune list's entries): each one
+            the machine failed is timed again alone at the end, as the current one is (:func:`_time_baseline`).
 
     Raises:
         UsageError: a seed is not a configuration of the space, or an unknown strategy name.
@@ -335,7 +338,7 @@ def tune(
     unretimed: str | None = None
     if stop not in (StopReason.INTERRUPTED, StopReason.CURRENT_FAILED):
         limit.retiming = True  # the re-time: bounded by the wall time left and its margin, not by the pace
-        retimed, unretimed, interrupted = _retime_end(evaluator, run, current, retime_top)
+        retimed, unretimed, interrupted = _retime_end(evaluator, run, current, retime_top, originals)
         if interrupted:  # the session is unfinished: its best was never re-timed
             stop = StopReason.INTERRUPTED
     return _result(space, run, current, retimed, stop, name, unretimed)
@@ -363,14 +366,14 @@ def _time_current_first(
 
 
 def _retime_end(
-    evaluator: Evaluator, run: _Run, current: Config | None, retime_top: int
+    evaluator: Evaluator, run: _Run, current: Config | None, retime_top: int, originals: Sequence[Config] = ()
 ) -> tuple[list[Result], str | None, bool]:
     """The session's end after its rounds (step 4 of the module docstring): a current configuration the machine
     failed timed again alone (:func:`_time_baseline`), then the picks the wall time left fits re-timed together. The
     re-time's results, why it did not take every pick (``None`` when it did), and whether an interrupt ended it (then
     no results: the best was never re-timed; interrupted in the baseline's time, no line either)."""
     try:
-        _time_baseline(evaluator, run, current)
+        _time_baseline(evaluator, run, current, originals)
     except KeyboardInterrupt as exc:
         run.interrupted_by = interrupt_signal(exc)
         return [], None, True
@@ -417,24 +420,27 @@ def machine_failed(result: Result) -> bool:
     return result.outcome is not Outcome.OUT_OF_MEMORY or not any(w in (result.reason or "") for w in _DEVICE_OOM)
 
 
-def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None) -> None:
+def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None, originals: Sequence[Config] = ()) -> None:
     """Time the current configuration once more, alone, when it ran and failed for the machine's reason
     (:func:`machine_failed`) and some candidate was timed: a pick is written only over a measured baseline
     (:func:`untimed_current`). It goes through :meth:`Evaluator.retime`, whose limit is the re-time's (300 s by
     default against 60 s a candidate) and whose files are compiled already; its result takes the failure's place
     among the session's (the record keeps both, the re-time not served to a rerun). On the CPU under load 10
     (2026-12-06), ``tune attorch_ln --budget 3`` wrote ``BLOCK_SIZE_BATCH=16`` over a current configuration that ran
-    past 60 s once, its speedup never measured."""
-    if current is None or run.best() is None:
+    past 60 s once, its speedup never measured. ``originals``: the other configurations the kernel as written runs
+    (a keyed autotune list's entries, its autotuner's pick among them at each key), each timed again so too (honest18:
+    vllm_add_rms_op's ``ROWS=1`` lost to the host's ``std::bad_alloc`` beside its current ``ROWS=4``)."""
+    if run.best() is None:
         return
-    at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == current), None)
-    if at is None or not machine_failed(run.results[at]):
-        return
-    [again] = _charged_retime(evaluator, run, [current])
-    if run.record is not None:
-        run.record.append(again.model_copy(update={"retimed": True}))
-    if again.outcome.ok and again.latency_us is not None:
-        run.results[at] = again.model_copy(update={"retimed": False})
+    for config in dict.fromkeys([*([current] if current is not None else []), *originals]):
+        at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == config), None)
+        if at is None or not machine_failed(run.results[at]):
+            continue
+        [again] = _charged_retime(evaluator, run, [config])
+        if run.record is not None:
+            run.record.append(again.model_copy(update={"retimed": True}))
+        if again.outcome.ok and again.latency_us is not None:
+            run.results[at] = again.model_copy(update={"retimed": False})
 
 
 def untimed_current(result: SessionResult) -> str | None:
