@@ -6,7 +6,7 @@ Usage::
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
     PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
-``cases``: the variants of docs/faults.md (v1-v76, the folder and the pick that was written wrong), each pick
+``cases``: the variants of docs/faults.md (v1-v77, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
 form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
 write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
@@ -159,6 +159,8 @@ CASES: dict[str, Case] = {
     "v74": ("programs_pow2_floor", {"BLOCK": 1024}, None),  # v70 over 1 << log_n elements: an exponent's floor
     "v75": ("programs_vec8_floor", {"BLOCK": 1024}, None),  # v70 with n % 8 == 0 over entries of 100000, 200000
     "v76": ("programs_rgb_floor", {"BLOCK": 1024}, None),  # v70 with n % 3 == 0: the halvings keep the 3
+    # floor18 (break18 b22's form past its stand-in: a modulus above 64 no halving nor rounding meets)
+    "v77": ("programs_mod1000_floor", {"BLOCK": 512}, None),  # v70 with n % 1000 == 0: the entries' divisors
 }
 
 

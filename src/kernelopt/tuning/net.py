@@ -42,10 +42,10 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
   to ``run()`` above :data:`SMALL_KEY`, an exponent less one a rung; the module-level sizes where they are what
   moves) together, then each alone where there are two or more, at a quarter of their smallest entry, an eighth, ...
   made odd (the plain halving where the original refuses the odd one, then that rounded to the entries' power of two,
-  then to a multiple of each divisor of theirs up to :data:`FLOOR_DIVISOR_MOST`: break18 b22), the other keys at their
-  smallest, down to the original's smallest grown tile (a computed one: down to 1), the written kernel run at each
-  rung while it passes,
-  down to the first rung the original refuses: a larger block that asks more of the size (``assert triton.cdiv(n,
+  then the divisors of the entries' common factor below it, largest first, at most :data:`FLOOR_DIVISOR_TRIES`:
+  break18 b22's ``n % 10``, v77's ``n % 1000``), the other keys at their smallest, down to the original's smallest
+  grown tile (a computed one: down to 1), the written kernel run at each rung while it passes, down to the first
+  rung the original refuses: a larger block that asks more of the size (``assert triton.cdiv(n,
   BLOCK) >= 8``, ``BLOCK = 1024`` of 256: raising from 7168 elements down, which the original runs down to 1793)
   fails a rung between the two floors (wrongkernel18's v70, b17 on the H100: the size below the smallest entry of
   32768 was 16385, the pick's own floor below it; v71 over a module-level ``N``, v72 a chunk handed to ``run()``,
@@ -213,9 +213,9 @@ class DerivedSize(BaseModel):
     # a floor rung's last stand-in where the original refuses the rung and its fallback (its plain halving): the
     # halving rounded down to a multiple of the entries' power of two (v75: 12500 refused by n % 8, 12480 run)
     rounded: tuple[ProblemShape | None, ...] = ()
-    # then the halving rounded down to a multiple of every divisor of the entries' common factor up to
-    # FLOOR_DIVISOR_MOST (break18 b22: n % 10 == 0 over 100000 and 200000: 3125 and 3104 refused, 2400 run)
-    divided: tuple[ProblemShape | None, ...] = ()
+    # then the divisors of the entries' common factor below the rung, largest first, at most FLOOR_DIVISOR_TRIES
+    # (floor18's v77: n % 1000 == 0 over 100000 and 200000: 3125 and 3104 refused, 2500 refused, 2000 run)
+    divisors: tuple[tuple[ProblemShape, ...], ...] = ()
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
@@ -227,16 +227,19 @@ class DerivedSize(BaseModel):
 FORMAT_GRAIN = 32
 
 
-FLOOR_DIVISOR_MOST = 64
+FLOOR_DIVISOR_TRIES = 12
 """A floor rung the original refuses, with its halving and that rounded to the entries' power of two, is tried last at
-the halving rounded down to a multiple of every divisor of the entries' common factor up to this (for 100000 and
-200000: 800, the multiple of 2, 4, 5, 8, 10, 16, 20, 25, 32, 40 and 50): an original asserting ``n % m == 0`` for any
-such ``m`` runs it, where the halvings ran out of twos (3125) before the pick's floor (break18 b22)."""
+the divisors of the entries' common factor below the halving, largest first, at most this many (for 100000 and 200000
+below 3125: 2500, 2000, 1600, 1250, 1000, ...): an original asserting ``n % m == 0`` has ``m`` divide every entry, so
+the multiples of ``m`` among those divisors reach down to ``m`` itself, where the halvings ran out of twos (3125)
+before the pick's floor (break18 b22's ``n % 10``: 2500; floor18's v77, ``n % 1000``: 2000). Bounded so an original
+refusing every size costs a dozen requests at its first rung, no more."""
 
 
-def _divisors_multiple(common: int, most: int = FLOOR_DIVISOR_MOST) -> int:
-    """The least common multiple of every divisor of ``common`` up to ``most``."""
-    return math.lcm(*(d for d in range(1, most + 1) if common % d == 0))
+def _divisors_below(common: int, most: int, count: int = FLOOR_DIVISOR_TRIES) -> list[int]:
+    """The ``count`` largest divisors of ``common`` that are at most ``most``, largest first."""
+    small = [d for d in range(1, math.isqrt(common) + 1) if common % d == 0]
+    return sorted({v for d in small for v in (d, common // d) if v <= most}, reverse=True)[:count]
 
 
 def _power_of_two_part(n: int) -> int:
@@ -684,8 +687,10 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
     its smallest less one, two, ...: half the elements, a quarter), each rung's plain halving its fallback (keeping
     the entries' odd factors: 98304 -> 24576, a multiple of 3; v76), then that rounded down to a multiple of the
     entries' power of two, at most the halving's own (:attr:`DerivedSize.rounded`: entries of 100000 and 200000 halve
-    to 12500, which an original asserting ``n % 8 == 0`` refuses, and 12480 it runs; v75); the other keys at their
-    smallest, down to ``block`` (see :func:`_floor`)."""
+    to 12500, which an original asserting ``n % 8 == 0`` refuses, and 12480 it runs; v75), then the divisors of the
+    entries' common factor below the halving, largest first (:attr:`DerivedSize.divisors`: 2500, 2000, ... below
+    3125, a multiple of 1000 among them; v77), keys together at their divisors of the same rank; the other keys at
+    their smallest, down to ``block`` (see :func:`_floor`)."""
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
     exponents = mover.exponents
 
@@ -701,9 +706,8 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
         step = min(mover.grain[k], 1 << (v.bit_length() - 1))
         return v // step * step
 
-    def divided(k: Slot, v: int) -> int:  # a multiple of each small divisor of the entries' (b22: 3125 -> 2400)
-        step = 1 if k in exponents else _divisors_multiple(mover.common[k])
-        return v // step * step if v >= step else plain(k, v)
+    def divisors(k: Slot, v: int) -> list[int]:  # the entries' common factor's below v, largest first (v77: 2000)
+        return [plain(k, v)] if k in exponents or v < 1 else _divisors_below(mover.common[k], v)
 
     def elements(k: Slot, v: int) -> int:
         return 1 << v if k in exponents else v
@@ -711,27 +715,32 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
     rungs: list[ProblemShape] = []
     halvings: list[ProblemShape | None] = []
     roundings: list[ProblemShape | None] = []
-    dividings: list[ProblemShape | None] = []
+    dividings: list[tuple[ProblemShape, ...]] = []
     rung = 1  # a half is the size below's
     while keys and any(at(k, rung) >= (0 if k in exponents else 1) for k in keys):
         values = {k: at(k, rung) for k in keys}
         odd = mover.shape({**smallest, **{k: plain(k, v) if k in exponents else v | 1 for k, v in values.items()}})
         even = mover.shape({**smallest, **{k: plain(k, v) for k, v in values.items()}})
         down = mover.shape({**smallest, **{k: rounded(k, v) for k, v in values.items()}})
-        split = mover.shape({**smallest, **{k: divided(k, v) for k, v in values.items()}})
+        lists = {k: divisors(k, v) for k, v in values.items()}
+        splits = [
+            mover.shape({**smallest, **{k: ds[min(i, len(ds) - 1)] for k, ds in lists.items()}})
+            for i in range(max(len(ds) for ds in lists.values()))
+        ]
         if odd not in mover.seen and odd not in rungs:
             rungs.append(odd)
             halvings.append(even if even != odd and even not in mover.seen else None)
             roundings.append(down if down not in (odd, even) and down not in mover.seen else None)
-            dividings.append(split if split not in (odd, even, down) and split not in mover.seen else None)
+            taken = [odd, even, down, *mover.seen]
+            dividings.append(tuple(p for i, p in enumerate(splits) if p not in taken and p not in splits[:i]))
         if block is not None and all(elements(k, plain(k, v)) <= block for k, v in values.items()):
             break
         rung += 1
-    mover.seen += rungs + [p for p in [*halvings, *roundings, *dividings] if p is not None]
+    mover.seen += rungs + [p for p in [*halvings, *roundings, *(p for ps in dividings for p in ps)] if p is not None]
     if not rungs:
         return []
     sized = mover.sized(SizeClass.FLOOR, rungs)
-    stand_ins = {"fallbacks": tuple(halvings), "rounded": tuple(roundings), "divided": tuple(dividings)}
+    stand_ins = {"fallbacks": tuple(halvings), "rounded": tuple(roundings), "divisors": tuple(dividings)}
     return [sized.model_copy(update=stand_ins)]
 
 
@@ -1177,13 +1186,15 @@ class _Caster:
         the original passes; where the original fails too, the tries after it are not run (past the original's reach;
         below its block, whose multiples no smaller power of two's are): held at the last try it passed, else skipped.
         A floor's rung the original refuses runs its plain halving (its fallback), then that rounded down to the
-        entries' power of two, before the ladder stops. A try
+        entries' power of two, then the divisors of the entries' common factor below it, largest first (each shape
+        once a ladder: a divisor a rung above tried is not run again), before the ladder stops. A try
         reference.py cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung
         past :data:`FAR_SURE_SCALE` times the entries' elements runs only while its request is estimated within
         :meth:`far_seconds` (with no cap, its first rung only), every try only while it ends within the cap."""
         far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
         stop: str | None = None
+        run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
             expected = _estimate(scale, self.entries, self.ran)
@@ -1196,7 +1207,8 @@ class _Caster:
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
                 break
             built = self.built(shape, scale)
-            alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i), _at(size.divided, i)) if a is not None]
+            divisors = size.divisors[i] if i < len(size.divisors) else ()
+            alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i), *divisors) if a is not None]
             while built is not None and built[0] is not Outcome.OK and alts:
                 # the rung refused for its odd part (v67: chunks of 160 of 4096 elements): its plain multiple instead
                 shape = alts.pop(0)
@@ -1209,8 +1221,12 @@ class _Caster:
             tried = self.tried(size, shape, scale, original, written)
             while tried.both and alts and size.kind is SizeClass.FLOOR:
                 # the original refuses the floor's odd rung (a power of two, a multiple of its block): the plain one,
-                # then the plain one rounded down to the entries' power of two (v76 keeps a 3, v75 a multiple of 8)
+                # then the plain one rounded down to the entries' power of two (v76 keeps a 3, v75 a multiple of 8),
+                # then the entries' common factor's divisors below it (v77: 2000, a multiple of 1000)
                 shape = alts.pop(0)
+                if shape in run:
+                    continue
+                run.append(shape)
                 built = self.built(shape, scale)
                 if built is None or built[0] is Outcome.OK:
                     tried = self.tried(size, shape, scale, original, written)
