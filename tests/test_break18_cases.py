@@ -187,11 +187,12 @@ def test_b22_a_pick_that_raises_below_the_entries_of_an_original_asserting_n_mod
     over its entries 100000 and 200000: the floor's rungs halve to 25000, 12500, 6250, then 3125 (the twos run out),
     which the original refuses as it does the power-of-two rounding 3104; the ladder stopped there and ``BLOCK=512``
     was **written**, "correct at n=50000, n=6250", raising at 3580, 3000 and 2000 elements, which the original runs.
-    Now the rung's last stand-in is the halving rounded down to a multiple of every divisor up to 64 of the entries'
-    common factor (800): 2400, where the pick raises and the original runs; nothing is written."""
+    Now the rung's last stand-ins are the divisors of the entries' common factor below it, largest first (floor18's
+    rule, which replaced b22's multiple of every divisor up to 64, 2400): 2500, where the pick raises and the
+    original runs; nothing is written."""
     from kernelopt.tuning.net import SizeClass
     from tests.test_wrongkernel17_cases import _caught, _checked
 
     ten = ('assert n % 8 == 0, "whole vectors of 8"', 'assert n % 10 == 0, "whole records of 10"')
     done = _checked(tmp_path, monkeypatch, "programs_vec8_floor", {"BLOCK": 512}, ten)
-    _caught(done, SizeClass.FLOOR, "n=2400")
+    _caught(done, SizeClass.FLOOR, "n=2500")

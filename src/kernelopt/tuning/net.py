@@ -230,16 +230,16 @@ FORMAT_GRAIN = 32
 FLOOR_DIVISOR_TRIES = 12
 """A floor rung the original refuses, with its halving and that rounded to the entries' power of two, is tried last at
 the divisors of the entries' common factor below the halving, largest first, at most this many (for 100000 and 200000
-below 3125: 2500, 2000, 1600, 1250, 1000, ...): an original asserting ``n % m == 0`` has ``m`` divide every entry, so
+below 3125: 2500, 2000, 1250, 1000, 800, ...): an original asserting ``n % m == 0`` has ``m`` divide every entry, so
 the multiples of ``m`` among those divisors reach down to ``m`` itself, where the halvings ran out of twos (3125)
 before the pick's floor (break18 b22's ``n % 10``: 2500; floor18's v77, ``n % 1000``: 2000). Bounded so an original
 refusing every size costs a dozen requests at its first rung, no more."""
 
 
-def _divisors_below(common: int, most: int, count: int = FLOOR_DIVISOR_TRIES) -> list[int]:
-    """The ``count`` largest divisors of ``common`` that are at most ``most``, largest first."""
+def _divisors_below(common: int, most: int, least: int = 1, count: int = FLOOR_DIVISOR_TRIES) -> list[int]:
+    """The ``count`` largest divisors of ``common`` from ``least`` to ``most``, largest first."""
     small = [d for d in range(1, math.isqrt(common) + 1) if common % d == 0]
-    return sorted({v for d in small for v in (d, common // d) if v <= most}, reverse=True)[:count]
+    return sorted({v for d in small for v in (d, common // d) if least <= v <= most}, reverse=True)[:count]
 
 
 def _power_of_two_part(n: int) -> int:
@@ -688,9 +688,9 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
     the entries' odd factors: 98304 -> 24576, a multiple of 3; v76), then that rounded down to a multiple of the
     entries' power of two, at most the halving's own (:attr:`DerivedSize.rounded`: entries of 100000 and 200000 halve
     to 12500, which an original asserting ``n % 8 == 0`` refuses, and 12480 it runs; v75), then the divisors of the
-    entries' common factor below the halving, largest first (:attr:`DerivedSize.divisors`: 2500, 2000, ... below
-    3125, a multiple of 1000 among them; v77), keys together at their divisors of the same rank; the other keys at
-    their smallest, down to ``block`` (see :func:`_floor`)."""
+    entries' common factor below the halving, largest first, none below ``block`` (:attr:`DerivedSize.divisors`:
+    2500, 2000, ... below 3125, a multiple of 1000 among them; v77), keys together at their divisors of the same rank;
+    the other keys at their smallest, down to ``block`` (see :func:`_floor`)."""
     smallest = {k: min(mover.sizes[k]) for k in mover.moving}
     exponents = mover.exponents
 
@@ -706,8 +706,9 @@ def _floor_ladder(mover: _Mover, keys: Sequence[Slot], block: int | None) -> lis
         step = min(mover.grain[k], 1 << (v.bit_length() - 1))
         return v // step * step
 
-    def divisors(k: Slot, v: int) -> list[int]:  # the entries' common factor's below v, largest first (v77: 2000)
-        return [plain(k, v)] if k in exponents or v < 1 else _divisors_below(mover.common[k], v)
+    def divisors(k: Slot, v: int) -> list[int]:  # the entries' common factor's below v, down to the block (v77: 2000)
+        ds = [] if k in exponents or v < 1 else _divisors_below(mover.common[k], v, block or 1)
+        return ds or [plain(k, v)]
 
     def elements(k: Slot, v: int) -> int:
         return 1 << v if k in exponents else v
