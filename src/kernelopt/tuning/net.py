@@ -138,7 +138,7 @@ from kernelopt.harness.hostmem import is_out_of_memory
 from kernelopt.harness.interpreter import mirrored_programs
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
-from kernelopt.numeric import plain_int
+from kernelopt.numeric import is_int, plain_int
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, checked_output, first_line, load_candidate
 from kernelopt.tuning.problem import ProblemShape
@@ -240,6 +240,15 @@ def _divisors_below(common: int, most: int, least: int = 1, count: int = FLOOR_D
     """The ``count`` largest divisors of ``common`` from ``least`` to ``most``, largest first."""
     small = [d for d in range(1, math.isqrt(common) + 1) if common % d == 0]
     return sorted({v for d in small for v in (d, common // d) if least <= v <= most}, reverse=True)[:count]
+
+
+def _divides(a: ProblemShape, b: ProblemShape) -> bool:
+    """Whether each size of ``a`` divides ``b``'s (the other values equal): an original refusing ``b`` for a modulus
+    (``n % 1000``) or a least size (``cdiv(n, BLOCK) >= 8``), or both, refuses ``a`` too, so the floor never asks."""
+    if a.kwargs.keys() != b.kwargs.keys() or a.constants.keys() != b.constants.keys():
+        return False
+    pairs = [(x[k], y[k]) for x, y in ((a.kwargs, b.kwargs), (a.constants, b.constants)) for k in x]
+    return all(u == v or (is_int(u) and is_int(v) and 0 < u <= v and v % u == 0) for u, v in pairs)
 
 
 def _power_of_two_part(n: int) -> int:
@@ -1188,7 +1197,8 @@ class _Caster:
         below its block, whose multiples no smaller power of two's are): held at the last try it passed, else skipped.
         A floor's rung the original refuses runs its plain halving (its fallback), then that rounded down to the
         entries' power of two, then the divisors of the entries' common factor below it, largest first (each shape
-        once a ladder: a divisor a rung above tried is not run again), before the ladder stops. A try
+        once a ladder, and none dividing a size the original refused in it: a modulus or a least size refuses that
+        too; 1024 refused, 512 and 256 are not asked), before the ladder stops. A try
         reference.py cannot build ends a far size (past the memory) and is stepped over in a residue size; a far rung
         past :data:`FAR_SURE_SCALE` times the entries' elements runs only while its request is estimated within
         :meth:`far_seconds` (with no cap, its first rung only), every try only while it ends within the cap."""
@@ -1196,6 +1206,7 @@ class _Caster:
         held: ProblemShape | None = None
         stop: str | None = None
         run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
+        refused: list[ProblemShape] = []  # where the original failed too: a stand-in dividing one is not run
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
             expected = _estimate(scale, self.entries, self.ran)
@@ -1220,17 +1231,19 @@ class _Caster:
                     break
                 continue
             tried = self.tried(size, shape, scale, original, written)
+            refused += [shape] if tried.both else []
             while tried.both and alts and size.kind is SizeClass.FLOOR:
                 # the original refuses the floor's odd rung (a power of two, a multiple of its block): the plain one,
                 # then the plain one rounded down to the entries' power of two (v76 keeps a 3, v75 a multiple of 8),
                 # then the entries' common factor's divisors below it (v77: 2000, a multiple of 1000)
                 shape = alts.pop(0)
-                if shape in run:
+                if shape in run or any(_divides(shape, r) for r in refused):
                     continue
                 run.append(shape)
                 built = self.built(shape, scale)
                 if built is None or built[0] is Outcome.OK:
                     tried = self.tried(size, shape, scale, original, written)
+                    refused += [shape] if tried.both else []
             probe = size.kind is SizeClass.CONSTANT and i == 0  # its odd value: passed, the rest say no more
             if tried.failed is not None:
                 return tried.failed
