@@ -397,7 +397,8 @@ def test_a_current_configuration_that_ran_past_its_limit_is_said_so() -> None:
     """Seen on 2026-12-05: ``tune stencil_dw --device cpu`` printed "best BLOCK_W=32: 3190 ms; the current BLOCK_W=16
     did not run; written to kernel.py": the current ran, and ran past the 60 s candidate limit on the loaded machine
     (its record: run_timeout). The line says so; and since gpuleft10 (2026-12-06) nothing is written over a current
-    configuration that was never timed (tests/test_gpuleft10_cases.py): the line says why."""
+    configuration that was never timed (tests/test_gpuleft10_cases.py): the line says why (in honest18's words,
+    ``session.untimed_current``)."""
     from kernelopt.cli.tune import verdict_line
     from kernelopt.tuning.candidate import Outcome, Result
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
@@ -416,10 +417,11 @@ def test_a_current_configuration_that_ran_past_its_limit_is_said_so() -> None:
     )  # fmt: skip
     line = verdict_line(result, judge_gain(result), kernel_py="kernel.py", written=False, dry_run=False)
     assert line == (
-        "the current configuration stays (the best found, BLOCK_W=32): the current BLOCK_W=16 was not timed "
-        "(run_timeout: on the SHAPES entry C=4,H=40,W=64: checking and timing: no reply within 60 s), nor when timed "
-        "again alone with the re-time's limit: a change is written only over a measured baseline (a loaded machine? "
-        "run tune again, or give --candidate-timeout-s more); kernel.py left unchanged"
+        "the current configuration stays (the best found, BLOCK_W=32): not written: the current configuration has no "
+        "figure at the shape timed (the current BLOCK_W=16 was not timed (run_timeout: on the SHAPES entry "
+        "C=4,H=40,W=64: checking and timing: no reply within 60 s), nor when timed again alone with the re-time's "
+        "limit): a change is written only over a measured baseline (a loaded machine? run tune again, or give "
+        "--candidate-timeout-s more); kernel.py left unchanged"
     )
 
 
