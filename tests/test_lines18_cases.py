@@ -4,9 +4,12 @@ Each case is a line kernelopt printed that said what was not so, replayed on the
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kernelopt.tuning.candidate import Outcome, Result
+from tests.conftest import load_fresh, triton_interpreted
 
 
 @pytest.mark.timeout(30)
@@ -74,3 +77,136 @@ def test_l3_a_verdict_after_an_entry_was_set_aside_says_its_figure_is_the_kept_e
         summed, judge_gain(summed), kernel_py="kernel.py", written=True, dry_run=False, set_aside=("n=1000", "n=7")
     )
     assert line.startswith("best BLOCK=4096: 1.371 ms for its 2 shapes together (n=1000, n=7 set aside), 134x")
+
+
+#: wrongkernel18's capped grid: a grid-stride sum masked ``offs < n`` over at most 64 programs into 64 partial slots,
+#: summed by a second kernel of ``SLOTS`` unmasked loads (the buffer is exactly ``SLOTS`` long).
+CAPPED = """import torch
+import triton
+import triton.language as tl
+
+MAX_PROGRAMS = 64
+SLOTS = 64
+
+
+@triton.jit
+def partial_sum_kernel(x_ptr, part_ptr, n, BLOCK: tl.constexpr, SLOTS: tl.constexpr):
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(pid * BLOCK, n, nprog * BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(part_ptr + pid % SLOTS, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def finish_kernel(part_ptr, out_ptr, SLOTS: tl.constexpr):
+    offs = tl.arange(0, SLOTS)
+    parts = tl.load(part_ptr + offs)
+    tl.store(out_ptr, tl.sum(parts, axis=0))
+
+
+def run(x):
+    n = x.numel()
+    part = torch.zeros(SLOTS, device=x.device, dtype=torch.float32)
+    out = torch.empty(1, device=x.device, dtype=torch.float32)
+    BLOCK = 128
+    grid = (min(triton.cdiv(n, BLOCK), MAX_PROGRAMS),)
+    partial_sum_kernel[grid](x, part, n, BLOCK=BLOCK, SLOTS=SLOTS)
+    finish_kernel[(1,)](part, out, SLOTS=SLOTS)
+    return out
+"""
+
+#: wrongkernel18's per-row int8 quantization: a running max of ``tl.abs`` over a loop of blocks masked
+#: ``cols < n_cols`` (fill 0.0), then the row quantized and saturated to [-127, 127] over the same blocks.
+QUANT = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_quant_kernel(x_ptr, q_ptr, s_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    amax = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+        amax = tl.maximum(amax, tl.abs(x))
+    scale = tl.maximum(tl.max(amax, axis=0), 1e-8) / 127.0
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+        q = tl.minimum(tl.maximum(x / scale, -127.0), 127.0)
+        tl.store(q_ptr + row * stride + cols, q.to(tl.int8), mask=cols < n_cols)
+    tl.store(s_ptr + row, scale)
+
+
+def run(x):
+    n_rows, n_cols = x.shape
+    q = torch.empty_like(x, dtype=torch.int8)
+    s = torch.empty(n_rows, device=x.device, dtype=torch.float32)
+    BLOCK = 128
+    row_quant_kernel[(n_rows,)](x, q, s, n_cols, x.stride(0), BLOCK=BLOCK)
+    return q, s
+"""
+
+
+def _written(old: str, new: str) -> str:
+    from kernelopt.tunables.guard import guard_edit
+
+    guarded = guard_edit(old, new)
+    assert guarded.new_source == new and not guarded.tests, guarded.note  # written plainly, no guard
+    return new
+
+
+@pytest.mark.timeout(60)
+def test_l2_a_grid_stride_sum_masked_on_its_size_beside_an_unmasked_finish_is_written_plainly(tmp_path: Path) -> None:
+    """wrongkernel18: ``BLOCK=512`` of the capped grid was guarded ``if n % 512 == 0``, "the grid at line 32 has
+    triton.cdiv(n, BLOCK) programs of a kernel without masks": the grid is the masked kernel's; the kernel without
+    masks (the finish) is launched on one program. Written plainly now, and right at sizes 512 does not divide (the
+    net checks a pick as before); the same sum with its loads unmasked keeps its guard."""
+    import torch
+
+    new = _written(CAPPED, CAPPED.replace("BLOCK = 128", "BLOCK = 512"))
+    path = tmp_path / "capped.py"
+    path.write_text(new)
+    with triton_interpreted():
+        module = load_fresh(path, "lines18_capped")
+        for n in (1, 1000, 5000):
+            x = torch.randn(n)
+            torch.testing.assert_close(module.run(x)[0], x.sum(), rtol=1e-4, atol=1e-3)
+    from kernelopt.tunables.guard import guard_edit
+
+    bare = CAPPED.replace("mask=offs < n, other=0.0", "").replace("tl.load(x_ptr + offs, )", "tl.load(x_ptr + offs)")
+    guarded = guard_edit(bare, bare.replace("BLOCK = 128", "BLOCK = 512"))
+    assert guarded.tests == ("n % 512 == 0",) and "of a kernel without masks" in (guarded.note or "")
+
+
+@pytest.mark.timeout(60)
+def test_l2_a_running_max_of_abs_over_masked_blocks_is_written_plainly(tmp_path: Path) -> None:
+    """wrongkernel18: ``BLOCK=512`` of the int8 quantization was guarded ``if n_cols % 512 == 0``, "steps range(..,
+    n_cols, BLOCK) over loads whose masks leave it unchecked", of loads masked ``cols < n_cols``: the fill 0.0
+    reaching ``tl.max`` through ``amax = tl.maximum(amax, tl.abs(x))`` was read as data. A lane of 0.0 is no larger
+    than any ``|x|``: written plainly, and right at 1000 columns. A running max of the values themselves (a row of
+    negatives meets the 0.0) keeps its guard."""
+    import torch
+
+    new = _written(QUANT, QUANT.replace("BLOCK = 128", "BLOCK = 512"))
+    path = tmp_path / "quant.py"
+    path.write_text(new)
+    with triton_interpreted():
+        module = load_fresh(path, "lines18_quant")
+        x = -torch.rand(3, 1000) - 0.5
+        q, s = module.run(x)
+    scale = x.abs().amax(dim=1) / 127.0
+    torch.testing.assert_close(s, scale)
+    torch.testing.assert_close(
+        q, torch.clamp(torch.round(x / scale[:, None]), -127, 127).to(torch.int8), atol=1, rtol=0
+    )
+    from kernelopt.tunables.guard import guard_edit
+
+    signed = QUANT.replace("tl.maximum(amax, tl.abs(x))", "tl.maximum(amax, x)")
+    signed = signed.replace("tl.zeros((BLOCK,), dtype=tl.float32)", "tl.full((BLOCK,), -1e30, dtype=tl.float32)")
+    guarded = guard_edit(signed, signed.replace("BLOCK = 128", "BLOCK = 512"))
+    assert guarded.tests == ("n_cols % 512 == 0",), guarded.note

@@ -1377,11 +1377,35 @@ class _Lanes:
         least = name in ("min", "argmin")
         if isinstance(lane, float) and name != "sum" and (lane >= INT32_MAX if least else -lane > INT32_MAX):
             return frozenset()  # the int32 identity of an integer min or max (``2147483647``)
-        inner = args[0]
-        absolute = isinstance(inner, cst.Call) and dotted(inner.func).split(".")[-1] in ("abs", "fabs")
-        if name in ("max", "argmax") and lane == 0.0 and absolute:
+        if name in ("max", "argmax") and lane == 0.0 and self._non_negative(args[0], frozenset()):
             return frozenset()  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
         return reached
+
+    def _non_negative(self, expr: cst.BaseExpression, seen: frozenset[str]) -> bool:
+        """Whether every lane of ``expr`` is at least zero: ``tl.abs(x)``, ``tl.zeros``, a ``tl.maximum`` of one
+        such, a ``tl.minimum`` of such alone, or a name each assignment of which is one (a running max of
+        ``amax = tl.maximum(amax, tl.abs(x))`` from ``tl.zeros``, wrongkernel18's int8 quantization: its fill of
+        0.0 was read as reaching the row's ``tl.max`` as data, and the masked ``BLOCK`` as unchecked). A name met
+        again on its own path holds what its other assignments hold (read by induction over the loop)."""
+        if isinstance(expr, cst.Name):
+            if expr.value in seen:
+                return True
+            values = self.body.values.get(expr.value, [])
+            based = any(expr.value not in _names(v) for v in values)  # a start that reads no earlier value of it
+            return (
+                expr.value not in self.body.params
+                and based
+                and all(self._non_negative(v, seen | {expr.value}) for v in values)
+            )
+        if not isinstance(expr, cst.Call):
+            return False
+        name = dotted(expr.func).split(".")[-1]
+        args = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if name in ("abs", "fabs", "zeros"):
+            return True
+        if name == "maximum":
+            return any(self._non_negative(a, seen) for a in args)
+        return name == "minimum" and bool(args) and all(self._non_negative(a, seen) for a in args)
 
     def _padded(self, load: cst.Call) -> tuple[int, float] | None:
         """The axis on which ``load``, a load of a block pointer (``tl.make_block_ptr``, made inline or named, advanced
