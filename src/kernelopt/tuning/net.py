@@ -232,8 +232,8 @@ FLOOR_DIVISOR_TRIES = 12
 the divisors of the entries' common factor below the halving, largest first, at most this many (for 100000 and 200000
 below 3125: 2500, 2000, 1250, 1000, 800, ...): an original asserting ``n % m == 0`` has ``m`` divide every entry, so
 the multiples of ``m`` among those divisors reach down to ``m`` itself, where the halvings ran out of twos (3125)
-before the pick's floor (break18 b22's ``n % 10``: 2500; floor18's v77, ``n % 1000``: 2000). Bounded so an original
-refusing every size costs a dozen requests at its first rung, no more."""
+before the pick's floor (break18 b22's ``n % 10``: 2500; floor18's v77, ``n % 1000``: 2000). Bounded so the rung where
+a ladder stops costs at most a dozen stand-ins more (fewer: none dividing a size the original refused is asked)."""
 
 
 def _divisors_below(common: int, most: int, least: int = 1, count: int = FLOOR_DIVISOR_TRIES) -> list[int]:
