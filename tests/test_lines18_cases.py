@@ -69,6 +69,17 @@ def test_l3_a_verdict_after_an_entry_was_set_aside_says_its_figure_is_the_kept_e
     assert line.startswith(
         "best BLOCK=4096: 1.371 ms at n=4096 (n=1000 set aside), 134x faster than the current BLOCK=16"
     )
+    alone = result.model_copy(update={"results": [best.model_copy(update={"latency_us_by_shape": {}})]})
+    line = verdict_line(  # a session of one entry keeps no latency by entry (tune's own run, 20:15 UTC): the kept's
+        alone,
+        judge_gain(alone),
+        kernel_py="kernel.py",
+        written=True,
+        dry_run=False,
+        set_aside=("n=1000",),
+        kept=("n=4096",),
+    )
+    assert line.startswith("best BLOCK=4096: 1.371 ms at n=4096 (n=1000 set aside), 134x faster")
     plain = verdict_line(result, judged, kernel_py="kernel.py", written=True, dry_run=False)
     assert plain.startswith("best BLOCK=4096: 1.371 ms, 134x faster") and "aside" not in plain
     two = {"n=4096": 1000.0, "n=8192": 371.0}

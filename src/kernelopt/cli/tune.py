@@ -494,6 +494,7 @@ def _tune_locked(
                             written=written,
                             dry_run=dry_run and edit is not None and bool(edit.diff),
                             set_aside=tuple(label for label, _ in tuning.set_aside),
+                            kept=_kept(tuning),
                         ),
                     }
                 )
@@ -860,7 +861,7 @@ def _render(
         [
             "",
             "configuration",
-            f"latency (us, sum of {n} shapes)" if (n := len(tuning.prepared.shapes)) > 1 else "latency (us)",
+            f"latency (us, sum of {n} shapes)" if (n := len(_kept(tuning))) > 1 else "latency (us)",
         ],
         [
             ["current", _current_text(tuning), r.current_latency_us],
@@ -890,6 +891,7 @@ def _render(
         written=written,
         dry_run=dry_run and bool(diff),
         set_aside=tuple(label for label, _ in tuning.set_aside),
+        kept=_kept(tuning),
     )
     note = note_beside(tuning.edit_note, verdict)
     if note:
@@ -965,11 +967,12 @@ def verdict_line(
     written: bool,
     dry_run: bool,
     set_aside: tuple[str, ...] = (),
+    kept: tuple[str, ...] = (),
 ) -> str:
     """The session's outcome in one line: the best and how much faster it is than the current configuration
     (the knobs that differ), and what happened to kernel.py; or why the current configuration stays. Where the
     session set ``SHAPES`` entries aside (``set_aside``, their labels), the figures say they are the entries kept's
-    alone (:func:`_summed`).
+    (``kept``) alone (:func:`_summed`).
 
     ``best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304.1 us); written to kernel.py``
     """
@@ -1001,7 +1004,7 @@ def verdict_line(
         if written:
             return f"{line}; written to {kernel_py}"
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
-    summed = _summed(result, set_aside)
+    summed = _summed(result, set_aside, kept)
     if not judgement.better:
         if not changed:
             return f"the current configuration is the best found ({_latency(result.best_latency_us)}{summed}); {left}"
@@ -1036,12 +1039,20 @@ def verdict_line(
     return f"{line}; {left}: nothing to write"
 
 
-def _summed(result: SessionResult, set_aside: tuple[str, ...] = ()) -> str:
+def _kept(tuning: FolderTuning) -> tuple[str, ...]:
+    """The labels of the ``SHAPES`` entries the session timed: its shapes less those it set aside."""
+    aside = dict(tuning.set_aside)
+    return tuple(label for s in tuning.prepared.shapes if (label := s.label()) not in aside)
+
+
+def _summed(result: SessionResult, set_aside: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> str:
     """`` for its 2 shapes together`` when the session's latencies are sums over several ``SHAPES`` entries
     (:func:`kernelopt.tuning.shapes.total`: one run of each), so a figure is not read as one call's; else empty.
     Where entries were set aside (``set_aside``), the figure is the kept entries' alone and says so: `` at n=4096
     (n=1000 set aside)`` (newuser15's "best BLOCK=4096: 1.371 ms, 134x faster" read as every entry's)."""
     timed = max(((*r.latency_us_by_shape,) for r in (*result.retimed, *result.results)), key=len, default=())
+    if set_aside and len(timed) <= 1 and kept:  # a session of one entry keeps no latency by entry: the kept's
+        timed = kept
     where = f" for its {len(timed)} shapes together" if len(timed) > 1 else ""
     if not set_aside:
         return where
