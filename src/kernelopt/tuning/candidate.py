@@ -61,6 +61,11 @@ class Config(Mapping[str, Value]):
         return self.key()
 
 
+def config_text(config: Mapping[str, Value] | None) -> str:
+    """``BLOCK=1024, num_warps=4`` (``-`` for none): a configuration as the lines of a session name it."""
+    return ", ".join(f"{k}={v}" for k, v in Config.of(config).items()) if config else "-"
+
+
 class Outcome(StrEnum):
     """How one candidate's evaluation ended."""
 

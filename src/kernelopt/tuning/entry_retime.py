@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from kernelopt.tuning.candidate import Config, Result, Value
+from kernelopt.tuning.candidate import Config, Result, Value, config_text
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.session import GainJudgement, SessionResult
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator
@@ -25,10 +25,6 @@ from kernelopt.tuning.shapes import latest, same_round, total
 #: The most a pick may be slower than the current configuration at the one entry that refuses it, percent, for that
 #: entry to be re-timed: past it the refusal stands as measured.
 RETIME_SLOWER_PCT = 10.0
-
-
-def _text(config: Mapping[str, Value]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in Config.of(config).items())
 
 
 def retime_refusal(
@@ -73,7 +69,7 @@ def retime_refusal(
     if failed is not None:
         why = failed.reason or failed.outcome.value
         head = f"re-timed at {label} (interleaved with the current configuration)"
-        return result, f"{head}: {_text(failed.config)} did not time there ({why}); the refusal stands ({was})"
+        return result, f"{head}: {config_text(failed.config)} did not time there ({why}); the refusal stands ({was})"
     samples = min(len(r.samples_us) for r in again)
     head = f"re-timed at {label} ({samples} samples each, interleaved with the current configuration)"
     now = {Config.of(r.config): r.latency_us or 0.0 for r in again}
@@ -85,7 +81,7 @@ def retime_refusal(
     )
     gain = (now[theirs] / now[mine] - 1) * 100 if now[mine] else 0.0
     return patched, (
-        f"{head}: {_text(pick)} {_us(now[mine])} against the current {_us(now[theirs])} ({gain:+.1f} %; {was})"
+        f"{head}: {config_text(pick)} {_us(now[mine])} against the current {_us(now[theirs])} ({gain:+.1f} %; {was})"
     )
 
 

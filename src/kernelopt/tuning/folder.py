@@ -84,7 +84,7 @@ from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
-from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
+from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, config_text, is_computed
 from kernelopt.tuning.dot_precision import operands_dtype
 from kernelopt.tuning.entry_retime import retime_refusal
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -2944,11 +2944,6 @@ def outcome_counts(result: SessionResult) -> dict[str, int]:
     for r in result.results:
         out[r.outcome.value] = out.get(r.outcome.value, 0) + 1
     return out
-
-
-def config_text(config: Mapping[str, Value] | None) -> str:
-    """``BLOCK=1024, num_warps=4`` (``-`` for none)."""
-    return ", ".join(f"{k}={v}" for k, v in Config.of(config).items()) if config else "-"
 
 
 __all__ = [
