@@ -141,7 +141,7 @@ from kernelopt.tuning.shapes import (
 )
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
-from kernelopt.tuning.tail_wall import TailWall, WallSpent
+from kernelopt.tuning.tail_wall import TailCost, TailWall, WallSpent
 from kernelopt.tuning.writable import writable_space
 from kernelopt.vocabulary import Device
 from kernelopt.worker.environment import worker_env
@@ -966,8 +966,15 @@ def tune_folder(
             twin=twin,
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
             originals=listed_now,
+            tail=session_tail(prepared, budget.wall_s).need_s,  # the checks below keep their time (leftovers19's l1)
         )
         return _judged(prepared, result, evaluator, guarded, listed_now, record, TailWall.of(budget))
+
+
+def session_tail(prepared: PreparedFolder, wall_s: float) -> TailCost:
+    """How the checks after ``prepared``'s search are estimated (:class:`~kernelopt.tuning.tail_wall.TailCost`): its
+    ``SHAPES`` entries, and whether its pick is compiled for a target (:func:`session_target`)."""
+    return TailCost(entries=len(prepared.shapes), target=session_target(prepared)[0] is not None, wall_s=wall_s)
 
 
 def _served_on_fewer(record: SessionRecord, current: Config | None, evaluator: ShapesEvaluator) -> bool:

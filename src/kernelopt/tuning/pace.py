@@ -57,6 +57,8 @@ class CandidateLimit:
         reserve_s: the wall seconds the rounds leave the re-time (``session._retime_share_s``, set before each round):
             a round's request ends before them, so a candidate that hangs in the last round cannot take them (the H100,
             2026-12-06: scaled_mm's last round ran to 0.18 s of its 60 s wall, nothing re-timed or written).
+        tail_s: the wall seconds the session leaves the checks after it (``session._tail_s``, set before each round
+            and the re-time): the rounds' and the re-time's requests end before them (leftovers19's l1).
         cut: candidates' requests cut at a limit under the evaluator's own, so far.
     """
 
@@ -66,6 +68,7 @@ class CandidateLimit:
     paces_s: list[float] = field(default_factory=list)
     retiming: bool = False
     reserve_s: float = 0.0
+    tail_s: float = 0.0
     cut: int = 0
 
     def observe(self, candidate_s: float | None) -> None:
@@ -85,9 +88,9 @@ class CandidateLimit:
         return max(self.floor_s, self.factor * self.pace_s)
 
     def left_s(self) -> float:
-        """The wall time left (plus :data:`WALL_MARGIN_S` while re-timing, less :attr:`reserve_s` in the rounds),
-        seconds; infinite without a wall time."""
-        left = self.budget.wall_s - self.budget.elapsed_s
+        """The wall time left less :attr:`tail_s` (plus :data:`WALL_MARGIN_S` while re-timing, less :attr:`reserve_s`
+        in the rounds), seconds; infinite without a wall time."""
+        left = self.budget.wall_s - self.budget.elapsed_s - self.tail_s
         return left + WALL_MARGIN_S if self.retiming else left - self.reserve_s
 
     def seconds(self, own_s: float) -> float | None:
@@ -110,11 +113,11 @@ class CandidateLimit:
                 f"cut at the session's pace: {self.factor:g}x the {self.pace_s:.3g} s a candidate of its rounds so far "
                 f"(at least {self.floor_s:g} s), under the {own_s:g} s limit"
             )
-        kept = (
-            f", less the {self.reserve_s:.3g} s kept for the re-time"
-            if self.reserve_s > 0 and not self.retiming
-            else ""
-        )
+        kept = [
+            *([f"{self.reserve_s:.3g} s kept for the re-time"] if self.reserve_s > 0 and not self.retiming else []),
+            *([f"{self.tail_s:.3g} s for the checks after the session"] if self.tail_s > 0 else []),
+        ]
+        kept = f", less the {' and '.join(kept)}" if kept else ""
         return (
             f"cut at the end of the session's wall time ({self.budget.wall_s:g} s{kept}), under the {own_s:g} s limit"
         )

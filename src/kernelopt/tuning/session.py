@@ -197,6 +197,7 @@ class _Run:
     start_s: float = 0.0  # the workers' start, before the budget's clock
     rounds_s: float = 0.0  # the rounds' evaluations
     retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
+    tail: Callable[[Sequence[Result]], float] | None = None  # the phases after the session's estimate (tune's ``tail``)
     screen_s: float = 0.0  # the rounds' configurations made and screened before they ran (the edit layer's)
 
     def why_not_timed(self, config: Config) -> tuple[str, bool] | None:
@@ -276,6 +277,7 @@ def tune(
     twin: Config | None = None,
     screen: Callable[[Config], str | None] | None = None,
     originals: Sequence[Config] = (),
+    tail: Callable[[Sequence[Result]], float] | None = None,
 ) -> SessionResult:
     """Tune the launch configuration of ``space`` with ``evaluator`` (see the module docstring).
 
@@ -301,6 +303,9 @@ def tune(
             result (:meth:`Strategy.known`), so it is neither timed nor charged twice.
         originals: the other configurations the kernel as written runs (a keyed autotune list's entries): each one
             the machine failed is timed again alone at the end, as the current one is (:func:`_time_baseline`).
+        tail: the session's results so far -> the seconds the phases after it (its caller's checks of the pick) are
+            estimated to take (:meth:`~kernelopt.tuning.tail_wall.TailCost.need_s`): the rounds and the re-time end
+            that long before the wall time (:func:`_tail_s`), so a session bounded by its wall still checks its pick.
 
     Raises:
         UsageError: a seed is not a configuration of the space, or an unknown strategy name.
@@ -325,7 +330,7 @@ def tune(
         else strategy
     )
     run = _Run(budget, record, record.served() if record is not None else {}, excluded, screen, space=space)
-    run.limit, run.start_s = limit, start_s
+    run.limit, run.start_s, run.tail = limit, start_s, tail
     if caught is not None:
         run.interrupted_by = interrupt_signal(caught)
         return _result(space, run, current, [], StopReason.INTERRUPTED, name)
@@ -338,6 +343,7 @@ def tune(
     unretimed: str | None = None
     if stop not in (StopReason.INTERRUPTED, StopReason.CURRENT_FAILED):
         limit.retiming = True  # the re-time: bounded by the wall time left and its margin, not by the pace
+        limit.tail_s = _tail_s(run)  # less what the checks after the session need
         retimed, unretimed, interrupted = _retime_end(evaluator, run, current, retime_top, originals)
         if interrupted:  # the session is unfinished: its best was never re-timed
             stop = StopReason.INTERRUPTED
@@ -489,8 +495,8 @@ def _loop(
 ) -> StopReason:
     """Rounds until a stop; returns why it stopped (at once when the round that ran ``current``, the kernel as
     written, found it wrong). A round is only as large as the wall time left fits beside the re-time of the picks so
-    far (:func:`_retime_picks` of ``retime_top``): the candidates at the last round's pace, the re-time at its own cost
-    a pick (:func:`_retime_share_s`)."""
+    far (:func:`_retime_picks` of ``retime_top``) and the checks after the session (:func:`_tail_s`): the candidates
+    at the last round's pace, the re-time at its own cost a pick (:func:`_retime_share_s`)."""
     try:
         while True:
             limit = run.budget.stop()
@@ -504,11 +510,11 @@ def _loop(
             # the re-time's share of the wall time is kept for it (:func:`_retime_each_s` a pick, as _within_wall
             # reckons): on the H100 (2026-12-06) scaled_mm's rounds took its 60 s to 0.6 s, its 3.04x could not be
             # re-timed, and nothing was written
-            reserve = _retime_share_s(run, current, retime_top)
-            if run.limit is not None:  # the round's requests end before the re-time's share, a hung one too
-                run.limit.reserve_s = reserve
-            fits = run.budget.affordable(min(batch_size, room), reserve_s=reserve)
-            if fits == 0:  # the wall time left cannot fit one more candidate beside the re-time's share
+            reserve, tail = _retime_share_s(run, current, retime_top), _tail_s(run)
+            if run.limit is not None:  # the round's requests end before the re-time's share and the tail's, a hung one
+                run.limit.reserve_s, run.limit.tail_s = reserve, tail
+            fits = run.budget.affordable(min(batch_size, room), reserve_s=reserve + tail)
+            if fits == 0:  # the wall time left cannot fit one more candidate beside the re-time's and the tail's
                 return StopReason.WALL_TIME
             batch = strat.propose(fits)[:fits]
             if not batch:
@@ -534,6 +540,13 @@ def _retime_share_s(run: _Run, current: Config | None, top: int) -> float:
         return 0.0
     picks = len(_retime_picks(run, current, top))
     return min(picks * each, RETIME_SHARE * run.budget.wall_s)
+
+
+def _tail_s(run: _Run) -> float:
+    """The wall seconds the session leaves the phases after it (tune's ``tail``, from its results so far; 0 without
+    one). On the CPU (2026-12-06 19:06 UTC) breaker18's inductor_scan spent its 600 s wall on its rounds and re-time,
+    and its pick's check on the entries and the net were not run: nothing written (leftovers19's l1)."""
+    return run.tail(run.results) if run.tail is not None else 0.0
 
 
 def _retime_each_s(run: _Run) -> float | None:
@@ -671,13 +684,15 @@ def _within_wall(picks: list[Config], run: _Run, current: Config | None) -> tupl
     measurements."""
     if not picks:
         return picks, None
-    each_s = _retime_each_s(run)
-    fits = run.budget.affordable(len(picks), each_s=each_s) if run.budget.elapsed_s < run.budget.wall_s else 0
+    each_s, tail_s = _retime_each_s(run), _tail_s(run)
+    within = run.budget.elapsed_s < run.budget.wall_s
+    fits = run.budget.affordable(len(picks), each_s=each_s, reserve_s=tail_s) if within else 0
     if fits >= len(picks):
         return picks, None
     each = f"about {each_s:.3g} s a candidate" if each_s else "its pace"
     left = max(0.0, run.budget.wall_s - run.budget.elapsed_s)
-    wall = f"the wall time left ({left:.3g} s of {run.budget.wall_s:g} s, at {each})"
+    kept = f", less the {tail_s:.3g} s kept for the checks after it" if tail_s > 0 else ""
+    wall = f"the wall time left ({left:.3g} s of {run.budget.wall_s:g} s{kept}, at {each})"
     if fits < 2:
         return [], (
             f"{wall} cannot fit the re-time of the top {len(picks)}: the pick is the fastest first measurement, "

@@ -9,15 +9,68 @@ about 620 s and was killed at 700 s with its pick's edit not yet checked. Each p
 :meth:`TailWall.cut` first, against the same deadline as the session's end: a phase the time left cannot fit is not
 run, and the verdict says which (nothing is written unchecked: a rerun resumes from the session record, whose
 candidates it serves, and reaches these phases with its wall time whole).
+
+So that a session bounded by its wall still writes a checked pick, its search keeps them their time
+(:func:`tail_need_s`, leftovers19's l1): the rounds and the re-time of the top few end that many seconds before the
+wall, estimated from what this session's candidates cost so far (the best's check on the entries, its re-time at one
+entry, its compile for the GPU's own target, the net's first sizes), at most :data:`TAIL_SHARE` of the wall.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kernelopt.tuning.budget import Budget
+from kernelopt.tuning.candidate import Result
 from kernelopt.tuning.pace import WALL_MARGIN_S
+
+#: The most of a session's wall time its search keeps for the phases after it (our choice, as the re-time's share,
+#: ``session.RETIME_SHARE``): a kernel whose check is slow in the interpreter still gets most of its wall searched.
+TAIL_SHARE = 0.25
+#: The net's sizes kept time for, each at the cost of the pick's check on the entries (our choice: the net's first
+#: size is its largest, a check of the written kernel and reference.py's build; the original runs only where the
+#: written kernel fails, and the net's cap cuts what is left past the wall).
+NET_SIZES_KEPT = 2
+#: The least a pick's compile for a GPU target is estimated at, seconds (a compile process of its own: Triton's import
+#: and one compile; wrongkernel18's own-target check of programs_floor took 5.1 s in a fresh process, 2.5 s once torch
+#: was no longer imported for it, docs/faults.md; the CPU's interpreter compiles nothing, so its candidates' compile
+#: seconds say nothing of it).
+TARGET_COMPILE_S = 5.0
+
+
+@dataclass(frozen=True)
+class TailCost:
+    """How the phases after a session's search are estimated (:meth:`need_s`).
+
+    Attributes:
+        entries: the ``SHAPES`` entries the session times (the re-time at one refusing entry is one of them; a session
+            of one entry has no such re-time).
+        target: the pick is compiled for a GPU target before its write (``folder.session_target``).
+        wall_s: the session's stated wall time: the estimate is at most :data:`TAIL_SHARE` of it.
+    """
+
+    entries: int
+    target: bool
+    wall_s: float
+
+    def need_s(self, results: Sequence[Result]) -> float:
+        """The seconds the phases after the search are estimated to take, from the fastest passing candidate of
+        ``results`` so far (the likely pick; 0 before one passed): :data:`NET_SIZES_KEPT` of its checks for the net;
+        across entries, its check on them again (the written edit's) and its check and timing at one entry for itself
+        and the current configuration (the re-time at a refusing entry); and its compile where the pick is compiled for
+        a target (at least :data:`TARGET_COMPILE_S`); at most :data:`TAIL_SHARE` of the wall."""
+        ok = [r for r in results if r.outcome.ok and r.latency_us is not None]
+        if not ok:
+            return 0.0
+        best = min(ok, key=lambda r: r.latency_us or 0.0)
+        check = best.check_s or 0.0
+        need = check * NET_SIZES_KEPT
+        if self.entries > 1:  # the written edit's check on the entries, and the re-time at one of them
+            need += check + 2 * (check + (best.bench_s or 0.0)) / self.entries
+        if self.target:
+            need += max(best.compile_s or 0.0, TARGET_COMPILE_S)
+        return min(need, TAIL_SHARE * self.wall_s)
 
 
 class WallSpent(Exception):
