@@ -70,6 +70,7 @@ from kernelopt.tunables.model import (
     Value,
 )
 from kernelopt.tunables.quotients import quotient_divisors
+from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
 
 MARKER = "kernelopt: tunable"
@@ -557,7 +558,7 @@ class _LaunchCollector(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         bc = _BindingCollector(self.positions, node)
         visit(node.body, bc)
-        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        params = params_of(node, posonly=True, kwonly=True)
         info = _FuncInfo(node, params, bc.bindings)
         self.functions.setdefault(node.name.value, []).append(info)
         self.stack.append(info)
@@ -1054,7 +1055,7 @@ class _Analyzer:
             return None
         if not any(a is assigns[0] for a in walk(init.body)):
             return None
-        params = [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]
+        params = params_of(init, posonly=True, kwonly=True)
         index = next((i for i, q in enumerate(params) if q.name.value == assigns[0].value.value), None)
         if index is None:
             return None
@@ -1068,7 +1069,7 @@ class _Analyzer:
             plain = [a.value for a in call.args if a.keyword is None]  # ``self`` is not passed
             if given:
                 passing.append(given[0])
-            elif param in init.params.params and 0 < index <= len(plain):
+            elif param in params_of(init) and 0 < index <= len(plain):
                 passing.append(plain[index - 1])
         if not passing:
             return self.literal(param.default)
@@ -1175,10 +1176,10 @@ class _Analyzer:
                 return None
             name = binds[0].value.value
         fname = func.node.name.value
-        params = [*func.node.params.posonly_params, *func.node.params.params]
+        params = params_of(func.node, posonly=True)
         index = next((i for i, q in enumerate(params) if q.name.value == name), None)
-        kwonly = any(q.name.value == name for q in func.node.params.kwonly_params)
-        if (index is None and not kwonly) or name in func.locals or len(self.functions.get(fname, [])) != 1:
+        declared = param_names(func.node, posonly=True, kwonly=True)
+        if name not in declared or name in func.locals or len(self.functions.get(fname, [])) != 1:
             return None
         for call in self.calls.get(fname, []):
             if any(a.star for a in call.args):
@@ -1264,7 +1265,7 @@ class _Analyzer:
         fname, pname = func.node.name.value, param.name.value
         if len(self.functions.get(fname, [])) != 1:
             return None
-        positional = [*func.node.params.posonly_params, *func.node.params.params]
+        positional = params_of(func.node, posonly=True)
         index = next((i for i, q in enumerate(positional) if q is param), None)
         passing: list[tuple[cst.Call, cst.BaseExpression | None]] = []
         for call in self.calls.get(fname, []):
@@ -2812,7 +2813,7 @@ class _Analyzer:
         if len(self.functions.get(fname, [])) != 1 or len(calls) != 1 or any(a.star for a in calls[0].args):
             return None
         call = calls[0]
-        positional = [p.name.value for p in (*func.node.params.posonly_params, *func.node.params.params)]
+        positional = param_names(func.node, posonly=True)
         by_keyword = [a.value for a in call.args if a.keyword is not None and a.keyword.value == param]
         plain = [a.value for a in call.args if a.keyword is None]
         index = positional.index(param) if param in positional else None
@@ -3187,7 +3188,7 @@ class _Analyzer:
                 override = self.span(body)
                 span = self.span(fallback)
                 fallback_text = self.source[span.start : span.end]
-                params = [p.name.value for p in expr.params.params]
+                params = param_names(expr)
                 size_names = self.heuristic_reads(fallback, params[0]) if params else []
         self.add_site(
             Site(

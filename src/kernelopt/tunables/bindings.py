@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernelopt.tunables.blocks import child_nodes, walk
+from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import NODES_KEPT
 
 
@@ -157,13 +158,6 @@ def _module_nodes(module: cst.Module) -> Iterator[cst.CSTNode]:
             stack.extend(reversed(child_nodes(here)))
 
 
-def parameters(fn: cst.FunctionDef) -> list[cst.Param]:
-    """Every parameter ``fn`` takes, in order: positional-only, plain, keyword-only, then ``*args`` and ``**kwargs``."""
-    given = fn.params
-    named = [*given.posonly_params, *given.params, *given.kwonly_params]
-    return named + [star for star in (given.star_arg, given.star_kwarg) if isinstance(star, cst.Param)]
-
-
 @functools.lru_cache(maxsize=NODES_KEPT)
 def binding_list(scope: cst.FunctionDef | cst.Module) -> tuple[Binding, ...]:
     """Each binding ``scope`` makes (module docstring), in source order: a function's parameters first, then its
@@ -171,7 +165,7 @@ def binding_list(scope: cst.FunctionDef | cst.Module) -> tuple[Binding, ...]:
     if isinstance(scope, cst.Module):
         return tuple(b for node in _module_nodes(scope) for b in made_by(node))
     return (
-        *(Binding(p.name.value, None, None) for p in parameters(scope)),
+        *(Binding(p.name.value, None, None) for p in params_of(scope, posonly=True, kwonly=True, stars=True)),
         *(b for node in walk(scope.body) for b in made_by(node)),
     )
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from kernelopt.tunables.signature import param_names, params_of
+
 _LESS = (cst.LessThan, cst.LessThanEqual)
 _GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
 _HINTS = ("multiple_of", "max_contiguous")  # compiler hints that return their first argument
@@ -256,7 +258,7 @@ class _Kernel:
     loop variables."""
 
     def __init__(self, kernel: cst.FunctionDef, fixed: Collection[str] | None = None) -> None:
-        self.params = {p.name.value for p in kernel.params.params}
+        self.params = set(param_names(kernel))
         self.body = kernel.body
         self.values: dict[str, list[cst.BaseExpression]] = {}
         self.loop_vars: set[str] = set()
@@ -887,8 +889,8 @@ def _given(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpress
     cannot be read (a ``*`` argument)."""
     if any(a.star for a in call.args):
         return None
-    given = call_args(call, [p.name.value for p in helper.params.params])
-    for p in (*helper.params.params, *helper.params.kwonly_params):
+    given = call_args(call, param_names(helper))
+    for p in params_of(helper, kwonly=True):
         if p.name.value not in given and p.default is not None:
             given[p.name.value] = p.default
     return given
@@ -1674,7 +1676,7 @@ def _combines(helpers: Mapping[str, cst.FunctionDef] | None) -> dict[str, str]:
     combine)`` then makes: variants v25); others are not read."""
     out: dict[str, str] = {}
     for name, fn in (helpers or {}).items():
-        params = [p.name.value for p in fn.params.params]
+        params = param_names(fn)
         body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
         line = body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
         ret = line.body[0] if line is not None and isinstance(line.body[0], cst.Return) else None

@@ -35,6 +35,7 @@ from kernelopt.numeric import is_number
 from kernelopt.tunables.bindings import assigned_once, bindings, rebound
 from kernelopt.tunables.blocks import launched, named_args, walk
 from kernelopt.tunables.model import Cover, Tunable
+from kernelopt.tunables.signature import param_names
 from kernelopt.tunables.syntax import parsed
 
 #: Locals substituted into a computation at most this deep (``BLOCK = threads``, ``threads = nw * 32``).
@@ -75,8 +76,7 @@ def _computation(tunable: Tunable, cover: Cover, source: str, moved: frozenset[s
     )
     if kernel is None:
         return None
-    given = kernel.params
-    params = [p.name.value for p in (*given.posonly_params, *given.params, *given.kwonly_params)]
+    params = param_names(kernel, posonly=True, kwonly=True)
     for fn in (n for n in walk(tree.module) if isinstance(n, cst.FunctionDef)):
         for call in (n for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)):
             head = launched(call.func.value)  # type: ignore[attr-defined]

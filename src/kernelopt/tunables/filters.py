@@ -36,6 +36,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from kernelopt.tunables.blocks import child_nodes, dotted, walk
+from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import NODES_KEPT
 
 _LOOPS = frozenset({"range", "static_range"})
@@ -126,7 +127,7 @@ def constexpr_params(kernel: cst.FunctionDef) -> set[str]:
     """The parameters of ``kernel`` annotated ``tl.constexpr``."""
     return {
         p.name.value
-        for p in kernel.params.params
+        for p in params_of(kernel)
         if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
     }
 

@@ -75,6 +75,7 @@ from kernelopt.tunables.inline_guard import (
     read_statement_guard,
 )
 from kernelopt.tunables.launch_bound import launch_test
+from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
 from kernelopt.vocabulary import GRID_AXES_MOST
 
@@ -270,7 +271,7 @@ def _requirements(
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
         kernel = unmasked[call.func.value.value]
         out += _loop_steps(call, kernel, pos[written].start.line)
-        every = {p.name.value for p in kernel.params.params}  # a kernel without masks leaves every block unchecked
+        every = set(param_names(kernel))  # a kernel without masks leaves every block unchecked
         out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, every=every: every)
         out += _kernel_divisions(call, kernel, pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line, kernel)
@@ -285,7 +286,7 @@ def _requirements(
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
-                every = {p.name.value for p in kernel.params.params}
+                every = set(param_names(kernel))
                 out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, e=every: e, floor=True)
                 jit = (kernels or {}, imported)
                 out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
@@ -556,7 +557,7 @@ def _helper_cdivs(
         helper = (helpers or {}).get(call.func.value)
         if helper is None or helper is fn or any(a.star for a in call.args):
             continue
-        params = [p.name.value for p in helper.params.params]
+        params = param_names(helper)
         given: dict[str, cst.BaseExpression] = {}
         for i, arg in enumerate(call.args):
             if arg.keyword is not None:
@@ -840,7 +841,7 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
                 continue
             value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
             out.append((str(node.key.evaluated_value), value, "decorator"))
-    for param in (*fn.params.params, *fn.params.kwonly_params):
+    for param in params_of(fn, kwonly=True):
         if param.default is not None:
             out.append((param.name.value, param.default, "signature"))
     out += [(name, value, "body") for name, value in body_constexprs(fn).items()]
@@ -1027,9 +1028,7 @@ def _decorator_configs(kernel: cst.FunctionDef) -> list[dict[str, int | None]] |
     (``triton.Config({"GROUP_M": 4, ...})``: key -> the literal, ``None`` where not a literal), each with the
     literals of its ``@triton.heuristics`` (``"GROUP_M": lambda args: 8``) and the defaults of its signature; one
     dict when it has no list; ``None`` for a list built by code (not read here)."""
-    common: dict[str, int | None] = {
-        p.name.value: _int(p.default) for p in (*kernel.params.params, *kernel.params.kwonly_params) if p.default
-    }
+    common: dict[str, int | None] = {p.name.value: _int(p.default) for p in params_of(kernel, kwonly=True) if p.default}
     listed: list[dict[str, int | None]] | None = None
     for decorator in kernel.decorators:
         call = decorator.decorator
@@ -1184,7 +1183,7 @@ def _program_strides(kernel: cst.FunctionDef) -> dict[str, int]:
     NUM_SMS``: variants v35): the programs of that axis cover every step only when there are at least that many of
     them."""
     out: dict[str, int] = {}
-    params = {p.name.value for p in kernel.params.params}
+    params = set(param_names(kernel))
     bound: dict[str, list[cst.BaseExpression]] = {}
     for n in walk(kernel.body):
         if isinstance(n, cst.Assign):
@@ -1410,7 +1409,7 @@ def _launch_moves(
             continue
         was, now = _passed(o_call, kernel), _passed(n_call, kernel)
         out.own |= _own_names(was) & _own_names(now)
-        params = {p.name.value for p in (*kernel.params.params, *kernel.params.kwonly_params)}
+        params = set(param_names(kernel, kwonly=True))
         sizes = {
             block: {_code(now[size]) for size in compared if size in now}
             for block, compared in compared_sizes(kernel).items()
@@ -1515,7 +1514,7 @@ def _stale_strides(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef
 def _program_strided(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     """Pointer parameter -> the ``tl.constexpr`` blocks an access of ``kernel`` strides it by per program: its
     offset multiplies a block by a local computed from a program id (``y_ptr + row * BLOCK_N + cols``)."""
-    params = {p.name.value for p in kernel.params.params}
+    params = set(param_names(kernel))
     blocks = constexpr_params(kernel)
     out: dict[str, set[str]] = {}
     for call in walk(kernel.body):
@@ -1726,7 +1725,7 @@ def _covered_by(name: str, kernels: Mapping[str, cst.FunctionDef]) -> tuple[str,
     """Why a module-level ``name`` must cover a size, and the reading: a kernel reads it as a global block and
     covers a size with one block of it (:func:`kernelopt.tunables.blocks.one_block`); ``None`` when none does."""
     for kernel in kernels.values():
-        if name in {p.name.value for p in kernel.params.params}:
+        if name in set(param_names(kernel)):
             continue  # the kernel's own parameter: what a launch passes it, not the global
         for r in one_block(kernel, kernels):
             if r.block == name:
@@ -1740,7 +1739,7 @@ def _passed(call: cst.Call, kernel: cst.FunctionDef) -> dict[str, cst.BaseExpres
     """Kernel parameter -> the expression the launch ``call`` passes it (positional, then keyword; those before an
     unpacked ``*args`` or ``**kwargs`` alone)."""
     read = list(itertools.takewhile(lambda a: not a.star, call.args))
-    return named_args(read, [p.name.value for p in kernel.params.params])
+    return named_args(read, param_names(kernel))
 
 
 def _positional_block(
@@ -1851,7 +1850,7 @@ def _kernel_count(
     bound = assigned_once(kernel).get(right.value)
     if bound is None or (cdiv_args(bound) is None and _ceil_div(bound) is None):
         return None
-    params = {p.name.value for p in kernel.params.params}
+    params = set(param_names(kernel))
     names = _names(bound) - {"tl", "triton", "cdiv"}
     if not names <= params or not names <= set(passed):
         return None
@@ -2041,7 +2040,7 @@ def _loop_steps(
             continue
         if steps is not None and not set(factors[0]) & set(steps(node)):
             continue
-        if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
+        if bare_only and not _bare_access(node.body, set(param_names(kernel))):
             continue
         tiles = [
             _tile_id(passed[f]) if isinstance(passed[f], cst.Name) else ("meta", f) if _int(passed[f]) else None
@@ -2099,7 +2098,7 @@ def _split_loops(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_onl
         step = args[2].value.value
         if size not in passed or count not in passed or step not in passed:
             continue
-        if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
+        if bare_only and not _bare_access(node.body, set(param_names(kernel))):
             continue
         tiles = [_passed_tile(passed, step), _passed_tile(passed, count)]
         if None in tiles:
@@ -2355,7 +2354,7 @@ def _kernel_divisions(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
         if not (isinstance(size, cst.Name) and isinstance(block, cst.Name)) or size.value not in passed:
             continue
         tile = _passed_tile(passed, block.value)
-        if tile is not None and (block.value in passed or block.value in {p.name.value for p in kernel.params.params}):
+        if tile is not None and (block.value in passed or block.value in set(param_names(kernel))):
             whole = _code(node.with_changes(lpar=[], rpar=[]))
             why = f"the kernel {kernel.name.value} counts {whole} whole tiles over loads without masks"
             out.append(Divides(tile, passed[size.value], line, why))
@@ -2492,9 +2491,9 @@ def _helper_argument(
     moves: list[tuple[cst.FunctionDef, str, int, int]] = []
     for name, fn in helpers.items():
         was = olds.get(name)
-        if was is None or len(was.params.params) != len(fn.params.params):
+        if was is None or len(params_of(was)) != len(params_of(fn)):
             continue
-        for p_old, p_new in zip(was.params.params, fn.params.params, strict=True):
+        for p_old, p_new in zip(params_of(was), params_of(fn), strict=True):
             b, a = _int(p_old.default or cst.Name("_")), _int(p_new.default or cst.Name("_"))
             if b is not None and a is not None and a != b:
                 moves.append((fn, p_new.name.value, b, a))
@@ -2582,7 +2581,7 @@ def _helper_calls(
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers):
             continue
         fn = helpers[node.func.value]
-        params = [p.name.value for p in fn.params.params]
+        params = param_names(fn)
         if fn.name.value == "__init__" and fn.name.value != node.func.value:
             params = params[1:]  # a construction passes no ``self``
         given: dict[str, int] = {}
@@ -2600,7 +2599,7 @@ def _helper_calls(
 def _first_bindings(kernel: cst.FunctionDef) -> dict[str, str]:
     """Locals a kernel first binds to one of its parameters (``hi = seq``) -> that parameter; a name whose first
     binding is anything else is left out."""
-    params = {p.name.value for p in kernel.params.params}
+    params = set(param_names(kernel))
     out: dict[str, str] = {}
     seen: set[str] = set()
     for node in walk(kernel.body):
@@ -2949,10 +2948,7 @@ def _assigned(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tup
 def _bound_before(fn: cst.FunctionDef, line: int, pos: Positions) -> set[str]:
     """The function's parameters and the names it binds on lines before ``line`` (module names count too:
     a size is rarely one, and a missing one fails the final check)."""
-    names = {p.name.value for p in (*fn.params.params, *fn.params.posonly_params, *fn.params.kwonly_params)}
-    for extra in (fn.params.star_arg, fn.params.star_kwarg):
-        if isinstance(extra, cst.Param):
-            names.add(extra.name.value)
+    names = {p.name.value for p in params_of(fn, posonly=True, kwonly=True, stars=True)}
     for node in walk(fn.body):
         if isinstance(node, cst.Assign) and pos[node].start.line < line:
             for t in node.targets:
@@ -3642,7 +3638,7 @@ def _uncovered_lambda_rows(
                 continue
             if not (isinstance(node.value, cst.Lambda) and isinstance(node.value.body, cst.IfExp)):
                 continue
-            if _code(node.value.body).strip() in old or not node.value.params.params:
+            if _code(node.value.body).strip() in old or not params_of(node.value):
                 continue
             if covering is None:
                 covering = {r.block: r for r in one_block(kernel, kernels, imported)}
@@ -3650,7 +3646,7 @@ def _uncovered_lambda_rows(
             reading = covering.get(key)
             if reading is None:
                 continue
-            args = node.value.params.params[0].name.value
+            args = param_names(node.value)[0]
             source = reading.bound if reading.bound is not None else cst.Name(reading.size or "_")
             names = {n.value for n in walk(source) if isinstance(n, cst.Name)}
             given = {n: cst.parse_expression(f'{args}["{n}"]') for n in names}
@@ -4117,7 +4113,7 @@ def _unbound_above(fn: cst.FunctionDef, conditions: str, first: cst.BaseStatemen
         names = {n.value for n in walk(cst.parse_expression(conditions)) if isinstance(n, cst.Name)}
     except cst.ParserSyntaxError:
         return False
-    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
+    params = set(param_names(fn, kwonly=True))
     at = pos[first].start.line
     for node in walk(fn.body):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from kernelopt.tunables.signature import params_of
+
 #: how many callers deep a parameter is followed
 DEPTH_MOST = 4
 
@@ -87,12 +89,8 @@ def _static(fn: cst.FunctionDef) -> bool:
     return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
 
 
-def _positional(fn: cst.FunctionDef) -> list[cst.Param]:
-    return [*fn.params.posonly_params, *fn.params.params]
-
-
 def _param(fn: cst.FunctionDef, name: str) -> cst.Param | None:
-    every = [*_positional(fn), *fn.params.kwonly_params]
+    every = params_of(fn, posonly=True, kwonly=True)
     return next((p for p in every if p.name.value == name), None)
 
 
@@ -134,7 +132,7 @@ class _Resolver:
         callers = self._callers(fn)
         if param is None or callers is None or depth > DEPTH_MOST:
             return None
-        positional = _positional(fn)
+        positional = params_of(fn, posonly=True)
         index = next((i for i, q in enumerate(positional) if q is param), None)
         out: set[str] = set()
         defaulted = not callers

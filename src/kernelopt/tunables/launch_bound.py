@@ -17,6 +17,7 @@ import libcst as cst
 from kernelopt.tunables.bindings import rebound
 from kernelopt.tunables.blocks import call_args, dotted, launched, walk
 from kernelopt.tunables.model import argument_name
+from kernelopt.tunables.signature import param_names
 
 #: calls whose value depends on their arguments alone: read again where a literal is set, they give the launch's
 _PURE_CALLS = frozenset({"size", "stride", "numel", "dim", "len", "min", "max", "cdiv", "next_power_of_2", "int"})
@@ -51,7 +52,7 @@ def _passed(call: cst.Call, kernel: cst.FunctionDef, parameter: str) -> cst.Base
     ``*args``, a ``**kwargs``, a default)."""
     if any(a.star for a in call.args):
         return None
-    params = [p.name.value for p in (*kernel.params.posonly_params, *kernel.params.params)]
+    params = param_names(kernel, posonly=True)
     return call_args(call, params).get(parameter)
 
 

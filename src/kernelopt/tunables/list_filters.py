@@ -28,6 +28,7 @@ from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.list_model import CONFIG_OPTIONS, WHOLE_CONFIG, ListFilter, ListScreen
+from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import parsed
 
 #: Calls that pass a list through unchanged as far as its filters go (a part of it is no statement of validity).
@@ -367,7 +368,7 @@ def _free_names(expr: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.Arg) and node.keyword is not None:
             bound.add(id(node.keyword))
         elif isinstance(node, cst.Lambda):
-            bound.update(id(n) for p in node.params.params for n in walk(p) if isinstance(n, cst.Name))
+            bound.update(id(n) for p in params_of(node) for n in walk(p) if isinstance(n, cst.Name))
         elif isinstance(node, cst.CompFor):
             bound.update(id(n) for n in _target_names(node.target))
     inner = {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) in bound}
@@ -482,7 +483,7 @@ def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
                 helper = functions[callee]
                 passed: dict[str, set[str]] = {}
                 positional = [a for a in call.args if a.keyword is None and not a.star]
-                for param, arg in zip(helper.params.params, positional, strict=False):
+                for param, arg in zip(params_of(helper), positional, strict=False):
                     passed[param.name.value] = _read_names(arg.value, names)
                 for arg in call.args:
                     if arg.keyword is not None:
@@ -493,7 +494,7 @@ def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
     if root is None:
         return out
     params = constexpr_params(root)
-    read_in(root, {p.name.value: {p.name.value} for p in root.params.params}, kernel, 0)
+    read_in(root, {name: {name} for name in param_names(root)}, kernel, 0)
     return out
 
 

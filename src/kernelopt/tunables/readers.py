@@ -17,7 +17,6 @@ from kernelopt.tunables.bindings import (
     element_names,
     element_read,
     made_by,
-    parameters,
     scopes,
     unpacking,
 )
@@ -25,6 +24,7 @@ from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.cover_kept import keeps_cover
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.model import Tunable, TunableKind
+from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import Parsed, parsed
 
 #: the code of a node, written as the file has it (:func:`_evaluated`)
@@ -83,8 +83,7 @@ def _functions_reading(tree: Parsed | None, names: Collection[str]) -> set[str]:
 def _locals_of(function: cst.FunctionDef) -> set[str]:
     """The names ``function`` binds: its parameters and the names it assigns (breaker7's xent_chunked:
     ``calculate_settings`` assigns a local ``num_warps``, no read of the launch option)."""
-    params = function.params
-    out = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    out = set(param_names(function, posonly=True, kwonly=True))
     targets: list[cst.CSTNode] = []
     for n in walk(function.body):
         if isinstance(n, cst.Assign):
@@ -123,7 +122,7 @@ def _scopes(tree: Parsed | None) -> list[_Scope]:
         return []
     out: list[_Scope] = []
     for scope in scopes(tree.module):
-        named = parameters(scope) if isinstance(scope, cst.FunctionDef) else []
+        named = params_of(scope, posonly=True, kwonly=True, stars=True) if isinstance(scope, cst.FunctionDef) else []
         out.append((frozenset(p.name.value for p in named), binding_list(scope)))
     return out
 
@@ -399,7 +398,7 @@ class _ReadFinder(cst.CSTVisitor):
         self.aug: list[str] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        given = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        given = params_of(node, posonly=True, kwonly=True)
         for p in given:  # a default is read where the function is defined (late16: def _block(w=NUM_WARPS))
             if p.default is not None and self._read(p.default):
                 self._add(f"the default of {p.name.value} in {node.name.value} (line {self._line(p.default)})")
@@ -526,7 +525,7 @@ def _bound_by(tunable: Tunable, tree: Parsed | None) -> set[str]:
             held = [n for n, v in pairs if literal(v)]
             bound |= set(held or holding)
         elif isinstance(node, cst.Parameters):
-            given = [*node.posonly_params, *node.params, *node.kwonly_params]
+            given = params_of(node, posonly=True, kwonly=True)
             bound |= {p.name.value for p in given if literal(p.default)}
     for held, at in _tuples_holding(tree, literal):
         bound |= _elements_bound(tree, held, at)

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from kernelopt.tunables.blocks import cdiv_args, dotted, walk
+from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import parsed
 
 _SHAPED = frozenset({"zeros", "full", "empty", "zeros_like"})  # their first argument is a shape
@@ -43,7 +44,7 @@ def tile_growth(source: str, kernel: str) -> dict[str, int]:
         return {}
     params = {
         p.name.value
-        for p in fn.params.params
+        for p in params_of(fn)
         if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
     }
     values: dict[str, list[cst.BaseExpression]] = {}
