@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -228,6 +228,26 @@ class _Resolved:
     at_module: bool = False
     defined_as: str | None = None
     overridden_at: list[int] = field(default_factory=list)  # lines of conditional overrides of the literal
+
+
+@dataclass
+class _Read:
+    """What a launch keyword's value reads (:meth:`_Analyzer.launch_value`): its literal, or why it is refused and
+    how it is computed; the knob's kind and key (``None``: the launch's own ``launch:name``), whether a run tells
+    if the literal is in effect (``overridden``) and the note that says it may not be, and whether the literal was
+    read through a conditional expression (``branched``)."""
+
+    literal: SourceLiteral | None
+    kind: TunableKind = TunableKind.LAUNCH_KWARG
+    key: str | None = None
+    refused: str | None = None
+    computed: str | None = None
+    overridden: bool = False
+    note: str | None = None
+    branched: bool = False
+
+
+_ValueReader = Callable[["_Launch", str | None, str, cst.BaseExpression], "_Read | None"]
 
 
 @dataclass
@@ -1747,52 +1767,13 @@ class _Analyzer:
         """The site of what ``name=expr`` reads at the launch ``la``: a literal (through a platform's branch, an
         attribute, a name bound once, a module tuple's element, the caller that sizes a buffer with it) or the
         expression computed, refused where it computes something else; and whether the literal is overridden under
-        conditions (a run tells which is in effect)."""
+        conditions (a run tells which is in effect). What it reads is the first answer of
+        :meth:`read_value`."""
         lit = self.literal(expr)
         if lit is None and read_inline_guard(expr) is not None:
             lit = self.literal(expr.orelse)  # type: ignore[attr-defined]  # tuned where its guard holds
-        kind = TunableKind.LAUNCH_KWARG
-        key = f"{launch_id}:{name}"
-        overridden = False
-        override_note: str | None = None
-        refused = None
-        computed = None
-        branch = self.branch_literal(expr, la.func, kname, name) if lit is None and isinstance(expr, cst.Name) else None
-        held = self.attribute_literal(expr, la.func) if lit is None and isinstance(expr, cst.Attribute) else None
-        if branch is not None:
-            lit, refused = branch
-        elif held is not None:
-            lit = held
-        elif lit is None and isinstance(expr, cst.Name):
-            res = self.resolve_name(expr.value, la.func)
-            lit, refused = res.literal, res.refused
-            if lit is not None and res.overridden_at:
-                refused = self.override_in_effect(kname, name, lit.value, res.overridden_at)
-                overridden = True  # a run tells whether the literal is in effect at the task's sizes
-                if refused is not None and not res.at_module:
-                    # an override is in effect at every entry the run saw (breaker6 j10): the value in effect is
-                    # tuned where it is computed, after the overrides, as any computed setting (the literal and
-                    # its overrides stay as the fallback of a table by size)
-                    lit = None
-                elif refused is None and not self.shape_sizes:  # no run told: say the literal may not be in effect
-                    where = ", ".join(str(line) for line in res.overridden_at)
-                    override_note = (
-                        f"{expr.value} = {lit.value!r} is overridden under conditions at line(s) {where}: the literal "
-                        "is the value only where none applies (a run of the task, tunables --reference, "
-                        "tells which is in effect at each SHAPES entry; tune moves the literal only where it is)"
-                    )
-            if lit is not None and res.at_module:
-                kind = TunableKind.MODULE_CONSTANT
-                key = res.defined_as or expr.value
-            elif lit is None:
-                computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {refused}"
-        elif lit is None and (element := self.subscripted(expr, la.func)) is not None and element.literal is not None:
-            # BLOCK_M=TILE[0]: a module tuple's element, its own knob written back in the tuple (the guard reads a
-            # grid's TILE[0] as the tile: guard._tile_id)
-            lit, kind, key = element.literal, TunableKind.MODULE_CONSTANT, element.defined_as or key
-        elif lit is None:
-            refused = f"value is computed at the launch: {self.code(expr)}"
-            computed = self.code(expr)
+        read = _Read(lit) if lit is not None else self.read_value(la, kname, name, expr)
+        lit, kind, refused, computed = read.literal, read.kind, read.refused, read.computed
         # a value the caller sizing a buffer with it owns (vLLM's run: num_kv_splits = 8): the knob is that line
         owned = (
             self.owned_by_a_sizing_caller(expr, la.func)
@@ -1809,7 +1790,7 @@ class _Analyzer:
         elif lit is not None and not isinstance(lit.value, int | bool):
             refused = refused or f"value {lit.value!r} is not an integer"
         site = Site(
-            key,
+            read.key or f"{launch_id}:{name}",
             name,
             kind,
             lit,
@@ -1822,10 +1803,74 @@ class _Analyzer:
             value=value,
             computed=computed,
             semantic=semantic,
-            needs_run=branch is not None and refused is not None and refused.endswith(GIVE_REFERENCE),
-            helper_note=override_note,
+            needs_run=read.branched and refused is not None and refused.endswith(GIVE_REFERENCE),
+            helper_note=read.note,
         )
-        return site, overridden
+        return site, read.overridden
+
+    def read_value(self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression) -> _Read:
+        """What a launch keyword's value that is no literal reads: the first answer (not ``None``) of the readers,
+        asked in this order; the last, a value computed, answers every expression."""
+        readers: tuple[_ValueReader, ...] = (
+            self._read_branch,
+            self._read_attribute,
+            self._read_name,
+            self._read_element,
+        )
+        for reader in readers:
+            if (read := reader(la, kname, name, expr)) is not None:
+                return read
+        return self._read_computed(expr)
+
+    def _read_branch(self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression) -> _Read | None:
+        """A name bound once to a conditional expression of literals (a platform's branch)."""
+        branch = self.branch_literal(expr, la.func, kname, name) if isinstance(expr, cst.Name) else None
+        return None if branch is None else _Read(branch[0], refused=branch[1], branched=True)
+
+    def _read_attribute(self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression) -> _Read | None:
+        """``owner.NAME`` held by the file (a class attribute, a settings object's field)."""
+        held = self.attribute_literal(expr, la.func) if isinstance(expr, cst.Attribute) else None
+        return None if held is None else _Read(held)
+
+    def _read_name(self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression) -> _Read | None:
+        """A name followed to the literal that defines it (a local, a parameter's default, a module constant),
+        its conditional overrides told by a run; or, where it leads to none, how the name is computed."""
+        if not isinstance(expr, cst.Name):
+            return None
+        res = self.resolve_name(expr.value, la.func)
+        read = _Read(res.literal, refused=res.refused)
+        if read.literal is not None and res.overridden_at:
+            read.refused = self.override_in_effect(kname, name, read.literal.value, res.overridden_at)
+            read.overridden = True  # a run tells whether the literal is in effect at the task's sizes
+            if read.refused is not None and not res.at_module:
+                # an override is in effect at every entry the run saw (breaker6 j10): the value in effect is
+                # tuned where it is computed, after the overrides, as any computed setting (the literal and
+                # its overrides stay as the fallback of a table by size)
+                read.literal = None
+            elif read.refused is None and not self.shape_sizes:  # no run told: say the literal may not be in effect
+                where = ", ".join(str(line) for line in res.overridden_at)
+                read.note = (
+                    f"{expr.value} = {read.literal.value!r} is overridden under conditions at line(s) {where}: the "
+                    "literal is the value only where none applies (a run of the task, tunables --reference, "
+                    "tells which is in effect at each SHAPES entry; tune moves the literal only where it is)"
+                )
+        if read.literal is not None and res.at_module:
+            read.kind, read.key = TunableKind.MODULE_CONSTANT, res.defined_as or expr.value
+        elif read.literal is None:
+            read.computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {read.refused}"
+        return read
+
+    def _read_element(self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression) -> _Read | None:
+        """``BLOCK_M=TILE[0]``: a module tuple's element, its own knob written back in the tuple (the guard reads a
+        grid's ``TILE[0]`` as the tile: ``guard._tile_id``)."""
+        element = self.subscripted(expr, la.func)
+        if element is None or element.literal is None:
+            return None
+        return _Read(element.literal, kind=TunableKind.MODULE_CONSTANT, key=element.defined_as)
+
+    def _read_computed(self, expr: cst.BaseExpression) -> _Read:
+        """Anything else: a value computed at the launch, refused as such."""
+        return _Read(None, refused=f"value is computed at the launch: {self.code(expr)}", computed=self.code(expr))
 
     def place_computed(self, site: Site, la: _Launch, expr: cst.BaseExpression) -> None:
         """``site``, a value computed, placed where it is tuned: where it is computed (a tuned region), overridden
