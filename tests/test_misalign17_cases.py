@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.harness.vector_hints import VectorAccess, misaligned, wrapped_hints
+from kernelopt.harness.vector_hints import VectorAccess, wrapped_hints
 from tests.conftest import load_fresh, skip_without, triton_interpreted
 
 DATA = Path(__file__).parent / "data"
@@ -39,16 +39,6 @@ def test_the_hints_read_are_those_on_an_offset_a_size_wraps() -> None:
     for name in ("tut_persist", "dao_fa_heur"):
         assert wrapped_hints((DATA / "breaker16" / name / "kernel.py").read_text()) == [], name
     assert wrapped_hints("def broken(:\n") == []
-
-
-def test_a_vector_on_a_wrapped_offset_is_misaligned_where_the_size_is_no_multiple_of_it() -> None:
-    """A run of ``v`` lanes wrapped at ``M`` starts at ``(-M) mod v``: two fp32 at a time fault at an odd ``M``
-    (17, 37), never at an even one; a size not an int at the launch is not judged."""
-    pair = VectorAccess(line=X_FACTOR, hint="ram", modulus="M", pointer="state_x_ptr", elements=2)
-    four = pair.model_copy(update={"elements": 4})
-    assert misaligned([pair], {"M": 17}) == [pair] and misaligned([pair], {"M": 37}) == [pair]
-    assert misaligned([pair], {"M": 18}) == [] and misaligned([pair, four], {"M": 18}) == [four]
-    assert misaligned([pair, four], {"M": 16384}) == [] and misaligned([pair], {"N": 17}) == []
 
 
 def test_the_ptx_s_wide_accesses_are_read_whatever_their_cache_hint_and_however_their_elements_pack() -> None:
@@ -106,8 +96,6 @@ def test_the_original_s_four_warp_tile_loads_two_rows_of_a_hinted_offset_at_once
     (launch,) = report.launches  # one specialization for both sizes (neither M is a multiple of 16)
     assert launch.options["num_warps"] == 4 and len(launch.entries()) == 2, launch
     assert {a.line: a.elements for a in launch.hinted} == {W_FACTOR: 2, X_FACTOR: 2}, launch.hinted
-    assert [a.line for a in misaligned(launch.hinted, {"M": 17, "N": 8})] == [X_FACTOR]
-    assert misaligned(launch.hinted, {"M": 18, "N": 8}) == [] and launch.sizes["M"] == 17
 
 
 def test_a_pick_loading_more_of_a_hinted_offset_at_once_than_the_original_is_refused_before_the_write(

@@ -45,7 +45,6 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.harness.model import shown_shape
 from kernelopt.harness.vector_hints import VectorAccess, hinted_vectors, wrapped_hints
 from kernelopt.harness.wgmma_race import racing_tiles
-from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 
 #: Triton's name of an NVIDIA target: ``sm_90`` -> ("cuda", 90, warp size 32).
@@ -74,7 +73,6 @@ class LaunchCompile(BaseModel):
         hinted: the vector accesses its PTX builds on an offset the source hints aligned though a size wraps it
             (:func:`~kernelopt.harness.vector_hints.hinted_vectors`: ``tl.multiple_of(rm % M, BLOCK_M)``), each
             misaligned on the GPU where that size is no multiple of the vector (misalign17).
-        sizes: the launch's integer arguments (the sizes the hints' ``%`` reads: ``M``, ``N``).
         races: the slots of each ring of shared tiles an asynchronous wgmma of a loop reads while the loop's copies
             refill it (:func:`~kernelopt.harness.wgmma_race.racing_tiles`: fewer slots than the loop's depth), a
             write-after-read race on the GPU at any size (fla's chunk kkt under Triton 3.6, kkt18).
@@ -92,7 +90,6 @@ class LaunchCompile(BaseModel):
     also: list[dict[str, Any]] = []
     spills: int | None = None
     hinted: list[VectorAccess] = []
-    sizes: dict[str, int] = {}
     races: list[int] = []
 
     def entries(self) -> list[dict[str, Any]]:
@@ -482,10 +479,9 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
             launch = launch.model_copy(update={"error": compiler_line(exc)})
         else:
             hinted = _hinted(self, made.asm.get("ptx") or "", launch.signature)
-            sizes = {k: v for k, v in zip(names, args, strict=False) if is_int(v)}
             races = racing_tiles(made.asm.get("ttgir") or "", int(options.num_stages))
             launch = launch.model_copy(update={"spills": spilled(made.asm.get("cubin")), "hinted": hinted,
-                                               "sizes": sizes, "races": races})  # fmt: skip
+                                               "races": races})  # fmt: skip
         done[key] = launch
 
     def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:

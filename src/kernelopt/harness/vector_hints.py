@@ -15,7 +15,9 @@ columns the wrap reads are masked at the store: the hint costs no wrong value, o
 the widest vector access at each source line that indexes a pointer argument by one of them directly
 (``tl.load(state_w_ptr + rbn)``; a 2-D tile built from such a name and a row stride is not read: its vector runs
 along the other axis, or needs the stride's divisibility, which the compiler knows only of a multiple of 16).
-:func:`misaligned` says at which of them a launch's sizes fault. docs/faults.md, "misalign17", has the PTX.
+A run of ``v`` lanes wrapped at ``M`` starts at ``(-M) mod v``: such an access faults where ``M`` is no multiple of
+``v``: the check of a pick compiled for the target (``target_compile._wider_than_hinted``) refuses one that loads
+more at once on such an offset than the original does. docs/faults.md, "misalign17", has the PTX.
 
 Pure: no I/O, no Triton import.
 """
@@ -28,8 +30,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
-
-from kernelopt.numeric import is_int
 
 #: The hints that claim an offset's alignment (``tl.multiple_of``) and its contiguity (``tl.max_contiguous``).
 HINTS = ("multiple_of", "max_contiguous")
@@ -157,10 +157,3 @@ def hinted_vectors(
             out.append(VectorAccess(line=text, hint=hint.name, modulus=hint.modulus, pointer=pointer,
                                     elements=size // each))  # fmt: skip
     return out
-
-
-def misaligned(accesses: Sequence[VectorAccess], values: Mapping[str, object]) -> list[VectorAccess]:
-    """The accesses that fault at a launch whose arguments are ``values`` (name -> value): a run of ``elements``
-    lanes wrapped at the modulus starts at ``(-modulus) mod elements``, misaligned where the modulus is not a multiple
-    of the vector (an argument not an int, or absent, is not judged)."""
-    return [a for a in accesses if is_int(size := values.get(a.modulus)) and size % a.elements]
