@@ -339,6 +339,17 @@ def check_kernel(path: Path, form: KernelForm) -> None:
             "and tune loads each candidate from a folder of its own, so it could not load there",
             hint="define what it uses in kernel.py",
         )
+    read = folder_files(path)
+    if read:
+        said = ", ".join(f"{name} (line {line})" for name, line in read)
+        them = "it" if len(read) == 1 else "them"
+        raise InputFileError(
+            path,
+            f"reads {said} from its own folder; a workspace holds only kernel.py and reference.py, and tune loads "
+            f"each candidate from a folder of its own, so it could not find {them} there",
+            hint=f"put {them} in kernel.py (a C++ or CUDA source as a string, built by torch.utils.cpp_extension."
+            "load_inline) or name it by its absolute path",
+        )
     if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
         raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
     if form is KernelForm.FUNCTION and "run" not in funcs | names:
@@ -415,6 +426,62 @@ def folder_imports(path: Path) -> list[str]:
             if (path.parent / f"{top}.py").is_file() or (path.parent / top / "__init__.py").is_file():
                 out.append(module)
     return list(dict.fromkeys(out))
+
+
+def folder_files(path: Path) -> list[tuple[str, int]]:
+    """The files a kernel file names in its own folder, with the line of each: a string in its code (not a
+    docstring) that is the name of a file beside it (``"bias_gelu.cpp"``, ``os.path.join(here, "gelu.cu")``,
+    ``"csrc/gelu.cu"``), or of a folder beside it joined to more (``Path(__file__).parent / "csrc" / "gelu.cu"``).
+    A workspace copies only kernel.py and reference.py, and a tuning candidate loads from a folder of its own, so
+    such a kernel could not find them there (a C++ source given to ``torch.utils.cpp_extension.load``).
+    kernel.py and reference.py themselves are in both. Parses, imports nothing; ``[]`` when the file does not
+    parse (the form's check says so)."""
+    try:
+        tree = ast.parse(read_python(path), filename=str(path))
+    except (SyntaxError, InputFileError, ValueError):
+        return []
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    joined = {
+        id(part)
+        for node in ast.walk(tree)
+        for part in (
+            [node.left, node.right]
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+            else node.args
+            if isinstance(node, ast.Call) and _called_name(node.func) == "join"
+            else []
+        )
+    }
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or id(node) in docstrings:
+            continue
+        name = node.value.strip()
+        if not name or "\n" in name or name.strip("./") == "" or Path(name).is_absolute():
+            continue
+        if name in ("kernel.py", "reference.py", path.name):
+            continue
+        try:
+            where = path.parent / name
+            beside = where.is_file() or (id(node) in joined and where.is_dir())
+        except (OSError, ValueError):  # a name too long, a NUL: no file of the folder
+            continue
+        if beside:
+            out.setdefault(name, node.lineno)
+    return sorted(out.items(), key=lambda item: item[1])
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """The name a call calls: ``join`` of ``os.path.join(...)`` and of ``join(...)``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
 
 
 def detect_framework(path: Path) -> Framework:

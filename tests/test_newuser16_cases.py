@@ -1,0 +1,106 @@
+"""newuser16: a new user's first hour on a fresh clone, sixteenth trial (docs/faults.md, "newuser16").
+
+Each case is a fault the user met with kernels of their own (a fused op in Triton, a bias-GELU as a torch C++
+extension), replayed on the CPU with the real files and the real compiler's words."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.errors import InputFileError
+from kernelopt.workspace import Workspace
+from tests.conftest import KERNELS
+
+#: The user's kernel: a C++ extension built from a source file beside kernel.py (`torch.utils.cpp_extension.load`).
+LOADS_A_SOURCE = """import os
+
+import torch
+from torch.utils.cpp_extension import load
+
+HERE = os.path.dirname(__file__)
+_mod = load(name="user_add", sources=[os.path.join(HERE, "add.cpp")])
+
+
+def run(x, y):
+    return _mod.add(x, y)
+"""
+
+
+@pytest.mark.parametrize(
+    ("kernel", "files", "said"),
+    [
+        (LOADS_A_SOURCE, {"add.cpp": "int f();\n"}, "reads add.cpp (line 7) from its own folder"),
+        (
+            "from pathlib import Path\n\nSRC = (Path(__file__).parent / 'csrc' / 'add.cu').read_text()\n"
+            "TABLE = open('blocks.json').read()\n\n\ndef run(x, y):\n    return x + y\n",
+            {"csrc/add.cu": "", "blocks.json": "{}"},
+            "reads csrc (line 3), blocks.json (line 4) from its own folder",
+        ),
+    ],
+    ids=["load_sources", "path_and_open"],
+)
+def test_n87_a_kernel_that_reads_a_file_beside_it_is_refused_before_a_workspace_or_a_session(
+    kernel: str, files: dict[str, str], said: str, ws_root: Path, tmp_path: Path
+) -> None:
+    """The user's bias-GELU built by `load(sources=[os.path.join(os.path.dirname(__file__), "bias_gelu.cpp")])`:
+    `init` said "created", and V0's gate then failed "loading: kernel.py raised FileNotFoundError: ...
+    kernel_opt_cppfile/bias_gelu.cpp"; `tune` of the folder failed all its candidates, "3 compile_error ... loading
+    failed: FileNotFoundError", and said "no candidate ran". A module beside kernel.py was refused in one line
+    (folder_imports); a file it reads was not. Now both commands refuse it before anything is made or run, naming
+    the file and its line; a docstring naming the file, or an installed path, is not a read."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path / "task"
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    (folder / "kernel.py").write_text(kernel)
+    shutil.copy(KERNELS / "add_reference.py", folder / "reference.py")
+    with pytest.raises(InputFileError, match=re.escape(said + "; a workspace holds only kernel.py")) as err:
+        Workspace.create("x", kernel=folder / "kernel.py", reference=folder / "reference.py", root=ws_root)
+    line = err.value.one_line()
+    assert "\n" not in line and "load_inline" in line and list(ws_root.iterdir()) == []
+    with pytest.raises(InputFileError, match=re.escape(said)):
+        prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    # named only in a docstring, or by a name no file of the folder has: the workspace is made
+    quiet = '"""Built from add.cpp beside it."""\n\nNAME = "cuda"\n' + (KERNELS / "add_kernel.py").read_text()
+    (folder / "kernel.py").write_text(quiet)
+    Workspace.create("y", kernel=folder / "kernel.py", reference=folder / "reference.py", root=ws_root)
+
+
+def test_n88_a_failed_extension_build_is_said_by_the_compiler_s_error_line(tmp_path: Path) -> None:
+    """The user's bias-GELU through `load_inline` with a `;` missing: the gate said "loading: kernel.py raised
+    RuntimeError: Error building extension 'user_bias_gelu_bad': [1/2] c++ -MMD -MF main.o.d
+    -DTORCH_EXTENSION_NAME=... -isystem ...": the compiler's command line, cut, and not the error. Now the line is
+    the compiler's first error, its build folder dropped. A real build by torch here (a source of two lines, so
+    the compile is short)."""
+    from torch.utils import cpp_extension
+
+    from kernelopt.harness.model import Culprit
+    from kernelopt.harness.worker import _failure
+    from kernelopt.oneline import first_line
+    from kernelopt.tuning.checks import first_line as candidate_line
+
+    if shutil.which("c++") is None or shutil.which("ninja") is None:
+        pytest.skip("no C++ compiler or ninja here: torch cannot build an extension")
+    source = tmp_path / "bias_gelu.cpp"
+    source.write_text("int twice(int x) {\n  return 2 * x\n}\n")
+    with pytest.raises(RuntimeError) as raised:
+        cpp_extension.load(name="newuser16_bad", sources=[str(source)], build_directory=str(tmp_path))
+    assert str(raised.value).startswith("Error building extension 'newuser16_bad': [1/2] c++")  # torch's own words
+    said = first_line(str(raised.value), 300)
+    assert said.startswith("Error building extension 'newuser16_bad': bias_gelu.cpp:2:")
+    assert "error: expected" in said and str(tmp_path) not in said
+    failure = _failure("loading", "kernel.py", raised.value, case=None, version="v0", culprit=Culprit.KERNEL)
+    assert failure.message == f"loading: kernel.py raised RuntimeError: {said}"
+    assert candidate_line(raised.value) == f"RuntimeError: {said}"  # a tuning candidate's line too
+    # nvcc's form, and a link that fails: the error line, never the command
+    nvcc = "Error building extension 'k': [1/3] /usr/local/cuda/bin/nvcc -c k.cu\nFAILED: k.o\n/b/k.cu(12): error: x\n"
+    assert first_line(nvcc, 300) == "Error building extension 'k': k.cu(12): error: x"
+    link = "Error building extension 'k': [2/2] c++ main.o -o k.so\n/usr/bin/ld: main.o: in function `f':\n"
+    link += "main.cpp:(.text+0x1d): undefined reference to `g()'\ncollect2: error: ld returned 1 exit status\n"
+    assert first_line(link, 300) == "Error building extension 'k': main.cpp:(.text+0x1d): undefined reference to `g()'"
