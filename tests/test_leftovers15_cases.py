@@ -315,7 +315,7 @@ def stood_in_compiles(pick: list[Any], authors: list[Any], compiled: list[str] |
     ``compiled``."""
     from kernelopt.harness import target_compile as tc
 
-    def compile_for_target(folders, target):  # type: ignore[no-untyped-def]
+    def compile_for_target(folders, target, **_):  # type: ignore[no-untyped-def]
         if compiled is not None:
             compiled.append(folders[0].name)
         launches = pick if folders[0].name == "written" else authors
@@ -380,7 +380,7 @@ def test_a_pick_the_target_compile_refuses_gives_way_to_the_next_best(
     compiled: list[str] = []
 
     def target_check(
-        source: str, reference_py: Path, work: Path, target: str, original: str, *, asked: bool = True
+        source: str, reference_py: Path, work: Path, target: str, original: str, *, asked: bool = True, **_: Any
     ) -> TargetCheck:
         assert asked  # --target named it
         compiled.append(target)

@@ -179,7 +179,7 @@ def test_a_rocm_gpu_or_an_unknown_capability_is_one_line_and_compiles_nothing(
     from kernelopt.harness import target_compile as tc
     from kernelopt.tuning.folder import target_checked
 
-    def no_compile(folders, target):  # type: ignore[no-untyped-def]
+    def no_compile(folders, target, **_):  # type: ignore[no-untyped-def]
         raise AssertionError(f"compiled for {target}")
 
     monkeypatch.setattr(tc, "compile_for_target", no_compile)
@@ -204,7 +204,7 @@ def test_a_compile_that_cannot_run_stops_a_target_session_and_is_a_line_on_the_g
     from kernelopt.harness import target_compile as tc
     from kernelopt.tuning.folder import target_checked
 
-    def past_limit(folders, target):  # type: ignore[no-untyped-def]
+    def past_limit(folders, target, **_):  # type: ignore[no-untyped-def]
         raise EnvironmentProblem(f"the compile for {target} ran past its limit: ptxas")
 
     monkeypatch.setattr(tc, "compile_for_target", past_limit)

@@ -76,6 +76,9 @@ class LaunchCompile(BaseModel):
         races: the slots of each ring of shared tiles an asynchronous wgmma of a loop reads while the loop's copies
             refill it (:func:`~kernelopt.harness.wgmma_race.racing_tiles`: fewer slots than the loop's depth), a
             write-after-read race on the GPU at any size (fla's chunk kkt under Triton 3.6, kkt18).
+        cached: its TTGIR, PTX and cubin were read from the Triton cache the compile was given (``triton_cache`` of
+            :func:`compile_for_target`: a tuning session's, where its compile pool and bench workers compiled the pick
+            on the GPU), not compiled again (leftovers19's l2).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -91,6 +94,7 @@ class LaunchCompile(BaseModel):
     spills: int | None = None
     hinted: list[VectorAccess] = []
     races: list[int] = []
+    cached: bool = False
 
     def entries(self) -> list[dict[str, Any]]:
         """Every ``SHAPES`` entry this launch stands for: its own (:attr:`shape`) and :attr:`also`."""
@@ -179,21 +183,30 @@ class TargetReport(BaseModel):
 
 
 def compile_for_target(
-    folders: Sequence[Path], target: str = "sm_90", *, timeout_s: float = COMPILE_TIMEOUT_S
+    folders: Sequence[Path],
+    target: str = "sm_90",
+    *,
+    timeout_s: float = COMPILE_TIMEOUT_S,
+    triton_cache: Path | None = None,
 ) -> list[TargetReport]:
     """Each folder's launches compiled for ``target`` (``sm_90``), in one process of its own with Triton's JIT (its
-    interpreter off), on a machine with or without a GPU (see the module docstring).
+    interpreter off), on a machine with or without a GPU (see the module docstring). ``triton_cache``: the Triton
+    cache it reads and fills (a tuning session's: a launch the session compiled for this target is read from it,
+    :attr:`LaunchCompile.cached`); else the environment's.
 
     Raises:
         ValueError: ``target`` is not ``sm_NN``.
         EnvironmentProblem: the process failed or ran past ``timeout_s`` (its last lines say why).
     """
+    from kernelopt.env import TRITON_CACHE_DIR
     from kernelopt.errors import EnvironmentProblem
     from kernelopt.proc import run_command
     from kernelopt.worker.environment import worker_env
 
     parse_target(target)
     env = worker_env(device="cuda")  # compiled, never interpreted: TRITON_INTERPRET dropped; this kernelopt first
+    if triton_cache is not None:
+        env[TRITON_CACHE_DIR] = str(triton_cache)
     argv = [sys.executable, "-m", "kernelopt.harness.target_compile", target, *map(str, folders)]
     done = run_command(argv, timeout_s=timeout_s, env=env)
     if done.timed_out or done.returncode != 0:
@@ -231,6 +244,7 @@ def target_check(
     original: str | None = None,
     *,
     asked: bool = True,
+    triton_cache: Path | None = None,
 ) -> TargetCheck:
     """``source`` (a kernel.py about to be written) compiled for ``target`` on the reference's ``SHAPES`` entries.
     Refused when a launch does not compile at an entry where ``original`` (kernel.py as it is) compiles (the line
@@ -244,7 +258,9 @@ def target_check(
     ``target`` is the GPU the session ran on (:func:`own_target`, no ``--target``): only what that GPU's run of the
     entries can pass and still be wrong or fault elsewhere refuses (a race, a vector wider than the source's hints):
     a launch that does not compile here, or spills, is not refused (the GPU compiled and timed the pick itself), and
-    the launches that compile are read all the same.
+    the launches that compile are read all the same. ``triton_cache``: the session's Triton cache, where a launch its
+    compile pool or bench workers compiled for this GPU is read instead of compiled again (leftovers19's l2: one
+    compile, not two), the line saying how many were.
 
     Raises:
         ValueError, EnvironmentProblem: as :func:`compile_for_target`.
@@ -257,7 +273,7 @@ def target_check(
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "kernel.py").write_text(text, encoding="utf-8")
         shutil.copyfile(reference_py, folder / "reference.py")
-        return compile_for_target([folder], target)[0]
+        return compile_for_target([folder], target, triton_cache=triton_cache)[0]
 
     started = time.monotonic()
     report = compiled(source, "written")
@@ -302,9 +318,11 @@ def _launches_read(
     kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
     own = "" if asked else " (this GPU's, no --target: its races and vector hints)"
     failed = f"; {len(report.failed)} did not compile here (the GPU ran the pick)" if report.failed else ""
+    cached = sum(x.cached for x in report.launches)
+    read = f", {cached} of them read from the session's own compiles" if cached else ""
     return TargetCheck(
         line=f"compiled for {target}{own} before the write: {len(report.launches)} distinct launch(es) of "
-        f"{kernels} at the SHAPES entries{failed} ({time.monotonic() - started:.1f} s)"
+        f"{kernels} at the SHAPES entries{read}{failed} ({time.monotonic() - started:.1f} s)"
     )
 
 
@@ -450,6 +468,7 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
     backend = make_backend(target)
     done: dict[str, LaunchCompile] = {}
     shape: dict[str, Any] = {}
+    hits = _heard_cache_hits()
 
     def compile_launch(self: JITFunction, *args: Any, grid: Any = None, warmup: bool = False, **kwargs: Any) -> None:
         kwargs.pop("debug", None)
@@ -471,6 +490,7 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
             if dict(shape) != done[key].shape and dict(shape) not in done[key].also:
                 done[key].also.append(dict(shape))
             return
+        hits.clear()
         try:
             made = triton.compile(
                 ASTSource(self, signature, constexprs, attrs), target=target, options=options.__dict__
@@ -481,7 +501,7 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
             hinted = _hinted(self, made.asm.get("ptx") or "", launch.signature)
             races = racing_tiles(made.asm.get("ttgir") or "", int(options.num_stages))
             launch = launch.model_copy(update={"spills": spilled(made.asm.get("cubin")), "hinted": hinted,
-                                               "races": races})  # fmt: skip
+                                               "races": races, "cached": any(hits)})  # fmt: skip
         done[key] = launch
 
     def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:
@@ -507,6 +527,22 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         inputs = build_inputs(pair, dict(entry), "cpu", 0)
         pair.candidate("cpu")(*inputs)  # as the harness calls it (an autograd Function's forward may need grad)
     return list(done.values())
+
+
+def _heard_cache_hits() -> list[bool]:
+    """A list each ``triton.compile`` of this process appends to whether it read its kernel from Triton's cache
+    (Triton's ``knobs.compilation.listener``; a Triton without it appends nothing: every launch reads as compiled)."""
+    import triton
+
+    hits: list[bool] = []
+    compilation = getattr(getattr(triton, "knobs", None), "compilation", None)
+    if compilation is not None and hasattr(compilation, "listener"):
+
+        def heard(*, cache_hit: bool = False, **_: Any) -> None:
+            hits.append(cache_hit)
+
+        compilation.listener = heard
+    return hits
 
 
 def _hinted(fn: Any, ptx: str, signature: dict[str, str]) -> list[VectorAccess]:

@@ -85,6 +85,7 @@ from kernelopt.tunables.model import argument_as, argument_key, argument_name, s
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, config_text, is_computed
+from kernelopt.tuning.compile_pool import CACHE_DIR
 from kernelopt.tuning.dot_precision import operands_dtype
 from kernelopt.tuning.entry_retime import retime_refusal
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -1842,7 +1843,7 @@ def target_checked(prepared: PreparedFolder, written: str) -> TargetCheck | None
         return TargetCheck(line=skipped) if skipped is not None else None
     try:
         return _compiled_for(written, prepared.problem.reference_py, prepared.session_dir / "target", target,
-                             prepared.base_source, asked)  # fmt: skip
+                             prepared.base_source, asked, prepared.session_dir / CACHE_DIR)  # fmt: skip
     except EnvironmentProblem as exc:
         if asked:
             raise
@@ -1867,9 +1868,18 @@ def session_target(prepared: PreparedFolder) -> tuple[str | None, bool, str | No
 
 @functools.lru_cache(maxsize=8)
 def _compiled_for(
-    written: str, reference_py: Path, work: Path, target: str, original: str, asked: bool = True
+    written: str,
+    reference_py: Path,
+    work: Path,
+    target: str,
+    original: str,
+    asked: bool = True,
+    triton_cache: Path | None = None,
 ) -> TargetCheck:
-    return target_check(written, reference_py, work, target, original, asked=asked)
+    """:func:`~kernelopt.harness.target_compile.target_check` with the session's Triton cache (``triton_cache``): a
+    launch its compile pool or bench workers compiled for ``target`` (the GPU's own) is read, not compiled again, and
+    kernel.py as it is compiles once for every pick checked (leftovers19's l2)."""
+    return target_check(written, reference_py, work, target, original, asked=asked, triton_cache=triton_cache)
 
 
 def _shrunk_covers(tuning: FolderTuning) -> list[str]:
