@@ -104,3 +104,72 @@ def test_n88_a_failed_extension_build_is_said_by_the_compiler_s_error_line(tmp_p
     link = "Error building extension 'k': [2/2] c++ main.o -o k.so\n/usr/bin/ld: main.o: in function `f':\n"
     link += "main.cpp:(.text+0x1d): undefined reference to `g()'\ncollect2: error: ld returned 1 exit status\n"
     assert first_line(link, 300) == "Error building extension 'k': main.cpp:(.text+0x1d): undefined reference to `g()'"
+
+
+#: The user's bias-GELU: a C++ extension on torch's CPU tensors, built by `load_inline` from a string.
+CPP_ON_THE_CPU = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+_src = """
+#include <torch/extension.h>
+torch::Tensor add(torch::Tensor x, torch::Tensor y) { return x + y; }
+"""
+_mod = load_inline(name="user_add", cpp_sources=_src, functions=["add"])
+
+
+def run(x, y):
+    return _mod.add(x, y)
+'''
+
+
+def test_n89_a_c_plus_plus_extension_of_cpu_code_is_no_cuda_kernel_and_runs_on_the_cpu_path(
+    ws_root: Path, tmp_path: Path
+) -> None:
+    """The user's bias-GELU built by `load_inline(cpp_sources=..., functions=[...])`, C++ on torch's CPU tensors:
+    `validate --device cpu` ran it (PASS), but `init` wrote `framework: cuda` into the task card ("load_inline" was
+    read as CUDA), so `optimize --device cpu` and `tune --device cpu` refused it: "--device cpu cannot run this cuda
+    kernel: it launches on a GPU driver". Now an extension is CUDA only when it is given CUDA code (cuda_sources, a
+    .cu file, a __global__ kernel, CUDAExtension, cupy)."""
+    from kernelopt.cli.optimize import refuse_gpu_framework_on_cpu
+    from kernelopt.errors import UsageError
+    from kernelopt.kernelsource import Framework, framework_of
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(CPP_ON_THE_CPU)
+    ws = Workspace.create("cpp", kernel=kernel, reference=KERNELS / "add_reference.py", root=ws_root)
+    assert "framework: torch" in (ws.root / "README.md").read_text()
+    assert refuse_gpu_framework_on_cpu(ws.root) is None  # optimize and tune take --device cpu
+    cuda = CPP_ON_THE_CPU.replace('cpp_sources=_src, functions=["add"]', 'cpp_sources="", cuda_sources=_src')
+    for text in (cuda, 'load(name="k", sources=["k.cpp", "k.cu"])', "import cupy\n", 'K = "__global__ void k() {}"'):
+        assert framework_of(text) is Framework.CUDA, text
+    kernel.write_text(cuda)
+    gpu = Workspace.create("cu", kernel=kernel, reference=KERNELS / "add_reference.py", root=ws_root)
+    with pytest.raises(UsageError, match="--device cpu cannot run this cuda kernel"):
+        refuse_gpu_framework_on_cpu(gpu.root)
+
+
+def test_n90_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a_problem(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The user's SwiGLU tuned in Triton's interpreter with its output sent to a log (`kernelopt tune sw1 --device cpu
+    > sw1.log 2>&1`): the header, then nothing for 534 s, then the verdict; the bar is drawn on a terminal only, where
+    `batch` writes a line a problem and `optimize` a line a stage. Now a round that charged candidates writes one
+    line off a terminal, with the best so far; a round that charged none (a re-time) writes none."""
+    from kernelopt.cli.tune import _Bar
+    from kernelopt.tuning.session import Progress
+
+    with _Bar(7) as bar:
+        bar.update(Progress(candidates=0, budget=7, evaluations=0, best_latency_us=None, best_config=None, batch=()))
+        bar.update(Progress(candidates=2, budget=7, evaluations=2, best_latency_us=None, best_config=None, batch=()))
+        for _ in range(2):
+            bar.update(
+                Progress(
+                    candidates=4, budget=7, evaluations=4, best_latency_us=490700.0, best_config={"BLOCK_D": 1024},
+                    batch=(),
+                )  # fmt: skip
+            )
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("tuning: 2 of 7 candidates in ") and lines[0].endswith(" s; no correct candidate yet")
+    assert lines[1].startswith("tuning: 4 of 7 candidates in ")
+    assert lines[1].endswith(" s; best so far BLOCK_D=1024: 490.7 ms")

@@ -13,6 +13,7 @@ import ast
 import importlib.util
 import math
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
@@ -493,11 +494,17 @@ def detect_framework(path: Path) -> Framework:
     return framework_of(read_python(path))
 
 
+#: What makes a kernel.py CUDA code: a ``__global__`` kernel, cupy, a torch extension given CUDA sources
+#: (``load_inline(cuda_sources=...)``, a ``.cu`` / ``.cuh`` file, ``CUDAExtension``). An extension of C++ alone
+#: (``load_inline(cpp_sources=..., functions=...)``) runs on torch's CPU tensors: the CPU path times it.
+_CUDA_CODE = re.compile(r"__global__|\bcupy\b|\bcuda_sources\b|\bCUDAExtension\b|\.cuh?[\"']")
+
+
 def framework_of(text: str) -> Framework:
     """:func:`detect_framework` of a kernel.py's text already read (a session's, whatever the file holds now)."""
     if "import triton" in text or "from triton" in text:
         return Framework.TRITON
-    if "load_inline" in text or "cupy" in text or "__global__" in text:
+    if _CUDA_CODE.search(text):
         return Framework.CUDA
     return Framework.TORCH
 

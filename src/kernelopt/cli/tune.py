@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -1122,12 +1123,14 @@ def _latency(us: float) -> str:
 
 
 class _Bar:
-    """A rich progress bar on stderr while the session runs (evaluations of ``total``, best so far); nothing off a
-    terminal. The total is the budget's from the start: the bar read "0/?" while the workers started (8 s of the CPU
-    demo's 10)."""
+    """A rich progress bar on stderr while the session runs (evaluations of ``total``, best so far); off a terminal
+    (a log, a pipe) one line a round that charged candidates, as `batch` writes one a problem: a Triton session in
+    the interpreter said nothing for 9 minutes between its header and its verdict. The total is the budget's from the
+    start: the bar read "0/?" while the workers started (8 s of the CPU demo's 10)."""
 
     def __init__(self, total: int | None = None) -> None:
         self.total = total
+        self.logged = 0  # candidates a line off a terminal has said
 
     def __enter__(self) -> _Bar:
         import sys
@@ -1148,11 +1151,21 @@ class _Bar:
         )
         self.task = self.progress.add_task("tune", total=self.total, best="best n/a")
         self.progress.start()
+        self.started = time.monotonic()
         return self
 
     def update(self, p: Progress) -> None:
         best = f"best {fmt(p.best_latency_us)} us" if p.best_latency_us is not None else "best n/a"
         self.progress.update(self.task, completed=p.candidates, total=p.budget, best=best)
+        if self.progress.disable and p.candidates > self.logged:
+            from kernelopt.tuning.folder import config_text
+
+            self.logged = p.candidates
+            seconds = round(time.monotonic() - self.started)
+            said = "no correct candidate yet"
+            if p.best_latency_us is not None and p.best_config is not None:
+                said = f"best so far {config_text(p.best_config)}: {_latency(p.best_latency_us)}"
+            note(f"tuning: {p.candidates} of {p.budget} candidates in {seconds} s; {said}")
 
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
