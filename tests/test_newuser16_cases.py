@@ -161,13 +161,11 @@ def test_n90_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a_pro
     with _Bar(7) as bar:
         bar.update(Progress(candidates=0, budget=7, evaluations=0, best_latency_us=None, best_config=None, batch=()))
         bar.update(Progress(candidates=2, budget=7, evaluations=2, best_latency_us=None, best_config=None, batch=()))
+        best = Progress(
+            candidates=4, budget=7, evaluations=4, best_latency_us=490700.0, best_config={"BLOCK_D": 1024}, batch=()
+        )
         for _ in range(2):
-            bar.update(
-                Progress(
-                    candidates=4, budget=7, evaluations=4, best_latency_us=490700.0, best_config={"BLOCK_D": 1024},
-                    batch=(),
-                )  # fmt: skip
-            )
+            bar.update(best)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2, lines
     assert lines[0].startswith("tuning: 2 of 7 candidates in ") and lines[0].endswith(" s; no correct candidate yet")
