@@ -5,6 +5,7 @@ extension), replayed on the CPU with the real files and the real compiler's word
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -171,3 +172,34 @@ def test_n90_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a_pro
     assert lines[0].startswith("tuning: 2 of 7 candidates in ") and lines[0].endswith(" s; no correct candidate yet")
     assert lines[1].startswith("tuning: 4 of 7 candidates in ")
     assert lines[1].endswith(" s; best so far BLOCK_D=1024: 490.7 ms")
+
+
+def test_n91_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_root: Path, tmp_path: Path) -> None:
+    """The user's C++ bias-GELU, V0 gated on the CPU, its task card naming no GPU (none to infer here): the report
+    said "Measured on cpu: ...; the cpu roofs below are not the roofs of that device" and "Spec roofs: unknown GPU
+    'cpu': no spec sheet; known: amd-mi300x, amd-mi325x, ...", the CPU timing path's device name read as a GPU the
+    user had named wrong. Now the CPU is no GPU of the report: no roofs are said to be the cpu's, and the spec line
+    says no GPU was named."""
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.report import render_markdown
+    from kernelopt.report.reader import collect
+    from tests.loop_fakes import DATA, make_fakes
+
+    folder = Path(shutil.copytree(DATA, tmp_path / "nogpu"))
+    card = folder / "README.md"
+    card.write_text(card.read_text().replace("gpu: H200\n", ""))
+    ws = open_or_create(folder, name="nogpu", root=ws_root).workspace
+    fakes = make_fakes()
+    fakes.gate.device = "cpu"
+    fakes.gate.timing_method = "cpu_perf_counter, 12 launch(es)/sample, 40 samples"
+    OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(max_iterations=0)).run()
+    summary = ws.profile_dir(0) / "summary.json"  # the CPU's timing-only profile names no GPU (the user's: null)
+    summary.write_text(json.dumps({**json.loads(summary.read_text()), "gpu": None}))
+    data = collect(ws, measured=None)
+    assert data.card_gpu is None and data.gpu is None and data.measured_on[0].is_cpu
+    md = render_markdown(ws, measured=None)
+    assert "- Measured on cpu: latencies and rates are the CPU timing path's (no GPU)\n" in md
+    assert "- Spec roofs: no GPU named in the task card or the records\n" in md
+    assert "cpu roofs" not in md and "unknown GPU 'cpu'" not in md

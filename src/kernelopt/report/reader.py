@@ -19,6 +19,7 @@ from kernelopt.hardware.ceilings import cached_ceilings
 from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype, normalize_name
 from kernelopt.harness.roofline import Ceilings
 from kernelopt.report.model import (
+    CPU_DEVICE,
     Ceiling,
     CeilingKind,
     CeilingOrigin,
@@ -241,11 +242,18 @@ def _versions(ws: Workspace, log: list[tuple[str, str]]) -> tuple[list[VersionEn
 
 
 def _report_gpu(card_gpu: str | None, versions: Sequence[VersionEntry]) -> str | None:
-    """The task card's GPU, else the last one a record or a profile names."""
-    gpu = card_gpu or next((v.record.performance.gpu for v in reversed(versions) if v.record.performance.gpu), None)
-    if gpu is None:
-        gpu = next((v.summary.gpu for v in reversed(versions) if v.summary and v.summary.gpu), None)
-    return gpu
+    """The task card's GPU, else the last one a record or a profile names; ``cpu`` (the CPU timing path's name) is
+    no GPU: a workspace timed on the CPU alone was reported as "the cpu roofs below are not the roofs of that
+    device" and "Spec roofs: unknown GPU 'cpu': no spec sheet; known: amd-mi300x, ...", a GPU the user never named."""
+    if card_gpu:
+        return card_gpu
+    records = [v.record.performance.gpu for v in versions]
+    profiles = [v.summary.gpu for v in versions if v.summary]
+    for named in (records, profiles):
+        gpu = next((n for n in reversed(named) if n and n.strip().lower() != CPU_DEVICE), None)
+        if gpu is not None:
+            return gpu
+    return None
 
 
 def collect(ws: Workspace, *, measured: Ceilings | NotGiven | None = NOT_GIVEN) -> ReportData:
