@@ -158,6 +158,9 @@
 #   target18   scripts/gpu_target18.sh: tune --device cuda (no --target) on fla's chunk kkt cut to one racing config
 #              beside three safe ones: the pick compiled for the GPU's own target, no racing config written, the
 #              kernel written right three times at the GPU size against float64 (docs/faults.md target18)
+#   leftovers19 scripts/gpu_leftovers19.sh: tune --device cuda (a 45 s wall) on linear_bf16: the search leaves its
+#              checks their time (none cut for the wall), the own-target check reads the session's compiles (counted),
+#              and that check timed with the session's Triton cache and with an empty one
 #   break18    scripts/gpu_break18.sh: a matmul whose K loop sets its own pipeline depth (tl.range(..., num_stages=2))
 #              under a launch of num_stages=4: right three times at 4096 cubed, no race read (docs/faults.md b20)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
@@ -236,6 +239,7 @@ kkt18 240 scripts/gpu_kkt18.sh
 target18 240 scripts/gpu_target18.sh
 wrongkernel18 540 scripts/gpu_wrongkernel18.sh
 break18 180 scripts/gpu_break18.sh
+leftovers19 420 scripts/gpu_leftovers19.sh
 gputests 560 -
 EOF
 }

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from kernelopt.tuning.budget import Budget, ManualClock
-from kernelopt.tuning.candidate import Outcome, Result
+from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.pace import WALL_MARGIN_S
 from kernelopt.tuning.replay import space_from_sweep
 from kernelopt.tuning.session import tune
@@ -122,3 +123,177 @@ def test_l2_the_compile_process_hears_which_launches_triton_read_from_its_cache(
     listener(src=None, metadata={}, metadata_group={}, times=None, cache_hit=True)
     listener(src=None, metadata={}, metadata_group={}, times=None, cache_hit=False)
     assert hits == [True, False]
+
+
+# ------------------------------------------------------------------- l3: nested and indexed tuples of launch settings
+
+TUPLE_RUN = DATA / "leftovers17" / "tuple_run" / "kernel.py"
+"""A 2-D scale whose tiles are a module tuple unpacked in ``run`` (``TILE = (16, 16)``, ``bm, bn = TILE``)."""
+ROWS = "TILE = ((16, 16), (32, 8))"
+
+
+def _found(source: str) -> dict[str, Any]:
+    from kernelopt.tunables import discover_source
+
+    return {t.key: t for t in discover_source(source)}
+
+
+@pytest.mark.parametrize("read", ["    bm, bn = TILE[0]\n", "    bm = TILE[0][0]\n    bn = TILE[0][1]\n"])
+def test_l3_a_nested_module_tuple_s_element_is_a_knob_written_where_it_is(read: str) -> None:
+    """``TILE = ((16, 16), (32, 8))`` read as ``bm, bn = TILE[0]`` or ``TILE[0][0]`` was a computed setting, "tuned
+    where it is computed", one value for every size. The element read by literal indices is now a knob keyed by its
+    path (``TILE[0][1]``), written in the nested tuple; the guard reads a move of it through the unpacking (without
+    masks, a tile that does not divide the original's is refused), and a launch option held so is read by the
+    settings it computes (``BLOCK = nw * 32``), as a flat tuple's is (break17 b15, b16)."""
+    from kernelopt.tunables import apply_source
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_break17_cases import TUPLE_NOMASK
+
+    source = TUPLE_RUN.read_text().replace("TILE = (16, 16)", ROWS).replace("    bm, bn = TILE\n", read)
+    found = _found(source)
+    assert [(found[k].kind.value, found[k].value, found[k].location) for k in ("TILE[0][0]", "TILE[0][1]")] == [
+        ("module_constant", 16, "kernel.py:8")
+    ] * 2
+    assert "scale_kernel:BLOCK_M" not in found
+    written = apply_source(source, {"TILE[0][0]": 64, "TILE[0][1]": 8}).new_source
+    assert "TILE = ((64, 8), (32, 8))\n" in written, written
+
+    bare = source
+    for old, new in TUPLE_NOMASK:
+        bare = bare.replace(old, new)
+    refused = guard_edit(bare, bare.replace(ROWS, "TILE = ((32, 16), (32, 8))"))
+    assert refused.new_source is None and "does not divide every size the original" in (refused.note or ""), refused
+    assert guard_edit(bare, bare.replace(ROWS, "TILE = ((16, 16), (64, 8))")).new_source is not None  # a row not read
+
+
+def test_l3_a_launch_option_in_a_nested_tuple_is_read_by_what_it_computes(tmp_path: Path) -> None:
+    """break17 b16's warps_tuple with its options a row of a nested tuple (``CFG = ((2, 3), (4, 1))``, ``nw, ns =
+    CFG[0]``, ``BLOCK = nw * 32``): ``num_warps`` is the knob ``CFG[0][0]``, and a move of it moves ``BLOCK`` too (the
+    net is cast), read through the unpacking, the element or the row read whole."""
+    from kernelopt.tunables.readers import chained_values
+    from tests.test_break17_cases import WARPS_TUPLE, _built
+
+    source = (_built(tmp_path, "break16/warps_augmented", "t", WARPS_TUPLE) / "kernel.py").read_text()
+    nested = source.replace("CFG = (2, 3)", "CFG = ((2, 3), (4, 1))").replace("nw, ns = CFG\n", "nw, ns = CFG[0]\n")
+    found = _found(nested)
+    assert (found["CFG[0][0]"].value, found["CFG[0][1]"].value) == (2, 3)
+
+    def chained(text: str) -> dict[str, object]:
+        return chained_values(list(_found(text).values()), text, ["num_warps"])
+
+    assert chained(nested) == {"BLOCK": 64}
+    assert chained(nested.replace("BLOCK = nw * 32", "BLOCK = CFG[0][0] * 32")) == {"line 19 (CFG[0][0])": None}
+    assert chained(nested.replace("BLOCK = nw * 32", "BLOCK = block_of(CFG[0])")) == {"line 19 (CFG[0])": None}
+    assert chained(nested.replace("BLOCK = nw * 32", "BLOCK = 64")) == {}
+
+
+@pytest.mark.parametrize(
+    ("read", "line"),
+    [
+        ("    i = 0\n    bm, bn = TILE[i]\n", "bm is read from TILE[i], a row picked by i at run time"),
+        ("    bm, bn = TILE[int(M > 64)]\n", "bm is read from TILE[int(M > 64)], a row picked by int(M > 64) at run"),
+        (
+            "    i = 0\n    cfg = ((64, 4), (128, 8))[i]\n    bm, bn = cfg\n",
+            "bm is read (through cfg) from ((64, 4), (128, 8))[i], a row picked by i at run time",
+        ),
+        (
+            "    bm, bn = ((64, 4), (128, 8))[0]\n",
+            "bm is read from ((64, 4), (128, 8))[0], a tuple written in the function",
+        ),
+    ],
+)
+def test_l3_a_tuple_read_by_a_run_time_index_is_no_knob_and_says_why(read: str, line: str) -> None:
+    """``BLOCK, W = table[key]``, ``cfg = ((64, 4), (128, 8))[i]``: no one element is the value at every input (or the
+    tuple is written where it is read), so none is a knob; the setting is tuned where it is computed, as before, and
+    now a line says why the tuple's element is not the knob (``tunables`` prints it), never in silence."""
+    source = TUPLE_RUN.read_text().replace("TILE = (16, 16)", ROWS).replace("    bm, bn = TILE\n", read)
+    knob = _found(source)["scale_kernel:BLOCK_M"]
+    assert knob.kind.value == "computed_setting" and (knob.helper_note or "").startswith(line), knob.helper_note
+    assert not any(k.startswith("TILE[") for k in _found(source))
+
+
+# ------------------------------------------------------------------------------------ l4: one "no figure" line
+
+
+def test_l4_a_configuration_without_a_figure_is_said_in_one_wording_for_one_config_and_for_a_list() -> None:
+    """``session.untimed_current`` (one configuration) and ``folder._lost_to_the_machine`` (a keyed list's entry) each
+    worded "no figure" by hand, and the list's left out that its entry was timed again with the re-time's limit (it
+    is, by the same ``_time_baseline``). Both are now ``session.no_figure_line``: the same words, naming what has no
+    figure; ``--candidate-timeout-s`` is offered where a run went past its limit, not for the host's memory."""
+    from kernelopt.tuning.folder import _lost_to_the_machine
+    from kernelopt.tuning.session import SessionResult, StopReason, untimed_current
+
+    current, other, pick = {"ROWS": 4}, {"ROWS": 1}, {"ROWS": 8}
+    late = Result.failed(current, Outcome.RUN_TIMEOUT, "no reply within 60 s; cut at the session's pace")
+    oom = Result.failed(other, Outcome.OUT_OF_MEMORY, "out of memory while timing: MemoryError: std::bad_alloc")
+    late, oom = (r.model_copy(update={"failed_entry": "T=2,D=1030"}) for r in (late, oom))
+    best = Result(config=pick, outcome=Outcome.OK, latency_us=10.0)
+    result = SessionResult(best_config=pick, best_latency_us=10.0, current_config=current, current_latency_us=None,
+                           results=[late, oom, best], retimed=[], evaluations=3, served=0, budget=3, space_size=3,
+                           wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive")  # fmt: skip
+    one = untimed_current(result)
+    listed = _lost_to_the_machine(result, [Config.of(other)])
+    frame = "nor when timed again alone with the re-time's limit): a change is written only over a measured baseline"
+    assert one == (
+        "not written: the current configuration has no figure at T=2,D=1030 (the current ROWS=4 was not timed "
+        f"(run_timeout: no reply within 60 s), {frame} (a loaded machine? run tune again, or give "
+        "--candidate-timeout-s more)"
+    )
+    assert listed == (
+        "not written: the current autotune list has no figure at T=2,D=1030 (ROWS=1 was not timed (out_of_memory: "
+        f"out of memory while timing: MemoryError: std::bad_alloc), {frame} (a loaded machine? run tune again)"
+    )
+    timed = result.model_copy(
+        update={"results": [late, oom, best, Result(config=other, outcome=Outcome.OK, latency_us=12.0)]}
+    )
+    assert _lost_to_the_machine(timed, [Config.of(other)]) is None  # timed again alone: it has its figure
+
+
+# ------------------------------------------------------------------------------------------------ on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(330)
+def test_on_cuda_a_wall_bounded_tune_writes_a_checked_pick_read_from_its_own_compiles(tmp_path: Path) -> None:
+    """l1 and l2 on an NVIDIA GPU: ``tune --device cuda --json --budget-wall-s 45`` on examples/linear_bf16 (its
+    space of six launch keywords far larger than 45 s can time) ends its search early enough that the checks after it
+    run: no line says a check was not run for the wall, and the session ends within its wall and margin. Where it
+    wrote, its pick's own-target check read the launches the session compiled (the json's ``target`` line counts
+    them); that check is then timed again with the session's Triton cache and with an empty one, each printed."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    from kernelopt.harness.target_compile import target_check
+    from kernelopt.tuning.compile_pool import CACHE_DIR
+
+    folder = Path(shutil.copytree(Path(__file__).parent.parent / "examples" / "linear_bf16", tmp_path / "linear"))
+    before = (folder / "kernel.py").read_text()
+    argv = [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--json", "--budget-wall-s",
+            "45"]  # fmt: skip
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    said = json.dumps(result)
+    print(f"leftovers19 tune {took:.1f} s, stop {result.get('stop')}, written {result['written']}, "
+          f"pace {result.get('pace')}")  # fmt: skip
+    print(f"leftovers19 verdict: {result['verdict']}; edit_note: {result.get('edit_note')}; target: {result['target']}")
+    assert "is spent" not in said and "a rerun resumes" not in said, said[-2000:]  # l1: every check after it ran
+    assert result["wall_s"] <= 45.0 + 15.0
+    if not result["written"]:
+        return
+    assert "read from the session's own compiles" in (result["target"] or ""), result["target"]  # l2
+    written = (folder / "kernel.py").read_text()
+    assert written != before
+    session = folder / ".kernelopt"
+    cache = next(session.rglob(CACHE_DIR))
+    target = result["target"].split("compiled for ", 1)[1].split(" ", 1)[0]
+    for name, used in (("the session's cache", cache), ("an empty cache", tmp_path / "empty")):
+        t0 = time.monotonic()
+        checked = target_check(written, folder / "reference.py", tmp_path / name.replace(" ", "_"), target, before,
+                               asked=False, triton_cache=used)  # fmt: skip
+        print(f"leftovers19 own-target check with {name}: {time.monotonic() - t0:.2f} s: {checked.line}")

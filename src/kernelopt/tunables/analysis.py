@@ -21,7 +21,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.tunables.arithmetic import integer_value
-from kernelopt.tunables.bindings import element_read, unpacking
+from kernelopt.tunables.bindings import element_read, path_parts, unpacking
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     body_constexprs,
@@ -1354,9 +1354,11 @@ class _Analyzer:
 
     def unpacked(self, name: str, b: _Binding, func: _FuncInfo | None, depth: int) -> _Resolved | None:
         """Where ``name`` is unpacked from a tuple held by a name (``bm, bn = TILE`` in ``run()`` or ``BLOCK_M,
-        BLOCK_N = TILES`` at the module, ``TILE = (64, 32)`` bound once): that tuple's element, each element its own
-        knob (``TILE[0]``; a module-level unpacking keeps its own name), written back in the tuple. ``None`` for any
-        other assignment (starred, nested, a call's result, a tuple bound more than once or of another length)."""
+        BLOCK_N = TILES`` at the module, ``TILE = (64, 32)`` bound once) or by a nested tuple's element (``bm, bn =
+        TILE[0]`` of ``TILE = ((64, 32), (128, 64))``, leftovers19's l3): that tuple's element, each element its own
+        knob (``TILE[0]``, ``TILE[0][1]``; a module-level unpacking keeps its own name), written back in the tuple.
+        ``None`` for any other assignment (starred, nested targets, a call's result, a tuple bound more than once or of
+        another length)."""
         stmt = b.statement
         unpacked = unpacking(stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None)
         if unpacked is None or unpacked[1].count(name) != 1:
@@ -1372,7 +1374,8 @@ class _Analyzer:
     def subscripted(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> _Resolved | None:
         """``bm = TILE[0]`` (a name bound once to a tuple or list literal, indexed by an integer literal): that
         element, a knob of its own keyed ``TILE[0]`` and written back in the tuple, as :meth:`unpacked` reads ``bm, bn
-        = TILE``; ``None`` for any other subscript (a nested tuple's, one indexed by a name). Read where a name binds
+        = TILE``; a nested tuple's by each index (``TILE[0][1]``, leftovers19's l3); ``None`` for any other subscript
+        (one indexed by a name or an expression: :meth:`indexed_note` says why). Read where a name binds
         it and at a launch (``BLOCK_M=TILE[0]``, leftovers18): the guard reads a grid's ``M // TILE[0]`` as the tile
         (``guard._tile_id``), as it reads ``M // bm``."""
         read = element_read(expr)
@@ -1386,15 +1389,22 @@ class _Analyzer:
         self, held: str, at: int, func: _FuncInfo | None, length: int | None = None
     ) -> SourceLiteral | None:
         """The literal at ``at`` of the tuple or list literal the module binds ``held`` to once, unconditionally (of
-        ``length`` elements where given); ``None`` where there is no such literal (a computed element, a starred one, a
+        ``length`` elements where given; ``held`` a path, ``TILE[0]``, names a tuple nested in it: :func:`~kernelopt.
+        tunables.bindings.path_parts`); ``None`` where there is no such literal (a computed element, a starred one, a
         tuple bound twice or of another length, or one ``func`` binds: a local tuple's element moved under a guard by a
         size would be bound again by the unpacking after the guard, so it stays a computed setting, tuned after it)."""
-        if func is not None and _binds(func, held):
+        base, path = path_parts(held)
+        if func is not None and _binds(func, base):
             return None
-        binds = self.module_bindings.get(held, [])
+        binds = self.module_bindings.get(base, [])
         if len(binds) != 1 or binds[0].conditional or binds[0].chained:
             return None
         value = binds[0].value
+        for step in path:  # down the nested tuples to the one ``held`` names
+            if not isinstance(value, cst.Tuple | cst.List) or not 0 <= step < len(value.elements):
+                return None
+            inner = value.elements[step]
+            value = None if isinstance(inner, cst.StarredElement) else inner.value
         if not isinstance(value, cst.Tuple | cst.List) or length not in (None, len(value.elements)):
             return None
         if not 0 <= at < len(value.elements) or isinstance(element := value.elements[at], cst.StarredElement):
@@ -1858,6 +1868,7 @@ class _Analyzer:
             read.kind, read.key = TunableKind.MODULE_CONSTANT, res.defined_as or expr.value
         elif read.literal is None:
             read.computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {read.refused}"
+            read.note = read.note or self.indexed_note(expr.value, la.func)  # never a knob in silence (leftovers19)
         return read
 
     def _read_element(self, la: _Launch, kname: str | None, name: str, expr: cst.BaseExpression) -> _Read | None:
@@ -2630,6 +2641,54 @@ class _Analyzer:
         (vLLM's ``(BLOCK_SIZE_SCALE_A > 1) * pid_m``, a scale per row or one for all): none is a choice of speed."""
         kdef = self.jit_kernel(kernel)
         return frozenset() if kdef is None else _stepped_tiles(kdef.node)
+
+    def indexed_note(self, name: str, func: _FuncInfo | None, via: str | None = None) -> str | None:
+        """Why ``name``, read from a tuple or a table by an index (``bm, bn = TABLE[key]``, ``cfg = ((64, 4), (128,
+        8))[i]`` then ``bm, bn = cfg``), is no knob of that tuple, in one line (leftovers19's l3): an index computed at
+        run time picks a row no edit of one element can stand for; a tuple ``run()`` writes itself is bound again
+        after any guard (so its element stays a computed setting). ``None`` where ``name`` is not so read (a module
+        tuple's element by literal indices is a knob: :meth:`subscripted`, :meth:`unpacked`). ``via``: the name read
+        at the launch, where ``name`` is the one it is unpacked from."""
+        binds = [b for b in ((func.locals.get(name) if func is not None else None) or []) if not b.tuned]
+        if len(binds) != 1 or binds[0].statement is None or len(binds[0].statement.body) != 1:
+            return None
+        stmt = binds[0].statement.body[0]
+        if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1):
+            return None
+        value = stmt.value
+        if isinstance(value, cst.Name) and via is None:  # bm, bn = cfg, where cfg = TABLE[key]
+            return self.indexed_note(value.value, func, name)
+        if not (
+            isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index)
+        ):
+            return None
+        if not self.is_table(value.value, func):  # a shape's dimension (``x.shape[2]``), a call's result: no tuple
+            return None
+        index = value.slice[0].slice.value
+        read = f"{via} is read (through {name}) from" if via is not None else f"{name} is read from"
+        if not isinstance(index, cst.Integer):
+            held = self.code(value.value)
+            return (
+                f"{read} {self.code(value)}, a row picked by {self.code(index)} at run time: no one element of {held} "
+                "is its value, so none is a knob; it is tuned where it is computed, that line the fallback"
+            )
+        element = element_read(value)
+        if element is None or (func is not None and _binds(func, path_parts(element[0])[0])):  # inline, or local
+            return (
+                f"{read} {self.code(value)}, a tuple written in the function that reads it, not at the module: an "
+                "element moved there would be read again after a guard by a size, so it is tuned where it is computed"
+            )
+        return None
+
+    def is_table(self, held: cst.BaseExpression, func: _FuncInfo | None) -> bool:
+        """Whether ``held`` is a tuple, list or dict of the file: written there, or a name bound once to one (in
+        ``func``, else at the module)."""
+        if isinstance(held, cst.Tuple | cst.List | cst.Dict):
+            return True
+        if not isinstance(held, cst.Name):
+            return False
+        binds = (func.locals.get(held.value) if func is not None else None) or self.module_bindings.get(held.value, [])
+        return len(binds) == 1 and isinstance(binds[0].value, cst.Tuple | cst.List | cst.Dict)
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""

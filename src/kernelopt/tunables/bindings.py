@@ -71,26 +71,50 @@ def _taken(
 
 
 def element_read(value: cst.CSTNode | None) -> tuple[str, int] | None:
-    """``("TILE", 0)`` of ``TILE[0]``: a name indexed by one integer literal; ``None`` for any other expression. The
-    one reading of a tuple's element by its index, for discovery's knob and the guard's names of it."""
-    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1):
+    """``("TILE", 0)`` of ``TILE[0]``: a name indexed by one integer literal; of a nested tuple's ``TILE[0][1]``,
+    ``("TILE[0]", 1)``, the tuple that holds the element named by its own path (leftovers19's l3); ``None`` for any
+    other expression. The one reading of a tuple's element by its index, for discovery's knob and the guard's names of
+    it: the key ``f"{held}[{at}]"`` is the element's path as written (``TILE[0][1]``)."""
+    if not (isinstance(value, cst.Subscript) and len(value.slice) == 1):
         return None
     index = value.slice[0].slice
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
         return None
-    return value.value.value, int(index.value.evaluated_value)
+    held = held_path(value.value)
+    return (held, int(index.value.evaluated_value)) if held is not None else None
+
+
+def held_path(value: cst.CSTNode | None) -> str | None:
+    """``TILE`` of the name ``TILE``, ``TILE[0]`` of an element read by its index (:func:`element_read`, nested as
+    deep as written): the path of a tuple a file reads an element of or unpacks; ``None`` for any other
+    expression."""
+    if isinstance(value, cst.Name):
+        return value.value
+    inner = element_read(value)
+    return f"{inner[0]}[{inner[1]}]" if inner is not None else None
+
+
+def path_parts(held: str) -> tuple[str, list[int]]:
+    """``("TILE", [0])`` of the path ``TILE[0]`` (:func:`held_path`): the name bound to the outermost tuple and the
+    indices down to the tuple the path names."""
+    name, _, rest = held.partition("[")
+    return name, [int(i) for i in rest.rstrip("]").split("][")] if rest else []
 
 
 def unpacking(stmt: cst.BaseSmallStatement | None) -> tuple[str, list[str | None]] | None:
     """``("TILE", ["bm", "bn"])`` of ``bm, bn = TILE``: one flat tuple or list target, no starred element, unpacking
-    a name (each element's name, ``None`` for an element that is no name); ``None`` for any other statement. The one
-    reading of a tuple's unpacking, for discovery's knob and the guard's names of it."""
-    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, cst.Name)):
+    a name or a nested tuple's element (``bm, bn = TILE[0]``: ``("TILE[0]", ...)``, :func:`held_path`) (each
+    element's name, ``None`` for an element that is no name); ``None`` for any other statement. The one reading of a
+    tuple's unpacking, for discovery's knob and the guard's names of it."""
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1):
         return None
+    held = held_path(stmt.value)
     target = stmt.targets[0].target
-    if not isinstance(target, cst.Tuple | cst.List) or any(isinstance(e, cst.StarredElement) for e in target.elements):
+    if held is None or not isinstance(target, cst.Tuple | cst.List):
         return None
-    return stmt.value.value, [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    return held, [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
 
 
 def element_names(statements: Iterable[cst.CSTNode | None], held: str, at: int) -> list[str]:

@@ -2885,10 +2885,24 @@ def _unpacked_changes(
     """The moved elements of a tuple of literals bound to one name (``TILE = (64, 32)``), each as the name an
     unpacking of it binds (``bm, bn = TILE`` in ``run``, ``BLOCK_M, BLOCK_N = TILE`` at the module): discovery's
     knob an element each (``analysis._Analyzer.unpacked`` and ``subscripted``), read by the launches through those
-    names (break17 b15)."""
+    names (break17 b15); a nested tuple's elements by their paths (``TILE[0][1]``, read as ``bm, bn = TILE[0]`` or
+    ``TILE[0][1]``: leftovers19's l3)."""
     if len(pairs[0]) != 1 or len(pairs[1]) != 1:
         return []
     (held, ov), (_, nv) = pairs[0][0], pairs[1][0]
+    return _moved_elements(held, ov, nv, n, fn, collector)
+
+
+def _moved_elements(
+    held: str,
+    ov: cst.BaseExpression,
+    nv: cst.BaseExpression,
+    n: cst.SimpleStatementLine,
+    fn: cst.FunctionDef | None,
+    collector: _Collector,
+) -> list[_Change]:
+    """:func:`_unpacked_changes` of the tuple ``held`` names (a path, ``TILE[0]``), ``ov`` as it was and ``nv`` as
+    written: each moved literal element, and the moved elements of each tuple nested in it."""
     if not (isinstance(ov, cst.Tuple | cst.List) and isinstance(nv, cst.Tuple | cst.List)):
         return []
     if len(ov.elements) != len(nv.elements):
@@ -2896,7 +2910,10 @@ def _unpacked_changes(
     out: list[_Change] = []
     for at, (oe, ne) in enumerate(zip(ov.elements, nv.elements, strict=True)):
         b, a = _int(oe.value), _int(ne.value)
-        if b is None or a is None or a == b:
+        if b is None or a is None:
+            out += _moved_elements(f"{held}[{at}]", oe.value, ne.value, n, fn, collector)
+            continue
+        if a == b:
             continue
         start, end = collector.offset(ne.value)
         names = [f"{held}[{at}]", *_unpacked_as(held, at, collector)]  # read by its index, or unpacked

@@ -16,7 +16,9 @@ from kernelopt.tunables.bindings import (
     binding_list,
     element_names,
     element_read,
+    held_path,
     made_by,
+    path_parts,
     scopes,
     unpacking,
 )
@@ -250,10 +252,11 @@ def _tuple_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int]]:
     except (ValueError, IndexError, AttributeError):
         return []
     held = {
-        name
+        path
         for name, _ in _tuples_holding(
             tree, lambda node: _literal_of(node, tunable.value) and tree.positions[node].start.line == line
         )
+        for path in _paths_to(name)  # a nested tuple read whole, or any tuple that holds it (leftovers19's l3)
     }
     if not held:
         return []
@@ -270,10 +273,16 @@ def _tuple_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, int]]:
         elif isinstance(node, cst.NameItem):  # global CFG
             skipped.add(id(node.name))
     return [
-        (node.value, tree.positions[node].start.line)
+        (path, tree.positions[node].start.line)
         for node in walk(tree.module)
-        if isinstance(node, cst.Name) and node.value in held and id(node) not in skipped
+        if isinstance(node, cst.Name | cst.Subscript) and (path := held_path(node)) in held and id(node) not in skipped
     ]
+
+
+def _paths_to(held: str) -> list[str]:
+    """``["CFGS", "CFGS[0]"]`` of the path ``CFGS[0]``: the tuple it names and each tuple holding it."""
+    name, indices = path_parts(held)
+    return [name, *(name + "".join(f"[{i}]" for i in indices[: k + 1]) for k in range(len(indices)))]
 
 
 def _container_reads(tunable: Tunable, tree: Parsed) -> list[tuple[str, str | None, int]]:
@@ -534,19 +543,27 @@ def _bound_by(tunable: Tunable, tree: Parsed | None) -> set[str]:
 
 def _tuples_holding(tree: Parsed, literal: Callable[[cst.BaseExpression], bool]) -> list[tuple[str, int]]:
     """(the name, the index) of each tuple or list of literals bound to one name that holds the knob's ``literal``
-    as an element (``CFG = (2, 3)``: leftovers17 l2's knob an element each, ``CFG[0]``)."""
+    as an element (``CFG = (2, 3)``: leftovers17 l2's knob an element each, ``CFG[0]``); in a nested tuple, the name is
+    the path of the tuple that holds it (``CFGS = ((2, 3), (4, 2))``: ``("CFGS[0]", 0)``, leftovers19's l3)."""
     out: list[tuple[str, int]] = []
+
+    def held(path: str, value: cst.BaseExpression) -> None:
+        for at, element in enumerate(value.elements if isinstance(value, cst.Tuple | cst.List) else ()):
+            if isinstance(element, cst.StarredElement):
+                continue
+            if literal(element.value):
+                out.append((path, at))
+            else:
+                held(f"{path}[{at}]", element.value)
+
     for node in walk(tree.module):
-        if not (
+        if (
             isinstance(node, cst.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0].target, cst.Name)
             and isinstance(node.value, cst.Tuple | cst.List)
         ):
-            continue
-        for at, element in enumerate(node.value.elements):
-            if not isinstance(element, cst.StarredElement) and literal(element.value):
-                out.append((node.targets[0].target.value, at))
+            held(node.targets[0].target.value, node.value)
     return out
 
 

@@ -120,7 +120,8 @@ from kernelopt.tuning.session import (
     StopReason,
     judge_gain,
     judge_table,
-    machine_failed,
+    lost_to_the_machine,
+    no_figure_line,
     tune,
 )
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator
@@ -1547,19 +1548,14 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
 
 def _lost_to_the_machine(result: SessionResult, untimed: Sequence[Config]) -> str | None:
     """Why nothing may be written over a keyed list one of whose entries (``untimed``, no figure in the round judged)
-    failed for the machine's reason and again when timed alone (:func:`~kernelopt.tuning.session.machine_failed`,
+    failed for the machine's reason and again when timed alone (:func:`~kernelopt.tuning.session.lost_to_the_machine`,
     ``session._time_baseline``): the list's pick at each key is unknown, as :func:`untimed_current` says of one
-    configuration (honest18: vllm_add_rms_op's ``ROWS=1`` lost to the host's ``std::bad_alloc``); ``None`` otherwise."""
+    configuration, in its words (:func:`~kernelopt.tuning.session.no_figure_line`; honest18: vllm_add_rms_op's
+    ``ROWS=1`` lost to the host's ``std::bad_alloc``); ``None`` otherwise."""
     for config in untimed:
-        ran = [r for r in result.results if Config.of(r.config) == config]
-        if ran and not any(r.outcome.ok for r in ran) and machine_failed(ran[0]):
-            why = one_line((ran[0].reason or ran[0].outcome.value).split(";")[0], 200)
-            at = ran[0].failed_entry or "the shape timed"
-            return (
-                f"not written: the current autotune list has no figure at {at} ({config_text(config.as_dict())} was "
-                f"not timed ({ran[0].outcome.value}: {why}), nor when timed again alone): a change is written only "
-                "over a measured baseline (a loaded machine? run tune again)"
-            )
+        failed = lost_to_the_machine(result, config)
+        if failed is not None:
+            return no_figure_line(failed, "the current autotune list", config_text(config.as_dict()))
     return None
 
 

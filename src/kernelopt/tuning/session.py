@@ -455,24 +455,46 @@ def untimed_current(result: SessionResult) -> str | None:
     (:func:`_time_baseline`), so no pick's speedup over it was measured; ``None`` when it was timed, did not run, is
     unknown, or failed for the kernel's own reason (a compile error: the kernel as written does not run at that
     configuration, and a pick that does is measured). The one place every judgement (:func:`judge_gain`,
-    :func:`judge_table`, the folder's) reads it: "not written: the current configuration has no figure at ENTRY"."""
+    :func:`judge_table`, the folder's) reads it: "not written: the current configuration has no figure at ENTRY"
+    (:func:`no_figure_line`)."""
     if result.current_config is None or result.current_latency_us is not None:
         return None
     current = Config.of(result.current_config)
-    failed = next((r for r in result.results if Config.of(r.config) == current), None)
-    if failed is None or not machine_failed(failed):
+    failed = lost_to_the_machine(result, current)
+    if failed is None:
         return None
-    from kernelopt.oneline import one_line
-
-    why = one_line((failed.reason or "no reason given").split(";")[0], 200)
     best = result.best_config or {}
     moved = {k: v for k, v in failed.config.items() if best.get(k) != v} or failed.config  # as the verdict names it
     text = ", ".join(f"{k}={v}" for k, v in moved.items())
+    return no_figure_line(failed, "the current configuration", f"the current {text}")
+
+
+def lost_to_the_machine(result: SessionResult, config: Config) -> Result | None:
+    """The failure of ``config``, a configuration the kernel as written runs, where the session has no figure for it:
+    its first result failed for the machine's reason (:func:`machine_failed`) and none passed, not even timed again
+    alone (:func:`_time_baseline`); ``None`` where it was timed, never ran, or failed for the kernel's own reason."""
+    ran = [r for r in result.results if Config.of(r.config) == config]
+    if not ran or any(r.outcome.ok for r in ran) or not machine_failed(ran[0]):
+        return None
+    return ran[0]
+
+
+def no_figure_line(failed: Result, what: str, named: str) -> str:
+    """The one line that refuses a write over ``what`` (the current configuration, the current autotune list), whose
+    configuration ``named`` the machine failed (``failed``: :func:`lost_to_the_machine`), the same words wherever it
+    is said (:func:`untimed_current`, ``folder._lost_to_the_machine``; leftovers19's l4: each worded it by hand, and
+    the list's left out that it was timed again with the re-time's limit). A run past its limit adds that
+    ``--candidate-timeout-s`` gives more."""
+    from kernelopt.oneline import one_line
+
+    why = one_line((failed.reason or failed.outcome.value).split(";")[0], 200)
     at = failed.failed_entry or "the shape timed"
+    timeout = failed.outcome in (Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT)
+    hint = "run tune again, or give --candidate-timeout-s more" if timeout else "run tune again"
     return (
-        f"not written: the current configuration has no figure at {at} (the current {text} was not timed "
-        f"({failed.outcome.value}: {why}), nor when timed again alone with the re-time's limit): a change is "
-        "written only over a measured baseline (a loaded machine? run tune again, or give --candidate-timeout-s more)"
+        f"not written: {what} has no figure at {at} ({named} was not timed ({failed.outcome.value}: {why}), nor when "
+        f"timed again alone with the re-time's limit): a change is written only over a measured baseline (a loaded "
+        f"machine? {hint})"
     )
 
 
