@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+from kernelopt.digits import sig
 from kernelopt.workspace import Workspace
 
 from .nvidia_data import raw_report
@@ -99,7 +100,7 @@ def test_the_evidence_of_a_real_report_is_a_digest_with_the_measured_values(tmp_
         for line, finding in zip(kernel["findings"], full["findings"], strict=False):  # the top ones, in order
             assert finding["rule_id"] in line and " -> try " in line
             fact = finding["evidence"][0]
-            assert fact["metric"] in line and f"{fact['value']:.4g}" in line and f"[{fact['source']}]" not in line
+            assert fact["metric"] in line and sig(fact["value"]) in line and f"[{fact['source']}]" not in line
     last = digest["kernels"][-1]["kernel_name"][:12]
     one = _call(server, "evidence", path=str(folder), kernel=last).structured_content["digest"]
     assert one["kernels"] and f"kernel={last!r}" in one["more"]
@@ -271,7 +272,7 @@ def test_compare_of_two_real_profiles_is_a_digest_of_the_key_metrics_and_largest
     assert len(_said(brief)) * 4 < len(_said(whole)) and brief.structured_content["diff"] is None
     assert kernel["kernel"] == "matmul_kernel" and kernel["bottleneck"] == "compute_bound"
     assert (
-        f"duration_us: {metrics['duration_us'].value / 0.8:.4g} -> {metrics['duration_us'].value:.4g} us (-20.0 %)"
+        f"duration_us: {sig(metrics['duration_us'].value / 0.8)} -> {sig(metrics['duration_us'].value)} us (-20.0 %)"
         in (kernel["key_metrics"])
     )
     assert [line.split(":")[0] for line in kernel["key_metrics"]] == [

@@ -149,13 +149,15 @@ def test_n89_a_c_plus_plus_extension_of_cpu_code_is_no_cuda_kernel_and_runs_on_t
         refuse_gpu_framework_on_cpu(gpu.root)
 
 
-def test_n90_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a_problem(
+def test_n90_n93_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a_problem(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The user's SwiGLU tuned in Triton's interpreter with its output sent to a log (`kernelopt tune sw1 --device cpu
     > sw1.log 2>&1`): the header, then nothing for 534 s, then the verdict; the bar is drawn on a terminal only, where
     `batch` writes a line a problem and `optimize` a line a stage. Now a round that charged candidates writes one
-    line off a terminal, with the best so far; a round that charged none (a re-time) writes none."""
+    line off a terminal, with the best so far; a round that charged none (a re-time) writes none. n93: the MCP `tune`
+    tool's progress said "3/3 candidates, best 14021.761499975582 us"; it, the loop's note and this line are now
+    one line (`Progress.line`)."""
     from kernelopt.cli.tune import _Bar
     from kernelopt.tuning.session import Progress
 
@@ -169,9 +171,10 @@ def test_n90_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a_pro
             bar.update(best)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2, lines
-    assert lines[0].startswith("tuning: 2 of 7 candidates in ") and lines[0].endswith(" s; no correct candidate yet")
-    assert lines[1].startswith("tuning: 4 of 7 candidates in ")
-    assert lines[1].endswith(" s; best so far BLOCK_D=1024: 490.7 ms")
+    assert lines[0].startswith("tuning: 2 of 7 candidates, none timed yet, ") and lines[0].endswith(" s in")
+    assert lines[1].startswith("tuning: 4 of 7 candidates, best 490700 us (BLOCK_D=1024), ")
+    # n93: the one line of a session's progress, which the MCP tool's progress said as Python's float
+    assert best.line() == "4 of 7 candidates, best 490700 us (BLOCK_D=1024)"
 
 
 def test_n91_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_root: Path, tmp_path: Path) -> None:
@@ -203,3 +206,25 @@ def test_n91_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_roo
     assert "- Measured on cpu: latencies and rates are the CPU timing path's (no GPU)\n" in md
     assert "- Spec roofs: no GPU named in the task card or the records\n" in md
     assert "cpu roofs" not in md and "unknown GPU 'cpu'" not in md
+
+
+def test_n92_a_plan_s_evidence_writes_a_measured_figure_out_as_every_other_line_does() -> None:
+    """The user's SwiGLU, V0 timed on the CPU in Triton's interpreter (101.6 ms a call): `kernelopt plan` wrote
+    "duration_us = 1.016e+05 us [driver.json: ...]" into plans/v1_plan.md's Input Evidence, and `kernelopt evidence`
+    "duration_us: 1.016e+05 us", where the tables, progress lines and headlines write a figure out by the one rule
+    (`digits.sig`, "101600"). Now the evidence's lines, its diff and the plan's lines write it out too, and the
+    plan checker still reads the figure written out as the measured value."""
+    from kernelopt.evidence.summary import render_text
+    from kernelopt.planning.citations import cited_fact, summary_facts
+    from kernelopt.profiling.driver import DriverResult
+    from kernelopt.profiling.timing_only import timing_only_summary
+
+    timed = DriverResult(mode="time", device="cpu", samples_us=[101612.3] * 3, median_us=101612.3)
+    summary = timing_only_summary(
+        timed, reason="no GPU", version="v1", sass_text={}, artifact="driver.json", artifacts=["driver.json"]
+    )
+    line = summary.kernels[0].findings[0].evidence[0].render()
+    assert line.startswith("duration_us = 101600 us [driver.json: median of 3 calls"), line
+    assert "  duration_us: 101600 us\n" in render_text(summary) and "e+05" not in render_text(summary)
+    fact = cited_fact(f"- {line} -> only timing -> autotune", summary_facts(summary))
+    assert fact is not None and fact.value == 101612.3

@@ -385,7 +385,7 @@ def test_amd_summary_is_scoped_to_cdna(ws_root: Path) -> None:
     assert {(c["arch"], c["vendor"]) for c in wiki.calls} == {("gfx942", "amd")}
     assert out.plan is not None and out.plan.action_category is ActionCategory.LDS_LAYOUT
     assert "wiki:amd-lds-padding" in out.plan.references
-    assert "SQ_LDS_BANK_CONFLICT = 1.843e+06 cycles" in out.plan.evidence[0]
+    assert "SQ_LDS_BANK_CONFLICT = 1843000 cycles" in out.plan.evidence[0]
     assert "nv-" not in out.plan.search_log[0].finding  # NVIDIA-only records never answer an AMD query
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from kernelopt.digits import sig
 from kernelopt.evidence.diff import KernelDiff, MetricChange, SummaryDiff
 from kernelopt.evidence.model import Finding, KernelEvidence, ProfilerRuleResult, ProfileSummary
 from kernelopt.evidence.summary import CONFIG_METRICS, KEY_METRICS
@@ -266,7 +267,7 @@ class DiffDigest(BaseModel):
 def _change(m: MetricChange) -> str:
     unit = f" {m.unit}" if m.unit else ""
     rel = f" ({m.delta_pct:+.1f} %)" if m.delta_pct is not None else ""
-    return f"{m.name}: {m.before:.{DIGITS}g} -> {m.after:.{DIGITS}g}{unit}{rel}"
+    return f"{m.name}: {sig(m.before, DIGITS)} -> {sig(m.after, DIGITS)}{unit}{rel}"
 
 
 def _kernel_change(k: KernelDiff) -> KernelChange:

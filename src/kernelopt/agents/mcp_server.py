@@ -853,9 +853,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 prepared = prepare_folder(request)
                 tuning = tune_folder(
                     prepared,
-                    on_progress=lambda p: report(
-                        f"{p.candidates}/{p.budget} candidates, best {p.best_latency_us or '-'} us"
-                    ),
+                    on_progress=lambda p: report(p.line()),
                 )
             edit = best_edit(tuning) if tuning.judgement.better else None
             return TuneResult(

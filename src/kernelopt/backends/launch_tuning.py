@@ -25,7 +25,6 @@ from typing import Any
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings
-from kernelopt.digits import sig
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import replace_source
@@ -191,12 +190,7 @@ def _reporter(ctx: StageContext) -> Callable[[Progress], None] | None:
         if now - last[0] < PROGRESS_EVERY_S:
             return
         last[0] = now
-        best = (
-            "none timed yet"
-            if p.best_latency_us is None or p.best_config is None
-            else (f"best {sig(p.best_latency_us)} us ({config_text(p.best_config)})")
-        )
-        note(f"tuning: {p.candidates} of {p.budget} candidates, {best}")
+        note(f"tuning: {p.line()}")
 
     return report
 

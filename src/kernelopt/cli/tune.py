@@ -1158,14 +1158,8 @@ class _Bar:
         best = f"best {fmt(p.best_latency_us)} us" if p.best_latency_us is not None else "best n/a"
         self.progress.update(self.task, completed=p.candidates, total=p.budget, best=best)
         if self.progress.disable and p.candidates > self.logged:
-            from kernelopt.tuning.folder import config_text
-
             self.logged = p.candidates
-            seconds = round(time.monotonic() - self.started)
-            said = "no correct candidate yet"
-            if p.best_latency_us is not None and p.best_config is not None:
-                said = f"best so far {config_text(p.best_config)}: {_latency(p.best_latency_us)}"
-            note(f"tuning: {p.candidates} of {p.budget} candidates in {seconds} s; {said}")
+            note(f"tuning: {p.line()}, {round(time.monotonic() - self.started)} s in")
 
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()

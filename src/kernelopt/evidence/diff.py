@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kernelopt.digits import sig
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
 
 
@@ -146,7 +147,7 @@ def render_diff(d: SummaryDiff, *, min_change_pct: float = 1.0) -> str:
         for m in moved:
             pct = f" ({m.delta_pct:+.1f}%)" if m.delta_pct is not None else ""
             unit = f" {m.unit}" if m.unit else ""
-            lines.append(f"  {m.name}: {m.before:.4g} -> {m.after:.4g}{unit}{pct}")
+            lines.append(f"  {m.name}: {sig(m.before)} -> {sig(m.after)}{unit}{pct}")
         if not moved:
             lines.append(f"  no metric moved by {min_change_pct:g}% or more")
     for n in d.unmatched_before:

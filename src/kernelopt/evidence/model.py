@@ -13,6 +13,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.actions import ActionCategory
+from kernelopt.digits import sig
 from kernelopt.vocabulary import Vendor
 
 SUMMARY_SCHEMA_VERSION = 1
@@ -66,7 +67,7 @@ class EvidenceItem(_Model):
         if self.value is None:
             shown = f"n/a ({self.missing_reason or 'not measured'})"
         elif isinstance(self.value, float):
-            shown = f"{self.value:.4g}"
+            shown = sig(self.value)
         else:
             shown = str(self.value)
         unit = f" {self.unit}" if self.unit and self.value is not None else ""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from kernelopt.digits import sig
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import BottleneckType, KernelEvidence, Metric, MetricSpread, ProfileSummary
 from kernelopt.fileio import atomic_write_text
@@ -206,14 +207,14 @@ def _merge(members: list[KernelEvidence], ids: list[int], evaluate: Callable[[Ke
 def _value_text(m: Metric) -> str:
     if m.value is None:
         return "n/a" + (f" ({m.missing_reason})" if m.missing_reason else "")
-    return f"{m.value:.4g}" + (f" {m.unit}" if m.unit else "")
+    return sig(m.value) + (f" {m.unit}" if m.unit else "")
 
 
 def _spread_text(k: KernelEvidence, name: str) -> str:
     spread = k.metric_spread.get(name)
     if spread is None or spread.min == spread.max:
         return ""
-    return f" ({spread.count} launches: median {spread.median:.4g}, min {spread.min:.4g}, max {spread.max:.4g})"
+    return f" ({spread.count} launches: median {sig(spread.median)}, min {sig(spread.min)}, max {sig(spread.max)})"
 
 
 def _id_ranges(ids: Sequence[int]) -> str:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from kernelopt.actions import ActionCategory
+from kernelopt.digits import sig
 from kernelopt.memory.model import GateResult, IterationRecord
 from kernelopt.planning.knobs import KnobFamily, family
 from kernelopt.planning.markdown import parse_plan
@@ -327,11 +328,11 @@ def sweep_note(record: IterationRecord) -> str:
         fastest = min((c for c in ok if not c.current), key=lambda c: c.latency_us or 0.0, default=None)
         if fastest is not None and fastest.latency_us is not None and fastest.latency_us < current.latency_us:
             what = (
-                f"the fastest candidate ({fastest.latency_us:.4g} us) beat the current configuration "
-                f"({current.latency_us:.4g} us) by less than the gain a move needs"
+                f"the fastest candidate ({sig(fastest.latency_us)} us) beat the current configuration "
+                f"({sig(current.latency_us)} us) by less than the gain a move needs"
             )
         else:
-            what = f"no candidate beat the current configuration ({current.latency_us:.4g} us)"
+            what = f"no candidate beat the current configuration ({sig(current.latency_us)} us)"
     else:
         what = "no candidate was correct and timed"
     return f"{record.version} timed {len(ok)} of {len(record.candidates)} candidates: {what}"

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN, SEARCH_TOO_NOISY, ActionCategory
+from kernelopt.digits import sig
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
@@ -673,8 +674,8 @@ def _session_versions(p: _Planning, sha: str) -> dict[str, _LaunchSessions]:
         return next((la.identity for la in p.launches or [] if same_launch(stored, la.identity)), stored)
 
     tuned: dict[str, tuple[str, bool]] = {}  # version -> (the launch its session tuned, on this kernel.py)
-    for sig, vs in p.history.tried_by.items():
-        pairs = dict(sig[1])
+    for signature, vs in p.history.tried_by.items():
+        pairs = dict(signature[1])
         if "base_kernel" not in pairs:
             continue  # not a tuning session
         for v in vs:
@@ -845,7 +846,7 @@ def evidence_lines(
         message = one_line(_no_arrows(r.message).split(". ")[0], 200)
         kind = f" {r.speedup_type}" if r.speedup_type else ""
         lines.append(
-            f"profiler rule {r.rule_id}: estimated_speedup_pct = {r.estimated_speedup_pct:.4g} %{kind} [{artifact}]"
+            f"profiler rule {r.rule_id}: estimated_speedup_pct = {sig(r.estimated_speedup_pct)} %{kind} [{artifact}]"
             f" -> {message} -> {phrase}"
         )
     if not lines:  # no finding names the category: cite the key metrics behind the bottleneck class
@@ -858,7 +859,7 @@ def evidence_lines(
                 continue
             unit = f" {m.unit}" if m.unit else ""
             lines.append(
-                f"{name} = {m.value:.4g}{unit} [{m.source or 'summary.json'}] -> the kernel is "
+                f"{name} = {sig(m.value)}{unit} [{m.source or 'summary.json'}] -> the kernel is "
                 f"{kernel.bottleneck.value} -> {phrase}"
             )
             if len(lines) >= 2:

@@ -50,11 +50,12 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt.digits import sig
 from kernelopt.errors import UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.proc import interrupt_signal
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
-from kernelopt.tuning.candidate import Config, Outcome, Result, Value
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value, config_text
 from kernelopt.tuning.evaluator import Evaluator
 from kernelopt.tuning.noise import (
     MIN_PAIRS,
@@ -114,6 +115,17 @@ class Progress:
     best_latency_us: float | None
     best_config: dict[str, Value] | None
     batch: tuple[Result, ...]
+
+    def line(self) -> str:
+        """``4 of 7 candidates, best 490700 us (BLOCK_D=1024)``: the one progress line of a session, said by
+        `kernelopt tune` off a terminal, the loop's tuning note and the MCP tool's progress (which said the
+        latency as Python's float, "best 93748.1984998385 us")."""
+        best = (
+            "none timed yet"
+            if self.best_latency_us is None or self.best_config is None
+            else f"best {sig(self.best_latency_us)} us ({config_text(self.best_config)})"
+        )
+        return f"{self.candidates} of {self.budget} candidates, {best}"
 
 
 class SessionResult(BaseModel):
