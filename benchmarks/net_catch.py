@@ -161,6 +161,9 @@ CASES: dict[str, Case] = {
     "v76": ("programs_rgb_floor", {"BLOCK": 1024}, None),  # v70 with n % 3 == 0: the halvings keep the 3
     # floor18 (break18 b22's form past its stand-in: a modulus above 64 no halving nor rounding meets)
     "v77": ("programs_mod1000_floor", {"BLOCK": 512}, None),  # v70 with n % 1000 == 0: the entries' divisors
+    # wrongkernel19 (the rest after whole blocks in one masked block of another knob: wrong where the rest is long)
+    "v78": ("tail_block_knob", {"BLOCK": 256, "TAIL": 128}, None),  # the block grown past what TAIL covers
+    "v79": ("tail_block_knob", {"BLOCK": 128, "TAIL": 64}, None),  # TAIL shrunk below what the block leaves
 }
 
 

@@ -238,6 +238,7 @@ knobs17 420 scripts/gpu_knobs17.sh
 kkt18 240 scripts/gpu_kkt18.sh
 target18 240 scripts/gpu_target18.sh
 wrongkernel18 540 scripts/gpu_wrongkernel18.sh
+wrongkernel19 480 scripts/gpu_wrongkernel19.sh
 break18 180 scripts/gpu_break18.sh
 leftovers19 420 scripts/gpu_leftovers19.sh
 gputests 560 -

@@ -225,7 +225,7 @@ def test_n86_a_computed_num_warps_tuned_in_a_table_moves_the_block_computed_from
     them (``BLOCK = nw * 32``). A pick of ``num_warps=32`` is written as a table after the computation, ``if n <= 8192:
     nw = 32``, so BLOCK is 1024 there too: it passed the entries (8192, 1024), the net was not cast ("only num_warps
     moved": a computed option bound no name), and it was written, wrong at n=64 and 1088 (the user's check, 19:40).
-    Now the name the launch passes is followed: the net fails it below the smallest entry."""
+    Now the name the launch passes is followed: the net fails it just past the smaller entry (1088)."""
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.readers import chained_values, computed_readers
     from kernelopt.tuning import folder as tf
@@ -248,4 +248,6 @@ def test_n86_a_computed_num_warps_tuned_in_a_table_moves_the_block_computed_from
             _session(prepared, [({"num_warps": 32}, 10.0)], ({"num_warps": COMPUTED}, 20.0)), evaluator
         )
     assert done.edit is None and done.edit_note is not None, done.edit_note
-    assert done.edit_note.startswith("the written kernel fails at n=512 (below the smallest entry)"), done.edit_note
+    # the table's next row first fails just past the entry below it (wrongkernel19's between size: 1088, where the
+    # user's check saw it), before the size below the smallest entry (512)
+    assert done.edit_note.startswith("the written kernel fails at n=1088 (just past an entry below"), done.edit_note

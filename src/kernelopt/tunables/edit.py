@@ -32,7 +32,7 @@ from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.heuristic_layout import lay_out_heuristics
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
-from kernelopt.tunables.list_filters import size_asserts
+from kernelopt.tunables.list_filters import size_assert_reads
 from kernelopt.tunables.model import (
     AutotuneConfig,
     AutotuneEvaluation,
@@ -342,7 +342,8 @@ def keep_pruned_fallback(
     expr = after.autotune_configs_expr(kernel)
     if original is None or not isinstance(expr, cst.List):
         return None
-    asserts = [] if pruned else size_asserts(source, kernel, _config_keys(expr))
+    reads = [] if pruned else size_assert_reads(source, kernel, _config_keys(expr))
+    asserts = [text for text, _ in reads]
     if not pruned and not asserts:
         return None
     have = {_code(e.value) for e in expr.elements}
@@ -359,12 +360,18 @@ def keep_pruned_fallback(
     items = [*(_code(e.value) for e in expr.elements), *extra]
     new_source = _with_list(pinned, span, source[was.start : was.end], items)
     if asserts:
-        return new_source, (
+        note = (
             f"{kernel}'s tl.static_assert({asserts[0]}) reads a tuned knob beside a size: a tuned config may fail "
             "it at a size SHAPES does not name, where Triton's autotuner skips it (CompileTimeAssertionFailure); "
             f"the original configs are kept after the tuned ones, so the autotuner benchmarks the {len(items)} at "
             "each new key and every size the original handled keeps a config that compiles"
         )
+        # the autotuner re-picks only at a new key: a size the asserts read and the key does not is added to it
+        read = sorted(set().union(*(names for _, names in reads)) - set(literal_autotune_key(source, kernel)))
+        keyed = _keyed_by(new_source, kernel, read, filename) if read else None
+        if keyed is not None:
+            note += f" (its key given {', '.join(read)}, which the assert reads: picked again where it moves)"
+        return keyed or new_source, note
     first = _tuned_first(new_source, kernel, filename, len(items) - len(extra))
     if first is not None:
         return first, (
@@ -385,6 +392,31 @@ def keep_pruned_fallback(
 #: The name of the wrapper of a kernel's ``early_config_prune`` that runs the tuned configs alone where they are kept
 #: (the kernel's name without its leading underscores).
 TUNED_FIRST = "_{kernel}_tuned_first"
+
+
+def _keyed_by(source: str, kernel: str, names: Sequence[str], filename: str) -> str | None:
+    """``source`` with ``names`` added to ``kernel``'s literal autotune ``key=[...]`` (``None`` where the key is not
+    a literal list or tuple of strings). Triton's autotuner benchmarks its configs at a key it has not seen and runs
+    the config it picked there at every call of that key after: a config picked where a ``tl.static_assert`` holds
+    (``BLOCK_N <= D`` at ``D=64``) ran at a ``D`` the key leaves out and failed it (``D=32``, the same rows:
+    wrongkernel19's v80), where the original list of one config was never benchmarked nor cached."""
+    an, _, _ = analyze(source, filename)
+    for info in an.functions.get(kernel, []):
+        deco = an.decorators(info.node).get("autotune")
+        if deco is None or not isinstance(deco.decorator, cst.Call):
+            continue
+        for i, arg in enumerate(deco.decorator.args):
+            if (arg.keyword is not None and arg.keyword.value == "key") or (arg.keyword is None and i == 1):
+                value = arg.value
+                if not isinstance(value, cst.List | cst.Tuple) or not all(
+                    isinstance(e.value, cst.SimpleString) for e in value.elements
+                ):
+                    return None
+                items = [an.module.code_for_node(e.value) for e in value.elements] + [f'"{n}"' for n in names]
+                span = an.span(value)
+                text = "[" + ", ".join(items) + "]" if isinstance(value, cst.List) else "(" + ", ".join(items) + ",)"
+                return source[: span.start] + text + source[span.end :]
+    return None
 
 
 def _wrapper_name(kernel: str) -> str:

@@ -452,19 +452,25 @@ def _config_binds(elt: cst.BaseExpression) -> dict[str, str]:
 
 
 def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
+    """:func:`size_assert_reads`' conditions, as written."""
+    return [text for text, _ in size_assert_reads(source, kernel, knobs)]
+
+
+def size_assert_reads(source: str, kernel: str, knobs: set[str]) -> list[tuple[str, frozenset[str]]]:
     """The ``tl.static_assert`` conditions of ``kernel``'s body, and of the module's functions it calls (a
     ``@triton.jit`` helper, read through the arguments the call passes), that read one of ``knobs`` beside another
     ``tl.constexpr`` parameter (``BLOCK_N <= HEAD_DIM``): a config may pass them at the sizes a session checks and
     fail them at another size the original list handled, where Triton's autotuner skips it
     (``CompileTimeAssertionFailure``) and runs another of its configs; empty when there are none. A helper's
     condition is named with it (``BLOCK <= N in _fits``; newuser9 n49: an assert in a helper was not read, and a
-    tuned list ``[32, 1024]`` replaced ``[16, 32]`` whole, no config left at rows of 16 to 31)."""
+    tuned list ``[32, 1024]`` replaced ``[16, 32]`` whole, no config left at rows of 16 to 31). Each beside the
+    kernel's parameters it reads that are not ``knobs`` (``HEAD_DIM``): what the autotuner must re-pick by."""
     try:
         tree = parsed(source)
     except cst.ParserSyntaxError:
         return []
     functions = {n.name.value: n for n in walk(tree.module) if isinstance(n, cst.FunctionDef)}
-    out: list[str] = []
+    out: list[tuple[str, frozenset[str]]] = []
 
     def read_in(fn: cst.FunctionDef, names: dict[str, set[str]], where: str, depth: int) -> None:
         """The asserts of ``fn``, its parameter ``p`` standing for the kernel's names ``names[p]``."""
@@ -478,7 +484,7 @@ def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
                 )
                 if read & knobs and (read & params) - knobs:
                     text = tree.module.code_for_node(call.args[0].value).strip()
-                    out.append(f"{text} in {where}" if fn is not root else text)
+                    out.append((f"{text} in {where}" if fn is not root else text, frozenset((read & params) - knobs)))
             elif callee in functions and depth < 3:
                 helper = functions[callee]
                 passed: dict[str, set[str]] = {}

@@ -62,6 +62,13 @@ key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.si
   allows where a product of tiles (``cdiv(n, BLOCK * UNROLL)``, a loop stepping by ``BLOCK * UNROLL``) or a step
   times a count of splits no longer divides; every other size steps by powers of two (wrongkernel12's v41, v42 and
   v46 passed them all). After every other size but the power size, so the cap cuts it first.
+- **between**: where the pick is a table by size, each entry below the largest taken as the past and half sizes take
+  the largest (``16384 -> 16385``, ``20480``): the first sizes the table's next row serves (wrongkernel19's v81).
+  Right after the past and half sizes.
+- **tail**: where the pick grows or shrinks a tile, the keys together one below the power of two at or above their
+  largest entry (``8192 -> 8191``), then that power less 2, 4, ... up to the entries' grain: every power-of-two block's
+  longest rest (wrongkernel19's v78, v79: the rest after whole blocks in one masked block of another knob). After the
+  divisor sizes, before the far ones.
 - **power**: each key a power of two in every entry (and above :data:`SMALL_KEY` or a tensor dimension, or an
   exponent), alone at four times its largest, else twice (:data:`POWER_STEPS`; an exponent moved by two, else one),
   the rest at their largest: an original that allows only powers of two (``assert n & (n - 1) == 0``) refuses
@@ -155,6 +162,8 @@ class SizeClass(StrEnum):
     ONES = "ones"
     BELOW_ONE = "below_one"
     QUARTER = "quarter"
+    TAIL = "tail"
+    BETWEEN = "between"
     POWER = "power"
     DIVISOR = "divisor"
     FAR = "far"
@@ -174,6 +183,8 @@ class SizeClass(StrEnum):
             SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
             SizeClass.BELOW_ONE: "one dimension below the smallest entry, the rest at their largest",
             SizeClass.QUARTER: "a quarter of the entries' common factor past the largest entry",
+            SizeClass.TAIL: "one below the power of two at or above the largest entry (the longest tail of any block)",
+            SizeClass.BETWEEN: "just past an entry below the largest (the first sizes a table's next row serves)",
             SizeClass.POWER: (
                 f"a key a power of two in every entry, alone at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times its "
                 "largest"
@@ -396,11 +407,13 @@ def derived_sizes(
     out = _past_and_half(mover, grown)
     if mover.on_constants:  # the module-level sizes are what moves: their floor and far ladders too
         floors = _floor(mover, block) + _floor_one(mover, block) if residue else []
-        return out + floors + (_far(mover, far) if far is not None else [])
+        tails = _tail(mover) if residue or far is not None else []
+        return out + floors + tails + (_far(mover, far) if far is not None else [])
+    out += _between(mover, shapes, roles or {}, constants, grown) if least else []
     out += _residue(mover) if residue else []
     out += _below(mover, least) + (_floor(mover, block) if residue else []) + _ones(mover) + _below_one(mover)
     out += (_floor_one(mover, block) if residue else []) + _quarter(mover) + _power(mover)
-    out += _divisor(mover, shapes, roles or {})
+    out += _divisor(mover, shapes, roles or {}) + (_tail(mover) if residue or far is not None else [])
     out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
     return out + (_constant_steps(mover) if residue else [])
 
@@ -547,6 +560,30 @@ def _past_and_half(mover: _Mover, grown: Sequence[int]) -> list[DerivedSize]:
     mover.seen += [*past_tries, *half_tries]
     out = [mover.sized(SizeClass.PAST, past_tries)] if past_tries else []
     return out + ([mover.sized(SizeClass.HALF, half_tries)] if half_tries else [])
+
+
+def _between(
+    mover: _Mover,
+    shapes: Sequence[ProblemShape],
+    roles: Mapping[str, KeyReading],
+    constants: Mapping[str, SizeValue] | None,
+    grown: Sequence[int],
+) -> list[DerivedSize]:
+    """The ``between`` sizes of a table by size: each entry below the largest taken as the past and half sizes take
+    the largest (one past its power of two, ``16384 -> 16385``; half a power of two past it, ``20480``), the first
+    sizes the table's next row serves. A row is timed and checked at its own entry only, and every other size sits
+    above the largest entry or below the smallest: wrongkernel19's v81, ``if n <= 16384: BLOCK = 256`` / ``elif n <=
+    262144: BLOCK = 8192`` over ``assert triton.cdiv(n, BLOCK) >= 8``, raised from 16385 elements to 57344, which the
+    original's computed block runs, and passed every size of the net."""
+    out = []
+    for shape in shapes:
+        entry = _Mover.of([shape], roles, constants)
+        if entry is None or entry.on_constants or entry.shape({}) == mover.seen[0]:
+            continue
+        for size in _past_and_half(entry, grown):
+            tries = mover.fresh(size.tries)
+            out += [mover.sized(SizeClass.BETWEEN, tries)] if tries else []
+    return out
 
 
 def _residue(mover: _Mover) -> list[DerivedSize]:
@@ -787,6 +824,27 @@ def _quarter(mover: _Mover) -> list[DerivedSize]:
     }
     fourth = mover.fresh(mover.tries(quarter)) if quarter else []
     return [mover.sized(SizeClass.QUARTER, fourth)] if fourth else []
+
+
+def _tail(mover: _Mover) -> list[DerivedSize]:
+    """The ``tail`` size: the size keys together one below the power of two at or above their largest entry (``8192
+    -> 8191``, ``100 -> 127``), where every power-of-two block up to it leaves its longest tail, a block less one;
+    where the original refuses it (``assert n % 128 == 0``), that power of two less 2, 4, ... up to the entries'
+    grain (``8064``: the longest tail a grain of 128 allows), the first the original passes the size checked. Every
+    other size leaves a tail of 1 (past), of half a block or none (wrongkernel19's v78 and v79: whole blocks of
+    ``BLOCK`` without masks, then the rest in one masked block of another knob, ``TAIL``: ``BLOCK=256`` or ``TAIL=64``
+    of 128 passed every other size and was wrong where the rest is longer than ``TAIL``). After the divisor sizes,
+    before the far ones; only where the pick grows or shrinks a tile (``residue``, ``far``)."""
+
+    def below(k: Slot, grain: int) -> int | None:
+        power = 1 << (mover.largest[k] - 1).bit_length()
+        return power - grain if 2 * grain < power else None  # never down to half the power: an entry's grain
+
+    keys = [k for k in mover.moving if k not in mover.exponents]
+    most = max((mover.grain[k] for k in keys), default=1).bit_length()
+    moves = [{k: below(k, min(1 << j, mover.grain[k])) for k in keys} for j in range(most)]
+    tails = mover.fresh(mover.tries(*moves)) if keys else []
+    return [mover.sized(SizeClass.TAIL, tails)] if tails else []
 
 
 def _power(mover: _Mover) -> list[DerivedSize]:

@@ -1,0 +1,176 @@
+"""wrongkernel19: a kernel written wrong where a row's rest after its whole blocks is long (docs/faults.md v78, v79):
+whole blocks of ``BLOCK`` without masks, then the rest in one masked block of another knob, ``TAIL``. Every size of
+the net left a rest of 1 (past), of half a block or of none; the ``tail`` size, one below the power of two at or
+above the largest entry, leaves the longest rest of any block."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.harness.sizekeys import key_roles
+from kernelopt.tuning.net import SizeClass, derived_sizes
+from kernelopt.tuning.problem import ProblemShape
+from tests.test_wrongkernel17_cases import VARIANTS, _caught, _checked
+
+
+def test_the_tail_size_is_one_below_the_power_of_two_above_the_largest_entry_else_less_the_entries_grain() -> None:
+    """Every key together one below the power of two at or above its largest entry (8192 -> 8191, 16 rows -> 15),
+    then that power of two less 2, 4, ... up to each key's entries' grain (an original asserting ``n % 128 == 0``
+    refuses the odd one, and passes 8064, the longest rest its grain allows); an exponent stays."""
+    text = "def get_inputs(n_rows=8, n_cols=4096):\n    return [torch.randn(n_rows, n_cols)]\n"
+    entries = [ProblemShape(kwargs={"n_rows": 8, "n_cols": 4096}), ProblemShape(kwargs={"n_rows": 16, "n_cols": 8192})]
+    [tail] = [s for s in derived_sizes(entries, (256,), key_roles(text), residue=True) if s.kind is SizeClass.TAIL]
+    labels = [t.label() for t in tail.tries]
+    assert labels[:3] == ["n_rows=15,n_cols=8191", "n_rows=14,n_cols=8190", "n_rows=12,n_cols=8188"], labels
+    assert labels[3:] == [f"n_rows=16,n_cols={8192 - (1 << j)}" for j in range(3, 12)], labels
+    exponent = "def get_inputs(rows=100, log_n=12):\n    return [torch.randn(rows, 1 << log_n)]\n"
+    [tail] = [
+        s
+        for s in derived_sizes(
+            [ProblemShape(kwargs={"rows": 100, "log_n": 12})], (256,), key_roles(exponent), residue=True
+        )
+        if s.kind is SizeClass.TAIL
+    ]
+    assert [t.label() for t in tail.tries] == ["rows=127,log_n=12", "rows=126,log_n=12", "rows=124,log_n=12"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "pick", [{"BLOCK": 256, "TAIL": 128}, {"BLOCK": 128, "TAIL": 64}], ids=["v78_block_grown", "v79_tail_shrunk"]
+)
+def test_v78_v79_a_rest_longer_than_its_masked_block_fails_the_tail_size_with_the_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pick: dict[str, int]
+) -> None:
+    """v78 and v79 (tail_block_knob: rows of at least 1024 columns summed in whole blocks of ``BLOCK=128`` without
+    masks, the rest in one masked block of ``TAIL=128``; SHAPES 8 x 4096 and 16 x 8192): ``BLOCK=256`` and
+    ``TAIL=64`` were written plainly with the rules on, "correct at n_rows=17,n_cols=8193, n_rows=20,n_cols=8320,
+    ...", each wrong where the rest is longer than ``TAIL`` (1200 and 4300 columns), which the original sums. Now
+    the tail size fails them at 15 x 8191; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "tail_block_knob", pick)
+    _caught(done, SizeClass.TAIL, "n_rows=15,n_cols=8191")
+
+
+def test_v80_a_tuned_config_a_static_assert_reads_beside_a_size_the_key_leaves_out_is_keyed_by_that_size(
+    tmp_path: Path,
+) -> None:
+    """v80 (autotune_unkeyed_assert: rows of ``D`` scaled in masked chunks of ``BLOCK_N``, ``tl.static_assert(BLOCK_N
+    <= D)``, an autotune list of one config ``BLOCK_N=16`` keyed by ``n_rows`` only; SHAPES 64 x 64 and 128 x 128):
+    ``BLOCK_N=64`` was written ahead of the original config (``tune``, rules on: "the autotuner benchmarks the 2 at
+    each new key"), and the autotuner, which now benchmarks and caches, ran the config it picked at 64 x 64 at 64 x 32
+    (the same key) and failed the assert there, which the original runs; the net loads the written kernel afresh at
+    each size and never saw it. Now the key is given ``D``: the written kernel, called at 64 x 64, then 64 x 32 and
+    64 x 16 in one process, is right at each."""
+    import torch
+
+    from kernelopt.tunables.edit import keep_pruned_fallback
+    from tests.conftest import load_fresh, triton_interpreted
+
+    source = (VARIANTS / "autotune_unkeyed_assert" / "kernel.py").read_text()
+    pinned = source.replace('triton.Config({"BLOCK_N": 16}', 'triton.Config({"BLOCK_N": 64}')
+    kept = keep_pruned_fallback(source, pinned, "scale_rows_kernel")
+    assert kept is not None and 'key=["n_rows", "D"]' in kept[0] and "its key given D" in kept[1], kept
+    written = tmp_path / "written.py"
+    written.write_text(kept[0])
+    with triton_interpreted():
+        kernel = load_fresh(written, "v80_written")
+        reference = load_fresh(VARIANTS / "autotune_unkeyed_assert" / "reference.py", "v80_reference")
+        for d in (64, 32, 16):
+            [x] = reference.get_inputs(n_rows=64, d=d)
+            assert torch.equal(kernel.run(x), x * 2.0), d
+
+
+@pytest.mark.timeout(120)
+def test_v81_a_table_s_next_row_that_raises_just_above_the_entry_below_fails_the_between_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v81 (table_programs_rows: v70's at least 8 programs, the block computed, ``max(256, next_power_of_2(n) //
+    64)``; SHAPES 16384 and 262144): a per-bucket table ``if n <= 16384: BLOCK = 256`` / ``elif n <= 262144: BLOCK =
+    8192`` was written, "correct at n=262145, n=270336, n=8193, n=2049, ...", and raises from 16385 elements to
+    57344, which the computed block runs (40 programs of 512 at 20000): the second row was checked at its own entry
+    only. Now the sizes just past the entry below, 16385 first, fail it; nothing is written."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_table14_cases import _table_session
+    from tests.test_tuning_net import _evaluator
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(VARIANTS / "table_programs_rows", tmp_path / "table_programs_rows"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    tuning = _table_session(prepared, {512: (5.0, 100.0), 8192: (1000.0, 40.0)})
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    _caught(done, SizeClass.BETWEEN, "n=16385")
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("pick", [{"BLOCK": 256, "TAIL": 128}, {"BLOCK": 128, "TAIL": 64}], ids=["v78", "v79"])
+def test_on_cuda_v78_v79_fail_the_tail_size_at_realistic_rows_rules_on_or_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pick: dict[str, int]
+) -> None:
+    """On a GPU, compiled, over 4096 x 8192 and 8192 x 16384 (512 MB) rows: each pick fails the tail size at 8191 x
+    16383, where the original passes, whether the rules are on or off (none reads the rest's block); nothing is
+    written."""
+    from tests.test_tuning_net import realistic_picks
+
+    shapes = 'SHAPES = [{"n_rows": 8, "n_cols": 4096}, {"n_rows": 16, "n_cols": 8192}]'
+    realistic = 'SHAPES = [{"n_rows": 4096, "n_cols": 8192}, {"n_rows": 8192, "n_cols": 16384}]'
+    for done in realistic_picks(tmp_path, monkeypatch, "tail_block_knob", shapes, realistic, pick):
+        _caught(done, SizeClass.TAIL, "n_rows=8191,n_cols=16383")
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v80_the_cached_config_fails_its_assert_compiled_and_the_keyed_list_picks_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU, compiled: the tuned list as written before v80's fix (``key=["n_rows"]``), called at 4096 x 64 then
+    4096 x 32, raises Triton's ``CompileTimeAssertionFailure`` at the second (the config the autotuner cached at the
+    first, ``BLOCK_N=64``, fails ``BLOCK_N <= D``), which the original runs; the list as now written (``key=["n_rows",
+    "D"]``) is right at 64, 32 and 16 in one process."""
+    import torch
+    from triton.compiler.errors import CompileTimeAssertionFailure
+
+    from kernelopt.tunables import edit
+    from tests.conftest import load_fresh
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    source = (VARIANTS / "autotune_unkeyed_assert" / "kernel.py").read_text()
+    pinned = source.replace('triton.Config({"BLOCK_N": 16}', 'triton.Config({"BLOCK_N": 64}')
+    kept = edit.keep_pruned_fallback(source, pinned, "scale_rows_kernel")
+    assert kept is not None and 'key=["n_rows", "D"]' in kept[0]
+    unkeyed = kept[0].replace('key=["n_rows", "D"]', 'key=["n_rows"]')
+    for name, text in (("before", unkeyed), ("now", kept[0])):
+        (tmp_path / f"{name}.py").write_text(text)
+    before, now = (load_fresh(tmp_path / f"{n}.py", f"v80_{n}") for n in ("before", "now"))
+    x64, x32, x16 = (torch.randn(4096, d, device="cuda") for d in (64, 32, 16))
+    assert torch.equal(before.run(x64), x64 * 2.0)
+    with pytest.raises(CompileTimeAssertionFailure):
+        before.run(x32)
+    for x in (x64, x32, x16):
+        assert torch.equal(now.run(x), x * 2.0)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v81_s_table_fails_the_between_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU, compiled, over 16384 and 2**24 elements: the table ``256`` / ``8192`` fails the between size at
+    16385 ("at least 8 programs"), where the computed block runs; nothing is written."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_table14_cases import _table_session
+    from tests.test_tuning_net import _evaluator
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(VARIANTS / "table_programs_rows", tmp_path / "table_programs_rows"))
+    reference = folder / "reference.py"
+    reference.write_text(reference.read_text().replace('{"n": 262144}', '{"n": 16777216}'))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+    tuning = _table_session(prepared, {512: (5.0, 100.0), 8192: (1000.0, 40.0)})
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    _caught(done, SizeClass.BETWEEN, "n=16385")
