@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.errors import InputFileError, WorkspaceError
+from kernelopt.errors import InputFileError
 from kernelopt.workspace import Workspace
 from tests.conftest import KERNELS
 
@@ -228,35 +228,3 @@ def test_n92_a_plan_s_evidence_writes_a_measured_figure_out_as_every_other_line_
     assert "  duration_us: 101600 us\n" in render_text(summary) and "e+05" not in render_text(summary)
     fact = cited_fact(f"- {line} -> only timing -> autotune", summary_facts(summary))
     assert fact is not None and fact.value == 101612.3
-
-
-def test_n94_a_user_s_own_git_repository_with_kernel_py_and_reference_py_is_no_workspace(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The user's SwiGLU folder, a git repository of their own (`git init`, one commit of kernel.py and
-    reference.py): `kernelopt profile`, `plan`, `validate` and `implement` took it for a workspace and wrote
-    profiles/v0/, plans/v0_plan.md and .kernelopt/ into it, and `implement` tuned its kernel.py in place ("BLOCK_D:
-    64 -> 256"), where `memory create` said "no memory/ folder (is this a kernelopt workspace?)" and `optimize` made
-    /tmp/kernel_opt_gitted from it. Now a folder without memory/ is no workspace, and the line names the command
-    that makes one; without a repository, the same command is named."""
-    import git
-
-    from kernelopt.cli.app import main
-
-    mine = tmp_path / "my kernels"
-    mine.mkdir()
-    shutil.copy(KERNELS / "add_kernel.py", mine / "kernel.py")
-    shutil.copy(KERNELS / "add_reference.py", mine / "reference.py")
-    with pytest.raises(WorkspaceError) as plain:
-        Workspace(mine)
-    assert "(no git repository); `kernelopt init NAME --kernel '" in plain.value.one_line()
-    repo = git.Repo.init(mine)
-    repo.index.add(["kernel.py", "reference.py"])
-    repo.index.commit("mine")
-    for argv in (["profile", str(mine), "--device", "cpu"], ["plan", str(mine)], ["validate", str(mine)]):
-        assert main(argv) == 2, argv
-        err = capsys.readouterr().err
-        assert "not a kernelopt workspace (no memory/ folder); `kernelopt init NAME --kernel" in err, err
-        assert f"'{mine}/kernel.py' --reference '{mine}/reference.py'` makes one" in err and len(err.splitlines()) == 1
-    assert sorted(p.name for p in mine.iterdir()) == [".git", "kernel.py", "reference.py"]
-    assert not repo.is_dirty(untracked_files=True)

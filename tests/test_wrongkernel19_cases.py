@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,81 @@ def test_on_cuda_v81_s_table_fails_the_between_size(tmp_path: Path, monkeypatch:
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(tuning, evaluator)
     _caught(done, SizeClass.BETWEEN, "n=16385")
+
+
+def _keyed_table_session(prepared: Any, rows: list[tuple[dict[str, int], tuple[float, float]]]) -> Any:
+    """A finished session over two entries whose re-timed candidates are ``rows`` (the current configuration first,
+    each with its latency on the two entries), judged as ``tune_folder`` judges it: a keyed list's table where the
+    shapes' own bests differ."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, judge_choice
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, total
+
+    labels = [s.label() for s in prepared.shapes]
+    results = [
+        Result(config=c, outcome=Outcome.OK, latency_us=total(list(t)), latency_us_by_shape=dict(zip(labels, t, strict=True)),
+               retimed=True)
+        for c, t in rows
+    ]  # fmt: skip
+    current, best = results[0], min(results, key=lambda r: r.latency_us or 0.0)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config=current.config,
+        current_latency_us=current.latency_us, results=results, retimed=results, evaluations=len(results), served=0,
+        budget=4, space_size=8, wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, results, best.config, current.config)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE, choice
+    return judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
+
+
+@pytest.mark.timeout(120)
+def test_v82_each_row_of_a_keyed_list_s_table_is_checked_alone_since_its_autotuner_may_pick_it_at_any_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v82 (tail_keyed_list: v78's row sums as an autotune list of one config ``BLOCK=128, TAIL=128`` keyed by
+    ``n_cols``, rows of at least 256 columns): the shapes' own bests, the original at 8 x 2048 and ``BLOCK=64, TAIL=32``
+    at 4 x 1024, were written
+    as the list of both, "correct at n_rows=9,n_cols=2049, ..." (the net ran the list, and
+    the interpreter's autotuner picked the original at its sizes; the best overall was the original, so no tile moved
+    and no tail size was cast); the autotuner picks by its timing at each new key, and ``64, 32`` is wrong wherever a
+    row's rest after its blocks of 64 is longer than 32 (1130 columns). Now each row that moves a knob is checked
+    alone by the net: fails at 7 x 2047; nothing written."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = Path(shutil.copytree(VARIANTS / "tail_keyed_list", tmp_path / "tail_keyed_list"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    rows = [({"BLOCK": 128, "TAIL": 128}, (10.0, 100.0)), ({"BLOCK": 64, "TAIL": 32}, (5.0, 200.0))]
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_keyed_table_session(prepared, rows), evaluator)
+    _caught(done, SizeClass.TAIL, "n_rows=7,n_cols=2047")
+    assert done.edit_note.startswith("the keyed list's row BLOCK=64, TAIL=32, which its autotuner may pick"), (
+        done.edit_note
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v82_s_keyed_row_fails_the_tail_size_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU, compiled, over 4096 x 8192 and 8192 x 16384 rows: the keyed list's table of the original and
+    ``BLOCK=64, TAIL=32`` fails with its second row pinned alone at the tail size, 8191 x 16383; nothing written."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(VARIANTS / "tail_keyed_list", tmp_path / "tail_keyed_list"))
+    reference = folder / "reference.py"
+    reference.write_text(
+        reference.read_text().replace(
+            'SHAPES = [{"n_rows": 4, "n_cols": 1024}, {"n_rows": 8, "n_cols": 2048}]',
+            'SHAPES = [{"n_rows": 4096, "n_cols": 8192}, {"n_rows": 8192, "n_cols": 16384}]',
+        )
+    )
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+    rows = [({"BLOCK": 128, "TAIL": 128}, (10.0, 100.0)), ({"BLOCK": 64, "TAIL": 32}, (5.0, 200.0))]
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_keyed_table_session(prepared, rows), evaluator)
+    _caught(done, SizeClass.TAIL, "n_rows=8191,n_cols=16383")

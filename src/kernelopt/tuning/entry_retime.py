@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from kernelopt.digits import sig
 from kernelopt.tuning.candidate import Config, Result, Value, config_text
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.session import GainJudgement, SessionResult
@@ -118,7 +117,7 @@ def _at(result: Result, label: str, now: Mapping[Config, float]) -> Result:
 
 
 def _us(value: float | None) -> str:
-    return "-" if value is None else f"{sig(value)} us"
+    return "-" if value is None else f"{value:.4g} us"
 
 
 __all__ = ["RETIME_SLOWER_PCT", "retime_refusal"]

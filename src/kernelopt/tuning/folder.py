@@ -44,7 +44,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt import __version__
-from kernelopt.digits import sig
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
@@ -750,7 +749,7 @@ class WithinSweep(BaseModel):
 
     def line(self) -> str:
         """One line for people: what the space was cut to and what its best may be called."""
-        best = f"{sig(self.best_latency_us)} us" if self.best_latency_us is not None else "none timed"
+        best = f"{self.best_latency_us:.4g} us" if self.best_latency_us is not None else "none timed"
         if self.complete:
             head = (
                 f"within the sweep of {self.sweep} (complete, {self.timed} timed of {self.configurations}): its best, "
@@ -1588,8 +1587,8 @@ def list_as_written(
         fastest = min(ran, key=lambda c: ran[c])
         if picked != fastest:
             differ.append(
-                f"at {label} its autotuner picked {config_text(picked.as_dict())} ({sig(ran[picked])} us pinned), the "
-                f"fastest pinned is {config_text(fastest.as_dict())} ({sig(ran[fastest])} us)"
+                f"at {label} its autotuner picked {config_text(picked.as_dict())} ({ran[picked]:.4g} us pinned), the "
+                f"fastest pinned is {config_text(fastest.as_dict())} ({ran[fastest]:.4g} us)"
             )
     if not differ:
         return None
@@ -1816,7 +1815,35 @@ def _checked(
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
         return None, note, net, net.line(), net.failed.shape
+    for row in _keyed_table_rows(tuning):  # each config of a keyed list's table may run at any key: each alone
+        alone = replace(tuning, result=tuning.result.model_copy(update={"best_config": row}))
+        pinned = _pinned_one(alone)
+        if pinned is None or pinned.new_source is None:
+            continue
+        row_net = _cast_net(alone, evaluator, pinned.new_source, known, cap, entries=entries)
+        if row_net.failed is not None:
+            line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {row_net.line()}"
+            return None, note, row_net, line, row_net.failed.shape
     return edit, note, net, None, None
+
+
+def _keyed_table_rows(tuning: FolderTuning) -> list[dict[str, Value]]:
+    """The rows of the keyed autotune list's per-bucket table the pick writes (:func:`_keyed_list_edit`) that move a
+    knob from kernel.py as it is; none for any other edit. Triton's autotuner benchmarks every config of the list at
+    each new key and runs the fastest there: a row is not held to the sizes of its bucket as a table's ``if n <=
+    ...`` row is, and the net's run of the whole list checks only the config the interpreter's timing picked at each
+    size (wrongkernel19's v82: ``BLOCK=64, TAIL=32`` beside the original ``128, 128``, wrong where a row's rest after
+    its blocks of 64 is longer than 32, passed every size of the net as the list, the interpreter picking the
+    original there)."""
+    prepared = tuning.prepared
+    choice = tuning.choice
+    if choice is None or choice.kind is not ChoiceKind.TABLE or prepared.keyed_list is None:
+        return []
+    if not is_list_space(prepared.space.origins) or table_unheld(tuning) is not None:
+        return []
+    if _keyed_list_unheld(tuning) is not None:
+        return []
+    return [row for row in _shape_bests(tuning) if pick_moves(prepared, row)[1]]
 
 
 def _target_refusal(tuning: FolderTuning, written: str) -> str | None:
