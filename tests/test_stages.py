@@ -56,8 +56,9 @@ def test_one_allowance_table() -> None:
 
 
 def test_the_snapshot_sees_every_file_outside_the_ignored_folders(tmp_path: Path) -> None:
-    """Files at any depth, hidden ones, links to files; never what lies under .git, .kernelopt, __pycache__
-    or .triton_cache (at any depth), a link to a folder, or a backend transcript."""
+    """Files at any depth, hidden ones, links to files (by content), links to folders and dangling links (by where
+    they point); never what lies under .git, .kernelopt, __pycache__ or .triton_cache (at any depth), what lies
+    through a link to a folder, or a backend transcript."""
     files = {
         "kernel.py": "k",
         ".hidden": "h",
@@ -82,7 +83,7 @@ def test_the_snapshot_sees_every_file_outside_the_ignored_folders(tmp_path: Path
     (tmp_path / "linked_dir").symlink_to(tmp_path / "a", target_is_directory=True)
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
     snap = snapshot(tmp_path)
-    assert set(snap) == set(files) | {"link.py"}
+    assert set(snap) == set(files) | {"link.py", "linked_dir", "dangling"}
     assert list(snap) == [k for _, k in sorted((Path(k), k) for k in snap)]  # in the order of sorted paths
     assert snap["link.py"] == snap["kernel.py"]
     (tmp_path / "a/b/c/d/new.txt").write_text("written by a stage")

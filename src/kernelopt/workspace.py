@@ -277,6 +277,13 @@ def _template(name: str) -> str:
     return resources.files("kernelopt.templates").joinpath(name).read_text(encoding="utf-8")
 
 
+NO_HOOKS = "core.hooksPath=/dev/null"
+"""The configuration every git command of kernelopt runs under: no hook. A workspace needs none, and a hook a backend
+wrote into ``.git/hooks/`` ran at the next commit (``pre-commit``, ``post-commit``), ref update
+(``reference-transaction``: the guard's own undoing) or checkout, with kernelopt's whole environment, the API key the
+agent is never given among it, and could change kernel.py after its gate (a3)."""
+
+
 def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
     """``git init`` in ``folder`` with the local identity, and the first commit; errors name ``shown``
     (the workspace being made, not its staging folder).
@@ -375,6 +382,7 @@ class Workspace:
 
         try:
             self._repo = git.Repo(self.root)
+            self._repo.git.set_persistent_git_options(c=NO_HOOKS)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no git repository)") from None
         self.memory = MemoryStore(self.memory_dir)
@@ -583,7 +591,7 @@ class Workspace:
         for _ in range(2):  # a second time only after a stale lock of git's was removed
             try:
                 # GitPython strips the last newline of the output unless told not to (file contents need it)
-                return str(self._repo.git.execute(["git", *args], strip_newline_in_stdout=not exact))
+                return str(self._repo.git.execute(["git", "-c", NO_HOOKS, *args], strip_newline_in_stdout=not exact))
             except git.GitCommandError as exc:
                 if not self._removed_stale_git_lock(str(exc.stderr)):
                     raise git_failure(f"git {' '.join(args)}", str(exc.stderr), self.root) from None

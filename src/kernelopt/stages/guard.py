@@ -54,18 +54,49 @@ def snapshot(root: Path) -> dict[str, str]:
     transcripts skipped)."""
     found: list[tuple[str, ...]] = []
     # os.walk never descends into an ignored folder (.git holds most of a workspace's files) nor follows a
-    # link to a folder; a file is one os.path.isfile says is (a link to a file included)
+    # link to a folder; a file is one os.path.isfile says is (a link to a file included, by its content); a link
+    # to a folder and a dangling link are entries of their own, by where they point (a4: an agent's link to a
+    # folder outside stayed in the workspace, unseen)
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
         base = Path(folder).relative_to(root).parts
-        found += [(*base, f) for f in files if f not in IGNORED_DIRS and os.path.isfile(os.path.join(folder, f))]
+        found += [(*base, d) for d in dirs if d not in IGNORED_DIRS and os.path.islink(os.path.join(folder, d))]
+        dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
+        found += [(*base, f) for f in files if f not in IGNORED_DIRS]
     out: dict[str, str] = {}
     for parts in sorted(found):  # the order of sorted Paths: part by part
         rel = "/".join(parts)
         if TRANSCRIPT_RE.match(rel):
             continue
-        out[rel] = hashlib.sha256(root.joinpath(*parts).read_bytes()).hexdigest()
+        path = root.joinpath(*parts)
+        if path.is_file():
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        elif path.is_symlink():
+            out[rel] = "link:" + hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()
     return out
+
+
+BYTECODE_DIR = "__pycache__"
+
+
+def purge_bytecode(root: Path) -> list[str]:
+    """Remove every ``__pycache__`` folder of the workspace (outside ``.git`` and ``.kernelopt``); the folders removed.
+
+    Python runs a module's cached bytecode in place of its source when the cache says it is current, and an
+    *unchecked* hash-based ``.pyc`` is run whatever the source holds: a stage that leaves
+    ``__pycache__/reference.<tag>.pyc`` has the gate's reference (or kernel) be code no file shows (a2). A cache is
+    never a stage's output, so after every stage none is left (the worker writes none: ``PYTHONDONTWRITEBYTECODE``).
+    """
+    removed = []
+    for folder, dirs, _files in os.walk(root):
+        for d in [d for d in dirs if d == BYTECODE_DIR]:
+            target = Path(folder, d)
+            if target.is_symlink():
+                target.unlink()
+            else:
+                shutil.rmtree(target, ignore_errors=True)
+            removed.append(target.relative_to(root).as_posix())
+        dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
+    return removed
 
 
 @dataclass(frozen=True)
@@ -198,6 +229,9 @@ class ProtectedContent:
     def __init__(self, ws: Workspace, digests: dict[str, str | None] | None = None) -> None:
         self.ws = ws
         self.folder = ws.state_dir / PROTECTED_DIR
+        #: the recorded bytes, held in this process: the copies under ``.kernelopt/protected/`` lie in the workspace,
+        #: where an agent can write them as well as the file (a1: both poisoned, the "restore" wrote the poison back)
+        self._bytes: dict[str, bytes | None] = {}
         if digests is None or not self._kept_matches(digests):
             digests = {rel: self._keep(rel) for rel in PROTECTED_FILES}
         self.digests: dict[str, str | None] = dict(digests)
@@ -208,15 +242,18 @@ class ProtectedContent:
             data = kept.read_bytes() if kept.is_file() else None
             if rel not in digests or _digest(data) != digests[rel]:
                 return False
+            self._bytes[rel] = data
         return True
 
     def _keep(self, rel: str) -> str | None:
         src = self.ws.root / rel
         dst = self.folder / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_file():
-            shutil.copyfile(src, dst)
-            return _digest(dst.read_bytes())
+        data = src.read_bytes() if src.is_file() else None
+        self._bytes[rel] = data
+        if data is not None:
+            dst.write_bytes(data)
+            return _digest(data)
         dst.unlink(missing_ok=True)
         return None
 
@@ -234,19 +271,32 @@ class ProtectedContent:
         undone = []
         for rel in self.changed():
             p = self.ws.root / rel
-            kept = self.folder / rel
+            recorded = self._bytes[rel]
             linked = p.is_symlink()
             aside = keep_aside(self.ws.root, rel)  # a user's edit made during a stage is kept, never lost
             if linked:  # never written through: the link goes, the recorded file comes back
                 p.unlink()
-            if self.digests.get(rel) is None:
+            if recorded is None:
                 kind = ChangeKind.ADDED
                 p.unlink(missing_ok=True)
             else:
                 kind = ChangeKind.MODIFIED if linked or p.is_file() else ChangeKind.DELETED
-                shutil.copyfile(kept, p)
+                p.write_bytes(recorded)
             undone.append(Change(rel, kind, aside))
+        self._rewrite_kept()
         return undone
+
+    def _rewrite_kept(self) -> None:
+        """Put the copies under ``.kernelopt/protected/`` back from the bytes held here, where a stage changed them
+        (a resumed run checks against them)."""
+        for rel, data in self._bytes.items():
+            kept = self.folder / rel
+            if _own_bytes(kept) != data:
+                if kept.is_symlink() or data is None:
+                    kept.unlink(missing_ok=True)
+                if data is not None:
+                    kept.parent.mkdir(parents=True, exist_ok=True)
+                    kept.write_bytes(data)
 
     def accept(self, rel: str) -> bool:
         """Record the current content of ``rel`` (a user's edit between iterations); True when it changed."""
@@ -279,6 +329,7 @@ class GitState:
     refs: dict[str, str] = field(default_factory=dict)
     index: bytes | None = None
     config: bytes = b""
+    hooks: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod
     def record(cls, ws: Workspace) -> GitState:
@@ -294,6 +345,7 @@ class GitState:
             refs=refs,
             index=_read_or_none(git_dir / "index"),
             config=_read_or_none(git_dir / "config") or b"",
+            hooks=_hooks(git_dir),
         )
 
     def restore(self, ws: Workspace) -> list[str]:
@@ -305,6 +357,15 @@ class GitState:
         if now.config != self.config:
             (git_dir / "config").write_bytes(self.config)
             undone.append("git config changed")
+        if now.hooks != self.hooks:  # kernelopt's git runs none (workspace.NO_HOOKS); a user's own git would
+            hooks = git_dir / "hooks"
+            for name in sorted(now.hooks.keys() - self.hooks.keys()):
+                (hooks / name).unlink(missing_ok=True)
+                undone.append(f"git hook {name} added")
+            for name in sorted(n for n in self.hooks if now.hooks.get(n) != self.hooks[n]):
+                (hooks / name).unlink(missing_ok=True)
+                (hooks / name).write_bytes(self.hooks[name])
+                undone.append(f"git hook {name} changed")
         for name in sorted(now.refs.keys() - self.refs.keys()):
             g.update_ref("-d", name)
             undone.append(f"{_ref_kind(name)} {name} created")
@@ -336,6 +397,18 @@ def _read_or_none(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+
+
+def _hooks(git_dir: Path) -> dict[str, bytes]:
+    """The files of ``.git/hooks/`` (a link by where it points), by name."""
+    folder = git_dir / "hooks"
+    if not folder.is_dir():
+        return {}
+    return {
+        p.name: os.fsencode(os.readlink(p)) if p.is_symlink() else p.read_bytes()
+        for p in folder.iterdir()
+        if p.is_symlink() or p.is_file()
+    }
 
 
 def _head_ref(ws: Workspace, git_dir: Path) -> str | None:
@@ -448,6 +521,7 @@ class RunGuard:
         that holds a secret put back as it was before the call.
         """
         out: list[str] = []
+        purge_bytecode(self.ws.root)
         if point.git is not None:
             out += point.git.restore(self.ws)
         undone = self.protected.restore()

@@ -1,0 +1,132 @@
+"""A hostile coding agent (agents19, 2026-12-06): where the guard around a backend stage did not look.
+
+Each case was a write the guard let stand (docs/faults.md, "A hostile coding agent"): the guard's own copy of the
+protected files, Python's bytecode caches, git hooks, a link to a folder. One scripted agent (tests/data/agents/
+hostile19.py) tries them all in one Stage 3 run; the smaller tests pin each rule in process.
+"""
+
+from __future__ import annotations
+
+import py_compile
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelopt.backends.agent_cli import AgentCliImplementer
+from kernelopt.stages.guard import GitState, ProtectedContent, RunGuard, purge_bytecode, snapshot
+from kernelopt.stages.implement import run_implement
+from kernelopt.worker.loader import load_module
+
+from .backends_support import AGENTS, make_plan, make_ws, write_plan
+
+PY = shlex.quote(sys.executable)
+
+
+@pytest.fixture
+def ws(ws_root: Path):
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    return ws
+
+
+def test_a_hostile_implementer_leaves_nothing_of_its_own_behind(ws, tmp_path: Path) -> None:
+    """a1-a4 through the agent-cli backend: every write is undone, the poisoned reference comes back from the bytes
+    recorded at run start (not from the workspace's copy the agent poisoned too), and no hook runs."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    hook_log = tmp_path / "hooks.log"
+    reference = ws.reference_py.read_bytes()
+    guard = RunGuard(ws)
+    backend = AgentCliImplementer(
+        {
+            "command": f"{PY} {shlex.quote(str(AGENTS / 'hostile19.py'))} {{prompt_file}}",
+            "timeout_s": 20,
+            "env": {"HOSTILE_OUTSIDE": str(outside), "KERNELOPT_HOOK_LOG": str(hook_log)},
+        }
+    )
+    plan = make_plan()
+    report = run_implement(ws, 1, plan, backend, guard=guard, check=None, summary=None, history=[], repair_attempts=0)
+    assert not report.ok and report.error_type == "write_violation"
+    assert set(report.violations) == {
+        "reference.py (modified)",
+        "git hook post-commit added",
+        "git hook reference-transaction added",
+        "outside (added)",
+    }
+    assert ws.reference_py.read_bytes() == reference
+    assert (ws.state_dir / "protected" / "reference.py").read_bytes() == reference
+    assert guard.protected.changed() == []
+    assert not (ws.root / "__pycache__").exists()
+    assert not (ws.root / "outside").is_symlink() and outside.is_dir()
+    assert not (ws.root / ".git" / "hooks" / "post-commit").exists()
+    assert not hook_log.exists()  # the guard's own ref updates ran no reference-transaction hook
+    assert "num_warps=8" not in ws.kernel_py.read_text()
+
+
+def test_protected_content_comes_back_from_the_bytes_held_not_the_workspace_copy(ws) -> None:
+    """a1 in process: a resumed run's guard (digests from the journal) holds the bytes it checked the copy against."""
+    original = ws.reference_py.read_bytes()
+    digests = ProtectedContent(ws).digests
+    resumed = ProtectedContent(ws, digests)
+    for path in (ws.reference_py, ws.state_dir / "protected" / "reference.py"):
+        path.write_text("poisoned\n")
+    assert [str(c) for c in resumed.restore()] == ["reference.py (modified)"]
+    assert ws.reference_py.read_bytes() == original
+    assert (ws.state_dir / "protected" / "reference.py").read_bytes() == original
+
+
+def test_a_stale_bytecode_cache_runs_in_place_of_the_source_and_the_guard_removes_it(tmp_path: Path) -> None:
+    """a2: the loader the harness imports reference.py and kernel.py with runs an unchecked .pyc whatever the source
+    says; after a stage none is left, a __pycache__ that is a link included (removed, never followed)."""
+    (tmp_path / "reference.py").write_text("def run():\n    return 'source'\n")
+    fake = tmp_path / "fake.py"
+    fake.write_text("def run():\n    return 'cached'\n")
+    cache = tmp_path / "__pycache__" / f"reference.{sys.implementation.cache_tag}.pyc"
+    py_compile.compile(str(fake), cfile=str(cache), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    assert load_module(tmp_path / "reference.py").run() == "cached"  # what the guard must not leave
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.pyc").write_text("not the workspace's")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "__pycache__").symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / ".git" / "__pycache__").mkdir(parents=True)
+    assert sorted(purge_bytecode(tmp_path)) == ["__pycache__", "sub/__pycache__"]
+    assert not cache.exists() and (elsewhere / "keep.pyc").exists() and (tmp_path / ".git" / "__pycache__").is_dir()
+    assert load_module(tmp_path / "reference.py").run() == "source"
+
+
+def test_kernelopt_s_git_runs_no_hook_and_the_guard_undoes_one(ws, tmp_path: Path) -> None:
+    """a3: a hook in .git/hooks ran at kernelopt's commit with its whole environment; now none runs, and one a stage
+    added or changed is undone."""
+    log = tmp_path / "ran.log"
+    before = GitState.record(ws)
+    hooks = Path(ws.repo.git_dir) / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in ("pre-commit", "post-commit", "reference-transaction"):
+        (hooks / name).write_text(f"#!/bin/sh\necho {name} >> {shlex.quote(str(log))}\n")
+        (hooks / name).chmod(0o755)
+    (ws.root / "notes.md").write_text("x\n")
+    ws.commit(["notes.md"], "a commit with hooks in place")
+    assert not log.exists()
+    undone = before.restore(ws)
+    assert [u for u in undone if u.startswith("git hook")] == [
+        "git hook post-commit added",
+        "git hook pre-commit added",
+        "git hook reference-transaction added",
+    ]
+    assert not log.exists() and GitState.record(ws).hooks == before.hooks
+
+
+def test_the_snapshot_sees_a_link_to_a_folder_and_a_dangling_link(tmp_path: Path) -> None:
+    """a4: a link to a folder (outside, say) and a dangling link are entries, by where they point."""
+    (tmp_path / "a").mkdir()
+    before = snapshot(tmp_path)
+    (tmp_path / "out").symlink_to(tmp_path / "a", target_is_directory=True)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    after = snapshot(tmp_path)
+    assert set(after) - set(before) == {"out", "dangling"}
+    (tmp_path / "out").unlink()
+    (tmp_path / "out").symlink_to(tmp_path / "nowhere")
+    assert snapshot(tmp_path)["out"] != after["out"]
