@@ -635,6 +635,38 @@ def _returned_dims(expr: cst.BaseExpression) -> dict[str, set[int] | None]:
     return out
 
 
+def _squeezed_at_one(body: cst.CSTNode) -> dict[int, tuple[str, int, str]]:
+    """The ``return X.squeeze(d)`` statements of ``body`` under an ``if S == 1:`` (FlagAttention's split-kv decoding:
+    ``if S == 1: return multiple_o.squeeze(2)``, the buffer ``(B, H, S, M, D)``), by the id of the return: ``(X, d,
+    S)``. Where the allocation of ``X`` sizes dimension ``d`` by ``S`` alone, that dimension is 1 there and is
+    dropped: the value returned has no extent ``S`` sets, whatever computes ``S`` (the tiles, through the split
+    count)."""
+    out: dict[int, tuple[str, int, str]] = {}
+    for node in walk(body):
+        if not (isinstance(node, cst.If) and isinstance(node.test, cst.Comparison) and len(node.test.comparisons) == 1):
+            continue
+        test = node.test
+        if not isinstance(test.comparisons[0].operator, cst.Equal):
+            continue
+        sides = (test.left, test.comparisons[0].comparator)
+        size = next((x.value for x in sides if isinstance(x, cst.Name)), None)
+        if size is None or not any(isinstance(x, cst.Integer) and x.value == "1" for x in sides):
+            continue
+        for ret in walk(node.body):
+            value = ret.value if isinstance(ret, cst.Return) else None
+            if not (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "squeeze"
+                and isinstance(value.func.value, cst.Name)
+                and len(value.args) == 1
+                and isinstance(value.args[0].value, cst.Integer)
+            ):
+                continue
+            out[id(ret)] = (value.func.value.value, int(value.args[0].value.value), size)
+    return out
+
+
 @functools.lru_cache(maxsize=NODES_KEPT)
 def _tested_names(body: cst.CSTNode) -> frozenset[str]:
     """The names ``body`` compares with an integer literal (``BLOCK_SIZE_SCALE_A > 1``): a value that selects a
@@ -1122,11 +1154,20 @@ class _Analyzer:
         if func is None or not isinstance(expr, cst.Name):
             return None
         returned: dict[str, set[int] | None] = {}  # a returned name -> the dims of it returned (None: all)
+        squeezed = _squeezed_at_one(func.node.body)
+        dropped: dict[str, set[tuple[int, str]]] = {}  # a name returned squeezed at 1 -> (dim, the size tested)
+        plain: set[str] = set()  # the names some other return reads
         for node in walk(func.node.body):
             if isinstance(node, cst.Return) and node.value is not None:
+                if id(node) in squeezed:
+                    name, dim, size = squeezed[id(node)]
+                    dropped.setdefault(name, set()).add((dim, size))
+                else:
+                    plain |= set(_returned_dims(node.value))
                 for name, dims in _returned_dims(node.value).items():
                     known = returned.get(name, set())
                     returned[name] = None if dims is None or known is None else known | dims
+        dropped = {k: v for k, v in dropped.items() if k not in plain}
         sizing: dict[str, int] = {}  # a name that sizes a returned tensor -> the line of the allocation
         for out in sorted(returned):
             binds = func.locals.get(out, [])
@@ -1136,6 +1177,8 @@ class _Analyzer:
                     for dim, size in _allocation_dims(b.value):
                         if returned[out] is None and dim in summed:
                             continue  # partial results along it, summed before the return (fla's NK blocks)
+                        if isinstance(size, cst.Name) and (dim, size.value) in dropped.get(out, ()):
+                            continue  # squeezed where it is 1 (breaker19 d1: FlagAttention's split count)
                         if dim is None or returned[out] is None or dim in returned[out]:
                             sizing.update(dict.fromkeys(_read_names(size), b.line))
         frontier = list(sizing)

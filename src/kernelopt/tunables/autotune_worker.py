@@ -130,12 +130,16 @@ def _space(at: Any) -> dict[str, Any]:
 
 class _LaunchRecorder:
     """Records the keyword arguments of the last launch of every Triton kernel (compiled or interpreted):
-    the values computed settings, heuristics and the picked autotune config take for the task's shape."""
+    the values computed settings, heuristics and the picked autotune config take for the task's shape; and the
+    sizes of its launches, each the largest any launch of the run gave it (a kernel launched twice at different
+    sizes, LMDeploy's RMS norm over the hidden size and then over each head: the last launch's 250 alone said the
+    block covers ``N_COLS`` up to 250, and the search offered only blocks the first launch's 1000 outgrows)."""
 
     def __init__(self, kernel_file: str | None = None) -> None:
         self.launches: dict[str, dict[str, Any]] = {}
-        #: kernel -> the integer locals of the kernel file's function that launched it (``n_cols``): the
-        #: values a tuned table's size expression takes at this shape
+        #: kernel -> the integer locals of the kernel file's function that launched it (``n_cols``), and its
+        #: integer arguments: the values a tuned table's size expression takes at this shape, the largest of the
+        #: run's launches of it
         self.sizes: dict[str, dict[str, int]] = {}
         self._file = kernel_file
         self._saved: list[tuple[Any, Any]] = []
@@ -162,7 +166,9 @@ class _LaunchRecorder:
                     for k, v in kwargs.items()
                     if k not in ("grid", "warmup") and isinstance(v, bool | int | float | str)
                 }
-                recorder.sizes[name] = {**recorder.caller_sizes(), **_argument_sizes(fn_self, args, kwargs)}
+                now = {**recorder.caller_sizes(), **_argument_sizes(fn_self, args, kwargs)}
+                seen = recorder.sizes.get(name, {})
+                recorder.sizes[name] = {k: max(v, seen[k]) if k in seen else v for k, v in now.items()}
             return original(fn_self, *args, **kwargs)
 
         return run

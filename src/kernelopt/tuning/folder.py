@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import math
 import time
@@ -588,10 +589,7 @@ def pinned_line(prepared: PreparedFolder) -> str | None:
     current = space.current()
     if not space.domain_notes or current is None or space.size.count > len(space.knobs) + 2:
         return None
-    same = {current}
-    twin = _twin(prepared)
-    if twin is not None:
-        same.add(twin)
+    same = {current, *_twins(prepared)}
     if any(c not in same for c in space.configs()):
         return None
     names, kernel = ", ".join(space.names), prepared.problem.kernel_py.name
@@ -945,10 +943,10 @@ def tune_folder(
     # a literal that runs as the kernel as written on every shape timed (a computation of one value over them, or
     # the values of a guard an earlier write left): the current point, not timed twice
     guarded = guarded_twin(prepared)
-    twin = _twin(prepared) or guarded
+    twins = _twins(prepared) or ([guarded] if guarded is not None else [])
     listed_now = list_configs(prepared)  # a keyed list runs each of them somewhere: each one is timed
     # the kernel as written is what the cut's best is measured against: never cut itself
-    evaluator.never_cut(c.key() for c in (space.current(), twin, *listed_now) if c is not None)
+    evaluator.never_cut(c.key() for c in (space.current(), *twins, *listed_now) if c is not None)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         if isinstance(evaluator, ShapesEvaluator) and _served_on_fewer(record, space.current(), evaluator):
@@ -965,7 +963,7 @@ def tune_folder(
             batch_size=req.batch_size,
             retime_top=req.retime_top,
             excluded=excluder(req.exclude),
-            twin=twin,
+            twins=twins,
             screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
             originals=listed_now,
             tail=session_tail(prepared, budget.wall_s).need_s,  # the checks below keep their time (leftovers19's l1)
@@ -1255,24 +1253,33 @@ def _remembered(apply: Apply) -> Apply:
     return remembered
 
 
-def _twin(prepared: PreparedFolder) -> Config | None:
-    """The literal configuration that runs as the kernel as written on every shape the session times: the
-    values its computation gives are the same on each (one shape timed, or a computation that gives one value
-    over them), as the run told; ``None`` when they differ, a run did not tell, or no knob is computed."""
+def _twins(prepared: PreparedFolder) -> list[Config]:
+    """The configurations that run as the kernel as written on every shape the session times: some or all of its
+    computed knobs at the literal their computation gives there, the same on each (one shape timed, or a
+    computation that gives one value over them), as the run told, the others at their computation (breaker19 d3:
+    FlagAttention's ``BLOCK_M, BLOCK_N, ... = get_fwd_config(...)``, 16 and 128 at every entry, timed
+    ``BLOCK_M=16`` beside ``BLOCK_N`` computed as a second sample of the original, 1.21x "faster" by noise and
+    written); none when no knob is computed, a run did not tell, or no computation gives one value over them."""
     space = prepared.space
     current = space.current()
     if current is None or space.literal(current):
-        return None
+        return []
     names = [n for n, v in current.items() if is_computed(v)]
     by_shape = computed_by_shape(prepared)
     told = [by_shape.get(s.label()) for s in prepared.shapes]
     if len(prepared.shapes) == 1 and told[0] is None:  # one shape: the value the run gave (its only shape)
         told = [{n: space.origins[n].value for n in names if space.origins[n].value is not None}]
-    first = told[0]
-    if first is None or set(first) != set(names) or any(t != first for t in told):
-        return None
-    twin = current.with_values(first)
-    return twin if not space.problems(twin) else None
+    known = [t for t in told if t is not None]
+    if not known or len(known) != len(told):
+        return []
+    first = known[0]
+    one = {n: first[n] for n in names if n in first and all(n in t and t[n] == first[n] for t in known)}
+    return [
+        twin
+        for k in range(len(one), 0, -1)  # the whole literal configuration first
+        for chosen in itertools.combinations(one, k)
+        if not space.problems(twin := current.with_values({n: one[n] for n in chosen}))
+    ]
 
 
 def judge_choice(tuning: FolderTuning) -> FolderTuning:
@@ -2149,7 +2156,7 @@ def _table_edit(
     computed = prepared.tabled
     rows, sources = table_rows
     fn = prepared.problem.kernel_py.name
-    joined = _joined_settings(prepared, others, size)
+    joined = _joined_settings(prepared, others, size, names)
     if joined:
         rows = [b.model_copy(update={"values": {**b.values, **joined}}) for b in rows]
         others = {k: v for k, v in others.items() if k not in joined}
@@ -2196,15 +2203,20 @@ def _table_edit(
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source, table=True), note
 
 
-def _joined_settings(prepared: PreparedFolder, others: Mapping[str, Value], size: str) -> dict[str, Value]:
-    """The integer values of ``others`` (settings the pick moved beside a table over ``size``) that the kernel computes
-    from the same size and the space left out (a CPU session's ``num_warps`` from the helper that gives the tiles):
-    they join the table's rows, so above its bound they fall back with them (tablebound11)."""
+def _joined_settings(
+    prepared: PreparedFolder, others: Mapping[str, Value], size: str, names: Sequence[str]
+) -> dict[str, Value]:
+    """The integer values of ``others`` (settings the pick moved beside a table of ``names`` over ``size``) that the
+    kernel computes from the same size and the space left out (a CPU session's ``num_warps`` from the helper that
+    gives the tiles), or from the table's own settings alone (flash-attention's cross-entropy: ``num_warps = 4 if
+    BLOCK_SIZE < 2048 else ...`` after ``BLOCK_SIZE = min(next_power_of_2(n_cols), MAX_BLOCK_SIZE)``): they join the
+    table's rows, so above its bound they fall back with them (tablebound11, breaker19 d2)."""
     return {
         k: v
         for k, v in others.items()
         for t in prepared.found
-        if t.name == k and t.kind is TunableKind.COMPUTED_SETTING and t.editable and size in t.size_names
+        if t.name == k and t.kind is TunableKind.COMPUTED_SETTING and t.editable
+        if size in t.size_names or (t.size_names and set(t.size_names) <= set(names))
         if t.kernel in (prepared.space.kernel, None) and is_int(v)
     }
 

@@ -286,7 +286,7 @@ def tune(
     batch_size: int = DEFAULT_BATCH,
     retime_top: int = RETIME_TOP,
     excluded: Callable[[Config], str | None] | None = None,
-    twin: Config | None = None,
+    twins: Sequence[Config] = (),
     screen: Callable[[Config], str | None] | None = None,
     originals: Sequence[Config] = (),
     tail: Callable[[Sequence[Result]], float] | None = None,
@@ -309,10 +309,11 @@ def tune(
             winner the gate rejected, :mod:`kernelopt.tuning.exclusion`).
         screen: configuration -> why the edit layer refuses it (``None``: it can be made and written): set aside
             like an excluded one before it is timed, and appended to the record with its reason.
-        twin: the literal configuration that runs as the current one on every shape timed (the computation
-            gives one value over them; or the values a tuned guard of the file sets, whose write is the file as it
-            is): the current configuration is timed first on its own and the strategy knows the twin from its
-            result (:meth:`Strategy.known`), so it is neither timed nor charged twice.
+        twins: the configurations that run as the current one on every shape timed (a computed knob at the
+            literal its computation gives over them, the others computed or at that literal too; or the values a
+            tuned guard of the file sets, whose write is the file as it is): the current configuration is timed
+            first on its own and the strategy knows each twin from its result (:meth:`Strategy.known`), so none is
+            timed nor charged twice.
         originals: the other configurations the kernel as written runs (a keyed autotune list's entries): each one
             the machine failed is timed again alone at the end, as the current one is (:func:`_time_baseline`).
         tail: the session's results so far -> the seconds the phases after it (its caller's checks of the pick) are
@@ -346,8 +347,8 @@ def tune(
     if caught is not None:
         run.interrupted_by = interrupt_signal(caught)
         return _result(space, run, current, [], StopReason.INTERRUPTED, name)
-    if current is not None and (not literal or twin is not None):
-        ended = _time_current_first(strat, evaluator, run, current, twin)
+    if current is not None and (not literal or twins):
+        ended = _time_current_first(strat, evaluator, run, current, twins)
         if ended is not None:
             return _result(space, run, current, [], ended, name)
     stop = _loop(strat, evaluator, run, batch_size, on_progress, current, retime_top)
@@ -363,11 +364,12 @@ def tune(
 
 
 def _time_current_first(
-    strat: Strategy, evaluator: Evaluator, run: _Run, current: Config, twin: Config | None
+    strat: Strategy, evaluator: Evaluator, run: _Run, current: Config, twins: Sequence[Config]
 ) -> StopReason | None:
     """Time the kernel as written first, a point of its own (a knob computed from the problem, or a file whose tuned
-    guard runs ``twin``), and tell the strategy (it moves from it: one knob to a literal, the others computed); the
-    stop when that ends the session (an interrupt, or the kernel as written failing its check), else ``None``."""
+    guard runs one of ``twins``), and tell the strategy (it moves from it: one knob to a literal, the others
+    computed); the stop when that ends the session (an interrupt, or the kernel as written failing its check), else
+    ``None``."""
     try:
         timed = _round([current], evaluator, run)
     except KeyboardInterrupt as exc:
@@ -377,7 +379,7 @@ def _time_current_first(
         return StopReason.CURRENT_FAILED
     _avoid_larger(strat, run, timed)
     known = [timed[0]]
-    if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
+    for twin in twins:  # runs as the kernel as written everywhere timed: known, never timed again
         known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
     strat.known(known)
     return None
