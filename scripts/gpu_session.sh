@@ -99,6 +99,10 @@
 #              view, Unsloth's RMS norm backward, Inductor's persistent scan, a GemLite-style A16W8 GEMM, torchao's
 #              atomic-max fp8 cast, a triton_op add + RMS norm, SGLang's MoE sum, the persistent softmax tutorial)
 #              and its written forms compiled and correct at realistic sizes, tune --device cuda on three
+#   breaker19  scripts/gpu_breaker19.sh: the nineteenth held-out trial's kernels (flash-attention's rotary,
+#              cross-entropy and layer-norm backward, the matmul tutorial, LMDeploy's RMS norm and SiLU-and-mul,
+#              FlagAttention's split-kv decoding, Kernl's linear layer) and its written forms compiled and correct at
+#              realistic sizes, tune --device cuda on three (one of them dao_xent's backward launch)
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -202,6 +206,7 @@ breaker15 480 scripts/gpu_breaker15.sh
 breaker16 480 scripts/gpu_breaker16.sh
 breaker17 480 scripts/gpu_breaker17.sh
 breaker18 480 scripts/gpu_breaker18.sh
+breaker19 600 scripts/gpu_breaker19.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

@@ -116,8 +116,11 @@ def test_d4_a_kernel_launched_twice_a_run_records_its_largest_sizes() -> None:
     (250) at one entry. The run kept the last launch's sizes alone: "BLOCK_N: one of [256] ... N_COLS is up to 250
     at the SHAPES entries checked, so a smaller BLOCK_N ... would leave part of a row undone": the one block offered
     leaves the first launch's row undone, and a pick was tabled "over feat_size up to 250". Each size of a run is
-    the largest its launches of the kernel gave it."""
+    the largest its launches of the kernel gave it, and the computed block's domain holds the largest block a
+    launch computed (``launch._computed_values``: 64 for a hidden size of 44, beside the last launch's 16)."""
     from kernelopt.tunables.autotune_worker import _LaunchRecorder
+    from kernelopt.tunables.model import AutotuneEvaluation, ShapeSizes
+    from kernelopt.tuning.launch import _computed_values
     from tests.conftest import load_fresh, triton_interpreted
 
     folder = DATA / "lmd_rms"
@@ -129,6 +132,11 @@ def test_d4_a_kernel_launched_twice_a_run_records_its_largest_sizes() -> None:
             ker.run(*ref.get_inputs(B=1, T=3, H=44))
     sizes = recorder.sizes["add_rms_norm_kernel"]
     assert sizes["feat_size"] == 44 and sizes['args["N_COLS"]'] == 44, sizes  # not the heads' 11
+    assert recorder.launches["add_rms_norm_kernel"]["BLOCK_N"] == 16  # the last launch's, as before
+    entry = ShapeSizes(shape={"B": 1, "T": 3, "H": 44}, sizes=recorder.sizes, launch_values=recorder.launches)
+    block = {t.key: t for t in discover_source((folder / "kernel.py").read_text())}["add_rms_norm_kernel:BLOCK_N"]
+    found = _computed_values(block, [], "add_rms_norm_kernel", AutotuneEvaluation(shape_sizes=[entry]))
+    assert 64 in found and 16 in found, found
 
 
 # ------------------------------------------------------------------------------------- on a GPU

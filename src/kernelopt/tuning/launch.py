@@ -371,11 +371,17 @@ def _computed_values(
         return []
     feed = t.feeds[0] if t.feeds else t.name
     # a launch value passed by keyword, else (passed positionally: Mamba's BLOCK_SIZE_M) the launching function's
-    # local the setting is computed into
+    # local the setting is computed into; and that local beside the launch value, the largest a run's launches gave
+    # it (breaker19 d4: LMDeploy's RMS norm, launched over the hidden size and then over each head, told its last
+    # launch's block, 256 at H=1000, and the search offered none that covers 1000)
     local = t.name if t.kind is TunableKind.COMPUTED_SETTING else None
     given = [
-        e.launch_values.get(kernel, {}).get(feed, e.sizes.get(kernel, {}).get(local) if local else None)
+        g
         for e in evaluation.shape_sizes
+        for g in (
+            e.launch_values.get(kernel, {}).get(feed, e.sizes.get(kernel, {}).get(local) if local else None),
+            e.sizes.get(kernel, {}).get(local) if local else None,
+        )
     ]
     out: list[Value] = []
     for v in sorted({i for g in given if (i := plain_int(g)) is not None}):
