@@ -110,17 +110,17 @@ def test_d2_a_num_warps_computed_from_a_tabled_block_joins_the_block_s_table(tmp
     _all_correct(folder, [{"N": 3, "V": 7}, {"N": 2, "V": 20001}])
 
 
-@pytest.mark.timeout(120)
-def test_d4_a_kernel_launched_twice_a_run_records_its_largest_sizes() -> None:
+@pytest.mark.timeout(180)
+def test_d4_a_kernel_launched_twice_a_run_is_read_at_its_largest_launch() -> None:
     """Seen on 2026-12-06: lmd_rms, LMDeploy's RMS norm run over the hidden size (1000) and then over each head
-    (250) at one entry. The run kept the last launch's sizes alone: "BLOCK_N: one of [256] ... N_COLS is up to 250
-    at the SHAPES entries checked, so a smaller BLOCK_N ... would leave part of a row undone": the one block offered
-    leaves the first launch's row undone, and a pick was tabled "over feat_size up to 250". Each size of a run is
-    the largest its launches of the kernel gave it, and the computed block's domain holds the largest block a
-    launch computed (``launch._computed_values``: 64 for a hidden size of 44, beside the last launch's 16)."""
+    (250) at one entry. The run kept the last launch alone: "BLOCK_N: one of [256] ... N_COLS is up to 250 at the
+    SHAPES entries checked", the one block offered left the first launch's rows undone, and ``tune`` exited 2
+    "every value tried beside the current one changes what kernel.py computes (BLOCK_N = 256: all wrong_result)".
+    Each size of a run is the largest its launches of the kernel gave it, and so is the value a computed setting
+    took (its launching function's local): the search starts at the block covering 1000, and the computation's
+    values by entry (what a table row for the original writes) agree with the sizes they are bucketed on."""
     from kernelopt.tunables.autotune_worker import _LaunchRecorder
-    from kernelopt.tunables.model import AutotuneEvaluation, ShapeSizes
-    from kernelopt.tuning.launch import _computed_values
+    from kernelopt.tuning.folder import TuneRequest, computed_by_shape, prepare_folder
     from tests.conftest import load_fresh, triton_interpreted
 
     folder = DATA / "lmd_rms"
@@ -131,12 +131,12 @@ def test_d4_a_kernel_launched_twice_a_run_records_its_largest_sizes() -> None:
         with recorder:
             ker.run(*ref.get_inputs(B=1, T=3, H=44))
     sizes = recorder.sizes["add_rms_norm_kernel"]
-    assert sizes["feat_size"] == 44 and sizes['args["N_COLS"]'] == 44, sizes  # not the heads' 11
-    assert recorder.launches["add_rms_norm_kernel"]["BLOCK_N"] == 16  # the last launch's, as before
-    entry = ShapeSizes(shape={"B": 1, "T": 3, "H": 44}, sizes=recorder.sizes, launch_values=recorder.launches)
-    block = {t.key: t for t in discover_source((folder / "kernel.py").read_text())}["add_rms_norm_kernel:BLOCK_N"]
-    found = _computed_values(block, [], "add_rms_norm_kernel", AutotuneEvaluation(shape_sizes=[entry]))
-    assert 64 in found and 16 in found, found
+    assert sizes["feat_size"] == 44 and sizes['args["N_COLS"]'] == 44 and sizes["BLOCK_N"] == 64, sizes
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    assert [(k.name, k.values) for k in prepared.space.knobs] == [("BLOCK_N", (1024,))]
+    assert "N_COLS is up to 1000 at the SHAPES entries checked" in prepared.space.domain_notes[0]
+    by = {label: v["BLOCK_N"] for label, v in computed_by_shape(prepared).items()}
+    assert by == {"B=1,T=7,H=1000": 1024, "B=2,T=40,H=256": 256, "B=3,T=100,H=64": 64}, by
 
 
 # ------------------------------------------------------------------------------------- on a GPU

@@ -2933,6 +2933,11 @@ def _computation_values(
         launched = entry.launch_values.get(kernel, {}) if entry is not None else {}
         feeds = {n: space.origins[n].feeds[0] if space.origins[n].feeds else n for n in names}
         values = {n: launched[f] for n, f in feeds.items() if f in launched}
+        # a kernel launched twice a run: the largest value its launching function computed, as its sizes are the
+        # largest (breaker19 d4: LMDeploy's RMS norm at H=64 told BLOCK_N=16, its heads' launch, beside sizes up
+        # to 64, and a table row 'feat_size <= 64: BLOCK_N = 16' was written for the original there)
+        local = entry.sizes.get(kernel, {}) if entry is not None else {}
+        values |= {n: v for n in names if is_int(v := local.get(n)) and not (is_int(w := values.get(n)) and w >= v)}
         if values:
             out[shape.label()] = values
     return out
