@@ -45,13 +45,13 @@ def test_the_tail_size_is_one_below_the_power_of_two_above_the_largest_entry_els
 def test_v78_v79_a_rest_longer_than_its_masked_block_fails_the_tail_size_with_the_rules_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pick: dict[str, int]
 ) -> None:
-    """v78 and v79 (tail_block_knob: rows of at least 1024 columns summed in whole blocks of ``BLOCK=128`` without
-    masks, the rest in one masked block of ``TAIL=128``; SHAPES 8 x 4096 and 16 x 8192): ``BLOCK=256`` and
-    ``TAIL=64`` were written plainly with the rules on, "correct at n_rows=17,n_cols=8193, n_rows=20,n_cols=8320,
-    ...", each wrong where the rest is longer than ``TAIL`` (1200 and 4300 columns), which the original sums. Now
-    the tail size fails them at 15 x 8191; nothing is written."""
+    """v78 and v79 (tail_block_knob: rows of at least 256 columns summed in whole blocks of ``BLOCK=128`` without
+    masks, the rest in one masked block of ``TAIL=128``; SHAPES 4 x 1024 and 8 x 2048): ``BLOCK=256`` and ``TAIL=64``
+    were written plainly with the rules on, "correct at n_rows=9,n_cols=2049, n_rows=10,n_cols=2176, ...", each wrong
+    where the rest is longer than ``TAIL`` (1200 and 4300 columns), which the original sums. Now the tail size fails
+    them at 7 x 2047; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "tail_block_knob", pick)
-    _caught(done, SizeClass.TAIL, "n_rows=15,n_cols=8191")
+    _caught(done, SizeClass.TAIL, "n_rows=7,n_cols=2047")
 
 
 def test_v80_a_tuned_config_a_static_assert_reads_beside_a_size_the_key_leaves_out_is_keyed_by_that_size(
@@ -119,7 +119,7 @@ def test_on_cuda_v78_v79_fail_the_tail_size_at_realistic_rows_rules_on_or_off(
     written."""
     from tests.test_tuning_net import realistic_picks
 
-    shapes = 'SHAPES = [{"n_rows": 8, "n_cols": 4096}, {"n_rows": 16, "n_cols": 8192}]'
+    shapes = 'SHAPES = [{"n_rows": 4, "n_cols": 1024}, {"n_rows": 8, "n_cols": 2048}]'
     realistic = 'SHAPES = [{"n_rows": 4096, "n_cols": 8192}, {"n_rows": 8192, "n_cols": 16384}]'
     for done in realistic_picks(tmp_path, monkeypatch, "tail_block_knob", shapes, realistic, pick):
         _caught(done, SizeClass.TAIL, "n_rows=8191,n_cols=16383")

@@ -1,9 +1,9 @@
 import torch
 
-SHAPES = [{"n_rows": 8, "n_cols": 4096}, {"n_rows": 16, "n_cols": 8192}]
+SHAPES = [{"n_rows": 4, "n_cols": 1024}, {"n_rows": 8, "n_cols": 2048}]
 
 
-def get_inputs(n_rows=8, n_cols=4096, device="cpu"):
+def get_inputs(n_rows=4, n_cols=1024, device="cpu"):
     g = torch.Generator().manual_seed(n_rows * 7 + n_cols)
     return [torch.randn(n_rows, n_cols, generator=g).to(device)]
 
