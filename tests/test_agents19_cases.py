@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.backends.agent_cli import AgentCliImplementer
-from kernelopt.stages.guard import GitState, ProtectedContent, RunGuard, purge_bytecode, snapshot
+from kernelopt.backends.agent_cli import AgentCliImplementer, AgentCliPlanner
+from kernelopt.stagenames import Stage
+from kernelopt.stages.allowance import aux_files_of, may_write
+from kernelopt.stages.guard import GitState, ProtectedContent, RunGuard, allowed, purge_bytecode, snapshot
 from kernelopt.stages.implement import run_implement
 from kernelopt.worker.loader import load_module
 
-from .backends_support import AGENTS, make_plan, make_ws, write_plan
+from .backends_support import AGENTS, fake_parse_plan, make_plan, make_ws, plan_stage, render_plan_file, write_plan
 
 PY = shlex.quote(sys.executable)
 
@@ -130,3 +132,59 @@ def test_the_snapshot_sees_a_link_to_a_folder_and_a_dangling_link(tmp_path: Path
     (tmp_path / "out").unlink()
     (tmp_path / "out").symlink_to(tmp_path / "nowhere")
     assert snapshot(tmp_path)["out"] != after["out"]
+
+
+@pytest.mark.parametrize(
+    ("target", "aux"),
+    [
+        ("*.py", []),
+        ("[mp]*/x.py", []),
+        ("**/*.cu", []),
+        ("torch.py", []),
+        ("triton/__init__.py", []),
+        ("json.py", []),
+        ("./reference.py", []),
+        ("csrc//helpers.cu:12", ["csrc/helpers.cu"]),
+        ("./helpers.py", ["helpers.py"]),
+    ],
+)
+def test_a_plan_s_target_is_an_auxiliary_file_only_when_it_names_one_file_no_import_takes(
+    target: str, aux: list[str]
+) -> None:
+    """a5: a target ``*.py`` became the glob allowance ``*.py`` (memory/x.py, profiles/v1/x.py writable), and a
+    ``torch.py`` would be what the harness imports in place of torch (the workspace is first on its path)."""
+    plan = make_plan(targets=["num_warps", target])
+    assert aux_files_of(plan) == aux
+    patterns = may_write(Stage.IMPLEMENT, 1, aux_files_of(plan))
+    assert not any(allowed(p, patterns) for p in ("memory/x.py", "plans/x.py", "torch.py", "reference.py"))
+
+
+def test_a_stage_s_own_file_made_a_link_to_a_file_outside_is_undone(ws, tmp_path: Path) -> None:
+    """a6: kernel.py made a link to the agent's edited copy outside passed Stage 3 (gated through the link, then
+    committed as a link); the plan made one was read through it. Both are put back and fail the stage."""
+    plan_text = tmp_path / "plan.md"
+    plan_text.write_text(render_plan_file(make_plan()))
+    ws.plan_path(1).unlink()
+    command = f"{PY} {shlex.quote(str(AGENTS / 'linker19.py'))}"
+    env = {"LINK_OUT": str(tmp_path / "outside_plan.md"), "PLAN_TEXT": str(plan_text)}
+    planned = plan_stage(ws, 1, AgentCliPlanner({"command": command, "env": env}, parse_plan=fake_parse_plan))
+    assert planned.violations == ["plans/v1_plan.md (made a symbolic link)"]
+    assert "the planner made plans/v1_plan.md a symbolic link" in planned.reason
+    assert not ws.plan_path(1).is_symlink()
+    write_plan(ws, make_plan())
+    kernel = ws.kernel_py.read_bytes()
+    env["LINK_OUT"] = str(tmp_path / "outside_kernel.py")
+    report = run_implement(
+        ws,
+        1,
+        make_plan(),
+        AgentCliImplementer({"command": command, "env": env}),
+        guard=RunGuard(ws),
+        check=None,
+        summary=None,
+        history=[],
+    )
+    assert not report.ok and report.violations == ["kernel.py (made a symbolic link)"]
+    assert report.pitfalls[-1].lesson == "the implementer must write kernel.py as a file, never as a symbolic link"
+    assert not ws.kernel_py.is_symlink() and ws.kernel_py.read_bytes() == kernel
+    assert "num_warps=8" in (tmp_path / "outside_kernel.py").read_text()  # the agent's own file, left as it was

@@ -139,3 +139,17 @@ def test_a_plan_that_repeats_a_recorded_action_is_refused_with_nothing_written(w
     with pytest.raises(drive.StageRefused, match="already tried in v1|repeats the action of V1"):
         drive.submit_plan(ws, again, device="cpu")
     assert (guard.snapshot(ws.root), ws.head()) == before
+
+
+def test_a_kernel_py_made_a_link_to_a_file_outside_is_refused_at_validate(ws: Workspace, tmp_path: Path) -> None:
+    """agents19 a6 through the MCP stage calls: the agent's kernel.py a symbolic link to its own file outside the
+    workspace was gated through the link and committed as a link (the kernel then whatever that file held)."""
+    drive.submit_plan(ws, _plan(ws), device="cpu")
+    outside = tmp_path / "mine.py"
+    outside.write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(outside)
+    with pytest.raises(drive.StageRefused, match="made kernel.py a symbolic link"):
+        drive.validate(ws, device="cpu")
+    assert not (ws.root / "memory/v1.json").exists() and ws.kernel_py.is_symlink()  # nothing recorded; the agent's
+    assert drive.status(ws).next is drive.NextStep.IMPLEMENT_THEN_VALIDATE

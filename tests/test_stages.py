@@ -56,9 +56,9 @@ def test_one_allowance_table() -> None:
 
 
 def test_the_snapshot_sees_every_file_outside_the_ignored_folders(tmp_path: Path) -> None:
-    """Files at any depth, hidden ones, links to files (by content), links to folders and dangling links (by where
-    they point); never what lies under .git, .kernelopt, __pycache__ or .triton_cache (at any depth), what lies
-    through a link to a folder, or a backend transcript."""
+    """Files at any depth, hidden ones, links (by where they point, and what a link to a file holds); never what
+    lies under .git, .kernelopt, __pycache__ or .triton_cache (at any depth), through a link to a folder, or a
+    backend transcript."""
     files = {
         "kernel.py": "k",
         ".hidden": "h",
@@ -85,7 +85,7 @@ def test_the_snapshot_sees_every_file_outside_the_ignored_folders(tmp_path: Path
     snap = snapshot(tmp_path)
     assert set(snap) == set(files) | {"link.py", "linked_dir", "dangling"}
     assert list(snap) == [k for _, k in sorted((Path(k), k) for k in snap)]  # in the order of sorted paths
-    assert snap["link.py"] == snap["kernel.py"]
+    assert snap["link.py"] != snap["kernel.py"]  # a file replaced by a link to its copy is a change
     (tmp_path / "a/b/c/d/new.txt").write_text("written by a stage")
     (tmp_path / ".git/objects/ab/new").write_text("git's own")
     assert set(snapshot(tmp_path)) - set(snap) == {"a/b/c/d/new.txt"}

@@ -345,8 +345,10 @@ class AgentCliPlanner(_AgentCliBackend):
 
         if failure:
             raise fail(failure, unavailable=run.infrastructure() is not None)
-        data = path.read_bytes() if path.is_file() else None
         rel = f"plans/v{ctx.version}_plan.md"
+        if path.is_symlink():  # never read through: it may point at any file of the user's (a6)
+            raise fail(f"the agent made {rel} a symbolic link, not a file (transcript: {run.transcript})")
+        data = path.read_bytes() if path.is_file() else None
         try:
             text = data.decode("utf-8") if data is not None else None
         except UnicodeDecodeError:
@@ -390,6 +392,8 @@ class AgentCliImplementer(_AgentCliBackend):
 
         if failure:
             return fail(failure, unavailable=run.infrastructure() is not None)
+        if ws.kernel_py.is_symlink():  # never read through, gated or committed (a6)
+            return fail(f"the agent made kernel.py a symbolic link, not a file (transcript: {run.transcript})")
         if not ws.kernel_py.is_file():
             return fail(f"the agent deleted kernel.py (transcript: {run.transcript})")
         after = ws.kernel_py.read_bytes()

@@ -6,6 +6,7 @@ workspace snapshots around every stage.
 
 from __future__ import annotations
 
+import sys
 from pathlib import PurePosixPath
 
 from kernelopt.planning.plan import Plan
@@ -19,6 +20,16 @@ PROTECTED_DIRS = ("memory", "plans", "profiles", ".git", ".kernelopt")
 """Folders no auxiliary file of a plan may live in."""
 AUX_SUFFIXES = (".py", ".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".hip", ".cl", ".inc")
 """Suffixes an auxiliary source file named by a plan may have."""
+GLOB_CHARS = frozenset("*?[]")
+"""Characters an auxiliary file's name may not hold: the allowance is a list of glob patterns, and a target ``*.py``
+let Stage 3 write any ``.py`` file at any depth (``memory/x.py`` too, past :data:`PROTECTED_DIRS`) (a5)."""
+IMPORTED_NAMES = frozenset(
+    {*sys.stdlib_module_names, "torch", "triton", "numpy", "kernelopt", "kernel", "reference", "test_kernel"}
+    | {"sitecustomize", "usercustomize", "conftest"}
+)
+"""Top-level module names no auxiliary file may take: the workspace is first on the harness's ``sys.path``, so a
+``torch.py`` (or ``triton/__init__.py``, ``json.py``) a plan named would be what the reference and the kernel import
+in place of the library (a5)."""
 
 
 def transcripts(version: int) -> list[str]:
@@ -67,8 +78,11 @@ def aux_files_of(plan: Plan | None) -> list[str]:
     for target in plan.targets:
         rel = target.split(":", 1)[0].strip()
         p = PurePosixPath(rel)
-        if not rel or p.is_absolute() or ".." in p.parts or p.suffix not in AUX_SUFFIXES:
+        if not rel or p.is_absolute() or ".." in p.parts or p.suffix not in AUX_SUFFIXES or GLOB_CHARS & set(rel):
             continue
+        if p.suffix == ".py" and (p.parts[0] if len(p.parts) > 1 else p.stem) in IMPORTED_NAMES:
+            continue
+        rel = p.as_posix()
         if rel == "kernel.py" or rel in PROTECTED or p.parts[0] in PROTECTED_DIRS:
             continue
         if rel not in out:

@@ -68,10 +68,11 @@ def snapshot(root: Path) -> dict[str, str]:
         if TRANSCRIPT_RE.match(rel):
             continue
         path = root.joinpath(*parts)
-        if path.is_file():
+        if path.is_symlink():  # where it points and what it holds: a file replaced by a link to a copy is a change
+            content = path.read_bytes() if path.is_file() else b""
+            out[rel] = "link:" + hashlib.sha256(os.fsencode(os.readlink(path)) + b"\0" + content).hexdigest()
+        elif path.is_file():
             out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-        elif path.is_symlink():
-            out[rel] = "link:" + hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()
     return out
 
 
@@ -531,6 +532,12 @@ class RunGuard:
         self.kept_aside += [c for c in undone if c.kept is not None]
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
+        for rel in [rel for rel in written if (self.ws.root / rel).is_symlink()]:
+            # a6: kernel.py (or the plan) replaced by a link to a file outside passed as an edit: gated, then
+            # committed as a link, so what ran later was whatever that file held by then
+            restore(self.ws.root, {rel: point.kept.get(rel)})
+            out.append(f"{rel}{LINK_NOTE}")
+            written.remove(rel)
         leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
         for rel in leaked:
             restore(self.ws.root, {rel: point.kept.get(rel)})
@@ -540,35 +547,49 @@ class RunGuard:
 
 SECRET_NOTE = " (holds a secret value: the API key or another secret variable)"
 """What follows the file name in a violation that is a secret in an allowed file, not a stray write."""
+LINK_NOTE = " (made a symbolic link)"
+"""What follows the file name in a violation that is an allowed file made a link, not a stray write."""
+
+
+def _split(violations: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The stray writes, the allowed files that held a secret, the allowed files made links (names only)."""
+    stray = [v for v in violations if not v.endswith((SECRET_NOTE, LINK_NOTE))]
+    secret = [v.removesuffix(SECRET_NOTE) for v in violations if v.endswith(SECRET_NOTE)]
+    linked = [v.removesuffix(LINK_NOTE) for v in violations if v.endswith(LINK_NOTE)]
+    return stray, secret, linked
 
 
 def violation_message(who: str, where: str, violations: list[str]) -> str:
     """The one-line failure of a stage whose call broke the guard: the writes outside ``where``, and the
-    allowed files put back because they held a secret (told apart: a plan that holds the key was written
-    inside the allowance, not outside it)."""
-    stray = [v for v in violations if not v.endswith(SECRET_NOTE)]
-    secret = [v.removesuffix(SECRET_NOTE) for v in violations if v.endswith(SECRET_NOTE)]
+    allowed files put back because they held a secret or were made links (told apart: a plan that holds the key
+    was written inside the allowance, not outside it)."""
+    stray, secret, linked = _split(violations)
     parts = [f"the {who} wrote outside {where}: {', '.join(stray)}"] if stray else []
     if secret:
-        subject = "" if stray else f"the {who} "
+        subject = "" if parts else f"the {who} "
         parts.append(
             f"{subject}wrote a secret value (the API key or another secret variable) into {', '.join(secret)} "
             "(put back as it was)"
         )
+    if linked:
+        subject = "" if parts else f"the {who} "
+        parts.append(f"{subject}made {', '.join(linked)} a symbolic link, where a stage writes files (put back)")
     return "; and ".join(parts)
 
 
 def violation_pitfall(violations: list[str], *, stage: Stage, who: str, allowed_patterns: list[str]) -> PitfallAndFix:
     """The memory ``pitfalls_and_fixes`` entry that records a stage writing outside its allowance, or a secret
     value into a file it may write (told apart: the lesson of a secret is about the secret, not the file)."""
-    stray = [v.split(" (")[0] for v in violations if not v.endswith(SECRET_NOTE)]
-    secret = [v.removesuffix(SECRET_NOTE) for v in violations if v.endswith(SECRET_NOTE)]
+    stray, secret, linked = _split(violations)
+    stray = [v.split(" (")[0] for v in stray]
     lessons = [f"the {who} must not touch {', '.join(stray)}"] if stray else []
     if secret:
         lessons.append(
             f"the {who} must never write a secret value (an API key, a token) into a file; "
             f"{', '.join(secret)} held one and was put back"
         )
+    if linked:
+        lessons.append(f"the {who} must write {', '.join(linked)} as a file, never as a symbolic link")
     return PitfallAndFix(
         error_type="write_violation",
         error_message=f"{who} wrote outside its allowance: {', '.join(violations)}"

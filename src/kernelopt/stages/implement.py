@@ -277,6 +277,13 @@ def kernel_problem(ws: Workspace, good_kernel: bytes | None) -> str | None:
 
 def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
     """What is wrong with the kernel.py an implementer left, or ``None``."""
+    if ws.kernel_py.is_symlink():  # gated through the link, then committed as one: the kernel is whatever it points at
+        return _Attempt(
+            "the implementer made kernel.py a symbolic link (to a file the workspace does not hold): write the kernel "
+            "into kernel.py itself",
+            "linked_kernel",
+            repairable=False,
+        )
     if not ws.kernel_py.is_file():
         return _Attempt("the implementer deleted kernel.py", "deleted_kernel", repairable=False)
     data = ws.kernel_py.read_bytes()
