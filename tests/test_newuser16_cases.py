@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.errors import InputFileError
+from kernelopt.errors import InputFileError, WorkspaceError
 from kernelopt.workspace import Workspace
 from tests.conftest import KERNELS
 
@@ -228,3 +228,72 @@ def test_n92_a_plan_s_evidence_writes_a_measured_figure_out_as_every_other_line_
     assert "  duration_us: 101600 us\n" in render_text(summary) and "e+05" not in render_text(summary)
     fact = cited_fact(f"- {line} -> only timing -> autotune", summary_facts(summary))
     assert fact is not None and fact.value == 101612.3
+
+
+def test_n94_a_user_s_own_git_repository_with_kernel_py_and_reference_py_is_no_workspace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's SwiGLU folder, a git repository of their own (`git init`, one commit of kernel.py and
+    reference.py): `kernelopt profile`, `plan`, `validate` and `implement` took it for a workspace and wrote
+    profiles/v0/, plans/v0_plan.md and .kernelopt/ into it, and `implement` tuned its kernel.py in place ("BLOCK_D:
+    64 -> 256"), where `memory create` said "no memory/ folder (is this a kernelopt workspace?)" and `optimize` made
+    /tmp/kernel_opt_gitted from it. Now a folder without memory/ is no workspace, and the line names the command
+    that makes one; without a repository, the same command is named."""
+    import git
+
+    from kernelopt.cli.app import main
+
+    mine = tmp_path / "my kernels"
+    mine.mkdir()
+    shutil.copy(KERNELS / "add_kernel.py", mine / "kernel.py")
+    shutil.copy(KERNELS / "add_reference.py", mine / "reference.py")
+    with pytest.raises(WorkspaceError) as plain:
+        Workspace(mine)
+    assert "(no git repository); `kernelopt init NAME --kernel '" in plain.value.one_line()
+    repo = git.Repo.init(mine)
+    repo.index.add(["kernel.py", "reference.py"])
+    repo.index.commit("mine")
+    for argv in (["profile", str(mine), "--device", "cpu"], ["plan", str(mine)], ["validate", str(mine)]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "not a kernelopt workspace (no memory/ folder); `kernelopt init NAME --kernel" in err, err
+        assert f"'{mine}/kernel.py' --reference '{mine}/reference.py'` makes one" in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in mine.iterdir()) == [".git", "kernel.py", "reference.py"]
+    assert not repo.is_dirty(untracked_files=True)
+
+
+def test_n95_a_build_lock_torch_left_when_the_worker_went_is_released(tmp_path: Path) -> None:
+    """The user's C++ bias-GELU: Ctrl-C during V0's gate while torch built the extension (`validate`, 5.5 s in)
+    left torch's build lock, `.kernelopt/build/v0-.../torch_extensions/user_bias_gelu_int/lock`; the next
+    `validate` waited on it the whole compile limit (torch's FileBaton waits with no limit of its own) and failed
+    "TIMEOUT_FAIL: correctness: loading kernel.py (import and compilation) ran past the compile limit of 300 s",
+    the kernel blamed (5 min 3 s). Now the lock files in a job's build folders are released once its worker is
+    gone, however it went (a Ctrl-C here, as the worker's build raised it)."""
+    from contextlib import contextmanager
+
+    from torch.utils.file_baton import FileBaton
+
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import Limits
+    from kernelopt.harness.runner import run_worker, workers_started_by
+
+    build = tmp_path / "build" / "v0-abc"
+    lock = build / "torch_extensions" / "user_bias_gelu" / "lock"
+
+    @contextmanager
+    def building(argv: object, **kw: object):  # the worker's build takes torch's lock, then Ctrl-C reaches it
+        lock.parent.mkdir(parents=True)
+        assert FileBaton(str(lock)).try_acquire()  # torch's own lock, as `load_inline` takes it
+        raise KeyboardInterrupt
+        yield  # pragma: no cover
+
+    job = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(KERNELS / "add_reference.py"),
+        kernels=[KernelSource(label="v0", kernel_py=str(KERNELS / "add_kernel.py"), build_dir=str(build))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+    )
+    with workers_started_by(building), pytest.raises(KeyboardInterrupt):
+        run_worker(job, limits=Limits(startup_s=5, compile_s=5, case_s=5, run_s=5), run_dir=tmp_path, env={})
+    assert not lock.exists() and FileBaton(str(lock)).try_acquire()  # the next build takes it at once

@@ -32,6 +32,7 @@ from kernelopt.fileio import atomic_write_text, new_folder_mode
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
 from kernelopt.memory.store import MemoryStore
+from kernelopt.oneline import shell_word
 from kernelopt.taskcard import TaskCard
 
 if TYPE_CHECKING:
@@ -378,13 +379,23 @@ class Workspace:
         for required in ("kernel.py", "reference.py"):
             if not (self.root / required).is_file():
                 raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
+        # a folder of the user's own holding kernel.py and reference.py (their git repository too) is no workspace:
+        # `profile`, `plan`, `implement` and `validate` wrote profiles/, plans/ and .kernelopt/ into a user's repository
+        # and tuned its kernel.py in place; `init` makes the workspace, `optimize` and `tune` take such a folder
+        make = (
+            f"`kernelopt init NAME --kernel {shell_word(self.root / 'kernel.py')} --reference "
+            f"{shell_word(self.root / 'reference.py')}` makes one from it (`kernelopt optimize` and `kernelopt tune` "
+            "take the folder as it is)"
+        )
         import git
 
         try:
             self._repo = git.Repo(self.root)
             self._repo.git.set_persistent_git_options(c=NO_HOOKS)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no git repository)") from None
+            raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no git repository)", hint=make) from None
+        if not self.memory_dir.is_dir():
+            raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no memory/ folder)", hint=make)
         self.memory = MemoryStore(self.memory_dir)
 
     # -- creation -------------------------------------------------------------------------------

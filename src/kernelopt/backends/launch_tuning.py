@@ -25,6 +25,7 @@ from typing import Any
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings
+from kernelopt.digits import sig
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import replace_source
@@ -234,7 +235,7 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     # only over the bytes the session read: a save made meanwhile (the user's, in the workspace) was written over and
     # lost, in silence (fault trial faults7, f9); SourceChanged stops the run, the save kept (the loop's park)
     replace_source(tuning.prepared.source, edit.new_source)
-    vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
+    vs = f" vs current {sig(r.current_latency_us)} us" if r.current_latency_us is not None else ""
     shaped = [x for x in (tuning.choice.reason if tuning.per_shape and tuning.choice else None, tuning.edit_note) if x]
     vs += "".join(f"; {x}" for x in shaped)  # across shapes: one configuration or a table, and how it was written
     # a table no text can hold is written as one configuration (judged as itself): recorded as that, not as the
@@ -245,7 +246,7 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     return ImplementOutcome(
         changed=True,
         description=f"{LAUNCH_CONFIGURATION.value}: tuned {launch}: {counted}; fastest correct "
-        f"{config_text(r.best_config)} ({r.best_latency_us:.4g} us{vs})",
+        f"{config_text(r.best_config)} ({sig(r.best_latency_us)} us{vs})",
         knob_changes=table_changes(dict(edit.knob_changes), table, judgement.reason),
         knob_overrides=dict(edit.knob_overrides),
         # a table written over the current configuration's computation did not keep the current one: it is

@@ -24,6 +24,7 @@ import yaml
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import StageContext
 from kernelopt.destination import FileKind
+from kernelopt.digits import sig
 from kernelopt.errors import UsageError
 from kernelopt.fileio import read_python
 from kernelopt.memory.model import IterationRecord, SearchLogEntry
@@ -119,7 +120,7 @@ def _record_line(r: IterationRecord) -> str:
     if o.knob_changes:
         parts.append("knobs " + ", ".join(f"{k} {v[0]} -> {v[-1]}" for k, v in o.knob_changes.items()))
     if p.latency_us is not None:
-        parts.append(f"latency {p.latency_us:.4g} us")
+        parts.append(f"latency {sig(p.latency_us)} us")
     cmp = p.comparison_with_previous
     if cmp.latency_delta is not None:
         parts.append(f"latency delta {cmp.latency_delta:+.1f} %")

@@ -221,6 +221,25 @@ def _crash_culprit(*, in_problem: bool, step: Step | None, stderr_tail: str | No
     return Culprit.KERNEL
 
 
+def release_build_locks(job: WorkerJob) -> list[Path]:
+    """Remove the lock files torch's extension builds left in the job's build folders, once its worker is gone
+    (leaving :func:`run_worker`'s worker kills its process group, ninja and the compiler with it): torch takes
+    ``torch_extensions/<name>/lock`` for the length of a build (``FileBaton``) and a later build of that name waits
+    for it to go, with no limit of its own. A Ctrl-C or a compile limit during the user's C++ extension build left
+    it, and the next `validate` waited out the whole compile limit, "TIMEOUT_FAIL: loading kernel.py (import and
+    compilation) ran past the compile limit of 300 s", the kernel blamed. A workspace's run lock keeps any other
+    kernelopt run off these folders meanwhile. Returns the files removed."""
+    gone = []
+    for source in job.kernels:
+        for lock in sorted(Path(source.build_dir, "torch_extensions").glob("*/lock")):
+            try:
+                lock.unlink()
+            except OSError:  # gone already, or the folder is read-only: nothing to release
+                continue
+            gone.append(lock)
+    return gone
+
+
 def run_worker(
     job: WorkerJob,
     *,
@@ -258,11 +277,16 @@ def run_worker(
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + check_allowance + 30.0
     caps = (OutputCap(out_path), OutputCap(err_path))
     starter: WorkerStarter = _STARTER.get() or _default_starter(job, env)
-    with starter(argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env) as worker:
-        start = worker.started_at
-        dog = Watchdog(limits=limits, started_at=start)
-        reader = ProgressReader(Path(job.progress_path))
-        timeout = _watch(worker, dog, reader, caps)
+    try:
+        with starter(
+            argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env
+        ) as worker:
+            start = worker.started_at
+            dog = Watchdog(limits=limits, started_at=start)
+            reader = ProgressReader(Path(job.progress_path))
+            timeout = _watch(worker, dog, reader, caps)
+    finally:
+        release_build_locks(job)
     dropped = sum(cap.finish() for cap in caps)
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:

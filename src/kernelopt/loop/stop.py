@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from kernelopt.digits import sig
 from kernelopt.harness.roofline import roofline_bounds
 from kernelopt.memory.model import Performance, RooflineBounds
 from kernelopt.taskcard import StopConditions
@@ -156,7 +157,7 @@ def _goal_met(
     if lat is not None and conditions.target_latency_us is not None and lat <= conditions.target_latency_us:
         return StopDecision(
             reason=StopReason.TARGET_LATENCY,
-            detail=f"latency {lat:.4g} us <= target {conditions.target_latency_us:g} us",
+            detail=f"latency {sig(lat)} us <= target {conditions.target_latency_us:g} us",
         )
     if lat and conditions.target_speedup is not None and baseline_latency_us:
         speedup = baseline_latency_us / lat

@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelopt.digits import size_text
+from kernelopt.digits import sig, size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import dot_k_short, dot_operand_bytes, patch_interpreter
 from kernelopt.harness.model import ReferenceFault
@@ -748,12 +748,12 @@ class BenchService:
             reason = (
                 f"cut: a call {took} {samples[0] / 1e6:.3g} s, past the interpreter's call deadline of "
                 f"{call_deadline_s(cut_us):.3g} s (the larger of {CUT_MIN_CALL_S:g} s and {CUT_CALL_FACTOR:g}x the "
-                f"best so far, {best_us:.4g} us); its latency is a lower bound"
+                f"best so far, {sig(best_us)} us); its latency is a lower bound"
             )
         else:
             reason = (
                 f"cut: its first {CUT_PROBE_SAMPLES} samples were all above {CUT_FACTOR:g}x the best so far "
-                f"({min(samples[:CUT_PROBE_SAMPLES]):.4g} us > {cut_us:.4g} us); {len(samples)} samples taken"
+                f"({sig(min(samples[:CUT_PROBE_SAMPLES]))} us > {sig(cut_us)} us); {len(samples)} samples taken"
             )
         return self._reply(
             path,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from kernelopt.digits import sig
 from kernelopt.tuning.candidate import Config, Result, Value, config_text
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.session import GainJudgement, SessionResult
@@ -117,7 +118,7 @@ def _at(result: Result, label: str, now: Mapping[Config, float]) -> Result:
 
 
 def _us(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4g} us"
+    return "-" if value is None else f"{sig(value)} us"
 
 
 __all__ = ["RETIME_SLOWER_PCT", "retime_refusal"]

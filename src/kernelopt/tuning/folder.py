@@ -45,6 +45,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt import __version__
+from kernelopt.digits import sig
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
@@ -747,7 +748,7 @@ class WithinSweep(BaseModel):
 
     def line(self) -> str:
         """One line for people: what the space was cut to and what its best may be called."""
-        best = f"{self.best_latency_us:.4g} us" if self.best_latency_us is not None else "none timed"
+        best = f"{sig(self.best_latency_us)} us" if self.best_latency_us is not None else "none timed"
         if self.complete:
             head = (
                 f"within the sweep of {self.sweep} (complete, {self.timed} timed of {self.configurations}): its best, "
@@ -1594,8 +1595,8 @@ def list_as_written(
         fastest = min(ran, key=lambda c: ran[c])
         if picked != fastest:
             differ.append(
-                f"at {label} its autotuner picked {config_text(picked.as_dict())} ({ran[picked]:.4g} us pinned), the "
-                f"fastest pinned is {config_text(fastest.as_dict())} ({ran[fastest]:.4g} us)"
+                f"at {label} its autotuner picked {config_text(picked.as_dict())} ({sig(ran[picked])} us pinned), the "
+                f"fastest pinned is {config_text(fastest.as_dict())} ({sig(ran[fastest])} us)"
             )
     if not differ:
         return None
