@@ -269,6 +269,10 @@ run_phase() {  # PHASE: run it under its limit, or under the plan's time left wh
         [ "$left" -lt "$limit" ] && limit=$left
     fi
     echo "$(date -u +%T) start $p (limit $limit s)" >> "$GPU_DIR/progress.txt"
+    # the phase's token, in the environment of everything it starts (the subshell exports it; this shell does not)
+    local token="$p-$$-$(date +%s%N)"
+    (
+    export GPU_PHASE_TOKEN=$token
     case $p in
         suite2) OUT="$d" SWEEP_EXAMPLES="" TUNE_EXAMPLES="" LOOP_EXAMPLES="${LOOP_EXAMPLES2-}" \
             timeout -k 10 "$limit" bash "$script" ;;
@@ -280,9 +284,29 @@ run_phase() {  # PHASE: run it under its limit, or under the plan's time left wh
         gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 "$limit" \
             "$PY" -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} ;;
         *) OUT="$d" timeout -k 10 "$limit" bash "$script" ;;
-    esac > "$d/stdout.txt" 2>&1
+    esac
+    ) > "$d/stdout.txt" 2>&1
     rc=$?
-    echo "$(date -u +%T) end $p rc=$rc" >> "$GPU_DIR/progress.txt"
+    echo "$(date -u +%T) end $p rc=$rc$(end_leftovers "$token")" >> "$GPU_DIR/progress.txt"
+}
+
+end_leftovers() {  # TOKEN: kill (SIGKILL) every process that inherited GPU_PHASE_TOKEN=TOKEN; says what it killed
+    # `timeout` kills its own process group only, and a script's own `timeout` (gpu_tests' pytest, tune_copies'
+    # tune) leads a group of its own: variants' pytest ran on 2 minutes past its phase's limit, beside the next
+    # phase on the same GPU (2026-12-06). The token reaches every group and session (kernelopt's workers: setsid).
+    local round pids killed=""
+    for round in 1 2 3 4 5 6; do
+        pids=$(grep -lsxzF "GPU_PHASE_TOKEN=$1" /proc/[0-9]*/environ 2> /dev/null | awk -F/ '{ print $3 }')
+        [ -z "$pids" ] || [ "$round" = 6 ] && break
+        # shellcheck disable=SC2086
+        killed="$killed $(cat $(printf '/proc/%s/comm ' $pids) 2> /dev/null | tr '\n' ' ')"
+        # shellcheck disable=SC2086
+        kill -KILL $pids 2> /dev/null
+        sleep 0.2
+    done
+    [ -n "$pids" ] && killed="$killed (still there: $(echo $pids))"
+    killed=$(echo $killed)
+    [ -n "$killed" ] && echo "; killed what it left: $killed"
 }
 
 run_plan() {  # the phases of PLAN_PHASES in turn (the background job)
@@ -378,7 +402,7 @@ case $cmd in
         fi
         PLAN_PHASES=$phases
         PLAN_DEADLINE=${PLAN_WALL_S:+$(( $(date +%s) + PLAN_WALL_S ))}
-        export -f run_phase run_plan phase_table
+        export -f run_phase run_plan phase_table end_leftovers
         export GPU_DIR PY PLAN_PHASES PLAN_DEADLINE PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES \
             TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S SWEEPS_FROM SWEEP_WALL_S TRIAL_TUNE_S
         touch "$GPU_DIR/running"

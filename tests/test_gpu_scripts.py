@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -532,6 +534,45 @@ def test_a_phase_gets_the_plan_s_time_left_when_shorter_than_its_limit_and_is_sk
     )
     assert [steps[1], *steps[3:]] == ["end quick rc=0", "start quick (limit 500 s)", "end quick rc=0"], steps
     assert (tmp_path / "gpu/quick/stdout.txt").read_text() == f"ran under {tmp_path}/gpu/quick\n"
+
+
+def _running(pid: int) -> bool:
+    """The process is there and not a zombie (its state in /proc/PID/stat is not Z)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.timeout(60)
+def test_a_phase_s_limit_ends_every_process_it_started_in_any_group_or_session(tmp_path: Path) -> None:
+    """run_phase under a 2 s limit on a phase that starts what the scripts start: a child under its own `timeout`
+    (gpu_tests' pytest: a process group of its own, which the phase's `timeout` did not reach, 2026-12-06) and one in
+    a session of its own (setsid, as kernelopt's workers): none survives the phase's end, and progress.txt says what
+    was killed."""
+    (tmp_path / "sleepy.sh").write_text(
+        "timeout 900 sh -c 'echo $$ > \"$OUT/grouped.pid\"; exec sleep 300' &\n"
+        "setsid sh -c 'echo $$ > \"$OUT/session.pid\"; exec sleep 300' &\n"
+        "wait\n"
+    )
+    script = f"""
+        . scripts/gpu_session.sh list > /dev/null
+        phase_table() {{ echo "sleepy 2 {tmp_path}/sleepy.sh"; }}
+        PLAN_DEADLINE= run_phase sleepy
+    """
+    env = {"PATH": "/usr/bin:/bin", "GPU_DIR": str(tmp_path / "gpu")}
+    out = tmp_path / "gpu/sleepy"
+    done = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=30, env=env)
+    pids = [int((out / f"{name}.pid").read_text()) for name in ("grouped", "session")]
+    survivors = [pid for pid in pids if _running(pid)]
+    for pid in survivors:  # this test's own sleepers, by their ids
+        os.kill(pid, signal.SIGKILL)
+    assert done.returncode == 0, done.stderr
+    assert not survivors, survivors
+    end = (tmp_path / "gpu/progress.txt").read_text().splitlines()[-1].split(" ", 1)[1]
+    assert end.startswith("end sleepy rc=124; killed what it left: "), end
+    assert sorted(end.split(": ", 1)[1].split()) == ["sleep", "sleep", "timeout"], end
 
 
 FAKE_PYTHON = """#!/bin/sh

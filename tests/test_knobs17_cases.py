@@ -55,7 +55,7 @@ def _mm(A, B, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K:
 def run(a, b):
     M, K = a.shape
     N = b.shape[1]
-    c = torch.empty((M, N), dtype=torch.int32)
+    c = torch.empty((M, N), dtype=torch.int32, device=a.device)
     _mm[(triton.cdiv(M, 64), triton.cdiv(N, 64))](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
     return c
 """
