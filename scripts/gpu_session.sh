@@ -167,6 +167,9 @@
 #              and that check timed with the session's Triton cache and with an empty one
 #   break18    scripts/gpu_break18.sh: a matmul whose K loop sets its own pipeline depth (tl.range(..., num_stages=2))
 #              under a launch of num_stages=4: right three times at 4096 cubed, no race read (docs/faults.md b20)
+#   newuser16  scripts/gpu_newuser16.sh: a CUDA extension (load_inline of CUDA sources) missing a `;` is said by
+#              nvcc's error line; the same written right, Ctrl-C during its build leaves no torch build lock, and the
+#              next validate builds and passes (docs/faults.md n88, n89, n95)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -246,6 +249,7 @@ wrongkernel18 540 scripts/gpu_wrongkernel18.sh
 wrongkernel19 480 scripts/gpu_wrongkernel19.sh
 break18 180 scripts/gpu_break18.sh
 leftovers19 420 scripts/gpu_leftovers19.sh
+newuser16 600 scripts/gpu_newuser16.sh
 gputests 560 -
 EOF
 }

@@ -297,3 +297,79 @@ def test_n95_a_build_lock_torch_left_when_the_worker_went_is_released(tmp_path: 
     with workers_started_by(building), pytest.raises(KeyboardInterrupt):
         run_worker(job, limits=Limits(startup_s=5, compile_s=5, case_s=5, run_s=5), run_dir=tmp_path, env={})
     assert not lock.exists() and FileBaton(str(lock)).try_acquire()  # the next build takes it at once
+
+
+#: The user's add as a CUDA extension (the KernelBench way: `load_inline` of CUDA sources); ``@BAD@`` marks where the
+#: GPU test drops a `;`.
+CUDA_ADD = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+_cuda = r"""
+__global__ void add_kernel(const float* x, const float* y, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] + y[i]@BAD@
+}
+torch::Tensor add(torch::Tensor x, torch::Tensor y) {
+  auto out = torch::empty_like(x);
+  int n = x.numel();
+  add_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), out.data_ptr<float>(), n);
+  return out;
+}
+"""
+_mod = load_inline(name="@NAME@", cpp_sources="torch::Tensor add(torch::Tensor x, torch::Tensor y);",
+                   cuda_sources=_cuda, functions=["add"])
+
+
+def run(x, y):
+    return _mod.add(x, y)
+'''
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_n88_n89_n95_on_a_gpu_a_cuda_extension_s_build_is_said_and_an_interrupted_one_leaves_no_lock(
+    tmp_path: Path,
+) -> None:
+    """n88, n89 and n95 on an NVIDIA GPU, with nvcc: (1) a CUDA extension whose source misses a `;` fails V0's gate
+    with nvcc's own error line ("add_kernel... .cu(N): error: ..."), not the compiler's command; (2) the same kernel
+    written right is CUDA code (`framework: cuda`); Ctrl-C (SIGINT to the process group, as a terminal sends it)
+    while its extension builds leaves no lock of torch's, and the next `validate` builds and passes within its
+    compile limit (before n95 it waited the whole limit out and failed TIMEOUT_FAIL)."""
+    import glob
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def workspace(name: str, text: str) -> Path:
+        kernel = tmp_path / f"{name}.py"
+        kernel.write_text(text.replace("@NAME@", f"newuser16_{name}_{os.getpid()}"))
+        return Workspace.create(name, kernel=kernel, reference=KERNELS / "add_reference.py", root=tmp_path).root
+
+    def validate(ws: Path, **kw: object) -> subprocess.Popen[str]:
+        argv = [sys.executable, "-m", "kernelopt", "validate", str(ws), "--device", "cuda"]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)  # type: ignore[call-overload]
+
+    bad = workspace("bad", CUDA_ADD.replace("@BAD@", ""))
+    out, _ = validate(bad).communicate(timeout=400)
+    said = next(line for line in out.splitlines() if line.startswith("quality gate v0: FAIL"))
+    assert "Error building extension" in said and "error:" in said and ".cu(" in said, said
+    assert "-isystem" not in said and "[1/" not in said, said
+
+    good = workspace("good", CUDA_ADD.replace("@BAD@", ";"))
+    assert "framework: cuda" in (good / "README.md").read_text()
+    proc = validate(good, start_new_session=True)
+    locks = str(good / ".kernelopt" / "build" / "*" / "torch_extensions" / "*" / "lock")
+    start = time.monotonic()
+    while not glob.glob(locks) and time.monotonic() - start < 240 and proc.poll() is None:
+        time.sleep(0.2)
+    assert glob.glob(locks), "no build lock was seen: the extension was built already?"
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=120)
+    assert proc.returncode == 130 and glob.glob(locks) == []
+    start = time.monotonic()
+    out, _ = validate(good).communicate(timeout=400)
+    assert "quality gate v0: PASS" in out, out[-2000:]
+    print(f"newuser16 n95: the rerun built and passed in {time.monotonic() - start:.0f} s")
