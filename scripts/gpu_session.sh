@@ -165,6 +165,8 @@
 #   leftovers19 scripts/gpu_leftovers19.sh: tune --device cuda (a 45 s wall) on linear_bf16: the search leaves its
 #              checks their time (none cut for the wall), the own-target check reads the session's compiles (counted),
 #              and that check timed with the session's Triton cache and with an empty one
+#   gpufind19  scripts/gpu_gpufind19.sh: tune --device cuda (a 60 s wall) on bnb_int8_mm, whose kernel as written
+#              faults at M=37: that entry set aside after one check alone, its worker started once, the pace summing
 #   break18    scripts/gpu_break18.sh: a matmul whose K loop sets its own pipeline depth (tl.range(..., num_stages=2))
 #              under a launch of num_stages=4: right three times at 4096 cubed, no race read (docs/faults.md b20)
 #   newuser16  scripts/gpu_newuser16.sh: a CUDA extension (load_inline of CUDA sources) missing a `;` is said by
@@ -250,6 +252,7 @@ wrongkernel19 480 scripts/gpu_wrongkernel19.sh
 break18 180 scripts/gpu_break18.sh
 leftovers19 420 scripts/gpu_leftovers19.sh
 newuser16 600 scripts/gpu_newuser16.sh
+gpufind19 300 scripts/gpu_gpufind19.sh
 gputests 560 -
 EOF
 }

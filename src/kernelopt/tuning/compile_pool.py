@@ -309,6 +309,11 @@ class CompilePool:
         """Worker starts so far (restarts after a hang or crash included)."""
         return 0 if self._pool is None else sum(w.starts for w in self._pool.workers)
 
+    @property
+    def start_s(self) -> float:
+        """The seconds its workers' starts took so far, summed (restarts included)."""
+        return 0.0 if self._pool is None else self._pool.start_s
+
     def compile(
         self, paths: Sequence[Path], *, bound: Callable[[float], float | None] | None = None
     ) -> list[CompileResult]:

@@ -597,6 +597,13 @@ class KernelEvaluator:
         return 0 if self._bench is None else sum(w.starts for w in self._bench.workers)
 
     @property
+    def worker_start_s(self) -> float:
+        """The seconds its bench and compile workers' starts took so far, summed (restarts included): a session reads
+        what its rounds waited on them (:attr:`~kernelopt.tuning.pace.SessionPace.restart_s`)."""
+        bench = 0.0 if self._bench is None else self._bench.start_s
+        return bench + (0.0 if self._compile is None else self._compile.start_s)
+
+    @property
     def compile_workers(self) -> int:
         """Compile workers started so far (0 without a compile pool)."""
         return 0 if self._compile is None else self._compile.workers

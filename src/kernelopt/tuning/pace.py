@@ -131,9 +131,17 @@ class SessionPace(BaseModel):
             the budget's clock: not in ``wall_s``.
         wall_s: the session's wall time from the budget's start (the rounds, the re-time, and the strategy and record
             between them).
-        rounds_s: the rounds' evaluations (compile, checks, timings, the workers' waits and restarts).
+        rounds_s: the rounds' evaluations: the candidates' own seconds, ``restart_s``, ``redone_s`` and ``rest_s``.
         compile_s, check_s, bench_s: the candidates measured now, their own seconds summed (compiles run in
             parallel in the compile pool, so ``compile_s`` may exceed their share of ``rounds_s``).
+        restart_s: within the rounds, the workers' starts, summed: a worker starts again after a sticky CUDA error,
+            a crash or a hang (on a GPU a new Python, torch, Triton and CUDA context each; bnb_int8_mm's entry the
+            kernel as written faults at restarted its worker for each candidate after it: about 35 s of its 43.5 s
+            of rounds on the H100, 2026-12-06, named nowhere; docs/faults.md gpufind19's g2).
+        redone_s: within the rounds, passes thrown away: a batch evaluated again without an entry the kernel as
+            written cannot run, once set aside (their starts in ``restart_s``).
+        rest_s: the rounds less all of the above (floored at 0): requests' round trips, the candidates' load into the
+            workers, the waits of one entry on another.
         retime_s: the re-time of the top few and of a current configuration never timed.
         screen_s: each round's configurations made into sources and screened before they ran (the edit layer's
             check that a configuration can be written: a parse, an edit and its verification, a guard; on this 2-core
@@ -151,6 +159,9 @@ class SessionPace(BaseModel):
     compile_s: float = 0.0
     check_s: float = 0.0
     bench_s: float = 0.0
+    restart_s: float = 0.0
+    redone_s: float = 0.0
+    rest_s: float = 0.0
     retime_s: float = 0.0
     screen_s: float = 0.0
     other_s: float = 0.0
@@ -158,10 +169,12 @@ class SessionPace(BaseModel):
 
     def line(self) -> str:
         """One line: ``start 3.1 s before the wall; wall 58.2 s: rounds 50.3 s (compile 9.4, check 18.4, timing 1.7
-        s of the candidates' own), screen 2.0 s, re-time 4.0 s, other 1.9 s; 1 candidate(s) cut ...``."""
+        s of the candidates' own; workers' restarts 0.0, redone 0.0, rest 20.8 s), screen 2.0 s, re-time 4.0 s, other
+        1.9 s; 1 candidate(s) cut ...``."""
         cut = f"; {self.cut} candidate(s) cut at the session's limit" if self.cut else ""
         return (
             f"start {self.start_s:.1f} s before the wall; wall {self.wall_s:.1f} s: rounds {self.rounds_s:.1f} s "
             f"(compile {self.compile_s:.1f}, check {self.check_s:.1f}, timing {self.bench_s:.1f} s of the candidates' "
-            f"own), screen {self.screen_s:.1f} s, re-time {self.retime_s:.1f} s, other {self.other_s:.1f} s{cut}"
+            f"own; workers' restarts {self.restart_s:.1f}, redone {self.redone_s:.1f}, rest {self.rest_s:.1f} s), "
+            f"screen {self.screen_s:.1f} s, re-time {self.retime_s:.1f} s, other {self.other_s:.1f} s{cut}"
         )

@@ -208,6 +208,8 @@ class _Run:
     limit: CandidateLimit | None = None  # each candidate's request bounded by the pace and the wall time left
     start_s: float = 0.0  # the workers' start, before the budget's clock
     rounds_s: float = 0.0  # the rounds' evaluations
+    restart_s: float = 0.0  # within them, the workers' starts (restarts after a sticky CUDA error, a crash, a hang)
+    redone_s: float = 0.0  # within them, passes thrown away (a batch evaluated again without an entry set aside)
     retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
     tail: Callable[[Sequence[Result]], float] | None = None  # the phases after the session's estimate (tune's ``tail``)
     screen_s: float = 0.0  # the rounds' configurations made and screened before they ran (the edit layer's)
@@ -637,10 +639,12 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
     start = getattr(evaluator, "start", None)
     if fresh and start is not None:  # the workers' start (once, then at once) is the session's, not the pace's:
         start()  # H100, 2026-12-06: mamba_ssu's first round of one took 30.2 s, 6.5 s its own; 29.8 s left fit none
-    started_s = run.budget.clock()
+    started_s, starts_s, redone_s = run.budget.clock(), _worker_start_s(evaluator), _redone_s(evaluator)
     measured = iter(evaluator.evaluate(fresh) if fresh else [])
     seconds = run.budget.clock() - started_s
     run.rounds_s += seconds
+    run.restart_s += _worker_start_s(evaluator) - starts_s
+    run.redone_s += _redone_s(evaluator) - redone_s
     out: list[Result] = []
     charged = ran = 0
     for c in batch:
@@ -675,6 +679,16 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
     if run.limit is not None and ran:
         run.limit.observe(run.budget.candidate_s)
     return out
+
+
+def _worker_start_s(evaluator: Evaluator) -> float:
+    """The seconds the evaluator's workers' starts took so far (restarts included); 0 for one without workers."""
+    return float(getattr(evaluator, "worker_start_s", 0.0))
+
+
+def _redone_s(evaluator: Evaluator) -> float:
+    """The seconds of the evaluator's passes thrown away so far (:attr:`ShapesEvaluator.redone_s`); 0 elsewhere."""
+    return float(getattr(evaluator, "redone_s", 0.0))
 
 
 def _progress(run: _Run, batch: Sequence[Result]) -> Progress:
@@ -845,13 +859,17 @@ def _pace(run: _Run) -> SessionPace:
     """Where the session's wall went (:class:`SessionPace`), from its clocks and its candidates measured now."""
     measured = [r for r in run.results if not r.recorded and r.key not in run.aside]
     wall = run.budget.elapsed_s
+    own = [sum(getattr(r, f) or 0.0 for r in measured) for f in ("compile_s", "check_s", "bench_s")]
     return SessionPace(
         start_s=run.start_s,
         wall_s=wall,
         rounds_s=run.rounds_s,
-        compile_s=sum(r.compile_s or 0.0 for r in measured),
-        check_s=sum(r.check_s or 0.0 for r in measured),
-        bench_s=sum(r.bench_s or 0.0 for r in measured),
+        compile_s=own[0],
+        check_s=own[1],
+        bench_s=own[2],
+        restart_s=run.restart_s,
+        redone_s=run.redone_s,
+        rest_s=max(0.0, run.rounds_s - sum(own) - run.restart_s - run.redone_s),
         retime_s=run.retime_s,
         screen_s=run.screen_s,
         other_s=max(0.0, wall - run.rounds_s - run.retime_s - run.screen_s),

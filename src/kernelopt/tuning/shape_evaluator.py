@@ -40,8 +40,10 @@ refblame14's int_one was ``compile_error`` at the primary and nothing was set as
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -94,7 +96,10 @@ class ShapesEvaluator:
         self.aside: dict[Config, dict[str, Result]] = {}  # per_entry: where each candidate was set aside, and why
         self.original = original  # the kernel as written: an entry it cannot run is set aside (:meth:`_set_aside`)
         self.set_aside: dict[str, tuple[KernelEvaluator, str, str]] = {}  # label -> its evaluator, why, the line
-        self.original_runs: set[str] = set()  # entries where the original, served from the record, was found to run
+        self.original_runs: set[str] = set()  # entries where the original was found to run (checked there, or asked)
+        #: the wall seconds of passes thrown away (a batch evaluated again without an entry set aside), less the
+        #: workers' starts inside them (:attr:`worker_start_s`): the session's pace names both
+        self.redone_s = 0.0
         #: where the original raised at the primary: the first other entry it runs ("": none), asked once a session
         self.primary_elsewhere: str | None = None
         self.evaluators = [
@@ -157,10 +162,47 @@ class ShapesEvaluator:
         last's check apart from its timing, so each entry's compile of a candidate for its own specialization
         overlaps the others'.
         """
-        results = self._evaluate(batch)
-        while self._set_aside(batch, results):  # an entry the original cannot run: the batch again without it
-            results = self._evaluate(batch)
-        return results
+        while True:
+            started, starts_s = time.monotonic(), self.worker_start_s
+            results = self._pass(batch)
+            if results is not None and not self._set_aside(batch, results):
+                return results
+            # an entry the original cannot run, now set aside: the batch again without it, this pass thrown away
+            self.redone_s += max(0.0, time.monotonic() - started - (self.worker_start_s - starts_s))
+
+    def _pass(self, batch: Sequence[Config]) -> list[Result] | None:
+        """:meth:`_evaluate` once; ``None`` where the kernel as written, checked alone first at an entry, raised there
+        (:meth:`_at_entry`): that entry is now set aside, and the rest of the batch was never sent there."""
+        try:
+            return self._evaluate(batch)
+        except _RaisedAlone as raised:
+            self._set_aside([raised.result.config], [raised.result.result])
+            return None
+
+    @property
+    def worker_start_s(self) -> float:
+        """The seconds every entry's workers' starts took so far (those of entries set aside included), summed."""
+        evaluators = [*self.evaluators, *(ev for ev, _, _ in self.set_aside.values())]
+        return sum(getattr(ev, "worker_start_s", 0.0) for ev in evaluators)
+
+    def _at_entry(self, label: str, ev: KernelEvaluator, left: Sequence[Config], *, timed: bool) -> list[Result]:
+        """``ev.evaluate(left)`` at an entry after the primary; where ``left`` holds the kernel as written and it has
+        not run there yet, it goes first and alone, and where it raises there (:data:`RAISED_OUTCOMES`) the rest are
+        not sent (:class:`_RaisedAlone`): the entry is set aside. A raise that leaves the process unusable (a sticky
+        CUDA error) killed the entry's worker, and each candidate after it started a new one (a Python, torch, Triton
+        and a CUDA context: bnb_int8_mm's M=37 on the H100, 2026-12-06, about 35 s of a 47.6 s wall on starts the
+        pace did not name; docs/faults.md gpufind19's g2); now the set-aside entry's worker starts again only for the
+        check of a kernel to write (:meth:`check_source`), once."""
+        original = self.original
+        if original is None or original not in left or label == self.labels[0] or label in self.original_runs:
+            return ev.evaluate(left, timed=timed)
+        (mine,) = ev.evaluate([original], timed=timed)
+        if mine.outcome in RAISED_OUTCOMES:
+            raise _RaisedAlone(_Raised(original, mine.model_copy(update={"failed_entry": label})))
+        self.original_runs.add(label)
+        rest = [c for c in left if c != original]
+        theirs = iter(ev.evaluate(rest, timed=timed) if rest else [])
+        return [mine if c == original else next(theirs) for c in left]
 
     def _set_aside(self, batch: Sequence[Config], results: Sequence[Result]) -> bool:
         """Whether the kernel as written (:attr:`original`, in ``batch``) raised at an entry after the primary (one it
@@ -224,7 +266,7 @@ class ShapesEvaluator:
         the record's results timed without it, CPU, 2026-12-06)."""
         if self.original is None or len(self.evaluators) < 2:
             return
-        while self._set_aside([self.original], self._evaluate([self.original])):
+        while (results := self._pass([self.original])) is None or self._set_aside([self.original], results):
             pass
 
     def _original_at(self, results: Sequence[Result]) -> Result | None:
@@ -260,7 +302,7 @@ class ShapesEvaluator:
                 left = self._check_together(first[1:], left, checked, aside)
                 break
             if left:
-                results = ev.evaluate(left, timed=False)
+                results = self._at_entry(label, ev, left, timed=False)
                 passed = self._step(results, left, label, checked, aside)
                 self._after_failures(any(not r.outcome.ok for r in results), ran=ran)
                 left, ran = passed, [*ran, ev]
@@ -268,7 +310,7 @@ class ShapesEvaluator:
         for label, ev in [last, *(p for p in first if p[0] not in self.untimed and p is not last)]:
             here = [c for c in left if label not in aside[c]]
             if here:
-                results = ev.evaluate(here)
+                results = self._at_entry(label, ev, here, timed=True)
                 passed = self._step(results, here, label, timed, aside)
                 failed = any(not r.outcome.ok for r in results)
                 self._after_failures(failed, ran=[e for e in [*ran, last[1]] if e is not ev])
@@ -318,11 +360,22 @@ class ShapesEvaluator:
         entry's bench worker; what passed (or was set aside, ``per_entry``) on every one, in order."""
         if not left:
             return []
-        answers = _at_once([(label, lambda ev=ev: ev.evaluate(left, timed=False)) for label, ev in pairs])
+        answers = _at_once([(label, lambda ev=ev, label=label: self._caught(label, ev, left)) for label, ev in pairs])
+        raised = next((a for _, a in answers if isinstance(a, _Raised)), None)
+        if raised is not None:  # every entry's thread has ended: the batch may go again
+            raise _RaisedAlone(raised)
         going = set(left)
         for label, results in answers:
             going &= set(self._step(results, left, label, into, aside))
         return [c for c in left if c in going]
+
+    def _caught(self, label: str, ev: KernelEvaluator, left: Sequence[Config]) -> list[Result] | _Raised:
+        """:meth:`_at_entry`'s check in an entry's thread (:meth:`_check_together`): its raise kept as a value, so that
+        the batch goes again only once every entry's request has ended."""
+        try:
+            return self._at_entry(label, ev, left, timed=False)
+        except _RaisedAlone as raised:
+            return raised.result
 
     def _partial(self, config: Config, merged: Result, by: dict[str, Result]) -> Result:
         """``merged`` (a candidate's results where it was timed, merged) as the candidate's result when the author's
@@ -514,6 +567,23 @@ class ShapesEvaluator:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """The kernel as written (``config``) and its result at the entry where it raised, checked there alone."""
+
+    config: Config
+    result: Result
+
+
+class _RaisedAlone(Exception):
+    """The kernel as written raised at an entry after the primary, checked there alone
+    (:meth:`ShapesEvaluator._at_entry`): the rest of the batch is not sent there, and the entry is set aside."""
+
+    def __init__(self, result: _Raised) -> None:
+        super().__init__(result.result.reason)
+        self.result = result
 
 
 def _at_once(calls: Sequence[tuple[str, Callable[[], T]]]) -> list[tuple[str, T]]:

@@ -171,6 +171,7 @@ class WorkerProcess:
     Attributes:
         ready: the last start's Ready (``None`` before the first start or after a death).
         starts: how many times it was started.
+        start_s: the seconds its starts took, each from its spawn to its Ready, summed (restarts included).
     """
 
     def __init__(
@@ -199,6 +200,8 @@ class WorkerProcess:
         self._argv = list(argv) if argv is not None else [sys.executable, "-m", CHILD_MODULE, service.value]
         self.ready: Ready | None = None
         self.starts = 0
+        self.start_s = 0.0
+        self._spawned_at = 0.0
         self._command: WorkerCommand | ForkedWorker | None = None
         self._channel: Channel | None = None
         self._ids = 0
@@ -230,6 +233,7 @@ class WorkerProcess:
         """Start the child and send its setup, without waiting for Ready (see :meth:`await_ready`)."""
         self._discard()
         self.starts += 1
+        self._spawned_at = time.monotonic()
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._cap = OutputCap(self.log_path)
         (parent_r, parent_w), (child_r, child_w) = pipe_pair()
@@ -293,6 +297,7 @@ class WorkerProcess:
                 raise WorkerStartError(self.service, failure, self.log_path)
             if isinstance(message, Ready):
                 self.ready = message
+                self.start_s += time.monotonic() - self._spawned_at
                 return message
             if isinstance(message, Failure):
                 self._discard()

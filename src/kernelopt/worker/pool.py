@@ -141,6 +141,11 @@ class WorkerPool:
                     on_answer(j, answer, time.monotonic() - sent, self.workers[wi])
         return [answers[j] for j in range(len(jobs))]
 
+    @property
+    def start_s(self) -> float:
+        """The seconds its workers' starts took, summed (:attr:`WorkerProcess.start_s`; restarts included)."""
+        return sum(w.start_s for w in self.workers)
+
     def close(self) -> None:
         """Shut every worker down (each given its grace, then killed with its group)."""
         for w in self.workers:
