@@ -7,6 +7,7 @@ hostile19.py) tries them all in one Stage 3 run; the smaller tests pin each rule
 
 from __future__ import annotations
 
+import os
 import py_compile
 import shlex
 import sys
@@ -188,3 +189,34 @@ def test_a_stage_s_own_file_made_a_link_to_a_file_outside_is_undone(ws, tmp_path
     assert report.pitfalls[-1].lesson == "the implementer must write kernel.py as a file, never as a symbolic link"
     assert not ws.kernel_py.is_symlink() and ws.kernel_py.read_bytes() == kernel
     assert "num_warps=8" in (tmp_path / "outside_kernel.py").read_text()  # the agent's own file, left as it was
+
+
+DAEMON = """
+import os, sys, time
+pid_file = sys.argv[1]
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:  # its environment emptied: no token of the command's left to find it by
+        code = f"import os, time; open({pid_file!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+        os.execve(sys.executable, [sys.executable, "-c", code], {})
+    os._exit(0)
+while not os.path.exists(pid_file) or not open(pid_file).read():
+    time.sleep(0.01)
+"""
+
+
+def test_a_daemon_that_empties_its_environment_is_killed_when_the_agent_ends(tmp_path: Path) -> None:
+    """a7: a process the agent started twice forked, in a session of its own and with an emptied environment,
+    outlived the agent (kill_strays finds strays by the token in their environment) and wrote kernel.py a second
+    after the guard had checked it; now the agent runs under a subreaper that kills whatever it leaves."""
+    from kernelopt.proc import run_command
+
+    pid_file = tmp_path / "daemon.pid"
+    result = run_command([sys.executable, "-c", DAEMON, str(pid_file)], timeout_s=30, kill_leftovers=True)
+    assert result.returncode == 0 and result.argv[:2] == (sys.executable, "-c")
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+    ended = run_command([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], timeout_s=30, kill_leftovers=True)
+    assert ended.returncode == -9  # the command's own status comes through the subreaper
+    with pytest.raises(FileNotFoundError):
+        run_command(["no-such-agent-19"], timeout_s=5, kill_leftovers=True)

@@ -20,8 +20,10 @@ coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -332,8 +334,9 @@ def run_command(
             from it (:func:`child_env`).
         stdin_text: text fed to the child's standard input (default: no input, stdin is /dev/null).
         keep: secret-looking variable names the child may see all the same.
-        kill_leftovers: once the command has ended, kill whatever it left running, in any session
-            (:func:`kill_strays`; for commands that run foreign code: an agent, a kernel).
+        kill_leftovers: once the command has ended, kill whatever it left running, in any session and whatever
+            its environment (it runs under :mod:`kernelopt.subreaper`, and :func:`kill_strays` sweeps by its token;
+            for commands that run foreign code: an agent).
         term_grace_s: past ``timeout_s``, the group gets SIGTERM and this many seconds to exit before
             SIGKILL (0: SIGKILL at once). The whole run then lasts up to ``timeout_s + term_grace_s``.
 
@@ -347,10 +350,11 @@ def run_command(
     if timeout_s <= 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
+    started = _under_subreaper(args, cwd, env) if kill_leftovers else args
     start = time.monotonic()
     token = uuid.uuid4().hex if kill_leftovers else None
     proc = _start(
-        args,
+        started,
         cwd=cwd,
         env=env,
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
@@ -378,6 +382,33 @@ def run_command(
     return CommandResult.captured(
         args, None if timed_out else proc.returncode, out or b"", err or b"", started=start, timed_out=timed_out
     )
+
+
+SUBREAPER = Path(__file__).with_name("subreaper.py")
+
+
+def _under_subreaper(args: list[str], cwd: Path | str | None, env: Mapping[str, str] | None) -> list[str]:
+    """``args`` run under :mod:`kernelopt.subreaper` (on Linux), which kills what the command leaves running however
+    it hid (a daemon with an emptied environment escapes :func:`kill_strays`); the program is looked up first, so
+    that a missing or non-executable one raises here as it would without the wrapper.
+
+    Raises:
+        FileNotFoundError: the program does not exist.
+        PermissionError: it is not executable.
+    """
+    program = args[0]
+    if os.sep in program:
+        found: str | None = program if os.path.isabs(program) else os.path.join(cwd or ".", program)
+        found = found if found is not None and os.path.isfile(found) else None
+    else:
+        found = shutil.which(program, path=os.pathsep.join(os.get_exec_path(dict(env) if env is not None else None)))
+    if found is None:
+        raise FileNotFoundError(errno.ENOENT, "no such program", program)
+    if not os.access(found, os.X_OK):
+        raise PermissionError(errno.EACCES, "not executable", program)
+    if not sys.platform.startswith("linux"):
+        return args
+    return [sys.executable, "-I", "-S", str(SUBREAPER), *args]
 
 
 def _end_group(proc: subprocess.Popen[bytes], grace_s: float) -> tuple[bytes, bytes]:
