@@ -220,3 +220,19 @@ def test_a_daemon_that_empties_its_environment_is_killed_when_the_agent_ends(tmp
     assert ended.returncode == -9  # the command's own status comes through the subreaper
     with pytest.raises(FileNotFoundError):
         run_command(["no-such-agent-19"], timeout_s=5, kill_leftovers=True)
+
+
+def test_a_plan_longer_than_any_planner_may_write_is_refused_before_it_is_parsed(ws) -> None:
+    """a8: the agent-cli planner read and parsed a plan file of any size whole (a 200,000-line front matter: 2.9 s;
+    ``submit_plan`` refused past 1,000,000 characters); one bound now serves every planner's reply."""
+    from kernelopt.backends.protocol import read_plan_reply
+    from kernelopt.planning.plan import PLAN_CHARS
+
+    with pytest.raises(ValueError, match=r"the reply is not a valid plan: 1,000,001 characters, where a plan is at"):
+        read_plan_reply("x" * (PLAN_CHARS + 1), version=1, planner="llm", fail=ValueError, what="the reply")
+    ws.plan_path(1).unlink()
+    write = f"open('plans/v1_plan.md', 'w').write('#' * {4 * PLAN_CHARS + 1})"
+    planned = plan_stage(ws, 1, AgentCliPlanner({"command": f"{PY} -c {shlex.quote(write)}"}))
+    assert "the agent's plans/v1_plan.md is 4,000,001 bytes, where a plan is at most 1,000,000 characters" in (
+        planned.reason
+    )

@@ -44,6 +44,7 @@ from kernelopt.evidence.model import ProfileSummary
 from kernelopt.hardware.specs import GpuSpec
 from kernelopt.loop.protocols import LoopEvent
 from kernelopt.memory.summary import SummaryRow
+from kernelopt.planning.plan import PLAN_CHARS
 from kernelopt.redact import Redactor, redact
 from kernelopt.redact import current as current_redactor
 from kernelopt.report.markdown import Section
@@ -54,9 +55,6 @@ from kernelopt.wiki.search import SearchHit
 from kernelopt.workspace import PREFIX, RunLock, Workspace
 
 T = TypeVar("T")
-
-PLAN_CHARS = 1_000_000
-"""The longest plan ``submit_plan`` takes (a plan is a page of Markdown; a 20 MB one was parsed before refused)."""
 
 LINE_CHARS = 2_000
 """The longest one-line description ``validate`` takes (it goes into the record and the commit message)."""

@@ -68,7 +68,7 @@ from kernelopt.errors import EnvironmentProblem, InputFileError, UsageError
 from kernelopt.fileio import atomic_write_text, decode_python
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
-from kernelopt.planning.plan import Plan
+from kernelopt.planning.plan import PLAN_CHARS, Plan
 from kernelopt.proc import CommandResult, child_env, run_command
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
@@ -348,6 +348,9 @@ class AgentCliPlanner(_AgentCliBackend):
         rel = f"plans/v{ctx.version}_plan.md"
         if path.is_symlink():  # never read through: it may point at any file of the user's (a6)
             raise fail(f"the agent made {rel} a symbolic link, not a file (transcript: {run.transcript})")
+        if path.is_file() and path.stat().st_size > 4 * PLAN_CHARS:  # never read whole: UTF-8 is at most 4 bytes a char
+            size = path.stat().st_size
+            raise fail(f"the agent's {rel} is {size:,} bytes, where a plan is at most {PLAN_CHARS:,} characters")
         data = path.read_bytes() if path.is_file() else None
         try:
             text = data.decode("utf-8") if data is not None else None

@@ -19,7 +19,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import CandidateResult, IterationRecord
 from kernelopt.planning.markdown import parse_plan
-from kernelopt.planning.plan import Plan
+from kernelopt.planning.plan import PLAN_CHARS, Plan
 from kernelopt.stagenames import Stage
 from kernelopt.workspace import Workspace
 
@@ -201,6 +201,8 @@ def read_plan_reply(
     Raises:
         The exception ``fail`` builds: an unparsable plan, or a plan for another version.
     """
+    if len(text) > PLAN_CHARS:
+        raise fail(f"{what} is not a valid plan: {len(text):,} characters, where a plan is at most {PLAN_CHARS:,}")
     try:
         plan = parser(text)
     except (KerneloptError, ValueError) as exc:

@@ -31,6 +31,11 @@ class RiskLevel(StrEnum):
     HIGH = "high"
 
 
+PLAN_CHARS = 1_000_000
+"""The longest plan text any planner's reply may be (a plan is a page of Markdown): ``submit_plan``'s bound, and the
+agent-cli planner's, whose agent wrote a plan file of any size and had it read and parsed whole (agents19, a8)."""
+
+
 class Plan(BaseModel):
     """One iteration's plan.
 
