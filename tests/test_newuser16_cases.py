@@ -373,3 +373,36 @@ def test_n88_n89_n95_on_a_gpu_a_cuda_extension_s_build_is_said_and_an_interrupte
     out, _ = validate(good).communicate(timeout=400)
     assert "quality gate v0: PASS" in out, out[-2000:]
     print(f"newuser16 n95: the rerun built and passed in {time.monotonic() - start:.0f} s")
+
+
+def test_n96_a_candidate_whose_timing_was_cut_is_drawn_as_a_lower_bound() -> None:
+    """The user's SwiGLU session in the interpreter (sw1, 7 candidates): four were cut, "a call took 1.55 s, past the
+    interpreter's call deadline ...; its latency is a lower bound", yet search.png drew them as measured dots (24 s
+    for BLOCK_D=16) with their shapes' points beside them. Now a cut candidate is a hollow dot named "cut: a lower
+    bound" in the legend, in no shape's series; the memory record keeps the word (`CandidateResult.cut`), so the
+    report's session plot draws it the same way."""
+    import matplotlib
+
+    from kernelopt.memory.model import CandidateResult, CandidateStatus, IterationRecord
+    from kernelopt.report.search_plot import SearchPoint, search_plot, shape_series
+    from kernelopt.report.sessions import search_points
+
+    by = {"m=17,d=300": 1549887.7, "m=64,d=1024": 14516306.5}
+    points = [
+        SearchPoint(
+            evaluation=1, latency_us=4190224.6, outcome="ok", by_shape={"m=17,d=300": 4.9e5, "m=64,d=1024": 3.7e6}
+        ),
+        SearchPoint(evaluation=2, latency_us=16066194.1, outcome="ok", by_shape=by, cut=True),
+    ]
+    assert [n for n, _ in shape_series(points)["m=64,d=1024"]] == [1]  # the cut one is in no shape's series
+    matplotlib.rcParams["svg.fonttype"] = "none"  # the legend's words as text
+    try:
+        svg = search_plot(points, title="sw1", current_latency_us=6184254.0, image_format="svg").decode()
+    finally:
+        matplotlib.rcParams["svg.fonttype"] = "path"
+    assert "cut: a lower bound" in svg and "candidate (sum over the shapes)" in svg
+    record = IterationRecord(version="v1")
+    record.candidates = [
+        CandidateResult(parameters={"BLOCK_D": 32}, status=CandidateStatus.OK, latency_us=16066194.1, cut=True)
+    ]
+    assert search_points(record)[0].cut

@@ -305,6 +305,7 @@ def candidate_results(result: SessionResult, *, applied: dict | None) -> list[Ca
                 latency_us_by_shape=dict(retimed_by_shape.get(config, r.latency_us_by_shape) or {})
                 if r.outcome is Outcome.OK
                 else {},
+                cut=r.cut_slow and config not in retimed,
             )
         )
     return out

@@ -1197,6 +1197,7 @@ def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | Non
             outcome=x.outcome.value,
             recorded=x.recorded,
             by_shape=x.latency_us_by_shape,
+            cut=x.cut_slow,
         )
         for i, x in enumerate(r.results, start=1)
     ]

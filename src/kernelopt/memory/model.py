@@ -295,6 +295,7 @@ class CandidateResult(_Model):
         latency_us_by_shape: a session timed on several ``SHAPES`` entries: each entry's label -> its median
             latency there, microseconds (``latency_us`` is then their sum); empty otherwise. The report draws
             each shape's own series from it.
+        cut: its timing was cut, far slower than the best so far: ``latency_us`` is a lower bound.
     """
 
     parameters: dict[str, int | float | str | bool]
@@ -306,6 +307,7 @@ class CandidateResult(_Model):
     evidence: str | None = None
     served: bool = False
     latency_us_by_shape: dict[str, float] = Field(default_factory=dict)
+    cut: bool = False
 
 
 class QualityGate(_Model):

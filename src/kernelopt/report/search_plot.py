@@ -7,7 +7,9 @@ the sweep's best a dashed gold line: how far the session is from the exhaustive 
 outcome, named in the legend: at their latency when they have one, else in a strip labelled "not timed"
 above the latency axis (so that no failure reads as a latency). A session across several ``SHAPES`` entries
 draws each shape's own latencies as a series of its own (small markers, one colour per shape) beside the
-candidates' sum over the shapes. When the latencies span more than
+candidates' sum over the shapes. A candidate whose timing was cut, far slower than the best so far, is a hollow
+dot: its latency is a lower bound (it was drawn as measured, 24 s where the call had been stopped), and it is in no
+shape's series. When the latencies span more than
 :data:`LOG_SPAN` times, the latency axis is logarithmic, so that the best so far does not lie flat along
 the bottom (a matmul session from 1.6 ms to 136 ms did on the H200). The legend sits beside the plot,
 where it hides no point.
@@ -60,6 +62,7 @@ class SearchPoint(BaseModel):
         recorded: served from the session record (a resumed session), not measured now.
         by_shape: shape label -> its latency on that shape, microseconds (a session across several ``SHAPES``
             entries: ``latency_us`` is the sum of their latencies, and each shape is drawn as a series of its own).
+        cut: its timing was cut, far slower than the best so far: ``latency_us`` is a lower bound.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -69,13 +72,14 @@ class SearchPoint(BaseModel):
     outcome: str
     recorded: bool = False
     by_shape: dict[str, float] = Field(default_factory=dict)
+    cut: bool = False
 
 
 def shape_series(points: Sequence[SearchPoint]) -> dict[str, list[tuple[int, float]]]:
     """Shape label -> (evaluation, latency there) of each point timed on it (pure): the timed points, and those set
     aside at one ``SHAPES`` entry and timed at the others (an ``invalid`` point with latencies by shape: a list keyed
     by size, :func:`kernelopt.tuning.shapes.timed_in_part`), which may be an entry's own best."""
-    shaped = [p for p in points if p.by_shape and (p.outcome == OK or p.latency_us is None)]
+    shaped = [p for p in points if p.by_shape and not p.cut and (p.outcome == OK or p.latency_us is None)]
     labels = dict.fromkeys(label for p in shaped for label in p.by_shape)
     return {label: [(p.evaluation, p.by_shape[label]) for p in shaped if label in p.by_shape] for label in labels}
 
@@ -188,9 +192,28 @@ def search_plot(
             label=f"on {label}",
             zorder=2,
         )
-    if timed:
+    measured = [p for p in timed if not p.cut]
+    if measured:
         name = "candidate (sum over the shapes)" if series else "candidate (timed)"
-        ax.scatter([p.evaluation for p in timed], lats, s=22, color="#2874a6", label=name, zorder=3)
+        ax.scatter(
+            [p.evaluation for p in measured],
+            [p.latency_us for p in measured],
+            s=22,
+            color="#2874a6",
+            label=name,
+            zorder=3,
+        )
+    cut = [p for p in timed if p.cut]
+    if cut:
+        ax.scatter(
+            [p.evaluation for p in cut],
+            [p.latency_us for p in cut],
+            s=22,
+            facecolors="none",
+            edgecolors="#2874a6",
+            label="cut: a lower bound",
+            zorder=3,
+        )
     steps = best_so_far(points)
     if steps:
         ax.step([s[0] for s in steps], [s[1] for s in steps], where="post", color="#27ae60", label="best so far")

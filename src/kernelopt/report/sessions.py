@@ -38,6 +38,7 @@ def search_points(record: IterationRecord) -> list[SearchPoint]:
             outcome=_OUTCOME.get(c.status, c.status.value),
             recorded=c.served,
             by_shape=dict(c.latency_us_by_shape),
+            cut=c.cut,
         )
         for n, c in enumerate(record.candidates, start=1)
     ]
