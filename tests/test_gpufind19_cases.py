@@ -124,3 +124,66 @@ def test_on_cuda_bnb_int8_mm_s_faulting_entry_costs_one_worker_start_and_its_pac
     parts = pace["compile_s"] + pace["check_s"] + pace["bench_s"] + pace["restart_s"] + pace["redone_s"]
     assert pace["rest_s"] == pytest.approx(max(0.0, pace["rounds_s"] - parts), abs=1e-6), pace
     assert pace["restart_s"] < 5.0 and said["evaluations"] > 4, (said["evaluations"], pace)
+
+
+def test_g3_a_net_the_wall_cuts_leaves_its_sizes_unchecked_and_a_kernel_written_beside_them_says_which() -> None:
+    """g3: breaker16's mamba_chunk_state on the H100 (2026-12-06, main at 758f3ac2, before leftovers19) wrote a
+    per-bucket table with 16 of its net's 24 sizes "not run, it would end past the session's wall time". A replay of
+    that session with leftovers19's reservation (its best's figures from the record: check 0.746 s on the 3 entries,
+    timing 0.280 s, compile 0.491 s, compiled for the GPU's own target; a 60 s wall): the search keeps the checks after
+    it 7.96 s, two of them for the net, and the net's 24 sizes at the recorded pace (a build and a check request a
+    size, 0.4 s and 1.15 s: 12.4 s for 8) still do not fit the wall and its margin: sizes go unrun. Such a size is one
+    the original may handle; it is now marked unchecked (a size the original refuses is not), and a kernel written
+    beside it says so in its verdict and on stderr (``tune --json``'s ``net_unchecked``), where before only the net's
+    info line listed it among "skipped" ones, with "the session record keeps the rest for a rerun" (a rerun tunes
+    the kernel written)."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import DerivedSize, NetCap, SizeClass, cast
+    from kernelopt.tuning.problem import ProblemShape
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.tail_wall import TailCost, TailWall
+
+    best = Result(config={"BLOCK_SIZE_N": 16}, outcome="ok", latency_us=7.08, check_s=0.746, bench_s=0.280,
+                  compile_s=0.491)  # fmt: skip
+    need = TailCost(entries=3, target=True, wall_s=60.0).need_s([best])
+    assert need == pytest.approx(0.746 * 2 + 0.746 + 2 * (0.746 + 0.280) / 3 + 5.0, abs=1e-6)  # 7.96 s
+    clock = ManualClock()
+    budget = Budget(1000, clock, wall_s=60.0)
+    budget.start()
+    clock.advance(60.0 - need + 0.746 + 5.0)  # the search ends, then the entries' check and the own-target compile
+    wall = TailWall.of(budget)
+    sizes = [DerivedSize(kind=SizeClass.PAST, tries=(ProblemShape(kwargs={"n": 1001 + 2 * k}),)) for k in range(24)]
+
+    def build_at(shape: ProblemShape) -> tuple[Outcome, str | None]:
+        clock.advance(0.4)
+        return Outcome.OK, None
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        clock.advance(1.15)
+        if shape.kwargs["n"] == 1001:  # the original refuses the first size too: skipped, yet no size it handles
+            return Outcome.RUN_ERROR, "an assert of its own"
+        return Outcome.OK, None
+
+    verdict = cast(sizes, "original", "written", check_at, build_at=build_at, cap=NetCap.of(54.7, clock(), wall),
+                   clock=clock)  # fmt: skip
+    ran = [c for c in verdict.checks if c.passed]
+    assert verdict.failed is None and verdict.checks[0].passed is None and not verdict.checks[0].unchecked
+    assert 0 < len(ran) < 23 and len(verdict.unchecked) == 23 - len(ran), verdict.line()
+    assert "past the session's wall time of 60 s (about" in verdict.line() and "rerun" not in verdict.line()
+    line = verdict.unchecked_line()
+    assert line is not None and line.startswith(f"the net did not check the written kernel at {len(verdict.unchecked)} "
+                                                f"of its 24 sizes for want of time (n=")  # fmt: skip
+    fast = Result(config={"BLOCK": 256}, outcome=Outcome.OK, latency_us=10.0)
+    slow = Result(config={"BLOCK": 64}, outcome=Outcome.OK, latency_us=20.0)
+    result = SessionResult(
+        best_config={"BLOCK": 256}, best_latency_us=10.0, current_config={"BLOCK": 64}, current_latency_us=20.0,
+        results=[fast, slow], retimed=[], evaluations=2, served=0, budget=4, space_size=8, wall_s=54.7,
+        stop=StopReason.CANDIDATES, strategy="local",
+    )  # fmt: skip
+    judged = judge_gain(result)
+    assert judged.better
+    said = verdict_line(result, judged, kernel_py="kernel.py", written=True, dry_run=False, unchecked=line)
+    assert said.endswith(f"; written to kernel.py; {line}"), said
+    kept = verdict_line(result, judged, kernel_py="kernel.py", written=False, dry_run=False, unchecked=line)
+    assert line not in kept, kept  # nothing written: nothing to say of it

@@ -474,6 +474,9 @@ def _tune_locked(
         elif edit is not None and prepared.source.raw != _bytes_of(kernel_py):
             raise SourceChanged(f"{kernel_py} changed during the session")  # the diff would be of old text
         summary = summarize(tuning)
+        unchecked = _unchecked(tuning) if written or (dry_run and edit is not None and edit.diff) else None
+        if unchecked:  # said plainly, on stderr as the entries set aside are, and in the verdict
+            warn(unchecked)
         changing = None if written or as_json else _changing_results(tuning)
         with printing():  # a stdout that refuses the output (| head, > /dev/full) after the write: said below
             if as_json:
@@ -496,6 +499,7 @@ def _tune_locked(
                             dry_run=dry_run and edit is not None and bool(edit.diff),
                             set_aside=tuple(label for label, _ in tuning.set_aside),
                             kept=_kept(tuning),
+                            unchecked=unchecked,
                         ),
                     }
                 )
@@ -509,6 +513,7 @@ def _tune_locked(
                     plot=plot,
                     say_verdict=changing is None,
                     target_line=None if refused is not None else target_line,
+                    unchecked=unchecked,
                 )
     except StdoutLost as exc:  # exit 0 when kernel.py was written (the exit code says which), else exit 3
         if written and edit is not None:
@@ -844,6 +849,7 @@ def _render(
     dry_run: bool,
     plot: Path | None,
     say_verdict: bool = True,
+    unchecked: str | None = None,
     target_line: str | None = None,
 ) -> None:
     """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
@@ -893,6 +899,7 @@ def _render(
         dry_run=dry_run and bool(diff),
         set_aside=tuple(label for label, _ in tuning.set_aside),
         kept=_kept(tuning),
+        unchecked=unchecked,
     )
     note = note_beside(tuning.edit_note, verdict)
     if note:
@@ -969,14 +976,37 @@ def verdict_line(
     dry_run: bool,
     set_aside: tuple[str, ...] = (),
     kept: tuple[str, ...] = (),
+    unchecked: str | None = None,
 ) -> str:
     """The session's outcome in one line: the best and how much faster it is than the current configuration
     (the knobs that differ), and what happened to kernel.py; or why the current configuration stays. Where the
     session set ``SHAPES`` entries aside (``set_aside``, their labels), the figures say they are the entries kept's
-    (``kept``) alone (:func:`_summed`).
+    (``kept``) alone (:func:`_summed`). A kernel written (or shown, ``--dry-run``) with net sizes unchecked for want
+    of time says so at its end (``unchecked``, :meth:`~kernelopt.tuning.net.NetVerdict.unchecked_line`).
 
     ``best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304.1 us); written to kernel.py``
     """
+    line = _outcome_line(result, judgement, kernel_py=kernel_py, written=written, dry_run=dry_run,
+                         set_aside=set_aside, kept=kept)  # fmt: skip
+    return f"{line}; {unchecked}" if unchecked and (written or dry_run) else line
+
+
+def _unchecked(tuning: FolderTuning) -> str | None:
+    """The line of the net's sizes left unchecked for want of time beside the kernel to write (``None``: none)."""
+    return tuning.net.unchecked_line() if tuning.net is not None and tuning.net.failed is None else None
+
+
+def _outcome_line(
+    result: SessionResult,
+    judgement: GainJudgement,
+    *,
+    kernel_py: str,
+    written: bool,
+    dry_run: bool,
+    set_aside: tuple[str, ...],
+    kept: tuple[str, ...],
+) -> str:
+    """:func:`verdict_line` less what the net left unchecked."""
     from kernelopt.tuning.folder import config_text
     from kernelopt.tuning.kernel_evaluator import same_value
     from kernelopt.tuning.session import StopReason

@@ -2860,6 +2860,9 @@ class TuneSummary(BaseModel):
             run for its integer outputs skipped for the device's room: :attr:`KernelEvaluator.check_notes`).
         net: the net's line on the written kernel at sizes the ``SHAPES`` entries do not name
             (:meth:`~kernelopt.tuning.net.NetVerdict.line`; ``None``: no edit was checked).
+        net_unchecked: the net's sizes the written kernel was not checked at for want of time (the cap, the session's
+            wall, a request's limit: :attr:`~kernelopt.tuning.net.NetVerdict.unchecked`), their labels; the verdict
+            names them where a kernel is written beside them (gpufind19's g3).
         pace: where the session's wall went (:class:`~kernelopt.tuning.pace.SessionPace`).
         first_call: the kernel as written is wrong on its first call at a new autotune key, as discovery's run of
             the task saw (:attr:`~kernelopt.tunables.model.AutotuneEvaluation.first_call`), else ``None``.
@@ -2904,6 +2907,7 @@ class TuneSummary(BaseModel):
     within: WithinSweep | None = None
     check_notes: list[str] = Field(default_factory=list)
     net: str | None = None
+    net_unchecked: list[str] = Field(default_factory=list)
     pace: SessionPace | None = None
     first_call: str | None = None
 
@@ -2985,6 +2989,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         within=p.within,
         check_notes=list(tuning.check_notes),
         net=tuning.net.line() if tuning.net is not None else None,
+        net_unchecked=[c.shape.label() for c in tuning.net.unchecked] if tuning.net is not None else [],
         pace=r.pace,
         first_call=p.evaluation.first_call if p.evaluation is not None else None,
     )

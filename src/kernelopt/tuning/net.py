@@ -1028,6 +1028,9 @@ class SizeCheck(BaseModel):
         outcome: the written kernel's outcome there (``None`` when skipped).
         reason: the failure's line, or why the size was skipped; beside a pass, an output not fenced there.
         seconds: wall seconds the size took (the original's runs included).
+        unchecked: skipped for want of time (not run within the net's cap or the session's wall, or no reply within
+            a request's limit), not for the original's refusal: whether the original handles the size is not known,
+            and a kernel written beside it says so (:attr:`NetVerdict.unchecked`, gpufind19's g3).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -1038,6 +1041,7 @@ class SizeCheck(BaseModel):
     outcome: Outcome | None = None
     reason: str | None = None
     seconds: float = 0.0
+    unchecked: bool = False
 
     def label(self) -> str:
         return f"{self.shape.label()} ({self.kind.words})"
@@ -1057,6 +1061,25 @@ class NetVerdict(BaseModel):
     @property
     def failed(self) -> SizeCheck | None:
         return next((c for c in self.checks if c.passed is False), None)
+
+    @property
+    def unchecked(self) -> list[SizeCheck]:
+        """The sizes skipped for want of time (:attr:`SizeCheck.unchecked`), in the net's order."""
+        return [c for c in self.checks if c.passed is None and c.unchecked]
+
+    def unchecked_line(self) -> str | None:
+        """What a kernel written beside :attr:`unchecked` sizes says of them, plainly (``None``: none): the net
+        checks the written kernel where the rules may misjudge it (docs/faults.md: the rules wrote v65-v79, the net
+        failed them), and a size it did not run may be one the original handles."""
+        sizes = self.unchecked
+        if not sizes:
+            return None
+        labels = ", ".join(c.shape.label() for c in sizes)
+        return (
+            f"the net did not check the written kernel at {len(sizes)} of its {len(self.checks)} sizes for want of "
+            f"time ({labels}): it is unchecked there, where the original may run; a longer --budget-wall-s (or none) "
+            "checks them"
+        )
 
     def line(self) -> str:
         """One line for the user: where the written kernel was checked beyond the ``SHAPES`` entries, and how."""
@@ -1116,7 +1139,7 @@ class NetCap(BaseModel):
 
     def words(self) -> str:
         if self.wall_s is not None:
-            return f"past the session's wall time of {self.wall_s:g} s (the session record keeps the rest for a rerun)"
+            return f"past the session's wall time of {self.wall_s:g} s"
         return (
             f"past the net's time cap of {self.seconds:.0f} s (the larger of {NET_FLOOR_S:.0f} s and "
             f"{NET_SHARE:.0%} of the session's {self.session_s:.0f} s)"
@@ -1219,16 +1242,19 @@ class _Caster:
         if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT, SizeClass.FLOOR):
             return self.ladder(size, original, written)
         refusals: list[str] = []
+        unchecked = False  # no verdict for want of time, not for the original's refusal
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
             expected = _estimate(scale, self.entries, self.ran)
             if self.cap is not None and self.clock() + expected > self.cap.deadline:
                 estimate = f" (about {expected:.1f} s a request at its size)" if expected >= 0.05 else ""
                 refusals.append(f"{label}: not run, it would end {self.cap.words()}{estimate}")
+                unchecked = True
                 break
             built = self.built(shape, scale)
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
                 refusals.append(f"{label}: reference.py did not build it within the limit: {built[1]}")
+                unchecked = True
                 break
             if built is not None and built[0] is not Outcome.OK:
                 refusals.append(f"{label}: {built[1]}")
@@ -1245,8 +1271,11 @@ class _Caster:
                 return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=Outcome.OK, reason=tried.reason)
             refusals.append(tried.stop)
             if not tried.both:
+                unchecked = True
                 break
-        return SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
+        return SizeCheck(
+            kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals), unchecked=unchecked
+        )
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """``written`` at each try of a ``far``, ``residue`` or ``floor`` size in turn (a far size's rungs up, a
@@ -1263,6 +1292,7 @@ class _Caster:
         far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
         stop: str | None = None
+        unchecked = False  # the ladder ended for want of time (the cap, a request's limit), not the original's refusal
         run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
         refused: list[ProblemShape] = []  # where the original failed too: a stand-in dividing one is not run
         for i, shape in enumerate(size.tries):
@@ -1275,6 +1305,7 @@ class _Caster:
                 or (far and scale > FAR_SURE_SCALE and expected > self.far_seconds(self.cap))
             ):
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
+                unchecked = True
                 break
             built = self.built(shape, scale)
             divisors = size.divisors[i] if i < len(size.divisors) else ()
@@ -1313,10 +1344,13 @@ class _Caster:
             stop = tried.stop
             if tried.both and probe:  # the original handles no odd value there: down from half its power of two
                 continue
+            unchecked = not tried.both
             break
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
-        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
+        return SizeCheck(
+            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked
+        )
 
     def bisect(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """The joint residue's steps (:func:`_joint_steps`: each one factor of two fewer in the keys' product) searched
@@ -1333,6 +1367,7 @@ class _Caster:
         refused: set[int] = set()
         held: ProblemShape | None = None
         stop: str | None = None
+        unchecked = False  # the search ended for want of time (the cap, a request's limit)
         while True:
             left = [i for i in range(passed + 1, failed) if i not in refused]
             if not left:
@@ -1342,6 +1377,7 @@ class _Caster:
             expected = _estimate(scale, self.entries, self.ran)
             if self.cap is not None and self.clock() + expected > self.cap.deadline:
                 stop = f"{shape.label()}: not run, about {expected:.1f} s a request there, past the net's time for it"
+                unchecked = True
                 break
             built = self.built(shape, scale)
             if built is not None and built[0] is not Outcome.OK:
@@ -1356,11 +1392,14 @@ class _Caster:
                 continue
             stop = tried.stop
             if not tried.both:
+                unchecked = True
                 break
             failed = i
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
-        return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run")
+        return SizeCheck(
+            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked
+        )
 
     def tried(
         self,
