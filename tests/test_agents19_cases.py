@@ -236,3 +236,29 @@ def test_a_plan_longer_than_any_planner_may_write_is_refused_before_it_is_parsed
     assert "the agent's plans/v1_plan.md is 4,000,001 bytes, where a plan is at most 1,000,000 characters" in (
         planned.reason
     )
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "import shutil; shutil.rmtree('.git')",
+        "import os, shutil, subprocess; subprocess.run(['git', 'init', '-q', os.environ['ELSEWHERE']], check=True); "
+        "shutil.rmtree('.git'); open('.git', 'w').write('gitdir: ' + os.environ['ELSEWHERE'] + '/.git')",
+    ],
+    ids=["deleted", "gitdir-elsewhere"],
+)
+def test_a_repository_the_implementer_deleted_or_replaced_is_put_back(ws, tmp_path: Path, script: str) -> None:
+    """a9: the agent's `rm -rf .git` took the workspace's history, and the guard's next git command raised
+    (GitCommandError, "not a git repository"); a `gitdir:` file would have had every later commit go elsewhere."""
+    log, kernel = ws.log(), ws.kernel_py.read_bytes()
+    edit = "from pathlib import Path; k = Path('kernel.py'); k.write_text(k.read_text().replace('=4', '=8')); "
+    backend = AgentCliImplementer(
+        {"command": f"{PY} -c {shlex.quote(edit + script)}", "env": {"ELSEWHERE": str(tmp_path / "elsewhere")}}
+    )
+    report = run_implement(ws, 1, make_plan(), backend, guard=RunGuard(ws), check=None, summary=None, history=[])
+    assert not report.ok and report.violations == [
+        ".git (deleted or replaced: the repository put back as it was before the stage)"
+    ]
+    assert (ws.root / ".git").is_dir() and ws.log() == log and ws.kernel_py.read_bytes() == kernel
+    assert ws.repo.git.status("--porcelain") == "?? plans/v1_plan.md"
+    assert not (ws.state_dir / "git-before-stage").exists()

@@ -478,6 +478,57 @@ def files_with_secret(root: Path, paths: list[str], secrets: list[str]) -> list[
 # -- the guard of one stage call --------------------------------------------------------------------
 
 
+REPOSITORY_COPY = "git-before-stage"
+"""The folder of ``.kernelopt/`` that holds the hard-linked copy of ``.git`` made before a backend stage."""
+
+
+def copy_repository(ws: Workspace) -> Path | None:
+    """A copy of the workspace's ``.git`` made of hard links (``.kernelopt/git-before-stage``; a few milliseconds:
+    git replaces a file by renaming a new one over it, so a link keeps the content of the moment); ``None`` where the
+    file system takes no hard link.
+
+    An agent that deleted ``.git`` (or replaced it with a link or a ``gitdir:`` file naming another repository) took
+    the workspace's history with it, and the guard's next git command raised (a9).
+    """
+    src = ws.root / ".git"
+    dst = ws.state_dir / REPOSITORY_COPY
+    shutil.rmtree(dst, ignore_errors=True)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        shutil.copytree(src, dst, symlinks=True, copy_function=os.link)
+    except OSError:
+        shutil.rmtree(dst, ignore_errors=True)
+        return None
+    return dst
+
+
+def _repository_intact(git_dir: Path) -> bool:
+    return (
+        git_dir.is_dir()
+        and not git_dir.is_symlink()
+        and (git_dir / "HEAD").is_file()
+        and (git_dir / "objects").is_dir()
+        and (git_dir / "refs").is_dir()
+    )
+
+
+def repository_back(ws: Workspace, copy: Path | None) -> list[str]:
+    """Put the copy of ``.git`` back where a stage deleted or replaced the repository (then remove the copy); one line
+    per thing undone."""
+    git_dir = ws.root / ".git"
+    undone = []
+    if copy is not None and copy.is_dir() and not _repository_intact(git_dir):
+        if git_dir.is_symlink() or git_dir.is_file():
+            git_dir.unlink()
+        else:
+            shutil.rmtree(git_dir, ignore_errors=True)
+        os.replace(copy, git_dir)
+        undone.append(".git (deleted or replaced: the repository put back as it was before the stage)")
+    if copy is not None:
+        shutil.rmtree(copy, ignore_errors=True)
+    return undone
+
+
 @dataclass
 class GuardPoint:
     """What the guard recorded just before a stage call (see :meth:`RunGuard.begin`)."""
@@ -485,6 +536,7 @@ class GuardPoint:
     snapshot: dict[str, str]
     git: GitState | None
     kept: dict[str, bytes | None]
+    repository: Path | None = None
 
 
 class RunGuard:
@@ -512,17 +564,20 @@ class RunGuard:
             snapshot=snapshot_now if snapshot_now is not None else snapshot(self.ws.root),
             git=GitState.record(self.ws) if git_state else None,
             kept=capture(self.ws.root, editable),
+            repository=copy_repository(self.ws) if git_state else None,
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
         """Undo what the call did outside ``allowed_patterns`` since ``point``; one line per violation.
 
-        In order: git state back (commits, branches, tags, stash, index, config), protected files back
+        In order: the repository back where it was deleted, git state back (commits, branches, tags, stash, index,
+        config, hooks), protected files back
         from their recorded content, other writes outside the allowance reverted, and an allowed file
         that holds a secret put back as it was before the call.
         """
         out: list[str] = []
         purge_bytecode(self.ws.root)
+        out += repository_back(self.ws, point.repository)
         if point.git is not None:
             out += point.git.restore(self.ws)
         undone = self.protected.restore()
