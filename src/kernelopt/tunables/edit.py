@@ -401,22 +401,15 @@ def _keyed_by(source: str, kernel: str, names: Sequence[str], filename: str) -> 
     (``BLOCK_N <= D`` at ``D=64``) ran at a ``D`` the key leaves out and failed it (``D=32``, the same rows:
     wrongkernel19's v80), where the original list of one config was never benchmarked nor cached."""
     an, _, _ = analyze(source, filename)
-    for info in an.functions.get(kernel, []):
-        deco = an.decorators(info.node).get("autotune")
-        if deco is None or not isinstance(deco.decorator, cst.Call):
-            continue
-        for i, arg in enumerate(deco.decorator.args):
-            if (arg.keyword is not None and arg.keyword.value == "key") or (arg.keyword is None and i == 1):
-                value = arg.value
-                if not isinstance(value, cst.List | cst.Tuple) or not all(
-                    isinstance(e.value, cst.SimpleString) for e in value.elements
-                ):
-                    return None
-                items = [an.module.code_for_node(e.value) for e in value.elements] + [f'"{n}"' for n in names]
-                span = an.span(value)
-                text = "[" + ", ".join(items) + "]" if isinstance(value, cst.List) else "(" + ", ".join(items) + ",)"
-                return source[: span.start] + text + source[span.end :]
-    return None
+    value = _autotune_key(an, kernel)
+    if not isinstance(value, cst.List | cst.Tuple) or not all(
+        isinstance(e.value, cst.SimpleString) for e in value.elements
+    ):
+        return None
+    items = [an.module.code_for_node(e.value) for e in value.elements] + [f'"{n}"' for n in names]
+    span = an.span(value)
+    text = "[" + ", ".join(items) + "]" if isinstance(value, cst.List) else "(" + ", ".join(items) + ",)"
+    return source[: span.start] + text + source[span.end :]
 
 
 def _wrapper_name(kernel: str) -> str:
@@ -548,17 +541,24 @@ def literal_autotune_key(source: str, kernel: str, *, filename: str = "kernel.py
     it has none or builds it by code): what a literal list's autotuner re-picks a config by, known without
     importing the file."""
     an, _, _ = analyze(source, filename)
+    value = _autotune_key(an, kernel)
+    if not isinstance(value, cst.List | cst.Tuple):
+        return []
+    names = [e.value.evaluated_value for e in value.elements if isinstance(e.value, cst.SimpleString)]
+    return [n for n in names if isinstance(n, str)]
+
+
+def _autotune_key(an: Any, kernel: str) -> cst.BaseExpression | None:
+    """The ``key`` argument of ``kernel``'s ``@triton.autotune`` (by keyword, or second by position) as written;
+    ``None`` where there is none."""
     for info in an.functions.get(kernel, []):
         deco = an.decorators(info.node).get("autotune")
         if deco is None or not isinstance(deco.decorator, cst.Call):
             continue
         for i, arg in enumerate(deco.decorator.args):
             if (arg.keyword is not None and arg.keyword.value == "key") or (arg.keyword is None and i == 1):
-                if not isinstance(arg.value, cst.List | cst.Tuple):
-                    return []
-                names = [e.value.evaluated_value for e in arg.value.elements if isinstance(e.value, cst.SimpleString)]
-                return [n for n in names if isinstance(n, str)]
-    return []
+                return arg.value
+    return None
 
 
 def _render(lit: SourceLiteral, value: Value) -> str:

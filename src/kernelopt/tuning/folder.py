@@ -107,7 +107,7 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
-from kernelopt.tuning.net import EntryTimes, FarRoom, NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.net import EntryTimes, FarRoom, NetCap, NetVerdict, SizeCheck, cast, derived_sizes
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
@@ -1820,27 +1820,53 @@ def _checked(
     entries = EntryTimes(check_s=check_s, kernel_s=kernel_us / 1e6, count=count) if check_s and kernel_us else None
     if wall is not None:
         wall.check("the net (the written kernel at sizes the SHAPES entries do not name)")
+    rows = _keyed_table_rows(tuning)
+    if rows:  # a keyed list's table: its autotuner may run any row at any key, so each row is netted alone
+        return _keyed_rows_checked(tuning, evaluator, edit, note, rows, known, cap, entries)
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
         return None, note, net, net.line(), net.failed.shape
-    for row in _keyed_table_rows(tuning):  # each config of a keyed list's table may run at any key: each alone
+    return edit, note, net, None, None
+
+
+def _keyed_rows_checked(
+    tuning: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    edit: EditResult,
+    note: str | None,
+    rows: list[dict[str, Value]],
+    known: dict[str, tuple[Outcome, str | None]],
+    cap: NetCap | None,
+    entries: EntryTimes | None,
+) -> tuple[EditResult | None, str | None, NetVerdict | None, str | None, ProblemShape | None]:
+    """:func:`_checked`'s net for a keyed list's table: each row that moves a knob pinned alone (:func:`_pinned_one`)
+    and netted as a pick of its own (its sizes by its own moves), in place of the list's net, whose every size checked
+    only the row the interpreter's autotuner picked there (:func:`_keyed_table_rows`); the first row failing is named,
+    and nothing is written. The rows' checks together are the table's net."""
+    checks: list[SizeCheck] = []
+    kept: list[str] = []
+    seconds, not_cast = 0.0, None
+    for row in rows:
         alone = replace(tuning, result=tuning.result.model_copy(update={"best_config": row}))
         pinned = _pinned_one(alone)
         if pinned is None or pinned.new_source is None:
             continue
-        row_net = _cast_net(alone, evaluator, pinned.new_source, known, cap, entries=entries)
-        if row_net.failed is not None:
-            line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {row_net.line()}"
-            return None, note, row_net, line, row_net.failed.shape
-    return edit, note, net, None, None
+        net = _cast_net(alone, evaluator, pinned.new_source, known, cap, entries=entries)
+        if net.failed is not None:
+            line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {net.line()}"
+            return None, note, net, line, net.failed.shape
+        checks += net.checks
+        seconds, kept, not_cast = seconds + net.seconds, kept or net.kept, not_cast or net.not_cast
+    together = NetVerdict(checks=checks, kept=kept, seconds=seconds, not_cast=None if checks else not_cast)
+    return edit, note, together, None, None
 
 
 def _keyed_table_rows(tuning: FolderTuning) -> list[dict[str, Value]]:
     """The rows of the keyed autotune list's per-bucket table the pick writes (:func:`_keyed_list_edit`) that move a
     knob from kernel.py as it is; none for any other edit. Triton's autotuner benchmarks every config of the list at
     each new key and runs the fastest there: a row is not held to the sizes of its bucket as a table's ``if n <=
-    ...`` row is, and the net's run of the whole list checks only the config the interpreter's timing picked at each
-    size (wrongkernel19's v82: ``BLOCK=64, TAIL=32`` beside the original ``128, 128``, wrong where a row's rest after
+    ...`` row is, and a net of the whole list checked only the config the interpreter's timing picked at each size
+    (wrongkernel19's v82: ``BLOCK=64, TAIL=32`` beside the original ``128, 128``, wrong where a row's rest after
     its blocks of 64 is longer than 32, passed every size of the net as the list, the interpreter picking the
     original there)."""
     prepared = tuning.prepared
