@@ -13,6 +13,7 @@ import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +21,9 @@ from kernelopt.tunables import TunableKind, discover_source
 from kernelopt.tuning.candidate import Outcome, Result
 
 from .conftest import load_fresh, triton_interpreted
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.folder import PreparedFolder
 
 DATA = Path(__file__).parent / "data" / "breaker"
 
@@ -71,16 +75,20 @@ def _tune_edit(
     also: Sequence[dict[str, int]] = (),
     *,
     current: bool = False,
+    prepared: PreparedFolder | None = None,
 ) -> tuple[str | None, str | None]:
     """What ``kernelopt tune`` writes when its session picks ``best`` (see :func:`_edit_for`; ``kernel``: the launch
     of that kernel, ``tune --kernel``; ``also``: configurations the session timed too, slower; ``current``: the
     original ran too, slower, and passed its check at every entry): the text (``None`` when it writes none) and the
-    note it prints about the edit (a guard written, or why nothing is)."""
+    note it prints about the edit (a guard written, or why nothing is). ``prepared``: the folder as
+    :func:`~kernelopt.tuning.folder.prepare_folder` read it for ``kernel`` already, for a test that asks for several
+    picks of one unchanged folder (each preparation evaluates kernel.py in a worker)."""
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
     from kernelopt.tuning.shapes import choose, per_shape
 
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
+    if prepared is None:
+        prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
     by_shape = {s.label(): 1.0 for s in prepared.shapes}
     won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
     slower = {k: 2.0 for k in by_shape}

@@ -1471,6 +1471,8 @@ def test_what_tune_writes_is_correct_at_random_sizes_the_original_handled(name: 
     tune`` writes when its session picks it (the tuning engine's own shaped edit) is, wherever it is correct at
     every ``SHAPES`` entry (the only picks a session keeps), correct at three sizes drawn (seeded) from those the
     original handled, which ``SHAPES`` does not name. Triton's interpreter, sizes of at most a few hundred."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
     rng = random.Random(f"variants-{name}")
     draw, knobs = HANDLED[name]
     folder = _copy(name, tmp_path)
@@ -1478,11 +1480,12 @@ def test_what_tune_writes_is_correct_at_random_sizes_the_original_handled(name: 
     shapes = _reference_shapes(folder)
     checked = 0
     current = {t.name: t.value for t in discover_source(original)}
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))  # kernel.py is the original at every pick
     for values in itertools.product(*knobs.values()):
         pick = dict(zip(knobs, values, strict=True))
         if all(current.get(k) == v for k, v in pick.items()):
             continue  # the original itself
-        written, _note = _tune_edit(folder, pick)
+        written, _note = _tune_edit(folder, pick, prepared=prepared)
         if written is None:
             continue  # refused, in one line: nothing to check
         (folder / "kernel.py").write_text(written)
