@@ -41,167 +41,197 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-public"
 
 
-# The test files that take longest (module fixtures, CPU loops, worker processes), longest first (the files
-# under 1.5 s follow in collection order). Measured 2026-12-05 on the 2-core machine while four other
-# engineers ran tests on it: per file, the lesser of its wall time alone (-n 0, less pytest's start) and its
-# span in a default run under that load (2.5x an idle one), so the order is relative, not a budget; files
-# added since then sit where their authors put them. The run is spread over the workers one file at a time
-# (--dist loadfile, in this order: pyproject.toml turns off xdist's own reordering by test count, which put
-# files of two or four long tests last): starting the long files first keeps every worker busy to the end
-# instead of leaving one running the last long file alone. A file with two tests or fewer left takes its next
-# file early, so a long file of few tests belongs near the top.
-# From test_starts.py on, the order is re-measured (2026-12-05 07:10-07:17, -n 0 under load 4-5, each file's
-# own seconds), with the eight files over 1.5 s that were missing (test_disk_full.py ... test_bad_input.py).
+# The test files that take longest, longest first (the files under about 1 s follow in collection order). The run is
+# spread over the workers one file at a time (--dist loadfile, in this order: pyproject.toml turns off xdist's own
+# reordering by test count): starting the long files first keeps every worker busy to the end instead of leaving one
+# running the last long file alone. Measured 2026-12-06 (suite19, 20:55-21:28 UTC, the shared 2-core machine at load
+# 5-11): every file run in turn in one pytest process (-n 0), as a default run's worker runs them (torch imported
+# once, one fork server), each test's CPU-s read from /proc for the whole process tree. A file's rank is twice its
+# CPU-s (four workers share two cores) plus the seconds its tests wait beyond that (sleeps, timeouts, agents and
+# servers starting: each test's wall less its CPU-s times the run's median stretch, 2.2); the twenty files marked
+# "alone" were measured in a process of their own, less a fork server's start. The order before it listed 146 files
+# (the fifth lane's measurements, 2026-12-05, and files put where their authors chose): the 113 others ran last in
+# collection order, wrongkernel13-18 (27 CPU-s, a rank of 88 together) at the very end, test_variants_cases 49th.
 SLOW_FILES = (
-    "test_newuser6_cases.py",  # 33-39 s at load 8-14: validate, optimize, tune and batch each start a worker (n10)
-    "test_tuning_shapes.py",
-    "test_tune_faults.py",
-    "test_launch_tuning.py",
-    "test_shape_failures.py",
-    "test_gpu_parity.py",  # 46 s at load 10: one CPU tune, three compiles for sm_90 without a GPU (fresh cache)
-    "test_gpuleft10_cases.py",  # 24 s at load 11: three compiles for sm_90 without a GPU, a tune's first step
-    "test_newuser9_cases.py",  # 23 s at load 15: a tune session with a compile for sm_90 (n41/n43), 15 s of it
-    "test_agent_cli_claude.py",
-    "test_knob_patterns_e2e.py",
-    "test_knob_generality.py",
-    "test_knob_helper_caps.py",
-    "test_knob_heuristic_tables.py",
-    "test_agent_cli_codex.py",
-    "test_batch_optimize.py",
-    "test_loop_resume.py",
-    "test_tune_env_faults.py",
-    "test_tunesafe2_cases.py",
-    "test_faults7_cases.py",  # one real tuning session (f9), a loop of fakes, processes holding locks
-    "test_batch.py",
-    "test_tuneleft7_cases.py",  # 18 s at load 10: three gate workers timing a slow kernel
-    "test_tuneleft8_cases.py",  # 22 s at load 8: a run of the task, three gate workers on a slow kernel
-    "test_loop_machine.py",
-    "test_report_sweep_compare.py",
-    "test_tunables.py",
-    "test_batch_pool.py",
-    "test_agent_skill_claude.py",
-    "test_tuning_folder.py",
-    "test_tune_edges.py",
-    "test_breaker_cases.py",
-    "test_breaker2_cases.py",
-    "test_loopbreak_cases.py",
-    "test_breaker3_cases.py",
-    "test_guard_forms.py",
-    "test_breaker4_cases.py",
-    "test_pruned_autotune.py",  # 20-25 s under load, two tests: autotuned runs in the interpreter
-    "test_breaker5_cases.py",
-    "test_breaker6_cases.py",
-    "test_breaker7_cases.py",
-    "test_breaker8_cases.py",  # about 20 s: a task run and padded checks in the interpreter
-    # The eight files below were not listed, so they ran last (2026-12-06, speed12): each one's CPU-s in a full run
-    # with a per-test process-tree plugin (06:39-07:07 UTC, load 13-31), 5.5, 5.3, 4.5, 3.0, 2.7, 2.7, 2.0 and 1.8,
-    # beside the breaker files' 3-8 here.
-    "test_tablebound11_cases.py",
-    "test_newuser7_cases.py",
-    "test_breaker9_cases.py",
-    "test_breaker11_cases.py",
-    "test_small11_cases.py",
-    "test_tunegaps11_cases.py",
-    "test_netgaps11_cases.py",
-    "test_breaker10_cases.py",
-    "test_variants_cases.py",  # 15 property checks and 13 cases in Triton's interpreter (7 min at load 12)
-    "test_nvidia_runner.py",
-    "test_loop_agents.py",
-    "test_tuning_rejected.py",
-    "test_tuning_slowcut.py",  # two bench workers on the CPU: about 10 s, mostly one candidate's 2.5 s limit
-    "test_harness_correctness.py",
-    "test_tuning_noise.py",
-    "test_harness_gate.py",
-    "test_loop_stop.py",
-    "test_tuning_space.py",
-    "test_report_render.py",
-    "test_structured_inputs.py",
-    "test_agent_skill_codex.py",
-    "test_proc.py",
-    "test_nvidia_reports.py",
-    "test_examples.py",
-    "test_signals.py",
-    "test_mcp_server.py",
-    "test_agentbreak_cases.py",
-    "test_agentleft_cases.py",  # two CPU gates, the MCP SDK's import, a report of twenty versions
-    "test_report_paths.py",  # reports written with their plots, the MCP SDK's import
-    "test_no_gpu_advice.py",  # the MCP SDK's import
-    "test_agentleft6_cases.py",  # two real reports read, the MCP SDK's import
-    "test_loop_cli.py",
-    "test_loop_integration.py",
-    "test_redact.py",
-    "test_reference_speedup.py",
-    "test_stage1_to_wiki.py",
-    "test_nvidia_cli.py",
-    "test_starts.py",
-    "test_small_faults.py",
-    "test_batch_verdicts.py",
-    "test_agents_drive.py",
-    "test_planning_cli.py",
-    "test_batch_kernelbench.py",
-    "test_import.py",
-    "test_backends_agent_cli.py",
-    "test_batch_breaker_cases.py",
-    "test_batchbreak_cases.py",
-    "test_harnessleft6_cases.py",
-    "test_amd_runner.py",
-    "test_report_cli.py",
-    "test_tuning_evaluator.py",
-    "test_size_scaling.py",
-    "test_knob_patterns.py",
-    "test_worker_protocol.py",
-    "test_cli_signals.py",
-    "test_tunables_guard.py",
-    "test_guard_helpers.py",  # ten guard_edit calls of 0.5-1.5 s each (libcst), no torch
-    "test_newuser_cases.py",
-    "test_newuser3_cases.py",  # the MCP SDK's import and a tune run (about 9 s)
-    "test_newuser4_cases.py",  # torch imported in the process and in a child, an init probe (15-25 s under load)
-    "test_newuser5_cases.py",  # two gate runs in workers, a meta reference, torch imported (35 s at load 12)
-    "test_backends_rules.py",
-    "test_evidence_summary_diff.py",
-    "test_mcp_tools.py",
-    "test_report_stop_and_axis.py",
-    "test_disk_full.py",
-    "test_card_inference.py",
-    "test_tuning_cli.py",
-    "test_h200_example_evidence.py",
-    "test_forkpool_shared.py",
-    "test_backends_llm_api.py",
-    "test_loop_best.py",
-    "test_stages.py",
-    "test_report_device.py",
-    "test_backends_cli.py",
-    "test_tuning_memory.py",
-    "test_workspace.py",
-    "test_fresh_user_faults.py",
-    "test_planning_rules.py",
-    "test_wiki_cli.py",
-    "test_tuning_compile_pool.py",
-    "test_loop_units.py",
-    "test_batch_ray.py",
-    "test_problem_sizes.py",
-    "test_memory_cli.py",
-    "test_wiki_search.py",
-    "test_doctor.py",
-    "test_tuning_strategies.py",
-    "test_planning_strides.py",
-    "test_planning_knowledge.py",
-    "test_corrupt_inputs.py",
-    "test_ncu_inputs.py",
-    "test_harness_stats.py",
-    "test_gpu_scripts.py",
-    "test_bad_input.py",
-    "test_newuser2_cases.py",  # 3-5 s under load: a worker run in the process (torch, Triton's interpreter)
-    "test_reference_fixed.py",  # 6-7 s under load: one tune refused in the process (torch imported)
-    "test_current_failed.py",  # about 4 CPU-s: one tune of a kernel wrong as written, stopped after its round
-    "test_write_exchange.py",  # about 2 s: one tunables --set through the CLI
-    "test_check_footprint.py",  # 7 s at load 14: nine worker runs in the process (torch imported)
-    "test_faults8_cases.py",  # about 8 s at load 14: CLI runs and a loop of fakes in the process, two short starts
-    "test_integer_rounding.py",  # about 3 s: an int8 quantizer on 65536 elements, in fp32 and float64
-    "test_harness_output_cap.py",  # 6.6 s at load 18 (-n 0): gate checks whose output is capped, a spawned command
-    "test_list_screen.py",  # 5.9 s at load 18 (-n 0): tunes of autotune lists their own filters hold
-    "test_newuser8_cases.py",  # 6.5 s at load 6 (-n 0): two folders prepared (a run each), the MCP server built
-    "test_newuser10_cases.py",  # 7.6 s at load 3 (-n 0): a SHAPES read by a child, a net run in the interpreter
+    "test_variants_cases.py",  # 33.4 CPU-s, 2 s waiting
+    "test_agent_skill_claude.py",  # 6.9 CPU-s, 27 s waiting
+    "test_loop_machine.py",  # 7.2 CPU-s, 22 s waiting
+    "test_tune_faults.py",  # 15.2 CPU-s (alone, less a fork server's start)
+    "test_harness_gate.py",  # 13.7 CPU-s
+    "test_agent_skill_codex.py",  # 2.2 CPU-s, 23 s waiting
+    "test_batch_pool.py",  # 9.2 CPU-s, 9 s waiting
+    "test_breaker_cases.py",  # 8.0 CPU-s, 11 s waiting
+    "test_knob_patterns_e2e.py",  # 13.1 CPU-s (alone, less a fork server's start)
+    "test_wrongkernel18_cases.py",  # 8.4 CPU-s, 7 s waiting
+    "test_wrongkernel16_cases.py",  # 6.7 CPU-s, 11 s waiting
+    "test_tuning_folder.py",  # 6.5 CPU-s, 9 s waiting
+    "test_proc.py",  # 2.6 CPU-s, 16 s waiting
+    "test_tunables.py",  # 6.2 CPU-s, 7 s waiting
+    "test_loop_agents.py",  # 9.5 CPU-s
+    "test_tuneleft7_cases.py",  # 3.8 CPU-s, 11 s waiting
+    "test_leftovers15_cases.py",  # 5.8 CPU-s, 7 s waiting
+    "test_guard_forms.py",  # 8.4 CPU-s
+    "test_agent_cli_claude.py",  # 9.2 CPU-s (alone, less a fork server's start)
+    "test_wrongkernel17_cases.py",  # 5.0 CPU-s, 7 s waiting
+    "test_backends_agent_cli.py",  # 1.6 CPU-s, 13 s waiting
+    "test_breaker7_cases.py",  # 7.7 CPU-s
+    "test_report_sweep_compare.py",  # 4.4 CPU-s, 7 s waiting
+    "test_launch_tuning.py",  # 7.8 CPU-s (alone, less a fork server's start)
+    "test_mcp_server.py",  # 7.4 CPU-s
+    "test_nvidia_reports.py",  # 6.2 CPU-s, 2 s waiting
+    "test_tuning_evaluator.py",  # 7.0 CPU-s
+    "test_agent_cli_codex.py",  # 7.2 CPU-s (alone, less a fork server's start)
+    "test_discovery17_cases.py",  # 5.8 CPU-s, 2 s waiting
+    "test_gpu_parity.py",  # 6.6 CPU-s (alone, less a fork server's start)
+    "test_agents_drive.py",  # 6.5 CPU-s
+    "test_newuser7_cases.py",  # 5.9 CPU-s
+    "test_refblame14_cases.py",  # 5.3 CPU-s
+    "test_harness_correctness.py",  # 4.6 CPU-s, 3 s waiting
+    "test_agentbreak_cases.py",  # 5.0 CPU-s
+    "test_tablebound11_cases.py",  # 5.6 CPU-s
+    "test_loopbreak_cases.py",  # 3.2 CPU-s, 5 s waiting
+    "test_tune_env_faults.py",  # 5.6 CPU-s (alone, less a fork server's start)
+    "test_batch_optimize.py",  # 5.5 CPU-s (alone, less a fork server's start)
+    "test_loop_resume.py",  # 5.4 CPU-s (alone, less a fork server's start)
+    "test_wrongkernel14_cases.py",  # 3.5 CPU-s, 4 s waiting
+    "test_nvidia_runner.py",  # 4.7 CPU-s
+    "test_leftovers17_cases.py",  # 3.2 CPU-s, 4 s waiting
+    "test_agentleft_cases.py",  # 4.7 CPU-s
+    "test_batch.py",  # 5.2 CPU-s (alone, less a fork server's start)
+    "test_examples.py",  # 2.1 CPU-s, 6 s waiting
+    "test_breaker6_cases.py",  # 4.8 CPU-s
+    "test_tuning_shapes.py",  # 4.9 CPU-s (alone, less a fork server's start)
+    "test_loop_integration.py",  # 4.8 CPU-s
+    "test_batch_breaker_cases.py",  # 4.2 CPU-s
+    "test_amd_runner.py",  # 3.2 CPU-s, 3 s waiting
+    "test_newuser13_cases.py",  # 2.9 CPU-s, 3 s waiting
+    "test_forkpool_shared.py",  # 3.9 CPU-s
+    "test_honest12_cases.py",  # 4.3 CPU-s
+    "test_breaker9_cases.py",  # 4.3 CPU-s
+    "test_gpuleft10_cases.py",  # 4.5 CPU-s (alone, less a fork server's start)
+    "test_import.py",  # 4.4 CPU-s
+    "test_starts.py",  # 4.4 CPU-s
+    "test_shape_failures.py",  # 4.3 CPU-s (alone, less a fork server's start)
+    "test_leftovers18_cases.py",  # 2.0 CPU-s, 5 s waiting
+    "test_wrongkernel15_cases.py",  # 2.5 CPU-s, 3 s waiting
+    "test_tuneleft8_cases.py",  # 0.8 CPU-s, 7 s waiting
+    "test_breaker3_cases.py",  # 3.2 CPU-s, 2 s waiting
+    "test_newuser4_cases.py",  # 2.3 CPU-s, 4 s waiting
+    "test_newuser9_cases.py",  # 4.1 CPU-s (alone, less a fork server's start)
+    "test_taskcard.py",  # 0.4 CPU-s, 7 s waiting
+    "test_breaker4_cases.py",  # 3.8 CPU-s
+    "test_structured_inputs.py",  # 3.8 CPU-s
+    "test_break18_cases.py",  # 3.5 CPU-s
+    "test_batch_kernelbench.py",  # 3.7 CPU-s
+    "test_loop_stop.py",  # 2.8 CPU-s
+    "test_batchbreak_cases.py",  # 3.2 CPU-s
+    "test_newuser3_cases.py",  # 3.0 CPU-s
+    "test_size_scaling.py",  # 3.1 CPU-s
+    "test_tuning_space.py",  # 2.9 CPU-s
+    "test_honest15_cases.py",  # 2.9 CPU-s
+    "test_break17_cases.py",  # 3.5 CPU-s
+    "test_knob_helper_caps.py",  # 3.5 CPU-s (alone, less a fork server's start)
+    "test_signals.py",  # 3.5 CPU-s
+    "test_planning_cli.py",  # 3.1 CPU-s
+    "test_tuning_rejected.py",  # 1.7 CPU-s, 3 s waiting
+    "test_newuser14_cases.py",  # 2.4 CPU-s
+    "test_pace12_cases.py",  # 1.5 CPU-s, 4 s waiting
+    "test_redact.py",  # 3.1 CPU-s
+    "test_report_render.py",  # 2.5 CPU-s
+    "test_tuning_noise.py",  # 2.9 CPU-s
+    "test_newuser15_cases.py",  # 2.5 CPU-s
+    "test_target18_cases.py",  # 2.2 CPU-s
+    "test_tunegaps11_cases.py",  # 2.8 CPU-s
+    "test_batch_verdicts.py",  # 1.1 CPU-s, 4 s waiting
+    "test_reference_speedup.py",  # 2.2 CPU-s
+    "test_knobs17_cases.py",  # 1.2 CPU-s, 3 s waiting
+    "test_newuser12_cases.py",  # 2.3 CPU-s
+    "test_table14_cases.py",  # 2.1 CPU-s
+    "test_breaker8_cases.py",  # 2.7 CPU-s
+    "test_gpu_scripts.py",  # 2.6 CPU-s
+    "test_tune_edges.py",  # 1.5 CPU-s, 2 s waiting
+    "test_worker_protocol.py",  # 1.7 CPU-s
+    "test_misalign17_cases.py",  # 2.4 CPU-s
+    "test_breaker16_cases.py",  # 2.0 CPU-s
+    "test_evidence_summary_diff.py",  # 2.3 CPU-s
+    "test_mcp_tools.py",  # 1.4 CPU-s, 2 s waiting
+    "test_agentleft6_cases.py",  # 2.1 CPU-s
+    "test_wiki_search.py",  # 0.5 CPU-s, 4 s waiting
+    "test_knob_generality.py",  # 2.5 CPU-s (alone, less a fork server's start)
+    "test_breaker11_cases.py",  # 2.3 CPU-s
+    "test_newuser5_cases.py",  # 2.2 CPU-s
+    "test_knob_heuristic_tables.py",  # 2.4 CPU-s (alone, less a fork server's start)
+    "test_breaker2_cases.py",  # 1.4 CPU-s
+    "test_backends_rules.py",  # 1.2 CPU-s, 2 s waiting
+    "test_breaker5_cases.py",  # 2.2 CPU-s
+    "test_knob_patterns.py",  # 1.2 CPU-s, 2 s waiting
+    "test_tuning_slowcut.py",  # 0.3 CPU-s, 4 s waiting
+    "test_breaker15_cases.py",  # 2.1 CPU-s
+    "test_tuning_memory.py",  # 2.2 CPU-s
+    "test_break16_cases.py",  # 2.1 CPU-s
+    "test_small_faults.py",  # 0.9 CPU-s, 3 s waiting
+    "test_floor18_cases.py",  # 2.0 CPU-s
+    "test_small11_cases.py",  # 1.9 CPU-s
+    "test_rounds13_cases.py",  # 1.6 CPU-s
+    "test_wrongkernel13_cases.py",  # 1.2 CPU-s
+    "test_loop_cli.py",  # 1.4 CPU-s
+    "test_leftovers13_cases.py",  # 1.1 CPU-s
+    "test_break14_cases.py",  # 1.7 CPU-s
+    "test_tunesafe2_cases.py",  # 2.0 CPU-s (alone, less a fork server's start)
+    "test_netgaps11_cases.py",  # 1.9 CPU-s
+    "test_card_inference.py",  # 1.3 CPU-s
+    "test_refblame13_cases.py",  # 0.4 CPU-s, 3 s waiting
+    "test_newuser_cases.py",  # 0.8 CPU-s, 2 s waiting
+    "test_breaker12_cases.py",  # 1.5 CPU-s
+    "test_break15_cases.py",  # 1.6 CPU-s
+    "test_aside17_cases.py",  # 1.8 CPU-s
+    "test_tuning_compile_pool.py",  # 1.7 CPU-s
+    "test_newuser11_cases.py",  # 1.5 CPU-s
+    "test_report_cli.py",  # 1.7 CPU-s
+    "test_harnessleft6_cases.py",  # 1.3 CPU-s
+    "test_cli_signals.py",  # 0.8 CPU-s
+    "test_tunables_guard.py",  # 1.2 CPU-s
+    "test_tablebound13_cases.py",  # 1.3 CPU-s
+    "test_net12_cases.py",  # 1.5 CPU-s
+    "test_report_paths.py",  # 1.1 CPU-s
+    "test_harness_stats.py",  # 0.5 CPU-s, 2 s waiting
+    "test_tuning_cli.py",  # 1.2 CPU-s
+    "test_amd_reports.py",  # 0.3 CPU-s, 3 s waiting
+    "test_bound14_cases.py",  # 1.5 CPU-s
+    "test_list_screen.py",  # 1.6 CPU-s
+    "test_backends_llm_api.py",  # 0.5 CPU-s, 2 s waiting
+    "test_h200_example_evidence.py",  # 1.4 CPU-s
+    "test_breaker17_cases.py",  # 1.3 CPU-s
+    "test_tablewarps12_cases.py",  # 1.4 CPU-s
+    "test_breaker10_cases.py",  # 1.3 CPU-s
+    "test_breaker13_cases.py",  # 1.2 CPU-s
+    "test_evidence_rules.py",  # 0.1 CPU-s, 3 s waiting
+    "test_planning_markdown.py",  # 0.1 CPU-s, 3 s waiting
+    "test_fresh_user_faults.py",  # 0.7 CPU-s
+    "test_seen14_cases.py",  # 1.0 CPU-s
+    "test_newuser8_cases.py",  # 1.3 CPU-s
+    "test_lostpicks13_cases.py",  # 0.8 CPU-s
+    "test_public_fixtures.py",  # 0.1 CPU-s, 2 s waiting
+    "test_planning_rules.py",  # 0.9 CPU-s
+    "test_wiki_loader.py",  # 0.3 CPU-s
+    "test_late16_cases.py",  # 0.8 CPU-s
+    "test_doctor.py",  # 0.0 CPU-s, 2 s waiting
+    "test_harness_rules.py",  # 0.1 CPU-s, 2 s waiting
+    "test_report_stop_and_axis.py",  # 0.6 CPU-s
+    "test_memory_store.py",  # 0.2 CPU-s, 2 s waiting
+    "test_pruned_autotune.py",  # 1.2 CPU-s
+    "test_env.py",  # 0.5 CPU-s
+    "test_nvidia_units.py",  # 0.1 CPU-s, 2 s waiting
+    "test_guard_helpers.py",  # 1.1 CPU-s
+    "test_problem_sizes.py",  # 1.0 CPU-s
+    "test_amd_rules.py",  # 0.1 CPU-s
+    "test_amd_asm.py",  # 0.1 CPU-s
+    "test_faults8_cases.py",  # 0.6 CPU-s
+    "test_net11_cases.py",  # 0.8 CPU-s
+    "test_stages.py",  # 0.8 CPU-s
+    "test_profile_reuse.py",  # 0.4 CPU-s
+    "test_workspace.py",  # 0.5 CPU-s
+    "test_check_footprint.py",  # 0.4 CPU-s
 )
 
 
