@@ -262,3 +262,24 @@ def test_a_repository_the_implementer_deleted_or_replaced_is_put_back(ws, tmp_pa
     assert (ws.root / ".git").is_dir() and ws.log() == log and ws.kernel_py.read_bytes() == kernel
     assert ws.repo.git.status("--porcelain") == "?? plans/v1_plan.md"
     assert not (ws.state_dir / "git-before-stage").exists()
+
+
+def test_a_plan_cannot_cite_its_own_transcript_as_profiler_evidence(tmp_path: Path) -> None:
+    """a10: the planner printed a metric line (kept in its transcript profiles/v1/agent_plan.log, or written into an
+    agent_*.log it may write) and cited that file: the evidence check took it for a profiler artifact."""
+    from kernelopt.planning.plan import PlanError
+    from kernelopt.planning.validate import check_evidence
+
+    profile = tmp_path / "v1"
+    profile.mkdir()
+    line = "dram__throughput.avg.pct_of_peak_sustained_elapsed = 97.5"
+    plan = make_plan()
+    for name in ("agent_plan.log", "agent_evidence.log", "llm_plan.log", "my_transcript.txt", "ncu_raw.csv"):
+        (profile / name).write_text(f"--- stdout ---\n{line}\n")
+        plan.evidence = [f"{line} [profiles/v1/{name}] -> memory bound -> raise num_warps"]
+        if name == "ncu_raw.csv":  # a profiler's own text artifact is still cited by its line
+            check_evidence(plan, profile, None)
+        else:
+            with pytest.raises(PlanError, match="cites no metric value found in profiles/v1/"):
+                check_evidence(plan, profile, None)
+        (profile / name).unlink()

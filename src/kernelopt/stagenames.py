@@ -8,6 +8,7 @@ stage in flight.
 from __future__ import annotations
 
 from enum import StrEnum
+from fnmatch import fnmatch
 
 
 class Stage(StrEnum):
@@ -29,3 +30,13 @@ class Stage(StrEnum):
 
 BACKEND_STAGES = (Stage.PLAN, Stage.IMPLEMENT)
 """The stages a planner or implementer backend runs."""
+
+
+BACKEND_FILES = ("*transcript*", "agent_*.log", "llm_*.log")
+"""The names of the files a backend stage may leave in ``profiles/v<N>/`` (its transcripts, which hold what the agent
+printed): the allowance of Stage 2 and Stage 3 there, and never profiler evidence a plan may cite (agents19, a10)."""
+
+
+def is_backend_file(rel: str) -> bool:
+    """True when ``rel`` (a path inside ``profiles/v<N>/``) is a name a backend stage may write there."""
+    return any(fnmatch(rel, pattern) for pattern in BACKEND_FILES)

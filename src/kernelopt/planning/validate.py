@@ -30,6 +30,7 @@ from kernelopt.planning.knobs import knob_categories, may_move
 from kernelopt.planning.knowledge import KnowledgeSource
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.planning.web import hardware_figures
+from kernelopt.stagenames import is_backend_file
 from kernelopt.tunables.model import PLAN_KNOB_CATEGORIES
 from kernelopt.workspace import Workspace
 
@@ -68,12 +69,15 @@ def check_action(plan: Plan) -> None:
 
 
 def _text_artifacts(profile_dir: Path) -> dict[str, str]:
-    """Relative path -> text of every readable text file of the profile folder (summary.json excluded)."""
+    """Relative path -> text of every readable text file of the profile folder (summary.json excluded, and the files a
+    backend may write there: a planner printed a metric line and cited its own transcript, a10)."""
     out: dict[str, str] = {}
     if not profile_dir.is_dir():
         return out
     for p in sorted(profile_dir.rglob("*")):
         if not p.is_file() or p.name == SUMMARY_JSON or p.stat().st_size > MAX_ARTIFACT_BYTES:
+            continue
+        if is_backend_file(p.relative_to(profile_dir).as_posix()):
             continue
         raw = p.read_bytes()
         if b"\x00" in raw[:8192]:

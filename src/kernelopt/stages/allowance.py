@@ -10,7 +10,7 @@ import sys
 from pathlib import PurePosixPath
 
 from kernelopt.planning.plan import Plan
-from kernelopt.stagenames import Stage
+from kernelopt.stagenames import BACKEND_FILES, Stage
 
 PROTECTED_FILES = ("reference.py", "test_kernel.py", "README.md")
 """The kernel contract and the task card: their content is recorded at run start and restored from it."""
@@ -34,8 +34,7 @@ in place of the library (a5)."""
 
 def transcripts(version: int) -> list[str]:
     """Where a backend may leave its transcript of a stage (``profiles/v<N>/agent_plan.log`` ...)."""
-    n = version
-    return [f"profiles/v{n}/*transcript*", f"profiles/v{n}/agent_*.log", f"profiles/v{n}/llm_*.log"]
+    return [f"profiles/v{version}/{pattern}" for pattern in BACKEND_FILES]
 
 
 def may_write(stage: Stage, version: int, aux_files: list[str] | None = None) -> list[str]:
