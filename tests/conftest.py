@@ -97,6 +97,7 @@ SLOW_FILES = (
     "test_nvidia_runner.py",  # 4.7 CPU-s
     "test_leftovers17_cases.py",  # 3.2 CPU-s, 4 s waiting
     "test_agentleft_cases.py",  # 4.7 CPU-s
+    "test_breaker19_cases.py",  # 5.1 CPU-s (21:40 UTC, at low load)
     "test_batch.py",  # 5.2 CPU-s (alone, less a fork server's start)
     "test_examples.py",  # 2.1 CPU-s, 6 s waiting
     "test_breaker6_cases.py",  # 4.8 CPU-s
@@ -110,6 +111,7 @@ SLOW_FILES = (
     "test_breaker9_cases.py",  # 4.3 CPU-s
     "test_gpuleft10_cases.py",  # 4.5 CPU-s (alone, less a fork server's start)
     "test_import.py",  # 4.4 CPU-s
+    "test_wrongkernel19_cases.py",  # 4.3 CPU-s (21:40 UTC, at low load)
     "test_starts.py",  # 4.4 CPU-s
     "test_shape_failures.py",  # 4.3 CPU-s (alone, less a fork server's start)
     "test_leftovers18_cases.py",  # 2.0 CPU-s, 5 s waiting
@@ -171,6 +173,7 @@ SLOW_FILES = (
     "test_break16_cases.py",  # 2.1 CPU-s
     "test_small_faults.py",  # 0.9 CPU-s, 3 s waiting
     "test_floor18_cases.py",  # 2.0 CPU-s
+    "test_agents19_cases.py",  # 0.9 CPU-s, 2 s waiting (21:40 UTC, at low load)
     "test_small11_cases.py",  # 1.9 CPU-s
     "test_rounds13_cases.py",  # 1.6 CPU-s
     "test_wrongkernel13_cases.py",  # 1.2 CPU-s
@@ -215,6 +218,7 @@ SLOW_FILES = (
     "test_planning_rules.py",  # 0.9 CPU-s
     "test_wiki_loader.py",  # 0.3 CPU-s
     "test_late16_cases.py",  # 0.8 CPU-s
+    "test_gpufind19_cases.py",  # 1.2 CPU-s (21:40 UTC, at low load)
     "test_doctor.py",  # 0.0 CPU-s, 2 s waiting
     "test_harness_rules.py",  # 0.1 CPU-s, 2 s waiting
     "test_report_stop_and_axis.py",  # 0.6 CPU-s
@@ -224,6 +228,7 @@ SLOW_FILES = (
     "test_nvidia_units.py",  # 0.1 CPU-s, 2 s waiting
     "test_guard_helpers.py",  # 1.1 CPU-s
     "test_problem_sizes.py",  # 1.0 CPU-s
+    "test_newuser16_cases.py",  # 0.6 CPU-s, 1 s waiting (21:40 UTC, at low load)
     "test_amd_rules.py",  # 0.1 CPU-s
     "test_amd_asm.py",  # 0.1 CPU-s
     "test_faults8_cases.py",  # 0.6 CPU-s
