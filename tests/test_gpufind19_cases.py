@@ -101,12 +101,14 @@ def test_g2_the_pace_names_the_workers_restarts_and_the_pass_thrown_away_and_its
 def test_on_cuda_bnb_int8_mm_s_faulting_entry_costs_one_worker_start_and_its_pace_sums(tmp_path: Path) -> None:
     """g2 on an NVIDIA GPU: ``tune --device cuda --json --budget-wall-s 60`` on breaker16's bnb_int8_mm, whose kernel as
     written faults at M=37 ("CUDA error: misaligned address"). The entry is set aside; its bench worker starts once for
-    the rounds (at most once more for the check of a kernel to write there), where each candidate after the fault
+    the rounds (and once more for each kernel to write checked there), where each candidate after the fault
     started one (4 evaluations in 47.6 s, about 35 s unnamed, on the H100 of 2026-12-06); the pace's parts sum to its
     rounds, the workers' restarts a few seconds at most; more than 4 candidates are evaluated."""
     import json
     import subprocess
     import sys
+
+    from kernelopt.tuning.folder import NEXT_PICKS
 
     folder = Path(shutil.copytree(Path(__file__).parent / "data" / "breaker16" / "bnb_int8_mm", tmp_path / "bnb"))
     out = tmp_path / "sessions"
@@ -120,7 +122,8 @@ def test_on_cuda_bnb_int8_mm_s_faulting_entry_costs_one_worker_start_and_its_pac
     starts = sorted(p.name for p in (session / "logs").glob("bench-shape1-*.log"))
     print(f"gpufind19 g2: evaluations {said['evaluations']}, pace {json.dumps(pace)}, shape1 starts {starts}")
     assert list(said["set_aside"]) == ["M=37,N=130,K=72"], said["set_aside"]
-    assert len(starts) <= 2, starts
+    # one start for the rounds; one more for each kernel to write checked there (the pick, at most NEXT_PICKS after it)
+    assert len(starts) <= 2 + NEXT_PICKS, starts
     parts = pace["compile_s"] + pace["check_s"] + pace["bench_s"] + pace["restart_s"] + pace["redone_s"]
     assert pace["rest_s"] == pytest.approx(max(0.0, pace["rounds_s"] - parts), abs=1e-6), pace
     assert pace["restart_s"] < 5.0 and said["evaluations"] > 4, (said["evaluations"], pace)

@@ -192,7 +192,7 @@ class ShapesEvaluator:
         CUDA error) killed the entry's worker, and each candidate after it started a new one (a Python, torch, Triton
         and a CUDA context: bnb_int8_mm's M=37 on the H100, 2026-12-06, about 35 s of a 47.6 s wall on starts the
         pace did not name; docs/faults.md gpufind19's g2); now the set-aside entry's worker starts again only for the
-        check of a kernel to write (:meth:`check_source`), once."""
+        check of a kernel to write (:meth:`check_source`), once for each text checked."""
         original = self.original
         if original is None or original not in left or label == self.labels[0] or label in self.original_runs:
             return ev.evaluate(left, timed=timed)
