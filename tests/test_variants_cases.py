@@ -489,13 +489,15 @@ def test_a_copy_of_a_value_two_tiles_share_is_read_by_the_size_it_divides(tmp_pa
 
     from kernelopt.tunables.blocks import steps_by
     from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
 
     folder = _copy("tile_sum_shared", tmp_path)
     source = (folder / "kernel.py").read_text()
     fn = next(n for n in cst.parse_module(source).body if isinstance(n, cst.FunctionDef) and n.name.value == "tile_sum")
     assert steps_by(fn, "BLOCK_M") and steps_by(fn, "BLOCK_N")
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))  # one preparation for both picks
     for pick, line in (({"BLOCK_M": 32}, "(triton.cdiv(M, 64))"), ({"BLOCK_N": 32}, "(triton.cdiv(N, 64))")):
-        written, note = _tune_edit(folder, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK": 128, **pick})
+        written, note = _tune_edit(folder, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK": 128, **pick}, prepared=prepared)
         assert written is None and note is not None and f"still divides by 64 {line}" in note, note
     every = source.replace("triton.cdiv(M, 64), triton.cdiv(N, 64)", "triton.cdiv(M, 32), triton.cdiv(N, 32)")
     every = every.replace("BLOCK_M=64, BLOCK_N=64", "BLOCK_M=32, BLOCK_N=32")
@@ -513,12 +515,15 @@ def test_a_count_of_parts_written_as_the_product_of_two_settings_moves_only_with
     ``STEPS=2``) went out plainly: right at the SHAPES' K of 20 and 32 (one part), and at 100 and 300, which the
     original handled, the parts covered half of K. A divisor equal to the product of two settings the edit moves is
     their copy: not written, one line; both moved with their product kept are written (correct at K 100 and 300)."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
     folder = _copy("splitk_parts", tmp_path)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))  # one preparation for the three picks
     for pick in ({"BLOCK_K": 8, "STEPS": 4}, {"BLOCK_K": 16, "STEPS": 2}):
-        written, note = _tune_edit(folder, pick)
+        written, note = _tune_edit(folder, pick, prepared=prepared)
         assert written is None and note is not None, (pick, written)
         assert "moves from 64 to 32, but line 23 still divides by 64 (triton.cdiv(K, 64))" in note, note
-    written, note = _tune_edit(folder, {"BLOCK_K": 32, "STEPS": 2})
+    written, note = _tune_edit(folder, {"BLOCK_K": 32, "STEPS": 2}, prepared=prepared)
     assert written is not None and "BLOCK_K=32, STEPS=2)" in written, note
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 2, "K": 100}, {"M": 2, "K": 300}, {"M": 3, "K": 1}])
