@@ -10,6 +10,9 @@
 #   v81: the per-bucket table 256 / 8192 over 16384 and 2**24 elements fails the between size at 16385.
 #   v82: a keyed autotune list's table (the original, BLOCK=64 TAIL=32) at 4096 x 8192 and 8192 x 16384 rows: its
 #   second row, pinned alone, fails the tail size at 8191 x 16383.
+#   group_grid_square: BLOCK_M=64 over a grouped order whose grid counts square tiles of BLOCK_N (written plainly on
+#   the CPU), compiled at 1024 x 64 and 8192 x 8192 rows: the extra programs divide by a group of 0 rows; the output
+#   must equal the original's (an open question: a failure is a wrong kernel the interpreter cannot show).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

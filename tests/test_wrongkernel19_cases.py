@@ -253,3 +253,33 @@ def test_on_cuda_v82_s_keyed_row_fails_the_tail_size_alone(tmp_path: Path, monke
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(_keyed_table_session(prepared, rows), evaluator)
     _caught(done, SizeClass.TAIL, "n_rows=8191,n_cols=16383")
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_a_grouped_order_over_a_grid_of_more_programs_than_tiles_stays_right(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """group_grid_square (the tutorial's grouped order on a grid counting square tiles of ``BLOCK_N``) with
+    ``BLOCK_M=64`` as ``tune --device cpu`` writes it plainly (right in the interpreter at 96, 64 and 160 rows): the
+    grid then holds twice the programs there are tiles, and where ``cdiv(M, 64)`` is a multiple of ``GROUP_M=4``
+    (1024 and 8192 rows) the extra programs' ``group_size_m`` is 0 and their ``%`` and ``//`` by it are undefined on a
+    GPU (Triton's interpreter gives 0 there). Compiled, the written kernel must give the original's output at those
+    sizes (within tf32's sums: the tiles differ); a failure here is a wrong kernel the CPU cannot see (wrongkernel19, owed)."""
+    import torch
+
+    from tests.conftest import load_fresh
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    source = (VARIANTS / "group_grid_square" / "kernel.py").read_text()
+    written = source.replace("BLOCK_M=32, BLOCK_N=32", "BLOCK_M=64, BLOCK_N=32")
+    assert written != source
+    (tmp_path / "written.py").write_text(written)
+    original = load_fresh(VARIANTS / "group_grid_square" / "kernel.py", "group_grid_original")
+    tuned = load_fresh(tmp_path / "written.py", "group_grid_written")
+    for m, n, k in ((1024, 64, 64), (8192, 8192, 256)):
+        a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+        want = original.run(a, b)
+        got = tuned.run(a, b)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(got, want, rtol=1e-3, atol=1e-3)  # the tiles' tf32 sums agree; a stray store not
