@@ -283,3 +283,23 @@ def test_a_plan_cannot_cite_its_own_transcript_as_profiler_evidence(tmp_path: Pa
             with pytest.raises(PlanError, match="cites no metric value found in profiles/v1/"):
                 check_evidence(plan, profile, None)
         (profile / name).unlink()
+
+
+def test_an_untracked_profile_the_planner_rewrote_is_put_back(ws) -> None:
+    """a11: the version's profile is untracked until its record commits it; the planner's rewrite of
+    profiles/v1/summary.json (its numbers to fit the plan) was reported, and the file stayed as the planner left it."""
+    summary = ws.profile_dir(1) / "summary.json"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.write_text('{"measured": 12.5}\n')
+    report = ws.profile_dir(1) / "ncu.ncu-rep"
+    report.write_bytes(b"\x00measured report\x00")
+    ws.plan_path(1).unlink()
+    forge = (
+        "from pathlib import Path; Path('profiles/v1/summary.json').write_text(str(dict(measured=97.5))); "  # no braces:
+        # a command's braces are its placeholders
+        "Path('profiles/v1/ncu.ncu-rep').unlink(); Path('plans/v1_plan.md').write_text('---\\nversion: 1\\n---\\n')"
+    )
+    planned = plan_stage(ws, 1, AgentCliPlanner({"command": f"{PY} -c {shlex.quote(forge)}"}))
+    assert planned.violations == ["profiles/v1/ncu.ncu-rep (deleted)", "profiles/v1/summary.json (modified)"]
+    assert summary.read_text() == '{"measured": 12.5}\n' and report.read_bytes() == b"\x00measured report\x00"
+    assert not (ws.state_dir / "untracked-before-stage").exists()

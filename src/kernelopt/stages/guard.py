@@ -147,11 +147,19 @@ def allowed(path: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(path, pat) for pat in patterns)
 
 
-def enforce(ws: Workspace, before: dict[str, str], patterns: list[str], *, keep_added: bool = True) -> list[Change]:
+def enforce(
+    ws: Workspace,
+    before: dict[str, str],
+    patterns: list[str],
+    *,
+    keep_added: bool = True,
+    untracked: Path | None = None,
+) -> list[Change]:
     """Revert every change since ``before`` that ``patterns`` do not allow; return those violations.
 
     Tracked files are restored from HEAD; untracked files that were added are deleted; an untracked
-    file that was modified or deleted cannot be recovered from git and is reported all the same.
+    file that was modified or deleted is put back from ``untracked`` (:func:`copy_untracked`) where it was kept,
+    else reported all the same (git cannot recover it).
     (Protected files are restored from their recorded content by :class:`ProtectedContent`.)
     What a reverted or deleted file held is kept first (:func:`keep_aside`); with ``keep_added`` False, only what a
     tracked file held (an interrupted stage's rollback: the files it added are its own outputs, a profile report of
@@ -169,8 +177,33 @@ def enforce(ws: Workspace, before: dict[str, str], patterns: list[str], *, keep_
             ws.reset_hard([c.path])
         elif c.kind is ChangeKind.ADDED:
             target.unlink(missing_ok=True)
+        elif untracked is not None and (untracked / c.path).is_file():
+            if target.is_symlink() or target.is_file():
+                target.unlink()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(untracked / c.path, target)
         undone.append(Change(c.path, c.kind, kept))
     return undone
+
+
+UNTRACKED_COPY = "untracked-before-stage"
+"""The folder of ``.kernelopt/`` that holds a copy of the workspace's untracked files through a backend stage."""
+
+
+def copy_untracked(ws: Workspace, snap: dict[str, str]) -> Path:
+    """A copy of each file of ``snap`` git does not track (``.kernelopt/untracked-before-stage/<rel>``): the version's
+    profile under ``profiles/v<N>/`` until its record commits it, the plan during Stage 3. A stage that rewrote
+    ``profiles/v1/summary.json`` (its numbers to fit its plan) was reported, and the file stayed as it left it: the
+    record would commit invented profiler numbers (a11)."""
+    tracked = set(ws.repo.git.ls_files().splitlines())
+    dst = ws.state_dir / UNTRACKED_COPY
+    shutil.rmtree(dst, ignore_errors=True)
+    for rel in snap:
+        src = ws.root / rel
+        if rel not in tracked and src.is_file() and not src.is_symlink():
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / rel)
+    return dst
 
 
 def _own_bytes(p: Path) -> bytes | None:
@@ -537,6 +570,7 @@ class GuardPoint:
     git: GitState | None
     kept: dict[str, bytes | None]
     repository: Path | None = None
+    untracked: Path | None = None
 
 
 class RunGuard:
@@ -560,11 +594,13 @@ class RunGuard:
         self, editable: list[str], *, snapshot_now: dict[str, str] | None = None, git_state: bool = True
     ) -> GuardPoint:
         """Record the workspace before a call: file digests, git state, the bytes of ``editable``."""
+        snap = snapshot_now if snapshot_now is not None else snapshot(self.ws.root)
         return GuardPoint(
-            snapshot=snapshot_now if snapshot_now is not None else snapshot(self.ws.root),
+            snapshot=snap,
             git=GitState.record(self.ws) if git_state else None,
             kept=capture(self.ws.root, editable),
             repository=copy_repository(self.ws) if git_state else None,
+            untracked=copy_untracked(self.ws, snap) if git_state else None,
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
@@ -582,7 +618,9 @@ class RunGuard:
             out += point.git.restore(self.ws)
         undone = self.protected.restore()
         # protected files are the recorded content's business (git may hold a poisoned copy)
-        undone += enforce(self.ws, point.snapshot, [*allowed_patterns, *PROTECTED_FILES])
+        undone += enforce(self.ws, point.snapshot, [*allowed_patterns, *PROTECTED_FILES], untracked=point.untracked)
+        if point.untracked is not None:
+            shutil.rmtree(point.untracked, ignore_errors=True)
         out += [str(c) for c in undone]
         self.kept_aside += [c for c in undone if c.kept is not None]
         now = snapshot(self.ws.root)
