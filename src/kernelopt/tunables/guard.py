@@ -2184,14 +2184,19 @@ def _unchecked_axes(
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
     }
+    grid_nodes = _grid_nodes(fn)
     for node, tile_expr, size in _grid_divs(fn, _rounded_up(fn)[0]) + _helper_cdivs(fn, helpers):
         tile = _tile_id(tile_expr)
         if tile in tiles:
             at = pos[node].start.line
-            why = (
-                f"the grid at line {at} has {_code(node)} programs of {kernel.name.value}, whose accesses leave "
-                f"{tile[1]} unchecked"
+            # a count no grid reads (FlagAttention's N_SPLIT_SIZE = cdiv(cdiv(N, BLOCK_N), S) * BLOCK_N) is said as
+            # what it is, not as the grid's (breaker19: "the grid at line 298 has triton.cdiv(N, BLOCK_N) programs")
+            counted = (
+                f"the grid at line {at} has {_code(node)} programs"
+                if id(node) in grid_nodes
+                else f"line {at} counts {_code(node)} whole tiles"
             )
+            why = f"{counted} of {kernel.name.value}, whose accesses leave {tile[1]} unchecked"
             out.append(Divides(tile, size, line, why))
     for d in _grid_literals(call, line, kernel):  # the grid's own copy of the block's literal (variants v24)
         if d.tile[1] in blocks:
