@@ -45,198 +45,178 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 # spread over the workers one file at a time (--dist loadfile, in this order: pyproject.toml turns off xdist's own
 # reordering by test count): starting the long files first keeps every worker busy to the end instead of leaving one
 # running the last long file alone. Measured 2026-12-06 (suite19, 20:55-21:28 UTC, the shared 2-core machine at load
-# 5-11): every file run in turn in one pytest process (-n 0), as a default run's worker runs them (torch imported
-# once, one fork server), each test's CPU-s read from /proc for the whole process tree. A file's rank is twice its
-# CPU-s (four workers share two cores) plus the seconds its tests wait beyond that (sleeps, timeouts, agents and
-# servers starting: each test's wall less its CPU-s times the run's median stretch, 2.2); the twenty files marked
-# "alone" were measured in a process of their own, less a fork server's start. The order before it listed 146 files
-# (the fifth lane's measurements, 2026-12-05, and files put where their authors chose): the 113 others ran last in
+# 5-11): every file run in turn in one pytest process (-n 0), as a default run's worker runs them (torch imported once,
+# one fork server), each test's CPU-s read from /proc for the whole process tree. A file's rank is twice its CPU-s (four
+# workers share two cores) plus the seconds its tests wait beyond that (sleeps, timeouts, agents and servers starting:
+# each test's wall, less the plugin's own 0.05 s, less its CPU-s times the run's median stretch, 2.2); the twenty files
+# marked "alone" were measured in a process of their own, less a fork server's start. The order before it listed 146
+# files (the fifth lane's measurements, 2026-12-05, and files put where their authors chose): the 113 others ran last in
 # collection order, wrongkernel13-18 (27 CPU-s, a rank of 88 together) at the very end, test_variants_cases 49th.
 SLOW_FILES = (
-    "test_variants_cases.py",  # 33.4 CPU-s, 2 s waiting
-    "test_agent_skill_claude.py",  # 6.9 CPU-s, 27 s waiting
-    "test_loop_machine.py",  # 7.2 CPU-s, 22 s waiting
+    "test_variants_cases.py",  # 33.2 CPU-s
+    "test_agent_skill_claude.py",  # 6.9 CPU-s, 26 s waiting
+    "test_loop_machine.py",  # 7.2 CPU-s, 20 s waiting
     "test_tune_faults.py",  # 15.2 CPU-s (alone, less a fork server's start)
     "test_harness_gate.py",  # 13.7 CPU-s
     "test_agent_skill_codex.py",  # 2.2 CPU-s, 23 s waiting
-    "test_batch_pool.py",  # 9.2 CPU-s, 9 s waiting
-    "test_breaker_cases.py",  # 8.0 CPU-s, 11 s waiting
+    "test_batch_pool.py",  # 9.2 CPU-s, 8 s waiting
     "test_knob_patterns_e2e.py",  # 13.1 CPU-s (alone, less a fork server's start)
+    "test_breaker_cases.py",  # 8.0 CPU-s, 10 s waiting
     "test_wrongkernel18_cases.py",  # 8.4 CPU-s, 7 s waiting
-    "test_wrongkernel16_cases.py",  # 6.7 CPU-s, 11 s waiting
-    "test_tuning_folder.py",  # 6.5 CPU-s, 9 s waiting
+    "test_wrongkernel16_cases.py",  # 6.7 CPU-s, 10 s waiting
+    "test_tuning_folder.py",  # 6.5 CPU-s, 8 s waiting
     "test_proc.py",  # 2.6 CPU-s, 16 s waiting
-    "test_tunables.py",  # 6.2 CPU-s, 7 s waiting
     "test_loop_agents.py",  # 9.5 CPU-s
-    "test_tuneleft7_cases.py",  # 3.8 CPU-s, 11 s waiting
-    "test_leftovers15_cases.py",  # 5.8 CPU-s, 7 s waiting
-    "test_guard_forms.py",  # 8.4 CPU-s
     "test_agent_cli_claude.py",  # 9.2 CPU-s (alone, less a fork server's start)
-    "test_wrongkernel17_cases.py",  # 5.0 CPU-s, 7 s waiting
-    "test_backends_agent_cli.py",  # 1.6 CPU-s, 13 s waiting
-    "test_breaker7_cases.py",  # 7.7 CPU-s
-    "test_report_sweep_compare.py",  # 4.4 CPU-s, 7 s waiting
+    "test_tuneleft7_cases.py",  # 3.8 CPU-s, 11 s waiting
+    "test_guard_forms.py",  # 8.4 CPU-s
+    "test_leftovers15_cases.py",  # 5.8 CPU-s, 6 s waiting
+    "test_wrongkernel17_cases.py",  # 5.0 CPU-s, 6 s waiting
+    "test_backends_agent_cli.py",  # 1.6 CPU-s, 12 s waiting
     "test_launch_tuning.py",  # 7.8 CPU-s (alone, less a fork server's start)
+    "test_breaker7_cases.py",  # 7.7 CPU-s
+    "test_tunables.py",  # 6.2 CPU-s, 3 s waiting
+    "test_report_sweep_compare.py",  # 4.4 CPU-s, 6 s waiting
     "test_mcp_server.py",  # 7.4 CPU-s
-    "test_nvidia_reports.py",  # 6.2 CPU-s, 2 s waiting
-    "test_tuning_evaluator.py",  # 7.0 CPU-s
     "test_agent_cli_codex.py",  # 7.2 CPU-s (alone, less a fork server's start)
-    "test_discovery17_cases.py",  # 5.8 CPU-s, 2 s waiting
+    "test_tuning_evaluator.py",  # 7.0 CPU-s
+    "test_discovery17_cases.py",  # 5.8 CPU-s
+    "test_nvidia_reports.py",  # 6.2 CPU-s
     "test_gpu_parity.py",  # 6.6 CPU-s (alone, less a fork server's start)
     "test_agents_drive.py",  # 6.5 CPU-s
     "test_newuser7_cases.py",  # 5.9 CPU-s
-    "test_refblame14_cases.py",  # 5.3 CPU-s
-    "test_harness_correctness.py",  # 4.6 CPU-s, 3 s waiting
-    "test_agentbreak_cases.py",  # 5.0 CPU-s
     "test_tablebound11_cases.py",  # 5.6 CPU-s
-    "test_loopbreak_cases.py",  # 3.2 CPU-s, 5 s waiting
+    "test_agentbreak_cases.py",  # 5.0 CPU-s
     "test_tune_env_faults.py",  # 5.6 CPU-s (alone, less a fork server's start)
     "test_batch_optimize.py",  # 5.5 CPU-s (alone, less a fork server's start)
+    "test_loopbreak_cases.py",  # 3.2 CPU-s, 5 s waiting
+    "test_harness_correctness.py",  # 4.6 CPU-s
+    "test_refblame14_cases.py",  # 5.3 CPU-s
     "test_loop_resume.py",  # 5.4 CPU-s (alone, less a fork server's start)
-    "test_wrongkernel14_cases.py",  # 3.5 CPU-s, 4 s waiting
     "test_nvidia_runner.py",  # 4.7 CPU-s
     "test_leftovers17_cases.py",  # 3.2 CPU-s, 4 s waiting
-    "test_agentleft_cases.py",  # 4.7 CPU-s
     "test_breaker19_cases.py",  # 5.1 CPU-s (21:40 UTC, at low load)
+    "test_wrongkernel14_cases.py",  # 3.5 CPU-s, 3 s waiting
     "test_batch.py",  # 5.2 CPU-s (alone, less a fork server's start)
-    "test_examples.py",  # 2.1 CPU-s, 6 s waiting
-    "test_breaker6_cases.py",  # 4.8 CPU-s
     "test_tuning_shapes.py",  # 4.9 CPU-s (alone, less a fork server's start)
+    "test_agentleft_cases.py",  # 4.7 CPU-s
     "test_loop_integration.py",  # 4.8 CPU-s
+    "test_breaker6_cases.py",  # 4.8 CPU-s
     "test_batch_breaker_cases.py",  # 4.2 CPU-s
-    "test_amd_runner.py",  # 3.2 CPU-s, 3 s waiting
-    "test_newuser13_cases.py",  # 2.9 CPU-s, 3 s waiting
-    "test_forkpool_shared.py",  # 3.9 CPU-s
-    "test_honest12_cases.py",  # 4.3 CPU-s
-    "test_breaker9_cases.py",  # 4.3 CPU-s
     "test_gpuleft10_cases.py",  # 4.5 CPU-s (alone, less a fork server's start)
+    "test_forkpool_shared.py",  # 3.9 CPU-s
     "test_import.py",  # 4.4 CPU-s
     "test_wrongkernel19_cases.py",  # 4.3 CPU-s (21:40 UTC, at low load)
     "test_starts.py",  # 4.4 CPU-s
+    "test_honest12_cases.py",  # 4.3 CPU-s
+    "test_newuser13_cases.py",  # 2.9 CPU-s, 3 s waiting
     "test_shape_failures.py",  # 4.3 CPU-s (alone, less a fork server's start)
-    "test_leftovers18_cases.py",  # 2.0 CPU-s, 5 s waiting
-    "test_wrongkernel15_cases.py",  # 2.5 CPU-s, 3 s waiting
-    "test_tuneleft8_cases.py",  # 0.8 CPU-s, 7 s waiting
-    "test_breaker3_cases.py",  # 3.2 CPU-s, 2 s waiting
-    "test_newuser4_cases.py",  # 2.3 CPU-s, 4 s waiting
+    "test_breaker9_cases.py",  # 4.3 CPU-s
     "test_newuser9_cases.py",  # 4.1 CPU-s (alone, less a fork server's start)
-    "test_taskcard.py",  # 0.4 CPU-s, 7 s waiting
+    "test_amd_runner.py",  # 3.2 CPU-s
+    "test_wrongkernel15_cases.py",  # 2.5 CPU-s, 3 s waiting
+    "test_leftovers18_cases.py",  # 2.0 CPU-s, 4 s waiting
+    "test_tuneleft8_cases.py",  # 0.8 CPU-s, 6 s waiting
+    "test_breaker3_cases.py",  # 3.2 CPU-s
     "test_breaker4_cases.py",  # 3.8 CPU-s
     "test_structured_inputs.py",  # 3.8 CPU-s
-    "test_break18_cases.py",  # 3.5 CPU-s
     "test_batch_kernelbench.py",  # 3.7 CPU-s
+    "test_break18_cases.py",  # 3.5 CPU-s
+    "test_knob_helper_caps.py",  # 3.5 CPU-s (alone, less a fork server's start)
+    "test_break17_cases.py",  # 3.5 CPU-s
     "test_loop_stop.py",  # 2.8 CPU-s
+    "test_honest15_cases.py",  # 2.9 CPU-s
+    "test_signals.py",  # 3.5 CPU-s
+    "test_newuser4_cases.py",  # 2.3 CPU-s, 2 s waiting
+    "test_examples.py",  # 2.1 CPU-s, 2 s waiting
     "test_batchbreak_cases.py",  # 3.2 CPU-s
+    "test_tuning_rejected.py",  # 1.7 CPU-s, 3 s waiting
     "test_newuser3_cases.py",  # 3.0 CPU-s
     "test_size_scaling.py",  # 3.1 CPU-s
-    "test_tuning_space.py",  # 2.9 CPU-s
-    "test_honest15_cases.py",  # 2.9 CPU-s
-    "test_break17_cases.py",  # 3.5 CPU-s
-    "test_knob_helper_caps.py",  # 3.5 CPU-s (alone, less a fork server's start)
-    "test_signals.py",  # 3.5 CPU-s
-    "test_planning_cli.py",  # 3.1 CPU-s
-    "test_tuning_rejected.py",  # 1.7 CPU-s, 3 s waiting
-    "test_newuser14_cases.py",  # 2.4 CPU-s
-    "test_pace12_cases.py",  # 1.5 CPU-s, 4 s waiting
     "test_redact.py",  # 3.1 CPU-s
-    "test_report_render.py",  # 2.5 CPU-s
+    "test_planning_cli.py",  # 3.1 CPU-s
+    "test_newuser14_cases.py",  # 2.4 CPU-s
     "test_tuning_noise.py",  # 2.9 CPU-s
-    "test_newuser15_cases.py",  # 2.5 CPU-s
+    "test_pace12_cases.py",  # 1.5 CPU-s, 3 s waiting
+    "test_report_render.py",  # 2.5 CPU-s
     "test_target18_cases.py",  # 2.2 CPU-s
+    "test_tuning_space.py",  # 2.9 CPU-s
+    "test_newuser15_cases.py",  # 2.5 CPU-s
     "test_tunegaps11_cases.py",  # 2.8 CPU-s
-    "test_batch_verdicts.py",  # 1.1 CPU-s, 4 s waiting
     "test_reference_speedup.py",  # 2.2 CPU-s
-    "test_knobs17_cases.py",  # 1.2 CPU-s, 3 s waiting
-    "test_newuser12_cases.py",  # 2.3 CPU-s
-    "test_table14_cases.py",  # 2.1 CPU-s
     "test_breaker8_cases.py",  # 2.7 CPU-s
+    "test_batch_verdicts.py",  # 1.1 CPU-s, 3 s waiting
+    "test_newuser12_cases.py",  # 2.3 CPU-s
     "test_gpu_scripts.py",  # 2.6 CPU-s
-    "test_tune_edges.py",  # 1.5 CPU-s, 2 s waiting
-    "test_worker_protocol.py",  # 1.7 CPU-s
-    "test_misalign17_cases.py",  # 2.4 CPU-s
+    "test_table14_cases.py",  # 2.1 CPU-s
+    "test_knobs17_cases.py",  # 1.2 CPU-s, 3 s waiting
+    "test_knob_generality.py",  # 2.5 CPU-s (alone, less a fork server's start)
     "test_breaker16_cases.py",  # 2.0 CPU-s
     "test_evidence_summary_diff.py",  # 2.3 CPU-s
+    "test_misalign17_cases.py",  # 2.4 CPU-s
+    "test_worker_protocol.py",  # 1.7 CPU-s
     "test_mcp_tools.py",  # 1.4 CPU-s, 2 s waiting
-    "test_agentleft6_cases.py",  # 2.1 CPU-s
-    "test_wiki_search.py",  # 0.5 CPU-s, 4 s waiting
-    "test_knob_generality.py",  # 2.5 CPU-s (alone, less a fork server's start)
-    "test_breaker11_cases.py",  # 2.3 CPU-s
-    "test_newuser5_cases.py",  # 2.2 CPU-s
     "test_knob_heuristic_tables.py",  # 2.4 CPU-s (alone, less a fork server's start)
-    "test_breaker2_cases.py",  # 1.4 CPU-s
-    "test_backends_rules.py",  # 1.2 CPU-s, 2 s waiting
+    "test_agentleft6_cases.py",  # 2.1 CPU-s
+    "test_breaker11_cases.py",  # 2.3 CPU-s
     "test_breaker5_cases.py",  # 2.2 CPU-s
-    "test_knob_patterns.py",  # 1.2 CPU-s, 2 s waiting
-    "test_tuning_slowcut.py",  # 0.3 CPU-s, 4 s waiting
-    "test_breaker15_cases.py",  # 2.1 CPU-s
+    "test_newuser5_cases.py",  # 2.2 CPU-s
     "test_tuning_memory.py",  # 2.2 CPU-s
-    "test_break16_cases.py",  # 2.1 CPU-s
-    "test_small_faults.py",  # 0.9 CPU-s, 3 s waiting
-    "test_floor18_cases.py",  # 2.0 CPU-s
+    "test_tune_edges.py",  # 1.5 CPU-s
+    "test_breaker15_cases.py",  # 2.1 CPU-s
+    "test_tuning_slowcut.py",  # 0.3 CPU-s, 4 s waiting
     "test_agents19_cases.py",  # 0.9 CPU-s, 2 s waiting (21:40 UTC, at low load)
+    "test_floor18_cases.py",  # 2.0 CPU-s
+    "test_break16_cases.py",  # 2.1 CPU-s
     "test_small11_cases.py",  # 1.9 CPU-s
-    "test_rounds13_cases.py",  # 1.6 CPU-s
+    "test_small_faults.py",  # 0.9 CPU-s, 2 s waiting
     "test_wrongkernel13_cases.py",  # 1.2 CPU-s
-    "test_loop_cli.py",  # 1.4 CPU-s
-    "test_leftovers13_cases.py",  # 1.1 CPU-s
-    "test_break14_cases.py",  # 1.7 CPU-s
     "test_tunesafe2_cases.py",  # 2.0 CPU-s (alone, less a fork server's start)
+    "test_taskcard.py",  # 0.4 CPU-s, 3 s waiting
+    "test_breaker2_cases.py",  # 1.4 CPU-s
+    "test_rounds13_cases.py",  # 1.6 CPU-s
+    "test_break14_cases.py",  # 1.7 CPU-s
     "test_netgaps11_cases.py",  # 1.9 CPU-s
-    "test_card_inference.py",  # 1.3 CPU-s
-    "test_refblame13_cases.py",  # 0.4 CPU-s, 3 s waiting
-    "test_newuser_cases.py",  # 0.8 CPU-s, 2 s waiting
-    "test_breaker12_cases.py",  # 1.5 CPU-s
-    "test_break15_cases.py",  # 1.6 CPU-s
+    "test_leftovers13_cases.py",  # 1.1 CPU-s
     "test_aside17_cases.py",  # 1.8 CPU-s
     "test_tuning_compile_pool.py",  # 1.7 CPU-s
-    "test_newuser11_cases.py",  # 1.5 CPU-s
+    "test_card_inference.py",  # 1.3 CPU-s
+    "test_breaker12_cases.py",  # 1.5 CPU-s
+    "test_break15_cases.py",  # 1.6 CPU-s
     "test_report_cli.py",  # 1.7 CPU-s
-    "test_harnessleft6_cases.py",  # 1.3 CPU-s
+    "test_loop_cli.py",  # 1.4 CPU-s
+    "test_newuser11_cases.py",  # 1.5 CPU-s
     "test_cli_signals.py",  # 0.8 CPU-s
-    "test_tunables_guard.py",  # 1.2 CPU-s
-    "test_tablebound13_cases.py",  # 1.3 CPU-s
-    "test_net12_cases.py",  # 1.5 CPU-s
-    "test_report_paths.py",  # 1.1 CPU-s
-    "test_harness_stats.py",  # 0.5 CPU-s, 2 s waiting
-    "test_tuning_cli.py",  # 1.2 CPU-s
-    "test_amd_reports.py",  # 0.3 CPU-s, 3 s waiting
-    "test_bound14_cases.py",  # 1.5 CPU-s
     "test_list_screen.py",  # 1.6 CPU-s
-    "test_backends_llm_api.py",  # 0.5 CPU-s, 2 s waiting
-    "test_h200_example_evidence.py",  # 1.4 CPU-s
+    "test_backends_rules.py",  # 1.2 CPU-s
+    "test_net12_cases.py",  # 1.5 CPU-s
+    "test_harnessleft6_cases.py",  # 1.3 CPU-s
+    "test_bound14_cases.py",  # 1.5 CPU-s
     "test_breaker17_cases.py",  # 1.3 CPU-s
+    "test_tablebound13_cases.py",  # 1.3 CPU-s
     "test_tablewarps12_cases.py",  # 1.4 CPU-s
+    "test_tunables_guard.py",  # 1.2 CPU-s
+    "test_h200_example_evidence.py",  # 1.4 CPU-s
+    "test_report_paths.py",  # 1.1 CPU-s
+    "test_knob_patterns.py",  # 1.2 CPU-s
     "test_breaker10_cases.py",  # 1.3 CPU-s
     "test_breaker13_cases.py",  # 1.2 CPU-s
-    "test_evidence_rules.py",  # 0.1 CPU-s, 3 s waiting
-    "test_planning_markdown.py",  # 0.1 CPU-s, 3 s waiting
-    "test_fresh_user_faults.py",  # 0.7 CPU-s
-    "test_seen14_cases.py",  # 1.0 CPU-s
+    "test_tuning_cli.py",  # 1.2 CPU-s
+    "test_wiki_search.py",  # 0.5 CPU-s
     "test_newuser8_cases.py",  # 1.3 CPU-s
-    "test_lostpicks13_cases.py",  # 0.8 CPU-s
-    "test_public_fixtures.py",  # 0.1 CPU-s, 2 s waiting
-    "test_planning_rules.py",  # 0.9 CPU-s
-    "test_wiki_loader.py",  # 0.3 CPU-s
-    "test_late16_cases.py",  # 0.8 CPU-s
+    "test_seen14_cases.py",  # 1.0 CPU-s
     "test_gpufind19_cases.py",  # 1.2 CPU-s (21:40 UTC, at low load)
-    "test_doctor.py",  # 0.0 CPU-s, 2 s waiting
-    "test_harness_rules.py",  # 0.1 CPU-s, 2 s waiting
-    "test_report_stop_and_axis.py",  # 0.6 CPU-s
-    "test_memory_store.py",  # 0.2 CPU-s, 2 s waiting
+    "test_lostpicks13_cases.py",  # 0.8 CPU-s
     "test_pruned_autotune.py",  # 1.2 CPU-s
-    "test_env.py",  # 0.5 CPU-s
-    "test_nvidia_units.py",  # 0.1 CPU-s, 2 s waiting
+    "test_late16_cases.py",  # 0.8 CPU-s
+    "test_report_stop_and_axis.py",  # 0.6 CPU-s
+    "test_newuser_cases.py",  # 0.8 CPU-s
+    "test_doctor.py",  # 0.0 CPU-s, 2 s waiting
+    "test_newuser16_cases.py",  # 0.6 CPU-s, 1 s waiting (21:40 UTC, at low load)
+    "test_refblame13_cases.py",  # 0.4 CPU-s
     "test_guard_helpers.py",  # 1.1 CPU-s
     "test_problem_sizes.py",  # 1.0 CPU-s
-    "test_newuser16_cases.py",  # 0.6 CPU-s, 1 s waiting (21:40 UTC, at low load)
-    "test_amd_rules.py",  # 0.1 CPU-s
-    "test_amd_asm.py",  # 0.1 CPU-s
-    "test_faults8_cases.py",  # 0.6 CPU-s
-    "test_net11_cases.py",  # 0.8 CPU-s
-    "test_stages.py",  # 0.8 CPU-s
-    "test_profile_reuse.py",  # 0.4 CPU-s
-    "test_workspace.py",  # 0.5 CPU-s
-    "test_check_footprint.py",  # 0.4 CPU-s
+    "test_harness_stats.py",  # 0.5 CPU-s
 )
 
 
