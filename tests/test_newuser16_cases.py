@@ -16,6 +16,8 @@ from kernelopt.errors import InputFileError, WorkspaceError
 from kernelopt.workspace import Workspace
 from tests.conftest import KERNELS
 
+ROOT = Path(__file__).resolve().parents[1]
+
 #: The user's kernel: a C++ extension built from a source file beside kernel.py (`torch.utils.cpp_extension.load`).
 LOADS_A_SOURCE = """import os
 
@@ -406,3 +408,34 @@ def test_n96_a_candidate_whose_timing_was_cut_is_drawn_as_a_lower_bound() -> Non
         CandidateResult(parameters={"BLOCK_D": 32}, status=CandidateStatus.OK, latency_us=16066194.1, cut=True)
     ]
     assert search_points(record)[0].cut
+
+
+def test_n97_a_tuning_session_releases_the_build_lock_an_interrupted_one_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's C++ bias-GELU with `CHUNK = 256  # kernelopt: tunable` (`tune cpptune2 --device cpu --budget 2`):
+    Ctrl-C 5 s in, while the session's compile worker built the extension, left torch's lock in the session's
+    `torch-extensions/user_bias_gelu_tune2/lock`; the rerun's candidates each waited on it to their limit, "2
+    run_timeout ... checking: no reply within 60 s", "no candidate ran" (2 min 4 s), and the record then served those
+    failures to every later rerun. Now a session releases its folder's build locks before its first worker starts
+    (its run lock keeps any other run off it): the same rerun evaluated both candidates in 36.6 s."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.compile_pool import EXTENSIONS_DIR
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, tune_folder
+
+    folder = Path(shutil.copytree(ROOT / "tests" / "data" / "loop", tmp_path / "loop"))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", budget=1))
+    lock = prepared.session_dir / EXTENSIONS_DIR / "user_bias_gelu_tune2" / "lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+
+    class Opened(Exception):
+        pass
+
+    def opened(*args: object, **kw: object) -> None:
+        assert not lock.exists()  # released before the record is opened and any worker starts
+        raise Opened
+
+    monkeypatch.setattr(tf.SessionRecord, "open", opened)
+    with pytest.raises(Opened):
+        tune_folder(prepared)

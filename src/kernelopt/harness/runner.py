@@ -221,22 +221,21 @@ def _crash_culprit(*, in_problem: bool, step: Step | None, stderr_tail: str | No
     return Culprit.KERNEL
 
 
-def release_build_locks(job: WorkerJob) -> list[Path]:
-    """Remove the lock files torch's extension builds left in the job's build folders, once its worker is gone
-    (leaving :func:`run_worker`'s worker kills its process group, ninja and the compiler with it): torch takes
-    ``torch_extensions/<name>/lock`` for the length of a build (``FileBaton``) and a later build of that name waits
-    for it to go, with no limit of its own. A Ctrl-C or a compile limit during the user's C++ extension build left
-    it, and the next `validate` waited out the whole compile limit, "TIMEOUT_FAIL: loading kernel.py (import and
-    compilation) ran past the compile limit of 300 s", the kernel blamed. A workspace's run lock keeps any other
-    kernelopt run off these folders meanwhile. Returns the files removed."""
+def release_build_locks(torch_extensions: Path) -> list[Path]:
+    """Remove the lock files torch's extension builds left in ``torch_extensions`` (a ``TORCH_EXTENSIONS_DIR``) when
+    no process of ours builds there any more: torch takes ``<name>/lock`` for the length of a build (``FileBaton``),
+    and a later build of that name waits for it to go, with no limit of its own. A Ctrl-C or a compile limit during
+    the user's C++ extension build left it, and the next `validate` waited out the whole compile limit, "TIMEOUT_FAIL:
+    loading kernel.py (import and compilation) ran past the compile limit of 300 s", the kernel blamed (n95); a
+    rerun of `tune`, every candidate "no reply within 60 s" (n97). A workspace's or a session's run lock keeps any
+    other kernelopt run off the folder meanwhile. Returns the files removed."""
     gone = []
-    for source in job.kernels:
-        for lock in sorted(Path(source.build_dir, "torch_extensions").glob("*/lock")):
-            try:
-                lock.unlink()
-            except OSError:  # gone already, or the folder is read-only: nothing to release
-                continue
-            gone.append(lock)
+    for lock in sorted(Path(torch_extensions).glob("*/lock")):
+        try:
+            lock.unlink()
+        except OSError:  # gone already, or the folder is read-only: nothing to release
+            continue
+        gone.append(lock)
     return gone
 
 
@@ -285,8 +284,9 @@ def run_worker(
             dog = Watchdog(limits=limits, started_at=start)
             reader = ProgressReader(Path(job.progress_path))
             timeout = _watch(worker, dog, reader, caps)
-    finally:
-        release_build_locks(job)
+    finally:  # the worker is gone (leaving the context killed its process group, ninja and the compiler with it)
+        for source in job.kernels:
+            release_build_locks(Path(source.build_dir) / "torch_extensions")
     dropped = sum(cap.finish() for cap in caps)
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:

@@ -365,7 +365,11 @@ def _result(path: Path, answer: Answer) -> CompileResult:
     return CompileResult(path, Outcome.RUN_ERROR, f"the compile service failed: {answer.reason}")
 
 
+#: The session's one folder of torch's extension builds (``TORCH_EXTENSIONS_DIR`` of every worker of a session).
+EXTENSIONS_DIR = "torch-extensions"
+
+
 def shared_cache_env(base: Mapping[str, str], session_dir: Path) -> dict[str, str]:
     """``base`` with the session's one Triton cache and extension build folder (every worker of a session
     uses them, so what a compile worker built the bench worker loads)."""
-    return dict(base) | build_folders(Path(session_dir) / CACHE_DIR, Path(session_dir) / "torch-extensions")
+    return dict(base) | build_folders(Path(session_dir) / CACHE_DIR, Path(session_dir) / EXTENSIONS_DIR)

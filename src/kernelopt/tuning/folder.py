@@ -49,6 +49,7 @@ from kernelopt.digits import sig
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
+from kernelopt.harness.runner import release_build_locks
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
@@ -87,7 +88,7 @@ from kernelopt.tunables.model import argument_as, argument_key, argument_name, s
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, config_text, is_computed
-from kernelopt.tuning.compile_pool import CACHE_DIR
+from kernelopt.tuning.compile_pool import CACHE_DIR, EXTENSIONS_DIR
 from kernelopt.tuning.dot_precision import operands_dtype
 from kernelopt.tuning.entry_retime import retime_refusal
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -917,6 +918,9 @@ def tune_folder(
     """
     req, space = prepared.request, prepared.space
     prepared.session_dir.mkdir(parents=True, exist_ok=True)
+    # no worker of this session runs yet, and its run lock keeps any other off: a build lock there is an interrupted
+    # session's, which every candidate of the rerun waited on until its limit (n97)
+    release_build_locks(prepared.session_dir / EXTENSIONS_DIR)
     if req.out is None:
         _ignored_by_git(Path(req.folder) / DEFAULT_OUT.parent)
     header = RecordHeader.for_space(
