@@ -179,7 +179,7 @@ def test_n90_n93_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a
     assert best.line() == "4 of 7 candidates, best 490700 us (BLOCK_D=1024)"
 
 
-def test_n91_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_root: Path, tmp_path: Path) -> None:
+def test_n91_n98_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_root: Path, tmp_path: Path) -> None:
     """The user's C++ bias-GELU, V0 gated on the CPU, its task card naming no GPU (none to infer here): the report
     said "Measured on cpu: ...; the cpu roofs below are not the roofs of that device" and "Spec roofs: unknown GPU
     'cpu': no spec sheet; known: amd-mi300x, amd-mi325x, ...", the CPU timing path's device name read as a GPU the
@@ -190,6 +190,7 @@ def test_n91_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_roo
     from kernelopt.loop.settings import LoopRequest
     from kernelopt.report import render_markdown
     from kernelopt.report.reader import collect
+    from kernelopt.report.sections import plot_title
     from tests.loop_fakes import DATA, make_fakes
 
     folder = Path(shutil.copytree(DATA, tmp_path / "nogpu"))
@@ -208,6 +209,9 @@ def test_n91_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_roo
     assert "- Measured on cpu: latencies and rates are the CPU timing path's (no GPU)\n" in md
     assert "- Spec roofs: no GPU named in the task card or the records\n" in md
     assert "cpu roofs" not in md and "unknown GPU 'cpu'" not in md
+    # n98: the roofline figure's title (the image read alone) said "the roofs drawn are the unknown GPU's, not that
+    # device's" over a plot with no roof
+    assert plot_title(data) == "nogpu: timed on cpu, fp32; no GPU named, so no roofs"
 
 
 def test_n92_a_plan_s_evidence_writes_a_measured_figure_out_as_every_other_line_does() -> None:

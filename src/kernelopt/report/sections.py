@@ -178,6 +178,8 @@ def plot_title(data: ReportData) -> str:
     if not data.measured_elsewhere:
         return f"{data.name}: {roofs}, {dtype}"
     where = ", ".join(d.name for d in data.measured_on) or "an unknown device"
+    if not data.gpu:  # no GPU named anywhere (a run on the CPU alone): no roof is drawn, none is anyone's (n98)
+        return f"{data.name}: timed on {where}, {dtype}; no GPU named, so no roofs"
     return f"{data.name}: timed on {where}, {dtype}; the roofs drawn are the {roofs}'s, not that device's"
 
 
