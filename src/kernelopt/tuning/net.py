@@ -1023,14 +1023,17 @@ class SizeCheck(BaseModel):
     Attributes:
         kind: the size's class.
         shape: the size checked (the try the original passed at), else the last one tried.
-        passed: the written kernel passed there (``True``), failed where the original passed (``False``), or the
-            size was skipped (``None``): the original did not pass at any try (``reason`` says why).
+        passed: the written kernel passed there (``True``), failed where the original passed or gave no reply
+            (``False``, ``original`` says which), or the size was skipped (``None``): the original did not pass at
+            any try (``reason`` says why).
         outcome: the written kernel's outcome there (``None`` when skipped).
         reason: the failure's line, or why the size was skipped; beside a pass, an output not fenced there.
         seconds: wall seconds the size took (the original's runs included).
         unchecked: skipped for want of time (not run within the net's cap or the session's wall, or no reply within
             a request's limit), not for the original's refusal: whether the original handles the size is not known,
             and a kernel written beside it says so (:attr:`NetVerdict.unchecked`, gpufind19's g3).
+        original: where the written kernel failed, what the original did there: it passed, or it gave no reply within
+            the limit (a request's, not a refusal: break19's b23, the written kernel's failure stands).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -1042,6 +1045,7 @@ class SizeCheck(BaseModel):
     reason: str | None = None
     seconds: float = 0.0
     unchecked: bool = False
+    original: str = "where the original passes"
 
     def label(self) -> str:
         return f"{self.shape.label()} ({self.kind.words})"
@@ -1088,7 +1092,7 @@ class NetVerdict(BaseModel):
             return f"not checked at sizes the SHAPES entries do not name: {self.not_cast}{kept}"
         bad = self.failed
         if bad is not None:
-            return f"the written kernel fails at {bad.label()}, where the original passes: {bad.outcome}: {bad.reason}"
+            return f"the written kernel fails at {bad.label()}, {bad.original}: {bad.outcome}: {bad.reason}"
         held = [c.shape.label() + (f" ({c.reason})" if c.reason else "") for c in self.checks if c.passed]
         skipped = [f"{c.shape.label()} ({c.reason})" for c in self.checks if c.passed is None]
         parts = []
@@ -1423,6 +1427,10 @@ class _Caster:
             return _Try(stop=theirs)
         if theirs[0] is Outcome.OK:
             return _Try(failed=SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason))
+        if theirs[0] is Outcome.RUN_TIMEOUT:  # no reply is no refusal (break19 b23): the original may run there
+            return _Try(failed=SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason,
+                                         original=f"where the original gave no reply within the limit ({theirs[1]}) "
+                                         "and may run"))  # fmt: skip
         return _Try(stop=f"{shape.label()}: the original fails there too: {theirs[0]}: {theirs[1]}", both=True)
 
     def built(self, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | None:

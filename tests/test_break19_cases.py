@@ -1,0 +1,42 @@
+"""break19: this session's landings tried on a fresh clone by a hostile reviewer (docs/faults.md, "A fresh clone
+broken, nineteenth trial"). Each test is a finding's case: b23, b24, ..."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.net import DerivedSize, SizeClass, cast
+from kernelopt.tuning.problem import ProblemShape
+
+# ------------------------------------------------------- b23: the original's no reply is no refusal of the size
+
+
+@pytest.mark.parametrize("kind", [SizeClass.PAST, SizeClass.FLOOR, SizeClass.RESIDUE])
+def test_b23_a_written_kernel_wrong_where_the_original_gave_no_reply_is_the_net_s_failure(kind: SizeClass) -> None:
+    """The net runs the original only where the written kernel failed, to tell a size the original refuses from one it
+    handles. On the loaded CPU (and a GPU's hung request) the original, with its smaller tiles the slower of the two,
+    may give no reply within the request's limit there; that RUN_TIMEOUT was read as "the original fails there too",
+    a size the original refuses: the written kernel's wrong result at it was passed over, no size was unchecked
+    (gpufind19's g3 says none), and the pick was written wrong at a size the original may well run. A no reply is now
+    no refusal: the written kernel's failure stands and names the original's silence; a real refusal (the original
+    raises there too) still skips the size."""
+    sizes = [DerivedSize(kind=kind, tries=(ProblemShape(kwargs={"n": 3072}), ProblemShape(kwargs={"n": 1536})))]
+    asked: list[tuple[str, int]] = []
+
+    def check_at(source: str, shape: ProblemShape, original_says: Outcome) -> tuple[Outcome, str | None]:
+        asked.append((source, shape.kwargs["n"]))
+        if source == "written":  # a grown tile without its mask: the rows past the last whole tile never written
+            return Outcome.WRONG_RESULT, "output not written: 1024 of 3072 elements still hold the poison pattern"
+        return original_says, "no reply within 60 s" if original_says is Outcome.RUN_TIMEOUT else "n % 1024 != 0"
+
+    silent = cast(sizes, "original", "written", lambda s, p: check_at(s, p, Outcome.RUN_TIMEOUT))
+    assert silent.failed is not None and silent.failed.shape.kwargs == {"n": 3072}, silent
+    assert "where the original gave no reply within the limit (no reply within 60 s) and may run" in silent.line()
+    assert "where the original passes" not in silent.line()
+    assert asked == [("written", 3072), ("original", 3072)]
+
+    asked.clear()
+    refused = cast(sizes, "original", "written", lambda s, p: check_at(s, p, Outcome.RUN_ERROR))
+    assert refused.failed is None and refused.unchecked == [], refused  # the original's own refusal: skipped
+    assert "the original fails there too: run_error: n % 1024 != 0" in refused.line()
