@@ -443,3 +443,20 @@ def test_n97_a_tuning_session_releases_the_build_lock_an_interrupted_one_left(
     monkeypatch.setattr(tf.SessionRecord, "open", opened)
     with pytest.raises(Opened):
         tune_folder(prepared)
+
+
+@pytest.mark.timeout(120)
+def test_n99_test_kernel_py_shows_a_live_status_on_a_terminal_as_validate_does(
+    add_workspace: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`python3 test_kernel.py --device cpu` in the C++ bias-GELU's workspace (the skill's check after each edit)
+    said nothing for 48 s while the extension built and the cases ran, where `kernelopt validate` shows a live status
+    with its seconds on a terminal (u16). Now test_kernel.py shows the same one (`cli.validate.busy`: nothing on a
+    pipe)."""
+    from rich.console import Console
+
+    from kernelopt.cli.test_kernel import main
+
+    monkeypatch.setattr(Console, "is_terminal", property(lambda self: True))  # the pipe's silence: busy's own test
+    assert main(add_workspace.root, ["--device", "cpu", "--case", "1"]) == 0
+    assert "test_kernel.py: checking kernel.py against reference.py (its build included)" in capsys.readouterr().err

@@ -65,7 +65,7 @@ def main(workspace_dir: Path, argv: list[str]) -> int:
 
 
 def _run(root: Path, args: argparse.Namespace) -> int:
-    from kernelopt.cli.validate import render_bench, render_correctness
+    from kernelopt.cli.validate import busy, render_bench, render_correctness
     from kernelopt.errors import WorkspaceError
     from kernelopt.harness.decision import exit_code
     from kernelopt.harness.gate import bench_files, check_files
@@ -83,16 +83,19 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     settings = HarnessSettings.from_env(None, device=args.device)
     cases = [args.case] if args.case is not None else None
     state = root / ".kernelopt"
-    report = check_files(
-        kernel_py, reference_py, state, label="test", settings=settings, cases=cases, dtype_hint=card.dtype
-    )
+    # a live status on a terminal, as validate shows: a C++ extension's build said nothing for 48 s on the CPU (n99)
+    with busy("test_kernel.py: checking kernel.py against reference.py (its build included)"):
+        report = check_files(
+            kernel_py, reference_py, state, label="test", settings=settings, cases=cases, dtype_hint=card.dtype
+        )
     render_correctness(report)
     out: dict[str, Any] = {"status": report.status.value, "message": report.message, "correctness": report}
     status = report.status
     if report.passed and args.bench:
-        bench, _raw = bench_files(
-            kernel_py, reference_py, state, label="test", settings=settings, cases=cases, dtype_hint=card.dtype
-        )
+        with busy("test_kernel.py: timing kernel.py and the reference"):
+            bench, _raw = bench_files(
+                kernel_py, reference_py, state, label="test", settings=settings, cases=cases, dtype_hint=card.dtype
+            )
         render_bench(bench)
         out["bench"] = bench
         if not bench.ok:
