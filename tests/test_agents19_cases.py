@@ -222,6 +222,19 @@ def test_a_daemon_that_empties_its_environment_is_killed_when_the_agent_ends(tmp
         run_command(["no-such-agent-19"], timeout_s=5, kill_leftovers=True)
 
 
+def test_a_daemon_outlives_no_agent_that_ran_past_its_limit(tmp_path: Path) -> None:
+    """review19 r1: an agent that ignored SIGTERM and ran past its limit had its group SIGKILLed, the subreaper with
+    it, and its env-less daemon (handed to init) lived on; now the subreaper is told to kill it all first."""
+    from kernelopt.proc import run_command
+
+    pid_file = tmp_path / "daemon.pid"
+    hang = DAEMON + "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)\n"
+    result = run_command([sys.executable, "-c", hang, str(pid_file)], timeout_s=2, kill_leftovers=True)
+    assert result.timed_out
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+
+
 def test_a_plan_longer_than_any_planner_may_write_is_refused_before_it_is_parsed(ws) -> None:
     """a8: the agent-cli planner read and parsed a plan file of any size whole (a 200,000-line front matter: 2.9 s;
     ``submit_plan`` refused past 1,000,000 characters); one bound now serves every planner's reply."""

@@ -5,7 +5,9 @@
 and waits for it. A process the command starts that outlives its parent, a daemon that forked twice and left its
 session (``setsid``), is handed to this process, not to init, whatever it did to its environment, group or session.
 When the command has ended, every such process is killed and reaped, then this process exits as the command did
-(its status, or the signal that ended it).
+(its status, or the signal that ended it). Past the command's limit, :func:`kernelopt.proc.run_command` sends this
+process ``SIGUSR1`` (:data:`REAP_NOW`) before the group's ``SIGKILL``: it kills the command and every process handed to
+it, then reaps, since a ``SIGKILL`` that reached this process first would hand the leftovers to init.
 
 The token in the environment (:func:`kernelopt.proc.kill_strays`) found a daemon only while it kept that
 environment: one started with ``env -i`` (``os.execve(..., {})``) escaped and wrote kernel.py a second after the
@@ -23,6 +25,8 @@ import subprocess
 import sys
 
 PR_SET_CHILD_SUBREAPER = 36
+REAP_NOW = signal.SIGUSR1
+"""The signal that has this process kill the command and all it left at once (``kernelopt.proc.REAP_NOW``)."""
 
 
 def _children() -> list[int]:
@@ -43,16 +47,23 @@ def _children() -> list[int]:
     return out
 
 
+def _kill_children() -> int:
+    """SIGKILL every child of this process; how many were sent it."""
+    killed = 0
+    for pid in _children():
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except ProcessLookupError:
+            pass
+    return killed
+
+
 def reap_all() -> int:
     """SIGKILL every child until none is left, reaping each; how many were killed."""
     killed = 0
     while True:
-        for pid in _children():
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
+        killed += _kill_children()
         try:
             os.waitpid(-1, 0)  # a killed child's children come to this process in turn
         except ChildProcessError:
@@ -70,6 +81,7 @@ def main(argv: list[str]) -> int:
     # the command's process group gets SIGTERM past its limit: the command handles it; this process waits for it
     signal.signal(signal.SIGTERM, lambda *_: None)
     signal.signal(signal.SIGINT, lambda *_: None)
+    signal.signal(REAP_NOW, lambda *_: _kill_children())  # the wait below then returns, and reap_all ends the rest
     try:
         proc = subprocess.Popen(argv)
     except FileNotFoundError as exc:
