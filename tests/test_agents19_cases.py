@@ -316,3 +316,34 @@ def test_an_untracked_profile_the_planner_rewrote_is_put_back(ws) -> None:
     assert planned.violations == ["profiles/v1/ncu.ncu-rep (deleted)", "profiles/v1/summary.json (modified)"]
     assert summary.read_text() == '{"measured": 12.5}\n' and report.read_bytes() == b"\x00measured report\x00"
     assert not (ws.state_dir / "untracked-before-stage").exists()
+
+
+PATCHERS = {
+    "rebound": "_c.check_outputs = lambda *a, **k: _c.OutputCheck(rel_err=0.0, max_abs_err=0.0, worst_ratio=0.0)\n",
+    "code-swapped": "_c.check_outputs.__code__ = (lambda *a, **k: OutputCheck(rel_err=0.0)).__code__\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(PATCHERS))
+def test_a_kernel_that_patches_the_checker_fails_its_check(tmp_path: Path, how: str) -> None:
+    """a12: a kernel.py returning zeros that set kernelopt.harness.compare.check_outputs to a function saying
+    "passed" (at import) passed `kernelopt validate` (quality gate PASS): the kernel runs in the checker's process."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
+    (folder / "kernel.py").write_text(
+        "import torch\n\nimport kernelopt.harness.compare as _c\n\n"
+        + PATCHERS[how]
+        + "\n\ndef run(x, y):\n    return torch.zeros_like(x)\n"
+    )
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    assert not report.passed
+    message = report.message or ""
+    assert message.startswith("case 0 (n=4096): kernel.py replaced kernelopt.harness.compare.check_outputs"), message
+    assert message.endswith(
+        "kernelopt's own code that checks and times it: a kernel computes its result, it never patches the harness"
+    )

@@ -92,3 +92,60 @@ def replaced(before: dict[str, int]) -> list[str]:
         if id(value) in known or not _torch_s_own(value, torch_dir):
             out.append(name)
     return sorted(out)
+
+
+CHECKER_MODULES = (
+    "kernelopt.harness.compare",
+    "kernelopt.harness.draws",
+    "kernelopt.harness.hints",
+    "kernelopt.harness.history",
+    "kernelopt.harness.inplace",
+    "kernelopt.harness.inputs",
+    "kernelopt.harness.loader",
+    "kernelopt.harness.stats",
+    "kernelopt.harness.timers",
+    "kernelopt.harness.tolerance",
+)
+"""The checker's modules the worker imports where it uses them: imported before :func:`checker_snapshot`, so that a
+kernel.py cannot import one first and patch it before the snapshot sees it."""
+
+
+def _checker_bound() -> dict[str, tuple[int, int]]:
+    """``module.name`` (``module.Class.name``) -> (``id`` of the callable, ``id`` of its code) for every callable of
+    kernelopt's modules loaded now, and of the classes they define."""
+    import sys
+
+    out: dict[str, tuple[int, int]] = {}
+    for mname, module in list(sys.modules.items()):
+        if module is None or not (mname == "kernelopt" or mname.startswith("kernelopt.")):
+            continue
+        for name, value in list(vars(module).items()):
+            if not callable(value):
+                continue
+            out[f"{mname}.{name}"] = (id(value), id(_code_of(value)))
+            if isinstance(value, type) and value.__module__ == mname:
+                for attr, member in list(vars(value).items()):
+                    member = getattr(member, "__func__", member)  # a classmethod's or staticmethod's function
+                    if callable(member):
+                        out[f"{mname}.{name}.{attr}"] = (id(member), id(_code_of(member)))
+    return out
+
+
+def checker_snapshot() -> dict[str, tuple[int, int]]:
+    """Every callable of kernelopt's own modules (the checker, the timers, the worker) and its code, before kernel.py
+    is imported: :func:`checker_replaced` names what the kernel replaced since.
+
+    A kernel.py that set ``kernelopt.harness.compare.check_outputs`` to a function saying "passed" (at import) passed
+    the quality gate returning zeros (agents19, a12); one that replaced the timers would time what it liked. Like
+    :func:`replaced`, this finds patches; it is no sandbox."""
+    import importlib
+
+    for name in CHECKER_MODULES:
+        importlib.import_module(name)
+    return _checker_bound()
+
+
+def checker_replaced(before: dict[str, tuple[int, int]]) -> list[str]:
+    """The names of ``before`` now bound to another callable, or to the same one running other code, sorted."""
+    now = _checker_bound()
+    return sorted(name for name, ident in before.items() if name in now and now[name] != ident)

@@ -56,7 +56,7 @@ from kernelopt.harness.model import (
     WorkerResult,
     shape_label,
 )
-from kernelopt.harness.patches import replaced, snapshot
+from kernelopt.harness.patches import checker_replaced, checker_snapshot, replaced, snapshot
 from kernelopt.harness.progress import Phase, ProgressWriter, Step
 from kernelopt.harness.tolerance import reference_tolerance
 from kernelopt.jsontext import dump_json, load_json
@@ -115,6 +115,7 @@ class _Ctx:
     warned: dict[str, str] = field(default_factory=dict)  # each warning said, by its key
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
+    checker_callables: dict[str, tuple[int, int]] = field(default_factory=dict)  # patches.checker_snapshot, likewise
     import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
 
     def warn_once(self, key: str, text: str) -> None:
@@ -285,6 +286,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
         reference = load_module(Path(job.reference_py), overrides=job.constants)
         check_shapes(reference)
     ctx.torch_callables = snapshot()  # before kernel.py runs: a patch of torch's operators is found against it
+    ctx.checker_callables = checker_snapshot()  # and one of kernelopt's own (the checker, the timers)
     ctx.progress.phase(Phase.LOAD)
     with _user("loading", "kernel.py", version=first.label):
         pair = pair_of(load_module(Path(first.kernel_py)), reference)
@@ -1055,8 +1057,24 @@ def _high_drew_the_same(ctx: _Ctx, subject: _Checked, inputs: list[Any], ref_nat
     return subject.same_draws
 
 
+def _checker_patched(ctx: _Ctx, where: str) -> str | None:
+    """What to say when kernel.py replaced a function of kernelopt's own since it was imported; ``None`` when not."""
+    names = checker_replaced(ctx.checker_callables) if ctx.checker_callables else []
+    if not names:
+        return None
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"{where}: kernel.py replaced {shown}, kernelopt's own code that checks and times it: a kernel computes its "
+        "result, it never patches the harness"
+    )
+
+
 def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
-    """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`)."""
+    """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`), or a function
+    of the checker's own."""
+    said = _checker_patched(ctx, where)
+    if said is not None:
+        _fail_case(ctx, cc, said, "CheckerPatched")
     if not ctx.torch_callables:
         return
     names = replaced(ctx.torch_callables)
@@ -1260,6 +1278,9 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                 )
             ) from exc
         run_left_s -= max(0.0, time.monotonic() - t0 - (ctx.compile_s - compile0))
+        said = _checker_patched(ctx, f"case {i}")
+        if said is not None:  # the timers among them: the case's timing is not to be believed
+            raise CandidateFailed(Failure(message=said, error_class="CheckerPatched", case=i))
 
 
 @dataclass
