@@ -40,3 +40,44 @@ def test_b23_a_written_kernel_wrong_where_the_original_gave_no_reply_is_the_net_
     refused = cast(sizes, "original", "written", lambda s, p: check_at(s, p, Outcome.RUN_ERROR))
     assert refused.failed is None and refused.unchecked == [], refused  # the original's own refusal: skipped
     assert "the original fails there too: run_error: n % 1024 != 0" in refused.line()
+
+
+# ------------------------------------------------- b24: a size a request's limit left unchecked, and its cure
+
+
+def test_b24_a_size_left_unchecked_by_a_request_s_limit_names_the_limit_not_the_wall() -> None:
+    """gpufind19's g3 marks a net size unchecked for want of time, and the verdict of a kernel written beside it
+    says "a longer --budget-wall-s (or none) checks them". A size whose request had no reply is unchecked too, but its
+    limit is ``--candidate-timeout-s`` (each net request's, 60 s by default), which no wall lifts: the advice was
+    untrue of it. The sizes cut by the wall and those cut by a request's limit are now told apart, each with its own
+    cure; a net cut by its wall alone reads as before."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.net import NetCap
+    from kernelopt.tuning.tail_wall import TailWall
+
+    sizes = [DerivedSize(kind=SizeClass.PAST, tries=(ProblemShape(kwargs={"n": 3072 + 2 * k}),)) for k in range(4)]
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        clock.advance(10.0)
+        if source == "written" and shape.kwargs["n"] == 3072:  # its small tiles too slow in the interpreter
+            return Outcome.RUN_TIMEOUT, "no reply within 60 s"
+        return Outcome.OK, None
+
+    clock = ManualClock()
+    hung = cast(sizes[:2], "original", "written", check_at, clock=clock)
+    assert [c.shape.kwargs["n"] for c in hung.unchecked] == [3072], hung.line()
+    assert hung.unchecked_line() == (
+        "the net did not check the written kernel at 1 of its 2 sizes with no reply within a request's limit "
+        "(n=3072): it is unchecked there, where the original may run; a longer --candidate-timeout-s checks them"
+    )
+
+    budget = Budget(100, clock, wall_s=60.0)
+    budget.start()
+    clock.advance(25.0)  # the search's; of the net's 10 s requests, the last size's does not fit the wall's end
+    both = cast(sizes, "original", "written", check_at, cap=NetCap.of(25.0, clock(), TailWall.of(budget)), clock=clock)
+    line = both.unchecked_line()
+    assert line is not None and line.startswith(
+        "the net did not check the written kernel at 1 of its 4 sizes for want of time (n=3078) and at 1 "
+        "with no reply within a request's limit (n=3072)"
+    ), line
+    assert line.endswith("a longer --budget-wall-s (or none) and a longer --candidate-timeout-s check them"), line

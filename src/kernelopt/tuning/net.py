@@ -1017,6 +1017,11 @@ def _far_constants(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     return out
 
 
+def _labels(checks: Sequence[SizeCheck]) -> str:
+    """The sizes' labels, as a list in words."""
+    return ", ".join(c.shape.label() for c in checks)
+
+
 class SizeCheck(BaseModel):
     """What the net found at one derived size.
 
@@ -1032,6 +1037,8 @@ class SizeCheck(BaseModel):
         unchecked: skipped for want of time (not run within the net's cap or the session's wall, or no reply within
             a request's limit), not for the original's refusal: whether the original handles the size is not known,
             and a kernel written beside it says so (:attr:`NetVerdict.unchecked`, gpufind19's g3).
+        limit: unchecked for a request's limit (no reply within ``tune --candidate-timeout-s``: the written kernel,
+            or reference.py building the size), which a longer wall does not lift (break19's b24).
         original: where the written kernel failed, what the original did there: it passed, or it gave no reply within
             the limit (a request's, not a refusal: break19's b23, the written kernel's failure stands).
     """
@@ -1045,6 +1052,7 @@ class SizeCheck(BaseModel):
     reason: str | None = None
     seconds: float = 0.0
     unchecked: bool = False
+    limit: bool = False
     original: str = "where the original passes"
 
     def label(self) -> str:
@@ -1078,11 +1086,18 @@ class NetVerdict(BaseModel):
         sizes = self.unchecked
         if not sizes:
             return None
-        labels = ", ".join(c.shape.label() for c in sizes)
+        timed, limited = [c for c in sizes if not c.limit], [c for c in sizes if c.limit]
+        causes, cures = [], []
+        if timed:
+            causes.append(f"{len(timed)} of its {len(self.checks)} sizes for want of time ({_labels(timed)})")
+            cures.append("a longer --budget-wall-s (or none)")
+        if limited:  # a request's own limit, not the wall's (b24)
+            of = "" if timed else f" of its {len(self.checks)} sizes"
+            causes.append(f"{len(limited)}{of} with no reply within a request's limit ({_labels(limited)})")
+            cures.append("a longer --candidate-timeout-s")
         return (
-            f"the net did not check the written kernel at {len(sizes)} of its {len(self.checks)} sizes for want of "
-            f"time ({labels}): it is unchecked there, where the original may run; a longer --budget-wall-s (or none) "
-            "checks them"
+            f"the net did not check the written kernel at {' and at '.join(causes)}: it is unchecked there, where "
+            f"the original may run; {' and '.join(cures)} {'checks' if len(cures) == 1 else 'check'} them"
         )
 
     def line(self) -> str:
@@ -1211,6 +1226,7 @@ class _Try:
     stop: str | None = None
     both: bool = False
     reason: str | None = None
+    limit: bool = False  # ``stop`` is a request's limit (no reply), not the original's refusal
 
 
 @dataclasses.dataclass
@@ -1246,7 +1262,7 @@ class _Caster:
         if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT, SizeClass.FLOOR):
             return self.ladder(size, original, written)
         refusals: list[str] = []
-        unchecked = False  # no verdict for want of time, not for the original's refusal
+        unchecked = limit = False  # no verdict for want of time (a request's limit: ``limit``), not a refusal
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
             expected = _estimate(scale, self.entries, self.ran)
@@ -1258,7 +1274,7 @@ class _Caster:
             built = self.built(shape, scale)
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
                 refusals.append(f"{label}: reference.py did not build it within the limit: {built[1]}")
-                unchecked = True
+                unchecked = limit = True
                 break
             if built is not None and built[0] is not Outcome.OK:
                 refusals.append(f"{label}: {built[1]}")
@@ -1275,10 +1291,15 @@ class _Caster:
                 return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=Outcome.OK, reason=tried.reason)
             refusals.append(tried.stop)
             if not tried.both:
-                unchecked = True
+                unchecked, limit = True, tried.limit
                 break
         return SizeCheck(
-            kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals), unchecked=unchecked
+            kind=size.kind,
+            shape=size.tries[-1],
+            passed=None,
+            reason="; ".join(refusals),
+            unchecked=unchecked,
+            limit=limit,
         )
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
@@ -1296,7 +1317,7 @@ class _Caster:
         far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
         stop: str | None = None
-        unchecked = False  # the ladder ended for want of time (the cap, a request's limit), not the original's refusal
+        unchecked = limit = False  # the ladder ended for want of time (the cap, a request's limit), not a refusal
         run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
         refused: list[ProblemShape] = []  # where the original failed too: a stand-in dividing one is not run
         for i, shape in enumerate(size.tries):
@@ -1348,13 +1369,14 @@ class _Caster:
             stop = tried.stop
             if tried.both and probe:  # the original handles no odd value there: down from half its power of two
                 continue
-            unchecked = not tried.both
+            unchecked, limit = not tried.both, tried.limit
             break
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(
-            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked
-        )
+            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked,
+            limit=limit,
+        )  # fmt: skip
 
     def bisect(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """The joint residue's steps (:func:`_joint_steps`: each one factor of two fewer in the keys' product) searched
@@ -1371,7 +1393,7 @@ class _Caster:
         refused: set[int] = set()
         held: ProblemShape | None = None
         stop: str | None = None
-        unchecked = False  # the search ended for want of time (the cap, a request's limit)
+        unchecked = limit = False  # the search ended for want of time (the cap, a request's limit)
         while True:
             left = [i for i in range(passed + 1, failed) if i not in refused]
             if not left:
@@ -1396,14 +1418,15 @@ class _Caster:
                 continue
             stop = tried.stop
             if not tried.both:
-                unchecked = True
+                unchecked, limit = True, tried.limit
                 break
             failed = i
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(
-            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked
-        )
+            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked,
+            limit=limit,
+        )  # fmt: skip
 
     def tried(
         self,
@@ -1421,7 +1444,7 @@ class _Caster:
         if outcome is Outcome.OK:
             return _Try(reason=reason)
         if outcome is Outcome.RUN_TIMEOUT:
-            return _Try(stop=f"{shape.label()}: no reply within the limit ({who}): {reason}")
+            return _Try(stop=f"{shape.label()}: no reply within the limit ({who}): {reason}", limit=True)
         theirs = self.original_at(original, shape, scale)
         if isinstance(theirs, str):
             return _Try(stop=theirs)
