@@ -3,6 +3,8 @@ broken, nineteenth trial"). Each test is a finding's case: b23, b24, ..."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kernelopt.tuning.candidate import Outcome
@@ -81,3 +83,38 @@ def test_b24_a_size_left_unchecked_by_a_request_s_limit_names_the_limit_not_the_
         "with no reply within a request's limit (n=3072)"
     ), line
     assert line.endswith("a longer --budget-wall-s (or none) and a longer --candidate-timeout-s check them"), line
+
+
+# ------------------------------------------ b25: a tuple's row read by a constant index written as an expression
+
+TUPLE_RUN = Path(__file__).parent / "data" / "leftovers17" / "tuple_run" / "kernel.py"
+ROWS = "TILE = ((16, 16), (32, 8))"
+
+
+@pytest.mark.parametrize(
+    ("read", "line"),
+    [
+        ("    bm, bn = TILE[-2]\n", "bm is read from TILE[-2], its index the constant -2 written as an expression"),
+        ("    bm = TILE[0][-2]\n    bn = TILE[0][1]\n", "bm is read from TILE[0][-2], its index the constant -2"),
+        ("    bm, bn = TILE[1 - 1]\n", "bm is read from TILE[1 - 1], its index the constant 1 - 1 written as an"),
+        ("    T = ((16, 16), (32, 8))\n    bm, bn = T[-2]\n", "bm is read from T[-2], a tuple written in the function"),
+        ("    i = 0\n    bm, bn = TILE[i]\n", "bm is read from TILE[i], a row picked by i at run time"),
+        ("    i = 0\n    bm = TILE[0][i]\n    bn = 16\n", "bm is read from TILE[0][i], a row picked by i at run time"),
+    ],
+)
+def test_b25_a_tuple_read_by_a_constant_index_expression_is_not_said_to_be_picked_at_run_time(
+    read: str, line: str
+) -> None:
+    """leftovers19's l3 says why a tuple's element read by an index is no knob: "a row picked by i at run time". A
+    row read as ``TILE[-2]`` (the first of two) or ``TILE[1 - 1]`` got that line too, "a row picked by -2 at run time:
+    no one element of TILE is its value", both untrue: the index is a constant, and ``TILE[0]``'s elements are its
+    value; ``TILE[0][-2]`` (a nested row's element) said nothing at all. Each now says what it is and how to make it a
+    knob (a plain index from 0), a local tuple's the local line; a run-time index, a nested row's too, as before."""
+    from kernelopt.tunables import discover_source
+
+    source = TUPLE_RUN.read_text().replace("TILE = (16, 16)", ROWS).replace("    bm, bn = TILE\n", read)
+    found = {t.key: t for t in discover_source(source)}
+    knob = found["scale_kernel:BLOCK_M"]
+    assert knob.kind.value == "computed_setting" and (knob.helper_note or "").startswith(line), knob.helper_note
+    assert "at run time" not in (knob.helper_note or "") or "[i]" in read
+    assert not any(k.startswith("TILE[0][0]") for k in found)

@@ -21,7 +21,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.tunables.arithmetic import integer_value
-from kernelopt.tunables.bindings import element_read, path_parts, unpacking
+from kernelopt.tunables.bindings import element_read, held_path, path_parts, unpacking
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     body_constexprs,
@@ -2711,10 +2711,20 @@ class _Analyzer:
         read = f"{via} is read (through {name}) from" if via is not None else f"{name} is read from"
         if not isinstance(index, cst.Integer):
             held = self.code(value.value)
-            return (
-                f"{read} {self.code(value)}, a row picked by {self.code(index)} at run time: no one element of {held} "
-                "is its value, so none is a knob; it is tuned where it is computed, that line the fallback"
-            )
+            path = held_path(value.value)
+            at_module = path is not None and (func is None or not _binds(func, path_parts(path)[0]))
+            constant = integer_value(index) is not None  # a constant written as an expression (``-1``)
+            if constant and at_module:
+                return (
+                    f"{read} {self.code(value)}, its index the constant {self.code(index)} written as an expression, "
+                    f"which discovery does not follow: written as a plain index from 0, what it reads of {held} is a "
+                    "knob; it is tuned where it is computed"
+                )  # break19's b25: it was said to be "a row picked by -2 at run time"
+            if not constant:
+                return (
+                    f"{read} {self.code(value)}, a row picked by {self.code(index)} at run time: no one element of "
+                    f"{held} is its value, so none is a knob; it is tuned where it is computed, that line the fallback"
+                )
         element = element_read(value)
         if element is None or (func is not None and _binds(func, path_parts(element[0])[0])):  # inline, or local
             return (
@@ -2728,9 +2738,11 @@ class _Analyzer:
         ``func``, else at the module)."""
         if isinstance(held, cst.Tuple | cst.List | cst.Dict):
             return True
-        if not isinstance(held, cst.Name):
+        path = held_path(held)  # a nested tuple's row (``TILE[0]``): the table its name holds
+        if path is None:
             return False
-        binds = (func.locals.get(held.value) if func is not None else None) or self.module_bindings.get(held.value, [])
+        name = path_parts(path)[0]
+        binds = (func.locals.get(name) if func is not None else None) or self.module_bindings.get(name, [])
         return len(binds) == 1 and isinstance(binds[0].value, cst.Tuple | cst.List | cst.Dict)
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
