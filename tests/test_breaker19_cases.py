@@ -94,15 +94,15 @@ def test_d5_a_count_of_whole_tiles_no_grid_reads_is_not_said_to_be_the_grid() ->
     line 298 has triton.cdiv(N, BLOCK_N) programs of _fwd_split_kv_kernel, ...)": the grid is ``(cdiv(M, BLOCK_M),
     S, H * B)``; that count is ``N_SPLIT_SIZE = cdiv(cdiv(N, BLOCK_N), S) * BLOCK_N``, a split of whole tiles. The
     requirement stands (the kernel's masked-out lanes meet ``-inf * qk_scale``, a scale of unknown sign: "Seen, not
-    changed"); a count no grid reads is said as the line's count (a line of the text the edit would write, as
-    every guard note's: 297 in the file as it is, one line inserted above it)."""
+    changed"); a count no grid reads is said as the line's count, numbered as in the user's file (seen19's s1: 297,
+    where the text the edit would write, one line inserted above it, has it at 298)."""
     from kernelopt.tunables.guard import guard_edit
 
     base = (DATA / "flag_splitkv" / "kernel.py").read_text()
     tiles = "        BLOCK_M, BLOCK_N, num_stages, num_warps = config\n"
     guarded = guard_edit(base, base.replace(tiles, tiles + "        BLOCK_N = 64  # kernelopt: tuned\n"))
     assert guarded.new_source is None and guarded.note is not None, guarded
-    assert "(line 298 counts triton.cdiv(N, BLOCK_N) whole tiles of _fwd_split_kv_kernel, whose" in guarded.note
+    assert "(line 297 counts triton.cdiv(N, BLOCK_N) whole tiles of _fwd_split_kv_kernel, whose" in guarded.note
     assert "the grid at line" not in guarded.note, guarded.note
 
 

@@ -77,6 +77,7 @@ from kernelopt.tunables.inline_guard import (
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
+from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.vocabulary import GRID_AXES_MOST
 
 _Splice = tuple[int, int, str]
@@ -2995,10 +2996,12 @@ def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = 
     """
     old_read, new_read = as_decorators(old), as_decorators(new)
     if old_read is None or new_read is None:
-        return _rewrite(old, new, add=True, ran_masked=ran_masked)
+        guarded = _rewrite(old, new, add=True, ran_masked=ran_masked)
+        return replace(guarded, note=in_user_lines(guarded.note, old, new))  # the rules read the edited text
     # an autotune list applied by a call (Transformer Engine's form) is judged as the decorator it stands for, so
     # every rule on a decorator's configs reads it; the edit is written where the file holds the list
     guarded = _rewrite(old_read, new_read, add=True, ran_masked=ran_masked)
+    guarded = replace(guarded, note=in_user_lines(in_user_lines(guarded.note, old_read, new_read), old, old_read))
     if guarded.new_source is None:
         return guarded
     if guarded.new_source == new_read:

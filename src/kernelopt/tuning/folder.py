@@ -76,6 +76,7 @@ from kernelopt.tunables import (
     write_config,
     write_table,
 )
+from kernelopt.tunables.branched_list import branched_list
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
@@ -86,6 +87,7 @@ from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
+from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, config_text, is_computed
 from kernelopt.tuning.compile_pool import CACHE_DIR, EXTENSIONS_DIR
@@ -1802,6 +1804,10 @@ def _checked(
     base = tuning.prepared.base_source
     if edit is None or keep_newlines(base, edit.new_source) == base:
         return edit, note, None, None, None
+    listed = tuning.prepared.listed
+    branched = branched_list(base, listed.kernel) if listed is not None else None
+    if branched is not None:  # the list's other branch (the tutorial's HIP list) is the user's: never dropped (s2)
+        return None, f"{branched}: not written", None, None, None
     shrunk = _shrunk_covers(tuning)
     if shrunk:  # a rule refuses it: the next-best instead (no size to fail at: the net's sizes may all pass it)
         return None, f"{shrunk[0]}: not written", None, None, None
@@ -1817,6 +1823,7 @@ def _checked(
         checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
         if not checked.outcome.ok:
             failed = f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
+            failed = in_user_lines(failed, base, edit.new_source) or failed  # its traceback's line, as the user has it
             at = next((s for s in tuning.prepared.shapes if s.label() == checked.failed_entry), None)
             return None, failed, None, failed, at
         check_s = checked.check_s if checked.check_s is not None else check_s
@@ -1829,7 +1836,7 @@ def _checked(
         return _keyed_rows_checked(tuning, evaluator, edit, note, rows, known, cap, entries)
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
-        return None, note, net, net.line(), net.failed.shape
+        return None, note, net, in_user_lines(net.line(), base, edit.new_source), net.failed.shape
     return edit, note, net, None, None
 
 
@@ -1857,7 +1864,8 @@ def _keyed_rows_checked(
             continue
         net = _cast_net(alone, evaluator, pinned.new_source, known, cap, entries=entries)
         if net.failed is not None:
-            line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {net.line()}"
+            said = in_user_lines(net.line(), tuning.prepared.base_source, pinned.new_source)
+            line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {said}"
             return None, note, net, line, net.failed.shape
         checks += net.checks
         seconds, kept, not_cast = seconds + net.seconds, kept or net.kept, not_cast or net.not_cast
