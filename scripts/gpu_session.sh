@@ -172,6 +172,8 @@
 #   newuser16  scripts/gpu_newuser16.sh: a CUDA extension (load_inline of CUDA sources) missing a `;` is said by
 #              nvcc's error line; the same written right, Ctrl-C during its build leaves no torch build lock, and the
 #              next validate builds and passes (docs/faults.md n88, n89, n95)
+#   agents19   scripts/gpu_agents19.sh: validate --device cuda of examples/elementwise (512 MiB a tensor) passes
+#              with the checker's snapshot; the same kernel with torch.cuda.Event.elapsed_time patched fails (a12)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -253,6 +255,7 @@ break18 180 scripts/gpu_break18.sh
 leftovers19 420 scripts/gpu_leftovers19.sh
 newuser16 600 scripts/gpu_newuser16.sh
 gpufind19 300 scripts/gpu_gpufind19.sh
+agents19 300 scripts/gpu_agents19.sh
 gputests 560 -
 EOF
 }

@@ -321,6 +321,7 @@ def test_an_untracked_profile_the_planner_rewrote_is_put_back(ws) -> None:
 PATCHERS = {
     "rebound": "_c.check_outputs = lambda *a, **k: _c.OutputCheck(rel_err=0.0, max_abs_err=0.0, worst_ratio=0.0)\n",
     "code-swapped": "_c.check_outputs.__code__ = (lambda *a, **k: OutputCheck(rel_err=0.0)).__code__\n",
+    "clock": "import time\n\ntime.perf_counter = lambda: 0.0\n",
 }
 
 
@@ -343,7 +344,54 @@ def test_a_kernel_that_patches_the_checker_fails_its_check(tmp_path: Path, how: 
     report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
     assert not report.passed
     message = report.message or ""
-    assert message.startswith("case 0 (n=4096): kernel.py replaced kernelopt.harness.compare.check_outputs"), message
+    patched = "time.perf_counter" if how == "clock" else "kernelopt.harness.compare.check_outputs"
+    assert message.startswith(f"case 0 (n=4096): kernel.py replaced {patched}"), message
     assert message.endswith(
-        "kernelopt's own code that checks and times it: a kernel computes its result, it never patches the harness"
+        "which kernelopt checks and times kernels with: a kernel computes its result, it never patches the harness"
+    )
+
+
+# ------------------------------------------------------------------------------------------------ on a GPU
+
+EVENT_PATCH = """
+import torch as _torch
+
+_elapsed = _torch.cuda.Event.elapsed_time
+_torch.cuda.Event.elapsed_time = lambda self, end: _elapsed(self, end) / 100  # a hundred times faster, as timed
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(500)
+def test_on_cuda_the_checker_s_snapshot_passes_an_honest_kernel_and_fails_a_patched_clock(tmp_path: Path) -> None:
+    """a12 on an NVIDIA GPU, at examples/elementwise's sizes (2**28 fp16 elements, 512 MiB a tensor): `kernelopt
+    validate --device cuda` of the kernel as written passes (no function of kernelopt's, of torch.cuda.Event's or of
+    time's is taken for patched while CUDA starts, Triton compiles and the timers run), and the same kernel with
+    torch.cuda.Event.elapsed_time divided by 100 at import fails, naming it, before any timing is believed."""
+    import subprocess
+    import time
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "kernelopt", *args]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=400)
+
+    example = Path(__file__).parent.parent / "examples" / "elementwise"
+    results = {}
+    for name, extra in (("honest", ""), ("patched", EVENT_PATCH)):
+        source = tmp_path / f"src_{name}"
+        source.mkdir()
+        (source / "reference.py").write_text((example / "reference.py").read_text())
+        (source / "kernel.py").write_text((example / "kernel.py").read_text() + extra)
+        made = run("init", name, "--kernel", str(source / "kernel.py"), "--reference", str(source / "reference.py"),
+                   "--root", str(tmp_path / "root"))  # fmt: skip
+        assert made.returncode == 0, made.stderr[-2000:]
+        started = time.monotonic()
+        results[name] = run("validate", str(tmp_path / "root" / f"kernel_opt_{name}"), "--device", "cuda")
+        last = (results[name].stdout.strip().splitlines() or [""])[-1]
+        print(f"agents19 validate {name}: exit {results[name].returncode}, {time.monotonic() - started:.1f} s: {last}")
+    honest, patched = results["honest"], results["patched"]
+    assert "quality gate v0: PASS" in honest.stdout and "CheckerPatched" not in honest.stdout, honest.stdout[-3000:]
+    assert "replaced" not in honest.stdout + honest.stderr, honest.stdout[-3000:]
+    assert patched.returncode != 0 and "kernel.py replaced torch.cuda.Event.elapsed_time" in patched.stdout, (
+        patched.stdout[-3000:] + patched.stderr[-2000:]
     )

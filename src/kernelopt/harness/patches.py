@@ -110,25 +110,41 @@ CHECKER_MODULES = (
 kernel.py cannot import one first and patch it before the snapshot sees it."""
 
 
-def _checker_bound() -> dict[str, tuple[int, int]]:
-    """``module.name`` (``module.Class.name``) -> (``id`` of the callable, ``id`` of its code) for every callable of
-    kernelopt's modules loaded now, and of the classes they define."""
-    import sys
+TIMING_CLOCKS = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time")
+"""The clocks of ``time`` the timers read: a kernel that slowed ``time.perf_counter`` down during its own calls would
+be timed as fast as it liked."""
 
-    out: dict[str, tuple[int, int]] = {}
+
+def _checker_values() -> dict[str, Any]:
+    """``module.name`` (``module.Class.name``) -> the callable, for every callable of kernelopt's modules loaded now and
+    of the classes they define; and the clocks the timers read (``time``'s, ``torch.cuda.Event``'s,
+    ``torch.cuda.synchronize``)."""
+    import sys
+    import time
+
+    import torch
+
+    out: dict[str, Any] = {f"time.{n}": getattr(time, n) for n in TIMING_CLOCKS if hasattr(time, n)}
+    out["torch.cuda.synchronize"] = torch.cuda.synchronize
+    out.update((f"torch.cuda.Event.{n}", v) for n, v in vars(torch.cuda.Event).items() if callable(v))
     for mname, module in list(sys.modules.items()):
         if module is None or not (mname == "kernelopt" or mname.startswith("kernelopt.")):
             continue
         for name, value in list(vars(module).items()):
             if not callable(value):
                 continue
-            out[f"{mname}.{name}"] = (id(value), id(_code_of(value)))
+            out[f"{mname}.{name}"] = value
             if isinstance(value, type) and value.__module__ == mname:
                 for attr, member in list(vars(value).items()):
                     member = getattr(member, "__func__", member)  # a classmethod's or staticmethod's function
                     if callable(member):
-                        out[f"{mname}.{name}.{attr}"] = (id(member), id(_code_of(member)))
+                        out[f"{mname}.{name}.{attr}"] = member
     return out
+
+
+def _checker_bound() -> dict[str, tuple[int, int]]:
+    """Each of :func:`_checker_values` as (``id`` of the callable, ``id`` of its code)."""
+    return {name: (id(value), id(_code_of(value))) for name, value in _checker_values().items()}
 
 
 def checker_snapshot() -> dict[str, tuple[int, int]]:
@@ -147,5 +163,16 @@ def checker_snapshot() -> dict[str, tuple[int, int]]:
 
 def checker_replaced(before: dict[str, tuple[int, int]]) -> list[str]:
     """The names of ``before`` now bound to another callable, or to the same one running other code, sorted."""
-    now = _checker_bound()
-    return sorted(name for name, ident in before.items() if name in now and now[name] != ident)
+    import torch
+
+    torch_dir = os.path.realpath(os.path.dirname(torch.__file__))
+    values = _checker_values()
+    out = []
+    for name, ident in before.items():
+        value = values.get(name)
+        if value is None or (id(value), id(_code_of(value))) == ident:
+            continue
+        if name.startswith("torch.") and _torch_s_own(value, torch_dir):
+            continue  # torch's own rebinding (as in :func:`replaced`), not the kernel's
+        out.append(name)
+    return sorted(out)

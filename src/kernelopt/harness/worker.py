@@ -1064,7 +1064,7 @@ def _checker_patched(ctx: _Ctx, where: str) -> str | None:
         return None
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return (
-        f"{where}: kernel.py replaced {shown}, kernelopt's own code that checks and times it: a kernel computes its "
+        f"{where}: kernel.py replaced {shown}, which kernelopt checks and times kernels with: a kernel computes its "
         "result, it never patches the harness"
     )
 

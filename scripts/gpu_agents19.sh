@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# agents19: the checker's snapshot of a12 (docs/faults.md, "A hostile coding agent") on one NVIDIA GPU (run from the
+# repository root, $OUT set). GPU clocks and settings are never changed. About 2 minutes.
+#
+#   tests: the GPU test of tests/test_agents19_cases.py: `kernelopt validate --device cuda` of examples/elementwise
+#   (2**28 fp16 elements, 512 MiB a tensor) as written passes, nothing of kernelopt's, torch.cuda.Event's or time's
+#   taken for patched while CUDA starts, Triton compiles and the timers run; the same kernel with
+#   torch.cuda.Event.elapsed_time divided by 100 at import fails, naming it (tests.txt keeps the "agents19 validate"
+#   lines: each run's exit status, seconds and last line).
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_header "$R/session.txt"
+gpu_tests 480 -s --durations=5 tests/test_agents19_cases.py
+progress "done"
