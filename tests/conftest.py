@@ -80,6 +80,7 @@ SLOW_FILES = (
     "test_report_sweep_compare.py",  # 4.4 CPU-s, 6 s waiting
     "test_mcp_server.py",  # 7.4 CPU-s
     "test_agent_cli_codex.py",  # 7.2 CPU-s (alone, less a fork server's start)
+    "test_newuser16_cases.py",  # newuser16, put here by its author: 6.2 CPU-s in one process with torch, 27 s wall at load 7
     "test_tuning_evaluator.py",  # 7.0 CPU-s
     "test_discovery17_cases.py",  # 5.8 CPU-s
     "test_nvidia_reports.py",  # 6.2 CPU-s

@@ -460,3 +460,64 @@ def test_n99_test_kernel_py_shows_a_live_status_on_a_terminal_as_validate_does(
     monkeypatch.setattr(Console, "is_terminal", property(lambda self: True))  # the pipe's silence: busy's own test
     assert main(add_workspace.root, ["--device", "cpu", "--case", "1"]) == 0
     assert "test_kernel.py: checking kernel.py against reference.py (its build included)" in capsys.readouterr().err
+
+
+#: The user's add written with `@torch.compile`; its backend stands for Inductor's C++ build on a loaded CPU (30 s
+#: and more at the first call there): it takes its time, then runs the graph as traced.
+COMPILED_ADD = """import time
+
+import torch
+
+
+def _slow_backend(gm, example_inputs):
+    time.sleep(0.6)
+    return gm.forward
+
+
+@torch.compile(backend=_slow_backend)
+def _add(x, y):
+    return x + y
+
+
+def run(x, y):
+    return _add(x, y)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_n100_a_torch_compile_d_kernel_s_compile_pauses_the_case_clock(tmp_path: Path) -> None:
+    """The user's SwiGLU written with `@torch.compile` (`batch bad2 --device cpu`): Inductor compiled at the first call,
+    inside the case, and the row said "TIMEOUT_FAIL: correctness: case 0 (m=4,d=256) ran past the per-case limit of
+    30 s (TEST_TIMEOUT_SEC); the kernel hangs or is far too slow" (kernel 30.3 s); Triton's JIT compiles paused the
+    clock, torch.compile's did not. Now dynamo's compile callbacks report `compile_start` / `compile_end` as Triton's
+    hooks do (the watchdog then charges the compile to the compile limit), and the seconds go to `compile_s`: the
+    same row PASS (0.405x, the compile 40 s of the run)."""
+    import json
+    import time
+
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(COMPILED_ADD)
+    job = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(KERNELS / "add_reference.py"),
+        kernels=[KernelSource(label="v0", kernel_py=str(kernel), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        device="cpu",
+        cases=[1],
+        seeds=1,
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        result = run_job(job, writer)
+    finally:
+        writer.close()
+    assert result.failure is None, result.failure.message if result.failure else ""
+    events = [json.loads(line)["event"] for line in (tmp_path / "progress.jsonl").read_text().splitlines()]
+    assert "compile_start" in events and events.index("compile_start") < events.index("compile_end")
+    assert events.count("compile_start") == events.count("compile_end")
+    assert result.compile_s >= 0.6  # the backend's time, not the case's

@@ -112,6 +112,7 @@ class _Ctx:
     result: WorkerResult
     compile_s: float = 0.0
     compile_t0: float | None = None
+    compile_depth: int = 0  # compiles open now (a Triton JIT inside a torch.compile is one pause)
     warned: dict[str, str] = field(default_factory=dict)  # each warning said, by its key
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
@@ -237,11 +238,47 @@ def _version_env(source: KernelSource) -> None:
 _ACTIVE: list[_Ctx] = []  # the run the Triton hooks report to (one at a time; empty between runs)
 
 
+def _compile_started() -> None:
+    """A compile began in the active run: the first of any open ones pauses the case clock (``compile_start``)."""
+    if not _ACTIVE:
+        return
+    ctx = _ACTIVE[-1]
+    if ctx.compile_depth == 0:
+        ctx.compile_t0 = time.monotonic()
+        ctx.progress.emit("compile_start")
+    ctx.compile_depth += 1
+
+
+def _compile_ended() -> None:
+    """A compile ended: the last of the open ones resumes the clock (``compile_end``) and adds to ``compile_s``."""
+    if not _ACTIVE or _ACTIVE[-1].compile_depth == 0:
+        return
+    ctx = _ACTIVE[-1]
+    ctx.compile_depth -= 1
+    if ctx.compile_depth == 0:
+        if ctx.compile_t0 is not None:
+            ctx.compile_s += time.monotonic() - ctx.compile_t0
+            ctx.compile_t0 = None
+        ctx.progress.emit("compile_end")
+
+
+_DYNAMO_HOOKED: list[bool] = []  # torch.compile's callbacks registered in this process
+
+
 def _install_compile_hooks() -> None:
-    """Report Triton JIT compilations as ``compile_start`` / ``compile_end`` so they pause the case clock.
+    """Report Triton JIT compilations and torch.compile's (dynamo's compile callbacks, when torch._dynamo is
+    imported: a kernel written with ``@torch.compile``) as ``compile_start`` / ``compile_end`` so they pause the case
+    clock: a torch.compile'd kernel compiling at its first call on the CPU (Inductor's C++, 30 s and more on a loaded
+    machine) was "TIMEOUT_FAIL: case 0 ran past the per-case limit of 30 s ...; the kernel hangs" (newuser16 n100).
 
     Installed once per process, chaining any hooks already set; they report to the active run only.
     """
+    callback = sys.modules.get("torch._dynamo.callback")
+    handler = getattr(callback, "callback_handler", None)
+    if handler is not None and not _DYNAMO_HOOKED and hasattr(handler, "register_start_callback"):
+        handler.register_start_callback(lambda _args: _compile_started())
+        handler.register_end_callback(lambda _args: _compile_ended())
+        _DYNAMO_HOOKED.append(True)
     triton = sys.modules.get("triton")
     runtime = getattr(getattr(triton, "knobs", None), "runtime", None)
     if runtime is None or getattr(runtime, "_kernelopt_hooked", False):
@@ -249,18 +286,11 @@ def _install_compile_hooks() -> None:
     prev_start, prev_end = runtime.jit_cache_hook, runtime.jit_post_compile_hook
 
     def on_start(**kwargs: Any) -> Any:
-        if _ACTIVE:
-            _ACTIVE[-1].compile_t0 = time.monotonic()
-            _ACTIVE[-1].progress.emit("compile_start")
+        _compile_started()
         return prev_start(**kwargs) if prev_start else None
 
     def on_end(**kwargs: Any) -> Any:
-        if _ACTIVE:
-            ctx = _ACTIVE[-1]
-            if ctx.compile_t0 is not None:
-                ctx.compile_s += time.monotonic() - ctx.compile_t0
-                ctx.compile_t0 = None
-            ctx.progress.emit("compile_end")
+        _compile_ended()
         return prev_end(**kwargs) if prev_end else None
 
     runtime.jit_cache_hook = on_start
@@ -300,6 +330,8 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
         )
     ctx.result.form = pair.form
     ctx.result.n_shapes = len(pair.shapes)
+    if any("torch.compile" in Path(item.source.kernel_py).read_text(errors="replace") for item in loaded):
+        import torch._dynamo.callback  # a kernel that compiles at its first call: its compile callbacks
     _install_compile_hooks()
     return loaded
 
@@ -1611,7 +1643,7 @@ def _reference_samplers(
     if isinstance(fn, BaseException):
         timing.reference_compile_error = f"torch.compile raised {type(fn).__name__}: {_first_line(fn)}"
         return out
-    ctx.progress.emit("compile_start")
+    _compile_started()  # one pause with the callbacks of the compile inside it: not charged to the case
     t0 = time.monotonic()
     try:
         with _user(where, "torch.compile(reference) (warm-up)", version=COMPILED_REFERENCE_LABEL):
@@ -1622,8 +1654,7 @@ def _reference_samplers(
         return out
     finally:
         timing.reference_compile_s = time.monotonic() - t0
-        fit.compile_s -= timing.reference_compile_s  # not charged to the case, as the watchdog does not
-        ctx.progress.emit("compile_end")
+        _compile_ended()
     measured = len(fit.calls_us)
     try:
         with _user(where, "torch.compile(reference) (timing)", version=COMPILED_REFERENCE_LABEL):
