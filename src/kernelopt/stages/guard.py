@@ -188,6 +188,9 @@ def enforce(
 
 UNTRACKED_COPY = "untracked-before-stage"
 """The folder of ``.kernelopt/`` that holds a copy of the workspace's untracked files through a backend stage."""
+UNTRACKED_COPY_BYTES = 1 << 30
+"""The most :func:`copy_untracked` copies in all (a profile's report is megabytes; a file past what is left is only
+reported when a stage changes it, as before)."""
 
 
 def copy_untracked(ws: Workspace, snap: dict[str, str]) -> Path:
@@ -198,11 +201,14 @@ def copy_untracked(ws: Workspace, snap: dict[str, str]) -> Path:
     tracked = set(ws.repo.git.ls_files().splitlines())
     dst = ws.state_dir / UNTRACKED_COPY
     shutil.rmtree(dst, ignore_errors=True)
+    left = UNTRACKED_COPY_BYTES
     for rel in snap:
         src = ws.root / rel
-        if rel not in tracked and src.is_file() and not src.is_symlink():
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst / rel)
+        if rel in tracked or not src.is_file() or src.is_symlink() or src.stat().st_size > left:
+            continue
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst / rel)
+        left -= src.stat().st_size
     return dst
 
 
