@@ -395,3 +395,37 @@ def test_on_cuda_the_checker_s_snapshot_passes_an_honest_kernel_and_fails_a_patc
     assert patched.returncode != 0 and "kernel.py replaced torch.cuda.Event.elapsed_time" in patched.stdout, (
         patched.stdout[-3000:] + patched.stderr[-2000:]
     )
+
+
+LOOSENERS = {
+    "tolerance tables": (
+        "import kernelopt.harness.tolerance as _t\n\n"
+        "for _p in list(_t.EPS):\n    _t.EPS[_p] = 1e9\n"
+        "for _p in list(_t._FIXED):\n    _t._FIXED[_p] = (1e9, 1e9)\n",
+        "kernel.py replaced kernelopt.harness.tolerance.EPS, kernelopt.harness.tolerance._FIXED,",
+    ),
+    "defaults": (
+        "import kernelopt.harness.compare as _c\n\n"
+        "_c.check_outputs.__kwdefaults__ = {**_c.check_outputs.__kwdefaults__, 'atol': 1e9, 'rtol': 1e9}\n",
+        "kernel.py replaced kernelopt.harness.compare.check_outputs, kernelopt.harness.inplace.check_outputs,",
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(LOOSENERS))
+def test_a_kernel_that_loosens_the_checker_s_data_fails_its_check(tmp_path: Path, how: str) -> None:
+    """review19 r3: a12 compared kernelopt's callables alone; a kernel.py computing ``x`` for ``x + y`` that set every
+    tolerance of kernelopt.harness.tolerance to 1e9 at import (the tables are data) passed the quality gate; a
+    function's defaults set anew change what it does without replacing it."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
+    patch, said = LOOSENERS[how]
+    (folder / "kernel.py").write_text(patch + "\n\ndef run(x, y):\n    return x * 1.0\n")
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    assert not report.passed
+    assert (report.message or "").startswith(f"case 0 (n=4096): {said}"), report.message

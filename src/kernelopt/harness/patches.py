@@ -13,6 +13,8 @@ user's.
 from __future__ import annotations
 
 import os
+from enum import Enum
+from types import ModuleType
 from typing import Any
 
 #: The namespaces a reference's operators are looked up in: ``torch.sum``, ``F.relu``, ``x.sum()``, ``nn.Linear``.
@@ -142,12 +144,60 @@ def _checker_values() -> dict[str, Any]:
     return out
 
 
-def _checker_bound() -> dict[str, tuple[int, int]]:
-    """Each of :func:`_checker_values` as (``id`` of the callable, ``id`` of its code)."""
-    return {name: (id(value), id(_code_of(value))) for name, value in _checker_values().items()}
+CHECKER_STATE = ("kernelopt.harness.inplace._WEIGHTS",)
+"""Module data of :data:`CHECKER_MODULES` the checker itself changes as it runs (a cache): compared by its binding
+alone, not its content."""
+
+_PLAIN = (int, float, complex, str, bytes, bool, type(None), Enum)
 
 
-def checker_snapshot() -> dict[str, tuple[int, int]]:
+def _content(value: Any) -> Any:
+    """What plain data holds, to compare (a number, a string, an enum, and dicts, lists, tuples and sets of them, a
+    callable among them by its ``id``); ``None`` for anything else (a tensor, an object: its binding alone is
+    compared)."""
+    if isinstance(value, _PLAIN):
+        return (type(value), value)
+    if callable(value):
+        return ("callable", id(value))
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        items = value.items() if isinstance(value, dict) else value
+        parts = [tuple(_content(x) for x in item) if isinstance(value, dict) else _content(item) for item in items]
+        if isinstance(value, (set, frozenset)):
+            parts.sort(key=repr)
+        return (type(value), tuple(parts))
+    return None
+
+
+def _checker_data() -> dict[str, tuple[Any, ...]]:
+    """``module.name`` -> (``id``, content: :func:`_content`) for every binding of :data:`CHECKER_MODULES` that is not
+    a callable nor a module (a tolerance table, a threshold); the checker's own cache (:data:`CHECKER_STATE`) by its
+    binding alone."""
+    import sys
+
+    out: dict[str, tuple[Any, ...]] = {}
+    for mname in CHECKER_MODULES:
+        module = sys.modules.get(mname)
+        for name, value in list(vars(module).items()) if module is not None else []:
+            if callable(value) or name.startswith("__") or isinstance(value, ModuleType):
+                continue
+            kept = f"{mname}.{name}" in CHECKER_STATE
+            out[f"{mname}.{name}"] = (id(value), None if kept else _content(value))
+    return out
+
+
+def _identity(value: Any) -> tuple[Any, ...]:
+    """A callable as compared: its ``id``, its code's, and its default arguments by content (a kernel that set
+    ``check_outputs.__kwdefaults__`` changes what it does without replacing it)."""
+    defaults = (_content(getattr(value, "__defaults__", None)), _content(getattr(value, "__kwdefaults__", None)))
+    return (id(value), id(_code_of(value)), *defaults)
+
+
+def _checker_bound() -> dict[str, tuple[Any, ...]]:
+    """Each of :func:`_checker_values` as :func:`_identity` says it, and :func:`_checker_data`."""
+    return {name: _identity(value) for name, value in _checker_values().items()} | _checker_data()
+
+
+def checker_snapshot() -> dict[str, tuple[Any, ...]]:
     """Every callable of kernelopt's own modules (the checker, the timers, the worker) and its code, before kernel.py
     is imported: :func:`checker_replaced` names what the kernel replaced since.
 
@@ -161,16 +211,19 @@ def checker_snapshot() -> dict[str, tuple[int, int]]:
     return _checker_bound()
 
 
-def checker_replaced(before: dict[str, tuple[int, int]]) -> list[str]:
-    """The names of ``before`` now bound to another callable, or to the same one running other code, sorted."""
+def checker_replaced(before: dict[str, tuple[Any, ...]]) -> list[str]:
+    """The names of ``before`` now bound to another callable, or to the same one running other code or with other
+    defaults, or to other data or the same data changed, sorted (agents19's a12 looked at callables alone: a kernel.py
+    that set every tolerance of ``kernelopt.harness.tolerance`` to 1e9 at import passed the gate computing ``x`` for
+    ``x + y``; review19 r3)."""
     import torch
 
     torch_dir = os.path.realpath(os.path.dirname(torch.__file__))
-    values = _checker_values()
-    out = []
+    values, data = _checker_values(), _checker_data()
+    out = [name for name, ident in data.items() if name in before and before[name] != ident]
     for name, ident in before.items():
         value = values.get(name)
-        if value is None or (id(value), id(_code_of(value))) == ident:
+        if value is None or _identity(value) == ident:
             continue
         if name.startswith("torch.") and _torch_s_own(value, torch_dir):
             continue  # torch's own rebinding (as in :func:`replaced`), not the kernel's

@@ -116,7 +116,7 @@ class _Ctx:
     warned: dict[str, str] = field(default_factory=dict)  # each warning said, by its key
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
-    checker_callables: dict[str, tuple[int, int]] = field(default_factory=dict)  # patches.checker_snapshot, likewise
+    checker_callables: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # patches.checker_snapshot, likewise
     import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
 
     def warn_once(self, key: str, text: str) -> None:
