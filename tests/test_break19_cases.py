@@ -3,6 +3,8 @@ broken, nineteenth trial"). Each test is a finding's case: b23, b24, ..."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,3 +120,52 @@ def test_b25_a_tuple_read_by_a_constant_index_expression_is_not_said_to_be_picke
     assert knob.kind.value == "computed_setting" and (knob.helper_note or "").startswith(line), knob.helper_note
     assert "at run time" not in (knob.helper_note or "") or "[i]" in read
     assert not any(k.startswith("TILE[0][0]") for k in found)
+
+
+# ------------------------------------- b26: a git folder redirected to a repository of the agent's, its hooks there
+
+REDIRECT = (
+    "import os, shutil, subprocess; e = os.environ['ELSEWHERE']; shutil.copytree('.git', e); "
+    "subprocess.run(['git', '--git-dir', e, 'config', 'core.fsmonitor', 'echo ran >> ' + os.environ['RAN_LOG']], "
+    "check=True); open('.git/commondir', 'w').write(e + '\\n')"
+)
+"""An implementer's last act: the workspace's ``.git`` copied outside, ``core.fsmonitor`` (a command git runs at
+``status``, ``add`` and ``commit``, whatever ``core.hooksPath`` says) set in the copy's config, and the copy named in
+``.git/commondir``, which git honours in any git folder."""
+
+
+def test_b26_a_git_folder_the_implementer_redirected_elsewhere_is_put_back_and_runs_nothing(
+    ws_root: Path, tmp_path: Path
+) -> None:
+    """agents19's a3 keeps kernelopt's git from running hooks (``core.hooksPath=/dev/null``) and the guard puts
+    ``.git/config``, the hooks and the refs back. A ``.git/commondir`` naming a copy of the repository holding a
+    ``core.fsmonitor`` command changed none of them: Stage 3 passed with no violation (main at ``3914a429``), and
+    kernelopt's next commit ran the agent's command three times with its whole environment (the API key the agent is
+    never given among it) and wrote the workspace's history into the copy. The guard records the git folder's
+    redirects and puts them back before its own git commands: the stage fails, and the next commit runs nothing and
+    lands in the workspace's own repository."""
+    from kernelopt.backends.agent_cli import AgentCliImplementer
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import run_implement
+
+    from .backends_support import make_plan, make_ws, write_plan
+
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    ran, elsewhere = tmp_path / "ran.log", tmp_path / "elsewhere"
+    edit = "from pathlib import Path; k = Path('kernel.py'); k.write_text(k.read_text().replace('=4', '=8')); "
+    backend = AgentCliImplementer(
+        {
+            "command": f"{shlex.quote(sys.executable)} -c {shlex.quote(edit + REDIRECT)}",
+            "env": {"ELSEWHERE": str(elsewhere), "RAN_LOG": str(ran)},
+        }
+    )
+    report = run_implement(ws, 1, make_plan(), backend, guard=RunGuard(ws), check=None, summary=None, history=[])
+    assert not report.ok and report.error_type == "write_violation", report
+    assert report.violations == ["git commondir added (the repository's config, refs and objects read from elsewhere)"]
+    assert not (ws.root / ".git" / "commondir").exists() and elsewhere.is_dir()
+    (ws.root / "notes.md").write_text("x\n")
+    ws.commit(["notes.md"], "a commit after the stage")
+    assert not ran.exists()  # the copy's fsmonitor never ran
+    own = ws.repo.git.execute(["git", "--git-dir", str(ws.root / ".git"), "log", "-1", "--format=%s"])
+    assert own == "a commit after the stage"

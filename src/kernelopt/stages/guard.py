@@ -362,6 +362,7 @@ class GitState:
         refs: every ref (branches, tags, ``refs/stash``, ``refs/kernelopt/*``) -> object name.
         index: the bytes of ``.git/index`` (``None``: there is none).
         config: the bytes of ``.git/config``.
+        redirects: the bytes of each of :data:`REDIRECT_FILES` the git folder holds, by name.
     """
 
     head: str
@@ -370,10 +371,12 @@ class GitState:
     index: bytes | None = None
     config: bytes = b""
     hooks: dict[str, bytes] = field(default_factory=dict)
+    redirects: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod
     def record(cls, ws: Workspace) -> GitState:
         git_dir = Path(ws.repo.git_dir)
+        redirects = _redirects(git_dir)  # read before the git command below, which a redirect would steer
         refs = {}
         for line in ws.repo.git.for_each_ref("--format=%(refname) %(objectname)").splitlines():
             name, _, sha = line.partition(" ")
@@ -386,14 +389,15 @@ class GitState:
             index=_read_or_none(git_dir / "index"),
             config=_read_or_none(git_dir / "config") or b"",
             hooks=_hooks(git_dir),
+            redirects=redirects,
         )
 
     def restore(self, ws: Workspace) -> list[str]:
         """Undo every difference from this state; returns one line per thing undone (empty: none)."""
+        git_dir = Path(ws.repo.git_dir)
+        undone = self._redirects_back(git_dir)  # first: every git command after it reads the repository they name
         now = GitState.record(ws)
         g = ws.repo.git
-        git_dir = Path(ws.repo.git_dir)
-        undone: list[str] = []
         if now.config != self.config:
             (git_dir / "config").write_bytes(self.config)
             undone.append("git config changed")
@@ -430,6 +434,42 @@ class GitState:
                 undone.append("git index changed")
             _write_index(git_dir / "index", self.index)
         return undone
+
+    def _redirects_back(self, git_dir: Path) -> list[str]:
+        """Put :data:`REDIRECT_FILES` back as recorded (an added one removed); one line per file put back."""
+        now, undone = _redirects(git_dir), []
+        for name in sorted(now.keys() | self.redirects.keys()):
+            if now.get(name) == self.redirects.get(name):
+                continue
+            path = git_dir / name
+            path.unlink(missing_ok=True)
+            if name in self.redirects:
+                path.write_bytes(self.redirects[name])
+            what = "added" if name not in self.redirects else "changed" if name in now else "removed"
+            undone.append(f"git {name} {what}{REDIRECT_NOTES.get(name, '')}")
+        return undone
+
+
+REDIRECT_FILES = ("commondir", "config.worktree")
+"""Files of the git folder that make git read another repository's config, refs and objects (``commondir``: a
+linked worktree's, which git honours in any git folder) or a configuration of their own (``config.worktree``), which
+:attr:`GitState.config` never saw. An agent that copied ``.git`` elsewhere, set ``core.fsmonitor`` (or a filter
+driver) there and named it in ``.git/commondir`` left the guard nothing to see (the config, the refs and the hooks
+as recorded), and kernelopt's next ``git add`` and ``commit`` ran that command with kernelopt's whole environment and
+wrote the workspace's history there (break19's b26)."""
+REDIRECT_NOTES = {"commondir": " (the repository's config, refs and objects read from elsewhere)"}
+
+
+def _redirects(git_dir: Path) -> dict[str, bytes]:
+    """The bytes of each of :data:`REDIRECT_FILES` ``git_dir`` holds (a link by where it points), by name."""
+    out = {}
+    for name in REDIRECT_FILES:
+        path = git_dir / name
+        if path.is_symlink():
+            out[name] = b"link:" + os.fsencode(os.readlink(path))
+        elif path.is_file():
+            out[name] = path.read_bytes()
+    return out
 
 
 def _read_or_none(path: Path) -> bytes | None:
