@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # newuser16's GPU proof (tests/test_newuser16_cases.py proves n88 and n95 on the CPU with torch's own C++ build and
 # lock) on one NVIDIA GPU with nvcc (run from the repository root, $OUT set). GPU clocks and settings are never
-# changed. About 4-6 minutes: three builds of a small CUDA extension against torch's headers.
+# changed. About 5-7 minutes: three builds of a small CUDA extension against torch's headers, one Inductor compile.
 #
 #   n88: `kernelopt validate --device cuda` of a CUDA extension (`load_inline(cuda_sources=...)`) missing a `;`: V0's
 #   line is nvcc's own error ("... .cu(N): error: ..."), not the compiler's command line.
@@ -9,6 +9,9 @@
 #   n95: SIGINT to the process group while its extension builds (as a terminal's Ctrl-C), then `validate` again:
 #   no lock of torch's is left, and the rerun builds and passes within its compile limit (before the fix it waited
 #   the whole 300 s limit out and failed TIMEOUT_FAIL, the kernel blamed).
+#   n100: an add written with a plain `@torch.compile` (Inductor generating Triton) validated with TEST_TIMEOUT_SEC=10,
+#   shorter than its compile: PASS (before the fix a torch.compile'd kernel's first-call compile was charged to the
+#   case and failed as a hang).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

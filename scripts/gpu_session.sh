@@ -171,7 +171,8 @@
 #              under a launch of num_stages=4: right three times at 4096 cubed, no race read (docs/faults.md b20)
 #   newuser16  scripts/gpu_newuser16.sh: a CUDA extension (load_inline of CUDA sources) missing a `;` is said by
 #              nvcc's error line; the same written right, Ctrl-C during its build leaves no torch build lock, and the
-#              next validate builds and passes (docs/faults.md n88, n89, n95)
+#              next validate builds and passes; a @torch.compile kernel passes a case limit shorter than its
+#              compile (docs/faults.md n88, n89, n95, n100)
 #   agents19   scripts/gpu_agents19.sh: validate --device cuda of examples/elementwise (512 MiB a tensor) passes
 #              with the checker's snapshot; the same kernel with torch.cuda.Event.elapsed_time patched fails (a12)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)

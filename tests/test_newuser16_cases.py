@@ -521,3 +521,25 @@ def test_n100_a_torch_compile_d_kernel_s_compile_pauses_the_case_clock(tmp_path:
     assert "compile_start" in events and events.index("compile_start") < events.index("compile_end")
     assert events.count("compile_start") == events.count("compile_end")
     assert result.compile_s >= 0.6  # the backend's time, not the case's
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(400)
+def test_n100_on_a_gpu_a_kernel_written_with_torch_compile_passes_a_case_limit_shorter_than_its_compile(
+    tmp_path: Path,
+) -> None:
+    """n100 on an NVIDIA GPU, with Inductor's own compile (Triton kernels it generates, its autotuning): the add
+    written with a plain `@torch.compile`, validated with a case limit of 10 s (TEST_TIMEOUT_SEC), on a fresh cache shorter than
+    the compile: PASS, the compile paused the case clock."""
+    import os
+    import subprocess
+    import sys
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("import torch\n\n\n@torch.compile\ndef run(x, y):\n    return x + y\n")
+    ws = Workspace.create("tc", kernel=kernel, reference=KERNELS / "add_reference.py", root=tmp_path).root
+    argv = [sys.executable, "-m", "kernelopt", "validate", str(ws), "--device", "cuda"]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=380, env={**os.environ, "TEST_TIMEOUT_SEC": "10"}
+    )
+    assert "quality gate v0: PASS" in done.stderr + done.stdout, (done.stdout + done.stderr)[-2000:]
