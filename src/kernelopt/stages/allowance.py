@@ -6,6 +6,7 @@ workspace snapshots around every stage.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import PurePosixPath
 
@@ -30,6 +31,19 @@ IMPORTED_NAMES = frozenset(
 """Top-level module names no auxiliary file may take: the workspace is first on the harness's ``sys.path``, so a
 ``torch.py`` (or ``triton/__init__.py``, ``json.py``) a plan named would be what the reference and the kernel import
 in place of the library (a5)."""
+
+
+def _imported_elsewhere(name: str) -> bool:
+    """Whether ``name`` is a top-level module of :data:`IMPORTED_NAMES` or one this Python (the harness's workers') can
+    import from outside the workspace: a library a reference imports (``einops``, ``flash_attn``, ``transformers``)
+    is shadowed by a file of that name as surely as torch is (review19 r4: the fixed list let a plan name
+    ``einops.py``)."""
+    if name in IMPORTED_NAMES:
+        return True
+    from importlib.machinery import PathFinder
+
+    here = {"", os.getcwd()}  # the folder kernelopt runs in may be the workspace itself
+    return PathFinder.find_spec(name, [p for p in sys.path if p not in here]) is not None
 
 
 def transcripts(version: int) -> list[str]:
@@ -79,7 +93,7 @@ def aux_files_of(plan: Plan | None) -> list[str]:
         p = PurePosixPath(rel)
         if not rel or p.is_absolute() or ".." in p.parts or p.suffix not in AUX_SUFFIXES or GLOB_CHARS & set(rel):
             continue
-        if p.suffix == ".py" and (p.parts[0] if len(p.parts) > 1 else p.stem) in IMPORTED_NAMES:
+        if p.suffix == ".py" and _imported_elsewhere(p.parts[0] if len(p.parts) > 1 else p.stem):
             continue
         rel = p.as_posix()
         if rel == "kernel.py" or rel in PROTECTED or p.parts[0] in PROTECTED_DIRS:
