@@ -11,7 +11,7 @@ run, and the verdict says which (nothing is written unchecked: a rerun resumes f
 candidates it serves, and reaches these phases with its wall time whole).
 
 So that a session bounded by its wall still writes a checked pick, its search keeps them their time
-(:func:`tail_need_s`, leftovers19's l1): the rounds and the re-time of the top few end that many seconds before the
+(:meth:`TailCost.need_s`, leftovers19's l1): the rounds and the re-time of the top few end that many seconds before the
 wall, estimated from what this session's candidates cost so far (the best's check on the entries, its re-time at one
 entry, its compile for the GPU's own target, the net's first sizes), at most :data:`TAIL_SHARE` of the wall.
 """
