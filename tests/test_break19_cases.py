@@ -169,3 +169,45 @@ def test_b26_a_git_folder_the_implementer_redirected_elsewhere_is_put_back_and_r
     assert not ran.exists()  # the copy's fsmonitor never ran
     own = ws.repo.git.execute(["git", "--git-dir", str(ws.root / ".git"), "log", "-1", "--format=%s"])
     assert own == "a commit after the stage"
+
+
+# --------------------------------------- b27: a file beside the kernel named by a path built by hand, not refused
+
+SCALE_READ = "    with open({path}) as f:\n        assert float(f.read()) == 2.0\n    y = torch.empty_like(x)\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        'os.path.dirname(__file__) + "/scale.txt"',
+        'f"{os.path.dirname(__file__)}/scale.txt"',
+        '"%s/scale.txt" % os.path.dirname(__file__)',
+        '"{}/scale.txt".format(os.path.dirname(__file__))',
+    ],
+)
+def test_b27_a_file_beside_the_kernel_named_by_a_path_built_by_hand_is_refused_by_tune(
+    path: str, tmp_path: Path
+) -> None:
+    """newuser16's n87 refuses a kernel that reads a file beside it (a workspace holds only kernel.py and
+    reference.py, and tune loads each candidate from a folder of its own) where the file's name is a string of the
+    code: ``os.path.join(here, "scale.txt")``. The common hand-built forms, ``os.path.dirname(__file__) +
+    "/scale.txt"``, an f-string, ``%`` and ``format``, escaped it (the leading ``/`` read as an absolute path):
+    ``tune --device cpu --budget 4`` of leftovers17's tuple_run reading its scale from scale.txt in ``run`` (main at
+    ``c2b991b7``) failed its 4 candidates, "raised while running: FileNotFoundError", and said "no candidate ran". Each
+    form is now refused before the session, by the file's name and line; an absolute path is still no read."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path / "task"
+    folder.mkdir()
+    kernel = TUPLE_RUN.read_text().replace("import torch\n", "import os\n\nimport torch\n", 1)
+    (folder / "kernel.py").write_text(kernel.replace("    y = torch.empty_like(x)\n", SCALE_READ.format(path=path)))
+    (folder / "reference.py").write_text((TUPLE_RUN.parent / "reference.py").read_text())
+    (folder / "scale.txt").write_text("2.0\n")
+    with pytest.raises(InputFileError, match=r"reads scale\.txt \(line 24\) from its own folder; a workspace holds"):
+        prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    absolute = path.replace("os.path.dirname(__file__)", '"/nowhere"') if "+" in path else '"/nowhere/scale.txt"'
+    (folder / "kernel.py").write_text(kernel.replace("    y = torch.empty_like(x)\n", SCALE_READ.format(path=absolute)))
+    from kernelopt.kernelsource import folder_files
+
+    assert folder_files(folder / "kernel.py") == []

@@ -459,11 +459,16 @@ def folder_files(path: Path) -> list[tuple[str, int]]:
             else []
         )
     }
+    tails = _after_a_folder(tree)
     out: dict[str, int] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or id(node) in docstrings:
             continue
         name = node.value.strip()
+        if id(node) in tails:  # "/gelu.cu" after a folder computed at run time: a name in that folder
+            name = name.lstrip("/")
+        elif (spliced := _SPLICED_FOLDER.match(name)) is not None:  # "%s/gelu.cu", "{}/gelu.cu"
+            name = spliced.group(1)
         if not name or "\n" in name or name.strip("./") == "" or Path(name).is_absolute():
             continue
         if name in ("kernel.py", "reference.py", path.name):
@@ -476,6 +481,26 @@ def folder_files(path: Path) -> list[tuple[str, int]]:
         if beside:
             out.setdefault(name, node.lineno)
     return sorted(out.items(), key=lambda item: item[1])
+
+
+_SPLICED_FOLDER = re.compile(r"^(?:%s|\{[^{}]*\})/([^%{}]+)$")
+"""A format string that names a file in a folder spliced in (``"%s/gelu.cu" % here``, ``"{}/gelu.cu".format(here)``):
+the file's name."""
+
+
+def _after_a_folder(tree: ast.AST) -> set[int]:
+    """The string constants that follow a value computed at run time in a path built by hand: the right of
+    ``os.path.dirname(__file__) + "/gelu.cu"``, the part after the leading field of ``f"{here}/gelu.cu"`` (break19's
+    b27: these escaped :func:`folder_files`, a leading ``/`` read as an absolute path)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and not isinstance(node.left, ast.Constant):
+            out.add(id(node.right))
+        elif (
+            isinstance(node, ast.JoinedStr) and len(node.values) > 1 and isinstance(node.values[0], ast.FormattedValue)
+        ):
+            out.add(id(node.values[1]))  # f"{here}/gelu.cu": the part after the folder
+    return out
 
 
 def _called_name(func: ast.expr) -> str | None:
