@@ -190,3 +190,24 @@ def test_force_never_deletes_a_folder_that_is_not_a_workspace(ws_root: Path, tmp
             root=ws_root,
             task_card=tmp_path / "nope.md",
         )
+
+
+def test_kernelopt_s_git_reads_no_user_or_system_config(ws_root: Path, tmp_path: Path, monkeypatch) -> None:
+    """review19 r5: an agent runs as the user and may write ~/.gitconfig, outside the workspace the guard watches; a
+    ``core.fsmonitor`` command set there ran at kernelopt's ``git add`` with kernelopt's whole environment (the API key
+    among it), and an ``init.templateDir`` put its hooks into every new workspace. kernelopt's git reads the
+    workspace's own config alone."""
+    home, ran = tmp_path / "home", tmp_path / "ran"
+    (home / "hooks").mkdir(parents=True)
+    (home / "hooks" / "post-commit").write_text(f"#!/bin/sh\necho hook >> {ran}\n")
+    (home / "hooks" / "post-commit").chmod(0o755)
+    (home / ".gitconfig").write_text(
+        f'[core]\n\tfsmonitor = "echo fsmonitor >> {ran}; true"\n[init]\n\ttemplateDir = {home}\n'
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))  # the tests' own points at a quiet one
+    ws = Workspace.create("add", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    (ws.root / "kernel.py").write_text(ws.kernel_py.read_text() + "\n# edited\n")
+    ws.commit(["kernel.py"], "an edit")
+    assert not ran.exists(), ran.read_text()
+    assert not (ws.root / ".git" / "hooks" / "post-commit").exists()

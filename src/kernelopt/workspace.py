@@ -285,6 +285,23 @@ wrote into ``.git/hooks/`` ran at the next commit (``pre-commit``, ``post-commit
 agent is never given among it, and could change kernel.py after its gate (a3)."""
 
 
+GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+"""The environment every git command of kernelopt adds: the workspace's own configuration alone (its identity is
+there), never the user's ``~/.gitconfig`` nor the system's. An agent may write ``~/.gitconfig`` (it runs as the user,
+outside the workspace the guard watches): a ``core.fsmonitor`` command set there ran at kernelopt's next ``git add``,
+with kernelopt's whole environment, the API key among it, as a hook did (a3, b26; review19 r5)."""
+
+
+def _repo(folder: Path) -> git.Repo:
+    """The repository of ``folder`` with every git command it runs under :data:`NO_HOOKS` and :data:`GIT_ENV`."""
+    import git
+
+    repo = git.Repo(folder)
+    repo.git.update_environment(**GIT_ENV)
+    repo.git.set_persistent_git_options(c=NO_HOOKS)
+    return repo
+
+
 def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
     """``git init`` in ``folder`` with the local identity, and the first commit; errors name ``shown``
     (the workspace being made, not its staging folder).
@@ -296,7 +313,10 @@ def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
     import git
 
     try:
-        repo = git.Repo.init(folder, initial_branch="main")
+        starter = git.Git(folder)
+        starter.update_environment(**GIT_ENV)  # `git init` reads init.templateDir, whose hooks it would copy
+        starter.execute(["git", "-c", NO_HOOKS, "init", "--quiet", "--initial-branch=main", str(folder)])
+        repo = _repo(folder)
         with repo.config_writer() as cw:
             cw.set_value("user", "name", GIT_USER[0])
             cw.set_value("user", "email", GIT_USER[1])
@@ -390,8 +410,7 @@ class Workspace:
         import git
 
         try:
-            self._repo = git.Repo(self.root)
-            self._repo.git.set_persistent_git_options(c=NO_HOOKS)
+            self._repo = _repo(self.root)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no git repository)", hint=make) from None
         if not self.memory_dir.is_dir():
