@@ -214,7 +214,6 @@ SLOW_FILES = (
     "test_report_stop_and_axis.py",  # 0.6 CPU-s
     "test_newuser_cases.py",  # 0.8 CPU-s
     "test_doctor.py",  # 0.0 CPU-s, 2 s waiting
-    "test_newuser16_cases.py",  # 0.6 CPU-s, 1 s waiting (21:40 UTC, at low load)
     "test_refblame13_cases.py",  # 0.4 CPU-s
     "test_guard_helpers.py",  # 1.1 CPU-s
     "test_problem_sizes.py",  # 1.0 CPU-s
