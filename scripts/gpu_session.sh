@@ -167,6 +167,8 @@
 #              and that check timed with the session's Triton cache and with an empty one
 #   gpufind19  scripts/gpu_gpufind19.sh: tune --device cuda (a 60 s wall) on bnb_int8_mm, whose kernel as written
 #              faults at M=37: that entry set aside after one check alone, its worker started once, the pace summing
+#   seen19     scripts/gpu_seen19.sh: the net on a kernel faulting at odd sizes, with its faulting runs in a worker of
+#              their own off and on: the same verdicts, the first worker started once (not once a fault), the seconds
 #   break18    scripts/gpu_break18.sh: a matmul whose K loop sets its own pipeline depth (tl.range(..., num_stages=2))
 #              under a launch of num_stages=4: right three times at 4096 cubed, no race read (docs/faults.md b20)
 #   newuser16  scripts/gpu_newuser16.sh: a CUDA extension (load_inline of CUDA sources) missing a `;` is said by
@@ -257,6 +259,7 @@ leftovers19 420 scripts/gpu_leftovers19.sh
 newuser16 600 scripts/gpu_newuser16.sh
 gpufind19 300 scripts/gpu_gpufind19.sh
 agents19 300 scripts/gpu_agents19.sh
+seen19 240 scripts/gpu_seen19.sh
 gputests 560 -
 EOF
 }

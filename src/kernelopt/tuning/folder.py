@@ -2060,6 +2060,7 @@ def _cast_net(
         known=known,
         cap=cap,
         entries=entries,
+        check_alone=evaluator.check_alone,  # a size likely to fault: its own worker (seen19's s4)
     )
     return net.model_copy(update={"kept": kept})
 

@@ -435,12 +435,13 @@ class KernelEvaluator:
         # the kernel as written's own configuration (config keys): never cut, it is what the best is measured against
         self.uncut: set[str] = set()
         self._first: WorkerPool | None = None  # the first bench workers, spawned and not yet awaited (spawn)
+        self._aside: WorkerProcess | None = None  # the net's worker for a size likely to fault (check_alone)
         # the session's limit of each candidate's request (its pace, its wall time): None, the settings' own limits
         self.limit: CandidateLimit | None = None
 
     # -- workers ------------------------------------------------------------------------------------
 
-    def _bench_worker(self, device: str | None, k: int) -> WorkerProcess:
+    def _bench_worker(self, device: str | None, k: int | str) -> WorkerProcess:
         env = dict(self._env)
         if Device.of(device or self.problem.device or "") is not Device.CUDA:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
@@ -842,6 +843,39 @@ class KernelEvaluator:
             worker.kill()  # a kernel's write past a buffer may have corrupted the heap; reference.py's refusal did not
         return reply.outcome, reply.reason
 
+    def check_alone(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        """:meth:`check_at` in a bench worker of its own, for a size where a fault is likely (the net's
+        :meth:`~kernelopt.tuning.net._Caster.tried`): a fault there kills that worker, not the first one, whose start is
+        a Python, torch, Triton and CUDA context again (about 10 s on an H100, gpufind19). That worker is spawned again
+        at once, its start overlapping the net's next requests in the first worker; it builds the size itself.
+
+        Raises:
+            ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
+        """
+        self.start()
+        if self._aside is None:
+            self._aside = self._bench_worker((self.settings.devices or [self.problem.device])[0], "aside")
+        worker = self._aside
+        at = SizeRequest(path=str(self._write(source)), shape=shape)
+        try:
+            if worker.alive and worker.ready is None:  # spawned after the last fault: its start is awaited now
+                worker.await_ready()
+            answer = worker.request(BenchKind.SIZE, at, self.settings.bench_timeout_s)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+        if isinstance(answer, Failure):
+            worker.spawn()
+            return _bench_failure(answer, "checking")
+        reply = BenchReply.model_validate(answer.payload)
+        if reply.restart or (self.problem.interpreted and not reply.outcome.ok):
+            worker.spawn()  # unusable after the fault (or a heap a write may have corrupted): a new one, not awaited
+        return reply.outcome, reply.reason
+
+    @property
+    def aside_starts(self) -> int:
+        """How many times the worker of :meth:`check_alone` was started."""
+        return 0 if self._aside is None else self._aside.starts
+
     def retime(self, batch: Sequence[Config]) -> list[Result]:
         """Check and time ``batch`` again in one bench worker, interleaved (ABBA rounds); results are ``retimed``."""
         self.start()
@@ -884,6 +918,11 @@ class KernelEvaluator:
         if self._first is not None:  # spawned, never awaited (a session across shapes stopped at another entry)
             self._first.close()
             self._first = None
+        if self._aside is not None:
+            if self._aside.ready is None:  # spawned again after a fault and never used: killed, not waited on
+                self._aside.kill()
+            self._aside.close()
+            self._aside = None
         self.ready = None
 
     def __enter__(self) -> KernelEvaluator:

@@ -147,7 +147,15 @@ from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
 from kernelopt.numeric import is_int, plain_int
 from kernelopt.tuning.candidate import Outcome
-from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, checked_output, first_line, load_candidate
+from kernelopt.tuning.checks import (
+    STICKY_CUDA_ERRORS,
+    LoadedProblem,
+    Verdict,
+    check_run,
+    checked_output,
+    first_line,
+    load_candidate,
+)
 from kernelopt.tuning.problem import ProblemShape
 from kernelopt.tuning.tail_wall import TailWall
 
@@ -1176,6 +1184,7 @@ def cast(
     cap: NetCap | None = None,
     entries: EntryTimes | None = None,
     clock: Callable[[], float] = time.monotonic,
+    check_alone: CheckAt | None = None,
 ) -> NetVerdict:
     """Check ``written`` at each of ``sizes`` where ``original`` passes; stop at its first failure.
 
@@ -1193,8 +1202,10 @@ def cast(
     the original's verdict. A request's seconds at a try are estimated before it starts (:func:`_estimate`): from the
     requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and calls
     on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first size
-    is weighed before it runs (net12; before, only the longest request so far, so the first size always started)."""
-    caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock)
+    is weighed before it runs (net12; before, only the longest request so far, so the first size always started).
+    ``check_alone``: ``check_at`` in a worker of its own, for a run where a fault is likely (:meth:`_Caster.alone_at`):
+    a fault there does not start ``check_at``'s worker again."""
+    caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock, alone=check_alone)
     started = clock()
     checks: list[SizeCheck] = []
     odd = False  # the original (or the written kernel) passed the past size's first try: it handles odd sizes
@@ -1242,6 +1253,20 @@ class _Caster:
     entries: EntryTimes | None
     clock: Callable[[], float]
     ran: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+    alone: CheckAt | None = None  # ``check_at`` in a worker of its own (:meth:`alone_at`)
+    # the alignments (:func:`_alignment`) of the sizes where the original faulted (a CUDA error that leaves its
+    # process unusable): a size of one of them is likely to fault too, and runs alone
+    faulted: set[int] = dataclasses.field(default_factory=set)
+
+    def alone_at(self, shape: ProblemShape, reason: str | None = None) -> CheckAt:
+        """Where a run at ``shape`` goes: in a worker of its own where a fault is likely (gpufind19: each fault in the
+        net started its one worker again, about 10 s on an H100 for bnb_int8_mm's odd sizes): the original faulted at a
+        size of its alignment, or the written kernel's failure there (``reason``) was such a fault; else
+        ``check_at``."""
+        sticky = reason is not None and any(word in reason for word in STICKY_CUDA_ERRORS)
+        if self.alone is not None and (_alignment(shape) in self.faulted or sticky):
+            return self.alone
+        return self.check_at
 
     def timed(
         self, scale: float, run: Callable[..., tuple[Outcome, str | None]], *args: Any
@@ -1440,12 +1465,14 @@ class _Caster:
         """``written`` at one try of ``size`` (:meth:`check`, :meth:`ladder`, :meth:`bisect`), and where it fails the
         original there: the net's failure where the original passes; else why no verdict is had there (``who``: what
         a request with no reply was waiting on)."""
-        outcome, reason = self.timed(scale, self.check_at, written, shape)
+        outcome, reason = self.timed(scale, self.alone_at(shape), written, shape)
         if outcome is Outcome.OK:
             return _Try(reason=reason)
         if outcome is Outcome.RUN_TIMEOUT:
             return _Try(stop=f"{shape.label()}: no reply within the limit ({who}): {reason}", limit=True)
-        theirs = self.original_at(original, shape, scale)
+        theirs = self.original_at(original, shape, scale, self.alone_at(shape, reason))
+        if not isinstance(theirs, str) and any(word in (theirs[1] or "") for word in STICKY_CUDA_ERRORS):
+            self.faulted.add(_alignment(shape))
         if isinstance(theirs, str):
             return _Try(stop=theirs)
         if theirs[0] is Outcome.OK:
@@ -1473,18 +1500,37 @@ class _Caster:
         most = FAR_REQUEST_SHARE * cap.seconds
         return min(most, FAR_ENTRY_CHECKS * self.entries.check_s) if self.entries is not None else most
 
-    def original_at(self, original: str, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | str:
+    def original_at(
+        self, original: str, shape: ProblemShape, scale: float, check: CheckAt | None = None
+    ) -> tuple[Outcome, str | None] | str:
         """The original's outcome at ``shape``, where the written kernel failed: run once a size, past the cap if
-        need be (a try's verdict needs it), the size built again first (the worker may have started again after
-        the failure); the line of a refusal when reference.py does not build it again."""
+        need be (a try's verdict needs it), by ``check`` (``check_at`` by default; :meth:`alone_at`), the size built
+        again first where it runs in ``check_at``'s worker (which may have started again after the failure); the line
+        of a refusal when reference.py does not build it again."""
         label = shape.label()
+        check = check or self.check_at
         if label not in self.memo:
-            if self.build_at is not None:
+            if self.build_at is not None and check is self.check_at:
                 rebuilt = self.timed(scale, self.build_at, shape)
                 if rebuilt[0] is not Outcome.OK:
                     return f"{label}: reference.py did not build it again: {rebuilt[1]}"
-            self.memo[label] = self.timed(scale, self.check_at, original, shape)
+            self.memo[label] = self.timed(scale, check, original, shape)
         return self.memo[label]
+
+
+#: The most elements a size's alignment reads (:func:`_alignment`): 16, a 16-byte access of bytes, our choice.
+ALIGNMENT_MOST = 16
+
+
+def _alignment(shape: ProblemShape) -> int:
+    """The largest power of two, at most :data:`ALIGNMENT_MOST`, dividing every integer size of ``shape``: a fault of
+    an access the kernel assumed aligned (CUDA's misaligned address) comes at the sizes of one alignment (bnb_int8_mm's
+    odd M), whatever the net's rule that derived them."""
+    align = ALIGNMENT_MOST
+    for value in [*shape.kwargs.values(), *shape.constants.values()]:
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            align = min(align, value & -value)
+    return align
 
 
 class EntryTimes(BaseModel):

@@ -52,8 +52,9 @@ class CandidateLimit:
         budget: the session's budget (its wall time and clock, and its rounds' pace).
         factor, floor_s: the pace's multiple and its floor (:data:`PACE_FACTOR`, :data:`PACE_FLOOR_S`).
         paces_s: each round's seconds a candidate so far (:attr:`Budget.candidate_s`).
-        retiming: the session re-times its top few: the wall time left has :data:`WALL_MARGIN_S` more, and the pace
-            does not bound it (a re-time takes several candidates' timings in one request).
+        retiming: the session re-times its top few: the wall time left has :data:`WALL_MARGIN_S` more (where no checks
+            follow the session, :meth:`left_s`), and the pace does not bound it (a re-time takes several candidates'
+            timings in one request).
         reserve_s: the wall seconds the rounds leave the re-time (``session._retime_share_s``, set before each round):
             a round's request ends before them, so a candidate that hangs in the last round cannot take them (the H100,
             2026-12-06: scaled_mm's last round ran to 0.18 s of its 60 s wall, nothing re-timed or written).
@@ -88,10 +89,17 @@ class CandidateLimit:
         return max(self.floor_s, self.factor * self.pace_s)
 
     def left_s(self) -> float:
-        """The wall time left less :attr:`tail_s` (plus :data:`WALL_MARGIN_S` while re-timing, less :attr:`reserve_s`
-        in the rounds), seconds; infinite without a wall time."""
+        """The wall time left less :attr:`tail_s` (plus :data:`WALL_MARGIN_S` while re-timing where no checks come
+        after the session, less :attr:`reserve_s` in the rounds), seconds; infinite without a wall time.
+
+        Where checks come after the session (:attr:`tail_s`), the margin is theirs: a re-time cut at its limit is
+        followed by its worker's kill and the host's own work on the pick (its judgement, the edit, its guard), which no
+        request's limit holds. breaker19's optimize on dao_rotary (the CPU at load 9): the re-time, planned at 12.3 s a
+        pick, was cut at the wall's margin less the 3.68 s kept, and the edit's check of 0.18 s then found 0 s left."""
         left = self.budget.wall_s - self.budget.elapsed_s - self.tail_s
-        return left + WALL_MARGIN_S if self.retiming else left - self.reserve_s
+        if self.retiming:
+            return left if self.tail_s > 0 else left + WALL_MARGIN_S
+        return left - self.reserve_s
 
     def seconds(self, own_s: float) -> float | None:
         """The limit of the next request whose own limit is ``own_s``; ``None``: the wall time leaves no

@@ -519,6 +519,11 @@ class ShapesEvaluator:
         self.start()
         return self.evaluators[0].check_at(source, shape)
 
+    def check_alone(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        """The primary shape's :meth:`KernelEvaluator.check_alone`: a size likely to fault, in a worker of its own."""
+        self.start()
+        return self.evaluators[0].check_alone(source, shape)
+
     def build_at(self, shape: ProblemShape) -> tuple[Outcome, str | None]:
         """The primary shape's :meth:`KernelEvaluator.build_at`: the worker that checks every size builds it."""
         self.start()
