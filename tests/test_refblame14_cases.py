@@ -243,7 +243,9 @@ def test_a_pick_failing_the_compile_where_the_original_compiles_is_refused_at_th
         "written": TargetReport(folder="w", launches=[launch(one, "CompilationError: boom", [two])]),
         "original": TargetReport(folder="o", launches=[launch(one, "CompilationError: boom"), launch(two, None)]),
     }
-    monkeypatch.setattr(target_compile, "compile_for_target", lambda folders, target: [reports[folders[0].name]])
+    monkeypatch.setattr(
+        target_compile, "compile_for_target", lambda folders, target, triton_cache=None: [reports[folders[0].name]]
+    )
     (tmp_path / "reference.py").write_text("")
     checked = target_check("w", tmp_path / "reference.py", tmp_path, "sm_90", "o")
     assert checked.refused and checked.line == (
