@@ -259,12 +259,15 @@ def test_a_plan_longer_than_any_planner_may_write_is_refused_before_it_is_parsed
         "import shutil; shutil.rmtree('.git')",
         "import os, shutil, subprocess; subprocess.run(['git', 'init', '-q', os.environ['ELSEWHERE']], check=True); "
         "shutil.rmtree('.git'); open('.git', 'w').write('gitdir: ' + os.environ['ELSEWHERE'] + '/.git')",
+        "import shutil, subprocess; shutil.rmtree('.git'); subprocess.run(['git', 'init', '-q', '.'], check=True)",
     ],
-    ids=["deleted", "gitdir-elsewhere"],
+    ids=["deleted", "gitdir-elsewhere", "new-repo"],
 )
 def test_a_repository_the_implementer_deleted_or_replaced_is_put_back(ws, tmp_path: Path, script: str) -> None:
     """a9: the agent's `rm -rf .git` took the workspace's history, and the guard's next git command raised
-    (GitCommandError, "not a git repository"); a `gitdir:` file would have had every later commit go elsewhere."""
+    (GitCommandError, "not a git repository"); a `gitdir:` file would have had every later commit go elsewhere.
+    review19 r7: a fresh `git init` over the deleted `.git` looked whole, was kept, and the guard's next git command
+    raised (GitError: `git rev-parse HEAD` failed); a repository that lacks the commit HEAD held is put back too."""
     log, kernel = ws.log(), ws.kernel_py.read_bytes()
     edit = "from pathlib import Path; k = Path('kernel.py'); k.write_text(k.read_text().replace('=4', '=8')); "
     backend = AgentCliImplementer(

@@ -591,12 +591,27 @@ def _repository_intact(git_dir: Path) -> bool:
     )
 
 
-def repository_back(ws: Workspace, copy: Path | None) -> list[str]:
+def _holds_commit(ws: Workspace, git_dir: Path, commit: str) -> bool:
+    """Whether the repository at ``git_dir`` holds ``commit`` (a loose object, else as git finds it: a pack)."""
+    import git
+
+    if (git_dir / "objects" / commit[:2] / commit[2:]).is_file():
+        return True
+    try:
+        ws.repo.git.cat_file("-e", f"{commit}^{{commit}}")
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def repository_back(ws: Workspace, copy: Path | None, head: str | None = None) -> list[str]:
     """Put the copy of ``.git`` back where a stage deleted or replaced the repository (then remove the copy); one line
-    per thing undone."""
+    per thing undone. ``head``: the commit HEAD held before the stage, which the repository must still hold (a
+    ``git init`` over a deleted ``.git`` looks whole, and its history is not the workspace's: review19 r7)."""
     git_dir = ws.root / ".git"
     undone = []
-    if copy is not None and copy.is_dir() and not _repository_intact(git_dir):
+    replaced = not _repository_intact(git_dir) or (head is not None and not _holds_commit(ws, git_dir, head))
+    if copy is not None and copy.is_dir() and replaced:
         if git_dir.is_symlink() or git_dir.is_file():
             git_dir.unlink()
         else:
@@ -659,7 +674,7 @@ class RunGuard:
         """
         out: list[str] = []
         purge_bytecode(self.ws.root)
-        out += repository_back(self.ws, point.repository)
+        out += repository_back(self.ws, point.repository, point.git.head if point.git is not None else None)
         if point.git is not None:
             out += point.git.restore(self.ws)
         undone = self.protected.restore()
