@@ -211,3 +211,43 @@ def test_b27_a_file_beside_the_kernel_named_by_a_path_built_by_hand_is_refused_b
     from kernelopt.kernelsource import folder_files
 
     assert folder_files(folder / "kernel.py") == []
+
+
+# ---------------------------------------- b28: the loop's tuning wrote beside unchecked net sizes and said nothing
+
+
+def test_b28_the_loop_s_tuning_says_the_net_sizes_a_kernel_was_written_beside_unchecked(tmp_path: Path) -> None:
+    """gpufind19's g3 has ``tune`` say so where it writes a kernel beside net sizes left unchecked for want of time;
+    the loop's Stage 3 (``optimize``'s launch tuning, ``backends/launch_tuning.apply_best``), whose session the loop's
+    own wall time bounds, wrote the same kernel and recorded "tuned ...; fastest correct ..." with no word of them.
+    Its description now carries the same line."""
+    import shutil
+
+    from kernelopt.backends.launch_tuning import apply_best
+    from kernelopt.tuning.candidate import Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, prepare_folder
+    from kernelopt.tuning.net import NetVerdict, SizeCheck
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = tmp_path / "tuple_run"
+    shutil.copytree(TUPLE_RUN.parent, folder)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    best = Result(config={"BLOCK_M": 64, "BLOCK_N": 32}, outcome=Outcome.OK, latency_us=10.0)
+    now = Result(config={"BLOCK_M": 16, "BLOCK_N": 16}, outcome=Outcome.OK, latency_us=40.0)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=10.0, current_config=now.config, current_latency_us=40.0,
+        results=[best, now], retimed=[], evaluations=2, served=0, budget=2, space_size=25, wall_s=30.0,
+        stop=StopReason.WALL_TIME, strategy="local",
+    )  # fmt: skip
+    bare = FolderTuning(prepared, result, judge_gain(result))
+    cut = SizeCheck(kind=SizeClass.PAST, shape=ProblemShape(kwargs={"M": 160, "N": 64}), passed=None, unchecked=True,
+                    reason="M=160,N=64: not run, it would end past the session's wall time of 30 s")  # fmt: skip
+    net = NetVerdict(checks=[SizeCheck(kind=SizeClass.PAST, shape=ProblemShape(kwargs={"M": 128, "N": 96}),
+                                       passed=True, outcome=Outcome.OK), cut])  # fmt: skip
+    tuning = FolderTuning(prepared, result, bare.judgement, edit=best_edit(bare), edit_made=True, net=net)
+    outcome = apply_best(tuning)
+    assert outcome.changed and "TILE = (64, 32)" in (folder / "kernel.py").read_text()
+    assert outcome.description is not None and outcome.description.endswith(
+        "; the net did not check the written kernel at 1 of its 2 sizes for want of time (M=160,N=64): it is "
+        "unchecked there, where the original may run; a longer --budget-wall-s (or none) checks them)"
+    ), outcome.description

@@ -238,6 +238,8 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     vs = f" vs current {sig(r.current_latency_us)} us" if r.current_latency_us is not None else ""
     shaped = [x for x in (tuning.choice.reason if tuning.per_shape and tuning.choice else None, tuning.edit_note) if x]
     vs += "".join(f"; {x}" for x in shaped)  # across shapes: one configuration or a table, and how it was written
+    unchecked = tuning.net.unchecked_line() if tuning.net is not None and tuning.net.failed is None else None
+    vs += f"; {unchecked}" if unchecked else ""  # said as tune says it (gpufind19's g3; break19's b28: not here)
     # a table no text can hold is written as one configuration (judged as itself): recorded as that, not as the
     # table's rows (breaker16: Inductor's body-bound GROUP_M recorded 'per-bucket table ... above them the original
     # computation' beside one GROUP_M=32 for every size)
