@@ -1811,7 +1811,7 @@ def _checked(
     shrunk = _shrunk_covers(tuning)
     if shrunk:  # a rule refuses it: the next-best instead (no size to fail at: the net's sizes may all pass it)
         return None, f"{shrunk[0]}: not written", None, None, None
-    compiled = _target_refusal(tuning, edit.new_source)
+    compiled = in_user_lines(_target_refusal(tuning, edit.new_source), base, edit.new_source)
     if compiled is not None:  # the target GPU's compile refuses it (a failure, or spills past the authors'): the same
         return None, f"{compiled}: not written", None, None, None
     # the seconds the written kernel's check took on every entry together (else the pick's as the session ran it) and
