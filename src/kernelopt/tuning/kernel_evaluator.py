@@ -436,6 +436,7 @@ class KernelEvaluator:
         self.uncut: set[str] = set()
         self._first: WorkerPool | None = None  # the first bench workers, spawned and not yet awaited (spawn)
         self._aside: WorkerProcess | None = None  # the net's worker for a size likely to fault (check_alone)
+        self._aside_failed = False  # that worker could not start: check_alone runs in the first worker
         # the session's limit of each candidate's request (its pace, its wall time): None, the settings' own limits
         self.limit: CandidateLimit | None = None
 
@@ -847,28 +848,37 @@ class KernelEvaluator:
         """:meth:`check_at` in a bench worker of its own, for a size where a fault is likely (the net's
         :meth:`~kernelopt.tuning.net._Caster.tried`): a fault there kills that worker, not the first one, whose start is
         a Python, torch, Triton and CUDA context again (about 10 s on an H100, gpufind19). That worker is spawned again
-        at once, its start overlapping the net's next requests in the first worker; it builds the size itself.
+        at once, its start overlapping the net's next requests in the first worker; it builds the size itself. Where it
+        cannot start (a second copy of the problem that does not fit the device), :meth:`check_at` runs it, as before.
 
         Raises:
             ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
         """
         self.start()
+        if self._aside_failed:
+            return self.check_at(source, shape)
         if self._aside is None:
-            self._aside = self._bench_worker((self.settings.devices or [self.problem.device])[0], "aside")
+            self._aside = self._bench_worker((self.settings.devices or [self.problem.device])[0], "aside")  # type: ignore[list-item]
         worker = self._aside
         at = SizeRequest(path=str(self._write(source)), shape=shape)
         try:
             if worker.alive and worker.ready is None:  # spawned after the last fault: its start is awaited now
                 worker.await_ready()
             answer = worker.request(BenchKind.SIZE, at, self.settings.bench_timeout_s)
-        except WorkerStartError as exc:
-            raise _problem_error(exc) from None
+        except (WorkerStartError, OSError):
+            worker.kill()
+            self._aside_failed = True
+            return self.check_at(source, shape)
+        reply = None if isinstance(answer, Failure) else BenchReply.model_validate(answer.payload)
+        if reply is None or reply.restart or (self.problem.interpreted and not reply.outcome.ok):
+            worker.kill()  # unusable after the fault (or a heap a write may have corrupted): a new one, not awaited
+            try:
+                worker.spawn()
+            except OSError:
+                self._aside_failed = True
         if isinstance(answer, Failure):
-            worker.spawn()
             return _bench_failure(answer, "checking")
-        reply = BenchReply.model_validate(answer.payload)
-        if reply.restart or (self.problem.interpreted and not reply.outcome.ok):
-            worker.spawn()  # unusable after the fault (or a heap a write may have corrupted): a new one, not awaited
+        assert reply is not None
         return reply.outcome, reply.reason
 
     @property
