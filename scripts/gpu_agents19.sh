@@ -3,10 +3,10 @@
 # repository root, $OUT set). GPU clocks and settings are never changed. About 2 minutes.
 #
 #   tests: the GPU test of tests/test_agents19_cases.py: `kernelopt validate --device cuda` of examples/elementwise
-#   (2**28 fp16 elements, 512 MiB a tensor) as written passes, nothing of kernelopt's, torch.cuda.Event's or time's
-#   taken for patched while CUDA starts, Triton compiles and the timers run; the same kernel with
-#   torch.cuda.Event.elapsed_time divided by 100 at import fails, naming it (tests.txt keeps the "agents19 validate"
-#   lines: each run's exit status, seconds and last line).
+#   (2**28 fp16 elements, 512 MiB a tensor) as written passes, nothing of kernelopt's, torch.cuda.Event's, time's or
+#   torch.Tensor's operators (a13) taken for patched while CUDA starts, Triton compiles and the timers run; the same
+#   kernel with torch.cuda.Event.elapsed_time divided by 100 at import fails, naming it (tests.txt keeps the
+#   "agents19 validate" lines: each run's exit status, seconds and last line).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

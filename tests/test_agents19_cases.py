@@ -434,3 +434,22 @@ def test_a_kernel_that_loosens_the_checker_s_data_fails_its_check(tmp_path: Path
     report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
     assert not report.passed
     assert (report.message or "").startswith(f"case 0 (n=4096): {said}"), report.message
+
+
+def test_a_kernel_that_patches_a_tensor_operator_fails_its_check(tmp_path: Path) -> None:
+    """a13: torch's patch finder skipped every ``_`` name, the operators with them: a kernel.py returning ``x`` for
+    ``x + y`` that set ``torch.Tensor.__sub__`` to return zeros made the checker's every difference zero and passed."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
+    (folder / "kernel.py").write_text(
+        "import torch\n\ntorch.Tensor.__sub__ = lambda a, b: torch.zeros_like(a)\n\n\n"
+        "def run(x, y):\n    return x * 1.0\n"
+    )
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    assert not report.passed
+    assert (report.message or "").startswith("case 0 (n=4096): kernel.py replaced torch.Tensor.__sub__"), report.message

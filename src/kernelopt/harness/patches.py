@@ -41,10 +41,23 @@ def _bound() -> dict[str, Any]:
         if isinstance(namespace, type):
             names = [n for n in dir(namespace) if not n.startswith("_")]
             items = [(n, getattr(namespace, n, None)) for n in names]
+            items += [(n, _static(namespace, n)) for n in dir(namespace) if n.startswith("__") and n.endswith("__")]
         else:
             items = [(n, v) for n, v in list(vars(namespace).items()) if not n.startswith("_")]
         bound.update((f"{prefix}.{name}", value) for name, value in items)
     return bound
+
+
+def _static(cls: type, name: str) -> Any:
+    """``cls.name`` as its class dictionary holds it (the first in the method resolution order that has it): an
+    operator (``__sub__``, ``__eq__``, ``__getitem__``) of ``torch.Tensor``, found without the binding ``getattr``
+    makes anew at each lookup. The operators were left out with every ``_`` name, so a kernel.py that set
+    ``torch.Tensor.__sub__`` to return zeros made the checker's every difference zero, and a kernel returning ``x``
+    for ``x + y`` passed (agents19, a13)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
 
 
 def snapshot() -> dict[str, int]:
