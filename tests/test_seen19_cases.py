@@ -80,10 +80,10 @@ def test_s3_a_re_time_cut_at_its_limit_leaves_the_checks_their_reserve_and_the_m
     re-time of 5 picks at 12.3 s each in the 68.9 s left, ran it three times slower, and cut it at the wall's margin
     less the 3.68 s (its record: the re-time at the second entry "no reply within 19.0659 s"); the worker's kill and
     the host's work on the pick then took them, and the written edit's check of 0.18 s found "0 s left": ten minutes
-    of tuning kept nothing. Where checks follow the session, the re-time ends before them and the margin (here
+    of tuning kept nothing. Where checks follow the session, the re-time ends before them and half the margin (here
     candidates of 2 s, two entries: 3.5 s kept; the kill and the edit stood in for by 4 s of the clock)."""
     from kernelopt.tuning.budget import Budget, ManualClock
-    from kernelopt.tuning.pace import WALL_MARGIN_S
+    from kernelopt.tuning.pace import RETIME_MARGIN_SHARE, WALL_MARGIN_S
     from kernelopt.tuning.replay import space_from_sweep
     from kernelopt.tuning.session import tune
     from kernelopt.tuning.tail_wall import TailCost, TailWall
@@ -98,7 +98,7 @@ def test_s3_a_re_time_cut_at_its_limit_leaves_the_checks_their_reserve_and_the_m
     assert need == pytest.approx(0.5 * 2 + 0.5 + 2 * 2.0 / 2)  # the net's two checks, the entries' check, a re-time
     assert res.best_config is not None and all(not r.outcome.ok for r in res.retimed)  # the re-time was cut
     wall = TailWall.of(budget)
-    assert wall.left_s() >= need + WALL_MARGIN_S - 1e-9, wall.left_s()
+    assert wall.left_s() >= need + (1 - RETIME_MARGIN_SHARE) * WALL_MARGIN_S - 1e-9, wall.left_s()
     clock.advance(4.0)  # the re-time's worker killed, the pick judged and its edit made
     assert wall.cut("the written edit's check on the SHAPES entries", 0.5) is None
 

@@ -40,6 +40,10 @@ PACE_FLOOR_S = 30.0
 #: the wall time left at its own cost a pick, never more than the last round's pace), as are the workers' kill and the
 #: record's last lines.
 WALL_MARGIN_S = 15.0
+#: The share of :data:`WALL_MARGIN_S` a re-time may run into where checks follow the session (our choice: a re-time a
+#: little over its plan still ends, and the rest of the margin is left to its worker's kill and the host's work on the
+#: pick before those checks; seen19's s3).
+RETIME_MARGIN_SHARE = 0.5
 #: A request gets at least this, or it is not sent (a request sent with no time would only kill its worker), seconds.
 LEAST_REQUEST_S = 1.0
 
@@ -52,9 +56,9 @@ class CandidateLimit:
         budget: the session's budget (its wall time and clock, and its rounds' pace).
         factor, floor_s: the pace's multiple and its floor (:data:`PACE_FACTOR`, :data:`PACE_FLOOR_S`).
         paces_s: each round's seconds a candidate so far (:attr:`Budget.candidate_s`).
-        retiming: the session re-times its top few: the wall time left has :data:`WALL_MARGIN_S` more (where no checks
-            follow the session, :meth:`left_s`), and the pace does not bound it (a re-time takes several candidates'
-            timings in one request).
+        retiming: the session re-times its top few: the wall time left has :data:`WALL_MARGIN_S` more (its
+            :data:`RETIME_MARGIN_SHARE` where checks follow the session, :meth:`left_s`), and the pace does not bound it
+            (a re-time takes several candidates' timings in one request).
         reserve_s: the wall seconds the rounds leave the re-time (``session._retime_share_s``, set before each round):
             a round's request ends before them, so a candidate that hangs in the last round cannot take them (the H100,
             2026-12-06: scaled_mm's last round ran to 0.18 s of its 60 s wall, nothing re-timed or written).
@@ -92,13 +96,14 @@ class CandidateLimit:
         """The wall time left less :attr:`tail_s` (plus :data:`WALL_MARGIN_S` while re-timing where no checks come
         after the session, less :attr:`reserve_s` in the rounds), seconds; infinite without a wall time.
 
-        Where checks come after the session (:attr:`tail_s`), the margin is theirs: a re-time cut at its limit is
-        followed by its worker's kill and the host's own work on the pick (its judgement, the edit, its guard), which no
-        request's limit holds. breaker19's optimize on dao_rotary (the CPU at load 9): the re-time, planned at 12.3 s a
-        pick, was cut at the wall's margin less the 3.68 s kept, and the edit's check of 0.18 s then found 0 s left."""
+        Where checks come after the session (:attr:`tail_s`), the re-time has :data:`RETIME_MARGIN_SHARE` of the
+        margin: the rest is left to what follows a re-time cut at its limit before those checks, its worker's kill and
+        the host's own work on the pick (its judgement, the edit, its guard), which no request's limit holds.
+        breaker19's optimize on dao_rotary (the CPU at load 9): the re-time, planned at 12.3 s a pick, was cut at the
+        whole margin less the 3.68 s kept, and the edit's check of 0.18 s then found 0 s left."""
         left = self.budget.wall_s - self.budget.elapsed_s - self.tail_s
         if self.retiming:
-            return left if self.tail_s > 0 else left + WALL_MARGIN_S
+            return left + WALL_MARGIN_S * (RETIME_MARGIN_SHARE if self.tail_s > 0 else 1.0)
         return left - self.reserve_s
 
     def seconds(self, own_s: float) -> float | None:
