@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,29 @@ def test_kernelopt_s_git_reads_no_user_or_system_config(ws_root: Path, tmp_path:
     ws.commit(["kernel.py"], "an edit")
     assert not ran.exists(), ran.read_text()
     assert not (ws.root / ".git" / "hooks" / "post-commit").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="gives the workspace to another uid (chown needs root)")
+def test_a_workspace_of_another_uid_is_kept_safe_by_the_user_s_own_safe_directory(
+    ws_root: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """late19 z1: r5 took the user's ~/.gitconfig from kernelopt's git whole, its ``safe.directory`` with it: a workspace
+    on a volume of another uid (a container's bind mount, a colleague's folder), which git refuses as of 'dubious
+    ownership' until the user lists it as git's message says, failed every git command of kernelopt after the user
+    had. The user's (and the system's) ``safe.directory`` entries are kept, and nothing else of their config."""
+    ws = Workspace.create("add", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    home, ran = tmp_path / "home", tmp_path / "ran"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[safe]\n\tdirectory = {ws.root}\n[core]\n\tfsmonitor = "echo x >> {ran}; true"\n'
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    for folder, _, files in os.walk(ws.root):
+        for name in [".", *files]:
+            os.chown(os.path.join(folder, name), 4321, 4321)
+    ws = Workspace(ws.root)
+    (ws.root / "kernel.py").write_text(ws.kernel_py.read_text() + "\n# edited\n")
+    ws.commit(["kernel.py"], "an edit")
+    assert ws.repo.head.commit.message.strip() == "an edit"
+    assert not ran.exists()

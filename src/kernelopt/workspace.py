@@ -292,12 +292,37 @@ outside the workspace the guard watches): a ``core.fsmonitor`` command set there
 with kernelopt's whole environment, the API key among it, as a hook did (a3, b26; review19 r5)."""
 
 
+def _safe_directories(folder: Path) -> dict[str, str]:
+    """The user's and the system's ``safe.directory`` entries, as git's ``GIT_CONFIG_COUNT`` variables (after any the
+    user's environment gives), for a ``folder`` another uid owns; none for one of this process's uid (git asks none).
+
+    :data:`GIT_ENV` keeps the user's configuration from kernelopt's git, and with it the entry git's 'dubious
+    ownership' message tells the user to add for a workspace on another uid's volume (a container's bind mount): every
+    git command failed, the same message said again (late19 z1). The entry is the user's consent, read from their
+    configuration by the one ``git config`` query, which runs no command of it; git honours it given this way."""
+    import subprocess
+
+    owners = {p.stat().st_uid for p in (folder, folder / ".git") if p.exists()}
+    if owners <= {os.geteuid()}:
+        return {}
+    query = ["git", "config", "--show-scope", "--includes", "--get-all", "safe.directory"]
+    found = subprocess.run(query, cwd=os.sep, capture_output=True, text=True, check=False).stdout
+    scoped = (line.partition("\t") for line in found.splitlines())
+    entries = [value for scope, _, value in scoped if scope in ("global", "system")]
+    start = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
+    env = {"GIT_CONFIG_COUNT": str(start + len(entries))} if entries else {}
+    for i, value in enumerate(entries, start):
+        env |= {f"GIT_CONFIG_KEY_{i}": "safe.directory", f"GIT_CONFIG_VALUE_{i}": value}
+    return env
+
+
 def _repo(folder: Path) -> git.Repo:
-    """The repository of ``folder`` with every git command it runs under :data:`NO_HOOKS` and :data:`GIT_ENV`."""
+    """The repository of ``folder`` with every git command it runs under :data:`NO_HOOKS` and :data:`GIT_ENV` (and
+    the user's :func:`_safe_directories`)."""
     import git
 
     repo = git.Repo(folder)
-    repo.git.update_environment(**GIT_ENV)
+    repo.git.update_environment(**GIT_ENV, **_safe_directories(Path(repo.working_tree_dir or folder)))
     repo.git.set_persistent_git_options(c=NO_HOOKS)
     return repo
 
