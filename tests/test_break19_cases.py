@@ -251,3 +251,52 @@ def test_b28_the_loop_s_tuning_says_the_net_sizes_a_kernel_was_written_beside_un
         "; the net did not check the written kernel at 1 of its 2 sizes for want of time (M=160,N=64): it is "
         "unchecked there, where the original may run; a longer --budget-wall-s (or none) checks them)"
     ), outcome.description
+
+
+# ------------------------------------------------------ b29: a kernel.py that patches reference.py's module
+
+FIND_REFERENCE = """import sys
+
+import torch
+
+_ref = next(m for m in list(sys.modules.values()) if (getattr(m, "__file__", "") or "").endswith("reference.py"))
+"""
+PATCHES_OF_THE_REFERENCE = {
+    "reference": ("_ref.reference = lambda x, y: torch.zeros_like(x)", "torch.zeros_like(x)", "reference"),
+    "tolerance": ("_ref.ATOL = _ref.RTOL = 1e9", "x * 1.0", "ATOL, RTOL"),
+    "honest": ("", "x + y", None),
+}
+"""How kernel.py changes reference.py's module at import (through ``sys.modules``), what ``run(x, y)`` returns for
+the reference's ``x + y``, and the bindings the check names (``None``: an honest kernel, beside a reference that
+rebinds a global of its own lazily and fills a default cache)."""
+
+
+@pytest.mark.parametrize("how", sorted(PATCHES_OF_THE_REFERENCE))
+def test_b29_a_kernel_that_patches_reference_py_s_module_fails_its_check(tmp_path: Path, how: str) -> None:
+    """agents19's a12 and a13 snapshot kernelopt's callables and torch's operators before kernel.py is imported; the
+    checker also reads the reference through reference.py's module after it, and a kernel.py found that module in
+    ``sys.modules`` at import: one that set its ``reference`` to return zeros passed the quality gate returning zeros,
+    one that set ``ATOL = RTOL = 1e9`` passed computing ``x`` for ``x + y`` ("2 case(s) x 1 seed(s) passed", main at
+    ``82625612``). The bindings the checker reads are now snapshot too, and a change fails the case naming them; a
+    reference's own lazily built global and default cache are no patch."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    patch, result, named = PATCHES_OF_THE_REFERENCE[how]
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    reference = (Path(__file__).parent / "data" / "loop" / "reference.py").read_text()
+    own = (
+        "_BUILT = None\n\n\ndef reference(x, y, _cache={}):\n    global _BUILT\n    _BUILT = _cache.setdefault(1, x)\n"
+    )
+    reference = reference.replace("def reference(x, y):\n", own) + "\nATOL = 1e-5\nRTOL = 1e-5\n"
+    (folder / "reference.py").write_text(reference)
+    (folder / "kernel.py").write_text(f"{FIND_REFERENCE}{patch}\n\n\ndef run(x, y):\n    return {result}\n")
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    if named is None:
+        assert report.passed, report.message
+        return
+    assert not report.passed and (report.message or "").startswith(
+        f"case 0 (n=4096): kernel.py changed reference.py's {named}, which the check reads the reference through"
+    ), report.message

@@ -242,3 +242,63 @@ def checker_replaced(before: dict[str, tuple[Any, ...]]) -> list[str]:
             continue  # torch's own rebinding (as in :func:`replaced`), not the kernel's
         out.append(name)
     return sorted(out)
+
+
+REFERENCE_READS = (
+    "reference",
+    "get_inputs",
+    "Model",
+    "get_init_inputs",
+    "ATOL",
+    "RTOL",
+    "SHAPES",
+    "flops",
+    "bytes_moved",
+)
+"""The bindings of reference.py the checker reads through its module after kernel.py is imported (the loader, the
+tolerance, the figures): those :func:`module_snapshot` holds. Its other globals are the reference's own to change (a
+cache filled on its first call, a model built lazily)."""
+
+
+def module_snapshot(module: ModuleType) -> dict[str, tuple[Any, ...]]:
+    """The bindings of :data:`REFERENCE_READS` reference.py's module holds before kernel.py is imported: a callable by
+    its ``id``, its code's and its defaults' (a class's own members too: ``Model.forward``), data by its ``id`` and
+    content (:func:`_content`: ``ATOL``, ``SHAPES``). :func:`module_replaced` names what changed since.
+
+    The checker reads the reference through its module after kernel.py ran: a kernel.py that set the module's
+    ``reference`` to return zeros (found through ``sys.modules`` at import) passed the quality gate returning zeros,
+    and one that set ``ATOL = RTOL = 1e9`` passed computing ``x`` for ``x + y`` (break19's b29). Like
+    :func:`replaced`, this finds patches; it is no sandbox."""
+    return _module_bound(module)
+
+
+def _own_identity(value: Any) -> tuple[Any, ...]:
+    """A reference's callable as compared: its ``id``, its code's and its default arguments' (by ``id``: a default
+    dictionary the reference fills as a cache is its own)."""
+    return (id(value), id(_code_of(value)), id(getattr(value, "__defaults__", None)),
+            id(getattr(value, "__kwdefaults__", None)))  # fmt: skip
+
+
+def _module_bound(module: ModuleType) -> dict[str, tuple[Any, ...]]:
+    out: dict[str, tuple[Any, ...]] = {}
+    held = vars(module)
+    for name in REFERENCE_READS:
+        if name not in held:
+            continue
+        value = held[name]
+        if not callable(value):
+            out[name] = (id(value), _content(value))
+            continue
+        out[name] = _own_identity(value)
+        if isinstance(value, type):
+            for attr, member in list(vars(value).items()):
+                member = getattr(member, "__func__", member)
+                if callable(member) and not isinstance(member, type):
+                    out[f"{name}.{attr}"] = _own_identity(member)
+    return out
+
+
+def module_replaced(module: ModuleType, before: dict[str, tuple[Any, ...]]) -> list[str]:
+    """The names of :func:`module_snapshot`'s ``before`` now bound otherwise, changed or gone, sorted."""
+    now = _module_bound(module)
+    return sorted(name for name, ident in before.items() if now.get(name) != ident)

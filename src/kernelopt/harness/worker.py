@@ -56,7 +56,14 @@ from kernelopt.harness.model import (
     WorkerResult,
     shape_label,
 )
-from kernelopt.harness.patches import checker_replaced, checker_snapshot, replaced, snapshot
+from kernelopt.harness.patches import (
+    checker_replaced,
+    checker_snapshot,
+    module_replaced,
+    module_snapshot,
+    replaced,
+    snapshot,
+)
 from kernelopt.harness.progress import Phase, ProgressWriter, Step
 from kernelopt.harness.tolerance import reference_tolerance
 from kernelopt.jsontext import dump_json, load_json
@@ -117,6 +124,8 @@ class _Ctx:
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
     checker_callables: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # patches.checker_snapshot, likewise
+    reference_module: Any = None  # reference.py's module, as kernel.py finds it in sys.modules
+    reference_bindings: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # patches.module_snapshot, likewise
     import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
 
     def warn_once(self, key: str, text: str) -> None:
@@ -317,6 +326,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
         check_shapes(reference)
     ctx.torch_callables = snapshot()  # before kernel.py runs: a patch of torch's operators is found against it
     ctx.checker_callables = checker_snapshot()  # and one of kernelopt's own (the checker, the timers)
+    ctx.reference_module, ctx.reference_bindings = reference, module_snapshot(reference)  # and reference.py's (b29)
     ctx.progress.phase(Phase.LOAD)
     with _user("loading", "kernel.py", version=first.label):
         pair = pair_of(load_module(Path(first.kernel_py)), reference)
@@ -1101,10 +1111,25 @@ def _checker_patched(ctx: _Ctx, where: str) -> str | None:
     )
 
 
+def _reference_patched(ctx: _Ctx, where: str) -> str | None:
+    """What to say when kernel.py changed a binding of reference.py's module since it was imported (break19's b29);
+    ``None`` when not."""
+    if ctx.reference_module is None or not ctx.reference_bindings:
+        return None
+    names = module_replaced(ctx.reference_module, ctx.reference_bindings)
+    if not names:
+        return None
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"{where}: kernel.py changed reference.py's {shown}, which the check reads the reference through: a kernel "
+        "computes its result, it never patches the reference"
+    )
+
+
 def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
-    """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`), or a function
-    of the checker's own."""
-    said = _checker_patched(ctx, where)
+    """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`), a function
+    of the checker's own, or a binding of reference.py's."""
+    said = _checker_patched(ctx, where) or _reference_patched(ctx, where)
     if said is not None:
         _fail_case(ctx, cc, said, "CheckerPatched")
     if not ctx.torch_callables:
