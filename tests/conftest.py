@@ -67,6 +67,7 @@ SLOW_FILES = (
     "test_tuning_folder.py",  # 6.5 CPU-s, 8 s waiting
     "test_proc.py",  # 2.6 CPU-s, 16 s waiting
     "test_agents19_cases.py",  # 4.0 CPU-s, 10 s waiting (21:49 UTC, load 8.7)
+    "test_break19_cases.py",  # 3.6 CPU-s in process, 5 s wall (22:04 UTC): b29's harness workers, b26's agent
     "test_loop_agents.py",  # 9.5 CPU-s
     "test_agent_cli_claude.py",  # 9.2 CPU-s (alone, less a fork server's start)
     "test_tuneleft7_cases.py",  # 3.8 CPU-s, 11 s waiting
