@@ -13,16 +13,16 @@
 #   bash scripts/gpu_session.sh list                the phases (name, time limit, script) and the plans; no GPU
 #   bash scripts/gpu_session.sh phases PLAN|PHASE ...  what `start` would run, with the plan's settings; no GPU
 #
-# The next session's one call (the proofs owed, in priority order, inside PLAN_WALL_S=1320 s, 22 minutes):
+# The next session's one call (the proofs owed, in priority order, inside PLAN_WALL_S=1200 s, 20 minutes):
 #   bash scripts/gpu_session.sh start owed; bash scripts/gpu_session.sh wait 540
 # then `bash scripts/gpu_session.sh wait 540` until progress.txt says "done" (docs/gpu-session.md).
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity break17 wrongkernel18 newuser15 kkt18 target18 break18 breaker16 variants variants2
-#              knobs17 breaker17 breaker18 gputests (carry .whl/deps),
+#   owed       parity agents19 wrongkernel19 breaker19 gpufind19 seen19 leftovers19 knobs17 newuser16 variants2
+#              variants breaker17 breaker18 gputests (carry .whl/deps),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
-#              PLAN_WALL_S 1320 unless set
+#              PLAN_WALL_S 1200 unless set (a machine's start took about 5 minutes of the 30 on 2026-12-06)
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
 # are never changed, ncu runs with --clock-control none):
@@ -266,7 +266,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity break17 wrongkernel18 newuser15 kkt18 target18 break18 breaker16 variants variants2 knobs17 breaker17 breaker18 gputests" ;;
+        owed) echo "parity agents19 wrongkernel19 breaker19 gpufind19 seen19 leftovers19 knobs17 newuser16 variants2 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
@@ -367,7 +367,7 @@ resolve() {  # PLAN|PHASE|PLAN:PHASE ...: the phases to run into $phases, a plan
                 GPU_TESTS=${GPU_TESTS:-$OWED_GPU_TESTS}
                 TUNE_WALL_S=${TUNE_WALL_S:-240}
                 SWEEP_WALL_S=${SWEEP_WALL_S:-120}
-                PLAN_WALL_S=${PLAN_WALL_S:-1320}
+                PLAN_WALL_S=${PLAN_WALL_S:-1200}
             fi
         elif phase_table | awk -v p="$w" '$1 == p { found = 1 } END { exit !found }'; then
             phases="$phases $w"

@@ -463,12 +463,12 @@ def test_a_plan_from_one_of_its_phases_keeps_the_plan_s_settings_and_a_phase_it_
         )  # fmt: skip
 
     _, plans, owed_tests = session_listing()
-    middle = plans["owed"][len(plans["owed"]) // 2]  # where a second call of a 22-minute plan starts
+    middle = plans["owed"][len(plans["owed"]) // 2]  # where a second call of a 20-minute plan starts
     done = phases(f"owed:{middle}")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "phases: " + " ".join(plans["owed"][plans["owed"].index(middle) :])
-    assert lines[1].startswith(f"GPU_TESTS={' '.join(owed_tests)} TUNE_WALL_S=240 SWEEP_WALL_S=120 PLAN_WALL_S=1320")
+    assert lines[1].startswith(f"GPU_TESTS={' '.join(owed_tests)} TUNE_WALL_S=240 SWEEP_WALL_S=120 PLAN_WALL_S=1200")
     assert phases("owed").stdout.splitlines()[0] == "phases: " + " ".join(plans["owed"])
     bad = phases("owed:shapefails")
     assert bad.returncode == 2 and bad.stderr.startswith("plan owed has no phase shapefails: "), bad.stderr
