@@ -300,3 +300,48 @@ def test_b29_a_kernel_that_patches_reference_py_s_module_fails_its_check(tmp_pat
     assert not report.passed and (report.message or "").startswith(
         f"case 0 (n=4096): kernel.py changed reference.py's {named}, which the check reads the reference through"
     ), report.message
+
+
+# ------------------------------------------- b30: a kernel.py that patches torch.nn.Module.__call__ (KernelBench)
+
+MODULE_CALL_PATCH = """
+
+def _zeros(self, *args, **kwargs):
+    return torch.zeros_like(args[0])
+
+
+torch.nn.Module.__call__ = _zeros
+"""
+MODEL_NEW = """import torch
+{patch}
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return {result}
+"""
+
+
+@pytest.mark.parametrize("patched", [True, False], ids=["patched", "honest"])
+def test_b30_a_kernel_that_patches_module_call_fails_a_kernelbench_check(tmp_path: Path, patched: bool) -> None:
+    """A KernelBench problem's reference is ``Model(...)(x)``, run through ``torch.nn.Module.__call__``; the torch
+    snapshot held ``torch.nn``'s public names (the class ``Module`` itself), not the class's members, so a kernel.py
+    that set ``torch.nn.Module.__call__`` to return zeros and whose ``ModelNew`` returned zeros passed the gate on
+    kernelbench_optimize's ReLU ("1 case(s) x 1 seed(s) passed on cpu, max rel_err 0", main at ``625af4c2``). The
+    class's members are in the snapshot now, as ``torch.Tensor``'s are (a13); an honest ModelNew passes."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    data = Path(__file__).parent / "data" / "kernelbench_optimize" / "relu_torch"
+    (folder / "reference.py").write_text((data / "reference.py").read_text())
+    patch, result = (MODULE_CALL_PATCH, "torch.zeros_like(x)") if patched else ("", "torch.relu(x)")
+    (folder / "kernel.py").write_text(MODEL_NEW.format(patch=patch, result=result))
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    if not patched:
+        assert report.passed, report.message
+        return
+    assert not report.passed and (report.message or "").startswith(
+        "case 0 (default): kernel.py replaced torch.nn.Module.__call__, which the reference calls too"
+    ), report.message

@@ -17,8 +17,10 @@ from enum import Enum
 from types import ModuleType
 from typing import Any
 
-#: The namespaces a reference's operators are looked up in: ``torch.sum``, ``F.relu``, ``x.sum()``, ``nn.Linear``.
-NAMESPACES = ("torch", "torch.nn.functional", "torch.Tensor", "torch.nn")
+#: The namespaces a reference's operators are looked up in: ``torch.sum``, ``F.relu``, ``x.sum()``, ``nn.Linear``,
+#: ``model(x)`` (``torch.nn.Module.__call__``, which runs a KernelBench reference's ``Model``: a kernel.py that set it
+#: to return zeros passed the gate returning zeros, the class object all the snapshot held of it; break19's b30).
+NAMESPACES = ("torch", "torch.nn.functional", "torch.Tensor", "torch.nn", "torch.nn.Module")
 
 
 def _namespaces() -> dict[str, Any]:
@@ -30,6 +32,7 @@ def _namespaces() -> dict[str, Any]:
         "torch.nn.functional": torch.nn.functional,
         "torch.Tensor": torch.Tensor,
         "torch.nn": torch.nn,
+        "torch.nn.Module": torch.nn.Module,
     }
 
 
