@@ -187,3 +187,32 @@ def test_tried_code_action_and_past_plan_file(ws) -> None:
     assert "already tried in v0" in _refused(_plan(), ws, [failed])
     # ... and a masked record's plan does not count
     validate_plan(_plan(), ws, [failed.model_copy(update={"masked": True})], None)
+
+
+def test_a_helper_named_like_an_installed_module_is_refused_with_its_reason(ws, tmp_path, monkeypatch) -> None:
+    """late19 z2: review19 r4 left a plan's ``.py`` target out of Stage 3's allowance where an installed module takes
+    its name, and said nothing: the plan passed, the implementer wrote the helper the plan asked for, and its write
+    failed as outside the allowance with no word of why. The plan is refused naming the module and where it is."""
+    from kernelopt.stages.allowance import aux_files_of
+    from kernelopt.stages.plan import MarkdownPlanReader
+
+    site = tmp_path / "site-packages"
+    (site / "utils").mkdir(parents=True)
+    (site / "utils" / "__init__.py").write_text("")  # a distribution that ships a top-level `utils`
+    monkeypatch.syspath_prepend(str(site))
+    reader = MarkdownPlanReader()
+    for target, module, where in [
+        ("utils.py", "utils", site / "utils" / "__init__.py"),
+        ("utils/tiles.py", "utils", site / "utils" / "__init__.py"),
+        ("json.py", "json", "the standard library or the harness's own imports"),
+    ]:
+        plan = _plan(targets=["BLOCK_SIZE", f"{target}:3"])
+        assert aux_files_of(plan) == []
+        with pytest.raises(PlanError) as info:
+            reader.validate(plan, ws, [], None)
+        line = info.value.one_line()
+        assert f"target {target}: a module {module} is imported from {where}, " in line, line
+        assert line.endswith(f"(kernel_{module}.py)")
+    plan = _plan(targets=["BLOCK_SIZE", "kernel.py:12", "kernel_utils.py", "reference.py"])
+    reader.validate(plan, ws, [], None)  # kernel.py, a free name and a protected file (left out, as before) pass
+    assert aux_files_of(plan) == ["kernel_utils.py"]

@@ -33,17 +33,55 @@ IMPORTED_NAMES = frozenset(
 in place of the library (a5)."""
 
 
-def _imported_elsewhere(name: str) -> bool:
-    """Whether ``name`` is a top-level module of :data:`IMPORTED_NAMES` or one this Python (the harness's workers') can
-    import from outside the workspace: a library a reference imports (``einops``, ``flash_attn``, ``transformers``)
-    is shadowed by a file of that name as surely as torch is (review19 r4: the fixed list let a plan name
-    ``einops.py``)."""
+def _imported_from(name: str) -> str | None:
+    """Where ``name`` is imported from outside the workspace: ``"the harness"`` for a top-level module of
+    :data:`IMPORTED_NAMES`, else the place this Python (the harness's workers') finds it; ``None`` for a name no import
+    takes. A library a reference imports (``einops``, ``flash_attn``, ``transformers``) is shadowed by a file of that
+    name as surely as torch is (review19 r4: the fixed list let a plan name ``einops.py``)."""
     if name in IMPORTED_NAMES:
-        return True
+        return "the standard library or the harness's own imports"
     from importlib.machinery import PathFinder
 
     here = {"", os.getcwd()}  # the folder kernelopt runs in may be the workspace itself
-    return PathFinder.find_spec(name, [p for p in sys.path if p not in here]) is not None
+    spec = PathFinder.find_spec(name, [p for p in sys.path if p not in here])
+    if spec is None:
+        return None
+    return spec.origin or next(iter(spec.submodule_search_locations or []), None) or "this Python"
+
+
+def _source_target(target: str) -> PurePosixPath | None:
+    """The workspace-relative source file a plan's target names (``csrc/k.cuh:12`` -> ``csrc/k.cuh``); ``None`` for a
+    knob, a glob, a path outside, another suffix."""
+    rel = target.split(":", 1)[0].strip()
+    p = PurePosixPath(rel)
+    if not rel or p.is_absolute() or ".." in p.parts or p.suffix not in AUX_SUFFIXES or GLOB_CHARS & set(rel):
+        return None
+    return p
+
+
+def _module_name(p: PurePosixPath) -> str | None:
+    """The top-level module name a ``.py`` file at ``p`` would be imported by (its folder's for a nested one)."""
+    return (p.parts[0] if len(p.parts) > 1 else p.stem) if p.suffix == ".py" else None
+
+
+def shadowing_target(plan: Plan) -> str | None:
+    """Why a plan's ``.py`` target may not be written, naming the module it would stand in for; ``None`` when none
+    would. :func:`aux_files_of` leaves such a target out, and Stage 3 then failed its write as outside the allowance
+    with no word of why (a helper ``utils.py`` where an installed distribution ships a ``utils`` module; late19 z2):
+    the plan is refused by this line, and the planner names its helper otherwise."""
+    for target in plan.targets:
+        p = _source_target(target)
+        if p is None or p.as_posix() == "kernel.py" or p.as_posix() in PROTECTED or p.parts[0] in PROTECTED_DIRS:
+            continue  # kernel.py is always Stage 3's; the protected files never are, whatever their name
+        name = _module_name(p)
+        where = _imported_from(name) if name is not None else None
+        if where is not None:
+            return (
+                f"target {p.as_posix()}: a module {name} is imported from {where}, and the workspace is first on the "
+                f"workers' path, so this file would be imported in its place; give the helper a name no import takes "
+                f"(kernel_{name}.py)"
+            )
+    return None
 
 
 def transcripts(version: int) -> list[str]:
@@ -89,11 +127,9 @@ def aux_files_of(plan: Plan | None) -> list[str]:
         return []
     out: list[str] = []
     for target in plan.targets:
-        rel = target.split(":", 1)[0].strip()
-        p = PurePosixPath(rel)
-        if not rel or p.is_absolute() or ".." in p.parts or p.suffix not in AUX_SUFFIXES or GLOB_CHARS & set(rel):
-            continue
-        if p.suffix == ".py" and _imported_elsewhere(p.parts[0] if len(p.parts) > 1 else p.stem):
+        p = _source_target(target)
+        name = _module_name(p) if p is not None else None
+        if p is None or (name is not None and _imported_from(name) is not None):
             continue
         rel = p.as_posix()
         if rel == "kernel.py" or rel in PROTECTED or p.parts[0] in PROTECTED_DIRS:

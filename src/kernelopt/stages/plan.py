@@ -28,7 +28,7 @@ from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.planning.validate import validate_plan
 from kernelopt.stagenames import Stage
-from kernelopt.stages.allowance import editable_files, may_write
+from kernelopt.stages.allowance import editable_files, may_write, shadowing_target
 from kernelopt.stages.guard import RunGuard, restore, violation_message, violation_pitfall
 from kernelopt.workspace import Workspace
 
@@ -62,6 +62,9 @@ class MarkdownPlanReader:
         self, plan: Plan, workspace: Workspace, history: list[IterationRecord], summary: ProfileSummary | None
     ) -> None:
         validate_plan(plan, workspace, history, summary)
+        shadowing = shadowing_target(plan)  # Stage 3 could not write it: said now, not as its write refused (z2)
+        if shadowing is not None:
+            raise PlanError(f"plan v{plan.version}: {shadowing}")
 
 
 class PlanVerdict(StrEnum):
