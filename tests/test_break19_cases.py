@@ -345,3 +345,51 @@ def test_b30_a_kernel_that_patches_module_call_fails_a_kernelbench_check(tmp_pat
     assert not report.passed and (report.message or "").startswith(
         "case 0 (default): kernel.py replaced torch.nn.Module.__call__, which the reference calls too"
     ), report.message
+
+
+# ------------------------------------------------ b31: a kernel.py that leaves a torch function mode active
+
+ZEROING_MODE = """import torch
+from torch.overrides import TorchFunctionMode
+
+
+class _Mode(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.add or func is torch.Tensor.__add__ or func is torch.add:
+            return torch.zeros_like(args[0])
+        return func(*args, **(kwargs or {}))
+
+
+_Mode().__enter__()
+
+
+def run(x, y):
+    return torch.zeros_like(x)
+"""
+DEFAULT_DEVICE = 'import torch\n\ntorch.set_default_device("cpu")\n\n\ndef run(x, y):\n    return x + y\n'
+
+
+@pytest.mark.parametrize(("kernel", "failed"), [(ZEROING_MODE, True), (DEFAULT_DEVICE, False)], ids=["mode", "device"])
+def test_b31_a_kernel_that_leaves_a_torch_function_mode_active_fails_its_check(
+    tmp_path: Path, kernel: str, failed: bool
+) -> None:
+    """A ``TorchFunctionMode`` entered at import intercepts every torch call after it, the reference's included,
+    while every callable the snapshots hold stays as it was: a kernel.py answering zeros for ``Tensor.__add__`` so and
+    returning zeros passed the gate on tests/data/loop's ``x + y`` ("2 case(s) x 1 seed(s) passed", main at
+    ``443f30d7``). A mode of the user's active between a case's runs now fails the case naming it; torch's own
+    (``torch.set_default_device``'s ``DeviceContext``) is no patch."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
+    (folder / "kernel.py").write_text(kernel)
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    if not failed:
+        assert report.passed, report.message
+        return
+    assert not report.passed and (report.message or "").startswith(
+        "case 0 (n=4096): kernel.py left torch mode _Mode active, which intercepts every torch call"
+    ), report.message

@@ -12,6 +12,7 @@ user's.
 
 from __future__ import annotations
 
+import importlib
 import os
 from enum import Enum
 from types import ModuleType
@@ -305,3 +306,22 @@ def module_replaced(module: ModuleType, before: dict[str, tuple[Any, ...]]) -> l
     """The names of :func:`module_snapshot`'s ``before`` now bound otherwise, changed or gone, sorted."""
     now = _module_bound(module)
     return sorted(name for name, ident in before.items() if now.get(name) != ident)
+
+
+def active_modes() -> list[str]:
+    """The torch function and dispatch modes active now whose classes are not torch's own (their names), which
+    intercept every torch call the reference and the checker make: ``[]`` between a case's runs, where the worker has
+    none of its own. A kernel.py that entered a ``TorchFunctionMode`` at import, answering zeros for
+    ``Tensor.__add__``, left every callable as it was and passed the gate returning zeros (break19's b31). Torch's own
+    (``torch.set_default_device``'s ``DeviceContext``) compute what they are asked. The mode stacks are read where this
+    torch has them (private but kept since torch 2.0); none is read where it has not."""
+    names: list[str] = []
+    for stack in ("torch.overrides._get_current_function_mode_stack",
+                  "torch.utils._python_dispatch._get_current_dispatch_mode_stack"):  # fmt: skip
+        module, _, fn = stack.rpartition(".")
+        try:
+            modes = getattr(importlib.import_module(module), fn)()
+        except (AttributeError, ImportError, RuntimeError):
+            continue
+        names += [type(m).__qualname__ for m in modes if not type(m).__module__.startswith("torch.")]
+    return names

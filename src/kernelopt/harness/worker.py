@@ -57,6 +57,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.patches import (
+    active_modes,
     checker_replaced,
     checker_snapshot,
     module_replaced,
@@ -1126,10 +1127,22 @@ def _reference_patched(ctx: _Ctx, where: str) -> str | None:
     )
 
 
+def _mode_left(where: str) -> str | None:
+    """What to say when a torch function or dispatch mode is active between a case's runs (kernel.py entered it:
+    the worker's own are entered and left within a call; break19's b31); ``None`` when none is."""
+    modes = active_modes()
+    if not modes:
+        return None
+    return (
+        f"{where}: kernel.py left torch mode {', '.join(dict.fromkeys(modes))} active, which intercepts every torch "
+        "call the reference and the check make: a kernel computes its result, it never patches the reference"
+    )
+
+
 def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
     """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`), a function
     of the checker's own, or a binding of reference.py's."""
-    said = _checker_patched(ctx, where) or _reference_patched(ctx, where)
+    said = _checker_patched(ctx, where) or _reference_patched(ctx, where) or _mode_left(where)
     if said is not None:
         _fail_case(ctx, cc, said, "CheckerPatched")
     if not ctx.torch_callables:
