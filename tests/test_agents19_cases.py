@@ -321,6 +321,20 @@ def test_an_untracked_profile_the_planner_rewrote_is_put_back(ws) -> None:
     assert planned.violations == ["profiles/v1/ncu.ncu-rep (deleted)", "profiles/v1/summary.json (modified)"]
     assert summary.read_text() == '{"measured": 12.5}\n' and report.read_bytes() == b"\x00measured report\x00"
     assert not (ws.state_dir / "untracked-before-stage").exists()
+    # late19 z3: the copy lies under .kernelopt/, which no snapshot reads; a planner that forged the copy too had its
+    # numbers "put back" as the measured ones. The copy is put back only where it holds the recorded bytes
+    copied = ".kernelopt/untracked-before-stage/profiles/v1/summary.json"
+    forge_both = (
+        f"from pathlib import Path; [Path(p).write_text(str(dict(measured=97.5))) for p in ({copied!r}, "
+        "'profiles/v1/summary.json')]; Path('plans/v1_plan.md').write_text('---\\nversion: 1\\n---\\n')"
+    )
+    ws.plan_path(1).unlink(missing_ok=True)
+    planned = plan_stage(ws, 1, AgentCliPlanner({"command": f"{PY} -c {shlex.quote(forge_both)}"}))
+    assert planned.violations == ["profiles/v1/summary.json (modified)"]
+    assert not summary.exists()  # never left with the planner's numbers: kept aside, as every undone file is
+    assert [p.read_text() for p in (ws.state_dir / "backups" / "profiles" / "v1").glob("summary.json.*")] == [
+        "{'measured': 97.5}"
+    ]
 
 
 PATCHERS = {

@@ -158,8 +158,9 @@ def enforce(
     """Revert every change since ``before`` that ``patterns`` do not allow; return those violations.
 
     Tracked files are restored from HEAD; untracked files that were added are deleted; an untracked
-    file that was modified or deleted is put back from ``untracked`` (:func:`copy_untracked`) where it was kept,
-    else reported all the same (git cannot recover it).
+    file that was modified or deleted is put back from ``untracked`` (:func:`copy_untracked`) where it was kept and
+    its copy still holds the recorded bytes; one modified whose copy was changed too is removed (kept aside), never left
+    as the stage wrote it (late19 z3); else reported all the same (git cannot recover it).
     (Protected files are restored from their recorded content by :class:`ProtectedContent`.)
     What a reverted or deleted file held is kept first (:func:`keep_aside`); with ``keep_added`` False, only what a
     tracked file held (an interrupted stage's rollback: the files it added are its own outputs, a profile report of
@@ -172,18 +173,38 @@ def enforce(
     undone = []
     for c in violations:
         target = ws.root / c.path
-        kept = keep_aside(ws.root, c.path) if c.path in tracked or (keep_added and c.kind is ChangeKind.ADDED) else None
+        copy = _kept_copy(untracked, c.path, before) if c.path not in tracked else None
+        forged = c.kind is ChangeKind.MODIFIED and copy is None and _was_kept(untracked, c.path)
+        aside = c.path in tracked or (keep_added and c.kind is ChangeKind.ADDED) or forged
+        kept = keep_aside(ws.root, c.path) if aside else None
         if c.path in tracked:
             ws.reset_hard([c.path])
-        elif c.kind is ChangeKind.ADDED:
+        elif c.kind is ChangeKind.ADDED or forged:  # a change no kept copy undoes is not left as the stage wrote it
             target.unlink(missing_ok=True)
-        elif untracked is not None and (untracked / c.path).is_file():
+        elif copy is not None:
             if target.is_symlink() or target.is_file():
                 target.unlink()
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(untracked / c.path, target)
+            shutil.copyfile(copy, target)
         undone.append(Change(c.path, c.kind, kept))
     return undone
+
+
+def _kept_copy(untracked: Path | None, rel: str, before: dict[str, str]) -> Path | None:
+    """The copy :func:`copy_untracked` kept of ``rel`` where it still holds the bytes the stage's snapshot recorded;
+    ``None`` for none, or one changed since. The copy lies under ``.kernelopt/``, which no snapshot reads: a planner
+    that wrote its fitted numbers into ``profiles/v1/summary.json`` and into the copy too had them "put back" as the
+    measured ones, as a1's copy of reference.py was (late19 z3); the digest is held in the process."""
+    copy = untracked / rel if untracked is not None else None
+    if copy is None or copy.is_symlink() or not copy.is_file():
+        return None
+    return copy if hashlib.sha256(copy.read_bytes()).hexdigest() == before.get(rel) else None
+
+
+def _was_kept(untracked: Path | None, rel: str) -> bool:
+    """Whether :func:`copy_untracked` kept a copy of ``rel`` at all (a file past its bytes has none: it is reported
+    alone, as before a11), whatever the copy holds now."""
+    return untracked is not None and os.path.lexists(untracked / rel)
 
 
 UNTRACKED_COPY = "untracked-before-stage"
