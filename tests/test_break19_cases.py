@@ -393,3 +393,43 @@ def test_b31_a_kernel_that_leaves_a_torch_function_mode_active_fails_its_check(
     assert not report.passed and (report.message or "").startswith(
         "case 0 (n=4096): kernel.py left torch mode _Mode active, which intercepts every torch call"
     ), report.message
+
+
+# --------------------------------------------- b32: a kernel's output of a tensor subclass that answers for itself
+
+LIAR = """import torch
+
+
+class _Liar(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        plain = [a for a in args if isinstance(a, torch.Tensor) and not isinstance(a, _Liar)]
+        if plain:  # compared with a tensor: be that tensor
+            args = tuple(plain[0] if isinstance(a, _Liar) else a for a in args)
+        with torch._C.DisableTorchFunctionSubclass():
+            out = func(*args, **(kwargs or {}))
+        return out.as_subclass(_Liar) if isinstance(out, torch.Tensor) and not plain else out
+
+
+def run(x, y):
+    return (x * 3.0).as_subclass(_Liar)
+"""
+
+
+def test_b32_a_kernel_output_of_a_subclass_that_answers_its_comparisons_fails_its_check(tmp_path: Path) -> None:
+    """A kernel.py returning ``x * 3`` for tests/data/loop's ``x + y`` as a ``torch.Tensor`` subclass whose
+    ``__torch_function__`` puts the tensor it is compared with in its own place: every difference the check took was
+    zero, "2 case(s) x 1 seed(s) passed on cpu, max rel_err 0" (main at ``f92b966f``). An output of a subclass of the
+    kernel's own that answers torch calls itself now fails the case, naming it."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
+    (folder / "kernel.py").write_text(LIAR)
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    assert not report.passed and (report.message or "").startswith(
+        "case 0 (n=4096): kernel.py returned a tensor of its own subclass _Liar, which answers the torch calls"
+    ), report.message

@@ -325,3 +325,23 @@ def active_modes() -> list[str]:
             continue
         names += [type(m).__qualname__ for m in modes if not type(m).__module__.startswith("torch.")]
     return names
+
+
+def own_subclasses(tensors: list[Any]) -> list[str]:
+    """The names of the tensor subclasses among ``tensors`` that are not torch's own and answer torch calls
+    themselves (a ``__torch_function__`` or ``__torch_dispatch__`` of their own): a kernel's output so made can be
+    whatever it is compared with. One whose ``__torch_function__`` put the other operand in its own place, returning
+    ``x * 3`` for ``x + y``, passed the gate with no error at all (break19's b32)."""
+    import torch
+
+    base_function = torch.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
+    out: list[str] = []
+    for t in tensors:
+        kind = type(t)
+        if kind is torch.Tensor or kind.__module__.startswith("torch."):
+            continue
+        function = getattr(getattr(kind, "__torch_function__", None), "__func__", None)
+        dispatch = getattr(kind, "__torch_dispatch__", None)
+        if function is not base_function or dispatch is not getattr(torch.Tensor, "__torch_dispatch__", None):
+            out.append(kind.__qualname__)
+    return list(dict.fromkeys(out))

@@ -62,6 +62,7 @@ from kernelopt.harness.patches import (
     checker_snapshot,
     module_replaced,
     module_snapshot,
+    own_subclasses,
     replaced,
     snapshot,
 )
@@ -749,6 +750,7 @@ def _check_seed(
     ref_native, ref_hi = kept.native, kept.hi
     _fail_if_inputs_changed(ctx, cc, kept.saved, inputs, where, contract, subject)
     _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
+    _fail_if_own_subclass(ctx, cc, out, where)
     seen = None if last else _Seen.of(out, ref_prints)
     if contract.whole_result:  # an op in place returning nothing: its inputs, checked above, are its result
         ctx.progress.emit("check_end")
@@ -1137,6 +1139,22 @@ def _mode_left(where: str) -> str | None:
         f"{where}: kernel.py left torch mode {', '.join(dict.fromkeys(modes))} active, which intercepts every torch "
         "call the reference and the check make: a kernel computes its result, it never patches the reference"
     )
+
+
+def _fail_if_own_subclass(ctx: _Ctx, cc: CaseCheck, out: Any, where: str) -> None:
+    """Fail the case when kernel.py returned a tensor of a subclass of its own that answers torch calls itself
+    (:func:`~kernelopt.harness.patches.own_subclasses`): every comparison the check makes would be its to answer."""
+    from kernelopt.harness.inputs import tensors_in
+
+    names = own_subclasses(tensors_in(out))
+    if names:
+        _fail_case(
+            ctx,
+            cc,
+            f"{where}: kernel.py returned a tensor of its own subclass {', '.join(names)}, which answers the torch "
+            "calls the check compares it with itself: return plain torch.Tensor outputs",
+            "TensorSubclass",
+        )
 
 
 def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
