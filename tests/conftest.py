@@ -64,9 +64,9 @@ SLOW_FILES = (
     "test_breaker_cases.py",  # 8.0 CPU-s, 10 s waiting
     "test_wrongkernel18_cases.py",  # 8.4 CPU-s, 7 s waiting
     "test_wrongkernel16_cases.py",  # 6.7 CPU-s, 10 s waiting
+    "test_breaker19_cases.py",  # 6.2 CPU-s, 10 s waiting (time19, 22:10 UTC, load 5)
     "test_tuning_folder.py",  # 6.5 CPU-s, 8 s waiting
     "test_proc.py",  # 2.6 CPU-s, 16 s waiting
-    "test_agents19_cases.py",  # 4.0 CPU-s, 10 s waiting (21:49 UTC, load 8.7)
     "test_break19_cases.py",  # 3.6 CPU-s in process, 5 s wall (22:04 UTC): b29's harness workers, b26's agent
     "test_loop_agents.py",  # 9.5 CPU-s
     "test_agent_cli_claude.py",  # 9.2 CPU-s (alone, less a fork server's start)
@@ -81,8 +81,10 @@ SLOW_FILES = (
     "test_report_sweep_compare.py",  # 4.4 CPU-s, 6 s waiting
     "test_mcp_server.py",  # 7.4 CPU-s
     "test_agent_cli_codex.py",  # 7.2 CPU-s (alone, less a fork server's start)
-    "test_newuser16_cases.py",  # newuser16, put here by its author: 6.2 CPU-s in one process with torch, 27 s wall at load 7
     "test_tuning_evaluator.py",  # 7.0 CPU-s
+    "test_newuser16_cases.py",  # 5.5 CPU-s, 2 s waiting (time19, 22:10 UTC, load 5)
+    "test_wrongkernel19_cases.py",  # 6.0 CPU-s, 1 s waiting (time19, 22:10 UTC, load 5)
+    "test_agents19_cases.py",  # 3.4 CPU-s, 6 s waiting (time19, 22:10 UTC, load 5)
     "test_discovery17_cases.py",  # 5.8 CPU-s
     "test_nvidia_reports.py",  # 6.2 CPU-s
     "test_gpu_parity.py",  # 6.6 CPU-s (alone, less a fork server's start)
@@ -98,7 +100,6 @@ SLOW_FILES = (
     "test_loop_resume.py",  # 5.4 CPU-s (alone, less a fork server's start)
     "test_nvidia_runner.py",  # 4.7 CPU-s
     "test_leftovers17_cases.py",  # 3.2 CPU-s, 4 s waiting
-    "test_breaker19_cases.py",  # 5.1 CPU-s (21:40 UTC, at low load)
     "test_wrongkernel14_cases.py",  # 3.5 CPU-s, 3 s waiting
     "test_batch.py",  # 5.2 CPU-s (alone, less a fork server's start)
     "test_tuning_shapes.py",  # 4.9 CPU-s (alone, less a fork server's start)
@@ -109,7 +110,6 @@ SLOW_FILES = (
     "test_gpuleft10_cases.py",  # 4.5 CPU-s (alone, less a fork server's start)
     "test_forkpool_shared.py",  # 3.9 CPU-s
     "test_import.py",  # 4.4 CPU-s
-    "test_wrongkernel19_cases.py",  # 4.3 CPU-s (21:40 UTC, at low load)
     "test_starts.py",  # 4.4 CPU-s
     "test_honest12_cases.py",  # 4.3 CPU-s
     "test_newuser13_cases.py",  # 2.9 CPU-s, 3 s waiting
@@ -157,6 +157,7 @@ SLOW_FILES = (
     "test_breaker16_cases.py",  # 2.0 CPU-s
     "test_evidence_summary_diff.py",  # 2.3 CPU-s
     "test_misalign17_cases.py",  # 2.4 CPU-s
+    "test_seen19_cases.py",  # 1.7 CPU-s (time19, 22:10 UTC, load 5)
     "test_worker_protocol.py",  # 1.7 CPU-s
     "test_mcp_tools.py",  # 1.4 CPU-s, 2 s waiting
     "test_knob_heuristic_tables.py",  # 2.4 CPU-s (alone, less a fork server's start)
@@ -168,11 +169,11 @@ SLOW_FILES = (
     "test_tune_edges.py",  # 1.5 CPU-s
     "test_breaker15_cases.py",  # 2.1 CPU-s
     "test_tuning_slowcut.py",  # 0.3 CPU-s, 4 s waiting
-    "test_agents19_cases.py",  # 0.9 CPU-s, 2 s waiting (21:40 UTC, at low load)
     "test_floor18_cases.py",  # 2.0 CPU-s
     "test_break16_cases.py",  # 2.1 CPU-s
     "test_small11_cases.py",  # 1.9 CPU-s
     "test_small_faults.py",  # 0.9 CPU-s, 2 s waiting
+    "test_gpufind19_cases.py",  # 1.4 CPU-s (time19, 22:10 UTC, load 5)
     "test_wrongkernel13_cases.py",  # 1.2 CPU-s
     "test_tunesafe2_cases.py",  # 2.0 CPU-s (alone, less a fork server's start)
     "test_taskcard.py",  # 0.4 CPU-s, 3 s waiting
@@ -208,13 +209,13 @@ SLOW_FILES = (
     "test_wiki_search.py",  # 0.5 CPU-s
     "test_newuser8_cases.py",  # 1.3 CPU-s
     "test_seen14_cases.py",  # 1.0 CPU-s
-    "test_gpufind19_cases.py",  # 1.2 CPU-s (21:40 UTC, at low load)
     "test_lostpicks13_cases.py",  # 0.8 CPU-s
     "test_pruned_autotune.py",  # 1.2 CPU-s
     "test_late16_cases.py",  # 0.8 CPU-s
     "test_report_stop_and_axis.py",  # 0.6 CPU-s
     "test_newuser_cases.py",  # 0.8 CPU-s
     "test_doctor.py",  # 0.0 CPU-s, 2 s waiting
+    "test_leftovers19_cases.py",  # 0.4 CPU-s (time19, 22:10 UTC, load 5)
     "test_refblame13_cases.py",  # 0.4 CPU-s
     "test_guard_helpers.py",  # 1.1 CPU-s
     "test_problem_sizes.py",  # 1.0 CPU-s
