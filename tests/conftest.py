@@ -67,7 +67,7 @@ SLOW_FILES = (
     "test_breaker19_cases.py",  # 6.2 CPU-s, 10 s waiting (time19, 22:10 UTC, load 5)
     "test_tuning_folder.py",  # 6.5 CPU-s, 8 s waiting
     "test_proc.py",  # 2.6 CPU-s, 16 s waiting
-    "test_break19_cases.py",  # 3.6 CPU-s in process, 5 s wall (22:04 UTC): b29's harness workers, b26's agent
+    "test_break19_cases.py",  # 4.7 CPU-s in process, 9-13 s wall (22:10 UTC): b29-b32's harness workers, b26's agent
     "test_loop_agents.py",  # 9.5 CPU-s
     "test_agent_cli_claude.py",  # 9.2 CPU-s (alone, less a fork server's start)
     "test_tuneleft7_cases.py",  # 3.8 CPU-s, 11 s waiting

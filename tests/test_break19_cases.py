@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -253,6 +254,30 @@ def test_b28_the_loop_s_tuning_says_the_net_sizes_a_kernel_was_written_beside_un
     ), outcome.description
 
 
+def _gate(tmp_path: Path, reference: str, kernel: str) -> Any:
+    """``kernelopt validate``'s gate (``check_files``, one seed on the CPU) of ``kernel`` against ``reference``."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text(reference)
+    (folder / "kernel.py").write_text(kernel)
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    return check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+
+
+def _judged(report: Any, failed: str | None) -> None:
+    """The gate passed where ``failed`` is ``None``, else failed with a message starting so."""
+    if failed is None:
+        assert report.passed, report.message
+    else:
+        assert not report.passed and (report.message or "").startswith(failed), report.message
+
+
+LOOP_REFERENCE = (Path(__file__).parent / "data" / "loop" / "reference.py").read_text()
+
+
 # ------------------------------------------------------ b29: a kernel.py that patches reference.py's module
 
 FIND_REFERENCE = """import sys
@@ -279,27 +304,14 @@ def test_b29_a_kernel_that_patches_reference_py_s_module_fails_its_check(tmp_pat
     one that set ``ATOL = RTOL = 1e9`` passed computing ``x`` for ``x + y`` ("2 case(s) x 1 seed(s) passed", main at
     ``82625612``). The bindings the checker reads are now snapshot too, and a change fails the case naming them; a
     reference's own lazily built global and default cache are no patch."""
-    from kernelopt.harness.gate import check_files
-    from kernelopt.harness.settings import HarnessSettings
-
     patch, result, named = PATCHES_OF_THE_REFERENCE[how]
-    folder = tmp_path / "problem"
-    folder.mkdir()
-    reference = (Path(__file__).parent / "data" / "loop" / "reference.py").read_text()
     own = (
         "_BUILT = None\n\n\ndef reference(x, y, _cache={}):\n    global _BUILT\n    _BUILT = _cache.setdefault(1, x)\n"
     )
-    reference = reference.replace("def reference(x, y):\n", own) + "\nATOL = 1e-5\nRTOL = 1e-5\n"
-    (folder / "reference.py").write_text(reference)
-    (folder / "kernel.py").write_text(f"{FIND_REFERENCE}{patch}\n\n\ndef run(x, y):\n    return {result}\n")
-    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
-    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
-    if named is None:
-        assert report.passed, report.message
-        return
-    assert not report.passed and (report.message or "").startswith(
-        f"case 0 (n=4096): kernel.py changed reference.py's {named}, which the check reads the reference through"
-    ), report.message
+    reference = LOOP_REFERENCE.replace("def reference(x, y):\n", own) + "\nATOL = 1e-5\nRTOL = 1e-5\n"
+    report = _gate(tmp_path, reference, f"{FIND_REFERENCE}{patch}\n\n\ndef run(x, y):\n    return {result}\n")
+    said = f"case 0 (n=4096): kernel.py changed reference.py's {named}, which the check reads the reference through"
+    _judged(report, said if named is not None else None)
 
 
 # ------------------------------------------- b30: a kernel.py that patches torch.nn.Module.__call__ (KernelBench)
@@ -328,23 +340,11 @@ def test_b30_a_kernel_that_patches_module_call_fails_a_kernelbench_check(tmp_pat
     that set ``torch.nn.Module.__call__`` to return zeros and whose ``ModelNew`` returned zeros passed the gate on
     kernelbench_optimize's ReLU ("1 case(s) x 1 seed(s) passed on cpu, max rel_err 0", main at ``625af4c2``). The
     class's members are in the snapshot now, as ``torch.Tensor``'s are (a13); an honest ModelNew passes."""
-    from kernelopt.harness.gate import check_files
-    from kernelopt.harness.settings import HarnessSettings
-
-    folder = tmp_path / "problem"
-    folder.mkdir()
     data = Path(__file__).parent / "data" / "kernelbench_optimize" / "relu_torch"
-    (folder / "reference.py").write_text((data / "reference.py").read_text())
     patch, result = (MODULE_CALL_PATCH, "torch.zeros_like(x)") if patched else ("", "torch.relu(x)")
-    (folder / "kernel.py").write_text(MODEL_NEW.format(patch=patch, result=result))
-    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
-    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
-    if not patched:
-        assert report.passed, report.message
-        return
-    assert not report.passed and (report.message or "").startswith(
-        "case 0 (default): kernel.py replaced torch.nn.Module.__call__, which the reference calls too"
-    ), report.message
+    report = _gate(tmp_path, (data / "reference.py").read_text(), MODEL_NEW.format(patch=patch, result=result))
+    said = "case 0 (default): kernel.py replaced torch.nn.Module.__call__, which the reference calls too"
+    _judged(report, said if patched else None)
 
 
 # ------------------------------------------------ b31: a kernel.py that leaves a torch function mode active
@@ -378,21 +378,9 @@ def test_b31_a_kernel_that_leaves_a_torch_function_mode_active_fails_its_check(
     returning zeros passed the gate on tests/data/loop's ``x + y`` ("2 case(s) x 1 seed(s) passed", main at
     ``443f30d7``). A mode of the user's active between a case's runs now fails the case naming it; torch's own
     (``torch.set_default_device``'s ``DeviceContext``) is no patch."""
-    from kernelopt.harness.gate import check_files
-    from kernelopt.harness.settings import HarnessSettings
-
-    folder = tmp_path / "problem"
-    folder.mkdir()
-    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
-    (folder / "kernel.py").write_text(kernel)
-    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
-    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
-    if not failed:
-        assert report.passed, report.message
-        return
-    assert not report.passed and (report.message or "").startswith(
-        "case 0 (n=4096): kernel.py left torch mode _Mode active, which intercepts every torch call"
-    ), report.message
+    report = _gate(tmp_path, LOOP_REFERENCE, kernel)
+    said = "case 0 (n=4096): kernel.py left torch mode _Mode active, which intercepts every torch call"
+    _judged(report, said if failed else None)
 
 
 # --------------------------------------------- b32: a kernel's output of a tensor subclass that answers for itself
@@ -421,15 +409,5 @@ def test_b32_a_kernel_output_of_a_subclass_that_answers_its_comparisons_fails_it
     ``__torch_function__`` puts the tensor it is compared with in its own place: every difference the check took was
     zero, "2 case(s) x 1 seed(s) passed on cpu, max rel_err 0" (main at ``f92b966f``). An output of a subclass of the
     kernel's own that answers torch calls itself now fails the case, naming it."""
-    from kernelopt.harness.gate import check_files
-    from kernelopt.harness.settings import HarnessSettings
-
-    folder = tmp_path / "problem"
-    folder.mkdir()
-    (folder / "reference.py").write_text((Path(__file__).parent / "data" / "loop" / "reference.py").read_text())
-    (folder / "kernel.py").write_text(LIAR)
-    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
-    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
-    assert not report.passed and (report.message or "").startswith(
-        "case 0 (n=4096): kernel.py returned a tensor of its own subclass _Liar, which answers the torch calls"
-    ), report.message
+    report = _gate(tmp_path, LOOP_REFERENCE, LIAR)
+    _judged(report, "case 0 (n=4096): kernel.py returned a tensor of its own subclass _Liar, which answers the torch")

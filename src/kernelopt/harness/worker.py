@@ -1107,11 +1107,15 @@ def _checker_patched(ctx: _Ctx, where: str) -> str | None:
     names = checker_replaced(ctx.checker_callables) if ctx.checker_callables else []
     if not names:
         return None
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return (
-        f"{where}: kernel.py replaced {shown}, which kernelopt checks and times kernels with: a kernel computes its "
-        "result, it never patches the harness"
+        f"{where}: kernel.py replaced {_shown(names)}, which kernelopt checks and times kernels with: a kernel "
+        "computes its result, it never patches the harness"
     )
+
+
+def _shown(names: list[str]) -> str:
+    """The first three of ``names`` and how many more."""
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _reference_patched(ctx: _Ctx, where: str) -> str | None:
@@ -1122,10 +1126,9 @@ def _reference_patched(ctx: _Ctx, where: str) -> str | None:
     names = module_replaced(ctx.reference_module, ctx.reference_bindings)
     if not names:
         return None
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return (
-        f"{where}: kernel.py changed reference.py's {shown}, which the check reads the reference through: a kernel "
-        "computes its result, it never patches the reference"
+        f"{where}: kernel.py changed reference.py's {_shown(names)}, which the check reads the reference through: a "
+        "kernel computes its result, it never patches the reference"
     )
 
 
@@ -1167,11 +1170,10 @@ def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
         return
     names = replaced(ctx.torch_callables)
     if names:
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         _fail_case(
             ctx,
             cc,
-            f"{where}: kernel.py replaced {shown}, which the reference calls too: the check would compare the "
+            f"{where}: kernel.py replaced {_shown(names)}, which the reference calls too: the check would compare the "
             "kernel with itself; call your own function instead of patching torch",
             "TorchPatched",
         )
