@@ -61,6 +61,26 @@ def test_s2_a_list_a_function_chooses_by_a_condition_is_not_pinned_over_its_othe
     assert built != source and branched_list(built, "matmul_kernel") is None
     literal = source.replace("configs=get_autotune_config(),", "configs=get_cuda_autotune_config(),")
     assert literal != source and branched_list(literal, "matmul_kernel") is None
+    # late19 z4: the same choice written otherwise was pinned, the HIP list gone: a name bound to the chooser's call,
+    # a conditional expression in the decorator or in the chooser's return, a module `if` binding the name
+    chooser = "def get_autotune_config():\n    if is_cuda():\n        return get_cuda_autotune_config()\n    else:\n"
+    chooser += "        return get_hip_autotune_config()\n"
+    either = "get_cuda_autotune_config() if is_cuda() else get_hip_autotune_config()"
+    module_if = (
+        "if is_cuda():\n    CONFIGS = get_cuda_autotune_config()\nelse:\n    CONFIGS = get_hip_autotune_config()\n"
+    )
+    for written, chose in [
+        ((chooser, chooser + "\n\nCONFIGS = get_autotune_config()\n"), "if is_cuda():"),
+        (("configs=get_autotune_config(),", f"configs={either},"), "... if is_cuda() else ..."),
+        ((chooser, f"def get_autotune_config():\n    return {either}\n"), "... if is_cuda() else ..."),
+        ((chooser, chooser + "\n\n" + module_if), "if is_cuda():"),
+    ]:
+        variant = source.replace(*written)
+        if "CONFIGS =" in variant:
+            variant = variant.replace("configs=get_autotune_config(),", "configs=CONFIGS,")
+        assert variant != source
+        why = branched_list(variant, "matmul_kernel")
+        assert why is not None and f"which chooses its list by `{chose}`" in why, (written, why)
 
 
 class _SlowRetime(Paced):  # type: ignore[misc]

@@ -29,28 +29,80 @@ def _returns_under(node: cst.If) -> bool:
     return False
 
 
-def branched_list(source: str, kernel: str, filename: str = "kernel.py") -> str | None:
-    """Why ``kernel``'s autotune list cannot be pinned without dropping a list the user wrote for another case: its
-    ``configs=`` is a call of a module function of ``source`` that returns under a condition (``if is_cuda():``),
-    one line naming the call and the condition with their lines; ``None`` for any other list."""
-    an, _, _ = analyze(source, filename)
-    expr = an.autotune_configs_expr(kernel)
+def _returned(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The values ``fn`` returns (not those of a function nested in it)."""
+    out: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:
+        at = stack.pop()
+        if isinstance(at, cst.Return) and at.value is not None:
+            out.append(at.value)
+        elif not isinstance(at, cst.FunctionDef | cst.Lambda):
+            stack.extend(at.children)
+    return out
+
+
+def _module_binding(module: cst.Module, name: str) -> tuple[cst.BaseExpression | None, cst.If | None]:
+    """``name``'s one plain module-level assignment's value, or the module-level ``if`` that binds it under a
+    condition (``if is_hip(): CONFIGS = [...]``); ``(None, None)`` for neither."""
+    values: list[cst.BaseExpression] = []
+    for statement in module.body:
+        if isinstance(statement, cst.If):
+            bound = any(
+                isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name
+                for n in walk(statement)
+            )
+            if bound:
+                return None, statement
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else []:
+            if isinstance(small, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+            ):
+                values.append(small.value)
+    return (values[0] if len(values) == 1 else None), None
+
+
+def _condition(module: cst.Module, expr: cst.BaseExpression, depth: int = 0) -> cst.If | cst.IfExp | None:
+    """The condition that chooses the list ``expr`` stands for: a conditional expression (``A if is_cuda() else B``),
+    a module function that returns under an ``if`` or returns such an expression, a module name bound to either or
+    bound under a module-level ``if``; followed through names and calls a few steps deep."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.IfExp):
+        return expr
+    if isinstance(expr, cst.Name):
+        value, under = _module_binding(module, expr.value)
+        return under if under is not None else _condition(module, value, depth + 1) if value is not None else None
     if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
         return None
-    tree = parsed(source)
     name = expr.func.value
-    fn = next(
-        (s for s in tree.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name),
-        None,
-    )
+    fn = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
     if fn is None:
         return None
     branch = next((n for n in walk(fn.body) if isinstance(n, cst.If) and _returns_under(n)), None)
+    if branch is not None:
+        return branch
+    return next((c for v in _returned(fn) if (c := _condition(module, v, depth + 1)) is not None), None)
+
+
+def branched_list(source: str, kernel: str, filename: str = "kernel.py") -> str | None:
+    """Why ``kernel``'s autotune list cannot be pinned without dropping a list the user wrote for another case: its
+    ``configs=`` is chosen by a condition (:func:`_condition`: the tutorial's ``get_autotune_config()`` returning
+    under ``if is_cuda():``, and a name bound to it, a conditional expression, a module ``if``, late19 z4), one line
+    naming the list and the condition with their lines; ``None`` for any other list."""
+    an, _, _ = analyze(source, filename)
+    expr = an.autotune_configs_expr(kernel)
+    if expr is None:
+        return None
+    tree = parsed(source)
+    branch = _condition(tree.module, expr)
     if branch is None:
         return None
     test = tree.module.code_for_node(branch.test)
+    chooses = f"`if {test}:`" if isinstance(branch, cst.If) else f"`... if {test} else ...`"
     return (
-        f"{kernel}'s autotune list is {name}() (line {an.span(expr).line}), which chooses its list by `if {test}:` "
-        f"(line {tree.positions[branch].start.line}): a pinned list would run the configs tuned here where that test "
-        "chooses another list too, and the list written for there would be gone (pin the branch tuned by hand)"
+        f"{kernel}'s autotune list is {tree.module.code_for_node(expr)} (line {an.span(expr).line}), which chooses its "
+        f"list by {chooses} (line {tree.positions[branch].start.line}): a pinned list would run the configs tuned here "
+        "where that test chooses another list too, and the list written for there would be gone (pin the branch tuned "
+        "by hand)"
     )
