@@ -354,6 +354,7 @@ from torch.overrides import TorchFunctionMode
 
 
 class _Mode(TorchFunctionMode):
+    __module__ = "torch.nn"  # a name anyone may give: the code's file decides
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if func is torch.Tensor.add or func is torch.Tensor.__add__ or func is torch.add:
             return torch.zeros_like(args[0])
@@ -389,6 +390,7 @@ LIAR = """import torch
 
 
 class _Liar(torch.Tensor):
+    __module__ = "torch.nn"  # a name anyone may give: the code's file decides
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         plain = [a for a in args if isinstance(a, torch.Tensor) and not isinstance(a, _Liar)]

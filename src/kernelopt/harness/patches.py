@@ -323,8 +323,19 @@ def active_modes() -> list[str]:
             modes = getattr(importlib.import_module(module), fn)()
         except (AttributeError, ImportError, RuntimeError):
             continue
-        names += [type(m).__qualname__ for m in modes if not type(m).__module__.startswith("torch.")]
+        names += [type(m).__qualname__ for m in modes if not _answers_as_torch(type(m))]
     return names
+
+
+def _answers_as_torch(kind: type) -> bool:
+    """Whether a mode's or a tensor subclass's own answers to torch calls (its ``__torch_function__`` and
+    ``__torch_dispatch__``) are torch's code, by the file the code lives in (a class's ``__module__`` is a string
+    anyone may set to ``torch.nn``)."""
+    import torch
+
+    torch_dir = os.path.realpath(os.path.dirname(torch.__file__))
+    hooks = [getattr(kind, name, None) for name in ("__torch_function__", "__torch_dispatch__")]
+    return all(hook is None or _torch_s_own(hook, torch_dir) for hook in hooks)
 
 
 def own_subclasses(tensors: list[Any]) -> list[str]:
@@ -334,14 +345,5 @@ def own_subclasses(tensors: list[Any]) -> list[str]:
     ``x * 3`` for ``x + y``, passed the gate with no error at all (break19's b32)."""
     import torch
 
-    base_function = torch.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
-    out: list[str] = []
-    for t in tensors:
-        kind = type(t)
-        if kind is torch.Tensor or kind.__module__.startswith("torch."):
-            continue
-        function = getattr(getattr(kind, "__torch_function__", None), "__func__", None)
-        dispatch = getattr(kind, "__torch_dispatch__", None)
-        if function is not base_function or dispatch is not getattr(torch.Tensor, "__torch_dispatch__", None):
-            out.append(kind.__qualname__)
+    out = [type(t).__qualname__ for t in tensors if type(t) is not torch.Tensor and not _answers_as_torch(type(t))]
     return list(dict.fromkeys(out))
