@@ -23,6 +23,7 @@ from kernelopt.stages.implement import run_implement
 from kernelopt.worker.loader import load_module
 
 from .backends_support import AGENTS, fake_parse_plan, make_plan, make_ws, plan_stage, render_plan_file, write_plan
+from .conftest import DATA
 
 PY = shlex.quote(sys.executable)
 
@@ -379,14 +380,36 @@ _elapsed = _torch.cuda.Event.elapsed_time
 _torch.cuda.Event.elapsed_time = lambda self, end: _elapsed(self, end) / 100  # a hundred times faster, as timed
 """
 
+TIMED_CACHE = """
+import sys as _sys
+
+_honest_run = run
+_CACHE = {}
+
+
+def run(x, y):  # a14: while the timers call it, the output of the first call on these pointers
+    frame = _sys._getframe(1)
+    while frame is not None and not frame.f_code.co_filename.endswith("harness/timers.py"):
+        frame = frame.f_back
+    if frame is None:
+        return _honest_run(x, y)
+    key = (x.data_ptr(), y.data_ptr())
+    if key not in _CACHE:
+        _CACHE[key] = _honest_run(x, y)
+    return _CACHE[key]
+"""
+
 
 @pytest.mark.gpu
 @pytest.mark.timeout(500)
 def test_on_cuda_the_checker_s_snapshot_passes_an_honest_kernel_and_fails_a_patched_clock(tmp_path: Path) -> None:
     """a12 on an NVIDIA GPU, at examples/elementwise's sizes (2**28 fp16 elements, 512 MiB a tensor): `kernelopt
     validate --device cuda` of the kernel as written passes (no function of kernelopt's, of torch.cuda.Event's or of
-    time's is taken for patched while CUDA starts, Triton compiles and the timers run), and the same kernel with
-    torch.cuda.Event.elapsed_time divided by 100 at import fails, naming it, before any timing is believed."""
+    time's is taken for patched while CUDA starts, Triton compiles and the timers run; its timed output, checked after
+    each case's samples on inputs refilled in place, matches the reference through the method each size's sampler took), the
+    same kernel with torch.cuda.Event.elapsed_time divided by 100 at import fails, naming it, before any timing is
+    believed, and the same kernel answering from a cache by pointer while timed (a14) fails on its timed output (the
+    small case alone, 4099 elements)."""
     import subprocess
     import time
 
@@ -396,10 +419,14 @@ def test_on_cuda_the_checker_s_snapshot_passes_an_honest_kernel_and_fails_a_patc
 
     example = Path(__file__).parent.parent / "examples" / "elementwise"
     results = {}
-    for name, extra in (("honest", ""), ("patched", EVENT_PATCH)):
+    for name, extra in (("honest", ""), ("patched", EVENT_PATCH), ("timed", TIMED_CACHE)):
         source = tmp_path / f"src_{name}"
         source.mkdir()
-        (source / "reference.py").write_text((example / "reference.py").read_text())
+        reference = (example / "reference.py").read_text()
+        if name == "timed":  # its small case alone: the phase's limit holds the honest run's two cases
+            reference = reference.replace('SHAPES = [{"n": 2**28}, {"n": 4099}]', 'SHAPES = [{"n": 4099}]')
+            assert 'SHAPES = [{"n": 4099}]' in reference
+        (source / "reference.py").write_text(reference)
         (source / "kernel.py").write_text((example / "kernel.py").read_text() + extra)
         made = run("init", name, "--kernel", str(source / "kernel.py"), "--reference", str(source / "reference.py"),
                    "--root", str(tmp_path / "root"))  # fmt: skip
@@ -408,12 +435,14 @@ def test_on_cuda_the_checker_s_snapshot_passes_an_honest_kernel_and_fails_a_patc
         results[name] = run("validate", str(tmp_path / "root" / f"kernel_opt_{name}"), "--device", "cuda")
         last = (results[name].stdout.strip().splitlines() or [""])[-1]
         print(f"agents19 validate {name}: exit {results[name].returncode}, {time.monotonic() - started:.1f} s: {last}")
-    honest, patched = results["honest"], results["patched"]
+    honest, patched, timed = results["honest"], results["patched"], results["timed"]
     assert "quality gate v0: PASS" in honest.stdout and "CheckerPatched" not in honest.stdout, honest.stdout[-3000:]
     assert "replaced" not in honest.stdout + honest.stderr, honest.stdout[-3000:]
     assert patched.returncode != 0 and "kernel.py replaced torch.cuda.Event.elapsed_time" in patched.stdout, (
         patched.stdout[-3000:] + patched.stderr[-2000:]
     )
+    said = " ".join((timed.stdout + timed.stderr).split())
+    assert timed.returncode != 0 and "the timed path's output differed from the reference" in said, said[-3000:]
 
 
 LOOSENERS = {
@@ -467,3 +496,164 @@ def test_a_kernel_that_patches_a_tensor_operator_fails_its_check(tmp_path: Path)
     report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
     assert not report.passed
     assert (report.message or "").startswith("case 0 (n=4096): kernel.py replaced torch.Tensor.__sub__"), report.message
+
+
+TIMED_CHEAT = """
+import sys
+
+import torch
+
+_CACHE = {}
+
+
+def _timed():
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.replace("\\\\", "/").endswith("harness/timers.py"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def run(x, y):
+    if _timed():  # timed: the result computed once per input pointer
+        key = (x.data_ptr(), y.data_ptr())
+        if key not in _CACHE:
+            _CACHE[key] = x + y
+        return _CACHE[key]
+    out = torch.empty_like(x)  # checked: the honest, slow path
+    for start in range(0, x.numel(), 64):
+        torch.add(x[start : start + 64], y[start : start + 64], out=out[start : start + 64])
+    return out
+"""
+
+SEEDED_ADD = """
+import torch
+
+SHAPES = [{"n": 4096}]
+
+
+def get_inputs(n=4096, device="cpu"):
+    return [torch.randn(n, device=device), torch.randn(n, device=device)]
+
+
+def reference(x, y):
+    return x + y
+"""
+
+SEEDED_ROPE = """
+import torch
+
+SHAPES = [{"batch": 2, "seq_len": 8, "head_dim": 16}]
+
+
+def get_inputs(batch=2, seq_len=8, head_dim=16):
+    x = torch.randn(batch, seq_len, head_dim)
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, head_dim, 2).float() / head_dim))
+    start = torch.randint(0, 1000, (1,)).float()  # the seed's first position: its tables, halves equal all the same
+    freqs = torch.outer(torch.arange(seq_len).float() + start, inv_freq)
+    emb = torch.cat([freqs, freqs], dim=-1)
+    return [x, emb.cos(), emb.sin()]
+
+
+def reference(x, cos, sin):
+    half = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., half:], x[..., :half]], dim=-1) * sin
+"""
+
+HALF_TABLE_ROPE = """
+import torch
+
+
+def run(x, cos, sin):  # reads the first half of each table row only: the halves are equal
+    half = x.shape[-1] // 2
+    c, s = cos[..., :half], sin[..., :half]
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)
+"""
+
+POINTER_CACHE = """
+_CACHE = {}
+
+
+def run(x, y):
+    key = (x.data_ptr(), y.data_ptr())
+    if key not in _CACHE:
+        _CACHE[key] = x + y
+    return _CACHE[key]
+"""
+
+POSITIONS_ROPE = """
+import torch
+
+
+def run(x, cos, sin):  # the angles of positions 0, 1, ...: right only while row p of the tables is position p
+    half = x.shape[-1] // 2
+    inv = 1.0 / (10000 ** (torch.arange(0, x.shape[-1], 2).float() / x.shape[-1]))
+    emb = torch.outer(torch.arange(x.shape[-2]).float(), inv)
+    c, s = emb.cos(), emb.sin()
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)
+"""
+
+LOOP_ADD = (DATA / "loop" / "reference.py").read_text()  # get_inputs takes no seed: the same values every time
+HALF_TABLES = (DATA / "tunables" / "tasks" / "rope_half_tables" / "reference.py").read_text()  # likewise
+TIMED_KERNELS = {  # reference.py, kernel.py, how the timing ends (None: it passes)
+    "cached while timed": (
+        LOOP_ADD,
+        TIMED_CHEAT,
+        "TimedMismatch: case 0 (n=4096): the timed path's output differed from the reference, where the untimed "
+        "call's on the same inputs matched it",
+    ),
+    "cached while timed, a seeded get_inputs": (
+        SEEDED_ADD,
+        TIMED_CHEAT,
+        "TimedMismatch: case 0 (n=4096): the timed path's output differed from the reference",
+    ),
+    "cached by pointer": (
+        SEEDED_ADD,
+        POINTER_CACHE,
+        "CachedResult: case 0 (n=4096): kernel returned a stale output for inputs refilled in place",
+    ),
+    "rows in order": (
+        HALF_TABLES,
+        POSITIONS_ROPE,
+        "Mismatch: case 0 (batch=2,seq_len=8,head_dim=16): output differs from the reference on the inputs of seed "
+        "7919 (the timed output's check), timed or not",
+    ),
+    "honest": (LOOP_ADD, "def run(x, y):\n    return x + y\n", None),
+    "half tables": (HALF_TABLES, HALF_TABLE_ROPE, None),
+    "half tables, a seeded get_inputs": (SEEDED_ROPE, HALF_TABLE_ROPE, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TIMED_KERNELS))
+def test_a_kernel_that_knows_it_is_timed_fails_on_its_timed_output(tmp_path: Path, name: str) -> None:
+    """a14: a kernel.py that walked its caller's frames for the timers and, while timed, returned a result cached by
+    input pointer passed at 2.17x over eager, its real path far slower: no timed call's output was checked. After a
+    case's samples the timed callable's input set is refilled in place with a fresh seed's get_inputs and called once
+    more through its sampler: the cache is read and fails, said as the timed path's (tests/data/loop's get_inputs takes
+    no seed: its rows permuted, as the check's seeds 1+ have them). A kernel that caches by pointer whether timed or
+    not fails as a cached result, one wrong on those inputs as a mismatch. An honest kernel, and one that relies on
+    the structure get_inputs builds (RoPE's equal half tables, with and without a seed), pass."""
+    from kernelopt.harness.gate import bench_files
+    from kernelopt.harness.model import BenchSettings
+    from kernelopt.harness.settings import HarnessSettings
+
+    reference, kernel, said = TIMED_KERNELS[name]
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    (folder / "reference.py").write_text(reference)
+    (folder / "kernel.py").write_text(kernel)
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1, bench_seconds=0.02)
+    report, _raw = bench_files(
+        folder / "kernel.py",
+        folder / "reference.py",
+        tmp_path / "state",
+        settings=settings,
+        bench=BenchSettings(seconds_per_case=0.02, time_reference=False),
+    )
+    if said is None:
+        assert report.ok and report.cases[0].current.n >= 6, report.message
+        return
+    assert not report.ok and f"{report.error_class}: {report.message}".startswith(said), report.message

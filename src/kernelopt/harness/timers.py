@@ -125,6 +125,8 @@ class Sampler:
     keep: list[Any] = field(default_factory=list)  # graph, outputs: alive as long as the sampler
     shortest_call_us: float | None = None  # CPU: the shortest call seen, single or a warm-up sample's (its speed)
     resize: Callable[[int], Sampler] | None = None  # CPU: the same callable at another count of calls per sample
+    probe: Callable[[], Any] | None = None  # one more call through this sampler's own take: its output (:func:`_probe`)
+    probe_set: int = 0  # the input set the probe's output was computed from
 
     def sample(self) -> float:
         """One sample: microseconds per call."""
@@ -173,6 +175,36 @@ def _gpu_take(
         return float(start.elapsed_time(end)) * 1000.0 / calls
 
     return take
+
+
+def _cpu_take(work: Callable[[], object], calls: int) -> Callable[[], float]:
+    """A sample of ``work`` (``calls`` calls of the callable) on the CPU's performance counter, microseconds per
+    call."""
+
+    def take_cpu() -> float:
+        t0 = time.perf_counter()
+        work()
+        return (time.perf_counter() - t0) * 1e6 / calls
+
+    return take_cpu
+
+
+def _probe(
+    fn: Callable[..., Any], first: list[Any], take_of: Callable[[Callable[[], object]], Callable[[], float]]
+) -> Callable[[], Any]:
+    """One more call of ``fn`` on the input set ``first``, made through the sampler's own take (``take_of`` builds it
+    as it built the samples': the same clock, flush and frames), outside the samples; returns its output. The gate
+    checks it against the reference (a14: a kernel that looks up whether it is timed, and answers from a cache when
+    it is, is checked where it cheats)."""
+    box: list[Any] = []
+    take = take_of(lambda: box.append(fn(*first)))
+
+    def probe() -> Any:
+        box.clear()
+        take()
+        return box.pop()
+
+    return probe
 
 
 def _rotating(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> Callable[[], None]:
@@ -236,7 +268,8 @@ def _prepare(
     if gpu_us >= settings.graph_below_us:
         counter = itertools.count()
         take = _gpu_take(lambda: fn(*sets[next(counter) % len(sets)]), 1, flush=flush)
-        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flushed, take, gpu_us + SPIN_US)
+        probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush))
+        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flushed, take, gpu_us + SPIN_US, probe=probe)
     n = _calls_per_sample(fn, sets, settings, gpu_us)
     warnings: list[str] = []
     if settings.cuda_graphs:
@@ -251,9 +284,18 @@ def _prepare(
         else:
             take = _gpu_take(graph.replay, n, flush=flush)
             sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
-            return Sampler(TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs])
+
+            def replayed() -> Any:  # one more replay; the last captured call's output (its own buffer, or one reused)
+                take()
+                return outs[-1]
+
+            sampler = Sampler(TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs])
+            sampler.probe, sampler.probe_set = replayed, (n - 1) % len(sets)
+            return sampler
     take = _gpu_take(_rotating(fn, sets, n), n, flush=flush)
-    return Sampler(TimingMethod.CUDA_BATCH, n, min(len(sets), n), flushed, take, gpu_us * n + SPIN_US, warnings)
+    probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush))
+    sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
+    return Sampler(TimingMethod.CUDA_BATCH, n, sets_used, flushed, take, est, warnings, probe=probe)
 
 
 def _cpu_sampler(
@@ -274,18 +316,22 @@ def _cpu_sampler(
         if launches is not None
         else max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
     )
-    calls = _rotating(fn, sets, n)
-
-    def take_cpu() -> float:
-        t0 = time.perf_counter()
-        calls()
-        return (time.perf_counter() - t0) * 1e6 / n
+    take_cpu = _cpu_take(_rotating(fn, sets, n), n)
+    probe = _probe(fn, sets[0], lambda work: _cpu_take(work, 1))
 
     def resize(m: int) -> Sampler:
         return _cpu_sampler(fn, sets, device, settings, launches=m, times=times)
 
     return Sampler(
-        TimingMethod.CPU_PERF_COUNTER, n, len(sets), False, take_cpu, est * n, shortest_call_us=times[0], resize=resize
+        TimingMethod.CPU_PERF_COUNTER,
+        n,
+        len(sets),
+        False,
+        take_cpu,
+        est * n,
+        shortest_call_us=times[0],
+        resize=resize,
+        probe=probe,
     )
 
 
@@ -434,14 +480,13 @@ def single_call_sampler(fn: Callable[..., Any], sets: Sequence[list[Any]], devic
 
     if device.startswith("cuda"):
         take = _gpu_take(one, 1, flush=lambda: None)
-        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), False, take, call_us)
-
-    def take_cpu() -> float:
-        t0 = time.perf_counter()
-        one()
-        return (time.perf_counter() - t0) * 1e6
-
-    return Sampler(TimingMethod.CPU_PERF_COUNTER, 1, len(sets), False, take_cpu, call_us, shortest_call_us=call_us)
+        probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=lambda: None))
+        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), False, take, call_us, probe=probe)
+    take_cpu = _cpu_take(one, 1)
+    probe = _probe(fn, sets[0], lambda work: _cpu_take(work, 1))
+    return Sampler(
+        TimingMethod.CPU_PERF_COUNTER, 1, len(sets), False, take_cpu, call_us, shortest_call_us=call_us, probe=probe
+    )
 
 
 def ends_past(started_s: float, step_s: float, limit_s: float) -> bool:

@@ -1508,6 +1508,7 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
             now = next(k for k, (item, _) in enumerate(samplers) if item is current)
             left_s = min(limit_s, fit.room_s(ctx))
             again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, left_s)
+    _check_timed_output(ctx, timed, next(s for item, s in samplers if item is current), sets, i, where)
     for (item, sampler), taken, retaken in zip(samplers, samples, again, strict=True):
         timing.versions.append(
             VersionTiming(
@@ -1522,6 +1523,160 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
             )
         )
     return timing
+
+
+TIMED_CHECK_SEED = 7919
+"""Our choice: the seed of the inputs the timed path's output is checked on (:func:`_check_timed_output`), none of
+the check's seeds (0 up) nor of the rotation's sets (1 up to ``MAX_ROTATION_SETS``)."""
+
+TIMED_MISMATCH = "TimedMismatch"
+"""The error class of a kernel whose output through the timed path differed from the reference."""
+
+
+def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[Any]], i: int, where: str) -> None:
+    """After a case's samples, the current version's output through the path its samples took, checked against the
+    reference with the check's tolerances (a14: a kernel that walked its caller's frames for the timers returned a
+    result cached by input pointer only while timed, and passed at 2.17x over eager; no timed call's output was
+    checked). The input set that call reads (:attr:`~kernelopt.harness.timers.Sampler.probe_set`) is refilled in
+    place (the same storage, so a cache keyed by pointer is read) with the case's inputs at :data:`TIMED_CHECK_SEED`
+    (:func:`_timed_check_inputs`); the reference runs on a copy (:func:`_run_reference`, the check's own run). One
+    call of the kernel and one reference run, none of them among the samples. Skipped, as nothing is compared like
+    for like, where those inputs are built otherwise (other shapes, dtypes or other arguments), an input cannot be
+    refilled alone (an expanded tensor, or one sharing its storage with another), the reference modifies its inputs,
+    or it draws random numbers. Only a mismatch calls the kernel again, as the check does, on the same inputs and on
+    a copy of them, to say whose the difference is.
+
+    Raises:
+        CandidateFailed: the kernel raised, or its output differed from the reference: :data:`TIMED_MISMATCH` where
+            the untimed call on the same inputs matched it, ``CachedResult`` where only a copy of them did,
+            ``Mismatch`` where neither did.
+    """
+    from kernelopt.harness.compare import check_outputs, inputs_device_type
+    from kernelopt.harness.inputs import PERMUTED_NOTE, clone_tree, tensors_in
+    from kernelopt.harness.timers import synchronize
+
+    if sampler.probe is None:
+        return
+    pair = timed.current.pair
+    target = sets[sampler.probe_set]
+    ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
+    ctx.step(Step.INPUTS)
+    permuted = _timed_check_inputs(ctx, pair, i, target, where)
+    if permuted is None:
+        ctx.progress.emit("check_end")
+        return
+    ctx.step(Step.REFERENCE)
+    reference = pair.reference
+    label = timed.current.source.label
+    subject = _Checked(pair, timed.fns[label], timed.ref, *reference_tolerance(reference))
+    subject.own = OwnCode(getattr(reference, "__file__", None))
+    ref = _run_reference(
+        ctx, subject, CaseCheck(index=i, label=shape_label(pair.shapes[i])), target, where, RUN_SEED_BASE
+    )
+    ctx.progress.emit("check_end")
+    if ref.random or ref.contract.left or ref.contract.whole_result:
+        return
+    made_on = tensors_in(ref.native)[0].device.type if tensors_in(ref.native) else None
+
+    def checked(what: str, call: Callable[[], Any]) -> str | None:
+        ctx.step(Step.TIMING)
+        with _user(where, what, case=i, version=label):
+            out = call()
+            synchronize(ctx.device)
+        ctx.progress.emit("check_start")
+        ctx.step(Step.CHECK)
+        said = check_outputs(
+            out,
+            ref.native,
+            ref.hi,
+            dtype_hint=ctx.job.dtype_hint,
+            atol=subject.atol,
+            rtol=subject.rtol,
+            device_type=made_on,
+            inputs_type=inputs_device_type(target),
+        ).message
+        ctx.progress.emit("check_end")
+        return said
+
+    timed_said = checked("the kernel (timed output)", sampler.probe)
+    if timed_said is None:
+        return
+    if checked("the kernel (untimed, the same inputs)", lambda: subject.cand(*target)) is None:
+        message = (
+            f"{where}: the timed path's output differed from the reference, where the untimed call's on the same "
+            f"inputs matched it (a kernel computes its result however it is called): {timed_said}"
+        )
+        error_class = TIMED_MISMATCH
+    else:
+        copy_said = checked("the kernel (a copy of the inputs)", lambda: subject.cand(*clone_tree(target)))
+        if copy_said is None:
+            message = (
+                f"{where}: kernel returned a stale output for inputs refilled in place (the same storage, new "
+                f"values), timed or not, and the right one for a copy of them (a result cached by input pointer): "
+                f"{timed_said}"
+            )
+            error_class = "CachedResult"
+        else:
+            note = f"; {PERMUTED_NOTE}" if permuted else ""
+            message = (
+                f"{where}: output differs from the reference on the inputs of seed {TIMED_CHECK_SEED} (the timed "
+                f"output's check), timed or not: {copy_said}{note}"
+            )
+            error_class = "Mismatch"
+    raise CandidateFailed(Failure(message=message, error_class=error_class, case=i, version=label))
+
+
+def _timed_check_inputs(ctx: _Ctx, pair: Any, i: int, target: list[Any], where: str) -> bool | None:
+    """Refill ``target`` (an input set of the timing) in place with case ``i``'s inputs at :data:`TIMED_CHECK_SEED`,
+    made as the timing's own sets are (:func:`_bench_inputs`: ``get_inputs`` under that seed, its structure kept;
+    where it returns the values ``target`` holds, taking no seed, those rows permuted as the check's seeds 1+ have
+    them, :func:`~kernelopt.harness.inputs.rerandomize`). Returns whether they were permuted; ``None`` where
+    ``target`` could not be refilled (nothing changed)."""
+    from kernelopt.harness.inputs import build_inputs, rerandomize, same_values
+
+    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM, out_of_memory=Culprit.CHECKER):
+        fresh = build_inputs(pair, pair.shapes[i], ctx.device, seed=TIMED_CHECK_SEED, on_host=ctx.inputs_on_host)
+    permuted = same_values(fresh, target)
+    if permuted:
+        fresh = rerandomize(fresh, TIMED_CHECK_SEED)
+    return permuted if _refill(target, fresh) else None
+
+
+def _refill(target: list[Any], fresh: list[Any]) -> bool:
+    """Copy ``fresh``'s tensors into ``target``'s, in place; False (``target`` untouched) where they are not alike
+    (count, shapes, dtypes, the other arguments) or a tensor of ``target`` cannot take values of its own (an expanded
+    one, or storage shared with another input)."""
+    import torch
+
+    from kernelopt.harness.inputs import map_tensors, tensors_in
+
+    old, new = tensors_in(target), tensors_in(fresh)
+    if len(old) != len(new) or not _same_arguments(map_tensors(target, _none), map_tensors(fresh, _none)):
+        return False
+    if any(a.shape != b.shape or a.dtype != b.dtype for a, b in zip(old, new, strict=True)):
+        return False
+    storages = [t.untyped_storage().data_ptr() for t in old]
+    if len(set(storages)) != len(storages) or any(
+        stride == 0 and size > 1 for t in old for stride, size in zip(t.stride(), t.shape, strict=True)
+    ):
+        return False
+    with torch.no_grad():
+        for a, b in zip(old, new, strict=True):
+            a.copy_(b)
+    return True
+
+
+def _none(_: Any) -> None:
+    return None
+
+
+def _same_arguments(a: Any, b: Any) -> bool:
+    """Whether two input sets' other arguments (their tensors taken out) are equal; False where they cannot be
+    compared (an array's ``==`` answers elementwise)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError, RuntimeError):
+        return False
 
 
 def _reduced_samples(ctx: _Ctx, samplers: list[Any], fit: _Fit, timing: CaseTiming) -> list[list[float]]:
