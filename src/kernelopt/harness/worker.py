@@ -1551,7 +1551,6 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
             the untimed call on the same inputs matched it, ``CachedResult`` where only a copy of them did,
             ``Mismatch`` where neither did.
     """
-    from kernelopt.harness.compare import check_outputs, inputs_device_type
     from kernelopt.harness.inputs import PERMUTED_NOTE, clone_tree, tensors_in
     from kernelopt.harness.timers import synchronize
 
@@ -1577,6 +1576,8 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
     if ref.random or ref.contract.left or ref.contract.whole_result:
         return
     made_on = tensors_in(ref.native)[0].device.type if tensors_in(ref.native) else None
+    kept = _Kept(ref.native, ref.hi, ref.contract)
+    run = _SeedRun(target, RUN_SEED_BASE, made_on, kept, ref.native, ref.hi, ref_random=False, kernel_drew=False)
 
     def checked(what: str, call: Callable[[], Any]) -> str | None:
         ctx.step(Step.TIMING)
@@ -1585,16 +1586,7 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
             synchronize(ctx.device)
         ctx.progress.emit("check_start")
         ctx.step(Step.CHECK)
-        said = check_outputs(
-            out,
-            ref.native,
-            ref.hi,
-            dtype_hint=ctx.job.dtype_hint,
-            atol=subject.atol,
-            rtol=subject.rtol,
-            device_type=made_on,
-            inputs_type=inputs_device_type(target),
-        ).message
+        said = _checked(ctx, subject, run, out).message
         ctx.progress.emit("check_end")
         return said
 
