@@ -657,3 +657,27 @@ def test_a_kernel_that_knows_it_is_timed_fails_on_its_timed_output(tmp_path: Pat
         assert report.ok and report.cases[0].current.n >= 6, report.message
         return
     assert not report.ok and f"{report.error_class}: {report.message}".startswith(said), report.message
+
+
+def test_a_link_the_user_made_is_written_through_and_kept(ws, tmp_path: Path) -> None:
+    """late19 z5: a6 failed every stage that wrote kernel.py where the user had made it a link (to their project's
+    file, to keep the two one), "kernel.py (made a symbolic link)", and removed kernel.py from the workspace, the link
+    having no bytes of its own to put back. A link the stage found is its to write through; one it points elsewhere is
+    still the stage's own."""
+    from kernelopt.stages.allowance import editable_files
+
+    mine, other = tmp_path / "project_kernel.py", tmp_path / "agent_kernel.py"
+    mine.write_text(ws.kernel_py.read_text())
+    other.write_text(ws.kernel_py.read_text())
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(mine)
+    guard = RunGuard(ws)
+    point = guard.begin(editable_files(Stage.IMPLEMENT, 1))
+    mine.write_text(mine.read_text() + "\n# the implementer's edit\n")
+    assert guard.check(point, may_write(Stage.IMPLEMENT, 1)) == []
+    assert ws.kernel_py.is_symlink() and ws.kernel_py.read_text().endswith("# the implementer's edit\n")
+    point = guard.begin(editable_files(Stage.IMPLEMENT, 1))
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(other)  # pointed elsewhere by the stage: a6's case
+    assert guard.check(point, may_write(Stage.IMPLEMENT, 1)) == ["kernel.py (made a symbolic link)"]
+    assert ws.kernel_py.resolve() == mine.resolve()  # the user's link pointed back, not removed

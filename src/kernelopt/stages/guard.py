@@ -653,6 +653,7 @@ class GuardPoint:
     kept: dict[str, bytes | None]
     repository: Path | None = None
     untracked: Path | None = None
+    links: dict[str, str] = field(default_factory=dict)  # each link of the snapshot: where it pointed (z5)
 
 
 class RunGuard:
@@ -683,6 +684,7 @@ class RunGuard:
             kept=capture(self.ws.root, editable),
             repository=copy_repository(self.ws) if git_state else None,
             untracked=copy_untracked(self.ws, snap) if git_state else None,
+            links={rel: os.readlink(self.ws.root / rel) for rel, digest in snap.items() if digest.startswith("link:")},
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
@@ -707,10 +709,14 @@ class RunGuard:
         self.kept_aside += [c for c in undone if c.kept is not None]
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
-        for rel in [rel for rel in written if (self.ws.root / rel).is_symlink()]:
+        for rel in [rel for rel in written if _made_a_link(self.ws.root, rel, point.links)]:
             # a6: kernel.py (or the plan) replaced by a link to a file outside passed as an edit: gated, then
             # committed as a link, so what ran later was whatever that file held by then
-            restore(self.ws.root, {rel: point.kept.get(rel)})
+            if rel in point.links:  # the user's link pointed elsewhere: pointed back (it has no bytes to write)
+                (self.ws.root / rel).unlink()
+                (self.ws.root / rel).symlink_to(point.links[rel])
+            else:
+                restore(self.ws.root, {rel: point.kept.get(rel)})
             out.append(f"{rel}{LINK_NOTE}")
             written.remove(rel)
         leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
@@ -718,6 +724,16 @@ class RunGuard:
             restore(self.ws.root, {rel: point.kept.get(rel)})
             out.append(f"{rel}{SECRET_NOTE}")
         return out
+
+
+def _made_a_link(root: Path, rel: str, links: dict[str, str]) -> bool:
+    """Whether the stage left ``rel`` a symbolic link it was not before (``links``: each link of the workspace and where
+    it pointed as the stage began): a file made one, or a link pointed elsewhere. A link the user made (their
+    workspace's kernel.py kept as a link to their project's file) that the stage wrote through is the stage's edit of
+    that file: a6's check took it for the stage's own link, failed the stage "made a symbolic link" and removed
+    kernel.py from the workspace, a link having no bytes to put back (late19 z5)."""
+    path = root / rel
+    return path.is_symlink() and links.get(rel) != os.readlink(path)
 
 
 SECRET_NOTE = " (holds a secret value: the API key or another secret variable)"
