@@ -1577,11 +1577,15 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
         return
     made_on = tensors_in(ref.native)[0].device.type if tensors_in(ref.native) else None
     kept = _Kept(ref.native, ref.hi, ref.contract)
-    run = _SeedRun(target, RUN_SEED_BASE, made_on, kept, ref.native, ref.hi, ref_random=False, kernel_drew=False)
+    if ref.place.outputs is Keep.HOST or ref.place.high_output is Keep.HOST:  # where the check keeps them too
+        kept.park(ctx, subject, ref.place.outputs, ref.place.high_output)
+    run = _SeedRun(target, RUN_SEED_BASE, made_on, kept, kept.native, kept.hi, ref_random=False, kernel_drew=False)
+    del ref
 
     def checked(what: str, call: Callable[[], Any]) -> str | None:
         ctx.step(Step.TIMING)
-        with _user(where, what, case=i, version=label):
+        # the device's memory then holds the timing's sets and the check's copies: its exhaustion is the checker's
+        with _user(where, what, case=i, version=label, out_of_memory=Culprit.CHECKER):
             out = call()
             synchronize(ctx.device)
         ctx.progress.emit("check_start")
