@@ -258,7 +258,7 @@ break18 180 scripts/gpu_break18.sh
 leftovers19 420 scripts/gpu_leftovers19.sh
 newuser16 600 scripts/gpu_newuser16.sh
 gpufind19 300 scripts/gpu_gpufind19.sh
-agents19 300 scripts/gpu_agents19.sh
+agents19 420 scripts/gpu_agents19.sh
 seen19 240 scripts/gpu_seen19.sh
 gputests 560 -
 EOF

@@ -256,11 +256,16 @@ def test_b28_the_loop_s_tuning_says_the_net_sizes_a_kernel_was_written_beside_un
 
 def _gate(tmp_path: Path, reference: str, kernel: str) -> Any:
     """``kernelopt validate``'s gate (``check_files``, one seed on the CPU) of ``kernel`` against ``reference``."""
+    (tmp_path / "problem").mkdir()
+    return _gate_in(tmp_path, reference, kernel)
+
+
+def _gate_in(tmp_path: Path, reference: str, kernel: str) -> Any:
+    """:func:`_gate` in ``tmp_path / "problem"`` made already (with files of the test's own beside)."""
     from kernelopt.harness.gate import check_files
     from kernelopt.harness.settings import HarnessSettings
 
     folder = tmp_path / "problem"
-    folder.mkdir()
     (folder / "reference.py").write_text(reference)
     (folder / "kernel.py").write_text(kernel)
     settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
@@ -413,3 +418,30 @@ def test_b32_a_kernel_output_of_a_subclass_that_answers_its_comparisons_fails_it
     kernel's own that answers torch calls itself now fails the case, naming it."""
     report = _gate(tmp_path, LOOP_REFERENCE, LIAR)
     _judged(report, "case 0 (n=4096): kernel.py returned a tensor of its own subclass _Liar, which answers the torch")
+
+
+BOXED = """import torch
+
+
+class Boxed(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs or {})
+"""
+
+
+@pytest.mark.parametrize("kernel_s", ["(x + y).as_subclass(Boxed)", "(x * 3.0).as_subclass(_Liar)"])
+def test_b32_a_subclass_the_reference_returns_too_is_the_kernel_s_to_return(tmp_path: Path, kernel_s: str) -> None:
+    """A library's tensor subclass with a ``__torch_function__`` of its own (a float8 or quantized tensor, say) that
+    the reference returns too is what the kernel is asked to return: b32's check failed every such correct kernel
+    (late19). A subclass of the kernel's own still fails beside it."""
+    (tmp_path / "problem").mkdir()
+    (tmp_path / "problem" / "boxed.py").write_text(BOXED)
+    reference = LOOP_REFERENCE.replace("import torch\n", "import torch\nfrom boxed import Boxed\n", 1)
+    reference = reference.replace("return x + y", "return (x + y).as_subclass(Boxed)")
+    assert "as_subclass(Boxed)" in reference
+    kernel = LIAR.replace("import torch\n", "import torch\nfrom boxed import Boxed\n", 1).replace(
+        "return (x * 3.0).as_subclass(_Liar)", f"return {kernel_s}"
+    )
+    report = _gate_in(tmp_path, reference, kernel)
+    _judged(report, None if "Boxed" in kernel_s else "case 0 (n=4096): kernel.py returned a tensor of its own subclass")

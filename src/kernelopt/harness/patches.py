@@ -338,12 +338,21 @@ def _answers_as_torch(kind: type) -> bool:
     return all(hook is None or _torch_s_own(hook, torch_dir) for hook in hooks)
 
 
-def own_subclasses(tensors: list[Any]) -> list[str]:
+def own_subclasses(tensors: list[Any], reference_s: list[Any] | None = None) -> list[str]:
     """The names of the tensor subclasses among ``tensors`` that are not torch's own and answer torch calls
     themselves (a ``__torch_function__`` or ``__torch_dispatch__`` of their own): a kernel's output so made can be
     whatever it is compared with. One whose ``__torch_function__`` put the other operand in its own place, returning
-    ``x * 3`` for ``x + y``, passed the gate with no error at all (break19's b32)."""
+    ``x * 3`` for ``x + y``, passed the gate with no error at all (break19's b32).
+
+    A class the reference's own outputs (``reference_s``) are of is not the kernel's: a library's tensor (a float8
+    or quantized tensor of torchao's, say) that the reference returns too is what the kernel is asked to return
+    (late19 saw every such correct kernel fail)."""
     import torch
 
-    out = [type(t).__qualname__ for t in tensors if type(t) is not torch.Tensor and not _answers_as_torch(type(t))]
+    asked = {type(t) for t in reference_s or []}
+    out = [
+        type(t).__qualname__
+        for t in tensors
+        if type(t) is not torch.Tensor and type(t) not in asked and not _answers_as_torch(type(t))
+    ]
     return list(dict.fromkeys(out))

@@ -750,7 +750,7 @@ def _check_seed(
     ref_native, ref_hi = kept.native, kept.hi
     _fail_if_inputs_changed(ctx, cc, kept.saved, inputs, where, contract, subject)
     _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
-    _fail_if_own_subclass(ctx, cc, out, where)
+    _fail_if_own_subclass(ctx, cc, out, where, ref_native)
     seen = None if last else _Seen.of(out, ref_prints)
     if contract.whole_result:  # an op in place returning nothing: its inputs, checked above, are its result
         ctx.progress.emit("check_end")
@@ -1144,12 +1144,13 @@ def _mode_left(where: str) -> str | None:
     )
 
 
-def _fail_if_own_subclass(ctx: _Ctx, cc: CaseCheck, out: Any, where: str) -> None:
+def _fail_if_own_subclass(ctx: _Ctx, cc: CaseCheck, out: Any, where: str, reference_out: Any) -> None:
     """Fail the case when kernel.py returned a tensor of a subclass of its own that answers torch calls itself
-    (:func:`~kernelopt.harness.patches.own_subclasses`): every comparison the check makes would be its to answer."""
+    (:func:`~kernelopt.harness.patches.own_subclasses`): every comparison the check makes would be its to answer.
+    A class the reference returns too is the kernel's to return."""
     from kernelopt.harness.inputs import tensors_in
 
-    names = own_subclasses(tensors_in(out))
+    names = own_subclasses(tensors_in(out), tensors_in(reference_out))
     if names:
         _fail_case(
             ctx,
