@@ -52,7 +52,7 @@ from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
 from kernelopt.stages import guard
 from kernelopt.stages.allowance import editable_files, may_write
-from kernelopt.stages.guard import capture, restore, violation_message
+from kernelopt.stages.guard import Captured, capture, restore, violation_message
 from kernelopt.stages.implement import kernel_problem, summary_of
 from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
 from kernelopt.workspace import RunLock, Workspace
@@ -251,7 +251,7 @@ class AgentEdits:
     def __init__(self, description: str | None, *, repairs: bool = False) -> None:
         self.description = description
         self.repairs = repairs
-        self.edits: dict[str, bytes | None] = {}
+        self.edits: dict[str, Captured] = {}
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
         if ctx.attempt > 0 and self.repairs:

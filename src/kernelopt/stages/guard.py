@@ -239,18 +239,45 @@ def _own_bytes(p: Path) -> bytes | None:
     return p.read_bytes() if p.is_file() and not p.is_symlink() else None
 
 
-def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
-    """The bytes of each of ``paths`` (relative to ``root``) now; ``None`` for a missing file."""
-    return {rel: _own_bytes(root / rel) for rel in paths}
+@dataclass(frozen=True)
+class Link:
+    """A workspace file the user keeps as a symbolic link (their project's kernel.py, say): where it pointed and the
+    bytes it led to (``None``: dangling). :func:`restore` puts it back as the same link, never as a deleted file: a
+    failed Stage 3 attempt removed a user's linked kernel.py, a link having no bytes of its own (loses20 l1)."""
+
+    target: str
+    data: bytes | None
 
 
-def restore(root: Path, captured: dict[str, bytes | None]) -> list[str]:
+Captured = bytes | Link | None
+"""One file as :func:`capture` kept it: its bytes, a :class:`Link`, or ``None`` for a missing file."""
+
+
+def capture(root: Path, paths: list[str]) -> dict[str, Captured]:
+    """The content of each of ``paths`` (relative to ``root``) now; ``None`` for a missing file, a
+    :class:`Link` for a symbolic link."""
+    return {rel: _kept(root / rel) for rel in paths}
+
+
+def _kept(p: Path) -> Captured:
+    if p.is_symlink():
+        return Link(os.readlink(p), p.read_bytes() if p.is_file() else None)
+    return _own_bytes(p)
+
+
+def restore(root: Path, captured: dict[str, Captured]) -> list[str]:
     """Write back files captured by :func:`capture` (deleting those that did not exist); returns the
     paths that had to be restored. A file an agent replaced with a symbolic link gets its own bytes back in
-    place of the link: the file the link points to (outside the workspace, perhaps) is never written."""
+    place of the link: the file the link points to (outside the workspace, perhaps) is never written. A link
+    captured as a :class:`Link` (the user's) is put back as that link, and the bytes it led to written back through
+    it where a stage changed them."""
     restored = []
     for rel, content in captured.items():
         p = root / rel
+        if isinstance(content, Link):
+            if _put_link_back(p, content):
+                restored.append(rel)
+            continue
         if not p.is_symlink() and _own_bytes(p) == content:
             continue
         if p.is_symlink():
@@ -262,6 +289,21 @@ def restore(root: Path, captured: dict[str, bytes | None]) -> list[str]:
             p.write_bytes(content)
         restored.append(rel)
     return restored
+
+
+def _put_link_back(p: Path, link: Link) -> bool:
+    """``p`` made the link ``link`` again, leading to its bytes; whether anything had to change."""
+    changed = False
+    if not (p.is_symlink() and os.readlink(p) == link.target):
+        if p.is_symlink() or p.is_file():
+            p.unlink()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.symlink_to(link.target)
+        changed = True
+    if link.data is not None and (not p.is_file() or p.read_bytes() != link.data):
+        p.write_bytes(link.data)
+        changed = True
+    return changed
 
 
 def describe(violations: list[Change]) -> str:
@@ -650,7 +692,7 @@ class GuardPoint:
 
     snapshot: dict[str, str]
     git: GitState | None
-    kept: dict[str, bytes | None]
+    kept: dict[str, Captured]
     repository: Path | None = None
     untracked: Path | None = None
     links: dict[str, str] = field(default_factory=dict)  # each link of the snapshot: where it pointed (z5)

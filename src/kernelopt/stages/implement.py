@@ -29,7 +29,7 @@ from kernelopt.oneline import one_line
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import aux_files_of, editable_files, may_write
-from kernelopt.stages.guard import RunGuard, capture, restore, violation_message, violation_pitfall
+from kernelopt.stages.guard import Captured, RunGuard, capture, restore, violation_message, violation_pitfall
 from kernelopt.stages.plan import MarkdownPlanReader, PlanReader, transcript_allowance
 from kernelopt.workspace import Workspace
 
@@ -305,7 +305,7 @@ def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
 
 
 def _fail(
-    ws: Workspace, res: ImplementResult, good: dict[str, bytes | None], why: _Attempt, first: str | None
+    ws: Workspace, res: ImplementResult, good: dict[str, Captured], why: _Attempt, first: str | None
 ) -> ImplementResult:
     restore(ws.root, good)
     res.ok = False
