@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,55 @@ def test_a_failed_stage_3_keeps_the_users_linked_kernel(ws, tmp_path: Path) -> N
     assert not report.ok and report.reason  # refused as a linked kernel (kept under "Seen, not changed")
     assert ws.kernel_py.is_symlink() and Path(ws.kernel_py.readlink()) == mine
     assert mine.read_bytes() == before
+
+
+_CHANGED_IN_PLACE = """import torch
+import triton
+import triton.language as tl
+
+TILE = [64, 128]
+TILE[0] = 32
+SIZES = [256, 512]
+SIZES.append(1024)
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), TILE[0]),)](x, y, x.numel(), BLOCK=TILE[0])
+    return y
+
+
+def run_sizes(x):
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), SIZES[0]),)](x, y, x.numel(), BLOCK=SIZES[0])
+    return y
+"""
+
+
+def test_a_module_list_changed_in_place_is_refused_not_offered_at_its_literal(tmp_path: Path, capsys) -> None:
+    """l2 (break19's seen item): ``TILE = [64, 128]`` then ``TILE[0] = 32`` at the module's top level was offered as
+    the knob TILE[0] of value 64, while every launch ran 32 (an edit of the literal is undone at import). A list
+    changed in place after its binding (an element set, an ``append``) is refused with a line that says so; bound once,
+    its element is still the knob."""
+    from kernelopt.cli.app import main
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(_CHANGED_IN_PLACE)
+    assert main(["tunables", str(kernel), "--json", "--no-evaluate"]) == 0
+    keys = {t["key"]: t for t in json.loads(capsys.readouterr().out)}
+    assert "TILE[0]" not in keys and "SIZES[0]" not in keys
+    tile, sizes = keys["copy_kernel#1:BLOCK"], keys["copy_kernel#2:BLOCK"]  # run()'s launch, run_sizes()'s
+    assert (
+        tile["value"] is None and "'TILE' is changed in place at line(s) 6 after its binding" in tile["refused_reason"]
+    )
+    assert sizes["value"] is None and "'SIZES' is changed in place at line(s) 8" in sizes["refused_reason"]
+    kernel.write_text(_CHANGED_IN_PLACE.replace("TILE[0] = 32\n", "").replace("SIZES.append(1024)\n", ""))
+    assert main(["tunables", str(kernel), "--json", "--no-evaluate"]) == 0
+    keys = {t["key"]: t for t in json.loads(capsys.readouterr().out)}
+    assert keys["TILE[0]"]["value"] == 64 and keys["SIZES[0]"]["value"] == 256

@@ -219,6 +219,21 @@ class _Binding:
     tuned: bool = False  # one of the ``# kernelopt: tuned`` lines an edit wrote
 
 
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem"}
+)
+"""The methods of a list or dict that change it in place: ``SIZES.append(1024)`` after ``SIZES = [256, 512]``."""
+
+
+def _mutated_name(target: cst.BaseExpression) -> str | None:
+    """The name whose value ``target`` changes in place (``TILE[0]``, ``TILE[0][1]``: ``TILE``); ``None`` otherwise."""
+    if not isinstance(target, cst.Subscript):
+        return None
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
+
+
 @dataclass
 class _Resolved:
     """Where a name leads: its literal (or why it cannot be edited) and the variable that holds it."""
@@ -437,6 +452,8 @@ class _BindingCollector(cst.CSTVisitor):
         self.positions = positions
         self.root = root
         self.bindings: dict[str, list[_Binding]] = {}
+        #: the lines that change a name's value in place (``TILE[0] = 32``, ``SIZES.append(1024)``), not rebind it
+        self.mutations: dict[str, list[int]] = {}
         self._stmt: cst.SimpleStatementLine | None = None
         self._nested = 0
         self._tuned = 0
@@ -496,6 +513,27 @@ class _BindingCollector(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
             self._add(node.target.value, _Binding(None, self.positions[node].start.line))
+        self._mutates(node.target, node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._mutates(node.target, node)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) else [node.target]
+        for t in targets:
+            self._mutates(t, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.attr.value in _MUTATORS:
+            self.mutations.setdefault(f.value.value, []).append(self.positions[node].start.line)
+
+    def _mutates(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """A write into a name's value (``TILE[0] = 32``): the literal the name was bound to is not what runs after it
+        (loses20 l2: such an element was offered as a knob at its literal's value)."""
+        name = _mutated_name(target)
+        if name is not None:
+            self.mutations.setdefault(name, []).append(self.positions[node].start.line)
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -749,6 +787,7 @@ class _Parsed:
     positions: Mapping[cst.CSTNode, CodeRange]
     line_starts: list[int]
     module_bindings: dict[str, list[_Binding]]
+    module_mutations: dict[str, list[int]]
     launches: list[_Launch]
     functions: dict[str, list[_FuncInfo]]
     calls: dict[str, list[cst.Call]]
@@ -775,7 +814,7 @@ def _parse(source: str) -> _Parsed:
     visit(module, mc)
     lc = _LaunchCollector(positions)
     visit(module, lc)
-    return _Parsed(module, positions, line_starts, mc.bindings, lc.launches, lc.functions, lc.calls)
+    return _Parsed(module, positions, line_starts, mc.bindings, mc.mutations, lc.launches, lc.functions, lc.calls)
 
 
 class _Analyzer:
@@ -807,6 +846,7 @@ class _Analyzer:
         self.positions = parsed.positions
         self.line_starts = parsed.line_starts
         self.module_bindings = parsed.module_bindings
+        self.module_mutations = parsed.module_mutations
         self.launches = parsed.launches
         self.functions = parsed.functions
         self.calls = parsed.calls
@@ -1425,8 +1465,27 @@ class _Analyzer:
         if read is None:
             return None
         held, at = read
+        changed = self.changed_in_place(path_parts(held)[0], func)
+        if changed is not None:
+            return _Resolved(refused=f"{held}[{at}] is not a knob: {changed}")
         lit = self.tuple_element(held, at, func)
         return _Resolved(lit, at_module=True, defined_as=f"{held}[{at}]") if lit is not None else None
+
+    def changed_in_place(self, base: str, func: _FuncInfo | None) -> str | None:
+        """Why the literal the module binds ``base`` to is not the value that runs: the module's top level changes it
+        in place after its binding (``TILE[0] = 32``, ``SIZES.append(1024)``), in one line; ``None`` where it does not
+        (or ``func`` binds a ``base`` of its own). Discovery reads no code, so such an element is refused, never
+        offered at its literal's value (loses20 l2, break19's seen item)."""
+        if func is not None and _binds(func, base):
+            return None
+        lines = self.module_mutations.get(base, [])
+        if not lines:
+            return None
+        where = ", ".join(str(line) for line in lines)
+        return (
+            f"'{base}' is changed in place at line(s) {where} after its binding, so its literal is not the value that "
+            f"runs (bind the final value once, e.g. {base} = [...] with every element as it should run)"
+        )
 
     def tuple_element(
         self, held: str, at: int, func: _FuncInfo | None, length: int | None = None
@@ -1440,8 +1499,8 @@ class _Analyzer:
         if func is not None and _binds(func, base):
             return None
         binds = self.module_bindings.get(base, [])
-        if len(binds) != 1 or binds[0].conditional or binds[0].chained:
-            return None
+        if len(binds) != 1 or binds[0].conditional or binds[0].chained or base in self.module_mutations:
+            return None  # changed in place after its binding: :meth:`changed_in_place`
         value = binds[0].value
         for step in path:  # down the nested tuples to the one ``held`` names
             if not isinstance(value, cst.Tuple | cst.List) or not 0 <= step < len(value.elements):
@@ -1918,6 +1977,8 @@ class _Analyzer:
         """``BLOCK_M=TILE[0]``: a module tuple's element, its own knob written back in the tuple (the guard reads a
         grid's ``TILE[0]`` as the tile: ``guard._tile_id``)."""
         element = self.subscripted(expr, la.func)
+        if element is not None and element.refused is not None:
+            return _Read(None, refused=element.refused, computed=self.code(expr))
         if element is None or element.literal is None:
             return None
         return _Read(element.literal, kind=TunableKind.MODULE_CONSTANT, key=element.defined_as)
@@ -1944,7 +2005,10 @@ class _Analyzer:
         left = False  # computed inline, and that computation cannot be kept under a tuned line
         found: tuple[TunedRegion, list[str]] | str | None = None
         saved = self.saved_on_ctx(expr, la) if performance and lit is None else None
-        if saved is not None:  # the forward's value, read back in the backward: tuned where the forward has it
+        element = self.subscripted(expr, la.func) if isinstance(expr, cst.Subscript) else None
+        if element is not None and element.refused is not None:  # TILE[0] of a TILE changed in place (loses20 l2)
+            left, refused = True, element.refused
+        elif saved is not None:  # the forward's value, read back in the backward: tuned where the forward has it
             left, refused = True, saved
         elif performance and _bare_size(expr):
             # bitsandbytes' BLOCK_SIZE=x.shape[1]: the row's length under a block's name (the kernel's row
