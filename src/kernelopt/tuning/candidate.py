@@ -94,6 +94,28 @@ class Outcome(StrEnum):
 
 _TRANSIENT = frozenset({Outcome.WORKER_CRASH, Outcome.RUN_ERROR, Outcome.OUT_OF_MEMORY, Outcome.NOT_RUN_BUDGET})
 
+#: Outcomes of a kernel that may be the machine's, not the kernel's: past the candidate limit on a loaded machine (its
+#: first call compiles), a worker that died without a word, the host's memory refused (:func:`machine_outcome`). A run
+#: error carries the kernel's own error (kstep's ``tl.dot`` with K = 8 as written): a pick that runs there is measured
+#: against a kernel that does not, as after a compile error.
+MACHINE_OUTCOMES = frozenset(
+    {Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT, Outcome.WORKER_CRASH, Outcome.OUT_OF_MEMORY}
+)
+
+#: A device's out-of-memory in a candidate's reason (torch's ``OutOfMemoryError``, "CUDA out of memory"): the
+#: kernel's own (a workspace a knob sizes), not the host's.
+_DEVICE_OOM = ("OutOfMemoryError", "CUDA out of memory")
+
+
+def machine_outcome(outcome: Outcome, reason: str | None) -> bool:
+    """Whether a kernel's ``outcome`` (with its ``reason``) may be the machine's, not the kernel's: one of
+    :data:`MACHINE_OUTCOMES`, an out-of-memory only where it is the host's (``MemoryError: std::bad_alloc`` of an 86 MB
+    run on a loaded CPU, breaker18's l1), never a device's (:data:`_DEVICE_OOM`). The one rule of the session's
+    baseline (``session.machine_failed``) and of the net's original (netsafe20: not a refusal of the size)."""
+    if outcome not in MACHINE_OUTCOMES:
+        return False
+    return outcome is not Outcome.OUT_OF_MEMORY or not any(w in (reason or "") for w in _DEVICE_OOM)
+
 
 class Result(BaseModel):
     """What one candidate's evaluation gave.

@@ -1853,15 +1853,16 @@ def _keyed_rows_checked(
     """:func:`_checked`'s net for a keyed list's table: each row that moves a knob pinned alone (:func:`_pinned_one`)
     and netted as a pick of its own (its sizes by its own moves), in place of the list's net, whose every size checked
     only the row the interpreter's autotuner picked there (:func:`_keyed_table_rows`); the first row failing is named,
-    and nothing is written. The rows' checks together are the table's net."""
+    and nothing is written, nor where a row cannot be pinned alone. The rows' checks together are the table's net."""
     checks: list[SizeCheck] = []
     kept: list[str] = []
     seconds, not_cast = 0.0, None
     for row in rows:
         alone = replace(tuning, result=tuning.result.model_copy(update={"best_config": row}))
         pinned = _pinned_one(alone)
-        if pinned is None or pinned.new_source is None:
-            continue
+        if pinned is None or pinned.new_source is None:  # un-netted, it could run wrong at any key (netsafe20)
+            unpinned = f"the keyed list's row {config_text(row)} cannot be pinned alone to be checked: not written"
+            return None, unpinned, None, None, None
         net = _cast_net(alone, evaluator, pinned.new_source, known, cap, entries=entries)
         if net.failed is not None:
             said = in_user_lines(net.line(), tuning.prepared.base_source, pinned.new_source)
@@ -2900,7 +2901,8 @@ class TuneSummary(BaseModel):
         net: the net's line on the written kernel at sizes the ``SHAPES`` entries do not name
             (:meth:`~kernelopt.tuning.net.NetVerdict.line`; ``None``: no edit was checked).
         net_unchecked: the net's sizes the written kernel was not checked at for want of time (the cap, the session's
-            wall, a request's limit: :attr:`~kernelopt.tuning.net.NetVerdict.unchecked`), their labels; the verdict
+            wall, a request's limit, the original's run failing for the machine's reason:
+            :attr:`~kernelopt.tuning.net.NetVerdict.unchecked`), their labels; the verdict
             names them where a kernel is written beside them (gpufind19's g3).
         pace: where the session's wall went (:class:`~kernelopt.tuning.pace.SessionPace`).
         first_call: the kernel as written is wrong on its first call at a new autotune key, as discovery's run of

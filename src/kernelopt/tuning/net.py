@@ -146,7 +146,7 @@ from kernelopt.harness.interpreter import mirrored_programs
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
 from kernelopt.numeric import is_int, plain_int
-from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.candidate import Outcome, machine_outcome
 from kernelopt.tuning.checks import (
     STICKY_CUDA_ERRORS,
     LoadedProblem,
@@ -1043,10 +1043,14 @@ class SizeCheck(BaseModel):
         reason: the failure's line, or why the size was skipped; beside a pass, an output not fenced there.
         seconds: wall seconds the size took (the original's runs included).
         unchecked: skipped for want of time (not run within the net's cap or the session's wall, or no reply within
-            a request's limit), not for the original's refusal: whether the original handles the size is not known,
-            and a kernel written beside it says so (:attr:`NetVerdict.unchecked`, gpufind19's g3).
+            a request's limit) or the machine's failure (``machine``), not for the original's refusal: whether the
+            original handles the size is not known, and a kernel written beside it says so
+            (:attr:`NetVerdict.unchecked`, gpufind19's g3).
         limit: unchecked for a request's limit (no reply within ``tune --candidate-timeout-s``: the written kernel,
             or reference.py building the size), which a longer wall does not lift (break19's b24).
+        machine: unchecked where the written kernel failed and the original's run there failed for the machine's
+            reason (its worker died, the host's memory refused, its compile past the limit:
+            :func:`~kernelopt.tuning.candidate.machine_outcome`), no refusal of its own (netsafe20).
         original: where the written kernel failed, what the original did there: it passed, or it gave no reply within
             the limit (a request's, not a refusal: break19's b23, the written kernel's failure stands).
     """
@@ -1061,6 +1065,7 @@ class SizeCheck(BaseModel):
     seconds: float = 0.0
     unchecked: bool = False
     limit: bool = False
+    machine: bool = False
     original: str = "where the original passes"
 
     def label(self) -> str:
@@ -1084,7 +1089,8 @@ class NetVerdict(BaseModel):
 
     @property
     def unchecked(self) -> list[SizeCheck]:
-        """The sizes skipped for want of time (:attr:`SizeCheck.unchecked`), in the net's order."""
+        """The sizes skipped with no verdict (:attr:`SizeCheck.unchecked`: for want of time, a request's limit, the
+        original's run failing for the machine's reason), in the net's order."""
         return [c for c in self.checks if c.passed is None and c.unchecked]
 
     def unchecked_line(self) -> str | None:
@@ -1094,15 +1100,18 @@ class NetVerdict(BaseModel):
         sizes = self.unchecked
         if not sizes:
             return None
-        timed, limited = [c for c in sizes if not c.limit], [c for c in sizes if c.limit]
+        limited, machine = [c for c in sizes if c.limit], [c for c in sizes if c.machine]
+        timed = [c for c in sizes if not c.limit and not c.machine]
         causes, cures = [], []
-        if timed:
-            causes.append(f"{len(timed)} of its {len(self.checks)} sizes for want of time ({_labels(timed)})")
-            cures.append("a longer --budget-wall-s (or none)")
-        if limited:  # a request's own limit, not the wall's (b24)
-            of = "" if timed else f" of its {len(self.checks)} sizes"
-            causes.append(f"{len(limited)}{of} with no reply within a request's limit ({_labels(limited)})")
-            cures.append("a longer --candidate-timeout-s")
+        for group, cause, cure in (
+            (timed, "for want of time", "a longer --budget-wall-s (or none)"),
+            (limited, "with no reply within a request's limit", "a longer --candidate-timeout-s"),  # not the wall (b24)
+            (machine, "where the original's run failed for the machine's reason", "a rerun on a machine less loaded"),
+        ):
+            if group:
+                of = "" if causes else f" of its {len(self.checks)} sizes"
+                causes.append(f"{len(group)}{of} {cause} ({_labels(group)})")
+                cures.append(cure)
         return (
             f"the net did not check the written kernel at {' and at '.join(causes)}: it is unchecked there, where "
             f"the original may run; {' and '.join(cures)} {'checks' if len(cures) == 1 else 'check'} them"
@@ -1190,19 +1199,21 @@ def cast(
 
     At each try reference.py builds the size first (``build_at``, a request of its own): a size it cannot build is
     refused with no kernel run, and a build that runs past the request's limit is pinned on reference.py. Then the
-    written kernel runs: where it passes, the size is passed and the original is not run (half the runs, in the
-    common case); where it fails, the original runs there: passing, the written kernel fails the net; failing too,
-    the size is refused and the next try is taken. A kernel that runs past the request's limit there gets no verdict
-    at that size (a smaller tile can take many times the original's time in Triton's interpreter: a timeout there is
-    the machine's load as often as the kernel's), and the size's other tries are not run: one limit a size at most
-    (break11 x3). ``known``: reference.py's and the original's outcomes by size, filled as they are found (a second
-    pick checked after a first one failed runs the original at no size twice). ``cap``: no try starts past its
-    deadline, nor one whose request is estimated to end past it (the sizes left are skipped, the line saying so); a
-    try started ends, the original run where the written kernel failed: a wrong kernel is never written for want of
-    the original's verdict. A request's seconds at a try are estimated before it starts (:func:`_estimate`): from the
-    requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and calls
-    on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first size
-    is weighed before it runs (net12; before, only the longest request so far, so the first size always started).
+    written kernel runs: where it passes, the size is passed and the original is not run (half the runs, in the common
+    case); where it fails, the original runs there: passing (or no reply, b23), the written kernel fails the net;
+    failing too, the size is refused and the next try is taken, unless its run failed for the machine's reason (a worker
+    that died, the host's memory: :func:`~kernelopt.tuning.candidate.machine_outcome`), which leaves the size unchecked
+    (netsafe20), as reference.py's build past its limit does in every search. A kernel that runs past the request's
+    limit there gets no verdict at that size (a smaller tile can take many times the original's time in Triton's
+    interpreter: a timeout there is the machine's load as often as the kernel's), and the size's other tries are not
+    run: one limit a size at most (break11 x3). ``known``: reference.py's and the original's outcomes by size, filled as
+    they are found (a second pick checked after a first one failed runs the original at no size twice). ``cap``: no try
+    starts past its deadline, nor one whose request is estimated to end past it (the sizes left are skipped, the line
+    saying so); a try started ends, the original run where the written kernel failed: a wrong kernel is never written
+    for want of the original's verdict. A request's seconds at a try are estimated before it starts (:func:`_estimate`):
+    from the requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and
+    calls on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first
+    size is weighed before it runs (net12; before, only the longest request so far, so the first size always started).
     ``check_alone``: ``check_at`` in a worker of its own, for a run where a fault is likely (:meth:`_Caster.alone_at`):
     a fault there does not start ``check_at``'s worker again."""
     caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock, alone=check_alone)
@@ -1230,14 +1241,15 @@ def cast(
 class _Try:
     """The written kernel at one try of a size (:meth:`_Caster.tried`): passed where ``failed`` and ``stop`` are
     ``None`` (``reason``: what was not fenced there); the net's failure (``failed``: it fails and the original
-    passes); or why no verdict is had there (``stop``: no reply, the original not built again, or ``both``: the
-    original fails there too, which a search may go on past)."""
+    passes); or why no verdict is had there (``stop``: no reply, the original not built again or its run failed for
+    the machine's reason, or ``both``: the original fails there too, which a search may go on past)."""
 
     failed: SizeCheck | None = None
     stop: str | None = None
     both: bool = False
     reason: str | None = None
     limit: bool = False  # ``stop`` is a request's limit (no reply), not the original's refusal
+    machine: bool = False  # ``stop`` is the original's run failing for the machine's reason, not its refusal
 
 
 @dataclasses.dataclass
@@ -1287,7 +1299,9 @@ class _Caster:
         if size.kind in (SizeClass.FAR, SizeClass.RESIDUE, SizeClass.CONSTANT, SizeClass.FLOOR):
             return self.ladder(size, original, written)
         refusals: list[str] = []
-        unchecked = limit = False  # no verdict for want of time (a request's limit: ``limit``), not a refusal
+        # no verdict for want of time (a request's limit: ``limit``; the machine's failure: ``machine``), no refusal
+        unchecked = limit = machine = False
+        shape = size.tries[-1]
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
             expected = _estimate(scale, self.entries, self.ran)
@@ -1316,15 +1330,16 @@ class _Caster:
                 return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=Outcome.OK, reason=tried.reason)
             refusals.append(tried.stop)
             if not tried.both:
-                unchecked, limit = True, tried.limit
+                unchecked, limit, machine = True, tried.limit, tried.machine
                 break
         return SizeCheck(
             kind=size.kind,
-            shape=size.tries[-1],
+            shape=shape if unchecked else size.tries[-1],  # where the net stopped, unchecked: the size it names
             passed=None,
             reason="; ".join(refusals),
             unchecked=unchecked,
             limit=limit,
+            machine=machine,
         )
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
@@ -1342,7 +1357,8 @@ class _Caster:
         far = size.kind is SizeClass.FAR
         held: ProblemShape | None = None
         stop: str | None = None
-        unchecked = limit = False  # the ladder ended for want of time (the cap, a request's limit), not a refusal
+        # the ladder ended for want of time (the cap, a request's limit, the machine's failure), not a refusal
+        unchecked = limit = machine = False
         run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
         refused: list[ProblemShape] = []  # where the original failed too: a stand-in dividing one is not run
         for i, shape in enumerate(size.tries):
@@ -1360,10 +1376,14 @@ class _Caster:
             built = self.built(shape, scale)
             divisors = size.divisors[i] if i < len(size.divisors) else ()
             alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i), *divisors) if a is not None]
-            while built is not None and built[0] is not Outcome.OK and alts:
+            while built is not None and built[0] not in (Outcome.OK, Outcome.RUN_TIMEOUT) and alts:
                 # the rung refused for its odd part (v67: chunks of 160 of 4096 elements): its plain multiple instead
                 shape = alts.pop(0)
                 label, built = shape.label(), self.built(shape, scale)
+            if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: no refusal
+                stop = f"{label}: reference.py did not build it within the limit: {built[1]}"
+                unchecked = limit = True
+                break
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{label}: {built[1]}"
                 if far:
@@ -1394,13 +1414,13 @@ class _Caster:
             stop = tried.stop
             if tried.both and probe:  # the original handles no odd value there: down from half its power of two
                 continue
-            unchecked, limit = not tried.both, tried.limit
+            unchecked, limit, machine = not tried.both, tried.limit, tried.machine
             break
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(
             kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked,
-            limit=limit,
+            limit=limit, machine=machine,
         )  # fmt: skip
 
     def bisect(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
@@ -1418,7 +1438,7 @@ class _Caster:
         refused: set[int] = set()
         held: ProblemShape | None = None
         stop: str | None = None
-        unchecked = limit = False  # the search ended for want of time (the cap, a request's limit)
+        unchecked = limit = machine = False  # the search ended for want of time (the cap, a request's limit, ...)
         while True:
             left = [i for i in range(passed + 1, failed) if i not in refused]
             if not left:
@@ -1431,6 +1451,10 @@ class _Caster:
                 unchecked = True
                 break
             built = self.built(shape, scale)
+            if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: no refusal
+                stop = f"{shape.label()}: reference.py did not build it within the limit: {built[1]}"
+                unchecked = limit = True
+                break
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{shape.label()}: {built[1]}"
                 refused.add(i)
@@ -1443,14 +1467,14 @@ class _Caster:
                 continue
             stop = tried.stop
             if not tried.both:
-                unchecked, limit = True, tried.limit
+                unchecked, limit, machine = True, tried.limit, tried.machine
                 break
             failed = i
         if held is not None:
             return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
         return SizeCheck(
             kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked,
-            limit=limit,
+            limit=limit, machine=machine,
         )  # fmt: skip
 
     def tried(
@@ -1481,6 +1505,9 @@ class _Caster:
             return _Try(failed=SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason,
                                          original=f"where the original gave no reply within the limit ({theirs[1]}) "
                                          "and may run"))  # fmt: skip
+        if machine_outcome(*theirs):  # its worker died, the host's memory: no refusal, whether it runs is not known
+            return _Try(stop=f"{shape.label()}: the written kernel failed ({outcome}: {reason}) where the original's "
+                        f"run failed for the machine's reason: {theirs[0]}: {theirs[1]}", machine=True)  # fmt: skip
         return _Try(stop=f"{shape.label()}: the original fails there too: {theirs[0]}: {theirs[1]}", both=True)
 
     def built(self, shape: ProblemShape, scale: float) -> tuple[Outcome, str | None] | None:

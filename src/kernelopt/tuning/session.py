@@ -55,7 +55,7 @@ from kernelopt.errors import UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.proc import interrupt_signal
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
-from kernelopt.tuning.candidate import Config, Outcome, Result, Value, config_text
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value, config_text, machine_outcome
 from kernelopt.tuning.evaluator import Evaluator
 from kernelopt.tuning.noise import (
     MIN_PAIRS,
@@ -418,28 +418,12 @@ def failed_check(result: Result) -> bool:
     return result.outcome is Outcome.WRONG_RESULT and not result.recorded
 
 
-#: Outcomes of the kernel as written that may be the machine's, not the kernel's: past the candidate limit on a loaded
-#: machine (its first call compiles), a worker that died without a word, the host's memory refused
-#: (:func:`machine_failed`). A run error carries the kernel's own error (kstep's ``tl.dot`` with K = 8 as written): a
-#: pick that runs there is measured against a kernel that does not, as after a compile error.
-MACHINE_OUTCOMES = frozenset(
-    {Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT, Outcome.WORKER_CRASH, Outcome.OUT_OF_MEMORY}
-)
-
-#: A device's out-of-memory in a candidate's reason (torch's ``OutOfMemoryError``, "CUDA out of memory"): the
-#: kernel's own (a workspace a knob sizes), not the host's.
-_DEVICE_OOM = ("OutOfMemoryError", "CUDA out of memory")
-
-
 def machine_failed(result: Result) -> bool:
-    """Whether ``result`` of the kernel as written failed for the machine's reason, not the kernel's: an outcome of
-    :data:`MACHINE_OUTCOMES`, an out-of-memory only where it is the host's (``MemoryError: std::bad_alloc`` of an
-    86 MB run on a loaded CPU, breaker18's l1: vllm_add_rms_op's table was written judged against no figure for the
-    original), never a device's (:data:`_DEVICE_OOM`). The one rule of :func:`_time_baseline` (timed again once)
+    """Whether ``result`` of the kernel as written failed for the machine's reason, not the kernel's
+    (:func:`~kernelopt.tuning.candidate.machine_outcome`; breaker18's l1: vllm_add_rms_op's table was written judged
+    against no figure for the original). The one rule of :func:`_time_baseline` (timed again once)
     and :func:`untimed_current` (nothing written over it)."""
-    if result.outcome not in MACHINE_OUTCOMES:
-        return False
-    return result.outcome is not Outcome.OUT_OF_MEMORY or not any(w in (result.reason or "") for w in _DEVICE_OOM)
+    return machine_outcome(result.outcome, result.reason)
 
 
 def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None, originals: Sequence[Config] = ()) -> None:
