@@ -100,3 +100,48 @@ def test_a_module_list_changed_in_place_is_refused_not_offered_at_its_literal(tm
     assert main(["tunables", str(kernel), "--json", "--no-evaluate"]) == 0
     keys = {t["key"]: t for t in json.loads(capsys.readouterr().out)}
     assert keys["TILE[0]"]["value"] == 64 and keys["SIZES[0]"]["value"] == 256
+
+
+def test_candidates_the_wall_left_unrun_are_not_counted_evaluated() -> None:
+    """l3 (break19's seen item): a session whose wall time left every candidate `not_run_budget` said "12 evaluated"
+    beside "no candidate ran": a candidate never sent is no evaluation. Counted where the session counts them."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.record import read_sweeps
+    from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
+    from kernelopt.tuning.session import tune
+
+    sweep = read_sweeps(
+        Path(__file__).resolve().parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "softmax.json"
+    )
+    space, clock = space_from_sweep(sweep[0]), ManualClock()
+
+    class WallSpent:  # the evaluator's answer when no time is left to send a candidate (KernelEvaluator's)
+        def evaluate(self, batch):  # type: ignore[no-untyped-def]
+            return [Result.failed(c, Outcome.NOT_RUN_BUDGET, "not sent: no time left") for c in batch]
+
+    res = tune(space, WallSpent(), budget=Budget(12, clock), rng_seed=1, batch_size=4)
+    assert res.results and all(r.outcome is Outcome.NOT_RUN_BUDGET for r in res.results)
+    assert res.evaluations == 0 and res.best_config is None
+    timed = tune(space, ReplayEvaluator(sweep[0], ManualClock()), budget=Budget(4, ManualClock()), rng_seed=1)
+    assert timed.evaluations == 4  # each one sent is counted
+
+
+def test_cpu_timing_evidence_names_no_gpu_vendor(tmp_path: Path, capsys) -> None:
+    """l4 (newuser16's seen item): `kernelopt evidence` of a `--device cpu` profile said "vendor: nvidia", of a kernel no
+    GPU ran (the field keeps the schema's default). It says the CPU timed it; a GPU's timing-only evidence still
+    names its vendor."""
+    from kernelopt.cli.app import main
+    from kernelopt.evidence.model import ProfileSummary
+    from kernelopt.profiling.timing_only import CPU_REASON
+
+    from .conftest import DATA
+
+    gpu = ProfileSummary.model_validate_json((DATA / "loop" / "summary_timing_only.json").read_text())
+    cpu = gpu.model_copy(update={"gpu": "cpu", "counters_unavailable_reason": CPU_REASON})
+    (tmp_path / "summary.json").write_text(cpu.model_dump_json())
+    assert main(["evidence", str(tmp_path / "summary.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "vendor: none (timed on the CPU)" in lines and "vendor: nvidia" not in lines
+    assert main(["evidence", str(DATA / "loop" / "summary_timing_only.json")]) == 0
+    assert "vendor: nvidia" in capsys.readouterr().out.splitlines()

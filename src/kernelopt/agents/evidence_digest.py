@@ -106,7 +106,7 @@ class EvidenceDigest(BaseModel):
 
     Attributes:
         tool_used: the profiler and its settings, or ``timing-only``.
-        vendor: ``nvidia`` or ``amd``.
+        vendor: ``nvidia`` or ``amd``; ``none (timed on the CPU)`` for ``--device cpu``'s timing.
         gpu: the GPU, as the profiler names it.
         version: ``v<N>`` when profiled in a workspace.
         counters_available: ``False`` for timing-only evidence (``counters_unavailable_reason`` says why).
@@ -206,7 +206,7 @@ def digest(summary: ProfileSummary, *, more: str) -> EvidenceDigest:
     left = len(summary.kernels) - len(shown)
     return EvidenceDigest(
         tool_used=summary.tool_used,
-        vendor=summary.vendor.value,
+        vendor=summary.vendor_said,
         gpu=summary.gpu,
         version=summary.version,
         counters_available=summary.counters_available,

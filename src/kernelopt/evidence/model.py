@@ -329,6 +329,12 @@ class ProfileSummary(_Model):
         """True for the timing-only evidence of ``--device cpu`` (no GPU ran the kernel)."""
         return (self.counters_unavailable_reason or "").startswith(CPU_EVIDENCE)
 
+    @property
+    def vendor_said(self) -> str:
+        """The vendor as the evidence tells it: ``none (timed on the CPU)`` for ``--device cpu``'s timing, whose
+        ``vendor`` field keeps the schema's default (its "vendor: nvidia" told of a GPU that never ran; loses20 l4)."""
+        return "none (timed on the CPU)" if self.timed_on_cpu else self.vendor.value
+
     def primary(self) -> KernelEvidence | None:
         """The kernel that dominates run time (longest ``duration_us`` x ``launch_count``), or the first one."""
         if not self.kernels:

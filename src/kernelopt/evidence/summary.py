@@ -235,7 +235,7 @@ def _id_ranges(ids: Sequence[int]) -> str:
 
 def _header_lines(summary: ProfileSummary) -> list[str]:
     """Tool, vendor, version, GPU; then what is missing: counters, data of every or some kernels, notes."""
-    lines = [f"tool: {summary.tool_used}", f"vendor: {summary.vendor.value}"]
+    lines = [f"tool: {summary.tool_used}", f"vendor: {summary.vendor_said}"]
     if summary.version:
         lines.append(f"version: {summary.version}")
     if summary.gpu:

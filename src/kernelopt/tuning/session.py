@@ -647,8 +647,9 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
             charged += 1
         else:
             r = next(measured)
-            run.evaluations += 1
-            ran += r.outcome is not Outcome.NOT_RUN_BUDGET
+            sent = r.outcome is not Outcome.NOT_RUN_BUDGET  # the wall left it unrun: proposed, never measured
+            run.evaluations += sent  # "12 evaluated" beside "no candidate ran" where none was sent (loses20 l3)
+            ran += sent
             if r.outcome is Outcome.INVALID and not timed_in_part(r):  # refused by the evaluator (a bound the GPU would
                 charged += run.screen_one()  # refuse): screened; one timed at other entries costs what it took
             else:
