@@ -64,6 +64,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     monkeypatch.setattr(wiring.profiling, "profile", calls.fn("profile", summary))
     monkeypatch.setattr(stage_plan, "parse_plan", calls.fn("parse_plan", "PLAN"))
     monkeypatch.setattr(stage_plan, "validate_plan", calls.fn("validate_plan"))
+    monkeypatch.setattr(stage_plan, "shadowing_target", calls.fn("shadowing_target"))  # late19's z2, after the rules
     monkeypatch.setattr(wiring, "check_correctness", calls.fn("check_correctness", "CORRECT"))
     monkeypatch.setattr(wiring, "validate", calls.fn("validate", "REPORT"))
     monkeypatch.setattr(wiring, "cached_ceilings", calls.fn("cached_ceilings", "CEILINGS"))
@@ -86,6 +87,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
         ("profile", (ws, 3), {"vendor": Vendor.NVIDIA, "kernel_regex": None, "fast": False, "timeout_s": 900.0}),
         ("parse_plan", ("text",), {}),
         ("validate_plan", ("PLAN", ws, [], summary), {}),
+        ("shadowing_target", ("PLAN",), {}),
         ("check_correctness", (ws,), {"device": "cuda"}),
         ("validate", (ws, 3), {"previous": 2, "plan": None, "device": "cuda", "baseline": False}),
         ("cached_ceilings", (), {"gpu_name": "H200"}),

@@ -308,23 +308,36 @@ def module_replaced(module: ModuleType, before: dict[str, tuple[Any, ...]]) -> l
     return sorted(name for name, ident in before.items() if now.get(name) != ident)
 
 
-def active_modes() -> list[str]:
-    """The torch function and dispatch modes active now whose classes are not torch's own (their names), which
-    intercept every torch call the reference and the checker make: ``[]`` between a case's runs, where the worker has
-    none of its own. A kernel.py that entered a ``TorchFunctionMode`` at import, answering zeros for
-    ``Tensor.__add__``, left every callable as it was and passed the gate returning zeros (break19's b31). Torch's own
-    (``torch.set_default_device``'s ``DeviceContext``) compute what they are asked. The mode stacks are read where this
-    torch has them (private but kept since torch 2.0); none is read where it has not."""
-    names: list[str] = []
+def mode_ids() -> set[int]:
+    """The identities of the torch function and dispatch modes active now (whoever entered them): taken before
+    kernel.py runs, a mode its caller had entered already (a test's simulated device, a profiler's) is not
+    kernel.py's to answer for (:func:`active_modes`)."""
+    return {id(m) for m in _current_modes()}
+
+
+def _current_modes() -> list[Any]:
+    """The torch function and dispatch modes active now, where this torch keeps them where it has since 2.0 (private
+    stacks); none where it does not."""
+    modes: list[Any] = []
     for stack in ("torch.overrides._get_current_function_mode_stack",
                   "torch.utils._python_dispatch._get_current_dispatch_mode_stack"):  # fmt: skip
         module, _, fn = stack.rpartition(".")
         try:
-            modes = getattr(importlib.import_module(module), fn)()
+            modes += list(getattr(importlib.import_module(module), fn)())
         except (AttributeError, ImportError, RuntimeError):
             continue
-        names += [type(m).__qualname__ for m in modes if not _answers_as_torch(type(m))]
-    return names
+    return modes
+
+
+def active_modes(before: set[int] | None = None) -> list[str]:
+    """The torch function and dispatch modes active now whose classes are not torch's own (their names), which
+    intercept every torch call the reference and the checker make: ``[]`` between a case's runs, where the worker has
+    none of its own. A kernel.py that entered a ``TorchFunctionMode`` at import, answering zeros for
+    ``Tensor.__add__``, left every callable as it was and passed the gate returning zeros (break19's b31). Torch's own
+    (``torch.set_default_device``'s ``DeviceContext``) compute what they are asked, and a mode already active
+    ``before`` kernel.py ran (:func:`mode_ids`) is its caller's."""
+    seen = before or set()
+    return [type(m).__qualname__ for m in _current_modes() if id(m) not in seen and not _answers_as_torch(type(m))]
 
 
 def _answers_as_torch(kind: type) -> bool:

@@ -60,6 +60,7 @@ from kernelopt.harness.patches import (
     active_modes,
     checker_replaced,
     checker_snapshot,
+    mode_ids,
     module_replaced,
     module_snapshot,
     own_subclasses,
@@ -126,6 +127,7 @@ class _Ctx:
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
     torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
     checker_callables: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # patches.checker_snapshot, likewise
+    modes_before: set[int] = field(default_factory=set)  # patches.mode_ids: the torch modes its caller had entered
     reference_module: Any = None  # reference.py's module, as kernel.py finds it in sys.modules
     reference_bindings: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # patches.module_snapshot, likewise
     import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
@@ -328,6 +330,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
         check_shapes(reference)
     ctx.torch_callables = snapshot()  # before kernel.py runs: a patch of torch's operators is found against it
     ctx.checker_callables = checker_snapshot()  # and one of kernelopt's own (the checker, the timers)
+    ctx.modes_before = mode_ids()  # and the torch modes already active (a caller's, never kernel.py's)
     ctx.reference_module, ctx.reference_bindings = reference, module_snapshot(reference)  # and reference.py's (b29)
     ctx.progress.phase(Phase.LOAD)
     with _user("loading", "kernel.py", version=first.label):
@@ -1132,10 +1135,10 @@ def _reference_patched(ctx: _Ctx, where: str) -> str | None:
     )
 
 
-def _mode_left(where: str) -> str | None:
+def _mode_left(ctx: _Ctx, where: str) -> str | None:
     """What to say when a torch function or dispatch mode is active between a case's runs (kernel.py entered it:
     the worker's own are entered and left within a call; break19's b31); ``None`` when none is."""
-    modes = active_modes()
+    modes = active_modes(ctx.modes_before)
     if not modes:
         return None
     return (
@@ -1164,7 +1167,7 @@ def _fail_if_own_subclass(ctx: _Ctx, cc: CaseCheck, out: Any, where: str, refere
 def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
     """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`), a function
     of the checker's own, or a binding of reference.py's."""
-    said = _checker_patched(ctx, where) or _reference_patched(ctx, where) or _mode_left(where)
+    said = _checker_patched(ctx, where) or _reference_patched(ctx, where) or _mode_left(ctx, where)
     if said is not None:
         _fail_case(ctx, cc, said, "CheckerPatched")
     if not ctx.torch_callables:

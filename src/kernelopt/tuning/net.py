@@ -1555,7 +1555,7 @@ def _alignment(shape: ProblemShape) -> int:
     odd M), whatever the net's rule that derived them."""
     align = ALIGNMENT_MOST
     for value in [*shape.kwargs.values(), *shape.constants.values()]:
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        if is_int(value) and value > 0:
             align = min(align, value & -value)
     return align
 
