@@ -88,9 +88,22 @@ def _checked(
     pick: dict[str, int],
     block: tuple[str, str] | None = None,
 ) -> Any:
-    """What ``tune`` does with ``pick`` over a copy of ``tests/data/variants/<variant>`` (``block``: a number of its
-    kernel.py replaced, old and new), its rules on (as main writes it): the entries' check and the net, in the session's own
-    workers on the CPU under Triton's interpreter."""
+    """What ``tune`` does with ``pick`` (see :func:`_checked_each`)."""
+    [done] = _checked_each(tmp_path, monkeypatch, variant, [pick], block)
+    return done
+
+
+def _checked_each(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    picks: list[dict[str, int]],
+    block: tuple[str, str] | None = None,
+) -> list[Any]:
+    """What ``tune`` does with each of ``picks`` in turn over a copy of ``tests/data/variants/<variant>`` (``block``:
+    a number of its kernel.py replaced, old and new), its rules on (as main writes it): the entries' check and the
+    net, in the session's own workers on the CPU under Triton's interpreter (one prepared folder and one evaluator's
+    workers for all the picks)."""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
 
@@ -101,9 +114,9 @@ def _checked(
         kernel.write_text(kernel.read_text().replace(*block))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     current = prepared.space.current()
-    tuning = _session(prepared, [(pick, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
+    base = (current.as_dict() if current is not None else {}, 2.0)
     with _evaluator(prepared) as evaluator:
-        return tf._checked_edit(tuning, evaluator)
+        return [tf._checked_edit(_session(prepared, [(pick, 1.0)], base), evaluator) for pick in picks]
 
 
 def _caught(done: Any, kind: SizeClass, label: str) -> None:

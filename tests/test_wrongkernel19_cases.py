@@ -14,7 +14,7 @@ import pytest
 from kernelopt.harness.sizekeys import key_roles
 from kernelopt.tuning.net import SizeClass, derived_sizes
 from kernelopt.tuning.problem import ProblemShape
-from tests.test_wrongkernel17_cases import VARIANTS, _caught, _checked
+from tests.test_wrongkernel17_cases import VARIANTS, _caught, _checked_each
 
 
 def test_the_tail_size_is_one_below_the_power_of_two_above_the_largest_entry_else_less_the_entries_grain() -> None:
@@ -39,19 +39,17 @@ def test_the_tail_size_is_one_below_the_power_of_two_above_the_largest_entry_els
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    "pick", [{"BLOCK": 256, "TAIL": 128}, {"BLOCK": 128, "TAIL": 64}], ids=["v78_block_grown", "v79_tail_shrunk"]
-)
 def test_v78_v79_a_rest_longer_than_its_masked_block_fails_the_tail_size_with_the_rules_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pick: dict[str, int]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """v78 and v79 (tail_block_knob: rows of at least 256 columns summed in whole blocks of ``BLOCK=128`` without
     masks, the rest in one masked block of ``TAIL=128``; SHAPES 4 x 1024 and 8 x 2048): ``BLOCK=256`` and ``TAIL=64``
     were written plainly with the rules on, "correct at n_rows=9,n_cols=2049, n_rows=10,n_cols=2176, ...", each wrong
     where the rest is longer than ``TAIL`` (1200 and 4300 columns), which the original sums. Now the tail size fails
     them at 7 x 2047; nothing is written."""
-    done = _checked(tmp_path, monkeypatch, "tail_block_knob", pick)
-    _caught(done, SizeClass.TAIL, "n_rows=7,n_cols=2047")
+    picks = [{"BLOCK": 256, "TAIL": 128}, {"BLOCK": 128, "TAIL": 64}]  # v78 (block grown), v79 (tail shrunk)
+    for done in _checked_each(tmp_path, monkeypatch, "tail_block_knob", picks):
+        _caught(done, SizeClass.TAIL, "n_rows=7,n_cols=2047")
 
 
 def test_v80_a_tuned_config_a_static_assert_reads_beside_a_size_the_key_leaves_out_is_keyed_by_that_size(
