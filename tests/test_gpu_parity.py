@@ -69,6 +69,31 @@ def _compiled(file: Path, cases: list[dict[str, object]]) -> list[dict[str, obje
     return json.loads(done.stdout)
 
 
+#: the dot cases (K, operand, num_warps) interpreted and compiled for sm_90: the last one passes
+DOT_CASES = [(8, "fp32", 4), (16, "fp32", 6), (16, "i8", 4), (16, "fp32", 4)]
+#: the GEMM tiles (BLOCK_M, BLOCK_N, BLOCK_K), stages and whether the portable fit admits them: the largest admitted,
+#: one refused
+GEMM_TILES = (((128, 128, 32), 3, True), ((128, 128, 64), 4, False))
+GEMM_SIGNATURE = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
+GEMM_SIGNATURE |= {"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+
+
+def _gemm_case(tile: tuple[int, int, int], stages: int) -> dict[str, object]:
+    values = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K"), tile, strict=True))
+    options = {"num_stages": stages}
+    return {"kernel": "_mm", "signature": GEMM_SIGNATURE, "constexprs": values, "options": options, "arch": 90}
+
+
+@pytest.fixture(scope="module")
+def sm90_compiled() -> dict[str, list[dict[str, object]]]:
+    """Triton's compile for sm_90 of the dot cases and the GEMM tiles, in one process of their own (one start of
+    Triton's compiler for both tests that read it)."""
+    dots = [{**_dot_case(k, operand, warps), "file": str(DATA / "dots.py")} for k, operand, warps in DOT_CASES]
+    gemm = [{**_gemm_case(tile, stages), "file": str(DATA / "gemm" / "kernel.py")} for tile, stages, _ in GEMM_TILES]
+    got = _compiled(DATA / "dots.py", [*dots, *gemm])
+    return {"dots": got[: len(dots)], "gemm": got[len(dots) :]}
+
+
 def _dot_case(k: int, operand: str, num_warps: int) -> dict[str, object]:
     signature = {"a_ptr": f"*{operand}", "b_ptr": f"*{operand}", "c_ptr": "*fp32"}
     signature |= {"M": "constexpr", "N": "constexpr", "K": "constexpr"}
@@ -83,13 +108,15 @@ def _dot_case(k: int, operand: str, num_warps: int) -> dict[str, object]:
 
 
 @pytest.mark.timeout(180)
-def test_the_interpreter_s_verdicts_match_a_compile_for_sm_90(tmp_path: Path) -> None:
+def test_the_interpreter_s_verdicts_match_a_compile_for_sm_90(
+    sm90_compiled: dict[str, list[dict[str, object]]],
+) -> None:
     """The same kernel source, interpreted with kernelopt's rules and compiled by Triton for an H100 (sm_90, no GPU
     needed: Triton compiles to a cubin on the CPU): each configuration passes in both or fails in both."""
     import torch
 
-    cases = [(8, torch.float32, "fp32", 4), (16, torch.float32, "fp32", 6), (16, torch.int8, "i8", 4)]
-    cases.append((16, torch.float32, "fp32", 4))  # the one that passes
+    dtypes = {"fp32": torch.float32, "i8": torch.int8}
+    cases = [(k, dtypes[operand], operand, warps) for k, operand, warps in DOT_CASES]  # the last one passes
     with triton_interpreted():
         dots = load_fresh(DATA / "dots.py", "_gpuparity_dots_interp")
         interpreted = {}
@@ -99,8 +126,7 @@ def test_the_interpreter_s_verdicts_match_a_compile_for_sm_90(tmp_path: Path) ->
                 interpreted[(k, str(dtype), warps)] = None
             except Exception as exc:  # the interpreter's error is the verdict
                 interpreted[(k, str(dtype), warps)] = str(exc)
-    compiled = _compiled(DATA / "dots.py", [_dot_case(k, operand, warps) for k, _, operand, warps in cases])
-    for (k, dtype, _, warps), gpu in zip(cases, compiled, strict=True):
+    for (k, dtype, _, warps), gpu in zip(cases, sm90_compiled["dots"], strict=True):
         cpu = interpreted[(k, str(dtype), warps)]
         assert (gpu["error"] is None) == (cpu is None), (k, dtype, warps, cpu, gpu)
     assert interpreted[(16, "torch.float32", 4)] is None  # the passing case ran: not every verdict a refusal
@@ -251,7 +277,9 @@ def test_a_cpu_check_of_a_tf32_dot_at_an_fp32_tolerance_says_what_a_gpu_will_see
 
 
 @pytest.mark.timeout(180)
-def test_the_shared_memory_estimate_bounds_triton_s_own_for_sm_90() -> None:
+def test_the_shared_memory_estimate_bounds_triton_s_own_for_sm_90(
+    sm90_compiled: dict[str, list[dict[str, object]]],
+) -> None:
     """A tile the portable fit admits asks, compiled by Triton for an H100 (sm_90, where a TF32 dot keeps one tile a
     stage; sm_80 keeps one fewer), for no more shared memory than the bound; one it refuses asks for more than an
     H100 has (Triton's compile reports its shared memory without a GPU; a launch over the device's limit raises
@@ -261,17 +289,13 @@ def test_the_shared_memory_estimate_bounds_triton_s_own_for_sm_90() -> None:
 
     limits = ResourceLimits.portable(None)
     assert limits.shared_memory_bytes is not None
-    sig = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
-    sig |= {"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
-    tiles = (((128, 128, 32), 3, True), ((128, 128, 64), 4, False))  # the largest admitted, one refused
     cases = []
-    for (bm, bn, bk), stages, admitted in tiles:
-        values = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}
-        assert (resource_problems({**values, "num_stages": stages}, limits) == []) is admitted, values
-        case = {"kernel": "_mm", "signature": sig, "constexprs": values, "options": {"num_stages": stages}, "arch": 90}
-        cases.append({**case, "admitted": admitted})
+    for tile, stages, admitted in GEMM_TILES:
+        values = {**dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K"), tile, strict=True)), "num_stages": stages}
+        assert (resource_problems(values, limits) == []) is admitted, values
+        cases.append({**_gemm_case(tile, stages), "admitted": admitted})
     h100 = lookup("H100").figures["shared_memory_per_sm_bytes"].value
-    for case, got in zip(cases, _compiled(DATA / "gemm" / "kernel.py", cases), strict=True):
+    for case, got in zip(cases, sm90_compiled["gemm"], strict=True):
         assert got["error"] is None, got
         if case["admitted"]:
             assert got["shared"] <= limits.shared_memory_bytes, (case, got)
