@@ -755,8 +755,7 @@ class RunGuard:
             # a6: kernel.py (or the plan) replaced by a link to a file outside passed as an edit: gated, then
             # committed as a link, so what ran later was whatever that file held by then
             if rel in point.links:  # the user's link pointed elsewhere: pointed back (it has no bytes to write)
-                (self.ws.root / rel).unlink()
-                (self.ws.root / rel).symlink_to(point.links[rel])
+                _put_link_back(self.ws.root / rel, Link(point.links[rel], None))
             else:
                 restore(self.ws.root, {rel: point.kept.get(rel)})
             out.append(f"{rel}{LINK_NOTE}")
