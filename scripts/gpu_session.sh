@@ -177,6 +177,8 @@
 #              compile (docs/faults.md n88, n89, n95, n100)
 #   agents19   scripts/gpu_agents19.sh: validate --device cuda of examples/elementwise (512 MiB a tensor) passes
 #              with the checker's snapshot; the same kernel with torch.cuda.Event.elapsed_time patched fails (a12)
+#   claim20    scripts/gpu_claim20.sh: tune --device cuda (a 60 s wall) twice on breaker19's lmd_rms, each claim checked
+#              against its own session record: no current figure 10x its first measurement, no 13x for a 2 % gain
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -260,6 +262,7 @@ newuser16 600 scripts/gpu_newuser16.sh
 gpufind19 300 scripts/gpu_gpufind19.sh
 agents19 420 scripts/gpu_agents19.sh
 seen19 240 scripts/gpu_seen19.sh
+claim20 240 scripts/gpu_claim20.sh
 gputests 560 -
 EOF
 }
