@@ -10,6 +10,8 @@
 #   whichever method its sampler took at each size (CUDA events, or a graph's replay), and the same kernel answering from a cache by pointer while the timers
 #   call it fails (its 4099 case alone) with "the timed path's output differed from the reference" (tests.txt keeps
 #   the "agents19 validate" lines: each run's exit status, seconds and last line).
+#   timedgpu20 (a14c): the cheat is now checked on every output its graph's replay returns (on 2026-12-06 its last
+#   call's alone, captured, passed at 59x over eager); the honest run's graph is not said stale.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

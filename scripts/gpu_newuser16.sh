@@ -9,6 +9,9 @@
 #   n95: SIGINT to the process group while its extension builds (as a terminal's Ctrl-C), then `validate` again:
 #   no lock of torch's is left, and the rerun builds and passes within its compile limit (before the fix it waited
 #   the whole 300 s limit out and failed TIMEOUT_FAIL, the kernel blamed).
+#   The rerun's PASS also needs timedgpu20's a14b: the extension launches on the legacy default stream, which a CUDA
+#   graph's capture does not record; its timing says "the CUDA graph's replay left call N's output as it was" and
+#   times the calls back to back (on 2026-12-06 an empty graph was timed and the timed check failed it).
 #   n100: an add written with a plain `@torch.compile` (Inductor generating Triton) validated with TEST_TIMEOUT_SEC=10,
 #   shorter than its compile: PASS (before the fix a torch.compile'd kernel's first-call compile was charged to the
 #   case and failed as a hang).

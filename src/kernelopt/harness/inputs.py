@@ -405,6 +405,58 @@ def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
     return [map_tensors(x, permute) for x in inputs]
 
 
+def refill(targets: list[list[Any]], fresh: list[Any]) -> bool:
+    """Copy ``fresh``'s tensors into every input set of ``targets``, in place (the same storage: a result cached by
+    input pointer is read again); False, every target untouched, where one is not alike (count, shapes, dtypes, the
+    other arguments) or a tensor of one cannot take values of its own (an expanded one, or storage shared with
+    another input of its set). Sets may share a tensor among them (a ``get_inputs`` returning a module's one weight):
+    it takes the same values each time."""
+    new = tensors_in(fresh)
+    for target in targets:
+        old = tensors_in(target)
+        if len(old) != len(new) or not _same_arguments(map_tensors(target, _none), map_tensors(fresh, _none)):
+            return False
+        if any(a.shape != b.shape or a.dtype != b.dtype for a, b in zip(old, new, strict=True)):
+            return False
+        storages = [t.untyped_storage().data_ptr() for t in old]
+        if len(set(storages)) != len(storages) or any(
+            stride == 0 and size > 1 for t in old for stride, size in zip(t.stride(), t.shape, strict=True)
+        ):
+            return False
+    with torch.no_grad():
+        for target in targets:
+            for a, b in zip(tensors_in(target), new, strict=True):
+                a.copy_(b)
+    return True
+
+
+def _none(_: Any) -> None:
+    return None
+
+
+def _same_arguments(a: Any, b: Any) -> bool:
+    """Whether two input sets' other arguments (their tensors taken out) are equal; False where they cannot be
+    compared (an array's ``==`` answers elementwise)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+
+
+def same_bits(a: Any, b: Any) -> bool:
+    """True when ``a`` and ``b`` hold as many tensors, each of one shape and dtype and equal bit for bit (a NaN equal
+    to the same NaN); False where either holds none."""
+    ta, tb = tensors_in(a), tensors_in(b)
+    if len(ta) != len(tb) or not ta:
+        return False
+    return all(
+        x.shape == y.shape
+        and x.dtype == y.dtype
+        and bool(torch.equal(x.detach().reshape(-1).view(torch.uint8), y.detach().reshape(-1).view(torch.uint8)))
+        for x, y in zip(ta, tb, strict=True)
+    )
+
+
 def all_zero_inputs(inputs: list[Any]) -> list[int]:
     """Indices of top-level floating tensor inputs that are all zeros (skipped work would go unnoticed)."""
     out = []

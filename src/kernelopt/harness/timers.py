@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from kernelopt.harness.inputs import nbytes
+from kernelopt.harness.inputs import clone_tree, nbytes, refill, rerandomize, same_bits, same_values, tensors_in
 from kernelopt.harness.model import BenchSettings, TimingMethod
 from kernelopt.oneline import first_line
 
@@ -125,8 +125,10 @@ class Sampler:
     keep: list[Any] = field(default_factory=list)  # graph, outputs: alive as long as the sampler
     shortest_call_us: float | None = None  # CPU: the shortest call seen, single or a warm-up sample's (its speed)
     resize: Callable[[int], Sampler] | None = None  # CPU: the same callable at another count of calls per sample
-    probe: Callable[[], Any] | None = None  # one more call through this sampler's own take: its output (:func:`_probe`)
-    probe_set: int = 0  # the input set the probe's output was computed from
+    # one more run through this sampler's own take: each distinct output with the input set it was computed from,
+    # the last call's first (:func:`_probe`, :func:`_graph_probe`)
+    probe: Callable[[], list[tuple[int, Any]]] | None = None
+    probe_sets: tuple[int, ...] = (0,)  # the input sets the probe's calls read
 
     def sample(self) -> float:
         """One sample: microseconds per call."""
@@ -191,20 +193,82 @@ def _cpu_take(work: Callable[[], object], calls: int) -> Callable[[], float]:
 
 def _probe(
     fn: Callable[..., Any], first: list[Any], take_of: Callable[[Callable[[], object]], Callable[[], float]]
-) -> Callable[[], Any]:
-    """One more call of ``fn`` on the input set ``first``, made through the sampler's own take (``take_of`` builds it
-    as it built the samples': the same clock, flush and frames), outside the samples; returns its output. The gate
-    checks it against the reference (a14: a kernel that looks up whether it is timed, and answers from a cache when
-    it is, is checked where it cheats)."""
+) -> Callable[[], list[tuple[int, Any]]]:
+    """One more call of ``fn`` on the input set ``first`` (set 0), made through the sampler's own take (``take_of``
+    builds it as it built the samples': the same clock, flush and frames), outside the samples; returns its output
+    with its set. The gate checks it against the reference (a14: a kernel that looks up whether it is timed, and
+    answers from a cache when it is, is checked where it cheats)."""
     box: list[Any] = []
     take = take_of(lambda: box.append(fn(*first)))
 
-    def probe() -> Any:
+    def probe() -> list[tuple[int, Any]]:
         box.clear()
         take()
-        return box.pop()
+        return [(0, box.pop())]
 
     return probe
+
+
+def _graph_probe(take: Callable[[], float], outs: Sequence[Any], n_sets: int) -> Callable[[], list[tuple[int, Any]]]:
+    """One more replay of a CUDA graph (``take``, the samples' own), outside the samples; returns every distinct
+    output its calls returned (``outs``: call ``k`` read set ``k % n_sets``), each with the set of the last call
+    that returned it, the last call's first. A graph times every call it holds, so the gate checks every output
+    (timedgpu20: the a14 cheat returned results cached before the capture, which the replay never recomputed, for
+    some sets, and the one captured for the last call's; checking that one alone passed it at 59x over eager on the
+    H100). One output returned by several calls (a buffer a kernel reuses) holds the last one's result."""
+
+    def replayed() -> list[tuple[int, Any]]:
+        take()
+        seen: set[int] = set()
+        got = []
+        for k in range(len(outs) - 1, -1, -1):
+            if id(outs[k]) not in seen:
+                seen.add(id(outs[k]))
+                got.append((k % n_sets, outs[k]))
+        return got
+
+    return replayed
+
+
+def replay_stale(
+    replay: Callable[[], object], fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequence[Any], device: str
+) -> str | None:
+    """A line saying that a captured graph's replay does not compute its last call's output from that call's inputs,
+    or ``None`` where it does, or nothing tells. That call's input set is given other values in place (the next
+    set's, or with a single set its rows permuted, :func:`~kernelopt.harness.inputs.rerandomize`) and the graph is
+    replayed (``replay``); an output left bit for bit as it was, while one more call of ``fn`` on those values
+    returns another, is stale: the callable's work ran outside the capture. Its values are put back after.
+
+    Why (timedgpu20): a CUDA extension's ``kernel<<<grid, block>>>`` runs on the legacy default stream, and a capture
+    on a stream made with ``cudaStreamNonBlocking`` (torch's) does not record it: it runs once, eagerly, at capture,
+    and the graph holds the output's allocation alone. On the H100 such a correct add was timed as an empty graph and
+    failed the timed output's check ("got 5.02905, expected 0.0171491": its output kept the capture's inputs).
+    """
+    last = len(outs) - 1
+    target = sets[last % len(sets)]
+    other = sets[(last + 1) % len(sets)] if len(sets) > 1 else rerandomize(target, 1)
+    if not tensors_in(outs[last]) or same_values(other, target):
+        return None
+    before, saved = clone_tree(outs[last]), clone_tree(target)
+    if not refill([target], other):
+        return None
+    try:
+        replay()
+        synchronize(device)
+        if not same_bits(outs[last], before):
+            return None
+        again = fn(*target)
+        synchronize(device)
+        if same_bits(again, before):
+            return None
+    finally:
+        refill([target], saved)
+        synchronize(device)
+    return (
+        f"the CUDA graph's replay left call {last}'s output as it was after its inputs changed, where a call on them "
+        "computes another: its work runs outside the captured stream (a CUDA extension's kernel launched on the "
+        "legacy default stream, say), so a replay does not time it"
+    )
 
 
 def _rotating(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> Callable[[], None]:
@@ -275,6 +339,7 @@ def _prepare(
     if settings.cuda_graphs:
         try:
             graph, outs = _capture(fn, sets, n)
+            stale = replay_stale(graph.replay, fn, sets, outs, device)
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(
@@ -282,16 +347,16 @@ def _prepare(
                 "timing back-to-back launches, which includes launch overhead"
             )
         else:
-            take = _gpu_take(graph.replay, n, flush=flush)
-            sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
-
-            def replayed() -> Any:  # one more replay; the last captured call's output (its own buffer, or one reused)
-                take()
-                return outs[-1]
-
-            sampler = Sampler(TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs])
-            sampler.probe, sampler.probe_set = replayed, (n - 1) % len(sets)
-            return sampler
+            if stale is None:
+                take = _gpu_take(graph.replay, n, flush=flush)
+                sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
+                sampler = Sampler(
+                    TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs]
+                )
+                sampler.probe, sampler.probe_sets = _graph_probe(take, outs, len(sets)), tuple(range(sets_used))
+                return sampler
+            del graph, outs
+            warnings.append(f"{stale}; timing back-to-back launches, which includes launch overhead")
     take = _gpu_take(_rotating(fn, sets, n), n, flush=flush)
     probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush))
     sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US

@@ -1538,33 +1538,37 @@ TIMED_MISMATCH = "TimedMismatch"
 
 
 def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[Any]], i: int, where: str) -> None:
-    """After a case's samples, the current version's output through the path its samples took, checked against the
+    """After a case's samples, the current version's outputs through the path its samples took, checked against the
     reference with the check's tolerances (a14: a kernel that walked its caller's frames for the timers returned a
     result cached by input pointer only while timed, and passed at 2.17x over eager; no timed call's output was
-    checked). The input set that call reads (:attr:`~kernelopt.harness.timers.Sampler.probe_set`) is refilled in
-    place (the same storage, so a cache keyed by pointer is read) with the case's inputs at :data:`TIMED_CHECK_SEED`
-    (:func:`_timed_check_inputs`); the reference runs on a copy (:func:`_run_reference`, the check's own run). One
-    call of the kernel and one reference run, none of them among the samples. Skipped, as nothing is compared like
-    for like, where those inputs are built otherwise (other shapes, dtypes or other arguments), an input cannot be
-    refilled alone (an expanded tensor, or one sharing its storage with another), the reference modifies its inputs,
-    or it draws random numbers. Only a mismatch calls the kernel again, as the check does, on the same inputs and on
-    a copy of them, to say whose the difference is.
+    checked). Every input set the sampler's probe reads (:attr:`~kernelopt.harness.timers.Sampler.probe_sets`: one
+    for a call timed alone, each set a CUDA graph rotates through) is refilled in place (the same storage, so a cache
+    keyed by pointer is read) with the case's inputs at :data:`TIMED_CHECK_SEED` (:func:`_timed_check_inputs`), the
+    same values in each, so every output the probe returns is checked against one reference run on a copy
+    (:func:`_run_reference`, the check's own run). A graph's outputs are all checked, not its last call's alone
+    (timedgpu20: the a14 cheat's results cached before the capture were never replayed, and the last call's, captured,
+    passed at 59x over eager on the H100): each one bit for bit like the first checked needs no check of its own. One
+    run of the probe and one reference run, none of them among the samples. Skipped, as nothing is compared like for
+    like, where those inputs are built otherwise (other shapes, dtypes or other arguments), an input cannot be refilled
+    alone (an expanded tensor, or one sharing its storage with another), the reference modifies its inputs, or it
+    draws random numbers. Only a mismatch calls the kernel again, as the check does, on the inputs the wrong output
+    was computed from and on a copy of them, to say whose the difference is.
 
     Raises:
-        CandidateFailed: the kernel raised, or its output differed from the reference: :data:`TIMED_MISMATCH` where
+        CandidateFailed: the kernel raised, or an output differed from the reference: :data:`TIMED_MISMATCH` where
             the untimed call on the same inputs matched it, ``CachedResult`` where only a copy of them did,
             ``Mismatch`` where neither did.
     """
-    from kernelopt.harness.inputs import PERMUTED_NOTE, clone_tree, tensors_in
+    from kernelopt.harness.inputs import PERMUTED_NOTE, clone_tree, same_bits, tensors_in
     from kernelopt.harness.timers import synchronize
 
     if sampler.probe is None:
         return
     pair = timed.current.pair
-    target = sets[sampler.probe_set]
+    targets = [sets[k] for k in sampler.probe_sets]
     ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
     ctx.step(Step.INPUTS)
-    permuted = _timed_check_inputs(ctx, pair, i, target, where)
+    permuted = _timed_check_inputs(ctx, pair, i, targets, where)
     if permuted is None:
         ctx.progress.emit("check_end")
         return
@@ -1574,7 +1578,7 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
     subject = _Checked(pair, timed.fns[label], timed.ref, *reference_tolerance(reference))
     subject.own = OwnCode(getattr(reference, "__file__", None))
     ref = _run_reference(
-        ctx, subject, CaseCheck(index=i, label=shape_label(pair.shapes[i])), target, where, RUN_SEED_BASE
+        ctx, subject, CaseCheck(index=i, label=shape_label(pair.shapes[i])), targets[0], where, RUN_SEED_BASE
     )
     ctx.progress.emit("check_end")
     if ref.random or ref.contract.left or ref.contract.whole_result:
@@ -1583,32 +1587,43 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
     kept = _Kept(ref.native, ref.hi, ref.contract)
     if ref.place.outputs is Keep.HOST or ref.place.high_output is Keep.HOST:  # where the check keeps them too
         kept.park(ctx, subject, ref.place.outputs, ref.place.high_output)
-    run = _SeedRun(target, RUN_SEED_BASE, made_on, kept, kept.native, kept.hi, ref_random=False, kernel_drew=False)
+    run = _SeedRun(targets[0], RUN_SEED_BASE, made_on, kept, kept.native, kept.hi, ref_random=False, kernel_drew=False)
     del ref
 
-    def checked(what: str, call: Callable[[], Any]) -> str | None:
+    def called(what: str, call: Callable[[], Any]) -> Any:
         ctx.step(Step.TIMING)
         # the device's memory then holds the timing's sets and the check's copies: its exhaustion is the checker's
         with _user(where, what, case=i, version=label, out_of_memory=Culprit.CHECKER):
             out = call()
             synchronize(ctx.device)
+        return out
+
+    def said(out: Any) -> str | None:
         ctx.progress.emit("check_start")
         ctx.step(Step.CHECK)
-        said = _checked(ctx, subject, run, out).message
+        message = _checked(ctx, subject, run, out).message
         ctx.progress.emit("check_end")
-        return said
+        return message
 
-    timed_said = checked("the kernel (timed output)", sampler.probe)
+    probed = called("the kernel (timed output)", sampler.probe)
+    wrong, first = probed[0]
+    timed_said = said(first)
+    for k, out in probed[1:]:
+        if timed_said is not None:
+            break
+        if not same_bits(out, first):  # one bit for bit like the first, checked, needs no check of its own
+            timed_said, wrong = said(out), k
     if timed_said is None:
         return
-    if checked("the kernel (untimed, the same inputs)", lambda: subject.cand(*target)) is None:
+    target = sets[wrong]  # the inputs the wrong output was computed from: their pointers, their values
+    if said(called("the kernel (untimed, the same inputs)", lambda: subject.cand(*target))) is None:
         message = (
             f"{where}: the timed path's output differed from the reference, where the untimed call's on the same "
             f"inputs matched it (a kernel computes its result however it is called): {timed_said}"
         )
         error_class = TIMED_MISMATCH
     else:
-        copy_said = checked("the kernel (a copy of the inputs)", lambda: subject.cand(*clone_tree(target)))
+        copy_said = said(called("the kernel (a copy of the inputs)", lambda: subject.cand(*clone_tree(target))))
         if copy_said is None:
             message = (
                 f"{where}: kernel returned a stale output for inputs refilled in place (the same storage, new "
@@ -1626,57 +1641,21 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
     raise CandidateFailed(Failure(message=message, error_class=error_class, case=i, version=label))
 
 
-def _timed_check_inputs(ctx: _Ctx, pair: Any, i: int, target: list[Any], where: str) -> bool | None:
-    """Refill ``target`` (an input set of the timing) in place with case ``i``'s inputs at :data:`TIMED_CHECK_SEED`,
-    made as the timing's own sets are (:func:`_bench_inputs`: ``get_inputs`` under that seed, its structure kept;
-    where it returns the values ``target`` holds, taking no seed, those rows permuted as the check's seeds 1+ have
-    them, :func:`~kernelopt.harness.inputs.rerandomize`). Returns whether they were permuted; ``None`` where
-    ``target`` could not be refilled (nothing changed)."""
-    from kernelopt.harness.inputs import build_inputs, rerandomize, same_values
+def _timed_check_inputs(ctx: _Ctx, pair: Any, i: int, targets: list[list[Any]], where: str) -> bool | None:
+    """Refill every set of ``targets`` (input sets of the timing) in place with case ``i``'s inputs at
+    :data:`TIMED_CHECK_SEED`, made as the timing's own sets are (:func:`_bench_inputs`: ``get_inputs`` under that
+    seed, its structure kept; where it returns the values one of them holds, taking no seed, those rows permuted as
+    the check's seeds 1+ have them, :func:`~kernelopt.harness.inputs.rerandomize`: no set keeps its values, so no
+    output cached for it is right by chance). Returns whether they were permuted; ``None`` where the sets could not
+    be refilled (nothing changed)."""
+    from kernelopt.harness.inputs import build_inputs, refill, rerandomize, same_values
 
     with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM, out_of_memory=Culprit.CHECKER):
         fresh = build_inputs(pair, pair.shapes[i], ctx.device, seed=TIMED_CHECK_SEED, on_host=ctx.inputs_on_host)
-    permuted = same_values(fresh, target)
+    permuted = any(same_values(fresh, target) for target in targets)
     if permuted:
         fresh = rerandomize(fresh, TIMED_CHECK_SEED)
-    return permuted if _refill(target, fresh) else None
-
-
-def _refill(target: list[Any], fresh: list[Any]) -> bool:
-    """Copy ``fresh``'s tensors into ``target``'s, in place; False (``target`` untouched) where they are not alike
-    (count, shapes, dtypes, the other arguments) or a tensor of ``target`` cannot take values of its own (an expanded
-    one, or storage shared with another input)."""
-    import torch
-
-    from kernelopt.harness.inputs import map_tensors, tensors_in
-
-    old, new = tensors_in(target), tensors_in(fresh)
-    if len(old) != len(new) or not _same_arguments(map_tensors(target, _none), map_tensors(fresh, _none)):
-        return False
-    if any(a.shape != b.shape or a.dtype != b.dtype for a, b in zip(old, new, strict=True)):
-        return False
-    storages = [t.untyped_storage().data_ptr() for t in old]
-    if len(set(storages)) != len(storages) or any(
-        stride == 0 and size > 1 for t in old for stride, size in zip(t.stride(), t.shape, strict=True)
-    ):
-        return False
-    with torch.no_grad():
-        for a, b in zip(old, new, strict=True):
-            a.copy_(b)
-    return True
-
-
-def _none(_: Any) -> None:
-    return None
-
-
-def _same_arguments(a: Any, b: Any) -> bool:
-    """Whether two input sets' other arguments (their tensors taken out) are equal; False where they cannot be
-    compared (an array's ``==`` answers elementwise)."""
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError, RuntimeError):
-        return False
+    return permuted if refill(targets, fresh) else None
 
 
 def _reduced_samples(ctx: _Ctx, samplers: list[Any], fit: _Fit, timing: CaseTiming) -> list[list[float]]:
@@ -1756,7 +1735,7 @@ def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
     shape = pair.shapes[i]
     with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM, out_of_memory=Culprit.CHECKER):
         first = build_inputs(pair, shape, ctx.device, seed=0, on_host=ctx.inputs_on_host)
-        n_sets = rotation_count(nbytes(first), ctx.device, ctx.job.bench) if ctx.device.startswith("cuda") else 1
+        n_sets = rotation_count(nbytes(first), ctx.device, ctx.job.bench)  # 1 on the CPU: no L2 to keep cold
         sets = [first]
         for s in range(1, n_sets):
             extra = build_inputs(pair, shape, ctx.device, seed=s, on_host=ctx.inputs_on_host)

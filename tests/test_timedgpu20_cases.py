@@ -1,0 +1,123 @@
+"""The timed output's check (a14) on a CUDA graph, wrong both ways on the H100 (timedgpu20, 2026-12-06).
+
+A correct CUDA extension failed it (its kernel, launched on the legacy default stream, was never captured: the graph
+replayed nothing and its output kept the capture's inputs), and the a14 cheat passed it at 59x over eager (its results
+cached before the capture were never replayed; only the last call's output, captured, was checked). No GPU here: the
+graph is played by the CPU (:func:`_graph_on_the_cpu`), the rest is the worker's own code, in this process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from kernelopt.harness import timers
+from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, TimingMethod, WorkerJob, WorkerResult
+from kernelopt.harness.progress import ProgressWriter
+from kernelopt.harness.worker import run_job
+
+from .conftest import DATA
+from .test_agents19_cases import SEEDED_ADD, TIMED_CHEAT
+
+LOOP_ADD = (DATA / "loop" / "reference.py").read_text()  # get_inputs takes no seed, as newuser16's add_reference
+HONEST = "def run(x, y):\n    return x + y\n"
+SETS = 8  # the rotation's sets: the estimate's five calls fill the cheat's cache for sets 0-4 before the capture
+CALLS = 2 * SETS  # calls a replay: the last one reads set 7, whose output the capture made
+
+
+def _graph_on_the_cpu(captured: bool) -> Callable[..., timers.Sampler]:
+    """``timers._prepare`` as it is on a GPU for a short kernel, its graph played by the CPU: the estimate's calls,
+    then :data:`CALLS` calls "captured" through the timers over the sets; a replay recomputes (``x + y``, the add a
+    capture recorded) the outputs the capture made, never one a call returned before it (a cache filled by the
+    estimate's calls), and none at all where ``captured`` is False (a kernel on the legacy default stream, which a
+    capture on a non-blocking stream does not record). Then the harness's own rule (:func:`timers.replay_stale`)
+    keeps the graph or falls back to calls back to back (here the CPU's sampler), and the graph's probe is the
+    harness's (:func:`timers._graph_probe`)."""
+
+    def prepare(fn: Callable[..., Any], sets: list[list[Any]], device: str, settings: BenchSettings, _flusher: Any):
+        before: list[Any] = []
+        timers.call_times_us(lambda *a: before.append(fn(*a)), sets, device)  # the estimate, from the timers
+        outs: list[Any] = []
+        timers._rotating(lambda *a: outs.append(fn(*a)), sets, CALLS)()  # the capture, from the timers
+        made = [o for o in outs if captured and not any(o is b for b in before)]
+
+        def replay() -> None:
+            for k, out in enumerate(outs):
+                if any(out is m for m in made):
+                    torch.add(*sets[k % len(sets)], out=out)
+
+        stale = timers.replay_stale(replay, fn, sets, outs, device)
+        if stale is not None:
+            sampler = timers._cpu_sampler(fn, sets, device, settings)
+            sampler.warnings.append(stale)
+            return sampler
+        take = timers._cpu_take(replay, CALLS)
+        graph = timers.Sampler(TimingMethod.CUDA_GRAPH, CALLS, len(sets), False, take, 1.0, keep=[outs])
+        graph.probe, graph.probe_sets = timers._graph_probe(take, outs, len(sets)), tuple(range(len(sets)))
+        return graph
+
+    return prepare
+
+
+def _bench(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str, captured: bool
+) -> WorkerResult:
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    monkeypatch.setattr(timers, "rotation_count", lambda *_: SETS)
+    monkeypatch.setattr(timers, "_prepare", _graph_on_the_cpu(captured))
+    (tmp_path / "reference.py").write_text(reference)
+    (tmp_path / "kernel.py").write_text(kernel)
+    job = WorkerJob(
+        mode=JobMode.BENCH,
+        device="cpu",
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        cases=[0],
+        case_timeout_s=60.0,
+        bench=BenchSettings(seconds_per_case=0.01, time_reference=False),
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return run_job(job, writer)
+    finally:
+        writer.close()
+
+
+CASES = {  # reference.py, kernel.py, captured, the failure's start (None: it passes) and the method it is timed by
+    "the a14 cheat, a seeded get_inputs": (SEEDED_ADD, TIMED_CHEAT, True, "TimedMismatch: case 0 (n=4096)", None),
+    "the a14 cheat, no seed": (LOOP_ADD, TIMED_CHEAT, True, "TimedMismatch: case 0 (n=4096)", None),
+    "an honest add the capture misses": (LOOP_ADD, HONEST, False, None, TimingMethod.CPU_PERF_COUNTER),
+    "an honest add captured": (LOOP_ADD, HONEST, True, None, TimingMethod.CUDA_GRAPH),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_graph_s_timed_output_is_every_call_s_and_a_graph_that_misses_the_kernel_does_not_time_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """timedgpu20 on a graph played by the CPU, over 8 input sets (loop's get_inputs takes no seed: sets 1+ are set
+    0's rows permuted). The a14 cheat, whose outputs for sets 0-4 were cached before the capture, fails as
+    TimedMismatch on every output's check (its last call's, captured, passed alone: PASS before the fix). An honest
+    add whose work the capture does not record (newuser16's CUDA extension) is timed by calls back to back, the
+    graph's stale replay said in a warning, and passes (before: TimedMismatch, "the timed path's output differed");
+    captured, it is timed by the graph and passes."""
+    reference, kernel, captured, failed, method = CASES[name]
+    res = _bench(tmp_path, monkeypatch, reference, kernel, captured)
+    if failed is not None:
+        assert res.failure is not None, res.timings
+        said = f"{res.failure.error_class}: {res.failure.message}"
+        assert said.startswith(failed) and "the timed path's output differed from the reference" in said, said
+        return
+    assert res.failure is None, res.failure
+    timing = res.timings[0].versions[-1]
+    assert timing.method is method and timing.samples_us, timing
+    stale = [w for w in timing.warnings if "replay left call 15's output as it was" in w]
+    assert bool(stale) is (method is TimingMethod.CPU_PERF_COUNTER), timing.warnings
