@@ -110,7 +110,16 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
-from kernelopt.tuning.net import EntryTimes, FarRoom, NetCap, NetVerdict, SizeCheck, cast, derived_sizes
+from kernelopt.tuning.net import (
+    EntryTimes,
+    FarRoom,
+    NetCap,
+    NetVerdict,
+    SizeCheck,
+    cast,
+    derived_sizes,
+    layout_keys,
+)
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
@@ -2040,7 +2049,12 @@ def _cast_net(
     grown += _grown_through(prepared, computed, aside) or _grown_through_chain(chained)
     roles, constants = prepared.size_readings
     keys = {k for s in prepared.shapes for k in s.kwargs}
-    kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
+    laid = layout_keys(shapes, roles, constants)  # kept, but each of the entries' values taken in turn (v83)
+    kept = [
+        f"{k} ({r.why}, at each entry's value)" if k in laid else f"{k} ({r.why})"
+        for k, r in roles.items()
+        if r.role is KeyRole.KEPT and k in keys and r.why
+    ]
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
     # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
     shrunk = computed or [k for k, (v, old) in moves.items() if v < old]

@@ -21,7 +21,10 @@ size; a key the text cannot follow (``**kwargs``, another module's function, ``r
 v65) moves when its largest value is above 1, one handed to ``run()`` kept at its largest in a size's last tries (a
 code ``run()`` asserts is 10 or 20). A string key that is a size moves each of its numbers (``"4x1000"``); with no
 key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.sizes.module_sizes`: ``N = 4096``,
-``input_shape = (4, 1000)``, substituted as it runs).
+``input_shape = (4, 1000)``, substituted as it runs). A key kept that the entries give different values (a layout
+flag, ``transposed`` 0 and 1; a mode; a dtype), neither a seed nor a divisor, is a layout each: every size is derived
+once with each of its values, taken in turn (:func:`layout_keys`; wrongkernel20's v83, a transposed input's kernel
+checked at its own entry only).
 
 - **past**: one past the power of two at or above the largest entry (``100 -> 129``, ``60 -> 65``, ``512 -> 513``):
   above every entry and odd, so a multiple of no tile above 1 and past any one block a pick that passes the entries
@@ -130,6 +133,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import re
 import time
@@ -408,7 +412,65 @@ def derived_sizes(
 
     ``far``: the pick shrinks a tile or a count, and the room a far size may take (:class:`FarRoom`): the ``far``
     sizes, last (:func:`_far`); ``None``: none.
+
+    A key the net keeps at the primary's value that the entries give different values (a layout flag, ``transposed``
+    0 and 1; a mode; a dtype), neither a seed nor a divisor, splits them (:func:`_layouts`): the sizes are derived once
+    with each of its values, from every entry (the largest the same), taken in turn size by size: a pick read only on
+    the other value's path (a transposed input's kernel) was checked at its own entry alone (wrongkernel20's v83).
     """
+    firsts = _layouts(shapes, roles or {}, constants)
+    if len(firsts) > 1:
+        each = [
+            _derived_one([first, *(s for s in shapes if s is not first)], grown, roles, constants, least=least,
+                         residue=residue, block=block, far=far)
+            for first in firsts
+        ]  # fmt: skip
+        return [size for sizes in itertools.zip_longest(*each) for size in sizes if size is not None]
+    return _derived_one(shapes, grown, roles, constants, least=least, residue=residue, block=block, far=far)
+
+
+def layout_keys(
+    shapes: Sequence[ProblemShape], readings: Mapping[str, KeyReading], constants: Mapping[str, SizeValue] | None
+) -> list[str]:
+    """The keys the net would keep at the primary's value (neither moved, nor a seed, nor a divisor, which the divisor
+    size moves) that the entries give different values: each value is a layout of its own (:func:`derived_sizes`)."""
+    mover = _Mover.of(shapes, readings, constants)
+    if mover is None or mover.on_constants:
+        return []
+    moved = {slot[0] for slot in mover.moving}
+    return [
+        k
+        for k in shapes[0].kwargs
+        if k not in moved
+        and (r := readings.get(k)) is not None
+        and r.why not in ("a seed", "divides a dimension")
+        and len({repr(s.kwargs.get(k)) for s in shapes}) > 1
+    ]
+
+
+def _layouts(
+    shapes: Sequence[ProblemShape], readings: Mapping[str, KeyReading], constants: Mapping[str, SizeValue] | None
+) -> list[ProblemShape]:
+    """The first entry of each value the entries give the :func:`layout_keys`, the primary first."""
+    keys = layout_keys(shapes, readings, constants)
+    firsts: dict[str, ProblemShape] = {}
+    for s in shapes:
+        firsts.setdefault(repr([s.kwargs.get(k) for k in keys]), s)
+    return list(firsts.values())[: len(shapes) if keys else 1]
+
+
+def _derived_one(
+    shapes: Sequence[ProblemShape],
+    grown: Sequence[int],
+    roles: Mapping[str, KeyReading] | None,
+    constants: Mapping[str, SizeValue] | None,
+    *,
+    least: bool,
+    residue: bool,
+    block: int | None,
+    far: FarRoom | None,
+) -> list[DerivedSize]:
+    """:func:`derived_sizes` with the primary's kept keys."""
     mover = _Mover.of(shapes, roles or {}, constants)
     if mover is None:
         return []

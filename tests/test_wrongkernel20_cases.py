@@ -1,0 +1,51 @@
+"""wrongkernel20: a kernel written wrong on the path of a layout the net never took (docs/faults.md v83): a key the
+net keeps at the primary's value (``transposed`` 0 and 1) chose the kernel, and every size of the net ran the
+primary's, so a pick read only by the other layout's kernel was checked at its own entry alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.harness.sizekeys import key_roles
+from kernelopt.tuning.net import SizeClass, derived_sizes, layout_keys
+from kernelopt.tuning.problem import ProblemShape
+from tests.test_wrongkernel17_cases import VARIANTS, _caught, _checked
+
+
+def test_a_kept_key_the_entries_give_different_values_is_a_layout_each_and_a_seed_or_divisor_is_not() -> None:
+    """``transposed`` 0 and 1 (no tensor dimension in get_inputs): every size is derived once with each value, taken
+    in turn, the largest the same (the past size 129 x 1025 in both layouts); a seed that differs stays the
+    primary's, and with one value there is one layout, as before."""
+    text = (VARIANTS / "layout_two_kernels" / "reference.py").read_text()
+    roles = key_roles(text)
+    entries = [
+        ProblemShape(kwargs={"n_rows": 64, "n_cols": 1024, "transposed": 0}),
+        ProblemShape(kwargs={"n_rows": 128, "n_cols": 512, "transposed": 1}),
+    ]
+    assert layout_keys(entries, roles, None) == ["transposed"]
+    sizes = derived_sizes(entries, (), roles)
+    past = [s.tries[0].label() for s in sizes if s.kind is SizeClass.PAST]
+    assert past == ["n_rows=129,n_cols=1025,transposed=0", "n_rows=129,n_cols=1025,transposed=1"], past
+    by_layout = [[t.kwargs["transposed"] for t in s.tries] for s in sizes]
+    assert all(len(set(values)) == 1 for values in by_layout) and [v[0] for v in by_layout[:4]] == [0, 1, 0, 1]
+    one = [ProblemShape(kwargs={**e.kwargs, "transposed": 0}) for e in entries]
+    assert layout_keys(one, roles, None) == [] and len(derived_sizes(one, (), roles)) * 2 == len(sizes)
+    seeded = "def get_inputs(n=64, seed=3):\n    torch.manual_seed(seed)\n    return [torch.randn(n)]\n"
+    seeds = [ProblemShape(kwargs={"n": 64, "seed": 1}), ProblemShape(kwargs={"n": 128, "seed": 2})]
+    assert layout_keys(seeds, key_roles(seeded), None) == []
+
+
+@pytest.mark.timeout(120)
+def test_v83_a_pick_read_only_by_the_transposed_input_s_kernel_fails_a_transposed_size_with_the_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v83 (layout_two_kernels: row sums, a row-major input one program a row over masked blocks, a transposed one
+    tiles of rows walking the columns in whole blocks of ``BLOCK_K=16`` without a column mask, the rest in one masked
+    block of ``TAIL=16``; SHAPES 16 x 512 row-major and 64 x 256 transposed): ``BLOCK_K=32`` was written plainly with
+    the rules on, "correct at n_rows=65,n_cols=513,transposed=0, ...", every size of the net row-major, and sums a
+    transposed row of 1050 columns wrong (a rest of 26 past a block of 16), which the original sums. Now each size is
+    taken in each layout and the pick fails at 16 x 17 transposed; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "layout_two_kernels", {"BLOCK_K": 32})
+    _caught(done, SizeClass.FLOOR, "n_rows=16,n_cols=17,transposed=1")
