@@ -3,13 +3,15 @@
 # record, on one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About
 # 3 minutes, 240 s at most.
 #
-#   tests: the GPU test of tests/test_claim20_cases.py: `kernelopt tune --device cuda --json --budget-wall-s 60` twice on
+#   tests: the two GPU tests of tests/test_claim20_cases.py. First, `kernelopt tune --device cuda --json --budget-wall-s 60` twice on
 #   a copy of tests/data/breaker19/lmd_rms (breaker19's run of 2026-12-06 claimed "13.1x faster" there from a re-time
 #   that read the kernel as written at 149.0 us where its first round read 3.76 us; the gain is about 2 %). Each claim
 #   is checked against its record: the current's figure within 10x of its first measurement in all and at each SHAPES
 #   entry, the speedup the ratio of two figures the record holds, under 1.5x, and stderr saying the JSON's verdict.
 #   tests.txt keeps a "claim20 run N" line a run: the verdict, the record's re-timed lines (twice the picks where the
-#   first re-time read an outlier and was taken again) and the session's `unretimed` line.
+#   first re-time read an outlier and was taken again) and the session's `unretimed` line. Second, lmd_rms's `run`
+#   prepared ten times by the gate's sampler: each a CUDA graph, every estimate under 20 us, samples within 2x; its
+#   "claim20 timer" line keeps the host's time a call (the likely cause: an estimate that read the host's pace).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -179,6 +179,7 @@
 #              with the checker's snapshot; the same kernel with torch.cuda.Event.elapsed_time patched fails (a12)
 #   claim20    scripts/gpu_claim20.sh: tune --device cuda (a 60 s wall) twice on breaker19's lmd_rms, each claim checked
 #              against its own session record: no current figure 10x its first measurement, no 13x for a 2 % gain
+#              and its run timed by the gate's sampler as a CUDA graph ten times (the host's time a call said)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
