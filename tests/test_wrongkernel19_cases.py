@@ -83,15 +83,23 @@ def test_v80_a_tuned_config_a_static_assert_reads_beside_a_size_the_key_leaves_o
 
 
 @pytest.mark.timeout(120)
-def test_v81_a_table_s_next_row_that_raises_just_above_the_entry_below_fails_the_between_size(
+def test_v81_a_table_s_next_row_that_raises_just_above_the_entry_below_fails_the_between_size_before_any_size_above(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """v81 (table_programs_rows: v70's at least 8 programs, the block computed, ``max(256, next_power_of_2(n) //
     64)``; SHAPES 16384 and 262144): a per-bucket table ``if n <= 16384: BLOCK = 256`` / ``elif n <= 262144: BLOCK =
     8192`` was written, "correct at n=262145, n=270336, n=8193, n=2049, ...", and raises from 16385 elements to
     57344, which the computed block runs (40 programs of 512 at 20000): the second row was checked at its own entry
-    only. Now the sizes just past the entry below, 16385 first, fail it; nothing is written."""
+    only. Now the sizes just past the entry below, 16385 first, fail it; nothing is written.
+
+    gpunet20: on an H100 over 16384 and 2**24 elements the table was written: the net's first size, 2**24 + 1, runs
+    the original's computation above the table (its block of 524288 compiled) and took the request's 60 s limit, the
+    net's 30 s cap with it, and the between size was not run. Here every size above the largest entry answers so (no
+    reply, a minute on the net's clock): the between sizes run first, and no size above the entries is asked."""
+    import time
+
     from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import Outcome
     from tests.test_table14_cases import _table_session
     from tests.test_tuning_net import _evaluator
 
@@ -99,9 +107,22 @@ def test_v81_a_table_s_next_row_that_raises_just_above_the_entry_below_fails_the
     folder = Path(shutil.copytree(VARIANTS / "table_programs_rows", tmp_path / "table_programs_rows"))
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     tuning = _table_session(prepared, {512: (5.0, 100.0), 8192: (1000.0, 40.0)})
+    above: list[str] = []  # the sizes above the largest entry asked, each a request past its limit
+    cast = tf.cast
+    monkeypatch.setattr(tf, "cast", lambda *a, **k: cast(*a, **k, clock=lambda: time.monotonic() + 60.0 * len(above)))
     with _evaluator(prepared) as evaluator:
+        check_at = evaluator.check_at
+
+        def compiled_past_the_limit_above(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+            if shape.kwargs["n"] <= 262144:
+                return check_at(source, shape)
+            above.append(shape.label())
+            return Outcome.RUN_TIMEOUT, "no reply within 60 s (its first call compiles)"
+
+        monkeypatch.setattr(evaluator, "check_at", compiled_past_the_limit_above)
         done = tf._checked_edit(tuning, evaluator)
     _caught(done, SizeClass.BETWEEN, "n=16385")
+    assert above == [], above
 
 
 # ------------------------------------------------------------------------------------- on a GPU

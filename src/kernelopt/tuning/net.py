@@ -67,7 +67,13 @@ checked at its own entry only).
   v46 passed them all). After every other size but the power size, so the cap cuts it first.
 - **between**: where the pick is a table by size, each entry below the largest taken as the past and half sizes take
   the largest (``16384 -> 16385``, ``20480``): the first sizes the table's next row serves (wrongkernel19's v81).
-  Right after the past and half sizes.
+  First of all (derived after the past and half sizes, whose tries it does not take again).
+
+Where the pick is a table by size, the sizes its own rows serve (every key at most its largest entry) run first, the
+between sizes leading, the rest in the order below; then those above the largest entry, where the original's
+computation serves: a size no larger than an entry costs what the entries' check bounds, one above may cost a request's
+whole limit (gpunet20: on an H100 the past size ``2**24 + 1`` took the 60 s limit, and the net's cap with it, before
+the between size ran, and v81's table was written wrong at 16385).
 - **tail**: where the pick grows or shrinks a tile, the keys together one below the power of two at or above their
   largest entry (``8192 -> 8191``), then that power less 2, 4, ... up to the entries' grain: every power-of-two block's
   longest rest (wrongkernel19's v78, v79: the rest after whole blocks in one masked block of another knob). After the
@@ -479,13 +485,21 @@ def _derived_one(
         floors = _floor(mover, block) + _floor_one(mover, block) if residue else []
         tails = _tail(mover) if residue or far is not None else []
         return out + floors + tails + (_far(mover, far) if far is not None else [])
-    out += _between(mover, shapes, roles or {}, constants, grown) if least else []
+    between = _between(mover, shapes, roles or {}, constants, grown) if least else []
     out += _residue(mover) if residue else []
     out += _below(mover, least) + (_floor(mover, block) if residue else []) + _ones(mover) + _below_one(mover)
     out += (_floor_one(mover, block) if residue else []) + _quarter(mover) + _power(mover)
     out += _divisor(mover, shapes, roles or {}) + (_tail(mover) if residue or far is not None else [])
     out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
-    return out + (_constant_steps(mover) if residue else [])
+    out += _constant_steps(mover) if residue else []
+    if not least:
+        return out
+    # a table by size: first the sizes its own rows serve, the between sizes leading, each no larger than an entry (the
+    # entries' check bounds its cost); then those above the largest entry, where the original's computation serves, at
+    # whatever that costs (gpunet20: on an H100 the past size 2**24 + 1 took a request's whole 60 s, and the net's cap
+    # with it, before the between size ran, and the table was written wrong at 16385)
+    served = [s for s in out if mover.within(s.tries[0])]
+    return between + served + [s for s in out if not mover.within(s.tries[0])]
 
 
 @dataclasses.dataclass
@@ -566,6 +580,12 @@ class _Mover:
             v = _slot_value(values.get(slot[0]), slot[1])
             n *= (1 << v if slot in self.exponents else v) if v is not None and v > 0 else 1
         return n
+
+    def within(self, s: ProblemShape) -> bool:
+        """Whether every moving slot of ``s`` is at most its largest entry: a size a table by size serves by a row it
+        writes (above the largest entry, the original's computation serves)."""
+        values = s.constants if self.on_constants else s.kwargs
+        return all((v := _slot_value(values.get(k[0]), k[1])) is None or v <= self.largest[k] for k in self.moving)
 
     def sized(self, kind: SizeClass, tries: Sequence[ProblemShape]) -> DerivedSize:
         """A size of ``tries``, each weighed by its elements over the entries' (:attr:`DerivedSize.scales`)."""
