@@ -7,7 +7,8 @@
 #   16383, where the original runs.
 #   v80: the tuned autotune list as written before the fix (its key without D) raises CompileTimeAssertionFailure at
 #   4096 x 32 after 4096 x 64 in one process (the autotuner's cached config), and as written now is right at 64, 32, 16.
-#   v81: the per-bucket table 256 / 8192 over 16384 and 2**24 elements fails the between size at 16385.
+#   v81: the per-bucket table 512 / 8192 over 16384 and 2**24 elements fails the between size at 16385, the first
+#   size the net runs (gpunet20: a table's sizes above its largest entry run last).
 #   v82: a keyed autotune list's table (the original, BLOCK=64 TAIL=32) at 4096 x 8192 and 8192 x 16384 rows: its
 #   second row, pinned alone, fails the tail size at 8191 x 16383.
 #   group_grid_square: BLOCK_M=64 over a grouped order whose grid counts square tiles of BLOCK_N (written plainly on
