@@ -156,6 +156,40 @@ def test_d4_a_kernel_launched_twice_a_run_is_read_at_its_largest_launch() -> Non
     assert by == {"B=1,T=7,H=1000": 1024, "B=2,T=40,H=256": 256, "B=3,T=100,H=64": 64}, by
 
 
+@pytest.mark.timeout(180)
+def test_gpunet20_dao_rotary_runs_in_the_interpreter_where_torch_s_wrap_triton_refuses_an_interpreted_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gpunet20 g2 (the H100 of 2026-12-06 23:16): breaker19's GPU test could not write ``GPU_PICKS``' dao_rotary pick,
+    "BLOCK_M computed from rotary_dim, which the SHAPES entries do not name", where this machine writes it: its host's
+    torch 2.11 refuses ``torch.library.wrap_triton`` of the ``InterpretedFunction`` Triton's interpreter makes ("only
+    works on functions annotated with triton.jit", fixed in torch 2.12), so the preparation's runs of the task in the
+    interpreter failed at every entry and read no ``rotary_dim``. Such a torch stood in for here (torch's own
+    ``wrap_triton`` with its interpreter branch off): the run raises; with kernelopt's fix (``patch_wrap_triton``,
+    one of the interpreter's fixes) it is right."""
+    import torch
+    import torch.library
+    from torch._library import triton as torch_triton
+
+    from kernelopt.harness.interpreter import patch_wrap_triton
+    from tests.conftest import load_fresh, triton_interpreted
+
+    if hasattr(torch_triton, "_is_interpreted_triton_kernel"):  # torch 2.12 on; torch 2.11 has no such branch
+        monkeypatch.setattr(torch_triton, "_is_interpreted_triton_kernel", lambda kernel: False)
+    folder = DATA / "dao_rotary"
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_gpunet20_ref")
+        ker = load_fresh(folder / "kernel.py", "_gpunet20_ker")
+        inputs = ref.get_inputs(B=1, S=3, H=1, D=16, R=8)
+        monkeypatch.setattr(torch.library, "wrap_triton", torch_triton.wrap_triton)  # torch's own, unpatched
+        with pytest.raises(RuntimeError, match="only works on functions annotated with triton.jit"):
+            ker.run(*inputs)
+        patch_wrap_triton()
+        got = ker.run(*inputs)
+    for mine, theirs in zip(got, ref.reference(*inputs), strict=True):
+        torch.testing.assert_close(mine, theirs, atol=ref.ATOL, rtol=ref.RTOL)
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for seven of the trial's kernels when its session picks these, checked on the GPU: Dao's

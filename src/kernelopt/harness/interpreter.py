@@ -23,6 +23,12 @@ fails the kernel's ``tl.static_assert`` is skipped, as a GPU compile's ``Compile
 A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
 raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`patch_cuda_device`).
 
+And with it, for a torch whose ``torch.library.wrap_triton`` takes only a compiled kernel (torch before 2.12; pytorch
+#185597 fixed it in May 2026): Dao's rotary (``torch.library.wrap_triton(rotary_kernel)[grid](...)``) raised
+"wrap_triton only works on functions annotated with triton.jit or triton.autotune" in the interpreter, whose
+``@triton.jit`` makes an ``InterpretedFunction``, so every run of it on the CPU failed (torch 2.11 on the H100's host,
+gpunet20); such a kernel is launched as it is, as a later torch does (:func:`patch_wrap_triton`).
+
 A fifth, for every Triton: ``libdevice`` (``tl.extra.cuda.libdevice.tanh``, ``from triton.language.extra import
 libdevice``), which unsloth's soft-capped cross-entropy, SGLang's and vLLM's per-token quantization (``round``) and
 Liger-Kernel's GELU call, does not run in the interpreter at all: a call fails "Did you forget to add @triton.jit ?"
@@ -160,6 +166,7 @@ def patch_interpreter() -> bool:
 
     _patch_autotuner()
     patch_cuda_device()
+    patch_wrap_triton()
     import triton.runtime.interpreter as interp
 
     version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
@@ -591,6 +598,37 @@ def patch_cuda_device() -> None:
 
     cls.__init__ = __init__  # type: ignore[method-assign]
     cls._kernelopt_patched = True  # type: ignore[attr-defined]
+
+
+def _interpreted(kernel: Any) -> bool:
+    """Whether ``kernel`` is, or wraps (an autotuner's, a heuristic's ``fn``), a kernel of Triton's interpreter."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    seen = 0
+    while kernel is not None and seen < 8:  # a wrapper's chain is short; a cycle is not followed
+        if isinstance(kernel, InterpretedFunction):
+            return True
+        kernel, seen = getattr(kernel, "fn", None), seen + 1
+    return False
+
+
+def patch_wrap_triton() -> None:
+    """``torch.library.wrap_triton(kernel)`` (``capture_triton`` before torch 2.6) of a kernel Triton's interpreter
+    made returns the kernel itself, launched as it is: a torch before 2.12 refuses an ``InterpretedFunction`` ("only
+    works on functions annotated with triton.jit"), and a later one returns it unchanged (the module docstring). A
+    compiled kernel goes to torch's own."""
+    import torch.library
+
+    for name in ("wrap_triton", "capture_triton"):
+        original = getattr(torch.library, name, None)
+        if original is None or getattr(original, "_kernelopt_patched", False):
+            continue
+
+        def wrapped(triton_kernel: Any, /, _torch: Any = original) -> Any:
+            return triton_kernel if _interpreted(triton_kernel) else _torch(triton_kernel)
+
+        wrapped._kernelopt_patched = True  # type: ignore[attr-defined]
+        setattr(torch.library, name, wrapped)
 
 
 def _patch_index(interp: Any) -> None:
