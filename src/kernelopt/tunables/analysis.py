@@ -21,7 +21,15 @@ from kernelopt.actions import ActionCategory
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 from kernelopt.tunables.arithmetic import integer_value
-from kernelopt.tunables.bindings import element_read, held_path, path_parts, unpacking
+from kernelopt.tunables.bindings import (
+    assigned_once,
+    bindings,
+    element_read,
+    held_path,
+    path_parts,
+    through_names,
+    unpacking,
+)
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     body_constexprs,
@@ -303,6 +311,8 @@ class _FuncInfo:
     node: cst.FunctionDef
     params: list[cst.Param]
     locals: dict[str, list[_Binding]]
+    #: the lines of the function that change a name's value in place (``t[0] = 32``, ``cfgs.append(...)``)
+    mutations: dict[str, list[int]] = field(default_factory=dict)
 
     @functools.cached_property
     def conditions(self) -> dict[int, list[cst.BaseExpression]]:
@@ -617,7 +627,7 @@ class _LaunchCollector(cst.CSTVisitor):
         bc = _BindingCollector(self.positions, node)
         visit(node.body, bc)
         params = params_of(node, posonly=True, kwonly=True)
-        info = _FuncInfo(node, params, bc.bindings)
+        info = _FuncInfo(node, params, bc.bindings, bc.mutations)
         self.functions.setdefault(node.name.value, []).append(info)
         self.stack.append(info)
         self.scopes.append(node.name.value)
@@ -1447,7 +1457,10 @@ class _Analyzer:
         if unpacked is None or unpacked[1].count(name) != 1:
             return None
         held, names = unpacked
-        at = names.index(name)
+        held, at = through_names(held, self.path_names(func)), names.index(name)
+        changed = self.changed_in_place(path_parts(held)[0], func)
+        if changed is not None:
+            return _Resolved(refused=f"{held}[{at}] is not a knob: {changed}")
         lit = self.tuple_element(held, at, func, len(names)) if depth <= 3 else None
         if lit is None:
             return None
@@ -1460,28 +1473,64 @@ class _Analyzer:
         = TILE``; a nested tuple's by each index (``TILE[0][1]``, leftovers19's l3); ``None`` for any other subscript
         (one indexed by a name or an expression: :meth:`indexed_note` says why). Read where a name binds
         it and at a launch (``BLOCK_M=TILE[0]``, leftovers18): the guard reads a grid's ``M // TILE[0]`` as the tile
-        (``guard._tile_id``), as it reads ``M // bm``."""
+        (``guard._tile_id``), as it reads ``M // bm``. The tuple is read through a name bound once to it too (``cfg =
+        TILE`` then ``bm, bn = cfg[0], cfg[1]`` or ``BLOCK_M=cfg[0]``, leftovers20's l5), as the guard names the
+        element (:func:`~kernelopt.tunables.bindings.element_names`, ``element_spellings``)."""
         read = element_read(expr)
         if read is None:
             return None
-        held, at = read
+        held, at = through_names(read[0], self.path_names(func)), read[1]
         changed = self.changed_in_place(path_parts(held)[0], func)
         if changed is not None:
             return _Resolved(refused=f"{held}[{at}] is not a knob: {changed}")
         lit = self.tuple_element(held, at, func)
         return _Resolved(lit, at_module=True, defined_as=f"{held}[{at}]") if lit is not None else None
 
+    def path_names(self, func: _FuncInfo | None) -> dict[str, str]:
+        """The names that stand for a tuple's path where ``func`` (or the module) reads them: each bound once by a
+        plain assignment of a tuple's name or element (``row = TILE[0]``, ``cfg = TILE``; :func:`~kernelopt.tunables.
+        bindings.assigned_once`'s rule), ``func``'s own and the module's it does not bind (leftovers20's l5)."""
+        module = {n: v[0] for n, v in bindings(self.module).items() if len(v) == 1 and v[0] is not None}
+        own = assigned_once(func.node) if func is not None else {}
+        named = {**{n: v for n, v in module.items() if func is None or not _binds(func, n)}, **own}
+        return {n: path for n, v in named.items() if (path := held_path(v)) is not None and path_parts(path)[0] != n}
+
+    def changes_in_place(self, base: str) -> list[tuple[int, str | None]]:
+        """Each line that changes the value the module binds ``base`` to in place (``TILE[0] = 32``,
+        ``SIZES.append(1024)``), with the scope or the other name it is changed through (``x = TILE`` then ``x[0] =
+        32``, ``cfgs = CONFIGS`` then ``cfgs.append(...)``: leftovers20's l5): at the module's top level and in each
+        function that does not bind a ``base`` of its own, directly or through a name bound to ``base`` there (or at
+        the module)."""
+
+        def aliases(binds: Mapping[str, list[_Binding]]) -> set[str]:
+            return {n for n, bs in binds.items() for b in bs if isinstance(b.value, cst.Name) and b.value.value == base}
+
+        def lines(names: set[str], changes: Mapping[str, list[int]], where: str | None) -> list[tuple[int, str | None]]:
+            out = []
+            for name in sorted(names):
+                how = ", ".join(w for w in (where, None if name == base else f"through {name}") if w) or None
+                out += [(line, how) for line in changes.get(name, [])]
+            return out
+
+        at_module = aliases(self.module_bindings)
+        out = lines({base, *at_module}, self.module_mutations, None)
+        for info in (i for infos in self.functions.values() for i in infos):
+            if not _binds(info, base):
+                names = {base, *aliases(info.locals), *(n for n in at_module if not _binds(info, n))}
+                out += lines(names, info.mutations, f"in {info.node.name.value}()")
+        return sorted(out, key=lambda c: c[0])
+
     def changed_in_place(self, base: str, func: _FuncInfo | None) -> str | None:
-        """Why the literal the module binds ``base`` to is not the value that runs: the module's top level changes it
-        in place after its binding (``TILE[0] = 32``, ``SIZES.append(1024)``), in one line; ``None`` where it does not
-        (or ``func`` binds a ``base`` of its own). Discovery reads no code, so such an element is refused, never
-        offered at its literal's value (loses20 l2, break19's seen item)."""
+        """Why the literal the module binds ``base`` to is not the value that runs: the file changes it in place after
+        its binding (:meth:`changes_in_place`), in one line; ``None`` where it does not (or ``func`` binds a ``base``
+        of its own). Discovery reads no code, so such an element is refused, never offered at its literal's value
+        (loses20 l2, break19's seen item)."""
         if func is not None and _binds(func, base):
             return None
-        lines = self.module_mutations.get(base, [])
-        if not lines:
+        changes = self.changes_in_place(base)
+        if not changes:
             return None
-        where = ", ".join(str(line) for line in lines)
+        where = ", ".join(f"{line} ({how})" if how else str(line) for line, how in changes)
         return (
             f"'{base}' is changed in place at line(s) {where} after its binding, so its literal is not the value that "
             f"runs (bind the final value once, e.g. {base} = [...] with every element as it should run)"
@@ -1499,7 +1548,7 @@ class _Analyzer:
         if func is not None and _binds(func, base):
             return None
         binds = self.module_bindings.get(base, [])
-        if len(binds) != 1 or binds[0].conditional or binds[0].chained or base in self.module_mutations:
+        if len(binds) != 1 or binds[0].conditional or binds[0].chained or self.changes_in_place(base):
             return None  # changed in place after its binding: :meth:`changed_in_place`
         value = binds[0].value
         for step in path:  # down the nested tuples to the one ``held`` names
@@ -2762,7 +2811,14 @@ class _Analyzer:
         stmt = binds[0].statement.body[0]
         if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1):
             return None
-        value = stmt.value
+        changed = self.changed_note(name, stmt, func, via)
+        if changed is not None:
+            return changed
+        value = dict(_bind_targets(stmt.targets[0].target, stmt.value, 0)).get(name) or stmt.value
+        if isinstance(value, cst.Subscript) and (read := element_read(value)) is not None and via is None:
+            base = path_parts(read[0])[0]
+            if func is not None and base in func.locals and base not in self.path_names(func):
+                return self.indexed_note(base, func, name)  # bm, bn = cfg[0], cfg[1], where cfg = TABLE[key]
         if isinstance(value, cst.Name) and via is None:  # bm, bn = cfg, where cfg = TABLE[key]
             return self.indexed_note(value.value, func, name)
         if not (
@@ -2796,6 +2852,27 @@ class _Analyzer:
                 "element moved there would be read again after a guard by a size, so it is tuned where it is computed"
             )
         return None
+
+    def changed_note(self, name: str, stmt: cst.Assign, func: _FuncInfo | None, via: str | None) -> str | None:
+        """Why ``name``, bound by ``stmt`` to a module tuple's element (``bm, bn = TILE``, ``bm = cfg[0]`` of ``cfg =
+        TILE``, read directly or through a name: :meth:`path_names`), is no knob of that tuple: the file changes the
+        tuple in place (:meth:`changed_in_place`), so its literal is not what runs (leftovers20's l5); ``None``
+        otherwise."""
+        unpacked = unpacking(stmt)
+        value = dict(_bind_targets(stmt.targets[0].target, stmt.value, 0)).get(name)
+        read = element_read(value) if value is not None else None
+        if unpacked is not None and name in unpacked[1]:
+            held = unpacked[0]
+        elif read is not None:
+            held = read[0]
+        else:
+            return None
+        base = path_parts(through_names(held, self.path_names(func)))[0]
+        changed = self.changed_in_place(base, func)
+        if changed is None:
+            return None
+        said = f"{via} is read (through {name}) from" if via is not None else f"{name} is read from"
+        return f"{said} {base}, so no element of it is its knob: {changed}; it is tuned where it is computed"
 
     def is_table(self, held: cst.BaseExpression, func: _FuncInfo | None) -> bool:
         """Whether ``held`` is a tuple, list or dict of the file: written there, or a name bound once to one (in
@@ -3590,6 +3667,10 @@ class _Analyzer:
                         configs_expr = arg.value
                 configs = self.config_list(configs_expr)
                 space = self.autotune.get(fname)
+                changed = self.list_changed(configs_expr)
+                if changed is not None and (space is None or changed[1]):
+                    self.refused_configs(fname, f"{fname}.configs", "configs", line, changed[0])
+                    continue
                 if configs is None and space is not None and configs_expr is not None:
                     self.evaluated_configs(fname, configs_expr, space)
                     continue
@@ -3788,7 +3869,7 @@ class _Analyzer:
         if isinstance(expr, cst.List | cst.Tuple):
             entries = [e.value for e in expr.elements]
             return None if any(_named_by_code(e) for e in entries) else entries
-        if isinstance(expr, cst.Name):
+        if isinstance(expr, cst.Name) and self.list_changed(expr) is None:
             binds = self.module_bindings.get(expr.value)
             if binds and len(binds) == 1 and isinstance(binds[0].value, cst.List | cst.Tuple):
                 return self.config_list(binds[0].value)
@@ -3800,6 +3881,21 @@ class _Analyzer:
                 if len(finder.values) == 1:
                     return self.config_list(finder.values[0])
         return None
+
+    def list_changed(self, expr: cst.BaseExpression | None) -> tuple[str, bool] | None:
+        """Why the module list an autotune's ``configs=`` names (``configs=CONFIGS``) is not the list its literal
+        writes: the file changes it in place (``CONFIGS.append(...)``, ``cfgs = CONFIGS; cfgs[0] = ...``:
+        :meth:`changed_in_place`, leftovers20's l5), with whether a function changes it (at run time, after the
+        module's list was read back); ``None`` where it is not changed. Changed at the module's top level alone, the
+        list the import built is read back as any list built by code (:meth:`evaluated_configs`); else refused."""
+        if not isinstance(expr, cst.Name):
+            return None
+        why = self.changed_in_place(expr.value, None)
+        if why is None:
+            return None
+        in_function = any(how is not None and how.startswith("in ") for _, how in self.changes_in_place(expr.value))
+        later = "; a function changes it as it runs, after the import's list is read back" if in_function else ""
+        return f"configs={expr.value}: {why}{later}", in_function
 
     def config_entry(self, kernel: str, index: int, el: cst.BaseExpression) -> None:
         line = self.positions[el].start.line

@@ -117,21 +117,71 @@ def unpacking(stmt: cst.BaseSmallStatement | None) -> tuple[str, list[str | None
     return held, [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
 
 
+def through_names(held: str, aliases: Mapping[str, str]) -> str:
+    """The tuple ``held`` (a path, :func:`held_path`) names, read through the names that stand for a path
+    (``aliases``: ``row`` of ``row = TILE[0]``, ``cfg`` of ``cfg = TILE``): ``TILE[0][1]`` of ``row[1]``; a few steps
+    deep (``cfg = TILE`` then ``row = cfg[0]``). The one rule of a tuple read through another name (leftovers20's
+    l5), for discovery's knob and the guard's names of it; each caller gives the names bound once in its scope."""
+    for _ in range(4):
+        base, indices = path_parts(held)
+        if base not in aliases:
+            break
+        held = aliases[base] + "".join(f"[{i}]" for i in indices)
+    return held
+
+
+def _path_aliases(statements: list[cst.CSTNode]) -> dict[str, str]:
+    """Name -> the path it stands for (``row = TILE[0]``: ``TILE[0]``), for each name ``statements`` bind once, by a
+    plain assignment of a tuple's name or element (:func:`held_path`); a name bound again anywhere (an unpacking, a
+    loop, an augmented assignment) stands for nothing."""
+    count: dict[str, int] = {}
+    paths: dict[str, str] = {}
+    for stmt in statements:
+        for b in made_by(stmt):
+            count[b.name] = count.get(b.name, 0) + 1
+            if b.value is not None and b.taken is b.value and (path := held_path(b.value)) is not None:
+                paths[b.name] = path
+    return {name: path for name, path in paths.items() if count[name] == 1 and path_parts(path)[0] != name}
+
+
 def element_names(statements: Iterable[cst.CSTNode | None], held: str, at: int) -> list[str]:
     """The names ``statements`` bind to element ``at`` of the tuple ``held``, each once, in order: a subscript
-    (``bm = TILE[0]``: :func:`element_read`) or an unpacking (``bm, bn = TILE``: :func:`unpacking`). The one reading
-    of the guard's names of a moved element and of the settings a file computes from one (``BLOCK = nw * 32``)."""
+    (``bm = TILE[0]``: :func:`element_read`), one side of a paired unpacking (``bm, bn = TILE[0], TILE[1]``) or an
+    unpacking (``bm, bn = TILE``: :func:`unpacking`), the tuple read directly or through a name bound once to it
+    (``row = TILE[0]`` then ``bm, bn = row``; ``cfg = TILE`` then ``bm = cfg[0]``: :func:`through_names`). The one
+    reading of the guard's names of a moved element and of the settings a file computes from one (``BLOCK = nw *
+    32``)."""
+    given = [s for s in statements if s is not None]
+    aliases = _path_aliases(given)
     out: list[str] = []
-    for stmt in statements:
+    for stmt in given:
         if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1):
             continue
-        target, name = stmt.targets[0].target, None
-        if isinstance(target, cst.Name):
-            name = target.value if element_read(stmt.value) == (held, at) else None
-        elif (unpacked := unpacking(stmt)) is not None and unpacked[0] == held and at < len(unpacked[1]):
-            name = unpacked[1][at]
-        if name is not None and name not in out:
-            out.append(name)
+        found: list[str | None] = []
+        unpacked = unpacking(stmt)
+        if unpacked is not None and through_names(unpacked[0], aliases) == held and at < len(unpacked[1]):
+            found.append(unpacked[1][at])
+        target = stmt.targets[0].target
+        for name, taken in _taken(target, stmt.value):
+            read = element_read(taken) if taken is not stmt.value or isinstance(target, cst.Name) else None
+            if read is not None and (through_names(read[0], aliases), read[1]) == (held, at):
+                found.append(name.value)
+        for name in found:
+            if name is not None and name not in out:
+                out.append(name)
+    return out
+
+
+def element_spellings(statements: Iterable[cst.CSTNode | None], held: str, at: int) -> list[str]:
+    """Element ``at`` of the tuple ``held`` as the file can read it through a name bound once to that tuple or to one
+    holding it (:func:`through_names`): ``cfg[0]`` of ``cfg = TILE``, ``row[1]`` of ``row = TILE[0]``; the guard reads
+    a grid's ``M // cfg[0]`` by what it writes (leftovers20's l5), so it names the moved element so too."""
+    aliases = _path_aliases([s for s in statements if s is not None])
+    out = []
+    for name in aliases:
+        path = through_names(name, aliases)
+        if held == path or held.startswith(path + "["):
+            out.append(f"{name}{held[len(path) :]}[{at}]")
     return out
 
 

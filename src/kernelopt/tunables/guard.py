@@ -35,7 +35,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
-from kernelopt.tunables.bindings import assigned_once, bindings, element_names, element_read
+from kernelopt.tunables.bindings import assigned_once, bindings, element_names, element_read, element_spellings
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -2931,8 +2931,8 @@ def _unpacked_as(held: str, at: int, collector: _Collector) -> list[str]:
     """The names that the unpackings of ``held`` (``bm, bn = TILE``: flat, no starred element) bind its element
     ``at`` to, and those its subscripts bind (``bm = TILE[0]``): :func:`~kernelopt.tunables.bindings.element_names`
     over the lines of one statement."""
-    lines = (line.body[0] if len(line.body) == 1 else None for line, _ in collector.statements)
-    return element_names(lines, held, at)
+    lines = [line.body[0] if len(line.body) == 1 else None for line, _ in collector.statements]
+    return [*element_names(lines, held, at), *element_spellings(lines, held, at)]
 
 
 def _conditional(line: cst.SimpleStatementLine) -> bool:

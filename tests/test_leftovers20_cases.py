@@ -1,0 +1,170 @@
+"""leftovers20: the eighteenth session's "Left" items (docs/faults.md, "Leftovers (leftovers20, 2026-12-06)"):
+discovery through another name, the net's wording, a user's own linked kernel.py in Stage 3, the guard's one reader
+of links. Each test is cheap: static discovery, a stand-in evaluator, or one in-process stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_break17_cases import TUPLE_NOMASK
+
+DATA = Path(__file__).parent / "data"
+TUPLE_RUN = DATA / "leftovers17" / "tuple_run" / "kernel.py"
+"""A 2-D scale whose tiles are a module tuple unpacked in ``run`` (``TILE = (16, 16)``, ``bm, bn = TILE``)."""
+ROWS = "TILE = ((16, 16), (32, 8))"
+
+
+def _found(source: str, evaluation: Any = None) -> dict[str, Any]:
+    from kernelopt.tunables import discover_source
+
+    return {t.key: t for t in discover_source(source, evaluation=evaluation)}
+
+
+def _bare(source: str) -> str:
+    """``source`` without masks, its grid ``M // bm`` by ``N // bn``: a tile must divide its size (break17's b15)."""
+    for old, new in TUPLE_NOMASK:
+        source = source.replace(old, new)
+    return source
+
+
+# ------------------------------------------------------------------------ l5: discovery through another name
+
+
+@pytest.mark.parametrize(
+    ("tiles", "read", "grid", "keys"),
+    [
+        (ROWS, "    row = TILE[0]\n    bm, bn = row\n", None, ("TILE[0][0]", "TILE[0][1]")),
+        (ROWS, "    cfg = TILE[0]\n    bm, bn = cfg[0], cfg[1]\n", None, ("TILE[0][0]", "TILE[0][1]")),
+        (
+            ROWS,
+            "    cfg = TILE\n    row = cfg[0]\n    bm = row[0]\n    bn = row[1]\n",
+            None,
+            ("TILE[0][0]", "TILE[0][1]"),
+        ),
+        (None, "    bm, bn = TILE[0], TILE[1]\n", None, ("TILE[0]", "TILE[1]")),
+        (None, "    cfg = TILE\n    bm, bn = cfg[0], cfg[1]\n", "(M // cfg[0], N // cfg[1])", ("TILE[0]", "TILE[1]")),
+    ],
+    ids=["row-unpacked", "row-paired", "chain", "paired", "paired-grid-through-cfg"],
+)
+def test_l5_a_tuple_read_through_another_name_is_a_knob_the_guard_reads_alike(
+    tiles: str | None, read: str, grid: str | None, keys: tuple[str, str]
+) -> None:
+    """``row = TILE[0]; bm, bn = row`` and ``bm, bn = cfg[0], cfg[1]`` were computed settings with no line. The tuple
+    read through a name bound once to it is now the knob, written in the tuple; and the guard names the element so
+    too: without masks, a tile that does not divide the original's is refused (``bm, bn = TILE[0], TILE[1]`` was
+    offered as the knob TILE[0] while the guard read no ``bm``: ``TILE = (32, 16)`` passed it, a wrong kernel at
+    M = 48), through ``bm`` or through the grid's ``M // cfg[0]``."""
+    from kernelopt.tunables import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    text = TUPLE_RUN.read_text()
+    old_tiles = tiles or "TILE = (16, 16)"
+    source = text.replace("TILE = (16, 16)", old_tiles).replace("    bm, bn = TILE\n", read)
+    found = _found(source)
+    assert [(found[k].kind.value, found[k].value, found[k].location) for k in keys] == [
+        ("module_constant", 16, "kernel.py:8")
+    ] * 2
+    assert "scale_kernel:BLOCK_M" not in found
+    moved, kept = ("TILE = ((32, 16), (32, 8))", "TILE = ((16, 16), (64, 8))") if tiles else ("TILE = (32, 16)", None)
+    written = apply_source(source, {keys[0]: 32}).new_source
+    assert f"{moved}\n" in written, written
+    bare = _bare(source)
+    if grid is not None:
+        bare = bare.replace("(M // bm, N // bn)", grid)
+    refused = guard_edit(bare, bare.replace(old_tiles, moved))
+    assert refused.new_source is None and "does not divide every size the original" in (refused.note or ""), refused
+    if kept is not None:
+        assert guard_edit(bare, bare.replace(old_tiles, kept)).new_source is not None  # a row not read
+
+
+@pytest.mark.parametrize(
+    ("tiles", "read", "line"),
+    [
+        (
+            ROWS,
+            "    cfg = TILE[int(M > 64)]\n    bm, bn = cfg[0], cfg[1]\n",
+            "bm is read (through cfg) from TILE[int(M > 64)], a row picked by int(M > 64) at run time",
+        ),
+        (
+            "TILE = [16, 16]\nx = TILE\nx[0] = 32",
+            "    bm, bn = TILE\n",
+            "bm is read from TILE, so no element of it is its knob: 'TILE' is changed in place at line(s) 10 (through x)",
+        ),
+        (
+            "TILE = [16, 16]\ncfgs = TILE\ncfgs.append(8)",
+            "    cfg = TILE\n    bm, bn = cfg[0], cfg[1]\n",
+            "bm is read from TILE, so no element of it is its knob: 'TILE' is changed in place at line(s) 10 (through "
+            "cfgs)",
+        ),
+        (
+            "TILE = [16, 16]",
+            "    t = TILE\n    t[0] = 32\n    bm, bn = TILE\n",
+            "bm is read from TILE, so no element of it is its knob: 'TILE' is changed in place at line(s) 24 (in run(), "
+            "through t)",
+        ),
+    ],
+    ids=["paired-run-time-row", "changed-through-x", "appended-through-cfgs", "changed-in-run"],
+)
+def test_l5_a_tuple_no_element_of_which_is_the_value_says_why(tiles: str, read: str, line: str) -> None:
+    """A row picked at run time and read pairwise, or a list changed in place through another name (at the module or
+    in ``run``, where loses20's l2 read only the module's own ``TILE[0] = 32``), was no knob with no line, or (the
+    last three) the knob TILE[0] offered at 16 while every launch ran 32. Now no element is a knob, and the line says
+    why; the setting is tuned where it is computed."""
+    source = TUPLE_RUN.read_text().replace("TILE = (16, 16)", tiles).replace("    bm, bn = TILE\n", read)
+    found = _found(source)
+    assert not any(k.startswith("TILE[") for k in found), sorted(found)
+    knob = found["scale_kernel:BLOCK_M"]
+    assert knob.kind.value == "computed_setting" and (knob.helper_note or "").startswith(line), knob.helper_note
+
+
+_CONFIGS = """CONFIGS = [
+    triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}, num_warps=4, num_stages=2),
+    triton.Config({"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=2, num_stages=2),
+]
+"""
+_ADDED = 'triton.Config({"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=2, num_stages=2)'
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        (f"CONFIGS.append({_ADDED})", "at line(s) 12 after its binding"),
+        (f"cfgs = CONFIGS\ncfgs.append({_ADDED})", "at line(s) 13 (through cfgs) after its binding"),
+        (f"x = CONFIGS\nx[0] = {_ADDED}", "at line(s) 13 (through x) after its binding"),
+        (f"\n\ndef more():\n    x = CONFIGS\n    x.append({_ADDED})", "at line(s) 16 (in more(), through x) after"),
+    ],
+    ids=["appended", "appended-through-cfgs", "set-through-x", "appended-in-a-function"],
+)
+def test_l5_an_autotune_list_changed_in_place_is_read_back_or_refused(change: str, line: str) -> None:
+    """``configs=CONFIGS`` of a list changed in place (directly or through another name) offered the literal's two
+    configs as the list, while the autotuner held three. Statically it is refused with the line that changes it; with
+    the import's read-back it is a list built by code (its three configs, written as an explicit list), unless a
+    function changes it as it runs (after the read-back): still refused."""
+    from kernelopt.tunables import AutotuneConfig, AutotuneEvaluation, AutotuneSpace
+
+    text = (DATA / "breaker" / "mm_autotune" / "kernel.py").read_text()
+    written = text[text.index("@triton.autotune(") : text.index("    key=")]
+    source = text.replace(written, f"{_CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n")
+    listed = _found(source)
+    assert not any(".configs[" in k for k in listed), sorted(listed)
+    refusal = listed["matmul_kernel.configs"].refused_reason or ""
+    assert refusal.startswith("configs=CONFIGS: 'CONFIGS' is changed in place ") and line in refusal, refusal
+    held = [
+        AutotuneConfig(kwargs={"BLOCK_M": m, "BLOCK_N": 32, "BLOCK_K": k}, num_warps=w, num_stages=2)
+        for m, k, w in ((32, 16, 4), (16, 32, 2), (64, 32, 2))
+    ]
+    evaluation = AutotuneEvaluation(spaces={"matmul_kernel": AutotuneSpace(kernel="matmul_kernel", configs=held)})
+    read = _found(source, evaluation)
+    if "in more()" in line:
+        assert "as it runs, after the import's list is read back" in (
+            read["matmul_kernel.configs"].refused_reason or ""
+        )
+        assert not any(".configs[" in k for k in read)
+    else:
+        assert read["matmul_kernel.configs[2].BLOCK_M"].value == 64
+        assert (read["matmul_kernel.configs[2].BLOCK_M"].value_source or "").startswith("evaluated")
+    plain = _found(text.replace(written, f"{_CONFIGS}\n\n@triton.autotune(\n    configs=CONFIGS,\n"))
+    assert plain["matmul_kernel.configs[1].BLOCK_M"].value == 16 and "matmul_kernel.configs" not in plain
