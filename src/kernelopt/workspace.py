@@ -379,6 +379,15 @@ def _free_name(path: Path) -> Path:
     return candidate
 
 
+def move_aside(folder: Path) -> Path:
+    """Move a workspace that holds recorded versions out of its name's way, to ``<name>.replaced-<time>`` beside it
+    (never deleted); returns where it went. ``Workspace.create(force=True)`` and a batch that runs a problem again
+    whose files changed since its row both keep the old one so."""
+    aside = _free_name(folder.with_name(f"{folder.name}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"))
+    folder.rename(aside)
+    return aside
+
+
 def _as_disk_problem(exc: OSError, target: Path) -> OSError | DiskProblem:
     """A disk error met while ``target`` is made, named by ``target`` (not its staging folder); any other
     ``OSError`` as it is."""
@@ -515,8 +524,7 @@ class Workspace:
             _init_repository(staging, name, shown=target)
             set_aside = None
             if target.exists() and held:  # recorded versions, plans, profiles and git history: never deleted
-                set_aside = _free_name(target.with_name(f"{target.name}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"))
-                target.rename(set_aside)
+                set_aside = move_aside(target)
             elif target.exists():  # nothing recorded: the init commit alone
                 shutil.rmtree(target)
             staging.rename(target)

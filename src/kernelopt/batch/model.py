@@ -118,6 +118,9 @@ class ProblemRow(BaseModel):
         host: where it ran (Ray: node and GPU), when known.
         sizes: the sizes it ran at when a size scale (or the task card) changed them: what was scaled (from ->
             to) and what was kept and why.
+        sources: the sha256 of each file of the problem's folder it ran from (``reference.py``, ``kernel.py``,
+            ``README.md``; the problem's file when nothing ran), taken as it started: a resumed batch runs the
+            problem again when one of them changed since (``None`` in tables written before it).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -149,6 +152,7 @@ class ProblemRow(BaseModel):
     attempts: int = 1
     host: str | None = None
     sizes: SizePlan | None = None
+    sources: dict[str, str] | None = None
 
     @property
     def key(self) -> str:

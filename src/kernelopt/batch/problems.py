@@ -5,7 +5,9 @@ Parses files and looks modules up (``importlib.util.find_spec``); never imports 
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -46,6 +48,28 @@ class BatchItem(BaseModel):
     @property
     def key(self) -> str:
         return row_key(self.problem, self.sample)
+
+    def sources(self) -> dict[str, str]:
+        """The sha256 of each of its files as they are now (:attr:`~kernelopt.batch.model.ProblemRow.sources`):
+        those of :data:`SOURCE_FILES` its folder holds, or, when its folder is a file (a problem that cannot run),
+        that file."""
+        paths = [self.folder / name for name in SOURCE_FILES] if self.folder.is_dir() else [self.folder]
+        digests: dict[str, str] = {}
+        for path in paths:
+            try:
+                digests[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:  # absent, or unreadable: as absent
+                continue
+        return digests
+
+
+#: The files of a problem folder whose change since its row makes a resumed batch run the problem again.
+SOURCE_FILES = ("reference.py", "kernel.py", "README.md")
+
+
+def changed_sources(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """The files whose digest differs between a row's ``sources`` and the item's now (added or removed included)."""
+    return sorted(name for name in {*before, *now} if before.get(name) != now.get(name))
 
 
 def problem_folders(directory: Path) -> list[Path]:

@@ -25,7 +25,7 @@ from kernelopt.batch.cold import run_problem
 from kernelopt.batch.model import BatchTable, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row
-from kernelopt.batch.runner import BatchEvent, EventKind, add_row, prepare, write_table
+from kernelopt.batch.runner import BatchEvent, EventKind, add_row, prepare, resumed, write_table
 from kernelopt.batch.selection import select
 from kernelopt.env import raw_value
 from kernelopt.errors import EnvironmentProblem, UsageError
@@ -115,8 +115,8 @@ def run_batch_on_ray(
     table, every = prepare(directory, options, fresh=fresh)
     order = [item.key for item in every]  # the level's order, whatever part of it runs now
     items = select(every, options.problems, kernelbench=options.kernels is not None)
-    done = {r.key for r in table.rows}
     emit = on_event or (lambda _event: None)
+    done = resumed(table, items, emit)
     finished = 0
     todo = []
     for item in items:
@@ -124,7 +124,7 @@ def run_batch_on_ray(
             finished += 1
             emit(BatchEvent(EventKind.SKIPPED, item.key, finished, len(items)))
         elif item.defect is not None:  # nothing to run: its row at once, no task
-            row = item_row(item)
+            row = item_row(item).model_copy(update={"sources": item.sources()})
             table = write_table(add_row(table, row, order), options.out_dir)
             finished += 1
             emit(BatchEvent(EventKind.DONE, item.key, finished, len(items), row))
@@ -141,16 +141,16 @@ def run_batch_on_ray(
         )
     task = ray.remote(num_gpus=gpus, num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(problem_task)
     options_json = options.model_dump_json()
-    pending: dict[Any, BatchItem] = {}
+    pending: dict[Any, tuple[BatchItem, dict[str, str]]] = {}
     for item in todo:
         _attempts_file(options, item.key).unlink(missing_ok=True)  # count this batch's starts only
-        pending[task.remote(item.model_dump_json(), options_json)] = item
+        pending[task.remote(item.model_dump_json(), options_json)] = (item, item.sources())
         emit(BatchEvent(EventKind.START, item.key, finished, len(items)))
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
-            item = pending.pop(ref)
-            row = _gather(ray, ref, item, options)
+            item, sources = pending.pop(ref)
+            row = _gather(ray, ref, item, options).model_copy(update={"sources": sources})
             table = write_table(add_row(table, row, order), options.out_dir)
             finished += 1
             emit(BatchEvent(EventKind.DONE, item.key, finished, len(items), row))

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from kernelopt.batch.cold import ColdRunner, run_problem
 from kernelopt.batch.kernelbench import kernelbench_items
 from kernelopt.batch.model import CSV_COLUMNS, BatchMode, BatchTable, ProblemRow, csv_text, with_fast_p
-from kernelopt.batch.problems import BatchItem, folder_items
+from kernelopt.batch.problems import BatchItem, changed_sources, folder_items
 from kernelopt.batch.rows import (
     DEFAULT_PROBLEM_TIMEOUT_S,
     BatchOptions,
@@ -43,6 +43,8 @@ from kernelopt.batch.selection import select
 from kernelopt.batch.warm import WarmRunner
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.loop.opening import baseline_commit
+from kernelopt.workspace import Workspace, is_workspace, move_aside
 
 TABLE_FILE = "batch.json"
 CSV_FILE = "batch.csv"
@@ -60,6 +62,7 @@ __all__ = [
     "child_argv",
     "prepare",
     "problem_env",
+    "resumed",
     "run_batch",
     "run_problem",
     "runner_for",
@@ -71,11 +74,13 @@ class EventKind(StrEnum):
     START = "start"
     DONE = "done"
     SKIPPED = "skipped"
+    CHANGED = "changed"
 
 
 @dataclass(frozen=True)
 class BatchEvent:
-    """Progress of the batch: an item started, finished (with its row) or was already done.
+    """Progress of the batch: an item started, finished (with its row), was already done, or has a row whose files
+    changed since (it runs again; ``note`` says which and where its old workspace went).
 
     ``problem`` is the item's key (the problem, and its sample in KernelBench's layout)."""
 
@@ -84,6 +89,7 @@ class BatchEvent:
     done: int
     total: int
     row: ProblemRow | None = None
+    note: str | None = None
 
 
 class ProblemRunner(Protocol):
@@ -192,6 +198,37 @@ def add_row(table: BatchTable, row: ProblemRow, order: list[str]) -> BatchTable:
     return table.model_copy(update={"rows": rows})
 
 
+def resumed(table: BatchTable, items: list[BatchItem], emit: Callable[[BatchEvent], None]) -> set[str]:
+    """The keys of ``items`` whose row in ``table`` stands: a resumed batch skips them. An item whose files
+    changed since its row was written (the user fixed a kernel and ran the batch again) is not among them: it is
+    said (:attr:`EventKind.CHANGED`) and runs again, its old workspace, when it holds recorded versions, moved aside
+    first (``kernelopt optimize`` would refuse a workspace made from other files)."""
+    rows = {row.key: row for row in table.rows}
+    stands: set[str] = set()
+    for item in items:
+        row = rows.get(item.key)
+        if row is None:
+            continue
+        changed = [] if row.sources is None else changed_sources(row.sources, item.sources())
+        if not changed:
+            stands.add(item.key)
+            continue
+        note = f"{', '.join(changed)} changed since its row in {TABLE_FILE}: running it again"
+        old = Path(row.workspace) if row.workspace else None
+        if old is not None and is_workspace(old) and baseline_commit(Workspace(old)) is not None:
+            note += f" (its old workspace, with its recorded versions, moved to {move_aside(old)})"
+        emit(BatchEvent(EventKind.CHANGED, item.key, 0, len(items), note=note))
+    return stands
+
+
+def run_item(item: BatchItem, runner: ProblemRunner, upcoming: BatchItem | None) -> ProblemRow:
+    """The row of ``item`` (its ``INVALID`` row when it cannot run), with the digests of the files it ran from,
+    taken as it starts."""
+    sources = item.sources()
+    row = item_row(item) if item.defect else runner.run(item, upcoming)
+    return row.model_copy(update={"sources": sources})
+
+
 def batch_items(directory: Path, options: BatchOptions) -> list[BatchItem]:
     """The batch's items: the problem folders of ``directory``, or with ``options.kernels`` KernelBench's
     level folder paired with its runs folder.
@@ -245,8 +282,8 @@ def run_batch(
     table, every = prepare(directory, options, fresh=fresh)
     order = [item.key for item in every]  # the level's order, whatever part of it runs now
     items = select(every, options.problems, kernelbench=options.kernels is not None)
-    done = {r.key for r in table.rows}
     emit = on_event or (lambda _event: None)
+    done = resumed(table, items, emit)
     todo = [item for item in items if item.key not in done]
     finished = 0
     for item in items:
@@ -261,7 +298,7 @@ def run_batch(
         for i, item in enumerate(todo):
             emit(BatchEvent(EventKind.START, item.key, finished, len(items)))
             upcoming = next((later for later in todo[i + 1 :] if later.defect is None), None)
-            row = item_row(item) if item.defect else runner.run(item, upcoming)
+            row = run_item(item, runner, upcoming)
             table = write_table(add_row(table, row, order), options.out_dir)
             finished += 1
             emit(BatchEvent(EventKind.DONE, item.key, finished, len(items), row))

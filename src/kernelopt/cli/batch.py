@@ -190,6 +190,9 @@ class _Bar:
         if self.task is None:
             self.progress.start()
             self.task = self.progress.add_task("problems", total=event.total)
+        if event.note is not None:  # a row that does not stand: said on a terminal too, above the bar
+            self.progress.console.print(f"note: {event.problem}: {event.note}", markup=False, soft_wrap=True)
+            return
         self.progress.update(self.task, completed=event.done, description=f"{event.kind.value} {event.problem}")
         if not sys.stderr.isatty() and event.kind is not EventKind.SKIPPED:
             end = f": {event.row.status.value}" if event.row is not None else ""

@@ -1,0 +1,79 @@
+"""newuser17: a new user's first hour on a fresh clone, seventeenth trial (docs/faults.md, "newuser17").
+
+Each case is a fault the user met with a folder of KernelBench-style problems of their own (a good, a wrong, a
+slow and a broken kernel, a reference that raises) and with workspaces they edited by hand between runs, replayed
+on the CPU with real files, real git and the real commands."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import KERNELS
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELBENCH = ROOT / "tests" / "data" / "kernelbench"
+
+
+def test_n101_a_problem_whose_files_changed_since_its_row_runs_again_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's mixed folder: `kernelopt batch mix --device cpu --out mixout` gave `wrong` a FAIL ("output differs
+    from the reference ... 8277 of 16384 elements"); they fixed its kernel.py and ran the same command again, as
+    the docs say a rerun resumes: the table still said FAIL "output differs" for a kernel that was no longer
+    there, and not a word (a finished row was skipped by its name alone); `--fresh` ran every problem again. Now
+    a row keeps the digests of the files it ran from, and a problem whose files changed since runs again, said in
+    one line; the others stand. A workspace of the old files holding recorded versions (`--optimize`: V0
+    committed, which `kernelopt optimize` would refuse to continue from other files) is moved aside, never
+    deleted."""
+    import git
+
+    from kernelopt.batch.model import BatchMode, BatchTable
+    from kernelopt.batch.problems import BatchItem
+    from kernelopt.batch.runner import BatchEvent, resumed
+    from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
+
+    mix = tmp_path / "mix"
+    for name in ("broken", "noref"):
+        (mix / name).mkdir(parents=True)
+        shutil.copy(KERNELBENCH / "relu" / "kernel.py", mix / name / "kernel.py")
+    shutil.copy(KERNELBENCH / "relu" / "reference.py", mix / "broken" / "reference.py")
+    (mix / "broken" / "kernel.py").write_text("import torch\nclass ModelNew(torch.nn.Module)\n    pass\n")
+    out = tmp_path / "out"
+    argv = ["batch", str(mix), "--device", "cpu", "--out", str(out)]
+    assert main(argv) == 0
+    first = {r["problem"]: r for r in json.loads((out / "batch.json").read_text())["rows"]}
+    assert "syntax error at line 2" in first["broken"]["reason"] and set(first["broken"]["sources"]) == {
+        "kernel.py",
+        "reference.py",
+    }
+    capsys.readouterr()
+    (mix / "broken" / "kernel.py").write_text("import torch\n\nclass ModelNew(torch.nn.Module:\n    pass\n")
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "note: broken: kernel.py changed since its row in batch.json: running it again" in err, err
+    assert "noref" not in err, err  # its files are as they were: its row stands, unsaid
+    again = {r["problem"]: r for r in json.loads((out / "batch.json").read_text())["rows"]}
+    assert "syntax error at line 3" in again["broken"]["reason"] and again["noref"] == first["noref"]
+
+    # --optimize: the old row's workspace holds V0; it is moved aside before the problem runs again
+    ws = Workspace.create("broken", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=out)
+    git.Repo(ws.root).git.commit("--allow-empty", "-m", "V0: baseline (the kernel as given)")
+    row = BatchTable.model_validate(json.loads((out / "batch.json").read_text())).rows[0]
+    table = BatchTable(
+        directory=str(mix), mode=BatchMode.OPTIMIZE, rows=[row.model_copy(update={"workspace": str(ws.root)})]
+    )
+    item = BatchItem(problem="broken", folder=mix / "broken")
+    (mix / "broken" / "reference.py").write_text((mix / "broken" / "reference.py").read_text() + "# edited\n")
+    said: list[BatchEvent] = []
+    assert resumed(table, [item], said.append) == set()
+    assert not ws.root.exists() and len(said) == 1 and said[0].note is not None
+    aside = Path(said[0].note.rsplit("moved to ", 1)[1].rstrip(")"))
+    assert said[0].note.startswith("reference.py changed since its row in batch.json: running it again")
+    assert (
+        aside.name.startswith("kernel_opt_broken.replaced-") and "V0: baseline" in git.Repo(aside).head.commit.message
+    )
