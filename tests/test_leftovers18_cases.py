@@ -145,6 +145,29 @@ def test_n1_a_refusal_the_re_time_confirms_or_cannot_time_stands(two_entries: An
     assert both.judgement.refused_at is None and retimed_at_refusal(both, never, judge) is both
 
 
+def test_claim20_an_entry_re_time_ten_times_the_round_judged_claims_no_gain(two_entries: Any) -> None:
+    """claim20 (docs/faults.md, "Claims (claim20, 2026-12-06)"): the entry's re-time reading the current configuration
+    at 310 us where the round judged read 30 us (as the H100's re-time read lmd_rms's kernel as written at 149.0 us
+    against 3.76) turned n1's refusal into "+1007 %" and a write. Now one of the two measurements of one kernel is
+    wrong by 10x or more, so the refusal stands, said with both figures; the same re-time at 28 against 30 us is n1's
+    (written)."""
+    from kernelopt.tuning.folder import judge_session, retimed_at_refusal
+
+    prepared = two_entries
+    big, small = (s.label() for s in prepared.shapes)
+    first = judge_session(prepared, _session(prepared, {str(CURRENT): (100.0, 30.0), str(PICK): (50.0, 31.5)}))
+    judge = partial(judge_session, prepared)
+    far = retimed_at_refusal(first, Scripted([big, small], {str(PICK): 28.0, str(CURRENT): 310.0}), judge)
+    assert not far.judgement.better and far.result is first.result
+    assert far.judgement.reason.startswith(
+        f"re-timed at {small} (3 samples each, interleaved with the current configuration): it read BLOCK=64 310 us "
+        f"at {small} against 30 us in the round judged (10.3x): one of the two measurements of the same kernel is "
+        "wrong by 10x or more; the refusal stands (judged on 31.5 us against 30 us, 4.8 % slower); "
+    ), far.judgement.reason
+    near = Scripted([big, small], {str(PICK): 28.0, str(CURRENT): 30.0})
+    assert retimed_at_refusal(first, near, judge).judgement.better
+
+
 def test_n1_a_refusal_the_session_s_two_rounds_disagree_on_is_re_timed_whatever_its_margin(two_entries: Any) -> None:
     """A real session (CPU, load 13, 2026-12-06, chunks with SHAPES n=4096 and n=1024, ``--repetitions 3``): BLOCK=1024
     at n=1024 was 11.5 us against the current's 164.3 in the first round and 587.4 against 163.1 in the re-time, one of

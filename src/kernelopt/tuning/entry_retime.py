@@ -9,7 +9,10 @@ alone (:attr:`~kernelopt.tuning.session.GainJudgement.refused_at`), slower there
 configuration that serves that entry) and the current configuration are re-timed at that entry, interleaved, as the
 session re-times its top few (the same rounds, from its ``--repetitions``: :meth:`ShapesEvaluator.retime_at`), and
 the session is judged again with those two figures at that entry. Every timing stays: the re-time's results are
-appended to the session's record (marked re-timed, never served to a rerun) and the verdict names both rounds.
+appended to the session's record (marked re-timed, never served to a rerun) and the verdict names both rounds. A
+re-time that reads either of the two :data:`~kernelopt.tuning.session.OUTLIER_FACTOR` times its figure in the round
+judged or more (:func:`~kernelopt.tuning.session.outliers`) leaves the refusal standing: one of the two measurements
+of the same kernel is wrong, and no gain is claimed from either (claim20).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Callable, Mapping
 from kernelopt.digits import sig
 from kernelopt.tuning.candidate import Config, Result, Value, config_text
 from kernelopt.tuning.record import SessionRecord
-from kernelopt.tuning.session import GainJudgement, SessionResult
+from kernelopt.tuning.session import OUTLIER_FACTOR, GainJudgement, SessionResult, outliers
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator
 from kernelopt.tuning.shapes import latest, same_round, total
 
@@ -73,6 +76,12 @@ def retime_refusal(
         return result, f"{head}: {config_text(failed.config)} did not time there ({why}); the refusal stands ({was})"
     samples = min(len(r.samples_us) for r in again)
     head = f"re-timed at {label} ({samples} samples each, interleaved with the current configuration)"
+    far = outliers(again, [first[c] for c in (mine, theirs) if c in first], then="in the round judged")
+    if far:  # one of two measurements of one kernel is wrong: no gain is claimed from either (claim20)
+        return result, (
+            f"{head}: it read {'; '.join(far)}: one of the two measurements of the same kernel is wrong by "
+            f"{OUTLIER_FACTOR:g}x or more; the refusal stands ({was})"
+        )
     now = {Config.of(r.config): r.latency_us or 0.0 for r in again}
     patched = result.model_copy(
         update={

@@ -424,11 +424,12 @@ def _retime_end(
         return [], unretimed, True
 
 
-def outliers(retimed: Sequence[Result], results: Sequence[Result]) -> list[str]:
+def outliers(retimed: Sequence[Result], results: Sequence[Result], *, then: str = "at first") -> list[str]:
     """The re-timed configurations whose re-time read :data:`OUTLIER_FACTOR` times their first measurement or more
-    (at a ``SHAPES`` entry, where both timed it there, else in all), each as a phrase that names it and both figures;
-    ``[]`` when every re-time agrees with its first figure (a configuration the first round did not time has nothing to
-    disagree with). Load only adds time, so a re-time that reads far lower is no outlier: it stands."""
+    (at a ``SHAPES`` entry, where both timed it there, else in all), each as a phrase that names it and both figures
+    (``then`` names the round of ``results``); ``[]`` when every re-time agrees with its first figure (a configuration
+    the first round did not time has nothing to disagree with). Load only adds time, so a re-time that reads far lower
+    is no outlier: it stands."""
     firsts = {Config.of(r.config): r for r in results if r.outcome.ok and r.latency_us is not None}
     out: list[str] = []
     for r in retimed:
@@ -440,7 +441,7 @@ def outliers(retimed: Sequence[Result], results: Sequence[Result]) -> list[str]:
         for at, again, before in both or [("", r.latency_us, first.latency_us or 0.0)]:
             if before > 0 and again >= OUTLIER_FACTOR * before:
                 out.append(
-                    f"{config_text(r.config)} {sig(again)} us{at} against {sig(before)} us at first "
+                    f"{config_text(r.config)} {sig(again)} us{at} against {sig(before)} us {then} "
                     f"({again / before:.3g}x)"
                 )
                 break
