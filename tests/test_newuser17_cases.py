@@ -7,6 +7,7 @@ on the CPU with real files, real git and the real commands."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -77,3 +78,44 @@ def test_n101_a_problem_whose_files_changed_since_its_row_runs_again_on_resume(
     assert (
         aside.name.startswith("kernel_opt_broken.replaced-") and "V0: baseline" in git.Repo(aside).head.commit.message
     )
+
+
+def test_n102_a_kernel_py_committed_by_hand_between_runs_is_refused_and_the_hint_puts_it_back(ws_root: Path) -> None:
+    """The README's CPU demo (V1 `BLOCK 64 -> 4096`, V2 converged); the user set `BLOCK = 128` by hand and ran
+    `optimize` again, which said "kernel.py has uncommitted changes; commit them (git commit kernel.py) or discard
+    them"; they committed it, and the next run stopped "converged: the launch configuration of this kernel.py was
+    tuned in v2" over a kernel.py no session had seen, then committed "end of run: kernel.py = V1", their change
+    replaced; after V0 alone, V1's record said "autotune: BLOCK 1024 -> 4096", 49.2x over V0 (BLOCK 64): the hand
+    change credited to the version's one action. Now a new run refuses a kernel.py changed by hand since the loop
+    last set it, naming the commit, and the hint's own command line puts the loop's back; an uncommitted edit is no
+    longer told to be committed."""
+    import subprocess
+
+    from kernelopt.errors import WorkspaceError
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+
+    from .loop_fakes import DATA, make_fakes, subjects
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    loops = subjects(ws)
+    mine = re.sub(r"BLOCK = \d+ ", "BLOCK = 1000 ", ws.kernel_py.read_text())
+    assert mine != ws.kernel_py.read_text()
+    ws.kernel_py.write_text(mine)
+    with pytest.raises(WorkspaceError) as uncommitted:
+        OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    assert "commit them" not in uncommitted.value.one_line() and "discard them (git -C " in uncommitted.value.one_line()
+    ws.commit(["kernel.py"], "mine: BLOCK 1000")
+    with pytest.raises(WorkspaceError) as by_hand:
+        OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    line = by_hand.value.one_line()
+    assert f"{ws.kernel_py} was changed by hand since the loop last set it (" in line and "mine: BLOCK 1000" in line
+    assert subjects(ws) == [*loops, "mine: BLOCK 1000"] and ws.kernel_py.read_text() == mine
+    put_back = line.split("put the loop's back (", 1)[1].split("), or start", 1)[0]
+    subprocess.run(["bash", "-c", put_back], check=True, capture_output=True)
+    assert subjects(ws) == [*loops, "mine: BLOCK 1000", "kernel.py as the loop left it"]
+    OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()  # the loop goes on from its own
+    assert subjects(ws)[len(loops) + 2].startswith("V2: ")

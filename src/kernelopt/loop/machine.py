@@ -45,6 +45,7 @@ from kernelopt.loop.stage_record import VERSION_REF, record_stage
 from kernelopt.loop.stage_stop import decide_stop, finish, stop_stage
 from kernelopt.loop.summary import LoopSummary, build_summary
 from kernelopt.memory.model import GateResult
+from kernelopt.oneline import shell_word
 from kernelopt.workspace import Workspace
 
 __all__ = ["NEXT_STAGES", "VERSION_REF", "CheckWroteError", "OptimizeLoop", "StageOrderError"]
@@ -145,7 +146,9 @@ class OptimizeLoop:
             if not run.ws.is_clean(paths=["kernel.py"]):
                 raise WorkspaceError(
                     f"{run.ws.kernel_py} has uncommitted changes",
-                    hint="commit them (git commit kernel.py) or discard them (git checkout kernel.py) first",
+                    hint=f"discard them (git -C {shell_word(run.ws.root)} checkout kernel.py), or start a workspace "
+                    f"from them (kernelopt init NEW --kernel {shell_word(run.ws.kernel_py)} --reference "
+                    f"{shell_word(run.ws.reference_py)}): a version is one change the loop gated",
                 )
             run.state = RunState(settings=settings)
             run.elapsed0 = 0.0

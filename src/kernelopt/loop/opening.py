@@ -18,6 +18,8 @@ from pathlib import Path
 from kernelopt.errors import GitError, InputFileError, KerneloptError, WorkspaceError
 from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu, shapes_by_code
 from kernelopt.kernelsource import why_missing
+from kernelopt.loop.ending import END_PREFIX
+from kernelopt.oneline import one_line, shell_word
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, looks_like_workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -61,6 +63,9 @@ def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
     ]
     if new_run:
         checks.append(("README.md", "HEAD", "the committed one"))
+        by_hand = kernel_changed_by_hand(ws)
+        if by_hand is not None:
+            return by_hand
     for rel, ref, what in checks:
         path = ws.root / rel
         try:
@@ -75,6 +80,40 @@ def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
             hint = f"restore it (git -C {ws.root} checkout {ref} -- {rel}), or start a new workspace (--name NEW)"
         return WorkspaceError(f"{path} differs from {what} since the last run: refusing to use it", hint=hint)
     return None
+
+
+#: The subject of a commit the loop made that sets kernel.py: a version's (a PASS, ``V3: ...``, or a FAIL's revert
+#: marker, ``V3: revert``) and the end of a run's (``end of run: kernel.py = V1, the fastest passing version``).
+LOOP_SUBJECT = re.compile(rf"^(V\d+: |{re.escape(END_PREFIX)})")
+
+
+def kernel_changed_by_hand(ws: Workspace) -> WorkspaceError | None:
+    """The one-line refusal when HEAD's kernel.py is not that of the loop's last version commit, or None.
+
+    Between runs kernel.py is the loop's: every version is one change it gated and committed. A kernel.py the user
+    changed and committed by hand (as the refusal of an uncommitted change once told them to) was taken in by
+    the next version unsaid: its record credited the version's one action with both changes ("autotune: BLOCK
+    1024 -> 4096", 49x over V0, where V0 had 64), or the loop stopped "converged: the launch configuration of
+    this kernel.py was tuned in v2" over a kernel.py no session had seen. (A commit made while a run was
+    interrupted is the resume's: :mod:`kernelopt.loop.resume` goes on from it and says so.)"""
+    if baseline_commit(ws) is None:
+        return None
+    short, subject = next(c for c in ws.log(max_count=1_000_000) if LOOP_SUBJECT.match(c[1]))
+    try:
+        if ws.bytes_at(short, "kernel.py") == ws.bytes_at("HEAD", "kernel.py"):
+            return None
+    except GitError:  # kernel.py deleted in a commit: the workspace's own check names it
+        return None
+    commits = ws.repo.git.log("--format=%h %s", f"{short}..HEAD", "--", "kernel.py").splitlines()
+    said = "; ".join(one_line(c, 80) for c in commits[:3]) + (f"; {len(commits) - 3} more" if len(commits) > 3 else "")
+    root = shell_word(ws.root)
+    return WorkspaceError(
+        f"{ws.kernel_py} was changed by hand since the loop last set it ({short} {one_line(subject, 60)}), in {said}: "
+        "the next version would take that change in as its own, never gated alone",
+        hint=f"put the loop's back (git -C {root} checkout {short} -- kernel.py && git -C {root} commit -m "
+        f"'kernel.py as the loop left it' kernel.py), or start a workspace from yours (kernelopt init NEW --kernel "
+        f"{shell_word(ws.kernel_py)} --reference {shell_word(ws.reference_py)})",
+    )
 
 
 def changed_reference(ws: Workspace) -> str | None:
