@@ -199,8 +199,13 @@ def test_on_cuda_lmd_rms_s_claim_is_what_its_record_measured(tmp_path: Path) -> 
         assert done.returncode == 0, done.stderr[-3000:]
         said = json.loads(done.stdout)
         record = [json.loads(line) for line in Path(said["record"]).read_text().splitlines()]
-        retimes = sum(1 for line in record if line.get("kind") == "result" and line["result"]["retimed"])
-        print(f"claim20 run {run}: {said['verdict']}; re-timed lines {retimes}; unretimed: {said['unretimed']}")
+        lines = [line["result"] for line in record if line.get("kind") == "result"]
+        retimes = sum(1 for r in lines if r["retimed"])
+        timed = [(r["retimed"], r.get("timing")) for r in lines if r["config"] == said["current_config"]]
+        print(
+            f"claim20 run {run}: {said['verdict']}; re-timed lines {retimes}; the current's timers (re-timed, how) "
+            f"{timed}; unretimed: {said['unretimed']}"
+        )
         problems[run] = claim_problems(said, record, done.stderr)
         if said.get("speedup") is not None and said["speedup"] >= 1.5:
             problems[run].append(f"speedup {said['speedup']:.3g}x")
@@ -261,3 +266,37 @@ def test_on_cuda_lmd_rms_s_run_is_timed_as_a_graph_and_its_host_work_kept_out() 
     assert all(g < settings.graph_below_us for g, _ in estimates), estimates
     assert methods == Counter({TimingMethod.CUDA_GRAPH.value: 10}), methods
     assert max(samples) < 2 * min(samples), samples
+
+
+def test_each_figure_says_how_it_was_timed_and_an_outlier_names_both_methods() -> None:
+    """The bench worker's timing method reaches the record (``Result.timing``): on the CPU the sampler's
+    ``cpu_perf_counter`` for each callable timed together; across entries one method where all agree, else each
+    entry's; and an outlier timed by another method than its first figure says both (the H100's record could not tell
+    a graph from one call a sample)."""
+    import torch
+
+    from kernelopt.tuning.bench_worker import BenchPlan, time_callables
+    from kernelopt.tuning.session import outliers
+    from kernelopt.tuning.shapes import merge
+
+    methods: list[str] = []
+    x = torch.ones(64)
+    time_callables([torch.relu, torch.neg], [x], "cpu", BenchPlan(repetitions=2), flusher=None, graph_bytes=0,
+                   order=[0, 1, 1, 0], methods=methods)  # fmt: skip
+    assert methods == ["cpu_perf_counter", "cpu_perf_counter"]
+
+    first, retimed = _recorded()
+    now = first[Config.of({STAGES: 1})]
+    again = next(r for r in retimed if r.config == {STAGES: 1})
+    a, b, c = now.latency_us_by_shape
+    parts = [
+        (s, now.model_copy(update={"timing": "cuda_graph", "latency_us": now.latency_us_by_shape[s]}))
+        for s in (a, b, c)
+    ]
+    assert merge(Config.of({STAGES: 1}), parts).timing == "cuda_graph"
+    mixed = [(a, again.model_copy(update={"timing": "cuda_events", "latency_us": 149.04})), *parts[1:]]
+    assert merge(Config.of({STAGES: 1}), mixed).timing == f"{a}: cuda_events; {b}: cuda_graph; {c}: cuda_graph"
+    [far] = outliers(
+        [again.model_copy(update={"timing": "cuda_events"})], [now.model_copy(update={"timing": "cuda_graph"})]
+    )
+    assert far.endswith("(39.7x; timed cuda_events, at first cuda_graph)")

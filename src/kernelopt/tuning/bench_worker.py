@@ -223,6 +223,9 @@ class BenchReply(BaseModel):
         peak_bytes: the worker's peak memory above its baseline while it ran (``None``: not measured).
         restart: the worker's process is unusable after this candidate (a sticky CUDA error).
         calls_per_sample: the calls per sample it was timed with (``None``: not timed).
+        timing: how its samples were taken, :class:`~kernelopt.harness.model.TimingMethod`'s value (``cuda_graph``,
+            ``cuda_events``: one call a sample, ``cuda_batch``: calls back to back, ``cpu_perf_counter``); ``None``:
+            not timed, or single calls reduced to fit its limit.
         cut_slow: its timing was cut (:data:`CUT_FACTOR`): ``samples_us`` are those it had, its latency is their
             median (a lower bound when a call was cut by the clock); ``reason`` says why. It passed its check.
         grows_with_tiles: refused (``INVALID``) for its ``tl.dot`` operand tiles' shared memory, a bound larger
@@ -246,6 +249,7 @@ class BenchReply(BaseModel):
     peak_bytes: int | None = None
     restart: bool = False
     calls_per_sample: int | None = None
+    timing: str | None = None
     cut_slow: bool = False
     grows_with_tiles: bool = False
     shrinks_with_tiles: bool = False
@@ -325,6 +329,7 @@ def time_callables(
     calls_per_sample: int | None = None,
     cut_us: float | None = None,
     room_s: float | None = None,
+    methods: list[str] | None = None,
 ) -> tuple[list[list[float]], list[int]]:
     """Samples (microseconds per call) of each of ``fns`` on ``inputs``, taken in ``order`` (index per sample), and
     the calls per sample of each.
@@ -338,6 +343,7 @@ def time_callables(
     its first :data:`CUT_PROBE_SAMPLES` samples are all above it (:func:`cut_after`). ``room_s`` (one callable): the
     seconds its limit leaves; when the full plan cannot fit there (:func:`kernelopt.harness.timers.full_timing_fits`,
     the gate's rule), its warm-up calls are its first samples and it takes only the single-call samples that fit.
+    ``methods``: each callable's timing method is appended to it (:attr:`BenchReply.timing`; none for a reduced one).
     """
     import torch
 
@@ -366,6 +372,8 @@ def time_callables(
             [make_sampler(fn, [inputs], device, settings, flusher) for fn in fns], settings, calls_per_sample
         )
         launches = [s.launches for s in samplers]
+        if methods is not None:
+            methods.extend(s.method.value for s in samplers)
         if cut_us is None or len(samplers) != 1:
             return take_samples(samplers, order), launches
         taken: list[float] = []
@@ -687,6 +695,7 @@ class BenchService:
                 first_us = first_call_s * 1e6
                 return self._cut(path, verdict, [first_us], cut_us, bench_s=0.0, calls=1, by_clock=True)
             t0 = time.perf_counter()
+            methods: list[str] = []
             try:
                 samples, verdict, calls = self._time(
                     [candidate],
@@ -696,6 +705,7 @@ class BenchService:
                     cut_us=cut_us,
                     deadline=deadline,
                     room_s=None if limit_s is None else limit_s - (t0 - started),
+                    methods=methods,
                 )
             except _CutSlow:
                 bench_s = time.perf_counter() - t0
@@ -724,6 +734,7 @@ class BenchService:
                 samples_us=samples[0],
                 bench_s=bench_s,
                 calls_per_sample=calls,
+                timing=methods[0] if methods else None,
             )
         finally:
             candidate.release()
@@ -775,6 +786,7 @@ class BenchService:
         cut_us: float | None = None,
         deadline: float | None = None,
         room_s: float | None = None,
+        methods: list[str] | None = None,
     ) -> tuple[list[list[float]], Verdict, int | None]:
         """The candidates' samples in ``order``, the verdict, and the calls per sample they were timed with
         (``cut_us``: :func:`time_callables`'; ``deadline``: each call is cut past that many seconds, raising
@@ -795,6 +807,7 @@ class BenchService:
                 calls_per_sample=calls_per_sample,
                 cut_us=cut_us,
                 room_s=room_s,
+                methods=methods,
             )
         except Exception as exc:  # a launch that fails only under the timer (graph capture, ...): a result
             path = candidates[0].path if len(candidates) == 1 else None
@@ -838,7 +851,10 @@ class BenchService:
 
         t0 = time.perf_counter()
         order = abba_order(len(ready), self.plan.retime_rounds)
-        samples, failed, calls = self._time([c for _, c, _ in ready], ready[0][2], order, calls_per_sample)
+        methods: list[str] = []
+        samples, failed, calls = self._time(
+            [c for _, c, _ in ready], ready[0][2], order, calls_per_sample, methods=methods
+        )
         bench_s = time.perf_counter() - t0
         for k, (path, _, verdict) in enumerate(ready):
             if failed.outcome is not Outcome.OK:
@@ -852,6 +868,7 @@ class BenchService:
                 samples_us=samples[k],
                 bench_s=bench_s,
                 calls_per_sample=calls,
+                timing=methods[k] if k < len(methods) else None,
             )
 
     def close(self) -> None:

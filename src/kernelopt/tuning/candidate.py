@@ -154,6 +154,12 @@ class Result(BaseModel):
         shrinks_with_tiles: a ``RUN_ERROR`` of a bound smaller tiles break too (a ``tl.dot`` whose K is under the 16
             a GPU compile needs, :func:`kernelopt.harness.interpreter.dot_k_problem`): every configuration whose block
             knobs are all at most this one's fails it too, and is set aside and never proposed alike.
+
+        timing: how its samples were taken (:attr:`~kernelopt.tuning.bench_worker.BenchReply.timing`: ``cuda_graph``,
+            ``cuda_events``, ``cuda_batch``, ``cpu_perf_counter``); across ``SHAPES`` entries timed alike that one,
+            else each entry's, ``B=2: cuda_events; B=1: cuda_graph`` (:func:`kernelopt.tuning.shapes.merge`); ``None``:
+            not timed, or not said (a record from before claim20, a sweep). Two figures of one configuration timed
+            by other methods are what claim20's outlier was likely made of.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -176,6 +182,7 @@ class Result(BaseModel):
     cut_slow: bool = False
     grows_with_tiles: bool = False
     shrinks_with_tiles: bool = False
+    timing: str | None = None
 
     @property
     def key(self) -> str:

@@ -990,6 +990,7 @@ def _merge(
         cut_slow=reply.cut_slow and reply.outcome is Outcome.OK,
         grows_with_tiles=reply.grows_with_tiles and reply.outcome is Outcome.INVALID,
         shrinks_with_tiles=reply.shrinks_with_tiles and reply.outcome is Outcome.RUN_ERROR,
+        timing=reply.timing if reply.outcome is Outcome.OK else None,
     )
 
 

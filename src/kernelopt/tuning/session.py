@@ -440,9 +440,11 @@ def outliers(retimed: Sequence[Result], results: Sequence[Result], *, then: str 
         both = [(f" at {k}", v, by_shape[k]) for k, v in r.latency_us_by_shape.items() if k in by_shape]
         for at, again, before in both or [("", r.latency_us, first.latency_us or 0.0)]:
             if before > 0 and again >= OUTLIER_FACTOR * before:
+                apart = r.timing and first.timing and r.timing != first.timing  # how each was timed, where said
+                how = f"; timed {r.timing}, {then} {first.timing}" if apart else ""
                 out.append(
                     f"{config_text(r.config)} {sig(again)} us{at} against {sig(before)} us {then} "
-                    f"({again / before:.3g}x)"
+                    f"({again / before:.3g}x{how})"
                 )
                 break
     return out

@@ -164,8 +164,18 @@ def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int
             "retimed": all(r.retimed for _, r in by_shape),
             "cut_slow": any(r.cut_slow for _, r in by_shape),
             "reason": next((r.reason for _, r in by_shape if r.cut_slow), first.reason),
+            "timing": _timing(by_shape),
         }
     )
+
+
+def _timing(by_shape: Sequence[tuple[str, Result]]) -> str | None:
+    """The entries' timing methods as one (:attr:`~kernelopt.tuning.candidate.Result.timing`): the one all were
+    timed by, else each entry's; ``None`` where none said."""
+    said = {label: r.timing for label, r in by_shape if r.timing is not None}
+    if len(set(said.values())) <= 1:
+        return next(iter(said.values()), None)
+    return "; ".join(f"{label}: {method}" for label, method in said.items())
 
 
 class ShapeBest(BaseModel):
