@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.net import DerivedSize, SizeClass, cast
+from kernelopt.tuning.problem import ProblemShape
 from tests.test_break17_cases import TUPLE_NOMASK
 
 DATA = Path(__file__).parent / "data"
@@ -168,3 +171,83 @@ def test_l5_an_autotune_list_changed_in_place_is_read_back_or_refused(change: st
         assert (read["matmul_kernel.configs[2].BLOCK_M"].value_source or "").startswith("evaluated")
     plain = _found(text.replace(written, f"{_CONFIGS}\n\n@triton.autotune(\n    configs=CONFIGS,\n"))
     assert plain["matmul_kernel.configs[1].BLOCK_M"].value == 16 and "matmul_kernel.configs" not in plain
+
+
+# ------------------------------------------------------------------------------------------- l6: the net's words
+
+WRONG = "output not written: 1024 of 1536 elements still hold the poison pattern"
+
+
+@pytest.mark.parametrize(("kind", "bisect"), [(SizeClass.FLOOR, False), (SizeClass.RESIDUE, True)])
+@pytest.mark.parametrize(
+    ("stop", "words"),
+    [
+        ((Outcome.RUN_TIMEOUT, "no reply within 60 s"), "no reply within the limit (the written kernel)"),
+        ((Outcome.WRONG_RESULT, WRONG), "reference.py did not build it again: run_error: ValueError: n too small"),
+    ],
+    ids=["no-reply", "not-built-again"],
+)
+def test_l6_a_ladder_stopped_after_a_passing_try_says_it_was_checked_up_to_that_try(
+    kind: SizeClass, bisect: bool, stop: tuple[Outcome, str], words: str
+) -> None:
+    """A floor ladder (and the joint residue's search) that passed n=3072 and then stopped with no verdict at n=1536
+    reported the size "correct at n=3072", the stop unnamed and nothing unchecked beside a kernel written. It is now
+    checked up to that try and unchecked past it, said in the line and in the unchecked line, with the stop's cure."""
+    tries = (_n(3072), _n(1536)) if bisect else (_n(3072), _n(1536), _n(768))  # the search tries 3072, then 1536
+    sizes = [DerivedSize(kind=kind, tries=tries, bisect=bisect)]
+    built: list[int] = []
+
+    def build_at(shape: ProblemShape) -> tuple[Outcome, str | None]:
+        built.append(shape.kwargs["n"])
+        again = shape.kwargs["n"] == 1536 and built.count(1536) > 1
+        return (Outcome.RUN_ERROR, "ValueError: n too small") if again else (Outcome.OK, None)
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        return stop if (source, shape.kwargs["n"]) == ("written", 1536) else (Outcome.OK, None)
+
+    net = cast(sizes, "original", "written", check_at, build_at=build_at)
+    check = net.checks[0]
+    assert (check.passed, check.unchecked, check.shape.kwargs["n"]) == (True, True, 3072), net
+    assert f"correct at n=3072 (checked up to that try, unchecked past it: n=1536: {words}" in net.line(), net.line()
+    cure = "a longer --candidate-timeout-s" if stop[0] is Outcome.RUN_TIMEOUT else "reference.py building its inputs"
+    line = net.unchecked_line() or ""
+    assert "(past n=3072, checked up to it)" in line and cure in line and "--budget-wall-s" not in line, line
+    assert [c.unchecked_label() for c in net.unchecked] == ["past n=3072, checked up to it"]  # the json's net_unchecked
+
+
+def test_l6_reference_py_not_building_a_size_again_is_not_called_want_of_time() -> None:
+    """The line "reference.py did not build it again" (the written kernel failed, and reference.py, which had built the size,
+    raised building it for the original's run) was counted "for want of time", its cure "a longer --budget-wall-s":
+    untrue of a build's own failure. It is its own cause with its own cure; a rebuild with no reply is a request's
+    limit, and one the machine failed is the machine's."""
+    calls: dict[str, int] = {}
+
+    def net_with(again: tuple[Outcome, str]) -> Any:
+        calls.clear()
+
+        def build_at(shape: ProblemShape) -> tuple[Outcome, str | None]:
+            calls["built"] = calls.get("built", 0) + 1
+            return again if calls["built"] > 1 else (Outcome.OK, None)
+
+        def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+            return (Outcome.WRONG_RESULT, WRONG) if source == "written" else (Outcome.OK, None)
+
+        return cast(
+            [DerivedSize(kind=SizeClass.PAST, tries=(_n(3073),))], "original", "written", check_at, build_at=build_at
+        )
+
+    own = net_with((Outcome.RUN_ERROR, "ValueError: n too small"))
+    assert own.failed is None and own.checks[0].rebuilt and not own.checks[0].limit, own
+    assert own.unchecked_line() == (
+        "the net did not check the written kernel at 1 of its 1 sizes where reference.py, which had built the size, "
+        "failed to build it again for the original's run (n=3073): it is unchecked there, where the original may run; "
+        "reference.py building its inputs there every time (its own failure, which no longer wall cures) checks them"
+    )
+    late = net_with((Outcome.RUN_TIMEOUT, "no reply within 60 s"))
+    assert late.checks[0].limit and "a longer --candidate-timeout-s" in (late.unchecked_line() or "")
+    crashed = net_with((Outcome.WORKER_CRASH, "the worker died (SIGKILL) without a reply"))
+    assert crashed.checks[0].machine and "a rerun on a machine less loaded" in (crashed.unchecked_line() or "")
+
+
+def _n(n: int) -> ProblemShape:
+    return ProblemShape(kwargs={"n": n})

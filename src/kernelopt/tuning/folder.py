@@ -2915,9 +2915,10 @@ class TuneSummary(BaseModel):
         net: the net's line on the written kernel at sizes the ``SHAPES`` entries do not name
             (:meth:`~kernelopt.tuning.net.NetVerdict.line`; ``None``: no edit was checked).
         net_unchecked: the net's sizes the written kernel was not checked at for want of time (the cap, the session's
-            wall, a request's limit, the original's run failing for the machine's reason:
-            :attr:`~kernelopt.tuning.net.NetVerdict.unchecked`), their labels; the verdict
-            names them where a kernel is written beside them (gpufind19's g3).
+            wall, a request's limit, the original's run failing for the machine's reason, reference.py not building a
+            size again: :attr:`~kernelopt.tuning.net.NetVerdict.unchecked`), their labels (``past n=3072, checked up
+            to it`` for a ladder stopped after a passing try); the verdict names them where a kernel is written beside
+            them (gpufind19's g3).
         pace: where the session's wall went (:class:`~kernelopt.tuning.pace.SessionPace`).
         first_call: the kernel as written is wrong on its first call at a new autotune key, as discovery's run of
             the task saw (:attr:`~kernelopt.tunables.model.AutotuneEvaluation.first_call`), else ``None``.
@@ -3044,7 +3045,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         within=p.within,
         check_notes=list(tuning.check_notes),
         net=tuning.net.line() if tuning.net is not None else None,
-        net_unchecked=[c.shape.label() for c in tuning.net.unchecked] if tuning.net is not None else [],
+        net_unchecked=[c.unchecked_label() for c in tuning.net.unchecked] if tuning.net is not None else [],
         pace=r.pace,
         first_call=p.evaluation.first_call if p.evaluation is not None else None,
     )

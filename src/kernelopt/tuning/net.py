@@ -1112,6 +1112,19 @@ def _labels(checks: Sequence[SizeCheck]) -> str:
     return ", ".join(c.shape.label() for c in checks)
 
 
+def _unchecked_labels(checks: Sequence[SizeCheck]) -> str:
+    """The labels of sizes left unchecked (:meth:`SizeCheck.unchecked_label`), as a list in words."""
+    return ", ".join(c.unchecked_label() for c in checks)
+
+
+def _held_reason(check: SizeCheck) -> str | None:
+    """What is said beside a size passed: an output not fenced there, or (checked up to a try and stopped) that it was
+    checked up to that try and is unchecked past it, and why."""
+    if check.passed and check.unchecked:
+        return f"checked up to that try, unchecked past it: {check.reason}"
+    return check.reason
+
+
 class SizeCheck(BaseModel):
     """What the net found at one derived size.
 
@@ -1125,14 +1138,18 @@ class SizeCheck(BaseModel):
         reason: the failure's line, or why the size was skipped; beside a pass, an output not fenced there.
         seconds: wall seconds the size took (the original's runs included).
         unchecked: skipped for want of time (not run within the net's cap or the session's wall, or no reply within
-            a request's limit) or the machine's failure (``machine``), not for the original's refusal: whether the
-            original handles the size is not known, and a kernel written beside it says so
-            (:attr:`NetVerdict.unchecked`, gpufind19's g3).
+            a request's limit), the machine's failure (``machine``) or reference.py's (``rebuilt``), not for the
+            original's refusal: whether the original handles the size is not known, and a kernel written beside it
+            says so (:attr:`NetVerdict.unchecked`, gpufind19's g3). Beside a pass (a ladder or a search that passed a
+            try and then stopped so), the size is checked up to ``shape`` and unchecked past it (leftovers20's l6).
         limit: unchecked for a request's limit (no reply within ``tune --candidate-timeout-s``: the written kernel,
             or reference.py building the size), which a longer wall does not lift (break19's b24).
         machine: unchecked where the written kernel failed and the original's run there failed for the machine's
             reason (its worker died, the host's memory refused, its compile past the limit:
             :func:`~kernelopt.tuning.candidate.machine_outcome`), no refusal of its own (netsafe20).
+        rebuilt: unchecked where the written kernel failed and reference.py, which had built the size, did not build
+            it again for the original's run, for a reason of its own (it raised there): not time, which a longer wall
+            does not cure (leftovers20's l6).
         original: where the written kernel failed, what the original did there: it passed, or it gave no reply within
             the limit (a request's, not a refusal: break19's b23, the written kernel's failure stands).
     """
@@ -1148,10 +1165,15 @@ class SizeCheck(BaseModel):
     unchecked: bool = False
     limit: bool = False
     machine: bool = False
+    rebuilt: bool = False
     original: str = "where the original passes"
 
     def label(self) -> str:
         return f"{self.shape.label()} ({self.kind.words})"
+
+    def unchecked_label(self) -> str:
+        """The size as an unchecked one is named: its label, or one checked up to a try, past it."""
+        return f"past {self.shape.label()}, checked up to it" if self.passed else self.shape.label()
 
 
 class NetVerdict(BaseModel):
@@ -1172,8 +1194,9 @@ class NetVerdict(BaseModel):
     @property
     def unchecked(self) -> list[SizeCheck]:
         """The sizes skipped with no verdict (:attr:`SizeCheck.unchecked`: for want of time, a request's limit, the
-        original's run failing for the machine's reason), in the net's order."""
-        return [c for c in self.checks if c.passed is None and c.unchecked]
+        original's run failing for the machine's reason, reference.py not building the size again), and those checked
+        up to a try and unchecked past it, in the net's order."""
+        return [c for c in self.checks if c.passed is not False and c.unchecked]
 
     def unchecked_line(self) -> str | None:
         """What a kernel written beside :attr:`unchecked` sizes says of them, plainly (``None``: none): the net
@@ -1183,16 +1206,22 @@ class NetVerdict(BaseModel):
         if not sizes:
             return None
         limited, machine = [c for c in sizes if c.limit], [c for c in sizes if c.machine]
-        timed = [c for c in sizes if not c.limit and not c.machine]
+        rebuilt = [c for c in sizes if c.rebuilt]
+        timed = [c for c in sizes if not c.limit and not c.machine and not c.rebuilt]
         causes, cures = [], []
         for group, cause, cure in (
             (timed, "for want of time", "a longer --budget-wall-s (or none)"),
             (limited, "with no reply within a request's limit", "a longer --candidate-timeout-s"),  # not the wall (b24)
             (machine, "where the original's run failed for the machine's reason", "a rerun on a machine less loaded"),
+            (
+                rebuilt,
+                "where reference.py, which had built the size, failed to build it again for the original's run",
+                "reference.py building its inputs there every time (its own failure, which no longer wall cures)",
+            ),
         ):
             if group:
                 of = "" if causes else f" of its {len(self.checks)} sizes"
-                causes.append(f"{len(group)}{of} {cause} ({_labels(group)})")
+                causes.append(f"{len(group)}{of} {cause} ({_unchecked_labels(group)})")
                 cures.append(cure)
         return (
             f"the net did not check the written kernel at {' and at '.join(causes)}: it is unchecked there, where "
@@ -1207,7 +1236,7 @@ class NetVerdict(BaseModel):
         bad = self.failed
         if bad is not None:
             return f"the written kernel fails at {bad.label()}, {bad.original}: {bad.outcome}: {bad.reason}"
-        held = [c.shape.label() + (f" ({c.reason})" if c.reason else "") for c in self.checks if c.passed]
+        held = [c.shape.label() + (f" ({_held_reason(c)})" if c.reason else "") for c in self.checks if c.passed]
         skipped = [f"{c.shape.label()} ({c.reason})" for c in self.checks if c.passed is None]
         parts = []
         if held:
@@ -1332,6 +1361,7 @@ class _Try:
     reason: str | None = None
     limit: bool = False  # ``stop`` is a request's limit (no reply), not the original's refusal
     machine: bool = False  # ``stop`` is the original's run failing for the machine's reason, not its refusal
+    rebuilt: bool = False  # ``stop`` is reference.py failing to build the size again, for a reason of its own
 
 
 @dataclasses.dataclass
@@ -1382,7 +1412,7 @@ class _Caster:
             return self.ladder(size, original, written)
         refusals: list[str] = []
         # no verdict for want of time (a request's limit: ``limit``; the machine's failure: ``machine``), no refusal
-        unchecked = limit = machine = False
+        unchecked = limit = machine = rebuilt = False
         shape = size.tries[-1]
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
@@ -1412,7 +1442,7 @@ class _Caster:
                 return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=Outcome.OK, reason=tried.reason)
             refusals.append(tried.stop)
             if not tried.both:
-                unchecked, limit, machine = True, tried.limit, tried.machine
+                unchecked, limit, machine, rebuilt = True, tried.limit, tried.machine, tried.rebuilt
                 break
         return SizeCheck(
             kind=size.kind,
@@ -1422,6 +1452,7 @@ class _Caster:
             unchecked=unchecked,
             limit=limit,
             machine=machine,
+            rebuilt=rebuilt,
         )
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
@@ -1440,7 +1471,7 @@ class _Caster:
         held: ProblemShape | None = None
         stop: str | None = None
         # the ladder ended for want of time (the cap, a request's limit, the machine's failure), not a refusal
-        unchecked = limit = machine = False
+        unchecked = limit = machine = rebuilt = False
         run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
         refused: list[ProblemShape] = []  # where the original failed too: a stand-in dividing one is not run
         for i, shape in enumerate(size.tries):
@@ -1496,14 +1527,9 @@ class _Caster:
             stop = tried.stop
             if tried.both and probe:  # the original handles no odd value there: down from half its power of two
                 continue
-            unchecked, limit, machine = not tried.both, tried.limit, tried.machine
+            unchecked, limit, machine, rebuilt = not tried.both, tried.limit, tried.machine, tried.rebuilt
             break
-        if held is not None:
-            return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
-        return SizeCheck(
-            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked,
-            limit=limit, machine=machine,
-        )  # fmt: skip
+        return _stopped(size, held, stop, unchecked, limit, machine, rebuilt)
 
     def bisect(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """The joint residue's steps (:func:`_joint_steps`: each one factor of two fewer in the keys' product) searched
@@ -1520,7 +1546,7 @@ class _Caster:
         refused: set[int] = set()
         held: ProblemShape | None = None
         stop: str | None = None
-        unchecked = limit = machine = False  # the search ended for want of time (the cap, a request's limit, ...)
+        unchecked = limit = machine = rebuilt = False  # the search ended for want of time (the cap, a limit, ...)
         while True:
             left = [i for i in range(passed + 1, failed) if i not in refused]
             if not left:
@@ -1549,15 +1575,10 @@ class _Caster:
                 continue
             stop = tried.stop
             if not tried.both:
-                unchecked, limit, machine = True, tried.limit, tried.machine
+                unchecked, limit, machine, rebuilt = True, tried.limit, tried.machine, tried.rebuilt
                 break
             failed = i
-        if held is not None:
-            return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK)
-        return SizeCheck(
-            kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", unchecked=unchecked,
-            limit=limit, machine=machine,
-        )  # fmt: skip
+        return _stopped(size, held, stop, unchecked, limit, machine, rebuilt)
 
     def tried(
         self,
@@ -1577,10 +1598,10 @@ class _Caster:
         if outcome is Outcome.RUN_TIMEOUT:
             return _Try(stop=f"{shape.label()}: no reply within the limit ({who}): {reason}", limit=True)
         theirs = self.original_at(original, shape, scale, self.alone_at(shape, reason))
-        if not isinstance(theirs, str) and any(word in (theirs[1] or "") for word in STICKY_CUDA_ERRORS):
+        if isinstance(theirs, _Try):
+            return theirs
+        if any(word in (theirs[1] or "") for word in STICKY_CUDA_ERRORS):
             self.faulted.add(_alignment(shape))
-        if isinstance(theirs, str):
-            return _Try(stop=theirs)
         if theirs[0] is Outcome.OK:
             return _Try(failed=SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason))
         if theirs[0] is Outcome.RUN_TIMEOUT:  # no reply is no refusal (break19 b23): the original may run there
@@ -1611,24 +1632,48 @@ class _Caster:
 
     def original_at(
         self, original: str, shape: ProblemShape, scale: float, check: CheckAt | None = None
-    ) -> tuple[Outcome, str | None] | str:
+    ) -> tuple[Outcome, str | None] | _Try:
         """The original's outcome at ``shape``, where the written kernel failed: run once a size, past the cap if
         need be (a try's verdict needs it), by ``check`` (``check_at`` by default; :meth:`alone_at`), the size built
-        again first where it runs in ``check_at``'s worker (which may have started again after the failure); the line
-        of a refusal when reference.py does not build it again."""
+        again first where it runs in ``check_at``'s worker (which may have started again after the failure); why no
+        verdict is had when reference.py does not build it again (no reply: a request's limit; the machine's failure;
+        else its own, leftovers20's l6: none of them time the wall would give)."""
         label = shape.label()
         check = check or self.check_at
         if label not in self.memo:
             if self.build_at is not None and check is self.check_at:
                 rebuilt = self.timed(scale, self.build_at, shape)
                 if rebuilt[0] is not Outcome.OK:
-                    return f"{label}: reference.py did not build it again: {rebuilt[1]}"
+                    limit = rebuilt[0] is Outcome.RUN_TIMEOUT
+                    machine = not limit and machine_outcome(*rebuilt)
+                    stop = f"{label}: reference.py did not build it again: {rebuilt[0]}: {rebuilt[1]}"
+                    return _Try(stop=stop, limit=limit, machine=machine, rebuilt=not limit and not machine)
             self.memo[label] = self.timed(scale, check, original, shape)
         return self.memo[label]
 
 
 #: The most elements a size's alignment reads (:func:`_alignment`): 16, a 16-byte access of bytes, our choice.
 ALIGNMENT_MOST = 16
+
+
+def _stopped(
+    size: DerivedSize,
+    held: ProblemShape | None,
+    stop: str | None,
+    unchecked: bool,
+    limit: bool,
+    machine: bool,
+    rebuilt: bool,
+) -> SizeCheck:
+    """The end of a ladder or a search (:meth:`_Caster.ladder`, :meth:`_Caster.bisect`): passed at ``held``, the last
+    try it passed, and where it then stopped with no verdict (``unchecked``), checked up to that try and unchecked past
+    it, ``stop`` saying why (leftovers20's l6: it was reported passed, the stop unnamed); skipped where no try
+    passed."""
+    why = {"unchecked": unchecked, "limit": limit, "machine": machine, "rebuilt": rebuilt}
+    if held is not None:
+        said = stop if unchecked else None
+        return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK, reason=said, **why)
+    return SizeCheck(kind=size.kind, shape=size.tries[0], passed=None, reason=stop or "no try run", **why)
 
 
 def _alignment(shape: ProblemShape) -> int:
