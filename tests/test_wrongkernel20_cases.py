@@ -1,6 +1,7 @@
-"""wrongkernel20: a kernel written wrong on the path of a layout the net never took (docs/faults.md v83): a key the
-net keeps at the primary's value (``transposed`` 0 and 1) chose the kernel, and every size of the net ran the
-primary's, so a pick read only by the other layout's kernel was checked at its own entry alone."""
+"""wrongkernel20: a kernel written wrong on the path of a layout the net never took (docs/faults.md v83, v84): a key
+the net keeps at the primary's value (``transposed`` 0 and 1; a divisor, ``heads`` 4 and 1) chose the kernel, and
+every size of the net ran the primary's, so a pick read only by the other value's kernel was checked at its own entry
+alone."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from kernelopt.tuning.problem import ProblemShape
 from tests.test_wrongkernel17_cases import VARIANTS, _caught, _checked
 
 
-def test_a_kept_key_the_entries_give_different_values_is_a_layout_each_and_a_seed_or_divisor_is_not() -> None:
+def test_a_kept_key_the_entries_give_different_values_is_a_layout_each_and_a_seed_is_not() -> None:
     """``transposed`` 0 and 1 (no tensor dimension in get_inputs): every size is derived once with each value, taken
-    in turn, the largest the same (the past size 129 x 1025 in both layouts); a seed that differs stays the
-    primary's, and with one value there is one layout, as before."""
+    in turn, the largest the same (the past size 129 x 1025 in both layouts); a divisor's values are layouts too; a
+    seed that differs stays the primary's, and with one value there is one layout, as before."""
     text = (VARIANTS / "layout_two_kernels" / "reference.py").read_text()
     roles = key_roles(text)
     entries = [
@@ -35,6 +36,10 @@ def test_a_kept_key_the_entries_give_different_values_is_a_layout_each_and_a_see
     seeded = "def get_inputs(n=64, seed=3):\n    torch.manual_seed(seed)\n    return [torch.randn(n)]\n"
     seeds = [ProblemShape(kwargs={"n": 64, "seed": 1}), ProblemShape(kwargs={"n": 128, "seed": 2})]
     assert layout_keys(seeds, key_roles(seeded), None) == []
+    heads = key_roles((VARIANTS / "heads_one_path" / "reference.py").read_text())
+    divided = [ProblemShape(kwargs={"T": 16, "hidden": 256, "heads": h}) for h in (4, 1, 4)]
+    assert layout_keys(divided, heads, None) == ["heads"]
+    assert [t.kwargs["heads"] for s in derived_sizes(divided, (), heads)[:2] for t in s.tries[:1]] == [4, 1]
 
 
 @pytest.mark.timeout(120)
@@ -49,3 +54,18 @@ def test_v83_a_pick_read_only_by_the_transposed_input_s_kernel_fails_a_transpose
     taken in each layout and the pick fails at 16 x 17 transposed; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "layout_two_kernels", {"BLOCK_K": 32})
     _caught(done, SizeClass.FLOOR, "n_rows=16,n_cols=17,transposed=1")
+
+
+@pytest.mark.timeout(120)
+def test_v84_a_pick_read_only_by_one_head_s_kernel_fails_a_one_head_size_with_the_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v84 (heads_one_path: each head's sum of squares of ``(T, heads, hidden // heads)``, many heads one program a
+    head over masked blocks, one head tiles of tokens walking the head's dimension in whole blocks of ``BLOCK_D=16``
+    without a mask, the rest in one masked block of ``TAIL=16``; SHAPES 16 tokens x 256 in 4 heads and 64 x 512 in
+    one): ``BLOCK_D=32`` was written plainly with the rules on, "correct at T=65,hidden=513,heads=4, ...,
+    T=16,hidden=1024,heads=16; kept heads (divides a dimension)", every size of the net at 4 heads or the divisor
+    size's 16, and sums one head of 312 wrong, which the original sums. Now each size is taken at 4 heads and at 1,
+    and the pick fails at one token of one head of 17; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "heads_one_path", {"BLOCK_D": 32})
+    _caught(done, SizeClass.FLOOR, "T=1,hidden=17,heads=1")

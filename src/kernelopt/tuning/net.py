@@ -22,9 +22,9 @@ v65) moves when its largest value is above 1, one handed to ``run()`` kept at it
 code ``run()`` asserts is 10 or 20). A string key that is a size moves each of its numbers (``"4x1000"``); with no
 key to move, reference.py's module-level sizes move (:func:`kernelopt.harness.sizes.module_sizes`: ``N = 4096``,
 ``input_shape = (4, 1000)``, substituted as it runs). A key kept that the entries give different values (a layout
-flag, ``transposed`` 0 and 1; a mode; a dtype), neither a seed nor a divisor, is a layout each: every size is derived
-once with each of its values, taken in turn (:func:`layout_keys`; wrongkernel20's v83, a transposed input's kernel
-checked at its own entry only).
+flag, ``transposed`` 0 and 1; a mode; a dtype; a divisor, ``heads`` 4 and 1), not a seed, is a layout each: every
+size is derived once with each of its values, taken in turn (:func:`layout_keys`; wrongkernel20's v83 and v84, a
+transposed input's kernel and one head's checked at their own entry only).
 
 - **past**: one past the power of two at or above the largest entry (``100 -> 129``, ``60 -> 65``, ``512 -> 513``):
   above every entry and odd, so a multiple of no tile above 1 and past any one block a pick that passes the entries
@@ -420,7 +420,7 @@ def derived_sizes(
     sizes, last (:func:`_far`); ``None``: none.
 
     A key the net keeps at the primary's value that the entries give different values (a layout flag, ``transposed``
-    0 and 1; a mode; a dtype), neither a seed nor a divisor, splits them (:func:`_layouts`): the sizes are derived once
+    0 and 1; a mode; a dtype; a divisor), not a seed, splits them (:func:`_layouts`): the sizes are derived once
     with each of its values, from every entry (the largest the same), taken in turn size by size: a pick read only on
     the other value's path (a transposed input's kernel) was checked at its own entry alone (wrongkernel20's v83).
     """
@@ -431,15 +431,21 @@ def derived_sizes(
                          residue=residue, block=block, far=far)
             for first in firsts
         ]  # fmt: skip
-        return [size for sizes in itertools.zip_longest(*each) for size in sizes if size is not None]
+        out: list[DerivedSize] = []
+        for size in (size for sizes in itertools.zip_longest(*each) for size in sizes if size is not None):
+            taken = {t.label() for earlier in out for t in earlier.tries}
+            if not {t.label() for t in size.tries} <= taken:  # the divisor size's, from each layout alike: once
+                out.append(size)
+        return out
     return _derived_one(shapes, grown, roles, constants, least=least, residue=residue, block=block, far=far)
 
 
 def layout_keys(
     shapes: Sequence[ProblemShape], readings: Mapping[str, KeyReading], constants: Mapping[str, SizeValue] | None
 ) -> list[str]:
-    """The keys the net would keep at the primary's value (neither moved, nor a seed, nor a divisor, which the divisor
-    size moves) that the entries give different values: each value is a layout of its own (:func:`derived_sizes`)."""
+    """The keys the net would keep at the primary's value (neither moved nor a seed) that the entries give different
+    values: each value is a layout of its own (:func:`derived_sizes`). A divisor is one too (v84: ``heads`` 4 and 1,
+    one head a kernel of its own): the divisor size moves it only up, past its largest entry."""
     mover = _Mover.of(shapes, readings, constants)
     if mover is None or mover.on_constants:
         return []
@@ -449,7 +455,7 @@ def layout_keys(
         for k in shapes[0].kwargs
         if k not in moved
         and (r := readings.get(k)) is not None
-        and r.why not in ("a seed", "divides a dimension")
+        and r.why != "a seed"
         and len({repr(s.kwargs.get(k)) for s in shapes}) > 1
     ]
 
