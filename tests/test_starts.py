@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.errors import WorkspaceError
+from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.taskcard import TaskCard
 from kernelopt.workspace import RunLock, Workspace
 
@@ -99,3 +99,24 @@ def test_the_lock_is_reentrant_in_a_process_and_released_with_its_file(tmp_path:
     (tmp_path / "afile").write_text("")
     with pytest.raises(WorkspaceError, match="is not a folder"):
         RunLock(tmp_path / "afile" / "kernel_opt_y").acquire()
+
+
+def test_a_refusal_in_the_instant_before_the_holder_writes_its_pid_still_names_it(tmp_path: Path) -> None:
+    """The holder writes ``<pid> <command>`` just after it takes the lock: a start refused in that instant read an
+    empty file and said "pid ?" (a fresh clone under load, 2026-12-06). It reads the file again until the pid is
+    there, up to a second."""
+    import fcntl
+    import threading
+
+    lock = RunLock(tmp_path / "kernel_opt_x")
+    fd = os.open(lock.path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held, nothing written yet
+    writer = threading.Timer(0.2, lambda: os.write(fd, b"4242 tune"))
+    writer.start()
+    try:
+        with pytest.raises(UsageError) as refused:
+            lock.acquire()
+    finally:
+        writer.join()
+        os.close(fd)
+    assert f"another kernelopt tune is running on {lock.target} (pid 4242)" in str(refused.value)

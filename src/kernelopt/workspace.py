@@ -124,7 +124,7 @@ class RunLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                said = os.read(fd, 128).decode(errors="replace")
+                said = _holder_said(fd)
                 os.close(fd)
                 raise UsageError(self._running(said), hint=self.hint) from None
             try:
@@ -189,6 +189,18 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _holder_said(fd: int, wait_s: float = 1.0) -> str:
+    """What a held lock file says (``<pid> <command>``). Its holder writes that just after taking the lock, so a file
+    read empty in that instant is read again for up to ``wait_s`` (under load a refusal said "pid ?" for a holder
+    that had its pid written a moment later)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        said = os.pread(fd, 128, 0).decode(errors="replace")
+        if said.strip() or time.monotonic() >= deadline:
+            return said
+        time.sleep(0.02)
 
 
 _GIT_LOCK_RE = re.compile(r"Unable to create '([^']+\.lock)': File exists")
