@@ -119,3 +119,32 @@ def test_n102_a_kernel_py_committed_by_hand_between_runs_is_refused_and_the_hint
     assert subjects(ws) == [*loops, "mine: BLOCK 1000", "kernel.py as the loop left it"]
     OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()  # the loop goes on from its own
     assert subjects(ws)[len(loops) + 2].startswith("V2: ")
+
+
+def test_n103_report_writes_the_version_timeline_as_csv_for_a_spreadsheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user wanted the versions of their workspace in a spreadsheet, as `kernelopt batch` gives its table as
+    batch.csv: `kernelopt report` wrote Markdown, HTML and `--json` (the whole records, 33 kB for three versions,
+    no speedup over V0 in it), no table a spreadsheet or pandas opens. Now `--csv OUT` writes the timeline, one row
+    a version, the records' figures unrounded; it replaces only an earlier timeline, as a report does."""
+    import csv
+
+    from kernelopt.cli.app import main
+    from tests.test_report_render import build_report_workspace
+
+    ws = build_report_workspace(tmp_path / "ws")
+    out = tmp_path / "t.csv"
+    assert main(["report", str(ws.root), "--csv", str(out)]) == 0
+    assert f"wrote csv: {out}" in capsys.readouterr().out
+    rows = {r["version"]: r for r in csv.DictReader(out.open(newline=""))}
+    assert list(rows) == ["V0", "V1", "V2", "V3", "V4"]
+    assert float(rows["V1"]["latency_us"]) == 200.0 and float(rows["V1"]["speedup_vs_v0"]) == 2.0
+    assert json.loads(rows["V1"]["knob_changes"]) == {"BLOCK_SIZE": [128, 1024]} and rows["V1"]["commit"]
+    assert rows["V2"]["status"] == "TIMEOUT_FAIL" and rows["V2"]["failure"] == "case 0 ran past its 30 s limit | killed"
+    assert rows["V2"]["latency_us"] == "" and rows["V4"]["masked"] == "True" and rows["V4"]["speedup_vs_v0"] == ""
+    assert main(["report", str(ws.root), "--csv", str(out)]) == 0  # an earlier timeline is replaced
+    mine = tmp_path / "mine.csv"
+    mine.write_text("a,b\n1,2\n")
+    assert main(["report", str(ws.root), "--csv", str(mine)]) == 2 and mine.read_text() == "a,b\n1,2\n"
+    assert "is not a kernelopt timeline" in capsys.readouterr().err

@@ -1,10 +1,10 @@
-"""``kernelopt report WS|--workspace WS [--html OUT] [--markdown OUT] [--json]``: the workspace's report.
+"""``kernelopt report WS|--workspace WS [--html OUT] [--markdown OUT] [--csv OUT] [--json]``: the workspace's report.
 
 Without ``--html`` / ``--markdown`` the Markdown report goes to stdout. ``--markdown OUT`` writes it
 with the roofline image beside it (``<OUT stem>.roofline.png``); ``--html OUT`` writes one
-self-contained page. ``--json`` prints the report's data (and the files written) instead. A report goes
-only to a ``.md`` / ``.html`` file outside every workspace, new or an earlier report
-(:mod:`kernelopt.report.files`).
+self-contained page; ``--csv OUT`` the version timeline as CSV. ``--json`` prints the report's data (and the
+files written) instead. A report goes only to a ``.md`` / ``.html`` (the timeline: ``.csv``) file outside every
+workspace, new or an earlier one (:mod:`kernelopt.report.files`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ def register(app: typer.Typer) -> None:
         markdown: Path | None = typer.Option(
             None, "--markdown", help="Write the Markdown report here (the plot goes beside it)."
         ),
+        csv: Path | None = typer.Option(
+            None, "--csv", help="Write the version timeline as CSV here (one row per version, for a spreadsheet)."
+        ),
         root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Where workspaces named by NAME live."),
         as_json: bool = typer.Option(False, "--json", help="Print the report data as JSON."),
     ) -> None:
@@ -44,6 +47,7 @@ def register(app: typer.Typer) -> None:
         # new or an earlier report (`--markdown WS/kernel.py` replaced the kernel)
         markdown = report_file(markdown, "--markdown", ReportFormat.MARKDOWN) if markdown is not None else None
         html = report_file(html, "--html", ReportFormat.HTML) if html is not None else None
+        csv = report_file(csv, "--csv", ReportFormat.CSV) if csv is not None else None
         named = chosen_workspace(
             Path(workspace) if workspace else None,
             Path(workspace_opt) if workspace_opt else None,
@@ -52,7 +56,7 @@ def register(app: typer.Typer) -> None:
         ws = resolve_workspace(str(named), root)
         data = collect(ws)
         add_run_state(ws, data)
-        written = write_reports(data, markdown=markdown, html=html)  # a disk error names the report's path
+        written = write_reports(data, markdown=markdown, html=html, csv=csv)  # a disk error names the report's path
         if as_json:
             emit_json({"report": data, "written": {k: str(v) for k, v in written.items()}})
             return

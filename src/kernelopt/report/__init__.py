@@ -20,6 +20,7 @@ from kernelopt.report.reader import NOT_GIVEN, Ceilings, NotGiven, collect
 from kernelopt.report.roofline import roofline_plot, roofline_points
 from kernelopt.report.sections import plot_title
 from kernelopt.report.sessions import session_plots
+from kernelopt.report.timeline_csv import timeline_csv
 from kernelopt.workspace import Workspace
 
 __all__ = [
@@ -77,7 +78,9 @@ REPORT_HINT = "name a file in a folder this user can write, on a disk with space
 (the generic "copy the workspace ... or pass --root" was the wrong fix, and `report` has no --root)."""
 
 
-def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
+def write_reports(
+    data: ReportData, *, markdown: Path | None = None, html: Path | None = None, csv: Path | None = None
+) -> dict[str, Path]:
     """Write the reports of ``data`` atomically; returns what was written by kind (:func:`_write_reports`).
 
     Raises:
@@ -85,7 +88,7 @@ def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path 
         DiskProblem: the file system refused a write (full, read-only, no permission), naming the report's path.
     """
     try:
-        return _write_reports(data, markdown=markdown, html=html)
+        return _write_reports(data, markdown=markdown, html=html, csv=csv)
     except OSError as exc:
         problem = write_refusal(exc, hint=REPORT_HINT)
         if problem is None:
@@ -93,7 +96,9 @@ def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path 
         raise problem from None
 
 
-def _write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
+def _write_reports(
+    data: ReportData, *, markdown: Path | None = None, html: Path | None = None, csv: Path | None = None
+) -> dict[str, Path]:
     """Write the reports of ``data`` atomically; returns what was written by kind.
 
     The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively, and each
@@ -109,6 +114,8 @@ def _write_reports(data: ReportData, *, markdown: Path | None = None, html: Path
         markdown = report_file(markdown, "markdown", ReportFormat.MARKDOWN)
     if html is not None:
         html = report_file(html, "html", ReportFormat.HTML)
+    if csv is not None:
+        csv = report_file(csv, "csv", ReportFormat.CSV)
     image, missing = _plot_or_reason(data) if (markdown or html) else (None, None)
     searches, _ = session_plots(data) if (markdown or html) else ({}, None)
     if markdown is not None:
@@ -134,6 +141,9 @@ def _write_reports(data: ReportData, *, markdown: Path | None = None, html: Path
         page = html_report(data, image=image, image_format="png", image_missing=missing, search_images=searches)
         atomic_write_text(html, page)
         written["html"] = html
+    if csv is not None:  # the version timeline, for a spreadsheet or pandas
+        atomic_write_text(csv, timeline_csv(data))
+        written["csv"] = csv
     for path in written.values():
         path.chmod(0o644)  # reports are for reading and sharing (the atomic temp file is 0600)
     return written

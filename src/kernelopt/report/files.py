@@ -2,7 +2,8 @@
 --html`` and the MCP server's ``report(markdown=, html=)`` (the rule itself: :mod:`kernelopt.destination`).
 
 A report is a ``.md`` (``.markdown``) or ``.html`` (``.htm``) file outside every workspace; it replaces only an
-earlier report (its title begins with :data:`~kernelopt.report.model.REPORT_TITLE`). The plots a Markdown
+earlier report (its title begins with :data:`~kernelopt.report.model.REPORT_TITLE`); the version timeline as CSV is
+a ``.csv`` file there, replacing only an earlier timeline (its header's first columns). The plots a Markdown
 report links are written beside it (``<stem>.roofline.png``, ``<stem>.v<N>.search.png``) and replace only a PNG.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from kernelopt.destination import FileKind, output_file
 from kernelopt.errors import UsageError
 from kernelopt.report.model import REPORT_TITLE
+from kernelopt.report.timeline_csv import CSV_COLUMNS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 """The first 8 bytes of every PNG file (the PNG specification, section 5.2)."""
@@ -22,6 +24,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 class ReportFormat(StrEnum):
     MARKDOWN = "markdown"
     HTML = "html"
+    CSV = "csv"
 
 
 def _markdown_report(head: str) -> bool:
@@ -32,9 +35,14 @@ def _html_report(head: str) -> bool:
     return head.lstrip().lower().startswith("<!doctype html>") and f"<title>{REPORT_TITLE}" in head
 
 
+def _timeline_csv(head: str) -> bool:
+    return head.startswith(",".join(CSV_COLUMNS[:3]))
+
+
 KINDS = {
     ReportFormat.MARKDOWN: FileKind("report", (".md", ".markdown"), _markdown_report),
     ReportFormat.HTML: FileKind("report", (".html", ".htm"), _html_report),
+    ReportFormat.CSV: FileKind("timeline", (".csv",), _timeline_csv),
 }
 
 
