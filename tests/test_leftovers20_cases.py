@@ -251,3 +251,53 @@ def test_l6_reference_py_not_building_a_size_again_is_not_called_want_of_time() 
 
 def _n(n: int) -> ProblemShape:
     return ProblemShape(kwargs={"n": n})
+
+
+# ------------------------------------------------------------------ l7: the user's own linked kernel.py in Stage 3
+
+_EDIT_IN_PLACE = (
+    "from pathlib import Path; p = Path('kernel.py'); p.write_text(p.read_text().replace('num_warps=4', 'num_warps=8'))"
+)
+
+
+def test_l7_a_user_s_linked_kernel_is_edited_through_its_link_and_a_link_the_agent_makes_is_still_refused(
+    ws_root: Path, tmp_path: Path
+) -> None:
+    """A workspace whose kernel.py the user keeps as a link to their project's file (which loses20 keeps) failed every
+    Stage 3 of the agent path, "the agent made kernel.py a symbolic link", untrue: the link was theirs, present at the
+    snapshot. An agent that edits kernel.py through it passes (the user's file holds the edit, the link the same); one
+    that points it at a copy of its own is refused as before (agents19's a6) and the user's link pointed back."""
+    import shlex
+    import sys
+
+    from kernelopt.backends.agent_cli import AgentCliImplementer
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import run_implement
+
+    from .backends_support import AGENTS, make_plan, make_ws, write_plan
+
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    mine = tmp_path / "project" / "kernel.py"
+    mine.parent.mkdir()
+    mine.write_bytes(ws.kernel_py.read_bytes())
+    assert "num_warps=4" in mine.read_text()
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(mine)
+    python = shlex.quote(sys.executable)
+
+    def stage_3(command: str, env: dict[str, str] | None = None) -> Any:
+        backend = AgentCliImplementer({"command": command, "env": env or {}, "timeout_s": 20})
+        return run_implement(
+            ws, 1, make_plan(), backend, guard=RunGuard(ws), check=None, summary=None, history=[], repair_attempts=0
+        )
+
+    edited = stage_3(f"{python} -c {shlex.quote(_EDIT_IN_PLACE)}")
+    assert edited.ok and not edited.violations, (edited.reason, edited.violations)
+    assert "+" in edited.diff and "num_warps=8" in edited.diff
+    assert ws.kernel_py.is_symlink() and Path(ws.kernel_py.readlink()) == mine
+    assert "num_warps=8" in mine.read_text()
+    before = mine.read_bytes()
+    linked = stage_3(f"{python} {shlex.quote(str(AGENTS / 'linker19.py'))}", {"LINK_OUT": str(tmp_path / "copy.py")})
+    assert not linked.ok and linked.violations == ["kernel.py (made a symbolic link)"], linked.violations
+    assert ws.kernel_py.is_symlink() and Path(ws.kernel_py.readlink()) == mine and mine.read_bytes() == before

@@ -97,6 +97,24 @@ def new_folder_mode() -> int:
     return 0o777 & ~umask()
 
 
+def link_target(path: Path) -> str | None:
+    """Where the symbolic link ``path`` points, as the link writes it (``os.readlink``); ``None`` where ``path`` is no
+    link (a file, a folder, nothing). The one reading of a link of the guard and the stages (leftovers20's l8)."""
+    try:
+        return os.readlink(path)
+    except OSError:  # not a link (EINVAL), or no such path
+        return None
+
+
+def made_a_link(path: Path, was: str | None) -> bool:
+    """Whether ``path`` is now a symbolic link it was not as a stage began (``was``: where it pointed then, ``None``:
+    no link): a file made a link, or a link pointed elsewhere. A link the user made that the stage wrote through (a
+    workspace's kernel.py kept as a link to their project's file) is the stage's edit of that file, not a link it made
+    (late19 z5 in the guard; leftovers20's l7 in Stage 3's own check and the agent-cli implementer's)."""
+    now = link_target(path)
+    return now is not None and now != was
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text``, redacted (:func:`kernelopt.redact.redact`), to ``path`` atomically (temp file in
     the same folder, fsync, rename), as UTF-8 with its line endings as given.

@@ -65,7 +65,7 @@ from kernelopt.backends.protocol import (
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
 from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, InputFileError, UsageError
-from kernelopt.fileio import atomic_write_text, decode_python
+from kernelopt.fileio import atomic_write_text, decode_python, link_target, made_a_link
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import PLAN_CHARS, Plan
@@ -387,6 +387,7 @@ class AgentCliImplementer(_AgentCliBackend):
         if ctx.plan is None and not ws.plan_path(ctx.version).is_file():
             return ImplementOutcome(changed=False, error=f"no plan to implement (plans/v{ctx.version}_plan.md)")
         before = ws.kernel_py.read_bytes() if ws.kernel_py.is_file() else b""
+        was = link_target(ws.kernel_py)  # the user's own link, kept (loses20): read through, never one the agent made
         run = self.run_agent(ctx, Stage.IMPLEMENT, settings)
         failure = run.failure(settings.timeout_s)
 
@@ -395,7 +396,7 @@ class AgentCliImplementer(_AgentCliBackend):
 
         if failure:
             return fail(failure, unavailable=run.infrastructure() is not None)
-        if ws.kernel_py.is_symlink():  # never read through, gated or committed (a6)
+        if made_a_link(ws.kernel_py, was):  # never read through, gated or committed (a6)
             return fail(f"the agent made kernel.py a symbolic link, not a file (transcript: {run.transcript})")
         if not ws.kernel_py.is_file():
             return fail(f"the agent deleted kernel.py (transcript: {run.transcript})")

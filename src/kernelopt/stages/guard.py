@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from kernelopt.fileio import made_a_link
 from kernelopt.memory.model import PitfallAndFix
 from kernelopt.redact import MIN_SECRET_CHARS, Redactor, secret_values
 from kernelopt.stagenames import Stage
@@ -751,7 +752,7 @@ class RunGuard:
         self.kept_aside += [c for c in undone if c.kept is not None]
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
-        for rel in [rel for rel in written if _made_a_link(self.ws.root, rel, point.links)]:
+        for rel in [rel for rel in written if made_a_link(self.ws.root / rel, point.links.get(rel))]:
             # a6: kernel.py (or the plan) replaced by a link to a file outside passed as an edit: gated, then
             # committed as a link, so what ran later was whatever that file held by then
             if rel in point.links:  # the user's link pointed elsewhere: pointed back (it has no bytes to write)
@@ -765,16 +766,6 @@ class RunGuard:
             restore(self.ws.root, {rel: point.kept.get(rel)})
             out.append(f"{rel}{SECRET_NOTE}")
         return out
-
-
-def _made_a_link(root: Path, rel: str, links: dict[str, str]) -> bool:
-    """Whether the stage left ``rel`` a symbolic link it was not before (``links``: each link of the workspace and where
-    it pointed as the stage began): a file made one, or a link pointed elsewhere. A link the user made (their
-    workspace's kernel.py kept as a link to their project's file) that the stage wrote through is the stage's edit of
-    that file: a6's check took it for the stage's own link, failed the stage "made a symbolic link" and removed
-    kernel.py from the workspace, a link having no bytes to put back (late19 z5)."""
-    path = root / rel
-    return path.is_symlink() and links.get(rel) != os.readlink(path)
 
 
 SECRET_NOTE = " (holds a secret value: the API key or another secret variable)"

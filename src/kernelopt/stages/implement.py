@@ -22,14 +22,22 @@ from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Imple
 from kernelopt.errors import InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
-from kernelopt.fileio import SourceChanged, decode_python
+from kernelopt.fileio import SourceChanged, decode_python, made_a_link
 from kernelopt.harness.model import CorrectnessReport
 from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord, PitfallAndFix
 from kernelopt.oneline import one_line
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import aux_files_of, editable_files, may_write
-from kernelopt.stages.guard import Captured, RunGuard, capture, restore, violation_message, violation_pitfall
+from kernelopt.stages.guard import (
+    Captured,
+    Link,
+    RunGuard,
+    capture,
+    restore,
+    violation_message,
+    violation_pitfall,
+)
 from kernelopt.stages.plan import MarkdownPlanReader, PlanReader, transcript_allowance
 from kernelopt.workspace import Workspace
 
@@ -132,6 +140,8 @@ def run_implement(
     history = [r for r in history if not r.masked and r.number < version]
     res = ImplementResult(version=version, implementer=implementer.name)
     good = capture(ws.root, editable)
+    kept = good.get("kernel.py")  # the user's own link (loses20 l1): read through, its target its own (l7)
+    good_kernel, was = (kept.data, kept.target) if isinstance(kept, Link) else (kept, None)
     attempts = _Attempts(res, repair_attempts + 1, on_failed_attempt)
     for attempt in range(attempts.total):
         res.attempts = attempt + 1
@@ -152,10 +162,10 @@ def run_implement(
         violations = guard.check(point, allowed + transcript_allowance(ws, version, res.transcript))
         if violations:
             return _fail(ws, res, good, _violated(res, violations, allowed, on_failed_attempt), attempts.first)
-        why = why or _verdict(ws, res, good.get("kernel.py"), check)
+        why = why or _verdict(ws, res, good_kernel, check, was)
         if why is None:
             res.ok = True
-            res.diff = _diff(good.get("kernel.py"), ws.kernel_py.read_bytes())
+            res.diff = _diff(good_kernel, ws.kernel_py.read_bytes())
             return res
         last = attempt == attempts.total - 1 or not why.repairable
         attempts.failed(why, attempt, last)
@@ -232,10 +242,11 @@ def _violated(res: ImplementResult, violations: list[str], allowed: list[str], s
 
 
 def _verdict(
-    ws: Workspace, res: ImplementResult, good_kernel: bytes | None, check: CorrectnessCheck | None
+    ws: Workspace, res: ImplementResult, good_kernel: bytes | None, check: CorrectnessCheck | None, was: str | None
 ) -> _Attempt | None:
-    """What is wrong with an attempt that returned: its error, the kernel.py it left, or the correctness
-    check (not run on a kernel.py the implementer checked on the full problem, ``outcome.checked``)."""
+    """What is wrong with an attempt that returned: its error, the kernel.py it left (``was``: where the user's own
+    link pointed as the stage began), or the correctness check (not run on a kernel.py the implementer checked on the
+    full problem, ``outcome.checked``)."""
     outcome = res.outcome
     if outcome is not None and outcome.error and outcome.no_gain:
         # a measured search found nothing faster: a result, not a failure of the implementer
@@ -249,7 +260,7 @@ def _verdict(
         return _Attempt(
             f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False
         )
-    why = _inspect(ws, good_kernel)
+    why = _inspect(ws, good_kernel, was)
     if why is not None or check is None or (outcome is not None and outcome.checked):
         return why
     report = check(ws)
@@ -275,9 +286,10 @@ def kernel_problem(ws: Workspace, good_kernel: bytes | None) -> str | None:
     return problem.message if problem is not None else None
 
 
-def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
-    """What is wrong with the kernel.py an implementer left, or ``None``."""
-    if ws.kernel_py.is_symlink():  # gated through the link, then committed as one: the kernel is whatever it points at
+def _inspect(ws: Workspace, good_kernel: bytes | None, was: str | None = None) -> _Attempt | None:
+    """What is wrong with the kernel.py an implementer left, or ``None``. A link it made is refused; the user's own
+    (``was``: where kernel.py pointed as the stage began) is read through: the stage wrote the user's file (l7)."""
+    if made_a_link(ws.kernel_py, was):  # gated through the link, committed as one: the kernel is what it points at
         return _Attempt(
             "the implementer made kernel.py a symbolic link (to a file the workspace does not hold): write the kernel "
             "into kernel.py itself",
