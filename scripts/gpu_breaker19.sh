@@ -10,7 +10,8 @@
 #      LMDeploy's persistent RMS norm (launched twice a run) and SiLU-and-mul, FlagAttention's split-kv decoding,
 #      Kernl's pruned-list linear layer) and the forms tune writes (d1's FlagAttention table, d2's cross-entropy
 #      backward table of BLOCK_SIZE and num_warps, d4's LMDeploy table up to the hidden size), correct at sizes the
-#      SHAPES do not name;
+#      SHAPES do not name; dao_rotary's pick written first on the host's own torch (2.11 on the H100 of 2026-12-06,
+#      whose wrap_triton refused the interpreter's kernels until gpunet20 g2's fix);
 #   2. tune (a 60 s wall each): `kernelopt tune --device cuda --json` on copies of flag_splitkv (d1: its tiles
 #      searched; d3: no twin of the original timed apart) and lmd_rms (d4: the search starts at the block covering
 #      the hidden size), then on dao_xent's backward launch (`--kernel cross_entropy_bwd_kernel`, d2: BLOCK_SIZE with

@@ -1,0 +1,75 @@
+"""Each held-out trial's ``GPU_PICKS`` (the forms its GPU test has ``tune`` write and then runs compiled) checked on the
+CPU, so that test data gone stale is seen before a GPU session spends a phase on it (gpunet20: breaker19's GPU test
+could not write its dao_rotary pick on the H100's host; docs/faults.md g2).
+
+Two checks. The cheap one, in the default run, reads each trial's file (``GPU_PICKS`` and ``DATA``, never importing
+it): each pick names a folder of the trial's data holding kernel.py and reference.py, and each knob it sets is a name
+kernel.py still writes. The costly one writes every pick as the GPU test does (``tests/gpu_correct.py``'s
+``written_files``: a preparation of the folder in a worker, the task run at each ``SHAPES`` entry in Triton's
+interpreter): 41 picks over 8 trials took 63.7 CPU-s (157 s wall, the process tree, load about 6, 2026-12-06), so
+it runs only with ``KERNELOPT_GPU_PICKS=1``, before a GPU session (docs/gpu-session.md). Neither sees what only the
+GPU host's own torch or Triton does differently (g2 was torch 2.11 there): the GPU test itself is the proof of that.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+
+#: the trials whose GPU test writes ``GPU_PICKS`` (a module-level dict literal of their file), by file stem
+TRIALS = sorted(p.stem for p in TESTS.glob("test_*_cases.py") if "\nGPU_PICKS = {" in p.read_text(encoding="utf-8"))
+
+_DATA = re.compile(r'^DATA = Path\(__file__\)\.parent / "data" / "(\w+)"$', re.MULTILINE)
+
+
+def _read(trial: str) -> tuple[Path, dict[str, dict[str, object]]]:
+    """A trial's data folder and its ``GPU_PICKS``, read from its file's text."""
+    text = (TESTS / f"{trial}.py").read_text(encoding="utf-8")
+    data = _DATA.search(text)
+    assert data is not None, f"{trial}: no DATA = Path(__file__).parent / 'data' / NAME"
+    [picks] = [
+        ast.literal_eval(node.value)
+        for node in ast.parse(text).body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "GPU_PICKS" for t in node.targets)
+    ]
+    return TESTS / "data" / data.group(1), picks
+
+
+def test_each_trial_s_gpu_picks_name_its_folders_and_knobs_kernel_py_still_writes() -> None:
+    """The trials found hold the eight held-out trials with a GPU test of written forms (breaker12-19); each pick's
+    folder holds kernel.py and reference.py, and each knob it sets is a word of kernel.py (a knob renamed or a folder
+    moved in the data leaves the GPU test's pick stale)."""
+    assert {f"test_breaker{n}_cases" for n in range(12, 20)} <= set(TRIALS), TRIALS
+    stale = []
+    for trial in TRIALS:
+        data, picks = _read(trial)
+        for name, pick in picks.items():
+            kernel = data / name / "kernel.py"
+            if not kernel.is_file() or not (data / name / "reference.py").is_file():
+                stale.append(f"{trial}: {name}: no kernel.py and reference.py in {data / name}")
+                continue
+            text = kernel.read_text(encoding="utf-8")
+            stale += [f"{trial}: {name}: {k} is not in kernel.py" for k in pick if not re.search(rf"\b{k}\b", text)]
+    assert not stale, stale
+
+
+@pytest.mark.skipif(
+    os.environ.get("KERNELOPT_GPU_PICKS") != "1",
+    reason="every trial's GPU_PICKS written on the CPU: about 64 CPU-s, set KERNELOPT_GPU_PICKS=1 (before a GPU session)",
+)
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("trial", TRIALS)
+def test_every_pick_a_trial_s_gpu_test_writes_is_written_on_the_cpu(trial: str, tmp_path: Path) -> None:
+    """``written_files`` over the trial's ``GPU_PICKS``, as its GPU test calls it first: each pick is written (the
+    note of the first refused says why)."""
+    from tests.gpu_correct import written_files
+
+    module = importlib.import_module(f"tests.{trial}")
+    assert sorted(written_files(module.DATA, module.GPU_PICKS, tmp_path)) == sorted(module.GPU_PICKS)
