@@ -148,3 +148,42 @@ def test_n103_report_writes_the_version_timeline_as_csv_for_a_spreadsheet(
     mine.write_text("a,b\n1,2\n")
     assert main(["report", str(ws.root), "--csv", str(mine)]) == 2 and mine.read_text() == "a,b\n1,2\n"
     assert "is not a kernelopt timeline" in capsys.readouterr().err
+
+
+def test_n104_a_committed_record_deleted_by_hand_is_said_and_refused_not_taken_for_a_version_never_run(
+    ws_root: Path,
+) -> None:
+    """The README's CPU demo (V1 `BLOCK 64 -> 4096`, 47.7x); the user deleted memory/v1.json by hand and ran
+    `optimize` again: it stopped converged and committed "end of run: kernel.py = V0, the fastest passing version
+    (234.1 us)", V1's kernel replaced by the 47x slower V0, and `report` said "Final V0 ... Versions: 2 recorded"
+    without a word of V1 (a corrupt record was said, "Unreadable record v1: ... restore it from git"; a missing one
+    was a version never run). Now the loop refuses a committed record deleted, naming it and the command that
+    restores it, and the report lists it as unreadable."""
+    import subprocess
+
+    from kernelopt.errors import WorkspaceError
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.report import collect
+
+    from .loop_fakes import DATA, make_fakes, subjects
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    assert ws.memory.exists(1)
+    kernel, loops = ws.kernel_py.read_bytes(), subjects(ws)
+    ws.memory.path(1).unlink()
+    with pytest.raises(WorkspaceError) as deleted:
+        OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    line = deleted.value.one_line()
+    assert f"{ws.root}: memory/v1.json deleted since committed" in line and "mask --workspace" in line
+    assert ws.kernel_py.read_bytes() == kernel and subjects(ws) == loops  # nothing committed, kernel.py kept
+    said = collect(ws).unreadable
+    assert said == [
+        f"v1: {ws.memory.path(1)}: deleted since committed; restore it (git -C {ws.root} checkout -- memory/v1.json)"
+    ]
+    restore = line.split("restore it (", 1)[1].split("); to set", 1)[0]
+    subprocess.run(["bash", "-c", restore], check=True, capture_output=True)
+    assert ws.memory.read(1).quality_gate.result is not None and collect(ws).unreadable == []

@@ -714,6 +714,16 @@ class Workspace:
             args += ["--", *paths]
         return self._git(*args).strip() == ""
 
+    def deleted_records(self) -> list[str]:
+        """The records (``memory/v<N>.json``) git tracks that are gone from the folder, deleted by hand: the loop
+        never deletes a committed record, and without one it takes that version for never run (the run's end
+        put V0's kernel.py back as "the fastest passing version" when V1's record had been deleted)."""
+        out = self._git("ls-files", "--deleted", "--", "memory/")
+        return sorted(
+            (line for line in out.splitlines() if re.fullmatch(r"memory/v\d+\.json", line)),
+            key=lambda rel: int(rel[len("memory/v") : -len(".json")]),
+        )
+
     def commit(self, paths: list[str | Path], message: str, *, amend: bool = False) -> str:
         """Stage ``paths`` and commit with ``message`` (passed through a message file); returns the hash."""
         rel = [str(Path(p).resolve().relative_to(self.root)) if Path(p).is_absolute() else str(p) for p in paths]

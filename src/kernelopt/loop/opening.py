@@ -50,12 +50,22 @@ def baseline_commit(ws: Workspace) -> str | None:
 def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
     """The one-line refusal when a file the run takes as given changed since it was committed, or None.
 
-    ``reference.py`` (the ground truth) must be V0's (the init commit's before V0); ``test_kernel.py``
+    No committed record (``memory/v<N>.json``) may be deleted; ``reference.py`` (the ground truth) must be V0's
+    (the init commit's before V0); ``test_kernel.py``
     and, for a new run, the task card ``README.md`` must be as committed at HEAD. Such a change made
     between runs is refused, never used silently: a changed reference would make every later speedup
     and correctness verdict incomparable with the earlier ones. (A task-card edit while a run is
     stopped is accepted, with a note, by the resumed run; a committed task-card edit is the user's.)
     """
+    deleted = ws.deleted_records()
+    if deleted:
+        root = shell_word(ws.root)
+        return WorkspaceError(
+            f"{ws.root}: {', '.join(deleted)} deleted since committed: without a version's record the run takes it "
+            "for never run (its best version, the kernel.py a run ends on, would be judged without it)",
+            hint=f"restore it (git -C {root} checkout -- {' '.join(deleted)}); to set a version aside, mask it "
+            f"(kernelopt memory mask --workspace {root} {deleted[0].removeprefix('memory/').removesuffix('.json')})",
+        )
     v0 = baseline_commit(ws)
     checks = [
         ("reference.py", v0 or "HEAD", f"V0's ({v0})" if v0 else "the committed one"),
