@@ -301,3 +301,37 @@ def test_l7_a_user_s_linked_kernel_is_edited_through_its_link_and_a_link_the_age
     linked = stage_3(f"{python} {shlex.quote(str(AGENTS / 'linker19.py'))}", {"LINK_OUT": str(tmp_path / "copy.py")})
     assert not linked.ok and linked.violations == ["kernel.py (made a symbolic link)"], linked.violations
     assert ws.kernel_py.is_symlink() and Path(ws.kernel_py.readlink()) == mine and mine.read_bytes() == before
+
+
+# ------------------------------------------------------------------------------- l8: the guard's one link reader
+
+
+def test_l8_the_snapshot_the_backup_and_the_stage_s_links_read_a_link_alike(ws_root: Path, tmp_path: Path) -> None:
+    """The guard read a workspace link in three places its own way (the snapshot's digest, ``GuardPoint.links``,
+    ``capture``'s ``Link``); one reader now, ``Link.of``. A linked kernel.py and a dangling link: the snapshot's entry
+    is the link's digest (where it points and what it holds, unchanged: a file re-pointed is a change), the backup the
+    same link, the stage's links its target; a plain file is no link."""
+    import hashlib
+    import os
+
+    from kernelopt.stages.guard import Link, RunGuard, snapshot
+
+    from .backends_support import make_ws
+
+    ws = make_ws(ws_root)
+    mine = tmp_path / "kernel.py"
+    mine.write_bytes(ws.kernel_py.read_bytes())
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(mine)
+    (ws.root / "gone.py").symlink_to(tmp_path / "nothing.py")
+    point = RunGuard(ws).begin(["kernel.py", "gone.py", "reference.py"], git_state=False)
+    kept = point.kept["kernel.py"]
+    assert kept == Link(str(mine), mine.read_bytes()) and point.kept["gone.py"] == Link(
+        str(tmp_path / "nothing.py"), None
+    )
+    assert point.links == {"kernel.py": str(mine), "gone.py": str(tmp_path / "nothing.py")}
+    written = "link:" + hashlib.sha256(os.fsencode(str(mine)) + b"\0" + mine.read_bytes()).hexdigest()
+    assert point.snapshot["kernel.py"] == kept.digest == written  # the digest as the snapshot wrote it before
+    assert isinstance(point.kept["reference.py"], bytes) and Link.of(ws.reference_py) is None
+    mine.write_text("# the user's edit\n")
+    assert snapshot(ws.root)["kernel.py"] != point.snapshot["kernel.py"]  # what it holds is part of its entry

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from kernelopt.fileio import made_a_link
+from kernelopt.fileio import link_target, made_a_link
 from kernelopt.memory.model import PitfallAndFix
 from kernelopt.redact import MIN_SECRET_CHARS, Redactor, secret_values
 from kernelopt.stagenames import Stage
@@ -69,9 +69,9 @@ def snapshot(root: Path) -> dict[str, str]:
         if TRANSCRIPT_RE.match(rel):
             continue
         path = root.joinpath(*parts)
-        if path.is_symlink():  # where it points and what it holds: a file replaced by a link to a copy is a change
-            content = path.read_bytes() if path.is_file() else b""
-            out[rel] = "link:" + hashlib.sha256(os.fsencode(os.readlink(path)) + b"\0" + content).hexdigest()
+        link = Link.of(path)
+        if link is not None:  # where it points and what it holds: a file replaced by a link to a copy is a change
+            out[rel] = link.digest
         elif path.is_file():
             out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
@@ -242,12 +242,28 @@ def _own_bytes(p: Path) -> bytes | None:
 
 @dataclass(frozen=True)
 class Link:
-    """A workspace file the user keeps as a symbolic link (their project's kernel.py, say): where it pointed and the
-    bytes it led to (``None``: dangling). :func:`restore` puts it back as the same link, never as a deleted file: a
-    failed Stage 3 attempt removed a user's linked kernel.py, a link having no bytes of its own (loses20 l1)."""
+    """A workspace file that is a symbolic link (the user's project's kernel.py, say): where it pointed and the bytes it
+    led to (``None``: dangling). :func:`restore` puts it back as the same link, never as a deleted file: a failed Stage
+    3 attempt removed a user's linked kernel.py, a link having no bytes of its own (loses20 l1). The guard's one
+    reading of a workspace link (:meth:`of`): the snapshot's entry of it (:attr:`digest`), a stage's backup of it
+    (:func:`capture`) and where the links pointed as a stage began (:attr:`GuardPoint.links`) are read alike
+    (leftovers20's l8; before, each read the link its own way)."""
 
     target: str
     data: bytes | None
+
+    @classmethod
+    def of(cls, path: Path) -> Link | None:
+        """The link ``path`` is now; ``None`` where it is no link (a file, a folder, nothing)."""
+        target = link_target(path)
+        if target is None:
+            return None
+        return cls(target, path.read_bytes() if path.is_file() else None)
+
+    @property
+    def digest(self) -> str:
+        """The snapshot's entry of the link: where it points and what it holds (``link:`` and a hash of both)."""
+        return "link:" + hashlib.sha256(os.fsencode(self.target) + b"\0" + (self.data or b"")).hexdigest()
 
 
 Captured = bytes | Link | None
@@ -261,9 +277,8 @@ def capture(root: Path, paths: list[str]) -> dict[str, Captured]:
 
 
 def _kept(p: Path) -> Captured:
-    if p.is_symlink():
-        return Link(os.readlink(p), p.read_bytes() if p.is_file() else None)
-    return _own_bytes(p)
+    link = Link.of(p)
+    return link if link is not None else _own_bytes(p)
 
 
 def restore(root: Path, captured: dict[str, Captured]) -> list[str]:
@@ -295,7 +310,7 @@ def restore(root: Path, captured: dict[str, Captured]) -> list[str]:
 def _put_link_back(p: Path, link: Link) -> bool:
     """``p`` made the link ``link`` again, leading to its bytes; whether anything had to change."""
     changed = False
-    if not (p.is_symlink() and os.readlink(p) == link.target):
+    if link_target(p) != link.target:
         if p.is_symlink() or p.is_file():
             p.unlink()
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -529,8 +544,8 @@ def _redirects(git_dir: Path) -> dict[str, bytes]:
     out = {}
     for name in REDIRECT_FILES:
         path = git_dir / name
-        if path.is_symlink():
-            out[name] = b"link:" + os.fsencode(os.readlink(path))
+        if (target := link_target(path)) is not None:
+            out[name] = b"link:" + os.fsencode(target)
         elif path.is_file():
             out[name] = path.read_bytes()
     return out
@@ -549,7 +564,7 @@ def _hooks(git_dir: Path) -> dict[str, bytes]:
     if not folder.is_dir():
         return {}
     return {
-        p.name: os.fsencode(os.readlink(p)) if p.is_symlink() else p.read_bytes()
+        p.name: os.fsencode(target) if (target := link_target(p)) is not None else p.read_bytes()
         for p in folder.iterdir()
         if p.is_symlink() or p.is_file()
     }
@@ -699,6 +714,16 @@ class GuardPoint:
     links: dict[str, str] = field(default_factory=dict)  # each link of the snapshot: where it pointed (z5)
 
 
+def _links(root: Path, snap: dict[str, str]) -> dict[str, str]:
+    """Where each link of the snapshot ``snap`` points (:attr:`GuardPoint.links`), read as :meth:`Link.of` reads it."""
+    out = {}
+    for rel, digest in snap.items():
+        link = Link.of(root / rel) if digest.startswith("link:") else None
+        if link is not None:
+            out[rel] = link.target
+    return out
+
+
 class RunGuard:
     """The guard of one run: every stage call is bracketed by :meth:`begin` and :meth:`check`.
 
@@ -727,7 +752,7 @@ class RunGuard:
             kept=capture(self.ws.root, editable),
             repository=copy_repository(self.ws) if git_state else None,
             untracked=copy_untracked(self.ws, snap) if git_state else None,
-            links={rel: os.readlink(self.ws.root / rel) for rel, digest in snap.items() if digest.startswith("link:")},
+            links=_links(self.ws.root, snap),
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
