@@ -445,9 +445,12 @@ def layout_keys(
 ) -> list[str]:
     """The keys the net would keep at the primary's value (neither moved nor a seed) that the entries give different
     values: each value is a layout of its own (:func:`derived_sizes`). A divisor is one too (v84: ``heads`` 4 and 1,
-    one head a kernel of its own): the divisor size moves it only up, past its largest entry."""
+    one head a kernel of its own): the divisor size moves it only up, past its largest entry. Where reference.py's
+    module-level sizes are what moves, every key of the entries is kept, and one they give different values is a
+    layout alike (break20 b33: ``N_ROWS = 64`` beside ``SHAPES = [{"transposed": 0}, {"transposed": 1}]`` took
+    every size row-major, and v83's wrong ``BLOCK_K=32`` was written again)."""
     mover = _Mover.of(shapes, readings, constants)
-    if mover is None or mover.on_constants:
+    if mover is None:
         return []
     moved = {slot[0] for slot in mover.moving}
     return [

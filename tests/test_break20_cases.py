@@ -1,0 +1,48 @@
+"""break20: this session's landings tried on a fresh clone by a hostile reviewer (docs/faults.md, "A fresh clone
+broken, twentieth trial"). Each test is a finding's case: b33, b34, ..."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import tests.test_wrongkernel17_cases as wk17
+from kernelopt.tuning.net import SizeClass
+
+#: v83's layout_two_kernels with its sizes reference.py's module-level constants: the entries name the layout alone.
+LAYOUT_ON_CONSTANTS = """import torch
+
+N_ROWS = 16
+N_COLS = 64
+SHAPES = [{"transposed": 0}, {"transposed": 1}]
+
+
+def get_inputs(transposed=0, device="cpu"):
+    g = torch.Generator().manual_seed(7)
+    if transposed:
+        return [torch.randn(N_COLS, N_ROWS, generator=g).to(device).t()]
+    return [torch.randn(N_ROWS, N_COLS, generator=g).to(device)]
+
+
+def reference(x):
+    return x.sum(dim=1)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_b33_a_layout_key_beside_module_level_sizes_is_a_layout_each_and_v83_s_wrong_pick_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """b33: wrongkernel20 split a kept key the entries give different values into a layout each only where the
+    entries' keys are the sizes; with ``N_ROWS = 16`` and ``N_COLS = 64`` at module level and ``SHAPES`` naming
+    ``transposed`` 0 and 1 alone, every size of the net ran row-major ("correct at transposed=0,N_ROWS=17,N_COLS=65,
+    ...; kept transposed") and v83's ``BLOCK_K=32``, which sums a transposed row of 17 columns wrong, was written. Now
+    the constants' sizes are taken in each layout and the pick fails at 5 x 17 transposed; nothing is written."""
+    variants = tmp_path / "variants"
+    folder = Path(shutil.copytree(wk17.VARIANTS / "layout_two_kernels", variants / "layout_on_constants"))
+    (folder / "reference.py").write_text(LAYOUT_ON_CONSTANTS)
+    monkeypatch.setattr(wk17, "VARIANTS", variants)
+    done = wk17._checked(tmp_path, monkeypatch, "layout_on_constants", {"BLOCK_K": 32})
+    wk17._caught(done, SizeClass.FLOOR, "transposed=1,N_ROWS=5,N_COLS=17")
