@@ -1,7 +1,7 @@
 """wrongkernel20: a kernel written wrong on the path of a layout the net never took (docs/faults.md v83, v84): a key
 the net keeps at the primary's value (``transposed`` 0 and 1; a divisor, ``heads`` 4 and 1) chose the kernel, and
 every size of the net ran the primary's, so a pick read only by the other value's kernel was checked at its own entry
-alone."""
+alone; a small code handed to ``run()`` (v85: ``op`` 1 and 2) ran at its largest wherever a size moved it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.harness.sizekeys import key_roles
-from kernelopt.tuning.net import SizeClass, derived_sizes, layout_keys
+from kernelopt.tuning.net import SizeClass, code_keys, derived_sizes, layout_keys
 from kernelopt.tuning.problem import ProblemShape
 from tests.test_wrongkernel17_cases import VARIANTS, _caught, _checked
 
@@ -69,3 +69,40 @@ def test_v84_a_pick_read_only_by_one_head_s_kernel_fails_a_one_head_size_with_th
     and the pick fails at one token of one head of 17; nothing is written."""
     done = _checked(tmp_path, monkeypatch, "heads_one_path", {"BLOCK_D": 32})
     _caught(done, SizeClass.FLOOR, "T=1,hidden=17,heads=1")
+
+
+def test_a_small_code_handed_to_run_is_moved_as_before_and_held_at_each_value_below_its_largest_too() -> None:
+    """v85's ``op`` (1 and 2, handed to ``run()``): the sizes of the primary move it as before (its largest where the
+    original refuses it moved), then the same sizes with it held at 1, taken in turn; a tensor dimension, a code above
+    :data:`SMALL_KEY` and one value alone are no code."""
+    roles = key_roles((VARIANTS / "op_code_reshape" / "reference.py").read_text())
+    entries = [
+        ProblemShape(kwargs={"n_rows": 40, "n": 64, "op": 1}),
+        ProblemShape(kwargs={"n_rows": 20, "n": 128, "op": 2}),
+    ]
+    assert code_keys(entries, roles, None) == ["op"] and layout_keys(entries, roles, None) == []
+    power = [[t.label() for t in s.tries] for s in derived_sizes(entries, (), roles) if s.kind is SizeClass.POWER]
+    assert power == [
+        ["n_rows=40,n=512,op=2", "n_rows=40,n=256,op=2"],  # n four times its largest, else twice, op at its largest
+        ["n_rows=40,n=512,op=1", "n_rows=40,n=256,op=1"],  # the same, op held at 1
+        ["n_rows=40,n=128,op=8", "n_rows=40,n=128,op=4"],  # op moved alone, as before (the original refuses it)
+    ], power
+    wide = [ProblemShape(kwargs={**e.kwargs, "op": 9 * int(e.kwargs["op"])}) for e in entries]
+    same = [ProblemShape(kwargs={**e.kwargs, "op": 2}) for e in entries]
+    assert code_keys(wide, roles, None) == [] and code_keys(same, roles, None) == []
+
+
+@pytest.mark.timeout(120)
+def test_v85_a_pick_read_only_on_a_small_code_s_path_fails_a_size_with_the_code_held_with_the_rules_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v85 (op_code_reshape: softmax (``op`` 1) of rows a power of two long by v44's ``tl.reshape(x, (BLOCK // N,
+    N))`` over ``BLOCK=1024``, log-softmax (``op`` 2) one row a program; SHAPES 40 x 64 of op 1 and 20 x 128 of op 2):
+    with the rules off, ``BLOCK=256`` passed the net, "correct at n_rows=10,n=32,op=1, n_rows=40,n=512,op=2, ...",
+    every size but the one below the entries at op 2 (the code moved from its largest, refused, kept there), and
+    raises at 512 columns of op 1, which the original runs (with the rules on it is guarded ``if 256 % n == 0``). Now
+    each size is taken with ``op`` held at 1 too, and the pick fails the power size there; nothing is written."""
+    from tests.test_tuning_net import plain_pick_checked
+
+    done = plain_pick_checked(tmp_path, monkeypatch, "op_code_reshape", {"BLOCK": 256})
+    _caught(done, SizeClass.POWER, "n_rows=40,n=512,op=1")

@@ -424,12 +424,12 @@ def derived_sizes(
     with each of its values, from every entry (the largest the same), taken in turn size by size: a pick read only on
     the other value's path (a transposed input's kernel) was checked at its own entry alone (wrongkernel20's v83).
     """
-    firsts = _layouts(shapes, roles or {}, constants)
-    if len(firsts) > 1:
+    layouts = _layouts(shapes, roles or {}, constants)
+    if len(layouts) > 1:
         each = [
-            _derived_one([first, *(s for s in shapes if s is not first)], grown, roles, constants, least=least,
+            _derived_one([first, *(s for s in shapes if s is not first)], grown, read, constants, least=least,
                          residue=residue, block=block, far=far)
-            for first in firsts
+            for first, read in layouts
         ]  # fmt: skip
         out: list[DerivedSize] = []
         for size in (size for sizes in itertools.zip_longest(*each) for size in sizes if size is not None):
@@ -463,15 +463,44 @@ def layout_keys(
     ]
 
 
+def code_keys(
+    shapes: Sequence[ProblemShape], readings: Mapping[str, KeyReading], constants: Mapping[str, SizeValue] | None
+) -> list[str]:
+    """The keys the net moves that may be codes rather than sizes, which the entries give different values: no
+    tensor dimension (handed to ``run()``, or where the text cannot follow), an integer of at most
+    :data:`SMALL_KEY` at every entry (``op`` 1 and 2, a softmax's code and a log-softmax's). A size moves them from
+    their largest, an original refuses them moved and each size's last tries keep them at their largest: a value
+    below it is a layout of its own, the key held there (:func:`derived_sizes`; v85)."""
+    mover = _Mover.of(shapes, readings, constants)
+    if mover is None or mover.on_constants:
+        return []
+    moved = {slot[0] for slot in mover.moving if slot[1] is None and slot not in mover.exponents}
+    return [
+        k
+        for k in shapes[0].kwargs
+        if k in moved
+        and (r := readings.get(k)) is not None
+        and r.role in (KeyRole.PASSED, KeyRole.UNKNOWN)
+        and all(is_int(s.kwargs.get(k)) and 0 <= int(s.kwargs.get(k)) <= SMALL_KEY for s in shapes)  # type: ignore[arg-type]
+        and len({s.kwargs.get(k) for s in shapes}) > 1
+    ]
+
+
 def _layouts(
     shapes: Sequence[ProblemShape], readings: Mapping[str, KeyReading], constants: Mapping[str, SizeValue] | None
-) -> list[ProblemShape]:
-    """The first entry of each value the entries give the :func:`layout_keys`, the primary first."""
+) -> list[tuple[ProblemShape, Mapping[str, KeyReading]]]:
+    """The first entry of each value the entries give the :func:`layout_keys`, the primary first, with ``readings``;
+    then for each of the :func:`code_keys` the first entry of each value below its largest, the key held there."""
     keys = layout_keys(shapes, readings, constants)
     firsts: dict[str, ProblemShape] = {}
     for s in shapes:
         firsts.setdefault(repr([s.kwargs.get(k) for k in keys]), s)
-    return list(firsts.values())[: len(shapes) if keys else 1]
+    out: list[tuple[ProblemShape, Mapping[str, KeyReading]]] = [(s, readings) for s in firsts.values()]
+    for k in code_keys(shapes, readings, constants):
+        held = {**readings, k: KeyReading(KeyRole.KEPT, "a code")}
+        values = {int(s.kwargs[k]): s for s in reversed(shapes)}  # type: ignore[arg-type]
+        out += [(values[v], held) for v in sorted(values) if v < max(values)]
+    return out
 
 
 def _derived_one(
