@@ -187,3 +187,33 @@ def test_n104_a_committed_record_deleted_by_hand_is_said_and_refused_not_taken_f
     restore = line.split("restore it (", 1)[1].split("); to set", 1)[0]
     subprocess.run(["bash", "-c", restore], check=True, capture_output=True)
     assert ws.memory.read(1).quality_gate.result is not None and collect(ws).unreadable == []
+
+
+def test_n105_a_session_served_from_its_record_is_drawn_as_timed_before_not_as_fresh_timings(tmp_path: Path) -> None:
+    """The report of the README demo's workspace: V2's session timed nothing ("0 candidate(s) evaluated, 9 from the
+    record"), and its search plot, titled "tuning session, 9 candidates", drew the nine as blue "candidate" dots,
+    V1's timings shown as V2's own (`SearchPoint.recorded` was filled and never drawn). Now a served candidate is a
+    grey dot, "from the session record (timed before)", and the title says how many were."""
+    pytest.importorskip("matplotlib")
+    from kernelopt.memory.model import CandidateResult, CandidateStatus
+    from kernelopt.report import collect
+    from kernelopt.report.search_plot import search_plot
+    from kernelopt.report.sessions import search_points, session_title
+    from tests.test_report_render import build_report_workspace
+
+    ws = build_report_workspace(tmp_path / "ws")
+    record = ws.memory.read(3)
+    record.candidates = [
+        CandidateResult(parameters={"BLOCK": b}, status=CandidateStatus.OK, latency_us=lat, served=b != 256)
+        for b, lat in ((64, 250.0), (128, 180.0), (256, 120.0))
+    ]
+    ws.memory.write(record)
+    data = collect(ws)
+    v3 = next(v for v in data.versions if v.label == "V3")
+    assert (
+        session_title(data, v3)
+        == "softmax V3: tuning session, 3 candidates\n2 of them from the session record, timed before"
+    )
+    record.candidates = [c.model_copy(update={"served": True}) for c in record.candidates]  # V2's: all served
+    svg = search_plot(search_points(record), title="t", image_format="svg").decode()
+    assert "from the session record (timed before)" in svg and "candidate (timed)" not in svg

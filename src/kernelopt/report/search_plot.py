@@ -9,10 +9,11 @@ above the latency axis (so that no failure reads as a latency). A session across
 draws each shape's own latencies as a series of its own (small markers, one colour per shape) beside the
 candidates' sum over the shapes. A candidate whose timing was cut, far slower than the best so far, is a hollow
 dot: its latency is a lower bound (it was drawn as measured, 24 s where the call had been stopped), and it is in no
-shape's series. When the latencies span more than
-:data:`LOG_SPAN` times, the latency axis is logarithmic, so that the best so far does not lie flat along
-the bottom (a matmul session from 1.6 ms to 136 ms did on the H200). The legend sits beside the plot,
-where it hides no point.
+shape's series. A candidate served from the session record (timed by an earlier session of the same space) is a
+grey dot, "from the session record (timed before)": a session that timed none was drawn as nine fresh timings.
+When the latencies span more than :data:`LOG_SPAN` times, the latency axis is logarithmic, so that the best so far
+does not lie flat along the bottom (a matmul session from 1.6 ms to 136 ms did on the H200). The legend sits
+beside the plot, where it hides no point.
 
 The points are the plot's own model (:class:`SearchPoint`): the command that owns a session
 (``kernelopt tune``) turns its results into them, so this package does not import the engine.
@@ -192,7 +193,7 @@ def search_plot(
             label=f"on {label}",
             zorder=2,
         )
-    measured = [p for p in timed if not p.cut]
+    measured = [p for p in timed if not p.cut and not p.recorded]
     if measured:
         name = "candidate (sum over the shapes)" if series else "candidate (timed)"
         ax.scatter(
@@ -201,6 +202,16 @@ def search_plot(
             s=22,
             color="#2874a6",
             label=name,
+            zorder=3,
+        )
+    served = [p for p in timed if not p.cut and p.recorded]
+    if served:  # timed by an earlier session of the same space and served from its record: not measured here
+        ax.scatter(
+            [p.evaluation for p in served],
+            [p.latency_us for p in served],
+            s=22,
+            color="#95a5a6",
+            label="from the session record (timed before)",
             zorder=3,
         )
     cut = [p for p in timed if p.cut]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.memory.model import CandidateStatus, IterationRecord
-from kernelopt.report.model import ReportData
+from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.search_plot import OK, SearchPoint, search_plot
 
 __all__ = ["search_points", "session_plots"]
@@ -44,6 +44,17 @@ def search_points(record: IterationRecord) -> list[SearchPoint]:
     ]
 
 
+def session_title(data: ReportData, v: VersionEntry) -> str:
+    """The title of a version's search plot: the session's candidates, its ``SHAPES`` entries, and how many of them
+    were served from the session record (timed by an earlier session, not measured in this one)."""
+    candidates = v.record.candidates
+    shapes = len({label for c in candidates for label in c.latency_us_by_shape})
+    across = f", {shapes} SHAPES entries" if shapes > 1 else ""
+    served = sum(1 for c in candidates if c.served)
+    from_record = f"\n{served} of them from the session record, timed before" if served else ""
+    return f"{data.name} {v.label}: tuning session, {len(candidates)} candidates{across}{from_record}"
+
+
 def session_plots(data: ReportData) -> tuple[dict[str, bytes], str | None]:
     """Version label (``V1``) -> the PNG of its tuning session, for every version whose record holds one; and
     why there are none when matplotlib is missing."""
@@ -52,9 +63,7 @@ def session_plots(data: ReportData) -> tuple[dict[str, bytes], str | None]:
         if len(v.record.candidates) < 2:
             continue  # one candidate (or none) is no search
         current = next((c.latency_us for c in v.record.candidates if c.current), None)
-        shapes = len({label for c in v.record.candidates for label in c.latency_us_by_shape})
-        across = f", {shapes} SHAPES entries" if shapes > 1 else ""
-        title = f"{data.name} {v.label}: tuning session, {len(v.record.candidates)} candidates{across}"
+        title = session_title(data, v)
         try:
             out[v.label] = search_plot(search_points(v.record), title=title, current_latency_us=current)
         except EnvironmentProblem as exc:
