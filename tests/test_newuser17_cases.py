@@ -217,3 +217,25 @@ def test_n105_a_session_served_from_its_record_is_drawn_as_timed_before_not_as_f
     record.candidates = [c.model_copy(update={"served": True}) for c in record.candidates]  # V2's: all served
     svg = search_plot(search_points(record), title="t", image_format="svg").decode()
     assert "from the session record (timed before)" in svg and "candidate (timed)" not in svg
+
+
+def test_n106_two_problem_folders_of_one_workspace_name_get_a_workspace_each(tmp_path: Path) -> None:
+    """The user's folder held `relu v1` (a good ReLU) and `relu_v1` (the 3 ms one): both make the workspace name
+    `relu_v1`, so `kernelopt batch` ran them in one workspace, `OUT/workspaces/kernel_opt_relu_v1`; the next
+    problem, prepared ahead, replaced it while `relu v1` was checked, and the good ReLU FAILed "validation changed
+    kernel.py (the candidate writes to workspace files)". Now a folder whose name gives another problem's workspace
+    name gets its own (the name and 8 hex digits of the folder's); a folder named as its workspace keeps it."""
+    from kernelopt.batch.problems import folder_items
+    from kernelopt.loop.opening import open_or_create
+
+    mix = tmp_path / "mix"
+    for name in ("relu v1", "relu_v1", "relu+v1", "other"):
+        shutil.copytree(KERNELBENCH / "relu", mix / name)
+    items = {item.problem: item for item in folder_items(mix)}
+    assert items["relu_v1"].workspace_name is None and items["other"].workspace_name is None
+    roots = {
+        name: open_or_create(item.folder, name=item.workspace_name, root=tmp_path / "ws").workspace.root.name
+        for name, item in items.items()
+    }
+    assert roots["relu_v1"] == "kernel_opt_relu_v1" and roots["other"] == "kernel_opt_other"
+    assert len(set(roots.values())) == 4 and roots["relu v1"].startswith("kernel_opt_relu_v1_")

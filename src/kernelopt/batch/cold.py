@@ -49,7 +49,7 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
         return row
     start, since = time.monotonic(), datetime.now(UTC)
     try:
-        ws = open_or_create(item.folder, root=options.workspace_root).workspace
+        ws = open_or_create(item.folder, name=item.workspace_name, root=options.workspace_root).workspace
     except KerneloptError as exc:
         return row.model_copy(update={"reason": exc.one_line()})
     row = row.model_copy(update={"workspace": str(ws.root)})

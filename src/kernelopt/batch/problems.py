@@ -16,6 +16,7 @@ from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError
 from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
+from kernelopt.loop.opening import default_name
 from kernelopt.oneline import shell_word
 
 #: A problem file of KernelBench's layout: ``<id>_<Name>.py`` (``19_ReLU.py``) in a level folder.
@@ -34,6 +35,9 @@ class BatchItem(BaseModel):
         problem_fault: the defect is the problem's own, not the kernel's: its reference does not parse, imports a
             package that is not installed or lacks what its form needs (``get_inputs``, ``get_init_inputs``,
             ``Model`` or ``reference``): its row is ``ERROR``, counted apart from the kernels.
+        workspace_name: the name of its workspace under the batch's output folder when the one its folder's name
+            gives (:func:`~kernelopt.loop.opening.default_name`) is another problem's too (``relu v1`` and
+            ``relu_v1`` are both ``relu_v1``); ``None``: that one.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -44,6 +48,7 @@ class BatchItem(BaseModel):
     sample: int | None = None
     defect: str | None = None
     problem_fault: bool = False
+    workspace_name: str | None = None
 
     @property
     def key(self) -> str:
@@ -116,11 +121,24 @@ def folder_items(directory: Path) -> list[BatchItem]:
     Raises:
         InputFileError: ``directory`` is not a folder.
     """
+    folders = problem_folders(directory)
+    names = [default_name(f) for f in folders]
     items = []
-    for f in problem_folders(directory):
+    for f, name in zip(folders, names, strict=True):
         defect = problem_defect(f)
         fault = defect is not None and reference_fault(f / "reference.py") is not None
-        items.append(BatchItem(problem=f.name, folder=f.resolve(), defect=defect, problem_fault=fault))
+        # two folders one workspace name ("relu v1", "relu_v1"): each would take the other's workspace (the one
+        # prepared ahead replaced the one being checked, and a correct kernel failed "validation changed kernel.py")
+        own = f"{name[:55]}_{hashlib.sha256(f.name.encode()).hexdigest()[:8]}" if names.count(name) > 1 else None
+        items.append(
+            BatchItem(
+                problem=f.name,
+                folder=f.resolve(),
+                defect=defect,
+                problem_fault=fault,
+                workspace_name=own if own is not None and f.name != name else None,
+            )
+        )
     return items
 
 

@@ -171,7 +171,7 @@ class WarmRunner:
         """The item's workspace, with its kernel loaded once when ``load`` (or the one-line reason it has
         no workspace). Loading pays only ahead, beside another problem's runs."""
         try:
-            ws = open_or_create(item.folder, root=self.options.workspace_root).workspace
+            ws = open_or_create(item.folder, name=item.workspace_name, root=self.options.workspace_root).workspace
         except KerneloptError as exc:
             return exc.one_line()
         if load:
