@@ -164,6 +164,10 @@ CASES: dict[str, Case] = {
     # wrongkernel19 (the rest after whole blocks in one masked block of another knob: wrong where the rest is long)
     "v78": ("tail_block_knob", {"BLOCK": 256, "TAIL": 128}, None),  # the block grown past what TAIL covers
     "v79": ("tail_block_knob", {"BLOCK": 128, "TAIL": 64}, None),  # TAIL shrunk below what the block leaves
+    # wrongkernel20 (a pick read only on the path of a key's other value: each size was taken at the primary's)
+    "v83": ("layout_two_kernels", {"BLOCK_K": 32}, None),  # the transposed input's kernel (transposed 0 and 1)
+    "v84": ("heads_one_path", {"BLOCK_D": 32}, None),  # one head's kernel (a divisor, heads 4 and 1)
+    "v85": ("op_code_reshape", {"BLOCK": 256}, None),  # op 1's kernel (a small code handed to run(), op 1 and 2)
 }
 
 
