@@ -264,6 +264,7 @@ gpufind19 300 scripts/gpu_gpufind19.sh
 agents19 420 scripts/gpu_agents19.sh
 seen19 240 scripts/gpu_seen19.sh
 claim20 240 scripts/gpu_claim20.sh
+wrongkernel20 480 scripts/gpu_wrongkernel20.sh
 gputests 560 -
 EOF
 }

@@ -106,3 +106,59 @@ def test_v85_a_pick_read_only_on_a_small_code_s_path_fails_a_size_with_the_code_
 
     done = plain_pick_checked(tmp_path, monkeypatch, "op_code_reshape", {"BLOCK": 256})
     _caught(done, SizeClass.POWER, "n_rows=40,n=512,op=1")
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+_REALISTIC = {
+    "v83": (
+        "layout_two_kernels",
+        'SHAPES = [{"n_rows": 16, "n_cols": 512, "transposed": 0}, {"n_rows": 64, "n_cols": 256, "transposed": 1}]',
+        'SHAPES = [{"n_rows": 4096, "n_cols": 8192, "transposed": 0}, {"n_rows": 8192, "n_cols": 4096, "transposed": 1}]',
+        {"BLOCK_K": 32},
+        "transposed=1",
+    ),
+    "v84": (
+        "heads_one_path",
+        'SHAPES = [{"T": 16, "hidden": 256, "heads": 4}, {"T": 64, "hidden": 512, "heads": 1}]',
+        'SHAPES = [{"T": 8192, "hidden": 4096, "heads": 32}, {"T": 16384, "hidden": 4096, "heads": 1}]',
+        {"BLOCK_D": 32},
+        "heads=1",
+    ),
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("case", sorted(_REALISTIC))
+def test_on_cuda_v83_v84_a_pick_read_only_on_another_value_s_path_fails_a_size_of_that_value_rules_on_or_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """On a GPU, compiled, over 128-256 MB entries (v83: 4096 x 8192 row-major, 8192 x 4096 transposed; v84: 8192
+    tokens of 32 heads of 128, 16384 of one head of 4096), the primary the row-major one or the one of 32 heads: each
+    pick fails the net at a size of the other value (a rest of 17 or more columns past a block of 32, which a ``TAIL``
+    of 16 leaves unsummed), where the original passes, whether the rules are on or off; nothing is written."""
+    from tests.test_tuning_net import realistic_picks
+
+    variant, shapes, realistic, pick, value = _REALISTIC[case]
+    for done in realistic_picks(tmp_path, monkeypatch, variant, shapes, realistic, pick):
+        assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+        assert value in done.net.failed.shape.label(), done.net.line()
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v85_a_reshape_on_op_1_s_path_fails_op_1_s_power_size_rules_off_and_is_guarded_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU, compiled, over 262144 rows of 64 (op 1) and 131072 of 128 (op 2): ``BLOCK=256`` with the rules off
+    fails the power size at 262144 x 512 of op 1 (``tl.reshape`` of 256 elements into 0 rows of 512), where the
+    original runs; with them on it is written ``if 256 % n == 0`` and passes every size, op 1's among them."""
+    from tests.test_tuning_net import realistic_picks
+
+    shapes = 'SHAPES = [{"n_rows": 40, "n": 64, "op": 1}, {"n_rows": 20, "n": 128, "op": 2}]'
+    realistic = 'SHAPES = [{"n_rows": 262144, "n": 64, "op": 1}, {"n_rows": 131072, "n": 128, "op": 2}]'
+    off, on = realistic_picks(tmp_path, monkeypatch, "op_code_reshape", shapes, realistic, {"BLOCK": 256})
+    _caught(off, SizeClass.POWER, "n_rows=262144,n=512,op=1")
+    assert on.edit is not None and "if 256 % n == 0" in on.edit.new_source, on.edit_note
+    assert on.net is not None and on.net.failed is None and "op=1" in on.net.line(), on.net.line()
