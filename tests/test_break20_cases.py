@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import tests.test_leftovers20_cases as l20
 import tests.test_wrongkernel17_cases as wk17
 from kernelopt.tuning.net import SizeClass
 
@@ -46,3 +47,36 @@ def test_b33_a_layout_key_beside_module_level_sizes_is_a_layout_each_and_v83_s_w
     monkeypatch.setattr(wk17, "VARIANTS", variants)
     done = wk17._checked(tmp_path, monkeypatch, "layout_on_constants", {"BLOCK_K": 32})
     wk17._caught(done, SizeClass.FLOOR, "transposed=1,N_ROWS=5,N_COLS=17")
+
+
+@pytest.mark.parametrize(
+    ("change", "found"),
+    [
+        ("\n\ndef small(limit):\n    cfgs = CONFIGS\n    cfgs = [c for c in cfgs if c.kwargs['BLOCK_M'] <= limit]\n"
+         "    cfgs.sort(key=lambda c: c.kwargs['BLOCK_M'])\n    return cfgs", True),
+        (f"ALL = CONFIGS\nALL = [*ALL]\nALL.append({l20._ADDED})", True),
+        (f"\n\ndef more():\n    cfgs = CONFIGS\n    cfgs.append({l20._ADDED})\n    cfgs = []", False),
+        (f"\n\ndef more(small):\n    cfgs = CONFIGS\n    if small:\n        cfgs = list(cfgs)\n    cfgs.append({l20._ADDED})",
+         False),
+        (f"\n\ndef more():\n    cfgs = []\n    for _ in range(2):\n        cfgs.append({l20._ADDED})\n        cfgs = CONFIGS",
+         False),
+    ],
+    ids=["rebound-then-sorted", "module-copy-appended", "changed-then-rebound", "rebound-in-an-if", "bound-in-a-loop"],
+)  # fmt: skip
+def test_b34_a_list_changed_through_a_name_rebound_to_a_copy_first_is_found_not_refused(
+    change: str, found: bool
+) -> None:
+    """b34: leftovers20's l5 took a name bound to ``CONFIGS`` anywhere in its scope for ``CONFIGS`` at every line, so
+    a helper that rebinds it to a filtered copy before sorting it (``cfgs = CONFIGS; cfgs = [c for c in cfgs if ...];
+    cfgs.sort(...)``) refused the autotune list "changed in place ... (in small(), through cfgs)", whose configs every
+    earlier session found (and a module copy appended to was read back as changed). Now the name holds ``CONFIGS`` at
+    the change only where its last binding before it is ``CONFIGS`` (or one an ``if`` may skip, or one a loop brings
+    round): those still refused."""
+    text = (l20.DATA / "breaker" / "mm_autotune" / "kernel.py").read_text()
+    written = text[text.index("@triton.autotune(") : text.index("    key=")]
+    listed = l20._found(text.replace(written, f"{l20._CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n"))
+    if found:
+        assert listed["matmul_kernel.configs[1].BLOCK_M"].value == 16 and "matmul_kernel.configs" not in listed
+    else:
+        refusal = listed["matmul_kernel.configs"].refused_reason or ""
+        assert "'CONFIGS' is changed in place" in refusal and "through cfgs" in refusal, refusal

@@ -242,6 +242,26 @@ def _mutated_name(target: cst.BaseExpression) -> str | None:
     return target.value if isinstance(target, cst.Name) else None
 
 
+def _holds(base: str, binds: list[_Binding], line: int | None) -> bool:
+    """Whether a name bound by ``binds`` may hold the value ``base`` names at ``line`` (``None``: after its scope ran):
+    its last binding before that line is ``name = base``, or one before it is where that last one is conditional (an
+    ``if`` may not take it), or one after it is inside a loop (a later round reaches the line holding it). A name
+    rebound to another value first (``cfgs = CONFIGS`` then ``cfgs = [c for c in cfgs if ...]``) changes that value, not
+    ``base``'s (break20 b34: such a list was refused as changed in place, where earlier sessions found its knobs)."""
+
+    def named(b: _Binding) -> bool:
+        return isinstance(b.value, cst.Name) and b.value.value == base
+
+    if line is not None and any(named(b) and b.conditional and b.line > line for b in binds):
+        return True
+    for b in sorted((b for b in binds if line is None or b.line <= line), key=lambda b: b.line, reverse=True):
+        if named(b):
+            return True
+        if not b.conditional:
+            return False
+    return False
+
+
 @dataclass
 class _Resolved:
     """Where a name leads: its literal (or why it cannot be edited) and the variable that holds it."""
@@ -1502,22 +1522,28 @@ class _Analyzer:
         function that does not bind a ``base`` of its own, directly or through a name bound to ``base`` there (or at
         the module)."""
 
-        def aliases(binds: Mapping[str, list[_Binding]]) -> set[str]:
-            return {n for n, bs in binds.items() for b in bs if isinstance(b.value, cst.Name) and b.value.value == base}
-
-        def lines(names: set[str], changes: Mapping[str, list[int]], where: str | None) -> list[tuple[int, str | None]]:
+        def lines(
+            changes: Mapping[str, list[int]],
+            binds: Mapping[str, list[_Binding]],
+            outer: Callable[[str], bool],
+            where: str | None,
+        ) -> list[tuple[int, str | None]]:
             out = []
-            for name in sorted(names):
+            for name in sorted(changes):
                 how = ", ".join(w for w in (where, None if name == base else f"through {name}") if w) or None
-                out += [(line, how) for line in changes.get(name, [])]
+                for line in changes[name]:
+                    mine = binds.get(name)
+                    if name == base or (_holds(base, mine, line) if mine else outer(name)):
+                        out.append((line, how))
             return out
 
-        at_module = aliases(self.module_bindings)
-        out = lines({base, *at_module}, self.module_mutations, None)
+        def module_alias(name: str) -> bool:  # a module name as a function reads it: its binding after the import
+            return bool(self.module_bindings.get(name)) and _holds(base, self.module_bindings[name], None)
+
+        out = lines(self.module_mutations, self.module_bindings, lambda _: False, None)
         for info in (i for infos in self.functions.values() for i in infos):
             if not _binds(info, base):
-                names = {base, *aliases(info.locals), *(n for n in at_module if not _binds(info, n))}
-                out += lines(names, info.mutations, f"in {info.node.name.value}()")
+                out += lines(info.mutations, info.locals, module_alias, f"in {info.node.name.value}()")
         return sorted(out, key=lambda c: c[0])
 
     def changed_in_place(self, base: str, func: _FuncInfo | None) -> str | None:
