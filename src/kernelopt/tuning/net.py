@@ -466,23 +466,24 @@ def layout_keys(
 def code_keys(
     shapes: Sequence[ProblemShape], readings: Mapping[str, KeyReading], constants: Mapping[str, SizeValue] | None
 ) -> list[str]:
-    """The keys the net moves that may be codes rather than sizes, which the entries give different values: no
-    tensor dimension (handed to ``run()``, or where the text cannot follow), an integer of at most
-    :data:`SMALL_KEY` at every entry (``op`` 1 and 2, a softmax's code and a log-softmax's). A size moves them from
-    their largest, an original refuses them moved and each size's last tries keep them at their largest: a value
-    below it is a layout of its own, the key held there (:func:`derived_sizes`; v85)."""
+    """The keys the net moves that may be codes rather than sizes, which the entries give different integers: one
+    handed to ``run()`` as a plain value (``op`` 1 and 2, a softmax's code and a log-softmax's; an activation's 10 and
+    20), or one the text cannot follow of at most :data:`SMALL_KEY` at every entry. A size moves them from their
+    largest, an original refuses a code moved, and each size's last tries keep it at its largest: a value below it is
+    a layout of its own, the key held there (:func:`derived_sizes`; v85, v86)."""
     mover = _Mover.of(shapes, readings, constants)
     if mover is None or mover.on_constants:
         return []
     moved = {slot[0] for slot in mover.moving if slot[1] is None and slot not in mover.exponents}
+    values = {k: [s.kwargs.get(k) for s in shapes] for k in moved}
     return [
         k
         for k in shapes[0].kwargs
         if k in moved
         and (r := readings.get(k)) is not None
-        and r.role in (KeyRole.PASSED, KeyRole.UNKNOWN)
-        and all(is_int(s.kwargs.get(k)) and 0 <= int(s.kwargs.get(k)) <= SMALL_KEY for s in shapes)  # type: ignore[arg-type]
-        and len({s.kwargs.get(k) for s in shapes}) > 1
+        and all(is_int(v) and int(v) >= 0 for v in values[k])  # type: ignore[arg-type]
+        and (r.role is KeyRole.PASSED or (r.role is KeyRole.UNKNOWN and max(values[k]) <= SMALL_KEY))  # type: ignore[type-var]
+        and len(set(values[k])) > 1
     ]
 
 
