@@ -239,3 +239,35 @@ def test_n106_two_problem_folders_of_one_workspace_name_get_a_workspace_each(tmp
     }
     assert roots["relu_v1"] == "kernel_opt_relu_v1" and roots["other"] == "kernel_opt_other"
     assert len(set(roots.values())) == 4 and roots["relu v1"].startswith("kernel_opt_relu_v1_")
+
+
+@pytest.mark.parametrize("deleted", ["kernel.py", "reference.py"])
+def test_n107_a_workspace_whose_kernel_py_was_deleted_is_said_so_with_the_command_that_restores_it(
+    deleted: str, ws_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README demo's workspace with kernel.py (or reference.py) deleted by hand: `optimize` said "h9: has no
+    kernel.py; a task folder holds kernel.py and reference.py [+ README.md]" (taken for a folder to make a
+    workspace from), `validate` and `report` "not a kernelopt workspace (no kernel.py)", `tune` "no kernel.py; PATH
+    holds kernel.py and reference.py": a workspace, with its records and git, called none. Now each says the file
+    was deleted from the workspace and names the git command that restores it; a plain folder is said as before."""
+    import subprocess
+
+    from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
+
+    ws = Workspace.create("h9", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    (ws.root / deleted).unlink()
+    said = f"{ws.root}: {deleted} deleted from the workspace (its git history holds it); restore it (git -C {ws.root} "
+    for argv in (["optimize", str(ws.root), "--device", "cpu"], ["validate", str(ws.root)], ["report", str(ws.root)]):
+        assert main(argv) == 2, argv
+        assert said in capsys.readouterr().err, argv
+    if deleted == "kernel.py":  # tune reads a folder's kernel.py first
+        assert main(["tune", str(ws.root), "--device", "cpu"]) == 2 and said in capsys.readouterr().err
+    restore = f"git -C {ws.root} checkout -- {deleted}"
+    subprocess.run(restore.split(), check=True, capture_output=True)
+    assert Workspace(ws.root).kernel_py.is_file() and (ws.root / deleted).is_file()
+    plain = ws_root / "plain"
+    plain.mkdir()
+    shutil.copy(KERNELS / "add_reference.py", plain / "reference.py")
+    assert main(["optimize", str(plain), "--device", "cpu"]) == 2
+    assert "has no kernel.py; a task folder holds kernel.py and reference.py" in capsys.readouterr().err

@@ -443,8 +443,14 @@ class Workspace:
             said = "is a file, not a workspace folder" if self.root.exists() else "no such workspace"
             raise WorkspaceError(f"{self.root}: {said}")
         for required in ("kernel.py", "reference.py"):
-            if not (self.root / required).is_file():
-                raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
+            if (self.root / required).is_file():
+                continue
+            if has_workspace_state(self.root):  # a workspace whose file was deleted by hand: it was no workspace
+                raise WorkspaceError(
+                    f"{self.root}: {required} deleted from the workspace (its git history holds it)",
+                    hint=f"restore it (git -C {shell_word(self.root)} checkout -- {required})",
+                )
+            raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
         # a folder of the user's own holding kernel.py and reference.py (their git repository too) is no workspace:
         # `profile`, `plan`, `implement` and `validate` wrote profiles/, plans/ and .kernelopt/ into a user's repository
         # and tuned its kernel.py in place; `init` makes the workspace, `optimize` and `tune` take such a folder
@@ -793,6 +799,12 @@ def version_commit(version: int, commit_hash: str | None, log: list[tuple[str, s
 
 WORKSPACE_MARKS = ("kernel.py", "reference.py", "test_kernel.py", ".git")
 """What a folder holds to be a workspace, as :meth:`Workspace.create` makes one."""
+
+
+def has_workspace_state(folder: Path) -> bool:
+    """True when ``folder`` holds what only a workspace has, its git repository and ``memory/`` (whatever else was
+    deleted from it): a folder to restore, never a task folder to make a workspace from."""
+    return (Path(folder) / ".git").is_dir() and (Path(folder) / "memory").is_dir()
 
 
 def looks_like_workspace(folder: Path) -> bool:

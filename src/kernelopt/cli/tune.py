@@ -249,6 +249,7 @@ def _folder(path: Path, device: str | None) -> Path:
     """
     from kernelopt.cli.optimize import DEVICES, nvidia_gpu_present, refuse_gpu_framework_on_cpu
     from kernelopt.kernelsource import why_missing
+    from kernelopt.workspace import Workspace, has_workspace_state
 
     if device is not None and device not in DEVICES:
         raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
@@ -260,6 +261,8 @@ def _folder(path: Path, device: str | None) -> Path:
     odd = [n for n in missing if why_missing(path / n) != "no such file"]  # a dangling link, a folder
     if odd:
         raise UsageError(f"{path / odd[0]}: {why_missing(path / odd[0])}", hint="PATH holds kernel.py and reference.py")
+    if missing and has_workspace_state(path):
+        Workspace(path)  # a workspace whose kernel.py or reference.py was deleted: which, and how to restore it
     if missing:
         raise UsageError(f"{path}: no {' and no '.join(missing)}", hint="PATH holds kernel.py and reference.py")
     if device == "cpu":

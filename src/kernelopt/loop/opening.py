@@ -20,7 +20,14 @@ from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infe
 from kernelopt.kernelsource import why_missing
 from kernelopt.loop.ending import END_PREFIX
 from kernelopt.oneline import one_line, shell_word
-from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, looks_like_workspace, validate_name
+from kernelopt.workspace import (
+    DEFAULT_ROOT,
+    PREFIX,
+    Workspace,
+    has_workspace_state,
+    looks_like_workspace,
+    validate_name,
+)
 
 BASELINE_PREFIX = "V0: baseline"
 
@@ -35,8 +42,10 @@ class OpenedWorkspace:
 
 
 def is_workspace(path: Path) -> bool:
-    """True when ``path`` looks like a kernelopt workspace (kernel.py, reference.py, test_kernel.py, .git)."""
-    return looks_like_workspace(path)
+    """True when ``path`` looks like a kernelopt workspace (kernel.py, reference.py, test_kernel.py, .git), or is one
+    a file of which was deleted (its git and ``memory/``): opening it says which and how to restore it, where it was
+    taken for a task folder ("has no kernel.py; a task folder holds kernel.py and reference.py")."""
+    return looks_like_workspace(path) or has_workspace_state(path)
 
 
 def baseline_commit(ws: Workspace) -> str | None:
@@ -227,7 +236,7 @@ def open_or_create(
     """
     path = Path(path).expanduser()
     if path.is_dir() and is_workspace(path):
-        ws = Workspace(path)
+        ws = Workspace(path)  # a workspace whose kernel.py or reference.py was deleted: that, and how to restore it
         shapes_by_code(ws.reference_py)  # a SHAPES built by code that names no case: one line, before the loop
         return OpenedWorkspace(ws, created=False)
     check_task_folder(path)
