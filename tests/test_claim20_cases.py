@@ -18,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -222,6 +223,55 @@ def test_an_estimate_the_host_outran_is_taken_again_behind_a_spin_that_covers_it
     assert covering_spin_us(800.0, ESTIMATE_SPIN_US) is None
     assert covering_spin_us(10 * MAX_SPIN_US, ESTIMATE_SPIN_US) == MAX_SPIN_US
     assert covering_spin_us(10 * MAX_SPIN_US, MAX_SPIN_US) is None
+
+
+HOST_WORK = {"a fast launch": 20.0, "a slow wrapper": 300.0, "a call that waits on the GPU": 0.0}
+
+
+@pytest.mark.parametrize("name", sorted(HOST_WORK))
+def test_the_estimate_is_taken_again_only_where_a_longer_spin_covers_the_host(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """:func:`~kernelopt.harness.timers._gpu_batch_us`'s own loop, its GPU played by a clock (review20 r1): a launch of
+    20 us of host work a call is estimated once behind the 2000 us spin, as before claim20 (no figure of it changes);
+    a wrapper of 300 us a call outruns it and is estimated again behind 6000 us, its host time said; a call that waits
+    on the GPU (a copy to the host) makes the host's time follow every spin: one second estimate, then its host time
+    said as 0, where the loop had widened the spin to 50 ms (112 ms of spins a callable) and the events' spin to 10 ms a
+    sample, a quarter of the samples in the case's budget."""
+    import torch
+
+    from kernelopt.harness import timers
+
+    clock = {"now": 0.0, "spin_end": 0.0}
+    spins: list[float] = []
+
+    def take(work: Any, calls: int, *, flush: Any, spin_us: float = timers.SPIN_US) -> Any:
+        def sample() -> float:
+            spins.append(spin_us)
+            clock["spin_end"] = clock["now"] + spin_us * 1e-6
+            work()
+            return 3.0
+
+        return sample
+
+    def fn(_: Any) -> None:
+        if HOST_WORK[name]:
+            clock["now"] += HOST_WORK[name] * 1e-6
+        else:  # waits for the GPU: the spin, then its own 3 us
+            clock["now"] = max(clock["now"], clock["spin_end"]) + 3e-6
+
+    monkeypatch.setattr(timers, "_gpu_take", take)
+    monkeypatch.setattr(timers, "time", SimpleNamespace(perf_counter=lambda: clock["now"]))
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda _: None, raising=False)
+    gpu_us, host_us = timers._gpu_batch_us(fn, [[None]], 10)
+    expected = {
+        "a fast launch": ([2000.0], 20.0),
+        "a slow wrapper": ([2000.0, 6000.0], 300.0),
+        "a call that waits on the GPU": ([2000.0, 2 * (2000.0 + 30.0)], 0.0),
+    }[name]
+    assert gpu_us == 3.0
+    assert (spins, round(host_us, 6)) == (pytest.approx(expected[0]), expected[1])
 
 
 @pytest.mark.gpu

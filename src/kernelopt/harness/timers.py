@@ -293,10 +293,16 @@ def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> 
     time per call to queue them. Where the host took longer than the spin covers (:func:`covering_spin_us`: a launch
     wrapper's own host work, the GPU idle inside the window), the estimate read the host's pace, so it is taken again
     behind a spin that covers it. claim20 (the H100, 2026-12-06): LMDeploy's RMS norm, two launches and a copy a call,
-    was re-timed at 149.0 us a call where its kernels take 3.76 us, likely timed call by call for such an estimate."""
+    was re-timed at 149.0 us a call where its kernels take 3.76 us, likely timed call by call for such an estimate.
+
+    A call that waits on the GPU (a ``.item()``, a copy to the host) makes the host's time follow the spin, which no
+    spin covers: where a second estimate's host time outlasts its spin too (twice the first one's host time), the
+    host's time is not its work and is said as 0 (the events' spin stays :data:`SPIN_US`, as before claim20).
+    """
     torch.cuda.synchronize()
     spin_us: float | None = ESTIMATE_SPIN_US
     gpu_us = host_us = 0.0
+    retaken = False
     while spin_us is not None:
         host: list[float] = []
         calls = _rotating(fn, sets, n)
@@ -307,8 +313,11 @@ def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> 
             host.append((time.perf_counter() - t0) * 1e6)
 
         gpu_us = _gpu_take(queued, n, flush=lambda: None, spin_us=spin_us)()
+        if retaken and host[0] >= spin_us:  # the host's time followed the spin: it waits on the GPU
+            return gpu_us, 0.0
         host_us = host[0] / n
         spin_us = covering_spin_us(host[0], spin_us) if hasattr(torch.cuda, "_sleep") else None
+        retaken = True
     return gpu_us, host_us
 
 
@@ -364,7 +373,7 @@ def _prepare(
     flushed = flusher is not None
     gpu_us, host_us = _gpu_batch_us(fn, sets, 10)
     if gpu_us >= settings.graph_below_us:  # one call a sample, behind a spin that covers its host work too
-        spin_us = max(SPIN_US, HOST_COVER * host_us)
+        spin_us = min(MAX_SPIN_US, max(SPIN_US, HOST_COVER * host_us))
         counter = itertools.count()
         take = _gpu_take(lambda: fn(*sets[next(counter) % len(sets)]), 1, flush=flush, spin_us=spin_us)
         probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush, spin_us=spin_us))
