@@ -1,6 +1,6 @@
 """``kernelopt report WS|--workspace WS [--html OUT] [--markdown OUT] [--csv OUT] [--json]``: the workspace's report.
 
-Without ``--html`` / ``--markdown`` the Markdown report goes to stdout. ``--markdown OUT`` writes it
+Without ``--html`` / ``--markdown`` / ``--csv`` the Markdown report goes to stdout. ``--markdown OUT`` writes it
 with the roofline image beside it (``<OUT stem>.roofline.png``); ``--html OUT`` writes one
 self-contained page; ``--csv OUT`` the version timeline as CSV. ``--json`` prints the report's data (and the
 files written) instead. A report goes only to a ``.md`` / ``.html`` (the timeline: ``.csv``) file outside every
