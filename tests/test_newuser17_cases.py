@@ -271,3 +271,37 @@ def test_n107_a_workspace_whose_kernel_py_was_deleted_is_said_so_with_the_comman
     shutil.copy(KERNELS / "add_reference.py", plain / "reference.py")
     assert main(["optimize", str(plain), "--device", "cpu"]) == 2
     assert "has no kernel.py; a task folder holds kernel.py and reference.py" in capsys.readouterr().err
+
+
+def test_n108_a_workspace_left_on_a_detached_head_is_refused_and_the_hint_goes_back(ws_root: Path) -> None:
+    """The README demo's workspace: the user looked at V0 with `git -C WS checkout <V0's hash>` and ran `optimize`
+    again: it ran a new "V1" on the detached HEAD (the working tree had only V0's record), a commit on no branch
+    beside the branch's own V1 and V2, which `git checkout main` then leaves behind. Now a run refuses a detached
+    HEAD, naming the commit and the branch to go back to; the hint's command puts it back and the run goes on."""
+    import subprocess
+
+    import git
+
+    from kernelopt.errors import WorkspaceError
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import baseline_commit, open_or_create
+    from kernelopt.loop.settings import LoopRequest
+
+    from .loop_fakes import DATA, make_fakes, subjects
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    loops = subjects(ws)
+    repo = git.Repo(ws.root)
+    every = repo.git.log("--all", "--format=%H")
+    repo.git.checkout(baseline_commit(ws))
+    with pytest.raises(WorkspaceError) as detached:
+        OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    line = detached.value.one_line()
+    assert f"{ws.root}: HEAD is detached at {baseline_commit(ws)} (V0: baseline" in line
+    assert repo.head.is_detached and repo.git.log("--all", "--format=%H") == every  # nothing committed
+    back = line.split("go back to the branch (", 1)[1].split(")", 1)[0]
+    subprocess.run(back.split(), check=True, capture_output=True)
+    OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    assert subjects(ws)[: len(loops)] == loops and len(subjects(ws)) > len(loops)

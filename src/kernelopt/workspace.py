@@ -713,6 +713,23 @@ class Workspace:
         except Exception:  # whatever GitPython could not read, git itself answers (or says why not)
             return self._git("rev-parse", "HEAD").strip()
 
+    def branch(self) -> str | None:
+        """The branch ``.git/HEAD`` names (``refs/heads/master``); ``None`` when HEAD is detached. A repository whose
+        refs are in a reftable keeps a placeholder in that file, and git itself is asked."""
+        import git  # imported where used: GitPython runs `git version` when it is imported
+
+        try:
+            text = (Path(self._repo.git_dir) / "HEAD").read_bytes().decode("utf-8", errors="replace").strip()
+        except FileNotFoundError:
+            text = ""
+        name = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
+        if name != "refs/heads/.invalid":
+            return name
+        try:
+            return self._repo.git.symbolic_ref("-q", "HEAD").strip() or None
+        except git.GitCommandError:
+            return None
+
     def is_clean(self, *, paths: list[str] | None = None) -> bool:
         """True when tracked files (optionally only ``paths``) have no uncommitted change."""
         args = ["status", "--porcelain", "--untracked-files=no"]

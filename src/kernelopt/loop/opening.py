@@ -59,9 +59,10 @@ def baseline_commit(ws: Workspace) -> str | None:
 def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
     """The one-line refusal when a file the run takes as given changed since it was committed, or None.
 
-    No committed record (``memory/v<N>.json``) may be deleted; ``reference.py`` (the ground truth) must be V0's
-    (the init commit's before V0); ``test_kernel.py``
-    and, for a new run, the task card ``README.md`` must be as committed at HEAD. Such a change made
+    No committed record (``memory/v<N>.json``) may be deleted, HEAD must be on a branch (a checkout of an old
+    version, HEAD detached, ran the next version on it: the branch's later versions out of sight, the new one on no
+    branch); ``reference.py`` (the ground truth) must be V0's (the init commit's before V0); ``test_kernel.py`` and,
+    for a new run, the task card ``README.md`` must be as committed at HEAD. Such a change made
     between runs is refused, never used silently: a changed reference would make every later speedup
     and correctness verdict incomparable with the earlier ones. (A task-card edit while a run is
     stopped is accepted, with a note, by the resumed run; a committed task-card edit is the user's.)
@@ -74,6 +75,17 @@ def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
             "for never run (its best version, the kernel.py a run ends on, would be judged without it)",
             hint=f"restore it (git -C {root} checkout -- {' '.join(deleted)}); to set a version aside, mask it "
             f"(kernelopt memory mask --workspace {root} {deleted[0].removeprefix('memory/').removesuffix('.json')})",
+        )
+    if ws.branch() is None:
+        short, subject = ws.log(max_count=1)[0]
+        branches = ws.repo.git.for_each_ref("--format=%(refname:short)", "refs/heads/").split()
+        root = shell_word(ws.root)
+        return WorkspaceError(
+            f"{ws.root}: HEAD is detached at {short} ({one_line(subject, 60)}), on no branch: the versions a run "
+            "recorded here would belong to no branch, and the branch's later versions are not in this checkout",
+            hint=f"go back to the branch (git -C {root} checkout {branches[0] if len(branches) == 1 else 'BRANCH'})"
+            + (f"; its branches: {', '.join(branches)}" if len(branches) > 1 else "")
+            + "; to look at a version, git show or git worktree add leave the workspace as it is",
         )
     v0 = baseline_commit(ws)
     checks = [

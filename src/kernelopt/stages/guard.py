@@ -463,7 +463,7 @@ class GitState:
                 refs[name] = sha
         return cls(
             head=ws.head(),
-            head_ref=_head_ref(ws, git_dir),
+            head_ref=ws.branch(),
             refs=refs,
             index=_read_or_none(git_dir / "index"),
             config=_read_or_none(git_dir / "config") or b"",
@@ -568,21 +568,6 @@ def _hooks(git_dir: Path) -> dict[str, bytes]:
         for p in folder.iterdir()
         if p.is_symlink() or p.is_file()
     }
-
-
-def _head_ref(ws: Workspace, git_dir: Path) -> str | None:
-    """The branch ``.git/HEAD`` names; ``None`` when HEAD is detached. A repository whose refs are in
-    a reftable keeps a placeholder in that file, and git itself is asked."""
-    import git  # imported where used: GitPython runs `git version` when it is imported
-
-    text = (_read_or_none(git_dir / "HEAD") or b"").decode("utf-8", errors="replace").strip()
-    name = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
-    if name != "refs/heads/.invalid":
-        return name
-    try:
-        return ws.repo.git.symbolic_ref("-q", "HEAD").strip() or None
-    except git.GitCommandError:
-        return None
 
 
 def _index_tree(ws: Workspace, index: bytes | None) -> str | None:
