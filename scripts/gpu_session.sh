@@ -103,6 +103,10 @@
 #              cross-entropy and layer-norm backward, the matmul tutorial, LMDeploy's RMS norm and SiLU-and-mul,
 #              FlagAttention's split-kv decoding, Kernl's linear layer) and its written forms compiled and correct at
 #              realistic sizes, tune --device cuda on three (one of them dao_xent's backward launch)
+#   breaker20  scripts/gpu_breaker20.sh: the twentieth held-out trial's kernels (Liger's softmax, torchtitan's MoE
+#              indices, tritonbench's jagged sum, bitsandbytes' 8-bit quantization, unsloth's cross-entropy backward,
+#              fla's mean pooling, vLLM's block fp8 GEMM, PyTorch's string-annotated 2-D add) and its written forms
+#              compiled and correct at realistic sizes, tune --device cuda on three (one unsloth's backward launch)
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -220,6 +224,7 @@ breaker16 480 scripts/gpu_breaker16.sh
 breaker17 480 scripts/gpu_breaker17.sh
 breaker18 480 scripts/gpu_breaker18.sh
 breaker19 600 scripts/gpu_breaker19.sh
+breaker20 600 scripts/gpu_breaker20.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

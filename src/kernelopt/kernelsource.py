@@ -15,7 +15,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -348,13 +348,31 @@ def check_kernel(path: Path, form: KernelForm) -> None:
             path,
             f"reads {said} from its own folder; a workspace holds only kernel.py and reference.py, and tune loads "
             f"each candidate from a folder of its own, so it could not find {them} there",
-            hint=f"put {them} in kernel.py (a C++ or CUDA source as a string, built by torch.utils.cpp_extension."
-            "load_inline) or name it by its absolute path",
+            hint=f"put {them} in kernel.py ({_inlined(name for name, _ in read)}) or name {them} by "
+            f"{'its' if len(read) == 1 else 'their'} absolute path",
         )
     if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
         raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
     if form is KernelForm.FUNCTION and "run" not in funcs | names:
         raise InputFileError(path, "defines no run(*inputs) (the reference uses the function form)")
+
+
+#: the endings of the sources a kernel builds (``torch.utils.cpp_extension``); any other file is data it reads
+BUILT_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hpp")
+
+
+def _inlined(names: Iterable[str]) -> str:
+    """How the files a kernel reads beside it go into kernel.py: a source as a string built by ``load_inline``, data
+    (vLLM's ``configs/...json`` tables of settings keyed by the device's name, breaker20's vllm_block_fp8) as a
+    literal; a folder may hold either."""
+    kinds = {"source" if Path(n).suffix in BUILT_SOURCES else "data" if Path(n).suffix else "either" for n in names}
+    source = "a C++ or CUDA source as a string, built by torch.utils.cpp_extension.load_inline"
+    data = "a table of settings it reads (JSON) as a dict literal"
+    if kinds == {"source"}:
+        return source
+    if kinds == {"data"}:
+        return data
+    return f"{source}; {data}"
 
 
 def missing_imports(path: Path) -> list[str]:

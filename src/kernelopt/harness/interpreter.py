@@ -63,6 +63,10 @@ narrowed to bf16 with no rounding named (``x.to(tl.bfloat16)``, a store of fp32 
 to nearest even as a GPU's ``cvt.rn.bf16.f32`` is, where the interpreter cut the low bits off; a bf16 block's sum,
 maximum, minimum, cumulative sum and product are computed on its values (:func:`_patch_bf16_reductions`).
 
+A ninth, for every Triton whose interpreter rewrites a kernel's source (3.6): the rewritten kernel keeps the
+annotations of its parameters as written, so a constexpr annotated by a string (``B: "tl.constexpr"``) is one there
+too (:func:`_patch_annotations`).
+
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
 also compiles on a GPU:
@@ -180,6 +184,7 @@ def patch_interpreter() -> bool:
         _patch_libdevice(interp)
         _patch_fp8(interp)
         _patch_bool_ops(interp)
+        _patch_annotations(interp)
         _patch_specialized(interp)
         _patch_bf16_arithmetic(interp)
         interp._kernelopt_patched = True
@@ -498,6 +503,27 @@ def _patch_bool_ops(interp: Any) -> None:
     setattr(interp, BOOL_OP_NAME, _bool_op)
     setattr(interp, NOT_NAME, _not)
     rewriter.ast_transformer = BoolOps()
+
+
+def _patch_annotations(interp: Any) -> None:
+    """A rewritten kernel keeps its own parameters' annotations (the module docstring's ninth fix): the interpreter
+    compiles its rewrite in a module under ``from __future__ import annotations``, which ``compile`` passes on, so an
+    annotation written as a string (``BLOCK_SIZE_X: "tl.constexpr"``, PyTorch's own Triton test kernels) became the
+    string of that string (``"'tl.constexpr'"``): the launch did not take it for a constexpr and ``tl.arange(0,
+    BLOCK_SIZE_X)`` failed "arange's arguments must be of type tl.constexpr", where a GPU compile reads the
+    signature and runs it (breaker20's torch_add2d)."""
+    rewriter = getattr(interp, "FunctionRewriter", None)
+    if rewriter is None or not hasattr(rewriter, "rewrite_ast"):
+        return  # a Triton whose interpreter rewrites kernels otherwise: left as it is
+    rewrite = rewriter.rewrite_ast
+
+    def rewrite_ast(self: Any) -> Any:
+        fn = rewrite(self)
+        if fn is not self.fn and hasattr(self.fn, "__annotations__"):
+            fn.__annotations__ = dict(self.fn.__annotations__)
+        return fn
+
+    rewriter.rewrite_ast = rewrite_ast
 
 
 class _Globals:

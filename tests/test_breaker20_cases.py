@@ -1,0 +1,206 @@
+"""Issue 32's twentieth held-out trial, as a new user runs it (tests/data/breaker20/README.md: eight public Triton
+kernels from Liger-Kernel, torchtitan, tritonbench, bitsandbytes, unsloth, flash-linear-attention, vLLM and
+PyTorch's own Triton tests, in forms earlier trials left out). Each finding is a test: each original once in Triton's
+interpreter at a small odd size against its reference (``_all_correct``: NaN around the inputs and the outputs),
+the defects' own cases, the forms ``tune`` writes for picks checked at sizes the ``SHAPES`` do not name, and the GPU
+test the lead's session runs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.errors import InputFileError
+from tests.test_breaker7_cases import _all_correct
+
+DATA = Path(__file__).parent / "data" / "breaker20"
+
+#: one small size each original has not been checked at (odd, off every SHAPES entry)
+SMALL: dict[str, dict[str, int]] = {
+    "liger_softmax": {"B": 1, "T": 3, "V": 37},
+    "titan_indices": {"R": 3, "E": 5, "L": 200},
+    "tb_jagged_sum": {"B": 3, "L": 9, "M": 5},
+    "bnb_8bit_quant": {"R": 5, "C": 100},
+    "unsloth_xent": {"N": 3, "V": 37},
+    "fla_mean_pool": {"B": 1, "T": 19, "H": 2, "D": 20},
+    "torch_add2d": {"X": 7, "Y": 130},
+}
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_each_original_is_right_at_a_small_odd_size(name: str) -> None:
+    """Seven kernels as their authors launch them, once each in the interpreter at a size no entry names (e1: the
+    jagged sum builds a nested tensor in ``run``; e2: PyTorch's test kernel annotates its constexprs by strings).
+    The eighth, vLLM's, reads its settings from a file beside it and is refused before it runs (e3)."""
+    _all_correct(DATA / name, [SMALL[name]])
+
+
+# ------------------------------------------------------------------------------------- the defects
+
+
+@pytest.mark.timeout(60)
+def test_e1_fenced_outputs_leave_torch_s_own_allocations_alone() -> None:
+    """Seen on 2026-12-06: tb_jagged_sum, tritonbench's jagged sum, whose ``run`` builds a nested tensor
+    (``torch.nested.nested_tensor_from_jagged``). The net's check of it (and every interpreter run of the trials'
+    tests) never returned: its shape is computed by torch's meta functions, which allocate with ``torch.empty`` in
+    turn, and the fence around each allocation (``padded``'s ``torch.full``) went back through the patched
+    ``torch.empty`` without end. An allocation made while one is fenced, or of no memory (a meta or fake tensor, a
+    subclass), is left as it is; what ``run`` allocates itself is still fenced and a store past it still seen."""
+    import torch
+
+    from kernelopt.harness.fences import PAD, Fences, fenced_outputs, trespassed
+
+    fences: Fences = []
+    values, offsets = torch.randn(7, 3), torch.tensor([0, 2, 7])
+    with fenced_outputs(fences):
+        nested = torch.nested.nested_tensor_from_jagged(values, offsets)
+        meta = torch.empty(5, device="meta")
+        out = torch.empty(4)
+    assert nested.shape[0] == 2 and meta.device.type == "meta" and len(fences) == 1, fences
+    assert fences[0][1] == out.numel() and not trespassed(fences)
+    buf = fences[0][0]
+    buf[PAD + 4] = 0.0  # one element past the output's end
+    assert trespassed(fences)
+
+
+def test_e3_a_table_of_settings_read_beside_the_kernel_is_refused_with_a_data_hint() -> None:
+    """Seen on 2026-12-06: vllm_block_fp8, vLLM's block-scaled fp8 GEMM, whose ``get_w8a8_block_fp8_configs``
+    reads ``configs/N=...,K=...,device_name=...,dtype=fp8_w8a8,block_shape=[...].json`` beside the module. ``tune``
+    refused it (rightly: each candidate loads from a folder of its own, where the file is not) with the hint "put
+    it in kernel.py (a C++ or CUDA source as a string, built by torch.utils.cpp_extension.load_inline)": a table of
+    settings is no source to build. A file that is no C++ or CUDA source, or a folder, is said to go in as a
+    literal (a folder may hold either); a source still as ``load_inline``'s string (newuser16's n87)."""
+    from kernelopt.kernelsource import KernelForm, _inlined, check_kernel
+
+    with pytest.raises(InputFileError, match=re.escape("reads configs (line 123) from its own folder")) as err:
+        check_kernel(DATA / "vllm_block_fp8" / "kernel.py", KernelForm.FUNCTION)
+    line = err.value.one_line()
+    assert "a table of settings it reads (JSON) as a dict literal" in line and "\n" not in line, line
+    assert "load_inline" in _inlined(["gelu.cu"]) and "dict literal" not in _inlined(["gelu.cu"])
+    assert _inlined(["settings.json"]) == "a table of settings it reads (JSON) as a dict literal"
+
+
+# ------------------------------------------------------------------------------------- what tune writes
+
+#: picks of ``tune`` sessions (a GPU's space) and the line each written form holds: torchtitan's block a keyword
+#: default of the wrapper; bitsandbytes' split guarded by the block count (its absmax store is unmasked); Liger's
+#: looped softmax block computed from MAX_FUSED_SIZE; unsloth's backward block an annotated local; the autotune
+#: lists of tritonbench, fla and PyTorch's test pinned
+PICKS = {
+    "titan_indices": ({"BLOCK_SIZE": 32, "num_warps": 2}, None, "    block_size: int = 32,\n"),
+    "bnb_8bit_quant": (
+        {"SPLIT_NUM_BLOCKS": 2}, "quantize_8bit_blockwise_kernel",
+        "    if blocks % 2 == 0:  # kernelopt: tuned\n        split_num_blocks = 2\n",
+    ),
+}  # fmt: skip
+
+#: sizes no SHAPES entry names, odd ones (an odd block count for bitsandbytes' split of two)
+WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "titan_indices": [{"R": 1, "E": 1, "L": 3}, {"R": 3, "E": 5, "L": 500}],
+    "bnb_8bit_quant": [{"R": 3, "C": 256}, {"R": 5, "C": 100}],
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", sorted(PICKS))
+def test_a_written_pick_holds_at_sizes_no_entry_names(name: str, tmp_path: Path) -> None:
+    """The kernel.py ``tune`` writes for each pick of :data:`PICKS`, in the interpreter at :data:`WRITTEN_SIZES`:
+    bitsandbytes' split of two blocks a program is written only where the block count is even (its absmax store
+    has no mask), the original's split elsewhere."""
+    from tests.test_breaker_cases import _tune_edit
+
+    pick, kernel, form = PICKS[name]
+    folder = Path(shutil.copytree(DATA / name, tmp_path / name))
+    written, note = _tune_edit(folder, pick, kernel)
+    assert written is not None and form in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, WRITTEN_SIZES[name])
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes for six of the trial's kernels when its session (a GPU's space) picks these, checked on the
+#: GPU and written on the CPU too (:func:`test_the_gpu_picks_are_written_on_the_cpu`): torchtitan's keyword default,
+#: bitsandbytes' dequantization split, unsloth's forward warps, the lists of tritonbench, fla and PyTorch's test pinned
+GPU_PICKS = {
+    "titan_indices": {"BLOCK_SIZE": 512, "num_warps": 8},
+    "bnb_8bit_quant": {"SPLIT_SIZE": 1024, "num_warps": 8},
+    "unsloth_xent": {"num_warps": 16},
+    "tb_jagged_sum": {"BLOCK_SIZE_RAGGED": 32, "BLOCK_SIZE_M": 64, "num_warps": 4, "num_stages": 2},
+    "fla_mean_pool": {"BD": 32, "num_warps": 4, "num_stages": 3},
+    "torch_add2d": {"BLOCK_SIZE_X": 128, "BLOCK_SIZE_Y": 128, "num_warps": 8, "num_stages": 3},
+}
+
+#: (folder, sizes) of the originals on the GPU: a small odd size and realistic ones (256 MB - 1 GB a tensor; Liger's
+#: and unsloth's looped / chunked paths past 65536 columns; vLLM's configs file read at N=512, K=384 on an H100)
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "liger_softmax": [SMALL["liger_softmax"], {"B": 2, "T": 4096, "V": 16384}, {"B": 1, "T": 512, "V": 100000}],
+    "titan_indices": [SMALL["titan_indices"], {"R": 8, "E": 64, "L": 200000}],
+    "tb_jagged_sum": [SMALL["tb_jagged_sum"], {"B": 1024, "L": 1024, "M": 256}],
+    "bnb_8bit_quant": [SMALL["bnb_8bit_quant"], {"R": 8192, "C": 8192}],
+    "unsloth_xent": [SMALL["unsloth_xent"], {"N": 4096, "V": 32000}, {"N": 2048, "V": 128256}],
+    "fla_mean_pool": [SMALL["fla_mean_pool"], {"B": 8, "T": 8192, "H": 16, "D": 128}],
+    "vllm_block_fp8": [{"M": 5, "N": 200, "K": 300}, {"M": 64, "N": 512, "K": 384}, {"M": 4096, "N": 7168, "K": 7168}],
+    "torch_add2d": [SMALL["torch_add2d"], {"X": 16384, "Y": 16384}],
+}
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones included, and a realistic one
+GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "titan_indices": [{"R": 1, "E": 1, "L": 3}, {"R": 8, "E": 63, "L": 200001}],
+    "bnb_8bit_quant": [{"R": 1, "C": 1}, {"R": 8191, "C": 8193}],
+    "unsloth_xent": [{"N": 2, "V": 3}, {"N": 4095, "V": 50257}],
+    "tb_jagged_sum": [{"B": 1, "L": 1, "M": 1}, {"B": 1023, "L": 1025, "M": 255}],
+    "fla_mean_pool": [{"B": 1, "T": 1, "H": 1, "D": 1}, {"B": 8, "T": 8191, "H": 16, "D": 129}],
+    "torch_add2d": [{"X": 1, "Y": 1}, {"X": 16383, "Y": 16385}],
+}
+
+#: the quantizer's split of two blocks a program (guarded by an even block count) and unsloth's backward block and
+#: warps (an annotated local and a literal at the call), each a pick of its own launch
+GPU_LAUNCH_PICKS = {
+    "bnb_8bit_quant": ({"SPLIT_NUM_BLOCKS": 2}, "quantize_8bit_blockwise_kernel", [{"R": 3, "C": 256}, {"R": 8191, "C": 8193}]),
+    "unsloth_xent": ({"BLOCK_SIZE": 1024, "num_warps": 4}, "_cross_entropy_backward", [{"N": 2, "V": 3}, {"N": 2047, "V": 128257}]),
+}  # fmt: skip
+
+
+@pytest.mark.timeout(300)
+def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
+    """The GPU test's picks are written by the CPU's logic as the GPU test expects (breaker19's GPU test failed on
+    2026-12-06 on a pick the CPU logic no longer wrote), and two of the forms hold in the interpreter at sizes no
+    entry names."""
+    from tests.gpu_correct import written_files
+
+    written = written_files(DATA, {k: GPU_PICKS[k] for k in ("titan_indices", "tb_jagged_sum")}, tmp_path)
+    for name, path in written.items():
+        folder = Path(shutil.copytree(DATA / name, tmp_path / f"{name}_check"))
+        shutil.copy(path, folder / "kernel.py")
+        _all_correct(folder, [WRITTEN_SIZES.get(name, GPU_WRITTEN_SIZES[name])[0]])
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_twentieth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals (:data:`GPU_SIZES`: Liger's softmax
+    through autograd, its looped kernels past 65536 columns; torchtitan's indices; tritonbench's jagged sum over a
+    nested tensor; bitsandbytes' quantization and dequantization; unsloth's cross-entropy forward (one block and
+    chunked) and in-place backward; fla's mean pooling; vLLM's block fp8 GEMM, its configs file read on an H100 at
+    N=512, K=384; PyTorch's string-annotated 2-D add), and the forms ``tune`` writes (:data:`GPU_PICKS`,
+    :data:`GPU_LAUNCH_PICKS`), correct at sizes no entry names (:data:`GPU_WRITTEN_SIZES`)."""
+    from tests.gpu_correct import assert_correct, trial_holds
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_breaker_cases import _tune_edit
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    trial_holds(DATA, GPU_SIZES, GPU_PICKS, GPU_WRITTEN_SIZES, _outputs_checked, tmp_path)
+    for name, (pick, kernel, sizes) in GPU_LAUNCH_PICKS.items():
+        folder = Path(shutil.copytree(DATA / name, tmp_path / f"{name}_launch"))
+        text, note = _tune_edit(folder, pick, kernel)
+        assert text is not None, note
+        written = tmp_path / f"{name}_launch_written.py"
+        written.write_text(text)
+        assert_correct(DATA / name, sizes, _outputs_checked, kernel_py=written)
