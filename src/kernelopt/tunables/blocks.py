@@ -29,6 +29,7 @@ import contextlib
 import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 
@@ -37,6 +38,7 @@ from kernelopt.tunables.signature import param_names, params_of
 _LESS = (cst.LessThan, cst.LessThanEqual)
 _GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
 _HINTS = ("multiple_of", "max_contiguous")  # compiler hints that return their first argument
+T = TypeVar("T")
 
 
 #: how a range derived from a block scales it: (multiplier, divisor), the range ``block * mul // div`` long;
@@ -129,13 +131,32 @@ def child_nodes(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     return found
 
 
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The node and every node under it, depth first (in source order)."""
-    stack = [node]
-    while stack:
-        here = stack.pop()
-        yield here
-        stack.extend(reversed(child_nodes(here)))
+WALKED_KEPT = 2_000_000
+"""Our choice: how many nodes the walks :func:`walk` keeps hold in all before it forgets them all (as many as
+:data:`CHILDREN_KEPT`: a tuple of references each, some tens of MB at most)."""
+_WALKED: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = {}
+_walked_nodes = [0]  # the nodes the kept walks hold
+
+
+def walk(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    """The node and every node under it, depth first (in source order), found once per node: the rules walk the same
+    kernel bodies and expressions again and again (1.8 million nodes yielded by this function's generator in one
+    edit of breaker10's extend_attn, its largest cost, 2026-12-07)."""
+    found = _WALKED.get(node)
+    if found is None:
+        out: list[cst.CSTNode] = []
+        stack = [node]
+        while stack:
+            here = stack.pop()
+            out.append(here)
+            stack.extend(reversed(child_nodes(here)))
+        found = tuple(out)
+        if _walked_nodes[0] + len(found) > WALKED_KEPT:
+            _WALKED.clear()
+            _walked_nodes[0] = 0
+        _WALKED[node] = found
+        _walked_nodes[0] += len(found)
+    return found
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -227,13 +248,26 @@ def launched(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def _names(expr: cst.CSTNode) -> set[str]:
-    """The variable names an expression reads (the module of ``tl.arange`` included; not attribute names)."""
-    if isinstance(expr, cst.Name):
-        return {expr.value}
-    if isinstance(expr, cst.Attribute):
-        return _names(expr.value)
-    return set().union(*(_names(c) for c in child_nodes(expr))) if child_nodes(expr) else set()
+_NAMES: dict[cst.CSTNode, frozenset[str]] = {}
+
+
+def _names(expr: cst.CSTNode) -> frozenset[str]:
+    """The variable names an expression reads (the module of ``tl.arange`` included; not attribute names), found once
+    per node as :func:`child_nodes` finds its children: the rule asks again and again for the same expressions of the
+    same immutable trees (every local's value at each read of a name, each block at each node of the bodies), 1.85
+    million calls for 77,000 expressions in one edit of breaker10's extend_attn, a quarter of its CPU (2026-12-07)."""
+    found = _NAMES.get(expr)
+    if found is None:
+        if isinstance(expr, cst.Name):
+            found = frozenset((expr.value,))
+        elif isinstance(expr, cst.Attribute):
+            found = _names(expr.value)
+        else:
+            found = frozenset().union(*(_names(c) for c in child_nodes(expr)))
+        if len(_NAMES) >= CHILDREN_KEPT:
+            _NAMES.clear()
+        _NAMES[expr] = found
+    return found
 
 
 def _calls(expr: cst.CSTNode, name: str) -> list[cst.Call]:
@@ -467,7 +501,7 @@ class _Kernel:
         ``HALF: tl.constexpr = BLOCK // 2`` reads ``BLOCK``)."""
         names = _names(expr)
         derived = [self.derived(cst.Name(n)) for n in names if n in self.values]
-        return names | {d[0] for d in derived if d is not None and d[1] is not None}
+        return {*names, *(d[0] for d in derived if d is not None and d[1] is not None)}
 
     def steps(self, block: str) -> bool:
         """Whether something steps by ``block`` (see the module docstring); each block's read once."""
@@ -497,9 +531,37 @@ class _Kernel:
         return left.pop() if len(left) == 1 else None
 
 
+KERNELS_KEPT = 10_000
+"""Our choice: how many kernels' readings :func:`body_constexprs` and :func:`_read_only` keep before they forget them
+all (a file holds a few kernels; a tuning session reads the original and each edit of it)."""
+_HELD: dict[cst.FunctionDef, dict[str, cst.BaseExpression]] = {}
+_READ_ONLY: dict[cst.FunctionDef, _Kernel] = {}
+
+
+def _kept(cache: dict[cst.FunctionDef, T], kernel: cst.FunctionDef, read: Callable[[cst.FunctionDef], T]) -> T:
+    """``read(kernel)``, found once per kernel node (libcst's nodes are immutable and hash by identity): the rules
+    ask the same kernel again for each block and each launch (154 walks of extend_attn's body for its settings in one
+    edit, 2026-12-07)."""
+    found = cache.get(kernel)
+    if found is None:
+        if len(cache) >= KERNELS_KEPT:
+            cache.clear()
+        found = cache[kernel] = read(kernel)
+    return found
+
+
+def _read_only(kernel: cst.FunctionDef) -> _Kernel:
+    """The reading of ``kernel``'s own body alone (no helper's added), for the rules that only ask it."""
+    return _kept(_READ_ONLY, kernel, _Kernel)
+
+
 def body_constexprs(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """Name -> literal for each ``NAME: tl.constexpr = <int literal>`` at the top level of ``kernel``'s body that
     binds its name once: a setting the kernel holds itself, as a default of its signature is."""
+    return dict(_kept(_HELD, kernel, _body_constexprs))
+
+
+def _body_constexprs(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     found: dict[str, list[cst.BaseExpression]] = {}
     for node in walk(kernel.body):
         if isinstance(node, cst.Assign):
@@ -525,7 +587,7 @@ def body_constexprs(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
 def steps_by(kernel: cst.FunctionDef, block: str) -> bool:
     """Whether something in ``kernel`` steps by its parameter ``block`` (a loop, its programs, an offset advanced
     by it; see the module docstring): then any block covers any size the kernel handles."""
-    return _Kernel(kernel).steps(block)
+    return _read_only(kernel).steps(block)
 
 
 def programs_tiled_by(kernel: cst.FunctionDef, block: str) -> bool:
@@ -533,7 +595,7 @@ def programs_tiled_by(kernel: cst.FunctionDef, block: str) -> bool:
     from ``tl.program_id`` (directly or through local assignments, not a loop's variable), ``pid_m * BLOCK_M``.
     The launch's grid then counts the programs by the same block (Inductor's mm templates: ``BLOCK_M :
     tl.constexpr = 64`` bound in the body, the wrapper's grid computed from its own ``meta0["BLOCK_M"]``)."""
-    body = _Kernel(kernel)
+    body = _read_only(kernel)
 
     def from_program(expr: cst.CSTNode) -> bool:
         nodes = [expr, *(v for name in body.reads(expr) for v in body.values.get(name, []))]
