@@ -193,38 +193,12 @@ def search_plot(
             label=f"on {label}",
             zorder=2,
         )
-    measured = [p for p in timed if not p.cut and not p.recorded]
-    if measured:
-        name = "candidate (sum over the shapes)" if series else "candidate (timed)"
-        ax.scatter(
-            [p.evaluation for p in measured],
-            [p.latency_us for p in measured],
-            s=22,
-            color="#2874a6",
-            label=name,
-            zorder=3,
-        )
-    served = [p for p in timed if not p.cut and p.recorded]
-    if served:  # timed by an earlier session of the same space and served from its record: not measured here
-        ax.scatter(
-            [p.evaluation for p in served],
-            [p.latency_us for p in served],
-            s=22,
-            color="#95a5a6",
-            label="from the session record (timed before)",
-            zorder=3,
-        )
-    cut = [p for p in timed if p.cut]
-    if cut:
-        ax.scatter(
-            [p.evaluation for p in cut],
-            [p.latency_us for p in cut],
-            s=22,
-            facecolors="none",
-            edgecolors="#2874a6",
-            label="cut: a lower bound",
-            zorder=3,
-        )
+    measured = "candidate (sum over the shapes)" if series else "candidate (timed)"
+    # timed now; served from the session record (an earlier session of the same space timed it: not measured here);
+    # cut (a lower bound)
+    _dots(ax, [p for p in timed if not p.cut and not p.recorded], measured, color="#2874a6")
+    _dots(ax, [p for p in timed if not p.cut and p.recorded], "from the session record (timed before)", color="#95a5a6")
+    _dots(ax, [p for p in timed if p.cut], "cut: a lower bound", facecolors="none", edgecolors="#2874a6")
     steps = best_so_far(points)
     if steps:
         ax.step([s[0] for s in steps], [s[1] for s in steps], where="post", color="#27ae60", label="best so far")
@@ -251,6 +225,12 @@ def search_plot(
         warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
         fig.savefig(buf, format=image_format, dpi=dpi)
     return buf.getvalue()
+
+
+def _dots(ax: Any, points: Sequence[SearchPoint], label: str, **style: str) -> None:
+    """The candidates ``points`` as dots at their latency, named ``label`` in the legend (nothing when none)."""
+    if points:
+        ax.scatter([p.evaluation for p in points], [p.latency_us for p in points], s=22, label=label, zorder=3, **style)
 
 
 def _latency_scale(ax: Any, axis: LatencyAxis) -> None:
