@@ -121,3 +121,40 @@ def test_a_graph_s_timed_output_is_every_call_s_and_a_graph_that_misses_the_kern
     assert timing.method is method and timing.samples_us, timing
     stale = [w for w in timing.warnings if "replay left call 15's output as it was" in w]
     assert bool(stale) is (method is TimingMethod.CPU_PERF_COUNTER), timing.warnings
+
+
+ONE_SET = {  # the kernel, whether the graph's replay recomputes its output, whether the replay is said stale
+    "a sound graph": (lambda x: x * 2, True, False),
+    "a graph the kernel's work missed": (lambda x: x * 2, False, True),
+    "a sound graph whose output the permutation keeps (a sum over rows)": (lambda x: x.sum(0), True, False),
+    "a kernel whose output the inputs do not set, never captured": (lambda x: torch.ones(3), False, False),
+    "a sound graph of a nondeterministic kernel on integers": (None, True, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_SET))
+def test_one_input_set_s_replay_is_said_stale_only_where_a_call_computes_another_output(name: str) -> None:
+    """:func:`timers.replay_stale` with a single input set (inputs too large to rotate, the common case at 256 MB and
+    up), where the set's rows are permuted for the replay (review20 r3): a sound graph is kept (no figure of it
+    changes), also where its output is the same for the permuted rows (a sum over them, integers: bit for bit alike),
+    and where no row is permuted (integers alone) though the kernel's output varies from call to call;
+    a replay that left the output as it was while a call computes another is said stale; an output the inputs do not
+    set is no sign. The set's values are put back either way: the samples read the set they were built with."""
+    kernel, recomputes, stale = ONE_SET[name]
+    x = torch.arange(24, dtype=torch.float32).reshape(8, 3)
+    if kernel is None:  # integers alone: no row permuted, the set's values unchanged; the replay reproduced the
+        # capture's output, the next call did not (float atomics' order): said stale on timedgpu20's rule
+        x, drawn = x.long(), iter([0.0, 0.0, 0.5])
+        kernel = lambda x: x.sum(0) + next(drawn)  # noqa: E731
+    sets = [[x]]
+    built = x.clone()
+    outs = [kernel(x)]
+
+    def replay() -> None:
+        if recomputes:
+            outs[0].copy_(kernel(x))
+
+    said = timers.replay_stale(replay, kernel, sets, outs, "cpu")
+    assert (said is not None) is stale, said
+    assert said is None or "replay left call 0's output as it was" in said
+    assert torch.equal(x, built)
