@@ -80,3 +80,36 @@ def test_b34_a_list_changed_through_a_name_rebound_to_a_copy_first_is_found_not_
     else:
         refusal = listed["matmul_kernel.configs"].refused_reason or ""
         assert "'CONFIGS' is changed in place" in refusal and "through cfgs" in refusal, refusal
+
+
+def test_b35_a_record_deleted_by_a_commit_is_refused_and_its_restore_line_puts_it_back(ws_root: Path) -> None:
+    """b35: newuser17's n104 refused a committed record deleted from the folder (``git ls-files --deleted``), but a
+    record deleted by ``git rm memory/v1.json``, or by that and a commit, is gone from the index too: the next run
+    took V1 for never run and ended "end of run: kernel.py = V0, the fastest passing version", V1's kernel replaced.
+    Now every record a commit of HEAD's history holds and the folder lacks is refused, and the line that restores it
+    names the last commit that holds it (``git checkout -- memory/v1.json`` restores nothing git rm took)."""
+    import subprocess
+
+    from kernelopt.errors import WorkspaceError
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.report import collect
+
+    from .loop_fakes import DATA, make_fakes, subjects
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    subprocess.run(["git", "-C", str(ws.root), "rm", "-q", "memory/v1.json"], check=True)  # gone from the index too
+    subprocess.run(["git", "-C", str(ws.root), "commit", "-qm", "drop v1"], check=True)
+    kernel, loops = ws.kernel_py.read_bytes(), subjects(ws)
+    with pytest.raises(WorkspaceError) as deleted:
+        OptimizeLoop(ws, fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    line = deleted.value.one_line()
+    assert f"{ws.root}: memory/v1.json deleted since committed" in line, line
+    assert ws.kernel_py.read_bytes() == kernel and subjects(ws) == loops  # nothing committed, kernel.py kept
+    assert [u.split(": deleted since committed;")[0] for u in collect(ws).unreadable] == [f"v1: {ws.memory.path(1)}"]
+    restore = line.split("restore it (", 1)[1].split("); to set", 1)[0]
+    subprocess.run(["bash", "-c", restore], check=True, capture_output=True)
+    assert ws.memory.read(1).quality_gate.result is not None and collect(ws).unreadable == []

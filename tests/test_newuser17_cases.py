@@ -181,8 +181,10 @@ def test_n104_a_committed_record_deleted_by_hand_is_said_and_refused_not_taken_f
     assert f"{ws.root}: memory/v1.json deleted since committed" in line and "mask --workspace" in line
     assert ws.kernel_py.read_bytes() == kernel and subjects(ws) == loops  # nothing committed, kernel.py kept
     said = collect(ws).unreadable
+    held = ws.repo.git.log("-n1", "--format=%h", "--", "memory/v1.json")  # the commit that holds it
     assert said == [
-        f"v1: {ws.memory.path(1)}: deleted since committed; restore it (git -C {ws.root} checkout -- memory/v1.json)"
+        f"v1: {ws.memory.path(1)}: deleted since committed; restore it (git -C {ws.root} checkout {held} -- "
+        "memory/v1.json)"
     ]
     restore = line.split("restore it (", 1)[1].split("); to set", 1)[0]
     subprocess.run(["bash", "-c", restore], check=True, capture_output=True)

@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from importlib import resources
 from pathlib import Path
@@ -737,15 +737,26 @@ class Workspace:
             args += ["--", *paths]
         return self._git(*args).strip() == ""
 
-    def deleted_records(self) -> list[str]:
-        """The records (``memory/v<N>.json``) git tracks that are gone from the folder, deleted by hand: the loop
-        never deletes a committed record, and without one it takes that version for never run (the run's end
-        put V0's kernel.py back as "the fastest passing version" when V1's record had been deleted)."""
-        out = self._git("ls-files", "--deleted", "--", "memory/")
-        return sorted(
-            (line for line in out.splitlines() if re.fullmatch(r"memory/v\d+\.json", line)),
-            key=lambda rel: int(rel[len("memory/v") : -len(".json")]),
-        )
+    def deleted_records(self) -> dict[str, str]:
+        """The records (``memory/v<N>.json``) a commit of HEAD's history holds that are gone from the folder, deleted by
+        hand, each with the (short) hash of the last commit that holds it: the loop never deletes a committed record,
+        and without one it takes that version for never run (the run's end put V0's kernel.py back as "the fastest
+        passing version" when V1's record had been deleted). Deleted from the folder, by ``git rm`` or in a commit
+        alike (break20 b35: ``git rm memory/v1.json``, committed or not, was not seen, and the run ended on V0)."""
+        ever = self._git("log", "--format=", "--name-only", "HEAD", "--", "memory/").splitlines()
+        gone = {rel for rel in ever if re.fullmatch(r"memory/v\d+\.json", rel) and not (self.root / rel).is_file()}
+        return {  # the newest commit that adds or changes it: the first line of the log (-n1 counts before the filter)
+            rel: self._git("log", "--format=%h", "--diff-filter=ACMRT", "HEAD", "--", rel).split("\n", 1)[0].strip()
+            for rel in sorted(gone, key=lambda rel: int(rel[len("memory/v") : -len(".json")]))
+        }
+
+    def restore_records(self, deleted: Mapping[str, str]) -> str:
+        """The command line that puts ``deleted`` (:meth:`deleted_records`) back as their last commits hold them."""
+        by: dict[str, list[str]] = {}
+        for rel, commit in deleted.items():
+            by.setdefault(commit, []).append(rel)
+        root = shell_word(self.root)
+        return " && ".join(f"git -C {root} checkout {commit} -- {' '.join(rels)}" for commit, rels in by.items())
 
     def commit(self, paths: list[str | Path], message: str, *, amend: bool = False) -> str:
         """Stage ``paths`` and commit with ``message`` (passed through a message file); returns the hash."""

@@ -69,12 +69,12 @@ def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
     """
     deleted = ws.deleted_records()
     if deleted:
-        root = shell_word(ws.root)
+        root, first = shell_word(ws.root), next(iter(deleted)).removeprefix("memory/").removesuffix(".json")
         return WorkspaceError(
             f"{ws.root}: {', '.join(deleted)} deleted since committed: without a version's record the run takes it "
             "for never run (its best version, the kernel.py a run ends on, would be judged without it)",
-            hint=f"restore it (git -C {root} checkout -- {' '.join(deleted)}); to set a version aside, mask it "
-            f"(kernelopt memory mask --workspace {root} {deleted[0].removeprefix('memory/').removesuffix('.json')})",
+            hint=f"restore it ({ws.restore_records(deleted)}); to set a version aside, mask it "
+            f"(kernelopt memory mask --workspace {root} {first})",
         )
     if ws.branch() is None:
         short, subject = ws.log(max_count=1)[0]

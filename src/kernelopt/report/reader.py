@@ -238,10 +238,11 @@ def _versions(ws: Workspace, log: list[tuple[str, str]]) -> tuple[list[VersionEn
                 commit_subject=found_commit[1] if found_commit else None,
             )
         )
-    for rel in ws.deleted_records():  # a version whose record was deleted by hand is said, never left out in silence
+    deleted = ws.deleted_records()
+    for rel, commit in deleted.items():  # a version whose record was deleted by hand is said, never left in silence
         unreadable.append(
             f"{rel.removeprefix('memory/').removesuffix('.json')}: {ws.root / rel}: deleted since committed; "
-            f"restore it (git -C {ws.root} checkout -- {rel})"
+            f"restore it ({ws.restore_records({rel: commit})})"
         )
     return versions, unreadable
 
