@@ -113,9 +113,11 @@ def test_v81_a_table_s_next_row_that_raises_just_above_the_entry_below_fails_the
     with _evaluator(prepared) as evaluator:
         check_at = evaluator.check_at
 
-        def compiled_past_the_limit_above(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        def compiled_past_the_limit_above(
+            source: str, shape: ProblemShape, limit_s: float | None = None
+        ) -> tuple[Outcome, str | None]:
             if shape.kwargs["n"] <= 262144:
-                return check_at(source, shape)
+                return check_at(source, shape, limit_s)
             above.append(shape.label())
             return Outcome.RUN_TIMEOUT, "no reply within 60 s (its first call compiles)"
 

@@ -1687,7 +1687,8 @@ def _checked_edit(
     except WallSpent as exc:  # a check the wall time left cannot fit: nothing is written unchecked
         note = f"not written: {exc}"
         judgement = tuning.judgement.model_copy(update={"better": False, "reason": note})
-        return replace(tuning, judgement=judgement, edit=None, edit_made=True, edit_note=note)
+        cut = exc.net if isinstance(exc, NetUnchecked) else None  # the net that ran, for the verdict and --json
+        return replace(tuning, judgement=judgement, edit=None, edit_made=True, edit_note=note, net=cut)
     except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
         update = {"stop": StopReason.INTERRUPTED, "interrupted_by": interrupt_signal(exc)}
         result = tuning.result.model_copy(update=update)
@@ -1846,6 +1847,9 @@ def _checked(
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
         return None, note, net, in_user_lines(net.line(), base, edit.new_source), net.failed.shape
+    if edit.table:  # the sizes above the table's largest entry run the original's computation: they may stay unchecked
+        net = _served_marked(tuning, net)
+    _refuse_unchecked(tuning, net, cap)
     return edit, note, net, None, None
 
 
@@ -1880,7 +1884,68 @@ def _keyed_rows_checked(
         checks += net.checks
         seconds, kept, not_cast = seconds + net.seconds, kept or net.kept, not_cast or net.not_cast
     together = NetVerdict(checks=checks, kept=kept, seconds=seconds, not_cast=None if checks else not_cast)
+    _refuse_unchecked(tuning, together, cap)  # its autotuner may run any row at any size: every size is one it changes
     return edit, note, together, None, None
+
+
+class NetUnchecked(WallSpent):
+    """The net left sizes unchecked where the written code is not the original's (:attr:`NetVerdict.changed`): the
+    kernel is not written (netcap20, the brief's rule: a tuner that writes a kernel that is wrong at any size the
+    original handled is worse than none). Final, as a spent wall is: a next-best would meet the same spent cap.
+
+    Attributes:
+        net: the net's verdict, kept for the verdict's line and ``tune --json``.
+    """
+
+    def __init__(self, line: str, net: NetVerdict) -> None:
+        super().__init__(line)
+        self.net = net
+
+
+def _refuse_unchecked(tuning: FolderTuning, net: NetVerdict, cap: NetCap | None) -> None:
+    """Refuse the write where ``net`` left a size unchecked at which the written code is not the original's.
+
+    Raises:
+        NetUnchecked: the line names those sizes, why each went unchecked, and each cure: for want of time, the
+            ``--budget-wall-s`` whose net would check them (:meth:`NetCap.wall_for` of :attr:`NetVerdict.need_s`),
+            with ``--budget`` of the candidates evaluated where the search ran to its wall (a longer wall alone
+            lengthens the search, and the net is left what the search keeps it: leftovers19's reserve).
+    """
+    changed = net.changed
+    if not changed:
+        return
+    longer = None
+    if cap is not None and any(c in net.for_time for c in changed):
+        result = tuning.result
+        longer = f"a --budget-wall-s of {cap.wall_for(net.need_s)} s or more"
+        if result.stop is StopReason.WALL_TIME:
+            longer += f" with --budget {result.evaluations} (the candidates this search evaluated before its wall)"
+    line = net.unchecked_line(changed, longer) or ""
+    raise NetUnchecked(f"{line}; a kernel unchecked where it changes the original's code is not written", net)
+
+
+def _served_marked(tuning: FolderTuning, net: NetVerdict) -> NetVerdict:
+    """``net`` with its sizes that a table by size leaves to the original's computation marked
+    (:attr:`SizeCheck.served`): those whose value of the table's size is above its largest row. That value is read
+    at a net size only where the table's size is a ``SHAPES`` key that every entry's launch saw as given (the same
+    value at each entry); else no size is marked (whether a row serves it is not known: it counts as changed)."""
+    prepared = tuning.prepared
+    plan = _table_plan(prepared, tuning.result.best_config)
+    if plan is None or not net.unchecked:
+        return net
+    names, size = plan
+    rows, _ = _rows(tuning, names, size)
+    if not rows or any(_size_at(prepared, size, s) != s.kwargs.get(size) for s in prepared.shapes):
+        return net
+    top = max(b.upto for b in rows)
+
+    def above(c: SizeCheck) -> bool:
+        value = c.shape.kwargs.get(size)
+        # a ladder checked up to a try names that try: the tries past it are larger still
+        return is_int(value) and value > top
+
+    checks = [c.model_copy(update={"served": True}) if c.unchecked and above(c) else c for c in net.checks]
+    return net.model_copy(update={"checks": checks})
 
 
 def _keyed_table_rows(tuning: FolderTuning) -> list[dict[str, Value]]:
@@ -2076,6 +2141,7 @@ def _cast_net(
         cap=cap,
         entries=entries,
         check_alone=evaluator.check_alone,  # a size likely to fault: its own worker (seen19's s4)
+        request_s=evaluator.request_s,  # each request within what the cap has left (netcap20)
     )
     return net.model_copy(update={"kept": kept})
 

@@ -808,18 +808,24 @@ class KernelEvaluator:
             raise _problem_error(exc) from None
         return _merge(config, None, answer, timed=False)
 
-    def check_at(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+    def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """Check a kernel source at a size the ``SHAPES`` entries do not name, untimed, in the first bench worker (its
         inputs and reference built there once for the size, beside the problem: :mod:`kernelopt.tuning.net`); its
         outcome and the failure's line. In the interpreter a failure starts the worker again (a write past a buffer
-        may have corrupted its heap).
+        may have corrupted its heap). ``limit_s``: the request's limit (the net's, within its cap: netcap20), else
+        :attr:`request_s`.
 
         Raises:
             ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
         """
-        return self._size(SizeRequest(path=str(self._write(source)), shape=shape), "checking")
+        return self._size(SizeRequest(path=str(self._write(source)), shape=shape), "checking", limit_s)
 
-    def build_at(self, shape: ProblemShape) -> tuple[Outcome, str | None]:
+    @property
+    def request_s(self) -> float:
+        """A bench request's limit, seconds (``tune --candidate-timeout-s``)."""
+        return self.settings.bench_timeout_s
+
+    def build_at(self, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """Build a size the ``SHAPES`` entries do not name (its inputs and reference output, kept for the next
         :meth:`check_at`) in the first bench worker, in a request of its own: ``OK``, or why reference.py cannot
         (a ``RUN_TIMEOUT`` is reference.py's, not a kernel's).
@@ -827,14 +833,14 @@ class KernelEvaluator:
         Raises:
             ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
         """
-        return self._size(SizeRequest(path=None, shape=shape), "building the size")
+        return self._size(SizeRequest(path=None, shape=shape), "building the size", limit_s)
 
-    def _size(self, at: SizeRequest, doing: str) -> tuple[Outcome, str | None]:
+    def _size(self, at: SizeRequest, doing: str, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         self.start()
         assert self._bench is not None
         worker = self._bench.workers[0]
         try:
-            answer = worker.request(BenchKind.SIZE, at, self.settings.bench_timeout_s)
+            answer = worker.request(BenchKind.SIZE, at, limit_s if limit_s is not None else self.request_s)
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
         if isinstance(answer, Failure):
@@ -844,7 +850,7 @@ class KernelEvaluator:
             worker.kill()  # a kernel's write past a buffer may have corrupted the heap; reference.py's refusal did not
         return reply.outcome, reply.reason
 
-    def check_alone(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+    def check_alone(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """:meth:`check_at` in a bench worker of its own, for a size where a fault is likely (the net's
         :meth:`~kernelopt.tuning.net._Caster.tried`): a fault there kills that worker, not the first one, whose start is
         a Python, torch, Triton and CUDA context again (about 10 s on an H100, gpufind19). That worker is spawned again
@@ -856,7 +862,7 @@ class KernelEvaluator:
         """
         self.start()
         if self._aside_failed:
-            return self.check_at(source, shape)
+            return self.check_at(source, shape, limit_s)
         if self._aside is None:
             self._aside = self._bench_worker((self.settings.devices or [self.problem.device])[0], "aside")  # type: ignore[list-item]
         worker = self._aside
@@ -864,11 +870,11 @@ class KernelEvaluator:
         try:
             if worker.alive and worker.ready is None:  # spawned after the last fault: its start is awaited now
                 worker.await_ready()
-            answer = worker.request(BenchKind.SIZE, at, self.settings.bench_timeout_s)
+            answer = worker.request(BenchKind.SIZE, at, limit_s if limit_s is not None else self.request_s)
         except (WorkerStartError, OSError):
             worker.kill()
             self._aside_failed = True
-            return self.check_at(source, shape)
+            return self.check_at(source, shape, limit_s)
         reply = None if isinstance(answer, Failure) else BenchReply.model_validate(answer.payload)
         if reply is None or reply.restart or (self.problem.interpreted and not reply.outcome.ok):
             worker.kill()  # unusable after the fault (or a heap a write may have corrupted): a new one, not awaited

@@ -166,6 +166,7 @@ from kernelopt.tuning.checks import (
     first_line,
     load_candidate,
 )
+from kernelopt.tuning.pace import LEAST_REQUEST_S, WALL_MARGIN_S
 from kernelopt.tuning.problem import ProblemShape
 from kernelopt.tuning.tail_wall import TailWall
 
@@ -1191,6 +1192,13 @@ class SizeCheck(BaseModel):
             does not cure (leftovers20's l6).
         original: where the written kernel failed, what the original did there: it passed, or it gave no reply within
             the limit (a request's, not a refusal: break19's b23, the written kernel's failure stands).
+        served: a size a table by size leaves to the original's computation (above its largest entry): the written
+            code there is the original's, and it may stay unchecked (netcap20; marked by the folder, which reads the
+            table).
+        need_s: unchecked for want of time, the seconds its check is estimated to need (a build and a check request
+            at the try not run, each estimated by :func:`_estimate`; a request cut at the net's shortened limit: what
+            the cap must have left for its limit to be the whole request limit), what :attr:`NetVerdict.need_s` sums
+            (netcap20).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -1206,6 +1214,8 @@ class SizeCheck(BaseModel):
     machine: bool = False
     rebuilt: bool = False
     original: str = "where the original passes"
+    need_s: float = 0.0
+    served: bool = False  # above a table's largest entry: its original computation runs there (folder marks it)
 
     def label(self) -> str:
         return f"{self.shape.label()} ({self.kind.words})"
@@ -1237,19 +1247,40 @@ class NetVerdict(BaseModel):
         up to a try and unchecked past it, in the net's order."""
         return [c for c in self.checks if c.passed is not False and c.unchecked]
 
-    def unchecked_line(self) -> str | None:
-        """What a kernel written beside :attr:`unchecked` sizes says of them, plainly (``None``: none): the net
-        checks the written kernel where the rules may misjudge it (docs/faults.md: the rules wrote v65-v79, the net
-        failed them), and a size it did not run may be one the original handles."""
-        sizes = self.unchecked
+    @property
+    def for_time(self) -> list[SizeCheck]:
+        """The :attr:`unchecked` sizes left so for want of time (the net's cap, the session's wall, a request cut at
+        the net's shortened limit): the ones a longer wall checks."""
+        return [c for c in self.unchecked if not c.limit and not c.machine and not c.rebuilt]
+
+    @property
+    def need_s(self) -> float:
+        """The net's seconds that would check every :attr:`for_time` size too: those it took, and each such size's
+        :attr:`SizeCheck.need_s` (netcap20: what the wall that checks them is worked out from)."""
+        return self.seconds + sum(c.need_s for c in self.for_time)
+
+    @property
+    def changed(self) -> list[SizeCheck]:
+        """The :attr:`unchecked` sizes where the written code is not the original's (all but those a table leaves to
+        the original's computation, :attr:`SizeCheck.served`): a kernel is not written beside one (netcap20)."""
+        return [c for c in self.unchecked if not c.served]
+
+    def unchecked_line(self, sizes: Sequence[SizeCheck] | None = None, longer: str | None = None) -> str | None:
+        """What a kernel written beside :attr:`unchecked` sizes (or ``sizes`` of them) says of them, plainly
+        (``None``: none): the net checks the written kernel where the rules may misjudge it (docs/faults.md: the rules
+        wrote v65-v79, the net failed them), and a size it did not run may be one the original handles. ``longer``:
+        what checks those left for want of time, in words (the folder's, from :meth:`NetCap.wall_for`); by default a
+        longer wall."""
+        sizes = self.unchecked if sizes is None else list(sizes)
         if not sizes:
             return None
         limited, machine = [c for c in sizes if c.limit], [c for c in sizes if c.machine]
         rebuilt = [c for c in sizes if c.rebuilt]
-        timed = [c for c in sizes if not c.limit and not c.machine and not c.rebuilt]
+        timed = [c for c in sizes if c in self.for_time]
+        longer = longer or "a longer --budget-wall-s (or none)"
         causes, cures = [], []
         for group, cause, cure in (
-            (timed, "for want of time", "a longer --budget-wall-s (or none)"),
+            (timed, "for want of time", longer),
             (limited, "with no reply within a request's limit", "a longer --candidate-timeout-s"),  # not the wall (b24)
             (machine, "where the original's run failed for the machine's reason", "a rerun on a machine less loaded"),
             (
@@ -1262,9 +1293,12 @@ class NetVerdict(BaseModel):
                 of = "" if causes else f" of its {len(self.checks)} sizes"
                 causes.append(f"{len(group)}{of} {cause} ({_unchecked_labels(group)})")
                 cures.append(cure)
+        where = "it is unchecked there, where the original may run"
+        if all(c.served for c in sizes):
+            where = "the table runs the original's computation there (above its largest entry), unchanged"
         return (
-            f"the net did not check the written kernel at {' and at '.join(causes)}: it is unchecked there, where "
-            f"the original may run; {' and '.join(cures)} {'checks' if len(cures) == 1 else 'check'} them"
+            f"the net did not check the written kernel at {' and at '.join(causes)}: {where}; {' and '.join(cures)} "
+            f"{'checks' if len(cures) == 1 else 'check'} them"
         )
 
     def line(self) -> str:
@@ -1298,6 +1332,17 @@ NET_SHARE = 0.25
 """The net's time is at most this share of the session's wall time (our choice: a quarter more than the session it
 checks), or :data:`NET_FLOOR_S`, whichever is larger. On a GPU a net takes milliseconds; in Triton's interpreter a
 grouped GEMM's took 23-64 s (breaker9's grouped_gemm, every size run whole by both kernels; docs/faults.md)."""
+HANG_SHARE = 0.5
+"""A request inside a net with a cap is given at most this share of what the cap has left (and never more than it has
+left, nor than the request limit), unless :data:`HANG_ESTIMATES` times its estimate asks more: one size with no reply
+leaves the sizes after it the rest (our choice; netcap20: on an H100 one request with no reply took the whole 30 s
+cap, and every later size of v81's table went unchecked)."""
+
+HANG_ESTIMATES = 4.0
+"""A request's limit inside a capped net is at least this many times its estimate (:func:`_estimate`), within what the
+cap has left: a size estimated to take more than :data:`HANG_SHARE` of what is left, let start, is not cut short of a
+margin over its estimate (our choice)."""
+
 NET_FLOOR_S = 30.0
 """The least time the net is given, seconds: the 27 wrong kernels of docs/faults.md's variants were each caught in
 0.2-4.9 s at load 8-12 in the interpreter, and breaker11's unsloth_geglu took 9 s a request at load 25 (a session of
@@ -1305,7 +1350,15 @@ a few seconds still gets its net; at 20 s its second size was not run there)."""
 
 
 class NetCap(BaseModel):
-    """The net's time cap over every pick it checks for one session (``deadline``: on the clock :func:`cast` reads)."""
+    """The net's time cap over every pick it checks for one session (``deadline``: on the clock :func:`cast` reads).
+
+    Attributes:
+        seconds: the larger of :data:`NET_FLOOR_S` and :data:`NET_SHARE` of the session's seconds (``session_s``) or
+            of its stated wall time (``stated_s``, ``--budget-wall-s``).
+        wall_s: the stated wall time where its deadline ends the cap first (the words name it).
+        stated_s: the session's stated wall time, where one was given; ``used_s``: the seconds of it spent when the
+            net started (what :meth:`wall_for` adds to).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -1313,23 +1366,43 @@ class NetCap(BaseModel):
     seconds: float
     session_s: float
     wall_s: float | None = None
+    stated_s: float | None = None
+    used_s: float = 0.0
 
     @classmethod
     def of(cls, session_s: float, now: float, wall: TailWall | None = None) -> NetCap:
         """The cap for a session of ``session_s`` wall seconds, starting at ``now``; never past ``wall``'s deadline
-        (the session's stated wall time: then :attr:`wall_s` is it, and the words name it)."""
-        seconds = max(NET_FLOOR_S, NET_SHARE * session_s)
+        (the session's stated wall time: then :attr:`wall_s` is it, and the words name it). A quarter of the stated
+        wall counts as well as of the seconds the session took (netcap20: a net cut by its cap writes nothing where
+        the pick changes the code, so its time follows what the user states, ``--budget-wall-s``, not only how soon
+        the search ended)."""
+        stated = wall.wall_s if wall is not None else None
+        seconds = max(NET_FLOOR_S, NET_SHARE * session_s, NET_SHARE * (stated or 0.0))
+        used = wall.wall_s + WALL_MARGIN_S - (wall.deadline - now) if wall is not None else 0.0
+        said = {"seconds": seconds, "session_s": session_s, "stated_s": stated, "used_s": max(0.0, used)}
         if wall is not None and wall.deadline < now + seconds:
-            return cls(deadline=wall.deadline, seconds=seconds, session_s=session_s, wall_s=wall.wall_s)
-        return cls(deadline=now + seconds, seconds=seconds, session_s=session_s)
+            return cls(deadline=wall.deadline, wall_s=wall.wall_s, **said)
+        return cls(deadline=now + seconds, **said)
 
     def words(self) -> str:
         if self.wall_s is not None:
             return f"past the session's wall time of {self.wall_s:g} s"
+        if self.stated_s is not None and NET_SHARE * self.stated_s >= max(NET_FLOOR_S, NET_SHARE * self.session_s):
+            return (
+                f"past the net's time cap of {self.seconds:.0f} s ({NET_SHARE:.0%} of the session's wall time of "
+                f"{self.stated_s:g} s)"
+            )
         return (
             f"past the net's time cap of {self.seconds:.0f} s (the larger of {NET_FLOOR_S:.0f} s and "
             f"{NET_SHARE:.0%} of the session's {self.session_s:.0f} s)"
         )
+
+    def wall_for(self, need_s: float) -> int:
+        """The ``--budget-wall-s`` under which a net that needs ``need_s`` seconds fits (:attr:`NetVerdict.need_s`):
+        its cap (:data:`NET_SHARE` of it) holds them, and so does its deadline, the search before the net taking what
+        it took (:attr:`used_s`); rounded up to ten seconds."""
+        wall = max(need_s / NET_SHARE, self.used_s + need_s - WALL_MARGIN_S)
+        return int(math.ceil(wall / 10.0) * 10)
 
 
 def cast(
@@ -1344,6 +1417,7 @@ def cast(
     entries: EntryTimes | None = None,
     clock: Callable[[], float] = time.monotonic,
     check_alone: CheckAt | None = None,
+    request_s: float | None = None,
 ) -> NetVerdict:
     """Check ``written`` at each of ``sizes`` where ``original`` passes; stop at its first failure.
 
@@ -1365,8 +1439,17 @@ def cast(
     calls on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first
     size is weighed before it runs (net12; before, only the longest request so far, so the first size always started).
     ``check_alone``: ``check_at`` in a worker of its own, for a run where a fault is likely (:meth:`_Caster.alone_at`):
-    a fault there does not start ``check_at``'s worker again."""
-    caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock, alone=check_alone)
+    a fault there does not start ``check_at``'s worker again.
+
+    ``request_s``: each request's limit (``tune --candidate-timeout-s``), where ``check_at``, ``build_at`` and
+    ``check_alone`` take a ``limit_s`` keyword (the evaluator's; ``None``: they take none, the limit is theirs). With a
+    ``cap``, a request is given at most what the cap has left, and at most :data:`HANG_SHARE` of it unless its own
+    estimate asks more (:meth:`_Caster.limit_s`): one size with no reply leaves the others time (netcap20: on an H100
+    one request took its whole 60 s and the cap with it, every later size unchecked). A request cut so is unchecked
+    for want of time, not for the request's limit; a request with no reply prices no smaller size (:func:`_estimate`).
+    The original's run where the written kernel failed keeps the whole limit (its verdict decides the write)."""
+    caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock, alone=check_alone,
+                     request_s=request_s)  # fmt: skip
     started = clock()
     checks: list[SizeCheck] = []
     odd = False  # the original (or the written kernel) passed the past size's first try: it handles odd sizes
@@ -1401,6 +1484,7 @@ class _Try:
     limit: bool = False  # ``stop`` is a request's limit (no reply), not the original's refusal
     machine: bool = False  # ``stop`` is the original's run failing for the machine's reason, not its refusal
     rebuilt: bool = False  # ``stop`` is reference.py failing to build the size again, for a reason of its own
+    need_s: float = 0.0  # ``stop`` is a request cut at the net's shortened limit: the seconds it needs (netcap20)
 
 
 @dataclasses.dataclass
@@ -1415,8 +1499,11 @@ class _Caster:
     cap: NetCap | None
     entries: EntryTimes | None
     clock: Callable[[], float]
-    ran: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+    # each request's seconds, its try's scale, and whether it replied (a request with no reply prices no smaller size)
+    ran: list[tuple[float, float, bool]] = dataclasses.field(default_factory=list)
     alone: CheckAt | None = None  # ``check_at`` in a worker of its own (:meth:`alone_at`)
+    request_s: float | None = None  # the request limit; ``None``: the callables take no ``limit_s`` (:func:`cast`)
+    cut: bool = False  # the last request had no reply within a limit the net shortened (:meth:`limit_s`)
     # the alignments (:func:`_alignment`) of the sizes where the original faulted (a CUDA error that leaves its
     # process unusable): a size of one of them is likely to fault too, and runs alone
     faulted: set[int] = dataclasses.field(default_factory=set)
@@ -1431,15 +1518,46 @@ class _Caster:
             return self.alone
         return self.check_at
 
+    def limit_s(self, scale: float) -> float | None:
+        """The limit of a request at a try of ``scale`` (``None``: the callables' own): the request limit, at most what
+        the cap has left, and at most :data:`HANG_SHARE` of that unless :data:`HANG_ESTIMATES` times the request's
+        estimate asks more (a size estimated to take most of what is left was let start: it gets it)."""
+        if self.request_s is None or self.cap is None:
+            return None
+        left = max(0.0, self.cap.deadline - self.clock())
+        share = max(HANG_SHARE * left, HANG_ESTIMATES * _estimate(scale, self.entries, self.ran))
+        # a worker's request needs a moment whatever is left (:data:`~kernelopt.tuning.pace.LEAST_REQUEST_S`)
+        return min(self.request_s, max(min(left, share), LEAST_REQUEST_S))
+
     def timed(
-        self, scale: float, run: Callable[..., tuple[Outcome, str | None]], *args: Any
+        self, scale: float, run: Callable[..., tuple[Outcome, str | None]], *args: Any, whole: bool = False
     ) -> tuple[Outcome, str | None]:
-        """``run(*args)``, its seconds kept in :attr:`ran` beside ``scale``."""
+        """``run(*args)`` within :meth:`limit_s` (``whole``: the request limit as it is), its seconds kept in
+        :attr:`ran` beside ``scale`` and whether it replied; :attr:`cut` says whether it had no reply within a limit
+        the net shortened."""
+        limit = None if whole else self.limit_s(scale)
         t0 = self.clock()
+        outcome: Outcome | None = None
         try:
-            return run(*args)
+            said = run(*args) if limit is None else run(*args, limit_s=limit)
+            outcome = said[0]
+            return said
         finally:
-            self.ran.append((self.clock() - t0, scale))
+            replied = outcome is not Outcome.RUN_TIMEOUT
+            self.cut = not replied and limit is not None and self.request_s is not None and limit < self.request_s
+            self.ran.append((self.clock() - t0, scale, replied))
+
+    def need_s(self, scale: float) -> float:
+        """What a try of ``scale`` is estimated to need for its check: a build and a check request
+        (:attr:`SizeCheck.need_s`)."""
+        return 2 * _estimate(scale, self.entries, self.ran)
+
+    def no_reply(self) -> tuple[bool, float]:
+        """After a request with no reply: whether the limit was its own (``limit``: a longer --candidate-timeout-s
+        cures it), else it was cut at the net's shortened one (for want of time), with the seconds it needs: what the
+        cap must have left at its start for its limit to be the whole request limit (:meth:`limit_s`: the limit over
+        :data:`HANG_SHARE`)."""
+        return not self.cut, (self.request_s or 0.0) / HANG_SHARE if self.cut else 0.0
 
     def check(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """``written`` at ``size``'s first try the original passes at (see :func:`cast`); skipped (``passed``
@@ -1452,6 +1570,7 @@ class _Caster:
         refusals: list[str] = []
         # no verdict for want of time (a request's limit: ``limit``; the machine's failure: ``machine``), no refusal
         unchecked = limit = machine = rebuilt = False
+        need = 0.0
         shape = size.tries[-1]
         for i, shape in enumerate(size.tries):
             label, scale = shape.label(), size.scale(i)
@@ -1459,12 +1578,12 @@ class _Caster:
             if self.cap is not None and self.clock() + expected > self.cap.deadline:
                 estimate = f" (about {expected:.1f} s a request at its size)" if expected >= 0.05 else ""
                 refusals.append(f"{label}: not run, it would end {self.cap.words()}{estimate}")
-                unchecked = True
+                unchecked, need = True, self.need_s(scale)
                 break
             built = self.built(shape, scale)
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
                 refusals.append(f"{label}: reference.py did not build it within the limit: {built[1]}")
-                unchecked = limit = True
+                (limit, need), unchecked = self.no_reply(), True
                 break
             if built is not None and built[0] is not Outcome.OK:
                 refusals.append(f"{label}: {built[1]}")
@@ -1481,7 +1600,7 @@ class _Caster:
                 return SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=Outcome.OK, reason=tried.reason)
             refusals.append(tried.stop)
             if not tried.both:
-                unchecked, limit, machine, rebuilt = True, tried.limit, tried.machine, tried.rebuilt
+                unchecked, limit, machine, rebuilt, need = True, tried.limit, tried.machine, tried.rebuilt, tried.need_s
                 break
         return SizeCheck(
             kind=size.kind,
@@ -1492,6 +1611,7 @@ class _Caster:
             limit=limit,
             machine=machine,
             rebuilt=rebuilt,
+            need_s=need,
         )
 
     def ladder(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
@@ -1511,6 +1631,7 @@ class _Caster:
         stop: str | None = None
         # the ladder ended for want of time (the cap, a request's limit, the machine's failure), not a refusal
         unchecked = limit = machine = rebuilt = False
+        need = 0.0
         run: list[ProblemShape] = []  # the floor's stand-ins tried so far: a rung's divisors, many a rung's below too
         refused: list[ProblemShape] = []  # where the original failed too: a stand-in dividing one is not run
         for i, shape in enumerate(size.tries):
@@ -1523,7 +1644,7 @@ class _Caster:
                 or (far and scale > FAR_SURE_SCALE and expected > self.far_seconds(self.cap))
             ):
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
-                unchecked = True
+                unchecked, need = True, self.need_s(scale)
                 break
             built = self.built(shape, scale)
             divisors = size.divisors[i] if i < len(size.divisors) else ()
@@ -1534,7 +1655,7 @@ class _Caster:
                 label, built = shape.label(), self.built(shape, scale)
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: no refusal
                 stop = f"{label}: reference.py did not build it within the limit: {built[1]}"
-                unchecked = limit = True
+                (limit, need), unchecked = self.no_reply(), True
                 break
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{label}: {built[1]}"
@@ -1567,8 +1688,9 @@ class _Caster:
             if tried.both and probe:  # the original handles no odd value there: down from half its power of two
                 continue
             unchecked, limit, machine, rebuilt = not tried.both, tried.limit, tried.machine, tried.rebuilt
+            need = tried.need_s
             break
-        return _stopped(size, held, stop, unchecked, limit, machine, rebuilt)
+        return _stopped(size, held, stop, unchecked, limit, machine, rebuilt, need)
 
     def bisect(self, size: DerivedSize, original: str, written: str) -> SizeCheck:
         """The joint residue's steps (:func:`_joint_steps`: each one factor of two fewer in the keys' product) searched
@@ -1586,6 +1708,7 @@ class _Caster:
         held: ProblemShape | None = None
         stop: str | None = None
         unchecked = limit = machine = rebuilt = False  # the search ended for want of time (the cap, a limit, ...)
+        need = 0.0
         while True:
             left = [i for i in range(passed + 1, failed) if i not in refused]
             if not left:
@@ -1595,12 +1718,12 @@ class _Caster:
             expected = _estimate(scale, self.entries, self.ran)
             if self.cap is not None and self.clock() + expected > self.cap.deadline:
                 stop = f"{shape.label()}: not run, about {expected:.1f} s a request there, past the net's time for it"
-                unchecked = True
+                unchecked, need = True, self.need_s(scale)
                 break
             built = self.built(shape, scale)
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: no refusal
                 stop = f"{shape.label()}: reference.py did not build it within the limit: {built[1]}"
-                unchecked = limit = True
+                (limit, need), unchecked = self.no_reply(), True
                 break
             if built is not None and built[0] is not Outcome.OK:
                 stop = f"{shape.label()}: {built[1]}"
@@ -1615,9 +1738,10 @@ class _Caster:
             stop = tried.stop
             if not tried.both:
                 unchecked, limit, machine, rebuilt = True, tried.limit, tried.machine, tried.rebuilt
+                need = tried.need_s
                 break
             failed = i
-        return _stopped(size, held, stop, unchecked, limit, machine, rebuilt)
+        return _stopped(size, held, stop, unchecked, limit, machine, rebuilt, need)
 
     def tried(
         self,
@@ -1635,7 +1759,9 @@ class _Caster:
         if outcome is Outcome.OK:
             return _Try(reason=reason)
         if outcome is Outcome.RUN_TIMEOUT:
-            return _Try(stop=f"{shape.label()}: no reply within the limit ({who}): {reason}", limit=True)
+            own, need = self.no_reply()
+            within = "the limit" if own else "the net's time left for it"
+            return _Try(stop=f"{shape.label()}: no reply within {within} ({who}): {reason}", limit=own, need_s=need)
         theirs = self.original_at(original, shape, scale, self.alone_at(shape, reason))
         if isinstance(theirs, _Try):
             return theirs
@@ -1681,13 +1807,13 @@ class _Caster:
         check = check or self.check_at
         if label not in self.memo:
             if self.build_at is not None and check is self.check_at:
-                rebuilt = self.timed(scale, self.build_at, shape)
+                rebuilt = self.timed(scale, self.build_at, shape, whole=True)
                 if rebuilt[0] is not Outcome.OK:
                     limit = rebuilt[0] is Outcome.RUN_TIMEOUT
                     machine = not limit and machine_outcome(*rebuilt)
                     stop = f"{label}: reference.py did not build it again: {rebuilt[0]}: {rebuilt[1]}"
                     return _Try(stop=stop, limit=limit, machine=machine, rebuilt=not limit and not machine)
-            self.memo[label] = self.timed(scale, check, original, shape)
+            self.memo[label] = self.timed(scale, check, original, shape, whole=True)
         return self.memo[label]
 
 
@@ -1703,12 +1829,13 @@ def _stopped(
     limit: bool,
     machine: bool,
     rebuilt: bool,
+    need_s: float = 0.0,
 ) -> SizeCheck:
     """The end of a ladder or a search (:meth:`_Caster.ladder`, :meth:`_Caster.bisect`): passed at ``held``, the last
     try it passed, and where it then stopped with no verdict (``unchecked``), checked up to that try and unchecked past
     it, ``stop`` saying why (leftovers20's l6: it was reported passed, the stop unnamed); skipped where no try
     passed."""
-    why = {"unchecked": unchecked, "limit": limit, "machine": machine, "rebuilt": rebuilt}
+    why = {"unchecked": unchecked, "limit": limit, "machine": machine, "rebuilt": rebuilt, "need_s": need_s}
     if held is not None:
         said = stop if unchecked else None
         return SizeCheck(kind=size.kind, shape=held, passed=True, outcome=Outcome.OK, reason=said, **why)
@@ -1754,9 +1881,14 @@ class EntryTimes(BaseModel):
         return self.fixed_s + 2 * self.kernel_s * scale
 
 
-def _estimate(scale: float, entries: EntryTimes | None, ran: Sequence[tuple[float, float]]) -> float:
+def _estimate(scale: float, entries: EntryTimes | None, ran: Sequence[tuple[float, float, bool]]) -> float:
     """A request's seconds at a try of ``scale`` (its elements over those of every entry together), from ``ran`` (each
-    request so far: its seconds and its try's scale) and the entries' times.
+    request so far: its seconds, its try's scale and whether it replied) and the entries' times.
+
+    A request with no reply is one data point, a compile most likely (netcap20: on an H100 the first size's fresh
+    compile took a request's whole 60 s, and priced every smaller size at 60 s): it prices no other try, which is
+    estimated from the requests that replied; what another such request can cost is bounded by its limit
+    (:meth:`_Caster.limit_s`, a share of what the cap has left). Of the requests that replied:
 
     A try no larger than one run: the costliest request of the smallest such try (a larger size costs no less).
     A larger one: the entries' estimate (:meth:`EntryTimes.estimate`), or the costliest request of the largest try
@@ -1764,8 +1896,9 @@ def _estimate(scale: float, entries: EntryTimes | None, ran: Sequence[tuple[floa
     never scaled: unsloth_geglu's entries (16324 elements) took 2.5 s of checks, mostly loading and comparing; scaled
     whole to 65 x 8193 they read 80 s, where the size takes about 7."""
     costliest: dict[float, float] = {}
-    for seconds, mine in ran:
-        costliest[mine] = max(seconds, costliest.get(mine, 0.0))
+    for seconds, mine, replied in ran:
+        if replied:
+            costliest[mine] = max(seconds, costliest.get(mine, 0.0))
     above = [mine for mine in costliest if mine >= scale]
     if above:
         return costliest[min(above)]

@@ -514,20 +514,25 @@ class ShapesEvaluator:
                 break
         return merge(config, by, shapes=len(self.labels))
 
-    def check_at(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+    def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """The primary shape's :meth:`KernelEvaluator.check_at`: one worker for every size of the net."""
         self.start()
-        return self.evaluators[0].check_at(source, shape)
+        return self.evaluators[0].check_at(source, shape, limit_s)
 
-    def check_alone(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+    def check_alone(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """The primary shape's :meth:`KernelEvaluator.check_alone`: a size likely to fault, in a worker of its own."""
         self.start()
-        return self.evaluators[0].check_alone(source, shape)
+        return self.evaluators[0].check_alone(source, shape, limit_s)
 
-    def build_at(self, shape: ProblemShape) -> tuple[Outcome, str | None]:
+    def build_at(self, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """The primary shape's :meth:`KernelEvaluator.build_at`: the worker that checks every size builds it."""
         self.start()
-        return self.evaluators[0].build_at(shape)
+        return self.evaluators[0].build_at(shape, limit_s)
+
+    @property
+    def request_s(self) -> float:
+        """The primary shape's :attr:`KernelEvaluator.request_s`: the net's requests go to its worker."""
+        return self.evaluators[0].request_s
 
     @property
     def check_notes(self) -> list[str]:
