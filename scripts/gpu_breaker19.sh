@@ -26,11 +26,5 @@ mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
 gpu_tests 330 tests/test_breaker19_cases.py
 tune_copies tests/data/breaker19 flag_splitkv lmd_rms
-ws="$R/work/dao_xent"
-rm -rf "$ws" && cp -r tests/data/breaker19/dao_xent "$ws"
-progress "tune dao_xent (cross_entropy_bwd_kernel): start"
-timeout 120 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s "${TRIAL_TUNE_S:-60}" \
-    --kernel cross_entropy_bwd_kernel --out "$R/logs/dao_xent" > "$R/tune_dao_xent.json" 2> "$R/tune_dao_xent.txt"
-progress "tune dao_xent: rc=$?"
-cp "$ws/kernel.py" "$R/kernel_dao_xent.py"
+tune_copy tests/data/breaker19 dao_xent --kernel cross_entropy_bwd_kernel
 progress "done"

@@ -12,8 +12,9 @@
 #      default, bitsandbytes' dequantization split and its quantizer's split guarded by the block count, the jagged
 #      sum's and fla's pinned lists, the 2-D add's, unsloth's backward block and warps), correct at sizes the SHAPES do
 #      not name;
-#   2. tune (a 60 s wall each): `kernelopt tune --device cuda --json` on copies of titan_indices and tb_jagged_sum,
-#      then on unsloth_xent's backward launch (`--kernel _cross_entropy_backward`, its block an annotated local).
+#   2. tune (a 60 s wall each, gpu_env.sh's tune_copy): `kernelopt tune --device cuda --json` on copies of
+#      titan_indices and tb_jagged_sum, then on unsloth_xent's backward launch (`--kernel _cross_entropy_backward`,
+#      its block an annotated local).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt,
 # tune_<name>.json/.txt, kernel_<name>.py, logs/.
@@ -24,11 +25,5 @@ mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
 gpu_tests 330 tests/test_breaker20_cases.py
 tune_copies tests/data/breaker20 titan_indices tb_jagged_sum
-ws="$R/work/unsloth_xent"
-rm -rf "$ws" && cp -r tests/data/breaker20/unsloth_xent "$ws"
-progress "tune unsloth_xent (_cross_entropy_backward): start"
-timeout 120 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s "${TRIAL_TUNE_S:-60}" \
-    --kernel _cross_entropy_backward --out "$R/logs/unsloth_xent" > "$R/tune_unsloth_xent.json" 2> "$R/tune_unsloth_xent.txt"
-progress "tune unsloth_xent: rc=$?"
-cp "$ws/kernel.py" "$R/kernel_unsloth_xent.py"
+tune_copy tests/data/breaker20 unsloth_xent --kernel _cross_entropy_backward
 progress "done"

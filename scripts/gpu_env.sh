@@ -10,7 +10,8 @@
 #   progress MESSAGE          "HH:MM:SS MESSAGE" appended to $R/progress.txt (a cut run says how far it got)
 #   gpu_tests LIMIT_S ARGS... `pytest -m gpu ARGS` with the GPU tests on, under `timeout LIMIT_S`, into $R/tests.txt
 #                             (appended), its start and rc in progress.txt
-#   tune_copies DATA NAME...  `kernelopt tune --device cuda` on a copy of each DATA/NAME (a 60 s wall)
+#   tune_copy DATA NAME [ARG...]  `kernelopt tune --device cuda ARG...` on a copy of DATA/NAME (a 60 s wall)
+#   tune_copies DATA NAME...  tune_copy of each DATA/NAME
 #   gpu_trial TESTS DATA NAME...  a held-out trial's whole session: $R with logs/ and work/, session.txt, the GPU
 #                             tests of TESTS (900 s), tune_copies DATA NAME..., then "done"
 #   gpu_pip_target DIR WHEEL...  pip install of carried wheels into DIR: no index, no dependencies, no network
@@ -52,19 +53,24 @@ gpu_tests() {  # LIMIT_S PYTEST_ARGS...
     progress "tests: rc=$?"
 }
 
-tune_copies() {  # DATA_DIR NAME...: `kernelopt tune --device cuda --json` (a wall of TRIAL_TUNE_S, default 60 s) on a
-    # copy of each folder DATA_DIR/NAME under $R/work, each written kernel.py kept as $R/kernel_NAME.py (the held-out
-    # trials' scripts)
-    local data=$1 name ws
+tune_copy() {  # DATA_DIR NAME [ARG...]: `kernelopt tune --device cuda --json` (a wall of TRIAL_TUNE_S, default 60 s)
+    # on a copy of the folder DATA_DIR/NAME under $R/work, the ARGs passed on (`--kernel K`: one launch), the written
+    # kernel.py kept as $R/kernel_NAME.py (the held-out trials' scripts)
+    local data=$1 name=$2 ws="$R/work/$2"
+    shift 2
+    rm -rf "$ws" && cp -r "$data/$name" "$ws"
+    progress "tune $name${*:+ ($*)}: start"
+    timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s "${TRIAL_TUNE_S:-60}" --out "$R/logs/$name" \
+        "$@" > "$R/tune_$name.json" 2> "$R/tune_$name.txt"
+    progress "tune $name: rc=$?"
+    cp "$ws/kernel.py" "$R/kernel_$name.py"
+}
+
+tune_copies() {  # DATA_DIR NAME...: tune_copy of each folder DATA_DIR/NAME
+    local data=$1 name
     shift
     for name in "$@"; do
-        ws="$R/work/$name"
-        rm -rf "$ws" && cp -r "$data/$name" "$ws"
-        progress "tune $name: start"
-        timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s "${TRIAL_TUNE_S:-60}" --out "$R/logs/$name" \
-            > "$R/tune_$name.json" 2> "$R/tune_$name.txt"
-        progress "tune $name: rc=$?"
-        cp "$ws/kernel.py" "$R/kernel_$name.py"
+        tune_copy "$data" "$name"
     done
 }
 
