@@ -84,6 +84,32 @@ def test_e3_a_table_of_settings_read_beside_the_kernel_is_refused_with_a_data_hi
     assert _inlined(["settings.json"]) == "a table of settings it reads (JSON) as a dict literal"
 
 
+def test_e4_a_sorted_table_among_the_inputs_keeps_its_order_in_the_gate_s_other_seeds() -> None:
+    """Seen on 2026-12-06: ``tune --device cpu --kernel quantize_8bit_blockwise_kernel`` on bnb_8bit_quant, whose
+    inputs are the values and bitsandbytes' sorted 256-level code (a binary search reads it): the session's pick
+    ``SPLIT_NUM_BLOCKS=4`` (1.75x on the CPU) "fails the gate's correctness check: case 0 (R=40,C=96), seed 1 ...
+    this seed's floating-point inputs are seed 0's with their rows (first dimension) permuted; kernel.py as it is
+    fails it too": the gate's seed 1 permuted the code's entries, which is then no code (the kernel's search and
+    the reference's ``searchsorted`` both need it in order), so a correct kernel failed. A vector in sorted order
+    keeps it; the values are permuted as before, and so is a vector in no order."""
+    import torch
+
+    from kernelopt.harness.inputs import rerandomize, same_values
+    from tests.conftest import load_fresh, triton_interpreted
+
+    ref = load_fresh(DATA / "bnb_8bit_quant" / "reference.py", "_breaker20_bnb_ref")
+    values, code = ref.get_inputs(R=5, C=100)
+    loose = torch.tensor([0.3, -1.0, 2.0, 0.5])
+    got = rerandomize([values, code, loose], seed=1)
+    assert torch.equal(got[1], code) and not same_values(got[:1], [values]), got[1]
+    assert not torch.equal(got[2], loose) and sorted(got[2].tolist()) == sorted(loose.tolist())
+    assert torch.equal(rerandomize([code.flip(0)], seed=2)[0], code.flip(0))  # descending is an order too
+    with triton_interpreted():  # the gate's seed 1: the kernel as written right on the permuted values
+        ker = load_fresh(DATA / "bnb_8bit_quant" / "kernel.py", "_breaker20_bnb_ker")
+        got_out, want = ker.run(*got[:2]), ref.reference(*got[:2])
+    assert all(torch.allclose(g, w, atol=ref.ATOL, rtol=ref.RTOL) for g, w in zip(got_out, want, strict=True))
+
+
 # ------------------------------------------------------------------------------------- what tune writes
 
 #: picks of ``tune`` sessions (a GPU's space) and the line each written form holds: torchtitan's block a keyword

@@ -393,16 +393,28 @@ def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
     probability row's sum) stays; a 1-D tensor's elements are its rows. Other inputs unchanged. Each keeps its
     layout (``torch.empty_like``): Liger's Qwen2-VL mrope is given q as a transposed view of (batch, seq, heads,
     dim) storage and rotates that storage in place; a contiguous permutation made its ``.contiguous()`` copy, and
-    the gate failed seeds 1+ with "kernel left input 0 as it was" (breaker11)."""
+    the gate failed seeds 1+ with "kernel left input 0 as it was" (breaker11). A 1-D tensor in sorted order keeps it
+    (:func:`_in_order`): its order is what it means."""
     gen = torch.Generator().manual_seed(1_000_003 + seed)
 
     def permute(t: torch.Tensor) -> torch.Tensor:
-        if not t.is_floating_point() or t.dim() == 0 or t.shape[0] < 2:
+        if not t.is_floating_point() or t.dim() == 0 or t.shape[0] < 2 or _in_order(t):
             return t
         idx = torch.randperm(t.shape[0], generator=gen).to(t.device)
         return torch.empty_like(t).copy_(t.detach()[idx])
 
     return [map_tensors(x, permute) for x in inputs]
+
+
+def _in_order(t: torch.Tensor) -> bool:
+    """Whether ``t`` is a vector of at least 3 values in ascending or descending order: a table searched by value
+    (bitsandbytes' 256-level quantization code, bin edges), whose order its kernel and its reference both rely on. A
+    permuted one is no table (breaker20's bnb_8bit_quant: seed 1's unsorted code failed the kernel as written and its
+    reference alike, "kernel.py as it is fails it too"); random values of that length are rarely in order."""
+    if t.dim() != 1 or t.shape[0] < 3:
+        return False
+    step = torch.diff(t.detach().float())
+    return bool((step >= 0).all()) or bool((step <= 0).all())
 
 
 def refill(targets: list[list[Any]], fresh: list[Any]) -> bool:
