@@ -126,12 +126,16 @@ def adopt_descendants() -> None:
     atexit.register(kill_descendants)
 
 
+def _pids() -> list[int]:
+    """Every process id (Linux ``/proc``); empty elsewhere."""
+    return [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()] if Path("/proc").is_dir() else []
+
+
 def _proc_table() -> dict[int, int]:
     """pid -> parent pid of every process (Linux ``/proc``); empty elsewhere."""
     table: dict[int, int] = {}
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
-        if not entry.name.isdigit():
-            continue
+    for pid in _pids():
+        entry = Path(f"/proc/{pid}")
         try:
             stat = (entry / "stat").read_text()
         except OSError:
@@ -139,7 +143,7 @@ def _proc_table() -> dict[int, int]:
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses
         fields = stat[stat.rfind(")") + 2 :].split()
         if len(fields) > 1 and fields[1].isdigit():
-            table[int(entry.name)] = int(fields[1])
+            table[pid] = int(fields[1])
     return table
 
 
@@ -204,7 +208,7 @@ def kill_strays(token: str) -> list[int]:
     """
     needle = f"{COMMAND_ID}={token}".encode()
     strays = []
-    for pid in _proc_table():
+    for pid in _pids():  # the ids alone: each process's environment is read, never its parent
         if pid == os.getpid():
             continue
         try:
