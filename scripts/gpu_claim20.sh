@@ -3,7 +3,7 @@
 # record, on one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About
 # 3 minutes, 240 s at most.
 #
-#   tests: the two GPU tests of tests/test_claim20_cases.py. First, `kernelopt tune --device cuda --json --budget-wall-s 60` twice on
+#   tests: the three GPU tests of tests/test_claim20_cases.py. First, `kernelopt tune --device cuda --json --budget-wall-s 60` twice on
 #   a copy of tests/data/breaker19/lmd_rms (breaker19's run of 2026-12-06 claimed "13.1x faster" there from a re-time
 #   that read the kernel as written at 149.0 us where its first round read 3.76 us; the gain is about 2 %). Each claim
 #   is checked against its record: the current's figure within 10x of its first measurement in all and at each SHAPES
@@ -12,6 +12,8 @@
 #   first re-time read an outlier and was taken again) and the session's `unretimed` line. Second, lmd_rms's `run`
 #   prepared ten times by the gate's sampler: each a CUDA graph, every estimate under 20 us, samples within 2x; its
 #   "claim20 timer" line keeps the host's time a call (the likely cause: an estimate that read the host's pace).
+#   Third (review20 r1), a wrapper that waits on the GPU (`.item()`) is estimated twice, not behind spins doubled to
+#   50 ms, and sampled behind 100 us spins; its "review20 waits" line keeps the spins, the method and the host time.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -350,3 +350,44 @@ def test_each_figure_says_how_it_was_timed_and_an_outlier_names_both_methods() -
         [again.model_copy(update={"timing": "cuda_events"})], [now.model_copy(update={"timing": "cuda_graph"})]
     )
     assert far.endswith("(39.7x; timed cuda_events, at first cuda_graph)")
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(60)
+def test_on_cuda_a_call_that_waits_on_the_gpu_takes_one_second_estimate_and_the_short_spin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On an NVIDIA GPU (review20 r1): a wrapper that sizes its launch by a count read back from the GPU (``.item()``,
+    MoE routing's way) waits for every spin queued before it, so its host time follows the spin. Its estimate is taken
+    twice (2000 us, then twice the first host time) and says no host work, and its sampler's spins are the 100 us of
+    before claim20: main's loop had doubled the spin to 50 ms and given each sample a 10 ms spin."""
+    import torch
+
+    from kernelopt.harness import timers
+    from kernelopt.harness.model import BenchSettings
+
+    x = torch.randn(1 << 22, device="cuda")
+
+    def waits(x: Any) -> Any:
+        return x[: int((x[:1024] > 0).sum().item()) * 64] * 2.0
+
+    for _ in range(3):
+        waits(x)
+    torch.cuda.synchronize()
+    spins: list[float] = []
+    take = timers._gpu_take
+
+    def recorded(work: Any, calls: int, *, flush: Any, spin_us: float = timers.SPIN_US) -> Any:
+        spins.append(spin_us)
+        return take(work, calls, flush=flush, spin_us=spin_us)
+
+    monkeypatch.setattr(timers, "_gpu_take", recorded)
+    gpu_us, host_us = timers._gpu_batch_us(waits, [[x]], 10)
+    estimate, spins[:] = list(spins), []
+    sampler = timers.make_sampler(waits, [[x]], "cuda", BenchSettings(), timers.L2Flusher("cuda"))
+    print(
+        f"review20 waits: estimate spins {[round(s) for s in estimate]} us, {gpu_us:.2f} us a call, host {host_us} us; "
+        f"sampler {sampler.method.value}, its spins {sorted({round(s) for s in spins})} us, warnings {sampler.warnings}"
+    )
+    assert estimate[0] == timers.ESTIMATE_SPIN_US and len(estimate) == 2 and host_us == 0.0, estimate
+    assert spins[2:] and max(spins[2:]) == timers.SPIN_US, spins
