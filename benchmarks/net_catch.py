@@ -169,6 +169,7 @@ CASES: dict[str, Case] = {
     "v84": ("heads_one_path", {"BLOCK_D": 32}, None),  # one head's kernel (a divisor, heads 4 and 1)
     "v85": ("op_code_reshape", {"BLOCK": 256}, None),  # op 1's kernel (a small code handed to run(), op 1 and 2)
     "v86": ("op_code_tens", {"BLOCK": 256}, None),  # v85 with the codes 10 and 20, above the small key
+    "v87": ("packed_budget", {"BLOCK": 32}, None),  # a shrunk block the short rows' path divides by (below the entries)
 }
 
 

@@ -147,12 +147,14 @@ def test_v53_a_tile_computed_from_two_settings_fails_the_residue_size_with_the_r
     """v53 (tile_two_knobs: ``TILE = BLOCK * UNROLL``, 128, a grid of ``n // TILE`` programs without masks; SHAPES 8192
     and 1024): a pick of ``TILE=256`` written plainly (the rules off) passed every size of the net: the original
     refuses the odd ones, the half size stepped by the entries' 1024 (the computed tile is read as grown by nothing).
-    The residue size descends to 8320, a multiple of the original's 128 and not of 256: caught."""
+    The residue size descends to 8320, a multiple of the original's 128 and not of 256: caught. Since wrongkernel20's
+    v87 (the floor cast for a tile shrunk too) the floor, taken first as a size the table's rows serve, fails it at
+    128 elements (no program of 256), which the original runs."""
     from tests.test_tuning_net import plain_pick_checked
 
     done = plain_pick_checked(tmp_path, monkeypatch, "tile_two_knobs", {"TILE": 256})
     assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
-    assert done.net.failed.kind is SizeClass.RESIDUE and done.net.failed.shape.label() == "n=8320", done.net.line()
+    assert done.net.failed.kind is SizeClass.FLOOR and done.net.failed.shape.label() == "n=128", done.net.line()
 
 
 def test_a_module_level_size_beside_the_keys_steps_alone_from_one_past_then_down_from_half_its_power_of_two() -> None:

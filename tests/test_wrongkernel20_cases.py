@@ -1,7 +1,8 @@
 """wrongkernel20: a kernel written wrong on the path of a layout the net never took (docs/faults.md v83, v84): a key
 the net keeps at the primary's value (``transposed`` 0 and 1; a divisor, ``heads`` 4 and 1) chose the kernel, and
 every size of the net ran the primary's, so a pick read only by the other value's kernel was checked at its own entry
-alone; a small code handed to ``run()`` (v85: ``op`` 1 and 2) ran at its largest wherever a size moved it."""
+alone; a small code handed to ``run()`` (v85: ``op`` 1 and 2) ran at its largest wherever a size moved it; and a
+shrunk tile's sizes went no lower than half the smallest entry, where a path for short rows reads it (v87)."""
 
 from __future__ import annotations
 
@@ -113,6 +114,20 @@ def test_v85_a_pick_read_only_on_a_small_code_s_path_fails_a_size_with_the_code_
     _caught(done, SizeClass.POWER, "n_rows=40,n=512,op=1")
 
 
+@pytest.mark.timeout(120)
+def test_v87_a_shrunk_block_a_path_for_short_rows_reads_fails_the_floor_with_the_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v87 (packed_budget: rows of more than 64 columns one program over masked blocks of a module-level
+    ``BLOCK_SIZE = 1024``, rows of at most 64 packed ``BLOCK_SIZE // 64`` a program; SHAPES 4 x 1024 and 8 x 512):
+    ``BLOCK_SIZE = 32`` was written plainly with the rules on, "correct at n_rows=9,n_cols=1025, ..., n_rows=3,n_cols=257,
+    ...": a shrunk tile's sizes went no lower than half the smallest entry (the floor was cast for a tile grown), and
+    it divides by zero packing rows of 64 columns or fewer, which the original sums. Now the floor descends for a tile
+    shrunk too, and the pick fails at one row of 33; nothing is written."""
+    done = _checked(tmp_path, monkeypatch, "packed_budget", {"BLOCK": 32})
+    _caught(done, SizeClass.FLOOR, "n_rows=1,n_cols=33")
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 _REALISTIC = {
@@ -167,3 +182,21 @@ def test_on_cuda_v85_a_reshape_on_op_1_s_path_fails_op_1_s_power_size_rules_off_
     _caught(off, SizeClass.POWER, "n_rows=262144,n=512,op=1")
     assert on.edit is not None and "if 256 % n == 0" in on.edit.new_source, on.edit_note
     assert on.net is not None and on.net.failed is None and "op=1" in on.net.line(), on.net.line()
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v87_a_shrunk_block_the_short_rows_path_divides_by_fails_the_floor_rules_on_or_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU, compiled, over 4096 x 8192 and 8192 x 4096 rows (128 MB): ``BLOCK_SIZE = 32`` fails the floor at a
+    row of 64 columns or fewer (``triton.cdiv(n_rows, 0)`` packing the short rows), where the original runs, whether
+    the rules are on or off; nothing is written."""
+    from tests.test_tuning_net import realistic_picks
+
+    shapes = 'SHAPES = [{"n_rows": 4, "n_cols": 1024}, {"n_rows": 8, "n_cols": 512}]'
+    realistic = 'SHAPES = [{"n_rows": 4096, "n_cols": 8192}, {"n_rows": 8192, "n_cols": 4096}]'
+    for done in realistic_picks(tmp_path, monkeypatch, "packed_budget", shapes, realistic, {"BLOCK": 32}):
+        assert done.edit is None and done.net is not None and done.net.failed is not None, done.edit_note
+        failed = done.net.failed
+        assert failed.kind is SizeClass.FLOOR and int(failed.shape.kwargs["n_cols"]) <= 64, done.net.line()

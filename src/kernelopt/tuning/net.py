@@ -41,7 +41,9 @@ transposed input's kernel and one head's checked at their own entry only).
   follow) at its smallest entry halved and made odd, then halved (``64 -> 33, 32``: an original asserting a power of
   two refuses the first), at least 1, the other keys at their smallest: a table row under every entry (``if n_cols <=
   64: BLOCK = 64``, wrong at 32 columns; docs/faults.md v36).
-- **floor**: where the pick grows a tile or moves one the kernel computes, the tensor dimensions (with the keys handed
+- **floor**: where the pick grows a tile or moves one the kernel computes (together only, down to 1, where it shrinks
+  one: a path for short rows that reads the tile, ``rows = BLOCK_SIZE // 64`` packed a program, divides by zero at 32;
+  wrongkernel20's v87), the tensor dimensions (with the keys handed
   to ``run()`` above :data:`SMALL_KEY`, an exponent less one a rung; the module-level sizes where they are what
   moves) together, then each alone where there are two or more, at a quarter of their smallest entry, an eighth, ...
   made odd (the plain halving where the original refuses the odd one, then that rounded to the entries' power of two,
@@ -522,12 +524,14 @@ def _derived_one(
         return []
     out = _past_and_half(mover, grown)
     if mover.on_constants:  # the module-level sizes are what moves: their floor and far ladders too
-        floors = _floor(mover, block) + _floor_one(mover, block) if residue else []
+        floors = _floor(mover, block) if residue or far is not None else []
+        floors += _floor_one(mover, block) if residue else []
         tails = _tail(mover) if residue or far is not None else []
         return out + floors + tails + (_far(mover, far) if far is not None else [])
     between = _between(mover, shapes, roles or {}, constants, grown) if least else []
     out += _residue(mover) if residue else []
-    out += _below(mover, least) + (_floor(mover, block) if residue else []) + _ones(mover) + _below_one(mover)
+    floor = _floor(mover, block) if residue or far is not None else []  # v87: a shrunk tile's small sizes too
+    out += _below(mover, least) + floor + _ones(mover) + _below_one(mover)
     out += (_floor_one(mover, block) if residue else []) + _quarter(mover) + _power(mover)
     out += _divisor(mover, shapes, roles or {}) + (_tail(mover) if residue or far is not None else [])
     out += _far(mover, far) + _far_constants(mover, far) if far is not None else []
