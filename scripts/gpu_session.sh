@@ -184,6 +184,8 @@
 #   claim20    scripts/gpu_claim20.sh: tune --device cuda (a 60 s wall) twice on breaker19's lmd_rms, each claim checked
 #              against its own session record: no current figure 10x its first measurement, no 13x for a 2 % gain
 #              and its run timed by the gate's sampler as a CUDA graph ten times (the host's time a call said)
+#   netcap20   scripts/gpu_netcap20.sh: tune --device cuda (a 60 s wall) on mamba_chunk_state: its table written only
+#              with every net size checked, else the wall the verdict names checks them all on a rerun
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -270,6 +272,7 @@ agents19 420 scripts/gpu_agents19.sh
 seen19 240 scripts/gpu_seen19.sh
 claim20 240 scripts/gpu_claim20.sh
 wrongkernel20 480 scripts/gpu_wrongkernel20.sh
+netcap20 300 scripts/gpu_netcap20.sh
 gputests 560 -
 EOF
 }
