@@ -1,0 +1,72 @@
+"""review20's findings in this session's diff (docs/faults.md, "This session's diff reviewed (review20, 2026-12-06)")
+that want a test of their own file: r4, a reference's one sorted input kept in every seed of the check."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from kernelopt.harness.inputs import rerandomize
+
+ARANGE_REFERENCE = '''import torch
+
+SHAPES = [{"n": 64}]
+
+
+def get_inputs(n=64, device="cpu"):
+    return [torch.arange(n, dtype=torch.float32, device=device)]
+
+
+def reference(x):
+    return x * 2 + 1
+'''
+IGNORES_ITS_INPUT = '''import torch
+
+
+def run(x):
+    return torch.arange(x.numel(), dtype=x.dtype, device=x.device) * 2 + 1
+'''
+
+
+def test_a_sorted_vector_keeps_its_order_only_beside_the_data_it_is_read_with() -> None:
+    """breaker20's e4 keeps a sorted vector in order in the check's seeds 1+ (a table searched by value, beside the
+    values); a set's largest floating tensors are its data, permuted whether sorted or not (review20 r4)."""
+    table, data = torch.linspace(-1, 1, 16), torch.randn(4, 8)
+    alone = rerandomize([torch.arange(16.0)], 1)[0]
+    assert not torch.equal(alone, torch.arange(16.0)) and sorted(alone.tolist()) == list(range(16))
+    assert torch.equal(rerandomize([data, table], 1)[1], table)
+    twins = rerandomize([torch.arange(16.0), torch.arange(16.0)], 1)
+    assert not any(torch.equal(t, torch.arange(16.0)) for t in twins)
+
+
+def test_a_kernel_that_ignores_a_reference_s_one_sorted_input_fails_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference whose one input is ``torch.arange(n)`` for every seed, and a kernel that returns the answer for
+    that input without reading it: the check's seeds 1+ permute the input, and the kernel fails there (since
+    breaker20's e4 the vector kept its order in every seed, and the kernel passed: review20 r4)."""
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    (tmp_path / "reference.py").write_text(ARANGE_REFERENCE)
+    (tmp_path / "kernel.py").write_text(IGNORES_ITS_INPUT)
+    job = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="v1", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        device="cpu",
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        result = run_job(job, writer)
+    finally:
+        writer.close()
+    assert result.failure is not None and "seed 1" in result.failure.message, result.failure
