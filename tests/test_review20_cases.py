@@ -11,7 +11,7 @@ import torch
 
 from kernelopt.harness.inputs import rerandomize
 
-ARANGE_REFERENCE = '''import torch
+ARANGE_REFERENCE = """import torch
 
 SHAPES = [{"n": 64}]
 
@@ -22,13 +22,13 @@ def get_inputs(n=64, device="cpu"):
 
 def reference(x):
     return x * 2 + 1
-'''
-IGNORES_ITS_INPUT = '''import torch
+"""
+IGNORES_ITS_INPUT = """import torch
 
 
 def run(x):
     return torch.arange(x.numel(), dtype=x.dtype, device=x.device) * 2 + 1
-'''
+"""
 
 
 def test_a_sorted_vector_keeps_its_order_only_beside_the_data_it_is_read_with() -> None:
