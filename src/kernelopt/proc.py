@@ -175,6 +175,8 @@ def kill_descendants(pid: int | None = None) -> list[int]:
     """SIGKILL every descendant of ``pid`` (default: this process) and reap this process's children;
     returns the pids killed."""
     root = os.getpid() if pid is None else pid
+    if root == os.getpid() and _childless():
+        return []  # no child, so no descendant: the /proc table is not read (every pooled run's end)
     table = _proc_table()
     found: set[int] = set()
     frontier = [root]
@@ -189,6 +191,26 @@ def kill_descendants(pid: int | None = None) -> list[int]:
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
     return killed
+
+
+#: Linux's ``__WALL``: wait for a child whatever signal it sends its parent when it ends (a ``clone`` child too).
+_WALL = 0x40000000
+
+
+def _childless() -> bool:
+    """Whether this process has no child at all, running, stopped or ended and not reaped (Linux ``waitid``, nothing
+    reaped). Then it has no descendant either: a descendant whose parent ended is handed to the nearest subreaper
+    (this process, where :func:`adopt_descendants` made it one) or leaves this process's tree, where the parent ids
+    :func:`kill_descendants` follows no longer lead to it. ``False`` where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT | _WALL)
+    except ChildProcessError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 @contextmanager
