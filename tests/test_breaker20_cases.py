@@ -27,15 +27,16 @@ SMALL: dict[str, dict[str, int]] = {
     "unsloth_xent": {"N": 3, "V": 37},
     "fla_mean_pool": {"B": 1, "T": 19, "H": 2, "D": 20},
     "torch_add2d": {"X": 7, "Y": 130},
+    "vllm_block_fp8": {"M": 3, "N": 130, "K": 200},
 }
 
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_each_original_is_right_at_a_small_odd_size(name: str) -> None:
-    """Seven kernels as their authors launch them, once each in the interpreter at a size no entry names (e1: the
-    jagged sum builds a nested tensor in ``run``; e2: PyTorch's test kernel annotates its constexprs by strings).
-    The eighth, vLLM's, reads its settings from a file beside it and is refused before it runs (e3)."""
+    """The eight kernels as their authors launch them, once each in the interpreter at a size no entry names (e1:
+    the jagged sum builds a nested tensor in ``run``; e2: PyTorch's test kernel annotates its constexprs by strings;
+    vLLM's reads no settings file off a GPU, and ``tune`` refuses it before it runs, e3)."""
     _all_correct(DATA / name, [SMALL[name]])
 
 
@@ -194,16 +195,19 @@ GPU_LAUNCH_PICKS = {
 
 @pytest.mark.timeout(300)
 def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
-    """The GPU test's picks are written by the CPU's logic as the GPU test expects (breaker19's GPU test failed on
-    2026-12-06 on a pick the CPU logic no longer wrote), and two of the forms hold in the interpreter at sizes no
-    entry names."""
+    """Every pick of the GPU test is written by the CPU's logic as the GPU test expects (breaker19's GPU test failed on
+    2026-12-06 on a pick the CPU logic no longer wrote), and torchtitan's written default holds in the interpreter at
+    sizes no entry names (bitsandbytes' guard: :func:`test_a_written_pick_holds_at_sizes_no_entry_names`)."""
     from tests.gpu_correct import written_files
 
-    written = written_files(DATA, {k: GPU_PICKS[k] for k in ("titan_indices", "tb_jagged_sum")}, tmp_path)
-    for name, path in written.items():
-        folder = Path(shutil.copytree(DATA / name, tmp_path / f"{name}_check"))
-        shutil.copy(path, folder / "kernel.py")
-        _all_correct(folder, [WRITTEN_SIZES.get(name, GPU_WRITTEN_SIZES[name])[0]])
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    assert "    block_size: int = 512,\n" in written["titan_indices"].read_text()
+    assert '"BLOCK_SIZE_RAGGED": 32, "BLOCK_SIZE_M": 64}, num_warps=4, num_stages=2)]' in (
+        written["tb_jagged_sum"].read_text()
+    )
+    folder = Path(shutil.copytree(DATA / "titan_indices", tmp_path / "titan_check"))
+    shutil.copy(written["titan_indices"], folder / "kernel.py")
+    _all_correct(folder, GPU_WRITTEN_SIZES["titan_indices"][:1] + WRITTEN_SIZES["titan_indices"][1:])
 
 
 @pytest.mark.gpu
