@@ -1,5 +1,6 @@
 """review20's findings in this session's diff (docs/faults.md, "This session's diff reviewed (review20, 2026-12-06)")
-that want a test of their own file: r4, a reference's one sorted input kept in every seed of the check."""
+that want a test of their own file: r4, a reference's one sorted input kept in every seed of the check; r7, a column
+compared bit for bit."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernelopt.harness.inputs import rerandomize
+from kernelopt.harness.inputs import rerandomize, same_bits
 
 ARANGE_REFERENCE = """import torch
 
@@ -70,3 +71,14 @@ def test_a_kernel_that_ignores_a_reference_s_one_sorted_input_fails_the_check(
     finally:
         writer.close()
     assert result.failure is not None and "seed 1" in result.failure.message, result.failure
+
+
+def test_a_column_is_compared_bit_for_bit() -> None:
+    """:func:`same_bits` of strided views (a kernel's output ``out[:, 0]``, an input a column of a larger tensor): equal
+    and unequal told apart, where viewing a tensor of last stride 4 as bytes raised RuntimeError (review20 r7), which
+    the graph's stale test took for a failed capture and the timed check for an error of the gate's own."""
+    a = torch.randn(8, 4)
+    b = a.clone()
+    assert same_bits(a[:, 0], b[:, 0]) and same_bits([a[::2, 1]], [b[::2, 1].clone()])
+    b[3, 0] = -b[3, 0]
+    assert not same_bits(a[:, 0], b[:, 0])

@@ -129,6 +129,8 @@ ONE_SET = {  # the kernel, whether the graph's replay recomputes its output, whe
     "a sound graph whose output the permutation keeps (a sum over rows)": (lambda x: x.sum(0), True, False),
     "a kernel whose output the inputs do not set, never captured": (lambda x: torch.ones(3), False, False),
     "a sound graph of a nondeterministic kernel on integers": (None, True, False),
+    "a sound graph whose output is a column (a strided view)": (lambda x: (x * 2)[:, 0], True, False),
+    "a graph the kernel's work missed, its output a column": (lambda x: (x * 2)[:, 0], False, True),
 }
 
 
