@@ -81,13 +81,14 @@ def test_a_first_size_with_no_reply_leaves_the_cap_to_the_sizes_after_it() -> No
 
 class _StandIn:
     """The session's evaluator for ``folder._checked_edit``: the entries' check passes (1 s), reference.py builds every
-    size, and the written kernel passes at each size but those ``hangs`` says give no reply, where it waits out the
-    limit it is given on the net's clock (``offset``, added to the real one)."""
+    size, and a kernel passes at each size but where ``hangs`` (of the size and the source) says it gives no reply,
+    where it waits out the limit it is given on the net's clock (``offset``, added to the real one), or ``wrong``
+    says it computes wrong."""
 
     ready = None  # no bench worker: no room for far sizes
 
-    def __init__(self, hangs: Any) -> None:
-        self.hangs = hangs
+    def __init__(self, hangs: Any, wrong: Any = None) -> None:
+        self.hangs, self.wrong = hangs, wrong or (lambda n, source: False)
         self.offset = 0.0
         self.asked: list[int] = []
         self.request_s = REQUEST_S
@@ -104,8 +105,12 @@ class _StandIn:
         return Outcome.OK, None
 
     def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
-        self.asked.append(shape.kwargs["n"])
-        if self.hangs(shape.kwargs["n"]):
+        n = shape.kwargs["n"]
+        self.asked.append(n)
+        if self.wrong(n, source):
+            self.offset += 0.5
+            return Outcome.WRONG_RESULT, "max abs diff 1.0"
+        if self.hangs(n, source):
             self.offset += limit_s or REQUEST_S
             return Outcome.RUN_TIMEOUT, f"no reply within {limit_s or REQUEST_S:g} s"
         self.offset += 0.5
@@ -125,14 +130,16 @@ def v81(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
 
 
-def _table_checked(prepared: Any, monkeypatch: pytest.MonkeyPatch, hangs: Any) -> tuple[Any, _StandIn]:
+def _table_checked(
+    prepared: Any, monkeypatch: pytest.MonkeyPatch, hangs: Any, wrong: Any = None
+) -> tuple[Any, _StandIn]:
     """v81's second table (512 up to 16384, 8192 up to 262144, the original's computation above) through
     ``_checked_edit`` with :class:`_StandIn` as the session's evaluator."""
     from kernelopt.tuning import folder as tf
     from tests.test_table14_cases import _table_session
 
     tuning = _table_session(prepared, {512: (5.0, 100.0), 8192: (1000.0, 40.0)})
-    stand_in = _StandIn(hangs)
+    stand_in = _StandIn(hangs, wrong)
     cast_ = tf.cast
     monkeypatch.setattr(tf, "cast", lambda *a, **k: cast_(*a, **k, clock=stand_in.clock))
     return tf._checked_edit(tuning, stand_in), stand_in
@@ -145,7 +152,7 @@ def test_a_table_whose_net_left_a_row_s_size_unchecked_is_not_written_and_says_t
     table was written, its line naming the size among those unchecked. Now the written code there is not the
     original's, so nothing is written; the verdict names the size and the wall whose net checks it (a quarter of it
     holds the net's seconds and twice the size's whole request limit: half of what is left is what a request gets)."""
-    done, stand_in = _table_checked(v81, monkeypatch, lambda n: n == 16385)
+    done, stand_in = _table_checked(v81, monkeypatch, lambda n, source: n == 16385)
     assert stand_in.asked[0] == 16385 and len(stand_in.asked) > 1, stand_in.asked  # the sizes after it still ran
     assert done.edit is None and not done.judgement.better, done.edit_note
     note = done.edit_note or ""
@@ -168,7 +175,7 @@ def test_a_table_whose_unchecked_sizes_are_all_above_its_largest_entry_is_writte
     half of what the cap has left; the table is written, its line saying the original's computation runs there."""
     from kernelopt.cli.tune import _unchecked
 
-    done, stand_in = _table_checked(v81, monkeypatch, lambda n: n > 262144)
+    done, stand_in = _table_checked(v81, monkeypatch, lambda n, source: n > 262144)
     first_above = next(i for i, n in enumerate(stand_in.asked) if n > 262144)
     assert first_above > 0 and all(n > 262144 for n in stand_in.asked[first_above:]), stand_in.asked  # rows first
     assert done.edit is not None, done.edit_note
@@ -177,6 +184,26 @@ def test_a_table_whose_unchecked_sizes_are_all_above_its_largest_entry_is_writte
     line = _unchecked(done) or ""
     assert "sizes for want of time (" in line, line
     assert "the table runs the original's computation there (above its largest entry), unchanged" in line, line
+
+
+def test_a_table_given_way_after_a_failure_whose_net_is_cut_names_the_failure_and_the_sizes(
+    v81: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v81's first table fails at n=16385 (its row of 8192, as on the CPU), and its row gives way to the original's
+    computation; the table so written gives no reply at n=8193. Nothing is written, and the verdict says both: the
+    first table's failure and its row not written, then the sizes the next table was left unchecked at and the wall
+    (the refusal named the sizes alone, as if of the first table)."""
+    base = v81.base_source
+    done, _ = _table_checked(
+        v81, monkeypatch, lambda n, source: n == 8193 and source != base,
+        wrong=lambda n, source: n == 16385 and "8192" in source,
+    )  # fmt: skip
+    note = done.edit_note or ""
+    assert done.edit is None and note.startswith("not written: the written kernel fails at n=16385"), note
+    assert (
+        "the row n <= 262144: BLOCK=8192 not written; the table so written: the net did not check the written " in note
+    )
+    assert "(n=8193): it is unchecked there, where the original may run; a --budget-wall-s of" in note, note
 
 
 # ------------------------------------------------------------------------------------- on a GPU

@@ -1673,11 +1673,12 @@ def _checked_edit(
         line = failed if failed is not None else refused
         for alt in _next_picks(tuning) if line is not None else []:
             # a next-best that fails too leaves the net the note names: the pick's (break18 b19)
-            edit, _, alt_net, _, _ = _checked(alt, evaluator, known, cap, wall)
+            picked = f"{line}: {config_text(tuning.result.best_config)} not written"
+            said = f"{picked}; the next-best, {config_text(alt.result.best_config)}"
+            edit, _, alt_net, _, _ = _after(said, alt, evaluator, known, cap, wall)
             if edit is not None:
                 net = alt_net
-                picked = f"{line}: {config_text(tuning.result.best_config)} not written"
-                note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
+                note = f"{said}, passes: written instead"
                 tuning = alt
                 break
         if edit is None and line is not None:  # a table's rows give way (a single pick's next-best came above)
@@ -1742,7 +1743,8 @@ def _table_fallback(
             alt, row = step
             seen.add(frozenset(alt.failed_rows))
             lines = [*said, f"{line}: the row {row} not written"]
-            edit, alt_note, alt_net, failed_again, where = _checked(alt, evaluator, known, cap, wall)
+            so = f"{'; '.join(lines)}; the table so written"
+            edit, alt_note, alt_net, failed_again, where = _after(so, alt, evaluator, known, cap, wall)
             if edit is not None:
                 return alt, edit, f"{'; '.join(lines)}; {_next_best_passed(alt_note)}", alt_net
             if failed_again is not None:  # written, and failed its check: its rows give way in turn
@@ -1791,6 +1793,10 @@ def _next_table(tuning: FolderTuning, at: ProblemShape) -> tuple[FolderTuning, s
     if not alt.judgement.better:
         return None
     return alt, f"{size} <= {row.upto}: {config_text(row.values)}"
+
+
+_Checked = tuple[EditResult | None, str | None, NetVerdict | None, str | None, ProblemShape | None]
+"""What :func:`_checked` gives: the edit, its note, the net, the line of a failed check, and the size it failed at."""
 
 
 def _checked(
@@ -1886,6 +1892,23 @@ def _keyed_rows_checked(
     together = NetVerdict(checks=checks, kept=kept, seconds=seconds, not_cast=None if checks else not_cast)
     _refuse_unchecked(tuning, together, cap)  # its autotuner may run any row at any size: every size is one it changes
     return edit, note, together, None, None
+
+
+def _after(
+    said: str,
+    alt: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    known: dict[str, tuple[Outcome, str | None]],
+    cap: NetCap | None,
+    wall: TailWall | None,
+) -> _Checked:
+    """:func:`_checked` of ``alt``, a pick tried after another was not written (``said``: why, and which ``alt`` is): a
+    net that leaves it unchecked (:class:`NetUnchecked`) says what came before it, not only the sizes (the line named
+    the sizes alone, as if of the first pick)."""
+    try:
+        return _checked(alt, evaluator, known, cap, wall)
+    except NetUnchecked as exc:
+        raise NetUnchecked(f"{said}: {exc}", exc.net) from None
 
 
 class NetUnchecked(WallSpent):
