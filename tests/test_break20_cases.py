@@ -3,6 +3,7 @@ broken, twentieth trial"). Each test is a finding's case: b33, b34, ..."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,13 @@ import pytest
 
 import tests.test_leftovers20_cases as l20
 import tests.test_wrongkernel17_cases as wk17
+from kernelopt.batch.model import ProblemRow, ProblemStatus
+from kernelopt.batch.problems import BatchItem
+from kernelopt.loop.opening import default_name
 from kernelopt.tuning.net import SizeClass
+from kernelopt.workspace import PREFIX
+
+RELU = Path(__file__).parent / "data" / "kernelbench" / "relu"
 
 #: v83's layout_two_kernels with its sizes reference.py's module-level constants: the entries name the layout alone.
 LAYOUT_ON_CONSTANTS = """import torch
@@ -113,3 +120,47 @@ def test_b35_a_record_deleted_by_a_commit_is_refused_and_its_restore_line_puts_i
     restore = line.split("restore it (", 1)[1].split("); to set", 1)[0]
     subprocess.run(["bash", "-c", restore], check=True, capture_output=True)
     assert ws.memory.read(1).quality_gate.result is not None and collect(ws).unreadable == []
+
+
+class _NamingRunner:
+    """A batch runner that runs nothing: each row names the workspace its item would take (as ``open_or_create``
+    names it) and passes."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def run(self, item: BatchItem, upcoming: BatchItem | None = None) -> ProblemRow:
+        name = item.workspace_name or default_name(item.folder)
+        where = str(self.root / f"{PREFIX}{name}")
+        return ProblemRow(problem=item.problem, folder=str(item.folder), status=ProblemStatus.PASS, workspace=where)
+
+    def close(self) -> None:
+        return None
+
+
+def test_b36_a_folder_added_beside_one_whose_workspace_name_it_shares_takes_none_of_that_problem_s_workspace(
+    tmp_path: Path,
+) -> None:
+    """b36: newuser17's n106 gives colliding folders a workspace each, the one named as its workspace keeping the
+    plain name; but which collide is read from the folders there now. A batch of ``relu v1`` (its row's workspace
+    ``kernel_opt_relu_v1``), resumed after the user added ``relu_v1``, ran ``relu_v1`` in ``kernel_opt_relu_v1``:
+    ``relu v1``'s workspace was replaced by the newcomer's files and its row named them (``kernelopt batch --device
+    cpu``, main at ``22290abc``). Now a workspace another problem's row names is that problem's: the newcomer gets
+    one of its own, and a third batch skips both."""
+    from kernelopt.batch.rows import BatchOptions
+    from kernelopt.batch.runner import run_batch
+
+    mix, out = tmp_path / "mix", tmp_path / "out"
+    shutil.copytree(RELU, mix / "relu v1")
+    options = BatchOptions(out_dir=out, device="cpu")
+    run = functools.partial(run_batch, mix, options, runner=_NamingRunner(options.workspace_root))
+    first = {r.problem: r.workspace for r in run().rows}
+    shutil.copytree(RELU, mix / "relu_v1")
+    events: list[str] = []
+    second = {r.problem: r.workspace for r in run(on_event=lambda e: events.append(f"{e.kind} {e.problem}")).rows}
+    assert second["relu v1"] == first["relu v1"] == str(options.workspace_root / "kernel_opt_relu_v1")
+    assert second["relu_v1"] is not None and Path(second["relu_v1"]).name.startswith("kernel_opt_relu_v1_"), second
+    assert "skipped relu v1" in events and "start relu_v1" in events, events
+    again: list[str] = []
+    assert {r.problem: r.workspace for r in run(on_event=lambda e: again.append(str(e.kind))).rows} == second
+    assert again == ["skipped", "skipped"], again

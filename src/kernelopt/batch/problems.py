@@ -18,6 +18,7 @@ from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
 from kernelopt.loop.opening import default_name
 from kernelopt.oneline import shell_word
+from kernelopt.workspace import PREFIX
 
 #: A problem file of KernelBench's layout: ``<id>_<Name>.py`` (``19_ReLU.py``) in a level folder.
 PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
@@ -129,17 +130,38 @@ def folder_items(directory: Path) -> list[BatchItem]:
         fault = defect is not None and reference_fault(f / "reference.py") is not None
         # two folders one workspace name ("relu v1", "relu_v1"): each would take the other's workspace (the one
         # prepared ahead replaced the one being checked, and a correct kernel failed "validation changed kernel.py")
-        own = f"{name[:55]}_{hashlib.sha256(f.name.encode()).hexdigest()[:8]}" if names.count(name) > 1 else None
+        own = names.count(name) > 1 and f.name != name
         items.append(
             BatchItem(
                 problem=f.name,
                 folder=f.resolve(),
                 defect=defect,
                 problem_fault=fault,
-                workspace_name=own if own is not None and f.name != name else None,
+                workspace_name=own_workspace_name(name, f.name) if own else None,
             )
         )
     return items
+
+
+def own_workspace_name(name: str, folder_name: str) -> str:
+    """A workspace name of its own for a problem folder whose name gives ``name``, another problem's too: ``name``
+    and 8 hex digits of the folder's name's hash."""
+    return f"{name[:55]}_{hashlib.sha256(folder_name.encode()).hexdigest()[:8]}"
+
+
+def held_elsewhere(items: list[BatchItem], rows: Mapping[str, str], root: Path) -> list[BatchItem]:
+    """``items``, each whose workspace (under ``root``) a row of another problem names (``rows``: workspace path ->
+    the row's key) given one of its own (:func:`own_workspace_name`): a folder added beside one whose workspace name it
+    shares (``relu_v1`` beside ``relu v1``, whose row holds ``kernel_opt_relu_v1``) would replace that problem's
+    workspace and leave its row naming the newcomer's files (break20 b36)."""
+    out = []
+    for item in items:
+        name = item.workspace_name or default_name(item.folder)
+        holder = rows.get(str((root / f"{PREFIX}{name}").resolve()))
+        if holder is not None and holder != item.key:
+            item = item.model_copy(update={"workspace_name": own_workspace_name(name, item.folder.name)})
+        out.append(item)
+    return out
 
 
 def reference_fault(reference: Path) -> str | None:

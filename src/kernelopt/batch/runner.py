@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from kernelopt.batch.cold import ColdRunner, run_problem
 from kernelopt.batch.kernelbench import kernelbench_items
 from kernelopt.batch.model import CSV_COLUMNS, BatchMode, BatchTable, ProblemRow, csv_text, with_fast_p
-from kernelopt.batch.problems import BatchItem, changed_sources, folder_items
+from kernelopt.batch.problems import BatchItem, changed_sources, folder_items, held_elsewhere
 from kernelopt.batch.rows import (
     DEFAULT_PROBLEM_TIMEOUT_S,
     BatchOptions,
@@ -254,7 +254,9 @@ def prepare(directory: Path, options: BatchOptions, *, fresh: bool) -> tuple[Bat
     items = batch_items(directory, options)
     settings = table_settings(options)
     table = None if fresh else _read_table(options.out_dir / TABLE_FILE, directory, options.mode, settings)
-    return table or BatchTable(directory=str(directory), mode=options.mode, settings=settings), items
+    table = table or BatchTable(directory=str(directory), mode=options.mode, settings=settings)
+    held = {str(Path(row.workspace).resolve()): row.key for row in table.rows if row.workspace}
+    return table, held_elsewhere(items, held, options.workspace_root)
 
 
 def run_batch(
