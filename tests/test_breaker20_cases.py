@@ -111,6 +111,30 @@ def test_e4_a_sorted_table_among_the_inputs_keeps_its_order_in_the_gate_s_other_
     assert all(torch.allclose(g, w, atol=ref.ATOL, rtol=ref.RTOL) for g, w in zip(got_out, want, strict=True))
 
 
+def test_e5_the_interpreter_fixes_leave_libdevice_unbound_as_a_gpu_process_has_it() -> None:
+    """Seen on 2026-12-06: a first draft of unsloth_xent read ``tl.extra.libdevice.tanh`` at import without importing
+    the library, which fails in a process on a GPU ("module 'triton.language.extra' has no attribute 'libdevice'").
+    ``tune --device cpu`` ran its candidates anyway (the interpreter fixes had imported the library, binding the
+    attribute) while discovery's worker, loading the module before the fixes, failed to import it and left the
+    sizes unread ("BLOCK_SIZE computed from vocab_size, which the SHAPES entries do not name"). The fixes import a
+    module without binding it on its package where it was not bound; an import of it still finds it."""
+    import importlib
+    import sys
+
+    from kernelopt.harness.interpreter import imported_unbound
+
+    package = importlib.import_module("email.mime")
+    sys.modules.pop("email.mime.audio", None)
+    vars(package).pop("audio", None)
+    module = imported_unbound("email.mime.audio")
+    assert "audio" not in vars(package) and sys.modules["email.mime.audio"] is module
+    from email.mime import audio
+
+    assert audio is module
+    package.audio = module  # bound where it was: left so
+    assert imported_unbound("email.mime.audio") is module and vars(package)["audio"] is module
+
+
 # ------------------------------------------------------------------------------------- what tune writes
 
 #: picks of ``tune`` sessions (a GPU's space) and the line each written form holds: torchtitan's block a keyword
