@@ -146,6 +146,8 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
     outside.mkdir()
     shutil.copy(LOOP / "kernel.py", outside / "kernel.py")
     (root / "escape").symlink_to(outside)  # a link out of the root is outside it
+    mine = tmp_path / "project" / "kernel.py"
+    mine.parent.mkdir()
     seen: dict[str, Any] = {}
 
     async def body(call: Call) -> None:
@@ -202,16 +204,26 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
         assert _state(ws) == before
         assert not (root / "kernel_opt_x").exists()
 
+        mine.write_bytes((ws / "kernel.py").read_bytes())  # the user's project file, linked from here
+        (ws / "kernel.py").unlink()
+        (ws / "kernel.py").symlink_to(mine)
         planned, _, _ = await call("submit_plan", workspace=str(ws), plan=PLAN.format(latency=latency))
         assert not planned.is_error, planned
         assert planned.structured_content["plan"]["action_category"] == "block_size"
         assert planned.structured_content["status"]["next"] == "implement_then_validate"
         assert (ws / "plans/v1_plan.md").is_file()
 
-        # the agent edits kernel.py itself; validate runs Stage 3's check under the guard, then the gate
+        # the agent edits kernel.py itself; validate runs Stage 3's check under the guard, then the gate. The user
+        # keeps kernel.py as a link to their project's file (late20's z6): read through, never refused as a link
+        # the agent made nor written over with a plain file; the agent's plain file in its place is written through
+        # the link (z7), so their file is the one edited
         kernel = ws / "kernel.py"
         _refused((await call("validate", workspace=str(ws)))[0], "kernel.py is unchanged")
-        kernel.write_text(kernel.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
+        mine.write_text(mine.read_text().replace("BLOCK = 64", "BLOCK = 1024 +"))
+        _refused((await call("validate", workspace=str(ws)))[0], "kernel.py does not parse")
+        text = mine.read_text().replace("BLOCK = 1024 +", "BLOCK = 1024")
+        kernel.unlink()
+        kernel.write_text(text)
         edited = kernel.read_bytes()
         cancelled, progress, _ = await call("validate", _cancel=True, workspace=str(ws))
         assert cancelled is None and progress  # cancelled by the client at its first progress notification
@@ -219,11 +231,12 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
         assert after.structured_content["next"] in ("implement_then_validate", "validate"), after
         assert kernel.read_bytes() == edited or after.structured_content["next"] == "validate"
         gated, progress, seen["validate_s"] = await call("validate", workspace=str(ws))
-        assert not gated.is_error, gated
+        assert not gated.is_error, gated.content[0].text
         out = gated.structured_content
         assert out["stages"] == ["V1: implement", "V1: gate"] and progress
         assert out["record"]["quality_gate"]["result"] == "PASS"
         assert out["status"]["next"] == "record"
+        assert kernel.readlink() == mine and mine.read_bytes() == edited  # the user's link kept, their file edited
         _refused((await call("profile", workspace=str(ws)))[0], "not the next stage", "next is record")
 
         recorded, _, _ = await call("record", workspace=str(ws))
@@ -271,6 +284,6 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
     assert subjects[1].startswith("V0: baseline")
     record = json.loads((ws / "memory/v1.json").read_text())
     assert record["quality_gate"]["result"] == "PASS" and record["git_commit_hash"]
-    assert "BLOCK = 1024" in (ws / "kernel.py").read_text()
+    assert "BLOCK = 1024" in (ws / "kernel.py").read_text() and (ws / "kernel.py").readlink() == mine
     status = subprocess.run(["git", "-C", str(ws), "status", "--porcelain"], capture_output=True, text=True, check=True)
     assert status.stdout == ""  # everything committed through record

@@ -50,7 +50,6 @@ from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.history import plan_signature
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
-from kernelopt.stages import guard
 from kernelopt.stages.allowance import editable_files, may_write
 from kernelopt.stages.guard import Captured, capture, restore, violation_message
 from kernelopt.stages.implement import kernel_problem, summary_of
@@ -468,13 +467,15 @@ def validate(
             f"validate: kernel.py is unchanged since V{now.version}'s plan was accepted: edit it for the plan's "
             "action first"
         )
+    state = read_state(ws)
     if now.next is NextStep.IMPLEMENT_THEN_VALIDATE:
         # a slip of the edit (a typo, a deleted file) is the agent's to fix now: failing the version for it
         # would record the plan's action as tried, and a repeated plan is refused, so the action is lost
-        problem = kernel_problem(ws, None)  # None: an edit of only the plan's auxiliary files is an edit
+        was = state.current.links.get("kernel.py") if state is not None and state.current is not None else None
+        # None: an edit of only the plan's auxiliary files is an edit; the user's own link (l7) is read through
+        problem = kernel_problem(ws, None, was.target if was is not None else None)
         if problem is not None:
             raise StageRefused(f"validate: {problem}; fix kernel.py and call validate again (nothing was recorded)")
-    state = read_state(ws)
     allowed_repairs = state.settings.repair_attempts if state is not None else 0
     agent = AgentEdits(description, repairs=repairs_used < allowed_repairs)
 
@@ -483,12 +484,13 @@ def validate(
         if it is None or it.stage is not Stage.IMPLEMENT or not it.snapshot:
             return  # a gate interrupted earlier: the loop runs it again from its kept candidate
         editable = editable_files(Stage.IMPLEMENT, it.version, it.aux_files)
-        head = {rel: _at_head(run.ws, it.base_commit, rel) for rel in editable}
-        agent.edits = {rel: data for rel, data in capture(run.ws.root, editable).items() if data != head[rel]}
+        head = _good(run.ws, it, editable)
         violations = run.guarded(it, it.snapshot, may_write(Stage.IMPLEMENT, it.version, it.aux_files), "agent")
         if violations:
             run.fail(it, violation_message("agent", ", ".join(editable), violations), error_type="write_violation")
             return
+        # after the guard: a plain file the agent wrote over the user's link is now written through it (z7)
+        agent.edits = {rel: data for rel, data in capture(run.ws.root, editable).items() if data != head[rel]}
         restore(run.ws.root, head)  # the last good kernel: Stage 3 applies the edits under its own guard
 
     def pause(it: IterationState | None) -> bool:
@@ -536,7 +538,8 @@ def _edited(ws: Workspace) -> bool:
     if it is None:
         return False
     editable = editable_files(Stage.IMPLEMENT, it.version, it.aux_files)
-    return any(data != _at_head(ws, it.base_commit, rel) for rel, data in capture(ws.root, editable).items())
+    good = _good(ws, it, editable)
+    return any(data != good[rel] for rel, data in capture(ws.root, editable).items())
 
 
 def _keep_agent_edits(ws: Workspace, agent: AgentEdits) -> None:
@@ -552,12 +555,20 @@ def _keep_agent_edits(ws: Workspace, agent: AgentEdits) -> None:
         it = state.current if state is not None else None
         if state is None or it is None or it.stage is not Stage.IMPLEMENT:
             return
-        it.snapshot = guard.snapshot(ws.root)  # the last good kernel, before the agent's edits
+        it.take_snapshot(ws.root)  # the last good kernel, before the agent's edits
         restore(ws.root, agent.edits)
         state.paused = True
         journal.save(state)
     finally:
         journal.release()
+
+
+def _good(ws: Workspace, it: IterationState, editable: list[str]) -> dict[str, Captured]:
+    """The last good content of Stage 3's ``editable`` files: as the iteration's base commit holds them, and a link the
+    stage began with (the user's linked kernel.py) as that link leading to the bytes it held then (git holds only where
+    it points). ``validate`` compares the agent's edits with it and puts it back before Stage 3 applies them: a plain
+    file written over the user's link made Stage 3 refuse it as a link the agent made (late20's z6)."""
+    return {rel: it.links.get(rel) or _at_head(ws, it.base_commit, rel) for rel in editable}
 
 
 def _at_head(ws: Workspace, commit: str, rel: str) -> bytes | None:

@@ -30,7 +30,10 @@ def rollback(ws: Workspace, it: IterationState) -> list[guard.Change]:
 
 
 def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
-    """kernel.py (and the plan's auxiliary files) back to the last good version (the base commit)."""
+    """kernel.py (and the plan's auxiliary files) back to the last good version (the base commit). A link the stage
+    began with (the user's linked kernel.py), which git's checkout replaced with a file of the commit's bytes, is put
+    back, those bytes written through it: a cancelled ``validate`` left a plain file there, and the next one refused
+    it as a link the agent made (late20's z6)."""
     tracked = set(ws.repo.git.ls_files().splitlines())
     paths = ["kernel.py", *it.aux_files]
     in_git = [p for p in paths if p in tracked]
@@ -39,6 +42,8 @@ def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
     for p in paths:
         if p not in tracked:
             (ws.root / p).unlink(missing_ok=True)
+        elif p in it.links and guard.Link.of(ws.root / p) is None and (ws.root / p).is_file():
+            guard.restore(ws.root, {p: guard.Link(it.links[p].target, (ws.root / p).read_bytes())})
 
 
 def changed_files(ws: Workspace, it: IterationState) -> list[str]:

@@ -18,13 +18,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelopt.errors import WorkspaceError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import CandidateResult, GateResult, PitfallAndFix
 from kernelopt.stagenames import Stage
+from kernelopt.stages.guard import Link, links_of, snapshot
 from kernelopt.workspace import RunLock
 
 JOURNAL_SCHEMA_VERSION = 1
@@ -93,6 +94,9 @@ class IterationState(BaseModel):
         base_commit: HEAD when the iteration started (the last good kernel).
         good_version: the version whose kernel.py is at ``base_commit`` (the gate's previous).
         snapshot: path -> sha256 of the workspace before the current stage (rollback on resume).
+        links: each symbolic link of ``snapshot`` as the stage began (:func:`kernelopt.stages.guard.links_of`): where it
+            pointed and the bytes it led to. A user's linked kernel.py is read through by a stage the agent's calls
+            span (``kernelopt mcp``'s ``validate``), its last good bytes kept here: git holds only where it points.
         aux_files: auxiliary files the plan names (Stage 3 may edit them besides kernel.py).
         candidate: path -> sha256 of the implemented files, copied under .kernelopt/candidates/v<N>/.
         implement: what Stage 3 did.
@@ -104,11 +108,14 @@ class IterationState(BaseModel):
         stage_seconds: wall time of this iteration's stages so far (stage name -> seconds).
     """
 
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")  # a link's bytes, any encoding
+
     version: int
     stage: Stage
     base_commit: str
     good_version: int | None
     snapshot: dict[str, str] = Field(default_factory=dict)
+    links: dict[str, Link] = Field(default_factory=dict)
     aux_files: list[str] = Field(default_factory=list)
     candidate: dict[str, str] = Field(default_factory=dict)
     implement: ImplementNote | None = None
@@ -119,6 +126,12 @@ class IterationState(BaseModel):
     no_plan_reason: str | None = None
     commit_message: str | None = None
     stage_seconds: dict[str, float] = Field(default_factory=dict)
+
+    def take_snapshot(self, root: Path | None) -> None:
+        """The workspace at ``root`` as the stage begins: its digests and its links (``None``: none, after the
+        stages that roll nothing back)."""
+        self.snapshot = snapshot(root) if root is not None else {}
+        self.links = links_of(root, self.snapshot) if root is not None else {}
 
 
 class VersionOutcome(BaseModel):

@@ -21,7 +21,6 @@ from kernelopt.loop.stop import RooflineBounds, roofline_bounds
 from kernelopt.memory.model import GateResult, IterationRecord, best_version
 from kernelopt.oneline import one_line
 from kernelopt.planning.plan import Plan
-from kernelopt.stages import guard
 from kernelopt.stages.guard import GuardPoint, ProtectedContent, RunGuard, violation_pitfall
 from kernelopt.stages.implement import summary_of
 from kernelopt.taskcard import StopConditions, TaskCard
@@ -114,20 +113,15 @@ class LoopRun:
 
     def new_iteration(self, version: int, stage: Stage, *, good: int | None) -> None:
         self.accept_card_edit()
-        self.state.current = IterationState(
-            version=version,
-            stage=stage,
-            base_commit=self.ws.head(),
-            good_version=good,
-            snapshot=guard.snapshot(self.ws.root),
-        )
+        self.state.current = IterationState(version=version, stage=stage, base_commit=self.ws.head(), good_version=good)
+        self.state.current.take_snapshot(self.ws.root)
         self.save()
 
     def enter(self, it: IterationState) -> None:
         """Stage entry: the workspace snapshot is in the journal before anything runs (taken by the
         transition that led here, or now after a resume)."""
         if not it.snapshot:
-            it.snapshot = guard.snapshot(self.ws.root)
+            it.take_snapshot(self.ws.root)
             self.save()
         self.emit(EventKind.STAGE_START, f"V{it.version}: {it.stage.value}")
 
@@ -137,7 +131,7 @@ class LoopRun:
         self.emit(EventKind.STAGE_END, f"V{it.version}: {it.stage.value} done", stage=it.stage)
         it.stage = to
         # One journal write holds the move and the snapshot the next stage is rolled back to.
-        it.snapshot = guard.snapshot(self.ws.root) if to not in (Stage.RECORD, Stage.STOP) else {}
+        it.take_snapshot(self.ws.root if to not in (Stage.RECORD, Stage.STOP) else None)
         self.save()
 
     def fail(self, it: IterationState, reason: str, *, error_type: str, result: GateResult = GateResult.FAIL) -> None:
@@ -171,8 +165,10 @@ class LoopRun:
         return True
 
     def guarded(self, it: IterationState, before: dict[str, str], allowed: list[str], who: str) -> list[str]:
-        """Undo what a tooling stage did outside ``allowed`` since ``before``; record it; return it."""
-        point = GuardPoint(snapshot=before, git=None, kept={})
+        """Undo what a tooling stage did outside ``allowed`` since ``before``; record it; return it. Since the stage's
+        own snapshot, the user's links as it began are theirs (read through), not links the stage made."""
+        links = {rel: link.target for rel, link in it.links.items()} if before is it.snapshot else {}
+        point = GuardPoint(snapshot=before, git=None, kept={}, links=links)
         violations = self.guard.check(point, allowed, secrets=False)
         if violations:
             it.pitfalls.append(violation_pitfall(violations, stage=it.stage, who=who, allowed_patterns=allowed))

@@ -699,13 +699,14 @@ class GuardPoint:
     links: dict[str, str] = field(default_factory=dict)  # each link of the snapshot: where it pointed (z5)
 
 
-def _links(root: Path, snap: dict[str, str]) -> dict[str, str]:
-    """Where each link of the snapshot ``snap`` points (:attr:`GuardPoint.links`), read as :meth:`Link.of` reads it."""
+def links_of(root: Path, snap: dict[str, str]) -> dict[str, Link]:
+    """Each link of the snapshot ``snap`` as it is now, read by :meth:`Link.of`: taken with the snapshot, where the
+    links pointed as a stage began (:attr:`GuardPoint.links`, the journal's ``IterationState.links``)."""
     out = {}
     for rel, digest in snap.items():
         link = Link.of(root / rel) if digest.startswith("link:") else None
         if link is not None:
-            out[rel] = link.target
+            out[rel] = link
     return out
 
 
@@ -737,7 +738,7 @@ class RunGuard:
             kept=capture(self.ws.root, editable),
             repository=copy_repository(self.ws) if git_state else None,
             untracked=copy_untracked(self.ws, snap) if git_state else None,
-            links=_links(self.ws.root, snap),
+            links={rel: link.target for rel, link in links_of(self.ws.root, snap).items()},
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
@@ -762,6 +763,10 @@ class RunGuard:
         self.kept_aside += [c for c in undone if c.kept is not None]
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
+        for rel in [rel for rel in written if rel in point.links and _own_bytes(self.ws.root / rel) is not None]:
+            # the user's link replaced by a file of the stage's own: the stage's bytes written through the link put
+            # back, so their project's file is the one edited, never left behind unedited (leftovers20's seen item)
+            _put_link_back(self.ws.root / rel, Link(point.links[rel], (self.ws.root / rel).read_bytes()))
         for rel in [rel for rel in written if made_a_link(self.ws.root / rel, point.links.get(rel))]:
             # a6: kernel.py (or the plan) replaced by a link to a file outside passed as an edit: gated, then
             # committed as a link, so what ran later was whatever that file held by then

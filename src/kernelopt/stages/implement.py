@@ -278,11 +278,12 @@ def _verdict(
     )
 
 
-def kernel_problem(ws: Workspace, good_kernel: bytes | None) -> str | None:
+def kernel_problem(ws: Workspace, good_kernel: bytes | None, was: str | None = None) -> str | None:
     """What is wrong with kernel.py before its correctness check can run (deleted, unchanged, not UTF-8, does
     not parse), in one line; ``None`` when nothing is. The same check Stage 3 makes of an implementer's work,
-    for a caller that asks before it (``kernelopt mcp``'s ``validate``)."""
-    problem = _inspect(ws, good_kernel)
+    for a caller that asks before it (``kernelopt mcp``'s ``validate``; ``was``: where the user's own link pointed as
+    the stage began)."""
+    problem = _inspect(ws, good_kernel, was)
     return problem.message if problem is not None else None
 
 
