@@ -58,3 +58,84 @@ def test_z7_a_plain_file_written_over_the_user_s_link_is_written_through_it(
     else:
         assert not report.ok and "does not parse" in (report.reason or ""), report.reason
         assert mine.read_bytes() == good
+
+
+# ---------------------------------------------------------------- z8: wrap_triton bound at import, torch < 2.12
+
+_BOUND_AT_IMPORT = """import torch
+import triton
+import triton.language as tl
+from torch.library import wrap_triton
+
+
+@triton.jit
+def double_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, 2 * tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    wrap_triton(double_kernel)[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+    return y
+"""
+_DOUBLE_REFERENCE = """import torch
+
+SHAPES = [{"n": 100}]
+
+
+def get_inputs(n=100, device="cpu"):
+    return [torch.randn(n, generator=torch.Generator().manual_seed(0)).to(device)]
+
+
+def reference(x):
+    return 2 * x
+"""
+
+
+def test_z8_a_kernel_binding_wrap_triton_at_import_runs_in_the_interpreter_on_a_torch_that_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gpunet20's seen item: the harness worker and the autotune worker (``read_module``) applied the interpreter's fixes
+    after importing kernel.py, so one that binds ``from torch.library import wrap_triton`` at import kept torch's own,
+    which refuses an interpreted kernel before torch 2.12 ("only works on functions annotated with triton.jit"): a
+    correct kernel failed every CPU check. Such a torch stood in for as breaker19's g2 test does; the fix is in place
+    before the import now, and both run it right."""
+    import time
+
+    import torch.library
+    from torch._library import triton as torch_triton
+
+    from kernelopt.harness.interpreter import patch_interpreter
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+    from kernelopt.tunables.autotune_worker import read_module
+    from tests.conftest import triton_interpreted
+
+    (tmp_path / "kernel.py").write_text(_BOUND_AT_IMPORT)
+    (tmp_path / "reference.py").write_text(_DOUBLE_REFERENCE)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    with triton_interpreted():
+        if hasattr(torch_triton, "_is_interpreted_triton_kernel"):  # torch 2.12 on; torch 2.11 has no such branch
+            monkeypatch.setattr(torch_triton, "_is_interpreted_triton_kernel", lambda kernel: False)
+        monkeypatch.setattr(torch.library, "wrap_triton", torch_triton.wrap_triton)  # torch's own, unpatched
+        read = read_module(tmp_path / "kernel.py", tmp_path / "reference.py", device="cpu", on_cpu=patch_interpreter)
+        assert "error" not in read and "run_error" not in read, read
+        monkeypatch.setattr(torch.library, "wrap_triton", torch_triton.wrap_triton)
+        job = WorkerJob(
+            mode=JobMode.CHECK,
+            reference_py=str(tmp_path / "reference.py"),
+            kernels=[KernelSource(label="v0", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "b"))],
+            progress_path=str(tmp_path / "progress.jsonl"),
+            result_path=str(tmp_path / "result.json"),
+            device="cpu",
+        )
+        writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+        try:
+            result = run_job(job, writer)
+        finally:
+            writer.close()
+    assert result.failure is None, result.failure.message if result.failure else ""

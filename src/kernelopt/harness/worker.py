@@ -39,7 +39,7 @@ from kernelopt.harness.footprint import (
 )
 from kernelopt.harness.hints import FIRST_CALL_ONLY
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
-from kernelopt.harness.interpreter import patch_interpreter
+from kernelopt.harness.interpreter import patch_interpreter, patch_wrap_triton
 from kernelopt.harness.model import (
     CHECK_DOES_NOT_FIT,
     COMPILED_REFERENCE_LABEL,
@@ -1880,6 +1880,10 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
             if job.mode is JobMode.SIZE:
                 _sizes(ctx)
                 return result
+            if not device.startswith("cuda"):
+                # before kernel.py's import: one that binds `from torch.library import wrap_triton` there keeps what
+                # it finds, torch's own, which refuses an interpreted kernel before torch 2.12 (late20's z8)
+                patch_wrap_triton()
             loaded = _load(ctx)
             torch.set_grad_enabled(KernelForm(loaded[0].pair.form).takes_gradients)  # no_grad's exit restores it
             if not device.startswith("cuda") and "triton" in sys.modules:

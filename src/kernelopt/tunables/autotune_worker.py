@@ -297,6 +297,14 @@ def read_module(
     ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``; ``sizes``: then a run at each
     ``SHAPES`` entry for ``shape_sizes``, none for a first-call check alone); a module that fails to import is
     ``{"error": ..., "line": N}``. A result, never an exception of the user's code."""
+    if reference is not None and device == "auto":
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if reference is not None and device == "cpu" and on_cpu is not None:
+        # the interpreter fixes the gate's and the bench worker's runs have (loops over a runtime n), before the
+        # import: a kernel.py that binds `from torch.library import wrap_triton` keeps what it finds (late20's z8)
+        on_cpu()
     try:
         module = load_module(kernel_py)
     except BaseException as exc:  # the user's module failed to import: a result, reported in one line
@@ -308,13 +316,7 @@ def read_module(
     result: dict[str, Any] = {"spaces": spaces}
     if reference is None:
         return result
-    if device == "auto":
-        import torch
-
-        device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
-        if on_cpu is not None:
-            on_cpu()  # the interpreter fixes the gate's and the bench worker's runs have (loops over a runtime n)
         time_autotune_on_cpu(module)
     recorder = _LaunchRecorder(str(kernel_py.resolve()))
     try:
