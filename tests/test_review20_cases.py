@@ -32,13 +32,15 @@ def run(x):
 """
 
 
-def test_a_sorted_vector_keeps_its_order_only_beside_the_data_it_is_read_with() -> None:
+def test_a_sorted_vector_keeps_its_order_only_beside_data_that_is_permuted() -> None:
     """breaker20's e4 keeps a sorted vector in order in the check's seeds 1+ (a table searched by value, beside the
-    values); a set's largest floating tensors are its data, permuted whether sorted or not (review20 r4)."""
-    table, data = torch.linspace(-1, 1, 16), torch.randn(4, 8)
+    values, smaller or larger than they); where every floating input is in order, all are permuted, so that a seed
+    differs from seed 0 (review20 r4)."""
+    table, data = torch.linspace(-1, 1, 16), torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
     alone = rerandomize([torch.arange(16.0)], 1)[0]
     assert not torch.equal(alone, torch.arange(16.0)) and sorted(alone.tolist()) == list(range(16))
     assert torch.equal(rerandomize([data, table], 1)[1], table)
+    assert torch.equal(rerandomize([torch.tensor([0.3, -1.0, 2.0]), table], 1)[1], table)  # more edges than values
     twins = rerandomize([torch.arange(16.0), torch.arange(16.0)], 1)
     assert not any(torch.equal(t, torch.arange(16.0)) for t in twins)
 
