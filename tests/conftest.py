@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -402,6 +403,33 @@ def triton_interpreted() -> Iterator[None]:
             "in the interpreter here"
         )
         yield
+
+
+def check_in_process(folder: Path, label: str = "v0") -> Any:
+    """The harness worker's CHECK job of ``folder``'s kernel.py against its reference.py on the CPU, run in this
+    process (``run_job``, no child): its :class:`~kernelopt.harness.model.WorkerResult`. Triton's and torch's build
+    folders go under ``folder``."""
+    import time
+
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    builds = {"TRITON_CACHE_DIR": str(folder / "triton"), "TORCH_EXTENSIONS_DIR": str(folder / "ext")}
+    job = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(folder / "reference.py"),
+        kernels=[KernelSource(label=label, kernel_py=str(folder / "kernel.py"), build_dir=str(folder / "build"))],
+        progress_path=str(folder / "progress.jsonl"),
+        result_path=str(folder / "result.json"),
+        device="cpu",
+    )
+    with mock.patch.dict(os.environ, builds):
+        writer = ProgressWriter(folder / "progress.jsonl", time.monotonic)
+        try:
+            return run_job(job, writer)
+        finally:
+            writer.close()
 
 
 def load_fresh(path: Path, name: str) -> ModuleType:

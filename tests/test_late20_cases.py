@@ -102,22 +102,15 @@ def test_z8_a_kernel_binding_wrap_triton_at_import_runs_in_the_interpreter_on_a_
     which refuses an interpreted kernel before torch 2.12 ("only works on functions annotated with triton.jit"): a
     correct kernel failed every CPU check. Such a torch stood in for as breaker19's g2 test does; the fix is in place
     before the import now, and both run it right."""
-    import time
-
     import torch.library
     from torch._library import triton as torch_triton
 
     from kernelopt.harness.interpreter import patch_interpreter
-    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
-    from kernelopt.harness.progress import ProgressWriter
-    from kernelopt.harness.worker import run_job
     from kernelopt.tunables.autotune_worker import read_module
-    from tests.conftest import triton_interpreted
+    from tests.conftest import check_in_process, triton_interpreted
 
     (tmp_path / "kernel.py").write_text(_BOUND_AT_IMPORT)
     (tmp_path / "reference.py").write_text(_DOUBLE_REFERENCE)
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     with triton_interpreted():
         if hasattr(torch_triton, "_is_interpreted_triton_kernel"):  # torch 2.12 on; torch 2.11 has no such branch
             monkeypatch.setattr(torch_triton, "_is_interpreted_triton_kernel", lambda kernel: False)
@@ -125,17 +118,5 @@ def test_z8_a_kernel_binding_wrap_triton_at_import_runs_in_the_interpreter_on_a_
         read = read_module(tmp_path / "kernel.py", tmp_path / "reference.py", device="cpu", on_cpu=patch_interpreter)
         assert "error" not in read and "run_error" not in read, read
         monkeypatch.setattr(torch.library, "wrap_triton", torch_triton.wrap_triton)
-        job = WorkerJob(
-            mode=JobMode.CHECK,
-            reference_py=str(tmp_path / "reference.py"),
-            kernels=[KernelSource(label="v0", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "b"))],
-            progress_path=str(tmp_path / "progress.jsonl"),
-            result_path=str(tmp_path / "result.json"),
-            device="cpu",
-        )
-        writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
-        try:
-            result = run_job(job, writer)
-        finally:
-            writer.close()
+        result = check_in_process(tmp_path)
     assert result.failure is None, result.failure.message if result.failure else ""
