@@ -34,13 +34,14 @@ def run(x):
 
 def test_a_sorted_vector_keeps_its_order_only_beside_data_that_is_permuted() -> None:
     """breaker20's e4 keeps a sorted vector in order in the check's seeds 1+ (a table searched by value, beside the
-    values, smaller or larger than they); where every floating input is in order, all are permuted, so that a seed
-    differs from seed 0 (review20 r4)."""
+    values, floating or integer, fewer or more than its entries); where every input is such a vector, all are
+    permuted, so that a seed differs from seed 0 (review20 r4)."""
     table, data = torch.linspace(-1, 1, 16), torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
     alone = rerandomize([torch.arange(16.0)], 1)[0]
     assert not torch.equal(alone, torch.arange(16.0)) and sorted(alone.tolist()) == list(range(16))
     assert torch.equal(rerandomize([data, table], 1)[1], table)
     assert torch.equal(rerandomize([torch.tensor([0.3, -1.0, 2.0]), table], 1)[1], table)  # more edges than values
+    assert torch.equal(rerandomize([torch.tensor([5, 1, 9]), table], 1)[1], table)  # integer queries of the edges
     twins = rerandomize([torch.arange(16.0), torch.arange(16.0)], 1)
     assert not any(torch.equal(t, torch.arange(16.0)) for t in twins)
 

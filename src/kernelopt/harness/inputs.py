@@ -394,13 +394,14 @@ def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
     layout (``torch.empty_like``): Liger's Qwen2-VL mrope is given q as a transposed view of (batch, seq, heads,
     dim) storage and rotates that storage in place; a contiguous permutation made its ``.contiguous()`` copy, and
     the gate failed seeds 1+ with "kernel left input 0 as it was" (breaker11). A 1-D tensor in sorted order keeps it
-    (:func:`_in_order`: a table the data is read with, whose order is what it means) where another floating tensor
-    of the set is permuted; where every one is in order, all are permuted (review20 r4: ``torch.arange`` as a
-    reference's one input kept its order in every seed, every seed was seed 0, and a kernel that ignored it passed)."""
+    (:func:`_in_order`: a table the data is read with, whose order is what it means) where the set holds other data
+    (a tensor of two values or more, of any dtype, not such a vector); where every input is such a vector, all are
+    permuted (review20 r4: ``torch.arange`` as a reference's one input kept its order in every seed, every seed was
+    seed 0, and a kernel that ignored it passed)."""
     gen = torch.Generator().manual_seed(1_000_003 + seed)
-    rows = [t for x in inputs for t in tensors_in(x) if t.is_floating_point() and t.dim() > 0 and t.shape[0] >= 2]
-    tables = [t for t in rows if _in_order(t)]
-    kept = {id(t) for t in tables} if len(tables) < len(rows) else set()
+    every = [t for x in inputs for t in tensors_in(x) if t.numel() >= 2]
+    tables = [t for t in every if t.is_floating_point() and _in_order(t)]
+    kept = {id(t) for t in tables} if len(tables) < len(every) else set()
 
     def permute(t: torch.Tensor) -> torch.Tensor:
         if not t.is_floating_point() or t.dim() == 0 or t.shape[0] < 2 or id(t) in kept:
