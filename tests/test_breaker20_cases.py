@@ -111,13 +111,15 @@ def test_e4_a_sorted_table_among_the_inputs_keeps_its_order_in_the_gate_s_other_
     assert all(torch.allclose(g, w, atol=ref.ATOL, rtol=ref.RTOL) for g, w in zip(got_out, want, strict=True))
 
 
-def test_e5_the_interpreter_fixes_leave_libdevice_unbound_as_a_gpu_process_has_it() -> None:
+@pytest.mark.timeout(120)
+def test_e5_the_interpreter_fixes_leave_libdevice_unbound_as_a_gpu_process_has_it(tmp_path: Path) -> None:
     """Seen on 2026-12-06: a first draft of unsloth_xent read ``tl.extra.libdevice.tanh`` at import without importing
     the library, which fails in a process on a GPU ("module 'triton.language.extra' has no attribute 'libdevice'").
     ``tune --device cpu`` ran its candidates anyway (the interpreter fixes had imported the library, binding the
     attribute) while discovery's worker, loading the module before the fixes, failed to import it and left the
     sizes unread ("BLOCK_SIZE computed from vocab_size, which the SHAPES entries do not name"). The fixes import a
-    module without binding it on its package where it was not bound; an import of it still finds it."""
+    module without binding it on its package where it was not bound; an import of it still finds it; and a note
+    that finds no sizes says what discovery's run said."""
     import importlib
     import sys
 
@@ -133,6 +135,19 @@ def test_e5_the_interpreter_fixes_leave_libdevice_unbound_as_a_gpu_process_has_i
     assert audio is module
     package.audio = module  # bound where it was: left so
     assert imported_unbound("email.mime.audio") is module and vars(package)["audio"] is module
+
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = Path(shutil.copytree(DATA / "unsloth_xent", tmp_path / "draft"))
+    text = (folder / "kernel.py").read_text()
+    draft = text.replace("from triton.language.extra import libdevice\n", "").replace(
+        "triton_tanh = libdevice.tanh", "triton_tanh = tl.extra.libdevice.tanh"
+    )
+    (folder / "kernel.py").write_text(draft)
+    written, note = _tune_edit(folder, {"BLOCK_SIZE": 2048})
+    assert written is None and note is not None, note
+    assert "which the SHAPES entries do not name (discovery read no sizes: " in note, note
+    assert "has no attribute 'libdevice'" in note, note
 
 
 # ------------------------------------------------------------------------------------- what tune writes

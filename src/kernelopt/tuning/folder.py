@@ -2269,8 +2269,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     if plan is None:
         reads = ", ".join(computed[names[0]].size_names) or "the problem"
         return None, (
-            f"{', '.join(names)} computed from {reads}, which the SHAPES entries do not name: a table bounded by "
-            "the sizes checked cannot be written"
+            f"{', '.join(names)} computed from {reads}, which the SHAPES entries do not name{_sizes_unread(prepared)}: "
+            "a table bounded by the sizes checked cannot be written"
         )
     # only the settings whose computation reads the size go in its table (breaker10: a one-block BLOCK_N =
     # next_power_of_2(N) beside a BLOCK_M computed from M was written 'if M <= 100: BLOCK_N = 128', wrong at
@@ -2522,6 +2522,17 @@ def table_unheld(tuning: FolderTuning) -> str | None:
     return size_table_unheld(tuning.prepared, tuning.result.best_config)
 
 
+def _sizes_unread(prepared: PreparedFolder) -> str:
+    """Why the entries' sizes may be unknown, where discovery's run of the task said why (its worker could not import
+    kernel.py, or the task failed there): ``" (discovery read no sizes: ...)"``, else ``""``. A first draft of
+    breaker20's unsloth_xent failed to import only in that worker, and ``tune`` said its size was one "the SHAPES
+    entries do not name" (e5)."""
+    evaluation = prepared.evaluation
+    if evaluation is None or evaluation.problem is None or evaluation.shape_sizes:
+        return ""
+    return f" (discovery read no sizes: {one_line(evaluation.problem, 200)})"
+
+
 def size_table_unheld(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> str | None:
     """Why no per-bucket table over a size can hold ``best`` (:func:`shaped_edit` writes one configuration, or
     nothing): no knob of the space is computed from a size (a literal, a module-level cap), or the size its
@@ -2533,7 +2544,9 @@ def size_table_unheld(prepared: PreparedFolder, best: Mapping[str, Value] | None
     if names:
         reads = ", ".join(prepared.tabled[names[0]].size_names) or "the problem"
         verb = "is" if len(names) == 1 else "are"
-        return f"{', '.join(names)} {verb} computed from {reads}, which the SHAPES entries do not name"
+        return f"{', '.join(names)} {verb} computed from {reads}, which the SHAPES entries do not name" + _sizes_unread(
+            prepared
+        )
     knobs = [n for n in prepared.space.names if n in best]
     verb = "is" if len(knobs) == 1 else "are"
     return f"{', '.join(knobs)} {verb} not computed from a size (a literal or a cap), which no table can hold"
