@@ -4,13 +4,13 @@ compared bit for bit."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-import pytest
 import torch
 
 from kernelopt.harness.inputs import rerandomize, same_bits
+
+from .conftest import check_in_process
 
 ARANGE_REFERENCE = """import torch
 
@@ -46,33 +46,13 @@ def test_a_sorted_vector_keeps_its_order_only_beside_data_that_is_permuted() -> 
     assert not any(torch.equal(t, torch.arange(16.0)) for t in twins)
 
 
-def test_a_kernel_that_ignores_a_reference_s_one_sorted_input_fails_the_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_kernel_that_ignores_a_reference_s_one_sorted_input_fails_the_check(tmp_path: Path) -> None:
     """A reference whose one input is ``torch.arange(n)`` for every seed, and a kernel that returns the answer for
     that input without reading it: the check's seeds 1+ permute the input, and the kernel fails there (since
     breaker20's e4 the vector kept its order in every seed, and the kernel passed: review20 r4)."""
-    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
-    from kernelopt.harness.progress import ProgressWriter
-    from kernelopt.harness.worker import run_job
-
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     (tmp_path / "reference.py").write_text(ARANGE_REFERENCE)
     (tmp_path / "kernel.py").write_text(IGNORES_ITS_INPUT)
-    job = WorkerJob(
-        mode=JobMode.CHECK,
-        reference_py=str(tmp_path / "reference.py"),
-        kernels=[KernelSource(label="v1", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
-        progress_path=str(tmp_path / "progress.jsonl"),
-        result_path=str(tmp_path / "result.json"),
-        device="cpu",
-    )
-    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
-    try:
-        result = run_job(job, writer)
-    finally:
-        writer.close()
+    result = check_in_process(tmp_path, "v1")
     assert result.failure is not None and "seed 1" in result.failure.message, result.failure
 
 
