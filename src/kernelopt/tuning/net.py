@@ -131,8 +131,10 @@ reference built once there, in a request of their own so that a hang is pinned o
 kept for the next request), after the pick passed every ``SHAPES`` entry (:func:`kernelopt.tuning.folder.tune_folder`),
 within a time cap (:class:`NetCap`: the larger of :data:`NET_FLOOR_S` and :data:`NET_SHARE` of the session's wall
 time; a size not run for it is named in the line), each request estimated before it starts, the first from the
-entries' own check seconds (:attr:`DerivedSize.scales`, net12). Measured in docs/faults.md ("The net behind the
-rules", "net11", "net12") and docs/tuning-engine.md.
+entries' own check seconds (:attr:`DerivedSize.scales`, net12), and given at most :data:`HANG_SHARE` of what the cap
+has left (netcap20: one request with no reply spent a whole cap). A kernel the net left unchecked where its code is
+not the original's is not written (:mod:`kernelopt.tuning.folder`, netcap20). Measured in docs/faults.md ("The net
+behind the rules", "net11", "net12") and docs/tuning-engine.md.
 
 torch is imported inside the worker's functions: importing this module does nothing.
 """
@@ -1333,9 +1335,10 @@ BuildAt = Callable[[ProblemShape], tuple[Outcome, str | None]]
 hang is pinned on reference.py or on the kernel."""
 
 NET_SHARE = 0.25
-"""The net's time is at most this share of the session's wall time (our choice: a quarter more than the session it
-checks), or :data:`NET_FLOOR_S`, whichever is larger. On a GPU a net takes milliseconds; in Triton's interpreter a
-grouped GEMM's took 23-64 s (breaker9's grouped_gemm, every size run whole by both kernels; docs/faults.md)."""
+"""The net's time is at most this share of the session's seconds or of its stated wall time (``--budget-wall-s``,
+netcap20), whichever is larger (our choice: a quarter more than the session it checks), or :data:`NET_FLOOR_S`. On a
+GPU a net takes milliseconds; in Triton's interpreter a grouped GEMM's took 23-64 s (breaker9's grouped_gemm, every
+size run whole by both kernels; docs/faults.md)."""
 HANG_SHARE = 0.5
 """A request inside a net with a cap is given at most this share of what the cap has left (and never more than it has
 left, nor than the request limit), unless :data:`HANG_ESTIMATES` times its estimate asks more: one size with no reply
