@@ -39,21 +39,49 @@ def reference(x):
 """
 
 
+#: v83's layout_two_kernels whose get_inputs takes the layout through ``**opts``, which the text cannot follow.
+LAYOUT_THROUGH_KWARGS = """import torch
+
+SHAPES = [{"n_rows": 8, "n_cols": 64, "transposed": 0}, {"n_rows": 16, "n_cols": 32, "transposed": 1}]
+
+
+def get_inputs(n_rows=8, n_cols=64, device="cpu", **opts):
+    g = torch.Generator().manual_seed(n_rows * 7 + n_cols)
+    if opts.get("transposed", 0):
+        return [torch.randn(n_cols, n_rows, generator=g).to(device).t()]
+    return [torch.randn(n_rows, n_cols, generator=g).to(device)]
+
+
+def reference(x):
+    return x.sum(dim=1)
+"""
+
+
 @pytest.mark.timeout(120)
-def test_b33_a_layout_key_beside_module_level_sizes_is_a_layout_each_and_v83_s_wrong_pick_is_not_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("reference", "kind", "label"),
+    [
+        (LAYOUT_ON_CONSTANTS, SizeClass.FLOOR, "transposed=1,N_ROWS=5,N_COLS=17"),
+        (LAYOUT_THROUGH_KWARGS, SizeClass.BELOW, "n_rows=5,n_cols=17,transposed=1"),
+    ],
+    ids=["b33-module-level-sizes", "b37-through-kwargs"],
+)
+def test_b33_b37_a_layout_key_the_net_kept_is_a_layout_each_and_v83_s_wrong_pick_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kind: SizeClass, label: str
 ) -> None:
     """b33: wrongkernel20 split a kept key the entries give different values into a layout each only where the
     entries' keys are the sizes; with ``N_ROWS = 16`` and ``N_COLS = 64`` at module level and ``SHAPES`` naming
     ``transposed`` 0 and 1 alone, every size of the net ran row-major ("correct at transposed=0,N_ROWS=17,N_COLS=65,
-    ...; kept transposed") and v83's ``BLOCK_K=32``, which sums a transposed row of 17 columns wrong, was written. Now
-    the constants' sizes are taken in each layout and the pick fails at 5 x 17 transposed; nothing is written."""
+    ...; kept transposed") and v83's ``BLOCK_K=32``, which sums a transposed row of 17 columns wrong, was written.
+    b37: the same where ``get_inputs`` takes ``transposed`` through ``**opts`` (no reading of it: every size ran
+    row-major, and the pick was written). Now each is taken in each layout and the pick fails a transposed size;
+    nothing is written."""
     variants = tmp_path / "variants"
-    folder = Path(shutil.copytree(wk17.VARIANTS / "layout_two_kernels", variants / "layout_on_constants"))
-    (folder / "reference.py").write_text(LAYOUT_ON_CONSTANTS)
+    folder = Path(shutil.copytree(wk17.VARIANTS / "layout_two_kernels", variants / "layout"))
+    (folder / "reference.py").write_text(reference)
     monkeypatch.setattr(wk17, "VARIANTS", variants)
-    done = wk17._checked(tmp_path, monkeypatch, "layout_on_constants", {"BLOCK_K": 32})
-    wk17._caught(done, SizeClass.FLOOR, "transposed=1,N_ROWS=5,N_COLS=17")
+    done = wk17._checked(tmp_path, monkeypatch, "layout", {"BLOCK_K": 32})
+    wk17._caught(done, kind, label)
 
 
 @pytest.mark.parametrize(

@@ -453,7 +453,9 @@ def layout_keys(
     one head a kernel of its own): the divisor size moves it only up, past its largest entry. Where reference.py's
     module-level sizes are what moves, every key of the entries is kept, and one they give different values is a
     layout alike (break20 b33: ``N_ROWS = 64`` beside ``SHAPES = [{"transposed": 0}, {"transposed": 1}]`` took
-    every size row-major, and v83's wrong ``BLOCK_K=32`` was written again)."""
+    every size row-major, and v83's wrong ``BLOCK_K=32`` was written again). A key ``get_inputs`` takes through
+    ``**kwargs``, which the text cannot follow, is one too where it is not moved (break20 b37: ``transposed`` read as
+    ``opts.get("transposed")`` had no reading, and every size ran row-major)."""
     mover = _Mover.of(shapes, readings, constants)
     if mover is None:
         return []
@@ -462,8 +464,7 @@ def layout_keys(
         k
         for k in shapes[0].kwargs
         if k not in moved
-        and (r := readings.get(k)) is not None
-        and r.why != "a seed"
+        and ((r := readings.get(k)) is None or r.why != "a seed")
         and len({repr(s.kwargs.get(k)) for s in shapes}) > 1
     ]
 
