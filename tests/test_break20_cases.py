@@ -192,3 +192,29 @@ def test_b36_a_folder_added_beside_one_whose_workspace_name_it_shares_takes_none
     again: list[str] = []
     assert {r.problem: r.workspace for r in run(on_event=lambda e: again.append(str(e.kind))).rows} == second
     assert again == ["skipped", "skipped"], again
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["git-rm", "git-rm-committed"])
+def test_b38_a_kernel_py_taken_by_git_rm_is_said_with_a_restore_line_that_puts_it_back(
+    ws_root: Path, capsys: pytest.CaptureFixture[str], commit: bool
+) -> None:
+    """b38: newuser17's n107 says a workspace's kernel.py deleted by hand and names ``git checkout -- kernel.py``,
+    which restores nothing ``git rm kernel.py`` took ("pathspec 'kernel.py' did not match any file(s) known to git"),
+    committed or not. Now the line names the newest commit that holds it, and run as written puts it back."""
+    import subprocess
+
+    from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
+    from tests.conftest import KERNELS
+
+    ws = Workspace.create("h9", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    kernel = ws.kernel_py.read_bytes()
+    subprocess.run(["git", "-C", str(ws.root), "rm", "-q", "kernel.py"], check=True)
+    if commit:
+        subprocess.run(["git", "-C", str(ws.root), "commit", "-qm", "drop kernel.py"], check=True)
+    assert main(["validate", str(ws.root)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{ws.root}: kernel.py deleted from the workspace" in err, err
+    restore = err.split("restore it (", 1)[1].split(")", 1)[0]
+    subprocess.run(["bash", "-c", restore], check=True, capture_output=True)
+    assert ws.kernel_py.read_bytes() == kernel

@@ -448,7 +448,7 @@ class Workspace:
             if has_workspace_state(self.root):  # a workspace whose file was deleted by hand: it was no workspace
                 raise WorkspaceError(
                     f"{self.root}: {required} deleted from the workspace (its git history holds it)",
-                    hint=f"restore it (git -C {shell_word(self.root)} checkout -- {required})",
+                    hint=f"restore it ({restore_line(self.root, {required: _last_held(self.root, required)})})",
                 )
             raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
         # a folder of the user's own holding kernel.py and reference.py (their git repository too) is no workspace:
@@ -745,18 +745,11 @@ class Workspace:
         alike (break20 b35: ``git rm memory/v1.json``, committed or not, was not seen, and the run ended on V0)."""
         ever = self._git("log", "--format=", "--name-only", "HEAD", "--", "memory/").splitlines()
         gone = {rel for rel in ever if re.fullmatch(r"memory/v\d+\.json", rel) and not (self.root / rel).is_file()}
-        return {  # the newest commit that adds or changes it: the first line of the log (-n1 counts before the filter)
-            rel: self._git("log", "--format=%h", "--diff-filter=ACMRT", "HEAD", "--", rel).split("\n", 1)[0].strip()
-            for rel in sorted(gone, key=lambda rel: int(rel[len("memory/v") : -len(".json")]))
-        }
+        return {rel: _last_held(self.root, rel) for rel in sorted(gone, key=lambda r: int(r[len("memory/v") : -5]))}
 
     def restore_records(self, deleted: Mapping[str, str]) -> str:
         """The command line that puts ``deleted`` (:meth:`deleted_records`) back as their last commits hold them."""
-        by: dict[str, list[str]] = {}
-        for rel, commit in deleted.items():
-            by.setdefault(commit, []).append(rel)
-        root = shell_word(self.root)
-        return " && ".join(f"git -C {root} checkout {commit} -- {' '.join(rels)}" for commit, rels in by.items())
+        return restore_line(self.root, deleted)
 
     def commit(self, paths: list[str | Path], message: str, *, amend: bool = False) -> str:
         """Stage ``paths`` and commit with ``message`` (passed through a message file); returns the hash."""
@@ -827,6 +820,30 @@ def version_commit(version: int, commit_hash: str | None, log: list[tuple[str, s
 
 WORKSPACE_MARKS = ("kernel.py", "reference.py", "test_kernel.py", ".git")
 """What a folder holds to be a workspace, as :meth:`Workspace.create` makes one."""
+
+
+def _last_held(root: Path, rel: str) -> str:
+    """The (short) hash of the newest commit of HEAD's history that holds ``rel`` (adds or changes it): the first line
+    of the whole log, as git 2.39's ``-n1`` counts commits before ``--diff-filter`` drops one; ``HEAD`` where none
+    does."""
+    import git
+
+    try:
+        out = git.Repo(root).git.log("--format=%h", "--diff-filter=ACMRT", "HEAD", "--", rel)
+    except (git.GitCommandError, git.InvalidGitRepositoryError):
+        return "HEAD"
+    return out.split("\n", 1)[0].strip() or "HEAD"
+
+
+def restore_line(root: Path, held: Mapping[str, str]) -> str:
+    """The command line that puts each file of ``held`` (its path in the workspace -> a commit that holds it) back
+    from that commit: deleted by hand, by ``git rm`` or in a commit alike (``git checkout -- FILE`` restores nothing
+    ``git rm`` took; break20 b35, b38)."""
+    by: dict[str, list[str]] = {}
+    for rel, commit in held.items():
+        by.setdefault(commit, []).append(rel)
+    where = shell_word(root)
+    return " && ".join(f"git -C {where} checkout {commit} -- {' '.join(rels)}" for commit, rels in by.items())
 
 
 def has_workspace_state(folder: Path) -> bool:
