@@ -60,6 +60,34 @@ def test_z7_a_plain_file_written_over_the_user_s_link_is_written_through_it(
         assert mine.read_bytes() == good
 
 
+def test_z9_a_failed_version_s_revert_keeps_the_user_s_link_and_puts_their_file_back(
+    ws_root: Path, tmp_path: Path
+) -> None:
+    """The record stage of a failed version puts kernel.py back by git's checkout of the base commit, which wrote a
+    plain file over the user's linked kernel.py: their link was gone and their project's file kept the failed edit
+    (over ``kernelopt mcp`` on the CPU, a gate FAIL of ``BLOCK = 8``: the link lost, their file ``BLOCK = 8``). The
+    links of the gate's snapshot stay the iteration's through the record stage, whose revert puts the link back over
+    git's file, the base commit's bytes written through it."""
+    from kernelopt.loop import candidate
+    from kernelopt.loop.journal import IterationState
+    from kernelopt.stagenames import Stage
+
+    ws = make_ws(ws_root)
+    good = ws.kernel_py.read_bytes()
+    mine = tmp_path / "project" / "kernel.py"
+    mine.parent.mkdir()
+    mine.write_bytes(good.replace(b"num_warps=4", b"num_warps=8"))  # the version's edit, through the link
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(mine)
+    it = IterationState(version=1, stage=Stage.GATE, base_commit=ws.head(), good_version=0)
+    it.take_snapshot(ws.root)  # as the gate began
+    assert it.links["kernel.py"].target == str(mine)
+    it.take_snapshot(None)  # the gate failed: on to the record stage, which rolls nothing back
+    assert it.snapshot == {} and "kernel.py" in it.links
+    candidate.restore_good_kernel(ws, it)
+    assert ws.kernel_py.is_symlink() and ws.kernel_py.readlink() == mine and mine.read_bytes() == good
+
+
 # ---------------------------------------------------------------- z8: wrap_triton bound at import, torch < 2.12
 
 _BOUND_AT_IMPORT = """import torch

@@ -128,10 +128,14 @@ class IterationState(BaseModel):
     stage_seconds: dict[str, float] = Field(default_factory=dict)
 
     def take_snapshot(self, root: Path | None) -> None:
-        """The workspace at ``root`` as the stage begins: its digests and its links (``None``: none, after the
-        stages that roll nothing back)."""
-        self.snapshot = snapshot(root) if root is not None else {}
-        self.links = links_of(root, self.snapshot) if root is not None else {}
+        """The workspace at ``root`` as the stage begins: its digests and its links (``None``: no snapshot, for the
+        stages that roll nothing back; the links stay the last stage's, where the record stage's revert puts the user's
+        link back over git's file: a failed version left a plain file there, their project's file holding its edit)."""
+        if root is None:
+            self.snapshot = {}
+            return
+        self.snapshot = snapshot(root)
+        self.links = links_of(root, self.snapshot)
 
 
 class VersionOutcome(BaseModel):
