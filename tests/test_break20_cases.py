@@ -16,8 +16,10 @@ from kernelopt.batch.problems import BatchItem
 from kernelopt.loop.opening import default_name
 from kernelopt.tuning.net import SizeClass
 from kernelopt.workspace import PREFIX
+from tests.conftest import check_in_process
 
 RELU = Path(__file__).parent / "data" / "kernelbench" / "relu"
+DATA = Path(__file__).parent / "data" / "break20"
 
 #: v83's layout_two_kernels with its sizes reference.py's module-level constants: the entries name the layout alone.
 LAYOUT_ON_CONSTANTS = """import torch
@@ -218,3 +220,15 @@ def test_b38_a_kernel_py_taken_by_git_rm_is_said_with_a_restore_line_that_puts_i
     restore = err.split("restore it (", 1)[1].split(")", 1)[0]
     subprocess.run(["bash", "-c", restore], check=True, capture_output=True)
     assert ws.kernel_py.read_bytes() == kernel
+
+
+@pytest.mark.parametrize("problem", ["sorted_merge", "sorted_unique"])
+def test_b39_a_kernel_relying_on_its_inputs_sorted_order_passes_every_seed(tmp_path: Path, problem: str) -> None:
+    """b39: review20's r4 permuted every input where each is a vector in sorted order (so that a seed differs from
+    seed 0), so a kernel that relies on that order beside a reference that does not failed seed 1: a merge of two
+    sorted vectors "output not written: 2127 of 6144 elements still hold the poison pattern", a unique over one
+    "output has shape (4091,); the reference's is (1007,)" (``kernelopt batch --device cpu``, main at ``000c2fd6``).
+    Now such vectors are scaled by one power of two in the check's seeds 1+: in order, each seed its own values."""
+    folder = Path(shutil.copytree(DATA / problem, tmp_path / problem))
+    result = check_in_process(folder, "v1")
+    assert result.failure is None, result.failure

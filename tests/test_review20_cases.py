@@ -35,10 +35,10 @@ def run(x):
 def test_a_sorted_vector_keeps_its_order_only_beside_data_that_is_permuted() -> None:
     """breaker20's e4 keeps a sorted vector in order in the check's seeds 1+ (a table searched by value, beside the
     values, floating or integer, fewer or more than its entries); where every input is such a vector, all are
-    permuted, so that a seed differs from seed 0 (review20 r4)."""
+    scaled, so that a seed differs from seed 0 (review20 r4) and the order stays (break20 b39)."""
     table, data = torch.linspace(-1, 1, 16), torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
-    alone = rerandomize([torch.arange(16.0)], 1)[0]
-    assert not torch.equal(alone, torch.arange(16.0)) and sorted(alone.tolist()) == list(range(16))
+    alone = rerandomize([torch.arange(16.0)], 1)[0]  # scaled, in order (break20 b39: permuted, an order was lost)
+    assert not torch.equal(alone, torch.arange(16.0)) and torch.equal(torch.sort(alone).values, alone)
     assert torch.equal(rerandomize([data, table], 1)[1], table)
     assert torch.equal(rerandomize([torch.tensor([0.3, -1.0, 2.0]), table], 1)[1], table)  # more edges than values
     assert torch.equal(rerandomize([torch.tensor([5, 1, 9]), table], 1)[1], table)  # integer queries of the edges

@@ -382,7 +382,8 @@ def same_values(a: Any, b: Any) -> bool:
 
 PERMUTED_NOTE = (
     "get_inputs() returns the same values for every seed and takes no seed, so this seed's floating-point "
-    "inputs are seed 0's with their rows (first dimension) permuted"
+    "inputs are seed 0's with their rows (first dimension) permuted (a vector in sorted order kept in it; where every "
+    "input is one, scaled by a power of two)"
 )
 """What a failing check of seeds 1+ says when their inputs were permuted (:func:`rerandomize`)."""
 
@@ -395,13 +396,24 @@ def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
     dim) storage and rotates that storage in place; a contiguous permutation made its ``.contiguous()`` copy, and
     the gate failed seeds 1+ with "kernel left input 0 as it was" (breaker11). A 1-D tensor in sorted order keeps it
     (:func:`_in_order`: a table the data is read with, whose order is what it means) where the set holds other data
-    (a tensor of two values or more, of any dtype, not such a vector); where every input is such a vector, all are
-    permuted (review20 r4: ``torch.arange`` as a reference's one input kept its order in every seed, every seed was
-    seed 0, and a kernel that ignored it passed)."""
+    (a tensor of two values or more, of any dtype, not such a vector). Where every input is such a vector, each is
+    scaled by one power of two, so that a seed differs from seed 0 (review20 r4: ``torch.arange`` as a reference's one
+    input kept in every seed, and a kernel that ignored it passed) and the order, the equal values and every order
+    across them stay (break20 b39: permuted, as r4 had them, a merge of two sorted vectors and a unique over one, each
+    relying on its order beside an order-free reference, failed seed 1, "output has shape (4091,); the reference's is
+    (1007,)"); left as it is where a value would overflow."""
     gen = torch.Generator().manual_seed(1_000_003 + seed)
     every = [t for x in inputs for t in tensors_in(x) if t.numel() >= 2]
     tables = [t for t in every if t.is_floating_point() and _in_order(t)]
-    kept = {id(t) for t in tables} if len(tables) < len(every) else set()
+    kept = {id(t) for t in tables}
+    if tables and len(tables) == len(every):
+        scale = float(2 ** (1 + seed % 2))  # exact: no two values made equal, none moved past another
+        if all(bool(torch.isfinite(t.detach() * scale).all()) for t in tables):
+
+            def scaled(t: torch.Tensor) -> torch.Tensor:
+                return torch.empty_like(t).copy_(t.detach() * scale) if id(t) in kept else t
+
+            return [map_tensors(x, scaled) for x in inputs]
 
     def permute(t: torch.Tensor) -> torch.Tensor:
         if not t.is_floating_point() or t.dim() == 0 or t.shape[0] < 2 or id(t) in kept:
