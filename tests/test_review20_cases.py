@@ -65,6 +65,8 @@ def test_a_column_is_compared_bit_for_bit() -> None:
     assert same_bits(a[:, 0], b[:, 0]) and same_bits([a[::2, 1]], [b[::2, 1].clone()])
     b[3, 0] = -b[3, 0]
     assert not same_bits(a[:, 0], b[:, 0])
+    z = torch.randn(4, dtype=torch.complex64)
+    assert same_bits(z.conj(), z.conj().resolve_conj()) and not same_bits(z.conj(), z)  # a conjugate view
 
 
 def test_a_timeline_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text(tmp_path: Path) -> None:

@@ -487,8 +487,9 @@ def same_bits(a: Any, b: Any) -> bool:
 
 def _raw(t: torch.Tensor) -> torch.Tensor:
     """``t``'s bytes, in its elements' order: a strided view (a column, ``x[:, 0]``) made contiguous first, since only a
-    tensor whose last stride is 1 can be viewed as bytes (review20 r7: a column ``same_bits`` was given raised)."""
-    return t.detach().contiguous().reshape(-1).view(torch.uint8)
+    tensor whose last stride is 1 can be viewed as bytes, and a conjugate or negative view (``z.conj()``) resolved,
+    which cannot be viewed so at all (review20 r7: a column ``same_bits`` was given raised)."""
+    return t.detach().resolve_conj().resolve_neg().contiguous().reshape(-1).view(torch.uint8)
 
 
 def all_zero_inputs(inputs: list[Any]) -> list[int]:
