@@ -5,7 +5,9 @@ compared bit for bit."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 import torch
 
 from kernelopt.harness.inputs import rerandomize, same_bits
@@ -86,3 +88,50 @@ def test_a_timeline_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text
     rows = list(csv.DictReader(timeline_csv(data).splitlines()))
     assert rows[1]["action"] == "'" + formula and rows[1]["speedup_vs_previous"] == "-1.5"
     assert rows[0]["action"] == "baseline"
+
+
+class _PlayedGraph:
+    """A CUDA graph as the CPU plays it: ``replay`` recomputes the outputs its capture made (``x * 2`` into each),
+    or nothing where the kernel's work was never captured (a launch on the legacy default stream)."""
+
+    def __init__(self, sets: list[list[torch.Tensor]], outs: list[torch.Tensor], captured: bool) -> None:
+        self.sets, self.outs, self.captured = sets, outs, captured
+
+    def replay(self) -> None:
+        for k, out in enumerate(self.outs):
+            if self.captured:
+                torch.mul(self.sets[k % len(self.sets)][0], 2, out=out)
+
+
+@pytest.mark.parametrize("captured", [True, False])
+def test_prepare_s_own_graph_branch_keeps_a_sound_graph_and_drops_a_stale_one(
+    monkeypatch: pytest.MonkeyPatch, captured: bool
+) -> None:
+    """``timers._prepare`` itself on a "cuda" device played by the CPU (review20: tests/test_timedgpu20_cases.py plays a
+    copy of its graph branch, which would pass were ``_prepare`` to stop calling ``replay_stale``): a graph whose
+    replay does its calls' work is the sampler, its probe every output over every set it reads; one whose replay
+    left the outputs as they were is dropped for calls back to back, said in a warning."""
+    from kernelopt.harness import timers
+    from kernelopt.harness.model import BenchSettings, TimingMethod
+
+    sets = [[torch.randn(64, generator=torch.Generator().manual_seed(s))] for s in range(3)]
+
+    def capture(fn: Any, sets: list[list[torch.Tensor]], n: int) -> tuple[_PlayedGraph, list[torch.Tensor]]:
+        outs = [fn(*sets[k % len(sets)]) for k in range(n)]
+        return _PlayedGraph(sets, outs, captured), outs
+
+    def take(work: Any, calls: int, *, flush: Any, spin_us: float = timers.SPIN_US) -> Any:
+        return timers._cpu_take(work, calls)
+
+    monkeypatch.setattr(timers, "_gpu_batch_us", lambda fn, sets, n: (2.0, 1.0))
+    monkeypatch.setattr(timers, "_calls_per_sample", lambda fn, sets, settings, gpu_us: 5)
+    monkeypatch.setattr(timers, "_capture", capture)
+    monkeypatch.setattr(timers, "_gpu_take", take)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *_: None)
+    sampler = timers._prepare(lambda x: x * 2, sets, "cuda", BenchSettings(), None)
+    if not captured:
+        assert sampler.method is TimingMethod.CUDA_BATCH and "replay left call 4's output" in sampler.warnings[0]
+        return
+    assert sampler.method is TimingMethod.CUDA_GRAPH and sampler.probe_sets == (0, 1, 2) and sampler.probe
+    probed = sampler.probe()
+    assert [k for k, _ in probed] == [1, 0, 2, 1, 0] and all(torch.equal(o, sets[k][0] * 2) for k, o in probed)
