@@ -135,3 +135,26 @@ def test_prepare_s_own_graph_branch_keeps_a_sound_graph_and_drops_a_stale_one(
     assert sampler.method is TimingMethod.CUDA_GRAPH and sampler.probe_sets == (0, 1, 2) and sampler.probe
     probed = sampler.probe()
     assert [k for k, _ in probed] == [1, 0, 2, 1, 0] and all(torch.equal(o, sets[k][0] * 2) for k, o in probed)
+
+
+@pytest.mark.parametrize(("host_us", "spin_us"), [(0.0, 100.0), (400.0, 800.0), (1e6, 50_000.0)])
+def test_a_call_timed_alone_waits_behind_a_spin_that_covers_its_host_work_up_to_the_bound(
+    monkeypatch: pytest.MonkeyPatch, host_us: float, spin_us: float
+) -> None:
+    """``timers._prepare``'s events branch (a call of 20 us or more, one a sample): its spin is twice the host's time a
+    call the estimate said (claim20), at least ``SPIN_US`` (a call that waits on the GPU says 0: review20 r1) and at
+    most ``MAX_SPIN_US`` (r1: it was unbounded, 2 s a sample for a host time of 1 s)."""
+    from kernelopt.harness import timers
+    from kernelopt.harness.model import BenchSettings, TimingMethod
+
+    spins: list[float] = []
+
+    def take(work: Any, calls: int, *, flush: Any, spin_us: float = timers.SPIN_US) -> Any:
+        spins.append(spin_us)
+        return timers._cpu_take(work, calls)
+
+    monkeypatch.setattr(timers, "_gpu_batch_us", lambda fn, sets, n: (30.0, host_us))
+    monkeypatch.setattr(timers, "_gpu_take", take)
+    sampler = timers._prepare(lambda x: x * 2, [[torch.ones(4)]], "cuda", BenchSettings(), None)
+    assert sampler.method is TimingMethod.CUDA_EVENTS and spins == [spin_us, spin_us]
+    assert sampler.est_sample_us == 30.0 + spin_us
