@@ -58,6 +58,23 @@ def reference(x):
     return x.sum(dim=1)
 """
 
+#: v83's layout_two_kernels whose row-major entry leaves ``transposed`` out, to ``get_inputs``' default.
+LAYOUT_LEFT_OUT = """import torch
+
+SHAPES = [{"n_rows": 8, "n_cols": 64}, {"n_rows": 16, "n_cols": 32, "transposed": 1}]
+
+
+def get_inputs(n_rows=8, n_cols=64, transposed=0, device="cpu"):
+    g = torch.Generator().manual_seed(n_rows * 7 + n_cols)
+    if transposed:
+        return [torch.randn(n_cols, n_rows, generator=g).to(device).t()]
+    return [torch.randn(n_rows, n_cols, generator=g).to(device)]
+
+
+def reference(x):
+    return x.sum(dim=1)
+"""
+
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
@@ -65,10 +82,11 @@ def reference(x):
     [
         (LAYOUT_ON_CONSTANTS, SizeClass.FLOOR, "transposed=1,N_ROWS=5,N_COLS=17"),
         (LAYOUT_THROUGH_KWARGS, SizeClass.BELOW, "n_rows=5,n_cols=17,transposed=1"),
+        (LAYOUT_LEFT_OUT, SizeClass.BELOW, "n_rows=5,n_cols=17,transposed=1"),
     ],
-    ids=["b33-module-level-sizes", "b37-through-kwargs"],
+    ids=["b33-module-level-sizes", "b37-through-kwargs", "b40-left-out-of-an-entry"],
 )
-def test_b33_b37_a_layout_key_the_net_kept_is_a_layout_each_and_v83_s_wrong_pick_is_not_written(
+def test_b33_b37_b40_a_layout_key_the_net_kept_is_a_layout_each_and_v83_s_wrong_pick_is_not_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kind: SizeClass, label: str
 ) -> None:
     """b33: wrongkernel20 split a kept key the entries give different values into a layout each only where the
@@ -76,7 +94,8 @@ def test_b33_b37_a_layout_key_the_net_kept_is_a_layout_each_and_v83_s_wrong_pick
     ``transposed`` 0 and 1 alone, every size of the net ran row-major ("correct at transposed=0,N_ROWS=17,N_COLS=65,
     ...; kept transposed") and v83's ``BLOCK_K=32``, which sums a transposed row of 17 columns wrong, was written.
     b37: the same where ``get_inputs`` takes ``transposed`` through ``**opts`` (no reading of it: every size ran
-    row-major, and the pick was written). Now each is taken in each layout and the pick fails a transposed size;
+    row-major, and the pick was written). b40: the same where the row-major entry leaves ``transposed`` out (the keys
+    were read from the primary entry alone). Now each is taken in each layout and the pick fails a transposed size;
     nothing is written."""
     variants = tmp_path / "variants"
     folder = Path(shutil.copytree(wk17.VARIANTS / "layout_two_kernels", variants / "layout"))

@@ -455,14 +455,16 @@ def layout_keys(
     layout alike (break20 b33: ``N_ROWS = 64`` beside ``SHAPES = [{"transposed": 0}, {"transposed": 1}]`` took
     every size row-major, and v83's wrong ``BLOCK_K=32`` was written again). A key ``get_inputs`` takes through
     ``**kwargs``, which the text cannot follow, is one too where it is not moved (break20 b37: ``transposed`` read as
-    ``opts.get("transposed")`` had no reading, and every size ran row-major)."""
+    ``opts.get("transposed")`` had no reading, and every size ran row-major), and one that only some entries name,
+    the others taking ``get_inputs``' default (break20 b40: ``{"n_rows": 16, "n_cols": 512}`` beside ``{...,
+    "transposed": 1}``: the keys were read from the primary entry alone)."""
     mover = _Mover.of(shapes, readings, constants)
     if mover is None:
         return []
     moved = {slot[0] for slot in mover.moving}
     return [
         k
-        for k in shapes[0].kwargs
+        for k in dict.fromkeys(k for s in shapes for k in s.kwargs)  # one an entry leaves out too (b40)
         if k not in moved
         and ((r := readings.get(k)) is None or r.why != "a seed")
         and len({repr(s.kwargs.get(k)) for s in shapes}) > 1
