@@ -531,9 +531,11 @@ class _Kernel:
         return left.pop() if len(left) == 1 else None
 
 
-KERNELS_KEPT = 10_000
+KERNELS_KEPT = 64
 """Our choice: how many kernels' readings :func:`body_constexprs` and :func:`_read_only` keep before they forget them
-all (a file holds a few kernels; a tuning session reads the original and each edit of it)."""
+all: a file holds a few kernels, and one reading of a file or an edit asks the same ones again and again; each kept
+kernel keeps its tree alive (thousands of nodes), so a long-lived process (``kernelopt mcp``) keeps a few files'
+worth."""
 _HELD: dict[cst.FunctionDef, dict[str, cst.BaseExpression]] = {}
 _READ_ONLY: dict[cst.FunctionDef, _Kernel] = {}
 
