@@ -251,3 +251,27 @@ def test_b39_a_kernel_relying_on_its_inputs_sorted_order_passes_every_seed(tmp_p
     folder = Path(shutil.copytree(DATA / problem, tmp_path / problem))
     result = check_in_process(folder, "v1")
     assert result.failure is None, result.failure
+
+
+@pytest.mark.timeout(120)
+def test_b41_a_code_get_inputs_takes_through_kwargs_is_held_at_each_value_and_v85_s_pick_fails_op_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """b41: wrongkernel20's v85 holds a small integer code the entries give different values (``op`` 1 and 2) at each
+    value below its largest, but took only a key with a reading of ``get_inputs``' text; with ``get_inputs(n_rows=20,
+    n=128, device="cpu", **kw)`` reading ``kw.get("op", 1)`` (main at ``b3962c6f``), every net size but those below
+    the entries ran at op 2, the power size 40 x 512 of op 1 (where ``BLOCK=256`` raises) never, and the pick was left
+    for the time cap alone to refuse. Now such a key is read as one the text cannot follow, held at 1, and the pick
+    fails there; nothing is written."""
+    import tests.test_tuning_net as tn
+
+    variants = tmp_path / "variants"
+    folder = Path(shutil.copytree(wk17.VARIANTS / "op_code_reshape", variants / "op_through_kwargs"))
+    text = (folder / "reference.py").read_text()
+    signature = 'def get_inputs(n_rows=20, n=128, op=1, device="cpu"):'
+    assert signature in text
+    kwargs = 'def get_inputs(n_rows=20, n=128, device="cpu", **kw):\n    op = kw.get("op", 1)'
+    (folder / "reference.py").write_text(text.replace(signature, kwargs))
+    monkeypatch.setattr(tn, "VARIANTS", variants)
+    done = tn.plain_pick_checked(tmp_path, monkeypatch, "op_through_kwargs", {"BLOCK": 256})
+    wk17._caught(done, SizeClass.POWER, "n_rows=40,n=512,op=1")

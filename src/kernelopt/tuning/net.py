@@ -478,7 +478,9 @@ def code_keys(
     handed to ``run()`` as a plain value (``op`` 1 and 2, a softmax's code and a log-softmax's; an activation's 10 and
     20), or one the text cannot follow of at most :data:`SMALL_KEY` at every entry. A size moves them from their
     largest, an original refuses a code moved, and each size's last tries keep it at its largest: a value below it is
-    a layout of its own, the key held there (:func:`derived_sizes`; v85, v86)."""
+    a layout of its own, the key held there (:func:`derived_sizes`; v85, v86). A key ``get_inputs`` takes through
+    ``**kwargs`` has no reading and is read as one the text cannot follow (break20 b41: v85's ``op`` as
+    ``kw.get("op", 1)`` ran every size but those below the entries at op 2)."""
     mover = _Mover.of(shapes, readings, constants)
     if mover is None or mover.on_constants:
         return []
@@ -488,9 +490,12 @@ def code_keys(
         k
         for k in shapes[0].kwargs
         if k in moved
-        and (r := readings.get(k)) is not None
+        and (
+            ((r := readings.get(k)) is not None and r.role in (KeyRole.PASSED, KeyRole.UNKNOWN))
+            or (r is None and bool(readings))  # no reading where the text gave others: through **kwargs (b41)
+        )
         and all(is_int(v) and int(v) >= 0 for v in values[k])  # type: ignore[arg-type]
-        and (r.role is KeyRole.PASSED or (r.role is KeyRole.UNKNOWN and max(values[k]) <= SMALL_KEY))  # type: ignore[type-var]
+        and ((r is not None and r.role is KeyRole.PASSED) or max(values[k]) <= SMALL_KEY)  # type: ignore[type-var]
         and len(set(values[k])) > 1
     ]
 
