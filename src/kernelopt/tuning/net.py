@@ -1654,12 +1654,17 @@ class _Caster:
             expected = _estimate(scale, self.entries, self.ran)
             if far and self.cap is None and i > 0:
                 break
-            if self.cap is not None and (
-                self.clock() + expected > self.cap.deadline
-                or (far and scale > FAR_SURE_SCALE and expected > self.far_seconds(self.cap))
+            late = self.cap is not None and self.clock() + expected > self.cap.deadline
+            if late or (
+                self.cap is not None and far and scale > FAR_SURE_SCALE and expected > self.far_seconds(self.cap)
             ):
                 stop = f"{label}: not run, about {expected:.1f} s a request there, past the net's time for it"
-                unchecked, need = True, self.need_s(scale)
+                # a far rung past the sure scale that its share does not afford is the net's own bound once a rung
+                # passed (its design, as a far size with no cap runs its first rung only), not want of time: the
+                # size is passed up to the rung held, as before leftovers20's l6 (whose "unchecked past it", with
+                # netcap20's write rule, refused every kernel whose far size had such a rung)
+                unchecked = late or held is None
+                need = self.need_s(scale) if unchecked else 0.0
                 break
             built = self.built(shape, scale)
             divisors = size.divisors[i] if i < len(size.divisors) else ()
