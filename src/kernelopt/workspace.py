@@ -44,6 +44,8 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 GIT_USER = ("kernelopt", "kernelopt@localhost")
 
 STATE_DIR = ".kernelopt"
+KERNEL_BYTES_REF = "refs/kernelopt/v{n}-kernel"
+"""A blob of the bytes version N's kernel.py led to where it was a link (git commits a link as the path it names)."""
 """A workspace's folder for kernelopt's own state (locks, run state, gate records, tuning sessions): no stage's."""
 
 
@@ -789,6 +791,34 @@ class Workspace:
         """The bytes of ``path`` at commit ``ref``, exactly: a kernel.py in its own encoding (a latin-1 one stays
         latin-1 when it is put back)."""
         return self.file_at(ref, path).encode("utf-8", "surrogateescape")
+
+    def is_link_at(self, ref: str, path: str) -> bool:
+        """True when ``path`` at commit ``ref`` is a symbolic link: git holds the path it names, not a kernel."""
+        return self._git("ls-tree", ref, "--", path).startswith("120000 ")
+
+    def keep_kernel_bytes(self, version: int) -> None:
+        """Where kernel.py is a link (the user's project file), keep the bytes it leads to as version ``version``'s
+        (:data:`KERNEL_BYTES_REF`): its commit holds only the path the link names."""
+        if self.kernel_py.is_symlink() and self.kernel_py.is_file():
+            blob = self._git("hash-object", "-w", "--no-filters", "--", str(self.kernel_py.resolve()))
+            self._git("update-ref", KERNEL_BYTES_REF.format(n=version), blob)
+
+    def kernel_at(self, ref: str, version: int) -> bytes | None:
+        """Version ``version``'s kernel.py as its commit ``ref`` holds it, in its own encoding; where that is a link,
+        the bytes it led to when the version was committed (:meth:`keep_kernel_bytes`), None when none were kept:
+        the path a link names is never a kernel (late21's z10).
+
+        Raises:
+            GitError: ``ref`` is not a commit, or holds no kernel.py.
+        """
+        text = self.bytes_at(ref, "kernel.py")
+        if not self.is_link_at(ref, "kernel.py"):
+            return text
+        try:
+            kept = self._git("cat-file", "blob", KERNEL_BYTES_REF.format(n=version), exact=True)
+        except GitError:
+            return None
+        return kept.encode("utf-8", "surrogateescape")
 
     def log(self, max_count: int = 50) -> list[tuple[str, str]]:
         """(short hash, subject) of recent commits, newest first."""

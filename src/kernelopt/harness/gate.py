@@ -99,7 +99,7 @@ from kernelopt.oneline import last_line
 from kernelopt.planning.plan import Plan
 from kernelopt.taskcard import TaskCard
 from kernelopt.utilization import Utilization, compute_utilization
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import KERNEL_BYTES_REF, Workspace
 
 PROTECTED_FILES = ("kernel.py", "reference.py", "test_kernel.py")
 
@@ -756,18 +756,21 @@ def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path
     except RecordError:
         origin = f"no record v{previous}; "
     text: bytes | None = None
-    if commit:
+    for ref, where in ((commit, f" (memory/v{previous}.json git_commit_hash)"), ("HEAD", "")):
+        if not ref:
+            continue
         try:
-            text = ws.bytes_at(commit, "kernel.py")
-            origin += f"kernel.py at {commit[:12]} (memory/v{previous}.json git_commit_hash)"
+            text = ws.kernel_at(ref, previous)
         except GitError:
-            origin += f"commit {commit[:12]} not found; "
+            origin += f"commit {ref[:12]} not found; " if ref != "HEAD" else "no committed kernel.py"
+            continue
+        origin += f"kernel.py at {ref[:12]}{where}"
+        if text is None:  # git holds the path the user's link names, never Python to load
+            kept = KERNEL_BYTES_REF.format(n=previous)
+            return None, f"{origin} is a link, and no bytes of v{previous} were kept ({kept})"
+        break
     if text is None:
-        try:
-            text = ws.bytes_at("HEAD", "kernel.py")
-            origin += "kernel.py at HEAD"
-        except GitError:
-            return None, origin + "no committed kernel.py"
+        return None, origin
     path = dest_dir / f"previous_v{previous}_kernel.py"
     atomic_write_bytes(path, text if text.endswith(b"\n") else text + b"\n")  # its bytes: its encoding kept
     return path, origin

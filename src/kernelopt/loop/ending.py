@@ -94,12 +94,13 @@ def _untracked_profiles(ws: Workspace) -> list[str]:
 
 
 def _best_kernel(ws: Workspace, best: IterationRecord) -> bytes | None:
-    """kernel.py of ``best``: from its recorded commit, else from its commit in the log, else None."""
+    """kernel.py of ``best``: from its recorded commit, else from its commit in the log, else None (a link whose
+    bytes were not kept among them: its path written through the user's link replaced their project's kernel)."""
     found = version_commit(best.number, best.git_commit_hash, ws.log(max_count=1_000_000))
     for ref in (best.git_commit_hash, found[0] if found else None):
         if ref:
             try:
-                return ws.bytes_at(ref, "kernel.py")
+                return ws.kernel_at(ref, best.number)
             except GitError:
                 continue
     return None

@@ -140,6 +140,8 @@ def _commit(run: LoopRun, it: IterationState, paths: list[str], message: str) ->
     n = it.version
     message = redact(message)  # as the commit message file holds it (kernelopt.fileio)
     fresh = not run.committed(it)
+    if it.failure is None:  # a version's kernel.py that is the user's link: git commits only where it points
+        run.ws.keep_kernel_bytes(n)
     if fresh:
         it.commit_message = message
         run.save()
