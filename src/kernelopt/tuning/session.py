@@ -403,7 +403,7 @@ def _retime_end(
     re-time's results, why it did not take every pick (``None`` when it did), and whether an interrupt ended it (then
     no results: the best was never re-timed; interrupted in the baseline's time, no line either)."""
     try:
-        _time_baseline(evaluator, run, current, originals)
+        alone = _time_baseline(evaluator, run, current, originals)
     except KeyboardInterrupt as exc:
         run.interrupted_by = interrupt_signal(exc)
         return [], None, True
@@ -412,13 +412,16 @@ def _retime_end(
     try:
         retimed = _retime(evaluator, run, kept)
         far = outliers(retimed, run.results)
-        if not far:
-            return retimed, unretimed, False
-        again = _retime(evaluator, run, kept) if _fits_again(run, kept) else []
-        if again and not outliers(again, run.results):
-            return again, unretimed, False
-        line = _outlier_line(far, outliers(again, run.results) if again else None)
-        return [], f"{unretimed}; {line}" if unretimed else line, False
+        if far:
+            again = _retime(evaluator, run, kept) if _fits_again(run, kept) else []
+            if again and not outliers(again, run.results):
+                retimed = again
+            else:
+                line = _outlier_line(far, outliers(again, run.results) if again else None)
+                retimed, unretimed = [], f"{unretimed}; {line}" if unretimed else line
+        timed = {Config.of(r.config) for r in retimed if r.outcome.ok}
+        _check_alone(evaluator, run, [c for c in alone if c not in timed])
+        return retimed, unretimed, False
     except KeyboardInterrupt as exc:
         run.interrupted_by = interrupt_signal(exc)
         return [], unretimed, True
@@ -487,7 +490,9 @@ def machine_failed(result: Result) -> bool:
     return machine_outcome(result.outcome, result.reason)
 
 
-def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None, originals: Sequence[Config] = ()) -> None:
+def _time_baseline(
+    evaluator: Evaluator, run: _Run, current: Config | None, originals: Sequence[Config] = ()
+) -> list[Config]:
     """Time the current configuration once more, alone, when it ran and failed for the machine's reason
     (:func:`machine_failed`) and some candidate was timed: a pick is written only over a measured baseline
     (:func:`untimed_current`). It goes through :meth:`Evaluator.retime`, whose limit is the re-time's (300 s by
@@ -496,9 +501,11 @@ def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None, orig
     (2026-12-06), ``tune attorch_ln --budget 3`` wrote ``BLOCK_SIZE_BATCH=16`` over a current configuration that ran
     past 60 s once, its speedup never measured. ``originals``: the other configurations the kernel as written runs
     (a keyed autotune list's entries, its autotuner's pick among them at each key), each timed again so too (honest18:
-    vllm_add_rms_op's ``ROWS=1`` lost to the host's ``std::bad_alloc`` beside its current ``ROWS=4``)."""
+    vllm_add_rms_op's ``ROWS=1`` lost to the host's ``std::bad_alloc`` beside its current ``ROWS=4``). Returns those
+    timed so: each figure is its configuration's one measurement (:func:`_check_alone`)."""
     if run.best() is None:
-        return
+        return []
+    alone: list[Config] = []
     for config in dict.fromkeys([*([current] if current is not None else []), *originals]):
         at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == config), None)
         if at is None or not machine_failed(run.results[at]):
@@ -507,6 +514,27 @@ def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None, orig
         if run.record is not None:
             run.record.append(again.model_copy(update={"retimed": True}))
         if again.outcome.ok and again.latency_us is not None:
+            run.results[at] = again.model_copy(update={"retimed": False})
+            alone.append(config)
+    return alone
+
+
+def _check_alone(evaluator: Evaluator, run: _Run, alone: Sequence[Config]) -> None:
+    """claim20's one rule (:func:`outliers`) over the figures :func:`_time_baseline` took alone that no re-time of the
+    picks checked (the wall time left none, or it was set aside as an outlier): each is its configuration's one
+    measurement, so it is taken once more alone where the wall time left fits it, and a first reading
+    :data:`OUTLIER_FACTOR` times the second or more gives way to the second (load only adds time: the far lower
+    stands; a second reading that far above the first is the outlier, and the first stands). Both stay in the
+    record. Without it, a current that ran past its limit once and read 10x its truth alone was claimed against as
+    it was (late21's z11)."""
+    for config in alone:
+        if not _fits_again(run, [config]):
+            continue
+        [again] = _charged_retime(evaluator, run, [config])
+        if run.record is not None:
+            run.record.append(again.model_copy(update={"retimed": True}))
+        at = next(i for i, r in enumerate(run.results) if Config.of(r.config) == config)
+        if again.outcome.ok and outliers([run.results[at]], [again]):
             run.results[at] = again.model_copy(update={"retimed": False})
 
 
