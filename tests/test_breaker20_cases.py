@@ -112,30 +112,14 @@ def test_e4_a_sorted_table_among_the_inputs_keeps_its_order_in_the_gate_s_other_
 
 
 @pytest.mark.timeout(120)
-def test_e5_the_interpreter_fixes_leave_libdevice_unbound_as_a_gpu_process_has_it(tmp_path: Path) -> None:
+def test_e5_discovery_and_the_candidates_read_a_kernel_alike_whatever_it_imports(tmp_path: Path) -> None:
     """Seen on 2026-12-06: a first draft of unsloth_xent read ``tl.extra.libdevice.tanh`` at import without importing
-    the library, which fails in a process on a GPU ("module 'triton.language.extra' has no attribute 'libdevice'").
-    ``tune --device cpu`` ran its candidates anyway (the interpreter fixes had imported the library, binding the
-    attribute) while discovery's worker, loading the module before the fixes, failed to import it and left the
-    sizes unread ("BLOCK_SIZE computed from vocab_size, which the SHAPES entries do not name"). The fixes import a
-    module without binding it on its package where it was not bound; an import of it still finds it; and a note
-    that finds no sizes says what discovery's run said."""
-    import importlib
-    import sys
-
-    from kernelopt.harness.interpreter import imported_unbound
-
-    package = importlib.import_module("email.mime")
-    sys.modules.pop("email.mime.audio", None)
-    vars(package).pop("audio", None)
-    module = imported_unbound("email.mime.audio")
-    assert "audio" not in vars(package) and sys.modules["email.mime.audio"] is module
-    from email.mime import audio
-
-    assert audio is module
-    package.audio = module  # bound where it was: left so
-    assert imported_unbound("email.mime.audio") is module and vars(package)["audio"] is module
-
+    the library. Discovery's worker loaded the module before the interpreter fixes (whose import of the library binds
+    the attribute) and failed, while the candidates' workers ran it, and ``tune`` said only "BLOCK_SIZE computed from
+    vocab_size, which the SHAPES entries do not name". Every worker now applies the fixes before it imports kernel.py
+    (late20's z8), so discovery reads the sizes the candidates run at and the table is written. (e5's first fix,
+    importing the library unbound, broke every later ``import triton.language.extra.libdevice`` in the process,
+    Inductor's included: the lead's m10.)"""
     from tests.test_breaker_cases import _tune_edit
 
     folder = Path(shutil.copytree(DATA / "unsloth_xent", tmp_path / "draft"))
@@ -143,11 +127,10 @@ def test_e5_the_interpreter_fixes_leave_libdevice_unbound_as_a_gpu_process_has_i
     draft = text.replace("from triton.language.extra import libdevice\n", "").replace(
         "triton_tanh = libdevice.tanh", "triton_tanh = tl.extra.libdevice.tanh"
     )
+    assert draft != text
     (folder / "kernel.py").write_text(draft)
     written, note = _tune_edit(folder, {"BLOCK_SIZE": 2048})
-    assert written is None and note is not None, note
-    assert "which the SHAPES entries do not name (discovery read no sizes: " in note, note
-    assert "has no attribute 'libdevice'" in note, note
+    assert written is not None and "tuned in a table over vocab_size" in (note or ""), note
 
 
 # ------------------------------------------------------------------------------------- what tune writes

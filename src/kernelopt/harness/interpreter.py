@@ -37,9 +37,7 @@ raises "extern_elementwise not supported in interpreter mode". The library's fun
 by the symbol's name (``__nv_tanhf``, ``__ocml_tanh_f32``: :data:`EXTERN_NUMPY`); a symbol with no numpy
 equivalent says so by name (:func:`_patch_libdevice`). A function the kernel's module imports by name (Liger-Kernel's
 ``from triton.language.extra.libdevice import rsqrt``) is patched in that module's globals too, and so is a builtin
-of the language a module binds to a name of its own (fla's ``exp = tl.exp``). The library is imported as a GPU
-process has it: not an attribute of ``triton.language.extra`` until a kernel's module imports it
-(:func:`imported_unbound`).
+of the language a module binds to a name of its own (fla's ``exp = tl.exp``).
 
 A sixth, for every Triton: a float narrowed to an 8-bit float (fp8 quantization: FBGEMM, torchao) is rounded to
 nearest even and saturated as a GPU does, and an 8-bit float widened reads its NaN and infinity codes
@@ -101,7 +99,6 @@ import importlib.util
 import os
 import traceback
 from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 from kernelopt.numeric import is_int
@@ -262,23 +259,6 @@ def _extern_numpy(name: str) -> Any:
     return special.get(how) or getattr(np, how)
 
 
-def imported_unbound(name: str) -> ModuleType:
-    """The module ``name`` imported, its package's attribute left as it was: a process on a GPU has
-    ``triton.language.extra.libdevice`` unbound until a kernel's module imports it, so a module reading
-    ``tl.extra.libdevice.tanh`` without that import fails there ("module 'triton.language.extra' has no attribute
-    'libdevice'"); the fixes' own import bound it, and such a kernel ran on the CPU (breaker20's e5: a first draft of
-    unsloth_xent). ``from triton.language.extra import libdevice`` still finds the module (``sys.modules``)."""
-    import importlib
-
-    parent, _, leaf = name.rpartition(".")
-    package = importlib.import_module(parent) if parent else None
-    bound = package is not None and leaf in vars(package)
-    module = importlib.import_module(name)
-    if package is not None and not bound:
-        vars(package).pop(leaf, None)
-    return module
-
-
 def _patch_libdevice(interp: Any) -> None:
     """Let kernels call libdevice in the interpreter (the module docstring's fifth fix)."""
     import importlib
@@ -290,7 +270,7 @@ def _patch_libdevice(interp: Any) -> None:
             modules.append(importlib.import_module(name))
         except ImportError:  # a Triton built without that backend
             continue
-    stub = imported_unbound("triton.language.extra.libdevice")
+    stub = importlib.import_module("triton.language.extra.libdevice")
 
     def create_extern_elementwise(
         self: Any, lib_name: Any, lib_path: Any, symbol: str, args: Any, ret_type: Any, is_pure: Any
