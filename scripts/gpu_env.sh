@@ -6,7 +6,7 @@
 #   gpu_src_path              $PWD/src ahead of PYTHONPATH (run from the repository root)
 #   gpu_header FILE [FIELDS]  what a result was measured on, into FILE: the date, nvidia-smi --query-gpu=FIELDS
 #                             (default name, driver, clocks, memory), torch and triton, CPU cores, the commit
-#                             (none in the device tool's copy, which has no .git)
+#                             (the device tool's copy has no .git: then $KERNELOPT_COMMIT, which the call exports)
 #   progress MESSAGE          "HH:MM:SS MESSAGE" appended to $R/progress.txt (a cut run says how far it got)
 #   gpu_tests LIMIT_S ARGS... `pytest -m gpu ARGS` with the GPU tests on, under `timeout LIMIT_S`, into $R/tests.txt
 #                             (appended), its start and rc in progress.txt
@@ -37,7 +37,8 @@ gpu_header() {  # FILE [FIELDS]
       nvidia-smi --query-gpu="$fields" --format=csv
       "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
       nproc
-      git log -1 --format='%H %s' 2> /dev/null; } > "$file" 2>&1
+      git log -1 --format='%H %s' 2> /dev/null || echo "kernelopt commit ${KERNELOPT_COMMIT:-unknown (no .git; export KERNELOPT_COMMIT)}"
+    } > "$file" 2>&1
 }
 
 progress() {

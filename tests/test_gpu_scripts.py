@@ -624,3 +624,31 @@ def test_every_gpu_script_runs_to_its_end_with_python_and_the_gpu_tools_faked(tm
         elif script.name != "gpu_ray_batch.sh" and not re.search(r"-m (kernelopt|pytest) |\w+/\w+\.py ", asked):
             bad[script.name] = ("no kernelopt, pytest or benchmark asked", asked[:300])
     assert not bad, bad
+
+
+OWED_SCRIPT = re.compile(r"owed to the next GPU session \(`(scripts/gpu_\w+\.sh)`\)")
+
+
+def test_a_gpu_script_the_readme_calls_owed_is_in_the_plan_owed() -> None:
+    """fresh20 (2026-12-07): the README still said `tune --within`'s H200 run was owed to the next GPU session
+    (`scripts/gpu_heldout.sh`), two days after it ran on 2026-12-05, and heldout is in no plan: a new user read a
+    done proof as owed. A script the README calls owed is a phase of the plan `owed`."""
+    phases, plans, _ = session_listing()
+    planned = {phases[name][1] for name in plans["owed"] if name in phases}
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert not set(OWED_SCRIPT.findall(readme)) - planned, set(OWED_SCRIPT.findall(readme)) - planned
+    stale = "values; its H200 run is owed to the next GPU session (`scripts/gpu_heldout.sh`). On four kernels"
+    assert OWED_SCRIPT.findall(stale) == ["scripts/gpu_heldout.sh"] and "scripts/gpu_heldout.sh" not in planned
+
+
+def test_the_header_names_the_exported_commit_where_the_copy_has_no_git(tmp_path: Path) -> None:
+    """fresh20 (2026-12-07): docs/gpu-session.md's call exports KERNELOPT_COMMIT=<main>, but nothing read it, and the
+    device's copy has no .git, so env.txt of every run named no commit (2026-12-06-h100-n's among them): which code
+    a GPU result came from was only in the lead's notes. Outside git, the header names the exported commit."""
+    header = tmp_path / "env.txt"
+    script = f'. "{REPO}/scripts/gpu_env.sh"; gpu_header "{header}"'
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": "true", "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)}
+    for commit, said in (("9a9b5ca6", "kernelopt commit 9a9b5ca6"), (None, "unknown (no .git")):
+        run_env = env | ({"KERNELOPT_COMMIT": commit} if commit else {})
+        subprocess.run(["bash", "-c", script], cwd=tmp_path, env=run_env, timeout=30, check=True)
+        assert said in header.read_text(), header.read_text()
