@@ -256,7 +256,7 @@ class LoadedProblem:
             )
 
     def reference_callable(self, device: str) -> Callable[..., Any]:
-        """The ground truth: a ``Model`` instance (seed 0, eval mode) on ``device``, or ``reference()``."""
+        """The ground truth: a ``Model`` instance (seed 0, in its built mode) on ``device``, or ``reference()``."""
         import torch
 
         if self.form is KernelForm.FUNCTION:
@@ -267,10 +267,7 @@ class LoadedProblem:
         torch.manual_seed(0)
         with _running(self.watch, "reference.py's Model()"):
             model = self.reference.Model(*self.init_inputs)
-        model = model.to(device) if hasattr(model, "to") else model
-        if isinstance(model, torch.nn.Module):
-            model.eval()
-        return model
+        return model.to(device) if hasattr(model, "to") else model  # in its built mode, as the gate's (b42)
 
     def build(self, shape: ProblemShape) -> MemoryNeed:
         """Build the inputs, their fingerprint and the reference output of ``shape`` on the device.
@@ -418,8 +415,7 @@ class LoadedProblem:
             mine, theirs = model.state_dict(), ref.state_dict()
             if mine.keys() == theirs.keys() and all(mine[k].shape == theirs[k].shape for k in mine):
                 model.load_state_dict(theirs)
-            model.eval()
-        return model
+        return model  # in its built mode, as the gate's (b42)
 
 
 def _own_memory(outputs: Any) -> Any:
