@@ -186,6 +186,8 @@
 #              and its run timed by the gate's sampler as a CUDA graph ten times (the host's time a call said)
 #   netcap20   scripts/gpu_netcap20.sh: tune --device cuda (a 60 s wall) on mamba_chunk_state: its table written only
 #              with every net size checked, else the wall the verdict names checks them all on a rerun
+#   timing21   scripts/gpu_timing21.sh: the timed check's edges: a kernel that keeps its result while a graph is
+#              captured timed back to back, an honest kernel with one output buffer keeping its graph
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -273,6 +275,7 @@ seen19 240 scripts/gpu_seen19.sh
 claim20 240 scripts/gpu_claim20.sh
 wrongkernel20 480 scripts/gpu_wrongkernel20.sh
 netcap20 300 scripts/gpu_netcap20.sh
+timing21 420 scripts/gpu_timing21.sh
 gputests 560 -
 EOF
 }

@@ -280,6 +280,85 @@ def replay_stale(
     )
 
 
+def reuses(outs: Sequence[Any]) -> list[tuple[int, int]]:
+    """``(j, k)`` for each call ``k`` of a graph whose output holds storage an earlier call's output held, ``j`` the
+    last such earlier call (an output buffer a kernel keeps, or a tensor a cheat returns again)."""
+    last: dict[int, int] = {}
+    pairs = []
+    for k, out in enumerate(outs):
+        held = {t.untyped_storage().data_ptr() for t in tensors_in(out) if t.numel()}
+        earlier = [last[p] for p in held if p in last]
+        if earlier:
+            pairs.append((max(earlier), k))
+        last.update(dict.fromkeys(held, k))
+    return pairs
+
+
+def _capture_visits(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, values: Sequence[Sequence[Any]]) -> Any:
+    """A CUDA graph of the timed graph's ``n`` calls on the same rotating sets, in which call ``k``'s set is first given
+    ``values[(k // len(sets)) % 2]``'s values for it (each visit of a set the other values) and its output is copied
+    after it: the graph and the copies, one a call."""
+    graph = torch.cuda.CUDAGraph()
+    copies: list[Any] = []
+    with torch.cuda.graph(graph):
+        for k in range(n):
+            s = k % len(sets)
+            refill([sets[s]], values[(k // len(sets)) % 2][s])
+            copies.append(clone_tree(fn(*sets[s])))
+    torch.cuda.synchronize()
+    return graph, copies
+
+
+def replay_skips(fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequence[Any], device: str) -> str | None:
+    """A line saying that a graph's call returned an earlier call's output without computing it, or ``None`` where
+    every call computed its own, or nothing tells. Asked only where a call's output holds storage an earlier call's
+    held (:func:`reuses`): the check of the timed output (``worker._check_timed_output``) reads what a replay leaves
+    there, the last call's result alone, and a call that returned the same tensor without recording any work is still
+    timed as a call.
+
+    A second graph of the same calls is captured, each call's set given in turn its own values and other ones (the next
+    set's, or with a single set its rows permuted) and each output copied after its call, and replayed once. A call
+    whose copy is bit for bit its earlier call's, where a call on each one's inputs computes two other outputs, did
+    not compute: the callable keeps its result while a graph is captured (timing21 y1: the first call on each set
+    recorded and its tensor returned for the others, a replay of one call a set timed as ``n``; every output right,
+    so no check of them told). The sets' values are put back after.
+    """
+    pairs = reuses(outs)
+    if not pairs:
+        return None
+    count = len(sets)
+    own = [clone_tree(s) for s in sets]
+    other = own[1:] + own[:1] if count > 1 else [rerandomize(own[0], 1)]
+    if not all(refill([sets[s]], own[s]) for s in range(count)):  # a set that cannot take values of its own
+        return None
+    eager: dict[tuple[int, int], Any] = {}
+
+    def called(k: int) -> Any:  # one call, outside any graph, on call k's set as the second graph gave it
+        s, which = k % count, (k // count) % 2
+        if (s, which) not in eager:
+            refill([sets[s]], (own, other)[which][s])
+            eager[s, which] = clone_tree(fn(*sets[s]))
+            synchronize(device)
+        return eager[s, which]
+
+    try:
+        graph, copies = _capture_visits(fn, sets, len(outs), (own, other))
+        graph.replay()
+        synchronize(device)
+        for j, k in pairs:
+            if same_bits(copies[k], copies[j]) and not same_bits(called(j), called(k)):
+                return (
+                    f"call {k} of the CUDA graph returned call {j}'s output as call {j} left it, where its own inputs "
+                    "held other values and a call on them computes another output: a replay does fewer calls than "
+                    "it is timed as (a kernel that keeps its result while a graph is captured, say)"
+                )
+        return None
+    finally:
+        for s in range(count):
+            refill([sets[s]], own[s])
+        synchronize(device)
+
+
 def _rotating(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> Callable[[], None]:
     """``n`` back-to-back calls of ``fn``, rotating through the input sets."""
 
@@ -386,6 +465,7 @@ def _prepare(
         try:
             graph, outs = _capture(fn, sets, n)
             stale = replay_stale(graph.replay, fn, sets, outs, device)
+            stale = stale or replay_skips(fn, sets, outs, device)
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(

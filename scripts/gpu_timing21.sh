@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# timing21: the timed check's open edges on one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and
+# settings are never changed. About 2 minutes, 420 s at most.
+#
+#   tests: the GPU tests of tests/test_gpu_timing21.py, each printing a "timing21 yN" line into tests.txt.
+#   y1: a kernel that keeps its result while a graph is captured (one recorded call a set, its tensor returned for the
+#   others) is timed back to back with the warning that says why; an honest kernel writing one output buffer at every
+#   call, and one returning a new output a call, keep their CUDA graphs.
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_header "$R/session.txt"
+gpu_tests 400 -s --durations=5 tests/test_gpu_timing21.py
+progress "done"
