@@ -242,6 +242,43 @@ def _mutated_name(target: cst.BaseExpression) -> str | None:
     return target.value if isinstance(target, cst.Name) else None
 
 
+@dataclass
+class _Effects:
+    """What one scope does to values it does not bind, beyond changing a name's value in place (leftovers21 l10):
+    a name passed to a call (``extend_configs(CONFIGS)``: the callee may change it), a value stored in an attribute
+    (``self.configs = CONFIGS``), and the in-place changes made through an attribute (``self.configs.append(...)``,
+    ``mod.CONFIGS[0] = ...``)."""
+
+    #: name -> (line, the callee as written, the argument's position or keyword) of each call passing it bare
+    passed: dict[str, list[tuple[int, str, int | str]]] = field(default_factory=dict)
+    #: attribute name -> (line, the name stored) of each ``x.attr = NAME``
+    stored: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    #: attribute name -> (line, the attribute as written) of each change in place through ``x.attr``
+    changed: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+
+
+_READS_ONLY = frozenset(
+    {
+        *("len", "list", "tuple", "sorted", "set", "frozenset", "dict", "enumerate", "zip", "print", "isinstance"),
+        *("iter", "reversed", "min", "max", "sum", "any", "all", "str", "repr", "id", "hash", "type", "range", "map"),
+        *("filter", "copy", "deepcopy", "copy.copy", "copy.deepcopy", "json.dumps", "itertools.product"),
+        *("itertools.chain", "torch.tensor", "torch.as_tensor", "np.array", "numpy.array", "triton.autotune"),
+        *("autotune", "triton.Config", "Config", "triton.heuristics", "heuristics", "triton.cdiv", "cdiv"),
+    }
+)
+"""Callees that read the arguments they are passed and change none (a list passed to them keeps its literal)."""
+
+
+def _attribute_text(target: cst.BaseExpression) -> tuple[str, str] | None:
+    """The attribute whose value ``target`` changes in place (``self.configs[0]``: ``("configs", "self.configs")``),
+    or that ``target`` names (``self.configs``); ``None`` where it is no attribute."""
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    if not isinstance(target, cst.Attribute):
+        return None
+    return target.attr.value, _dotted(target) or f"....{target.attr.value}"
+
+
 def _holds(base: str, binds: list[_Binding], line: int | None) -> bool:
     """Whether a name bound by ``binds`` may hold the value ``base`` names at ``line`` (``None``: after its scope ran):
     its last binding before that line is ``name = base``, or one before it is where that last one is conditional (an
@@ -254,7 +291,7 @@ def _holds(base: str, binds: list[_Binding], line: int | None) -> bool:
 
     if line is not None and any(named(b) and b.conditional and b.line > line for b in binds):
         return True
-    for b in sorted((b for b in binds if line is None or b.line <= line), key=lambda b: b.line, reverse=True):
+    for b in sorted((b for b in binds if line is None or b.line < line), key=lambda b: b.line, reverse=True):
         if named(b):
             return True
         if not b.conditional:
@@ -333,6 +370,8 @@ class _FuncInfo:
     locals: dict[str, list[_Binding]]
     #: the lines of the function that change a name's value in place (``t[0] = 32``, ``cfgs.append(...)``)
     mutations: dict[str, list[int]] = field(default_factory=dict)
+    #: the calls it passes names to, the values it stores in attributes and changes through them
+    effects: _Effects = field(default_factory=lambda: _Effects())
 
     @functools.cached_property
     def conditions(self) -> dict[int, list[cst.BaseExpression]]:
@@ -484,6 +523,9 @@ class _BindingCollector(cst.CSTVisitor):
         self.bindings: dict[str, list[_Binding]] = {}
         #: the lines that change a name's value in place (``TILE[0] = 32``, ``SIZES.append(1024)``), not rebind it
         self.mutations: dict[str, list[int]] = {}
+        self.effects = _Effects()
+        #: the classes whose bodies the scope holds (a class body runs once, as its scope does: leftovers21 l10)
+        self.classes: list[cst.ClassDef] = []
         self._stmt: cst.SimpleStatementLine | None = None
         self._nested = 0
         self._tuned = 0
@@ -520,7 +562,10 @@ class _BindingCollector(cst.CSTVisitor):
         return True
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if node is self.root:
+            return True
         self._add(node.name.value, _Binding(None, self.positions[node].start.line))
+        self.classes.append(node)
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
@@ -535,6 +580,8 @@ class _BindingCollector(cst.CSTVisitor):
         for t in node.targets:
             for name, val in _bind_targets(t.target, node.value, line):
                 self._add(name, _Binding(val, line, chained, self._stmt))
+            if isinstance(t.target, cst.Attribute) and isinstance(node.value, cst.Name):
+                self.effects.stored.setdefault(t.target.attr.value, []).append((line, node.value.value))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name):
@@ -543,7 +590,11 @@ class _BindingCollector(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
             self._add(node.target.value, _Binding(None, self.positions[node].start.line))
+            # ``c += [...]`` extends the list ``c`` holds, in place (leftovers21 l10: ``c = CONFIGS`` then that)
+            self.mutations.setdefault(node.target.value, []).append(self.positions[node].start.line)
         self._mutates(node.target, node)
+        if isinstance(node.target, cst.Attribute):  # ``self.configs += [...]`` extends the list it holds
+            self._through_attribute(node.target, node)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._mutates(node.target, node)
@@ -555,15 +606,32 @@ class _BindingCollector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         f = node.func
+        line = self.positions[node].start.line
         if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.attr.value in _MUTATORS:
-            self.mutations.setdefault(f.value.value, []).append(self.positions[node].start.line)
+            self.mutations.setdefault(f.value.value, []).append(line)
+        elif isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
+            self._through_attribute(f.value, node)
+        callee = _dotted(f) or cst.Module([]).code_for_node(f)
+        for i, arg in enumerate(node.args):
+            if isinstance(arg.value, cst.Name) and not arg.star:
+                where: int | str = arg.keyword.value if arg.keyword is not None else i
+                self.effects.passed.setdefault(arg.value.value, []).append((line, callee, where))
 
     def _mutates(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
         """A write into a name's value (``TILE[0] = 32``): the literal the name was bound to is not what runs after it
-        (loses20 l2: such an element was offered as a knob at its literal's value)."""
+        (loses20 l2: such an element was offered as a knob at its literal's value); through an attribute
+        (``self.configs[0] = ...``), a change of the value that attribute holds (leftovers21 l10)."""
         name = _mutated_name(target)
         if name is not None:
             self.mutations.setdefault(name, []).append(self.positions[node].start.line)
+        elif isinstance(target, cst.Subscript):
+            self._through_attribute(target, node)
+
+    def _through_attribute(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """A change in place of the value the attribute ``target`` holds (``self.configs``, ``mod.CONFIGS``)."""
+        found = _attribute_text(target)
+        if found is not None:
+            self.effects.changed.setdefault(found[0], []).append((self.positions[node].start.line, found[1]))
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -647,7 +715,7 @@ class _LaunchCollector(cst.CSTVisitor):
         bc = _BindingCollector(self.positions, node)
         visit(node.body, bc)
         params = params_of(node, posonly=True, kwonly=True)
-        info = _FuncInfo(node, params, bc.bindings, bc.mutations)
+        info = _FuncInfo(node, params, bc.bindings, bc.mutations, bc.effects)
         self.functions.setdefault(node.name.value, []).append(info)
         self.stack.append(info)
         self.scopes.append(node.name.value)
@@ -818,6 +886,10 @@ class _Parsed:
     line_starts: list[int]
     module_bindings: dict[str, list[_Binding]]
     module_mutations: dict[str, list[int]]
+    #: the module's own effects (:class:`_Effects`) and, for each class body it holds (nested ones too), its name and
+    #: what that body binds, changes in place and does (run once at import, as the module's own lines)
+    module_effects: _Effects
+    class_bodies: list[tuple[str, _BindingCollector]]
     launches: list[_Launch]
     functions: dict[str, list[_FuncInfo]]
     calls: dict[str, list[cst.Call]]
@@ -842,9 +914,20 @@ def _parse(source: str) -> _Parsed:
     line_starts = [0, *(m.end() for m in _LINE_END.finditer(source))]
     mc = _BindingCollector(positions, module)
     visit(module, mc)
+    bodies: list[tuple[str, _BindingCollector]] = []
+    waiting = list(mc.classes)
+    while waiting:
+        node = waiting.pop(0)
+        cc = _BindingCollector(positions, node)
+        visit(node, cc)
+        bodies.append((node.name.value, cc))
+        waiting += cc.classes
     lc = _LaunchCollector(positions)
     visit(module, lc)
-    return _Parsed(module, positions, line_starts, mc.bindings, mc.mutations, lc.launches, lc.functions, lc.calls)
+    return _Parsed(
+        module, positions, line_starts, mc.bindings, mc.mutations, mc.effects, bodies, lc.launches, lc.functions,
+        lc.calls,
+    )  # fmt: skip
 
 
 class _Analyzer:
@@ -877,6 +960,8 @@ class _Analyzer:
         self.line_starts = parsed.line_starts
         self.module_bindings = parsed.module_bindings
         self.module_mutations = parsed.module_mutations
+        self.module_effects = parsed.module_effects
+        self.class_bodies = parsed.class_bodies
         self.launches = parsed.launches
         self.functions = parsed.functions
         self.calls = parsed.calls
@@ -1541,10 +1626,101 @@ class _Analyzer:
             return bool(self.module_bindings.get(name)) and _holds(base, self.module_bindings[name], None)
 
         out = lines(self.module_mutations, self.module_bindings, lambda _: False, None)
+        scopes = self.effect_scopes(base)
         for info in (i for infos in self.functions.values() for i in infos):
             if not _binds(info, base):
                 out += lines(info.mutations, info.locals, module_alias, f"in {info.node.name.value}()")
-        return sorted(out, key=lambda c: c[0])
+        for name, body in self.class_bodies:
+            if base not in body.bindings:
+                out += lines(body.mutations, body.bindings, module_alias, f"class {name}'s body")
+        if self.mutable(base):
+            out += self.effects_on(base, scopes)
+        return sorted(set(out), key=lambda c: (c[0], c[1] or ""))
+
+    def effect_scopes(self, base: str) -> list[tuple[_Effects, Callable[[str, int], bool], str | None]]:
+        """Each scope that does not bind a ``base`` of its own, with its effects (:class:`_Effects`), whether a name
+        of it holds the module's ``base`` at a line, and how its lines are said (``in run()``, ``class K's body``)."""
+
+        def holds(binds: Mapping[str, list[_Binding]], outer: bool) -> Callable[[str, int], bool]:
+            def at(name: str, line: int) -> bool:
+                if name == base:
+                    return True
+                mine = binds.get(name)
+                if mine:
+                    return _holds(base, mine, line)
+                module = self.module_bindings.get(name)
+                return outer and bool(module) and _holds(base, module or [], None)
+
+            return at
+
+        out = [(self.module_effects, holds(self.module_bindings, False), None)]
+        out += [
+            (info.effects, holds(info.locals, True), f"in {info.node.name.value}()")
+            for infos in self.functions.values()
+            for info in infos
+            if not _binds(info, base)
+        ]
+        out += [
+            (body.effects, holds(body.bindings, True), f"class {name}'s body")
+            for name, body in self.class_bodies
+            if base not in body.bindings
+        ]
+        return out
+
+    def mutable(self, base: str) -> bool:
+        """Whether the module binds ``base`` to a value a callee or an attribute could change in place (a list, a
+        dict, a set, one built by code); a tuple's or a number's elements no call changes."""
+        binds = self.module_bindings.get(base, [])
+        return any(not isinstance(b.value, cst.Tuple | cst.Integer | cst.Float | cst.SimpleString) for b in binds)
+
+    def effects_on(
+        self, base: str, scopes: list[tuple[_Effects, Callable[[str, int], bool], str | None]]
+    ) -> list[tuple[int, str | None]]:
+        """The lines that may change the module's ``base`` in place beyond its own name and the names bound to it
+        (leftovers21 l10): a call it is passed to whose callee changes its argument (a function of the file, read:
+        ``def grow(l): l.append(8)``) or is not read here (an import, a method: it may), and a change through an
+        attribute it is stored in (``self.configs = CONFIGS`` then ``self.configs.append(...)``) or through the
+        module's own name for it (``mod.CONFIGS[0] = ...``). A function of the file that only reads its argument
+        is no change."""
+        out: list[tuple[int, str | None]] = []
+        attributes = {base}
+        for effects, holds, where in scopes:
+            for name, calls in effects.passed.items():
+                for line, callee, arg in calls:
+                    why = self.callee_changes(callee, arg, set()) if holds(name, line) else None
+                    if why is not None:
+                        via = "" if name == base else f" (as {name})"
+                        out.append((line, ", ".join(w for w in (where, f"passed{via} to {callee}(), {why}") if w)))
+            attributes |= {a for a, stores in effects.stored.items() if any(holds(n, ln) for ln, n in stores)}
+        for effects, _, where in scopes:
+            for attribute in sorted(attributes & set(effects.changed)):
+                for line, text in effects.changed[attribute]:
+                    out.append((line, ", ".join(w for w in (where, f"through {text}") if w)))
+        return out
+
+    def callee_changes(self, callee: str, arg: int | str, seen: set[str]) -> str | None:
+        """Why a call of ``callee`` may change its argument ``arg`` (a position or a keyword) in place: a function of
+        the file whose parameter there it changes, stores in an attribute or passes on to a call that may; a callee
+        this file does not define (nor :data:`_READS_ONLY` names), whose body is not read. ``None`` where it does
+        not."""
+        if callee in _READS_ONLY:
+            return None
+        fns = self.functions.get(callee, [])
+        if len(fns) != 1 or callee in seen:
+            return None if callee in seen else "whose body is not read here, so it may change it"
+        info = fns[0]
+        names = [p.name.value for p in info.params]
+        param = arg if isinstance(arg, str) else (names[arg] if arg < len(names) else None)
+        if param is None or param not in names:
+            return "whose body is not read here, so it may change it"
+        if param in info.mutations:
+            return f"which changes it (line(s) {', '.join(map(str, info.mutations[param]))})"
+        if any(n == param for stores in info.effects.stored.values() for _, n in stores):
+            return "which stores it in an attribute"
+        for line, inner, where in info.effects.passed.get(param, []):
+            if self.callee_changes(inner, where, seen | {callee}) is not None:
+                return f"which passes it to {inner}() at line {line}, which may change it"
+        return None
 
     def changed_in_place(self, base: str, func: _FuncInfo | None) -> str | None:
         """Why the literal the module binds ``base`` to is not the value that runs: the file changes it in place after
