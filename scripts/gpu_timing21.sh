@@ -6,6 +6,9 @@
 #   y1: a kernel that keeps its result while a graph is captured (one recorded call a set, its tensor returned for the
 #   others) is timed back to back with the warning that says why; an honest kernel writing one output buffer at every
 #   call, and one returning a new output a call, keep their CUDA graphs.
+#   y2: a correct CUDA extension (load_inline, about a minute of nvcc) whose copy runs on the legacy default stream and
+#   whose `+ x` is captured is timed back to back (its graph missed part of its work) and passes, where main failed it
+#   as TimedMismatch.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -67,3 +67,94 @@ def test_on_cuda_a_kernel_that_keeps_its_result_while_captured_is_timed_back_to_
     assert "a replay does fewer calls than it is timed as" in said["cheat"].warnings[0]
     assert said["one buffer"].method is TimingMethod.CUDA_GRAPH, said["one buffer"].warnings
     assert said["honest"].method is TimingMethod.CUDA_GRAPH, said["honest"].warnings
+
+
+#: A correct add as a CUDA extension whose first step, a copy of y, is launched with no stream (the legacy default
+#: stream, which a capture on torch's stream does not record) and whose second, ``t + x``, is torch's (captured).
+CUDA_PARTLY = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+_cuda = r"""
+__global__ void copy_kernel(const float* y, float* t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = y[i];
+}
+torch::Tensor legacy_copy(torch::Tensor y) {
+  auto t = torch::empty_like(y);
+  int n = y.numel();
+  copy_kernel<<<(n + 255) / 256, 256>>>(y.data_ptr<float>(), t.data_ptr<float>(), n);
+  return t;
+}
+"""
+_mod = load_inline(name="timing21_legacy_copy", cpp_sources="torch::Tensor legacy_copy(torch::Tensor y);",
+                   cuda_sources=_cuda, functions=["legacy_copy"])
+
+
+def run(x, y):
+    return _mod.legacy_copy(y) + x
+'''
+
+ADD_REFERENCE = f"""import torch
+
+SHAPES = [{{"n": {N}}}]
+
+
+def get_inputs(n={N}, device="cuda"):
+    return [torch.randn(n, device=device), torch.randn(n, device=device)]
+
+
+def reference(x, y):
+    return x + y
+"""
+
+
+def _bench_on_cuda(tmp_path: Any, kernel: str) -> Any:
+    """The gate's timing of ``kernel`` against :data:`ADD_REFERENCE` on CUDA, in this process (the worker's own code)."""
+    import time
+
+    from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    (tmp_path / "reference.py").write_text(ADD_REFERENCE)
+    (tmp_path / "kernel.py").write_text(kernel)
+    job = WorkerJob(
+        mode=JobMode.BENCH,
+        device="cuda",
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="v0", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        cases=[0],
+        case_timeout_s=120.0,
+        bench=BenchSettings(seconds_per_case=0.2, time_reference=False),
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return run_job(job, writer)
+    finally:
+        writer.close()
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_cuda_a_correct_extension_partly_on_the_legacy_stream_is_timed_back_to_back(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """y2 on the GPU: a correct add whose copy of y runs on the legacy default stream (a capture does not record it)
+    and whose ``+ x`` is captured: a replay changes its output (so ``replay_stale`` keeps the graph) but from the
+    capture's y, and the timed check failed it as TimedMismatch on main's code before timing21. Now the case is timed
+    again with its calls back to back, the warning says why, and it passes."""
+    from kernelopt.harness.model import TimingMethod
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    res = _bench_on_cuda(tmp_path, CUDA_PARTLY)
+    timing = res.timings[0].versions[-1] if res.timings else None
+    print(
+        f"timing21 y2: failure {res.failure and res.failure.message}; "
+        f"{timing and timing.method.value}, warnings {timing and timing.warnings}"
+    )
+    assert res.failure is None, res.failure
+    assert timing is not None and timing.method is TimingMethod.CUDA_BATCH, timing
+    assert any("part of the kernel's work runs outside the captured stream" in w for w in timing.warnings)

@@ -5,15 +5,20 @@ own graph code runs on them; the GPU proof is tests/test_gpu_timing21.py (phase 
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 
 from kernelopt.harness import timers
-from kernelopt.harness.model import BenchSettings, TimingMethod
+from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, TimingMethod, WorkerJob, WorkerResult
+from kernelopt.harness.progress import ProgressWriter
+from kernelopt.harness.worker import run_job
 
 from .played_graph import PlayedGraph, play_cuda
+from .test_agents19_cases import SEEDED_ADD, TIMED_CHEAT
 
 CALLS = 8  # calls a graph holds: each of the 3 sets read two or three times
 
@@ -87,3 +92,77 @@ def test_y1_reuses_pairs_each_call_with_the_last_earlier_call_holding_its_storag
     a, b, none = torch.zeros(4), torch.zeros(4), torch.zeros(0)
     outs: list[Any] = [a, b, (a[1:], none), none, b.view(2, 2), a]
     assert timers.reuses(outs) == [(0, 2), (1, 4), (2, 5)]
+
+
+def _bench_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> WorkerResult:
+    """The gate's timing of ``kernel`` on SEEDED_ADD's case (n=4096) in this process, over 3 input sets, every sampler
+    ``timers._prepare``'s own on a "cuda" device the CPU plays (its graphs too)."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    play_cuda(monkeypatch, CALLS)
+    prepare = timers._prepare
+    monkeypatch.setattr(timers, "rotation_count", lambda *_: 3)
+    monkeypatch.setattr(
+        timers, "_prepare", lambda fn, sets, _device, settings, flusher: prepare(fn, sets, "cuda", settings, flusher)
+    )
+    (tmp_path / "reference.py").write_text(SEEDED_ADD)
+    (tmp_path / "kernel.py").write_text(kernel)
+    job = WorkerJob(
+        mode=JobMode.BENCH,
+        device="cpu",
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        cases=[0],
+        case_timeout_s=60.0,
+        bench=BenchSettings(seconds_per_case=0.01, time_reference=False),
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return run_job(job, writer)
+    finally:
+        writer.close()
+
+
+PARTLY_UNCAPTURED = """
+import torch
+from torch.utils._python_dispatch import _disable_current_modes
+
+
+def run(x, y):
+    with _disable_current_modes():  # played as a launch on the legacy default stream: a capture does not record it
+        t = y.clone()
+    return t + x  # on torch's stream: captured, and it reads x
+"""
+
+MISSED = {  # the kernel, the failure's start (None: it passes) and the method the version is timed by at last
+    "a correct kernel partly outside the capture": (PARTLY_UNCAPTURED, None, TimingMethod.CUDA_BATCH),
+    "a correct kernel captured whole": ("def run(x, y):\n    return x + y\n", None, TimingMethod.CUDA_GRAPH),
+    "the a14 cheat (its frames)": (TIMED_CHEAT, "TimedMismatch: case 0 (n=4096)", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISSED))
+def test_y2_a_graph_that_missed_part_of_a_correct_kernel_s_work_times_it_back_to_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """y2: a correct kernel whose first step the capture does not record (a launch on the legacy default stream) and
+    whose second, captured, reads a refilled input: its replay changes the last output, so ``replay_stale`` keeps the
+    graph, and the timed check read the graph's output wrong where an eager call on the same inputs was right; it failed
+    as TimedMismatch on main's code, a correct kernel failed. Now the case is timed again with that version's calls back
+    to back, said in its warnings, and it passes. A kernel captured whole keeps its graph; the a14 cheat, which answers
+    from a cache while timed, is timed back to back too and still fails there, on the calls' own probe."""
+    kernel, failed, method = MISSED[name]
+    res = _bench_played(tmp_path, monkeypatch, kernel)
+    if failed is not None:
+        assert res.failure is not None, res.timings
+        said = f"{res.failure.error_class}: {res.failure.message}"
+        assert said.startswith(failed) and "the timed path's output differed from the reference" in said, said
+        return
+    assert res.failure is None, res.failure
+    timing = res.timings[0].versions[-1]
+    assert timing.method is method and timing.samples_us, timing
+    missed = [w for w in timing.warnings if "the CUDA graph's output differed from the reference" in w]
+    assert bool(missed) is (method is TimingMethod.CUDA_BATCH), timing.warnings
+    assert not missed or "part of the kernel's work runs outside the captured stream" in missed[0]

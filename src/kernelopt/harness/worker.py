@@ -51,6 +51,7 @@ from kernelopt.harness.model import (
     Failure,
     JobMode,
     KernelSource,
+    TimingMethod,
     VersionTiming,
     WorkerJob,
     WorkerResult,
@@ -105,6 +106,12 @@ class CandidateFailed(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.message)
         self.failure = failure
+
+
+class _GraphMissed(Exception):
+    """Raised by :func:`_check_timed_output` where a CUDA graph's output differed from the reference and an eager call
+    on the same inputs matched it: the graph missed part of a correct kernel's work (timing21 y2); carries the line the
+    version's re-timing says."""
 
 
 @dataclass
@@ -1399,11 +1406,14 @@ class _Fit:
         return sum(max(c) for c in self.calls_us) / 1e6
 
 
-def _warm_sampler(ctx: _Ctx, fn: Callable[..., Any], sets: list[list[Any]], fit: _Fit, flusher: Any) -> tuple[Any, Any]:
+def _warm_sampler(
+    ctx: _Ctx, fn: Callable[..., Any], sets: list[list[Any]], fit: _Fit, flusher: Any, ungraphed: str | None = None
+) -> tuple[Any, Any]:
     """Warm ``fn`` up with three calls (the first may compile; the other two are timed, compilation excluded) and
     make its sampler: the gate's full one when the case's full timing still fits its limit, else one call a sample
-    (:func:`~kernelopt.harness.timers.single_call_sampler`) and the case's timing is reduced. Returns the sampler and
-    the last call's output."""
+    (:func:`~kernelopt.harness.timers.single_call_sampler`) and the case's timing is reduced. ``ungraphed``: why no CUDA
+    graph times it (its graph missed part of its work, :class:`_GraphMissed`), said in the sampler's warnings. Returns
+    the sampler and the last call's output."""
     from kernelopt.harness.timers import full_timing_fits, make_sampler, single_call_sampler, synchronize
 
     out = fn(*sets[0])
@@ -1419,14 +1429,19 @@ def _warm_sampler(ctx: _Ctx, fn: Callable[..., Any], sets: list[list[Any]], fit:
             fit.reduced = True
     if fit.reduced:
         return single_call_sampler(fn, sets, ctx.device, min(calls)), out
-    return make_sampler(fn, sets, ctx.device, ctx.job.bench, flusher), out
+    if ungraphed is None:
+        return make_sampler(fn, sets, ctx.device, ctx.job.bench, flusher), out
+    sampler = make_sampler(fn, sets, ctx.device, ctx.job.bench.model_copy(update={"cuda_graphs": False}), flusher)
+    sampler.warnings.append(ungraphed)
+    return sampler, out
 
 
 @dataclass
 class _Timed:
     """What :func:`_bench` times: the versions still timed (the current one last) and their callables by
     label, the reference, ``torch.compile(reference)`` (or why it could not be built; ``None``: not asked),
-    and the L2 flusher (``None`` on the CPU or when not asked)."""
+    and the L2 flusher (``None`` on the CPU or when not asked); ``ungraphed``: the versions no CUDA graph times, by
+    label, each with why (:class:`_GraphMissed`)."""
 
     current: _Loaded
     versions: list[_Loaded]
@@ -1434,6 +1449,7 @@ class _Timed:
     ref: Callable[..., Any]
     compiled: Callable[..., Any] | BaseException | None
     flusher: Any
+    ungraphed: dict[str, str] = field(default_factory=dict)
 
 
 def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
@@ -1511,7 +1527,12 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
             now = next(k for k, (item, _) in enumerate(samplers) if item is current)
             left_s = min(limit_s, fit.room_s(ctx))
             again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, left_s)
-    _check_timed_output(ctx, timed, next(s for item, s in samplers if item is current), sets, i, where)
+    try:
+        _check_timed_output(ctx, timed, next(s for item, s in samplers if item is current), sets, i, where)
+    except _GraphMissed as missed:  # timed again, the current version by calls back to back, in what the limit leaves
+        timed.ungraphed[current.source.label] = str(missed)
+        del samplers, sets
+        return _bench_case(ctx, timed, i, fit.room_s(ctx))
     for (item, sampler), taken, retaken in zip(samplers, samples, again, strict=True):
         timing.versions.append(
             VersionTiming(
@@ -1616,6 +1637,13 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
         return
     target = sets[wrong]  # the inputs the wrong output was computed from: their pointers, their values
     if said(called("the kernel (untimed, the same inputs)", lambda: subject.cand(*target))) is None:
+        if sampler.method is TimingMethod.CUDA_GRAPH and label not in timed.ungraphed:
+            raise _GraphMissed(
+                f"the CUDA graph's output differed from the reference where an eager call on the same inputs matched "
+                f"it ({first_line(timed_said, 160)}): part of the kernel's work runs outside the captured stream (a "
+                "launch on the legacy default stream, say), so a replay does not time it; timing back-to-back "
+                "launches, which includes launch overhead"
+            )
         message = (
             f"{where}: the timed path's output differed from the reference, where the untimed call's on the same "
             f"inputs matched it (a kernel computes its result however it is called): {timed_said}"
@@ -1763,7 +1791,7 @@ def _version_samplers(
         try:
             _version_env(item.source)
             with _user(where, "the kernel (warm-up)", case=i, version=item.source.label):
-                sampler, out = _warm_sampler(ctx, fn, sets, fit, timed.flusher)
+                sampler, out = _warm_sampler(ctx, fn, sets, fit, timed.flusher, timed.ungraphed.get(item.source.label))
         except CandidateFailed as failed:
             if is_current:
                 raise
