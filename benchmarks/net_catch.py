@@ -170,6 +170,9 @@ CASES: dict[str, Case] = {
     "v85": ("op_code_reshape", {"BLOCK": 256}, None),  # op 1's kernel (a small code handed to run(), op 1 and 2)
     "v86": ("op_code_tens", {"BLOCK": 256}, None),  # v85 with the codes 10 and 20, above the small key
     "v87": ("packed_budget", {"BLOCK": 32}, None),  # a shrunk block the short rows' path divides by (below the entries)
+    # wrongkernel21 (a tile counted on a grid's second axis, at most 65535 programs on a GPU, read only as cdiv itself)
+    "v88": ("grid_axis1_local", {"BLOCK": 256}, None),  # the count bound to a local first: now guarded
+    "v89": ("grid_heads_product", {"BLOCK": 256}, None),  # the count times the heads: now not written
 }
 
 

@@ -783,16 +783,24 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
     if grid is None:
         return []
     literals = _keyword_literals(call)
+    local = assigned_once(fn)
     out: list[Divides] = []
     for axis, element in enumerate(grid.elements[1:3], start=1):
-        count = element.value
-        if (counted := ceil_count(count)) is not None:
-            size, tile_expr = counted
-        elif (ceil := _ceil_div(count)) is not None:
-            tile_expr, size = ceil
-        else:
+        written = element.value
+        why = f"the grid's axis {axis} at line {line} has {_code(written)} programs, at most {GRID_AXIS_MOST} on a GPU"
+        # a count bound once to a local (``n_blocks = triton.cdiv(L, BLOCK)``), or a product with another size
+        # (``H * triton.cdiv(L, BLOCK)``): wrongkernel21, v88 and v89
+        factors = [_bound_value(f, local) for f in _product_factors(_bound_value(written, local))]
+        tiled = [(f, c) for f in factors if (c := _tile_count(f)) is not None]
+        if len(factors) > 1:
+            for _, (tile_expr, _size) in tiled:
+                product = f"a product of {' and '.join(_code(f).strip() for f in factors)}"
+                out += _product_limits(tile_expr, literals, line, f"{why}, {product}")
             continue
-        why = f"the grid's axis {axis} at line {line} has {_code(count)} programs, at most {GRID_AXIS_MOST} on a GPU"
+        if not tiled:
+            continue
+        count = tiled[0][0]
+        tile_expr, size = tiled[0][1]
         value = _int(tile_expr)
         if value is not None:
             if any(_int(t) == value and n is not count for n, t, _ in _grid_divs(fn)) or any(
@@ -814,6 +822,41 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
         if tile is not None:
             out.append(Divides(tile, size, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)))
     return out
+
+
+def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """``expr``, or the value a local it names is bound to once (:func:`assigned_once`)."""
+    return local.get(expr.value, expr) if isinstance(expr, cst.Name) else expr
+
+
+def _product_factors(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The factors of a product ``a * b * c`` (parentheses read through); ``[expr]`` for anything else."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        return _product_factors(expr.left) + _product_factors(expr.right)
+    return [expr]
+
+
+def _tile_count(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(tile, size) of a count of tiles rounded up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK - 1) // BLOCK``)."""
+    if (counted := ceil_count(expr)) is not None:
+        return counted[1], counted[0]
+    return _ceil_div(expr)
+
+
+def _product_limits(
+    tile_expr: cst.BaseExpression, literals: Mapping[int, list[str]], line: int, why: str
+) -> list[Divides]:
+    """A tile counted in a product with other sizes on a grid's second or third axis (``(B, H * triton.cdiv(L,
+    BLOCK))``): a smaller tile can take the product past :data:`GRID_AXIS_MOST` at sizes where the original's stayed
+    under it (wrongkernel21, v89), and no one size bounds it, so a smaller tile is refused (``size`` ``None``: no
+    guard is written); a larger one counts fewer programs and holds."""
+    value = _int(tile_expr)
+    if value is not None:  # the launch literal's copy (``triton.cdiv(L, 1024)`` beside ``BLOCK=1024``)
+        tiles: list[tuple[str, str]] = [("meta", k) for k in literals.get(value, [])]
+    else:
+        tile = _tile_id(tile_expr)
+        tiles = [tile] if tile is not None else []
+    return [Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)) for t in tiles]
 
 
 def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | None:

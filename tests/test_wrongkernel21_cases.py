@@ -1,0 +1,61 @@
+"""wrongkernel21: a tile whose count of programs sits on a grid's second axis, where a GPU launch takes at most 65535,
+read by the grid rule only where the axis was ``triton.cdiv(n, BLOCK)`` itself (variants v33): the count bound to a
+local first (v88: ``n_blocks = triton.cdiv(n_cols, BLOCK)``, ``(n_rows, n_blocks)``) or multiplied by another size
+(v89: ``(B, H * n_blocks)``) was written plainly with the rules on, a smaller tile past the limit where the original
+launches (docs/faults.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.harness.interpreter import grid_problem
+from kernelopt.tunables.guard import guard_edit
+from tests.test_wrongkernel17_cases import VARIANTS, _checked
+
+
+@pytest.mark.timeout(120)
+def test_v88_a_count_of_column_tiles_bound_to_a_local_is_guarded_by_the_grid_s_limit_with_the_rules_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v88 (grid_axis1_local: v33's row scale with the column tiles counted into a local, ``n_blocks =
+    triton.cdiv(n_cols, BLOCK)`` beside ``BLOCK = 1024``, the grid ``(n_rows, n_blocks)``): ``BLOCK = 256`` was
+    written plainly with the rules on, "correct at n_rows=5,n_cols=8193, ..." (the net's sizes are far under the
+    limit), and a GPU refuses its launch from 256 * 65535 + 1 columns, which the original (65535 tiles of 1024 up to
+    64 times as many) launches. Now the local is read as the count it is bound to, and the pick is written under
+    v33's guard, ``if n_cols <= 256 * 65535``, the net passing it."""
+    done = _checked(tmp_path, monkeypatch, "grid_axis1_local", {"BLOCK": 256})
+    assert done.edit is not None and done.net is not None and done.net.failed is None, done.edit_note
+    assert "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 256\n" in done.edit.new_source, (
+        done.edit.new_source
+    )
+    assert "the grid's axis 1 at line 25 has n_blocks programs, at most 65535 on a GPU" in (done.edit_note or "")
+
+
+def test_v89_a_tile_counted_in_a_product_on_the_grid_s_second_axis_is_not_shrunk(tmp_path: Path) -> None:
+    """v89 (grid_heads_product: each head of ``(B, H, L)`` scaled, the grid ``(B, H * n_blocks)`` with ``n_blocks =
+    triton.cdiv(L, BLOCK)`` beside ``BLOCK = 1024``): ``BLOCK = 256`` was written plainly with the rules on,
+    "correct at B=3,H=9,L=8193, ..., B=2,H=8,L=11000", and its launch at one batch of 32 heads of 600000 holds 75008
+    programs on the second axis, which a GPU refuses (the interpreter patched as the workers run it says so before any
+    program), where the original's holds 18752. No one size bounds a product (a guard over ``L`` alone lets 40000
+    heads of 257 through), so a smaller tile is not written, the line naming the product; a larger one still is."""
+    from tests.conftest import load_fresh, triton_interpreted
+
+    base = (VARIANTS / "grid_heads_product" / "kernel.py").read_text()
+    plain = base.replace("    BLOCK = 1024\n", "    BLOCK = 256\n")
+    guarded = guard_edit(base, plain)
+    assert guarded.new_source is None and guarded.note is not None, guarded.new_source
+    assert "a product of H and triton.cdiv(L, BLOCK)" in guarded.note and guarded.note.endswith("not written")
+    grown = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n"))
+    assert grown.new_source is not None and "kernelopt: tuned" not in grown.new_source, grown.note
+    # what the plain pick launches where the original's grid fits
+    assert grid_problem((1, 32 * 586, 1)) is None  # the original: 32 heads of cdiv(600000, 1024) tiles
+    (tmp_path / "kernel.py").write_text(plain)
+    import torch
+
+    with triton_interpreted():
+        module = load_fresh(tmp_path / "kernel.py", "wrongkernel21_v89_plain")
+        x = torch.empty(1, 32, 600000)
+        with pytest.raises(ValueError, match="the grid's axis 1 has 75008 programs, more than the 65535"):
+            module.run(x, torch.ones(32))
