@@ -9,6 +9,9 @@
 #   y2: a correct CUDA extension (load_inline, about a minute of nvcc) whose copy runs on the legacy default stream and
 #   whose `+ x` is captured is timed back to back (its graph missed part of its work) and passes, where main failed it
 #   as TimedMismatch.
+#   y3: a kernel returning one buffer for every call has every call's output checked: one whose captured calls write x
+#   alone there every other call (the last right) is timed back to back (main passed it by its graph); an honest one
+#   keeps its graph and passes.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -158,3 +158,32 @@ def test_on_cuda_a_correct_extension_partly_on_the_legacy_stream_is_timed_back_t
     assert res.failure is None, res.failure
     assert timing is not None and timing.method is TimingMethod.CUDA_BATCH, timing
     assert any("part of the kernel's work runs outside the captured stream" in w for w in timing.warnings)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "name", ["an honest kernel with one output buffer", "a buffer every other captured call writes wrong"]
+)
+def test_on_cuda_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_checked(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """y3 on the GPU, the gate's timing in process: a kernel returning one buffer for every call, whose captured calls
+    write x alone there every other call (the last right), passed by its graph on main's code before timing21 (the
+    buffer checked once); now every call's output is checked, and its calls are timed back to back. An honest kernel
+    writing one buffer keeps its graph and passes."""
+
+    from .test_timing21_cases import BUFFERS
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    kernel, method = BUFFERS[name]
+    res = _bench_on_cuda(tmp_path, kernel)
+    timing = res.timings[0].versions[-1] if res.timings else None
+    print(
+        f"timing21 y3 {name}: failure {res.failure and res.failure.message}; {timing and timing.method.value}, "
+        f"{timing and timing.launches_per_sample} calls a sample over {timing and timing.input_sets} sets, "
+        f"warnings {timing and timing.warnings}"
+    )
+    assert res.failure is None, res.failure
+    assert timing is not None and timing.method is method, timing

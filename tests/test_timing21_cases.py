@@ -166,3 +166,62 @@ def test_y2_a_graph_that_missed_part_of_a_correct_kernel_s_work_times_it_back_to
     missed = [w for w in timing.warnings if "the CUDA graph's output differed from the reference" in w]
     assert bool(missed) is (method is TimingMethod.CUDA_BATCH), timing.warnings
     assert not missed or "part of the kernel's work runs outside the captured stream" in missed[0]
+
+
+ONE_BUFFER = """
+import torch
+
+_OUT = {}
+
+
+def run(x, y):
+    out = _OUT.setdefault("out", torch.empty_like(x))
+    torch.add(x, y, out=out)
+    return out
+"""
+
+#: Writes one buffer; while captured, every other call writes x alone there (the last of an even count is right).
+EVERY_OTHER = """
+import torch
+
+_OUT = {}
+_CAPTURED = [0]
+
+
+def run(x, y):
+    out = _OUT.setdefault("out", torch.empty_like(x))
+    if torch.cuda.is_current_stream_capturing():
+        _CAPTURED[0] += 1
+        if _CAPTURED[0] % 2:
+            out.copy_(x)
+            return out
+    torch.add(x, y, out=out)
+    return out
+"""
+
+BUFFERS = {  # the kernel, the method the version is timed by at last
+    "an honest kernel with one output buffer": (ONE_BUFFER, TimingMethod.CUDA_GRAPH),
+    "a buffer every other captured call writes wrong": (EVERY_OTHER, TimingMethod.CUDA_BATCH),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUFFERS))
+def test_y3_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """y3: a kernel returning one buffer for every call had it checked once, after a replay: the last call's result.
+    One whose captured calls write x alone every other call (calls 0, 2, 4, 6 of 8; the last right) passed by its graph
+    on main's code. Now the second graph's copy of every call's output is checked too: call 6's is wrong where an eager
+    call is right, so its graph is no timing of it (y2) and its calls are timed back to back, where they are honest. An
+    honest kernel writing one buffer keeps its graph and passes."""
+    kernel, method = BUFFERS[name]
+    res = _bench_played(tmp_path, monkeypatch, kernel)
+    assert res.failure is None, res.failure
+    timing = res.timings[0].versions[-1]
+    assert timing.method is method and timing.samples_us, timing
+    if method is TimingMethod.CUDA_GRAPH:
+        assert not timing.warnings
+        return
+    assert len(timing.warnings) == 1 and timing.warnings[0].startswith(
+        "the CUDA graph's output differed from the reference where an eager call on the same inputs matched it"
+    )

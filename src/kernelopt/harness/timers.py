@@ -216,13 +216,18 @@ def _probe(
     return probe
 
 
-def _graph_probe(take: Callable[[], float], outs: Sequence[Any], n_sets: int) -> Callable[[], list[tuple[int, Any]]]:
+def _graph_probe(
+    take: Callable[[], float], outs: Sequence[Any], n_sets: int, visits: Visits | None = None
+) -> Callable[[], list[tuple[int, Any]]]:
     """One more replay of a CUDA graph (``take``, the samples' own), outside the samples; returns every distinct
     output its calls returned (``outs``: call ``k`` read set ``k % n_sets``), each with the set of the last call
     that returned it, the last call's first. A graph times every call it holds, so the gate checks every output
     (timedgpu20: the a14 cheat returned results cached before the capture, which the replay never recomputed, for
     some sets, and the one captured for the last call's; checking that one alone passed it at 59x over eager on the
-    H100). One output returned by several calls (a buffer a kernel reuses) holds the last one's result."""
+    H100). One output returned by several calls (a buffer a kernel reuses) holds the last one's result only, so where
+    calls share storage (``visits``, :func:`replay_skips`' second graph) every call's own output follows, copied as its
+    call left it in one replay of that graph on the same values (timing21 y3: a buffer checked once, the last call's
+    result, let calls before it write anything)."""
 
     def replayed() -> list[tuple[int, Any]]:
         take()
@@ -232,7 +237,10 @@ def _graph_probe(take: Callable[[], float], outs: Sequence[Any], n_sets: int) ->
             if id(outs[k]) not in seen:
                 seen.add(id(outs[k]))
                 got.append((k % n_sets, outs[k]))
-        return got
+        if visits is None:
+            return got
+        # the second graph's calls may write the buffers the first's returned: what the first left is kept apart
+        return [(s, clone_tree(out)) for s, out in got] + visits.replayed()
 
     return replayed
 
@@ -294,30 +302,59 @@ def reuses(outs: Sequence[Any]) -> list[tuple[int, int]]:
     return pairs
 
 
-def _capture_visits(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, values: Sequence[Sequence[Any]]) -> Any:
-    """A CUDA graph of the timed graph's ``n`` calls on the same rotating sets, in which call ``k``'s set is first given
-    ``values[(k // len(sets)) % 2]``'s values for it (each visit of a set the other values) and its output is copied
-    after it: the graph and the copies, one a call."""
-    graph = torch.cuda.CUDAGraph()
-    copies: list[Any] = []
-    with torch.cuda.graph(graph):
-        for k in range(n):
-            s = k % len(sets)
-            refill([sets[s]], values[(k // len(sets)) % 2][s])
-            copies.append(clone_tree(fn(*sets[s])))
-    torch.cuda.synchronize()
-    return graph, copies
+@dataclass
+class Visits:
+    """A second CUDA graph of a timed graph's ``n`` calls on the same rotating sets (:func:`replay_skips`), in which
+    call ``k``'s set is first given ``values[(k // len(sets)) % 2]``'s values for it (each visit of a set the other
+    values) and its output is copied after it (``copies``, one a call)."""
+
+    graph: Any
+    copies: list[Any]
+    sets: Sequence[list[Any]]
+    values: tuple[list[Any], list[Any]]
+
+    @classmethod
+    def capture(
+        cls, fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, values: tuple[list[Any], list[Any]]
+    ) -> Visits:
+        graph = torch.cuda.CUDAGraph()
+        copies: list[Any] = []
+        with torch.cuda.graph(graph):
+            for k in range(n):
+                s = k % len(sets)
+                refill([sets[s]], values[(k // len(sets)) % 2][s])
+                copies.append(clone_tree(fn(*sets[s])))
+        torch.cuda.synchronize()
+        return cls(graph, copies, sets, values)
+
+    def replayed(self) -> list[tuple[int, Any]]:
+        """Every call's output, each with the set whose values it read, the last call's first, from one replay on the
+        values the sets hold now (the timed check's refilled ones: the next set's, where a visit gives a set another's);
+        the sets hold them again after."""
+        count = len(self.sets)
+        for s, now in enumerate(self.sets):
+            refill([self.values[0][s]], now)
+        if count == 1:
+            refill([self.values[1][0]], self.sets[0])
+        self.graph.replay()
+        for s, now in enumerate(self.sets):
+            refill([now], self.values[0][s])
+        torch.cuda.synchronize()
+        read = [(k % count + (k // count) % 2) % count for k in range(len(self.copies))]
+        return [(read[k], self.copies[k]) for k in range(len(self.copies) - 1, -1, -1)]
 
 
-def replay_skips(fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequence[Any], device: str) -> str | None:
+def replay_skips(
+    fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequence[Any], device: str
+) -> tuple[str | None, Visits | None]:
     """A line saying that a graph's call returned an earlier call's output without computing it, or ``None`` where
-    every call computed its own, or nothing tells. Asked only where a call's output holds storage an earlier call's
-    held (:func:`reuses`): the check of the timed output (``worker._check_timed_output``) reads what a replay leaves
-    there, the last call's result alone, and a call that returned the same tensor without recording any work is still
-    timed as a call.
+    every call computed its own, or nothing tells; and the second graph that told (:class:`Visits`), whose copies the
+    timed check reads (every call's output, timing21 y3), ``None`` where none was needed. Asked only where a call's
+    output holds storage an earlier call's held (:func:`reuses`): what a replay leaves there is the last call's result
+    alone, and a call that returned the same tensor without recording any work is still timed as a call.
 
-    A second graph of the same calls is captured, each call's set given in turn its own values and other ones (the next
-    set's, or with a single set its rows permuted) and each output copied after its call, and replayed once. A call
+    The second graph is of the same calls, each call's set given in turn its own values and other ones (the next
+    set's, or with a single set its rows permuted) and each output copied after its call; it is replayed once. A call
     whose copy is bit for bit its earlier call's, where a call on each one's inputs computes two other outputs, did
     not compute: the callable keeps its result while a graph is captured (timing21 y1: the first call on each set
     recorded and its tensor returned for the others, a replay of one call a set timed as ``n``; every output right,
@@ -325,12 +362,12 @@ def replay_skips(fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequen
     """
     pairs = reuses(outs)
     if not pairs:
-        return None
+        return None, None
     count = len(sets)
     own = [clone_tree(s) for s in sets]
     other = own[1:] + own[:1] if count > 1 else [rerandomize(own[0], 1)]
     if not all(refill([sets[s]], own[s]) for s in range(count)):  # a set that cannot take values of its own
-        return None
+        return None, None
     eager: dict[tuple[int, int], Any] = {}
 
     def called(k: int) -> Any:  # one call, outside any graph, on call k's set as the second graph gave it
@@ -342,17 +379,18 @@ def replay_skips(fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequen
         return eager[s, which]
 
     try:
-        graph, copies = _capture_visits(fn, sets, len(outs), (own, other))
-        graph.replay()
+        visits = Visits.capture(fn, sets, len(outs), (own, other))
+        visits.graph.replay()
         synchronize(device)
+        copies = visits.copies
         for j, k in pairs:
             if same_bits(copies[k], copies[j]) and not same_bits(called(j), called(k)):
                 return (
                     f"call {k} of the CUDA graph returned call {j}'s output as call {j} left it, where its own inputs "
                     "held other values and a call on them computes another output: a replay does fewer calls than "
                     "it is timed as (a kernel that keeps its result while a graph is captured, say)"
-                )
-        return None
+                ), None
+        return None, visits
     finally:
         for s in range(count):
             refill([sets[s]], own[s])
@@ -465,7 +503,9 @@ def _prepare(
         try:
             graph, outs = _capture(fn, sets, n)
             stale = replay_stale(graph.replay, fn, sets, outs, device)
-            stale = stale or replay_skips(fn, sets, outs, device)
+            visits = None
+            if stale is None:
+                stale, visits = replay_skips(fn, sets, outs, device)
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(
@@ -477,9 +517,10 @@ def _prepare(
                 take = _gpu_take(graph.replay, n, flush=flush)
                 sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
                 sampler = Sampler(
-                    TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs]
+                    TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs, visits]
                 )
-                sampler.probe, sampler.probe_sets = _graph_probe(take, outs, len(sets)), tuple(range(sets_used))
+                sampler.probe = _graph_probe(take, outs, len(sets), visits)
+                sampler.probe_sets = tuple(range(sets_used))
                 return sampler
             del graph, outs
             warnings.append(f"{stale}; timing back-to-back launches, which includes launch overhead")
