@@ -12,6 +12,8 @@
 #   y3: a kernel returning one buffer for every call has every call's output checked: one whose captured calls write x
 #   alone there every other call (the last right) is timed back to back (main passed it by its graph); an honest one
 #   keeps its graph and passes.
+#   y4: a wrapper with 50 us of host work a call, timed by calls back to back, waits behind a spin that covers the host's
+#   queuing of a sample (said in Sampler.timing) and reads the GPU's time, where main's 100 us spin read the host's pace.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -187,3 +187,46 @@ def test_on_cuda_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_
     )
     assert res.failure is None, res.failure
     assert timing is not None and timing.method is method, timing
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(120)
+def test_on_cuda_calls_timed_back_to_back_wait_behind_a_spin_that_covers_their_host_work() -> None:
+    """y4 on the GPU: a wrapper with 50 us of host work before a kernel of a few microseconds, timed by calls back to
+    back (graphs off). Its sampler's spin covers the host's time to queue a sample's calls (twice it, at most 50 ms)
+    and says so in ``Sampler.timing``; its samples read the GPU's time, where the same calls behind main's 100 us spin
+    read the host's pace (printed side by side)."""
+    import time
+
+    import torch
+
+    from kernelopt.harness import timers
+    from kernelopt.harness.model import BenchSettings, TimingMethod
+
+    def wrapper(x: Any) -> Any:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 50e-6:  # a launch wrapper's own host work
+            pass
+        return torch.sin(x)
+
+    sets = _sets(4)
+    for k in range(3):
+        wrapper(*sets[k % len(sets)])
+    torch.cuda.synchronize()
+    flusher = timers.L2Flusher("cuda")
+    sampler = timers.make_sampler(wrapper, sets, "cuda", BenchSettings(cuda_graphs=False), flusher)
+    n = sampler.launches
+    short = timers._gpu_take(timers._rotating(wrapper, sets, n), n, flush=flusher, spin_us=timers.SPIN_US)
+    mine, main = [], []
+    for _ in range(15):
+        mine.append(sampler.sample())
+        main.append(short())
+    mine.sort()
+    main.sort()
+    print(
+        f"timing21 y4: {sampler.timing}; {n} calls a sample; median {mine[7]:.2f} us a call behind its spin, "
+        f"{main[7]:.2f} us behind 100 us (main's)"
+    )
+    assert sampler.method is TimingMethod.CUDA_BATCH and sampler.spin_us is not None
+    assert sampler.spin_us > timers.SPIN_US and sampler.timing.startswith("cuda_batch, behind a ")
+    assert mine[7] < main[7] / 3, (mine[7], main[7])

@@ -225,3 +225,39 @@ def test_y3_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_check
     assert len(timing.warnings) == 1 and timing.warnings[0].startswith(
         "the CUDA graph's output differed from the reference where an eager call on the same inputs matched it"
     )
+
+
+@pytest.mark.parametrize(
+    ("host_us", "spin_us", "said"),
+    [
+        (1.0, 100.0, "cuda_batch"),
+        (40.0, 640.0, "cuda_batch, behind a 640 us spin (the host's 320 us to queue a sample's calls)"),
+        (
+            10_000.0,
+            50_000.0,
+            "cuda_batch, behind a 50000 us spin (the host's 80000 us to queue a sample's calls); the host's time "
+            "outlasts the longest spin (50000 us): the window holds host time",
+        ),
+    ],
+)
+def test_y4_calls_timed_back_to_back_wait_behind_a_spin_that_covers_their_host_work(
+    monkeypatch: pytest.MonkeyPatch, host_us: float, spin_us: float, said: str
+) -> None:
+    """y4: ``timers._prepare``'s back-to-back branch (no graph: a capture failed, a stale or skipping replay, or graphs
+    off) queued its 8 calls behind 100 us whatever their host work, so the GPU idled inside the window while the host
+    queued them (spins [100, 100] on main's code for every case). Now the spin is twice the host's time to queue a
+    sample's calls (the estimate's, 8 x ``host_us``), at least 100 us and at most 50 ms, the probe's one call behind
+    one call's; ``Sampler.timing`` (the tuning engine's ``Result.timing``) says the spin, and where the host's time
+    outlasts the longest one, that the window holds it."""
+    spins: list[float] = []
+
+    def take(work: Any, calls: int, *, flush: Any, spin_us: float = timers.SPIN_US) -> Any:
+        spins.append(spin_us)
+        return timers._cpu_take(work, calls)
+
+    monkeypatch.setattr(timers, "_gpu_batch_us", lambda fn, sets, n: (2.0, host_us))
+    monkeypatch.setattr(timers, "_calls_per_sample", lambda fn, sets, settings, gpu_us: CALLS)
+    monkeypatch.setattr(timers, "_gpu_take", take)
+    sampler = timers._prepare(lambda x: x * 2, _sets(), "cuda", BenchSettings(cuda_graphs=False), None)
+    assert sampler.method is TimingMethod.CUDA_BATCH and spins == [spin_us, min(50_000.0, max(100.0, 2 * host_us))]
+    assert sampler.timing == said and sampler.est_sample_us == 2.0 * CALLS + spin_us

@@ -19,7 +19,8 @@ after the flush and before the start event, the remedy of nvbench's "blocking ke
 GPU reaches the start event, the launch is already queued. The back-to-back estimate that picks the
 method is taken behind a longer spin for the same reason (it had read a 13.7 us kernel as over 40 us), and taken
 again behind a spin twice the host's time where queuing its calls took the host over half the spin (a launch
-wrapper's own work); a callable timed call by call gets a spin that covers its call's host work too.
+wrapper's own work); a callable timed call by call gets a spin that covers its call's host work too, and calls timed
+back to back one that covers the host's queuing of all of a sample's calls (:func:`sample_spin_us`).
 
 Each version's graph keeps its own private memory pool: capturing every version into one shared pool
 made the second version up to 10x slower in A/A comparisons on the H200 (not understood); with
@@ -136,6 +137,23 @@ class Sampler:
     # the last call's first (:func:`_probe`, :func:`_graph_probe`)
     probe: Callable[[], list[tuple[int, Any]]] | None = None
     probe_sets: tuple[int, ...] = (0,)  # the input sets the probe's calls read
+    # GPU, one call or calls back to back a sample: the spin queued before each, and the host's time to queue a
+    # sample's calls that sized it (the estimate's, :func:`sample_spin_us`)
+    spin_us: float | None = None
+    host_us: float | None = None
+
+    @property
+    def timing(self) -> str:
+        """How its samples are taken, in a few words: the method's value, and where the host's work sized the spin
+        queued before each sample, that spin and the host's time it covers; where that time outlasts the longest spin,
+        so too (the window then holds host time). The tuning engine's ``Result.timing``."""
+        said = self.method.value
+        if self.spin_us is None or self.host_us is None or self.spin_us <= SPIN_US:
+            return said
+        said += f", behind a {self.spin_us:.0f} us spin (the host's {self.host_us:.0f} us to queue a sample's calls)"
+        if HOST_COVER * self.host_us > self.spin_us:
+            said += f"; the host's time outlasts the longest spin ({MAX_SPIN_US:.0f} us): the window holds host time"
+        return said
 
     def sample(self) -> float:
         """One sample: microseconds per call."""
@@ -440,6 +458,13 @@ def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> 
     return gpu_us, host_us
 
 
+def sample_spin_us(host_us: float) -> float:
+    """The spin queued before a sample whose calls take the host ``host_us`` to queue: :data:`HOST_COVER` times that,
+    at least :data:`SPIN_US`, at most :data:`MAX_SPIN_US` (claim20: one call a sample; timing21 y4: calls back to back,
+    which a spin of 100 us whatever their host work left the GPU idle inside the window while the host queued them)."""
+    return min(MAX_SPIN_US, max(SPIN_US, HOST_COVER * host_us))
+
+
 def covering_spin_us(host_us: float, spin_us: float) -> float | None:
     """The spin to take a timing again behind, where ``host_us`` of host work queued behind a spin of ``spin_us`` may
     have outlasted it (it is over ``1 / HOST_COVER`` of it); ``None`` where the spin covered it, or is already
@@ -492,11 +517,13 @@ def _prepare(
     flushed = flusher is not None
     gpu_us, host_us = _gpu_batch_us(fn, sets, 10)
     if gpu_us >= settings.graph_below_us:  # one call a sample, behind a spin that covers its host work too
-        spin_us = min(MAX_SPIN_US, max(SPIN_US, HOST_COVER * host_us))
+        spin_us = sample_spin_us(host_us)
         counter = itertools.count()
         take = _gpu_take(lambda: fn(*sets[next(counter) % len(sets)]), 1, flush=flush, spin_us=spin_us)
         probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush, spin_us=spin_us))
-        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flushed, take, gpu_us + spin_us, probe=probe)
+        sampler = Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flushed, take, gpu_us + spin_us, probe=probe)
+        sampler.spin_us, sampler.host_us = spin_us, host_us
+        return sampler
     n = _calls_per_sample(fn, sets, settings, gpu_us)
     warnings: list[str] = []
     if settings.cuda_graphs:
@@ -524,10 +551,13 @@ def _prepare(
                 return sampler
             del graph, outs
             warnings.append(f"{stale}; timing back-to-back launches, which includes launch overhead")
-    take = _gpu_take(_rotating(fn, sets, n), n, flush=flush)
-    probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush))
-    sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
-    return Sampler(TimingMethod.CUDA_BATCH, n, sets_used, flushed, take, est, warnings, probe=probe)
+    spin_us = sample_spin_us(host_us * n)  # the n calls are queued behind it: it covers their host work
+    take = _gpu_take(_rotating(fn, sets, n), n, flush=flush, spin_us=spin_us)
+    probe = _probe(fn, sets[0], lambda work: _gpu_take(work, 1, flush=flush, spin_us=sample_spin_us(host_us)))
+    sets_used, est = min(len(sets), n), gpu_us * n + spin_us
+    sampler = Sampler(TimingMethod.CUDA_BATCH, n, sets_used, flushed, take, est, warnings, probe=probe)
+    sampler.spin_us, sampler.host_us = spin_us, host_us * n
+    return sampler
 
 
 def _cpu_sampler(

@@ -224,8 +224,9 @@ class BenchReply(BaseModel):
         restart: the worker's process is unusable after this candidate (a sticky CUDA error).
         calls_per_sample: the calls per sample it was timed with (``None``: not timed).
         timing: how its samples were taken, :class:`~kernelopt.harness.model.TimingMethod`'s value (``cuda_graph``,
-            ``cuda_events``: one call a sample, ``cuda_batch``: calls back to back, ``cpu_perf_counter``); ``None``:
-            not timed, or single calls reduced to fit its limit.
+            ``cuda_events``: one call a sample, ``cuda_batch``: calls back to back, ``cpu_perf_counter``), and the spin
+            before each sample where the host's work sized it (:attr:`~kernelopt.harness.timers.Sampler.timing`);
+            ``None``: not timed, or single calls reduced to fit its limit.
         cut_slow: its timing was cut (:data:`CUT_FACTOR`): ``samples_us`` are those it had, its latency is their
             median (a lower bound when a call was cut by the clock); ``reason`` says why. It passed its check.
         grows_with_tiles: refused (``INVALID``) for its ``tl.dot`` operand tiles' shared memory, a bound larger
@@ -373,7 +374,7 @@ def time_callables(
         )
         launches = [s.launches for s in samplers]
         if methods is not None:
-            methods.extend(s.method.value for s in samplers)
+            methods.extend(s.timing for s in samplers)
         if cut_us is None or len(samplers) != 1:
             return take_samples(samplers, order), launches
         taken: list[float] = []
