@@ -3,14 +3,21 @@ would (docs/faults.md, "Batch, MCP and agents broken, twenty-first trial"). Each
 
 from __future__ import annotations
 
+import json
+import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import check_in_process
+from kernelopt.cli.app import main
+from kernelopt.memory.model import GateResult
+from kernelopt.workspace import Workspace
+from tests.conftest import check_in_process, with_baseline
 
 DATA = Path(__file__).parent / "data" / "break21"
+AGENTS = Path(__file__).parent / "data" / "agents"
 
 #: BatchNorm left out: right only where the running statistics (mean 0, variance 1 when built) are used.
 BN_LEFT_OUT = """import torch
@@ -47,3 +54,35 @@ def test_b42_a_model_runs_in_training_mode_as_kernelbench_runs_it(tmp_path: Path
     loaded.build(ProblemShape(kwargs={}))  # no SHAPES: get_inputs() as written
     means = loaded.expected.mean(dim=(0, 2, 3))  # tune's reference output, normalized by the batch: mean 0 a channel
     assert float(means.abs().max()) < 1e-4, means
+
+
+@pytest.mark.timeout(300)
+def test_b43_an_agent_s_kernel_right_only_at_the_timed_sizes_fails_its_gate(
+    ws_root: Path, rows_baseline: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """b43: the gate checks the SHAPES entries only, and the tuner's net of other sizes ran under ``tune``'s picks
+    alone: an agent's one-pass softmax over a row's first 128 columns (every entry has 128) passed V1's gate, 67.7x
+    over V0, and ended the run as the user's kernel (``optimize --implementer agent-cli``, main at ``de6c8938``).
+    Now a rewrite that passes is checked at the net's sizes where V0's kernel passes, and fails there."""
+    for name, value in (("KERNELOPT_BENCH_S", "0.2"), ("OMP_NUM_THREADS", "1"), ("KERNELOPT_SEEDS", "1")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
+    with_baseline(rows_baseline, ws_root)
+
+    def agent(script: str) -> str:
+        return f"command={shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / script))} {{prompt_file}}"
+
+    argv = ["optimize", str(AGENTS / "rows"), "--root", str(ws_root), "--device", "cpu", "--json", "--max-iters", "1"]
+    argv += ["--planner", "agent-cli", "-P", agent("planner.py"), "--implementer", "agent-cli"]
+    code = main([*argv, "-I", agent("narrow.py")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [(o["version"], o["result"]) for o in json.loads(out)["this_run"]] == [(1, "FAIL")]
+    ws = Workspace(ws_root / "kernel_opt_rows")
+    gate = ws.memory.read(1).quality_gate
+    assert gate.result is GateResult.FAIL, gate
+    assert (gate.failure_reason or "").startswith(
+        "correct at the SHAPES entries only: the kernel fails at rows=65,cols=129 (one past the power of two at or "
+        "above the largest entry), where the original passes: wrong_result: output differs from the reference"
+    ), gate.failure_reason
+    assert ws.kernel_py.read_text() == (AGENTS / "rows" / "kernel.py").read_text()  # reverted to V0

@@ -305,7 +305,7 @@ def _loop(
         planner=planner,  # type: ignore[arg-type]
         plan_reader=MarkdownPlanReader(),
         implementer=implementer,  # type: ignore[arg-type]
-        gate=HarnessGate(device=settings.device),
+        gate=HarnessGate(device=settings.device, net=True),  # the agent's rewrites (b43)
         baseline_renderer=baseline_renderer(),
         ceilings=CachedCeilings(),
         progress=progress,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernelopt import profiling
+from kernelopt.errors import GitError, KerneloptError, RecordError
 from kernelopt.evidence.model import (
     CPU_EVIDENCE,
     BottleneckType,
@@ -37,13 +38,14 @@ from kernelopt.loop.protocols import (
     NullProgress,
     ProgressSink,
 )
-from kernelopt.memory.model import GateResult, version_label
+from kernelopt.memory.model import GateResult, QualityGate, version_label
 from kernelopt.planning.plan import Plan
 from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
 from kernelopt.profiling.timing_only import CPU_TIMER, timing_only_finding
 from kernelopt.report.baseline import BaselineRenderer as ReportBaselineRenderer
 from kernelopt.stages.backends import build_implementer, build_planner
 from kernelopt.stages.plan import MarkdownPlanReader
+from kernelopt.tuning.code_net import check_code_change
 from kernelopt.workspace import Workspace
 
 CPU_REASON = f"{CPU_EVIDENCE} no GPU profiler runs; the evidence is the harness's CPU timing"
@@ -144,17 +146,56 @@ def _single_gpu_name() -> str | None:
 
 
 class HarnessGate:
-    """Stage 3's correctness check and the Stage 4 gate through ``kernelopt.harness.gate``."""
+    """Stage 3's correctness check and the Stage 4 gate through ``kernelopt.harness.gate``.
 
-    def __init__(self, *, device: str | None = None) -> None:
+    ``net``: the versions are an implementer's rewrites (agent-cli, llm-api, an MCP agent), not the rules backend's
+    tuned picks (whose session casts the net before it writes): a version that passes is then checked at the sizes
+    ``SHAPES`` does not name where V0's kernel passes (:func:`kernelopt.tuning.code_net.check_code_change`), and one
+    wrong there fails its gate (break21 b43)."""
+
+    def __init__(self, *, device: str | None = None, net: bool = False) -> None:
         self.device = device
+        self.net = net
 
     def check_correctness(self, workspace: Workspace) -> CorrectnessReport:
         return check_correctness(workspace, device=self.device)
 
     def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
         # V0 is the kernel as written, the run's start: an entry it cannot run is the problem's (refblame14 r11)
-        return validate(workspace, version, previous=previous, plan=plan, device=self.device, baseline=version == 0)
+        report = validate(workspace, version, previous=previous, plan=plan, device=self.device, baseline=version == 0)
+        if not self.net or version == 0 or report.result is not GateResult.PASS:
+            return report
+        return self._netted(workspace, report)
+
+    def _netted(self, workspace: Workspace, report: GateReport) -> GateReport:
+        """``report`` of a passing rewrite, failed where the net finds a size V0's kernel passes and it does not."""
+        try:
+            original = workspace.kernel_at(workspace.memory.read(0).git_commit_hash or "", 0)
+        except (RecordError, GitError) as exc:
+            return report.model_copy(update={"warnings": [*report.warnings, f"sizes not checked: {exc}"]})
+        written = workspace.kernel_py.read_bytes()
+        if original is None or original == written:
+            return report
+        try:
+            net = check_code_change(
+                workspace.reference_py,
+                workspace.kernel_py,
+                original.decode("utf-8", "replace"),
+                written.decode("utf-8", "replace"),
+                device=self.device,
+                session_dir=workspace.state_dir / "net" / version_label(report.version),
+            )
+        except KerneloptError as exc:  # the bench worker could not start, the problem does not fit: no verdict
+            return report.model_copy(update={"warnings": [*report.warnings, f"sizes not checked: {exc.one_line()}"]})
+        if net.failed is None:
+            said = [net.line()] if net.checks else []
+            return report.model_copy(update={"notes": [*report.notes, *said]})
+        reason = f"correct at the SHAPES entries only: {net.line().replace('the written kernel', 'the kernel', 1)}"
+        record = report.record.model_copy(
+            update={"quality_gate": QualityGate(result=GateResult.FAIL, failure_reason=reason, culprit="kernel")}
+        )
+        workspace.memory.write(record)
+        return report.model_copy(update={"result": GateResult.FAIL, "failure_reason": reason, "record": record})
 
 
 class CachedCeilings:
@@ -200,7 +241,7 @@ def build_collaborators(
         planner=planner,
         plan_reader=MarkdownPlanReader(),
         implementer=implementer,
-        gate=HarnessGate(device=settings.device),
+        gate=HarnessGate(device=settings.device, net=settings.implementer != "rules"),  # a rewrite: b43
         baseline_renderer=baseline_renderer(),
         ceilings=CachedCeilings(),
         progress=progress or NullProgress(),

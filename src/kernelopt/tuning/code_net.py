@@ -1,0 +1,67 @@
+"""The net over a code change: a kernel an implementer rewrote (a coding agent, an LLM) checked at sizes ``SHAPES``
+does not name, each where the original kernel passes.
+
+DESIGN.md, "Shapes": a kernel wrong at any size the original handled is worse than none. The gate checks the
+``SHAPES`` entries (the timed sizes) only, and the tuner's net (:mod:`kernelopt.tuning.net`) ran only under a pick
+``tune`` writes; a rewritten kernel right only at the timed sizes (a softmax over a row's first 128 columns, where
+every entry has 128) passed the gate and became the run's kernel (break21 b43). Here the same net runs over any
+rewrite: its sizes derived from the entries as for a pick that moves no knob (:func:`~kernelopt.tuning.net.
+derived_sizes` with ``residue``: every size below, past and between the entries, down to 1), checked in one bench
+worker (:class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`), the original run only where the rewrite fails.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from kernelopt.harness.sizekeys import key_roles
+from kernelopt.harness.sizes import module_sizes
+from kernelopt.kernelsource import read_python
+from kernelopt.tuning.kernel_evaluator import KernelEvaluator
+from kernelopt.tuning.net import NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.problem import Problem, reference_shapes
+from kernelopt.tuning.shapes import session_shapes
+
+CODE_NET_S = 120.0
+"""The net's time cap over one rewrite, seconds: a size it cannot start within it is left unchecked and said."""
+
+
+def check_code_change(
+    reference_py: Path,
+    kernel_py: Path,
+    original: str,
+    written: str,
+    *,
+    device: str | None,
+    session_dir: Path,
+    cap_s: float = CODE_NET_S,
+    clock: Callable[[], float] = time.monotonic,
+) -> NetVerdict:
+    """The net's verdict on ``written`` (kernel.py's text now) against ``original`` (the kernel as the user wrote
+    it), beside ``reference_py``; ``kernel_py``'s folder is the workers' working folder (a kernel's own imports).
+
+    Raises:
+        KerneloptError: the bench worker cannot start or the problem does not fit (the caller's "not checked").
+    """
+    problem = Problem(reference_py=reference_py, kernel_py=kernel_py, device=device)
+    shapes = session_shapes(problem, reference_shapes(reference_py, device=device) or [{}])
+    roles = key_roles(read_python(reference_py))
+    constants = module_sizes(reference_py, shapes[0].constants if shapes else None)
+    sizes = derived_sizes(shapes, (), roles, constants, residue=True)
+    if not sizes:
+        return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)")
+    cap = NetCap(deadline=clock() + cap_s, seconds=cap_s, session_s=cap_s)
+    with KernelEvaluator(problem, original, lambda _config: original, session_dir=session_dir) as evaluator:
+        return cast(
+            sizes,
+            original,
+            written,
+            evaluator.check_at,
+            build_at=evaluator.build_at,
+            cap=cap,
+            clock=clock,
+            check_alone=evaluator.check_alone,
+            request_s=evaluator.request_s,
+        )
