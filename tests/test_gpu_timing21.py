@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from .bench_job import bench_job
+
 N = 1 << 16  # 256 KiB a tensor: a kernel of a few microseconds, timed by a CUDA graph (under graph_below_us)
 
 
@@ -108,34 +110,6 @@ def reference(x, y):
 """
 
 
-def _bench_on_cuda(tmp_path: Any, kernel: str) -> Any:
-    """The gate's timing of ``kernel`` against :data:`ADD_REFERENCE` on CUDA, in this process (the worker's own code)."""
-    import time
-
-    from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, WorkerJob
-    from kernelopt.harness.progress import ProgressWriter
-    from kernelopt.harness.worker import run_job
-
-    (tmp_path / "reference.py").write_text(ADD_REFERENCE)
-    (tmp_path / "kernel.py").write_text(kernel)
-    job = WorkerJob(
-        mode=JobMode.BENCH,
-        device="cuda",
-        reference_py=str(tmp_path / "reference.py"),
-        kernels=[KernelSource(label="v0", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
-        progress_path=str(tmp_path / "progress.jsonl"),
-        result_path=str(tmp_path / "result.json"),
-        cases=[0],
-        case_timeout_s=120.0,
-        bench=BenchSettings(seconds_per_case=0.2, time_reference=False),
-    )
-    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
-    try:
-        return run_job(job, writer)
-    finally:
-        writer.close()
-
-
 @pytest.mark.gpu
 @pytest.mark.timeout(300)
 def test_on_cuda_a_correct_extension_partly_on_the_legacy_stream_is_timed_back_to_back(
@@ -147,9 +121,9 @@ def test_on_cuda_a_correct_extension_partly_on_the_legacy_stream_is_timed_back_t
     again with its calls back to back, the warning says why, and it passes."""
     from kernelopt.harness.model import TimingMethod
 
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
-    res = _bench_on_cuda(tmp_path, CUDA_PARTLY)
+    res = bench_job(
+        tmp_path, monkeypatch, ADD_REFERENCE, CUDA_PARTLY, device="cuda", case_timeout_s=120.0, seconds_per_case=0.2
+    )
     timing = res.timings[0].versions[-1] if res.timings else None
     print(
         f"timing21 y2: failure {res.failure and res.failure.message}; "
@@ -175,10 +149,10 @@ def test_on_cuda_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_
 
     from .test_timing21_cases import BUFFERS
 
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     kernel, method = BUFFERS[name]
-    res = _bench_on_cuda(tmp_path, kernel)
+    res = bench_job(
+        tmp_path, monkeypatch, ADD_REFERENCE, kernel, device="cuda", case_timeout_s=120.0, seconds_per_case=0.2
+    )
     timing = res.timings[0].versions[-1] if res.timings else None
     print(
         f"timing21 y3 {name}: failure {res.failure and res.failure.message}; {timing and timing.method.value}, "

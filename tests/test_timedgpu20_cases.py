@@ -8,7 +8,6 @@ graph is played by the CPU (:func:`_graph_on_the_cpu`), the rest is the worker's
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,9 @@ import pytest
 import torch
 
 from kernelopt.harness import timers
-from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, TimingMethod, WorkerJob, WorkerResult
-from kernelopt.harness.progress import ProgressWriter
-from kernelopt.harness.worker import run_job
+from kernelopt.harness.model import BenchSettings, TimingMethod, WorkerResult
 
+from .bench_job import bench_job
 from .conftest import DATA
 from .test_agents19_cases import SEEDED_ADD, TIMED_CHEAT
 
@@ -67,28 +65,9 @@ def _graph_on_the_cpu(captured: bool) -> Callable[..., timers.Sampler]:
 def _bench(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str, captured: bool
 ) -> WorkerResult:
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     monkeypatch.setattr(timers, "rotation_count", lambda *_: SETS)
     monkeypatch.setattr(timers, "_prepare", _graph_on_the_cpu(captured))
-    (tmp_path / "reference.py").write_text(reference)
-    (tmp_path / "kernel.py").write_text(kernel)
-    job = WorkerJob(
-        mode=JobMode.BENCH,
-        device="cpu",
-        reference_py=str(tmp_path / "reference.py"),
-        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
-        progress_path=str(tmp_path / "progress.jsonl"),
-        result_path=str(tmp_path / "result.json"),
-        cases=[0],
-        case_timeout_s=60.0,
-        bench=BenchSettings(seconds_per_case=0.01, time_reference=False),
-    )
-    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
-    try:
-        return run_job(job, writer)
-    finally:
-        writer.close()
+    return bench_job(tmp_path, monkeypatch, reference, kernel)
 
 
 CASES = {  # reference.py, kernel.py, captured, the failure's start (None: it passes) and the method it is timed by

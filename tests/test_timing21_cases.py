@@ -5,7 +5,6 @@ own graph code runs on them; the GPU proof is tests/test_gpu_timing21.py (phase 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,9 @@ import pytest
 import torch
 
 from kernelopt.harness import timers
-from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, TimingMethod, WorkerJob, WorkerResult
-from kernelopt.harness.progress import ProgressWriter
-from kernelopt.harness.worker import run_job
+from kernelopt.harness.model import BenchSettings, TimingMethod, WorkerResult
 
+from .bench_job import bench_job
 from .played_graph import PlayedGraph, play_cuda
 from .test_agents19_cases import SEEDED_ADD, TIMED_CHEAT
 
@@ -97,32 +95,13 @@ def test_y1_reuses_pairs_each_call_with_the_last_earlier_call_holding_its_storag
 def _bench_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> WorkerResult:
     """The gate's timing of ``kernel`` on SEEDED_ADD's case (n=4096) in this process, over 3 input sets, every sampler
     ``timers._prepare``'s own on a "cuda" device the CPU plays (its graphs too)."""
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     play_cuda(monkeypatch, CALLS)
     prepare = timers._prepare
     monkeypatch.setattr(timers, "rotation_count", lambda *_: 3)
     monkeypatch.setattr(
         timers, "_prepare", lambda fn, sets, _device, settings, flusher: prepare(fn, sets, "cuda", settings, flusher)
     )
-    (tmp_path / "reference.py").write_text(SEEDED_ADD)
-    (tmp_path / "kernel.py").write_text(kernel)
-    job = WorkerJob(
-        mode=JobMode.BENCH,
-        device="cpu",
-        reference_py=str(tmp_path / "reference.py"),
-        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
-        progress_path=str(tmp_path / "progress.jsonl"),
-        result_path=str(tmp_path / "result.json"),
-        cases=[0],
-        case_timeout_s=60.0,
-        bench=BenchSettings(seconds_per_case=0.01, time_reference=False),
-    )
-    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
-    try:
-        return run_job(job, writer)
-    finally:
-        writer.close()
+    return bench_job(tmp_path, monkeypatch, SEEDED_ADD, kernel)
 
 
 PARTLY_UNCAPTURED = """

@@ -1,0 +1,47 @@
+"""The gate's timing of one kernel against its reference, in this process: a BENCH job of the worker's own code
+(``run_job``), case 0 only, the reference untimed. For tests that stand in for part of the timers (a CUDA graph the CPU
+plays) or run on a GPU."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, WorkerJob, WorkerResult
+from kernelopt.harness.progress import ProgressWriter
+from kernelopt.harness.worker import run_job
+
+
+def bench_job(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reference: str,
+    kernel: str,
+    *,
+    device: str = "cpu",
+    case_timeout_s: float = 60.0,
+    seconds_per_case: float = 0.01,
+) -> WorkerResult:
+    """``reference`` and ``kernel`` (their sources) written under ``tmp_path`` and timed on case 0."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    (tmp_path / "reference.py").write_text(reference)
+    (tmp_path / "kernel.py").write_text(kernel)
+    job = WorkerJob(
+        mode=JobMode.BENCH,
+        device=device,
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        cases=[0],
+        case_timeout_s=case_timeout_s,
+        bench=BenchSettings(seconds_per_case=seconds_per_case, time_reference=False),
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return run_job(job, writer)
+    finally:
+        writer.close()
