@@ -173,6 +173,7 @@ CASES: dict[str, Case] = {
     # wrongkernel21 (a tile counted on a grid's second axis, at most 65535 programs on a GPU, read only as cdiv itself)
     "v88": ("grid_axis1_local", {"BLOCK": 256}, None),  # the count bound to a local first: now guarded
     "v89": ("grid_heads_product", {"BLOCK": 256}, None),  # the count times the heads: now not written
+    "v90": ("grid_def_axis1", {"BLOCK": 256}, None),  # the grid a function the launcher defines: now guarded
 }
 
 

@@ -59,3 +59,29 @@ def test_v89_a_tile_counted_in_a_product_on_the_grid_s_second_axis_is_not_shrunk
         x = torch.empty(1, 32, 600000)
         with pytest.raises(ValueError, match="the grid's axis 1 has 75008 programs, more than the 65535"):
             module.run(x, torch.ones(32))
+
+
+def test_v90_a_grid_function_the_launcher_defines_or_a_helper_returns_keeps_its_second_axis_within_the_limit() -> None:
+    """v90 (grid_def_axis1: v33's row scale, its grid a function of the launcher, ``def grid(meta): return (n_rows,
+    triton.cdiv(n_cols, meta["BLOCK"]))`` beside ``BLOCK=1024``): ``BLOCK=256`` was written plainly with the rules on
+    (the net "correct at n_rows=5,n_cols=8193, ..."), a launch a GPU refuses past 256 * 65535 columns; so was the same
+    grid in a module helper a ``lambda meta:`` calls (``lambda meta: _grid(n_rows, n_cols, meta)``), and, in a list
+    of one autotune config ``{"BLOCK": 1024}``, the config ``{"BLOCK": 256}``. Now the function's returned tuple is
+    the grid read: the launch literal is guarded ``if n_cols <= 256 * 65535``, the decorator's setting refused."""
+    base = (VARIANTS / "grid_def_axis1" / "kernel.py").read_text()
+    nested = '\n    def grid(meta):\n        return (n_rows, triton.cdiv(n_cols, meta["BLOCK"]))\n\n    row_scale[grid]'
+    helper = base.replace(nested, "\n    row_scale[lambda meta: _grid(n_rows, n_cols, meta)]").replace(
+        "def run(x, s):",
+        'def _grid(n_rows, n_cols, meta):\n    return (n_rows, triton.cdiv(n_cols, meta["BLOCK"]))\n\n\ndef run(x, s):',
+    )
+    assert nested in base and "_grid(n_rows" in helper
+    guard = "    BLOCK = 1024\n    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 256\n"
+    for text in (base, helper):
+        guarded = guard_edit(text, text.replace("n_cols, BLOCK=1024)", "n_cols, BLOCK=256)"))
+        assert guarded.new_source is not None and guard in guarded.new_source, (guarded.note, guarded.new_source)
+    listed = base.replace("@triton.jit\n", '@triton.autotune(configs=[triton.Config({"BLOCK": 1024})], key=["n_cols"])\n@triton.jit\n', 1).replace(
+        "n_cols, BLOCK=1024)", "n_cols)"
+    )  # fmt: skip
+    refused = guard_edit(listed, listed.replace('{"BLOCK": 1024}', '{"BLOCK": 256}'))
+    assert refused.new_source is None and refused.note is not None, refused.new_source
+    assert "at most 65535 on a GPU), and a setting in row_scale's decorator cannot be guarded" in refused.note

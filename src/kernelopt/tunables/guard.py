@@ -281,7 +281,7 @@ def _requirements(
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
             out += _program_covers(fn, call, kernel, pos[written].start.line)
-            out += _grid_axis_limits(fn, call, kernel, pos[written].start.line)
+            out += _grid_axis_limits(fn, call, kernel, pos[written].start.line, helpers)
             out += _divided_tiles(call, kernel, pos[written].start.line)
             out += _grouped_tiles(call, kernel, pos[written].start.line)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
@@ -768,7 +768,13 @@ first takes 2**31 - 1): Triton passes its grid to the driver unchecked, and a la
 argument") where the interpreter runs it."""
 
 
-def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+def _grid_axis_limits(
+    fn: cst.FunctionDef,
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+) -> list[Divides]:
     """What the launch ``call``'s grid says of a tile on its second or third axis (``k[(rows, triton.cdiv(n,
     BLOCK))]``, a ``lambda meta:`` grid's ``meta["BLOCK"]``, a local bound once to the tuple, the launch literal's
     copy ``triton.cdiv(n, 64)`` beside ``BLOCK=64``, the copy of the keyword whose ranges ``kernel`` compares with
@@ -778,8 +784,9 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
     :data:`GRID_AXIS_MOST` programs, so
     the tile covers ``n`` up to 65535 of it, and a smaller tile fails the launch at sizes the original ran (variants
     v33): the tile must reach ``n <= BLOCK * 65535``, read as a block covering ``n`` with a range 65535 times its
-    size."""
-    grid = _grid_tuple(fn, call)
+    size. The grid may be a function ``fn`` defines (``def grid(meta): return (...)``) or a module helper a
+    ``lambda meta:`` grid calls (``_grid(n_rows, n_cols, meta)``), read as its returned tuple (wrongkernel21, v90)."""
+    grid = _grid_tuple(fn, call) or _returned_grid(fn, call, helpers or {})
     if grid is None:
         return []
     literals = _keyword_literals(call)
@@ -822,6 +829,42 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
         if tile is not None:
             out.append(Divides(tile, size, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)))
     return out
+
+
+def _returned_grid(
+    fn: cst.FunctionDef, call: cst.Call, helpers: Mapping[str, cst.FunctionDef]
+) -> cst.Tuple | cst.List | None:
+    """The tuple a launch's grid function returns, in ``fn``'s names: a function ``fn`` defines and launches by its
+    name (``def grid(meta): return (n_rows, triton.cdiv(n_cols, meta["BLOCK"]))``, its sizes ``fn``'s own), or a
+    module helper a ``lambda meta:`` grid calls (``lambda meta: _grid(n_rows, n_cols, meta)``), its parameters
+    replaced by the call's arguments; ``None`` for any other grid, or a function of more than one ``return``."""
+    if not isinstance(call.func, cst.Subscript) or len(call.func.slice) != 1:
+        return None
+    index = call.func.slice[0].slice
+    grid = index.value if isinstance(index, cst.Index) else None
+    given: dict[str, cst.BaseExpression] = {}
+    if isinstance(grid, cst.Name):
+        defined = [d for d in walk(fn.body) if isinstance(d, cst.FunctionDef) and d.name.value == grid.value]
+        source = defined[0] if len(defined) == 1 else None
+    elif isinstance(grid, cst.Lambda) and isinstance(grid.body, cst.Call) and isinstance(grid.body.func, cst.Name):
+        source = helpers.get(grid.body.func.value)
+        if source is None or source is fn or any(a.star for a in grid.body.args):
+            return None
+        params = param_names(source)
+        for i, arg in enumerate(grid.body.args):
+            if arg.keyword is not None:
+                given[arg.keyword.value] = arg.value
+            elif i < len(params):
+                given[params[i]] = arg.value
+    else:
+        return None
+    if source is None:
+        return None
+    returns = [r for r in walk(source.body) if isinstance(r, cst.Return)]
+    if len(returns) != 1 or not isinstance(returns[0].value, cst.Tuple | cst.List):
+        return None
+    value = returns[0].value
+    return cst.ensure_type(value.visit(_Substitute(given)), cst.Tuple | cst.List) if given else value
 
 
 def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
