@@ -1,14 +1,18 @@
 """leftovers21: the twentieth session's closing note's "Left" items (docs/faults.md, "Leftovers (leftovers21,
-2026-12-07)"): an autotune list changed through a call, an attribute or a class body (l10), ..."""
+2026-12-07)"): a literal tuned per size with the literal as the fallback (l9), an autotune list changed through a
+call, an attribute or a class body (l10), ..."""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
+XENT = DATA / "breaker20" / "unsloth_xent"
 
 
 def _found(source: str, evaluation: Any = None) -> dict[str, Any]:
@@ -103,3 +107,125 @@ def test_l10_a_list_only_read_or_copied_keeps_its_knobs(change: str) -> None:
     source = text.replace(written, f"{_CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n")
     found = _found(source)
     assert found["matmul_kernel.configs[1].BLOCK_M"].value == 16 and "matmul_kernel.configs" not in found
+
+
+# ----------------------------------------------------- l9: a literal tuned per size, the literal the fallback
+
+BACKWARD = "_cross_entropy_backward"
+CURRENT = {"BLOCK_SIZE": 4096, "num_warps": 8}
+
+
+@pytest.fixture(scope="module")
+def xent_backward(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Unsloth's cross-entropy (breaker20's unsloth_xent) prepared for tuning its backward, whose ``BLOCK_SIZE: int =
+    4096`` is a literal bound once beside ``divmod(vocab_size, BLOCK_SIZE)``, with what a run of the task tells at each
+    entry (the backward's sizes and the values its launch received): the interpreter's run of the task takes tens of
+    seconds here, and a CUDA build is what the fixture stands in for."""
+    from kernelopt.tunables import AutotuneEvaluation
+    from kernelopt.tunables.model import ShapeSizes
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path_factory.mktemp("l9") / "unsloth_xent"
+    shutil.copytree(XENT, folder)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", gpu="H100", kernel=BACKWARD))
+    told = []
+    for shape in prepared.shapes:
+        n, v = shape.kwargs["N"], shape.kwargs["V"]
+        sizes = {"n_rows": n, "vocab_size": v, "BLOCK_SIZE": 4096, "n_blocks": -(-v // 4096)}
+        told.append(ShapeSizes(shape=dict(shape.kwargs), sizes={BACKWARD: sizes}, launch_values={BACKWARD: CURRENT}))
+    return replace(prepared, evaluation=AutotuneEvaluation(shape_sizes=told))
+
+
+def _session(prepared: Any, by_block: dict[int, tuple[float, float, float]]) -> Any:
+    """The session whose candidates (``BLOCK_SIZE`` -> its latency at V=5000, 700, 9000, us) were timed in one round,
+    the current configuration (4096) among them, judged as ``tune_folder`` judges it."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import judge_session
+    from kernelopt.tuning.session import SessionResult, StopReason
+    from kernelopt.tuning.shapes import total
+
+    labels = [s.label() for s in prepared.shapes]
+    results = [
+        Result(
+            config={"BLOCK_SIZE": block, "num_warps": 8},
+            outcome=Outcome.OK,
+            latency_us=total(list(us)),
+            latency_us_by_shape=dict(zip(labels, us, strict=True)),
+        )
+        for block, us in by_block.items()
+    ]
+    best = min(results, key=lambda r: r.latency_us or 0.0)
+    now = next(r for r in results if r.config == CURRENT)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config=CURRENT,
+        current_latency_us=now.latency_us, results=results, retimed=[], evaluations=len(results), served=0,
+        budget=20, space_size=40, wall_s=30.0, stop=StopReason.STALLED, strategy="local",
+    )  # fmt: skip
+    return judge_session(prepared, result)
+
+
+@pytest.mark.timeout(120)
+def test_l9_a_literal_block_each_vocabulary_s_own_best_is_a_table_over_it_the_literal_above(xent_backward: Any) -> None:
+    """Each vocabulary's best differs (1024 at V=700, 2048 at V=5000, the literal 4096 at V=9000): on main ``tune``
+    judged one configuration ("BLOCK_SIZE is not computed from a size (a literal or a cap), which no table can
+    hold"). Now the literal is tabled over ``vocab_size``, the size read beside it, up to the sizes checked, the
+    literal 4096 above them (the largest row, the literal's own value, left to it), judged as the table; the written
+    kernel reads back as a computed setting holding that table, and a later one-value write drops its rows. The
+    written kernel, run in Triton's interpreter, matches the reference at vocabularies no entry names: between the
+    rows, at the bounds and above them."""
+    from kernelopt.tunables import discover_source, write_config
+    from kernelopt.tuning.folder import shaped_edit, size_table_unheld
+    from tests.conftest import load_fresh, triton_interpreted
+
+    tuning = _session(xent_backward, {4096: (50.0, 30.0, 80.0), 2048: (40.0, 25.0, 90.0), 1024: (60.0, 20.0, 95.0)})
+    assert tuning.choice.kind.value == "table" and size_table_unheld(xent_backward, tuning.result.best_config) is None
+    j = tuning.judgement
+    assert j.table and j.better and j.gain_pct == pytest.approx(50.0), j  # 30 -> 20 us at V=700
+    assert "least +0.0 % on N=3,V=9000" in j.reason, j.reason  # the original's literal there
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and edit.table, note
+    assert note is not None and note.startswith(
+        "BLOCK_SIZE tuned in a table over vocab_size up to 5000 (the sizes checked); above it, the original's "
+        "BLOCK_SIZE = 4096"
+    ), note
+    table = (
+        "        BLOCK_SIZE: int = 4096\n"
+        "        if vocab_size <= 700:  # kernelopt: tuned\n"
+        "            BLOCK_SIZE = 1024\n"
+        "        elif vocab_size <= 5000:  # kernelopt: tuned\n"
+        "            BLOCK_SIZE = 2048\n"
+        "        div: int\n"
+    )
+    text = edit.new_source
+    assert table in text and text.replace(table, "") == XENT.joinpath("kernel.py").read_text().replace(
+        table.splitlines(keepends=True)[0] + table.splitlines(keepends=True)[-1], ""
+    )
+    knob = {t.key: t for t in discover_source(text)}[f"{BACKWARD}:BLOCK_SIZE"]
+    assert knob.kind.value == "computed_setting" and knob.computed == "4096" and knob.tuned_table is not None
+    assert [(b.upto, b.values["BLOCK_SIZE"]) for b in knob.tuned_table.buckets] == [(700, 1024), (5000, 2048)]
+    again = write_config(text, {"BLOCK_SIZE": 512}, kernel=BACKWARD).new_source
+    assert "        BLOCK_SIZE: int = 4096\n        BLOCK_SIZE = 512  # kernelopt: tuned\n        div: int\n" in again
+    folder = xent_backward.problem.kernel_py.parent
+    (folder / "written.py").write_text(text)
+    ref = load_fresh(folder / "reference.py", "l9_xent_ref")
+    with triton_interpreted():
+        import torch
+
+        written = load_fresh(folder / "written.py", "l9_xent_written")
+        for v in (1, 701, 5001, 9001):  # the smallest, between the rows, above the table and every entry
+            logits, labels = ref.get_inputs(N=2, V=v)
+            got, want = written.run(logits, labels), ref.reference(logits, labels)
+            for g, w in zip(got, want, strict=True):
+                torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-3)
+
+
+def test_l9_one_configuration_for_every_vocabulary_still_moves_the_literal(xent_backward: Any) -> None:
+    """Where one block serves every vocabulary best (2048), the literal is moved for every size as before: a table
+    is written only where the shapes' own bests differ."""
+    from kernelopt.tuning.folder import shaped_edit
+
+    tuning = _session(xent_backward, {4096: (50.0, 30.0, 80.0), 2048: (40.0, 25.0, 70.0)})
+    assert tuning.choice.kind.value == "one", tuning.choice
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and not edit.table, note
+    assert "        BLOCK_SIZE: int = 2048\n" in edit.new_source and "kernelopt: tuned" not in edit.new_source

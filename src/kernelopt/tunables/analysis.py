@@ -136,6 +136,9 @@ class Site:
     # a computed setting tuned where it is computed: the variable and the lines written after its computation
     tuned: TunedRegion | None = None
     size_names: list[str] = field(default_factory=list)
+    # a literal bound once to a local of the launching function (``BLOCK_SIZE: int = 4096``): where a table by size
+    # goes, after the binding, the literal its fallback (leftovers21 l9); its ``size_names`` the sizes it may bucket on
+    table_region: TunedRegion | None = None
     # a heuristic computed from the arguments: the table an edit wrote into its lambda (values keyed by "")
     heuristic_table: TunedTable | None = None
     heuristic_fallback: str | None = None  # the computation the table falls back on, as written
@@ -2121,8 +2124,72 @@ class _Analyzer:
             site.links += [_Link(other, 0) for e in partners if (other := self.literal(e)) is not None]
         if site.computed is not None:
             self.place_computed(site, la, expr)
+        elif site.literal is not None and site.refused is None and isinstance(expr, cst.Name):
+            self.place_bound_literal(site, la, expr)
         site.needs_run = site.needs_run or overridden
         return site
+
+    def place_bound_literal(self, site: Site, la: _Launch, expr: cst.Name) -> None:
+        """A literal the launch reads through a local of its launching function bound once (``BLOCK_SIZE: int =
+        4096`` then ``BLOCK_SIZE=BLOCK_SIZE``): a knob whose literal an edit replaces for every size, that a table by
+        size may also hold after its binding, the literal the fallback above the sizes checked (leftovers21 l9:
+        issue 32's per-shape tuning that keeps the original; unsloth's cross-entropy backward got one value for every
+        vocabulary, though each one's best differed). Its ``size_names`` are the sizes read beside it (the grid's
+        ``divmod(vocab_size, BLOCK_SIZE)``, ``triton.cdiv(n, BLOCK)``). Once a table is written after it, the literal
+        and its table are a computed setting (the literal the computation), as a computed setting's table is read."""
+        func, name = la.func, expr.value
+        performance = site.name in LAUNCH_OPTIONS or knob_rule(site.name) is not None
+        binds = [b for b in func.locals.get(name, []) if not b.tuned] if func is not None else []
+        if func is None or not performance or site.kind is not TunableKind.LAUNCH_KWARG or len(binds) != 1:
+            return
+        if binds[0].chained or binds[0].conditional or not isinstance(binds[0].value, cst.Integer):
+            return  # the literal bound here, not a module tuple's element unpacked (its knob is in the tuple)
+        assert site.literal is not None
+        found = self.tuned_region(name, la)
+        sizes = self.read_beside(func, name)
+        if not isinstance(found, tuple) or not sizes:
+            return
+        region = found[0]
+        if region.end_line == region.line:  # no tuned lines after it: a literal, that a table may hold
+            site.table_region, site.size_names = region, sizes
+            return
+        site.kind, site.tuned, site.size_names = TunableKind.COMPUTED_SETTING, region, sizes
+        site.computed, site.value, site.literal = self.code(site.literal.node), region.values.get(name), None
+
+    def read_beside(self, func: _FuncInfo, name: str) -> list[str]:
+        """The sizes a launching function reads beside its local ``name`` (a block): the names in scope read by each
+        statement, or each launch's grid, that reads ``name``, less ``name``, functions called, the device-only
+        names, and locals bound only to literals (other settings)."""
+        in_scope = {p.name.value for p in func.params} | set(func.locals)
+        device = _receiver(func)
+        reads: list[str] = []
+        called: set[str] = set()
+        for node in walk(func.node.body):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                called.add(node.func.value)
+            grid = node.func.slice if isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) else None
+            if grid is not None:
+                part = grid[0].slice if grid else None
+                read = _read_names(part) if part is not None else set()
+            elif isinstance(node, cst.BaseSmallStatement) and not any(
+                isinstance(c, cst.Call) and isinstance(c.func, cst.Subscript) for c in walk(node)
+            ):
+                value = node.value if isinstance(node, cst.Assign | cst.AnnAssign) else node
+                read = _read_names(value) if value is not None else set()  # what it reads, not what it binds
+            else:
+                continue
+            if name in read:
+                reads += sorted(read)
+
+        def literal_only(n: str) -> bool:
+            binds = func.locals.get(n, [])
+            return bool(binds) and all(isinstance(b.value, cst.Integer) for b in binds)
+
+        return [
+            n
+            for n in dict.fromkeys(reads)
+            if n in in_scope and n != name and n not in device and n not in called and not literal_only(n)
+        ]
 
     def launch_value(
         self, la: _Launch, launch_id: str, kname: str | None, group: str, name: str, expr: cst.BaseExpression
@@ -4761,7 +4828,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         semantic=s.semantic,
         value_source=s.value_source,
         size_names=list(s.size_names),
-        tuned_at=an.loc(s.tuned.line) if s.tuned is not None else None,
+        tuned_at=an.loc(region.line) if (region := s.tuned or s.table_region) is not None else None,
         tuned_table=_table_of(s),
         helper_note=s.helper_note if s.refused is None else None,
         loop_option=an.loop_option(s.kernel, s.name) if not s.semantic else None,

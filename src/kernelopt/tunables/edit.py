@@ -782,7 +782,13 @@ def write_table(
     chosen: dict[str, Tunable] = {}
     for ident in table.knobs():
         found = [t for t in _select(tunables, ident, kernel) if t.editable]
-        computed = [t for t in found if t.kind is TunableKind.COMPUTED_SETTING or _computed_heuristic(by_key[t.key])]
+        computed = [
+            t
+            for t in found
+            if t.kind is TunableKind.COMPUTED_SETTING
+            or _computed_heuristic(by_key[t.key])
+            or by_key[t.key].table_region is not None  # a literal bound once, its fallback (leftovers21 l9)
+        ]
         if not computed:
             kinds = ", ".join(sorted({t.kind.value for t in found})) or "no editable knob"
             raise TunableError(
@@ -809,7 +815,7 @@ def write_table(
             size = _spelled(table.size, site)
             spans.append((site.override.start, site.override.end, render_heuristic(size, rows, site)))
             continue
-        region = site.tuned
+        region = site.tuned or site.table_region
         assert region is not None
         per_region.setdefault(_region_key(region), (region, {}, site))[1][ident] = region.variable
     for region, names, site in per_region.values():

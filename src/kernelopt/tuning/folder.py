@@ -323,12 +323,19 @@ class PreparedFolder:
         return {t.name: t for t in self.tunables if t.kernel == self.space.kernel and _computed(t)}
 
     @cached_property
+    def literal_tabled(self) -> dict[str, Tunable]:
+        """Knob name -> the tunable of each literal of the launch tuned bound once to a local of its launching function
+        beside a size (:func:`_table_literal`): what a per-bucket table holds where the session's choice is one and no
+        computed setting is in the pick, the literal its fallback (leftovers21 l9)."""
+        return {t.name: t for t in self.tunables if t.kernel == self.space.kernel and _table_literal(t)}
+
+    @cached_property
     def by_shape(self) -> dict[str, dict[str, Value]]:
         """:func:`computed_by_shape` (read it, do not change it)."""
         return _computation_values(self.space, self.evaluation, self.shapes)
 
     @cached_property
-    def table_plans(self) -> dict[Config | None, tuple[list[str], str] | None]:
+    def table_plans(self) -> dict[tuple[Config | None, bool], tuple[list[str], str] | None]:
         """The table plans made so far, by the configuration a table would hold (:func:`_table_plan`: the choice's
         words, its judgement and the write each ask it of the one best)."""
         return {}
@@ -693,6 +700,26 @@ def screen_lines(prepared: PreparedFolder) -> list[str]:
 def _computed(t: Tunable) -> bool:
     """A knob the kernel computes from the problem, whose pick is written as a table that falls back on it."""
     return t.kind is TunableKind.COMPUTED_SETTING or (t.kind is TunableKind.HEURISTIC and t.computed is not None)
+
+
+def _table_literal(t: Tunable) -> bool:
+    """A literal bound once to a local of its launching function beside the sizes read with it (``BLOCK_SIZE: int =
+    4096`` before ``divmod(vocab_size, BLOCK_SIZE)``: discovery's ``size_names`` and ``tuned_at`` of a launch
+    literal): a per-bucket table over one of those sizes can hold it, the literal the fallback above the sizes
+    checked (issue 32's per-shape tuning that keeps the original computation; leftovers21 l9)."""
+    return t.kind is TunableKind.LAUNCH_KWARG and bool(t.size_names) and t.tuned_at is not None and t.editable
+
+
+def _original(prepared: PreparedFolder, name: str) -> Value:
+    """What a table's knob ``name`` runs above the table: its computation (:data:`COMPUTED`), or a literal's own
+    value (:attr:`PreparedFolder.literal_tabled`)."""
+    literal = prepared.literal_tabled.get(name) if name not in prepared.tabled else None
+    return literal.value if literal is not None and literal.value is not None else COMPUTED
+
+
+def _is_original(prepared: PreparedFolder, name: str, value: object) -> bool:
+    """Whether ``value`` of the table's knob ``name`` is what the original runs (:func:`_original`)."""
+    return is_computed(value) or (not is_computed(original := _original(prepared, name)) and value == original)
 
 
 def _unbucketable(t: Tunable, evaluation: AutotuneEvaluation | None, shapes: Sequence[ProblemShape]) -> Tunable:
@@ -1109,7 +1136,7 @@ def _judged_at(tuning: FolderTuning, label: str) -> dict[str, Value] | None:
         return tuning.result.best_config
     if is_list_space(prepared.space.origins):
         return choice.table.get(label)
-    plan = _table_plan(prepared, tuning.result.best_config)
+    plan = _table_plan(prepared, tuning.result.best_config, literal=True)
     if plan is None:
         return None
     names, size = plan
@@ -1306,7 +1333,7 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
     "not timed". Unchanged when no table can be written (no setting computed from the size, an autotune list, a
     size the entries do not name: one configuration, or nothing, is written, :func:`shaped_edit`)."""
     prepared, result = tuning.prepared, tuning.result
-    plan = _table_plan(prepared, result.best_config)
+    plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning))
     if plan is None:
         return tuning
     names, size = plan
@@ -1770,7 +1797,7 @@ def _next_table(tuning: FolderTuning, at: ProblemShape) -> tuple[FolderTuning, s
     serves that size (the original's computation does: nothing to give way), the table is then the same or no
     longer beats the current configuration."""
     prepared = tuning.prepared
-    plan = _table_plan(prepared, tuning.result.best_config)
+    plan = _table_plan(prepared, tuning.result.best_config, literal=True)
     if tuning.choice is None or tuning.choice.kind is not ChoiceKind.TABLE or plan is None:
         return None
     names, size = plan
@@ -1953,7 +1980,7 @@ def _served_marked(tuning: FolderTuning, net: NetVerdict) -> NetVerdict:
     at a net size only where the table's size is a ``SHAPES`` key that every entry's launch saw as given (the same
     value at each entry); else no size is marked (whether a row serves it is not known: it counts as changed)."""
     prepared = tuning.prepared
-    plan = _table_plan(prepared, tuning.result.best_config)
+    plan = _table_plan(prepared, tuning.result.best_config, literal=_table_chosen(tuning))
     if plan is None or not net.unchecked:
         return net
     names, size = plan
@@ -2256,6 +2283,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         if keyed is not None:
             return keyed
     names = [n for n in computed if n in best]
+    if not names and table_wanted and not listed and why is None:  # literals a table holds (leftovers21 l9)
+        names = [n for n in prepared.literal_tabled if n in best]
     if not names or (not moved and not table_wanted) or listed:
         # no computed setting in the space (a cap the block is computed under, a literal), or a list no key picks
         # from: one configuration, judged as itself (judge_one)
@@ -2265,7 +2294,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
             one = f"one configuration written: {need}"
             note = f"{one}; {note}" if note else one
         return edit, note
-    plan = _table_plan(prepared, best)
+    plan = _table_plan(prepared, best, literal=table_wanted)
     if plan is None:
         reads = ", ".join(computed[names[0]].size_names) or "the problem"
         return None, (
@@ -2280,9 +2309,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     rows, sources = _rows(tuning, names, size)
     if not rows:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
-    return _table_edit(
-        tuning, names, size, (rows, sources), {k: v for k, v in changes.items() if k not in computed}, left
-    )
+    others = {k: v for k, v in changes.items() if k not in computed and k not in names}
+    return _table_edit(tuning, names, size, (rows, sources), others, left)
 
 
 def _table_edit(
@@ -2322,7 +2350,7 @@ def _table_edit(
         if bounded.new_source is None:
             return _table_alone(tuning, names, size, others, bounded.note or "")
         source, held = bounded.new_source, bounded.note
-    ran = [b.upto for b in rows if all(is_computed(sources[b.upto].get(n)) for n in names)]  # the original's
+    ran = [b.upto for b in rows if all(_is_original(prepared, n, sources[b.upto].get(n)) for n in names)]  # original's
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     masked = _ran_masked(tuning, names, size)
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
@@ -2333,10 +2361,10 @@ def _table_edit(
     edits = [*(first.edits if first is not None else []), *table.edits]
     diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
-    note = (
-        f"{', '.join([*names, *joined])} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
-        "original computation"
-    )
+    literals = [f"{n} = {v}" for n in names if not is_computed(v := _original(prepared, n))]
+    above = f"the original's {', '.join(literals)}" if literals else "the original computation"
+    tuned = ", ".join([*names, *joined])
+    note = f"{tuned} tuned in a table over {size} up to {bound} (the sizes checked); above it, {above}"
     if held is not None:
         note += f"; {held}"
     if kept.note is not None:
@@ -2538,7 +2566,7 @@ def size_table_unheld(prepared: PreparedFolder, best: Mapping[str, Value] | None
     nothing): no knob of the space is computed from a size (a literal, a module-level cap), or the size its
     computation reads is one the entries do not name; ``None`` when a table can be written, or an autotune list may
     hold one (:func:`table_unheld` asks :func:`_keyed_list_unheld` there)."""
-    if best is None or is_list_space(prepared.space.origins) or _table_plan(prepared, best) is not None:
+    if best is None or is_list_space(prepared.space.origins) or _table_plan(prepared, best, literal=True) is not None:
         return None
     names = [n for n in prepared.tabled if n in best]
     if names:
@@ -2552,17 +2580,28 @@ def size_table_unheld(prepared: PreparedFolder, best: Mapping[str, Value] | None
     return f"{', '.join(knobs)} {verb} not computed from a size (a literal or a cap), which no table can hold"
 
 
-def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
+def _table_plan(
+    prepared: PreparedFolder, best: Mapping[str, Value] | None, *, literal: bool = False
+) -> tuple[list[str], str] | None:
     """The computed knobs of ``best`` a table holds and the size it buckets on; ``None`` when no table can be
-    written (no computed knob, an autotune list, no size every shape names). Made once per configuration
-    (:attr:`PreparedFolder.table_plans`); read it, do not change it."""
-    key = Config.of(best) if best is not None else None
+    written (no computed knob, an autotune list, no size every shape names). ``literal``: where the session chose a
+    per-bucket table, ``best``'s literals a table can hold (:attr:`PreparedFolder.literal_tabled`) are held where no
+    computed knob is in it (leftovers21 l9); one configuration moves a literal for every size, as before. Made once
+    per configuration (:attr:`PreparedFolder.table_plans`); read it, do not change it."""
+    key = (Config.of(best) if best is not None else None, literal)
     if key not in prepared.table_plans:
-        prepared.table_plans[key] = _planned_table(prepared, best)
+        prepared.table_plans[key] = _planned_table(prepared, best, literal)
     return prepared.table_plans[key]
 
 
-def _planned_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
+def _table_chosen(tuning: FolderTuning) -> bool:
+    """Whether the session chose a per-bucket table (its literals may then be held by one: :func:`_table_plan`)."""
+    return tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+
+
+def _planned_table(
+    prepared: PreparedFolder, best: Mapping[str, Value] | None, literal: bool = False
+) -> tuple[list[str], str] | None:
     """:func:`_table_plan`, made.
 
     The size is a name their computation reads that every shape gives, the one that tells the shapes apart
@@ -2573,6 +2612,10 @@ def _planned_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -
     kernel's block too small above the sizes checked."""
     computed = prepared.tabled
     names = [n for n in computed if best is not None and n in best]
+    literals = literal and not names
+    if literals:  # literals bound beside a size: a table over a size that tells the shapes apart, the literal above
+        computed = prepared.literal_tabled
+        names = [n for n in computed if best is not None and n in best]
     if not names or is_list_space(prepared.space.origins):
         return None
     known: list[tuple[bool, int, str]] = []
@@ -2588,12 +2631,16 @@ def _planned_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -
             continue
         varies = len(set(values)) > 1
         named = all(v in _entry_sizes(s) for v, s in zip(values, ran, strict=True))
+        if literals and not varies:
+            continue  # a literal's rows over a size every shape gives alike would hold one value for all of them
         known.append((not (varies or named), i, x))
     if not known:
         return None
     size = min(known)[2]
     # a knob whose computation reads sizes but not this one stays at its computation
     held = [n for n in names if not computed[n].size_names or _reads(prepared, computed[n].size_names, size)]
+    if literals:  # every literal of the pick in the table, or none: one left would move for every size
+        return (held, size) if held == names else None
     held += _joined_options(prepared, best, names, held)
     spans = _covered_size(prepared, held)
     if spans is not None:
@@ -2629,7 +2676,8 @@ def _option_computed_from(prepared: PreparedFolder, name: str, knobs: Sequence[s
     them (:func:`_joined_options`, :func:`_whole_rows`)."""
     if name not in LAUNCH_OPTIONS:
         return False
-    reads = prepared.tabled[name].size_names
+    tunable = prepared.tabled.get(name)
+    reads = tunable.size_names if tunable is not None else []
     return bool(reads) and set(reads) <= set(knobs)
 
 
@@ -2804,7 +2852,9 @@ def _merged_rows(
     # the lines an earlier tune wrote are replaced by these rows: the computation the fallback runs is then not the
     # one the session timed (its rows gave 4096 at 20000 columns, the computation alone 256), so no row of it goes
     rewritten = TUNED in prepared.base_source
-    while len(rows) > 1 and not rewritten and all(is_computed(sources[rows[-1].upto].get(n)) for n in names):
+    while rows and not rewritten and all(_is_original(prepared, n, sources[rows[-1].upto].get(n)) for n in names):
+        if len(rows) == 1 and all(is_computed(sources[rows[-1].upto].get(n)) for n in names):
+            break  # a computation's one row stays (its values at the largest shape, what the pick ran there)
         # the largest row is the computation's values at its shape: above the row before it the fallback (the same
         # computation) serves, and a size between gets what the computation gives there, not that shape's literals
         # (H200, 2026-12-05: BLOCK_SIZE = 32768 for every row from 8193 to 32768 columns, 16384 computed at 12000)
@@ -2845,7 +2895,7 @@ def _serving(
         label = shape.label()
         row = next((b for b in rows if at is not None and at <= b.upto), None)
         if row is None:
-            out[label] = Config.of({**others, **dict.fromkeys(names, COMPUTED)})
+            out[label] = Config.of({**others, **{n: _original(prepared, n) for n in names}})
             continue
         source = sources[row.upto]
         pinned = {n: v for n, v in row.values.items() if is_computed(source.get(n))}
