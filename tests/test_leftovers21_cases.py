@@ -229,3 +229,41 @@ def test_l9_one_configuration_for_every_vocabulary_still_moves_the_literal(xent_
     edit, note = shaped_edit(tuning)
     assert edit is not None and not edit.table, note
     assert "        BLOCK_SIZE: int = 2048\n" in edit.new_source and "kernelopt: tuned" not in edit.new_source
+
+
+# ------------------------------------------------- l11: a failed version's revert over a committed link
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["bytes-kept", "no-bytes-kept"])
+def test_l11_a_failed_version_s_revert_over_a_committed_link_puts_the_good_version_s_bytes_back(
+    ws_root: Path, tmp_path: Path, kept: bool
+) -> None:
+    """A user's kernel.py that is a link, committed by the loop as V1 (git holds the path it names, the bytes it led
+    to kept beside: late21's z10); V2's edit, written through the link, fails. The revert's ``git checkout`` of the
+    base commit put the same link back and nothing more: the user's file kept the failed edit (late21's seen item).
+    Now the good version's bytes are written through the link; where none were kept the link is left as git put it."""
+    from kernelopt.loop import candidate
+    from kernelopt.loop.journal import IterationState
+    from kernelopt.stagenames import Stage
+
+    from .backends_support import make_ws
+
+    ws = make_ws(ws_root)
+    good = ws.kernel_py.read_bytes()
+    mine = tmp_path / "project" / "kernel.py"
+    mine.parent.mkdir()
+    mine.write_bytes(good)
+    ws.kernel_py.unlink()
+    ws.kernel_py.symlink_to(mine)
+    ws.commit(["kernel.py"], "V1: the user's kernel.py, linked")
+    if kept:
+        ws.keep_kernel_bytes(1)
+    assert ws.is_link_at("HEAD", "kernel.py")
+    failed = good.replace(b"num_warps=4", b"num_warps=8")
+    mine.write_bytes(failed)  # V2's edit, through the link
+    it = IterationState(version=2, stage=Stage.GATE, base_commit=ws.head(), good_version=1)
+    it.take_snapshot(ws.root)  # as the gate began
+    it.take_snapshot(None)  # the gate failed: the record stage reverts
+    candidate.restore_good_kernel(ws, it)
+    assert ws.kernel_py.is_symlink() and ws.kernel_py.readlink() == mine
+    assert mine.read_bytes() == (good if kept else failed)

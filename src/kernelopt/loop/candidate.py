@@ -33,7 +33,9 @@ def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
     """kernel.py (and the plan's auxiliary files) back to the last good version (the base commit). A link the stage
     began with (the user's linked kernel.py), which git's checkout replaced with a file of the commit's bytes, is put
     back, those bytes written through it: a cancelled ``validate`` left a plain file there, and the next one refused
-    it as a link the agent made (late20's z6)."""
+    it as a link the agent made (late20's z6). Where the base commit holds kernel.py as a link (the loop committed
+    the user's link), git's checkout puts the link back and nothing more: the good version's bytes kept at its
+    commit (:meth:`Workspace.kernel_at`) are written through it, as the good version ran (leftovers21 l11)."""
     tracked = set(ws.repo.git.ls_files().splitlines())
     paths = ["kernel.py", *it.aux_files]
     in_git = [p for p in paths if p in tracked]
@@ -44,6 +46,20 @@ def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
             (ws.root / p).unlink(missing_ok=True)
         elif p in it.links and guard.Link.of(ws.root / p) is None and (ws.root / p).is_file():
             guard.restore(ws.root, {p: guard.Link(it.links[p].target, (ws.root / p).read_bytes())})
+    if "kernel.py" in in_git:
+        _good_bytes_through_link(ws, it)
+
+
+def _good_bytes_through_link(ws: Workspace, it: IterationState) -> None:
+    """Where the base commit holds kernel.py as a link that now leads to a file, the good version's bytes (those it
+    led to when that version was committed) written through it; a link whose bytes were not kept (a version committed
+    before late21's z10) is left as git put it back."""
+    link = guard.Link.of(ws.kernel_py)
+    if link is None or link.data is None or it.good_version is None or not ws.is_link_at(it.base_commit, "kernel.py"):
+        return
+    good = ws.kernel_at(it.base_commit, it.good_version)
+    if good is not None and good != link.data:
+        guard.restore(ws.root, {"kernel.py": guard.Link(link.target, good)})
 
 
 def changed_files(ws: Workspace, it: IterationState) -> list[str]:
