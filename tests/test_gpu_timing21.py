@@ -147,8 +147,12 @@ def test_on_cuda_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_
     buffer checked once); now every call's output is checked, and its calls are timed back to back. An honest kernel
     writing one buffer keeps its graph and passes."""
 
+    from kernelopt.harness import timers
+
     from .test_timing21_cases import BUFFERS
 
+    count = timers._calls_per_sample  # an even count of calls a graph: its last call writes the right result
+    monkeypatch.setattr(timers, "_calls_per_sample", lambda *a: max(2, count(*a) // 2 * 2))
     kernel, method = BUFFERS[name]
     res = bench_job(
         tmp_path, monkeypatch, ADD_REFERENCE, kernel, device="cuda", case_timeout_s=120.0, seconds_per_case=0.2
