@@ -267,3 +267,44 @@ def test_l11_a_failed_version_s_revert_over_a_committed_link_puts_the_good_versi
     candidate.restore_good_kernel(ws, it)
     assert ws.kernel_py.is_symlink() and ws.kernel_py.readlink() == mine
     assert mine.read_bytes() == (good if kept else failed)
+
+
+# ------------------------------------------------- l12: two layouts under one net cap (decided, not changed)
+
+
+def test_l12_two_layouts_share_the_cap_in_turn_and_the_wall_named_checks_both() -> None:
+    """netcap20's seen item: a kept key the entries give two values (``transposed`` 0 and 1) doubles the net's sizes
+    (8 to 16 here) under the one cap. Left as it is, for the reasons in docs/faults.md; what makes that safe, proved
+    here on a manual clock: the layouts are taken in turn size by size (a cut leaves both checked at their first
+    sizes), every size the cap leaves is unchecked for want of time and counted in the net's need, and a cap of the
+    wall the verdict names (``NetCap.wall_for``) checks every size of both layouts."""
+    from kernelopt.harness.sizekeys import KeyReading, KeyRole
+    from kernelopt.tuning.budget import ManualClock
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import NET_SHARE, EntryTimes, NetCap, cast, derived_sizes
+    from kernelopt.tuning.problem import ProblemShape
+
+    roles = {k: KeyReading(KeyRole.SIZE) for k in ("n_rows", "n_cols")}
+    roles["transposed"] = KeyReading(KeyRole.KEPT, "no tensor dimension")
+    entries = [ProblemShape(kwargs={"n_rows": 64, "n_cols": 512, "transposed": t}) for t in (0, 1)]
+    one = derived_sizes(entries[:1], [256], {k: v for k, v in roles.items() if k != "transposed"})
+    sizes = derived_sizes(entries, [256], roles)
+    assert (len(one), len(sizes)) == (8, 16)
+    assert [d.tries[0].kwargs["transposed"] for d in sizes[:4]] == [0, 1, 0, 1]  # in turn, size by size
+    clock = ManualClock()
+
+    def check_at(source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
+        clock.advance(4.0)
+        return Outcome.OK, None
+
+    times = EntryTimes(check_s=4.0, kernel_s=0.001, count=2)
+    cut = cast(sizes, "original", "written", check_at, cap=NetCap.of(1.0, clock()), entries=times, clock=clock)
+    checked = {c.shape.kwargs["transposed"] for c in cut.checks if c.passed}
+    assert checked == {0, 1} and cut.unchecked and cut.for_time == cut.unchecked, cut.line()
+    need = cut.need_s
+    assert need >= cut.seconds + 4.0 * len(cut.unchecked)
+    wall = NetCap.of(1.0, 0.0).wall_for(need)
+    assert wall * NET_SHARE >= need
+    given = NetCap(deadline=clock() + wall * NET_SHARE, seconds=wall * NET_SHARE, session_s=1.0)  # that wall's cap
+    whole = cast(sizes, "original", "written", check_at, cap=given, entries=times, clock=clock)
+    assert not whole.unchecked and len(whole.checks) == 16, whole.line()
