@@ -214,7 +214,8 @@ def test_n105_a_session_served_from_its_record_is_drawn_as_timed_before_not_as_f
     v3 = next(v for v in data.versions if v.label == "V3")
     assert (
         session_title(data, v3)
-        == "softmax V3: tuning session, 3 candidates\n2 of them from the session record, timed before"
+        == "softmax V3: tuning session, 3 candidates, timed on NVIDIA H200\n2 of them from the session record, timed "
+        "before"  # where it was timed: newuser18's n113
     )
     record.candidates = [c.model_copy(update={"served": True}) for c in record.candidates]  # V2's: all served
     svg = search_plot(search_points(record), title="t", image_format="svg").decode()

@@ -538,9 +538,18 @@ def detect_framework(path: Path) -> Framework:
 
 
 #: What makes a kernel.py CUDA code: a ``__global__`` kernel, cupy, a torch extension given CUDA sources
-#: (``load_inline(cuda_sources=...)``, a ``.cu`` / ``.cuh`` file, ``CUDAExtension``). An extension of C++ alone
-#: (``load_inline(cpp_sources=..., functions=...)``) runs on torch's CPU tensors: the CPU path times it.
-_CUDA_CODE = re.compile(r"__global__|\bcupy\b|\bcuda_sources\b|\bCUDAExtension\b|\.cuh?[\"']")
+#: (``load_inline(cuda_sources=...)``, a ``.cu`` / ``.cuh`` file, ``CUDAExtension``), or a Python DSL or binding
+#: that launches on an NVIDIA GPU alone, by its import: CuTe DSL and CUTLASS Python (``cutlass``), numba's CUDA
+#: target (``numba.cuda``, ``from numba import cuda``), cuda-python (``cuda.core``, ``cuda.bindings``, ``from cuda
+#: import ...``) and PyCUDA (newuser18's n110: a CuTe DSL kernel's card said ``framework: torch`` and ``--device cpu``
+#: ran it into "No module named 'cutlass'"). An extension of C++ alone (``load_inline(cpp_sources=...,
+#: functions=...)``) runs on torch's CPU tensors: the CPU path times it.
+_CUDA_CODE = re.compile(
+    r"__global__|\bcupy\b|\bcuda_sources\b|\bCUDAExtension\b|\.cuh?[\"']"
+    r"|^[ \t]*(?:import|from)[ \t]+(?:cutlass|numba\.cuda|cuda|pycuda)\b"
+    r"|^[ \t]*from[ \t]+numba[ \t]+import[ \t]+(?:[\w,\s(]*[\s,(])?cuda\b",
+    re.MULTILINE,
+)
 
 
 def framework_of(text: str) -> Framework:
@@ -573,6 +582,36 @@ def shapes_fault(shapes: object) -> str | None:
             "get_inputs() with its defaults"
         )
     return None
+
+
+def input_list(inputs: object) -> list[Any]:
+    """What ``get_inputs()`` returned, as the list of inputs ``reference(*inputs)`` and ``run(*inputs)`` are called
+    with: a list, a tuple or another iterable of them.
+
+    A dict, one tensor (or array) and a string are refused: ``list()`` of them is their keys, their rows or their
+    characters, and every later line blamed the reference for it (newuser18's n114: ``return {"x": x, "scale": 0.5}``
+    for a ``run(x, *, scale)`` said "the reference raised TypeError: reference() takes 1 positional argument but 2
+    were given", and ``init`` "no floating-point tensor").
+
+    Raises:
+        TypeError: one line that says what it returned and what to return instead (raised inside the call that
+            builds the inputs, so it is reference.py's fault wherever it is said).
+    """
+    if isinstance(inputs, Mapping):
+        keys = ", ".join(str(k) for k in list(inputs)[:4]) + (", ..." if len(inputs) > 4 else "")
+        raise TypeError(
+            f"get_inputs() returned a dict (keys {keys}): return the inputs as a list, in the order reference() and "
+            "run() take them positionally (a keyword-only argument keeps its default; give it a default in both, "
+            "or make it positional)"
+        )
+    if hasattr(inputs, "shape") and hasattr(inputs, "dtype"):
+        raise TypeError(
+            f"get_inputs() returned one {type(inputs).__name__}, not a list of inputs: each of its rows would be an "
+            "input of its own; return [x]"
+        )
+    if isinstance(inputs, str | bytes) or not isinstance(inputs, Iterable):
+        raise TypeError(f"get_inputs() returned {type(inputs).__name__}, not a list of inputs; return [x, ...]")
+    return list(inputs)
 
 
 OPAQUE_ENTRY_HINT = (

@@ -1242,6 +1242,8 @@ def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | Non
         for i, x in enumerate(r.results, start=1)
     ]
     title = f"{tuning.prepared.problem.kernel_py.parent.name}: {tuning.prepared.space.launch} ({r.strategy})"
+    if tuning.timed_on is not None:  # the image read alone: an interpreter's milliseconds are no GPU's (n113)
+        title += f"\ntimed on {tuning.timed_on}"
     try:
         image = search_plot(
             points,

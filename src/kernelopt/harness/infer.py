@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.errors import InputFileError
+from kernelopt.kernelsource import input_list
 from kernelopt.oneline import first_line, last_line
 
 PROBE_TIMEOUT_S = 120.0
@@ -316,16 +317,16 @@ def _sized_inputs(ref: Any, shape: dict[str, Any]) -> list[Any]:
 
     try:
         with HostBudget(REAL_RUN_MAX_ELEMENTS * 16, shape):
-            return list(ref.get_inputs(**shape))
+            return input_list(ref.get_inputs(**shape))
     except InputsDoNotFit:
         pass
     torch.manual_seed(0)
     try:
         with torch.device("meta"):
-            return list(ref.get_inputs(**shape))
+            return input_list(ref.get_inputs(**shape))
     except Exception:  # user code the meta device cannot run (.item(), .numpy()): built as it is
         torch.manual_seed(0)
-        return list(ref.get_inputs(**shape))
+        return input_list(ref.get_inputs(**shape))
 
 
 def _outputs(ref: Any, inputs: list[Any], raised: list[str] | None = None) -> Any:

@@ -29,6 +29,7 @@ from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
 from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY, shown_value
 from kernelopt.harness.poison import POISON_BYTE
+from kernelopt.kernelsource import input_list
 from kernelopt.oneline import first_line
 
 
@@ -345,14 +346,14 @@ def make_inputs(
     torch.manual_seed(seed)
     try:
         with torch.device(device), budget:
-            inputs = list(get_inputs(**kwargs))
+            inputs = input_list(get_inputs(**kwargs))
         if available is not None:
             check_outputs_room(inputs, shape, reference, available)
     except (InputsDoNotFit, torch.OutOfMemoryError):
         raise  # they do not fit the host, or the device: built on the CPU they could not be moved there either
     except Exception as exc:  # user code that needs the CPU as its default device: built there instead
         torch.manual_seed(seed)
-        inputs = list(get_inputs(**kwargs))  # raising here too, the fault is get_inputs's own: no note
+        inputs = input_list(get_inputs(**kwargs))  # raising here too, the fault is get_inputs's own: no note
         if on_host is not None and torch.device(device).type != "cpu":  # on the CPU nothing was moved
             on_host(host_inputs_note(device, exc))
     return [map_tensors(x, lambda t: t.to(device)) for x in inputs]

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from kernelopt.kernelsource import input_list
 from kernelopt.worker.loader import load_module, unload  # the one loader; the harness's callers import it here
 
 __all__ = ["KernelPair", "check_shapes", "load_module", "load_pair", "loaded_afresh", "pair_of", "unload"]
@@ -43,7 +44,7 @@ class KernelPair:
 
     def build_inputs(self, shape: dict[str, Any]) -> list[Any]:
         """``reference.get_inputs(**shape)`` as a list."""
-        return list(self.reference.get_inputs(**shape))
+        return input_list(self.reference.get_inputs(**shape))
 
     def init_inputs(self) -> list[Any]:
         fn = getattr(self.reference, "get_init_inputs", None)

@@ -74,6 +74,7 @@ from kernelopt.jsontext import dump_json, load_json
 from kernelopt.kernelsource import (
     INTERPRETER_MAX_SIZE_TEXT,
     KernelForm,
+    input_list,
     interpreted_cases,
     runs_in_interpreter,
     shape_size,
@@ -479,7 +480,7 @@ def _fails_as_written(pair: Any, ref: Callable[..., Any], errors: list[str]) -> 
     try:
         with torch.device("meta"):
             torch.manual_seed(0)
-            ref(*pair.reference.get_inputs(**pair.shapes[0]))
+            ref(*input_list(pair.reference.get_inputs(**pair.shapes[0])))
     except (Exception, SystemExit) as exc:  # the problem's own code; compared with what it raised before
         said = f"{type(exc).__name__}: {_first_line(exc)}"
         if said == errors[0]:

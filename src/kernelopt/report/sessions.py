@@ -52,7 +52,22 @@ def session_title(data: ReportData, v: VersionEntry) -> str:
     across = f", {shapes} SHAPES entries" if shapes > 1 else ""
     served = sum(1 for c in candidates if c.served)
     from_record = f"\n{served} of them from the session record, timed before" if served else ""
-    return f"{data.name} {v.label}: tuning session, {len(candidates)} candidates{across}{from_record}"
+    where = _timed_on(data, v)
+    on = f", timed on {where}" if where is not None else ""
+    return f"{data.name} {v.label}: tuning session, {len(candidates)} candidates{across}{on}{from_record}"
+
+
+def _timed_on(data: ReportData, v: VersionEntry) -> str | None:
+    """Where version ``v``'s session timed its candidates, for the plot read alone (newuser18's n113: a session of
+    Triton's interpreter, its latencies in milliseconds, said nothing of the CPU): the device its gate timed on, else
+    the one device every version was timed on; ``None`` when neither is known."""
+    name = v.record.performance.gpu
+    if name is None and len(data.measured_on) == 1:
+        name = data.measured_on[0].name
+    if name is None:
+        return None
+    cpu = name.strip().lower() == "cpu"
+    return f"{name} (Triton's interpreter)" if cpu and (data.framework or "").lower() == "triton" else name
 
 
 def session_plots(data: ReportData) -> tuple[dict[str, bytes], str | None]:

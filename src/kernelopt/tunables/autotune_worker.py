@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-from kernelopt.kernelsource import interpreted_cases, timed_shape_index
+from kernelopt.kernelsource import input_list, interpreted_cases, timed_shape_index
 from kernelopt.numeric import is_int
 from kernelopt.tunables.model import argument_key
 from kernelopt.worker.loader import load_module
@@ -257,7 +257,7 @@ def _call_task(
     except (TypeError, ValueError):
         pass
     torch.manual_seed(0)
-    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in reference.get_inputs(**kwargs)]
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in input_list(reference.get_inputs(**kwargs))]
     if hasattr(reference, "Model"):
         init = list(reference.get_init_inputs()) if hasattr(reference, "get_init_inputs") else []
         model = kernel.ModelNew(*init)

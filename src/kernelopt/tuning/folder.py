@@ -408,6 +408,10 @@ class FolderTuning:
     failed_rows: tuple[tuple[str, Config], ...] = ()
     """(shape label, the row's values) of a per-bucket table's rows whose written kernel failed its check: those
     values serve that shape in no later table (:func:`_next_table`)."""
+    timed_on: str | None = None
+    """Where the candidates were timed, as the bench worker named its device (``NVIDIA H100 80GB HBM3``, ``cpu``,
+    ``cpu (Triton's interpreter)``): what the search plot's title says (newuser18's n113); ``None`` when no worker
+    started."""
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -1098,7 +1102,16 @@ def _judged(
         tuning = retimed_at_refusal(tuning, evaluator, judged, record, wall)
     if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
         tuning = _checked_edit(tuning, evaluator, wall)
-    return tuning
+    return replace(tuning, timed_on=_timed_on(prepared, evaluator))
+
+
+def _timed_on(prepared: PreparedFolder, evaluator: KernelEvaluator | ShapesEvaluator) -> str | None:
+    """The device the session's bench worker timed on, by the name it gave (:attr:`FolderTuning.timed_on`)."""
+    first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+    if first.ready is None:
+        return None
+    name = first.ready.device_name
+    return f"{name} (Triton's interpreter)" if prepared.problem.interpreted else name
 
 
 def retimed_at_refusal(
@@ -1505,6 +1518,23 @@ def _list_entries(prepared: PreparedFolder) -> list[Config]:
     return out
 
 
+def _list_count(prepared: PreparedFolder | None, distinct: int) -> str:
+    """``its 6 configs``: how many configurations the keyed list holds, as its author wrote it and, where fewer are
+    distinct in the knobs searched, how many are (newuser18's n112: a list of 24, six tiles times four ``num_warps``,
+    was "its 6 configs" in Triton's interpreter, which ignores the launch options)."""
+    listed = prepared.keyed_list if prepared is not None else None
+    written = len(listed.configs) if listed is not None else distinct
+    if written <= distinct:
+        return f"its {distinct} configs"
+    assert prepared is not None  # written > distinct: a list was read
+    why = (
+        " on the CPU, where Triton's interpreter ignores num_warps and num_stages"
+        if prepared.problem.interpreted
+        else " in the knobs searched"
+    )
+    return f"its {written} configs, {distinct} distinct{why},"
+
+
 def _failed_throughout(results: Sequence[Result], config: Config) -> bool:
     """Whether ``config`` ran in the session and failed to compile wherever it ran (a compile a GPU refuses, the
     kernel's own ``tl.static_assert``, a fit it cannot make), as its autotuner skips it: never timed on any shape.
@@ -1576,7 +1606,8 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         result,
         min_gain_pct=tuning.judgement.min_gain_pct,
         what=None if table else config_text(result.best_config),
-        against=f"the current autotune list (its autotuner's pick of its {len(listed)} configs at each key"
+        against=f"the current autotune list (its autotuner's pick of {_list_count(tuning.prepared, len(listed))} at "
+        "each key"
         + (
             f"; {' | '.join(config_text(c) for c in failed)} failed here and "
             f"{'is' if len(failed) == 1 else 'are'} left out, as its autotuner skips a config that fails to compile)"
@@ -1914,7 +1945,7 @@ def _keyed_rows_checked(
             said = in_user_lines(net.line(), tuning.prepared.base_source, pinned.new_source)
             line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {said}"
             return None, note, net, line, net.failed.shape
-        checks += net.checks
+        checks += [c.model_copy(update={"row": config_text(row)}) for c in net.checks]  # the line names each row's
         seconds, kept, not_cast = seconds + net.seconds, kept or net.kept, not_cast or net.not_cast
     together = NetVerdict(checks=checks, kept=kept, seconds=seconds, not_cast=None if checks else not_cast)
     _refuse_unchecked(tuning, together, cap)  # its autotuner may run any row at any size: every size is one it changes

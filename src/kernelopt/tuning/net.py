@@ -1213,6 +1213,9 @@ class SizeCheck(BaseModel):
             at the try not run, each estimated by :func:`_estimate`; a request cut at the net's shortened limit: what
             the cap must have left for its limit to be the whole request limit), what :attr:`NetVerdict.need_s` sums
             (netcap20).
+        row: the keyed list's row checked there (its configuration's words), where each row of a table is netted
+            alone at the same sizes; ``None`` for a single pick. The line names each row's sizes under it
+            (newuser18's n111: "correct at n=16385, n=10008, ..., n=16385, n=10008, ...", every size twice).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -1230,6 +1233,7 @@ class SizeCheck(BaseModel):
     original: str = "where the original passes"
     need_s: float = 0.0
     served: bool = False  # above a table's largest entry: its original computation runs there (folder marks it)
+    row: str | None = None
 
     def label(self) -> str:
         return f"{self.shape.label()} ({self.kind.words})"
@@ -1323,14 +1327,25 @@ class NetVerdict(BaseModel):
         bad = self.failed
         if bad is not None:
             return f"the written kernel fails at {bad.label()}, {bad.original}: {bad.outcome}: {bad.reason}"
-        held = [c.shape.label() + (f" ({_held_reason(c)})" if c.reason else "") for c in self.checks if c.passed]
-        skipped = [f"{c.shape.label()} ({c.reason})" for c in self.checks if c.passed is None]
-        parts = []
-        if held:
-            parts.append(f"correct at {', '.join(held)}")
-        if skipped:
-            parts.append(f"skipped {'; '.join(skipped)}")
-        return f"checked at sizes the SHAPES entries do not name ({self.seconds:.1f} s): {'; '.join(parts)}{kept}"
+        rows = list(dict.fromkeys(c.row for c in self.checks if c.row is not None))
+        if not rows:
+            said = _checked_words(self.checks)
+        else:  # a table's rows, each netted alone at the same sizes: each row's under its name
+            said = "; ".join(f"{row} {_checked_words([c for c in self.checks if c.row == row])}" for row in rows)
+            said = f"each row of the table alone: {said}"
+        return f"checked at sizes the SHAPES entries do not name ({self.seconds:.1f} s): {said}{kept}"
+
+
+def _checked_words(checks: Sequence[SizeCheck]) -> str:
+    """``correct at A, B; skipped C (why)``: where ``checks`` passed, and which were skipped and why."""
+    held = [c.shape.label() + (f" ({_held_reason(c)})" if c.reason else "") for c in checks if c.passed]
+    skipped = [f"{c.shape.label()} ({c.reason})" for c in checks if c.passed is None]
+    parts = []
+    if held:
+        parts.append(f"correct at {', '.join(held)}")
+    if skipped:
+        parts.append(f"skipped {'; '.join(skipped)}")
+    return "; ".join(parts)
 
 
 CheckAt = Callable[[str, ProblemShape], tuple[Outcome, str | None]]

@@ -1,0 +1,220 @@
+"""newuser18: a new user's first hour on a fresh clone, eighteenth trial (docs/faults.md, "newuser18").
+
+Each case is a fault the user met with kernels that are not one Triton launch: a CUDA extension and a CuTe DSL
+kernel in plain folders, a Triton kernel under an autotune list of 24 configs, replayed on the CPU with the real
+files and the real commands (tests/data/newuser18)."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "newuser18"
+
+
+@pytest.mark.parametrize("kernel", ["cu", "cute"])
+@pytest.mark.parametrize("command", ["optimize", "tune"])
+def test_n109_n110_a_gpu_only_kernel_in_a_plain_folder_is_refused_on_the_cpu_before_anything_runs(
+    kernel: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n109: the user's add as a CUDA extension (`load_inline(cuda_sources=...)`) in a folder of kernel.py and
+    reference.py, no task card: `kernelopt optimize cu --device cpu` made a workspace and V0's gate failed "loading:
+    kernel.py raised OSError: CUDA_HOME environment variable is not set" (the refusal read the folder's task card
+    alone, and a plain folder has none). n110: the same add in CuTe DSL (`import cutlass.cute as cute`) was `framework:
+    torch` on the card `init` wrote, and `--device cpu` ran it into "No module named 'cutlass'". Now both are CUDA
+    kernels, refused in one line before a workspace or a session is made."""
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(DATA / kernel, tmp_path / kernel))
+    root = tmp_path / "root"
+    root.mkdir()
+    args = ["--root", str(root)] if command == "optimize" else []
+    assert main([command, str(folder), "--device", "cpu", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelopt: error: --device cpu cannot run this cuda kernel: it launches on a GPU driver;")
+    assert err.count("\n") == 1
+    assert list(root.iterdir()) == [] and sorted(p.name for p in folder.iterdir()) == ["kernel.py", "reference.py"]
+
+
+def test_n110_python_dsls_that_launch_on_an_nvidia_gpu_alone_are_cuda_and_torch_s_own_cuda_is_not(
+    tmp_path: Path,
+) -> None:
+    """n110: the task card's framework, read from kernel.py's imports: CuTe DSL and CUTLASS Python, numba's CUDA target,
+    cuda-python and PyCUDA launch on an NVIDIA GPU alone; `torch.cuda`, a module whose name begins with cuda and a
+    comment naming one are no such import. `init` writes the word into the card."""
+    from kernelopt.kernelsource import Framework, framework_of
+    from kernelopt.workspace import Workspace
+
+    cuda = [
+        "import cutlass\nimport cutlass.cute as cute\n",
+        "from cutlass.cute.runtime import from_dlpack\n",
+        "from numba import cuda\n",
+        "from numba import (njit,\n    cuda)\n",
+        "import numba.cuda\n",
+        "from cuda.core import Device, Program\n",
+        "from cuda import cuda, nvrtc\n",
+        "    from cuda.bindings import driver\n",
+        "import pycuda.autoinit\n",
+    ]
+    torch = [
+        "import torch\nok = torch.cuda.is_available()\n",
+        "from torch import cuda\n",
+        "import cuda_helpers\n",
+        "from numba import njit\n",
+        "# import cutlass once it is installed\nimport torch\n",
+    ]
+    assert [framework_of(t) for t in cuda] == [Framework.CUDA] * len(cuda)
+    assert [framework_of(t) for t in torch] == [Framework.TORCH] * len(torch)
+    root = tmp_path / "root"
+    root.mkdir()
+    ws = Workspace.create(
+        "cute", kernel=DATA / "cute" / "kernel.py", reference=DATA / "cute" / "reference.py", root=root
+    )
+    assert "framework: cuda" in (ws.root / "README.md").read_text()
+
+
+def _prepared(tmp_path: Path) -> object:
+    """The user's autotuned scale (24 configs, six BLOCKs times four num_warps, keyed by n) prepared for a session
+    on the CPU: discovery imports kernel.py once, no candidate runs."""
+    from kernelopt.tuning import folder as tf
+
+    folder = Path(shutil.copytree(DATA / "at", tmp_path / "at"))
+    return tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+
+
+def test_n111_n112_n113_an_autotuned_kernel_s_table_lines_and_plot_say_what_was_checked_and_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's `@triton.autotune(configs=_configs(), key=["n"])` of 24 configs, tuned on the CPU (`kernelopt tune at
+    --device cpu`), a per-bucket table of BLOCK 4096 and 8192 written.
+
+    n111: the net's line said "correct at n=16385, n=10008, n=2049, n=65, n=16383, n=16385, n=10008, ...": each row of
+    the table is netted alone at the same sizes, and the line said every size twice, no row named. Now each row's
+    sizes are said under it. n112: the verdict judged the table against "its autotuner's pick of its 6 configs at
+    each key", where the user wrote 24 (the interpreter ignores num_warps, so six are distinct there). n113: the
+    session's search.png, its latencies the interpreter's milliseconds, was titled "at: scale_kernel.configs (local)",
+    nothing of where it was timed (the report's roofline figure says so since n98)."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.net import NetVerdict, SizeCheck, SizeClass
+    from kernelopt.tuning.problem import ProblemShape
+    from tests.test_wrongkernel19_cases import _keyed_table_session
+
+    prepared = _prepared(tmp_path)
+    listed = tf.list_configs(prepared)  # type: ignore[arg-type]
+    assert [c.as_dict() for c in listed] == [{"BLOCK": b} for b in (64, 128, 256, 512, 1024, 2048)]
+    assert tf._list_count(prepared, len(listed)) == (  # type: ignore[arg-type]
+        "its 24 configs, 6 distinct on the CPU, where Triton's interpreter ignores num_warps and num_stages,"
+    )
+    assert tf._list_count(None, 6) == "its 6 configs"
+
+    # n111: a table of two rows, each netted alone (the net's runs stood in for: each row passes at two sizes)
+    tuning = _keyed_table_session(
+        prepared,
+        [({"BLOCK": 2048}, (10.0, 20.0)), ({"BLOCK": 4096}, (5.0, 30.0)), ({"BLOCK": 8192}, (12.0, 9.0))],
+    )
+    rows = tf._keyed_table_rows(tuning)
+    assert rows == [{"BLOCK": 4096}, {"BLOCK": 8192}], rows
+    edit, _ = tf.shaped_edit(tuning)
+    assert edit is not None
+    sizes = [ProblemShape(kwargs={"n": n}) for n in (16385, 65)]
+    netted = NetVerdict(checks=[SizeCheck(kind=SizeClass.PAST, shape=s, passed=True) for s in sizes], seconds=0.1)
+    monkeypatch.setattr(tf, "_cast_net", lambda *_, **__: netted)
+    done = tf._keyed_rows_checked(tuning, None, edit, None, rows, {}, None, None)  # type: ignore[arg-type]
+    net = done[2]
+    assert net is not None and done[0] is edit
+    assert net.line() == (
+        "checked at sizes the SHAPES entries do not name (0.2 s): each row of the table alone: BLOCK=4096 correct at "
+        "n=16385, n=65; BLOCK=8192 correct at n=16385, n=65"
+    )
+    assert netted.line() == "checked at sizes the SHAPES entries do not name (0.1 s): correct at n=16385, n=65"
+
+    # n113: the plot's title says where the bench worker timed the candidates
+    worker = SimpleNamespace(ready=SimpleNamespace(device_name="cpu"))
+    assert tf._timed_on(prepared, worker) == "cpu (Triton's interpreter)"  # type: ignore[arg-type]
+    titles: list[str] = []
+
+    def drawn(points: object, *, title: str, **_: object) -> bytes:
+        titles.append(title)
+        return b"png"
+
+    monkeypatch.setattr("kernelopt.report.search_plot.search_plot", drawn)
+    from kernelopt.cli.tune import _draw
+
+    assert _draw(replace(tuning, timed_on=tf._timed_on(prepared, worker)), None) is not None  # type: ignore[arg-type]
+    assert titles == ["at: scale_kernel.configs (exhaustive)\ntimed on cpu (Triton's interpreter)"]
+
+
+def test_n113_the_report_s_session_plot_title_names_where_its_candidates_were_timed(tmp_path: Path) -> None:
+    """n113 in the report: a version's search plot (`report --markdown`'s `r.v1.search.png`) said "loopsrc V1: tuning
+    session, 9 candidates, 2 SHAPES entries", its latencies the CPU's. Now the title names the device its gate timed
+    on (the interpreter for a Triton kernel on the CPU), as the roofline figure does."""
+    from kernelopt.report import collect
+    from kernelopt.report.sessions import session_title
+    from tests.test_report_render import build_report_workspace
+
+    ws = build_report_workspace(tmp_path / "ws")
+    record = ws.memory.read(1)
+    record.performance.gpu = "cpu"
+    ws.memory.write(record)
+    data = collect(ws)
+    assert data.framework == "triton"
+    v0, v1 = data.versions[0], data.versions[1]
+    assert session_title(data, v0) == "softmax V0: tuning session, 0 candidates, timed on NVIDIA H200"
+    assert session_title(data, v1) == "softmax V1: tuning session, 0 candidates, timed on cpu (Triton's interpreter)"
+    data = data.model_copy(update={"framework": "torch"})
+    assert session_title(data, v1) == "softmax V1: tuning session, 0 candidates, timed on cpu"
+
+
+@pytest.mark.parametrize(
+    ("returned", "said"),
+    [
+        (
+            lambda n=8: {"x": torch.randn(n), "scale": 0.5},
+            "get_inputs() returned a dict (keys x, scale): return the inputs as a list, in the order reference() and "
+            "run() take them positionally",
+        ),
+        (
+            lambda n=8: torch.randn(n),
+            "get_inputs() returned one Tensor, not a list of inputs: each of its rows would be an input of its own; "
+            "return [x]",
+        ),
+        (lambda n=8: "x", "get_inputs() returned str, not a list of inputs; return [x, ...]"),
+    ],
+    ids=["dict", "tensor", "str"],
+)
+def test_n114_get_inputs_returning_a_dict_or_one_tensor_is_said_as_such_not_as_the_reference_s_arguments(
+    returned: object, said: str, tmp_path: Path
+) -> None:
+    """The user's `run(x, *, scale=1.0)`, its keyword given by `get_inputs` as `return {"x": x, "scale": 0.5}`: `init`
+    said "dtype: not inferred (reference.py's inputs and outputs hold no floating-point tensor)" and `validate` "the
+    reference raised TypeError: reference() takes 1 positional argument but 2 were given" (the dict was taken as
+    its keys, the strings "x" and "scale"); `return torch.randn(n)` made 1024 inputs of its rows, "takes 1
+    positional argument but 1024 were given". Now the inputs' builders (the gate's, the tuning engine's, the probe's,
+    the profiler driver's) say what get_inputs returned and what to return; a list, a tuple and a generator are the
+    inputs as before."""
+    from kernelopt.harness.inputs import make_inputs
+    from kernelopt.harness.loader import load_pair
+    from kernelopt.kernelsource import input_list
+
+    with pytest.raises(TypeError) as caught:
+        make_inputs(returned, {"n": 8}, "cpu", 0)  # type: ignore[arg-type]
+    assert str(caught.value).startswith(said)
+    x = torch.randn(3)
+    assert input_list([x, 2]) == [x, 2] and input_list((x,)) == [x] and input_list(t for t in (x,)) == [x]
+
+    folder = tmp_path / "kwd"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run(x, *, scale=1.0):\n    return x * scale\n")
+    (folder / "reference.py").write_text(
+        "import torch\n\n\ndef get_inputs(n=8):\n    return {'x': torch.randn(n), 'scale': 0.5}\n\n\n"
+        "def reference(x, *, scale=1.0):\n    return x * scale\n"
+    )
+    pair = load_pair(folder / "kernel.py", folder / "reference.py")
+    with pytest.raises(TypeError, match=r"^get_inputs\(\) returned a dict \(keys x, scale\)"):
+        pair.build_inputs({})
