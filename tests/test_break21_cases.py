@@ -14,6 +14,7 @@ import pytest
 from kernelopt.cli.app import main
 from kernelopt.memory.model import GateResult
 from kernelopt.workspace import Workspace
+from tests.backends_support import make_plan, make_ws, write_plan
 from tests.conftest import check_in_process, with_baseline
 
 DATA = Path(__file__).parent / "data" / "break21"
@@ -86,3 +87,32 @@ def test_b43_an_agent_s_kernel_right_only_at_the_timed_sizes_fails_its_gate(
         "above the largest entry), where the original passes: wrong_result: output differs from the reference"
     ), gate.failure_reason
     assert ws.kernel_py.read_text() == (AGENTS / "rows" / "kernel.py").read_text()  # reverted to V0
+
+
+def test_b44_a_build_of_v0_an_agent_planted_in_the_gate_s_state_is_removed_and_said(ws_root: Path) -> None:
+    """b44: the guard skipped ``.kernelopt/`` whole, and the gate loads a previous version's compiled code from its
+    build folder there (``build/v0-<digest>``) to time it beside the new one, never checking it again: an agent that
+    rebuilt V0's C++ extension there from a slowed copy of its source (ninja, then the source put back older) had
+    V1's gate time V0 100 times slower, "speedup 2773.33x (95 % CI 2579.337-3334.513) ... improvement" against the
+    previous version in V1's record and report (``optimize --implementer agent-cli --device cpu``, main at
+    ``04300908``). Now a backend stage's change to a build folder the gate reads back, or to ``sizes.json``, is a
+    write violation and is removed (made again from source); a build of Stage 3's check is the agent's own."""
+    from kernelopt.backends.agent_cli import AgentCliImplementer
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import run_implement
+
+    ws = make_ws(ws_root)
+    plan = make_plan()
+    write_plan(ws, plan)
+    v0 = ws.state_dir / "build" / "v0-d9c40b2372d1" / "torch_extensions" / "vadd"
+    v0.mkdir(parents=True)
+    (v0 / "vadd.so").write_bytes(b"V0's build\n")
+    backend = AgentCliImplementer(
+        {"command": f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'planter21.py'))}", "timeout_s": 20}
+    )
+    report = run_implement(ws, 1, plan, backend, guard=RunGuard(ws), check=None, summary=None, history=[])
+    assert not report.ok and report.error_type == "write_violation"
+    said = " (the gate's own state, changed: removed, made again from source)"
+    assert set(report.violations) == {f".kernelopt/build/v0-d9c40b2372d1{said}", f".kernelopt/sizes.json{said}"}
+    assert not v0.parent.parent.exists() and not (ws.state_dir / "sizes.json").exists()
+    assert (ws.state_dir / "build" / "check-0123456789ab" / "torch_extensions" / "vadd" / "vadd.so").is_file()

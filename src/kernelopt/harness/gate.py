@@ -190,10 +190,17 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
+BUILD_FOLDER = "build"
+"""The folder of a workspace's ``.kernelopt/`` that holds each checked source's compiled code (:func:`build_dir`)."""
+
+CHECK_LABEL = "check"
+"""The label of Stage 3's check (:func:`check_correctness`, ``python test_kernel.py``) in its build folder's name."""
+
+
 def build_dir(state_dir: Path, label: str, kernel_py: Path) -> Path:
     """``<state>/build/<label>-<sha256 of kernel.py, 12 hex>/``: compiled code of exactly this source."""
     digest = (_sha256(kernel_py) or "missing")[:12]
-    return state_dir / "build" / f"{label}-{digest}"
+    return state_dir / BUILD_FOLDER / f"{label}-{digest}"
 
 
 def limits_of(settings: HarnessSettings) -> Limits:
@@ -649,7 +656,7 @@ def check_correctness(
         workspace.kernel_py,
         workspace.reference_py,
         workspace.state_dir,
-        label="check",
+        label=CHECK_LABEL,
         settings=settings,
         dtype_hint=card.dtype,
         constants=problem_constants(workspace, settings),
@@ -698,7 +705,8 @@ def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[Size
         plan = candidates[0]
         return (plan, [_changed(plan)]) if plan.constants else (None, [])  # x1 changes nothing: nothing to say
     state = workspace.state_dir.resolve()
-    source = KernelSource(label="sizes", kernel_py=str(workspace.kernel_py.resolve()), build_dir=str(state / "build"))
+    kernel_py = str(workspace.kernel_py.resolve())
+    source = KernelSource(label="sizes", kernel_py=kernel_py, build_dir=str(state / BUILD_FOLDER))
     outcome = _run(
         JobMode.SIZE,
         kernels=[source],

@@ -15,6 +15,9 @@ Backends are never trusted (DESIGN.md, "may write" column), and tooling stages a
   index and ``.git/config`` recorded before a backend runs; :meth:`GitState.restore`
   undoes commits, new branches, tags, stashes, index and config changes, and lists what it undid.
 - Secrets: :func:`files_with_secret` finds changed files that hold a secret value (the API key) or a key.
+- What the gate reads back from ``.kernelopt/`` (:func:`gate_state`): each version's compiled code under
+  ``build/`` and the chosen sizes (``sizes.json``). A backend that changes them has them removed (the gate builds
+  and chooses again from source): a planted build of V0's kernel was what V1's gate timed as V0 (break21 b44).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from kernelopt.fileio import link_target, made_a_link
+from kernelopt.harness.gate import BUILD_FOLDER, CHECK_LABEL
+from kernelopt.harness.sizes import SIZES_FILE
 from kernelopt.memory.model import PitfallAndFix
 from kernelopt.redact import MIN_SECRET_CHARS, Redactor, secret_values
 from kernelopt.stagenames import Stage
@@ -687,6 +692,45 @@ def repository_back(ws: Workspace, copy: Path | None, head: str | None = None) -
     return undone
 
 
+def gate_state(ws: Workspace) -> dict[str, str]:
+    """Path under ``.kernelopt/`` -> sha256 of each file the gate reads back from there: the compiled code of
+    every checked source (``build/<label>-<digest>/...``: a previous version's is loaded and timed beside the
+    new one, never checked again) and the chosen sizes (``sizes.json``)."""
+    build = ws.state_dir / BUILD_FOLDER
+    out = {f"{BUILD_FOLDER}/{rel}": digest for rel, digest in snapshot(build).items()} if build.is_dir() else {}
+    sizes = ws.state_dir / SIZES_FILE
+    if sizes.is_file():
+        out[SIZES_FILE] = hashlib.sha256(sizes.read_bytes()).hexdigest()
+    return out
+
+
+def gate_state_back(ws: Workspace, before: dict[str, str]) -> list[str]:
+    """Remove what a stage added to or changed in :func:`gate_state` since ``before``: each build folder touched
+    (the gate builds it again from its source) and ``sizes.json`` (chosen again); one line each. The builds of
+    Stage 3's check (``check-<digest>``: ``python test_kernel.py``, an agent's own runs of it on its edits) are
+    kept: only that check reads them, and the gate checks a version's source in a build of its own before it times
+    it. What a stage deleted is built again as needed."""
+    own = f"{CHECK_LABEL}-"
+    touched: dict[str, None] = {}
+    for change in changes(before, gate_state(ws)):
+        if change.kind is ChangeKind.DELETED:
+            continue
+        parts = change.path.split("/")
+        if parts[0] == BUILD_FOLDER and len(parts) > 2 and not parts[1].startswith(own):
+            touched["/".join(parts[:2])] = None
+        elif parts[0] == SIZES_FILE:
+            touched[SIZES_FILE] = None
+    out = []
+    for rel in touched:
+        path = ws.state_dir / rel
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        out.append(f"{STATE_DIR}/{rel} (the gate's own state, changed: removed, made again from source)")
+    return out
+
+
 @dataclass
 class GuardPoint:
     """What the guard recorded just before a stage call (see :meth:`RunGuard.begin`)."""
@@ -697,6 +741,7 @@ class GuardPoint:
     repository: Path | None = None
     untracked: Path | None = None
     links: dict[str, str] = field(default_factory=dict)  # each link of the snapshot: where it pointed (z5)
+    gate: dict[str, str] | None = None  # :func:`gate_state` before the call (b44); None: not recorded
 
 
 def links_of(root: Path, snap: dict[str, str]) -> dict[str, Link]:
@@ -739,6 +784,7 @@ class RunGuard:
             repository=copy_repository(self.ws) if git_state else None,
             untracked=copy_untracked(self.ws, snap) if git_state else None,
             links={rel: link.target for rel, link in links_of(self.ws.root, snap).items()},
+            gate=gate_state(self.ws),
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
@@ -761,6 +807,8 @@ class RunGuard:
             shutil.rmtree(point.untracked, ignore_errors=True)
         out += [str(c) for c in undone]
         self.kept_aside += [c for c in undone if c.kept is not None]
+        if point.gate is not None:
+            out += gate_state_back(self.ws, point.gate)
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
         for rel in [rel for rel in written if rel in point.links and _own_bytes(self.ws.root / rel) is not None]:
