@@ -174,6 +174,8 @@ CASES: dict[str, Case] = {
     "v88": ("grid_axis1_local", {"BLOCK": 256}, None),  # the count bound to a local first: now guarded
     "v89": ("grid_heads_product", {"BLOCK": 256}, None),  # the count times the heads: now not written
     "v90": ("grid_def_axis1", {"BLOCK": 256}, None),  # the grid a function the launcher defines: now guarded
+    "v91": ("grid_floor_axis1", {"BLOCK": 256}, None),  # the count by floor, no masks: now guarded
+    "v92": ("grid_unroll_axis1", {"BLOCK": 64}, None),  # the count of a product of settings: now guarded
 }
 
 

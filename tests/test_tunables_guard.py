@@ -41,10 +41,15 @@ def _guarded(source: str, changes: dict[str, int]) -> tuple[str, str | None, str
 
 @pytest.mark.timeout(30)
 def test_a_smaller_tile_that_divides_the_original_is_a_plain_literal() -> None:
-    """32 -> 16 is legal at every multiple of 32: nothing to guard (and warps never are)."""
+    """32 -> 16 is legal at every multiple of 32: no divisibility to guard (and warps never are); BLOCK_M's is a plain
+    literal, and BLOCK_N's is bounded only by the grid's second axis, ``N // BLOCK_N`` programs, at most 65535 on a
+    GPU (wrongkernel21, v91)."""
     source = (BREAKER / "mm_nomask" / "kernel.py").read_text()
-    plain, note, text = _guarded(source, {"BLOCK_N": 16, "num_warps": 8})
+    plain, note, text = _guarded(source, {"BLOCK_M": 16, "num_warps": 8})
     assert text == plain and note is None
+    plain, note, text = _guarded(source, {"BLOCK_N": 16, "num_warps": 8})
+    assert "    if N <= 16 * 65535:  # kernelopt: tuned\n        BLOCK_N = 16\n" in text and "% 16" not in text, text
+    assert note is not None and "N // BLOCK_N programs, at most 65535 on a GPU" in note, note
 
 
 @pytest.mark.timeout(30)

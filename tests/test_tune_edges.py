@@ -289,7 +289,8 @@ def test_a_retune_of_a_guarded_file_claims_no_noise_gain(
 
 def test_a_better_tile_on_a_guarded_file_replaces_the_guard_never_nests_it(tmp_path: Path) -> None:
     """The other side: a tile really faster on the guarded file (128) is written as one guard in place of the old
-    one, never a guard inside a guard; a divisor of the original (16) needs none and takes the old one out."""
+    one, never a guard inside a guard; a divisor of the original (16) needs no divisibility test and takes the old
+    one out, kept under the grid's limit of programs on its second axis alone (``N // BLOCK_N``, wrongkernel21)."""
     from kernelopt.tuning.folder import TuneRequest, _config_edit, prepare_folder
 
     prepared = prepare_folder(TuneRequest(folder=_guarded_mm(tmp_path), device="cpu"))
@@ -298,7 +299,11 @@ def test_a_better_tile_on_a_guarded_file_replaces_the_guard_never_nests_it(tmp_p
     assert wider.new_source.count("# kernelopt: tuned") == 1 and "if N % 64" not in wider.new_source
     assert "    if N % 128 == 0:  # kernelopt: tuned\n        BLOCK_N = 128\n" in wider.new_source
     narrower, _ = _config_edit(prepared, {**TWIN, "BLOCK_N": 16})
-    assert narrower is not None and "kernelopt: tuned" not in narrower.new_source
+    assert narrower is not None and narrower.new_source.count("# kernelopt: tuned") == 1
+    assert (
+        "if N % 64" not in narrower.new_source
+        and "    if N <= 16 * 65535:  # kernelopt: tuned\n" in narrower.new_source
+    )
 
 
 # ------------------------------------------------------------------------------ 3. the re-time within the wall

@@ -85,3 +85,36 @@ def test_v90_a_grid_function_the_launcher_defines_or_a_helper_returns_keeps_its_
     refused = guard_edit(listed, listed.replace('{"BLOCK": 1024}', '{"BLOCK": 256}'))
     assert refused.new_source is None and refused.note is not None, refused.new_source
     assert "at most 65535 on a GPU), and a setting in row_scale's decorator cannot be guarded" in refused.note
+
+
+def test_v91_v92_a_count_of_tiles_by_floor_or_by_a_product_of_settings_keeps_the_second_axis_within_the_limit() -> None:
+    """v91 (grid_floor_axis1: no masks, rows a multiple of 1024, the grid ``(n_rows, n_cols // BLOCK)`` beside
+    ``BLOCK = 1024``) and v92 (grid_unroll_axis1: each program ``UNROLL = 4`` masked blocks of ``BLOCK = 256``, the grid
+    ``(n_rows, triton.cdiv(n_cols, BLOCK * UNROLL))``): ``BLOCK = 256`` (a divisor: no test of divisibility), and
+    ``BLOCK = 64`` or ``UNROLL = 1``, were written plainly with the rules on, the net "correct at ...", each launch
+    refused by a GPU past 256 * 65535 columns where the original's holds at most 65535 programs up to 1024 * 65535.
+    Now a floor's count and a product's (each setting with its partners' values) are read as v33's: guarded ``if
+    n_cols <= 256 * 65535``; a larger product (``BLOCK = 512``) is written plainly, as before."""
+    floor = (VARIANTS / "grid_floor_axis1" / "kernel.py").read_text()
+    guarded = guard_edit(floor, floor.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
+    assert (
+        guarded.new_source is not None and "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n" in guarded.new_source
+    )
+    assert "n_cols // BLOCK programs, at most 65535 on a GPU" in (guarded.note or ""), guarded.note
+    unroll = (VARIANTS / "grid_unroll_axis1" / "kernel.py").read_text()
+    for old, new, guard in (
+        (
+            "    BLOCK = 256\n",
+            "    BLOCK = 64\n",
+            "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 64\n",
+        ),
+        (
+            "    UNROLL = 4\n",
+            "    UNROLL = 1\n",
+            "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        UNROLL = 1\n",
+        ),
+    ):
+        guarded = guard_edit(unroll, unroll.replace(old, new))
+        assert guarded.new_source is not None and guard in guarded.new_source, (guarded.note, guarded.new_source)
+    grown = guard_edit(unroll, unroll.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert grown.new_source is not None and "kernelopt: tuned" not in grown.new_source, grown.note

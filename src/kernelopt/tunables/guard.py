@@ -828,6 +828,14 @@ def _grid_axis_limits(
         tile = _tile_id(tile_expr)
         if tile is not None:
             out.append(Divides(tile, size, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)))
+        elif (product := _tile_product(tile_expr)) is not None:  # ``triton.cdiv(n, BLOCK * UNROLL)``: v92
+            tiles, times = product
+            for i, one in enumerate(tiles):
+                others = tiles[:i] + tiles[i + 1 :]
+                limit = (GRID_AXIS_MOST, 1)
+                out.append(
+                    Divides(one, size, line, why, None, True, limit, factors=others, times=times, times_before=times)
+                )  # type: ignore[arg-type]
     return out
 
 
@@ -880,10 +888,16 @@ def _product_factors(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 def _tile_count(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(tile, size) of a count of tiles rounded up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK - 1) // BLOCK``)."""
+    """(tile, size) of a count of tiles rounded up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK - 1) // BLOCK``) or down
+    (``n // BLOCK``, a kernel without masks: v91; a literal divisor there is no tile's copy, ``n // 2``)."""
     if (counted := ceil_count(expr)) is not None:
         return counted[1], counted[0]
-    return _ceil_div(expr)
+    if (ceil := _ceil_div(expr)) is not None:
+        return ceil
+    floor = isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide)
+    if floor and _int(expr.right) is None and (_tile_id(expr.right) or _tile_product(expr.right)) is not None:  # type: ignore[attr-defined]
+        return expr.right, expr.left  # type: ignore[attr-defined]
+    return None
 
 
 def _product_limits(
