@@ -60,12 +60,15 @@ SLOW_FILES = (
     "test_tune_faults.py",  # 15.2 CPU-s (alone, less a fork server's start)
     "test_harness_gate.py",  # 13.7 CPU-s
     "test_agent_skill_codex.py",  # 2.2 CPU-s, 23 s waiting
+    "test_wrongkernel20_cases.py",  # 8.3 CPU-s, 14 s waiting (leftovers21, 02:05 UTC, load 5)
+    "test_breaker20_cases.py",  # 9.8 CPU-s, 11 s waiting (leftovers21, 02:05 UTC, load 5)
     "test_batch_pool.py",  # 9.2 CPU-s, 8 s waiting
     "test_knob_patterns_e2e.py",  # 13.1 CPU-s (alone, less a fork server's start)
     "test_breaker_cases.py",  # 8.0 CPU-s, 10 s waiting
     "test_wrongkernel18_cases.py",  # 8.4 CPU-s, 7 s waiting
     "test_wrongkernel16_cases.py",  # 6.7 CPU-s, 10 s waiting
     "test_breaker19_cases.py",  # 6.2 CPU-s, 10 s waiting (time19, 22:10 UTC, load 5)
+    "test_break20_cases.py",  # 7.3 CPU-s, 8 s waiting (leftovers21, 02:05 UTC, load 5)
     "test_tuning_folder.py",  # 6.5 CPU-s, 8 s waiting
     "test_proc.py",  # 2.6 CPU-s, 16 s waiting
     "test_break19_cases.py",  # 4.7 CPU-s in process, 9-13 s wall (22:10 UTC): b29-b32's harness workers, b26's agent
@@ -73,6 +76,7 @@ SLOW_FILES = (
     "test_agent_cli_claude.py",  # 9.2 CPU-s (alone, less a fork server's start)
     "test_tuneleft7_cases.py",  # 3.8 CPU-s, 11 s waiting
     "test_guard_forms.py",  # 8.4 CPU-s
+    "test_leftovers21_cases.py",  # 3.6 CPU-s, 8 s waiting (leftovers21, 02:05 UTC, load 5)
     "test_leftovers15_cases.py",  # 5.8 CPU-s, 6 s waiting
     "test_wrongkernel17_cases.py",  # 5.0 CPU-s, 6 s waiting
     "test_backends_agent_cli.py",  # 1.6 CPU-s, 12 s waiting

@@ -308,3 +308,36 @@ def test_l12_two_layouts_share_the_cap_in_turn_and_the_wall_named_checks_both() 
     given = NetCap(deadline=clock() + wall * NET_SHARE, seconds=wall * NET_SHARE, session_s=1.0)  # that wall's cap
     whole = cast(sizes, "original", "written", check_at, cap=given, entries=times, clock=clock)
     assert not whole.unchecked and len(whole.checks) == 16, whole.line()
+
+
+# ------------------------------------------------- l13: the lock's holder read in the instant it is taken
+
+
+def test_l13_the_probe_reads_a_holder_s_pid_written_a_moment_after_the_lock(tmp_path: Path) -> None:
+    """``RunLock.holder()`` read the lock file once: in the instant between a holder's ``flock`` and its pid's write it
+    said "pid ?" (note19's reread). It now reads a held, empty file again for a moment (``PROBE_WAIT_S``, not the
+    second a refused start waits): the pid written 30 ms after the lock is named; a file still empty after that is
+    "pid ?" without a longer wait, and a lock nobody holds is no holder."""
+    import fcntl
+    import os
+    import threading
+    import time
+
+    from kernelopt.workspace import PROBE_WAIT_S, RunLock
+
+    lock = RunLock(tmp_path / "ws", command="tune")
+    fd = os.open(lock.path, os.O_RDWR | os.O_CREAT, 0o644)  # another process's hold, as the kernel's table has it
+    try:
+        assert lock.holder() is None  # the file, but no lock on it
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        writer = threading.Timer(0.03, lambda: os.write(fd, b"4242 tune"))
+        writer.start()
+        said = lock.holder()
+        writer.join()
+        assert said is not None and said.endswith("(pid 4242)") and "kernelopt tune is running" in said, said
+        os.ftruncate(fd, 0)
+        t0 = time.monotonic()
+        said = lock.holder()
+        assert said is not None and said.endswith("(pid ?)") and time.monotonic() - t0 < PROBE_WAIT_S + 0.5, said
+    finally:
+        os.close(fd)

@@ -155,15 +155,22 @@ class RunLock:
         if self.path in self._held:
             return None
         try:
-            st = os.stat(self.path)
-            locks = Path("/proc/locks").read_text()
-            said = self.path.read_text(errors="replace")
+            fd = os.open(self.path, os.O_RDONLY)
         except OSError:
-            return None  # no lock file (nobody holds it), or no table to read
-        node = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-        if not any(line.split()[1:2] == ["FLOCK"] and node in line.split() for line in locks.splitlines()):
-            return None
-        return self._running(said)
+            return None  # no lock file: nobody holds it
+        try:
+            st = os.fstat(fd)
+            locks = Path("/proc/locks").read_text()
+            node = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+            if not any(line.split()[1:2] == ["FLOCK"] and node in line.split() for line in locks.splitlines()):
+                return None
+            # its holder writes its pid just after taking the lock: read in that instant, read again, briefly (a
+            # probe waits no longer than PROBE_WAIT_S, where a refused start waits up to a second; leftovers21 l13)
+            return self._running(_holder_said(fd, PROBE_WAIT_S))
+        except OSError:
+            return None  # no table to read
+        finally:
+            os.close(fd)
 
     def _running(self, said: str) -> str:
         """The holder, from what its lock file says (``<pid> <command>``): ``another kernelopt optimize is running
@@ -191,6 +198,11 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+PROBE_WAIT_S = 0.1
+"""How long :meth:`RunLock.holder`, a probe (a status line, a listing), reads a held lock file found empty again: the
+holder's pid is written a moment after it takes the lock; a probe is not held up the second a refused start may wait."""
 
 
 def _holder_said(fd: int, wait_s: float = 1.0) -> str:
