@@ -188,6 +188,9 @@
 #              with every net size checked, else the wall the verdict names checks them all on a rerun
 #   timing21   scripts/gpu_timing21.sh: the timed check's edges: a kernel that keeps its result while a graph is
 #              captured timed back to back, an honest kernel with one output buffer keeping its graph
+#   leftovers21 scripts/gpu_leftovers21.sh: tune --device cuda (a 120 s wall) on unsloth_xent's backward with
+#              realistic entries: its literal BLOCK_SIZE kept, a table over vocab_size after it where the bests
+#              differ, and the written kernel right at vocabularies no entry names
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -276,6 +279,7 @@ claim20 240 scripts/gpu_claim20.sh
 wrongkernel20 480 scripts/gpu_wrongkernel20.sh
 netcap20 300 scripts/gpu_netcap20.sh
 timing21 420 scripts/gpu_timing21.sh
+leftovers21 420 scripts/gpu_leftovers21.sh
 gputests 560 -
 EOF
 }
