@@ -131,6 +131,43 @@ _CONFIGS = """CONFIGS = [
 _ADDED = 'triton.Config({"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=2, num_stages=2)'
 
 
+MM_AUTOTUNE = DATA / "breaker" / "mm_autotune" / "kernel.py"
+
+
+def mm_with(change: str) -> str:
+    """breaker's mm_autotune with its list bound as ``CONFIGS`` (two configs), ``change`` after it, and the autotune
+    reading ``configs=CONFIGS``."""
+    text = MM_AUTOTUNE.read_text()
+    written = text[text.index("@triton.autotune(") : text.index("    key=")]
+    return text.replace(written, f"{_CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n")
+
+
+def refused_or_read_back(source: str, line: str, *, at_run_time: bool) -> None:
+    """``configs=CONFIGS`` of ``source`` (:func:`mm_with`), changed in place so that its autotuner holds three configs:
+    refused statically with ``line`` in its reason; with the import's read-back (the three configs), read as built,
+    unless a function changes it as it runs (``at_run_time``): still refused."""
+    from kernelopt.tunables import AutotuneConfig, AutotuneEvaluation, AutotuneSpace
+
+    listed = _found(source)
+    assert not any(".configs[" in k for k in listed), sorted(listed)
+    refusal = listed["matmul_kernel.configs"].refused_reason or ""
+    assert refusal.startswith("configs=CONFIGS: 'CONFIGS' is changed in place ") and line in refusal, refusal
+    held = [
+        AutotuneConfig(kwargs={"BLOCK_M": m, "BLOCK_N": 32, "BLOCK_K": k}, num_warps=w, num_stages=2)
+        for m, k, w in ((32, 16, 4), (16, 32, 2), (64, 32, 2))
+    ]
+    evaluation = AutotuneEvaluation(spaces={"matmul_kernel": AutotuneSpace(kernel="matmul_kernel", configs=held)})
+    read = _found(source, evaluation)
+    if at_run_time:
+        assert "as it runs, after the import's list is read back" in (
+            read["matmul_kernel.configs"].refused_reason or ""
+        )
+        assert not any(".configs[" in k for k in read)
+    else:
+        assert read["matmul_kernel.configs[2].BLOCK_M"].value == 64
+        assert (read["matmul_kernel.configs[2].BLOCK_M"].value_source or "").startswith("evaluated")
+
+
 @pytest.mark.parametrize(
     ("change", "line"),
     [
@@ -146,30 +183,8 @@ def test_l5_an_autotune_list_changed_in_place_is_read_back_or_refused(change: st
     configs as the list, while the autotuner held three. Statically it is refused with the line that changes it; with
     the import's read-back it is a list built by code (its three configs, written as an explicit list), unless a
     function changes it as it runs (after the read-back): still refused."""
-    from kernelopt.tunables import AutotuneConfig, AutotuneEvaluation, AutotuneSpace
-
-    text = (DATA / "breaker" / "mm_autotune" / "kernel.py").read_text()
-    written = text[text.index("@triton.autotune(") : text.index("    key=")]
-    source = text.replace(written, f"{_CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n")
-    listed = _found(source)
-    assert not any(".configs[" in k for k in listed), sorted(listed)
-    refusal = listed["matmul_kernel.configs"].refused_reason or ""
-    assert refusal.startswith("configs=CONFIGS: 'CONFIGS' is changed in place ") and line in refusal, refusal
-    held = [
-        AutotuneConfig(kwargs={"BLOCK_M": m, "BLOCK_N": 32, "BLOCK_K": k}, num_warps=w, num_stages=2)
-        for m, k, w in ((32, 16, 4), (16, 32, 2), (64, 32, 2))
-    ]
-    evaluation = AutotuneEvaluation(spaces={"matmul_kernel": AutotuneSpace(kernel="matmul_kernel", configs=held)})
-    read = _found(source, evaluation)
-    if "in more()" in line:
-        assert "as it runs, after the import's list is read back" in (
-            read["matmul_kernel.configs"].refused_reason or ""
-        )
-        assert not any(".configs[" in k for k in read)
-    else:
-        assert read["matmul_kernel.configs[2].BLOCK_M"].value == 64
-        assert (read["matmul_kernel.configs[2].BLOCK_M"].value_source or "").startswith("evaluated")
-    plain = _found(text.replace(written, f"{_CONFIGS}\n\n@triton.autotune(\n    configs=CONFIGS,\n"))
+    refused_or_read_back(mm_with(change), line, at_run_time="in more()" in line)
+    plain = _found(mm_with(""))
     assert plain["matmul_kernel.configs[1].BLOCK_M"].value == 16 and "matmul_kernel.configs" not in plain
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.test_leftovers20_cases import mm_with, refused_or_read_back
+
 DATA = Path(__file__).parent / "data"
 XENT = DATA / "breaker20" / "unsloth_xent"
 
@@ -23,11 +25,6 @@ def _found(source: str, evaluation: Any = None) -> dict[str, Any]:
 
 # ------------------------------------------------- l10: a list changed by a callee, an attribute or a class body
 
-_CONFIGS = """CONFIGS = [
-    triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}, num_warps=4, num_stages=2),
-    triton.Config({"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=2, num_stages=2),
-]
-"""
 _ADDED = 'triton.Config({"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=2, num_stages=2)'
 _GROW = f"def grow(cfgs):\n    cfgs.append({_ADDED})\n\n\n"
 
@@ -65,28 +62,7 @@ def test_l10_a_list_changed_by_a_call_an_attribute_or_a_class_body_is_refused_or
     it is refused statically with the line and how; with the import's read-back the three configs are read where the
     change runs at import (the module's lines, a class body), and it stays refused where a function changes it as it
     runs."""
-    from kernelopt.tunables import AutotuneConfig, AutotuneEvaluation, AutotuneSpace
-
-    text = (DATA / "breaker" / "mm_autotune" / "kernel.py").read_text()
-    written = text[text.index("@triton.autotune(") : text.index("    key=")]
-    source = text.replace(written, f"{_CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n")
-    listed = _found(source)
-    assert not any(".configs[" in k for k in listed), sorted(listed)
-    refusal = listed["matmul_kernel.configs"].refused_reason or ""
-    assert refusal.startswith("configs=CONFIGS: 'CONFIGS' is changed in place at ") and line in refusal, refusal
-    held = [
-        AutotuneConfig(kwargs={"BLOCK_M": m, "BLOCK_N": 32, "BLOCK_K": k}, num_warps=w, num_stages=2)
-        for m, k, w in ((32, 16, 4), (16, 32, 2), (64, 32, 2))
-    ]
-    evaluation = AutotuneEvaluation(spaces={"matmul_kernel": AutotuneSpace(kernel="matmul_kernel", configs=held)})
-    read = _found(source, evaluation)
-    if "(in " in line:
-        assert "as it runs, after the import's list is read back" in (
-            read["matmul_kernel.configs"].refused_reason or ""
-        )
-        assert not any(".configs[" in k for k in read)
-    else:
-        assert read["matmul_kernel.configs[2].BLOCK_M"].value == 64
+    refused_or_read_back(mm_with(change), line, at_run_time="(in " in line)
 
 
 @pytest.mark.parametrize(
@@ -102,10 +78,7 @@ def test_l10_a_list_changed_by_a_call_an_attribute_or_a_class_body_is_refused_or
 def test_l10_a_list_only_read_or_copied_keeps_its_knobs(change: str) -> None:
     """A function of the file that only reads the list, a copy changed (not the list), and a tuple passed to a call are
     no change: the list's configs stay knobs, as on main."""
-    text = (DATA / "breaker" / "mm_autotune" / "kernel.py").read_text()
-    written = text[text.index("@triton.autotune(") : text.index("    key=")]
-    source = text.replace(written, f"{_CONFIGS}{change}\n\n\n@triton.autotune(\n    configs=CONFIGS,\n")
-    found = _found(source)
+    found = _found(mm_with(change))
     assert found["matmul_kernel.configs[1].BLOCK_M"].value == 16 and "matmul_kernel.configs" not in found
 
 
