@@ -218,3 +218,31 @@ def test_n114_get_inputs_returning_a_dict_or_one_tensor_is_said_as_such_not_as_t
     pair = load_pair(folder / "kernel.py", folder / "reference.py")
     with pytest.raises(TypeError, match=r"^get_inputs\(\) returned a dict \(keys x, scale\)"):
         pair.build_inputs({})
+
+
+def test_n115_n116_a_string_constant_marked_tunable_is_searched_over_its_marker_s_values_or_refused(
+    tmp_path: Path,
+) -> None:
+    """The user's SwiGLU through `torch.compile(_swiglu, mode=MODE)`, `MODE = "default"  # kernelopt: tunable
+    values=default,max-autotune-no-cudagraphs` (docs/backends.md gives `values=` as the marker's option): `tune mode
+    --device cpu` searched "MODE: one of ['default']" (the space took the marker's integers alone), timed the one
+    configuration 8 s and said "the current configuration is the best found (57.35 us)". n115: the marker's values,
+    strings among them, are the knob's domain (`tune` then wrote `MODE = "max-autotune-no-cudagraphs"`, 1.02x, on the
+    CPU). n116: a space that holds the current configuration alone (the marker without values) is refused before a
+    session, in one line that says where the values go, as a space the problem pins is."""
+    from kernelopt.tuning import folder as tf
+
+    folder = Path(shutil.copytree(DATA / "mode", tmp_path / "mode"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    assert [(k.name, list(k.values)) for k in prepared.space.knobs] == [
+        ("MODE", ["default", "max-autotune-no-cudagraphs"])
+    ]
+    assert prepared.space.size.count == 2
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace(" values=default,max-autotune-no-cudagraphs", ""))
+    with pytest.raises(tf.NothingToTune) as caught:
+        tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    assert caught.value.one_line() == (
+        "MODE: the space holds the current configuration alone (MODE=default), so there is nothing to tune; kernel.py "
+        "unchanged; a marked constant's values to try go in its marker (# kernelopt: tunable values=A,B)"
+    )

@@ -31,10 +31,12 @@ class Stopwatch:
     rule: ClassVar[Rule] = staticmethod(lambda config, source: 100.0)  # type: ignore[assignment]
     asked: ClassVar[list[Config]] = []
     retimed: ClassVar[list[Config]] = []
+    ready = None  # no bench worker starts, so none named its device (the session's timed_on)
 
     def __init__(self, problem: Any, *args: Any, **kwargs: Any) -> None:
         self.apply = args[-1]  # (shapes, base source, apply) or (base source, apply)
         self.shapes = [s.label() for s in (args[0] if len(args) == 3 else [])]
+        self.evaluators = [self]  # as a ShapesEvaluator's: its first entry's evaluator is the one whose worker timed
 
     def __enter__(self) -> Stopwatch:
         return self

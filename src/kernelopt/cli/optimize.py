@@ -188,20 +188,21 @@ def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
     CPU workers, :func:`kernelopt.harness.runner.worker_env`).
 
     A folder whose card names no framework (a plain task folder, the README.md beside it no card, or none) is
-    judged by its kernel.py, as ``init`` writes the card of the workspace it makes from it (newuser18's n109: a
-    CUDA extension in a plain folder was not refused, and V0's gate failed "CUDA_HOME environment variable is not
-    set").
+    refused where its kernel.py is CUDA code, as ``init`` writes the card of the workspace it makes from it
+    (newuser18's n109: a CUDA extension in a plain folder was not refused, and V0's gate failed "CUDA_HOME
+    environment variable is not set").
 
     Raises:
         UsageError: the card (or the kernel.py) names a GPU-only framework.
     """
-    from kernelopt.kernelsource import detect_framework
+    from kernelopt.kernelsource import Framework, detect_framework
     from kernelopt.taskcard import TaskCard
 
     card_path = folder / "README.md"
     framework = TaskCard.load(card_path).framework if card_path.is_file() else None
-    if framework is None and (folder / "kernel.py").is_file():
-        framework = detect_framework(folder / "kernel.py").value
+    kernel = folder / "kernel.py"
+    if framework is None and kernel.is_file() and detect_framework(kernel) is Framework.CUDA:
+        framework = Framework.CUDA.value  # the refusal alone: a plain folder's Triton kernel is noted by its workspace
     if framework == "triton":
         return (
             "--device cpu: the Triton kernel runs in Triton's interpreter (TRITON_INTERPRET=1; slow: use small shapes)"

@@ -559,7 +559,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         idle=idle_shapes(evaluation, space.kernel, shapes),
         screen=_screen(base, space.kernel, evaluation, tunables),
     )
-    pinned = pinned_line(prepared)
+    pinned = pinned_line(prepared) or only_current_line(prepared)
     if pinned is not None:
         raise NothingToTune(pinned)
     return prepared
@@ -624,6 +624,28 @@ def pinned_line(prepared: PreparedFolder) -> str | None:
     return (
         f"{names} cannot move without changing what {kernel} computes: {'; '.join(space.domain_notes)}; and no "
         f"larger value fits{larger}, so there is nothing to tune; {kernel} unchanged"
+    )
+
+
+def only_current_line(prepared: PreparedFolder) -> str | None:
+    """The one line for a space that holds the current configuration alone: a session would time it, find it "the
+    best found" and say so, a claim over one (newuser18's n116: a string constant marked ``# kernelopt: tunable``,
+    ``MODE = "default"``, its space ``MODE: one of ['default']``, 8 s of timing and "the current configuration is
+    the best found (60.2 us)"). ``None`` when the space holds another configuration."""
+    space = prepared.space
+    current = space.current()
+    if current is None or space.size.count != 1 or any(c != current for c in space.configs()):
+        return None
+    marked = [t for t in prepared.tunables if t.kind is TunableKind.MARKED_CONSTANT and t.name in space.names]
+    hint = (
+        "; a marked constant's values to try go in its marker (# kernelopt: tunable values=A,B)"
+        if marked and not any(t.legality.values for t in marked)
+        else ""
+    )
+    alone = config_text(current.as_dict())
+    return (
+        f"{', '.join(space.names)}: the space holds the current configuration alone ({alone}), so there is nothing "
+        f"to tune; {prepared.problem.kernel_py.name} unchanged{hint}"
     )
 
 
@@ -1108,10 +1130,10 @@ def _judged(
 def _timed_on(prepared: PreparedFolder, evaluator: KernelEvaluator | ShapesEvaluator) -> str | None:
     """The device the session's bench worker timed on, by the name it gave (:attr:`FolderTuning.timed_on`)."""
     first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
-    if first.ready is None:
+    ready = first.ready
+    if ready is None:
         return None
-    name = first.ready.device_name
-    return f"{name} (Triton's interpreter)" if prepared.problem.interpreted else name
+    return f"{ready.device_name} (Triton's interpreter)" if prepared.problem.interpreted else ready.device_name
 
 
 def retimed_at_refusal(

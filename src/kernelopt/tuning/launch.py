@@ -396,7 +396,10 @@ def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
     """The legal values of ``t`` and its default (its value, or the middle of the domain when unknown)."""
     fam = _tunable_family(t)
     grid = family_values(fam)
-    values: list[Value] = list(t.legal_values or [])
+    # a marker's own list (``# kernelopt: tunable values=default,max-autotune``): every value it names, strings and
+    # floats too (newuser18's n115: ``legal_values`` lists integers alone, and a string knob's space was its current
+    # value, "MODE: one of ['default']")
+    values: list[Value] = list(t.legal_values or t.legality.values or [])
     if values and grid is not None:
         values = [v for v in values if v in grid] or values
     elif not values and grid is not None:
