@@ -192,6 +192,32 @@ def test_l9_a_literal_block_each_vocabulary_s_own_best_is_a_table_over_it_the_li
                 torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-3)
 
 
+def test_l9_the_net_weighs_each_row_of_a_literal_s_table_a_grown_row_included(
+    xent_backward: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The net derives its sizes from the pick's moves: a computed setting's table is weighed against its computation
+    at every size (a residue size always), a literal's only by the session's one best. Where that best shrinks the
+    literal (1024) and a row grows it (8192 at V=5000), the grown row's sizes (a residue past the tile) were left
+    out; each row is now a move of its own."""
+    from kernelopt.tuning import folder
+
+    tuning = _session(xent_backward, {4096: (50.0, 30.0, 80.0), 8192: (40.0, 32.0, 95.0), 1024: (60.0, 20.0, 75.0)})
+    assert tuning.result.best_config == {"BLOCK_SIZE": 1024, "num_warps": 8}
+    assert folder._literal_rows(tuning) == [("BLOCK_SIZE", 1024, 4096), ("BLOCK_SIZE", 8192, 4096)]
+    asked: dict[str, Any] = {}
+
+    def sizes(shapes: Any, grown: Any, *args: Any, **kw: Any) -> list[Any]:
+        asked.update(grown=list(grown), **kw)
+        return []
+
+    class _Evaluator:
+        ready = None
+
+    monkeypatch.setattr(folder, "derived_sizes", sizes)
+    folder._cast_net(tuning, _Evaluator(), "", {}, least=True)  # type: ignore[arg-type]
+    assert asked["grown"] == [8192] and asked["residue"] and asked["block"] == 4096, asked
+
+
 def test_l9_one_configuration_for_every_vocabulary_still_moves_the_literal(xent_backward: Any) -> None:
     """Where one block serves every vocabulary best (2048), the literal is moved for every size as before: a table
     is written only where the shapes' own bests differ."""

@@ -2210,6 +2210,8 @@ def _cast_net(
         for k, v in changes.items()
         if k not in LAUNCH_OPTIONS and isinstance(v, int) and isinstance(old := current.get(k), int)
     }
+    # a literal a table holds (leftovers21 l9): each row's value is a move of its own, not only the pick's
+    moves |= {f"{k}@{v}": (v, old) for k, v, old in _literal_rows(tuning) if least}
     grown = [v for v, old in moves.values() if v > old]
     # an entry the original cannot run (set aside) is no evidence about the pick: no size is derived from it
     aside = dict(tuning.set_aside)
@@ -2247,6 +2249,23 @@ def _cast_net(
         request_s=evaluator.request_s,  # each request within what the cap has left (netcap20)
     )
     return net.model_copy(update={"kept": kept})
+
+
+def _literal_rows(tuning: FolderTuning) -> list[tuple[str, int, int]]:
+    """Each (knob, row value, the literal's own) of the per-bucket table over literals the pick writes (l9): the net
+    weighs every row's move, a row that grows the literal where the pick shrinks it included, as a computed
+    setting's table is weighed against its computation at every size."""
+    plan = _table_plan(tuning.prepared, tuning.result.best_config, literal=_table_chosen(tuning))
+    if plan is None:
+        return []
+    names, size = plan
+    out = []
+    for row in _rows(tuning, names, size)[0]:
+        for k, v in row.values.items():
+            old = _original(tuning.prepared, k)
+            if k not in tuning.prepared.tabled and isinstance(v, int) and isinstance(old, int) and v != old:
+                out.append((k, v, old))
+    return list(dict.fromkeys(out))
 
 
 def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
