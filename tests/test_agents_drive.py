@@ -61,11 +61,15 @@ def test_an_agent_write_outside_kernel_py_is_undone_fails_the_version_and_record
     original = reference.read_bytes()
     reference.write_text("def reference(x, y):\n    return x\n")  # the agent "fixes" the truth
     (ws.root / "notes.txt").write_text("scratch\n")
+    [v0_build] = (ws.state_dir / "build").glob("v0-*")  # what V1's gate loads and times as V0 (break21 b44)
+    (v0_build / "planted.so").write_bytes(b"a slower build of V0\n")
     ws.kernel_py.write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
     result = drive.validate(ws, device="cpu")
     assert result.status is not None and result.status.next is drive.NextStep.RECORD
     assert result.status.failure is not None and "the agent wrote outside kernel.py" in result.status.failure
     assert "reference.py" in result.status.failure and "notes.txt" in result.status.failure
+    assert f".kernelopt/build/{v0_build.name} (the gate's own state" in result.status.failure
+    assert not v0_build.exists()
     assert reference.read_bytes() == original and not (ws.root / "notes.txt").exists()
     done = drive.record(ws, device="cpu")
     assert done.record is not None and done.record.quality_gate.result is not None

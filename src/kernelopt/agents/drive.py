@@ -51,7 +51,7 @@ from kernelopt.planning.history import plan_signature
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import editable_files, may_write
-from kernelopt.stages.guard import Captured, capture, restore, violation_message
+from kernelopt.stages.guard import Captured, capture, gate_state_back, restore, violation_message
 from kernelopt.stages.implement import kernel_problem, summary_of
 from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
 from kernelopt.workspace import RunLock, Workspace
@@ -486,6 +486,8 @@ def validate(
         editable = editable_files(Stage.IMPLEMENT, it.version, it.aux_files)
         head = _good(run.ws, it, editable)
         violations = run.guarded(it, it.snapshot, may_write(Stage.IMPLEMENT, it.version, it.aux_files), "agent")
+        if it.gate_state is not None:  # a build of another version's kernel planted between calls (b44)
+            violations += gate_state_back(run.ws.root, it.gate_state)
         if violations:
             run.fail(it, violation_message("agent", ", ".join(editable), violations), error_type="write_violation")
             return

@@ -25,7 +25,7 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import CandidateResult, GateResult, PitfallAndFix
 from kernelopt.stagenames import Stage
-from kernelopt.stages.guard import Link, links_of, snapshot
+from kernelopt.stages.guard import Link, gate_state, links_of, snapshot
 from kernelopt.workspace import RunLock
 
 JOURNAL_SCHEMA_VERSION = 1
@@ -98,6 +98,9 @@ class IterationState(BaseModel):
             pointed and the bytes it led to. A user's linked kernel.py is read through by a stage the agent's calls
             span (``kernelopt mcp``'s ``validate``), its last good bytes kept here: git holds only where it points.
         aux_files: auxiliary files the plan names (Stage 3 may edit them besides kernel.py).
+        gate_state: the gate's own state under ``.kernelopt/`` as Stage 3 began (:func:`kernelopt.stages.guard.
+            gate_state`), for a stage the agent's calls span (``kernelopt mcp``'s ``validate``: break21 b44); ``None``
+            where not taken (every other stage, a journal written before it was kept).
         candidate: path -> sha256 of the implemented files, copied under .kernelopt/candidates/v<N>/.
         implement: what Stage 3 did.
         gate: what Stage 4 said.
@@ -116,6 +119,7 @@ class IterationState(BaseModel):
     good_version: int | None
     snapshot: dict[str, str] = Field(default_factory=dict)
     links: dict[str, Link] = Field(default_factory=dict)
+    gate_state: dict[str, str] | None = None
     aux_files: list[str] = Field(default_factory=list)
     candidate: dict[str, str] = Field(default_factory=dict)
     implement: ImplementNote | None = None
@@ -130,12 +134,16 @@ class IterationState(BaseModel):
     def take_snapshot(self, root: Path | None) -> None:
         """The workspace at ``root`` as the stage begins: its digests and its links (``None``: no snapshot, for the
         stages that roll nothing back; the links stay the last stage's, where the record stage's revert puts the user's
-        link back over git's file: a failed version left a plain file there, their project's file holding its edit)."""
+        link back over git's file: a failed version left a plain file there, their project's file holding its edit);
+        as Stage 3 begins, the gate's own state too (:attr:`gate_state`)."""
+        self.gate_state = None
         if root is None:
             self.snapshot = {}
             return
         self.snapshot = snapshot(root)
         self.links = links_of(root, self.snapshot)
+        if self.stage is Stage.IMPLEMENT:
+            self.gate_state = gate_state(root)
 
 
 class VersionOutcome(BaseModel):

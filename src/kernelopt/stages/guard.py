@@ -692,19 +692,19 @@ def repository_back(ws: Workspace, copy: Path | None, head: str | None = None) -
     return undone
 
 
-def gate_state(ws: Workspace) -> dict[str, str]:
+def gate_state(root: Path) -> dict[str, str]:
     """Path under ``.kernelopt/`` -> sha256 of each file the gate reads back from there: the compiled code of
     every checked source (``build/<label>-<digest>/...``: a previous version's is loaded and timed beside the
     new one, never checked again) and the chosen sizes (``sizes.json``)."""
-    build = ws.state_dir / BUILD_FOLDER
+    build = root / STATE_DIR / BUILD_FOLDER
     out = {f"{BUILD_FOLDER}/{rel}": digest for rel, digest in snapshot(build).items()} if build.is_dir() else {}
-    sizes = ws.state_dir / SIZES_FILE
+    sizes = root / STATE_DIR / SIZES_FILE
     if sizes.is_file():
         out[SIZES_FILE] = hashlib.sha256(sizes.read_bytes()).hexdigest()
     return out
 
 
-def gate_state_back(ws: Workspace, before: dict[str, str]) -> list[str]:
+def gate_state_back(root: Path, before: dict[str, str]) -> list[str]:
     """Remove what a stage added to or changed in :func:`gate_state` since ``before``: each build folder touched
     (the gate builds it again from its source) and ``sizes.json`` (chosen again); one line each. The builds of
     Stage 3's check (``check-<digest>``: ``python test_kernel.py``, an agent's own runs of it on its edits) are
@@ -712,7 +712,7 @@ def gate_state_back(ws: Workspace, before: dict[str, str]) -> list[str]:
     it. What a stage deleted is built again as needed."""
     own = f"{CHECK_LABEL}-"
     touched: dict[str, None] = {}
-    for change in changes(before, gate_state(ws)):
+    for change in changes(before, gate_state(root)):
         if change.kind is ChangeKind.DELETED:
             continue
         parts = change.path.split("/")
@@ -722,7 +722,7 @@ def gate_state_back(ws: Workspace, before: dict[str, str]) -> list[str]:
             touched[SIZES_FILE] = None
     out = []
     for rel in touched:
-        path = ws.state_dir / rel
+        path = root / STATE_DIR / rel
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
         else:
@@ -784,7 +784,7 @@ class RunGuard:
             repository=copy_repository(self.ws) if git_state else None,
             untracked=copy_untracked(self.ws, snap) if git_state else None,
             links={rel: link.target for rel, link in links_of(self.ws.root, snap).items()},
-            gate=gate_state(self.ws),
+            gate=gate_state(self.ws.root),
         )
 
     def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
@@ -808,7 +808,7 @@ class RunGuard:
         out += [str(c) for c in undone]
         self.kept_aside += [c for c in undone if c.kept is not None]
         if point.gate is not None:
-            out += gate_state_back(self.ws, point.gate)
+            out += gate_state_back(self.ws.root, point.gate)
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
         for rel in [rel for rel in written if rel in point.links and _own_bytes(self.ws.root / rel) is not None]:
