@@ -83,7 +83,7 @@ def test_b43_an_agent_s_kernel_right_only_at_the_timed_sizes_fails_its_gate(
     gate = ws.memory.read(1).quality_gate
     assert gate.result is GateResult.FAIL, gate
     assert (gate.failure_reason or "").startswith(
-        "correct at the SHAPES entries only: the kernel fails at rows=65,cols=129 (one past the power of two at or "
+        "correct at the timed sizes only: the kernel fails at rows=65,cols=129 (one past the power of two at or "
         "above the largest entry), where the original passes: wrong_result: output differs from the reference"
     ), gate.failure_reason
     assert ws.kernel_py.read_text() == (AGENTS / "rows" / "kernel.py").read_text()  # reverted to V0

@@ -190,7 +190,7 @@ class HarnessGate:
         if net.failed is None:
             said = [net.line()] if net.checks else []
             return report.model_copy(update={"notes": [*report.notes, *said]})
-        reason = f"correct at the SHAPES entries only: {net.line().replace('the written kernel', 'the kernel', 1)}"
+        reason = f"correct at the timed sizes only: {net.line().replace('the written kernel', 'the kernel', 1)}"
         record = report.record.model_copy(
             update={"quality_gate": QualityGate(result=GateResult.FAIL, failure_reason=reason, culprit="kernel")}
         )
