@@ -6,6 +6,7 @@ files and the real commands (tests/data/newuser18)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -246,3 +247,57 @@ def test_n115_n116_a_string_constant_marked_tunable_is_searched_over_its_marker_
         "MODE: the space holds the current configuration alone (MODE=default), so there is nothing to tune; kernel.py "
         "unchanged; a marked constant's values to try go in its marker (# kernelopt: tunable values=A,B)"
     )
+
+
+class _TwoEntries:
+    """A recorded sweep (rmsnorm_bf16 on an H200) timed as if on two SHAPES entries: each result's latency is the sum
+    of its two entries', as a session over several entries sums them."""
+
+    def __init__(self, sweep: object, clock: object) -> None:
+        from kernelopt.tuning.replay import ReplayEvaluator
+
+        self.inner = ReplayEvaluator(sweep, clock)  # type: ignore[arg-type]
+
+    def _two(self, results: list[object]) -> list[object]:
+        out = []
+        for r in results:
+            lat = r.latency_us  # type: ignore[attr-defined]
+            by = {"T=2,D=1030": lat / 4, "T=64,D=4096": 3 * lat / 4} if lat is not None else {}
+            out.append(r.model_copy(update={"latency_us_by_shape": by, "recorded": False}))  # type: ignore[attr-defined]
+        return out
+
+    def evaluate(self, batch: list[object]) -> list[object]:
+        return self._two(self.inner.evaluate(batch))  # type: ignore[arg-type]
+
+    def retime(self, batch: list[object]) -> list[object]:
+        return self._two(self.inner.retime(batch))  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        pass
+
+
+def test_n117_a_session_s_progress_line_says_its_best_sums_its_shapes() -> None:
+    """The user's two-launch softmax in the loop (`optimize two2 --device cpu`, two SHAPES entries): "[0:02:10] V1
+    implement best 121200 us (n/a of roofline) | V1 tuning: 4 of 5 candidates, best 282500 us (BLOCK_N=256)", the
+    header V0's latency on its first entry, the note the session's sum over both: read together, a session 2.3x slower
+    than V0. Now the session's one progress line (the loop's note, `tune` off a terminal, the MCP tool's) says a sum
+    is one: "best 282500 us for its 2 shapes together (BLOCK_N=256)"; one entry's line is as before."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.record import read_sweeps
+    from kernelopt.tuning.replay import space_from_sweep
+    from kernelopt.tuning.session import Progress, tune
+
+    [sweep] = read_sweeps(ROOT / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "rmsnorm_bf16.json")
+    space, clock = space_from_sweep(sweep), ManualClock()
+    lines: list[str] = []
+    tune(
+        space,
+        _TwoEntries(sweep, clock),  # type: ignore[arg-type]
+        budget=Budget(8, clock, 600.0),
+        rng_seed=7,
+        on_progress=lambda p: lines.append(p.line()),
+    )
+    timed = [line for line in lines if "best" in line and "none timed" not in line]
+    assert timed and all(re.match(r"\d+ of 8 candidates, best \S+ us for its 2 shapes together \(", t) for t in timed)
+    one = Progress(candidates=4, budget=7, evaluations=4, best_latency_us=490700.0, best_config={"B": 1}, batch=())
+    assert one.line() == "4 of 7 candidates, best 490700 us (B=1)"

@@ -115,6 +115,7 @@ class Progress:
         evaluations: candidates measured in this session.
         best_latency_us, best_config: the fastest so far (first measurements), ``None`` before one ran.
         batch: the results of the round.
+        best_shapes: the ``SHAPES`` entries the best's latency sums (1: one entry timed).
     """
 
     candidates: int
@@ -123,15 +124,19 @@ class Progress:
     best_latency_us: float | None
     best_config: dict[str, Value] | None
     batch: tuple[Result, ...]
+    best_shapes: int = 1
 
     def line(self) -> str:
         """``4 of 7 candidates, best 490700 us (BLOCK_D=1024)``: the one progress line of a session, said by
         `kernelopt tune` off a terminal, the loop's tuning note and the MCP tool's progress (which said the
         latency as Python's float, "best 93748.1984998385 us")."""
+        # a sum over several entries is said as one (newuser18's n117: the loop's "V1 implement best 121200 us |
+        # V1 tuning: ..., best 282500 us" read as a session 2.3x slower than V0, its 282500 the sum of two shapes)
+        together = f" for its {self.best_shapes} shapes together" if self.best_shapes > 1 else ""
         best = (
             "none timed yet"
             if self.best_latency_us is None or self.best_config is None
-            else f"best {sig(self.best_latency_us)} us ({config_text(self.best_config)})"
+            else f"best {sig(self.best_latency_us)} us{together} ({config_text(self.best_config)})"
         )
         return f"{self.candidates} of {self.budget} candidates, {best}"
 
@@ -774,6 +779,7 @@ def _progress(run: _Run, batch: Sequence[Result]) -> Progress:
         best_latency_us=best.latency_us if best else None,
         best_config=best.config if best else None,
         batch=tuple(batch),
+        best_shapes=max(1, len(best.latency_us_by_shape)) if best else 1,
     )
 
 
