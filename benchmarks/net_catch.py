@@ -176,6 +176,7 @@ CASES: dict[str, Case] = {
     "v90": ("grid_def_axis1", {"BLOCK": 256}, None),  # the grid a function the launcher defines: now guarded
     "v91": ("grid_floor_axis1", {"BLOCK": 256}, None),  # the count by floor, no masks: now guarded
     "v92": ("grid_unroll_axis1", {"BLOCK": 64}, None),  # the count of a product of settings: now guarded
+    "v93": ("parts_workspace", {"BLOCK": 256}, None),  # a host assert bounding the count of partials: now refused
 }
 
 

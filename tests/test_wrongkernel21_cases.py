@@ -118,3 +118,32 @@ def test_v91_v92_a_count_of_tiles_by_floor_or_by_a_product_of_settings_keeps_the
         assert guarded.new_source is not None and guard in guarded.new_source, (guarded.note, guarded.new_source)
     grown = guard_edit(unroll, unroll.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert grown.new_source is not None and "kernelopt: tuned" not in grown.new_source, grown.note
+
+
+def test_v93_a_tile_a_host_assert_counts_against_a_workspace_is_not_shrunk(tmp_path: Path) -> None:
+    """v93 (parts_workspace: row sums in two stages, ``n_parts = triton.cdiv(n_cols, BLOCK)`` partials a row beside
+    ``BLOCK = 1024``, ``assert n_rows * n_parts <= WORKSPACE`` with ``WORKSPACE = 2**20``): ``BLOCK = 256`` was written
+    (under v88's guard of the grid, ``if n_cols <= 256 * 65535``), the net "correct at n_rows=5,n_cols=8193, ...,
+    n_rows=4,n_cols=21000", and raises the assert at 4096 rows of 65537 columns, which the original sums (266240
+    partials): no rule read a host assert, and the net's sizes in the interpreter stay far under a million partials.
+    Now a host assert bounding a count of tiles from above keeps a smaller tile out (no one size bounds the test); a
+    larger one, which counts fewer, is written."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    base = (VARIANTS / "parts_workspace" / "kernel.py").read_text()
+    shrunk = base.replace("    BLOCK = 1024\n", "    BLOCK = 256\n")
+    refused = guard_edit(base, shrunk)
+    assert refused.new_source is None and refused.note is not None, refused.new_source
+    assert "(line 35 asserts n_rows * n_parts <= WORKSPACE, a count of tiles bounded from above)" in refused.note
+    grown = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n"))
+    assert grown.new_source is not None and "kernelopt: tuned" not in grown.new_source, grown.note
+    # the shrunk pick as it was written, at a size the original's assert passes (4096 * 65 partials of 2**20): one row
+    # of memory, expanded (the assert runs before any allocation or launch)
+    (tmp_path / "kernel.py").write_text(shrunk)
+    assert 4096 * -(-65537 // 1024) <= 2**20 < 4096 * -(-65537 // 256)
+    with triton_interpreted():
+        module = load_fresh(tmp_path / "kernel.py", "wrongkernel21_v93_plain")
+        with pytest.raises(AssertionError, match="the partials fit the workspace"):
+            module.run(torch.empty(1, 65537).expand(4096, 65537))

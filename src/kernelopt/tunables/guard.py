@@ -291,6 +291,7 @@ def _requirements(
                 out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, e=every: e, floor=True)
                 jit = (kernels or {}, imported)
                 out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
+    out += _asserted_counts(fn, pos)
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     ceilings = _ceil_floors(fn.body)  # counts rounded up: no floor (n48); without masks, _grid_divs reads them
@@ -836,6 +837,42 @@ def _grid_axis_limits(
                 out.append(
                     Divides(one, size, line, why, None, True, limit, factors=others, times=times, times_before=times)
                 )  # type: ignore[arg-type]
+    return out
+
+
+def _asserted_counts(fn: cst.FunctionDef, pos: Positions) -> list[Divides]:
+    """What a host ``assert`` bounding a count of tiles from above says (``assert n_rows * n_parts <= WORKSPACE``
+    with ``n_parts = triton.cdiv(n_cols, BLOCK)``, a workspace of partials; ``assert grid_size0 < 65536``): a smaller
+    tile counts more and fails it at sizes where the original passed, sizes far past the entries that the net in
+    Triton's interpreter seldom reaches (wrongkernel21, v93); a larger tile counts fewer. No one size bounds such a
+    test, so a smaller tile is not written (``size`` ``None``: no guard) and a larger one holds. A count bounded from
+    below (``assert triton.cdiv(n, BLOCK) >= 8``, v70) fails at small sizes, where the net's floor runs it."""
+    local = assigned_once(fn)
+    out: list[Divides] = []
+    for node in walk(fn.body):
+        if not isinstance(node, cst.Assert):
+            continue
+        line = pos[node].start.line
+        why = f"line {line} asserts {_code(node.test).strip()}, a count of tiles bounded from above"
+        for comparison in (c for c in walk(node.test) if isinstance(c, cst.Comparison)):
+            left = comparison.left
+            for target in comparison.comparisons:
+                op = target.operator
+                bounded = (
+                    left
+                    if isinstance(op, cst.LessThan | cst.LessThanEqual)
+                    else target.comparator
+                    if isinstance(op, cst.GreaterThan | cst.GreaterThanEqual)
+                    else None
+                )
+                left = target.comparator
+                for factor in _product_factors(_bound_value(bounded, local)) if bounded is not None else []:
+                    count = _tile_count(_bound_value(factor, local))
+                    if count is None:
+                        continue
+                    one, product = _tile_id(count[0]), _tile_product(count[0])
+                    tiles = [one] if one is not None else list(product[0]) if product is not None else []
+                    out += [Divides(t, None, line, why, covers=True) for t in tiles]
     return out
 
 
