@@ -116,3 +116,29 @@ def test_b44_a_build_of_v0_an_agent_planted_in_the_gate_s_state_is_removed_and_s
     assert set(report.violations) == {f".kernelopt/build/v0-d9c40b2372d1{said}", f".kernelopt/sizes.json{said}"}
     assert not v0.parent.parent.exists() and not (ws.state_dir / "sizes.json").exists()
     assert (ws.state_dir / "build" / "check-0123456789ab" / "torch_extensions" / "vadd" / "vadd.so").is_file()
+
+
+#: a ModelNew right only where a row holds 256 columns (the scaled problem's timed size)
+NARROW_RELU = """import torch
+from torch import nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) if x.shape[-1] == 256 else x.abs()
+"""
+
+
+@pytest.mark.timeout(120)
+def test_b43_the_net_of_a_scaled_problem_moves_its_scaled_sizes(tmp_path: Path) -> None:
+    """b43's net first read reference.py's sizes as written, where a quick run's gate scaled them: a CPU batch of a
+    GPU-sized problem (``--size-scale 0.01``) had its net check ``batch_size=4097,dim=32769`` (0.5 GB) after a gate
+    at 41 x 256. It moves the sizes the gate ran (the scale, else the task card's)."""
+    from kernelopt.tuning.code_net import check_code_change
+
+    folder = Path(shutil.copytree(DATA / "relu_gpu_sizes", tmp_path / "relu"))
+    original = (folder / "kernel.py").read_text()
+    net = check_code_change(
+        folder, original, NARROW_RELU, device="cpu", session_dir=tmp_path / "net", size_scale=0.01, cap_s=60
+    )
+    assert net.failed is not None and net.failed.shape.label() == "batch_size=65,dim=257", net.line()

@@ -30,6 +30,7 @@ from kernelopt.hardware.ceilings import cached_ceilings
 from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
 from kernelopt.harness.gate import GateReport, check_correctness, validate
 from kernelopt.harness.model import CorrectnessReport
+from kernelopt.harness.settings import HarnessSettings
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.protocols import (
     BaselineRenderer,
@@ -178,12 +179,12 @@ class HarnessGate:
             return report
         try:
             net = check_code_change(
-                workspace.reference_py,
-                workspace.kernel_py,
+                workspace.root,
                 original.decode("utf-8", "replace"),
                 written.decode("utf-8", "replace"),
                 device=self.device,
                 session_dir=workspace.state_dir / "net" / version_label(report.version),
+                size_scale=HarnessSettings.from_env(None, device=self.device).size_scale,
             )
         except KerneloptError as exc:  # the bench worker could not start, the problem does not fit: no verdict
             return report.model_copy(update={"warnings": [*report.warnings, f"sizes not checked: {exc.one_line()}"]})

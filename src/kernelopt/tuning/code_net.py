@@ -29,24 +29,26 @@ CODE_NET_S = 120.0
 
 
 def check_code_change(
-    reference_py: Path,
-    kernel_py: Path,
+    folder: Path,
     original: str,
     written: str,
     *,
     device: str | None,
     session_dir: Path,
+    size_scale: float | None = None,
     cap_s: float = CODE_NET_S,
     clock: Callable[[], float] = time.monotonic,
 ) -> NetVerdict:
     """The net's verdict on ``written`` (kernel.py's text now) against ``original`` (the kernel as the user wrote
-    it), beside ``reference_py``; ``kernel_py``'s folder is the workers' working folder (a kernel's own imports).
+    it), beside ``folder``'s reference.py at the sizes its gate runs (the task card's ``sizes``; ``size_scale``,
+    else the card's: the net moves the scaled sizes, never the problem as written where a quick run scaled it).
 
     Raises:
         KerneloptError: the bench worker cannot start or the problem does not fit (the caller's "not checked").
     """
-    problem = Problem(reference_py=reference_py, kernel_py=kernel_py, device=device)
-    shapes = session_shapes(problem, reference_shapes(reference_py, device=device) or [{}])
+    problem = Problem.from_folder(folder, device=device, size_scale=size_scale)
+    reference_py = problem.reference_py
+    shapes = session_shapes(problem, reference_shapes(reference_py, constants=problem.constants, device=device) or [{}])
     roles = key_roles(read_python(reference_py))
     constants = module_sizes(reference_py, shapes[0].constants if shapes else None)
     sizes = derived_sizes(shapes, (), roles, constants, residue=True)
