@@ -142,8 +142,8 @@ def test_l9_a_literal_block_each_vocabulary_s_own_best_is_a_table_over_it_the_li
     """Each vocabulary's best differs (1024 at V=700, 2048 at V=5000, the literal 4096 at V=9000): on main ``tune``
     judged one configuration ("BLOCK_SIZE is not computed from a size (a literal or a cap), which no table can
     hold"). Now the literal is tabled over ``vocab_size``, the size read beside it, up to the sizes checked, the
-    literal 4096 above them (the largest row, the literal's own value, left to it), judged as the table; the written
-    kernel reads back as a computed setting holding that table, and a later one-value write drops its rows. The
+    literal 4096 above them (the largest row, the literal's own value, left to it), judged as the table; read back,
+    the literal is the knob as a guard's literal is (a later one-value write moves it, the rows kept). The
     written kernel, run in Triton's interpreter, matches the reference at vocabularies no entry names: between the
     rows, at the bounds and above them."""
     from kernelopt.tunables import discover_source, write_config
@@ -174,10 +174,9 @@ def test_l9_a_literal_block_each_vocabulary_s_own_best_is_a_table_over_it_the_li
         table.splitlines(keepends=True)[0] + table.splitlines(keepends=True)[-1], ""
     )
     knob = {t.key: t for t in discover_source(text)}[f"{BACKWARD}:BLOCK_SIZE"]
-    assert knob.kind.value == "computed_setting" and knob.computed == "4096" and knob.tuned_table is not None
-    assert [(b.upto, b.values["BLOCK_SIZE"]) for b in knob.tuned_table.buckets] == [(700, 1024), (5000, 2048)]
-    again = write_config(text, {"BLOCK_SIZE": 512}, kernel=BACKWARD).new_source
-    assert "        BLOCK_SIZE: int = 4096\n        BLOCK_SIZE = 512  # kernelopt: tuned\n        div: int\n" in again
+    assert knob.kind.value == "launch_kwarg" and knob.value == 4096 and not knob.size_names  # no table offered again
+    again = write_config(text, {"BLOCK_SIZE": 512}, kernel=BACKWARD).new_source  # the literal moves, the rows kept
+    assert again == text.replace("        BLOCK_SIZE: int = 4096\n", "        BLOCK_SIZE: int = 512\n")
     folder = xent_backward.problem.kernel_py.parent
     (folder / "written.py").write_text(text)
     ref = load_fresh(folder / "reference.py", "l9_xent_ref")
@@ -216,6 +215,59 @@ def test_l9_the_net_weighs_each_row_of_a_literal_s_table_a_grown_row_included(
     monkeypatch.setattr(folder, "derived_sizes", sizes)
     folder._cast_net(tuning, _Evaluator(), "", {}, least=True)  # type: ignore[arg-type]
     assert asked["grown"] == [8192] and asked["residue"] and asked["block"] == 4096, asked
+
+
+NOMASK = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    BLOCK: int = 1024
+    assert n % BLOCK == 0
+    scale_kernel[(n // BLOCK,)](x, y, BLOCK=BLOCK)
+    return y
+"""
+
+
+def test_l9_a_literal_s_table_over_a_tile_a_size_must_divide_guards_each_row(tmp_path: Path) -> None:
+    """A kernel without masks over ``n // BLOCK`` programs, its annotated literal ``BLOCK: int = 1024``, tabled 2048 up
+    to 4096 and 4096 up to 65536: the guard refused it ("the value it overrides is computed"), reading neither the
+    annotated literal nor a row of an ``elif`` chain (newuser11's rule took an ``if`` alone). Each row now gets its own
+    divisibility test (a size a row turns away falls to the next row's test, or to the literal), the first row not the
+    second's, and the written kernel is right at every size the original handles, 3072 and 66560 among them."""
+    from kernelopt.tunables import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import Bucket, TunedTable
+    from tests.conftest import load_fresh, triton_interpreted
+
+    rows = [Bucket(upto=4096, values={"BLOCK": 2048}), Bucket(upto=65536, values={"BLOCK": 4096})]
+    table = write_table(NOMASK, TunedTable(size="n", buckets=rows)).new_source
+    kept = guard_edit(NOMASK, table)
+    assert kept.new_source is not None, kept.note
+    assert (
+        "    BLOCK: int = 1024\n"
+        "    if n <= 4096 and n % 2048 == 0:  # kernelopt: tuned\n"
+        "        BLOCK = 2048\n"
+        "    elif n <= 65536 and n % 4096 == 0:  # kernelopt: tuned\n"
+        "        BLOCK = 4096\n"
+    ) in kept.new_source, kept.new_source
+    (tmp_path / "written.py").write_text(kept.new_source)
+    with triton_interpreted():
+        import torch
+
+        written = load_fresh(tmp_path / "written.py", "l9_nomask")
+        for n in (1024, 2048, 3072, 4096, 6144, 8192, 66560, 131072):
+            x = torch.randn(n)
+            assert torch.equal(written.run(x), x * 2), n
 
 
 def test_l9_one_configuration_for_every_vocabulary_still_moves_the_literal(xent_backward: Any) -> None:

@@ -139,6 +139,8 @@ class Site:
     # a literal bound once to a local of the launching function (``BLOCK_SIZE: int = 4096``): where a table by size
     # goes, after the binding, the literal its fallback (leftovers21 l9); its ``size_names`` the sizes it may bucket on
     table_region: TunedRegion | None = None
+    # such a literal with tuned lines after it already: the table they hold (what a table's writer reads back)
+    read_table: TunedTable | None = None
     # a heuristic computed from the arguments: the table an edit wrote into its lambda (values keyed by "")
     heuristic_table: TunedTable | None = None
     heuristic_fallback: str | None = None  # the computation the table falls back on, as written
@@ -2135,8 +2137,10 @@ class _Analyzer:
         size may also hold after its binding, the literal the fallback above the sizes checked (leftovers21 l9:
         issue 32's per-shape tuning that keeps the original; unsloth's cross-entropy backward got one value for every
         vocabulary, though each one's best differed). Its ``size_names`` are the sizes read beside it (the grid's
-        ``divmod(vocab_size, BLOCK_SIZE)``, ``triton.cdiv(n, BLOCK)``). Once a table is written after it, the literal
-        and its table are a computed setting (the literal the computation), as a computed setting's table is read."""
+        ``divmod(vocab_size, BLOCK_SIZE)``, ``triton.cdiv(n, BLOCK)``). Once a table is written after it, the file is
+        read as before (a guard kernelopt writes over a literal has the same form): the literal the knob, its lines
+        kept, no table offered again (``read_table``: what :func:`~kernelopt.tunables.edit.write_table` checks its
+        rows by)."""
         func, name = la.func, expr.value
         performance = site.name in LAUNCH_OPTIONS or knob_rule(site.name) is not None
         binds = [b for b in func.locals.get(name, []) if not b.tuned] if func is not None else []
@@ -2150,11 +2154,12 @@ class _Analyzer:
         if not isinstance(found, tuple) or not sizes:
             return
         region = found[0]
-        if region.end_line == region.line:  # no tuned lines after it: a literal, that a table may hold
-            site.table_region, site.size_names = region, sizes
+        if region.end_line != region.line:
+            # tuned lines after it already (a table written so, or a guard kernelopt wrote over the literal, alike in
+            # form): the literal stays the knob as before, its lines read for the writer's check alone
+            site.read_table = region.table
             return
-        site.kind, site.tuned, site.size_names = TunableKind.COMPUTED_SETTING, region, sizes
-        site.computed, site.value, site.literal = self.code(site.literal.node), region.values.get(name), None
+        site.table_region, site.size_names = region, sizes  # no tuned lines after it: a table may hold it
 
     def read_beside(self, func: _FuncInfo, name: str) -> list[str]:
         """The sizes a launching function reads beside its local ``name`` (a block): the names in scope read by each

@@ -830,8 +830,9 @@ def write_table(
     new_source = _splice(source, spans)
     if lambdas:
         new_source = lay_out_heuristics(new_source, source)
-    _, _, after = analyze(new_source, filename, gpu=gpu, **evaluated(evaluation))
+    _, after_sites, after = analyze(new_source, filename, gpu=gpu, **evaluated(evaluation))
     now = {t.key: t for t in after}
+    read_back = {s.key: s.read_table for s in after_sites if s.read_table is not None}  # a literal's table (l9)
     for t in tunables:  # our bug when it fails: the table must read back, and nothing else move
         got = now.get(t.key)
         if got is None:
@@ -846,9 +847,8 @@ def write_table(
             ]
             if _computed_heuristic(by_key[t.key]):  # its lambda's rows as rendered
                 want = distinct_rows(want)
-            have = [
-                (b.upto, v) for b in (got.tuned_table.buckets if got.tuned_table else []) for v in b.values.values()
-            ]
+            held = got.tuned_table or read_back.get(t.key)
+            have = [(b.upto, v) for b in (held.buckets if held else []) for v in b.values.values()]
             if have != want:
                 raise AssertionError(f"tuned table of {t.key} reads back as {have}, not {want}")
         elif t.kind is not TunableKind.COMPUTED_SETTING and t.computed is None and got.value != t.value:

@@ -3581,7 +3581,14 @@ def _tuned_tile_lines(
     assignment and the tile."""
     for node in walk(fn.body):
         if isinstance(node, cst.If) and marked_tuned(node) and not _is_divisibility(node.test):
-            lines = [n for n in walk(node) if isinstance(n, cst.SimpleStatementLine)]
+            # a marked ``elif`` row is a node of its own: its lines are its, not the row's before it (leftovers21 l9:
+            # a test the ``elif`` row needed was added to the first row too)
+            rest = node.orelse if not (isinstance(node.orelse, cst.If) and marked_tuned(node.orelse)) else None
+            lines = [
+                n
+                for n in (*walk(node.body), *(walk(rest) if rest is not None else ()))
+                if isinstance(n, cst.SimpleStatementLine)
+            ]
         elif isinstance(node, cst.SimpleStatementLine) and marked_tuned(node):
             lines = [node]
         else:
@@ -3621,7 +3628,7 @@ def _tuned_tile_refusal(
                 needed is not None
                 and isinstance(node, cst.If)
                 and test is not None
-                and _alone(fn, node)
+                and _rows_alone(fn, node)
                 and _literal_fallback(fn, target)
             ):
                 needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
@@ -3660,6 +3667,18 @@ def _alone(fn: cst.FunctionDef, node: cst.If) -> bool:
     return node.orelse is None and not any(isinstance(n, cst.If) and n.orelse is node for n in walk(fn.body))
 
 
+def _rows_alone(fn: cst.FunctionDef, node: cst.If) -> bool:
+    """Whether ``node`` is an ``if`` alone (:func:`_alone`) or a row of a chain of ``if`` / ``elif`` rows with no
+    ``else``, over a literal (leftovers21 l9: a literal's table by size): a size a row's added test turns away falls to
+    the next row, which holds its own test where its tile needs one, or to the literal, right where the original was."""
+    if _alone(fn, node):
+        return True
+    last = node
+    while isinstance(last.orelse, cst.If):
+        last = last.orelse
+    return last.orelse is None
+
+
 def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
     """Whether every assignment of ``target`` in ``fn`` outside a ``# kernelopt: tuned`` line is one integer literal
     (and there is one): the value a tuned line overrides is a literal, whose sizes the original handled are those it
@@ -3677,7 +3696,13 @@ def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
         and id(n) not in tuned
         and any(_code(t.target).strip() == target for t in n.targets)
     ]
-    writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign | cst.AnnAssign) and _code(n.target) == target]
+    # an annotated literal (Unsloth's ``BLOCK_SIZE: int = 4096``) is one too (leftovers21 l9)
+    values += [
+        n.value
+        for n in walk(fn.body)
+        if isinstance(n, cst.AnnAssign) and n.value is not None and id(n) not in tuned and _code(n.target) == target
+    ]
+    writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign) and _code(n.target) == target]
     return bool(values) and not writes and all(_int(v) is not None for v in values)
 
 
