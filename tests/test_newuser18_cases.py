@@ -301,3 +301,79 @@ def test_n117_a_session_s_progress_line_says_its_best_sums_its_shapes() -> None:
     assert timed and all(re.match(r"\d+ of 8 candidates, best \S+ us for its 2 shapes together \(", t) for t in timed)
     one = Progress(candidates=4, budget=7, evaluations=4, best_latency_us=490700.0, best_config={"B": 1}, batch=())
     assert one.line() == "4 of 7 candidates, best 490700 us (B=1)"
+
+
+def test_n118_a_kernel_writing_an_out_buffer_its_reference_leaves_alone_is_told_both_ways_out() -> None:
+    """The user's `run(x, out)`, `torch.mul(x, 2.0, out=out)`, beside a reference returning `x * 2.0`: "kernel
+    modified input 1 in place (1024 of 1024 elements changed); inputs must be left untouched". Not so: an input the
+    reference writes may be written (docs/harness.md, the in-place rule), and the user's same kernel passed once the
+    reference wrote `out` too. Now the line says the reference leaves it alone and both ways out; the same rule as the
+    gate's, run here on the user's two functions."""
+    from kernelopt.harness.inplace import InPlaceContract, InputCopy, input_fault, modified_inputs
+
+    def run(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        torch.mul(x, 2.0, out=out)
+        return out
+
+    def reference(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        return x * 2.0
+
+    def fault(ref: object) -> str | None:
+        inputs = [torch.randn(1024), torch.zeros(1024)]
+        ref_inputs = [t.clone() for t in inputs]
+        ref(*ref_inputs)  # type: ignore[operator]
+        contract = InPlaceContract(left=modified_inputs(inputs, ref_inputs))
+        before = InputCopy.of(inputs)
+        run(*inputs)
+        found = input_fault(before, inputs, contract, dtype_hint=None, atol=None, rtol=None)
+        return found.message if found is not None else None
+
+    assert fault(reference) == (
+        "kernel modified input 1 in place (1024 of 1024 elements changed), which the reference leaves as it was: leave "
+        "it so, or, for an output buffer passed in (out=), have the reference write it too"
+    )
+    assert fault(run) is None  # the reference writing `out` as the kernel does: the user's kernel passes
+
+
+def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_opens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user wanted the session of the 24-config scale in a spreadsheet, as `report --csv` gives the loop's
+    versions (newuser17's n103): `tune` wrote `record.jsonl` (each candidate a nested object with its 20 raw samples)
+    and `search.png` alone. Now it writes `candidates.csv` beside the plot: one row a candidate in the order evaluated,
+    a column a knob, each SHAPES entry's latency, the re-timed latency the pick was made on, served and cut said; the
+    session's last line and `--json` (`table`) name it."""
+    import csv
+
+    from kernelopt.cli.tune import _render, _table
+    from kernelopt.tuning.candidate import Outcome
+    from tests.test_wrongkernel19_cases import _keyed_table_session
+
+    prepared = _prepared(tmp_path)
+    tuning = _keyed_table_session(
+        prepared,
+        [({"BLOCK": 2048}, (10.0, 20.0)), ({"BLOCK": 4096}, (5.0, 30.0)), ({"BLOCK": 8192}, (12.0, 9.0))],
+    )
+    r = tuning.result
+    cut = r.results[2].model_copy(update={"retimed": False, "cut_slow": True, "reason": "cut: a lower bound"})
+    failed = r.results[0].model_copy(
+        update={"config": {"BLOCK": 16}, "outcome": Outcome.WRONG_RESULT, "latency_us": None,
+                "latency_us_by_shape": {}, "reason": "=HYPERLINK(...)"}
+    )  # fmt: skip
+    tuning = replace(tuning, result=r.model_copy(update={"results": [*r.results[:2], cut, failed]}))
+    prepared.session_dir.mkdir(parents=True)
+    path = _table(tuning)
+    rows = list(csv.DictReader(path.open()))
+    assert path.name == "candidates.csv" and list(rows[0]) == [
+        "evaluation", "BLOCK", "outcome", "latency_us", "latency_us n=4096", "latency_us n=10000",
+        "retimed_latency_us", "from_record", "cut_lower_bound", "reason",
+    ]  # fmt: skip
+    assert [(x["evaluation"], x["BLOCK"], x["outcome"], x["latency_us"]) for x in rows] == [
+        ("1", "2048", "ok", "30.0"), ("2", "4096", "ok", "35.0"), ("3", "8192", "ok", "21.0"),
+        ("4", "16", "wrong_result", ""),
+    ]  # fmt: skip
+    assert (rows[1]["latency_us n=4096"], rows[1]["retimed_latency_us"]) == ("5.0", "35.0")
+    assert (rows[2]["cut_lower_bound"], rows[2]["retimed_latency_us"]) == ("True", "21.0")
+    assert rows[3]["reason"] == "'=HYPERLINK(...)"  # a spreadsheet would run it: written as text
+    _render(tuning, "", written=False, dry_run=True, plot=None, table_path=path)
+    assert capsys.readouterr().out.rstrip().endswith(f"; table: {path}")

@@ -25,6 +25,7 @@ from kernelopt.harness.hints import (
     failure_class,
     hint_fits,
 )
+from kernelopt.harness.inplace import UNTOUCHED
 from kernelopt.harness.model import Culprit, WorkerResult
 
 pytestmark = pytest.mark.timeout(120)
@@ -371,7 +372,7 @@ def test_r4_a_reference_that_returns_a_view_of_an_input_checks_a_correct_kernel(
             candidate.release()
     assert verdicts == [
         (Outcome.OK, None),
-        (Outcome.WRONG_RESULT, "the kernel modified input 0 in place; inputs must be left untouched"),
+        (Outcome.WRONG_RESULT, f"the kernel modified input 0 in place, {UNTOUCHED}"),
         (Outcome.OK, None),
     ]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.harness.inplace import UNTOUCHED
 from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator, Refusal, knob_editor
@@ -123,7 +124,7 @@ def test_wrong_mutating_and_unwritten_outputs_are_wrong_results(results: dict[st
         wrong.reason or ""
     )
     assert mutate.outcome is Outcome.WRONG_RESULT
-    assert mutate.reason == "the kernel modified input 1 in place; inputs must be left untouched"
+    assert mutate.reason == f"the kernel modified input 1 in place, {UNTOUCHED}"
     assert unwritten.outcome is Outcome.WRONG_RESULT
     assert unwritten.reason is not None and unwritten.reason.startswith(
         "output not written: 8192 of 16384 elements still hold the poison pattern"

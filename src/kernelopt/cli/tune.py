@@ -62,6 +62,7 @@ DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from kernelopt.report.search_plot import SearchPoint
     from kernelopt.tunables import EditResult
     from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
     from kernelopt.tuning.problem import Problem, ProblemShape
@@ -470,6 +471,7 @@ def _tune_locked(
         tuning, edit, refused, target_line = _checked_edit(tuning, reference_py, reference_before)
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
         plot = _draw(tuning, sweep_best, sweep_label)
+        candidates = _table(tuning)
         if edit is not None and not dry_run:
             with signals_held():  # an interrupt lands before the write (none made) or after it (`written`)
                 replace_source(prepared.source, edit.new_source)
@@ -501,6 +503,7 @@ def _tune_locked(
                         "diff": edit.diff if edit is not None else "",
                         "kernel_py": str(kernel_py),
                         "plot": str(plot) if plot is not None else None,
+                        "table": str(candidates),
                         "sweep_best_us": sweep_best,
                         "sweep_best_label": sweep_label,
                         "target": target_line or _target_unreached(tuning),
@@ -524,6 +527,7 @@ def _tune_locked(
                     say_verdict=changing is None,
                     target_line=None if refused is not None else target_line,
                     unchecked=unchecked,
+                    table_path=candidates,
                 )
     except StdoutLost as exc:  # exit 0 when kernel.py was written (the exit code says which), else exit 3
         if written and edit is not None:
@@ -861,9 +865,11 @@ def _render(
     say_verdict: bool = True,
     unchecked: str | None = None,
     target_line: str | None = None,
+    table_path: Path | None = None,
 ) -> None:
     """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
-    where its record is; ``target_line``: what the compile for ``--target`` said of a pick it let through."""
+    where its record, plot and table (``candidates.csv``) are; ``target_line``: what the compile for ``--target`` said
+    of a pick it let through."""
     from kernelopt.tuning.folder import config_text
 
     r, j = tuning.result, tuning.judgement
@@ -930,7 +936,7 @@ def _render(
     record = f"session record: {tuning.prepared.record_path}"
     if r.served:  # what was served was not timed now: say how to time it again
         record += f" ({r.served} served from it; delete it to time them again)"
-    info(record + (f"; plot: {plot}" if plot else ""))
+    info(record + (f"; plot: {plot}" if plot else "") + (f"; table: {table_path}" if table_path else ""))
 
 
 def note_beside(note: str | None, verdict: str) -> str | None:
@@ -1224,13 +1230,14 @@ def _sweep_best(path: Path) -> tuple[float | None, str]:
     return (best.latency_us if best is not None else None), label
 
 
-def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | None = None) -> Path | None:
-    """``search.png`` in the session folder; ``None`` (and a warning) without matplotlib."""
-    from kernelopt.fileio import atomic_write_bytes
-    from kernelopt.report.search_plot import SearchPoint, search_plot
+def _points(tuning: FolderTuning) -> list[SearchPoint]:
+    """The session's candidates in the order evaluated, as its plot and its table take them."""
+    from kernelopt.report.search_plot import SearchPoint
+    from kernelopt.tuning.candidate import Config
 
     r = tuning.result
-    points = [
+    retimed = {Config.of(x.config): x.latency_us for x in r.retimed if x.outcome.ok}
+    return [
         SearchPoint(
             evaluation=i,
             latency_us=x.latency_us,
@@ -1238,9 +1245,31 @@ def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | Non
             recorded=x.recorded,
             by_shape=x.latency_us_by_shape,
             cut=x.cut_slow,
+            config=dict(x.config),
+            retimed_us=retimed.get(Config.of(x.config)),
+            reason=x.reason,
         )
         for i, x in enumerate(r.results, start=1)
     ]
+
+
+def _table(tuning: FolderTuning) -> Path:
+    """``candidates.csv`` in the session folder (:mod:`kernelopt.report.session_csv`)."""
+    from kernelopt.fileio import atomic_write_text
+    from kernelopt.report.session_csv import TABLE_FILE, session_csv
+
+    path = tuning.prepared.session_dir / TABLE_FILE
+    atomic_write_text(path, session_csv(_points(tuning)))
+    return path
+
+
+def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | None = None) -> Path | None:
+    """``search.png`` in the session folder; ``None`` (and a warning) without matplotlib."""
+    from kernelopt.fileio import atomic_write_bytes
+    from kernelopt.report.search_plot import search_plot
+
+    r = tuning.result
+    points = _points(tuning)
     title = f"{tuning.prepared.problem.kernel_py.parent.name}: {tuning.prepared.space.launch} ({r.strategy})"
     if tuning.timed_on is not None:  # the image read alone: an interpreter's milliseconds are no GPU's (n113)
         title += f"\ntimed on {tuning.timed_on}"

@@ -196,9 +196,18 @@ def left_unlike_reference(
     )
 
 
+#: What a kernel that modified an input its reference leaves alone is told to do (newuser18's n118: a ``run(x, out)``
+#: writing ``out=`` beside a reference returning ``x * 2.0`` was told "inputs must be left untouched", where an input
+#: the reference writes may be written: the in-place rule above).
+UNTOUCHED = (
+    "which the reference leaves as it was: leave it so, or, for an output buffer passed in (out=), have the reference "
+    "write it too"
+)
+
+
 def _modified(j: int, count: int | None, tensors: list[torch.Tensor]) -> str:
     counted = f" ({count} of {tensors[j].numel()} elements changed)" if count is not None and j < len(tensors) else ""
-    return f"kernel modified input {j} in place{counted}; inputs must be left untouched"
+    return f"kernel modified input {j} in place{counted}, {UNTOUCHED}"
 
 
 def input_fault(

@@ -64,6 +64,9 @@ class SearchPoint(BaseModel):
         by_shape: shape label -> its latency on that shape, microseconds (a session across several ``SHAPES``
             entries: ``latency_us`` is the sum of their latencies, and each shape is drawn as a series of its own).
         cut: its timing was cut, far slower than the best so far: ``latency_us`` is a lower bound.
+        config: its configuration (knob -> value), for the session's table (:mod:`kernelopt.report.session_csv`).
+        retimed_us: its latency when the session re-timed it among the fastest (what the pick was made on).
+        reason: why it failed, in the engine's words (``None`` when it was timed).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,6 +77,9 @@ class SearchPoint(BaseModel):
     recorded: bool = False
     by_shape: dict[str, float] = Field(default_factory=dict)
     cut: bool = False
+    config: dict[str, int | float | str | bool | None] = Field(default_factory=dict)
+    retimed_us: float | None = None
+    reason: str | None = None
 
 
 def shape_series(points: Sequence[SearchPoint]) -> dict[str, list[tuple[int, float]]]:

@@ -1,7 +1,7 @@
 """The report's version timeline as CSV, for the tools a user opens a table with (a spreadsheet, pandas): one row
 per version, the figures as the records hold them (not rounded, units in the column names), empty where a figure
 is not known; ``knob_changes`` is the record's own, as JSON (``{"BLOCK": [64, 4096]}``); a text that a spreadsheet
-would run as a formula is written behind an apostrophe (:func:`_cell`). ``kernelopt report WS
+would run as a formula is written behind an apostrophe (:func:`cell`). ``kernelopt report WS
 --csv OUT`` writes it. Pure: no I/O."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def timeline_csv(data: ReportData) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for v in data.versions:
-        writer.writerow([_cell(x) for x in _row(data, v)])
+        writer.writerow([cell(x) for x in _row(data, v)])
     return buf.getvalue()
 
 
@@ -88,7 +88,7 @@ def timeline_csv(data: ReportData) -> str:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value: object) -> object:
+def cell(value: object) -> object:
     """A cell as written: empty for no value; a text a spreadsheet would run as a formula (an action or a failure
     the implementer wrote, ``=HYPERLINK(...)``) behind an apostrophe, as OWASP advises; a number as it is."""
     if value is None:
