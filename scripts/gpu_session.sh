@@ -277,6 +277,7 @@ agents19 420 scripts/gpu_agents19.sh
 seen19 240 scripts/gpu_seen19.sh
 claim20 240 scripts/gpu_claim20.sh
 wrongkernel20 480 scripts/gpu_wrongkernel20.sh
+wrongkernel21 480 scripts/gpu_wrongkernel21.sh
 netcap20 300 scripts/gpu_netcap20.sh
 timing21 420 scripts/gpu_timing21.sh
 leftovers21 420 scripts/gpu_leftovers21.sh

@@ -7,6 +7,7 @@ launches (docs/faults.md)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,60 @@ def test_v93_a_tile_a_host_assert_counts_against_a_workspace_is_not_shrunk(tmp_p
         module = load_fresh(tmp_path / "kernel.py", "wrongkernel21_v93_plain")
         with pytest.raises(AssertionError, match="the partials fit the workspace"):
             module.run(torch.empty(1, 65537).expand(4096, 65537))
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: variant -> (the literal line, the pick's line, a size where the plain pick fails and the original runs)
+_ON_CUDA: dict[str, tuple[str, str, dict[str, int]]] = {
+    "grid_axis1_local": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
+    "grid_heads_product": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"B": 1, "H": 32, "L": 600000}),
+    "grid_def_axis1": ("n_cols, BLOCK=1024)", "n_cols, BLOCK=256)", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
+    "grid_floor_axis1": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 2**24}),
+    "grid_unroll_axis1": ("    BLOCK = 256\n", "    BLOCK = 64\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
+    "parts_workspace": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 4096, "n_cols": 65537}),
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(400)
+def test_on_cuda_v88_v93_each_plain_pick_fails_where_the_original_and_the_kernel_written_now_run(
+    tmp_path: Path,
+) -> None:
+    """On a GPU, compiled, at one size each past the plain pick's limit (64-1100 MB of float32): the pick as it was
+    written before wrongkernel21 (plainly) fails there, a launch CUDA refuses (65536 or more programs on the grid's
+    second axis: "invalid argument") or v93's assert, where the original runs right; the text ``guard_edit`` writes
+    now (the guard, or the original where the pick is refused) runs right there and at the first entry."""
+    import shutil
+
+    import torch
+
+    from tests.gpu_correct import correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=1e-2, rtol=1e-4))
+
+    seen: dict[str, dict[str, object]] = {}
+    for variant, (old, new, size) in _ON_CUDA.items():
+        folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
+        base = (folder / "kernel.py").read_text()
+        (folder / "plain.py").write_text(base.replace(old, new))
+        (folder / "written.py").write_text(guard_edit(base, base.replace(old, new)).new_source or base)
+        entry = {k: int(v) for k, v in load_entry(folder).items()}
+        seen[variant] = {
+            "original": correct_on_device(folder, [size], judge),
+            "plain": correct_on_device(folder, [size], judge, kernel_py=folder / "plain.py"),
+            "written": correct_on_device(folder, [size, entry], judge, kernel_py=folder / "written.py"),
+        }
+        print(variant, seen[variant])
+    for variant, got in seen.items():
+        assert all(v is True for v in got["original"].values()), (variant, got)
+        assert all(v is True for v in got["written"].values()), (variant, got)
+        assert all(v is not True for v in got["plain"].values()), (variant, got)  # an error, or a wrong output
+
+
+def load_entry(folder: Path) -> dict[str, object]:
+    """The first ``SHAPES`` entry of ``folder``'s reference.py."""
+    from tests.conftest import load_fresh
+
+    return dict(load_fresh(folder / "reference.py", f"_entry_{folder.name}").SHAPES[0])
