@@ -142,3 +142,17 @@ def test_b43_the_net_of_a_scaled_problem_moves_its_scaled_sizes(tmp_path: Path) 
         folder, original, NARROW_RELU, device="cpu", session_dir=tmp_path / "net", size_scale=0.01, cap_s=60
     )
     assert net.failed is not None and net.failed.shape.label() == "batch_size=65,dim=257", net.line()
+
+
+def test_b45_a_batch_timed_on_the_cpu_says_so_above_its_speedups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """b45: ``kernelopt batch --device cpu`` printed "16.4x*" against eager (a CPU's significant figure) under a title
+    naming no device: a reader took it for a GPU's speedup. The title now says where a CPU batch was timed."""
+    from kernelopt.batch.model import BatchMode, BatchTable
+    from kernelopt.cli.batch import render
+
+    for device, said in (("cpu", True), ("cuda", False), (None, False)):
+        render(BatchTable(directory="lv1", mode=BatchMode.VALIDATE, settings={"device": device}), tmp_path)
+        out = " ".join(capsys.readouterr().out.split())
+        assert ("timed on the CPU (torch's CPU ops; Triton in its interpreter): no GPU's figures" in out) is said, out

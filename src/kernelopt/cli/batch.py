@@ -66,6 +66,16 @@ def _last_cell(row: ProblemRow, mode: BatchMode) -> str:
     return one_line(text or "", CELL_CHARS)
 
 
+def _timed_on(result: BatchTable) -> str:
+    """Where the table's latencies and speedups were timed, where a reader could take them for a GPU's: the CPU
+    (break21 b45: "16.4x*" against eager, a CPU's figure, under a title that named no device)."""
+    return (
+        ", timed on the CPU (torch's CPU ops; Triton in its interpreter): no GPU's figures"
+        if ((result.settings or {}).get("device") == "cpu")
+        else ""
+    )
+
+
 def render(result: BatchTable, out_dir: Path) -> None:
     """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout; with
     --optimize the last column says what the loop changed)."""
@@ -85,7 +95,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
     ]
     last = "changed / reason" if result.mode is BatchMode.OPTIMIZE else "reason"
     table(
-        f"batch {result.mode.value}: {result.directory}",
+        f"batch {result.mode.value}: {result.directory}{_timed_on(result)}",
         [
             "problem",
             *(["sample"] if samples else []),
