@@ -191,6 +191,10 @@
 #   leftovers21 scripts/gpu_leftovers21.sh: tune --device cuda (a 120 s wall) on unsloth_xent's backward with
 #              realistic entries: its literal BLOCK_SIZE kept, a table over vocab_size after it where the bests
 #              differ, and the written kernel right at vocabularies no entry names
+#   newuser18  scripts/gpu_newuser18.sh: tune --device cuda on the user's scale under a 24-config autotune list (256
+#              MiB a tensor): the GPU named (timed_on, the plot's title), the best's sum of two entries said,
+#              candidates.csv a row a candidate, the kernel left right off the entries; a torch.compile mode
+#              marked tunable, both modes compiled and timed (docs/faults.md n111-n119)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -281,6 +285,7 @@ wrongkernel21 480 scripts/gpu_wrongkernel21.sh
 netcap20 300 scripts/gpu_netcap20.sh
 timing21 420 scripts/gpu_timing21.sh
 leftovers21 420 scripts/gpu_leftovers21.sh
+newuser18 600 scripts/gpu_newuser18.sh
 gputests 560 -
 EOF
 }

@@ -11,6 +11,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import torch
@@ -363,7 +364,7 @@ def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_open
     tuning = replace(tuning, result=r.model_copy(update={"results": [*r.results[:2], cut, failed]}))
     prepared.session_dir.mkdir(parents=True)
     path = _table(tuning)
-    rows = list(csv.DictReader(path.open()))
+    rows = list(csv.DictReader(path.read_text().splitlines()))
     assert path.name == "candidates.csv" and list(rows[0]) == [
         "evaluation", "BLOCK", "outcome", "latency_us", "latency_us n=4096", "latency_us n=10000",
         "retimed_latency_us", "from_record", "cut_lower_bound", "reason",
@@ -377,3 +378,90 @@ def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_open
     assert rows[3]["reason"] == "'=HYPERLINK(...)"  # a spreadsheet would run it: written as text
     _render(tuning, "", written=False, dry_run=True, plot=None, table_path=path)
     assert capsys.readouterr().out.rstrip().endswith(f"; table: {path}")
+
+
+def _gpu_folder(tmp_path: Path, name: str, shapes: str) -> Path:
+    """The user's folder ``name`` with its reference building its inputs on the device it is given, at ``shapes``
+    (GPU sizes: 256 MiB to 1 GiB a tensor)."""
+    folder = Path(shutil.copytree(DATA / name, tmp_path / name))
+    ref = folder / "reference.py"
+    text = ref.read_text()
+    text = re.sub(r"^SHAPES = .*$", f"SHAPES = {shapes}", text, flags=re.MULTILINE)
+    text = re.sub(r"def get_inputs\(([^)]*)\):", r"def get_inputs(\1, device='cpu'):", text)
+    text = text.replace("torch.randn(n)]", "torch.randn(n, device=device)]").replace(
+        "torch.randn(m, 2 * d)]", "torch.randn(m, 2 * d, device=device)]"
+    )
+    assert "device=device" in text, text
+    ref.write_text(text)
+    return folder
+
+
+def _tuned_on_gpu(folder: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, Any], str]:
+    """``kernelopt tune FOLDER --device cuda --json ARGS``: its JSON and its stderr, kept under $OUT when set."""
+    import json
+    import os
+
+    from kernelopt.cli.app import main
+
+    code = main(["tune", str(folder), "--device", "cuda", "--json", *args])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-3000:]
+    out = json.loads(captured.out)
+    if os.environ.get("OUT"):
+        keep = Path(os.environ["OUT"]) / f"newuser18_{folder.name}"
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / "tune.json").write_text(captured.out)
+        (keep / "stderr.txt").write_text(captured.err)
+        for made in (out.get("table"), out.get("plot")):
+            if made:
+                shutil.copy(made, keep)
+        shutil.copy(folder / "kernel.py", keep / "kernel_after.py")
+    return out, captured.err
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(420)
+def test_n111_n112_n113_n117_n119_on_a_gpu_the_autotuned_scale_s_session_says_where_what_and_sums(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On an NVIDIA GPU, where the session searches num_warps: `tune --device cuda` (a 120 s wall) on the user's
+    24-config scale at 256 MiB a tensor (n = 2**26 and 2**26 + 4099). The JSON names the GPU the bench worker timed on
+    (n113's `timed_on`, the plot's title), the progress lines off a terminal say the best sums the two entries (n117),
+    the verdict never counts 6 configs of 24 (n112), `candidates.csv` holds a row for each candidate with its BLOCK and
+    num_warps (n119), and the kernel.py it leaves is right at sizes no entry names."""
+    import csv
+
+    import torch
+
+    from tests.gpu_correct import correct_on_device
+
+    folder = _gpu_folder(tmp_path, "at", "[dict(n=1 << 26), dict(n=(1 << 26) + 4099)]")
+    out, err = _tuned_on_gpu(folder, capsys, "--budget-wall-s", "120")
+    assert str(out["timed_on"]).startswith("NVIDIA"), out["timed_on"]
+    assert re.search(r"tuning: \d+ of \d+ candidates, best \S+ us for its 2 shapes together \(", err), err[-2000:]
+    assert "its 6 configs" not in out["verdict"], out["verdict"]
+    if "autotuner's pick of its" in out["verdict"]:
+        assert "its 24 configs" in out["verdict"], out["verdict"]
+    rows = list(csv.DictReader(Path(out["table"]).read_text().splitlines()))
+    assert len(rows) == out["evaluations"] + out["served"], (len(rows), out["evaluations"], out["served"])
+    assert {"BLOCK", "num_warps", "latency_us n=67108864"} <= set(rows[0]), list(rows[0])
+    sizes = [{"n": 65}, {"n": 4097}, {"n": (1 << 20) + 1}, {"n": 12345679}]
+    got = correct_on_device(folder, sizes, lambda r: bool(torch.allclose(r.got, r.want)))
+    assert all(v is True for v in got.values()), got
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(500)
+def test_n115_on_a_gpu_a_torch_compile_mode_marked_tunable_is_searched_and_each_mode_timed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On an NVIDIA GPU: `tune --device cuda` on the user's SwiGLU through `torch.compile(mode=MODE)`, `MODE =
+    "default"  # kernelopt: tunable values=default,max-autotune-no-cudagraphs`, at 16384 x 16384 fp32 in (1 GiB) and
+    16384 x 8192 out: both modes compiled (their compiles paused off the case clock, newuser16's n100) and timed,
+    none failing; the pick is one of the two."""
+    folder = _gpu_folder(tmp_path, "mode", "[dict(m=16384, d=8192)]")
+    out, _ = _tuned_on_gpu(folder, capsys, "--budget-wall-s", "240", "--candidate-timeout-s", "300")
+    assert out["knobs"] == {"MODE": ["default", "max-autotune-no-cudagraphs"]}, out["knobs"]
+    assert out["outcomes"] == {"ok": 2}, out["outcomes"]
+    assert out["best_config"]["MODE"] in ("default", "max-autotune-no-cudagraphs")
+    assert str(out["timed_on"]).startswith("NVIDIA"), out["timed_on"]

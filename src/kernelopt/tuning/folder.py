@@ -3146,6 +3146,7 @@ class TuneSummary(BaseModel):
         pace: where the session's wall went (:class:`~kernelopt.tuning.pace.SessionPace`).
         first_call: the kernel as written is wrong on its first call at a new autotune key, as discovery's run of
             the task saw (:attr:`~kernelopt.tunables.model.AutotuneEvaluation.first_call`), else ``None``.
+        timed_on: where the candidates were timed, as the bench worker named its device (:attr:`FolderTuning.timed_on`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -3190,6 +3191,7 @@ class TuneSummary(BaseModel):
     net_unchecked: list[str] = Field(default_factory=list)
     pace: SessionPace | None = None
     first_call: str | None = None
+    timed_on: str | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -3272,6 +3274,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         net_unchecked=[c.unchecked_label() for c in tuning.net.unchecked] if tuning.net is not None else [],
         pace=r.pace,
         first_call=p.evaluation.first_call if p.evaluation is not None else None,
+        timed_on=tuning.timed_on,
     )
 
 
