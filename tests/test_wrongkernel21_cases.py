@@ -205,3 +205,17 @@ def load_entry(folder: Path) -> dict[str, object]:
     from tests.conftest import load_fresh
 
     return dict(load_fresh(folder / "reference.py", f"_entry_{folder.name}").SHAPES[0])
+
+
+def test_the_other_ceiling_spellings_of_a_count_on_the_second_axis_are_read_as_v88_s() -> None:
+    """v88's count written ``(n_cols - 1) // BLOCK + 1`` or ``-(-n_cols // BLOCK)`` (authors' spellings of a ceiling
+    beside ``triton.cdiv`` and ``(n + BLOCK - 1) // BLOCK``): ``BLOCK = 256`` was written plainly with the rules on,
+    the net "correct at n_rows=5,n_cols=8193, ...", a launch a GPU refuses past 256 * 65535 columns; now guarded."""
+    base = (VARIANTS / "grid_axis1_local" / "kernel.py").read_text()
+    count = "    n_blocks = triton.cdiv(n_cols, BLOCK)\n"
+    assert count in base
+    for spelled in ("(n_cols - 1) // BLOCK + 1", "-(-n_cols // BLOCK)"):
+        text = base.replace(count, f"    n_blocks = {spelled}\n")
+        guarded = guard_edit(text, text.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
+        assert guarded.new_source is not None, guarded.note
+        assert "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 256\n" in guarded.new_source, spelled

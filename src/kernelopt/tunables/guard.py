@@ -876,6 +876,35 @@ def _asserted_counts(fn: cst.FunctionDef, pos: Positions) -> list[Divides]:
     return out
 
 
+def _ceil_spelled(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(tile, size) of a count of tiles rounded up in the two other spellings authors write, ``(n - 1) // BLOCK + 1``
+    and ``-(-n // BLOCK)`` (wrongkernel21: a grid's second axis so counted was read by no rule)."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        for floor, one in ((expr.left, expr.right), (expr.right, expr.left)):
+            if _int(one) != 1 or not isinstance(floor, cst.BinaryOperation):
+                continue
+            less = floor.left
+            if (
+                isinstance(floor.operator, cst.FloorDivide)
+                and isinstance(less, cst.BinaryOperation)
+                and isinstance(less.operator, cst.Subtract)
+                and _int(less.right) == 1
+                and _tile_id(floor.right) is not None
+            ):
+                return floor.right, less.left.with_changes(lpar=[], rpar=[])
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        floor = expr.expression
+        if (
+            isinstance(floor, cst.BinaryOperation)
+            and isinstance(floor.operator, cst.FloorDivide)
+            and isinstance(floor.left, cst.UnaryOperation)
+            and isinstance(floor.left.operator, cst.Minus)
+            and _tile_id(floor.right) is not None
+        ):
+            return floor.right, floor.left.expression
+    return None
+
+
 def _returned_grid(
     fn: cst.FunctionDef, call: cst.Call, helpers: Mapping[str, cst.FunctionDef]
 ) -> cst.Tuple | cst.List | None:
@@ -931,6 +960,8 @@ def _tile_count(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseE
         return counted[1], counted[0]
     if (ceil := _ceil_div(expr)) is not None:
         return ceil
+    if (spelled := _ceil_spelled(expr)) is not None:
+        return spelled
     floor = isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide)
     if floor and _int(expr.right) is None and (_tile_id(expr.right) or _tile_product(expr.right)) is not None:  # type: ignore[attr-defined]
         return expr.right, expr.left  # type: ignore[attr-defined]
