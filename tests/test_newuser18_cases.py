@@ -465,3 +465,43 @@ def test_n115_on_a_gpu_a_torch_compile_mode_marked_tunable_is_searched_and_each_
     assert out["outcomes"] == {"ok": 2}, out["outcomes"]
     assert out["best_config"]["MODE"] in ("default", "max-autotune-no-cudagraphs")
     assert str(out["timed_on"]).startswith("NVIDIA"), out["timed_on"]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "beside", "said"),
+    [
+        ("from lib.act import fused_gelu\n", {"lib/act.py": ""}, "imports lib.act from its own folder"),
+        ("from lib import act\nfused_gelu = act.fused_gelu\n", {"lib/act.py": ""}, "imports lib from its own folder"),
+        ("import lib.act as act\nfused_gelu = act.fused_gelu\n", {"lib/act/x.py": ""}, "imports lib.act from its own"),
+    ],
+    ids=["from_module", "from_package", "import_subpackage"],
+)
+def test_n120_a_helper_in_a_folder_without_init_py_is_refused_as_a_module_beside_kernel_py_is(
+    kernel: str, beside: dict[str, str], said: str, tmp_path: Path
+) -> None:
+    """The user's kernel with its helper in a folder beside it, `lib/act.py` (no `__init__.py`: Python 3 imports such
+    a folder as a namespace package), `from lib.act import fused_gelu`: `init` said "created", and V0's gate failed
+    "loading: kernel.py raised ModuleNotFoundError: No module named 'lib'" (`tune` said "no tunable knob"); a module
+    beside kernel.py, or a package with `__init__.py`, was refused in one line (folder_imports). Now such a folder is
+    too; a folder of that name holding no Python file, or named as an installed package (which Python imports
+    first), is not the kernel's."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.workspace import Workspace
+
+    folder = tmp_path / "task"
+    for name, text in beside.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    (folder / "kernel.py").write_text(f"import torch\n{kernel}\n\ndef run(x):\n    return fused_gelu(x)\n")
+    shutil.copy(DATA / "cu" / "reference.py", folder / "reference.py")
+    root = tmp_path / "root"
+    root.mkdir()
+    with pytest.raises(InputFileError, match=re.escape(said)):
+        Workspace.create("x", kernel=folder / "kernel.py", reference=folder / "reference.py", root=root)
+    assert list(root.iterdir()) == []
+    for made in beside:
+        (folder / made).unlink()
+    (folder / "lib" / "notes.txt").write_text("")  # a folder named lib with no Python in it: `lib` is another's
+    (folder / "torch").mkdir()  # a project's folder of scripts named as an installed package: `import torch` is torch
+    (folder / "torch" / "ops.py").write_text("")
+    Workspace.create("y", kernel=folder / "kernel.py", reference=folder / "reference.py", root=root)

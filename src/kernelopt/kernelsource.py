@@ -10,6 +10,7 @@ and ``get_inputs()``. KernelBench form: ``reference.py`` defines ``class Model``
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import importlib.util
 import math
 import os
@@ -440,11 +441,39 @@ def folder_imports(path: Path) -> list[str]:
             out.append("." * node.level + (node.module or ""))
         elif isinstance(node, ast.ImportFrom) and node.module:
             modules = [node.module]
-        for module in modules:
-            top = module.split(".")[0]
-            if (path.parent / f"{top}.py").is_file() or (path.parent / top / "__init__.py").is_file():
-                out.append(module)
+        out += [module for module in modules if _beside(path.parent, module)]
     return list(dict.fromkeys(out))
+
+
+def _beside(folder: Path, module: str) -> bool:
+    """Whether ``module`` (``a.b.c``) is imported from ``folder``: a module or a package there, or a folder without
+    ``__init__.py`` holding Python files, which Python 3 imports as a namespace package (newuser18's n120: ``from
+    lib.act import fused_gelu`` with ``lib/act.py`` beside kernel.py was let through by ``init``, and V0's gate failed
+    "No module named 'lib'")."""
+    top, *rest = module.split(".")
+    if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
+        return True
+    inner = folder.joinpath(top, *rest)
+    found = inner.with_name(inner.name + ".py").is_file() or _holds_python(inner)
+    return found and not _installed(top, folder)  # a namespace portion: any module of the name elsewhere wins
+
+
+def _installed(top: str, folder: Path) -> bool:
+    """Whether ``top`` is a module Python finds outside ``folder`` (built in, or a module or regular package on
+    ``sys.path``): a folder of that name beside the kernel is then only a namespace portion, which it never imports
+    (a project's ``torch/`` folder of scripts beside ``import torch``)."""
+    if top in sys.builtin_module_names:
+        return True
+    here = folder.resolve()
+    paths = [p for p in sys.path if p and Path(p).resolve() != here]
+    spec = importlib.machinery.PathFinder.find_spec(top, paths)
+    return spec is not None and spec.loader is not None
+
+
+def _holds_python(folder: Path) -> bool:
+    """A folder with a Python file in it or one level down (``lib/act.py``, ``lib/ops/add.py``): a namespace package
+    (a deeper search could walk a whole environment that sits beside a kernel)."""
+    return folder.is_dir() and (any(folder.glob("*.py")) or any(folder.glob("*/*.py")))
 
 
 def folder_files(path: Path) -> list[tuple[str, int]]:
