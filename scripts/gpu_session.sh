@@ -195,6 +195,9 @@
 #              MiB a tensor): the GPU named (timed_on, the plot's title), the best's sum of two entries said,
 #              candidates.csv a row a candidate, the kernel left right off the entries; a torch.compile mode
 #              marked tunable, both modes compiled and timed (docs/faults.md n111-n119)
+#   break21    scripts/gpu_break21.sh: the net over an agent's rewrite on cuda (kernelopt mcp's stage calls, a ReLU at
+#              1 GiB a tensor): an unmasked Triton kernel right only at the timed width fails its gate at a size the
+#              net derives; a masked one is not refused (docs/faults.md b43)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -286,6 +289,7 @@ netcap20 300 scripts/gpu_netcap20.sh
 timing21 420 scripts/gpu_timing21.sh
 leftovers21 420 scripts/gpu_leftovers21.sh
 newuser18 600 scripts/gpu_newuser18.sh
+break21 480 scripts/gpu_break21.sh
 gputests 560 -
 EOF
 }
