@@ -177,6 +177,7 @@ CASES: dict[str, Case] = {
     "v91": ("grid_floor_axis1", {"BLOCK": 256}, None),  # the count by floor, no masks: now guarded
     "v92": ("grid_unroll_axis1", {"BLOCK": 64}, None),  # the count of a product of settings: now guarded
     "v93": ("parts_workspace", {"BLOCK": 256}, None),  # a host assert bounding the count of partials: now refused
+    "v94": ("grid_ceil_helper", {"BLOCK": 256}, None),  # the count by the module's own ceil_div: now guarded
 }
 
 

@@ -160,12 +160,13 @@ _ON_CUDA: dict[str, tuple[str, str, dict[str, int]]] = {
     "grid_floor_axis1": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 2**24}),
     "grid_unroll_axis1": ("    BLOCK = 256\n", "    BLOCK = 64\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
     "parts_workspace": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 4096, "n_cols": 65537}),
+    "grid_ceil_helper": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
 }
 
 
 @pytest.mark.gpu
 @pytest.mark.timeout(400)
-def test_on_cuda_v88_v93_each_plain_pick_fails_where_the_original_and_the_kernel_written_now_run(
+def test_on_cuda_v88_v94_each_plain_pick_fails_where_the_original_and_the_kernel_written_now_run(
     tmp_path: Path,
 ) -> None:
     """On a GPU, compiled, at one size each past the plain pick's limit (64-1100 MB of float32): the pick as it was
@@ -219,3 +220,17 @@ def test_the_other_ceiling_spellings_of_a_count_on_the_second_axis_are_read_as_v
         guarded = guard_edit(text, text.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
         assert guarded.new_source is not None, guarded.note
         assert "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 256\n" in guarded.new_source, spelled
+
+
+def test_v94_a_count_by_the_module_s_own_ceiling_helper_is_read_as_triton_cdiv_s() -> None:
+    """v94 (grid_ceil_helper: v88 with the count taken by the module's own ``def ceil_div(a, b): return (a + b - 1) //
+    b``, vLLM's spelling, ``n_blocks = ceil_div(n_cols, BLOCK)``): ``BLOCK = 256`` was written plainly with the rules
+    on, a launch a GPU refuses past 256 * 65535 columns. A helper of two parameters whose one return rounds the first
+    over the second up is now read as ``triton.cdiv`` (any name); one that rounds down is not (no count of it)."""
+    base = (VARIANTS / "grid_ceil_helper" / "kernel.py").read_text()
+    guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
+    assert guarded.new_source is not None, guarded.note
+    assert "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 256\n" in guarded.new_source
+    floored = base.replace("return (a + b - 1) // b", "return a // b + 1")
+    plain = guard_edit(floored, floored.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
+    assert plain.new_source is not None and "65535" not in plain.new_source, plain.note

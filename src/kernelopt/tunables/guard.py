@@ -291,7 +291,7 @@ def _requirements(
                 out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, e=every: e, floor=True)
                 jit = (kernels or {}, imported)
                 out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
-    out += _asserted_counts(fn, pos)
+    out += _asserted_counts(fn, pos, helpers or {})
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     ceilings = _ceil_floors(fn.body)  # counts rounded up: no floor (n48); without masks, _grid_divs reads them
@@ -799,7 +799,7 @@ def _grid_axis_limits(
         # a count bound once to a local (``n_blocks = triton.cdiv(L, BLOCK)``), or a product with another size
         # (``H * triton.cdiv(L, BLOCK)``): wrongkernel21, v88 and v89
         factors = [_bound_value(f, local) for f in _product_factors(_bound_value(written, local))]
-        tiled = [(f, c) for f in factors if (c := _tile_count(f)) is not None]
+        tiled = [(f, c) for f in factors if (c := _tile_count(f, helpers or {})) is not None]
         if len(factors) > 1:
             for _, (tile_expr, _size) in tiled:
                 product = f"a product of {' and '.join(_code(f).strip() for f in factors)}"
@@ -840,7 +840,9 @@ def _grid_axis_limits(
     return out
 
 
-def _asserted_counts(fn: cst.FunctionDef, pos: Positions) -> list[Divides]:
+def _asserted_counts(
+    fn: cst.FunctionDef, pos: Positions, helpers: Mapping[str, cst.FunctionDef] | None = None
+) -> list[Divides]:
     """What a host ``assert`` bounding a count of tiles from above says (``assert n_rows * n_parts <= WORKSPACE``
     with ``n_parts = triton.cdiv(n_cols, BLOCK)``, a workspace of partials; ``assert grid_size0 < 65536``): a smaller
     tile counts more and fails it at sizes where the original passed, sizes far past the entries that the net in
@@ -867,13 +869,34 @@ def _asserted_counts(fn: cst.FunctionDef, pos: Positions) -> list[Divides]:
                 )
                 left = target.comparator
                 for factor in _product_factors(_bound_value(bounded, local)) if bounded is not None else []:
-                    count = _tile_count(_bound_value(factor, local))
+                    count = _tile_count(_bound_value(factor, local), helpers or {})
                     if count is None:
                         continue
                     one, product = _tile_id(count[0]), _tile_product(count[0])
                     tiles = [one] if one is not None else list(product[0]) if product is not None else []
                     out += [Divides(t, None, line, why, covers=True) for t in tiles]
     return out
+
+
+def _helper_ceiling(
+    expr: cst.BaseExpression, helpers: Mapping[str, cst.FunctionDef]
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(tile, size) of a call of a module function of two parameters whose one ``return`` rounds the first over the
+    second up (``def ceil_div(a, b): return (a + b - 1) // b``, vLLM's and sglang's spelling; any name), its arguments
+    in their place; ``None`` for anything else."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and len(expr.args) == 2):
+        return None
+    helper = helpers.get(expr.func.value)
+    if helper is None or any(a.keyword is not None or a.star for a in expr.args):
+        return None
+    params = param_names(helper)
+    returns = [r for r in walk(helper.body) if isinstance(r, cst.Return)]
+    if len(params) != 2 or len(returns) != 1 or returns[0].value is None:
+        return None
+    counted = _tile_count(returns[0].value)
+    if counted is None or _code(counted[1]).strip() != params[0] or _code(counted[0]).strip() != params[1]:
+        return None
+    return expr.args[1].value, expr.args[0].value
 
 
 def _ceil_spelled(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
@@ -953,9 +976,14 @@ def _product_factors(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [expr]
 
 
-def _tile_count(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(tile, size) of a count of tiles rounded up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK - 1) // BLOCK``) or down
-    (``n // BLOCK``, a kernel without masks: v91; a literal divisor there is no tile's copy, ``n // 2``)."""
+def _tile_count(
+    expr: cst.BaseExpression, helpers: Mapping[str, cst.FunctionDef] | None = None
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(tile, size) of a count of tiles rounded up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK - 1) // BLOCK``, a module
+    helper that returns one of its two parameters over the other so, ``ceil_div(n, BLOCK)``: v94) or down (``n //
+    BLOCK``, a kernel without masks: v91; a literal divisor there is no tile's copy, ``n // 2``)."""
+    if (called := _helper_ceiling(expr, helpers or {})) is not None:
+        return called
     if (counted := ceil_count(expr)) is not None:
         return counted[1], counted[0]
     if (ceil := _ceil_div(expr)) is not None:
