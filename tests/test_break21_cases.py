@@ -207,10 +207,14 @@ def test_b43_on_a_gpu_an_agent_s_triton_kernel_right_only_at_the_timed_size_fail
         ("narrow", NARROW_BODY, "8192"),
         ("masked", MASKED_BODY, "triton.next_power_of_2(x.shape[1])"),
     ):
+        folder = DATA / "relu_rows_gpu"  # kernelbench/relu's problem, its sizes the task card's
         ws = Workspace.create(
-            name, kernel=DATA / "relu_rows_gpu" / "kernel.py", reference=DATA / "relu_rows_gpu" / "reference.py",
+            name,
+            kernel=folder / "kernel.py",
+            reference=DATA.parent / "kernelbench" / "relu" / "reference.py",
             root=tmp_path,
-        )  # fmt: skip
+            task_card=folder / "README.md",
+        )
         t0 = time.monotonic()
         drive.profile(ws, device="cuda")
         summary = json.loads((ws.profile_dir(1) / "summary.json").read_text())
