@@ -408,6 +408,10 @@ class FolderTuning:
     failed_rows: tuple[tuple[str, Config], ...] = ()
     """(shape label, the row's values) of a per-bucket table's rows whose written kernel failed its check: those
     values serve that shape in no later table (:func:`_next_table`)."""
+    literals_held: bool = True
+    """Whether a per-bucket table may hold the pick's literals (:attr:`PreparedFolder.literal_tabled`, leftovers21 l9);
+    ``False`` where such a table was judged not better and one configuration, judged as before l9, is (n82: a noisy
+    re-time's sign test writes one configuration where the table is "too noisy to rank")."""
     timed_on: str | None = None
     """Where the candidates were timed, as the bench worker named its device (``NVIDIA H100 80GB HBM3``, ``cpu``,
     ``cpu (Triton's interpreter)``): what the search plot's title says (newuser18's n113); ``None`` when no worker
@@ -1171,7 +1175,7 @@ def _judged_at(tuning: FolderTuning, label: str) -> dict[str, Value] | None:
         return tuning.result.best_config
     if is_list_space(prepared.space.origins):
         return choice.table.get(label)
-    plan = _table_plan(prepared, tuning.result.best_config, literal=True)
+    plan = _table_plan(prepared, tuning.result.best_config, literal=_table_chosen(tuning))
     if plan is None:
         return None
     names, size = plan
@@ -1209,12 +1213,26 @@ def judge_session(
         elif is_list_space(prepared.space.origins):
             tuning = judge_keyed_table(tuning)
         else:
-            tuning = judge_choice(tuning)
+            tuning = _table_or_one(tuning)
     else:
         tuning = judge_written(tuning)
     if listed_now:
         tuning = judge_against_list(tuning, listed_now)
     return tuning
+
+
+def _table_or_one(tuning: FolderTuning) -> FolderTuning:
+    """The per-bucket table judged (:func:`judge_choice`); where it holds the pick's literals (l9) and is not better,
+    the one configuration judged as before l9 (:func:`judge_one`, the choice's line saying why no table), where that
+    one is better: a table over literals adds a way to write the pick, never takes one away."""
+    tabled = judge_choice(tuning)
+    plan = _table_plan(tuning.prepared, tuning.result.best_config, literal=True)
+    if tabled.judgement.better or plan is None or any(n in tuning.prepared.tabled for n in plan[0]):
+        return tabled
+    why = f"the per-bucket table over {', '.join(plan[0])} is not better ({tabled.judgement.reason})"
+    assert tuning.choice is not None
+    one = judge_one(replace(tuning, literals_held=False, choice=unheld(tuning.choice, why)))
+    return one if one.judgement.better else tabled
 
 
 def shaped_choice(tuning: FolderTuning, retimed: Sequence[Result]) -> FolderTuning:
@@ -1850,7 +1868,7 @@ def _next_table(tuning: FolderTuning, at: ProblemShape) -> tuple[FolderTuning, s
     serves that size (the original's computation does: nothing to give way), the table is then the same or no
     longer beats the current configuration."""
     prepared = tuning.prepared
-    plan = _table_plan(prepared, tuning.result.best_config, literal=True)
+    plan = _table_plan(prepared, tuning.result.best_config, literal=_table_chosen(tuning))
     if tuning.choice is None or tuning.choice.kind is not ChoiceKind.TABLE or plan is None:
         return None
     names, size = plan
@@ -2355,7 +2373,9 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         if keyed is not None:
             return keyed
     names = [n for n in computed if n in best]
-    if not names and table_wanted and not listed and why is None:  # literals a table holds (leftovers21 l9)
+    if (
+        not names and table_wanted and not listed and why is None and tuning.literals_held
+    ):  # literals a table holds (l9)
         names = [n for n in prepared.literal_tabled if n in best]
     if not names or (not moved and not table_wanted) or listed:
         # no computed setting in the space (a cap the block is computed under, a literal), or a list no key picks
@@ -2366,7 +2386,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
             one = f"one configuration written: {need}"
             note = f"{one}; {note}" if note else one
         return edit, note
-    plan = _table_plan(prepared, best, literal=table_wanted)
+    plan = _table_plan(prepared, best, literal=table_wanted and tuning.literals_held)
     if plan is None:
         reads = ", ".join(computed[names[0]].size_names) or "the problem"
         return None, (
@@ -2619,7 +2639,7 @@ def table_unheld(tuning: FolderTuning) -> str | None:
         return None  # no table, or no folder to write one into (a replay of the judgement alone)
     if is_list_space(tuning.prepared.space.origins):
         return _keyed_list_unheld(tuning)
-    return size_table_unheld(tuning.prepared, tuning.result.best_config)
+    return size_table_unheld(tuning.prepared, tuning.result.best_config, literal=tuning.literals_held)
 
 
 def _sizes_unread(prepared: PreparedFolder) -> str:
@@ -2633,12 +2653,18 @@ def _sizes_unread(prepared: PreparedFolder) -> str:
     return f" (discovery read no sizes: {one_line(evaluation.problem, 200)})"
 
 
-def size_table_unheld(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> str | None:
+def size_table_unheld(
+    prepared: PreparedFolder, best: Mapping[str, Value] | None, *, literal: bool = True
+) -> str | None:
     """Why no per-bucket table over a size can hold ``best`` (:func:`shaped_edit` writes one configuration, or
     nothing): no knob of the space is computed from a size (a literal, a module-level cap), or the size its
     computation reads is one the entries do not name; ``None`` when a table can be written, or an autotune list may
     hold one (:func:`table_unheld` asks :func:`_keyed_list_unheld` there)."""
-    if best is None or is_list_space(prepared.space.origins) or _table_plan(prepared, best, literal=True) is not None:
+    if (
+        best is None
+        or is_list_space(prepared.space.origins)
+        or _table_plan(prepared, best, literal=literal) is not None
+    ):
         return None
     names = [n for n in prepared.tabled if n in best]
     if names:
@@ -2668,7 +2694,7 @@ def _table_plan(
 
 def _table_chosen(tuning: FolderTuning) -> bool:
     """Whether the session chose a per-bucket table (its literals may then be held by one: :func:`_table_plan`)."""
-    return tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    return tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE and tuning.literals_held
 
 
 def _planned_table(
