@@ -505,3 +505,23 @@ def test_n120_a_helper_in_a_folder_without_init_py_is_refused_as_a_module_beside
     (folder / "torch").mkdir()  # a project's folder of scripts named as an installed package: `import torch` is torch
     (folder / "torch" / "ops.py").write_text("")
     Workspace.create("y", kernel=folder / "kernel.py", reference=folder / "reference.py", root=root)
+
+
+def test_n121_a_batch_on_the_cpu_lists_a_cuda_kernel_as_invalid_not_as_a_failed_kernel(tmp_path: Path) -> None:
+    """`kernelopt batch bcu --device cpu` of the user's folder (the CUDA extension `cu`, the CuTe DSL `cute`, and a
+    problem that runs): `cu`'s row was FAIL, "correctness: loading: kernel.py raised OSError: CUDA_HOME environment
+    variable is not set", a kernel counted wrong for the machine it was given (n109's refusal is optimize's and
+    tune's). Now a batch on the CPU lists it INVALID with the line they refuse it with; on a GPU it runs; `cute`'s
+    row says what it says already (cutlass not installed here)."""
+    from kernelopt.batch.rows import BatchOptions
+    from kernelopt.batch.runner import prepare
+
+    batch = tmp_path / "bcu"
+    for name in ("cu", "cute", "at"):
+        shutil.copytree(DATA / name, batch / name)
+    _, items = prepare(batch, BatchOptions(out_dir=tmp_path / "out", device="cpu"), fresh=True)
+    said = {item.problem: item.defect for item in items}
+    assert said["cu"] == "--device cpu cannot run this cuda kernel: it launches on a GPU driver"
+    assert said["at"] is None and said["cute"] is not None
+    _, items = prepare(batch, BatchOptions(out_dir=tmp_path / "out2", device="cuda"), fresh=True)
+    assert {item.problem: item.defect for item in items}["cu"] is None

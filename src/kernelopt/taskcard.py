@@ -240,3 +240,28 @@ class TaskCard(BaseModel):
         if not self.reference_project or self.reference_project.strip().lower() == "none":
             return None
         return Path(self.reference_project).expanduser()
+
+
+def folder_framework(folder: Path) -> str | None:
+    """What the kernel of a task folder or workspace is written in, as far as ``--device cpu`` asks: its task card's
+    ``framework``; where the card names none (a plain folder, or a README.md that is no card), ``cuda`` when its
+    kernel.py is CUDA code (:func:`~kernelopt.kernelsource.detect_framework`, the rule ``init`` writes the card by),
+    else ``None`` (newuser18's n109: a CUDA extension in a plain folder was run on the CPU into "CUDA_HOME environment
+    variable is not set")."""
+    from kernelopt.kernelsource import Framework, detect_framework
+
+    card = folder / "README.md"
+    framework = TaskCard.load(card).framework if card.is_file() else None
+    kernel = folder / "kernel.py"
+    if framework is None and kernel.is_file() and detect_framework(kernel) is Framework.CUDA:
+        return Framework.CUDA.value
+    return framework
+
+
+def cpu_refusal(framework: str | None) -> str | None:
+    """The line that refuses ``--device cpu`` for a kernel written in ``framework`` (CUDA and HIP kernels launch on a
+    GPU driver; the CPU path times torch's CPU ops and Triton in its interpreter), ``None`` for one it runs: said by
+    ``optimize`` and ``tune`` (exit 2) and by a batch's row (``INVALID``) alike."""
+    if framework in ("cuda", "hip"):
+        return f"--device cpu cannot run this {framework} kernel: it launches on a GPU driver"
+    return None

@@ -13,11 +13,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from kernelopt.batch.model import row_key
-from kernelopt.errors import InputFileError
+from kernelopt.errors import InputFileError, KerneloptError
 from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
 from kernelopt.loop.opening import default_name
 from kernelopt.oneline import shell_word
+from kernelopt.taskcard import cpu_refusal, folder_framework
 from kernelopt.workspace import PREFIX
 
 #: A problem file of KernelBench's layout: ``<id>_<Name>.py`` (``19_ReLU.py``) in a level folder.
@@ -162,6 +163,21 @@ def held_elsewhere(items: list[BatchItem], rows: Mapping[str, str], root: Path) 
             item = item.model_copy(update={"workspace_name": own_workspace_name(name, item.folder.name)})
         out.append(item)
     return out
+
+
+def refused_on_cpu(item: BatchItem) -> BatchItem:
+    """``item`` as ``--device cpu`` takes it: ``INVALID`` where its kernel launches on a GPU driver alone (its task
+    card's framework, or its kernel.py's CUDA code: :func:`~kernelopt.taskcard.folder_framework`), in the line
+    ``optimize`` and ``tune`` refuse it with (newuser18's n121: a CUDA extension's row was a FAIL, "correctness:
+    loading: kernel.py raised OSError: CUDA_HOME environment variable is not set", the kernel blamed for the
+    machine); unchanged otherwise, and where its card cannot be read (its run says why)."""
+    if item.defect is not None:
+        return item
+    try:
+        refusal = cpu_refusal(folder_framework(item.folder))
+    except KerneloptError:
+        return item
+    return item if refusal is None else item.model_copy(update={"defect": refusal})
 
 
 def reference_fault(reference: Path) -> str | None:

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from kernelopt.batch.cold import ColdRunner, run_problem
 from kernelopt.batch.kernelbench import kernelbench_items
 from kernelopt.batch.model import CSV_COLUMNS, BatchMode, BatchTable, ProblemRow, csv_text, with_fast_p
-from kernelopt.batch.problems import BatchItem, changed_sources, folder_items, held_elsewhere
+from kernelopt.batch.problems import BatchItem, changed_sources, folder_items, held_elsewhere, refused_on_cpu
 from kernelopt.batch.rows import (
     DEFAULT_PROBLEM_TIMEOUT_S,
     BatchOptions,
@@ -252,6 +252,8 @@ def prepare(directory: Path, options: BatchOptions, *, fresh: bool) -> tuple[Bat
     directory = Path(directory).resolve()
     _own_table_files(options.out_dir)  # before anything runs, --fresh or not
     items = batch_items(directory, options)
+    if options.device == "cpu":  # a kernel that launches on a GPU driver alone is refused, not run into the driver
+        items = [refused_on_cpu(item) for item in items]
     settings = table_settings(options)
     table = None if fresh else _read_table(options.out_dir / TABLE_FILE, directory, options.mode, settings)
     table = table or BatchTable(directory=str(directory), mode=options.mode, settings=settings)

@@ -180,36 +180,28 @@ def _render(summary: LoopSummary) -> None:
 
 
 def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
-    """Refuse ``--device cpu`` for a kernel whose task card says it is CUDA or HIP code; for a Triton
-    kernel, the note that it runs in Triton's interpreter.
+    """Refuse ``--device cpu`` for a kernel whose task card (or, a folder's card naming none, its kernel.py) says it
+    is CUDA or HIP code (:func:`~kernelopt.taskcard.folder_framework`, :func:`~kernelopt.taskcard.cpu_refusal`); for
+    a Triton kernel, the note that it runs in Triton's interpreter.
 
     CUDA and HIP kernels launch on a GPU driver; the CPU path times kernels written for torch CPU
     tensors, and Triton kernels in Triton's interpreter (the harness sets ``TRITON_INTERPRET=1`` for its
     CPU workers, :func:`kernelopt.harness.runner.worker_env`).
 
-    A folder whose card names no framework (a plain task folder, the README.md beside it no card, or none) is
-    refused where its kernel.py is CUDA code, as ``init`` writes the card of the workspace it makes from it
-    (newuser18's n109: a CUDA extension in a plain folder was not refused, and V0's gate failed "CUDA_HOME
-    environment variable is not set").
-
     Raises:
-        UsageError: the card (or the kernel.py) names a GPU-only framework.
+        UsageError: the kernel is written in a GPU-only framework.
     """
-    from kernelopt.kernelsource import Framework, detect_framework
-    from kernelopt.taskcard import TaskCard
+    from kernelopt.taskcard import cpu_refusal, folder_framework
 
-    card_path = folder / "README.md"
-    framework = TaskCard.load(card_path).framework if card_path.is_file() else None
-    kernel = folder / "kernel.py"
-    if framework is None and kernel.is_file() and detect_framework(kernel) is Framework.CUDA:
-        framework = Framework.CUDA.value  # the refusal alone: a plain folder's Triton kernel is noted by its workspace
+    framework = folder_framework(folder)
     if framework == "triton":
         return (
             "--device cpu: the Triton kernel runs in Triton's interpreter (TRITON_INTERPRET=1; slow: use small shapes)"
         )
-    if framework in ("cuda", "hip"):
+    refusal = cpu_refusal(framework)
+    if refusal is not None:
         raise UsageError(
-            f"--device cpu cannot run this {framework} kernel: it launches on a GPU driver",
+            refusal,
             hint="run it on a machine with an NVIDIA GPU; the CPU path is for kernels on torch CPU tensors "
             "and Triton kernels (in Triton's interpreter): try `kernelopt optimize tests/data/loop --device cpu`",
         )
