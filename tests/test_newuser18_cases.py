@@ -525,3 +525,21 @@ def test_n121_a_batch_on_the_cpu_lists_a_cuda_kernel_as_invalid_not_as_a_failed_
     assert said["at"] is None and said["cute"] is not None
     _, items = prepare(batch, BatchOptions(out_dir=tmp_path / "out2", device="cuda"), fresh=True)
     assert {item.problem: item.defect for item in items}["cu"] is None
+
+
+def test_n122_a_kernel_output_on_the_meta_device_is_said_by_its_device_not_a_worker_crash() -> None:
+    """The user's kernel that returned `(x * 2).to("meta")` (a tensor with no data, as `torch.empty(...,
+    device="meta")` makes by mistake): `validate --device cpu` said "the worker exited with code 1 without a result:
+    RuntimeError: Tensor.item() cannot be called on meta tensors": the checksum the gate takes of each output before
+    comparing it (`harness.inplace.fingerprint`, the cached-result check) summed its bytes. Now a meta tensor's
+    checksum is its size alone, and the output check says "output is on meta; the reference's is on cpu" (the gate's
+    line, as the user's rerun showed)."""
+    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.inplace import fingerprint
+
+    want = torch.randn(1024) * 2
+    got = want.to("meta")
+    assert fingerprint([got]) == [(4096, 0, 0)]
+    assert fingerprint([want])[0][0] == 4096
+    chk = check_outputs(got, want, want, dtype_hint=None, atol=None, rtol=None, device_type="cpu")
+    assert chk.message == "output is on meta; the reference's is on cpu"
