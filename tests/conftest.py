@@ -79,6 +79,7 @@ SLOW_FILES = (
     "test_leftovers21_cases.py",  # 3.6 CPU-s, 8 s waiting (leftovers21, 02:05 UTC, load 5)
     "test_leftovers15_cases.py",  # 5.8 CPU-s, 6 s waiting
     "test_wrongkernel17_cases.py",  # 5.0 CPU-s, 6 s waiting
+    "test_wrongkernel21_cases.py",  # 5.1 CPU-s, 8 s waiting (wrongkernel21, 02:29 UTC, load 5.5): v88's workers
     "test_backends_agent_cli.py",  # 1.6 CPU-s, 12 s waiting
     "test_launch_tuning.py",  # 7.8 CPU-s (alone, less a fork server's start)
     "test_breaker7_cases.py",  # 7.7 CPU-s
