@@ -543,3 +543,23 @@ def test_n122_a_kernel_output_on_the_meta_device_is_said_by_its_device_not_a_wor
     assert fingerprint([want])[0][0] == 4096
     chk = check_outputs(got, want, want, dtype_hint=None, atol=None, rtol=None, device_type="cpu")
     assert chk.message == "output is on meta; the reference's is on cpu"
+
+
+def test_n123_tune_off_a_terminal_says_the_wall_its_seconds_run_against(capsys: pytest.CaptureFixture[str]) -> None:
+    """The user's 24-config scale tuned with its output to a log (`tune at --device cpu --budget-wall-s 120 > log`):
+    "tuning: 4 of 10 candidates, best 5303 us (BLOCK=2048), 7 s in", and nothing of how long the work may take (the
+    header's "120 s" was many lines up; a session of the default budget may take 600 s). Now each line says the wall
+    its seconds run against: "..., 7 s in of its 120 s wall"; a bar made without one is as before."""
+    from kernelopt.cli.tune import _Bar
+    from kernelopt.tuning.session import Progress
+
+    best = Progress(
+        candidates=4, budget=10, evaluations=4, best_latency_us=5303.0, best_config={"BLOCK": 2048}, batch=()
+    )
+    with _Bar(10, 120.0) as bar:
+        bar.update(best)
+    with _Bar(10) as bar:
+        bar.update(best)
+    first, second = capsys.readouterr().err.splitlines()
+    assert re.fullmatch(r"tuning: 4 of 10 candidates, best 5303 us \(BLOCK=2048\), \d+ s in of its 120 s wall", first)
+    assert re.fullmatch(r"tuning: 4 of 10 candidates, best 5303 us \(BLOCK=2048\), \d+ s in", second)

@@ -450,7 +450,8 @@ def _tune_locked(
     space = prepared.space
     _say_before(prepared, request)
     try:
-        with _Bar(prepared.budget.candidates(space.size.count)) as bar:  # the total from the start, not "0/?"
+        # the total from the start, not "0/?", and the wall the session keeps to
+        with _Bar(prepared.budget.candidates(space.size.count), prepared.budget.wall_s) as bar:
             tuning = tune_folder(prepared, on_progress=bar.update)
     except KeyboardInterrupt as exc:  # the evaluator's start, or the bar's end: the session's own is a stop
         _interrupted(
@@ -1174,8 +1175,9 @@ class _Bar:
     the interpreter said nothing for 9 minutes between its header and its verdict. The total is the budget's from the
     start: the bar read "0/?" while the workers started (8 s of the CPU demo's 10)."""
 
-    def __init__(self, total: int | None = None) -> None:
+    def __init__(self, total: int | None = None, wall_s: float | None = None) -> None:
         self.total = total
+        self.wall_s = wall_s  # the session's wall: how long the work may take, said beside the seconds so far (n123)
         self.logged = 0  # candidates a line off a terminal has said
 
     def __enter__(self) -> _Bar:
@@ -1201,11 +1203,14 @@ class _Bar:
         return self
 
     def update(self, p: Progress) -> None:
-        best = f"best {fmt(p.best_latency_us)} us" if p.best_latency_us is not None else "best n/a"
+        together = f" for {p.best_shapes} shapes" if p.best_shapes > 1 else ""  # a sum, as the line says (n117)
+        best = f"best {fmt(p.best_latency_us)} us{together}" if p.best_latency_us is not None else "best n/a"
+        best += f"; {self.wall_s:g} s wall" if self.wall_s is not None else ""
         self.progress.update(self.task, completed=p.candidates, total=p.budget, best=best)
         if self.progress.disable and p.candidates > self.logged:
             self.logged = p.candidates
-            note(f"tuning: {p.line()}, {round(time.monotonic() - self.started)} s in")
+            wall = f" of its {self.wall_s:g} s wall" if self.wall_s is not None else ""
+            note(f"tuning: {p.line()}, {round(time.monotonic() - self.started)} s in{wall}")
 
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
