@@ -250,3 +250,47 @@ def test_b43_on_a_gpu_an_agent_s_triton_kernel_right_only_at_the_timed_size_fail
             assert reason.startswith("correct at the timed sizes only: the kernel fails at batch_size="), reason
         else:
             assert "correct at the timed sizes only" not in reason, reason
+
+
+@pytest.mark.timeout(60)
+def test_b46_a_float64_output_past_1e154_is_checked_with_a_finite_tolerance(tmp_path: Path) -> None:
+    """b46: the tolerance's RMS summed squares that overflow for finite float64 outputs past 1e154: atol inf, so a
+    wrong kernel passed in one process, and in a worker the result holding inf was written as null and refused,
+    "the worker exited with code 0 without a result", the correct kernel's FAIL (``kernelopt batch --device cpu``,
+    main at ``04d897b2``). Now the RMS is scaled by the largest value, and a non-finite figure survives the result's
+    JSON."""
+    from kernelopt.harness.model import WorkerResult
+
+    right = Path(shutil.copytree(DATA / "exp_f64", tmp_path / "right"))
+    result = check_in_process(right, "v1")
+    assert result.failure is None and 0 < result.cases[0].tolerance.atol < float("inf"), result.cases
+    wrong = Path(shutil.copytree(DATA / "exp_f64", tmp_path / "wrong"))
+    (wrong / "kernel.py").write_text((wrong / "kernel.py").read_text().replace("10 * x", "9 * x"))
+    failure = check_in_process(wrong, "v1").failure
+    assert failure is not None and "beyond tolerance" in failure.message, failure
+    infinite = result.model_copy(deep=True)
+    infinite.cases[0].tolerance.atol = float("inf")  # reference.py's ATOL = math.inf, as the worker writes it
+    assert WorkerResult.model_validate_json(infinite.model_dump_json()).cases[0].tolerance.atol == float("inf")
+
+
+@pytest.mark.timeout(60)
+def test_b46_a_reference_leaving_its_output_unwritten_is_the_problem_s_error(tmp_path: Path) -> None:
+    """b46: a reference returning ``torch.empty_like`` filled in part had its unwritten elements (the poison the
+    workers fill fresh memory with, 3.4e38 in its run, 1.4e306 in its float64 run) read as its own rounding: the
+    tolerance widened to rtol 6.49, a kernel computing ``x * 3`` for ``x * 2`` passed the check, and the correct one
+    was a FAIL "without a result" (main at ``04d897b2``). Now the gate's check and ``tune``'s setup refuse the
+    reference, the problem's, naming the elements it never wrote."""
+    from kernelopt.harness.inputs import ReferenceNotWritten
+    from kernelopt.harness.model import Culprit
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    folder = Path(shutil.copytree(DATA / "unwritten_ref", tmp_path / "unwritten"))
+    failure = check_in_process(folder, "v1").failure
+    assert failure is not None and failure.culprit is Culprit.PROBLEM, failure
+    assert failure.error_class == "ReferenceNotWritten" and "holds 2048 of 4096 elements it never wrote" in (
+        failure.message
+    ), failure
+    loaded = LoadedProblem.load(Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py"), "cpu")
+    with pytest.raises(ReferenceNotWritten, match="never wrote"):
+        loaded.build(ProblemShape(kwargs={}))

@@ -27,7 +27,7 @@ from kernelopt.digits import size_text
 from kernelopt.harness.footprint import HIGH_BYTES_PER_ELEMENT
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
-from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY, shown_value
+from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY, ReferenceFault, shown_value
 from kernelopt.harness.poison import POISON_BYTE
 from kernelopt.kernelsource import input_list
 from kernelopt.oneline import first_line
@@ -538,3 +538,31 @@ def poisoned_mask(t: torch.Tensor) -> torch.Tensor:
         return torch.zeros(flat.numel(), dtype=torch.bool, device=t.device)
     raw = flat.view(torch.uint8).reshape(flat.numel(), -1)
     return (raw == POISON_BYTE).all(dim=1)
+
+
+class ReferenceNotWritten(ReferenceFault):
+    """A reference whose output holds elements it never wrote (:func:`unwritten_reference_line`): no kernel can be
+    checked against it; the reference's fault, never a kernel's."""
+
+
+def unwritten_reference_line(outputs: Any) -> str | None:
+    """The line saying the reference returned memory it never wrote, else ``None``: elements of its outputs still
+    holding the poison pattern (:data:`POISON_BYTE`) the harness fills fresh memory with (on the CPU every allocation:
+    a ``torch.empty`` it fills in part). Their values are whatever the allocator held, another in each run, so its
+    float64 run's other garbage read as its own rounding widened the tolerance past any kernel's error (break21 b46:
+    rtol 6.49 at fp32, a kernel computing x * 3 for x * 2 passed). Outputs of one-byte elements are left alone (0x7F
+    is 127 there), and a tensor with no element."""
+    for i, t in enumerate(tensors_in(outputs)):
+        if t.element_size() < 2 or t.is_complex() or t.numel() == 0:
+            continue
+        mask = poisoned_mask(t)
+        unwritten = int(mask.sum().item())
+        if unwritten:
+            first = int(mask.nonzero()[0].item())
+            return (
+                f"the reference's output {i} holds {unwritten} of {t.numel()} elements it never wrote (still the "
+                f"poison pattern, bytes 0x{POISON_BYTE:02X}, the harness filled fresh memory with; first at flat "
+                f"index {first}): its values are whatever memory held, another each run; write every element "
+                "(torch.zeros, or fill what torch.empty leaves)"
+            )
+    return None

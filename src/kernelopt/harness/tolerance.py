@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
 class Precision(StrEnum):
@@ -81,6 +81,10 @@ class Tolerance(BaseModel):
         scaled_by_rms: True when ``atol`` is the default floor times the RMS of the reference.
         basis: where the figures come from (``default``, ``reference.py ATOL/RTOL``, ``widened ...``).
     """
+
+    # an inf atol (reference.py's ATOL = math.inf) written as Infinity and read back as such: pydantic's default null
+    # made a worker's whole result unreadable, "the worker exited with code 0 without a result", a FAIL (break21 b46)
+    model_config = ConfigDict(ser_json_inf_nan="constants")
 
     precision: Precision
     rtol: float

@@ -892,6 +892,7 @@ def _run_reference(
         subject.calls += 1
         peak = _peak_above(ctx.device, start)
         _fail_if_reference_elsewhere(ctx, cc, ref_native, inputs, where)
+        _fail_if_reference_unwritten(ctx, cc, ref_native, where)
         # an op in place: what it leaves in its inputs
         contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
         del ref_inputs
@@ -1208,6 +1209,16 @@ def _fail_if_reference_elsewhere(ctx: _Ctx, cc: CaseCheck, ref_native: Any, inpu
         _fail_case(ctx, cc, f"{where}: {no_values}", "ReferenceDevice", Culprit.PROBLEM)
     if line is not None:
         ctx.warn_once("reference-device", line)
+
+
+def _fail_if_reference_unwritten(ctx: _Ctx, cc: CaseCheck, ref_native: Any, where: str) -> None:
+    """Fail the case as the problem's where the reference returned memory it never wrote
+    (:func:`~kernelopt.harness.inputs.unwritten_reference_line`, the one rule, ``tune``'s setup's too)."""
+    from kernelopt.harness.inputs import unwritten_reference_line
+
+    line = unwritten_reference_line(ref_native)
+    if line is not None:
+        _fail_case(ctx, cc, f"{where}: {line}", "ReferenceNotWritten", Culprit.PROBLEM)
 
 
 def _drew_since(ctx: _Ctx, seed: int) -> bool:

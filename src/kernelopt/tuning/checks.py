@@ -297,6 +297,11 @@ class LoadedProblem:
 
         self.expected = _own_memory(self.expected)
         self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
+        from kernelopt.harness.inputs import ReferenceNotWritten, unwritten_reference_line
+
+        unwritten = unwritten_reference_line(self.expected)  # memory it never wrote: no candidate is checked (b46)
+        if unwritten is not None:
+            raise ReferenceNotWritten(f"{where}: {unwritten}")
         self.contract = InPlaceContract(returns_nothing=self.expected is None)
         if self.prints.changed(self.inputs):  # an op in place: candidates must leave what it leaves
             modified = self.inputs
