@@ -294,3 +294,33 @@ def test_b46_a_reference_leaving_its_output_unwritten_is_the_problem_s_error(tmp
     loaded = LoadedProblem.load(Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py"), "cpu")
     with pytest.raises(ReferenceNotWritten, match="never wrote"):
         loaded.build(ProblemShape(kwargs={}))
+
+
+@pytest.mark.timeout(60)
+def test_b47_an_output_past_its_dtype_s_range_is_the_infinity_the_reference_gives(tmp_path: Path) -> None:
+    """b47: fp16 row sums near 80000 are inf in the reference's own dtype; the check compared the kernel with the
+    float64 run's finite 80000, so a kernel summing in fp32 and rounding to fp16, inf exactly where the reference
+    is, failed "output contains Inf where the reference is finite (16 of 64 elements)" (``kernelopt batch --device
+    cpu``, main at ``cafcc0db``). The float64 value the reference's own run rounded to an infinity is that infinity;
+    a kernel that saturates at 65504 instead still fails."""
+    right = Path(shutil.copytree(DATA / "fp16_overflow", tmp_path / "right"))
+    assert check_in_process(right, "v1").failure is None
+    saturating = Path(shutil.copytree(DATA / "fp16_overflow", tmp_path / "saturating"))
+    kernel = saturating / "kernel.py"
+    kernel.write_text(kernel.read_text().replace(".sum(dim=1).half()", ".sum(dim=1).clamp(max=65504).half()"))
+    failure = check_in_process(saturating, "v1").failure
+    assert failure is not None and "is finite where the reference is NaN or Inf" in failure.message, failure
+
+
+@pytest.mark.timeout(60)
+def test_b48_a_finite_output_where_the_reference_is_inf_fails_the_check(tmp_path: Path) -> None:
+    """b48: the check's fast pass vouched for an element within ``|ref| * rtol + atol`` of the reference, which is inf
+    where the reference is: a kernel returning 1e30 for ``1 / relu(x)``'s +inf (half the elements) passed, the full
+    scan's "finite where the reference is NaN or Inf" never reached (main at ``cafcc0db``). Now an infinite bound
+    vouches for nothing; the kernel giving inf there passes as before."""
+    right = Path(shutil.copytree(DATA / "recip_inf", tmp_path / "right"))
+    assert check_in_process(right, "v1").failure is None
+    finite = Path(shutil.copytree(DATA / "recip_inf", tmp_path / "finite"))
+    (finite / "kernel.py").write_text((finite / "kernel.py").read_text().replace("clamp_min(0)", "clamp_min(1e-30)"))
+    failure = check_in_process(finite, "v1").failure
+    assert failure is not None and "output is finite where the reference is NaN or Inf" in failure.message, failure
