@@ -81,17 +81,19 @@ def test_n110_python_dsls_that_launch_on_an_nvidia_gpu_alone_are_cuda_and_torch_
     assert "framework: cuda" in (ws.root / "README.md").read_text()
 
 
-def _prepared(tmp_path: Path) -> object:
+@pytest.fixture(scope="module")
+def at_prepared(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The user's autotuned scale (24 configs, six BLOCKs times four num_warps, keyed by n) prepared for a session
-    on the CPU: discovery imports kernel.py once, no candidate runs."""
+    on the CPU, once for the file: discovery imports kernel.py in a worker (its list is built by a helper), no
+    candidate runs."""
     from kernelopt.tuning import folder as tf
 
-    folder = Path(shutil.copytree(DATA / "at", tmp_path / "at"))
+    folder = Path(shutil.copytree(DATA / "at", tmp_path_factory.mktemp("newuser18") / "at"))
     return tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
 
 
 def test_n111_n112_n113_an_autotuned_kernel_s_table_lines_and_plot_say_what_was_checked_and_where(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    at_prepared: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The user's `@triton.autotune(configs=_configs(), key=["n"])` of 24 configs, tuned on the CPU (`kernelopt tune at
     --device cpu`), a per-bucket table of BLOCK 4096 and 8192 written.
@@ -107,7 +109,7 @@ def test_n111_n112_n113_an_autotuned_kernel_s_table_lines_and_plot_say_what_was_
     from kernelopt.tuning.problem import ProblemShape
     from tests.test_wrongkernel19_cases import _keyed_table_session
 
-    prepared = _prepared(tmp_path)
+    prepared = at_prepared
     listed = tf.list_configs(prepared)  # type: ignore[arg-type]
     assert [c.as_dict() for c in listed] == [{"BLOCK": b} for b in (64, 128, 256, 512, 1024, 2048)]
     assert tf._list_count(prepared, len(listed)) == (  # type: ignore[arg-type]
@@ -337,7 +339,7 @@ def test_n118_a_kernel_writing_an_out_buffer_its_reference_leaves_alone_is_told_
 
 
 def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_opens(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    at_prepared: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The user wanted the session of the 24-config scale in a spreadsheet, as `report --csv` gives the loop's
     versions (newuser17's n103): `tune` wrote `record.jsonl` (each candidate a nested object with its 20 raw samples)
@@ -350,7 +352,7 @@ def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_open
     from kernelopt.tuning.candidate import Outcome
     from tests.test_wrongkernel19_cases import _keyed_table_session
 
-    prepared = _prepared(tmp_path)
+    prepared = at_prepared
     tuning = _keyed_table_session(
         prepared,
         [({"BLOCK": 2048}, (10.0, 20.0)), ({"BLOCK": 4096}, (5.0, 30.0)), ({"BLOCK": 8192}, (12.0, 9.0))],
@@ -362,7 +364,7 @@ def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_open
                 "latency_us_by_shape": {}, "reason": "=HYPERLINK(...)"}
     )  # fmt: skip
     tuning = replace(tuning, result=r.model_copy(update={"results": [*r.results[:2], cut, failed]}))
-    prepared.session_dir.mkdir(parents=True)
+    prepared.session_dir.mkdir(parents=True, exist_ok=True)
     path = _table(tuning)
     rows = list(csv.DictReader(path.read_text().splitlines()))
     assert path.name == "candidates.csv" and list(rows[0]) == [
@@ -563,3 +565,26 @@ def test_n123_tune_off_a_terminal_says_the_wall_its_seconds_run_against(capsys: 
     first, second = capsys.readouterr().err.splitlines()
     assert re.fullmatch(r"tuning: 4 of 10 candidates, best 5303 us \(BLOCK=2048\), \d+ s in of its 120 s wall", first)
     assert re.fullmatch(r"tuning: 4 of 10 candidates, best 5303 us \(BLOCK=2048\), \d+ s in", second)
+
+
+def test_n124_a_keyed_table_written_on_the_cpu_says_the_launch_options_no_timing_chose(at_prepared: Any) -> None:
+    """The 24-config scale's table written on the CPU: `triton.Config({"BLOCK": 4096}, num_warps=1, num_stages=1)`
+    and the same for 8192, where the author's list gave each tile four num_warps for a GPU's autotuner to choose
+    from; the verdict said only "a per-bucket table as the autotuner keeps one ...". The interpreter ignores num_warps,
+    so no timing chose the 1 (the entry its autotuner picked here gave it). Now the note says which options each row
+    keeps and that a GPU session chooses them."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_wrongkernel19_cases import _keyed_table_session
+
+    prepared = at_prepared
+    tuning = _keyed_table_session(
+        prepared,
+        [({"BLOCK": 2048}, (10.0, 20.0)), ({"BLOCK": 4096}, (5.0, 30.0)), ({"BLOCK": 8192}, (12.0, 9.0))],
+    )
+    edit, note = tf.shaped_edit(tuning)
+    assert edit is not None and edit.new_source is not None and note is not None
+    assert 'triton.Config({"BLOCK": 4096}, num_warps=1, num_stages=1)' in edit.new_source
+    assert note.endswith(
+        "; the list varies num_warps [1, 2, 4, 8], which Triton's interpreter ignores: each row keeps one (BLOCK=4096: "
+        "num_warps=1; BLOCK=8192: num_warps=1) that no timing chose; a session on a GPU chooses them"
+    ), note

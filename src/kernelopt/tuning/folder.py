@@ -60,6 +60,7 @@ from kernelopt.oneline import one_line
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
+    AutotuneConfig,
     AutotuneEvaluation,
     AutotuneSpace,
     Bucket,
@@ -2578,7 +2579,25 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
         f"a per-bucket table as the autotuner keeps one: its list pinned to the {len(configs)} shapes' own bests, "
         f"one picked per key ({', '.join(listed.key)}) at run time"
     )
-    return table.model_copy(update={"edits": one.edits}), note
+    held = _options_held(listed, configs) if prepared.problem.interpreted else None
+    return table.model_copy(update={"edits": one.edits}), f"{note}; {held}" if held else note
+
+
+def _options_held(listed: AutotuneSpace, rows: Sequence[AutotuneConfig]) -> str | None:
+    """On the CPU, where the author's keyed list varies a launch option (``num_warps`` 1, 2, 4, 8 for each tile): the
+    one value each row of the table keeps, which no timing chose (Triton's interpreter ignores the options; the row's
+    tile's own entry in the list gives it, else the entry the interpreter's autotuner picked), said beside the table
+    (newuser18's n124: the 24-config scale's table was written with ``num_warps=1`` for BLOCK 4096 and 8192, the
+    author's four warps per tile gone, and nothing said it); ``None`` where the list holds each option at one value."""
+    varied = [o for o in CONFIG_OPTIONS if len({getattr(c, o) for c in listed.configs}) > 1]
+    if not varied:
+        return None
+    kept = "; ".join(f"{config_text(row.kwargs)}: {config_text({o: getattr(row, o) for o in varied})}" for row in rows)
+    values = ", ".join(f"{o} {sorted({getattr(c, o) for c in listed.configs})}" for o in varied)
+    return (
+        f"the list varies {values}, which Triton's interpreter ignores: each row keeps one ({kept}) that no timing "
+        "chose; a session on a GPU chooses them"
+    )
 
 
 def _shape_bests(tuning: FolderTuning) -> list[dict[str, Value]]:
