@@ -107,6 +107,10 @@
 #              indices, tritonbench's jagged sum, bitsandbytes' 8-bit quantization, unsloth's cross-entropy backward,
 #              fla's mean pooling, vLLM's block fp8 GEMM, PyTorch's string-annotated 2-D add) and its written forms
 #              compiled and correct at realistic sizes, tune --device cuda on three (one unsloth's backward launch)
+#   breaker21  scripts/gpu_breaker21.sh: the twenty-first held-out trial's kernels (applied-ai's split-K GEMM and
+#              causal conv1d, tritonbench's Stream-K GEMM, vLLM's merge of attention states, fla's token shift,
+#              trident's var_mean, attorch's batch norm, Liger's fused linear JSD) and its written forms compiled and
+#              correct at realistic sizes, tune --device cuda on three (one fla's forward launch)
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -239,6 +243,7 @@ breaker17 480 scripts/gpu_breaker17.sh
 breaker18 480 scripts/gpu_breaker18.sh
 breaker19 600 scripts/gpu_breaker19.sh
 breaker20 600 scripts/gpu_breaker20.sh
+breaker21 600 scripts/gpu_breaker21.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

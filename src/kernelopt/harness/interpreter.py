@@ -87,6 +87,14 @@ and ``tune`` read so only when the CPU fails it too (docs/faults.md refblame14 r
 the time its run is given (:data:`INTERPRETER_LIMIT_ENV`) stops in one line that counts its programs
 (:func:`programs_problem`, knobs17's k5).
 
+A tenth, for every Triton: ``tl.reduce`` of a combine function of the kernel's own (trident's Welford
+``combine_welford``, an argmax of pairs) ran one element at a time in the interpreter, a Python call of the
+combine function and its operations per element (``ReduceOps.generic_reduce``): trident's ``var_mean`` took 18.8 s
+for a 4 x 100 matrix, so ``tune --device cpu`` timed out (breaker21's q1). The elements are combined pairwise in
+``log2(n)`` vectorized steps instead, neighbours in their order (``combine(x[2i], x[2i + 1])``, an odd last one
+carried), which a GPU's tree reduction is too and which the combine function's associativity (``tl.reduce``'s
+contract) makes equal to the sequential fold up to rounding (:func:`_patch_generic_reduce`).
+
 :func:`mirrored_programs` runs a grid's programs last first, for the net: a kernel right only in the interpreter's
 order (a race on a GPU, wrongkernel17's v69) fails there.
 """
@@ -187,6 +195,7 @@ def patch_interpreter() -> bool:
         _patch_annotations(interp)
         _patch_specialized(interp)
         _patch_bf16_arithmetic(interp)
+        _patch_generic_reduce(interp)
         interp._kernelopt_patched = True
     return fixes
 
@@ -1108,3 +1117,59 @@ def _patch_autotuner() -> None:
 
     Autotuner._bench = _bench  # type: ignore[method-assign]
     Autotuner._kernelopt_cpu_bench = True  # type: ignore[attr-defined]
+
+
+def _tree_reduce(ops: Any, data: list[Any], dtypes: list[Any], axis: int) -> list[Any]:
+    """``data`` (numpy arrays of one shape) reduced along ``axis`` by ``ops.combine_fn`` in pairwise steps, each a
+    vectorized call of the combine function on every pair ``(x[2i], x[2i + 1])``; the arrays without the axis."""
+    import numpy as np
+
+    while data[0].shape[axis] > 1:
+        n = data[0].shape[axis]
+        pairs = (n // 2) * 2
+        left = [np.take(d, np.arange(0, pairs, 2), axis=axis) for d in data]
+        right = [np.take(d, np.arange(1, pairs, 2), axis=axis) for d in data]
+        out = ops.combine_fn.fn(
+            *(ops.to_tensor(x, t) for x, t in zip(left, dtypes, strict=True)),
+            *(ops.to_tensor(x, t) for x, t in zip(right, dtypes, strict=True)),
+        )
+        out = out if isinstance(out, tuple) else (out,)
+        combined = [
+            np.broadcast_to(o.handle.data if hasattr(o, "handle") else np.asarray(o), lo.shape).astype(lo.dtype)
+            for o, lo in zip(out, left, strict=True)
+        ]
+        if pairs < n:  # the odd last element, carried to the next step in its place
+            combined = [
+                np.concatenate([c, np.take(d, [n - 1], axis=axis)], axis=axis)
+                for c, d in zip(combined, data, strict=True)
+            ]
+        data = combined
+    return [np.squeeze(d, axis=axis) for d in data]
+
+
+def _patch_generic_reduce(interp: Any) -> None:
+    """Triton's ``ReduceOps.generic_reduce`` (a reduction by a combine function of the kernel's own) by
+    :func:`_tree_reduce` (see the module docstring); an empty axis is left to Triton's."""
+    import numpy as np
+
+    ops_class = interp.ReduceOps
+    sequential = ops_class.generic_reduce
+
+    def generic_reduce(self: Any, input: Any) -> Any:
+        original_axis = self.axis
+        tensors, axis = self.unravel(input, self.axis)
+        if tensors[0].handle.data.shape[axis] == 0:
+            return sequential(self, input)
+        rank = len(tensors[0].handle.data.shape)
+        dtypes = [t.dtype for t in tensors]
+        reduced = _tree_reduce(self, [t.handle.data for t in tensors], dtypes, axis)
+        ret = []
+        for data, dtype in zip(reduced, dtypes, strict=True):
+            if self.keep_dims:
+                data = np.expand_dims(data, axis) if original_axis is not None else data.reshape((1,) * rank)
+            elif original_axis is None:
+                data = data.item()
+            ret.append(self.to_tensor(data, dtype))
+        return ret
+
+    ops_class.generic_reduce = generic_reduce

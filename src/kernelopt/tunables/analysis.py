@@ -49,6 +49,7 @@ from kernelopt.tunables.blocks import (
 )
 from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.conditions import conditions_over
+from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
 from kernelopt.tunables.filters import divisors, filter_sizes, layout_tiles
 from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
@@ -1171,15 +1172,19 @@ class _Analyzer:
         kernels read 500 x 1,000 decorators in each analysis (a 20,000-line kernel.py, leftovers9)."""
         return {n: fs[0].node for n, fs in self.functions.items() if len(fs) == 1 and self.decorators(fs[0].node)}
 
+    @functools.cached_property
+    def decorator_aliases(self) -> dict[str, str]:
+        """Module-level names of Triton's decorators (:func:`~kernelopt.tunables.decorator_words.decorator_aliases`)."""
+        return decorator_aliases(self.module)
+
     def decorators(self, fn: cst.FunctionDef) -> dict[str, cst.Decorator]:
         """A kernel's ``jit`` / ``autotune`` / ``heuristics`` decorators by word; an autotune list applied by a call
         (:attr:`called_autotunes`) is its ``autotune``, a decorator around the call's node."""
         out = {}
         for d in fn.decorators:
-            expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-            name = _dotted(expr)
-            if name and name.split(".")[-1] in ("jit", "autotune", "heuristics"):
-                out[name.split(".")[-1]] = d
+            word = decorator_word(d, self.decorator_aliases)
+            if word is not None:
+                out[word] = d
         called = self.called_autotunes.get(fn.name.value) if "jit" in out and "autotune" not in out else None
         if called is not None:
             out["autotune"] = cst.Decorator(decorator=called)

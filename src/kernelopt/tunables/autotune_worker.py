@@ -87,11 +87,17 @@ def _config(c: Any) -> dict[str, Any]:
 
 
 def autotuners(module: ModuleType) -> list[Any]:
-    """The ``triton.runtime.autotuner.Autotuner`` objects a module's names hold (under its heuristics too)."""
+    """The ``triton.runtime.autotuner.Autotuner`` objects a module's names hold (under its heuristics too), and those
+    of the classes it defines: trident's kernels are static methods (``class VarMean: forward = staticmethod(
+    triton.autotune(...)(triton.jit(...)))``), which the module's names never held (breaker21's q3)."""
     from triton.runtime.autotuner import Autotuner
 
     found: list[Any] = []
-    for obj in vars(module).values():
+    held = list(vars(module).values())
+    for obj in list(held):
+        if isinstance(obj, type) and obj.__module__ == module.__name__:
+            held += [getattr(m, "__func__", m) for m in vars(obj).values()]
+    for obj in held:
         cur, depth = obj, 0
         while cur is not None and depth < 6:
             if isinstance(cur, Autotuner) and all(cur is not f for f in found):

@@ -64,6 +64,7 @@ from kernelopt.tunables.blocks import (
     walk,
 )
 from kernelopt.tunables.called_autotune import as_decorators
+from kernelopt.tunables.decorator_words import aliased, plain_decorators
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import tile_offset
 from kernelopt.tunables.inline_guard import (
@@ -3190,6 +3191,11 @@ def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = 
             over that computed block is not asked to fill the size (:attr:`Divides.fills`; the row must still
             cover it).
     """
+    plain_old, plain_new = plain_decorators(old), plain_decorators(new)
+    if plain_old is not None and plain_new is not None:  # a kernel decorated through an alias (vLLM's)
+        guarded = guard_edit(plain_old, plain_new, ran_masked=ran_masked)
+        written = aliased(guarded.new_source, old) if guarded.new_source is not None else None
+        return replace(guarded, new_source=written)
     old_read, new_read = as_decorators(old), as_decorators(new)
     if old_read is None or new_read is None:
         guarded = _rewrite(old, new, add=True, ran_masked=ran_masked)

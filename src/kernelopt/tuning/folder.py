@@ -3129,8 +3129,15 @@ def _guard_beside(
     if len(tests) != 1:
         return Guarded(None, f"{mixed} a guard fails ({'; '.join(tests)}), a combination never timed: not written")
     opts = {"filename": fn, "limits": prepared.limits, "kernel": prepared.space.kernel, "gpu": prepared.gpu}
+    # the tiles alone, the text the guard is read from: no configuration that runs (the original's other settings
+    # beside the pick's tiles, never timed), so no fit is asked of it (breaker21's q4: applied-ai's split-K pick
+    # block_m=128 with block_k=64 was set beside the original's block_k=512 here, "cannot fit: 589824 B" raised, and
+    # tune exited 2 after its session, nothing written); the pick itself is fitted where write_config sets the rest
     tiled = apply_source(
-        base, {k: v for k, v in changes.items() if k not in others}, evaluation=prepared.evaluation, **opts
+        base,
+        {k: v for k, v in changes.items() if k not in others},
+        evaluation=prepared.evaluation,
+        **{**opts, "limits": None},
     )  # type: ignore[arg-type]
     first = guard_edit(base, tiled.new_source)
     if first.new_source is None or set(first.tests) != set(tests):

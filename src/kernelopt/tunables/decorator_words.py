@@ -1,0 +1,82 @@
+"""Which of Triton's decorators a kernel's decorator is: the one reading for every reader of a kernel file.
+
+A decorator is Triton's ``jit`` / ``autotune`` / ``heuristics`` by the last part of its dotted name
+(``@triton.jit``, ``@jit``, ``@triton.autotune(...)``), or through a module-level alias of one: vLLM binds
+``triton_jit_decorator`` to ``triton.jit`` (``vllm.triton_utils``) and decorates its kernels with it, which left
+``merge_attn_states_kernel`` no kernel at all (breaker21's q2: "no tunable found"). A reader that judges a whole text
+by decorator names alone (the guard) reads it through :func:`plain_decorators`, each alias written as its word padded
+to the alias' length (every offset and line kept), and its verdict is written back with :func:`aliased`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from kernelopt.tunables.blocks import dotted, module_statements
+
+#: Triton's decorators of a kernel, by the last part of their dotted name.
+WORDS = ("jit", "autotune", "heuristics")
+
+
+def decorator_aliases(module: cst.Module) -> dict[str, str]:
+    """Module-level names bound once to one of Triton's decorators (``triton_jit_decorator = triton.jit``), by the
+    word they stand for."""
+    bound: dict[str, list[str]] = {}
+    for stmt in module_statements(module.body):
+        for small in stmt.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                continue
+            target = small.targets[0].target
+            if isinstance(target, cst.Name):
+                bound.setdefault(target.value, []).append(dotted(small.value).split(".")[-1])
+    return {name: words[0] for name, words in bound.items() if len(words) == 1 and words[0] in WORDS}
+
+
+def decorator_word(decorator: cst.Decorator, aliases: dict[str, str]) -> str | None:
+    """``jit`` / ``autotune`` / ``heuristics`` for a decorator that is one (by its name or an alias), else
+    ``None``."""
+    expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+    name = dotted(expr)
+    if not name:
+        return None
+    last = name.split(".")[-1]
+    return last if last in WORDS else aliases.get(name)
+
+
+def _padded(alias: str, word: str) -> str:
+    return word + " " * (len(alias) - len(word))
+
+
+def plain_decorators(source: str) -> str | None:
+    """``source`` with each decorator through an alias (:func:`decorator_aliases`) written as the word it stands for,
+    padded with spaces to the alias' length (``@triton_jit_decorator`` -> ``@jit`` and 17 spaces: valid Python, every
+    offset kept); ``None`` when there is none (an alias shorter than its word is left as it is) or the text does not
+    parse."""
+    from kernelopt.tunables.syntax import parsed
+
+    if "@" not in source:
+        return None
+    try:
+        aliases = decorator_aliases(parsed(source).module)
+    except cst.ParserSyntaxError:
+        return None
+    out = source
+    for alias, word in aliases.items():
+        if alias.split(".")[-1] in WORDS or len(alias) < len(word):
+            continue
+        out = re.sub(rf"(?m)^([ \t]*)@{re.escape(alias)}(?=[(\s])", rf"\g<1>@{_padded(alias, word)}", out)
+    return out if out != source else None
+
+
+def aliased(text: str, source: str) -> str:
+    """``text`` (read through :func:`plain_decorators` of ``source``, then edited) with each padded word written as
+    the alias ``source`` decorates with again."""
+    from kernelopt.tunables.syntax import parsed
+
+    for alias, word in decorator_aliases(parsed(source).module).items():
+        if alias.split(".")[-1] in WORDS or len(alias) < len(word):
+            continue
+        text = re.sub(rf"(?m)^([ \t]*)@{re.escape(_padded(alias, word))}(?=[(\n]|$)", rf"\g<1>@{alias}", text)
+    return text
