@@ -24,6 +24,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from kernelopt.digits import size_text
+from kernelopt.harness.chunks import chunk_for
 from kernelopt.harness.footprint import HIGH_BYTES_PER_ELEMENT
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
@@ -555,10 +556,15 @@ def unwritten_reference_line(outputs: Any) -> str | None:
     for i, t in enumerate(tensors_in(outputs)):
         if t.element_size() < 2 or t.is_complex() or t.numel() == 0:
             continue
-        mask = poisoned_mask(t)
-        unwritten = int(mask.sum().item())
+        flat, step = t.detach().reshape(-1), chunk_for(t.numel())  # chunk by chunk: no mask of a whole output
+        unwritten, first = 0, None
+        for a in range(0, flat.numel(), step):
+            mask = poisoned_mask(flat[a : a + step])
+            count = int(mask.sum().item())
+            if count and first is None:
+                first = a + int(mask.nonzero()[0].item())
+            unwritten += count
         if unwritten:
-            first = int(mask.nonzero()[0].item())
             return (
                 f"the reference's output {i} holds {unwritten} of {t.numel()} elements it never wrote (still the "
                 f"poison pattern, bytes 0x{POISON_BYTE:02X}, the harness filled fresh memory with; first at flat "
