@@ -108,7 +108,10 @@ def register(app: typer.Typer) -> None:
             None, "--device", help="cuda (default) or cpu: a torch CPU kernel, or a Triton kernel in its interpreter."
         ),
         out: Path | None = typer.Option(
-            None, "--out", help="Parent of the session folder (record, candidates, plot); default PATH/.kernelopt/tune."
+            None,
+            "--out",
+            help="Parent of the session folder (record, candidates, plot, candidates.csv); default "
+            "PATH/.kernelopt/tune.",
         ),
         size_scale: float | None = typer.Option(
             None,
@@ -132,7 +135,7 @@ def register(app: typer.Typer) -> None:
             False,
             "--dry-run",
             help="Print the best configuration's diff and leave kernel.py unchanged; the session's record and "
-            "plot are still written (a rerun resumes from them).",
+            "plot are still written, and its candidates.csv (a rerun resumes from the record).",
         ),
         sweep: Path | None = typer.Option(
             None, "--sweep", help="A recorded sweep of the same space: its best is drawn as a line on the plot."
