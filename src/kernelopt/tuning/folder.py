@@ -2454,7 +2454,7 @@ def _table_edit(
     edits = [*(first.edits if first is not None else []), *table.edits]
     diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
-    literals = [f"{n} = {v}" for n in names if not is_computed(v := _original(prepared, n))]
+    literals = [f"{n} = {original}" for n in names if not is_computed(original := _original(prepared, n))]
     above = f"the original's {', '.join(literals)}" if literals else "the original computation"
     tuned = ", ".join([*names, *joined])
     note = f"{tuned} tuned in a table over {size} up to {bound} (the sizes checked); above it, {above}"
