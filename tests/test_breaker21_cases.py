@@ -166,6 +166,28 @@ def test_q4_a_guarded_tile_beside_other_moves_is_written_whatever_the_tile_alone
     _all_correct(folder, [{"M": 64, "N": 64, "K": 100}, {"M": 192, "N": 64, "K": 33}])
 
 
+def test_q5_a_computation_is_read_without_the_comment_lines_above_it() -> None:
+    """Seen on 2026-12-07: ``kernelopt tunables`` on tb_streamk said "streamk_amd_gemm:NUM_SMS is computed (# (setting
+    total_tiles_streamk to 0 gives plain blocking; ...) grids = min(total_programs_streamk, total_tiles))": a computed
+    setting's text was its statement with the comment lines above it, joined into one line, which is one comment
+    as Python. The rule that reads a block through its computation (newuser12's n64) could not evaluate it, and
+    refused a smaller ``num_warps`` in vaguer words ("a value no rule here works out") where it works the value out
+    without the comment. The statement is read without them."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.readers import shrunk_covers
+
+    streamk = discover_source((DATA / "tb_streamk" / "kernel.py").read_text())
+    assert [t.computed for t in streamk if t.key == "streamk_amd_gemm:NUM_SMS"] == [
+        "grids = min(total_programs_streamk, total_tiles)"
+    ]
+    text = (DATA.parent / "newuser12" / "warps_cover" / "kernel.py").read_text()
+    text = text.replace("    BLOCK = warps * 128", "    # one block a row: 128 columns a warp\n    BLOCK = warps * 128")
+    assert shrunk_covers(discover_source(text), text, {"num_warps": 4}, {"num_warps": 8}) == [
+        "BLOCK is computed from num_warps (BLOCK = warps * 128) and covers N with one block (cols < N): num_warps=4 "
+        "makes it 512, smaller than the original's 1024, which leaves part of a row undone where the original covers it"
+    ]
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

@@ -3173,9 +3173,10 @@ class _Analyzer:
             return None
         if len(binds) > 1:
             return f"{name} assigned at lines {', '.join(str(b.line) for b in binds)}"
-        if binds[0].statement is not None:
-            return self.code(binds[0].statement)
-        return None
+        statement = binds[0].statement
+        if isinstance(statement, cst.SimpleStatementLine):  # its own line, not the comment lines above it (breaker21's
+            statement = statement.with_changes(leading_lines=())  # q5: "# ... grids = min(...)" read as one comment)
+        return self.code(statement) if statement is not None else None
 
     def other_uses(self, la: _Launch, expr: cst.BaseExpression) -> str | None:
         """``file:line`` of another read of the names in ``expr`` in the launch's function, or ``None``."""
