@@ -1663,7 +1663,9 @@ class _Analyzer:
 
             return at
 
-        out = [(self.module_effects, holds(self.module_bindings, False), None)]
+        out: list[tuple[_Effects, Callable[[str, int], bool], str | None]] = [
+            (self.module_effects, holds(self.module_bindings, False), None)
+        ]
         out += [
             (info.effects, holds(info.locals, True), f"in {info.node.name.value}()")
             for infos in self.functions.values()
