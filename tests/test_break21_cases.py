@@ -324,3 +324,18 @@ def test_b48_a_finite_output_where_the_reference_is_inf_fails_the_check(tmp_path
     (finite / "kernel.py").write_text((finite / "kernel.py").read_text().replace("clamp_min(0)", "clamp_min(1e-30)"))
     failure = check_in_process(finite, "v1").failure
     assert failure is not None and "output is finite where the reference is NaN or Inf" in failure.message, failure
+
+
+@pytest.mark.timeout(60)
+def test_b49_a_complex_output_is_checked_as_its_real_and_imaginary_parts(tmp_path: Path) -> None:
+    """b49: a complex output (``torch.fft.fft``) crashed the checker, ``aminmax`` having no complex form: "the worker
+    exited with code 1 without a result: NotImplementedError: "aminmax_cpu" not implemented for 'ComplexFloat'", the
+    kernel's FAIL (``kernelopt batch --device cpu``, main at ``5f056253``). Each complex output is now checked as its
+    real and imaginary parts: the DFT as a matmul passes, its conjugate fails."""
+    right = Path(shutil.copytree(DATA / "fft", tmp_path / "right"))
+    assert check_in_process(right, "v1").failure is None
+    conjugate = Path(shutil.copytree(DATA / "fft", tmp_path / "conjugate"))
+    kernel = conjugate / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("angle = -2 * math.pi", "angle = 2 * math.pi"))
+    failure = check_in_process(conjugate, "v1").failure
+    assert failure is not None and "beyond tolerance" in failure.message, failure

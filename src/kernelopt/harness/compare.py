@@ -317,6 +317,7 @@ def check_outputs(
             return result
         if out.numel() == 0:
             continue
+        out, ref, hi = _real(out), _real(ref), _real(hi)
         stats = prepared[k] if prepared is not None and k < len(prepared) else None
         check = _check_values(
             name, out, ref, hi, dtype_hint=dtype_hint, atol=atol, rtol=rtol, chunk_elems=chunk_elems, prepared=stats
@@ -469,6 +470,13 @@ def _own_steps(ref_flat: torch.Tensor, hi_flat: torch.Tensor, ranges: list[tuple
     return float(steps)
 
 
+def _real(t: torch.Tensor) -> torch.Tensor:
+    """A complex tensor as its real and imaginary parts (a last dimension of 2, no copy), else ``t``: every check reads
+    real numbers (``aminmax`` has no complex form: an FFT's output crashed the checker, "the worker exited with code
+    1", the kernel's FAIL: break21 b49)."""
+    return torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+
+
 def overflowed_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
     """Set each element of the higher-precision reference that its own-dtype run gave as an infinity its value
     rounds to in that dtype (a row sum of 80000 in fp16, past 65504) to that infinity, in place, chunk by chunk; how
@@ -513,6 +521,7 @@ def prepare_reference(
         if not isinstance(ref, torch.Tensor) or ref.numel() == 0:
             out.append(None)
             continue
+        ref = _real(ref)
         ranges = _ranges(ref.numel(), chunk_elems or chunk_for(ref.numel()))
         out.append(_reference_stats(ref, ref, ranges, dtype_hint=dtype_hint, atol=atol, rtol=rtol))
     return out
@@ -537,6 +546,7 @@ def prepare_pair(
             continue
         if tuple(hi.shape) != tuple(ref.shape):  # as _check_values: a reference that changed shape in float64
             hi = ref
+        ref, hi = _real(ref), _real(hi)
         ranges = _ranges(ref.numel(), chunk_for(ref.numel()))
         out.append(_reference_stats(ref, hi, ranges, dtype_hint=dtype_hint, atol=atol, rtol=rtol))
     return out
