@@ -406,8 +406,9 @@ def test_on_cuda_unsloth_s_backward_is_written_right_at_vocabularies_no_entry_na
     cross-entropy with realistic entries (logits of 262 MB to 525 MB in bf16: 32000, 2048 and 128256 words, the
     last through the chunked forward). Where each vocabulary's best differs the literal ``BLOCK_SIZE: int = 4096`` is
     kept and a table over ``vocab_size`` written after it (l9), else one value or nothing; whatever is written, its net
-    found nothing wrong, and the written kernel matches the reference at vocabularies no entry names: 1, 700, 5001,
-    33000 (4096 rows) and 128257 (2048 rows). tests.txt keeps the "leftovers21 l9" line."""
+    found nothing wrong, and the written kernel computes what the original does, element for element, at vocabularies
+    no entry names: 1, 700, 5001, 33000 (4096 rows) and 128257 (2048 rows), and what the reference does within the
+    task's tolerance at the small ones. tests.txt keeps the "leftovers21 l9" line."""
     import json
     import subprocess
     import sys
@@ -434,10 +435,14 @@ def test_on_cuda_unsloth_s_backward_is_written_right_at_vocabularies_no_entry_na
         assert table, written  # a table's rows follow the literal, which stays the fallback
     ref = load_fresh(reference, "l9_gpu_ref")
     mine = load_fresh(folder / "kernel.py", "l9_gpu_written")
+    original = load_fresh(XENT / "kernel.py", "l9_gpu_original")
     for n, v in ((2, 1), (64, 700), (64, 5001), (4096, 33000), (2048, 128257)):
         logits, labels = ref.get_inputs(N=n, V=v, device="cuda")
-        got, want = mine.run(logits, labels), ref.reference(logits, labels)
-        for g, w in zip(got, want, strict=True):
-            torch.testing.assert_close(g, w, atol=ref.ATOL, rtol=ref.RTOL)
-        del logits, labels, got, want
+        got, before = mine.run(logits, labels), original.run(logits, labels)
+        for g, b in zip(got, before, strict=True):  # a block or warps moved: each element computed as before
+            torch.testing.assert_close(g, b, atol=0, rtol=0)
+        if v <= 5001:  # and as the reference computes it, within the task's tolerance
+            for g, w in zip(got, ref.reference(logits, labels), strict=True):
+                torch.testing.assert_close(g, w, atol=ref.ATOL, rtol=ref.RTOL)
+        del logits, labels, got, before
         torch.cuda.empty_cache()
