@@ -161,6 +161,9 @@ _ON_CUDA: dict[str, tuple[str, str, dict[str, int]]] = {
     "grid_unroll_axis1": ("    BLOCK = 256\n", "    BLOCK = 64\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
     "parts_workspace": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 4096, "n_cols": 65537}),
     "grid_ceil_helper": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
+    # wrongkernel22's v96 and v97 (tests/test_wrongkernel22_cases.py): the same proof
+    "grid_max_count": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
+    "pad_workspace": ("    BLOCK = 1024\n", "    BLOCK = 2048\n", {"n_rows": 1, "n_cols": 2999296}),
 }
 
 

@@ -30,6 +30,7 @@ import itertools
 import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -64,6 +65,7 @@ from kernelopt.tunables.blocks import (
     walk,
 )
 from kernelopt.tunables.called_autotune import as_decorators
+from kernelopt.tunables.compile_cache import cache_refusal
 from kernelopt.tunables.decorator_words import aliased, plain_decorators
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import tile_offset
@@ -323,7 +325,8 @@ def _requirements(
     # a count in the grids of the module's masked kernels alone is no kernel's without masks (wrongkernel18: a
     # grid-stride sum masked ``offs < n`` beside an unmasked finishing kernel was guarded "without masks")
     masked = _grid_nodes(fn, [k for k in kernels or {} if k not in unmasked]) - _grid_nodes(fn, unmasked)
-    for node, tile_expr, size in _grid_divs(fn, rounded) + _helper_cdivs(fn, helpers) if launches_unmasked else []:
+    counts = _grid_divs(fn, rounded, helpers) + _helper_cdivs(fn, helpers) if launches_unmasked else []
+    for node, tile_expr, size in counts:
         if id(node) in masked:
             continue
         tile, line = _tile_id(tile_expr), pos[node].start.line
@@ -508,18 +511,21 @@ def _ceil_div(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression
 
 
 def _grid_divs(
-    fn: cst.FunctionDef, rounded: Collection[int] = ()
+    fn: cst.FunctionDef, rounded: Collection[int] = (), helpers: Mapping[str, cst.FunctionDef] | None = None
 ) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
-    """The counts of whole tiles ``fn`` takes, ``triton.cdiv(size, tile)`` or ``(size + tile - 1) // tile``, as
-    (node, tile, size), less those in ``rounded`` (a size rounded up to the tile, :func:`_rounded_up`): a grid of
-    that many programs covers ``size`` in whole tiles, so over accesses that do not check the tile's axis the tile
-    must divide the size."""
+    """The counts of whole tiles ``fn`` takes, ``triton.cdiv(size, tile)`` or ``(size + tile - 1) // tile``, or a
+    call of the module's own ceiling helper among ``helpers`` (``ceil_div(size, tile)``, :func:`_helper_ceiling`:
+    wrongkernel22, v95), as (node, tile, size), less those in ``rounded`` (a size rounded up to the tile,
+    :func:`_rounded_up`): a grid of that many programs covers ``size`` in whole tiles, so over accesses that do not
+    check the tile's axis the tile must divide the size."""
     out: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
     ceilings = _ceil_floors(fn.body)
     for node in walk(fn.body):
         if id(node) in rounded:
             continue
-        if (counted := cdiv_args(node)) is not None:
+        if isinstance(node, cst.BaseExpression) and (called := _helper_ceiling(node, helpers or {})) is not None:
+            out.append((node, *called))
+        elif (counted := cdiv_args(node)) is not None:
             out.append((node, counted[1], counted[0]))
         elif (ceil := _ceil_div(node)) is not None:
             out.append((node, *ceil))
@@ -552,13 +558,14 @@ def _helper_cdivs(
 ) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
     """The ``triton.cdiv(size, tile)`` of the module's functions ``fn`` calls (a grid written in a helper,
     ``lambda meta: _grid(M, N, meta)``), each with its size as ``fn`` passes it (the helper's parameters replaced
-    by the arguments of the call); a size that reads a name the call does not pass is left out."""
+    by the arguments of the call, in its tile too); a size that reads a name the call does not pass is left out. A
+    ceiling helper's call (``ceil_div(n, BLOCK)``) is :func:`_grid_divs`'s, read where it is called."""
     out: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
     for call in walk(fn.body):
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
             continue
         helper = (helpers or {}).get(call.func.value)
-        if helper is None or helper is fn or any(a.star for a in call.args):
+        if helper is None or helper is fn or any(a.star for a in call.args) or _helper_ceiling(call, helpers or {}):
             continue
         params = param_names(helper)
         given: dict[str, cst.BaseExpression] = {}
@@ -569,7 +576,7 @@ def _helper_cdivs(
                 given[params[i]] = arg.value
         for node, tile, size in _grid_divs(helper, _rounded_up(helper)[0]):
             if _names(size) <= set(given):
-                out.append((node, tile, cst.ensure_type(size.visit(_Substitute(given)), cst.BaseExpression)))
+                out.append((node, _substituted(tile, given), _substituted(size, given)))
     return out
 
 
@@ -848,15 +855,20 @@ def _asserted_counts(
     with ``n_parts = triton.cdiv(n_cols, BLOCK)``, a workspace of partials; ``assert grid_size0 < 65536``): a smaller
     tile counts more and fails it at sizes where the original passed, sizes far past the entries that the net in
     Triton's interpreter seldom reaches (wrongkernel21, v93); a larger tile counts fewer. No one size bounds such a
-    test, so a smaller tile is not written (``size`` ``None``: no guard) and a larger one holds. A count bounded from
-    below (``assert triton.cdiv(n, BLOCK) >= 8``, v70) fails at small sizes, where the net's floor runs it."""
+    test, so a smaller tile is not written (``size`` ``None``: no guard) and a larger one holds. A count times its own
+    tile is a size padded to whole tiles (``assert ws.numel() >= triton.cdiv(n, BLOCK) * BLOCK``), which a tile that
+    does not divide the original pads past the original's at some size, a larger one first (wrongkernel22, v97):
+    only a divisor of the original holds. A count bounded from below (``assert triton.cdiv(n, BLOCK) >= 8``, v70)
+    fails at small sizes, where the net's floor runs it."""
     local = assigned_once(fn)
     out: list[Divides] = []
     for node in walk(fn.body):
         if not isinstance(node, cst.Assert):
             continue
         line = pos[node].start.line
-        why = f"line {line} asserts {_code(node.test).strip()}, a count of tiles bounded from above"
+        asserts = f"line {line} asserts {_code(node.test).strip()}"
+        why = f"{asserts}, a count of tiles bounded from above"
+        padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
         for comparison in (c for c in walk(node.test) if isinstance(c, cst.Comparison)):
             left = comparison.left
             for target in comparison.comparisons:
@@ -869,13 +881,35 @@ def _asserted_counts(
                     else None
                 )
                 left = target.comparator
-                for factor in _product_factors(_bound_value(bounded, local)) if bounded is not None else []:
-                    count = _tile_count(_bound_value(factor, local), helpers or {})
+                factors = _bound_factors(bounded, local) if bounded is not None else []
+                for factor in factors:
+                    count = _tile_count(factor, helpers or {})
                     if count is None:
                         continue
                     one, product = _tile_id(count[0]), _tile_product(count[0])
                     tiles = [one] if one is not None else list(product[0]) if product is not None else []
-                    out += [Divides(t, None, line, why, covers=True) for t in tiles]
+                    for tile in tiles:
+                        if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
+                            out.append(Divides(tile, None, line, padded.format(tile=tile[1])))
+                        else:
+                            out.append(Divides(tile, None, line, why, covers=True))
+    return out
+
+
+def _bound_factors(
+    expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], seen: frozenset[str] = frozenset()
+) -> list[cst.BaseExpression]:
+    """The factors of a product, a local bound once to a product read as its own factors and one bound to a count as
+    the count (``n_rows * n_pad`` with ``n_pad = triton.cdiv(n_cols, BLOCK) * BLOCK``: ``n_rows``, the count and
+    ``BLOCK``, a tile kept by its name)."""
+    out: list[cst.BaseExpression] = []
+    for factor in _product_factors(_bound_value(expr, local)):
+        bound = _bound_value(factor, local)
+        named = isinstance(factor, cst.Name) and factor.value not in seen
+        if named and len(_product_factors(bound)) > 1:
+            out += _bound_factors(factor, local, seen | {factor.value})  # type: ignore[attr-defined]
+        else:
+            out.append(bound if _tile_count(bound) is not None else factor)
     return out
 
 
@@ -966,8 +1000,29 @@ def _returned_grid(
 
 
 def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
-    """``expr``, or the value a local it names is bound to once (:func:`assigned_once`)."""
-    return local.get(expr.value, expr) if isinstance(expr, cst.Name) else expr
+    """``expr``, or the value a local it names is bound to once (:func:`assigned_once`), or the body of a lambda so
+    bound that ``expr`` calls, its parameters replaced by the call's arguments (``n_blocks = lambda n: triton.cdiv(n,
+    BLOCK)`` called ``n_blocks(n_cols)``: wrongkernel22, v96)."""
+    if isinstance(expr, cst.Name):
+        return local.get(expr.value, expr)
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)):
+        return expr
+    bound = local.get(expr.func.value)
+    if not isinstance(bound, cst.Lambda) or any(a.keyword is not None or a.star for a in expr.args):
+        return expr
+    params = bound.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg:
+        return expr
+    names = [p.name.value for p in params.params]
+    if len(names) != len(expr.args) or params.posonly_params:
+        return expr
+    given = {name: _parenthesized(a.value) for name, a in zip(names, expr.args, strict=True)}
+    return _substituted(bound.body, given)
+
+
+def _substituted(expr: cst.BaseExpression, given: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """``expr`` with each name of ``given`` replaced by its expression."""
+    return cast(cst.BaseExpression, expr.visit(_Substitute(given)))
 
 
 def _product_factors(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -982,7 +1037,14 @@ def _tile_count(
 ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """(tile, size) of a count of tiles rounded up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK - 1) // BLOCK``, a module
     helper that returns one of its two parameters over the other so, ``ceil_div(n, BLOCK)``: v94) or down (``n //
-    BLOCK``, a kernel without masks: v91; a literal divisor there is no tile's copy, ``n // 2``)."""
+    BLOCK``, a kernel without masks: v91; a literal divisor there is no tile's copy, ``n // 2``), read through a
+    ``max``, ``min`` or ``int`` around the one count among its arguments (``max(1, triton.cdiv(n, BLOCK))``: a count
+    kept from zero, or capped, rises with a smaller tile as the bare count does, up to the cap: wrongkernel22, v96)."""
+    if isinstance(expr, cst.Call) and dotted(expr.func) in ("max", "min", "int"):
+        if any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        counts = [c for a in expr.args if (c := _tile_count(a.value, helpers)) is not None]
+        return counts[0] if len(counts) == 1 else None
     if (called := _helper_ceiling(expr, helpers or {})) is not None:
         return called
     if (counted := ceil_count(expr)) is not None:
@@ -2383,7 +2445,7 @@ def _unchecked_axes(
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
     }
     grid_nodes = _grid_nodes(fn)
-    for node, tile_expr, size in _grid_divs(fn, _rounded_up(fn)[0]) + _helper_cdivs(fn, helpers):
+    for node, tile_expr, size in _grid_divs(fn, _rounded_up(fn)[0], helpers) + _helper_cdivs(fn, helpers):
         tile = _tile_id(tile_expr)
         if tile in tiles:
             at = pos[node].start.line
@@ -3196,6 +3258,15 @@ def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = 
         guarded = guard_edit(plain_old, plain_new, ran_masked=ran_masked)
         written = aliased(guarded.new_source, old) if guarded.new_source is not None else None
         return replace(guarded, new_source=written)
+    guarded = _guarded_edit(old, new, ran_masked)
+    written = guarded.new_source
+    if written is not None and (cached := cache_refusal(old, written)) is not None:  # wrongkernel22, v98
+        return Guarded(None, cached)
+    return guarded
+
+
+def _guarded_edit(old: str, new: str, ran_masked: Collection[tuple[str, str]]) -> Guarded:
+    """:func:`guard_edit`'s text and note, before a cache of compiled kernels is asked."""
     old_read, new_read = as_decorators(old), as_decorators(new)
     if old_read is None or new_read is None:
         guarded = _rewrite(old, new, add=True, ran_masked=ran_masked)

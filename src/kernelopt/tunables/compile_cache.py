@@ -1,0 +1,116 @@
+"""A module-level cache of compiled kernels keyed by less than a tuned value (wrongkernel22, v98).
+
+A launcher that compiles its kernel once and keeps it in a module-level dict (``_compiled[x.dtype] =
+kernel.warmup(..., BLOCK=BLOCK, grid=(1,))``, the softmax tutorial's form, or ``triton.compile``'s) launches, at
+every later call with the same key, the kernel compiled with the first call's values. One value for every size is
+right there; a value that differs by size (a guard ``if n % 512 == 0: BLOCK = 512``, a per-bucket table) is not
+unless the key names the value: a call at another size launches the first call's compile, its grid counted with
+the other value. Triton's interpreter answers ``warmup`` with ``None``, so no run on the CPU shows it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import libcst as cst
+
+from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.syntax import parsed
+
+
+@dataclass(frozen=True)
+class CachedCompile:
+    """A compiled kernel stored in a module-level dict: the dict's name, the key's source text, the names the key
+    reads, and the names (and keywords) the compile is given."""
+
+    cache: str
+    key: str
+    key_names: frozenset[str]
+    given: frozenset[str]
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in walk(node) if isinstance(n, cst.Name)}
+
+
+def _compile_call(node: cst.CSTNode) -> cst.Call | None:
+    """``kernel.warmup(...)`` or ``triton.compile(...)`` (not ``torch.compile``'s or ``re.compile``'s); else
+    ``None``."""
+    if not isinstance(node, cst.Call):
+        return None
+    name = dotted(node.func)
+    return node if name.endswith(".warmup") or name in ("triton.compile", "triton.compiler.compile") else None
+
+
+def cached_compiles(source: str) -> list[CachedCompile]:
+    """Each compiled kernel ``source`` stores in a dict bound at module level (``_compiled[key] = k.warmup(...)``,
+    or a tuple holding a local bound to one, ``kernels[key] = (kernel, n_programs)``); empty where it parses not."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return []
+    caches = {
+        t.target.value
+        for s in module.body
+        if isinstance(s, cst.SimpleStatementLine)
+        for a in s.body
+        if isinstance(a, cst.Assign | cst.AnnAssign)
+        for t in (a.targets if isinstance(a, cst.Assign) else [cst.AssignTarget(a.target)])
+        if isinstance(t.target, cst.Name)
+    }
+    out: list[CachedCompile] = []
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef)):
+        compiled: dict[str, cst.Call] = {}
+        for node in walk(fn.body):
+            if not isinstance(node, cst.Assign):
+                continue
+            calls = [c for n in walk(node.value) if (c := _compile_call(n)) is not None]
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and calls:
+                    compiled[target.target.value] = calls[0]
+            calls += [compiled[n] for n in _names(node.value) if n in compiled]
+            for target in node.targets:
+                store = target.target
+                if not (isinstance(store, cst.Subscript) and dotted(store.value) in caches and calls):
+                    continue
+                key = ", ".join(cst.Module([]).code_for_node(e.slice) for e in store.slice)
+                read = {n for e in store.slice for n in _names(e)}
+                given = {k for c in calls for a in c.args for k in ({a.keyword.value} if a.keyword else set())}
+                given |= {n for c in calls for a in c.args for n in _names(a.value)}
+                out.append(CachedCompile(dotted(store.value), key, frozenset(read), frozenset(given)))
+    return out
+
+
+def _set_counts(source: str) -> Counter[str]:
+    """How many assignments set each name, and how many conditional expressions each keyword is given."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return Counter()
+    counts: Counter[str] = Counter()
+    for node in walk(module):
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            counts[node.target.value] += 1
+        elif isinstance(node, cst.Arg) and node.keyword is not None and isinstance(node.value, cst.IfExp):
+            counts[node.keyword.value] += 1
+    return counts
+
+
+def cache_refusal(old: str, written: str) -> str | None:
+    """Why ``written`` (the text a tuning edit would write over ``old``) cannot be written: a value it sets by size
+    (a name set more often than ``old`` sets it, or a keyword given a conditional expression) is given to a compile
+    kept in a module-level cache whose key does not name it; ``None`` where no such cache is written."""
+    cached = cached_compiles(written)
+    if not cached:
+        return None
+    before, after = _set_counts(old), _set_counts(written)
+    for c in cached:
+        for name in sorted(c.given - c.key_names):
+            if after[name] > before[name]:
+                return (
+                    f"{name} would take its value by size, and {c.cache}[{c.key}] keeps the kernel compiled with the "
+                    f"first call's {name} (a key that does not name it): a call at another size would launch that "
+                    "compile, its grid counted with another value: not written"
+                )
+    return None
