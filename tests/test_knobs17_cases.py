@@ -163,8 +163,8 @@ def test_the_report_says_which_runs_each_speedup_divides() -> None:
     stories = version_stories(data)
     against = next(line for s in stories for line in s.result if line.startswith("Against the previous"))
     assert against.startswith(
-        "Against the previous version (both timed alternately in this version's gate run): latency -90.5 %, "
-        "speedup 11.01x (95 % CI 9.203-17.375)"
+        "Against the previous version (both timed alternately in this version's gate run): latency -90.9 %, "
+        "speedup 11x (95 % CI 9.2-17.4x)"
     )
     assert "re-timed 9.86x" in against
     assert "`speedup vs V0` divides V0's median over the version's, each from its own gate run" in TIMELINE_NOTE

@@ -303,7 +303,7 @@ def test_markdown_has_timeline_failures_memory_and_na(report_ws: Workspace) -> N
     v0 = _table_row(md, "Version timeline", "V0")
     assert v0[1] == "PASS" and v0[2] == "400.0" and v0[5] == "1.68" and v0[6] == "1,342"
     v1 = _table_row(md, "Version timeline", "V1")
-    assert v1[3] == "-50.0 %" and v1[4] == "2.00x" and v1[10] == "block_size"
+    assert v1[3] == "2x (95 % CI 1.98-2.02x)" and v1[4] == "2.00x" and v1[10] == "block_size"
     v2 = _table_row(md, "Version timeline", "V2")
     assert v2[1] == "TIMEOUT_FAIL" and v2[2] == "n/a" and v2[5] == "n/a"
     v3 = _table_row(md, "Version timeline", "V3")

@@ -12,9 +12,18 @@ from __future__ import annotations
 
 from kernelopt.digits import sig
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, claim_text
-from kernelopt.memory.model import ReferenceSpeedup
+from kernelopt.memory.model import Comparison, ReferenceSpeedup
 
-__all__ = ["eager_claim", "figure", "interval_text", "reference_headline", "speedup_words", "unreliable"]
+__all__ = [
+    "eager_claim",
+    "figure",
+    "interval_text",
+    "previous_cell",
+    "previous_latency_change",
+    "reference_headline",
+    "speedup_words",
+    "unreliable",
+]
 
 
 def figure(x: float) -> str:
@@ -86,3 +95,26 @@ def eager_claim(vs: ReferenceSpeedup) -> str:
     if "x slower than" not in speedup_words(retime, "it"):
         return text
     return text.replace(f"re-timed {retime:.3g}x", f"re-timed {figure(1 / retime)}x slower", 1)
+
+
+def previous_latency_change(c: Comparison) -> float | None:
+    """The latency change against the previous version, in percent, said from the one figure of that comparison:
+    the interleaved speedup (the median of its ABBA blocks' ratios), as the CSV's ``speedup_vs_previous``. A record
+    written before the gate derived its ``latency_delta`` from that speedup held the ratio of the two medians beside
+    it (the README demo's V1: -97.8 %, 46x, beside 119x in 80.5-119x; claims21 w5), so the delta is read from the
+    speedup wherever there is one; a record without a speedup keeps its own delta."""
+    if c.speedup is None or c.speedup <= 0:
+        return c.latency_delta
+    return 100.0 * (1.0 / c.speedup - 1.0)
+
+
+def previous_cell(c: Comparison) -> str:
+    """The timeline's ``vs previous`` cell: the interleaved speedup with its 95 % interval, ``2x (95 % CI 1.98-2.02x)``,
+    the figure the CSV, the result lines and the JSON hold; a record without one, its latency change
+    (``-12.0 %``); ``n/a`` for neither."""
+    if c.speedup is None:
+        return "n/a" if c.latency_delta is None else f"{c.latency_delta:+.1f} %"
+    shown = f"{figure(c.speedup)}x"
+    if c.speedup_ci_low is None or c.speedup_ci_high is None:
+        return shown
+    return f"{shown} (95 % CI {figure(c.speedup_ci_low)}-{figure(c.speedup_ci_high)}x)"

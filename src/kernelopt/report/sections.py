@@ -13,14 +13,15 @@ from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
-from kernelopt.report.headline import eager_claim, interval_text
+from kernelopt.report.headline import eager_claim, interval_text, previous_cell, previous_latency_change
 from kernelopt.report.model import PREVIOUS_RUNS, ReportData, VersionEntry, v0_runs
 from kernelopt.report.roofline import roofline_bounds, roofline_points
 
 #: What the timeline's columns mean (Markdown and HTML alike).
 TIMELINE_NOTE = (
     "Latency is the median per launch of the version's own gate run; `vs previous` is the gate's interleaved "
-    f"comparison with the previous version ({PREVIOUS_RUNS}), the figure to trust when the two disagree: "
+    f"comparison with the previous version ({PREVIOUS_RUNS}): the median of its ABBA blocks' ratios and its 95 % "
+    "interval, the one figure the CSV, the JSON and the version's result lines say, to trust when the two disagree: "
     f"`speedup vs V0` divides {v0_runs('the version')}, and medians of separate runs drift with the GPU's clocks, "
     "which kernelopt never locks. `% of roofline` is the roofline bound's latency over the measured one."
 )
@@ -89,7 +90,7 @@ def timeline_rows(data: ReportData) -> list[list[str]]:
                 v.label,
                 v.status,
                 cells.num(p.latency_us),
-                cells.signed_pct(p.comparison_with_previous.latency_delta),
+                previous_cell(p.comparison_with_previous),
                 cells.speedup(data.speedup(v)) if not v.record.masked else cells.NA,
                 cells.num(p.tflops),
                 cells.num(p.bandwidth_gbps),
@@ -422,11 +423,9 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
         out.append(vs_ref)
     if r.number > 0:
         runs = f" ({PREVIOUS_RUNS})" if c.latency_delta is not None or c.speedup is not None else ""
-        comp = f"Against the previous version{runs}: latency {cells.signed_pct(c.latency_delta)}"
+        comp = f"Against the previous version{runs}: latency {cells.signed_pct(previous_latency_change(c))}"
         if c.speedup is not None:
-            comp += f", speedup {cells.speedup(c.speedup)}"
-            if c.speedup_ci_low is not None and c.speedup_ci_high is not None:
-                comp += f" (95 % CI {c.speedup_ci_low:.3f}-{c.speedup_ci_high:.3f})"
+            comp += f", speedup {previous_cell(c)}"
         claim = claim_text(c.verdict, c.speedup_p_value, c.speedup_effect_size_d, c.speedup_retime)
         if claim:
             comp += f", {claim}" if claim != c.verdict else f": {claim}"

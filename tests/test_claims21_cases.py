@@ -1,0 +1,85 @@
+"""claims21: one speedup figure said the same in every output, walls and tables (docs/faults.md, "claims21").
+
+Each case is a fault a new user met (newuser18's seen lines), replayed on the CPU with real files and the real
+commands."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+
+def test_w5_every_report_format_says_the_one_interleaved_speedup_against_the_previous_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README demo's V1: the timeline's `vs previous` said -97.8 % (the ratio of the interleaved run's two
+    medians, 46x) and the CSV's `speedup_vs_previous` 119x, interval 80.5-119 (the median of the ABBA blocks'
+    ratios), each outside the other. Now the gate's record derives every change from the one figure, and every
+    report format says that figure with its interval: Markdown, HTML, CSV and JSON of one workspace agree, a record
+    written before the fix (its delta the medians' ratio) included."""
+    from kernelopt.cli.app import main
+    from kernelopt.harness.gate import _case_bench, _performance
+    from kernelopt.harness.model import BenchReport, CaseTiming, TimingMethod, VersionTiming
+    from kernelopt.memory.model import CorrectnessStatus
+    from tests.test_report_render import build_report_workspace
+
+    # a loaded CPU: the blocks' load differs, so the medians' ratio (60x) is not the blocks' median ratio (75x)
+    prev = [100.0, 100.0] * 3 + [200.0, 200.0] * 3
+    cur = [1.0, 1.0] * 3 + [4.0, 4.0] * 3
+    timing = CaseTiming(
+        index=0,
+        label="n=4096",
+        interleaved=True,
+        bytes_moved=1e6,
+        versions=[
+            VersionTiming(label="v1", samples_us=cur, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
+            VersionTiming(label="v0", samples_us=prev, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
+        ],
+    )
+    case = _case_bench(timing, "v1", "v0", 2.0)
+    assert case.previous is not None and case.previous.median / case.current.median == pytest.approx(60.0)
+    bench = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+    c = _performance(bench, case, None, None, None, None, []).comparison_with_previous
+    assert c.speedup == pytest.approx(75.0) and c.latency_delta == pytest.approx(100.0 * (1 / 75.0 - 1))
+
+    ws = build_report_workspace(tmp_path / "ws")
+    record = ws.memory.read(1)
+    record.performance.comparison_with_previous = c
+    ws.memory.write(record)
+    record = ws.memory.read(3)  # an earlier gate's record: its delta the medians' ratio, beside the blocks' speedup
+    old = record.performance.comparison_with_previous
+    record.performance.comparison_with_previous = old.model_copy(update={"latency_delta": -50.0})
+    ws.memory.write(record)
+    html, md, table = tmp_path / "r.html", tmp_path / "r.md", tmp_path / "r.csv"
+    assert main(["report", str(ws.root), "--html", str(html), "--markdown", str(md), "--csv", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(ws.root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["report"]
+    rows = {r["version"]: r for r in csv.DictReader(table.open(newline=""))}
+    markdown, page = md.read_text(), html.read_text()
+    for label, n in (("V1", 1), ("V3", 3)):
+        said = next(v for v in data["versions"] if v["record"]["version"] == f"v{n}")["record"]["performance"]
+        cmp = said["comparison_with_previous"]
+        s, lo, hi = cmp["speedup"], cmp["speedup_ci_low"], cmp["speedup_ci_high"]
+        assert (float(rows[label]["speedup_vs_previous"]), float(rows[label]["speedup_vs_previous_ci_low"])) == (s, lo)
+        assert float(rows[label]["speedup_vs_previous_ci_high"]) == hi
+        cell = (
+            next(
+                line
+                for line in markdown.split("## Version timeline", 1)[1].splitlines()
+                if line.startswith(f"| {label} ")
+            )
+            .split("|")[4]
+            .strip()
+        )
+        shown = re.fullmatch(r"([\d.]+)x \(95 % CI ([\d.]+)-([\d.]+)x\)", cell)
+        assert shown is not None, cell
+        assert [float(x) for x in shown.groups()] == pytest.approx([s, lo, hi], rel=5e-3)
+        assert f'<td class="num">{cell}</td>' in page or f">{cell}<" in page, cell
+        # the result line's latency change is the same figure's, never the medians' ratio
+        line = next(x for x in markdown.split(f"### {label}", 1)[1].splitlines() if "Against the previous" in x)
+        assert f"latency {100 * (1 / s - 1):+.1f} %, speedup {cell}" in line, line
