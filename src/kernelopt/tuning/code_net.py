@@ -28,6 +28,11 @@ CODE_NET_S = 120.0
 """The net's time cap over one rewrite, seconds: a size it cannot start within it is left unchecked and said."""
 
 
+def code_net_cap(now: float, cap_s: float = CODE_NET_S) -> NetCap:
+    """The net's cap over one rewrite from ``now``: ``cap_s`` outright, and said so (no session's share, no wall)."""
+    return NetCap(deadline=now + cap_s, seconds=cap_s, session_s=cap_s, fixed="the net's cap over a rewritten kernel")
+
+
 def check_code_change(
     folder: Path,
     original: str,
@@ -54,7 +59,7 @@ def check_code_change(
     sizes = derived_sizes(shapes, (), roles, constants, residue=True)
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)")
-    cap = NetCap(deadline=clock() + cap_s, seconds=cap_s, session_s=cap_s)
+    cap = code_net_cap(clock(), cap_s)
     with KernelEvaluator(problem, original, lambda _config: original, session_dir=session_dir) as evaluator:
         return cast(
             sizes,

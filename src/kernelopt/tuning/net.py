@@ -1388,6 +1388,8 @@ class NetCap(BaseModel):
         wall_s: the stated wall time where its deadline ends the cap first (the words name it).
         stated_s: the session's stated wall time, where one was given; ``used_s``: the seconds of it spent when the
             net started (what :meth:`wall_for` adds to).
+        fixed: what a cap set outright (not worked out from a session) is, in words: the net over an implementer's
+            rewrite (:data:`kernelopt.tuning.code_net.CODE_NET_S`) has no session its seconds are a share of.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -1398,6 +1400,7 @@ class NetCap(BaseModel):
     wall_s: float | None = None
     stated_s: float | None = None
     used_s: float = 0.0
+    fixed: str | None = None
 
     @classmethod
     def of(cls, session_s: float, now: float, wall: TailWall | None = None) -> NetCap:
@@ -1415,6 +1418,8 @@ class NetCap(BaseModel):
         return cls(deadline=now + seconds, **said)
 
     def words(self) -> str:
+        if self.fixed is not None:  # review21 r13: "the larger of 30 s and 25% of the session's 120 s" said 120 s
+            return f"past the net's time cap of {self.seconds:.0f} s ({self.fixed})"
         if self.wall_s is not None:
             return f"past the session's wall time of {self.wall_s:g} s"
         if self.stated_s is not None and NET_SHARE * self.stated_s >= max(NET_FLOOR_S, NET_SHARE * self.session_s):
