@@ -47,6 +47,7 @@ from kernelopt.loop.settings import LoopRequest, resolve_settings
 from kernelopt.loop.stop import StopDecision, StopReason
 from kernelopt.loop.wiring import CachedCeilings, HarnessGate, StageOneProfiler, baseline_renderer, vendor_of
 from kernelopt.memory.model import IterationRecord
+from kernelopt.oneline import shell_word
 from kernelopt.planning.history import plan_signature
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
@@ -92,7 +93,10 @@ class StageStatus(BaseModel):
         stage: the loop stage in flight (``None`` between iterations).
         next: the next step.
         why: one line: why that step.
-        running: a run is open (``False``: none yet, or the last one stopped).
+        running: a run is open and a process serves it now or waits between its stages (``False``: none yet, the
+            last one stopped, or it was interrupted).
+        interrupted: the run's process ended mid-stage without stopping it (killed, a crash, Ctrl-C): nothing holds
+            the workspace, the journal still says running, and the line says how the run continues (seen21 u23).
         stop: why the last run stopped.
         failure: the in-flight version's failure, when it has one (it goes to the record stage).
         outcomes: the versions the run finished (verdict, latency, commit).
@@ -109,6 +113,7 @@ class StageStatus(BaseModel):
     next: NextStep
     why: str
     running: bool
+    interrupted: str | None = None
     held_by: str | None = None
     cancelled: str | None = None
     stop: StopDecision | None = None
@@ -153,17 +158,24 @@ def status(ws: Workspace) -> StageStatus:
     outcomes = list(state.outcomes) if state is not None else []
     stop = state.stop if (state is not None and not running) else None
 
-    held = RunLock(ws.root).holder()
+    lock = RunLock(ws.root)
+    held = lock.holder()
+    gone = _interrupted(ws, state) if running and held is None and not lock.held_here() else None
 
     def out(step: NextStep, why: str) -> StageStatus:
+        if held:
+            why = f"{held}: wait for it or stop it; as the workspace stands now, {why}"
+        elif gone:
+            why = f"{gone}; {why}"
         return StageStatus(
             workspace=str(ws.root),
             version=it.version if it else None,
             stage=it.stage if it else None,
             next=step,
-            why=f"{held}: wait for it or stop it; as the workspace stands now, {why}" if held else why,
+            why=why,
             held_by=held,
-            running=running,
+            running=running and gone is None,
+            interrupted=gone,
             stop=stop,
             failure=it.failure.reason if it and it.failure else None,
             outcomes=outcomes,
@@ -197,6 +209,25 @@ def status(ws: Workspace) -> StageStatus:
         return out(NextStep.VALIDATE, f"V{n} is implemented: validate runs the gate")
     verdict = f"failed ({it.failure.reason})" if it.failure else "passed the gate"
     return out(NextStep.RECORD, f"V{n} {verdict}: record commits the outcome (a failure reverts kernel.py)")
+
+
+def _interrupted(ws: Workspace, state: RunState | None) -> str | None:
+    """Where the journal says running but no process holds the workspace, and the run did not pause between two
+    stages on purpose (the MCP server's calls pause it): the process that ran it ended mid-stage, and the line says
+    so and how the run continues; else ``None``."""
+    if state is None or state.paused:
+        return None
+    it = state.current
+    where = f"V{it.version}'s {it.stage.value} stage" if it is not None else "between iterations"
+    how = (
+        "the next stage call below continues it"
+        if state.settings.planner == AGENT
+        else f"`kernelopt optimize {shell_word(ws.root)} --resume` continues it"
+    )
+    return (
+        f"the run was interrupted in {where}: the process that held this workspace is gone (killed, a crash, or "
+        f"Ctrl-C) and nothing holds it now; {how}, rolling that stage back first"
+    )
 
 
 def _baseline_failed(stop: StopDecision) -> str:
