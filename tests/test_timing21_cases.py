@@ -204,6 +204,8 @@ def test_y3_every_call_s_output_of_a_graph_whose_calls_share_one_buffer_is_check
     assert len(timing.warnings) == 1 and timing.warnings[0].startswith(
         "the CUDA graph's output differed from the reference where an eager call on the same inputs matched it"
     )
+    # a kernel wrong only while captured is told no untrue cause (seen21 u29: the line named the legacy stream alone)
+    assert "or because the kernel computes otherwise while captured" in timing.warnings[0], timing.warnings
 
 
 @pytest.mark.parametrize(

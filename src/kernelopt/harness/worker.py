@@ -1655,9 +1655,10 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
         if sampler.method is TimingMethod.CUDA_GRAPH and label not in timed.ungraphed:
             raise _GraphMissed(
                 f"the CUDA graph's output differed from the reference where an eager call on the same inputs matched "
-                f"it ({first_line(timed_said, 160)}): part of the kernel's work runs outside the captured stream (a "
-                "launch on the legacy default stream, say), so a replay does not time it; timing back-to-back "
-                "launches, which includes launch overhead"
+                f"it ({first_line(timed_said, 160)}): the graph does not replay what an eager call computes, either "
+                "because part of the kernel's work runs outside the captured stream (a launch on the legacy default "
+                "stream, say), which a replay does not time, or because the kernel computes otherwise while captured; "
+                "timing back-to-back launches, which includes launch overhead, their own outputs checked"
             )
         message = (
             f"{where}: the timed path's output differed from the reference, where the untimed call's on the same "
