@@ -1,8 +1,8 @@
 import torch
 
 # C = A @ B in fp16: tile counts that do not divide by the 4 programs (the stream-K tiles), K off BLOCK_K, M / N off
-# the tiles
-SHAPES = [{"M": 384, "N": 384, "K": 200}, {"M": 256, "N": 640, "K": 128}, {"M": 100, "N": 130, "K": 70}]
+# the tiles; the last entry small enough for the interpreter's checks (M * N * K under 2**22) with 6 tiles of 128
+SHAPES = [{"M": 384, "N": 384, "K": 200}, {"M": 256, "N": 640, "K": 128}, {"M": 257, "N": 130, "K": 40}]
 ATOL = 1e-2
 RTOL = 1e-2
 
