@@ -6,11 +6,14 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from kernelopt.agents import drive
 from kernelopt.loop.journal import IterationState, Journal, RunSettings, RunState
 from kernelopt.stagenames import Stage
-from kernelopt.workspace import RunLock
+from kernelopt.workspace import RunLock, Workspace
 from tests.backends_support import make_ws
+from tests.conftest import DATA
 
 
 def test_u23_a_run_whose_holder_was_killed_is_said_interrupted_with_how_to_continue(tmp_path: Path) -> None:
@@ -48,3 +51,51 @@ def test_u23_a_run_whose_holder_was_killed_is_said_interrupted_with_how_to_conti
     journal.save(RunState(current=it))
     with RunLock(ws.root, command="mcp"):  # status answering beside this process's own gate
         assert drive.status(ws).running and drive.status(ws).interrupted is None
+
+
+HANGING_REFERENCE = """import time
+
+import torch
+from torch import nn
+
+batch_size = 32
+dim = 128
+
+
+class Model(nn.Module):
+    def __init__(self, scale: float) -> None:
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        while True:  # a wait on something that never comes
+            time.sleep(0.05)
+
+
+def get_inputs() -> list[torch.Tensor]:
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs() -> list[object]:
+    return [2.0]
+"""
+
+
+def test_u24_a_hanging_reference_is_said_not_to_finish_and_the_kernel_not_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kernelopt.harness.gate import validate
+    from kernelopt.memory.model import GateResult
+
+    monkeypatch.setenv("KERNELOPT_DEVICE", "cpu")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
+    monkeypatch.setenv("TEST_TIMEOUT_SEC", "0.2")  # the checker's limit 2 s
+    (tmp_path / "reference.py").write_text(HANGING_REFERENCE)
+    folder = DATA / "kernelbench" / "slow_reference"
+    ws = Workspace.create("hang", kernel=folder / "kernel.py", reference=tmp_path / "reference.py", root=tmp_path)
+    report = validate(ws, 0, previous=None)
+    said = report.failure_reason or ""
+    assert report.result is not GateResult.PASS, (report.result, said)
+    # main said "the problem is too large to check here (lower its size, or raise TEST_TIMEOUT_SEC ...)"
+    assert "running the reference (reference.py): it did not finish within the checker's limit of 2 s" in said, said
+    assert "the kernel was not judged" in said and "too large" not in said, said

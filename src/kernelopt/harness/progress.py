@@ -290,6 +290,21 @@ class Watchdog:
             return "worker start-up"
         return self.phase.value
 
+    def _check_past(self, check_s: float) -> str:
+        """What a check past its limit says: where the problem's own code (its inputs, its reference) had not
+        returned, that it did not finish and that the kernel was not judged (a hang is no size to lower: seen21
+        u24); else the checker's work, too large to check here."""
+        limit = f"the checker's limit of {check_s:g} s ({CHECK_LIMIT_FACTOR:g} x TEST_TIMEOUT_SEC)"
+        if self.in_problem_code:
+            return (
+                f"{self.where()}: it did not finish within {limit}: reference.py hangs there, or is far too slow at "
+                "this size; the kernel was not judged"
+            )
+        return (
+            f"{self.where()}: the checker (the reference's run and the comparison of the outputs, not the kernel) ran "
+            f"past {limit}; the problem is too large to check here (lower its size, or raise TEST_TIMEOUT_SEC)"
+        )
+
     def check(self, now: float) -> Timeout | None:
         """The exceeded limit at time ``now``, or ``None``."""
         lim = self.limits
@@ -320,15 +335,7 @@ class Watchdog:
                 "(KERNELOPT_COMPILE_TIMEOUT_S)",
             )
         if self.check_since is not None and now - self.check_since > lim.check_s:
-            return Timeout(
-                LimitKind.CHECK,
-                f"{self.where()}: the checker (the reference's run and the comparison of the outputs, not the "
-                f"kernel) ran past its own limit of {lim.check_s:g} s; the problem is too large to check here "
-                "(lower its size, or raise TEST_TIMEOUT_SEC: the checker gets "
-                f"{CHECK_LIMIT_FACTOR:g} x it)",
-                self.case,
-                self.label,
-            )
+            return Timeout(LimitKind.CHECK, self._check_past(lim.check_s), self.case, self.label)
         if self.phase in (Phase.CASE, Phase.BENCH):
             in_compile = now - self.compile_since if self.compile_since is not None else 0.0
             in_check = now - self.check_since if self.check_since is not None else 0.0
