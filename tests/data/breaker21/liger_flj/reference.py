@@ -30,5 +30,5 @@ def reference(si, sw, ti, tw, labels, beta=0.5, temperature=2.0):
     m = beta * p + (1 - beta) * q
     per = beta * p * (y - m.log()) + (1 - beta) * q * (x - m.log())
     loss = torch.where(keep, per, torch.zeros_like(per)).sum() / keep.sum()
-    gi, gw = torch.autograd.grad(loss, (si, sw), torch.tensor(3.0))
+    gi, gw = torch.autograd.grad(loss, (si, sw), torch.tensor(3.0, device=loss.device))
     return loss.detach(), gi, gw
