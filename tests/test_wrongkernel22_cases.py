@@ -111,8 +111,10 @@ def test_v98_a_value_by_size_given_to_a_compile_cached_by_less_than_it_is_not_wr
     bias_gelu_kernel.warmup(..., BLOCK_SIZE=BLOCK_SIZE, grid=(1,))``, the softmax tutorial's form keyed by less than
     its ``BLOCK_SIZE``, and launched from there): a per-bucket table or a guard setting ``BLOCK_SIZE`` by size would
     launch the first call's compile at every size, its grid counted with another row's value (a call at 384 values,
-    then at 8192: 16 programs of 128). No rule read a cache; now a value set by size and given to a cached compile
-    whose key does not name it is not written. One value for every size is, and a key naming it lets a table in."""
+    then at 8192: 16 programs of 128), and ``BLOCK_SIZE = 512`` was written plainly (the launch from the cache was no
+    launch the rules read: past the end of 3 x 128 values). Now such a launch is read as the kernel's, and a value set
+    by size and given to a cached compile whose key does not name it is not written. One value for every size is,
+    and a key naming it lets a table and a guard in."""
     base = (VARIANTS / "gelu_cached_compile" / "kernel.py").read_text()
     row = "    BLOCK_SIZE = 128\n    if n >= 4096:  # kernelopt: tuned\n        BLOCK_SIZE = 512\n"
     table = base.replace("    BLOCK_SIZE = 128\n", row)
@@ -123,7 +125,14 @@ def test_v98_a_value_by_size_given_to_a_compile_cached_by_less_than_it_is_not_wr
     assert guard_edit(base, inline).new_source is None
     one = guard_edit(base, base.replace("    BLOCK_SIZE = 128\n", "    BLOCK_SIZE = 64\n"))
     assert one.new_source is not None and "kernelopt: tuned" not in one.new_source, one.note
+    # the launch from the cache is read as the kernel's own: 512 needs ``n % 512 == 0``, a guard the cache refuses
+    wider = guard_edit(base, base.replace("    BLOCK_SIZE = 128\n", "    BLOCK_SIZE = 512\n"))
+    assert wider.new_source is None and "keeps the kernel compiled with" in (wider.note or ""), wider.new_source
     keyed = base.replace("_compiled[x.dtype]", "_compiled[x.dtype, BLOCK_SIZE]").replace(
         "x.dtype not in _compiled", "(x.dtype, BLOCK_SIZE) not in _compiled"
     )
     assert guard_edit(keyed, keyed.replace("    BLOCK_SIZE = 128\n", row)).new_source is not None
+    guarded = guard_edit(keyed, keyed.replace("    BLOCK_SIZE = 128\n", "    BLOCK_SIZE = 512\n"))
+    assert "    if n % 512 == 0:  # kernelopt: tuned\n        BLOCK_SIZE = 512\n" in (guarded.new_source or ""), (
+        guarded.note
+    )

@@ -43,6 +43,29 @@ def _compile_call(node: cst.CSTNode) -> cst.Call | None:
     return node if name.endswith(".warmup") or name in ("triton.compile", "triton.compiler.compile") else None
 
 
+def warmed_kernels(fn: cst.CSTNode) -> dict[str, cst.Call]:
+    """The ``kernel.warmup(...)`` calls ``fn`` stores, by where it stores them: a dict's name (``_compiled[key] =
+    kernel.warmup(...)``, launched ``_compiled[key][grid](...)``) or a local's (``k = kernel.warmup(...)``, launched
+    ``k[grid](...)``); a name given two different compiles is left out."""
+    out: dict[str, cst.Call] = {}
+    seen: set[str] = set()
+    for node in walk(fn):
+        if not isinstance(node, cst.Assign):
+            continue
+        call = _compile_call(node.value)
+        if call is None or not dotted(call.func).endswith(".warmup"):
+            continue
+        for target in node.targets:
+            store = target.target
+            name = dotted(store.value) if isinstance(store, cst.Subscript) else dotted(store)
+            if name and name in seen and out.get(name) is not call:
+                out.pop(name, None)
+            elif name:
+                out[name] = call
+            seen.add(name)
+    return out
+
+
 def cached_compiles(source: str) -> list[CachedCompile]:
     """Each compiled kernel ``source`` stores in a dict bound at module level (``_compiled[key] = k.warmup(...)``,
     or a tuple holding a local bound to one, ``kernels[key] = (kernel, n_programs)``); empty where it parses not."""
