@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 # ------------------------------------------------- r13: the code net's cap said as what it is
 
 
@@ -33,3 +35,47 @@ def test_r13_the_code_net_s_cap_is_said_as_its_own_not_a_session_s_share() -> No
     assert "the larger of" not in line and "the session's" not in line, line
     session = NetCap.of(10.0, 0.0).words()
     assert session == "past the net's time cap of 30 s (the larger of 30 s and 25% of the session's 10 s)", session
+
+
+# ------------------------------------------------- r15: a literal's table reads only sizes bound by its line
+
+_SCALE = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
+
+
+def run(x):
+    y = torch.empty_like(x)
+{lines}
+    scale_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
+    return y
+"""
+
+
+def test_r15_a_literal_s_table_reads_only_the_sizes_bound_before_its_line() -> None:
+    """l9 holds a launch literal (``BLOCK = 1024``) by a per-bucket table written right after its line, over the sizes
+    read beside it; a size bound after the literal (``n = x.numel()`` on the next line) was offered too, and the table
+    read ``n`` before it was bound: every call raised UnboundLocalError (the entries' check refused it; before l9 the
+    literal's one value was written). Such a size is no longer offered: the literal is a plain knob there, and
+    ``write_table`` says so; with ``n`` bound first, the table is written over it as l9 wrote it."""
+    from kernelopt.tunables import TunableError, discover_source, write_table
+    from kernelopt.tunables.model import Bucket, TunedTable
+
+    rows = TunedTable(size="n", buckets=[Bucket(upto=4096, values={"BLOCK": 2048})])
+    after = _SCALE.format(lines="    BLOCK = 1024\n    n = x.numel()")
+    block = next(k for k in discover_source(after, gpu="H100") if k.name == "BLOCK")
+    assert (block.size_names, block.tuned_at) == ([], None)
+    with pytest.raises(TunableError, match="a tuned table needs a setting computed from the problem"):
+        write_table(after, rows)
+    before = _SCALE.format(lines="    n = x.numel()\n    BLOCK = 1024")
+    block = next(k for k in discover_source(before, gpu="H100") if k.name == "BLOCK")
+    assert block.size_names == ["n"]
+    written = write_table(before, rows).new_source
+    assert "    n = x.numel()\n    BLOCK = 1024\n    if n <= 4096:  # kernelopt: tuned\n" in written, written

@@ -2157,7 +2157,11 @@ class _Analyzer:
             return  # the literal bound here, not a module tuple's element unpacked (its knob is in the tuple)
         assert site.literal is not None
         found = self.tuned_region(name, la)
-        sizes = self.read_beside(func, name)
+        # the table goes right after the literal's line, so it reads only sizes bound by then (review21 r15: `n =
+        # x.numel()` after `BLOCK = 1024` gave a table reading `n` before it was bound, raising at every call)
+        sizes = [
+            n for n in self.read_beside(func, name) if all(b.line <= binds[0].line for b in func.locals.get(n, []))
+        ]
         if not isinstance(found, tuple) or not sizes:
             return
         region = found[0]
