@@ -152,6 +152,10 @@ def test_tune_takes_a_workspace_by_its_name_as_every_other_tool_does(tmp_path: P
     before = (tmp_path / "kernel_opt_add" / "kernel.py").read_bytes()
     out = _call(server, "tune", path="add", budget=1, budget_wall_s=30).structured_content  # was "holds no kernel.py"
     assert out["kernel_py"] == str(tmp_path / "kernel_opt_add" / "kernel.py") and out["summary"]["budget"] == 1
+    # the session's table, as `kernelopt tune` writes it (claims21 w7)
+    table = Path(out["table"])
+    assert table.name == "candidates.csv" and table.parent == Path(out["summary"]["session_dir"])
+    assert table.read_text().startswith("evaluation,") and len(table.read_text().splitlines()) == 2
     assert (tmp_path / "kernel_opt_add" / "kernel.py").read_bytes() == before
 
 

@@ -83,3 +83,25 @@ def test_w5_every_report_format_says_the_one_interleaved_speedup_against_the_pre
         # the result line's latency change is the same figure's, never the medians' ratio
         line = next(x for x in markdown.split(f"### {label}", 1)[1].splitlines() if "Against the previous" in x)
         assert f"latency {100 * (1 / s - 1):+.1f} %, speedup {cell}" in line, line
+
+
+def test_w8_tune_lists_the_shapes_entries_in_reference_py_s_order_in_every_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Triton scale whose reference.py lists `SHAPES = [{"n": 4096}, {"n": 1000}]`, tuned on the CPU: `tune`
+    said "timed on 2 shapes ...: n=1000; n=4096", and its per-shape table, `--json`'s `shapes` and `per_shape` and
+    candidates.csv's columns said n=1000 first (the interpreter times the smallest entry first, and each output
+    listed the session's order). Now each keeps the user's order."""
+    import shutil
+
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "claims21" / "order", tmp_path / "order"))
+    argv = ["tune", str(folder), "--device", "cpu", "--budget", "1", "--repetitions", "2", "--dry-run", "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    said = json.loads(out)
+    assert "timed on 2 shapes, each candidate checked on every one: n=4096; n=1000" in err, err
+    assert said["shapes"] == ["n=4096", "n=1000"] and [s["shape"] for s in said["per_shape"]] == said["shapes"]
+    head = Path(said["table"]).read_text().splitlines()[0].split(",")
+    assert head[3:6] == ["latency_us", "latency_us n=4096", "latency_us n=1000"], head

@@ -10,6 +10,7 @@ killed with SIGKILL resumes from its record without timing again what it measure
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -259,6 +260,18 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
     assert re.search(r"V1 tuning: \d+ of 9 candidates, best \S+ us for its 2 shapes together \(BLOCK=\d+\)", err), (
         captured.err
     )
+    # the loop's session writes the table `kernelopt tune` writes, from the one writer (claims21 w7)
+    table = Path(re.search(r"V1 tuning: the session's candidates as a table: (\S+candidates\.csv)", err).group(1))  # type: ignore[union-attr]
+    rows = list(csv.DictReader(table.read_text().splitlines()))
+    assert list(rows[0])[:6] == [
+        "evaluation",
+        "BLOCK",
+        "outcome",
+        "latency_us",
+        "latency_us n=4096",
+        "latency_us n=1000",
+    ]
+    assert len({r["BLOCK"] for r in rows}) == len(rows) == 9
     stop, detail = data["stop"]["reason"], data["stop"]["detail"]
     if stop == "no_new_plan":
         # the last session's pick lost the gate's side-by-side timing on the noisy CPU and was reverted: the

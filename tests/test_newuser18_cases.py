@@ -348,7 +348,8 @@ def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_open
     session's last line and `--json` (`table`) name it."""
     import csv
 
-    from kernelopt.cli.tune import _render, _table
+    from kernelopt.backends.session_files import write_table
+    from kernelopt.cli.tune import _render
     from kernelopt.tuning.candidate import Outcome
     from tests.test_wrongkernel19_cases import _keyed_table_session
 
@@ -365,7 +366,7 @@ def test_n119_tune_writes_its_candidates_as_a_table_a_spreadsheet_or_pandas_open
     )  # fmt: skip
     tuning = replace(tuning, result=r.model_copy(update={"results": [*r.results[:2], cut, failed]}))
     prepared.session_dir.mkdir(parents=True, exist_ok=True)
-    path = _table(tuning)
+    path = write_table(tuning)
     rows = list(csv.DictReader(path.read_text().splitlines()))
     assert path.name == "candidates.csv" and list(rows[0]) == [
         "evaluation", "BLOCK", "outcome", "latency_us", "latency_us n=4096", "latency_us n=10000",

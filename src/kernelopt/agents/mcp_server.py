@@ -213,12 +213,14 @@ class TuneResult(BaseModel):
             configuration is kept).
         diff: the edit that writes the pick (empty when it is not better).
         kernel_py: the file the diff applies to.
+        table: the session's ``candidates.csv`` (one row a candidate), as ``kernelopt tune`` writes it.
     """
 
     summary: TuneSummary
     judgement: str
     diff: str
     kernel_py: str
+    table: str | None = None
 
 
 CPU_ARGUMENT = 'device="cpu"'
@@ -826,6 +828,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """The tuning engine on a launch configuration; kernel.py is not written: put the winner in a plan."""
 
         def run(report: Callable[[str], None]) -> TuneResult:
+            from kernelopt.backends.session_files import write_table
             from kernelopt.kernelsource import why_missing
             from kernelopt.tuning.folder import TuneRequest, best_edit, prepare_folder, summarize, tune_folder
 
@@ -859,6 +862,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 judgement=tuning.judgement.reason,
                 diff=edit.diff if edit else "",
                 kernel_py=str(prepared.problem.kernel_py),
+                table=str(write_table(tuning)),
             )
 
         tuned: list[Path] = []

@@ -24,6 +24,7 @@ from typing import Any
 
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
+from kernelopt.backends.session_files import write_table
 from kernelopt.backends.settings import RuleSettings
 from kernelopt.digits import sig
 from kernelopt.env import EnvSettings
@@ -171,7 +172,22 @@ def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
         # was recorded as a failed version ("no candidate ran"; its best so far, never re-timed, could be written)
         # and the next run planned no session again (second fault trial, t5). The record keeps what was measured.
         raise KeyboardInterrupt
+    _table(tuning, ctx.note)
     return apply_best(tuning)
+
+
+def _table(tuning: FolderTuning, note: Callable[[str], None] | None) -> None:
+    """The session's ``candidates.csv``, as ``kernelopt tune`` writes it (claims21 w7: the loop's sessions left
+    ``record.jsonl`` alone), said in a note; a table the disk refuses is said, and the version goes on (the record
+    holds every candidate)."""
+    try:
+        path = write_table(tuning)
+    except OSError as exc:
+        if note is not None:
+            note(f"tuning: the session's candidates.csv was not written: {exc}")
+        return
+    if note is not None:
+        note(f"tuning: the session's candidates as a table: {path}")
 
 
 PROGRESS_EVERY_S = 15.0

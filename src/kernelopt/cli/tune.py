@@ -62,7 +62,6 @@ DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from kernelopt.report.search_plot import SearchPoint
     from kernelopt.tunables import EditResult
     from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
     from kernelopt.tuning.problem import Problem, ProblemShape
@@ -427,6 +426,7 @@ def _tune_locked(
     it under one ``--out``, and two tunes there at once timed under each other's load, each serving the other's
     measurements as they were made (second fault trial, t4).
     """
+    from kernelopt.backends.session_files import write_table
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tuning.folder import prepare_folder, summarize, tune_folder
     from kernelopt.tuning.session import StopReason
@@ -475,7 +475,7 @@ def _tune_locked(
         tuning, edit, refused, target_line = _checked_edit(tuning, reference_py, reference_before)
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
         plot = _draw(tuning, sweep_best, sweep_label)
-        candidates = _table(tuning)
+        candidates = write_table(tuning)
         if edit is not None and not dry_run:
             with signals_held():  # an interrupt lands before the write (none made) or after it (`written`)
                 replace_source(prepared.source, edit.new_source)
@@ -679,7 +679,7 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     others = other_launches(prepared.tunables, space) if request.kernel is None else []
     if others:
         note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
-    note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
+    note(f"timed on {_timed_shape(prepared.problem, prepared.user_shapes)}")
     large = default_size_hint(prepared.problem, [s.kwargs for s in prepared.shapes if s.kwargs])
     if large is not None:
         note(large)
@@ -839,7 +839,7 @@ def _guarded_line(tuning: FolderTuning) -> str:
 
 def _per_shape_table(tuning: FolderTuning) -> None:
     """The per-shape table: each shape's own best beside the chosen configuration's and the current one's latency."""
-    from kernelopt.tuning.folder import config_text
+    from kernelopt.tuning.folder import config_text, per_shape_in_user_order
 
     table(
         "per shape (latency, us)",
@@ -853,7 +853,7 @@ def _per_shape_table(tuning: FolderTuning) -> None:
                 f"{s.within_pct:+.1f} %" if s.within_pct is not None else "-",
                 s.current_latency_us,
             ]
-            for s in tuning.per_shape
+            for s in per_shape_in_user_order(tuning)
         ],
         wide="its own best",
     )
@@ -1093,7 +1093,7 @@ def _outcome_line(
 def _kept(tuning: FolderTuning) -> tuple[str, ...]:
     """The labels of the ``SHAPES`` entries the session timed: its shapes less those it set aside."""
     aside = dict(tuning.set_aside)
-    return tuple(label for s in tuning.prepared.shapes if (label := s.label()) not in aside)
+    return tuple(label for s in tuning.prepared.user_shapes if (label := s.label()) not in aside)
 
 
 def _summed(result: SessionResult, set_aside: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> str:
@@ -1238,46 +1238,14 @@ def _sweep_best(path: Path) -> tuple[float | None, str]:
     return (best.latency_us if best is not None else None), label
 
 
-def _points(tuning: FolderTuning) -> list[SearchPoint]:
-    """The session's candidates in the order evaluated, as its plot and its table take them."""
-    from kernelopt.report.search_plot import SearchPoint
-    from kernelopt.tuning.candidate import Config
-
-    r = tuning.result
-    retimed = {Config.of(x.config): x.latency_us for x in r.retimed if x.outcome.ok}
-    return [
-        SearchPoint(
-            evaluation=i,
-            latency_us=x.latency_us,
-            outcome=x.outcome.value,
-            recorded=x.recorded,
-            by_shape=x.latency_us_by_shape,
-            cut=x.cut_slow,
-            config=dict(x.config),
-            retimed_us=retimed.get(Config.of(x.config)),
-            reason=x.reason,
-        )
-        for i, x in enumerate(r.results, start=1)
-    ]
-
-
-def _table(tuning: FolderTuning) -> Path:
-    """``candidates.csv`` in the session folder (:mod:`kernelopt.report.session_csv`)."""
-    from kernelopt.fileio import atomic_write_text
-    from kernelopt.report.session_csv import TABLE_FILE, session_csv
-
-    path = tuning.prepared.session_dir / TABLE_FILE
-    atomic_write_text(path, session_csv(_points(tuning)))
-    return path
-
-
 def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | None = None) -> Path | None:
     """``search.png`` in the session folder; ``None`` (and a warning) without matplotlib."""
+    from kernelopt.backends.session_files import session_points
     from kernelopt.fileio import atomic_write_bytes
     from kernelopt.report.search_plot import search_plot
 
     r = tuning.result
-    points = _points(tuning)
+    points = session_points(tuning)
     title = f"{tuning.prepared.problem.kernel_py.parent.name}: {tuning.prepared.space.launch} ({r.strategy})"
     if tuning.timed_on is not None:  # the image read alone: an interpreter's milliseconds are no GPU's (n113)
         title += f"\ntimed on {tuning.timed_on}"

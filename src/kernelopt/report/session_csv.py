@@ -18,12 +18,13 @@ from kernelopt.report.timeline_csv import cell
 TABLE_FILE = "candidates.csv"
 
 
-def session_csv(points: Sequence[SearchPoint]) -> str:
+def session_csv(points: Sequence[SearchPoint], *, entries: Sequence[str] | None = None) -> str:
     """The candidates of one session as CSV text: ``evaluation``, a column per knob (in the order the knobs first
-    appear), ``outcome``, ``latency_us``, ``latency_us <entry>`` per ``SHAPES`` entry, ``retimed_latency_us``,
-    ``from_record``, ``cut_lower_bound``, ``reason``; empty where a figure is not known."""
+    appear), ``outcome``, ``latency_us``, ``latency_us <entry>`` per ``SHAPES`` entry (in the order ``entries``
+    gives, reference.py's; else as the candidates first hold them), ``retimed_latency_us``, ``from_record``,
+    ``cut_lower_bound``, ``reason``; empty where a figure is not known."""
     knobs = list(dict.fromkeys(k for p in points for k in p.config))
-    entries = list(dict.fromkeys(label for p in points for label in p.by_shape))
+    entries = list(entries) if entries is not None else list(dict.fromkeys(lb for p in points for lb in p.by_shape))
     if len(entries) < 2:  # one entry's latency is the latency column itself
         entries = []
     head = [

@@ -36,7 +36,7 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -122,7 +122,7 @@ from kernelopt.tuning.net import (
     layout_keys,
 )
 from kernelopt.tuning.pace import SessionPace
-from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
+from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep, space_from_sweep
 from kernelopt.tuning.seeds import seeds as evidence_seeds
@@ -146,6 +146,7 @@ from kernelopt.tuning.shapes import (
     ShapeChoice,
     check_entries,
     choose,
+    in_entry_order,
     per_shape,
     retime_round,
     same_round,
@@ -254,6 +255,8 @@ class PreparedFolder:
         env: the workers' environment.
         shapes: the shapes every candidate is checked and timed on, the primary first
             (:func:`~kernelopt.tuning.shapes.session_shapes`).
+        entries: reference.py's ``SHAPES`` entries as it lists them: the order every output says the shapes in
+            (:meth:`in_user_order`).
         within: the recorded sweep the space is cut to (``--within``), and what its best is.
         idle: labels of the shapes the launch tuned does not run at (``run()`` launches another kernel there,
             :func:`idle_shapes`): every candidate is checked there, and timed only where the launch runs.
@@ -275,6 +278,7 @@ class PreparedFolder:
     session_dir: Path
     env: dict[str, str]
     shapes: tuple[ProblemShape, ...] = ()
+    entries: tuple[dict[str, ShapeValue], ...] = ()
     within: WithinSweep | None = None
     idle: tuple[str, ...] = ()
     screen: ListScreen | None = None
@@ -282,6 +286,16 @@ class PreparedFolder:
     @property
     def record_path(self) -> Path:
         return self.session_dir / RECORD_FILE
+
+    def in_user_order(self, labels: Iterable[str]) -> list[str]:
+        """Shape labels in reference.py's ``SHAPES`` order (:func:`~kernelopt.tuning.shapes.in_entry_order`)."""
+        return in_entry_order(self.problem, self.entries, labels)
+
+    @property
+    def user_shapes(self) -> list[ProblemShape]:
+        """:attr:`shapes` in reference.py's ``SHAPES`` order, as every output lists them."""
+        order = self.in_user_order(s.label() for s in self.shapes)
+        return sorted(self.shapes, key=lambda s: order.index(s.label()))
 
     # What the session reads of the folder again and again, worked out once a PreparedFolder (a ``replace`` of it
     # starts afresh): the screen, the session, the list's current configurations and each edit asked for the
@@ -560,6 +574,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         session_dir=out / key,
         env=env,
         shapes=tuple(shapes),
+        entries=tuple(dict(e) for e in entries),
         within=within,
         idle=idle_shapes(evaluation, space.kernel, shapes),
         screen=_screen(base, space.kernel, evaluation, tunables),
@@ -3282,6 +3297,12 @@ def _computation_values(
     return out
 
 
+def per_shape_in_user_order(tuning: FolderTuning) -> list[ShapeBest]:
+    """The session's per-shape bests in reference.py's ``SHAPES`` order (the table and the JSON alike)."""
+    order = tuning.prepared.in_user_order(s.shape for s in tuning.per_shape)
+    return sorted(tuning.per_shape, key=lambda s: order.index(s.shape))
+
+
 def summarize(tuning: FolderTuning) -> TuneSummary:
     """The summary of a session on a folder."""
     r, p = tuning.result, tuning.prepared
@@ -3308,9 +3329,9 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         kernel=p.space.kernel,
         session_dir=str(p.session_dir),
         record=str(p.record_path),
-        shapes=[s.label() for s in p.shapes if s.label() not in dict(tuning.set_aside)],
+        shapes=[s.label() for s in p.user_shapes if s.label() not in dict(tuning.set_aside)],
         set_aside=dict(tuning.set_aside),
-        per_shape=list(tuning.per_shape),
+        per_shape=per_shape_in_user_order(tuning),
         shape_choice=tuning.choice,
         edit_note=tuning.edit_note,
         computed=computed_knobs(p),

@@ -67,6 +67,15 @@ def session_shapes(problem: Problem, shapes: Sequence[Mapping[str, ShapeValue]])
     return out
 
 
+def in_entry_order(problem: Problem, entries: Sequence[Mapping[str, ShapeValue]], labels: Iterable[str]) -> list[str]:
+    """Shape labels as reference.py's ``SHAPES`` lists its entries: a session times its primary first
+    (:func:`session_shapes`, for its cut and its compiles), and every line, table and JSON a user reads keeps the
+    user's order ("timed on 2 shapes ...: n=1000; n=4096" was said of ``[4096, 1000]``, the smaller timed first in
+    the interpreter; claims21 w8). A label no entry names (the task card's own shape) stays first."""
+    rank = {ProblemShape(kwargs=dict(e), constants=dict(problem.constants)).label(): i for i, e in enumerate(entries)}
+    return sorted(labels, key=lambda label: rank.get(label, -1))
+
+
 RAISED_OUTCOMES = frozenset({Outcome.RUN_ERROR, Outcome.COMPILE_ERROR})
 """Outcomes of a kernel that raised (a compile failure, an ``assert`` in ``run``): it cannot run there."""
 
