@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from kernelopt.loop.journal import IterationState, Journal, RunSettings, RunStat
 from kernelopt.stagenames import Stage
 from kernelopt.workspace import RunLock, Workspace
 from tests.backends_support import make_ws
-from tests.conftest import DATA
+from tests.conftest import DATA, check_in_process
 
 
 def test_u23_a_run_whose_holder_was_killed_is_said_interrupted_with_how_to_continue(tmp_path: Path) -> None:
@@ -99,3 +101,17 @@ def test_u24_a_hanging_reference_is_said_not_to_finish_and_the_kernel_not_judged
     # main said "the problem is too large to check here (lower its size, or raise TEST_TIMEOUT_SEC ...)"
     assert "running the reference (reference.py): it did not finish within the checker's limit of 2 s" in said, said
     assert "the kernel was not judged" in said and "too large" not in said, said
+
+
+def test_u25_a_failure_over_float64_outputs_near_1e300_says_a_finite_rel_err(tmp_path: Path) -> None:
+    """break21's b46 pair (a reference returning ``exp(10 x + 600)`` in float64): the wrong kernel's line said
+    ``rel_err nan`` on main, its error's squares and the reference's both past float64's range."""
+    right = Path(shutil.copytree(DATA / "break21" / "exp_f64", tmp_path / "right"))
+    case = check_in_process(right, "v1").cases[0]
+    assert case.rel_err is not None and 0 <= case.rel_err < 1e-6, case
+    wrong = Path(shutil.copytree(DATA / "break21" / "exp_f64", tmp_path / "wrong"))
+    (wrong / "kernel.py").write_text((wrong / "kernel.py").read_text().replace("10 * x", "9 * x"))
+    failure = check_in_process(wrong, "v1").failure
+    assert failure is not None and "beyond tolerance" in failure.message, failure
+    said = re.search(r"rel_err (\S+),", failure.message)
+    assert said is not None and 0.5 < float(said.group(1)) < 1, failure.message  # ||9x - 10x|| / ||10x|| near 1e300

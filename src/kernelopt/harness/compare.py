@@ -370,13 +370,14 @@ class ReferenceStats:
 
     Attributes:
         tolerance: the tolerance its outputs are held to.
-        finite: finite elements of the reference; squares: the sum of their squares; ref_min, ref_max,
-            ref_absmax: over them.
+        finite: finite elements of the reference; squares: the sum of their squares (inf where they overflow);
+            norm: their 2-norm, finite however large they are; ref_min, ref_max, ref_absmax: over them.
     """
 
     tolerance: Tolerance
     finite: int = 0
     squares: float = 0.0
+    norm: float = 0.0
     ref_min: float = math.inf
     ref_max: float = -math.inf
     ref_absmax: float = 0.0
@@ -391,6 +392,24 @@ def _scaled_squares(flat: torch.Tensor, ranges: list[tuple[int, int]], scale: fl
         r64 = r64[torch.isfinite(r64)].div_(scale)
         total += float(torch.dot(r64, r64).item()) if r64.numel() else 0.0
     return total
+
+
+def _norm(t: torch.Tensor) -> float:
+    """The 2-norm of ``t``'s elements (every one finite), finite however large they are: where their squares
+    overflow (past 1e154 in float64, 1e19 in float32), the norm is scaled by the largest magnitude (seen21 u25: a
+    failure line over float64 outputs near 1e300 said ``rel_err nan``, the error's squares and the reference's both
+    inf)."""
+    if t.numel() == 0:
+        return 0.0
+    flat = t.reshape(-1)
+    squares = float(torch.dot(flat, flat).item())
+    if math.isfinite(squares):
+        return math.sqrt(squares)
+    largest = float(flat.abs().max().item())
+    if largest == 0 or not math.isfinite(largest):
+        return largest
+    scaled = (flat / largest).to(torch.float64)
+    return largest * math.sqrt(float(torch.dot(scaled, scaled).item()))
 
 
 def _reference_stats(
@@ -427,6 +446,7 @@ def _reference_stats(
         # finite values whose squares overflow (magnitudes past 1e154): the RMS scaled by the largest, else the
         # tolerance was inf, every kernel within it, and a worker's result holding it was unreadable (break21 b46)
         ref_rms = stats.ref_absmax * math.sqrt(_scaled_squares(hi_flat, ranges, stats.ref_absmax) / stats.finite)
+    stats.norm = ref_rms * math.sqrt(stats.finite)
     if atol is not None or rtol is not None:
         stats.tolerance = user_tolerance(precision, atol=atol, rtol=rtol, ref_rms=ref_rms)
     else:
@@ -577,8 +597,8 @@ class _Scan:
     lost_nonfinite: _Count = field(default_factory=_Count)
     bad: _Count = field(default_factory=_Count)
     max_abs_err: float = 0.0
-    err_squares: float = 0.0
-    ref_squares: float = 0.0
+    err_norm: float = 0.0
+    ref_norm: float = 0.0
     worst_ratio: float = 0.0
     worst_finite: tuple[float, int, float, float] | None = None  # (ratio, index, got, expected)
     out_finite: int = 0
@@ -618,8 +638,8 @@ def _scan_chunk(
     scan.lost_nonfinite.add((nan_r | inf_r) & ~(nan_o | inf_o), a)
     scan.bad.add(bad, a)
     scan.max_abs_err = max(scan.max_abs_err, float(err.max().item()))
-    scan.err_squares += float(err.pow(2).sum().item())
-    scan.ref_squares += float(torch.where(both_finite, r64, torch.zeros_like(r64)).pow(2).sum().item())
+    scan.err_norm = math.hypot(scan.err_norm, _norm(err))
+    scan.ref_norm = math.hypot(scan.ref_norm, _norm(torch.where(both_finite, r64, torch.zeros_like(r64))))
     scan.worst_ratio = max(scan.worst_ratio, float(ratio.max().item()))
     if tol.atol == 0 and tol.rtol == 0:  # exact: every difference's ratio is inf, so the worst is the largest one
         finite_ratio = err
@@ -642,7 +662,7 @@ class _Fast:
 
     clean: bool = True
     max_abs_err: float = 0.0
-    err_squares: float = 0.0
+    err_norm: float = 0.0
     worst_ratio: float = 0.0
 
 
@@ -664,7 +684,7 @@ def _fast_chunk(fast: _Fast, o: torch.Tensor, r: torch.Tensor, tol: Tolerance, f
         fast.clean = False
         return False
     fast.max_abs_err = max(fast.max_abs_err, float(err.max().item()))
-    fast.err_squares += float(torch.linalg.vector_norm(err).item()) ** 2
+    fast.err_norm = math.hypot(fast.err_norm, _norm(err))
     if tol.atol > 0 or tol.rtol > 0:
         tiny = torch.finfo(work).tiny
         fast.worst_ratio = max(fast.worst_ratio, float(err.div_(bound.clamp_(min=tiny)).max().item()))
@@ -770,11 +790,7 @@ def _check_values(
             scan.add_output_range(out_flat[a:b], floating)
         if floating:
             res.max_abs_err, res.worst_ratio = fast.max_abs_err, fast.worst_ratio
-            res.rel_err = (
-                math.sqrt(fast.err_squares) / math.sqrt(stats.squares)
-                if stats.squares > 0
-                else (0.0 if fast.err_squares == 0 else None)
-            )
+            res.rel_err = _relative(fast.err_norm, stats.norm)
         _verdict(name, scan, n, out.shape, res)  # only the constant-output rule can fire on clean chunks
         return res
     scan = _Scan(ref=stats)  # something to report: the full scan, so the message is the whole-tensor one
@@ -784,15 +800,17 @@ def _check_values(
         _scan_chunk(scan, o64, r64, poisoned_mask(out_flat[a:b]), stats.tolerance, a)
         del o64, r64
     res.max_abs_err = scan.max_abs_err
-    # relative to a zero reference only "no error" is defined; any other error has no relative size
-    res.rel_err = (
-        math.sqrt(scan.err_squares) / math.sqrt(scan.ref_squares)
-        if scan.ref_squares > 0
-        else (0.0 if scan.err_squares == 0 else None)
-    )
+    res.rel_err = _relative(scan.err_norm, scan.ref_norm)
     res.worst_ratio = scan.worst_ratio
     _verdict(name, scan, n, out.shape, res)
     return res
+
+
+def _relative(err_norm: float, ref_norm: float) -> float | None:
+    """``||out - ref|| / ||ref||``; relative to a zero reference only "no error" is defined (``None`` otherwise)."""
+    if ref_norm > 0:
+        return err_norm / ref_norm
+    return 0.0 if err_norm == 0 else None
 
 
 def outputs_equal(a: Any, b: Any) -> bool:
