@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 # ------------------------------------------------- r13: the code net's cap said as what it is
@@ -79,3 +81,48 @@ def test_r15_a_literal_s_table_reads_only_the_sizes_bound_before_its_line() -> N
     assert block.size_names == ["n"]
     written = write_table(before, rows).new_source
     assert "    n = x.numel()\n    BLOCK = 1024\n    if n <= 4096:  # kernelopt: tuned\n" in written, written
+
+
+# ------------------------------------------------- r16: an integer output's poison bytes by chance
+
+_INT16_FLIP = """import torch
+from torch import nn
+
+
+class {cls}(nn.Module):
+    def forward(self, x):
+        return x.flip(0)
+
+
+def get_inputs():
+    # every int16 value four times, in an order of its own: 32639 (bytes 0x7F7F) among them, as in any random one
+    g = torch.Generator().manual_seed(0)
+    return [torch.arange(-(1 << 15), 1 << 15, dtype=torch.int32).repeat(4)[torch.randperm(1 << 18, generator=g)]
+            .to(torch.int16)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_r16_an_integer_output_holding_the_poison_bytes_by_chance_is_checked(tmp_path: Path) -> None:
+    """b46 took any element of two bytes or more whose bytes are all the workers' poison (0x7F) for memory the
+    reference never wrote, the problem's ERROR; in an integer output that pattern is a value (32639 in int16: one
+    element in 65536 of a random tensor), and a correct ``x.flip(0)`` of a million random int16 values was refused,
+    "holds 14 of 1048576 elements it never wrote" (main at 2d35410b). Such a kernel passes now; an integer output left
+    half unwritten, and a float32 one with one element unwritten, are still the reference's."""
+    import torch
+
+    from kernelopt.harness.inputs import unwritten_reference_line
+    from tests.conftest import check_in_process
+
+    (tmp_path / "reference.py").write_text(_INT16_FLIP.format(cls="Model"))
+    (tmp_path / "kernel.py").write_text(_INT16_FLIP.format(cls="ModelNew"))
+    assert check_in_process(tmp_path, "v1").failure is None
+    half = torch.arange(1 << 12, dtype=torch.int32)
+    half[1::2] = 0x7F7F7F7F
+    assert "holds 2048 of 4096 elements it never wrote" in (unwritten_reference_line(half) or "")
+    one = torch.zeros(1 << 20)
+    one.view(torch.int32)[7] = 0x7F7F7F7F
+    assert "holds 1 of 1048576 elements" in (unwritten_reference_line(one) or "")

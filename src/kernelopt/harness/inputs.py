@@ -541,6 +541,15 @@ def poisoned_mask(t: torch.Tensor) -> torch.Tensor:
     return (raw == POISON_BYTE).all(dim=1)
 
 
+def _chance_count(t: torch.Tensor) -> float:
+    """How many of an integer tensor's elements may hold the poison pattern by chance, were its values uniform over
+    the dtype: their expected count ``m`` (one in 256 to the element's bytes) and seven standard deviations over it,
+    plus 2 (a Poisson tail under 1e-9 from a handful of elements to billions; our bound). A floating output's pattern
+    (3.4e38 in fp32, 1.4e306 in fp64, a NaN payload in fp16) is no value arithmetic gives: none are allowed there."""
+    m = t.numel() / 256.0 ** t.element_size()
+    return m + 7.0 * math.sqrt(m) + 2.0
+
+
 class ReferenceNotWritten(ReferenceFault):
     """A reference whose output holds elements it never wrote (:func:`unwritten_reference_line`): no kernel can be
     checked against it; the reference's fault, never a kernel's."""
@@ -552,7 +561,10 @@ def unwritten_reference_line(outputs: Any) -> str | None:
     a ``torch.empty`` it fills in part). Their values are whatever the allocator held, another in each run, so its
     float64 run's other garbage read as its own rounding widened the tolerance past any kernel's error (break21 b46:
     rtol 6.49 at fp32, a kernel computing x * 3 for x * 2 passed). Outputs of one-byte elements are left alone (0x7F
-    is 127 there), and a tensor with no element."""
+    is 127 there), and a tensor with no element. In an integer output the pattern is a value like any other (32639 in
+    int16, one element in 65536 of a random one), so there only a count past what chance gives
+    (:func:`_chance_count`) is memory never written (review21 r16: a correct int16 ``x.flip(0)`` of a million random
+    elements was the problem's ERROR, "holds 14 of 1048576 elements it never wrote")."""
     for i, t in enumerate(tensors_in(outputs)):
         if t.element_size() < 2 or t.is_complex() or t.numel() == 0:
             continue
@@ -564,7 +576,7 @@ def unwritten_reference_line(outputs: Any) -> str | None:
             if count and first is None:
                 first = a + int(mask.nonzero()[0].item())
             unwritten += count
-        if unwritten:
+        if unwritten > (_chance_count(t) if not t.is_floating_point() else 0):
             return (
                 f"the reference's output {i} holds {unwritten} of {t.numel()} elements it never wrote (still the "
                 f"poison pattern, bytes 0x{POISON_BYTE:02X}, the harness filled fresh memory with; first at flat "
