@@ -115,3 +115,26 @@ def test_u25_a_failure_over_float64_outputs_near_1e300_says_a_finite_rel_err(tmp
     assert failure is not None and "beyond tolerance" in failure.message, failure
     said = re.search(r"rel_err (\S+),", failure.message)
     assert said is not None and 0.5 < float(said.group(1)) < 1, failure.message  # ||9x - 10x|| / ||10x|| near 1e300
+
+
+def test_u27_a_nan_of_the_reference_s_own_run_is_the_answer_and_a_new_nan_still_fails(tmp_path: Path) -> None:
+    """break21's b47 seen item: an fp16 reference whose own run gives NaN where its float64 run is finite (``inf -
+    inf`` after an overflow) failed a kernel reproducing that NaN, "NaN where the reference has none", on main. Now
+    the reference's own NaN is the expected answer there; a kernel giving NaN where the reference is finite still
+    fails, and so does one giving a finite value where the reference's own run is NaN."""
+    same = Path(shutil.copytree(DATA / "seen21" / "fp16_nan", tmp_path / "same"))
+    result = check_in_process(same, "v1")
+    assert result.failure is None, result.failure
+    kernels = {
+        "every": ("s - s", "(s - s) / (s - s)", "contains NaN where the reference has none (48 of 64 elements"),
+        "finite": (
+            "sum(dim=1).half()\n        return s - s",
+            "sum(dim=1)\n        return (s - s).half()",
+            "is finite where",
+        ),
+    }
+    for name, (old, new, said) in kernels.items():
+        folder = Path(shutil.copytree(DATA / "seen21" / "fp16_nan", tmp_path / name))
+        (folder / "kernel.py").write_text((folder / "kernel.py").read_text().replace(old, new))
+        failure = check_in_process(folder, "v1").failure
+        assert failure is not None and said in failure.message, (name, failure)

@@ -497,12 +497,15 @@ def _real(t: torch.Tensor) -> torch.Tensor:
     return torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
 
 
-def overflowed_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
-    """Set each element of the higher-precision reference that its own-dtype run gave as an infinity its value
-    rounds to in that dtype (a row sum of 80000 in fp16, past 65504) to that infinity, in place, chunk by chunk; how
-    many. The truth in the output's dtype is the infinity, which a kernel computing the value exactly gives too: read
-    against the finite float64 value, such a kernel failed "output contains Inf where the reference is finite"
-    (break21 b47). An element the reference gave finite (it saturated) keeps its float64 value."""
+def nonfinite_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
+    """Set each element of the higher-precision reference that its own-dtype run gave as a NaN or an infinity to
+    what that run gave, in place, chunk by chunk; how many. An infinity only where the float64 value rounds to it in
+    that dtype (a row sum of 80000 in fp16, past 65504): the truth in the output's dtype is the infinity, which a
+    kernel computing the value exactly gives too; read against the finite float64 value, such a kernel failed "output
+    contains Inf where the reference is finite" (break21 b47). A NaN wherever the own run gave one (``inf - inf``
+    after such an overflow, where the float64 run subtracts two finite values): a kernel reproducing it failed "NaN
+    where the reference has none" (seen21 u27). An element the reference gave finite (it saturated) keeps its float64
+    value, so a kernel giving NaN or Inf there still fails."""
     refs, his = as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
     if len(refs) != len(his):
         return 0
@@ -518,10 +521,14 @@ def overflowed_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
         for a, b in _ranges(hi_flat.numel(), chunk_for(hi_flat.numel())):
             chunk, own = hi_flat[a:b], ref_flat[a:b].to(hi.device)
             rounded = chunk.to(ref.dtype)
-            mask = torch.isinf(rounded) & torch.isfinite(chunk) & (own == rounded)
-            if bool(mask.any().item()):
-                chunk[mask] = rounded[mask].to(chunk.dtype)
-                count += int(mask.sum().item())
+            overflowed = torch.isinf(rounded) & torch.isfinite(chunk) & (own == rounded)
+            if bool(overflowed.any().item()):
+                chunk[overflowed] = rounded[overflowed].to(chunk.dtype)
+                count += int(overflowed.sum().item())
+            nan = torch.isnan(own) & ~torch.isnan(chunk)
+            if bool(nan.any().item()):
+                chunk[nan] = math.nan
+                count += int(nan.sum().item())
     return count
 
 
