@@ -188,6 +188,21 @@ def test_q5_a_computation_is_read_without_the_comment_lines_above_it() -> None:
     ]
 
 
+def test_q6_trident_s_block_names_are_blocks() -> None:
+    """Seen on 2026-12-07: ``tunables --evaluate --set "forward.configs[0].x_block_size=300"`` on trident_var_mean wrote
+    a list the kernel cannot run ("Shape element 1 must be a power of 2": the block reaches ``tl.arange`` only in the
+    helper ``language.VarMean.forward``): ``x_block_size`` was legal at any value >= 1, a name no block rule knew.
+    Trident's ``x_block_size`` / ``y_block_size`` are blocks: powers of two, refused in one line otherwise."""
+    from kernelopt.actions import ActionCategory
+    from kernelopt.tunables.knobs import knob_rule
+
+    for name in ("x_block_size", "y_block_size", "X_BLOCK_SIZE"):
+        rule = knob_rule(name)
+        assert rule is not None and ActionCategory.BLOCK_SIZE in rule[0], name
+        assert rule[1].problem(512) is None and "power of two" in (rule[1].problem(300) or ""), name
+    assert knob_rule("x_block_sizes") is None
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

@@ -132,7 +132,8 @@ _KNOB_RULES: tuple[_KnobRule, ...] = (
         source=_LEGAL_SOURCE_TRITON_ARANGE,
     ),
     _rule(
-        r"^(BLOCK|BLOCK_SIZE|BLOCK_SIZE_[A-Z]+|BLOCK_[A-Z]|[XYZR]_?BLOCK|BLOCK_[XYZR]|TILE|TILE_SIZE|BLOCK_D|BLOCK_DMODEL)$",
+        r"^(BLOCK|BLOCK_SIZE|BLOCK_SIZE_[A-Z]+|BLOCK_[A-Z]|[XYZR]_?BLOCK(_SIZE)?|BLOCK_[XYZR]|TILE|TILE_SIZE|BLOCK_D|"
+        r"BLOCK_DMODEL)$",  # trident's x_block_size / y_block_size (breaker21's q6)
         [AC.BLOCK_SIZE],
         power_of_two=True,
         minimum=1,
