@@ -138,3 +138,22 @@ def test_u27_a_nan_of_the_reference_s_own_run_is_the_answer_and_a_new_nan_still_
         (folder / "kernel.py").write_text((folder / "kernel.py").read_text().replace(old, new))
         failure = check_in_process(folder, "v1").failure
         assert failure is not None and said in failure.message, (name, failure)
+
+
+def test_u28_tunables_says_a_literal_bound_beside_a_size_may_be_held_by_a_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """leftovers21's l9 seen item: ``kernelopt tunables`` listed such a literal as any other, where ``tune`` may hold
+    it in a per-size table with the literal kept above its rows; a literal written at the launch is not so held."""
+    from kernelopt.cli.app import main
+
+    assert main(["tunables", str(DATA / "seen21" / "literal_local" / "kernel.py")]) == 0
+    out = capsys.readouterr()
+    said = " ".join((out.out + out.err).split())
+    assert (
+        "scale_kernel:BLOCK = 1024 is a literal bound beside n (kernel.py:20): tune tunes it as one value for every "
+        "size, or, where the entries' bests differ, as a table by size written after it that keeps the literal above "
+        "its rows" in said
+    ), said
+    assert main(["tunables", str(DATA / "tunables" / "softmax_grid_literal.py")]) == 0
+    assert "is a literal bound beside" not in "".join(capsys.readouterr())

@@ -354,5 +354,13 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
             )
         elif t.computed and t.value is None:
             info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")
+        elif t.kind.value == "launch_kwarg" and t.size_names:  # a literal local a table may hold (leftovers21 l9)
+            info(
+                f"{t.key} = {t.value} is a literal bound beside {', '.join(t.size_names)} ({t.location}): tune tunes "
+                f"it as one value for every size, or, where the entries' bests differ, as a table by size written "
+                f"after it that keeps the literal above its rows; --set {t.key}=VALUE moves the literal"
+            )
+            if t.helper_note:
+                info(f"{t.key}: {t.helper_note}")
         elif t.helper_note:  # a literal conditional overrides may not be the value at the task's sizes
             info(f"{t.key}: {t.helper_note}")
