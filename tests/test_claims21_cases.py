@@ -9,6 +9,7 @@ import csv
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,40 @@ def test_w8_tune_lists_the_shapes_entries_in_reference_py_s_order_in_every_outpu
     assert said["shapes"] == ["n=4096", "n=1000"] and [s["shape"] for s in said["per_shape"]] == said["shapes"]
     head = Path(said["table"]).read_text().splitlines()[0].split(",")
     assert head[3:6] == ["latency_us", "latency_us n=4096", "latency_us n=1000"], head
+
+
+def test_w6_a_run_past_its_wall_says_how_far_and_where_the_seconds_went(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tune at --device cpu --budget-wall-s 20` took 30.6 s of wall, and nothing said so: its progress said "4 of
+    10 candidates" and its summary "3 evaluated". Now a progress line past the wall says how far, and the run ends
+    with where its wall went (before the session, the session, the pick's checks, after them), `--json`'s `run_wall`
+    the same figures. A scripted evaluator whose one round takes 2.5 s stands in for a slow candidate against a 1 s
+    wall (the figures are read as sums, never against a clock)."""
+    import shutil
+    import time
+
+    import kernelopt.tuning.folder as folder_module
+    from kernelopt.cli.app import main
+    from tests.test_tune_edges import Stopwatch
+
+    class Slow(Stopwatch):
+        def evaluate(self, batch: Any) -> Any:
+            time.sleep(2.5)  # the scripted slow candidate: a round in flight when the wall runs out
+            return super().evaluate(batch)
+
+    monkeypatch.setattr(Slow, "asked", [])
+    monkeypatch.setattr(Slow, "retimed", [])
+    monkeypatch.setattr(folder_module, "ShapesEvaluator", Slow)
+    monkeypatch.setattr(folder_module, "KernelEvaluator", Slow)
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "claims21" / "order", tmp_path / "order"))
+    assert main(["tune", str(folder), "--device", "cpu", "--budget-wall-s", "1", "--dry-run", "--json"]) in (0, 1, 3)
+    out, err = capsys.readouterr()
+    wall = json.loads(out)["run_wall"]
+    assert wall["stated_s"] == 1.0 and wall["session_s"] >= 2.5, wall
+    total = wall["before_s"] + wall["session_s"] + wall["checks_s"] + wall["after_s"]
+    said = " ".join(err.split())
+    assert re.search(r"\d+ s in of its 1 s wall, \d+ s past it \(the workers' start and the round in flight\)", said)
+    line = next(x for x in err.splitlines() if x.startswith("the run took"))
+    assert line.startswith(f"the run took {total:.1f} s against its 1 s wall, {total - 1:.1f} s past it: "), line
+    assert f"the session {wall['session_s']:.1f} s ({wall['session_s'] - 1:.1f} s past its wall: the round in" in line

@@ -191,3 +191,60 @@ class SessionPace(BaseModel):
             f"own; workers' restarts {self.restart_s:.1f}, redone {self.redone_s:.1f}, rest {self.rest_s:.1f} s), "
             f"screen {self.screen_s:.1f} s, re-time {self.retime_s:.1f} s, other {self.other_s:.1f} s{cut}"
         )
+
+
+#: A run within this many seconds of its stated wall is not said to be past it (our choice: the plot, the table and
+#: the process's own exit take about that after the last check).
+PAST_WALL_SAID_S = 1.0
+
+
+class RunWall(BaseModel):
+    """Where a ``kernelopt tune`` run's wall went against the session's stated wall time (``--budget-wall-s``), said
+    when the run went past it (``tune --json``'s ``run_wall``; claims21 w6: ``--budget-wall-s 20`` took 30.6 s, and
+    nothing said where the 10.6 s went).
+
+    Attributes:
+        stated_s: the session's wall time as the budget states it.
+        before_s: from the command's start of work to the session's clock: kernel.py's discovery (a worker imports
+            it), the space and the checks before it, and the workers' start (:attr:`SessionPace.start_s`), which the
+            stated wall does not count.
+        session_s: the session's own seconds (its rounds and re-time, :attr:`SessionPace.wall_s`): past the stated wall
+            by at most :data:`WALL_MARGIN_S`, the round in flight when the wall ran out finishing.
+        checks_s: the checks of the pick after the session (its check on the entries, the net), which keep the
+            session's deadline (:mod:`kernelopt.tuning.tail_wall`).
+        after_s: the rest: the plot, the table and what the command does before it says its result.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    stated_s: float
+    before_s: float
+    session_s: float
+    checks_s: float
+    after_s: float
+
+    @property
+    def total_s(self) -> float:
+        return self.before_s + self.session_s + self.checks_s + self.after_s
+
+    def line(self) -> str | None:
+        """``the run took 30.6 s against its 20 s wall, 10.6 s past it: 4.1 s before the session (...), the session
+        23.5 s (3.5 s past its wall: ...), the pick's checks 2.1 s, 0.9 s after them (...)``; ``None`` within
+        :data:`PAST_WALL_SAID_S` of the wall."""
+        past = self.total_s - self.stated_s
+        if past <= PAST_WALL_SAID_S:
+            return None
+        session_past = self.session_s - self.stated_s
+        why = (
+            f" ({session_past:.1f} s past its wall: the round in flight when it ran out finishes, at most "
+            f"{WALL_MARGIN_S:g} s past it)"
+            if session_past > PAST_WALL_SAID_S
+            else ""
+        )
+        return (
+            f"the run took {self.total_s:.1f} s against its {self.stated_s:g} s wall, {past:.1f} s past it: "
+            f"{self.before_s:.1f} s before the session (kernel.py's discovery and the workers' start, which the wall "
+            f"does not count), the session {self.session_s:.1f} s{why}, the pick's checks {self.checks_s:.1f} s (on "
+            f"the entries and the net, within the session's deadline), {self.after_s:.1f} s after them (the plot and "
+            "the table)"
+        )
