@@ -126,3 +126,52 @@ def test_r16_an_integer_output_holding_the_poison_bytes_by_chance_is_checked(tmp
     one = torch.zeros(1 << 20)
     one.view(torch.int32)[7] = 0x7F7F7F7F
     assert "holds 1 of 1048576 elements" in (unwritten_reference_line(one) or "")
+
+
+# ------------------------------------------------- r17: bf16's largest value is its poison pattern
+
+_BF16 = """import torch
+from torch import nn
+
+
+class {cls}(nn.Module):
+    def forward(self, x, y):
+{body}
+
+
+def get_inputs():
+    x = torch.randn(4096).abs().to(torch.bfloat16) + 1
+    y = torch.randn(4096).to(torch.bfloat16)
+    y[::16] = 0
+    return [x, y]
+
+
+def get_init_inputs():
+    return []
+"""
+_SATURATED = "        return torch.nan_to_num(x / y)"
+_HALF = """        out = torch.empty_like(x)
+        out.view(torch.int16 if out.element_size() == 2 else torch.int64).fill_(0x7F7F if out.element_size() == 2
+                                                                                else 0x7F7F7F7F7F7F7F7F)
+        out[::2] = x[::2] / y[::2]  # the odd elements never written, their bytes the workers' poison
+        return out"""
+
+
+def test_r17_a_bf16_output_at_its_largest_value_is_checked_where_its_float64_run_holds_a_value(tmp_path: Path) -> None:
+    """bf16's largest finite value is bytes 0x7F7F, b46's poison pattern: ``torch.nan_to_num`` of a bf16 division by
+    zero (+inf made 3.39e38) was memory "never written", the problem's ERROR, "holds 256 of 4096 elements" (main at
+    6662d4f9). The gate's check reads the reference's float64 run too now: a bf16 element is unwritten only where that
+    run's is, so the correct kernel passes, and a bf16 reference leaving half its output unwritten is still refused."""
+    from tests.conftest import check_in_process
+
+    for name, body, said in (("saturated", _SATURATED, None), ("half", _HALF, "holds 2048 of 4096 elements")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "reference.py").write_text(_BF16.format(cls="Model", body=body))
+        (folder / "kernel.py").write_text(_BF16.format(cls="ModelNew", body=_SATURATED if said else body))
+        failure = check_in_process(folder, "v1").failure
+        if said is None:
+            assert failure is None, failure
+        else:
+            assert failure is not None and failure.error_class == "ReferenceNotWritten", failure
+            assert said in failure.message, failure

@@ -555,7 +555,7 @@ class ReferenceNotWritten(ReferenceFault):
     checked against it; the reference's fault, never a kernel's."""
 
 
-def unwritten_reference_line(outputs: Any) -> str | None:
+def unwritten_reference_line(outputs: Any, high: Any = None) -> str | None:
     """The line saying the reference returned memory it never wrote, else ``None``: elements of its outputs still
     holding the poison pattern (:data:`POISON_BYTE`) the harness fills fresh memory with (on the CPU every allocation:
     a ``torch.empty`` it fills in part). Their values are whatever the allocator held, another in each run, so its
@@ -564,14 +564,24 @@ def unwritten_reference_line(outputs: Any) -> str | None:
     is 127 there), and a tensor with no element. In an integer output the pattern is a value like any other (32639 in
     int16, one element in 65536 of a random one), so there only a count past what chance gives
     (:func:`_chance_count`) is memory never written (review21 r16: a correct int16 ``x.flip(0)`` of a million random
-    elements was the problem's ERROR, "holds 14 of 1048576 elements it never wrote")."""
+    elements was the problem's ERROR, "holds 14 of 1048576 elements it never wrote"). In bf16 the pattern is the
+    dtype's largest value, which ``torch.nan_to_num`` and a clamp at ``finfo.max`` give: where ``high`` (the
+    reference's float64 run, of the same structure) is given, a bf16 element is unwritten only where that run's is
+    too (review21 r17)."""
+    highs = tensors_in(high) if high is not None else []
     for i, t in enumerate(tensors_in(outputs)):
         if t.element_size() < 2 or t.is_complex() or t.numel() == 0:
             continue
         flat, step = t.detach().reshape(-1), chunk_for(t.numel())  # chunk by chunk: no mask of a whole output
+        hi = highs[i] if i < len(highs) else None
+        if t.dtype != torch.bfloat16 or hi is None or hi.dtype == t.dtype or hi.shape != t.shape:
+            hi = None
+        hi_flat = hi.detach().reshape(-1) if hi is not None else None
         unwritten, first = 0, None
         for a in range(0, flat.numel(), step):
             mask = poisoned_mask(flat[a : a + step])
+            if hi_flat is not None:
+                mask &= poisoned_mask(hi_flat[a : a + step]).to(mask.device)
             count = int(mask.sum().item())
             if count and first is None:
                 first = a + int(mask.nonzero()[0].item())
