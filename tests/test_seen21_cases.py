@@ -42,14 +42,17 @@ def test_u23_a_run_whose_holder_was_killed_is_said_interrupted_with_how_to_conti
     now = drive.status(ws)  # main said running: true here, held_by null
     assert not now.running and now.held_by is None and now.next is drive.NextStep.VALIDATE, now
     assert now.interrupted is not None and "interrupted in V1's gate stage" in now.interrupted, now
-    assert "is gone" in now.interrupted and "the next stage call below continues it" in now.interrupted
+    assert "ended without rolling that stage back" in now.interrupted
+    assert "the next stage call below continues it" in now.interrupted
     assert now.why.startswith(now.interrupted)
     # the same journal of a CLI run names its resume
     journal.save(RunState(current=it))
     assert f"kernelopt optimize {ws.root} --resume" in (drive.status(ws).interrupted or "")
-    # a run paused between two stages (the server's calls), or served by this process now, is running
-    journal.save(RunState(current=it, paused=True))
-    assert drive.status(ws).running and drive.status(ws).interrupted is None
+    # a run paused between two stages (the server's calls), one its process rolled back as it stopped (a client's
+    # cancel, Ctrl-C: the cancel's own note says so), or one served by this process now is no interrupted run
+    for state in (RunState(current=it, paused=True), RunState(current=it, parked=True)):
+        journal.save(state)
+        assert drive.status(ws).running and drive.status(ws).interrupted is None, state
     journal.save(RunState(current=it))
     with RunLock(ws.root, command="mcp"):  # status answering beside this process's own gate
         assert drive.status(ws).running and drive.status(ws).interrupted is None

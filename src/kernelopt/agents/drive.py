@@ -94,9 +94,9 @@ class StageStatus(BaseModel):
         next: the next step.
         why: one line: why that step.
         running: a run is open and a process serves it now or waits between its stages (``False``: none yet, the
-            last one stopped, or it was interrupted).
-        interrupted: the run's process ended mid-stage without stopping it (killed, a crash, Ctrl-C): nothing holds
-            the workspace, the journal still says running, and the line says how the run continues (seen21 u23).
+            last one stopped, or its process was killed: ``interrupted``).
+        interrupted: the run's process was ended mid-stage from outside (killed): nothing holds the workspace, the
+            journal still says running, and the line says how the run continues (seen21 u23).
         stop: why the last run stopped.
         failure: the in-flight version's failure, when it has one (it goes to the record stage).
         outcomes: the versions the run finished (verdict, latency, commit).
@@ -212,10 +212,11 @@ def status(ws: Workspace) -> StageStatus:
 
 
 def _interrupted(ws: Workspace, state: RunState | None) -> str | None:
-    """Where the journal says running but no process holds the workspace, and the run did not pause between two
-    stages on purpose (the MCP server's calls pause it): the process that ran it ended mid-stage, and the line says
-    so and how the run continues; else ``None``."""
-    if state is None or state.paused:
+    """Where the journal says running but no process holds the workspace, the run did not pause between two stages on
+    purpose (the MCP server's calls pause it) and its process did not roll its stage back as it stopped (a cancel,
+    Ctrl-C, an error: ``RunState.parked``): the process that ran it was ended mid-stage from outside, and the line
+    says so and how the run continues; else ``None``."""
+    if state is None or state.paused or state.parked:
         return None
     it = state.current
     where = f"V{it.version}'s {it.stage.value} stage" if it is not None else "between iterations"
@@ -225,8 +226,8 @@ def _interrupted(ws: Workspace, state: RunState | None) -> str | None:
         else f"`kernelopt optimize {shell_word(ws.root)} --resume` continues it"
     )
     return (
-        f"the run was interrupted in {where}: the process that held this workspace is gone (killed, a crash, or "
-        f"Ctrl-C) and nothing holds it now; {how}, rolling that stage back first"
+        f"the run was interrupted in {where}: the process that held this workspace ended without rolling that stage "
+        f"back (killed, or its machine stopped), and nothing holds it now; {how}, rolling that stage back first"
     )
 
 

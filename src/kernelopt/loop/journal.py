@@ -173,6 +173,9 @@ class RunState(BaseModel):
         paused: the run stopped between two stages because its caller asked it to (``OptimizeLoop.run(pause=...)``:
             the MCP server's tools run one stage each): the next call continues it where it stands, with no
             roll-back (an interrupted run, by contrast, rolls its in-flight stage back).
+        parked: the run's own process rolled its in-flight stage back as it stopped (Ctrl-C, an error, the MCP
+            client's cancel: :func:`kernelopt.loop.resume.park`), cleared when a run starts; a run neither paused nor
+            parked that no process holds was ended from outside (killed: seen21 u23).
     """
 
     schema_version: int = JOURNAL_SCHEMA_VERSION
@@ -194,6 +197,7 @@ class RunState(BaseModel):
     outcomes: list[VersionOutcome] = Field(default_factory=list)
     stop: StopDecision | None = None
     paused: bool = False
+    parked: bool = False
 
 
 class Journal:

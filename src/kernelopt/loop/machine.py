@@ -152,6 +152,7 @@ class OptimizeLoop:
                 )
             run.state = RunState(settings=settings)
             run.elapsed0 = 0.0
+        run.state.parked = False  # a process runs it now
         run.open_guard()
         run.save()
 

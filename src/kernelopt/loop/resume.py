@@ -65,6 +65,7 @@ def park(run: LoopRun) -> None:
         it.snapshot = {}
     elif it is not None and it.stage is Stage.RECORD and it.version > 0 and not run.committed(it):
         candidate.restore_good_kernel(run.ws, it)  # the candidate waits in .kernelopt/candidates/ for the resume
+    run.state.parked = True
     run.save()
 
 
