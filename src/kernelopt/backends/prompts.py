@@ -121,9 +121,11 @@ def _record_line(r: IterationRecord) -> str:
         parts.append("knobs " + ", ".join(f"{k} {v[0]} -> {v[-1]}" for k, v in o.knob_changes.items()))
     if p.latency_us is not None:
         parts.append(f"latency {sig(p.latency_us)} us")
+    from kernelopt.report.headline import previous_latency_change  # the report package's import, only when used
+
     cmp = p.comparison_with_previous
-    if cmp.latency_delta is not None:
-        parts.append(f"latency delta {cmp.latency_delta:+.1f} %")
+    if (delta := previous_latency_change(cmp)) is not None:  # the report's one figure (claims21 w5)
+        parts.append(f"latency delta {delta:+.1f} %")
     if cmp.verdict:
         parts.append(cmp.verdict)
     if p.roofline_utilization_pct is not None:
