@@ -175,3 +175,24 @@ def test_r17_a_bf16_output_at_its_largest_value_is_checked_where_its_float64_run
         else:
             assert failure is not None and failure.error_class == "ReferenceNotWritten", failure
             assert said in failure.message, failure
+
+
+# ------------------------------------------------- r18: the reference's own NaN is one answer, not the only one
+
+
+def test_r18_a_stable_softmax_passes_beside_a_reference_whose_fp16_exp_overflowed(tmp_path: Path) -> None:
+    """seen21's u27 made the reference's own-dtype NaN the only answer where its float64 run is finite; a reference
+    computing ``exp(s) / exp(s).sum()`` in fp16 gives NaN wherever an exp overflowed (inf / inf), and ``torch.softmax``
+    itself, the answer every fast softmax computes, failed "output is finite where the reference is NaN or Inf (48 of
+    16384 elements ...)" (main at 501efdc2; it passed before u27). The check takes either answer there now: the float64
+    run's value, within tolerance, or the own run's NaN reproduced; a kernel wrong there still fails."""
+    import shutil
+
+    from tests.conftest import check_in_process
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "review21" / "fp16_naive_softmax", tmp_path / "a"))
+    assert check_in_process(folder, "v1").failure is None
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("dim=-1).to(s.dtype)", "dim=-1).to(s.dtype).flip(-1)"))
+    failure = check_in_process(folder, "v1").failure
+    assert failure is not None and "differs from the reference beyond tolerance" in failure.message, failure

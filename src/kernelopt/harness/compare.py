@@ -498,14 +498,13 @@ def _real(t: torch.Tensor) -> torch.Tensor:
 
 
 def nonfinite_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
-    """Set each element of the higher-precision reference that its own-dtype run gave as a NaN or an infinity to
-    what that run gave, in place, chunk by chunk; how many. An infinity only where the float64 value rounds to it in
-    that dtype (a row sum of 80000 in fp16, past 65504): the truth in the output's dtype is the infinity, which a
-    kernel computing the value exactly gives too; read against the finite float64 value, such a kernel failed "output
-    contains Inf where the reference is finite" (break21 b47). A NaN wherever the own run gave one (``inf - inf``
-    after such an overflow, where the float64 run subtracts two finite values): a kernel reproducing it failed "NaN
-    where the reference has none" (seen21 u27). An element the reference gave finite (it saturated) keeps its float64
-    value, so a kernel giving NaN or Inf there still fails."""
+    """Set each element of the higher-precision reference that its own-dtype run gave as an infinity to that
+    infinity, in place, chunk by chunk; how many. Only where the float64 value rounds to it in that dtype (a row sum
+    of 80000 in fp16, past 65504): the truth in the output's dtype is the infinity, which a kernel computing the value
+    exactly gives too; read against the finite float64 value, such a kernel failed "output contains Inf where the
+    reference is finite" (break21 b47). An element the reference gave finite (it saturated) keeps its float64 value,
+    so a kernel giving NaN or Inf there still fails. The own run's NaN over a finite float64 value is not written
+    here: the check takes either answer there (:func:`_scan_chunk`'s ``own_nan``, seen21 u27 and review21 r18)."""
     refs, his = as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
     if len(refs) != len(his):
         return 0
@@ -525,10 +524,6 @@ def nonfinite_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
             if bool(overflowed.any().item()):
                 chunk[overflowed] = rounded[overflowed].to(chunk.dtype)
                 count += int(overflowed.sum().item())
-            nan = torch.isnan(own) & ~torch.isnan(chunk)
-            if bool(nan.any().item()):
-                chunk[nan] = math.nan
-                count += int(nan.sum().item())
     return count
 
 
@@ -625,11 +620,24 @@ class _Scan:
 
 
 def _scan_chunk(
-    scan: _Scan, o64: torch.Tensor, r64: torch.Tensor, poisoned: torch.Tensor, tol: Tolerance, a: int
+    scan: _Scan,
+    o64: torch.Tensor,
+    r64: torch.Tensor,
+    poisoned: torch.Tensor,
+    tol: Tolerance,
+    a: int,
+    own_nan: torch.Tensor | None = None,
 ) -> None:
+    """Add one chunk's verdicts to ``scan``. ``own_nan``: where the reference's own-dtype run gave NaN (``None``: the
+    values are that run's). There a kernel's NaN is the reference's answer (seen21 u27: ``inf - inf`` after an fp16
+    overflow, which a kernel computing as the reference does gives too), and so is the float64 run's finite value
+    (review21 r18: ``torch.softmax`` against a reference computing ``exp(s) / exp(s).sum()`` in fp16, NaN where its
+    exp overflowed, failed "finite where the reference is NaN" once that NaN was the only answer)."""
     nan_o, nan_r = torch.isnan(o64), torch.isnan(r64)
+    if own_nan is not None:
+        nan_r = nan_r | (nan_o & own_nan.to(nan_o.device))  # the own run's NaN, reproduced: matched
     inf_o, inf_r = torch.isinf(o64), torch.isinf(r64)
-    fin_o, fin_r = torch.isfinite(o64), torch.isfinite(r64)
+    fin_o, fin_r = torch.isfinite(o64), torch.isfinite(r64) & ~nan_r
     both_finite = fin_o & fin_r
     err = torch.where(both_finite, (o64 - r64).abs(), torch.zeros_like(o64))
     bound = tol.atol + tol.rtol * r64.abs()
@@ -801,10 +809,12 @@ def _check_values(
         _verdict(name, scan, n, out.shape, res)  # only the constant-output rule can fire on clean chunks
         return res
     scan = _Scan(ref=stats)  # something to report: the full scan, so the message is the whole-tensor one
+    own_flat = ref.detach().reshape(-1) if floating and hi is not ref and ref.dtype != hi.dtype else None
     for a, b in ranges:
         o64 = _f64(out_flat[a:b], floating)
         r64 = hi_flat[a:b].to(torch.float64).to(o64.device)
-        _scan_chunk(scan, o64, r64, poisoned_mask(out_flat[a:b]), stats.tolerance, a)
+        own_nan = torch.isnan(own_flat[a:b]) if own_flat is not None else None
+        _scan_chunk(scan, o64, r64, poisoned_mask(out_flat[a:b]), stats.tolerance, a, own_nan)
         del o64, r64
     res.max_abs_err = scan.max_abs_err
     res.rel_err = _relative(scan.err_norm, scan.ref_norm)

@@ -915,7 +915,7 @@ def _run_reference(
         # after the float64 run, which tells a bf16 finfo.max the reference computed from memory it left (r17)
         _fail_if_reference_unwritten(ctx, cc, ref_native, where, ref_hi if precision != "native" else None)
         if precision != "native":
-            nonfinite_as_the_reference(ref_native, ref_hi)  # its own run's NaN or infinity is the truth
+            nonfinite_as_the_reference(ref_native, ref_hi)  # its own run's infinity is the truth (its NaN: one answer)
     return _ReferenceRun(ref_native, ref_hi, precision, contract, random, place, ref_free)
 
 
