@@ -58,32 +58,7 @@ def test_u23_a_run_whose_holder_was_killed_is_said_interrupted_with_how_to_conti
         assert drive.status(ws).running and drive.status(ws).interrupted is None
 
 
-HANGING_REFERENCE = """import time
-
-import torch
-from torch import nn
-
-batch_size = 32
-dim = 128
-
-
-class Model(nn.Module):
-    def __init__(self, scale: float) -> None:
-        super().__init__()
-        self.scale = scale
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        while True:  # a wait on something that never comes
-            time.sleep(0.05)
-
-
-def get_inputs() -> list[torch.Tensor]:
-    return [torch.randn(batch_size, dim)]
-
-
-def get_init_inputs() -> list[object]:
-    return [2.0]
-"""
+SLOW_REFERENCE = DATA / "kernelbench" / "slow_reference"
 
 
 def test_u24_a_hanging_reference_is_said_not_to_finish_and_the_kernel_not_judged(
@@ -95,9 +70,15 @@ def test_u24_a_hanging_reference_is_said_not_to_finish_and_the_kernel_not_judged
     monkeypatch.setenv("KERNELOPT_DEVICE", "cpu")
     monkeypatch.setenv("KERNELOPT_SEEDS", "1")
     monkeypatch.setenv("TEST_TIMEOUT_SEC", "0.2")  # the checker's limit 2 s
-    (tmp_path / "reference.py").write_text(HANGING_REFERENCE)
-    folder = DATA / "kernelbench" / "slow_reference"
-    ws = Workspace.create("hang", kernel=folder / "kernel.py", reference=tmp_path / "reference.py", root=tmp_path)
+    sleeps = (SLOW_REFERENCE / "reference.py").read_text()
+    hangs = sleeps.replace(
+        "time.sleep(0.002)", "while True:  # a wait on something that never comes\n            time.sleep(0.05)"
+    )
+    assert hangs != sleeps
+    (tmp_path / "reference.py").write_text(hangs)
+    ws = Workspace.create(
+        "hang", kernel=SLOW_REFERENCE / "kernel.py", reference=tmp_path / "reference.py", root=tmp_path
+    )
     report = validate(ws, 0, previous=None)
     said = report.failure_reason or ""
     assert report.result is not GateResult.PASS, (report.result, said)
