@@ -196,3 +196,35 @@ def test_r18_a_stable_softmax_passes_beside_a_reference_whose_fp16_exp_overflowe
     kernel.write_text(kernel.read_text().replace("dim=-1).to(s.dtype)", "dim=-1).to(s.dtype).flip(-1)"))
     failure = check_in_process(folder, "v1").failure
     assert failure is not None and "differs from the reference beyond tolerance" in failure.message, failure
+
+
+# ------------------------------------------------- r19: a graph's check that could not run is not a failed capture
+
+
+def test_r19_a_graph_whose_replay_check_cannot_run_is_said_so_not_a_failed_capture(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """timing21's y1 check (``replay_skips``: a second graph of the calls, their copies) ran inside the first capture's
+    ``except RuntimeError``: its own failure (``torch.cuda.OutOfMemoryError`` is one) was said "CUDA graph capture
+    failed", of a graph that had captured. It is said as what it is now, and the calls are timed back to back as
+    before (a replay not known to do each call's work is not the timing). ``_prepare`` on a played "cuda"."""
+    import torch
+
+    from kernelopt.harness import timers
+    from kernelopt.harness.model import BenchSettings, TimingMethod
+
+    from .played_graph import play_cuda
+    from .test_timing21_cases import CALLS, _one_buffer, _sets
+
+    def no_room(*_args: object, **_kwargs: object) -> None:
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 GiB")
+
+    play_cuda(monkeypatch, CALLS)
+    monkeypatch.setattr(timers.Visits, "capture", no_room)
+    sampler = timers._prepare(_one_buffer, _sets(), "cuda", BenchSettings(), None)
+    assert sampler.method is TimingMethod.CUDA_BATCH, sampler.warnings
+    assert sampler.warnings == [
+        "the CUDA graph captured, but the check that its replay does each call's work could not run "
+        "(OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB); timing back-to-back launches, which "
+        "includes launch overhead"
+    ], sampler.warnings

@@ -529,10 +529,6 @@ def _prepare(
     if settings.cuda_graphs:
         try:
             graph, outs = _capture(fn, sets, n)
-            stale = replay_stale(graph.replay, fn, sets, outs, device)
-            visits = None
-            if stale is None:
-                stale, visits = replay_skips(fn, sets, outs, device)
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(
@@ -540,6 +536,17 @@ def _prepare(
                 "timing back-to-back launches, which includes launch overhead"
             )
         else:
+            visits = None
+            try:
+                stale = replay_stale(graph.replay, fn, sets, outs, device)
+                if stale is None:
+                    stale, visits = replay_skips(fn, sets, outs, device)
+            except RuntimeError as exc:  # the graph captured; its check did not run (the copies' memory, say)
+                torch.cuda.synchronize()  # review21 r19: this was said "CUDA graph capture failed"
+                stale = (
+                    f"the CUDA graph captured, but the check that its replay does each call's work could not run "
+                    f"({type(exc).__name__}: {first_line(str(exc), 160)})"
+                )
             if stale is None:
                 take = _gpu_take(graph.replay, n, flush=flush)
                 sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
