@@ -46,7 +46,11 @@ def test_tune_refuses_it_before_any_candidate_in_the_same_words(
     err = capsys.readouterr().err
     assert code == 2, err
     line = err.strip().splitlines()[-1]
-    assert line == f"kernelopt: error: no tunable knob: discovery lists only knobs it cannot edit: CHUNK ({REASON})"
+    assert line == (
+        f"kernelopt: error: no tunable knob: discovery lists only knobs it cannot edit: CHUNK ({REASON}); on the CPU "
+        "the launch options (num_stages, num_warps) are no knob either: Triton's interpreter ignores them (tune them "
+        "on a GPU, --device cuda)"
+    )
     assert (folder / "kernel.py").read_bytes() == before
     assert not list((tmp_path / "out").rglob("record.jsonl"))  # no candidate ran
 

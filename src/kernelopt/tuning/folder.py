@@ -110,7 +110,7 @@ from kernelopt.tuning.kernel_evaluator import (
     pin_config,
     same_value,
 )
-from kernelopt.tuning.launch import space_from_tunables, written_options
+from kernelopt.tuning.launch import seen_knobs, space_from_tunables, written_options
 from kernelopt.tuning.net import (
     EntryTimes,
     FarRoom,
@@ -596,8 +596,17 @@ def _interpreted_knobs(problem: Problem, tunables: list[Tunable]) -> tuple[list[
     """
     held_options = written_options(tunables)  # still what a GPU would run: the fit estimates with them
     # an autotune list's launch options: the space the kernel's authors declared, which only a GPU can search
-    options = [t for t in tunables if t.name in LAUNCH_OPTIONS and t.editable and t.kind is TunableKind.AUTOTUNE_CONFIG]
+    dropped = [t for t in tunables if t.name in LAUNCH_OPTIONS and t.editable]
+    options = [t for t in dropped if t.kind is TunableKind.AUTOTUNE_CONFIG]
     tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
+    if dropped and not options and not launches(tunables, loop_kernels(read_source(problem.kernel_py).text)):
+        # vLLM's merge_attn_states (breaker21): "no tunable knob" named the head sizes it refused and not the
+        # launch's num_warps, which the interpreter drops and a GPU session searches
+        names = ", ".join(sorted({t.name for t in dropped}))
+        raise UsageError(
+            f"no tunable knob: discovery lists {seen_knobs(tunables)}; on the CPU the launch options ({names}) are "
+            "no knob either: Triton's interpreter ignores them (tune them on a GPU, --device cuda)"
+        )
     if options and not launches(tunables, loop_kernels(read_source(problem.kernel_py).text)):
         # bitsandbytes' autotune list of num_warps / num_stages only (breaker10): "no tunable knob ... only
         # knobs it cannot edit" named neither the knobs nor where they can be tuned

@@ -112,7 +112,7 @@ def space_from_tunables(
     held = held_knobs(tunables, looped)
     found = launches(tunables, looped)
     if not found:
-        raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
+        raise UsageError(f"no tunable knob: discovery lists {seen_knobs(tunables)}")
     chosen = _choose(found, kernel, tunables)
     least = quotient_floors(source, chosen.kernel, _given(tunables, chosen.kernel)) if source and chosen.kernel else {}
     if source and chosen.kernel and chosen.label.endswith(".configs"):
@@ -150,7 +150,8 @@ def written_options(tunables: Sequence[Tunable]) -> dict[str, dict[str, Value]]:
     return out
 
 
-def _seen(tunables: Sequence[Tunable]) -> str:
+def seen_knobs(tunables: Sequence[Tunable]) -> str:
+    """What discovery lists of a file with no knob tune can move: each knob and why it cannot be edited."""
     if not tunables:
         return "nothing (no launch literal, autotune config or `# kernelopt: tunable` constant)"
     why = [f"{t.key} ({'semantic' if t.semantic else t.refused_reason or 'no value'})" for t in tunables]
@@ -187,7 +188,7 @@ def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunab
             names = "; ".join(la.label for la in launches)
             held = [t for t in tunables if t.kernel == kernel]
             if held:  # the launch is there, its knobs are not movable: say why, not that it does not exist
-                why = f"launch {kernel} has no knob tune can move: {_seen(held)}"
+                why = f"launch {kernel} has no knob tune can move: {seen_knobs(held)}"
                 raise UsageError(why, hint=f"launches with knobs: {names}")
             raise UsageError(f"no launch named {kernel!r}", hint=f"launches with knobs: {names}")
     return tuned_first(pool)
