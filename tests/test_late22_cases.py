@@ -28,3 +28,35 @@ def test_z12_a_kernel_10_percent_off_fails_beside_a_reference_whose_fp16_sum_ove
     kernel.write_text(kernel.read_text().replace("dim=-1).to(s.dtype)", "dim=-1).mul(1.1).to(s.dtype)"))
     failure = check_in_process(folder, "v1").failure
     assert failure is not None and "differs from the reference beyond tolerance" in failure.message, failure
+
+
+# ------------------------------------------------- z13: tune's setup reads bf16's largest value as the gate does
+
+
+def test_z13_tune_s_setup_takes_a_bf16_reference_at_its_largest_value_as_the_gate_does(tmp_path: Path) -> None:
+    """review21's r17 gave the gate's check the reference's float64 run to tell bf16's largest value (bytes 0x7F7F,
+    ``torch.nan_to_num`` of a division by zero) from the poison pattern; ``tune``'s setup read the own run only and
+    refused the same reference, "holds 256 of 4096 elements it never wrote" (main at 1b5c6c40). It makes the float64
+    run where the own run's line names a bf16 output now, and gives the one rule it: built; a bf16 reference leaving
+    half its output unwritten is still refused."""
+    import torch
+
+    from kernelopt.harness.inputs import ReferenceNotWritten
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from tests.test_review21_cases import _BF16, _HALF, _SATURATED
+
+    for name, body in (("saturated", _SATURATED), ("half", _HALF)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "reference.py").write_text(_BF16.format(cls="Model", body=body))
+        (folder / "kernel.py").write_text(_BF16.format(cls="ModelNew", body=_SATURATED))
+        loaded = LoadedProblem.load(
+            Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py"), "cpu"
+        )
+        if body is _SATURATED:
+            loaded.build(ProblemShape(kwargs={}))
+            assert int(loaded.expected.eq(torch.finfo(torch.bfloat16).max).sum()) == 256  # the largest value, kept
+        else:
+            with pytest.raises(ReferenceNotWritten, match="holds 2048 of 4096 elements"):
+                loaded.build(ProblemShape(kwargs={}))

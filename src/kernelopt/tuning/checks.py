@@ -297,9 +297,10 @@ class LoadedProblem:
 
         self.expected = _own_memory(self.expected)
         self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
-        from kernelopt.harness.inputs import ReferenceNotWritten, unwritten_reference_line
+        from kernelopt.harness.inputs import ReferenceNotWritten
 
-        unwritten = unwritten_reference_line(self.expected)  # memory it never wrote: no candidate is checked (b46)
+        with _running(self.watch, f"{where} in float64"):
+            unwritten = self._unwritten_line(ref)  # memory it never wrote: no candidate is checked (b46)
         if unwritten is not None:
             raise ReferenceNotWritten(f"{where}: {unwritten}")
         self.contract = InPlaceContract(returns_nothing=self.expected is None)
@@ -350,6 +351,38 @@ class LoadedProblem:
         if line is not None:
             raise ReferenceNondeterministic(line)
 
+    def _unwritten_line(self, ref: Callable[..., Any]) -> str | None:
+        """The gate's rule of memory the reference never wrote (``inputs.unwritten_reference_line``), read as the
+        gate reads it: a bf16 output's poison pattern is also its largest value (``torch.nan_to_num``),
+        so where the own run's line names one, the reference's float64 run is made and the rule given it, as the
+        gate's check gives it its own (review21 r17; late22 z13: ``tune`` refused such a reference though the gate
+        passed it). A run that does not fit on the device beside the problem, or does not run, leaves the line."""
+        import torch
+
+        from kernelopt.harness.inputs import tensors_in, unwritten_reference_line
+
+        line = unwritten_reference_line(self.expected)
+        if line is None or not any(t.dtype == torch.bfloat16 for t in tensors_in(self.expected)):
+            return line
+        high, _ = self._placed_high(ref)
+        return unwritten_reference_line(self.expected, high.outputs) if high is not None else line
+
+    def _placed_high(self, ref: Callable[..., Any]) -> tuple[Any, str | None]:
+        """The reference's run in float64 (:func:`kernelopt.harness.highrun.run_high`, the gate's run) where it fits
+        on the device beside the problem (:func:`kernelopt.harness.footprint.place_check`), and ``None`` otherwise
+        (or where it runs in neither float64 nor float32), with why it did not fit."""
+        import torch
+
+        from kernelopt.harness import highrun
+        from kernelopt.harness.footprint import place_check
+
+        fp = highrun.check_footprint(highrun.device_free_bytes(self.device), self.inputs, self.expected, None)
+        place = place_check(fp)
+        if not place.high:
+            return None, place.high_skipped
+        with torch.set_grad_enabled(self.form.takes_gradients):
+            return highrun.run_high(ref, self.inputs, {}), None  # a module's float64 copy: for this run only
+
     def _integer_outputs_high(self, ref: Callable[..., Any]) -> Any:
         """The reference's outputs with each integer one (a quantizer's int8, not a bool) taken from its run in
         float64 (:func:`kernelopt.harness.highrun.run_high`, the gate's run), the others as computed: the gate's
@@ -358,24 +391,19 @@ class LoadedProblem:
         (:attr:`high_skipped` says why), or it raises or returns another structure."""
         import torch
 
-        from kernelopt.harness import highrun
         from kernelopt.harness.compare import as_outputs, is_integer_output
-        from kernelopt.harness.footprint import place_check
 
         self.high_skipped = None
         outs = as_outputs(self.expected)
         integer = [is_integer_output(t) for t in outs]
         if not any(integer) or not any(isinstance(t, torch.Tensor) and t.is_floating_point() for t in self.inputs):
             return None
-        fp = highrun.check_footprint(highrun.device_free_bytes(self.device), self.inputs, self.expected, None)
-        place = place_check(fp)
-        if not place.high:
+        high, skipped = self._placed_high(ref)
+        if skipped is not None:
             self.high_skipped = (
-                f"{place.high_skipped}: its integer outputs are compared exactly with the reference in its own dtype"
+                f"{skipped}: its integer outputs are compared exactly with the reference in its own dtype"
             )
             return None
-        with torch.set_grad_enabled(self.form.takes_gradients):
-            high = highrun.run_high(ref, self.inputs, {})  # a module's float64 copy: for this run only
         if high is None:  # the reference runs in neither float64 nor float32: compared as computed
             return None
         his = as_outputs(high.outputs)
