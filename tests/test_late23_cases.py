@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from kernelopt.harness.model import CaseBench
 
 DATA = Path(__file__).parent / "data"
 
@@ -31,3 +35,61 @@ def test_z22_no_knob_on_the_cpu_names_the_launch_options_a_gpu_tunes(tmp_path: P
         "them (tune them on a GPU, --device cuda)"
     ), said
     assert "\n" not in said and (folder / "kernel.py").read_bytes() == before
+
+
+def _skewed_case(prev: list[float], cur: list[float]) -> CaseBench:
+    from kernelopt.harness.gate import _case_bench
+    from kernelopt.harness.model import CaseTiming, TimingMethod, VersionTiming
+
+    timing = CaseTiming(
+        index=0,
+        label="n=4096",
+        interleaved=True,
+        bytes_moved=1e6,
+        versions=[
+            VersionTiming(label="v1", samples_us=cur, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
+            VersionTiming(label="v0", samples_us=prev, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
+        ],
+    )
+    return _case_bench(timing, "v1", "v0", 2.0)
+
+
+def test_z21_the_gate_says_the_smaller_of_two_readings_of_skewed_samples_and_says_they_are_skewed() -> None:
+    """Seen on 2026-12-07 (claims21's seen item): the README demo's V1 on the CPU said 90x (95 % CI 75.5-105x), the
+    median of the ABBA blocks' ratios, while its two medians' ratio was 50x (and its re-time 50x): a figure the
+    samples read another way do not hold. A constructed skewed timing: 24 blocks, each 90.9x but one, the load
+    hitting both versions in the same blocks save one, so the blocks say 90.9x on a tight interval and the medians
+    60.6x. The gate's case says 60.6x, its interval widened to hold it (so the decision, the record and every change
+    derived from it read one figure), and a warning with both; a timing whose medians sit inside the interval is
+    said as before."""
+    from kernelopt.harness.gate import _performance
+    from kernelopt.harness.model import BenchReport
+    from kernelopt.harness.stats import compare_retimed
+    from kernelopt.memory.model import CorrectnessStatus
+
+    heavy_a, light_a, heavy_b, light_b = [300.0, 300.0], [100.0, 100.0], [3.3, 3.3], [1.1, 1.1]
+    prev = [x for k in range(24) for x in (heavy_a if k < 12 else light_a)]
+    cur = [x for k in range(24) for x in (heavy_b if k < 13 else light_b)]  # block 12: B loaded, A not
+    case = _skewed_case(prev, cur)
+    assert case.speedup is not None and case.previous is not None
+    medians = case.previous.median / case.current.median
+    blocks = compare_retimed(prev, cur, [], [], 2.0)  # the blocks' reading alone (no re-time: the claim is unkept)
+    assert blocks.speedup == pytest.approx(300 / 3.3) and medians == pytest.approx(200 / 3.3)
+    assert medians < blocks.ci_low, (blocks, medians)  # the two readings disagree by more than the interval
+    s = case.speedup
+    assert s.speedup == pytest.approx(medians) and s.ci_low == pytest.approx(medians)
+    assert s.ci_high == pytest.approx(blocks.ci_high) and s.p_value == blocks.p_value
+    bench = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+    c = _performance(bench, case, None, None, None, None, []).comparison_with_previous
+    assert c.speedup == pytest.approx(medians) and c.latency_delta == pytest.approx(100.0 * (1 / medians - 1))
+    assert c.bandwidth_delta == pytest.approx(100.0 * (medians - 1))
+    said = [w for w in case.warnings if "skewed" in w]
+    assert said == [
+        f"case 0 (n=4096): the samples are skewed: the ABBA blocks' median ratio says 90.9x (95 % CI "
+        f"{blocks.ci_low:.3g}-{blocks.ci_high:.3g}x), the ratio of the two versions' medians 60.6x, outside that "
+        "interval; the smaller claim, 60.6x, is said (its interval widened to hold it)"
+    ], case.warnings
+
+    even = _skewed_case(prev, [x for k in range(24) for x in (heavy_b if k < 12 else light_b)])
+    assert even.speedup is not None and even.previous is not None
+    assert even.speedup.speedup == pytest.approx(300 / 3.3) and not [w for w in even.warnings if "skewed" in w]
