@@ -37,6 +37,50 @@ def test_z22_no_knob_on_the_cpu_names_the_launch_options_a_gpu_tunes(tmp_path: P
     assert "\n" not in said and (folder / "kernel.py").read_bytes() == before
 
 
+@pytest.mark.timeout(120)
+def test_z20_a_keyed_list_timed_on_one_shape_is_judged_against_the_figure_its_table_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seen on 2026-12-07 (breaker21): tb_streamk's keyed autotune list tuned on the CPU, one ``SHAPES`` entry timed:
+    the table's "current" row said n/a while the verdict said "the best beats the current configuration by 2 %
+    (+112.2 %)". With one shape there are no per-shape figures: the list was judged (``judge_table`` falling back to
+    ``judge_gain``) against the session's current configuration, the list's first entry, then its latency set to
+    the sum over no shapes, ``None``. Replayed: the list [1024, 8192] on n=30000, its first entry 2000 us, its
+    autotuner's pick 8192 at 1000 us, the best found 990 us. The list is judged against its fastest entry, the
+    figure the table says: +1.0 %, not enough."""
+    from kernelopt.cli.tune import _render
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_against_list, list_configs, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KEYED_TABLE)
+    (folder / "reference.py").write_text(AXPB_REFERENCE.replace('[{"n": 1000}, {"n": 30000}]', '[{"n": 30000}]'))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    listed = list_configs(prepared)
+    assert [c.as_dict() for c in listed] == [{"BLOCK": 1024}, {"BLOCK": 8192}] and len(prepared.shapes) == 1
+    us = {1024: 2000.0, 8192: 1000.0, 2048: 990.0}
+    results = [Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=t, retimed=True) for b, t in us.items()]
+    result = SessionResult(
+        best_config={"BLOCK": 2048}, best_latency_us=990.0, current_config={"BLOCK": 1024}, current_latency_us=2000.0,
+        results=results, retimed=results, evaluations=3, served=0, budget=3, space_size=10, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="local",
+    )  # fmt: skip
+    before = FolderTuning(prepared, result, judge_gain(result))
+    assert before.judgement.better and before.judgement.gain_pct == pytest.approx(102.0, abs=0.1)  # the first entry's
+    judged = judge_against_list(before, listed)
+    r, j = judged.result, judged.judgement
+    assert r.current_latency_us == 1000.0 and j.gain_pct == pytest.approx((1000.0 / 990.0 - 1) * 100), j
+    assert not j.better and j.reason == "the best does not beat the current configuration by 2 % (+1.0 %)", j
+    _render(judged, "", written=False, dry_run=False, plot=None)
+    out = capsys.readouterr()
+    said = " ".join((out.out + out.err).split())
+    assert "n/a" not in said and "1000" in said, said
+    assert "the current configuration stays (the best found, BLOCK=2048, beat it by +1.0 %, under the 2 % a" in said
+
+
 def _skewed_case(prev: list[float], cur: list[float]) -> CaseBench:
     from kernelopt.harness.gate import _case_bench
     from kernelopt.harness.model import CaseTiming, TimingMethod, VersionTiming

@@ -1653,6 +1653,8 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     lost = _lost_to_the_machine(result, [c for c in configs if c not in pool])
     if lost is not None:  # an entry the kernel as written runs has no figure: nothing is judged over the list
         return replace(tuning, judgement=tuning.judgement.model_copy(update={"better": False, "reason": lost}))
+    if not per:
+        return _one_shape_against_list(tuning, result, configs, listed)
     for shape in per:
         ran = [pool[c].latency_us_by_shape.get(shape.shape) if c in pool else None for c in configs]
         skipped = [c in pool and timed_in_part(pool[c]) for c in configs]  # where it has no latency, it was set aside
@@ -1690,6 +1692,33 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         current_list=listed,
         list_as_written=as_written,
     )
+
+
+def _one_shape_against_list(
+    tuning: FolderTuning, result: SessionResult, configs: Sequence[Config], listed: tuple[dict[str, Value], ...]
+) -> FolderTuning:
+    """:func:`judge_against_list` of a session that timed one shape (no per-shape figures, so no
+    :func:`~kernelopt.tuning.shapes.same_round` pool): the current latency is the fastest of the list's
+    configurations (its autotuner's pick) and the best is judged against it (:func:`judge_gain`), both from one
+    round, the re-time where it took every one of them and the best, else the first measurements: the figures the
+    table's rows say. Unchanged when one of them has no figure. (late23 z20: tb_streamk's list on the CPU was
+    judged against its first entry, "+112.2 %", while the table's "current" said n/a, the sum over no shapes.)"""
+    assert result.best_config is not None  # judge_against_list returned before
+    best = Config.of(result.best_config)
+
+    def timed(results: Sequence[Result]) -> dict[Config, float]:
+        return {Config.of(r.config): r.latency_us for r in results if r.outcome.ok and r.latency_us is not None}
+
+    pool = timed(result.retimed)
+    if any(c not in pool for c in (*configs, best)):
+        pool = timed(result.results)
+    if any(c not in pool for c in (*configs, best)):
+        return tuning
+    update = {"best_latency_us": pool[best], "current_latency_us": min(pool[c] for c in configs)}
+    result = result.model_copy(update=update)
+    min_gain = tuning.judgement.min_gain_pct
+    judgement = judge_gain(result, min_gain_pct=min_gain)
+    return replace(tuning, result=result, judgement=judgement, current_list=listed, list_as_written=None)
 
 
 def _lost_to_the_machine(result: SessionResult, untimed: Sequence[Config]) -> str | None:
