@@ -301,15 +301,16 @@ def test_b47_an_output_past_its_dtype_s_range_is_the_infinity_the_reference_give
     """b47: fp16 row sums near 80000 are inf in the reference's own dtype; the check compared the kernel with the
     float64 run's finite 80000, so a kernel summing in fp32 and rounding to fp16, inf exactly where the reference
     is, failed "output contains Inf where the reference is finite (16 of 64 elements)" (``kernelopt batch --device
-    cpu``, main at ``cafcc0db``). The float64 value the reference's own run rounded to an infinity is that infinity;
-    a kernel that saturates at 65504 instead still fails."""
+    cpu``, main at ``cafcc0db``). The reference's own infinity, reproduced, is an answer there (late22 z14: the float64
+    value within tolerance is the other); a kernel that saturates at 65504 instead still fails."""
     right = Path(shutil.copytree(DATA / "fp16_overflow", tmp_path / "right"))
     assert check_in_process(right, "v1").failure is None
     saturating = Path(shutil.copytree(DATA / "fp16_overflow", tmp_path / "saturating"))
     kernel = saturating / "kernel.py"
     kernel.write_text(kernel.read_text().replace(".sum(dim=1).half()", ".sum(dim=1).clamp(max=65504).half()"))
     failure = check_in_process(saturating, "v1").failure
-    assert failure is not None and "is finite where the reference is NaN or Inf" in failure.message, failure
+    # late22 z14: the float64 value is the other answer there, and 65504 is 18 % short of it
+    assert failure is not None and "beyond tolerance" in failure.message and "got 65504" in failure.message, failure
 
 
 @pytest.mark.timeout(60)

@@ -501,36 +501,6 @@ def _real(t: torch.Tensor) -> torch.Tensor:
     return torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
 
 
-def nonfinite_as_the_reference(ref_native_obj: Any, ref_hi_obj: Any) -> int:
-    """Set each element of the higher-precision reference that its own-dtype run gave as an infinity to that
-    infinity, in place, chunk by chunk; how many. Only where the float64 value rounds to it in that dtype (a row sum
-    of 80000 in fp16, past 65504): the truth in the output's dtype is the infinity, which a kernel computing the value
-    exactly gives too; read against the finite float64 value, such a kernel failed "output contains Inf where the
-    reference is finite" (break21 b47). An element the reference gave finite (it saturated) keeps its float64 value,
-    so a kernel giving NaN or Inf there still fails. The own run's NaN over a finite float64 value is not written
-    here: the check takes either answer there (:func:`_scan_chunk`'s ``own_nan``, seen21 u27 and review21 r18)."""
-    refs, his = as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
-    if len(refs) != len(his):
-        return 0
-    count = 0
-    for ref, hi in zip(refs, his, strict=True):
-        if not isinstance(ref, torch.Tensor) or not isinstance(hi, torch.Tensor) or hi is ref:
-            continue
-        if not (ref.is_floating_point() and hi.is_floating_point()) or ref.dtype == hi.dtype:
-            continue
-        if tuple(hi.shape) != tuple(ref.shape) or not hi.is_contiguous():
-            continue
-        hi_flat, ref_flat = hi.view(-1), ref.detach().reshape(-1)
-        for a, b in _ranges(hi_flat.numel(), chunk_for(hi_flat.numel())):
-            chunk, own = hi_flat[a:b], ref_flat[a:b].to(hi.device)
-            rounded = chunk.to(ref.dtype)
-            overflowed = torch.isinf(rounded) & torch.isfinite(chunk) & (own == rounded)
-            if bool(overflowed.any().item()):
-                chunk[overflowed] = rounded[overflowed].to(chunk.dtype)
-                count += int(overflowed.sum().item())
-    return count
-
-
 def prepare_reference(
     ref_obj: Any,
     *,
@@ -630,16 +600,19 @@ def _scan_chunk(
     poisoned: torch.Tensor,
     tol: Tolerance,
     a: int,
-    own_nan: torch.Tensor | None = None,
+    own: torch.Tensor | None = None,
 ) -> None:
-    """Add one chunk's verdicts to ``scan``. ``own_nan``: where the reference's own-dtype run gave NaN (``None``: the
-    values are that run's). There a kernel's NaN is the reference's answer (seen21 u27: ``inf - inf`` after an fp16
-    overflow, which a kernel computing as the reference does gives too), and so is the float64 run's finite value
-    (review21 r18: ``torch.softmax`` against a reference computing ``exp(s) / exp(s).sum()`` in fp16, NaN where its
-    exp overflowed, failed "finite where the reference is NaN" once that NaN was the only answer)."""
+    """Add one chunk's verdicts to ``scan``. ``own``: the reference's own-dtype run of the chunk (``None``: the values
+    are that run's). Where it gave NaN or an infinity over a finite float64 value, either is the answer: that NaN or
+    infinity reproduced (b47: fp16 row sums near 80000, inf in fp16, which a kernel computing the sum exactly gives
+    too; seen21 u27: ``inf - inf`` after an overflow), or the float64 value within tolerance (review21 r18:
+    ``torch.softmax`` beside a naive fp16 softmax's NaN; late22 z14: a kernel giving 65504 where the float64 value is
+    65521 and the own run's inf, within tolerance, failed "finite where the reference is NaN or Inf")."""
+    if own is not None:
+        own = own.to(o64.device)
+        reproduced = ~torch.isfinite(own) & torch.isfinite(r64) & ((o64 == own) | (torch.isnan(o64) & torch.isnan(own)))
+        r64 = torch.where(reproduced, own, r64)
     nan_o, nan_r = torch.isnan(o64), torch.isnan(r64)
-    if own_nan is not None:
-        nan_r = nan_r | (nan_o & own_nan.to(nan_o.device))  # the own run's NaN, reproduced: matched
     inf_o, inf_r = torch.isinf(o64), torch.isinf(r64)
     fin_o, fin_r = torch.isfinite(o64), torch.isfinite(r64) & ~nan_r
     both_finite = fin_o & fin_r
@@ -817,8 +790,8 @@ def _check_values(
     for a, b in ranges:
         o64 = _f64(out_flat[a:b], floating)
         r64 = hi_flat[a:b].to(torch.float64).to(o64.device)
-        own_nan = torch.isnan(own_flat[a:b]) if own_flat is not None else None
-        _scan_chunk(scan, o64, r64, poisoned_mask(out_flat[a:b]), stats.tolerance, a, own_nan)
+        own = own_flat[a:b].to(torch.float64) if own_flat is not None else None
+        _scan_chunk(scan, o64, r64, poisoned_mask(out_flat[a:b]), stats.tolerance, a, own)
         del o64, r64
     res.max_abs_err = scan.max_abs_err
     res.rel_err = _relative(scan.err_norm, scan.ref_norm)

@@ -876,7 +876,6 @@ def _run_reference(
     """
     import torch
 
-    from kernelopt.harness.compare import nonfinite_as_the_reference
     from kernelopt.harness.inplace import InPlaceContract, modified_inputs
     from kernelopt.harness.inputs import clone_tree
 
@@ -914,8 +913,6 @@ def _run_reference(
             ref_hi, precision = ref_native, "native"
         # after the float64 run, which tells a bf16 finfo.max the reference computed from memory it left (r17)
         _fail_if_reference_unwritten(ctx, cc, ref_native, where, ref_hi if precision != "native" else None)
-        if precision != "native":
-            nonfinite_as_the_reference(ref_native, ref_hi)  # its own run's infinity is the truth (its NaN: one answer)
     return _ReferenceRun(ref_native, ref_hi, precision, contract, random, place, ref_free)
 
 
