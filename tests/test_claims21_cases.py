@@ -23,25 +23,16 @@ def test_w5_every_report_format_says_the_one_interleaved_speedup_against_the_pre
     report format says that figure with its interval: Markdown, HTML, CSV and JSON of one workspace agree, a record
     written before the fix (its delta the medians' ratio) included."""
     from kernelopt.cli.app import main
-    from kernelopt.harness.gate import _case_bench, _performance
-    from kernelopt.harness.model import BenchReport, CaseTiming, TimingMethod, VersionTiming
+    from kernelopt.harness.gate import _performance
+    from kernelopt.harness.model import BenchReport
     from kernelopt.memory.model import CorrectnessStatus
+    from tests.test_late23_cases import interleaved_case
     from tests.test_report_render import build_report_workspace
 
     # a loaded CPU: the blocks' load differs, so the medians' ratio (60x) is not the blocks' median ratio (75x)
     prev = [100.0, 100.0] * 3 + [200.0, 200.0] * 3
     cur = [1.0, 1.0] * 3 + [4.0, 4.0] * 3
-    timing = CaseTiming(
-        index=0,
-        label="n=4096",
-        interleaved=True,
-        bytes_moved=1e6,
-        versions=[
-            VersionTiming(label="v1", samples_us=cur, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
-            VersionTiming(label="v0", samples_us=prev, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
-        ],
-    )
-    case = _case_bench(timing, "v1", "v0", 2.0)
+    case = interleaved_case(prev, cur)
     assert case.previous is not None and case.previous.median / case.current.median == pytest.approx(60.0)
     bench = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
     c = _performance(bench, case, None, None, None, None, []).comparison_with_previous

@@ -81,7 +81,8 @@ def test_z20_a_keyed_list_timed_on_one_shape_is_judged_against_the_figure_its_ta
     assert "the current configuration stays (the best found, BLOCK=2048, beat it by +1.0 %, under the 2 % a" in said
 
 
-def _skewed_case(prev: list[float], cur: list[float]) -> CaseBench:
+def interleaved_case(prev: list[float], cur: list[float]) -> CaseBench:
+    """The gate's case of an interleaved timing of v1 (``cur``) against v0 (``prev``), samples in ABBA order."""
     from kernelopt.harness.gate import _case_bench
     from kernelopt.harness.model import CaseTiming, TimingMethod, VersionTiming
 
@@ -114,7 +115,7 @@ def test_z21_the_gate_says_the_smaller_of_two_readings_of_skewed_samples_and_say
     heavy_a, light_a, heavy_b, light_b = [300.0, 300.0], [100.0, 100.0], [3.3, 3.3], [1.1, 1.1]
     prev = [x for k in range(24) for x in (heavy_a if k < 12 else light_a)]
     cur = [x for k in range(24) for x in (heavy_b if k < 13 else light_b)]  # block 12: B loaded, A not
-    case = _skewed_case(prev, cur)
+    case = interleaved_case(prev, cur)
     assert case.speedup is not None and case.previous is not None
     medians = case.previous.median / case.current.median
     blocks = compare_retimed(prev, cur, [], [], 2.0)  # the blocks' reading alone (no re-time: the claim is unkept)
@@ -134,6 +135,6 @@ def test_z21_the_gate_says_the_smaller_of_two_readings_of_skewed_samples_and_say
         "interval; the smaller claim, 60.6x, is said (its interval widened to hold it)"
     ], case.warnings
 
-    even = _skewed_case(prev, [x for k in range(24) for x in (heavy_b if k < 12 else light_b)])
+    even = interleaved_case(prev, [x for k in range(24) for x in (heavy_b if k < 12 else light_b)])
     assert even.speedup is not None and even.previous is not None
     assert even.speedup.speedup == pytest.approx(300 / 3.3) and not [w for w in even.warnings if "skewed" in w]
