@@ -468,9 +468,7 @@ def _reference_stats(
         r64 = hi_flat[a:b].to(torch.float64)
         rn64 = ref_flat[a:b].to(torch.float64).to(r64.device)
         ratio = (rn64 - r64).abs_().div_(r64.abs().mul_(tol.rtol).add_(tol.atol))
-        # an own-run 0 where the float64 value is past the floor is an overflow's trace, no rounding: a quotient by a
-        # sum that overflowed (``exp(s) / inf``), whose x918 let a kernel 10 % off pass (late22 z12)
-        lost = (rn64 == 0) & (r64.abs() > tol.atol)
+        lost = overflow_trace(rn64, r64, tol.atol)  # x918 on a naive fp16 softmax, a kernel 10 % off passed (z12)
         worst = float(ratio.max().item()) if ratio.numel() else None
         if worst is not None and (not math.isfinite(worst) or bool(lost.any().item())):
             # a NaN or Inf, or a lost value: over the finite elements the own run kept only
@@ -481,6 +479,13 @@ def _reference_stats(
     if own is not None and own > 0.5:
         stats.tolerance = widened(tol, 2.0 * own, "the reference's own error in its dtype")
     return stats
+
+
+def overflow_trace(own: torch.Tensor, r64: torch.Tensor, atol: float) -> torch.Tensor:
+    """Where the reference's own-dtype run gave 0 for a float64 value past the tolerance's floor: an overflow's trace
+    (a quotient by a sum that overflowed, ``exp(s) / inf``), no rounding: it widens no tolerance, and a kernel
+    reproducing it is given that 0 as one answer (late22 z12)."""
+    return (own == 0) & (r64.abs() > atol)
 
 
 def _own_steps(ref_flat: torch.Tensor, hi_flat: torch.Tensor, ranges: list[tuple[int, int]]) -> float:
@@ -607,10 +612,12 @@ def _scan_chunk(
     infinity reproduced (b47: fp16 row sums near 80000, inf in fp16, which a kernel computing the sum exactly gives
     too; seen21 u27: ``inf - inf`` after an overflow), or the float64 value within tolerance (review21 r18:
     ``torch.softmax`` beside a naive fp16 softmax's NaN; late22 z14: a kernel giving 65504 where the float64 value is
-    65521 and the own run's inf, within tolerance, failed "finite where the reference is NaN or Inf")."""
+    65521 and the own run's inf, within tolerance, failed "finite where the reference is NaN or Inf"). So is its 0 where
+    that is an overflow's trace (:func:`overflow_trace`: the naive softmax's rows whose sum overflowed)."""
     if own is not None:
         own = own.to(o64.device)
-        reproduced = ~torch.isfinite(own) & torch.isfinite(r64) & ((o64 == own) | (torch.isnan(o64) & torch.isnan(own)))
+        traced = (~torch.isfinite(own) | overflow_trace(own, r64, tol.atol)) & torch.isfinite(r64)
+        reproduced = traced & ((o64 == own) | (torch.isnan(o64) & torch.isnan(own)))
         r64 = torch.where(reproduced, own, r64)
     nan_o, nan_r = torch.isnan(o64), torch.isnan(r64)
     inf_o, inf_r = torch.isinf(o64), torch.isinf(r64)
