@@ -218,6 +218,15 @@ class Tune:
     def release(self) -> None:
         (self.marks / "hold.go").touch()
 
+    def one_entry(self) -> None:
+        """SHAPES of one entry, n=4096 (BLOCK=16 some 60x slower than the pick), for a test that needs the write to
+        come: at n=1000 (8x) one slow median of three on a loaded run judged the pick slower there, so the current
+        configuration stayed and no write came (exit 0: 2026-12-06 15:05 and 17:47; the signals test on a fresh
+        clone at load 6, 2026-12-07 03:27)."""
+        ref = self.folder / "reference.py"
+        ref.write_text(ref.read_text().replace('SHAPES = [{"n": 4096}, {"n": 1000}]', 'SHAPES = [{"n": 4096}]'))
+        assert 'SHAPES = [{"n": 4096}]' in ref.read_text()
+
     def marked(self, what: str) -> int:
         """How many ``what`` marks the kernel has made (every process, every run)."""
         return sum(len(p.read_text().splitlines()) for p in self.marks.glob(f"{what}.*"))
@@ -287,6 +296,7 @@ def test_signals_at_every_moment_leave_kernel_py_and_the_rerun_resumes(tune: Tun
     real.write_bytes(original)
     tune.kernel_py.unlink()
     tune.kernel_py.symlink_to(real)
+    tune.one_entry()  # the write must come whatever the load (see one_entry)
 
     tune.pause("pause-load", 30)  # a candidate's load: the compile step of a torch kernel on the CPU
     proc = tune.start()
@@ -400,11 +410,7 @@ def test_an_edit_saved_after_the_last_check_before_the_write_is_kept(tune: Tune)
     """The window the second fault trial left (docs/faults.md): a save landing between tune's last check of
     kernel.py and its write was replaced by the tuned text. The hook saves there, by a rename as editors do."""
     edited = KERNEL + "\n# saved in the instant before the write\n"
-    # one entry, n=4096 (BLOCK=16 some 60x slower than the pick): at n=1000 (8x) one slow median of three on a loaded
-    # run judged the pick slower there, so no write came to be held (exit 0, 2026-12-06 15:05 and 17:47)
-    ref = tune.folder / "reference.py"
-    ref.write_text(ref.read_text().replace('SHAPES = [{"n": 4096}, {"n": 1000}]', 'SHAPES = [{"n": 4096}]'))
-    assert 'SHAPES = [{"n": 4096}]' in ref.read_text()
+    tune.one_entry()
     proc = tune.start(hook="save", save=edited)
     code, out, err = finish(proc)
     assert code == 2, err + out  # the verdict is on stdout: exit 0 once in a fresh clone's run (15:05, load 3-5)
