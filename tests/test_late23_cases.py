@@ -81,10 +81,15 @@ def test_z20_a_keyed_list_timed_on_one_shape_is_judged_against_the_figure_its_ta
     assert "the current configuration stays (the best found, BLOCK=2048, beat it by +1.0 %, under the 2 % a" in said
 
 
-def interleaved_case(prev: list[float], cur: list[float]) -> CaseBench:
-    """The gate's case of an interleaved timing of v1 (``cur``) against v0 (``prev``), samples in ABBA order."""
+def interleaved_case(
+    prev: list[float], cur: list[float], against: dict[str, list[float]] | None = None, retimed: bool = False
+) -> CaseBench:
+    """The gate's case of an interleaved timing of v1 (``cur``) against v0 (``prev``), samples in ABBA order;
+    ``against``: more versions timed beside them (the reference's labels), ``retimed``: each re-timed alike."""
     from kernelopt.harness.gate import _case_bench
     from kernelopt.harness.model import CaseTiming, TimingMethod, VersionTiming
+
+    timed = {"v1": cur, "v0": prev, **(against or {})}
 
     timing = CaseTiming(
         index=0,
@@ -92,8 +97,14 @@ def interleaved_case(prev: list[float], cur: list[float]) -> CaseBench:
         interleaved=True,
         bytes_moved=1e6,
         versions=[
-            VersionTiming(label="v1", samples_us=cur, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
-            VersionTiming(label="v0", samples_us=prev, method=TimingMethod.CUDA_EVENTS, launches_per_sample=1),
+            VersionTiming(
+                label=label,
+                samples_us=samples,
+                retime_samples_us=samples if retimed else [],
+                method=TimingMethod.CUDA_EVENTS,
+                launches_per_sample=1,
+            )
+            for label, samples in timed.items()
         ],
     )
     return _case_bench(timing, "v1", "v0", 2.0)

@@ -87,7 +87,12 @@ def render_bench(report: BenchReport, *, show_warnings: bool = True) -> None:
                 s.n,
                 f"{c.method.value} x{c.launches_per_sample}" + (" +L2 flush" if c.l2_flushed else ""),
                 f"{c.speedup.speedup:.3f}x [{c.speedup.ci_low:.3f}, {c.speedup.ci_high:.3f}] "
-                + claim_text(c.speedup.verdict.value, c.speedup.p_value, c.speedup.effect_size_d)
+                + claim_text(
+                    c.speedup.verdict.value,
+                    c.speedup.p_value,
+                    c.speedup.effect_size_d,
+                    interval=(c.speedup.ci_low, c.speedup.ci_high),
+                )
                 if c.speedup
                 else None,
             ]

@@ -303,7 +303,11 @@ def claim(
 
 
 def claim_text(
-    verdict: str | None, p_value: float | None, effect_size_d: float | None, retime: float | None = None
+    verdict: str | None,
+    p_value: float | None,
+    effect_size_d: float | None,
+    retime: float | None = None,
+    interval: tuple[float | None, float | None] = (None, None),
 ) -> str:
     """``p 0.003, d 0.85: improvement`` (what the claim rests on, then the claim), for reports and tables;
     ``re-timed 1.19x`` after it when a re-time was made (rule 4); ``""`` when no comparison was made.
@@ -312,7 +316,9 @@ def claim_text(
     contradict the figures beside them (``p 4.6e-05, d 0.15: no significant change`` read as a contradiction on a
     2.4x slowdown whose few long samples made Cohen's d small): ``no claim: Cohen's d 0.15 is not over 0.2 (the
     samples spread too widely)``, ``no claim: the re-time did not repeat it`` (rule 4), else ``no claim: its
-    interval does not clear the margin, or no re-time was made``."""
+    interval does not clear the margin, or no re-time was made``; where the figure's 95 % ``interval`` spans 1
+    beside a significant test, the gate held both readings of skewed samples that fall on either side of 1
+    (late25 z31): ``no claim: the samples are skewed, their two readings fall on either side of 1``."""
     if verdict is None:
         return ""
     basis = [
@@ -323,18 +329,24 @@ def claim_text(
     head = ", ".join(x for x in basis if x)
     words = verdict
     if verdict == Verdict.NO_CHANGE and p_value is not None and p_value < ALPHA:
-        words = "no claim: " + withheld_because(effect_size_d, retime)
+        words = "no claim: " + withheld_because(effect_size_d, retime, interval)
     return f"{head}: {words}" if head else words
 
 
-def withheld_because(effect_size_d: float | None, retime: float | None) -> str:
+def withheld_because(
+    effect_size_d: float | None, retime: float | None, interval: tuple[float | None, float | None] = (None, None)
+) -> str:
     """Why a significant test (p < :data:`ALPHA`) is no claim, by the rules of :func:`claim` and
-    :func:`confirm_claim` that the test's figures can tell: Cohen's d, then the re-time, else the interval."""
+    :func:`confirm_claim` that the test's figures can tell: Cohen's d, then an interval spanning 1 (the gate's
+    skewed samples, whose two readings fall on either side of 1), then the re-time, else the interval."""
     if effect_size_d is not None and not abs(effect_size_d) > MIN_EFFECT_SIZE_D:
         return (
             f"Cohen's d {effect_size_d:.2f} is not over {MIN_EFFECT_SIZE_D:g} (the samples spread too widely: a few "
             "long ones)"
         )
+    low, high = interval
+    if low is not None and high is not None and low < 1 < high:
+        return "the samples are skewed, their two readings fall on either side of 1"
     if retime is not None:
         return "the re-time did not repeat it"
     return "its interval does not clear the margin, or no re-time was made"

@@ -88,7 +88,8 @@ def eager_claim(vs: ReferenceSpeedup) -> str:
     """What the claim against PyTorch eager rests on, then the claim (:func:`~kernelopt.harness.stats.claim_text`),
     its re-time said as the figure beside it is: ``re-timed 440x slower`` beside ``435x slower than PyTorch eager``,
     where it read ``re-timed 0.00227x`` (newuser12's n68)."""
-    text = claim_text(vs.eager_verdict, vs.eager_p_value, vs.eager_effect_size_d, vs.eager_retime)
+    interval = (vs.eager_ci_low, vs.eager_ci_high)  # spanning 1 beside a significant test: skewed samples (z31)
+    text = claim_text(vs.eager_verdict, vs.eager_p_value, vs.eager_effect_size_d, vs.eager_retime, interval)
     retime = vs.eager_retime
     if retime is None or retime <= 0 or vs.eager is None or "x slower than" not in speedup_words(vs.eager, "it"):
         return text

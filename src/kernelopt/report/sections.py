@@ -426,7 +426,13 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
         comp = f"Against the previous version{runs}: latency {cells.signed_pct(previous_latency_change(c))}"
         if c.speedup is not None:
             comp += f", speedup {previous_cell(c)}"
-        claim = claim_text(c.verdict, c.speedup_p_value, c.speedup_effect_size_d, c.speedup_retime)
+        claim = claim_text(
+            c.verdict,
+            c.speedup_p_value,
+            c.speedup_effect_size_d,
+            c.speedup_retime,
+            (c.speedup_ci_low, c.speedup_ci_high),
+        )
         if claim:
             comp += f", {claim}" if claim != c.verdict else f": {claim}"
         out.append(comp)
