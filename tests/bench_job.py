@@ -45,3 +45,17 @@ def bench_job(
         return run_job(job, writer)
     finally:
         writer.close()
+
+
+def failed_or_timed(res: WorkerResult, failed: str | None, method: object) -> list[str] | None:
+    """``res`` failed with the timed path's mismatch (``failed``: the failure's start) and None is returned, or it
+    passed timed by ``method``, its samples taken, and its timing's warnings are returned for the caller to read."""
+    if failed is not None:
+        assert res.failure is not None, res.timings
+        said = f"{res.failure.error_class}: {res.failure.message}"
+        assert said.startswith(failed) and "the timed path's output differed from the reference" in said, said
+        return None
+    assert res.failure is None, res.failure
+    timing = res.timings[0].versions[-1]
+    assert timing.method is method and timing.samples_us, timing
+    return timing.warnings
