@@ -11,6 +11,8 @@
 #   v93: parts_workspace at 4096 x 65537 (1.07 GB): BLOCK = 256 raises its workspace assert, the original sums.
 #   wrongkernel22's v96 (grid_max_count, a count kept from zero by max(1, ...)) as v88, and v97 (pad_workspace) at one
 #   row of 2999296 (12 MB): BLOCK = 2048 pads past its workspace and raises its assert, the original pads and sums.
+#   late24's v99 (grid_method_count, a count by a method of the launcher's class) as v88, and v101 (grid_heads_max,
+#   (B, max(1, H * n_blocks))) as v89.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

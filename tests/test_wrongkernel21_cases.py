@@ -164,6 +164,9 @@ _ON_CUDA: dict[str, tuple[str, str, dict[str, int]]] = {
     # wrongkernel22's v96 and v97 (tests/test_wrongkernel22_cases.py): the same proof
     "grid_max_count": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
     "pad_workspace": ("    BLOCK = 1024\n", "    BLOCK = 2048\n", {"n_rows": 1, "n_cols": 2999296}),
+    # late24's v99 and v101 (tests/test_late24_cases.py): a method's count, a product under max
+    "grid_method_count": ("        BLOCK = 1024\n", "        BLOCK = 256\n", {"n_rows": 1, "n_cols": 256 * 65535 + 1}),
+    "grid_heads_max": ("    BLOCK = 1024\n", "    BLOCK = 256\n", {"B": 1, "H": 32, "L": 600000}),
 }
 
 
@@ -229,11 +232,15 @@ def test_v94_a_count_by_the_module_s_own_ceiling_helper_is_read_as_triton_cdiv_s
     """v94 (grid_ceil_helper: v88 with the count taken by the module's own ``def ceil_div(a, b): return (a + b - 1) //
     b``, vLLM's spelling, ``n_blocks = ceil_div(n_cols, BLOCK)``): ``BLOCK = 256`` was written plainly with the rules
     on, a launch a GPU refuses past 256 * 65535 columns. A helper of two parameters whose one return rounds the first
-    over the second up is now read as ``triton.cdiv`` (any name); one that rounds down is not (no count of it)."""
+    over the second up is now read as ``triton.cdiv`` (any name); one that floors and adds one is no count the rules
+    read, and its smaller tile is refused (late24, v100)."""
     base = (VARIANTS / "grid_ceil_helper" / "kernel.py").read_text()
     guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
     assert guarded.new_source is not None, guarded.note
     assert "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n        BLOCK = 256\n" in guarded.new_source
     floored = base.replace("return (a + b - 1) // b", "return a // b + 1")
     plain = guard_edit(floored, floored.replace("    BLOCK = 1024\n", "    BLOCK = 256\n"))
-    assert plain.new_source is not None and "65535" not in plain.new_source, plain.note
+    # no count the rules read, yet one that rises as the tile shrinks: refused since late24 (v100), not guarded
+    assert plain.new_source is None and "ceil_div(n_cols, BLOCK), a call whose count no rule reads" in (
+        plain.note or ""
+    )

@@ -830,8 +830,13 @@ def _grid_axis_limits(
         why = f"the grid's axis {axis} at line {line} has {_code(written)} programs, at most {GRID_AXIS_MOST} on a GPU"
         # a count bound once to a local (``n_blocks = triton.cdiv(L, BLOCK)``), or a product with another size
         # (``H * triton.cdiv(L, BLOCK)``): wrongkernel21, v88 and v89
-        factors = [_bound_value(f, local) for f in _product_factors(_bound_value(written, local))]
+        factors = [_bound_value(f, local) for f in _product_factors(_kept_count(_bound_value(written, local), local))]
         tiled = [(f, c) for f in factors if (c := _tile_count(f, helpers or {})) is not None]
+        for f in factors:  # a count by a call no rule reads (another module's helper): late24, v100
+            if isinstance(f, cst.Call) and all(f is not t for t, _ in tiled):
+                unread = f"{why}, counted by {_code(f).strip()}, a call whose count no rule reads"
+                for arg in f.args:
+                    out += _product_limits(arg.value, literals, line, unread)
         if len(factors) > 1:
             for _, (tile_expr, _size) in tiled:
                 product = f"a product of {' and '.join(_code(f).strip() for f in factors)}"
@@ -870,6 +875,18 @@ def _grid_axis_limits(
                     Divides(one, size, line, why, None, True, limit, factors=others, times=times, times_before=times)
                 )  # type: ignore[arg-type]
     return out
+
+
+def _kept_count(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """The one argument of a ``max``, ``min`` or ``int`` whose other arguments are integers, read through a local
+    bound once (``max(1, H * n_blocks)``: a product of counts kept from zero rises with a smaller tile as the bare
+    product does, late24, v101); ``expr`` for anything else."""
+    if not (isinstance(expr, cst.Call) and dotted(expr.func) in ("max", "min", "int")):
+        return expr
+    if any(a.keyword is not None or a.star for a in expr.args):
+        return expr
+    kept = [a.value for a in expr.args if _int(a.value) is None]
+    return _kept_count(_bound_value(kept[0], local), local) if len(kept) == 1 else expr
 
 
 def _asserted_counts(
@@ -940,22 +957,31 @@ def _bound_factors(
 def _helper_ceiling(
     expr: cst.BaseExpression, helpers: Mapping[str, cst.FunctionDef]
 ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(tile, size) of a call of a module function of two parameters whose one ``return`` rounds the first over the
-    second up (``def ceil_div(a, b): return (a + b - 1) // b``, vLLM's and sglang's spelling; any name), its arguments
-    in their place; ``None`` for anything else."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and len(expr.args) == 2):
+    """(tile, size) of a call of a module function or of a method of the launcher's class (``self._num_blocks(n)``,
+    its ``self`` left out) whose one ``return`` is a count of tiles :func:`_tile_count` reads, its parameters
+    replaced by the call's arguments: ``def ceil_div(a, b): return (a + b - 1) // b`` called ``ceil_div(n, BLOCK)``
+    (vLLM's and sglang's spelling, any name: v94), ``def _num_blocks(self, n): return triton.cdiv(n, BLOCK)``
+    (late24, v99); ``None`` for anything else."""
+    if not isinstance(expr, cst.Call):
         return None
-    helper = helpers.get(expr.func.value)
-    if helper is None or any(a.keyword is not None or a.star for a in expr.args):
+    func, method = expr.func, False
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+        func, method = func.attr, True
+    if not isinstance(func, cst.Name) or any(a.keyword is not None or a.star for a in expr.args):
         return None
-    params = param_names(helper)
+    helper = helpers.get(func.value)
+    if helper is None:
+        return None
+    params = param_names(helper)[1:] if method else param_names(helper)
     returns = [r for r in walk(helper.body) if isinstance(r, cst.Return)]
-    if len(params) != 2 or len(returns) != 1 or returns[0].value is None:
+    if len(params) != len(expr.args) or len(returns) != 1 or returns[0].value is None:
         return None
+    given = {name: _parenthesized(a.value) for name, a in zip(params, expr.args, strict=True)}
     counted = _tile_count(returns[0].value)
-    if counted is None or _code(counted[1]).strip() != params[0] or _code(counted[0]).strip() != params[1]:
+    if counted is None:
         return None
-    return expr.args[1].value, expr.args[0].value
+    tile, size = (_substituted(e, given) for e in counted)
+    return (tile, size) if _tile_id(tile) is not None or _int(tile) is not None else None
 
 
 def _ceil_spelled(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
