@@ -100,7 +100,8 @@ def eager_claim(vs: ReferenceSpeedup) -> str:
 
 def previous_latency_change(c: Comparison) -> float | None:
     """The latency change against the previous version, in percent, said from the one figure of that comparison:
-    the interleaved speedup (the median of its ABBA blocks' ratios), as the CSV's ``speedup_vs_previous``. A record
+    the interleaved speedup (the median of its ABBA blocks' ratios, or the smaller reading of skewed samples: the
+    gate's ``_skewed``), as the CSV's ``speedup_vs_previous``. A record
     written before the gate derived its ``latency_delta`` from that speedup held the ratio of the two medians beside
     it (the README demo's V1: -97.8 %, 46x, beside 119x in 80.5-119x; claims21 w5), so the delta is read from the
     speedup wherever there is one; a record without a speedup keeps its own delta."""
