@@ -12,6 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.actions import SEARCH_NO_GAIN
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
 from kernelopt.memory.model import GateResult, IterationRecord, best_version
 
@@ -119,9 +120,18 @@ class VersionEntry(_Model):
         return self.record.quality_gate.result
 
     @property
+    def converged(self) -> bool:
+        """True when the version's tuning session ran and kept nothing (no candidate beat the version before it):
+        the record's gate says FAIL, as the loop's stop rule reads it, but no kernel failed; the launch
+        configuration has converged (error_type :data:`~kernelopt.actions.SEARCH_NO_GAIN`)."""
+        return self.gate is GateResult.FAIL and any(
+            pf.error_type == SEARCH_NO_GAIN for pf in self.record.pitfalls_and_fixes
+        )
+
+    @property
     def failed(self) -> bool:
-        """True when the quality gate said FAIL or TIMEOUT_FAIL."""
-        return self.gate in (GateResult.FAIL, GateResult.TIMEOUT_FAIL)
+        """True when the quality gate said FAIL or TIMEOUT_FAIL, and not because a tuning session kept nothing."""
+        return self.gate in (GateResult.FAIL, GateResult.TIMEOUT_FAIL) and not self.converged
 
     @property
     def good(self) -> bool:
@@ -138,8 +148,9 @@ class VersionEntry(_Model):
 
     @property
     def status(self) -> str:
-        """``PASS`` / ``FAIL`` / ``TIMEOUT_FAIL`` / ``not gated``, with ``masked`` appended when masked."""
-        text = self.gate.value if self.gate else "not gated"
+        """``PASS`` / ``FAIL`` / ``TIMEOUT_FAIL`` / ``not gated``, or ``converged`` for a version whose tuning
+        session kept nothing (:attr:`converged`), with ``masked`` appended when masked."""
+        text = "converged" if self.converged else self.gate.value if self.gate else "not gated"
         return f"{text}, masked" if self.record.masked else text
 
     @property

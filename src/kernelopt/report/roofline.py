@@ -87,7 +87,7 @@ def roofline_points(data: ReportData) -> list[RooflinePoint]:
                 intensity=v.arithmetic_intensity,
                 flops=p.flops,
                 bytes_moved=p.bytes_moved,
-                failed=v.failed,
+                failed=v.failed or v.converged,  # a converged version is no new point of the kernel
                 masked=v.record.masked,
                 final=final is not None and v.record.number == final.record.number,
             )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kernelopt.actions import SEARCH_NO_GAIN
 from kernelopt.evidence.model import Metric
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.harness.stats import claim_text
@@ -512,7 +513,8 @@ def _pitfall_line(kind: str, message: str, cause: str | None, fix: str | None, l
 
 
 def failure_rows(data: ReportData) -> list[list[str]]:
-    """Failed attempts: failed versions with the gate's reason, and every recorded pitfall."""
+    """Failed attempts: failed versions with the gate's reason, and every recorded pitfall but a converged
+    session's (no attempt failed there)."""
     rows = []
     for v in data.versions:
         if v.failed:
@@ -526,6 +528,8 @@ def failure_rows(data: ReportData) -> list[list[str]]:
             )
         for pf in v.record.pitfalls_and_fixes:
             if v.failed and pf.error_message == v.record.quality_gate.failure_reason:
+                continue
+            if pf.error_type == SEARCH_NO_GAIN:  # a session that kept nothing converged: the version's story says so
                 continue
             rows.append(
                 [
