@@ -589,3 +589,26 @@ def test_n124_a_keyed_table_written_on_the_cpu_says_the_launch_options_no_timing
         "; the list varies num_warps [1, 2, 4, 8], which Triton's interpreter ignores: each row keeps one (BLOCK=4096: "
         "num_warps=1; BLOCK=8192: num_warps=1) that no timing chose; a session on a GPU chooses them"
     ), note
+
+
+def test_z41_each_loop_version_s_session_table_survives_the_next_version_s_session(at_prepared: Any) -> None:
+    """late26 z41 (fresh21's seen item): `optimize`'s V1 and V2 tune one kernel.py in one session folder, and V2's
+    session rewrote the `candidates.csv` V1's progress line named (V1's measured table left in `record.jsonl`
+    alone). Now the loop's table is named for its version: V2 writes `candidates_v2.csv` beside V1's, each line names
+    its own, and `kernelopt tune` keeps `candidates.csv`."""
+    import csv
+
+    from kernelopt.backends.launch_tuning import _table
+    from tests.test_wrongkernel19_cases import _keyed_table_session
+
+    prepared = at_prepared
+    prepared.session_dir.mkdir(parents=True, exist_ok=True)
+    v1 = _keyed_table_session(prepared, [({"BLOCK": 2048}, (10.0, 20.0)), ({"BLOCK": 4096}, (5.0, 30.0))])
+    v2 = _keyed_table_session(prepared, [({"BLOCK": 4096}, (5.0, 30.0)), ({"BLOCK": 8192}, (12.0, 9.0))])
+    lines: list[str] = []
+    _table(v1, "v1", lines.append)
+    _table(v2, "v2", lines.append)
+    first, second = prepared.session_dir / "candidates_v1.csv", prepared.session_dir / "candidates_v2.csv"
+    assert lines == [f"tuning: the session's candidates as a table: {p}" for p in (first, second)]
+    blocks = {p.name: [r["BLOCK"] for r in csv.DictReader(p.read_text().splitlines())] for p in (first, second)}
+    assert blocks == {"candidates_v1.csv": ["2048", "4096"], "candidates_v2.csv": ["4096", "8192"]}

@@ -30,8 +30,9 @@ from kernelopt.digits import sig
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import replace_source
-from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord
+from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord, version_label
 from kernelopt.oneline import one_line
+from kernelopt.report.session_csv import table_file
 from kernelopt.tunables.launches import same_launch
 from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
@@ -172,19 +173,20 @@ def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
         # was recorded as a failed version ("no candidate ran"; its best so far, never re-timed, could be written)
         # and the next run planned no session again (second fault trial, t5). The record keeps what was measured.
         raise KeyboardInterrupt
-    _table(tuning, ctx.note)
+    _table(tuning, version_label(ctx.version), ctx.note)
     return apply_best(tuning)
 
 
-def _table(tuning: FolderTuning, note: Callable[[str], None] | None) -> None:
-    """The session's ``candidates.csv``, as ``kernelopt tune`` writes it (claims21 w7: the loop's sessions left
-    ``record.jsonl`` alone), said in a note; a table the disk refuses is said, and the version goes on (the record
-    holds every candidate)."""
+def _table(tuning: FolderTuning, version: str, note: Callable[[str], None] | None) -> None:
+    """The session's table, as ``kernelopt tune`` writes it (claims21 w7: the loop's sessions left ``record.jsonl``
+    alone), named for the version (``candidates_v2.csv``: late26 z41, V2's session in V1's folder rewrote the
+    ``candidates.csv`` V1's line named) and said in a note; a table the disk refuses is said, and the version goes
+    on (the record holds every candidate)."""
     try:
-        path = write_table(tuning)
+        path = write_table(tuning, version=version)
     except OSError as exc:
         if note is not None:
-            note(f"tuning: the session's candidates.csv was not written: {exc}")
+            note(f"tuning: the session's {table_file(version)} was not written: {exc}")
         return
     if note is not None:
         note(f"tuning: the session's candidates as a table: {path}")

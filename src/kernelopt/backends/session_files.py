@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kernelopt.fileio import atomic_write_text
 from kernelopt.report.search_plot import SearchPoint
-from kernelopt.report.session_csv import TABLE_FILE, session_csv
+from kernelopt.report.session_csv import session_csv, table_file
 from kernelopt.tuning.candidate import Config
 from kernelopt.tuning.folder import FolderTuning
 
@@ -37,12 +37,13 @@ def session_points(tuning: FolderTuning) -> list[SearchPoint]:
     ]
 
 
-def write_table(tuning: FolderTuning) -> Path:
+def write_table(tuning: FolderTuning, *, version: str | None = None) -> Path:
     """``candidates.csv`` in the session folder (:mod:`kernelopt.report.session_csv`), its entries' columns in
-    reference.py's order; the path written."""
+    reference.py's order; the path written. ``version`` (the loop's ``v2``) names the file for the version
+    (``candidates_v2.csv``), so each version's table survives the next version's session in the same folder."""
     points = session_points(tuning)
     entries = tuning.prepared.in_user_order(dict.fromkeys(label for p in points for label in p.by_shape))
-    path = tuning.prepared.session_dir / TABLE_FILE
+    path = tuning.prepared.session_dir / table_file(version)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, session_csv(points, entries=entries))
     return path

@@ -18,6 +18,13 @@ from kernelopt.report.timeline_csv import cell
 TABLE_FILE = "candidates.csv"
 
 
+def table_file(version: str | None = None) -> str:
+    """The table's file name: :data:`TABLE_FILE` for ``kernelopt tune`` and the MCP tool, ``candidates_v2.csv`` for
+    the loop's session of version ``v2`` (late26 z41: the versions of one kernel.py tune in one session folder, so
+    one name let V2's table rewrite the one V1's progress line named)."""
+    return TABLE_FILE if version is None else f"candidates_{version}.csv"
+
+
 def session_csv(points: Sequence[SearchPoint], *, entries: Sequence[str] | None = None) -> str:
     """The candidates of one session as CSV text: ``evaluation``, a column per knob (in the order the knobs first
     appear), ``outcome``, ``latency_us``, ``latency_us <entry>`` per ``SHAPES`` entry (in the order ``entries``
