@@ -51,3 +51,5 @@ def test_z40_a_version_whose_session_kept_nothing_is_converged_not_failed() -> N
     assert [row[0] for row in failure_rows(data)] == ["V2"]
     v3 = version_stories(data)[3]
     assert v3.title.endswith("(converged)") and "kept nothing" in " ".join(v3.pitfalls)
+    assert "Gate: converged (recorded FAIL): the tuning session kept nothing: no candidate beat" in " ".join(v3.result)
+    assert "Gate: FAIL: correctness" in " ".join(version_stories(data)[2].result)

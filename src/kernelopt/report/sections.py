@@ -443,7 +443,8 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
     if r.correctness.message:
         corr += f" ({cells.one_line(r.correctness.message, 200)})"
     out.append(corr)
-    gate = f"Gate: {cells.text(r.quality_gate.result)}"
+    # a session that kept nothing is recorded FAIL (the stop rule reads it) but no kernel failed: say both
+    gate = "Gate: converged (recorded FAIL)" if v.converged else f"Gate: {cells.text(r.quality_gate.result)}"
     if r.quality_gate.failure_reason:
         gate += f": {cells.one_line(r.quality_gate.failure_reason)}"
     out.append(gate)
