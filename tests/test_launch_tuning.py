@@ -260,8 +260,9 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
     assert re.search(r"V1 tuning: \d+ of 9 candidates, best \S+ us for its 2 shapes together \(BLOCK=\d+\)", err), (
         captured.err
     )
-    # the loop's session writes the table `kernelopt tune` writes, from the one writer (claims21 w7)
-    table = Path(re.search(r"V1 tuning: the session's candidates as a table: (\S+candidates\.csv)", err).group(1))  # type: ignore[union-attr]
+    # the loop's session writes the table `kernelopt tune` writes, from the one writer (claims21 w7), named for its
+    # version so that V2's session in the same folder leaves it as V1 measured it (late26 z41)
+    table = Path(re.search(r"V1 tuning: the session's candidates as a table: (\S+candidates_v1\.csv)", err).group(1))  # type: ignore[union-attr]
     rows = list(csv.DictReader(table.read_text().splitlines()))
     assert list(rows[0])[:6] == [
         "evaluation",
@@ -272,6 +273,7 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
         "latency_us n=1000",
     ]
     assert len({r["BLOCK"] for r in rows}) == len(rows) == 9
+    assert {r["from_record"] for r in rows} == {"False"}  # V1's own timings, after V2's session served its from them
     stop, detail = data["stop"]["reason"], data["stop"]["detail"]
     if stop == "no_new_plan":
         # the last session's pick lost the gate's side-by-side timing on the noisy CPU and was reverted: the
