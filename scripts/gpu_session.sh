@@ -193,6 +193,9 @@
 #              with every net size checked, else the wall the verdict names checks them all on a rerun
 #   timing21   scripts/gpu_timing21.sh: the timed check's edges: a kernel that keeps its result while a graph is
 #              captured timed back to back, an honest kernel with one output buffer keeping its graph
+#   verdicts22 scripts/gpu_verdicts22.sh: the timed check's edges: a kernel that returns a copy of an earlier
+#              call's result while a graph is captured timed back to back, the check's graphs holding no memory
+#              while the timed one is sampled
 #   leftovers21 scripts/gpu_leftovers21.sh: tune --device cuda (a 120 s wall) on unsloth_xent's backward with
 #              realistic entries: its literal BLOCK_SIZE kept, a table over vocab_size after it where the bests
 #              differ, and the written kernel right at vocabularies no entry names
@@ -293,6 +296,7 @@ wrongkernel20 480 scripts/gpu_wrongkernel20.sh
 wrongkernel21 480 scripts/gpu_wrongkernel21.sh
 netcap20 300 scripts/gpu_netcap20.sh
 timing21 420 scripts/gpu_timing21.sh
+verdicts22 300 scripts/gpu_verdicts22.sh
 leftovers21 420 scripts/gpu_leftovers21.sh
 newuser18 600 scripts/gpu_newuser18.sh
 break21 480 scripts/gpu_break21.sh

@@ -12,6 +12,7 @@ record: it runs once, at capture). ``torch.cuda.is_current_stream_capturing()`` 
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -39,11 +40,13 @@ class _Recorder(TorchDispatchMode):
 class PlayedGraph:
     """``torch.cuda.CUDAGraph`` on the CPU: the operations of its capture, run again by :meth:`replay`."""
 
-    made: ClassVar[list[PlayedGraph]] = []  # every graph made, in order (a test counts the captures)
+    # every graph made, in order, held weakly: a test counts the captures, and tells which are still held (a graph
+    # freed takes the tensors its operations made with it)
+    made: ClassVar[list[weakref.ref[PlayedGraph]]] = []
 
     def __init__(self, keep_graph: bool = False) -> None:
         self.ops: list[tuple[Any, Any, Any, Any]] = []
-        PlayedGraph.made.append(self)
+        PlayedGraph.made.append(weakref.ref(self))
 
     def replay(self) -> None:
         with torch.no_grad():

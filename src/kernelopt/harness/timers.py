@@ -235,7 +235,10 @@ def _probe(
 
 
 def _graph_probe(
-    take: Callable[[], float], outs: Sequence[Any], n_sets: int, visits: Visits | None = None
+    take: Callable[[], float],
+    outs: Sequence[Any],
+    n_sets: int,
+    every_call: Callable[[], list[tuple[int, Any]]] | None = None,
 ) -> Callable[[], list[tuple[int, Any]]]:
     """One more replay of a CUDA graph (``take``, the samples' own), outside the samples; returns every distinct
     output its calls returned (``outs``: call ``k`` read set ``k % n_sets``), each with the set of the last call
@@ -243,9 +246,9 @@ def _graph_probe(
     (timedgpu20: the a14 cheat returned results cached before the capture, which the replay never recomputed, for
     some sets, and the one captured for the last call's; checking that one alone passed it at 59x over eager on the
     H100). One output returned by several calls (a buffer a kernel reuses) holds the last one's result only, so where
-    calls share storage (``visits``, :func:`replay_skips`' second graph) every call's own output follows, copied as its
-    call left it in one replay of that graph on the same values (timing21 y3: a buffer checked once, the last call's
-    result, let calls before it write anything)."""
+    calls share storage every call's own output follows (``every_call``, :func:`every_call_output`: a graph of the
+    same calls captured at the probe, each output copied after its call, replayed once on the same values and freed;
+    timing21 y3: a buffer checked once, the last call's result, let calls before it write anything)."""
 
     def replayed() -> list[tuple[int, Any]]:
         take()
@@ -255,10 +258,10 @@ def _graph_probe(
             if id(outs[k]) not in seen:
                 seen.add(id(outs[k]))
                 got.append((k % n_sets, outs[k]))
-        if visits is None:
+        if every_call is None:
             return got
-        # the second graph's calls may write the buffers the first's returned: what the first left is kept apart
-        return [(s, clone_tree(out)) for s, out in got] + visits.replayed()
+        # the probe's graph's calls may write the buffers the timed one returned: what the timed one left is kept apart
+        return [(s, clone_tree(out)) for s, out in got] + every_call()
 
     return replayed
 
@@ -322,70 +325,82 @@ def reuses(outs: Sequence[Any]) -> list[tuple[int, int]]:
 
 @dataclass
 class Visits:
-    """A second CUDA graph of a timed graph's ``n`` calls on the same rotating sets (:func:`replay_skips`), in which
-    call ``k``'s set is first given ``values[(k // len(sets)) % 2]``'s values for it (each visit of a set the other
-    values) and its output is copied after it (``copies``, one a call)."""
+    """A CUDA graph of a timed graph's ``n`` calls on the same rotating sets, each call's output copied after it
+    (``copies``, one a call). With ``values`` (:func:`replay_skips`' check), call ``k``'s set is first given
+    ``values[(k // len(sets)) % 2]``'s values for it, so each visit of a set reads other values than the one before."""
 
     graph: Any
     copies: list[Any]
-    sets: Sequence[list[Any]]
-    values: tuple[list[Any], list[Any]]
 
     @classmethod
     def capture(
-        cls, fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, values: tuple[list[Any], list[Any]]
+        cls,
+        fn: Callable[..., Any],
+        sets: Sequence[list[Any]],
+        n: int,
+        values: tuple[list[Any], list[Any]] | None = None,
     ) -> Visits:
         graph = torch.cuda.CUDAGraph()
         copies: list[Any] = []
         with torch.cuda.graph(graph):
             for k in range(n):
                 s = k % len(sets)
-                refill([sets[s]], values[(k // len(sets)) % 2][s])
+                if values is not None:
+                    refill([sets[s]], values[(k // len(sets)) % 2][s])
                 copies.append(clone_tree(fn(*sets[s])))
         torch.cuda.synchronize()
-        return cls(graph, copies, sets, values)
+        return cls(graph, copies)
 
-    def replayed(self) -> list[tuple[int, Any]]:
-        """Every call's output, each with the set whose values it read, the last call's first, from one replay on the
-        values the sets hold now (the timed check's refilled ones: the next set's, where a visit gives a set another's);
-        the sets hold them again after."""
-        count = len(self.sets)
-        for s, now in enumerate(self.sets):
-            refill([self.values[0][s]], now)
-        if count == 1:
-            refill([self.values[1][0]], self.sets[0])
-        self.graph.replay()
-        for s, now in enumerate(self.sets):
-            refill([now], self.values[0][s])
-        torch.cuda.synchronize()
-        read = [(k % count + (k // count) % 2) % count for k in range(len(self.copies))]
-        return [(read[k], self.copies[k]) for k in range(len(self.copies) - 1, -1, -1)]
+
+def every_call_output(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> list[tuple[int, Any]]:
+    """Every one of a timed graph's ``n`` calls' own outputs, each with its set, the last call's first: a graph of the
+    same calls on the values the sets hold now (the timed check's refilled ones), each output copied after its call,
+    captured and replayed once, then freed (its copies are the caller's). The probe of a graph whose calls share
+    storage (timing21 y3); captured at the probe, after the timing, so nothing of it is held while the samples are
+    taken (verdicts22 x2: y3's graph and its copies, up to the graph's output cap, were kept as long as the sampler)."""
+    visits = Visits.capture(fn, sets, n)
+    visits.graph.replay()
+    torch.cuda.synchronize()
+    copies = visits.copies
+    del visits
+    return [(k % len(sets), copies[k]) for k in range(n - 1, -1, -1)]
+
+
+def revisits(outs: Sequence[Any], n_sets: int) -> list[tuple[int, int]]:
+    """``(j, k)`` for each call ``k`` of a graph that returned storage an earlier call ``j`` returned (:func:`reuses`)
+    or that reads the set an earlier call ``j`` read (``j = k - n_sets``, the set's visit before): the pairs whose
+    outputs :func:`replay_skips` compares, each pair once."""
+    pairs = dict.fromkeys(reuses(outs))
+    pairs.update(dict.fromkeys((k - n_sets, k) for k in range(n_sets, len(outs))))
+    return list(pairs)
 
 
 def replay_skips(
     fn: Callable[..., Any], sets: Sequence[list[Any]], outs: Sequence[Any], device: str
-) -> tuple[str | None, Visits | None]:
-    """A line saying that a graph's call returned an earlier call's output without computing it, or ``None`` where
-    every call computed its own, or nothing tells; and the second graph that told (:class:`Visits`), whose copies the
-    timed check reads (every call's output, timing21 y3), ``None`` where none was needed. Asked only where a call's
-    output holds storage an earlier call's held (:func:`reuses`): what a replay leaves there is the last call's result
-    alone, and a call that returned the same tensor without recording any work is still timed as a call.
+) -> tuple[str | None, bool]:
+    """A line saying that a graph's call returned an earlier call's result without computing it, or ``None`` where
+    every call computed its own, or nothing tells; and whether the graph's calls share storage (:func:`reuses`), whose
+    probe then reads every call's own output (:func:`every_call_output`, timing21 y3). Asked wherever a call returns
+    storage an earlier call's held or reads a set an earlier call read (:func:`revisits`): what a replay leaves in a
+    shared buffer is the last call's result alone, and a call on a set an earlier one read may hand back a copy of
+    that one's result (``kept.clone()``), right after any replay, since both read the same values there.
 
-    The second graph is of the same calls, each call's set given in turn its own values and other ones (the next
-    set's, or with a single set its rows permuted) and each output copied after its call; it is replayed once. A call
-    whose copy is bit for bit its earlier call's, where a call on each one's inputs computes two other outputs, did
-    not compute: the callable keeps its result while a graph is captured (timing21 y1: the first call on each set
-    recorded and its tensor returned for the others, a replay of one call a set timed as ``n``; every output right,
-    so no check of them told). The sets' values are put back after.
+    A second graph of the same calls is captured after the timed one, each call's set given in turn its own values
+    and other ones (the next set's, or with a single set its rows permuted) and each output copied after its call; it
+    is replayed once and freed. A call whose copy is bit for bit its pair's, where a call on each one's inputs computes
+    two other outputs, did not compute: the callable keeps its result while a graph is captured (timing21 y1: the first
+    call on each set recorded and its tensor returned for the others, a replay of one call a set timed as ``n``;
+    verdicts22 x1: a new copy of it returned, ``kept.clone()``, every output its own storage and right, so no check of
+    them told). The sets' values are put back after.
     """
-    pairs = reuses(outs)
+    pairs, shared = revisits(outs, len(sets)), bool(reuses(outs))
     if not pairs:
-        return None, None
+        return None, shared
     count = len(sets)
     own = [clone_tree(s) for s in sets]
     other = own[1:] + own[:1] if count > 1 else [rerandomize(own[0], 1)]
     if not all(refill([sets[s]], own[s]) for s in range(count)):  # a set that cannot take values of its own
-        return None, None
+        return None, shared
     eager: dict[tuple[int, int], Any] = {}
 
     def called(k: int) -> Any:  # one call, outside any graph, on call k's set as the second graph gave it
@@ -401,14 +416,15 @@ def replay_skips(
         visits.graph.replay()
         synchronize(device)
         copies = visits.copies
+        del visits  # the graph; its copies go when this returns (x2: they were kept as long as the sampler)
         for j, k in pairs:
             if same_bits(copies[k], copies[j]) and not same_bits(called(j), called(k)):
                 return (
                     f"call {k} of the CUDA graph returned call {j}'s output as call {j} left it, where its own inputs "
                     "held other values and a call on them computes another output: a replay does fewer calls than "
                     "it is timed as (a kernel that keeps its result while a graph is captured, say)"
-                ), None
-        return None, visits
+                ), shared
+        return None, shared
     finally:
         for s in range(count):
             refill([sets[s]], own[s])
@@ -536,11 +552,11 @@ def _prepare(
                 "timing back-to-back launches, which includes launch overhead"
             )
         else:
-            visits = None
+            shared = False
             try:
                 stale = replay_stale(graph.replay, fn, sets, outs, device)
-                if stale is None:
-                    stale, visits = replay_skips(fn, sets, outs, device)
+                if stale is None:  # the timed graph is the first captured, its check's the second (verdicts22 x2)
+                    stale, shared = replay_skips(fn, sets, outs, device)
             except RuntimeError as exc:  # the graph captured; its check did not run (the copies' memory, say)
                 torch.cuda.synchronize()  # review21 r19: this was said "CUDA graph capture failed"
                 stale = (
@@ -551,9 +567,10 @@ def _prepare(
                 take = _gpu_take(graph.replay, n, flush=flush)
                 sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
                 sampler = Sampler(
-                    TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs, visits]
+                    TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs]
                 )
-                sampler.probe = _graph_probe(take, outs, len(sets), visits)
+                every = (lambda: every_call_output(fn, sets, n)) if shared else None
+                sampler.probe = _graph_probe(take, outs, len(sets), every)
                 sampler.probe_sets = tuple(range(sets_used))
                 return sampler
             del graph, outs

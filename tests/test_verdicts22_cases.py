@@ -1,0 +1,114 @@
+"""The timed check's and the verdicts' edges (verdicts22, 2026-12-07): a graph whose later calls copy an earlier call's
+result (x1), the order and the freeing of the graphs that check a timed one (x2). No GPU here: ``torch.cuda``'s graphs
+are played by the CPU (tests/played_graph.py) and the timers' own graph code runs on them; the GPU proof is
+tests/test_gpu_verdicts22.py (phase ``verdicts22``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from kernelopt.harness import timers
+from kernelopt.harness.model import BenchSettings, TimingMethod
+
+from .played_graph import PlayedGraph, play_cuda
+from .test_timing21_cases import CALLS, _bench_played, _one_buffer, _sets
+
+_KEPT: dict[int, torch.Tensor] = {}
+
+
+def _copies_while_captured(x: torch.Tensor) -> torch.Tensor:
+    """x1's cheat: while a graph is captured, the first call on an input computes its result and keeps it (by the
+    input's pointer); every later call on that input returns a new copy of it, ``kept.clone()``, which records a copy,
+    not the work. Every output its own storage, each right after any replay (both calls read the same values)."""
+    if not torch.cuda.is_current_stream_capturing():
+        return x * 2
+    if x.data_ptr() not in _KEPT:
+        _KEPT[x.data_ptr()] = x * 2
+        return _KEPT[x.data_ptr()]
+    return _KEPT[x.data_ptr()].clone()
+
+
+def test_x1_a_graph_whose_later_calls_copy_an_earlier_call_s_result_is_not_the_timing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """x1: ``timers._prepare`` on a "cuda" device the CPU plays. The ``kept.clone()`` cheat returns every call its own
+    tensor, right after a replay: neither ``replay_stale`` nor timing21's y1 (asked only where outputs share storage)
+    told, and the graph was timed as 8 calls where it computes 3 (CUDA_GRAPH on main's code). Now every call reading a
+    set an earlier call read is compared with that call in the check's graph, each visit of a set given other values:
+    call 3's copy is call 0's where eager calls on their inputs differ, so the calls are timed back to back, said."""
+    _KEPT.clear()
+    play_cuda(monkeypatch, CALLS)
+    sets = _sets()
+    built = [s[0].clone() for s in sets]
+    sampler = timers._prepare(_copies_while_captured, sets, "cuda", BenchSettings(), None)
+    assert sampler.method is TimingMethod.CUDA_BATCH, sampler.warnings
+    assert sampler.warnings == [
+        "call 3 of the CUDA graph returned call 0's output as call 0 left it, where its own inputs held other values "
+        "and a call on them computes another output: a replay does fewer calls than it is timed as (a kernel that "
+        "keeps its result while a graph is captured, say); timing back-to-back launches, which includes launch overhead"
+    ]
+    assert all(torch.equal(s[0], b) for s, b in zip(sets, built, strict=True))
+
+
+def test_x1_the_pairs_compared_are_each_call_s_storage_and_its_set_s_visit_before() -> None:
+    """Which calls the check compares: a call returning storage an earlier call returned (y1) and a call reading the set
+    the call ``sets`` before it read (x1), each pair once, in the order of the later call."""
+    a, b, c = torch.zeros(2), torch.zeros(2), torch.zeros(2)
+    assert timers.revisits([a, b, c, a, torch.zeros(2)], 2) == [(0, 3), (0, 2), (1, 3), (2, 4)]
+    assert timers.revisits([a, b], 3) == []
+
+
+@pytest.mark.parametrize("name", ["honest, an output a call", "honest, one output buffer"])
+def test_x2_the_timed_graph_is_captured_first_and_its_checks_graphs_are_freed(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """x2: timing21's second graph (the check of y1, whose copies y3's probe read) was kept with the sampler, its copies
+    and its sets' values (up to the graph's output cap and twice the rotation's) held in device memory while the
+    samples were taken, and captured after the timed graph. Now the graph the samples replay is the first captured
+    (``made[0]``), the check's is freed before ``_prepare`` returns, and where calls share storage the probe captures
+    its own graph of every call, freed after it has read them. The probe still checks every call (each output
+    right)."""
+    kernel = _one_buffer if "buffer" in name else (lambda x: x * 2)
+    play_cuda(monkeypatch, CALLS)
+    sets = _sets()
+    sampler = timers._prepare(kernel, sets, "cuda", BenchSettings(), None)
+    assert sampler.method is TimingMethod.CUDA_GRAPH, sampler.warnings
+    timed, check = (ref() for ref in PlayedGraph.made)
+    assert timed is not None and check is None and sampler.keep[0] is timed  # main: the check's kept, in keep[2]
+    assert all(item is not check for item in sampler.keep)
+    probed = sampler.probe()
+    assert all(torch.equal(out, sets[k][0] * 2) for k, out in probed)
+    shared = "buffer" in name
+    assert len(probed) == (1 + CALLS if shared else CALLS)
+    assert len(PlayedGraph.made) == (3 if shared else 2) and all(ref() is None for ref in PlayedGraph.made[1:])
+
+
+COPIES = """
+import torch
+
+_KEPT = {}
+
+
+def run(x, y):
+    if not torch.cuda.is_current_stream_capturing():
+        return x + y
+    if x.data_ptr() not in _KEPT:
+        _KEPT[x.data_ptr()] = x + y
+        return _KEPT[x.data_ptr()]
+    return _KEPT[x.data_ptr()].clone()
+"""
+
+
+def test_x1_the_gate_times_the_copying_kernel_s_calls_back_to_back_and_passes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """x1 through the gate's timing in process (SEEDED_ADD's case, 3 sets, a played "cuda"): the copying kernel's
+    timing is its calls back to back, which compute (it copies only while captured), its warning the line; it passes."""
+    res = _bench_played(tmp_path, monkeypatch, COPIES)
+    assert res.failure is None, res.failure
+    timing = res.timings[0].versions[-1]
+    assert timing.method is TimingMethod.CUDA_BATCH and timing.samples_us, timing
+    assert any("a replay does fewer calls than it is timed as" in w for w in timing.warnings), timing.warnings
