@@ -169,6 +169,19 @@ class Insertion:
     separator: str  # ", " after an argument, "" in an empty call
 
 
+def _copies_in(nodes: Sequence[cst.CSTNode], text: str, code: Callable[[cst.CSTNode], str]) -> list[cst.BaseExpression]:
+    """The outermost expressions under ``nodes`` written as ``text``."""
+    out: list[cst.BaseExpression] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BaseExpression) and code(node) == text:
+            out.append(node)
+            continue
+        stack += reversed(node.children)
+    return out
+
+
 @dataclass
 class Hoist:
     """A value computed inline at the launch (``BLOCK=triton.next_power_of_2(n)``), tuned by first moving its
@@ -2726,6 +2739,7 @@ class _Analyzer:
         first, also = shared
         if first is not None:  # an earlier launch holds the hoisted line: this launch is one of its readers
             stmt, expr, also = first
+        also = also + self.grid_copies(la, expr, inline)
         rng = self.positions[stmt]
         line_start = self.line_starts[rng.start.line - 1]
         indent = self.source[line_start : line_start + rng.start.column]
@@ -2744,8 +2758,36 @@ class _Analyzer:
             hoist=Hoist(span, text, also),
         )
         in_scope = ({p.name.value for p in func.params} | set(func.locals)) - _receiver(func)
-        size_names = [n for n in dict.fromkeys(x.value for x in _names_in(expr)) if n in in_scope]
+        size_names = [
+            n for n in dict.fromkeys(x.value for x in _names_in(expr)) if n in in_scope and not self.constant(n, func)
+        ]
         return region, size_names
+
+    def constant(self, name: str, func: _FuncInfo) -> bool:
+        """Whether ``name`` is a local of ``func`` bound once to literals (``cfg = [1024, 4]``, ``cfg = {"BLOCK":
+        1024}``) and never changed in place: a value read from it (``cfg[0]``) is the same at every size, so no table
+        by size is read over it (leftovers22, l17: "no SHAPES entry names cfg as a size" left such a knob untuned)."""
+        binds = func.locals.get(name, [])
+        if len(binds) != 1 or binds[0].value is None or binds[0].chained or self.mutated(name, func):
+            return False
+        try:
+            ast.literal_eval(self.module.code_for_node(binds[0].value).strip())
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False
+        return True
+
+    def grid_copies(
+        self, la: _Launch, expr: cst.BaseExpression, inline: list[tuple[_Launch, cst.BaseExpression]]
+    ) -> list[Span]:
+        """The copies of a hoisted expression in the grids written at its launches (``k[(triton.cdiv(n, cfg[0]),)](..,
+        BLOCK=cfg[0])``, a lambda's body included): each is replaced by the variable too, so the grid counts tiles of
+        the tuned value (leftovers22, l17: the grid kept ``cfg[0]``, and ``BLOCK = 512`` of 1024 ran half the
+        programs it needed, half the output never written)."""
+        text = self.code(expr)
+        out: list[Span] = []
+        for launch in [la, *(other for other, _ in inline)]:
+            out += [self.span(node) for node in _copies_in(launch.sub.slice, text, self.code)]
+        return out
 
     def shared_hoist(
         self,
