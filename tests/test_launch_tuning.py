@@ -284,6 +284,11 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
         assert stop == "converged", data["stop"]
         assert detail.startswith("the launch configuration has converged") and "kept nothing" in detail
         assert "further gains need a code change (--implementer agent-cli or llm-api)" in detail
+        # optimize's own words agree with the report's: the last version converged, no kernel failed (newuser19 n125)
+        last_row = data["versions"][-1]
+        assert last_row["result"] == "FAIL" and last_row["converged"] and data["converged"] == 1, data["versions"]
+        assert re.search(rf"{last_row['version'].upper()} converged \(the tuning session", err), captured.err
+        assert not re.search(rf"{last_row['version'].upper()} FAIL", err), captured.err
     ws = Workspace(Path(data["workspace"]))
     records = list(ws.memory.records())[1:]
     passed = [r for r in records if r.quality_gate.result is GateResult.PASS]

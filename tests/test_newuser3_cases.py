@@ -111,7 +111,7 @@ def _row(version: str, **fields: Any) -> Any:
     from kernelopt.loop.summary import VersionRow
 
     values: dict[str, Any] = {name: None for name in VersionRow.model_fields}
-    values.update(version=version, masked=False, candidates_timed=0, candidates_evaluated=0, **fields)
+    values.update(version=version, masked=False, candidates_timed=0, candidates_evaluated=0, converged=False, **fields)
     return VersionRow.model_validate(values)
 
 

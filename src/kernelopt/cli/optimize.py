@@ -109,7 +109,7 @@ def _render(summary: LoopSummary) -> None:
     rows = [
         [
             r.version,
-            r.result or "-",
+            r.said,
             r.commit or "-",
             r.latency_us,
             r.tflops,
@@ -159,7 +159,9 @@ def _render(summary: LoopSummary) -> None:
     if summary.timing_only:
         info("evidence: timing-only where Stage 1 had no hardware counters (see each plan and the report)")
     info(
-        f"this run: {summary.iterations} iteration(s), {summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
+        f"this run: {summary.iterations} iteration(s), "
+        + (f"{summary.converged} converged, " if summary.converged else "")
+        + f"{summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
         + (
             f"; {summary.candidates_timed} candidate(s) timed by Stage 3 over all versions"
             if summary.candidates_evaluated

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kernelopt.actions import SEARCH_NO_GAIN
 from kernelopt.errors import WorkspaceError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.loop.stop import RooflineBounds, StopDecision
@@ -65,6 +66,17 @@ class Failure(BaseModel):
     stage: Stage
     reason: str
     error_type: str
+
+    @property
+    def converged(self) -> bool:
+        """A tuning session that kept nothing: recorded FAIL for the stop rule and the planner, but no kernel failed
+        (:attr:`kernelopt.memory.model.IterationRecord.converged`, the record's reading of the same)."""
+        return self.result is GateResult.FAIL and self.error_type == SEARCH_NO_GAIN
+
+    @property
+    def said(self) -> str:
+        """How the progress lines and the summary say the outcome: ``converged``, or the gate's result."""
+        return "converged" if self.converged else self.result.value
 
 
 class ImplementNote(BaseModel):
@@ -159,6 +171,7 @@ class VersionOutcome(BaseModel):
     failure_reason: str | None = None
     commit: str | None = None
     timing_only: bool = False
+    converged: bool = False
 
 
 class RunState(BaseModel):

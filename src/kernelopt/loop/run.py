@@ -137,7 +137,7 @@ class LoopRun:
     def fail(self, it: IterationState, reason: str, *, error_type: str, result: GateResult = GateResult.FAIL) -> None:
         """The iteration failed in the current stage: go to the record stage (revert marker)."""
         it.failure = Failure(result=result, stage=it.stage, reason=one_line(reason, 500), error_type=error_type)
-        self.emit(EventKind.WARNING, f"V{it.version} {result.value} at {it.stage.value}: {it.failure.reason}")
+        self.emit(EventKind.WARNING, f"V{it.version} {it.failure.said} at {it.stage.value}: {it.failure.reason}")
         self.advance(it, Stage.STOP if it.version == 0 else Stage.RECORD)
 
     # == the guard ==================================================================================

@@ -22,7 +22,6 @@ from kernelopt.loop.record import finalize_record
 from kernelopt.loop.run import LoopRun
 from kernelopt.memory.model import GateResult, IterationRecord, version_label
 from kernelopt.redact import redact
-from kernelopt.stages.implement import NO_GAIN
 
 VERSION_REF = "refs/kernelopt/v{n}"
 """Keeps the pre-amend commit named in each record's ``git_commit_hash`` reachable (git gc never drops it)."""
@@ -48,9 +47,10 @@ def record_stage(run: LoopRun, it: IterationState) -> None:
     shutil.rmtree(run.journal.candidate_dir(n), ignore_errors=True)
     run.refresh_best()
     lat = final.performance.latency_us
+    said = it.failure.said if it.failure is not None else result.value
     run.emit(
         EventKind.ITERATION_END,
-        f"V{n} {result.value}"
+        f"V{n} {said}"
         + (f": {sig(lat)} us" if lat is not None and result is GateResult.PASS else "")
         + (f" ({reason})" if reason else ""),
     )
@@ -185,6 +185,7 @@ def _keep_outcome(
             failure_reason=reason,
             commit=commit,
             timing_only=summary is not None and not summary.counters_available,
+            converged=it.failure is not None and it.failure.converged,
         )
     )
     if n == 0:
@@ -194,7 +195,8 @@ def _keep_outcome(
         run.state.consecutive_failures = 0
         return
     # a tuning session that found the current configuration fastest is a measurement, not a failure
-    # streak: the planner turns it into a waiting category (and convergence)
-    if it.failure is None or it.failure.error_type != NO_GAIN:
-        run.state.consecutive_failures += 1
+    # streak: the planner turns it into a waiting category (and convergence); the summary says it converged
+    if it.failure is not None and it.failure.converged:
+        return
+    run.state.consecutive_failures += 1
     run.state.failures += 1

@@ -37,6 +37,12 @@ class VersionRow(BaseModel):
     culprit: str | None = None  # whose code failed the gate: "kernel", or "problem" (reference.py itself)
     candidates_timed: int = 0
     candidates_evaluated: int = 0
+    converged: bool = False  # recorded FAIL, but its tuning session kept nothing: no kernel failed
+
+    @property
+    def said(self) -> str:
+        """The gate cell: ``converged`` for a session that kept nothing, else the record's gate (``-`` for none)."""
+        return "converged" if self.converged else self.result or "-"
 
     @classmethod
     def of(
@@ -72,6 +78,7 @@ class VersionRow(BaseModel):
             git_commit_hash=r.git_commit_hash,
             candidates_timed=r.candidates_timed,
             candidates_evaluated=len(r.candidates),
+            converged=r.converged,
         )
 
 
@@ -91,8 +98,9 @@ class LoopSummary(BaseModel):
         speedup_vs_compiled: the best version against ``torch.compile(reference)``, when it was timed.
         reference_speedup: the best version's whole comparison with the reference (its 95 % intervals, verdicts and
             why a figure was withheld), for the headline's interval.
-        iterations: iterations V1.. run in this run (passed and failed).
-        failures: failed iterations in this run.
+        iterations: iterations V1.. run in this run (passed, converged and failed).
+        failures: failed iterations in this run (a version whose tuning session kept nothing converged: not one).
+        converged: iterations of this run whose tuning session kept nothing.
         elapsed_s: wall time of this run, seconds (resumed sessions included).
         timing_only: some Stage 1 evidence of this run had no hardware counters.
         stage_seconds: wall time per stage over the run (stage name -> seconds).
@@ -115,6 +123,7 @@ class LoopSummary(BaseModel):
     best_roofline: RooflineBounds | None
     iterations: int
     failures: int
+    converged: int = 0
     elapsed_s: float
     timing_only: bool
     stage_seconds: dict[str, float] = Field(default_factory=dict)
@@ -156,6 +165,7 @@ def build_summary(
         best_roofline=best_roofline,
         iterations=state.iterations_done,
         failures=state.failures,
+        converged=sum(1 for o in state.outcomes if o.converged and o.version > 0),
         elapsed_s=state.elapsed_s,
         timing_only=state.timing_only,
         stage_seconds=dict(state.stage_seconds),

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from kernelopt.actions import ActionCategory
+from kernelopt.actions import SEARCH_NO_GAIN, ActionCategory
 
 RECORD_SCHEMA_VERSION = 1
 _VERSION_RE = re.compile(r"[vV]?([0-9]+)")  # ASCII digits: int() reads "v٢" as 2
@@ -369,6 +369,16 @@ class IterationRecord(_Model):
     def candidates_served(self) -> int:
         """Candidates of this version's session served from a session record, not measured again."""
         return sum(1 for c in self.candidates if c.served)
+
+    @property
+    def converged(self) -> bool:
+        """True when the version's tuning session ran and kept nothing (no candidate beat the version before it):
+        the record's gate says FAIL, as the loop's stop rule and the planner read it, but no kernel failed; the launch
+        configuration has converged (error_type :data:`~kernelopt.actions.SEARCH_NO_GAIN`). The one rule of the
+        loop's progress and summary, the report and the MCP digest."""
+        return self.quality_gate.result is GateResult.FAIL and any(
+            pf.error_type == SEARCH_NO_GAIN for pf in self.pitfalls_and_fixes
+        )
 
 
 def best_version(records: Iterable[IterationRecord]) -> IterationRecord | None:

@@ -12,7 +12,6 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelopt.actions import SEARCH_NO_GAIN
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
 from kernelopt.memory.model import GateResult, IterationRecord, best_version
 
@@ -121,12 +120,9 @@ class VersionEntry(_Model):
 
     @property
     def converged(self) -> bool:
-        """True when the version's tuning session ran and kept nothing (no candidate beat the version before it):
-        the record's gate says FAIL, as the loop's stop rule reads it, but no kernel failed; the launch
-        configuration has converged (error_type :data:`~kernelopt.actions.SEARCH_NO_GAIN`)."""
-        return self.gate is GateResult.FAIL and any(
-            pf.error_type == SEARCH_NO_GAIN for pf in self.record.pitfalls_and_fixes
-        )
+        """The version's tuning session kept nothing (:attr:`IterationRecord.converged`): recorded FAIL, no kernel
+        failed."""
+        return self.record.converged
 
     @property
     def failed(self) -> bool:
