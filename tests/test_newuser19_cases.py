@@ -59,3 +59,54 @@ def test_n125_optimize_s_own_summary_says_converged_where_the_report_does(
     cells = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if "│ v" in line}
     assert cells == {"v0": "PASS", "v1": "PASS", "v2": "FAIL", "v3": "converged"}
     assert "this run: 3 iteration(s), 1 converged, 1 failed, 0:00:08 wall time" in out
+
+
+TABLE_KERNEL = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * alpha + 1.0, mask=mask)
+
+
+def run(x):
+    out = torch.empty_like(x)
+    n = x.numel()
+    BLOCK = 128
+    if n <= 1000:  # kernelopt: tuned
+        BLOCK = 1024
+    elif n <= 4096:  # kernelopt: tuned
+        BLOCK = 4096
+    scale_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, 2.0, BLOCK=BLOCK, num_warps=4)
+    return out
+"""
+
+
+@pytest.mark.timeout(30)
+def test_n126_a_per_bucket_table_an_edit_wrote_is_no_fallback_a_later_session_times_again_and_again() -> None:
+    """The project's kernel in the loop (`optimize ... --max-iters 2`, SHAPES n = 4096 and 1000): V1 wrote a per-bucket
+    table over `BLOCK = 128`; V2's session then tuned the literal above it, the fallback no entry reaches, with the
+    table kept in every candidate: nine timings of one kernel (2576-2666 us), the least by noise (BLOCK=32, +2.4 %)
+    written above the table, untimed at every size it runs. A candidate that moves the names the table sets runs its
+    configuration at every size (the table spliced out, as a single row's guard always was); the write replaces the
+    table; a table with an `else`, or a row without the mark (the user's), is kept."""
+    from kernelopt.tunables.guard import guard_edit, strip_stale_guards
+
+    moved = TABLE_KERNEL.replace("BLOCK = 128", "BLOCK = 32")
+    candidate = strip_stale_guards(TABLE_KERNEL, moved)
+    assert "BLOCK = 32\n    scale_kernel[" in candidate and "kernelopt: tuned" not in candidate
+    written = guard_edit(TABLE_KERNEL, TABLE_KERNEL.replace("BLOCK = 128", "BLOCK = 256"))
+    assert written.new_source is not None and "if n <=" not in written.new_source, written
+    assert "BLOCK = 256\n    scale_kernel[" in written.new_source
+    # the same table as the user's: an `else` row, or one row's mark gone: kept as written
+    users = [
+        moved.replace("        BLOCK = 4096\n", "        BLOCK = 4096\n    else:\n        BLOCK = 64\n"),
+        moved.replace("elif n <= 4096:  # kernelopt: tuned", "elif n <= 4096:"),
+    ]
+    for text in users:
+        base = text.replace("BLOCK = 32", "BLOCK = 128", 1)
+        assert strip_stale_guards(base, text) == text

@@ -73,6 +73,7 @@ from kernelopt.tunables.inline_guard import (
     TUNED,
     bound_block,
     conjuncts,
+    literal_settings,
     marked_tuned,
     read_inline_guard,
     read_statement_guard,
@@ -4192,6 +4193,10 @@ def _stale_guard(
     """The splice that takes the names ``moved`` out of the guard right after ``statement`` (the whole guard when
     it sets nothing else); ``None`` when no guard there sets one of them."""
     after = collector.next_of.get(id(statement)) if moved else None
+    table = _table_names(after)
+    if after is not None and table and table <= moved:  # a per-bucket table an edit wrote, every name it sets moved
+        starts = _line_starts(new)
+        return (starts[pos[after].start.line - 1], starts[pos[after].end.line], "")
     values = _guard_values(after)
     if after is None or values is None or not moved & {name for name, _ in values}:
         return None
@@ -4206,6 +4211,32 @@ def _stale_guard(
     indent = body_line[: len(body_line) - len(body_line.lstrip())]
     names = ", ".join(name for name, _ in kept)
     return (start, end, f"{header}{indent}{names} = {', '.join(str(v) for _, v in kept)}\n")
+
+
+def _table_names(node: cst.BaseStatement | None) -> set[str]:
+    """The names a per-bucket table an edit wrote sets (``if n <= 1000:  # kernelopt: tuned`` / ``BLOCK = 1024`` /
+    ``elif n <= 4096:  # kernelopt: tuned`` / ``BLOCK = 4096``: ``{"BLOCK"}``): an ``if`` with one ``elif`` or more,
+    each branch marked, its body integer literal settings, no ``else``; empty for any other statement. (A single
+    row is a guard, :func:`_guard_values`.) The literal above it is the fallback, run only above its rows: a
+    candidate that moves every name the table sets runs its configuration at every size with the table spliced out
+    (newuser19 n126: the table kept, every entry ran its rows and the session timed one kernel again and again)."""
+    if not isinstance(node, cst.If) or not isinstance(node.orelse, cst.If):
+        return set()
+    names: set[str] = set()
+    branch: cst.BaseStatement | cst.BaseSuite | None = node
+    while isinstance(branch, cst.If):
+        if not marked_tuned(branch) or not isinstance(branch.body, cst.IndentedBlock):
+            return set()
+        for stmt in branch.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                return set()
+            for small in stmt.body:
+                pairs = literal_settings(small)
+                if not pairs:
+                    return set()
+                names.update(name for name, _ in pairs)
+        branch = branch.orelse
+    return names if branch is None else set()
 
 
 def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
