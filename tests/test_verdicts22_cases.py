@@ -112,3 +112,52 @@ def test_x1_the_gate_times_the_copying_kernel_s_calls_back_to_back_and_passes_th
     timing = res.timings[0].versions[-1]
     assert timing.method is TimingMethod.CUDA_BATCH and timing.samples_us, timing
     assert any("a replay does fewer calls than it is timed as" in w for w in timing.warnings), timing.warnings
+
+
+# ------------------------------------------------- x3: a float64 value past the dtype's largest is an overflow's trace
+
+_SUMS = """import torch
+from torch import nn
+
+
+class {cls}(nn.Module):
+    def forward(self, x):
+        return {body}
+
+
+def get_inputs():
+    g = torch.Generator().manual_seed(0)
+    x = (torch.rand(64, 256, generator=g) * 200).to(torch.float16)
+    x[:8] = 400.0  # these rows sum to 102400 in float64: past fp16's 65504, inf in fp16, 65504 after nan_to_num
+    return [x]
+
+
+def get_init_inputs():
+    return []
+"""
+_OWN_SUM = "torch.nan_to_num(x.sum(dim=1))"
+SUMS = {  # the kernel, whether it passes
+    "the reference's own code": (_OWN_SUM, True),
+    "a float32 sum rounded once": ("torch.nan_to_num(x.float().sum(dim=1).half())", True),
+    "a sum 10 % off": ("torch.nan_to_num((x.float().sum(dim=1) * 1.1).half())", False),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(SUMS))
+def test_x3_a_reference_value_kept_at_fp16_s_largest_widens_no_tolerance(tmp_path: Path, name: str) -> None:
+    """x3: late22's z12 took only the own run's exact 0 for an overflow's trace. A reference ``nan_to_num(x.sum(1))``
+    in fp16 whose rows past 65504 are kept as 65504 (float64 102400) had that loss read as its rounding: "widened x200"
+    (rtol 0.39), and a kernel 10 % off passed (main's code). A float64 value past the dtype's largest is an overflow's
+    trace now, whatever the own run left there: the tolerance is the default, the 10 % kernel fails, and the
+    reference's own code and a float32 sum (65504 there too, reproduced) pass."""
+    from tests.conftest import check_in_process
+
+    body, passes = SUMS[name]
+    (tmp_path / "reference.py").write_text(_SUMS.format(cls="Model", body=_OWN_SUM))
+    (tmp_path / "kernel.py").write_text(_SUMS.format(cls="ModelNew", body=body))
+    result = check_in_process(tmp_path, "v1")
+    assert (result.failure is None) is passes, result.failure
+    assert result.cases[0].tolerance is not None and result.cases[0].tolerance.basis == "default", result.cases[0]
+    if not passes:
+        assert "differs from the reference beyond tolerance (56 of 64 elements" in result.failure.message
