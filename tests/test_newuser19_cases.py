@@ -3,6 +3,10 @@ trial (newuser19, 2026-12-07)"); n1-n124 are earlier trials'."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from kernelopt.actions import SEARCH_NO_GAIN, ActionCategory
@@ -110,3 +114,36 @@ def test_n126_a_per_bucket_table_an_edit_wrote_is_no_fallback_a_later_session_ti
     for text in users:
         base = text.replace("BLOCK = 32", "BLOCK = 128", 1)
         assert strip_stale_guards(base, text) == text
+
+
+def test_n127_optimize_from_a_project_s_folder_says_where_the_best_kernel_is_and_how_to_take_it(
+    tmp_path: Path,
+) -> None:
+    """The project's kernel (`optimize src/acme/kernels/norm/rms --device cpu --max-iters 1`): V1 12x over V0, and
+    nothing said that the project's kernel.py was left as it was (optimize edits only its workspace's copy) or how to
+    take V1; the README named no path for a kernel of an existing project. The line names both files and the two
+    commands, run here as written."""
+    from kernelopt.cli.optimize import take_back
+    from kernelopt.loop.summary import LoopSummary
+
+    folder, ws = tmp_path / "src dir" / "rms", tmp_path / "kernel_opt_rms"
+    folder.mkdir(parents=True)
+    ws.mkdir()
+    (folder / "kernel.py").write_text("BLOCK = 128\n")
+    (ws / "kernel.py").write_text("BLOCK = 4096\n")
+    values: dict[str, object] = {name: None for name in LoopSummary.model_fields}
+    values.update(workspace=str(ws), best_version="v1")
+    summary = LoopSummary.model_construct(**values)  # type: ignore[arg-type]
+    line = take_back(folder, summary)
+    assert line is not None and line.startswith(f"the best kernel (V1) is {ws / 'kernel.py'}; "), line
+    commands = re.findall(r"`([^`]+)`", line)
+    assert [c.split()[0] for c in commands] == ["diff", "cp"]
+    diff = subprocess.run(commands[0], shell=True, capture_output=True, text=True, check=False)
+    assert diff.returncode == 1 and "+BLOCK = 4096" in diff.stdout
+    subprocess.run(commands[1], shell=True, check=True)
+    assert (folder / "kernel.py").read_text() == "BLOCK = 4096\n"
+    assert take_back(folder, summary) is None  # taken: nothing more to say
+    assert take_back(ws, summary) is None  # a run on the workspace itself
+    values.update(best_version="v0")
+    (folder / "kernel.py").write_text("BLOCK = 128\n")
+    assert take_back(folder, LoopSummary.model_construct(**values)) is None  # type: ignore[arg-type]

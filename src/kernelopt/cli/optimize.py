@@ -181,6 +181,27 @@ def _render(summary: LoopSummary) -> None:
         info(f"stopped: {summary.stop.line()}")
 
 
+def take_back(folder: Path, summary: LoopSummary) -> str | None:
+    """Where the run's best kernel is, for a run started from the user's own folder (a project's kernel folder, not
+    the workspace): ``optimize`` edits only its workspace's copy, so the user's kernel.py is as they left it and
+    nothing said so or how to take the result (newuser19 n127). ``None`` for a run on the workspace itself, no
+    version better than V0, or a folder whose kernel.py is already the best's bytes."""
+    ws, label = Path(summary.workspace), summary.best_version
+    mine, best = folder / "kernel.py", ws / "kernel.py"
+    if label is None or label == "v0" or folder.resolve() == ws.resolve():
+        return None
+    try:
+        if mine.read_bytes() == best.read_bytes():
+            return None
+    except OSError:
+        return None
+    a, b = shell_word(mine), shell_word(best)
+    return (
+        f"the best kernel ({label.upper()}) is {best}; {mine} is as you left it (optimize edits only its "
+        f"workspace's copy): `diff -u {a} {b}` shows the change, `cp {b} {a}` takes it"
+    )
+
+
 def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
     """Refuse ``--device cpu`` for a kernel whose task card (or, a folder's card naming none, its kernel.py) says it
     is CUDA or HIP code (:func:`~kernelopt.taskcard.folder_framework`, :func:`~kernelopt.taskcard.cpu_refusal`); for
@@ -442,6 +463,8 @@ def register(app: typer.Typer) -> None:
                     emit_json(summary)
                 else:
                     _render(summary)
+                    if (line := take_back(path, summary)) is not None:
+                        info(line)
         except StdoutLost as exc:  # `| head -1`: the run is over and committed; its exit status still says how
             ended = f" ({summary.stop.line()})" if summary.stop is not None else ""
             sys.stderr.write(
