@@ -161,3 +161,31 @@ def test_x3_a_reference_value_kept_at_fp16_s_largest_widens_no_tolerance(tmp_pat
     assert result.cases[0].tolerance is not None and result.cases[0].tolerance.basis == "default", result.cases[0]
     if not passes:
         assert "differs from the reference beyond tolerance (56 of 64 elements" in result.failure.message
+
+
+# ------------------------------------------------- x4: the re-time's own figure said nowhere beside the one claimed
+
+
+def test_x4_a_claim_says_one_figure_not_the_re_time_s_beside_the_calibrated_one() -> None:
+    """x4: late25's seen item. On skewed samples the gate says the medians' 60.6x where the ABBA blocks say 90.9x
+    (late23 z21, late25 z30), and the re-time, read by the blocks alone, said "re-timed 90.9x" beside it: two figures
+    for one question in the claim's words (the report's line, ``validate``, the headline) and the decision's detail.
+    Now the words say that a re-time repeated the claim (its sign test's p in the detail), and the one figure is the
+    one claimed."""
+    from kernelopt.harness.decision import describe_speedup
+    from kernelopt.harness.gate import _reference_speedup
+    from kernelopt.harness.model import REFERENCE_LABEL
+    from kernelopt.report.headline import eager_claim
+    from tests.test_late23_cases import interleaved_case
+    from tests.test_late25_cases import _skewed_timing
+
+    before, kernel = _skewed_timing(24, (300.0, 100.0), (3.3, 1.1))
+    case = interleaved_case(before, kernel, {REFERENCE_LABEL: before}, retimed=True)
+    for s in (case.speedup, case.reference_speedup):
+        assert s is not None and s.confirmed and s.speedup == pytest.approx(200 / 3.3), s
+        assert s.retime_speedup == pytest.approx(300 / 3.3)  # kept in the record
+        detail = describe_speedup(s)
+        assert detail.startswith("60.606x") and "90.9" not in detail and "; re-timed, p " in detail, detail
+    vs = _reference_speedup(case)
+    assert vs is not None
+    assert eager_claim(vs).endswith(", re-timed: improvement") and "90.9" not in eager_claim(vs), eager_claim(vs)

@@ -85,17 +85,11 @@ def reference_headline(vs: ReferenceSpeedup | None) -> str | None:
 
 
 def eager_claim(vs: ReferenceSpeedup) -> str:
-    """What the claim against PyTorch eager rests on, then the claim (:func:`~kernelopt.harness.stats.claim_text`),
-    its re-time said as the figure beside it is: ``re-timed 440x slower`` beside ``435x slower than PyTorch eager``,
-    where it read ``re-timed 0.00227x`` (newuser12's n68)."""
+    """What the claim against PyTorch eager rests on, then the claim (:func:`~kernelopt.harness.stats.claim_text`):
+    ``re-timed`` where a re-time repeated it, its own figure not said beside the one claimed (verdicts22 x4; newuser12's
+    n68 had said it as ``re-timed 440x slower`` beside ``435x slower than PyTorch eager``)."""
     interval = (vs.eager_ci_low, vs.eager_ci_high)  # spanning 1 beside a significant test: skewed samples (z31)
-    text = claim_text(vs.eager_verdict, vs.eager_p_value, vs.eager_effect_size_d, vs.eager_retime, interval)
-    retime = vs.eager_retime
-    if retime is None or retime <= 0 or vs.eager is None or "x slower than" not in speedup_words(vs.eager, "it"):
-        return text
-    if "x slower than" not in speedup_words(retime, "it"):
-        return text
-    return text.replace(f"re-timed {retime:.3g}x", f"re-timed {figure(1 / retime)}x slower", 1)
+    return claim_text(vs.eager_verdict, vs.eager_p_value, vs.eager_effect_size_d, vs.eager_retime, interval)
 
 
 def previous_latency_change(c: Comparison) -> float | None:
