@@ -300,6 +300,7 @@ verdicts22 300 scripts/gpu_verdicts22.sh
 leftovers21 420 scripts/gpu_leftovers21.sh
 newuser18 600 scripts/gpu_newuser18.sh
 break21 480 scripts/gpu_break21.sh
+wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 gputests 560 -
 EOF
 }

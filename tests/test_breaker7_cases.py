@@ -269,9 +269,11 @@ def test_a_module_constant_passed_by_the_one_call_of_a_launching_helper_is_a_kno
     tokens."""
     found = _tunables("decode_split")
     assert found["NUM_KV_SPLITS"].value == 4 and found["NUM_KV_SPLITS"].editable, found["NUM_KV_SPLITS"]
-    written, note = _tune_edit(_copy("decode_split", tmp_path), {"NUM_KV_SPLITS": 16, "BLOCK_N": 64})
+    # NUM_KV_SPLITS alone: BLOCK_N = 64 holds a (64, next_power_of_2(Lk)) tile, past Triton's limit from head dims
+    # of 16385, which the original's 32 runs (wrongkernel23's v102 rule: not written)
+    written, note = _tune_edit(_copy("decode_split", tmp_path), {"NUM_KV_SPLITS": 16})
     assert written is not None, note
-    assert "\nNUM_KV_SPLITS = 16\nBLOCK = 64\n" in written
+    assert "\nNUM_KV_SPLITS = 16\nBLOCK = 32\n" in written
     folder = tmp_path / "decode_split"
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"B": 2, "H": 2, "H_KV": 1, "D": 48, "L": 9}, {"B": 1, "H": 2, "H_KV": 2, "D": 16, "L": 150}])
@@ -333,7 +335,7 @@ def test_the_seventh_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu
         "tma_persist": {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128},
         "xent_chunked": {"BLOCK_SIZE": 1024},
         "ge_softmax": {"TILE_N": 32},
-        "decode_split": {"NUM_KV_SPLITS": 16, "BLOCK_N": 64},
+        "decode_split": {"NUM_KV_SPLITS": 16},  # BLOCK_N = 64: refused by v102's rule (wrongkernel23)
     }
     launch = {"xent_chunked": "_chunked_cross_entropy_forward"}  # k3's chunk width, not the first launch's block
     written: dict[str, Path] = {}

@@ -81,6 +81,8 @@ from kernelopt.tunables.inline_guard import (
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
+from kernelopt.tunables.tile_numel import Text as NumelText
+from kernelopt.tunables.tile_numel import numel_refusal
 from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.vocabulary import GRID_AXES_MOST
 
@@ -3466,6 +3468,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
             said = "; ".join({(id(node), test): why for node, test, why in reversed(needed)}.values())
             return replace(again, note=f"{said}; {again.note}" if again.note else said)
         why = _uncovered_rows(old, new_collector, unmasked, pos, plain, ran_masked) if add else None
+        why = why or (numel_refusal(_numel_text(old_collector), _numel_text(new_collector), pos) if add else None)
         return Guarded(None, why) if why is not None else Guarded(new, None)
     why = _helper_argument(old_collector, new_collector, unmasked, pos, kernels) if add else None
     if why is not None:
@@ -3589,6 +3592,7 @@ def _file_refusal(
     why = why or _stale_copies(old_fns, new_fns, pos, _constants(new_collector))
     why = why or _stale_strides(old_fns, new_fns, pos)
     why = why or _uncovered_rows(old, new_collector, unmasked, pos, ran_masked=ran_masked)
+    why = why or numel_refusal(_numel_text(old_collector), _numel_text(new_collector), pos)
     if why is not None:
         return why
     covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
@@ -3597,6 +3601,12 @@ def _file_refusal(
         if why is not None:
             return why
     return None
+
+
+def _numel_text(collector: _Collector) -> NumelText:
+    """One text's reading for the tile-size rule (:func:`kernelopt.tunables.tile_numel.numel_refusal`, v102)."""
+    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+    return NumelText(collector.functions, kernels, _constants(collector))
 
 
 def _launch_needs(

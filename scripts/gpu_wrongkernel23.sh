@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# wrongkernel23's GPU proof (tests/test_wrongkernel23_cases.py proves v102 on the CPU, Triton's interpreter checking
+# a tile's values as a GPU compile does) on one NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and
+# settings are never changed. About 1-2 minutes (one compile of a 4 x 65536 tile).
+#
+#   v102: rows_pow2_numel compiled at one row of 32769 columns: the plain ROWS = 32 (a 32 x 65536 tile) fails,
+#   past Triton's 1048576 values, where the original ROWS = 4 sums the row right; ROWS = 16, the largest the rule
+#   writes, sums 64 rows of 4097 right.
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
+gpu_header "$R/session.txt"
+gpu_tests 280 tests/test_wrongkernel23_cases.py -k on_cuda
+progress "done"

@@ -1,0 +1,351 @@
+"""A tile whose one side the launch computes from a size: Triton's limit on a tile's values at sizes ``SHAPES`` never
+names (pure).
+
+Triton refuses a tensor of more than :data:`~kernelopt.tunables.knobs.TRITON_MAX_TENSOR_NUMEL` values, on a GPU and
+in its interpreter alike. A tile ``(ROWS, BLOCK_N)`` whose ``BLOCK_N = triton.next_power_of_2(n_cols)`` the launch
+computes holds ``ROWS * BLOCK_N`` values: the original ``ROWS = 4`` under ``assert n_cols <= 65536`` holds 262144 at
+most, and a tuned ``ROWS = 64`` fails from 16385 columns, sizes the original runs and ``SHAPES`` (a few thousand
+columns) never names (v102, docs/faults.md). The knob's own limit (``ROWS`` at most 1048576) reads one side alone.
+
+:func:`numel_refusal` compares each launch's tiles in the original and the edited text: where the sides the edit may
+move (an integer at the launch, a local bound once to one, a module constant) hold more values together than the
+original's, and the side computed from a size reaches further under the original's product than under the new one,
+the edit is refused with one line (no guard by a size is written: the bound falls as the tile grows, a form the
+guard's readers do not hold). A table's row (``if n_cols <= 3000:`` / ``ROWS = 32``) is read with its test: a row
+over the computed side's size reaches no further than its bound. A kernel multiplying tiles with ``tl.dot`` is left
+out (:func:`_multiplies`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from kernelopt.tunables.bindings import assigned_once
+from kernelopt.tunables.blocks import dotted, launched, named_args, walk
+from kernelopt.tunables.filters import constexpr_params
+from kernelopt.tunables.knobs import TRITON_MAX_TENSOR_NUMEL
+from kernelopt.tunables.signature import param_names
+
+#: the tensor makers whose first argument is a shape (``tl.zeros((ROWS, BLOCK_N), dtype=...)``)
+_SHAPED = ("zeros", "full", "empty")
+
+#: One side of a tile: a constexpr parameter of the kernel, or an integer literal.
+Side = str | int
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """A tile of a kernel's body: its sides in axis order and the node that spans them (for its line)."""
+
+    sides: tuple[Side, ...]
+    node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class _Computed:
+    """A side the launch computes from a size (``triton.next_power_of_2(n_cols)``): the size's text and the largest
+    value it takes where the launching function runs (an assert's bound, a ``min`` with an integer; else
+    Triton's limit itself)."""
+
+    text: str
+    most: int
+
+
+def _int(node: cst.CSTNode | None) -> int | None:
+    return int(node.evaluated_value) if isinstance(node, cst.Integer) else None
+
+
+def _ranged(expr: cst.CSTNode, params: set[str], ranges: Mapping[str, str]) -> str | None:
+    """The one constexpr parameter ``expr``'s values run along: a ``tl.arange(0, P)`` it holds, or a local that
+    does (``rows = pid * ROWS + tl.arange(0, ROWS)``); ``None`` where none or several."""
+    found: set[str] = set()
+    for node in walk(expr):
+        if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "arange" and len(node.args) == 2:
+            end = node.args[1].value
+            if _int(node.args[0].value) == 0 and isinstance(end, cst.Name) and end.value in params:
+                found.add(end.value)
+        elif isinstance(node, cst.Name) and node.value in ranges:
+            found.add(ranges[node.value])
+    return found.pop() if len(found) == 1 else None
+
+
+def _axis(node: cst.Subscript) -> int | None:
+    """The axis a subscript ``x[:, None]`` / ``x[None, :]`` lays ``x`` along: the place of its one full slice among
+    ``None``s; ``None`` for any other subscript."""
+    full = [
+        i
+        for i, element in enumerate(node.slice)
+        if isinstance(element.slice, cst.Slice) and element.slice.lower is None and element.slice.upper is None
+    ]
+    nones = [
+        i
+        for i, element in enumerate(node.slice)
+        if isinstance(element.slice, cst.Index)
+        and isinstance(element.slice.value, cst.Name)
+        and element.slice.value.value == "None"
+    ]
+    return full[0] if len(full) == 1 and len(full) + len(nones) == len(node.slice) >= 2 else None
+
+
+def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
+    """The tiles of two or more sides ``kernel``'s body builds: ranges laid along axes of one statement
+    (``rows[:, None] * n_cols + cols[None, :]``), and shapes a maker is given (``tl.zeros((ROWS, BLOCK_N))``)."""
+    params = constexpr_params(kernel)
+    ranges: dict[str, str] = {}
+    for name, value in assigned_once(kernel).items():
+        side = _ranged(value, params, ranges)
+        if side is not None:
+            ranges[name] = side
+    out: list[_Tile] = []
+    for line in (n for n in walk(kernel.body) if isinstance(n, cst.SimpleStatementLine)):
+        axes: dict[int, str] = {}
+        for node in walk(line):
+            if isinstance(node, cst.Subscript) and (axis := _axis(node)) is not None:
+                side = _ranged(node.value, params, ranges)
+                if side is not None:
+                    axes.setdefault(axis, side)
+            if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in _SHAPED and node.args:
+                shape = node.args[0].value
+                if isinstance(shape, cst.Tuple | cst.List) and len(shape.elements) >= 2:
+                    sides = [e.value.value if isinstance(e.value, cst.Name) else _int(e.value) for e in shape.elements]
+                    if all(s is not None for s in sides):
+                        out.append(_Tile(tuple(s for s in sides if s is not None), node))
+        if len(axes) >= 2 and sorted(axes) == list(range(len(axes))):
+            out.append(_Tile(tuple(axes[i] for i in range(len(axes))), line))
+    return out
+
+
+def _bound_in(test: cst.BaseExpression, size: str) -> int | None:
+    """The largest value ``size`` (a name) takes where ``test`` holds (``n_cols <= 65536``, ``n_cols < 65537``, one
+    conjunct of an ``and``); ``None`` where it bounds it no way from above."""
+    most: int | None = None
+    tests = [test]
+    while tests:
+        test = tests.pop()
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            tests += [test.left, test.right]
+            continue
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            continue
+        left, op, bound = test.left, test.comparisons[0].operator, _int(test.comparisons[0].comparator)
+        if not (isinstance(left, cst.Name) and left.value == size and bound is not None):
+            continue
+        value = bound if isinstance(op, cst.LessThanEqual) else bound - 1 if isinstance(op, cst.LessThan) else None
+        if value is not None:
+            most = value if most is None else min(most, value)
+    return most
+
+
+def _bounded(fn: cst.FunctionDef, size: str) -> int | None:
+    """The largest value ``size`` takes where ``fn`` runs past its asserts; ``None`` where none bounds it."""
+    bounds = [b for n in walk(fn.body) if isinstance(n, cst.Assert) and (b := _bound_in(n.test, size)) is not None]
+    return min(bounds, default=None)
+
+
+def _computed(
+    fn: cst.FunctionDef, expr: cst.BaseExpression, constants: Mapping[str, int]
+) -> tuple[_Computed, str] | None:
+    """``expr`` read as a side computed from a size, and the size's name: ``triton.next_power_of_2(n)`` (through a
+    local bound once), or ``min(c, ...)`` of one with an integer (a literal or a module constant); ``None`` for any
+    other form."""
+    local = assigned_once(fn)
+    if isinstance(expr, cst.Name) and expr.value in local:
+        expr = local[expr.value]
+    if not isinstance(expr, cst.Call):
+        return None
+    name = dotted(expr.func).split(".")[-1]
+    if name == "next_power_of_2" and len(expr.args) == 1 and isinstance(size := expr.args[0].value, cst.Name):
+        bound = _bounded(fn, size.value)
+        most = TRITON_MAX_TENSOR_NUMEL if bound is None else 1 << max(bound - 1, 0).bit_length()
+        return _Computed(f"triton.next_power_of_2({size.value})", min(most, TRITON_MAX_TENSOR_NUMEL)), size.value
+    if name == "min" and len(expr.args) == 2:
+        for cap, inner in ((expr.args[0].value, expr.args[1].value), (expr.args[1].value, expr.args[0].value)):
+            value = _int(cap) if _int(cap) is not None else constants.get(getattr(cap, "value", ""))
+            computed = _computed(fn, inner, constants) if value is not None else None
+            if computed is not None and value is not None:
+                return _Computed(computed[0].text, min(computed[0].most, value)), computed[1]
+    return None
+
+
+def _rows(fn: cst.FunctionDef) -> dict[str, list[tuple[int | None, tuple[cst.BaseExpression, ...]]]]:
+    """Name -> each value ``fn`` binds it to (an integer, else ``None``) with the tests of the ``if``/``elif``s it is
+    bound under (a table's row, ``if n_cols <= 3000:  # kernelopt: tuned`` / ``ROWS = 32``; none for a plain line)."""
+    out: dict[str, list[tuple[int | None, tuple[cst.BaseExpression, ...]]]] = {}
+
+    def visit(body: Sequence[cst.BaseStatement], tests: tuple[cst.BaseExpression, ...]) -> None:
+        for statement in body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign | cst.AugAssign | cst.AnnAssign):
+                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                        value = _int(small.value) if isinstance(small, cst.Assign | cst.AnnAssign) else None
+                        for target in targets:
+                            if isinstance(target, cst.Name):
+                                out.setdefault(target.value, []).append((value, tests))
+            elif isinstance(statement, cst.If):
+                branch: cst.If | cst.Else | None = statement
+                while isinstance(branch, cst.If):
+                    visit(cst.ensure_type(branch.body, cst.IndentedBlock).body, (*tests, branch.test))
+                    branch = branch.orelse
+                if branch is not None:
+                    visit(cst.ensure_type(branch.body, cst.IndentedBlock).body, tests)
+            else:  # a value bound in a loop or another block: read no way here
+                for node in walk(statement):
+                    if isinstance(node, cst.AssignTarget | cst.AugAssign) and isinstance(node.target, cst.Name):
+                        out.setdefault(node.target.value, []).append((None, tests))
+
+    visit(cst.ensure_type(fn.body, cst.IndentedBlock).body, ())
+    return out
+
+
+#: One value a fixed side takes: the integer, and the tests of the table's row that binds it (none: every size).
+_Value = tuple[int, tuple[cst.BaseExpression, ...]]
+
+
+def _values(fn: cst.FunctionDef, expr: cst.BaseExpression | None, constants: Mapping[str, int]) -> list[_Value] | None:
+    """Each integer a launch may pass a side, with its row's tests: a literal, a local bound to integers only (once,
+    or in a table's rows), or a module constant; ``None`` for any other form."""
+    if expr is None or _int(expr) is not None:
+        value = _int(expr)
+        return [(value, ())] if value is not None else None
+    if not isinstance(expr, cst.Name):
+        return None
+    bound = _rows(fn).get(expr.value)
+    if bound is None:
+        return [(constants[expr.value], ())] if expr.value in constants else None
+    if any(value is None for value, _ in bound):
+        return None
+    return [(value, tests) for value, tests in bound if value is not None]
+
+
+def _capped(tests: Sequence[cst.BaseExpression], size: str) -> int | None:
+    """The largest value ``size`` takes under a row's ``tests`` (``n_cols <= 3000``, ``n_cols < 3001``, conjuncts);
+    ``None`` where none bounds it from above."""
+    most: int | None = None
+    for test in tests:
+        bound = _bound_in(test, size)
+        if bound is not None:
+            most = bound if most is None else min(most, bound)
+    return most
+
+
+@dataclass(frozen=True)
+class _Launched:
+    """One launch's reading of one tile: the values of the sides it fixes (name -> each value the launching function
+    may pass, a literal side by its text) and the one side it computes from a size."""
+
+    kernel: str
+    tile: _Tile
+    fixed: dict[str, list[_Value]]
+    computed: tuple[str, _Computed]
+    size: str
+    labels: dict[str, str]  # a side passed a name of another spelling -> that name (``BLOCK_N=BLOCK``: ``BLOCK``)
+
+
+def _launched_tiles(
+    fns: Sequence[cst.FunctionDef], kernels: Mapping[str, cst.FunctionDef], constants: Mapping[str, int]
+) -> dict[tuple[str, int, int], _Launched]:
+    """(launching function, its launch's place, the tile's place) -> the tile as that launch passes its sides, for
+    every tile with one side computed from a size and the others fixed."""
+    out: dict[tuple[str, int, int], _Launched] = {}
+    for fn in fns:
+        if fn.name.value in kernels:
+            continue
+        calls = [n for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)]
+        for at, call in enumerate(calls):
+            target = launched(cst.ensure_type(call.func, cst.Subscript).value)
+            kernel = kernels.get(dotted(target).split(".")[-1])
+            if kernel is None or _multiplies(kernel, kernels):
+                continue
+            read = [a for a in call.args if not a.star]
+            passed = named_args(read, param_names(kernel))
+            for place, tile in enumerate(_tiles(kernel)):
+                fixed: dict[str, list[_Value]] = {}
+                computed: list[tuple[str, _Computed, str]] = []
+                for side in tile.sides:
+                    if isinstance(side, int):
+                        fixed[str(side)] = [(side, ())]
+                    elif (values := _values(fn, passed.get(side), constants)) is not None:
+                        fixed[side] = values
+                    elif side in passed and (c := _computed(fn, passed[side], constants)) is not None:
+                        computed.append((side, *c))
+                if len(computed) == 1 and len(fixed) + 1 == len(tile.sides):
+                    side, reading, size = computed[0]
+                    labels = {
+                        k: name.value for k in fixed if isinstance(name := passed.get(k), cst.Name) and name.value != k
+                    }
+                    out[(fn.name.value, at, place)] = _Launched(
+                        kernel.name.value, tile, fixed, (side, reading), size, labels
+                    )
+    return out
+
+
+@dataclass(frozen=True)
+class Text:
+    """One text's reading for :func:`numel_refusal`: its functions, its kernels by name, its module constants."""
+
+    functions: Sequence[cst.FunctionDef]
+    kernels: Mapping[str, cst.FunctionDef]
+    constants: Mapping[str, int]
+
+
+def _multiplies(kernel: cst.FunctionDef, kernels: Mapping[str, cst.FunctionDef]) -> bool:
+    """Whether ``kernel`` or a kernel function it calls multiplies tiles with ``tl.dot``: its operand tiles are staged
+    through shared memory, which bounds the sizes the original runs far below Triton's limit on a tile's values (the
+    fit estimate's, :mod:`kernelopt.tunables.block_tiles`), so this rule leaves it out."""
+    calls = [n for n in walk(kernel.body) if isinstance(n, cst.Call)]
+    called = [kernels[c.func.value] for c in calls if isinstance(c.func, cst.Name) and c.func.value in kernels]
+    return any(
+        dotted(c.func).split(".")[-1] == "dot"
+        for f in [kernel, *called]
+        for c in walk(f.body)
+        if isinstance(c, cst.Call)
+    )
+
+
+def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRange]) -> str | None:
+    """Why the edit from ``old`` to ``new`` cannot be written: a tile whose fixed sides (a plain value, or a table's
+    row) hold more values together than Triton's limit leaves room for at a size its computed side reaches where the
+    original runs (and the row's test lets through); ``positions``: the new text's. ``None`` where none."""
+    before = _launched_tiles(old.functions, old.kernels, old.constants)
+    for key, now in _launched_tiles(new.functions, new.kernels, new.constants).items():
+        was = before.get(key)
+        if was is None or was.fixed.keys() != now.fixed.keys() or was.computed[0] != now.computed[0]:
+            continue
+        side, computed = now.computed
+        held = min(math.prod(v for v, _ in row) for row in itertools.product(*was.fixed.values()))
+        reach_was = min(computed.most, TRITON_MAX_TENSOR_NUMEL // max(held, 1))
+        for row in itertools.product(*now.fixed.values()):
+            grown = math.prod(v for v, _ in row)
+            cap = _capped([t for _, tests in row for t in tests], now.size)
+            reach = reach_was if cap is None else min(reach_was, 1 << max(cap - 1, 0).bit_length())
+            if grown * reach <= TRITON_MAX_TENSOR_NUMEL:
+                continue
+            label = now.labels
+            names = ", ".join(
+                f"{label.get(k, k)}={v}"
+                for k, (v, _) in zip(now.fixed, row, strict=True)
+                if k in label or not k.isdigit()
+            )
+            olds = ", ".join(f"{label.get(k, k)}={was.fixed[k][0][0]}" for k in now.fixed if not k.isdigit())
+            sides = ", ".join(str(s) for s in now.tile.sides)
+            tests = [_code(t) for _, row_tests in row for t in row_tests]
+            where = f" where {' and '.join(tests)}" if tests else ""
+            return (
+                f"{names}{where} does not cover every size the original {olds} handled (the tile ({sides}) of "
+                f"{now.kernel} at line {positions[now.tile.node].start.line} holds at most {TRITON_MAX_TENSOR_NUMEL} "
+                f"values in Triton, and {side} = {computed.text} reaches {reach} where the original runs: "
+                f"{grown * reach} values), and no guard by a size is written for a bound that falls as the tile "
+                "grows: not written"
+            )
+    return None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
