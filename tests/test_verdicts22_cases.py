@@ -5,6 +5,8 @@ tests/test_gpu_verdicts22.py (phase ``verdicts22``)."""
 
 from __future__ import annotations
 
+import ctypes
+import os
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,64 @@ def test_x4_a_claim_says_one_figure_not_the_re_time_s_beside_the_calibrated_one(
     vs = _reference_speedup(case)
     assert vs is not None
     assert eager_claim(vs).endswith(", re-timed: improvement") and "90.9" not in eager_claim(vs), eager_claim(vs)
+
+
+# ------------------------------------------------- x5: an integer output left unwritten in fewer elements than chance
+
+M_PERTURB = -6  # glibc's mallopt parameter behind MALLOC_PERTURB_
+
+_INT16 = """import torch
+from torch import nn
+
+
+class {cls}(nn.Module):
+    def forward(self, x):
+{body}
+
+
+def get_inputs():
+    g = torch.Generator().manual_seed(0)
+    return [torch.randint(-32768, 32767, (1 << 20,), dtype=torch.int16, generator=g)]
+
+
+def get_init_inputs():
+    return []
+"""
+_LEFT = """        out = torch.empty_like(x)
+        out[3:] = x.flip(0)[3:]  # three elements never written
+        return out"""
+INT16 = {  # the reference's body, what the check says
+    "three elements left unwritten": (_LEFT, "holds 3 of 1048576 elements it never wrote"),
+    "every element written (r16's flip)": ("        return x.flip(0)", None),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(INT16))
+def test_x5_an_integer_output_left_unwritten_in_fewer_elements_than_chance_is_the_reference_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """x5: review21's r16 let an integer output hold the poison pattern (32639 in int16) in up to the chance count of
+    elements (46 of a million int16); a reference leaving three elements unwritten was checked, its garbage the answer
+    (the reference's own code as the kernel PASS on main's code, the host's memory poisoned as the worker's is). Where
+    the count is that low the reference runs once more, its fresh memory another byte (0x3C): an element holding each
+    run's pattern was written by neither, the problem's ERROR; r16's flip, holding 32639 as values in both, passes."""
+    from kernelopt.harness import poison
+    from tests.conftest import check_in_process
+
+    body, said = INT16[name]
+    (tmp_path / "reference.py").write_text(_INT16.format(cls="Model", body=body))
+    (tmp_path / "kernel.py").write_text(_INT16.format(cls="ModelNew", body=body))
+    own = os.environ.get("MALLOC_PERTURB_", "")
+    monkeypatch.setenv("MALLOC_PERTURB_", poison.MALLOC_PERTURB)  # the worker's process: fresh memory 0x7F
+    mallopt = ctypes.CDLL(None).mallopt
+    assert mallopt(M_PERTURB, int(poison.MALLOC_PERTURB)), "glibc's mallopt"
+    try:
+        result = check_in_process(tmp_path, "v1")
+    finally:
+        mallopt(M_PERTURB, int(own) if own.isdigit() else 0)
+    if said is None:
+        assert result.failure is None, result.failure
+        return
+    assert result.failure is not None and result.failure.error_class == "ReferenceNotWritten", result.failure
+    assert said in result.failure.message, result.failure.message

@@ -877,7 +877,7 @@ def _run_reference(
     import torch
 
     from kernelopt.harness.inplace import InPlaceContract, modified_inputs
-    from kernelopt.harness.inputs import clone_tree
+    from kernelopt.harness.inputs import clone_tree, other_fill, tensors_in
 
     # a reference that branches on its dtype computes something else in float64: not its rounding either
     traced = subject.own
@@ -911,8 +911,14 @@ def _run_reference(
             or (random and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi))
         ):
             ref_hi, precision = ref_native, "native"
+
+        def rerun() -> Any:  # the same run, its fresh memory another byte: integer elements unwritten (x5)
+            with other_fill(ctx.device, tensors_in(ref_native)):
+                torch.manual_seed(run_seed)
+                return subject.ref(*clone_tree(inputs))
+
         # after the float64 run, which tells a bf16 finfo.max the reference computed from memory it left (r17)
-        _fail_if_reference_unwritten(ctx, cc, ref_native, where, ref_hi if precision != "native" else None)
+        _fail_if_reference_unwritten(ctx, cc, ref_native, where, ref_hi if precision != "native" else None, rerun)
     return _ReferenceRun(ref_native, ref_hi, precision, contract, random, place, ref_free)
 
 
@@ -1212,12 +1218,15 @@ def _fail_if_reference_elsewhere(ctx: _Ctx, cc: CaseCheck, ref_native: Any, inpu
         ctx.warn_once("reference-device", line)
 
 
-def _fail_if_reference_unwritten(ctx: _Ctx, cc: CaseCheck, ref_native: Any, where: str, ref_hi: Any = None) -> None:
+def _fail_if_reference_unwritten(
+    ctx: _Ctx, cc: CaseCheck, ref_native: Any, where: str, ref_hi: Any = None, rerun: Callable[[], Any] | None = None
+) -> None:
     """Fail the case as the problem's where the reference returned memory it never wrote
-    (:func:`~kernelopt.harness.inputs.unwritten_reference_line`, the one rule, ``tune``'s setup's too)."""
+    (:func:`~kernelopt.harness.inputs.unwritten_reference_line`, the one rule, ``tune``'s setup's too; ``rerun``: the
+    reference once more, its fresh memory another byte, for an integer output holding the pattern as chance does)."""
     from kernelopt.harness.inputs import unwritten_reference_line
 
-    line = unwritten_reference_line(ref_native, ref_hi)  # ref_hi: its float64 run, where one was kept
+    line = unwritten_reference_line(ref_native, ref_hi, rerun)  # ref_hi: its float64 run, where one was kept
     if line is not None:
         _fail_case(ctx, cc, f"{where}: {line}", "ReferenceNotWritten", Culprit.PROBLEM)
 
