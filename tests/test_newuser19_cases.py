@@ -147,3 +147,34 @@ def test_n127_optimize_from_a_project_s_folder_says_where_the_best_kernel_is_and
     values.update(best_version="v0")
     (folder / "kernel.py").write_text("BLOCK = 128\n")
     assert take_back(folder, LoopSummary.model_construct(**values)) is None  # type: ignore[arg-type]
+
+
+def test_n128_the_compiled_reference_takes_inductor_s_mode_to_compare_with_max_autotune(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user comparing with Inductor's max-autotune: `--compile-reference` timed `torch.compile(reference)` with its
+    default mode alone (`KERNELOPT_COMPILE_BACKEND` chose the backend, nothing the mode), so the figure against
+    torch.compile was never Inductor's autotuned kernels. `KERNELOPT_COMPILE_MODE` is the mode, read and checked as
+    every variable is, and the gate's worker compiles with it."""
+    import torch
+
+    from kernelopt.errors import UsageError
+    from kernelopt.harness.model import BenchSettings
+    from kernelopt.harness.settings import HarnessSettings
+    from kernelopt.harness.worker import compiled_reference
+
+    assert HarnessSettings.from_env({}).compile_mode is None
+    settings = HarnessSettings.from_env({"KERNELOPT_COMPILE_MODE": "max-autotune"})
+    assert settings.compile_mode == "max-autotune"
+    with pytest.raises(UsageError, match=r"KERNELOPT_COMPILE_MODE='fast' is not one of default, reduce-overhead, max"):
+        HarnessSettings.from_env({"KERNELOPT_COMPILE_MODE": "fast"})
+    asked: list[dict[str, object]] = []
+
+    def compile_(fn: object, **kwargs: object) -> object:
+        asked.append(kwargs)
+        return fn
+
+    monkeypatch.setattr(torch, "compile", compile_)
+    bench = BenchSettings(compile_reference=True, compile_backend="inductor", compile_mode=settings.compile_mode)
+    assert compiled_reference(abs, bench) is abs
+    assert asked == [{"backend": "inductor", "mode": "max-autotune"}]

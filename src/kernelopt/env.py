@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
@@ -60,6 +61,11 @@ class EnvVar:
     default: str
     deprecated: tuple[str, ...] = ()
     direction: Direction = Direction.READ
+
+
+CompileMode = Literal["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]
+"""The modes ``torch.compile`` takes (its ``mode=``), for the compiled reference."""
+COMPILE_MODES: tuple[str, ...] = get_args(CompileMode)
 
 
 VARIABLES: tuple[EnvVar, ...] = (
@@ -140,6 +146,12 @@ VARIABLES: tuple[EnvVar, ...] = (
         "off",
     ),
     EnvVar("KERNELOPT_COMPILE_BACKEND", "compile_backend", "torch.compile backend for the reference", "inductor"),
+    EnvVar(
+        "KERNELOPT_COMPILE_MODE",
+        "compile_mode",
+        f"torch.compile mode for the reference: {', '.join(COMPILE_MODES)} (Inductor's max-autotune to compare with)",
+        "default",
+    ),
     EnvVar(
         "KERNELOPT_SIZE_SCALE",
         "size_scale",
@@ -281,6 +293,7 @@ class EnvSettings(BaseModel):
     redact: str | None = None
     compile_reference: bool | None = None
     compile_backend: str | None = None
+    compile_mode: CompileMode | None = None
     size_scale: float | None = Field(default=None, gt=0, le=1)
     gpu_tests: bool = False
     columns: str | None = None
@@ -339,6 +352,8 @@ def _complaint(field: str, err: Mapping[str, object]) -> str:
         return "is not an integer"
     if field in ("compile_reference",):
         return "is not 0 or 1"
+    if field == "compile_mode":
+        return "is not one of " + ", ".join(COMPILE_MODES)
     return "is not a number"
 
 

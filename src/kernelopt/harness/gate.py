@@ -1117,6 +1117,7 @@ def _timing(g: _Gating, previous: int | None) -> tuple[BenchReport, int | None]:
         time_reference=True,
         compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
         compile_backend=settings.compile_backend,
+        compile_mode=settings.compile_mode,
     )
     bench, raw = bench_files(
         ws.kernel_py,

@@ -93,6 +93,7 @@ class BenchSettings(_Model):
         compile_reference: also time ``torch.compile(reference)``; its compilation happens in the
             warm-up, outside the timed samples, and is reported as ``reference_compile_s``.
         compile_backend: the ``torch.compile`` backend (``inductor``; tests use ``eager``).
+        compile_mode: the ``torch.compile`` mode (``max-autotune``, ...); ``None``: torch's default.
         max_graph_output_bytes: the most memory the outputs a CUDA graph keeps may take, bytes (``None``:
             the timer's own cap, 1 GiB); the tuning engine's bench worker bounds it by the problem's size.
         claim_margin_pct: the claim rule's margin (:func:`kernelopt.harness.stats.claim`): a case whose timing
@@ -112,6 +113,7 @@ class BenchSettings(_Model):
     time_reference: bool = False
     compile_reference: bool = False
     compile_backend: str = "inductor"
+    compile_mode: str | None = None
     max_graph_output_bytes: int | None = Field(default=None, ge=0)
     claim_margin_pct: float | None = Field(default=None, ge=0, lt=100)
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kernelopt.env import EnvSettings, variable
+from kernelopt.env import CompileMode, EnvSettings, variable
 from kernelopt.errors import UsageError
 from kernelopt.vocabulary import Device
 
@@ -54,6 +54,8 @@ class HarnessSettings(BaseModel):
             ``None`` leaves it to the task card's ``size_scale`` (``KERNELOPT_SIZE_SCALE``, ``--size-scale``).
         compile_backend: the ``torch.compile`` backend for the compiled reference
             (``KERNELOPT_COMPILE_BACKEND``; default ``inductor``, the tests use ``eager``).
+        compile_mode: its ``torch.compile`` mode (``KERNELOPT_COMPILE_MODE``: ``max-autotune`` to compare with
+            Inductor's autotuned kernels; ``None``, torch's default).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -69,6 +71,7 @@ class HarnessSettings(BaseModel):
     compile_reference: bool | None = None
     size_scale: float | None = Field(default=None, gt=0, le=1)
     compile_backend: str = "inductor"
+    compile_mode: CompileMode | None = None
 
     @field_validator("device")
     @classmethod
@@ -98,6 +101,7 @@ class HarnessSettings(BaseModel):
             "compile_reference": read.compile_reference,
             "size_scale": read.size_scale,
             "compile_backend": read.compile_backend,
+            "compile_mode": read.compile_mode,
         }
         values = {k: v for k, v in values.items() if v is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})

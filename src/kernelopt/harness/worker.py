@@ -45,6 +45,7 @@ from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
     REFERENCE_LABEL,
     SIZE_REMEDY,
+    BenchSettings,
     CaseCheck,
     CaseTiming,
     Culprit,
@@ -1474,6 +1475,18 @@ class _Timed:
     ungraphed: dict[str, str] = field(default_factory=dict)
 
 
+def compiled_reference(ref: Callable[..., Any], settings: BenchSettings) -> Callable[..., Any] | BaseException:
+    """``torch.compile(reference)`` with the backend and mode asked (``KERNELOPT_COMPILE_BACKEND``,
+    ``KERNELOPT_COMPILE_MODE``: Inductor's ``max-autotune`` to compare with); what torch.compile raised when it
+    refuses the reference (a note, never a candidate failure). Compiled per shape at its warm-up."""
+    import torch
+
+    try:
+        return torch.compile(ref, backend=settings.compile_backend, mode=settings.compile_mode)
+    except Exception as exc:
+        return exc
+
+
 def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
     """Instantiate every version (a previous one that fails is dropped with a warning), build
     ``torch.compile(reference)`` when asked (compiled per shape at its warm-up), and the L2 flusher."""
@@ -1498,12 +1511,7 @@ def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
     assert refs is not None
     compiled: Callable[..., Any] | BaseException | None = None
     if settings.time_reference and settings.compile_reference:
-        import torch
-
-        try:
-            compiled = torch.compile(refs, backend=settings.compile_backend)
-        except Exception as exc:  # torch.compile refuses this reference: a note, never a candidate failure
-            compiled = exc
+        compiled = compiled_reference(refs, settings)
     flusher = L2Flusher(ctx.device) if settings.l2_flush and ctx.device.startswith("cuda") else None
     return _Timed(current, versions, fns, refs, compiled, flusher)
 
