@@ -46,3 +46,85 @@ def test_l15_a_grid_reading_the_config_element_moves_with_the_tuned_block(form: 
         for n in (1, 513, 4097):
             x = torch.randn(n)
             assert torch.equal(module.run(x), x * 2.0), n
+
+
+# ------------------------------------------------- l16: a grid counted by a helper the launch does not hand the tile
+
+
+@pytest.mark.parametrize(
+    ("folder", "said"),
+    [
+        ("grid_helper_module", "counted by grid_for(n), imported from .launch, whose body is not read here"),
+        ("grid_module_object", "counted by launch.grid(n), imported from .launch, whose body is not read here"),
+        ("grid_class", "counted by Cfg.grid(n), a method of class Cfg reading Cfg.BLOCK, not the launch's BLOCK"),
+    ],
+)
+def test_l16_a_grid_counted_by_a_helper_not_handed_the_tile_refuses_the_edit(folder: str, said: str) -> None:
+    """A launch whose grid another module's helper (``from .launch import grid_for``, a module object's
+    ``launch.grid(n)``) or a class's static method (``Cfg.grid(n)`` over ``Cfg.BLOCK``) counts, the tile not handed
+    to it: on main ``BLOCK = 512`` (of 1024) was written plainly at the launch, its grid still counting tiles of 1024
+    (half the values unwritten at every size; grid_class's plain text shows it below). Now nothing is written, the
+    line names the helper and what to change, a larger tile too (the helper's count is not read)."""
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    source = (DATA / folder / "kernel.py").read_text()
+    for value in (512, 2048):
+        written = apply_source(source, {"scale_kernel:BLOCK": value}).new_source
+        guarded = guard_edit(source, written)
+        assert guarded.new_source is None and said in (guarded.note or ""), guarded.note
+        assert "and the launch does not hand it BLOCK" in guarded.note and guarded.note.endswith("not written")
+
+
+def test_l16_the_plain_edit_is_wrong_and_a_helper_handed_the_tile_is_written_right(tmp_path: Path) -> None:
+    """grid_class's plain ``BLOCK = 512`` doubles only the values of the first half of each 1024 in the interpreter
+    (what main wrote); the same class handing the tile to its grid (``Cfg.grid(n, BLOCK)``, the tile computed by
+    ``Cfg.block(n)`` as before) is written, and right at sizes no SHAPES entry names. A grid bound to a local before
+    the launch that reads the config element the tile was computed from (``grid = (triton.cdiv(n, cfg[0]),)``) is
+    refused: the hoisted line follows it (l15 moves only a grid written at the launch)."""
+    import torch
+
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+    from tests.conftest import load_fresh, triton_interpreted
+
+    source = (DATA / "grid_class" / "kernel.py").read_text()
+    handed = source.replace("def grid(n):\n        return (triton.cdiv(n, Cfg.BLOCK),)", "def grid(n, block):\n")
+    handed = handed.replace("def grid(n, block):\n", "def grid(n, block):\n        return (triton.cdiv(n, block),)")
+    handed = handed.replace(
+        "scale_kernel[Cfg.grid(n)](x, y, n, BLOCK=Cfg.block(n))",
+        "BLOCK = Cfg.block(n)\n    scale_kernel[Cfg.grid(n, BLOCK)](x, y, n, BLOCK=BLOCK)",
+    )
+    plain = apply_source(source, {"scale_kernel:BLOCK": 512}).new_source
+    written = apply_source(handed, {"scale_kernel:BLOCK": 512}).new_source
+    assert guard_edit(handed, written).new_source == written
+    (tmp_path / "plain.py").write_text(plain)
+    (tmp_path / "written.py").write_text(written)
+    with triton_interpreted():
+        wrong = load_fresh(tmp_path / "plain.py", "leftovers22_l16_plain")
+        right = load_fresh(tmp_path / "written.py", "leftovers22_l16_written")
+        x = torch.randn(4097)
+        assert not torch.equal(wrong.run(x), x * 2.0)
+        for n in (1, 513, 4097):
+            x = torch.randn(n)
+            assert torch.equal(right.run(x), x * 2.0), n
+    cfg = (DATA / "cfg_index" / "kernel.py").read_text()
+    bound = cfg.replace(
+        "    scale_kernel[(triton.cdiv(n, cfg[0]),)](", "    grid = (triton.cdiv(n, cfg[0]),)\n    scale_kernel[grid]("
+    )
+    guarded = guard_edit(bound, apply_source(bound, {"scale_kernel:BLOCK": 512}).new_source)
+    assert guarded.new_source is None and "the grid of BLOCK reads cfg[0], the value BLOCK was computed from" in (
+        guarded.note or ""
+    )
+
+
+def test_l16_tune_refuses_a_folder_whose_kernel_imports_its_helpers_from_beside_it() -> None:
+    """``tune`` and ``optimize`` load a candidate from a folder of its own, which holds no launch.py: the folder form
+    refuses the kernel with one line saying what to change (unchanged by l16; the guard's line above is for a
+    package installed elsewhere, which does load)."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.kernelsource import KernelForm, check_kernel
+
+    for folder in ("grid_helper_module", "grid_module_object"):
+        with pytest.raises(InputFileError, match=r"imports \.launch from its own folder"):
+            check_kernel(DATA / folder / "kernel.py", KernelForm.FUNCTION)

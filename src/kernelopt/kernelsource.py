@@ -437,8 +437,10 @@ def folder_imports(path: Path) -> list[str]:
         modules: list[str] = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level:
-            out.append("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.ImportFrom) and node.level and node.module:
+            out.append("." * node.level + node.module)
+        elif isinstance(node, ast.ImportFrom) and node.level:  # ``from . import launch``: the module .launch
+            out += ["." * node.level + alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             modules = [node.module]
         out += [module for module in modules if _beside(path.parent, module)]

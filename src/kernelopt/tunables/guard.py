@@ -83,6 +83,7 @@ from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
 from kernelopt.tunables.tile_numel import Text as NumelText
 from kernelopt.tunables.tile_numel import numel_refusal
+from kernelopt.tunables.unmoved_grid import unmoved_grid_refusal
 from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.vocabulary import GRID_AXES_MOST
 
@@ -3315,6 +3316,8 @@ def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = 
     written = guarded.new_source
     if written is not None and (cached := cache_refusal(old, written)) is not None:  # wrongkernel22, v98
         return Guarded(None, cached)
+    if written is not None and (unmoved := unmoved_grid_refusal(old, written)) is not None:  # leftovers22, l16
+        return Guarded(None, unmoved)
     return guarded
 
 
