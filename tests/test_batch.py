@@ -304,7 +304,9 @@ def test_a_problem_past_the_batch_limit_is_killed_and_recorded(tmp_path: Path, m
     table = run_batch(problems, BatchOptions(out_dir=tmp_path / "out", problem_timeout_s=3.0))
     (row,) = table.rows
     assert row.status is ProblemStatus.TIMEOUT_FAIL, row
-    assert row.reason == "ran past the batch's limit of 3 s per problem (killed)"
+    assert row.reason.startswith("ran past the batch's limit of 3 s per problem (killed in case 0 (default)"), (
+        row.reason
+    )
 
 
 def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -100,7 +100,12 @@ class ProblemRow(BaseModel):
             interval past the 2 % margin: :func:`kernelopt.harness.stats.claim`), ``regression`` for a
             significant slowdown, else ``no significant change``.
         speedup_vs_compile: ``torch.compile(reference)`` latency / kernel latency, when timed.
+        compile_ci_low, compile_ci_high: the 95 % interval of ``speedup_vs_compile``.
         compile_verdict: as ``eager_verdict``, against torch.compile.
+        timing_method: how the kernel's samples were taken (the record's ``performance.timing_method``:
+            ``cuda_graph, 10 launch(es)/sample, 400 samples, L2 flushed before each sample``).
+        reference_timing_method: how the reference's (PyTorch eager's) were, in the same worker, interleaved with
+            the kernel's: its own method, which may differ from the kernel's (a reference no CUDA graph captures).
         compile_s: seconds torch.compile took (outside the timing).
         best_version: the version the figures are of (``v0`` for validate).
         reason: one line: why it failed or is not a problem; ``None`` on PASS.
@@ -139,7 +144,11 @@ class ProblemRow(BaseModel):
     eager_p_value: float | None = None
     eager_verdict: str | None = None
     speedup_vs_compile: float | None = None
+    compile_ci_low: float | None = None
+    compile_ci_high: float | None = None
     compile_verdict: str | None = None
+    timing_method: str | None = None
+    reference_timing_method: str | None = None
     compile_s: float | None = None
     best_version: str | None = None
     reason: str | None = None
@@ -268,6 +277,10 @@ CSV_COLUMNS = (
     "eager_p_value",
     "eager_verdict",
     "compile_verdict",
+    "compile_ci_low",
+    "compile_ci_high",
+    "timing_method",
+    "reference_timing_method",
     *PHASE_COLUMNS,
 )
 

@@ -74,8 +74,11 @@ class BatchOptions(BaseModel):
     def workspace_root(self) -> Path:
         return self.out_dir / "workspaces"
 
-    def batch_limit_reason(self) -> str:
-        return f"ran past the batch's limit of {self.problem_timeout_s:g} s per problem (killed)"
+    def batch_limit_reason(self, where: str | None = None) -> str:
+        """The reason of a problem killed past ``--problem-timeout-s``; ``where``: the place its run was killed in
+        (:func:`kernelopt.batch.work.killed_where`), so the hang is named."""
+        at = f" in {where}" if where else ""
+        return f"ran past the batch's limit of {self.problem_timeout_s:g} s per problem (killed{at})"
 
 
 def child_argv(ws: Workspace, options: BatchOptions) -> list[str]:
@@ -138,7 +141,12 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
             "eager_p_value": ref.eager_p_value if ref and ref.eager is not None else None,
             "eager_verdict": ref.eager_verdict if ref and ref.eager is not None else None,
             "speedup_vs_compile": ref.compiled if ref else None,
+            "compile_ci_low": ref.compiled_ci_low if ref and ref.compiled is not None else None,
+            "compile_ci_high": ref.compiled_ci_high if ref and ref.compiled is not None else None,
             "compile_verdict": ref.compiled_verdict if ref and ref.compiled is not None else None,
+            # how each was timed, so a figure is read with its method (break22 b51)
+            "timing_method": p.timing_method,
+            "reference_timing_method": ref.eager_timing_method if ref else None,
             "compile_s": ref.compile_s if ref else None,
             "best_version": record.version,
             # a figure left out for noise says why (kernelopt.harness.stats.too_wide), not just n/a; one too noisy

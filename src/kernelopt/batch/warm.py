@@ -31,7 +31,7 @@ from pathlib import Path
 from kernelopt.batch.model import ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row, validate_row
-from kernelopt.batch.work import phase_seconds, work_seconds
+from kernelopt.batch.work import killed_where, phase_seconds, work_seconds
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.gate import build_dir, limits_of, problem_constants, validate
 from kernelopt.harness.model import Culprit, JobMode, KernelSource, WorkerJob
@@ -79,7 +79,8 @@ class WarmRunner:
             spare=spare,
         )
         self._ahead: dict[str, Future[Workspace | str]] = {}
-        self._load_timeouts: dict[Path, tuple[str, datetime]] = {}  # workspace -> its load run's timeout, start
+        # workspace -> its load run's kill: the row's status, its reason, the run's start
+        self._load_timeouts: dict[Path, tuple[ProblemStatus, str, datetime]] = {}
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelopt-batch-ahead")
 
     def close(self) -> None:
@@ -101,13 +102,13 @@ class WarmRunner:
             return row.model_copy(update={"reason": prepared, "duration_s": round(time.monotonic() - start, 3)})
         ws = prepared
         timeout = self._load_timeouts.pop(ws.root.resolve(), None)
-        if timeout is not None:  # kernel.py's import ran past the compile limit: the check would wait it out again
-            message, loaded_since = timeout
+        if timeout is not None:  # the load ran past a limit the check would wait out again
+            status, reason, loaded_since = timeout
             return row.model_copy(
                 update={
-                    "status": ProblemStatus.TIMEOUT_FAIL,
-                    "correct": False,
-                    "reason": f"correctness: {message}",
+                    "status": status,
+                    "correct": False if status is ProblemStatus.TIMEOUT_FAIL else None,
+                    "reason": reason,
                     "workspace": str(ws.root),
                     "duration_s": round(time.monotonic() - start, 3),
                     "work_s": work_seconds(ws.state_dir, loaded_since),
@@ -140,7 +141,8 @@ class WarmRunner:
             }
         )
         if row.status is ProblemStatus.TIMEOUT_FAIL and time.monotonic() >= deadline:
-            row = row.model_copy(update={"reason": self.options.batch_limit_reason()})
+            limit = self.options.batch_limit_reason(killed_where(ws.state_dir, since))
+            row = row.model_copy(update={"reason": limit})
         elif row.status is ProblemStatus.ERROR and time.monotonic() >= deadline:  # killed in the problem's code
             row = row.model_copy(update={"reason": f"{row.reason}; {self.options.batch_limit_reason()}"})
         return row
@@ -182,7 +184,10 @@ class WarmRunner:
         """A ``load`` run of V0 into the build folder the gate's runs of V0 use; its outcome is not a
         verdict (the gate's check meets any failure again and reports it), except a kill past the compile
         limit in kernel.py's import: the check has the same limit and would wait it out a second time, so
-        the row is that ``TIMEOUT_FAIL`` (kept in ``_load_timeouts``)."""
+        the row is that ``TIMEOUT_FAIL`` (kept in ``_load_timeouts``). The run is the problem's own work, bounded
+        by ``--problem-timeout-s`` as its gate is: a kill past it is the row's ``TIMEOUT_FAIL`` (``ERROR`` in the
+        reference's code), the place named (break22 b50: a kernel.py whose import hangs held the batch for the 300
+        s compile limit under ``--problem-timeout-s 40``)."""
         try:
             constants = problem_constants(ws, self.settings)
         except KerneloptError:
@@ -202,7 +207,8 @@ class WarmRunner:
             result_path=str(run_dir / "result.json"),
             constants=constants,
         )
-        with workers_started_by(self.pool.start):
+        deadline = time.monotonic() + self.options.problem_timeout_s
+        with workers_started_by(self._bounded(deadline)):
             outcome = run_worker(
                 job,
                 limits=limits_of(self.settings),
@@ -210,6 +216,11 @@ class WarmRunner:
                 env=worker_env(None, {"KERNELOPT_WORKER": "1"}, device=self.settings.device),
                 cwd=reference.parent,
             )
-        if outcome.killed_in_phase == Phase.LOAD.value and outcome.timeout_culprit is Culprit.KERNEL:
-            message = outcome.timeout_message or "loading kernel.py ran past the compile limit"
-            self._load_timeouts[ws.root.resolve()] = (message, loaded_since)
+        if outcome.timed_out and time.monotonic() >= deadline:
+            in_problem = outcome.timeout_culprit is Culprit.PROBLEM or outcome.killed_in_phase == Phase.REFERENCE.value
+            status = ProblemStatus.ERROR if in_problem else ProblemStatus.TIMEOUT_FAIL
+            reason = self.options.batch_limit_reason(killed_where(state, loaded_since))
+            self._load_timeouts[ws.root.resolve()] = (status, reason, loaded_since)
+        elif outcome.killed_in_phase == Phase.LOAD.value and outcome.timeout_culprit is Culprit.KERNEL:
+            message = f"correctness: {outcome.timeout_message or 'loading kernel.py ran past the compile limit'}"
+            self._load_timeouts[ws.root.resolve()] = (ProblemStatus.TIMEOUT_FAIL, message, loaded_since)

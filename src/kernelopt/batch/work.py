@@ -52,13 +52,14 @@ def run_work_s(progress_path: Path, *, killed_at: float | None = None) -> float 
     return None if dog is None else dog.work_s
 
 
-def _runs(state_dir: Path, since: datetime) -> list[Path]:
-    """The progress files of the check and bench runs under ``state_dir`` started at or after ``since``."""
+def _runs(state_dir: Path, since: datetime, *, load: bool = False) -> list[Path]:
+    """The progress files of the check and bench runs (and ``load`` runs where asked) under ``state_dir`` started at
+    or after ``since``, oldest first."""
     runs = Path(state_dir) / "runs"
     if not runs.is_dir():
         return []
     first = since.strftime(STAMP_FORMAT)
-    modes = {JobMode.CHECK.value, JobMode.BENCH.value}
+    modes = {JobMode.CHECK.value, JobMode.BENCH.value} | ({JobMode.LOAD.value} if load else set())
     found = []
     for run in sorted(runs.iterdir()):
         stamp, _, rest = run.name.partition("-")
@@ -99,3 +100,20 @@ def phase_seconds(state_dir: Path, since: datetime, *, killed_at: float | None =
     if not seen:
         return None
     return PhaseSeconds(**{name: round(seconds, 3) for name, seconds in totals.items()})
+
+
+def killed_where(state_dir: Path, since: datetime) -> str | None:
+    """Where the newest run under ``state_dir`` started at or after ``since`` (a load, check or bench run) was when
+    it was killed or its process died (``loading kernel.py``, ``case 0 (default), running the kernel``, as the
+    harness's own limits say it); ``None`` where that run finished (or there is none). What a row cut by the batch's
+    per-problem limit names: the hang's place, not the limit alone (break22 b50)."""
+    found = _runs(state_dir, since, load=True)
+    if not found:
+        return None
+    events = [e for e in ProgressReader(found[-1]).new_events() if e.get("event") != "killed"]
+    if not events:
+        return None
+    dog = Watchdog(limits=_NO_LIMITS, started_at=float(events[0]["t"]))
+    for event in events:
+        dog.feed(event)
+    return None if dog.phase is Phase.DONE else dog.where()

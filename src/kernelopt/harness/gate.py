@@ -52,6 +52,7 @@ from kernelopt.harness.model import (
     JobMode,
     KernelSource,
     RunOutcome,
+    TimingMethod,
     VersionTiming,
     WorkerJob,
     WorkerResult,
@@ -382,6 +383,19 @@ def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
     return CorrectnessReport(passed=True, status=CorrectnessStatus.PASS, message=summary, **common)
 
 
+def method_line(method: TimingMethod, launches_per_sample: int, samples: int, l2_flushed: bool) -> str:
+    """How one callable's samples were taken, the one wording of a record's ``timing_method`` and the reference's
+    (``cuda_graph, 10 launch(es)/sample, 400 samples, L2 flushed before each sample``)."""
+    flushed = ", L2 flushed before each sample" if l2_flushed else ""
+    return f"{method.value}, {launches_per_sample} launch(es)/sample, {samples} samples{flushed}"
+
+
+def _method_of(t: CaseTiming, label: str) -> str | None:
+    """:func:`method_line` of the callable ``label`` of case ``t`` (``None``: not timed)."""
+    v = next((v for v in t.versions if v.label == label), None)
+    return None if v is None else method_line(v.method, v.launches_per_sample, len(v.samples_us), v.l2_flushed)
+
+
 def _against(
     t: CaseTiming, label: str, current: str, current_us: list[float], min_gain_pct: float
 ) -> tuple[SampleStats | None, SpeedupEstimate | None]:
@@ -516,6 +530,8 @@ def _case_bench(t: CaseTiming, current: str, previous: str | None, min_gain_pct:
         compiled_withheld=withheld[1],
         reference_compile_s=t.reference_compile_s,
         reference_compile_error=t.reference_compile_error,
+        reference_method=_method_of(t, REFERENCE_LABEL) if ref[0] is not None else None,
+        compiled_method=_method_of(t, COMPILED_REFERENCE_LABEL) if comp[0] is not None else None,
     )
 
 
@@ -1215,9 +1231,7 @@ def _performance(
             verdict=s.verdict.value,
             speedup_retime=s.retime_speedup,
         )
-    method = f"{primary.method.value}, {primary.launches_per_sample} launch(es)/sample, {cur.n} samples" + (
-        ", L2 flushed before each sample" if primary.l2_flushed else ""
-    )
+    method = method_line(primary.method, primary.launches_per_sample, cur.n, primary.l2_flushed)
     return Performance(
         latency_us=cur.median,
         latency_us_by_shape={c.label: c.current.median for c in bench.cases},
@@ -1297,11 +1311,13 @@ def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
         eager_verdict=eager.verdict.value if eager is not None else None,
         eager_retime=eager.retime_speedup if eager is not None else None,
         eager_latency_us=primary.reference.median if primary.reference is not None else None,
+        eager_timing_method=primary.reference_method,
         compiled=compiled.speedup if compiled is not None and primary.compiled_withheld is None else None,
         compiled_ci_low=compiled.ci_low if compiled is not None else None,
         compiled_ci_high=compiled.ci_high if compiled is not None else None,
         compiled_verdict=compiled.verdict.value if compiled is not None else None,
         compiled_latency_us=primary.compiled.median if primary.compiled is not None else None,
+        compiled_timing_method=primary.compiled_method,
         compile_s=primary.reference_compile_s,
         compile_error=primary.reference_compile_error,
         withheld="; ".join(withheld) if withheld else None,

@@ -457,6 +457,9 @@ class CaseBench(_Model):
         compiled_withheld: the same for the compiled reference.
         reference_compile_s: seconds torch.compile took (outside the timing).
         reference_compile_error: why the compiled reference was not timed.
+        reference_method: how the reference's samples were taken (:func:`kernelopt.harness.gate.method_line`: its
+            own method, which may differ from the kernel's where its CUDA graph failed); compiled_method: the same
+            for ``torch.compile(reference)``.
     """
 
     index: int
@@ -480,6 +483,8 @@ class CaseBench(_Model):
     compiled_withheld: str | None = None
     reference_compile_s: float | None = None
     reference_compile_error: str | None = None
+    reference_method: str | None = None
+    compiled_method: str | None = None
 
 
 class BenchReport(_Model):

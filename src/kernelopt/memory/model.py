@@ -151,11 +151,17 @@ class ReferenceSpeedup(_Model):
         default=None, gt=0, description="as comparison_with_previous.speedup_retime, against the reference"
     )
     eager_latency_us: float | None = Field(default=None, ge=0, description="median latency of the reference")
+    eager_timing_method: str | None = Field(
+        default=None,
+        description="how the reference's samples were taken (as performance.timing_method: method, launches per "
+        "sample, samples), in the same worker, interleaved with the candidate's",
+    )
     compiled: float | None = Field(default=None, gt=0, description="torch.compile(reference) latency / candidate")
     compiled_ci_low: float | None = Field(default=None, gt=0)
     compiled_ci_high: float | None = Field(default=None, gt=0)
     compiled_verdict: str | None = Field(default=None, description="as eager_verdict, against torch.compile")
     compiled_latency_us: float | None = Field(default=None, ge=0)
+    compiled_timing_method: str | None = Field(default=None, description="as eager_timing_method, for torch.compile")
     compile_s: float | None = Field(
         default=None, ge=0, description="seconds torch.compile took (warm-up), kept out of the timing"
     )

@@ -1,0 +1,97 @@
+"""break22: `kernelopt batch` on KernelBench level 2 and 3 style problems, `kernelopt mcp` and the agent path tried as a
+hostile user would (docs/faults.md, "Batch, MCP and agents broken, twenty-second trial"). Each test is a finding's
+case: b50, ..."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, ProblemStatus, csv_text
+from kernelopt.batch.rows import figures
+from kernelopt.batch.runner import BatchOptions, run_batch
+from kernelopt.harness.gate import _case_bench, _performance
+from kernelopt.harness.model import (
+    COMPILED_REFERENCE_LABEL,
+    REFERENCE_LABEL,
+    BenchReport,
+    CaseTiming,
+    TimingMethod,
+    VersionTiming,
+)
+from kernelopt.memory.model import CorrectnessStatus, IterationRecord
+
+DATA = Path(__file__).parent / "data" / "break22"
+CPU_ENV = {"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_S": "0.05", "KERNELOPT_SEEDS": "1", "TEST_TIMEOUT_SEC": "3"}
+
+
+@pytest.mark.timeout(120)
+def test_b50_a_hang_is_cut_at_the_batch_s_limit_per_problem_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """b50: the load run the pool makes ahead of a problem (kernel.py's import, beside the problem before it) ran to
+    the compile limit (300 s) whatever `--problem-timeout-s` said, and a row the batch's limit cut said only "ran past
+    the batch's limit of N s per problem (killed)", not where. Two hangs at import (each an idle wait): kernel.py's,
+    met by the first problem's own check, and reference.py's, met by the load run ahead. Each is cut at the batch's 4
+    s and its row names where it hung; the reference's is the problem's ERROR."""
+    for key, value in CPU_ENV.items():
+        monkeypatch.setenv(key, value)
+    problems = tmp_path / "problems"
+    for name in ("hang_import", "hang_reference_import"):
+        shutil.copytree(DATA / name, problems / name)
+    start = time.monotonic()
+    table = run_batch(problems, BatchOptions(out_dir=tmp_path / "out", device="cpu", problem_timeout_s=4.0))
+    assert time.monotonic() - start < 60  # 300 s (the compile limit) for the second before
+    kernel, reference = table.rows
+    assert (kernel.problem, kernel.status) == ("hang_import", ProblemStatus.TIMEOUT_FAIL), kernel
+    assert kernel.reason == "ran past the batch's limit of 4 s per problem (killed in loading kernel.py)"
+    assert (reference.problem, reference.status) == ("hang_reference_import", ProblemStatus.ERROR), reference
+    assert reference.reason == "ran past the batch's limit of 4 s per problem (killed in importing reference.py)"
+
+
+def test_b51_a_batch_row_says_how_the_kernel_and_the_pytorch_baseline_were_timed() -> None:
+    """b51: a batch row gave the kernel's and the reference's latencies, the speedup over eager with its interval,
+    and over torch.compile with no interval, and never how any of them was timed (the record's `timing_method` stayed
+    in the workspace; the reference's own method, which differs from the kernel's where no CUDA graph captures it,
+    was kept nowhere). A timing as a GPU's gate reads it: the kernel graphed, eager batched (its capture failed),
+    torch.compile graphed; the row and its CSV say each method and the compile speedup's interval."""
+    kernel = [10.0, 11.0, 10.5, 10.2] * 6
+    eager = [30.0, 31.0, 29.0, 30.5] * 6
+    compiled = [15.0, 14.0, 15.5, 14.5] * 6
+
+    def timed(label: str, samples: list[float], method: TimingMethod) -> VersionTiming:
+        return VersionTiming(label=label, samples_us=samples, method=method, launches_per_sample=10, l2_flushed=True)
+
+    timing = CaseTiming(
+        index=0,
+        label="n=4096",
+        interleaved=True,
+        bytes_moved=1e6,
+        versions=[
+            timed(REFERENCE_LABEL, eager, TimingMethod.CUDA_BATCH),
+            timed(COMPILED_REFERENCE_LABEL, compiled, TimingMethod.CUDA_GRAPH),
+            timed("v0", kernel, TimingMethod.CUDA_GRAPH),
+        ],
+    )
+    case = _case_bench(timing, "v0", None, 2.0)
+    report = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+    perf = _performance(report, case, None, None, None, None, [])
+    graphed = "cuda_graph, 10 launch(es)/sample, 24 samples, L2 flushed before each sample"
+    assert perf.timing_method == graphed
+    vs = perf.speedup_vs_reference
+    assert vs is not None and vs.eager_timing_method == graphed.replace("cuda_graph", "cuda_batch")
+    assert vs.compiled_timing_method == graphed
+    record = IterationRecord.model_validate({"version": "v0", "performance": perf.model_dump()})
+    row = figures(ProblemRow(problem="p", folder="/p", status=ProblemStatus.PASS), record)
+    assert (row.timing_method, row.reference_timing_method) == (graphed, vs.eager_timing_method)
+    assert row.speedup_vs_compile is not None and row.compile_ci_low is not None and row.compile_ci_high is not None
+    assert row.compile_ci_low <= row.speedup_vs_compile <= row.compile_ci_high
+    table = BatchTable(directory="/d", mode=BatchMode.VALIDATE, rows=[row])
+    (line,) = csv.DictReader(io.StringIO(csv_text(table)))
+    assert line["reference_timing_method"].startswith("cuda_batch, 10 launch(es)/sample, 24 samples")
+    assert line["timing_method"] == graphed and float(line["compile_ci_low"]) == row.compile_ci_low
