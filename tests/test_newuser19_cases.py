@@ -3,9 +3,11 @@ trial (newuser19, 2026-12-07)"); n1-n124 are earlier trials'."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,3 +180,47 @@ def test_n128_the_compiled_reference_takes_inductor_s_mode_to_compare_with_max_a
     bench = BenchSettings(compile_reference=True, compile_backend="inductor", compile_mode=settings.compile_mode)
     assert compiled_reference(abs, bench) is abs
     assert asked == [{"backend": "inductor", "mode": "max-autotune"}]
+
+
+@pytest.mark.timeout(60)
+def test_n129_kernelopt_status_on_the_command_line_says_where_the_run_stands_and_what_to_run(
+    add_workspace: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt status WS` said "No such command 'status'": status was the MCP server's tool alone (fresh21's seen
+    item), and a CLI user had no way to ask whether a run holds a workspace, was interrupted, or why it stopped. The
+    command reads the journal, the lock and the records (writes nothing) and names the next command; given the
+    kernel folder a workspace was made from, it finds the workspace `optimize` made."""
+    from kernelopt.cli.app import main
+    from kernelopt.loop.journal import IterationState, Journal, RunState, RunStatus
+    from kernelopt.loop.stop import StopDecision, StopReason
+    from kernelopt.stagenames import Stage
+
+    ws = add_workspace
+    word = str(ws.root)
+    assert main(["status", word, "--json"]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert fresh["run"] == "none" and fresh["versions"] == 0
+    assert fresh["next"] == f"`kernelopt optimize {word}` gates and records V0, then runs the loop"
+    journal = Journal(ws.state_dir)
+    head = ws.head()
+    journal.save(RunState(current=IterationState(version=1, stage=Stage.GATE, base_commit=head, good_version=0)))
+    assert main(["status", word]) == 0
+    out = capsys.readouterr().out
+    assert "run: interrupted (V1 at its gate stage)" in out, out
+    assert f"next: `kernelopt optimize {word}` resumes it, rolling that stage back first" in out
+    journal.save(
+        RunState(
+            status=RunStatus.FINISHED,
+            stop=StopDecision(reason=StopReason.CONVERGED, detail="the launch configuration has converged"),
+        )
+    )
+    assert main(["status", word]) == 0
+    out = capsys.readouterr().out
+    assert "run: stopped: converged: the launch configuration has converged" in out
+    assert f"`kernelopt optimize {word} --implementer agent-cli`" in out
+    # the kernel folder itself, before any run from it: said in one line, exit 2
+    folder = ws.root.parent / "mykernel"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run(x):\n    return x\n")
+    assert main(["status", str(folder), "--root", str(ws.root.parent)]) == 2
+    assert "a kernel folder no run has started from yet" in capsys.readouterr().err

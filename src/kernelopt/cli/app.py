@@ -47,6 +47,7 @@ COMMANDS: tuple[str, ...] = (
     "memory",
     "utilization",
     "optimize",
+    "status",
     "report",
     "batch",
     "wiki",
