@@ -5,8 +5,10 @@ tests/test_gpu_verdicts22.py (phase ``verdicts22``)."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -197,6 +199,23 @@ def test_x4_a_claim_says_one_figure_not_the_re_time_s_beside_the_calibrated_one(
 
 M_PERTURB = -6  # glibc's mallopt parameter behind MALLOC_PERTURB_
 
+
+@contextlib.contextmanager
+def poisoned_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's fresh host memory filled with the workers' poison byte (0x7F) while the block runs, as a worker's
+    is (``MALLOC_PERTURB_``, through glibc's mallopt), and as it was after."""
+    from kernelopt.harness.poison import MALLOC_PERTURB
+
+    own = os.environ.get("MALLOC_PERTURB_", "")
+    monkeypatch.setenv("MALLOC_PERTURB_", MALLOC_PERTURB)
+    mallopt = ctypes.CDLL(None).mallopt
+    assert mallopt(M_PERTURB, int(MALLOC_PERTURB)), "glibc's mallopt"
+    try:
+        yield
+    finally:
+        mallopt(M_PERTURB, int(own) if own.isdigit() else 0)
+
+
 _INT16 = """import torch
 from torch import nn
 
@@ -233,22 +252,65 @@ def test_x5_an_integer_output_left_unwritten_in_fewer_elements_than_chance_is_th
     (the reference's own code as the kernel PASS on main's code, the host's memory poisoned as the worker's is). Where
     the count is that low the reference runs once more, its fresh memory another byte (0x3C): an element holding each
     run's pattern was written by neither, the problem's ERROR; r16's flip, holding 32639 as values in both, passes."""
-    from kernelopt.harness import poison
     from tests.conftest import check_in_process
 
     body, said = INT16[name]
     (tmp_path / "reference.py").write_text(_INT16.format(cls="Model", body=body))
     (tmp_path / "kernel.py").write_text(_INT16.format(cls="ModelNew", body=body))
-    own = os.environ.get("MALLOC_PERTURB_", "")
-    monkeypatch.setenv("MALLOC_PERTURB_", poison.MALLOC_PERTURB)  # the worker's process: fresh memory 0x7F
-    mallopt = ctypes.CDLL(None).mallopt
-    assert mallopt(M_PERTURB, int(poison.MALLOC_PERTURB)), "glibc's mallopt"
-    try:
+    with poisoned_host(monkeypatch):
         result = check_in_process(tmp_path, "v1")
-    finally:
-        mallopt(M_PERTURB, int(own) if own.isdigit() else 0)
     if said is None:
         assert result.failure is None, result.failure
         return
     assert result.failure is not None and result.failure.error_class == "ReferenceNotWritten", result.failure
     assert said in result.failure.message, result.failure.message
+
+
+# ------------------------------------------------- x6: bf16's largest value where the float64 run does not fit
+
+
+@pytest.mark.timeout(60)
+def test_x6_a_bf16_reference_at_its_largest_value_is_checked_where_its_float64_run_does_not_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """x6: late22's seen item. bf16's largest value is the poison pattern (0x7F7F); r17 and z13 told it from memory the
+    reference never wrote by its float64 run, and where that run did not fit beside the problem the gate and ``tune``
+    refused ``torch.nan_to_num(x / y)`` as "holds 256 of 4096 elements it never wrote" (main's code, the placement
+    made to skip the run). The reference's second run, its fresh memory another byte, tells it now, no float64 copy
+    needed: the gate passes the correct kernel and ``tune``'s setup builds it; a reference leaving half its output
+    to the allocator is still refused by both."""
+    import dataclasses
+
+    from kernelopt.harness import worker
+    from kernelopt.harness.inputs import ReferenceNotWritten
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from tests.conftest import check_in_process
+    from tests.test_review21_cases import _BF16, _EMPTY_HALF, _SATURATED
+
+    placed = worker.place_check
+    skipped = "the float64 run does not fit beside the problem (the test's placement)"
+    monkeypatch.setattr(
+        worker, "place_check", lambda fp: dataclasses.replace(placed(fp), high=False, high_skipped=skipped)
+    )
+    monkeypatch.setattr(LoadedProblem, "_placed_high", lambda self, ref: (None, skipped))
+    for name, body, said in (("saturated", _SATURATED, None), ("half", _EMPTY_HALF, "holds 2048 of 4096 elements")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "reference.py").write_text(_BF16.format(cls="Model", body=body))
+        (folder / "kernel.py").write_text(_BF16.format(cls="ModelNew", body=_SATURATED))
+        with poisoned_host(monkeypatch):
+            failure = check_in_process(folder, "v1").failure
+            loaded = LoadedProblem.load(
+                Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py"), "cpu"
+            )
+            if said is None:
+                loaded.build(ProblemShape(kwargs={}))
+            else:
+                with pytest.raises(ReferenceNotWritten, match=said):
+                    loaded.build(ProblemShape(kwargs={}))
+        if said is None:
+            assert failure is None, failure
+        else:
+            assert failure is not None and failure.error_class == "ReferenceNotWritten", failure
+            assert said in failure.message, failure
