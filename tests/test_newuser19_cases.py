@@ -224,3 +224,25 @@ def test_n129_kernelopt_status_on_the_command_line_says_where_the_run_stands_and
     (folder / "kernel.py").write_text("def run(x):\n    return x\n")
     assert main(["status", str(folder), "--root", str(ws.root.parent)]) == 2
     assert "a kernel folder no run has started from yet" in capsys.readouterr().err
+
+
+def test_n130_the_skill_s_setup_and_commands_are_what_the_docs_and_the_cli_have() -> None:
+    """An agent user setting Codex up from the skill alone (`kernelopt agent install codex`): its config named
+    `command`, `args` and `tool_timeout_sec`, not `startup_timeout_sec` or `default_tools_approval_mode`, which
+    docs/agents.md's block sets because without the second `codex exec` refuses every call ("requires approval");
+    and its stage 6 named `kernelopt report` alone for "stop?", where `kernelopt status` now says it on the CLI. Every
+    key of the docs' Codex block is in the skill, and every `kernelopt <command>` the skill names is a command."""
+    import tomllib
+
+    from kernelopt.agents.install import skill_files
+    from kernelopt.cli.app import COMMANDS
+
+    skill = skill_files()["SKILL.md"]
+    docs = (Path(__file__).parents[1] / "docs" / "agents.md").read_text()
+    block = docs.split("```toml\n", 1)[1].split("```", 1)[0]
+    keys = tomllib.loads(block)["mcp_servers"]["kernelopt"]
+    setup = skill.split("## Setting up", 1)[1]
+    assert [k for k in keys if f"{k} = " not in setup] == []
+    named = set(re.findall(r"`kernelopt ([a-z]+)", skill))
+    assert named - set(COMMANDS) == set() and {"status", "report"} <= named
+    assert "| `status` | `kernelopt status WS`, `kernelopt report WS` |" in skill
