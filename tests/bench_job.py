@@ -23,6 +23,7 @@ def bench_job(
     device: str = "cpu",
     case_timeout_s: float = 60.0,
     seconds_per_case: float = 0.01,
+    time_reference: bool = False,
 ) -> WorkerResult:
     """``reference`` and ``kernel`` (their sources) written under ``tmp_path`` and timed on case 0."""
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
@@ -38,7 +39,7 @@ def bench_job(
         result_path=str(tmp_path / "result.json"),
         cases=[0],
         case_timeout_s=case_timeout_s,
-        bench=BenchSettings(seconds_per_case=seconds_per_case, time_reference=False),
+        bench=BenchSettings(seconds_per_case=seconds_per_case, time_reference=time_reference, compile_reference=False),
     )
     writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
     try:

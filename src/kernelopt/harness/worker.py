@@ -1520,7 +1520,7 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
     """Case ``i``: its input sets, a sampler per version (and the reference), its size, then the samples of
     all of them, interleaved in ABBA blocks, within ``limit_s`` seconds (the per-case limit, or what is left of the
     run's): a timing that cannot take its full plan there is reduced (:func:`_reduced_samples`)."""
-    from kernelopt.harness.timers import TIMING_BUDGET_SHARE, abba_order, one_count, plan_blocks, take_samples
+    from kernelopt.harness.timers import one_count
 
     settings = ctx.job.bench
     current = timed.current
@@ -1540,29 +1540,19 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
     counts = one_count([s for _, s in samplers], settings, 1 if fit.reduced else None)
     samplers = list(zip([x for x, _ in samplers], counts, strict=True))
     _problem_size(pair, sets[0], out_bytes, timing, i, where)
-    with _user(where, "the kernel (timing)", case=i, version=current.source.label):
-        if fit.reduced:
-            samples = _reduced_samples(ctx, [s for _, s in samplers], fit, timing)
-            again: list[list[float]] = [[] for _ in samples]
-        else:
-            # the shares are of what the limit leaves now: the warm-up and the samplers' estimates already spent some
-            # (nine calls a callable: at 0.8 s a call against 30 s, 7.2 s, then 12.8 s of samples and 9.6 s of a
-            # claim's re-time as shares of the whole limit; tuneleft8)
-            room_s = min(limit_s, fit.room_s(ctx))
-            blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, room_s)
-            order = abba_order(len(samplers), blocks)
-            # at most the share of the case limit plan_blocks plans for, whatever the load does meanwhile
-            t0 = time.monotonic()
-            samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * room_s)
-            now = next(k for k, (item, _) in enumerate(samplers) if item is current)
-            left_s = min(limit_s, fit.room_s(ctx))
-            again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, left_s)
-    try:
-        _check_timed_output(ctx, timed, next(s for item, s in samplers if item is current), sets, i, where)
-    except _GraphMissed as missed:  # timed again, the current version by calls back to back, in what the limit leaves
-        timed.ungraphed[current.source.label] = str(missed)
-        del samplers, sets
-        return _bench_case(ctx, timed, i, fit.room_s(ctx))
+    while True:
+        with _user(where, "the kernel (timing)", case=i, version=current.source.label):
+            samples, again = _samples_of(ctx, samplers, current, fit, timing, limit_s, where)
+        try:
+            _check_timed_output(ctx, timed, next(s for item, s in samplers if item is current), sets, i, where)
+            break
+        except _GraphMissed as missed:  # timed again, the current version by calls back to back, in what is left
+            timed.ungraphed[current.source.label] = str(missed)
+            ungraphed = _ungraphed_samplers(ctx, timed, samplers, sets, fit, i, where)
+            if ungraphed is None:  # no room left for a full timing: the case is timed again whole, reduced
+                del samplers, sets
+                return _bench_case(ctx, timed, i, fit.room_s(ctx))
+            samplers = ungraphed
     for (item, sampler), taken, retaken in zip(samplers, samples, again, strict=True):
         timing.versions.append(
             VersionTiming(
@@ -1577,6 +1567,75 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
             )
         )
     return timing
+
+
+def _samples_of(
+    ctx: _Ctx,
+    samplers: list[tuple[Any, Any]],
+    current: _Loaded,
+    fit: _Fit,
+    timing: CaseTiming,
+    limit_s: float,
+    where: str,
+) -> tuple[list[list[float]], list[list[float]]]:
+    """The samples of every sampler, interleaved in ABBA blocks within what ``limit_s`` and the case's ``fit`` leave
+    (a reduced timing's single calls where ``fit`` is reduced), and the re-time's where the first claims."""
+    from kernelopt.harness.timers import TIMING_BUDGET_SHARE, abba_order, plan_blocks, take_samples
+
+    if fit.reduced:
+        samples = _reduced_samples(ctx, [s for _, s in samplers], fit, timing)
+        return samples, [[] for _ in samples]
+    # the shares are of what the limit leaves now: the warm-up and the samplers' estimates already spent some (nine
+    # calls a callable: at 0.8 s a call against 30 s, 7.2 s, then 12.8 s of samples and 9.6 s of a claim's re-time as
+    # shares of the whole limit; tuneleft8)
+    room_s = min(limit_s, fit.room_s(ctx))
+    blocks = plan_blocks([s.est_sample_us for _, s in samplers], ctx.job.bench, room_s)
+    order = abba_order(len(samplers), blocks)
+    # at most the share of the case limit plan_blocks plans for, whatever the load does meanwhile
+    t0 = time.monotonic()
+    samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * room_s)
+    now = next(k for k, (item, _) in enumerate(samplers) if item is current)
+    left_s = min(limit_s, fit.room_s(ctx))
+    again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, left_s)
+    return samples, again
+
+
+def _ungraphed_samplers(
+    ctx: _Ctx,
+    timed: _Timed,
+    samplers: list[tuple[Any, Any]],
+    sets: list[list[Any]],
+    fit: _Fit,
+    i: int,
+    where: str,
+) -> list[tuple[Any, Any]] | None:
+    """The case's samplers with the current version's made again without a CUDA graph (its graph missed part of its
+    work, :class:`_GraphMissed`, said in its warnings), the others kept as they are, the sets given back the values
+    they were timed on (the timed check refilled them in place): what a second timing of the case needs, where y2
+    made every sampler again, its inputs, warm-ups, captures and estimates (verdicts22 x7). ``None`` where the room
+    left is too short for a full timing (the caller then times the case again whole, reduced)."""
+    from kernelopt.harness.inputs import refill
+    from kernelopt.harness.timers import one_count
+
+    current = timed.current
+    k = next(n for n, (item, _) in enumerate(samplers) if item is current)
+    fresh = _bench_inputs(ctx, current.pair, i, where)
+    if not all(refill([target], values) for target, values in zip(sets, fresh, strict=True)):
+        return None
+    del fresh
+    ctx.step(Step.TIMING)
+    samplers[k] = (current, None)  # the graph and its outputs go before the new sampler's memory is taken
+    del fit.calls_us[k]  # its calls are measured again, in its place
+    with _user(where, "the kernel (warm-up)", case=i, version=current.source.label):
+        sampler, _ = _warm_sampler(
+            ctx, timed.fns[current.source.label], sets, fit, timed.flusher, timed.ungraphed[current.source.label]
+        )
+    fit.calls_us.insert(k, fit.calls_us.pop())
+    if fit.reduced:
+        return None
+    samplers[k] = (current, sampler)
+    counts = one_count([s for _, s in samplers], ctx.job.bench)
+    return list(zip([x for x, _ in samplers], counts, strict=True))
 
 
 TIMED_CHECK_SEED = 7919
