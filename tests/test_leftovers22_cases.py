@@ -128,3 +128,45 @@ def test_l16_tune_refuses_a_folder_whose_kernel_imports_its_helpers_from_beside_
     for folder in ("grid_helper_module", "grid_module_object"):
         with pytest.raises(InputFileError, match=r"imports \.launch from its own folder"):
             check_kernel(DATA / folder / "kernel.py", KernelForm.FUNCTION)
+
+
+# ------------------------------------------------- l17: a launch from a cache of compiles says what to change
+
+VARIANTS = Path(__file__).parent / "data" / "variants"
+
+
+def test_l17_a_launch_from_a_compile_cache_says_what_to_change_and_the_plain_launch_has_its_knobs() -> None:
+    """wrongkernel22's v98 (``_compiled[x.dtype] = bias_gelu_kernel.warmup(..., BLOCK_SIZE=BLOCK_SIZE, num_warps=4,
+    grid=(1,))``, launched ``_compiled[x.dtype][(ceil_div(n, BLOCK_SIZE), 1, 1)](...)``): on main `tunables` said "no
+    tunable found (launch literals, ...)" and `tune` "discovery lists nothing", naming neither the cache nor a cure.
+    Now both name the compile and the launch to write; written so (the cache gone), BLOCK_SIZE and num_warps are
+    knobs, and a smaller BLOCK_SIZE is written as before (it divides every size the assert lets in)."""
+    from kernelopt.errors import UsageError
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.compile_cache import cached_launch_note
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = (VARIANTS / "gelu_cached_compile" / "kernel.py").read_text()
+    assert discover_source(source) == []
+    with pytest.raises(UsageError) as err:
+        space_from_tunables([], source=source)
+    said = (
+        "bias_gelu_kernel is launched from a compile kept in _compiled[x.dtype] (bias_gelu_kernel.warmup(..., "
+        "BLOCK_SIZE=BLOCK_SIZE, num_warps=4)), which discovery does not read as a launch, so its settings are no "
+        "knob: launch it as bias_gelu_kernel[grid](..., BLOCK_SIZE=BLOCK_SIZE, num_warps=4)"
+    )
+    assert said in str(err.value) and said in (cached_launch_note(source) or "")
+    plain = source.replace(
+        "    if x.dtype not in _compiled:\n        _compiled[x.dtype] = bias_gelu_kernel.warmup(\n"
+        "            y, x, bias, n, x.shape[-1], BLOCK_SIZE=BLOCK_SIZE, num_warps=4, grid=(1,)\n        )\n"
+        "    _compiled[x.dtype][(ceil_div(n, BLOCK_SIZE), 1, 1)](y, x, bias, n, x.shape[-1], BLOCK_SIZE)\n",
+        "    bias_gelu_kernel[(ceil_div(n, BLOCK_SIZE),)](y, x, bias, n, x.shape[-1], BLOCK_SIZE=BLOCK_SIZE, "
+        "num_warps=4)\n",
+    )
+    assert plain != source and cached_launch_note(plain) is None
+    found = {t.key: t for t in discover_source(plain)}
+    assert found["bias_gelu_kernel:BLOCK_SIZE"].editable and found["bias_gelu_kernel:num_warps"].editable
+    written = apply_source(plain, {"bias_gelu_kernel:BLOCK_SIZE": 64}).new_source
+    assert "BLOCK_SIZE = 64" in written and guard_edit(plain, written).new_source == written

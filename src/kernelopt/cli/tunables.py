@@ -306,7 +306,11 @@ def _show_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) 
 def _show_knobs(file: Path, found: list[Tunable]) -> None:
     """The knobs' table, then why a knob is not edited, or how a computed one is."""
     if not found:
-        info(f"{file}: no tunable found (launch literals, autotune configs, `# kernelopt: tunable` constants)")
+        from kernelopt.tunables.compile_cache import cached_launch_note
+
+        cached = cached_launch_note(file.read_text(errors="replace")) if file.is_file() else None
+        said = f": {cached}" if cached else " (launch literals, autotune configs, `# kernelopt: tunable` constants)"
+        info(f"{file}: no tunable found{said}")
         return
     table(
         f"tunables of {file}",

@@ -28,6 +28,8 @@ class CachedCompile:
     key: str
     key_names: frozenset[str]
     given: frozenset[str]
+    kernel: str = ""  # the kernel compiled (``bias_gelu_kernel`` of ``bias_gelu_kernel.warmup(...)``)
+    settings: tuple[str, ...] = ()  # the compile's keywords, its grid left out, as written (``BLOCK_SIZE=BLOCK_SIZE``)
 
 
 def _names(node: cst.CSTNode) -> set[str]:
@@ -101,8 +103,37 @@ def cached_compiles(source: str) -> list[CachedCompile]:
                 read = {n for e in store.slice for n in _names(e)}
                 given = {k for c in calls for a in c.args for k in ({a.keyword.value} if a.keyword else set())}
                 given |= {n for c in calls for a in c.args for n in _names(a.value)}
-                out.append(CachedCompile(dotted(store.value), key, frozenset(read), frozenset(given)))
+                compiled_by = calls[0]
+                kernel = dotted(compiled_by.func).removesuffix(".warmup") if _warmup(compiled_by) else ""
+                settings = tuple(
+                    f"{a.keyword.value}={cst.Module([]).code_for_node(a.value)}"
+                    for a in compiled_by.args
+                    if a.keyword is not None and a.keyword.value != "grid"
+                )
+                out.append(CachedCompile(dotted(store.value), key, frozenset(read), frozenset(given), kernel, settings))
     return out
+
+
+def _warmup(call: cst.Call) -> bool:
+    return dotted(call.func).endswith(".warmup")
+
+
+def cached_launch_note(source: str) -> str | None:
+    """Why discovery finds no knob in a launch from a cache of compiles (wrongkernel22's v98, leftovers22 l18) and
+    what to change: the launch ``_compiled[x.dtype][grid](...)`` is of a compiled kernel, no ``kernel[grid](...)``
+    any reader takes for a launch, and its settings are given to the compile; ``None`` where ``source`` keeps no
+    such cache. Launched plainly, Triton keeps one compile for each value of its settings itself, so the cache
+    is not needed for a tuned value to run right at every size."""
+    cached = [c for c in cached_compiles(source) if c.kernel]
+    if not cached:
+        return None
+    c = cached[0]
+    settings = ", ".join(c.settings)
+    return (
+        f"{c.kernel} is launched from a compile kept in {c.cache}[{c.key}] ({c.kernel}.warmup(..., {settings})), "
+        f"which discovery does not read as a launch, so its settings are no knob: launch it as {c.kernel}[grid]"
+        f"(..., {settings}) (Triton keeps one compile for each value itself), and they are knobs"
+    )
 
 
 def _set_counts(source: str) -> Counter[str]:

@@ -47,6 +47,7 @@ from kernelopt.tunables.block_tiles import (
     tile_entries,
     tile_problems,
 )
+from kernelopt.tunables.compile_cache import cached_launch_note
 from kernelopt.tunables.guard import tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.launches import (
@@ -112,7 +113,7 @@ def space_from_tunables(
     held = held_knobs(tunables, looped)
     found = launches(tunables, looped)
     if not found:
-        raise UsageError(f"no tunable knob: discovery lists {seen_knobs(tunables)}")
+        raise UsageError(f"no tunable knob: discovery lists {seen_knobs(tunables, source)}")
     chosen = _choose(found, kernel, tunables)
     least = quotient_floors(source, chosen.kernel, _given(tunables, chosen.kernel)) if source and chosen.kernel else {}
     if source and chosen.kernel and chosen.label.endswith(".configs"):
@@ -150,9 +151,13 @@ def written_options(tunables: Sequence[Tunable]) -> dict[str, dict[str, Value]]:
     return out
 
 
-def seen_knobs(tunables: Sequence[Tunable]) -> str:
-    """What discovery lists of a file with no knob tune can move: each knob and why it cannot be edited."""
+def seen_knobs(tunables: Sequence[Tunable], source: str | None = None) -> str:
+    """What discovery lists of a file with no knob tune can move: each knob and why it cannot be edited; for a file
+    with none whose kernel is launched from a cache of compiles (``source``), what to change."""
     if not tunables:
+        cached = cached_launch_note(source) if source else None
+        if cached is not None:
+            return f"nothing: {cached}"
         return "nothing (no launch literal, autotune config or `# kernelopt: tunable` constant)"
     why = [f"{t.key} ({'semantic' if t.semantic else t.refused_reason or 'no value'})" for t in tunables]
     return "only knobs it cannot edit: " + ", ".join(why)
