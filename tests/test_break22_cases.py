@@ -25,6 +25,7 @@ from kernelopt.harness.model import (
     VersionTiming,
 )
 from kernelopt.memory.model import CorrectnessStatus, IterationRecord
+from tests.conftest import check_in_process
 
 DATA = Path(__file__).parent / "data" / "break22"
 CPU_ENV = {"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_S": "0.05", "KERNELOPT_SEEDS": "1", "TEST_TIMEOUT_SEC": "3"}
@@ -95,3 +96,18 @@ def test_b51_a_batch_row_says_how_the_kernel_and_the_pytorch_baseline_were_timed
     (line,) = csv.DictReader(io.StringIO(csv_text(table)))
     assert line["reference_timing_method"].startswith("cuda_batch, 10 launch(es)/sample, 24 samples")
     assert line["timing_method"] == graphed and float(line["compile_ci_low"]) == row.compile_ci_low
+
+
+def test_b52_a_none_among_the_reference_s_outputs_is_no_checker_crash(tmp_path: Path) -> None:
+    """b52: a reference returning `nn.MultiheadAttention(...)(x, x, x, need_weights=False)` whole, `(output, None)`,
+    crashed the checker at the None ("the worker exited with code 1 without a result: RuntimeError: Could not infer
+    dtype of NoneType"), the kernel's FAIL (`kernelopt batch --device cpu`, main at `5140a3cc`). A None where the
+    reference has one is now nothing to compare: the attention written out passes; the same kernel returning the
+    attention weights there fails, said."""
+    right = Path(shutil.copytree(DATA / "mha_none", tmp_path / "right"))
+    assert check_in_process(right).failure is None
+    weights = Path(shutil.copytree(DATA / "mha_none", tmp_path / "weights"))
+    kernel = weights / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("a.out_proj.bias), None", "a.out_proj.bias), x.new_ones(b, t, t)"))
+    failure = check_in_process(weights).failure
+    assert failure is not None and "output 1 is a tensor; the reference's is None" in failure.message, failure
