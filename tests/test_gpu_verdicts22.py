@@ -104,3 +104,48 @@ def test_on_cuda_the_graphs_that_check_a_timed_one_hold_no_memory_while_it_is_ti
     assert sampler.method is TimingMethod.CUDA_GRAPH, sampler.warnings
     slack = 4 * 2**20  # the graph's own workspace and the allocator's rounding (our bound)
     assert held <= outputs + slack and after_probe <= outputs + slack
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(240)
+def test_on_cuda_a_graph_that_missed_part_of_the_work_re_makes_only_its_own_sampler(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """x7 on the GPU: timing21's legacy-stream extension (its copy not captured, its ``+ x`` captured) beside the timed
+    reference: the kernel's graph misses part of its work, so its sampler is made again without a graph while the
+    reference's graph sampler is kept (warmed once; main made both again), and the case passes, the kernel
+    ``cuda_batch``, the reference ``cuda_graph``, their samples taken together."""
+    from kernelopt.harness import worker
+    from kernelopt.harness.model import REFERENCE_LABEL, TimingMethod
+
+    from .bench_job import bench_job
+    from .test_gpu_timing21 import ADD_REFERENCE, CUDA_PARTLY
+
+    warmed: list[int] = []
+    warm = worker._warm_sampler
+
+    def counted(ctx: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        warmed.append(id(fn))
+        return warm(ctx, fn, *args, **kwargs)
+
+    monkeypatch.setattr(worker, "_warm_sampler", counted)
+    res = bench_job(
+        tmp_path,
+        monkeypatch,
+        ADD_REFERENCE,
+        CUDA_PARTLY,
+        device="cuda",
+        case_timeout_s=120.0,
+        seconds_per_case=0.2,
+        time_reference=True,
+    )
+    versions = {v.label: v for v in res.timings[0].versions} if res.timings else {}
+    counts = sorted(warmed.count(f) for f in set(warmed))
+    print(
+        f"verdicts22 x7: failure {res.failure and res.failure.message}; warm-ups {counts}; "
+        + "; ".join(f"{k} {v.method.value} {len(v.samples_us)} samples" for k, v in versions.items())
+    )
+    assert res.failure is None, res.failure
+    assert versions["t"].method is TimingMethod.CUDA_BATCH, versions["t"]
+    assert versions[REFERENCE_LABEL].method is TimingMethod.CUDA_GRAPH, versions[REFERENCE_LABEL]
+    assert counts == [1, 2], warmed
