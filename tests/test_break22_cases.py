@@ -25,6 +25,7 @@ from kernelopt.harness.model import (
     VersionTiming,
 )
 from kernelopt.memory.model import CorrectnessStatus, IterationRecord
+from tests.bench_job import bench_job
 from tests.conftest import check_in_process
 
 DATA = Path(__file__).parent / "data" / "break22"
@@ -111,3 +112,59 @@ def test_b52_a_none_among_the_reference_s_outputs_is_no_checker_crash(tmp_path: 
     kernel.write_text(kernel.read_text().replace("a.out_proj.bias), None", "a.out_proj.bias), x.new_ones(b, t, t)"))
     failure = check_in_process(weights).failure
     assert failure is not None and "output 1 is a tensor; the reference's is None" in failure.message, failure
+
+
+#: A model whose buffer counts its calls and scales its output by the count: its output depends on its earlier calls.
+COUNTING = """import torch
+from torch import nn
+
+
+class {name}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(()))
+
+    def forward(self, x):
+        self.calls += 1
+        return x * self.calls
+"""
+INPUTS = """
+
+def get_inputs():
+    return [torch.randn(256)]
+
+
+def get_init_inputs():
+    return []
+"""
+PURE = """import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+"""
+
+
+@pytest.mark.parametrize("reference_counts", [True, False], ids=["reference_counts", "kernel_alone_counts"])
+def test_b53_a_reference_whose_output_counts_its_calls_is_the_problem_s_error_at_the_timed_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference_counts: bool
+) -> None:
+    """b53: a KernelBench model whose buffer counts its calls (its output `x * calls`) beside a kernel that does the
+    same passed the check (each called once a seed) and failed the timing's check of the timed output, "output
+    differs from the reference on the inputs of seed 7919 (the timed output's check)", the kernel's FAIL
+    (`kernelopt batch --device cpu`, main at `6a63f87a`): the reference had run through the whole timing first. The
+    check's rule for a reference whose output depends on its earlier calls (reference.py loaded afresh returns
+    another) now runs there too: the problem's error. A pure reference beside the counting kernel stays the kernel's
+    FAIL."""
+    reference = (COUNTING.format(name="Model") if reference_counts else PURE) + INPUTS
+    res = bench_job(tmp_path, monkeypatch, reference, COUNTING.format(name="ModelNew"), time_reference=True)
+    failure = res.failure
+    assert failure is not None
+    if reference_counts:
+        assert failure.culprit == "problem" and failure.error_class == "ReferenceCached", failure
+        assert "its output depends on its earlier calls" in failure.message
+    else:
+        assert failure.culprit == "kernel" and failure.error_class == "Mismatch", failure
+        assert "(the timed output's check), timed or not" in failure.message
