@@ -170,3 +170,52 @@ def test_l17_a_launch_from_a_compile_cache_says_what_to_change_and_the_plain_lau
     assert found["bias_gelu_kernel:BLOCK_SIZE"].editable and found["bias_gelu_kernel:num_warps"].editable
     written = apply_source(plain, {"bias_gelu_kernel:BLOCK_SIZE": 64}).new_source
     assert "BLOCK_SIZE = 64" in written and guard_edit(plain, written).new_source == written
+
+
+# ------------------------------------------------- l18: the net's failure of an agent's rewrite gets its repair
+
+
+def test_l18_an_agent_s_rewrite_wrong_at_a_net_size_is_repaired_with_the_size_named(
+    ws_root: Path, rows_baseline: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """seen21's u26: b43's net failed an agent's rewrite right only at the timed sizes in Stage 4, after its timing,
+    where a failure only reverts: the agent never heard which size it was wrong at. Now the net runs in Stage 3's
+    check of a rewrite that passes the SHAPES entries, so the failure, naming ``rows=65,cols=129``, is the repair
+    attempt's prompt: the scripted agent (narrow.py's kernel first, the whole-row single pass when the size is
+    named) passes V1, its first attempt a pitfall of the record; the gate reads the net's verdict of those bytes
+    once more (no second session folder)."""
+    import json
+    import shlex
+    import sys
+
+    from kernelopt.cli.app import main
+    from kernelopt.memory.model import GateResult
+    from kernelopt.workspace import Workspace
+    from tests.conftest import with_baseline
+
+    for name, value in (("KERNELOPT_BENCH_S", "0.2"), ("OMP_NUM_THREADS", "1"), ("KERNELOPT_SEEDS", "1")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
+    with_baseline(rows_baseline, ws_root)
+    agents = Path(__file__).parent / "data" / "agents"
+
+    def agent(script: str) -> str:
+        return f"command={shlex.quote(sys.executable)} {shlex.quote(str(agents / script))} {{prompt_file}}"
+
+    argv = ["optimize", str(agents / "rows"), "--root", str(ws_root), "--device", "cpu", "--json", "--max-iters", "1"]
+    argv += ["--planner", "agent-cli", "-P", agent("planner.py"), "--implementer", "agent-cli"]
+    code = main([*argv, "-I", agent("narrow_repaired.py")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [(o["version"], o["result"]) for o in json.loads(out)["this_run"]] == [(1, "PASS")], out
+    ws = Workspace(ws_root / "kernel_opt_rows")
+    record = ws.memory.read(1)
+    assert record.quality_gate.result is GateResult.PASS
+    first = [p for p in record.pitfalls_and_fixes if p.root_cause.startswith("implementation attempt 1 of")]
+    assert first and first[0].error_message.startswith(
+        "correctness FAIL: correct at the timed sizes only: the kernel fails at rows=65,cols=129"
+    ), record.pitfalls_and_fixes
+    assert first[0].fix_applied == "repair attempt by the implementer"
+    assert "amax(dim=1" in ws.kernel_py.read_text() and "[:, :128]" not in ws.kernel_py.read_text()
+    made = sorted(p.name for p in (ws.state_dir / "net").iterdir())
+    assert len(made) == 2 and all(m.startswith("check-") for m in made), made  # the narrow text's, the repair's

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from kernelopt import profiling
@@ -39,7 +41,7 @@ from kernelopt.loop.protocols import (
     NullProgress,
     ProgressSink,
 )
-from kernelopt.memory.model import GateResult, QualityGate, version_label
+from kernelopt.memory.model import CorrectnessStatus, GateResult, QualityGate, version_label
 from kernelopt.planning.plan import Plan
 from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
 from kernelopt.profiling.timing_only import CPU_TIMER, timing_only_finding
@@ -150,16 +152,26 @@ class HarnessGate:
     """Stage 3's correctness check and the Stage 4 gate through ``kernelopt.harness.gate``.
 
     ``net``: the versions are an implementer's rewrites (agent-cli, llm-api, an MCP agent), not the rules backend's
-    tuned picks (whose session casts the net before it writes): a version that passes is then checked at the sizes
-    ``SHAPES`` does not name where V0's kernel passes (:func:`kernelopt.tuning.code_net.check_code_change`), and one
-    wrong there fails its gate (break21 b43)."""
+    tuned picks (whose session casts the net before it writes): a rewrite that passes its check at the ``SHAPES``
+    entries is then checked at the sizes ``SHAPES`` does not name where V0's kernel passes
+    (:func:`kernelopt.tuning.code_net.check_code_change`), in Stage 3's check, so that one wrong there fails the
+    check and the implementer gets its repair attempt with the size named (leftovers22 l18; break21's b43 cast it in
+    Stage 4 alone, after the timing, where a failure only reverts). The gate reads the verdict of the same bytes
+    again (one net a rewrite), and casts it itself for a kernel.py no check saw."""
 
     def __init__(self, *, device: str | None = None, net: bool = False) -> None:
         self.device = device
         self.net = net
+        self._verdicts: dict[bytes, _NetRead] = {}  # kernel.py's bytes -> the net's reading of them
 
     def check_correctness(self, workspace: Workspace) -> CorrectnessReport:
-        return check_correctness(workspace, device=self.device)
+        report = check_correctness(workspace, device=self.device)
+        if not self.net or not report.passed:
+            return report
+        read = self._net(workspace, f"check-{hashlib.sha256(workspace.kernel_py.read_bytes()).hexdigest()[:12]}")
+        if read.failed is None:
+            return report
+        return report.model_copy(update={"passed": False, "status": CorrectnessStatus.FAIL, "message": read.failed})
 
     def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
         # V0 is the kernel as written, the run's start: an entry it cannot run is the problem's (refblame14 r11)
@@ -168,35 +180,60 @@ class HarnessGate:
             return report
         return self._netted(workspace, report)
 
-    def _netted(self, workspace: Workspace, report: GateReport) -> GateReport:
-        """``report`` of a passing rewrite, failed where the net finds a size V0's kernel passes and it does not."""
+    def _net(self, workspace: Workspace, label: str) -> _NetRead:
+        """The net's reading of kernel.py as it is now, cast once for its bytes (``label``: the session folder's)."""
+        written = workspace.kernel_py.read_bytes()
+        known = self._verdicts.get(written)
+        if known is not None:
+            return known
         try:
             original = workspace.kernel_at(workspace.memory.read(0).git_commit_hash or "", 0)
         except (RecordError, GitError) as exc:
-            return report.model_copy(update={"warnings": [*report.warnings, f"sizes not checked: {exc}"]})
-        written = workspace.kernel_py.read_bytes()
+            return _NetRead(warning=f"sizes not checked: {exc}")  # not kept: a later read may find V0's record
         if original is None or original == written:
-            return report
-        try:
-            net = check_code_change(
-                workspace.root,
-                original.decode("utf-8", "replace"),
-                written.decode("utf-8", "replace"),
-                device=self.device,
-                session_dir=workspace.state_dir / "net" / version_label(report.version),
-                size_scale=HarnessSettings.from_env(None, device=self.device).size_scale,
-            )
-        except KerneloptError as exc:  # the bench worker could not start, the problem does not fit: no verdict
-            return report.model_copy(update={"warnings": [*report.warnings, f"sizes not checked: {exc.one_line()}"]})
-        if net.failed is None:
-            said = [net.line()] if net.checks else []
-            return report.model_copy(update={"notes": [*report.notes, *said]})
-        reason = f"correct at the timed sizes only: {net.line().replace('the written kernel', 'the kernel', 1)}"
+            read = _NetRead()
+        else:
+            try:
+                net = check_code_change(
+                    workspace.root,
+                    original.decode("utf-8", "replace"),
+                    written.decode("utf-8", "replace"),
+                    device=self.device,
+                    session_dir=workspace.state_dir / "net" / label,
+                    size_scale=HarnessSettings.from_env(None, device=self.device).size_scale,
+                )
+            except KerneloptError as exc:  # the bench worker could not start, the problem does not fit: no verdict
+                read = _NetRead(warning=f"sizes not checked: {exc.one_line()}")
+            else:
+                line = net.line().replace("the written kernel", "the kernel", 1)
+                failed = f"correct at the timed sizes only: {line}" if net.failed is not None else None
+                read = _NetRead(failed=failed, note=net.line() if net.checks and failed is None else None)
+        self._verdicts[written] = read
+        return read
+
+    def _netted(self, workspace: Workspace, report: GateReport) -> GateReport:
+        """``report`` of a passing rewrite, failed where the net finds a size V0's kernel passes and it does not."""
+        read = self._net(workspace, version_label(report.version))
+        if read.warning is not None:
+            return report.model_copy(update={"warnings": [*report.warnings, read.warning]})
+        if read.failed is None:
+            return report.model_copy(update={"notes": [*report.notes, *([read.note] if read.note else [])]})
+        reason = read.failed
         record = report.record.model_copy(
             update={"quality_gate": QualityGate(result=GateResult.FAIL, failure_reason=reason, culprit="kernel")}
         )
         workspace.memory.write(record)
         return report.model_copy(update={"result": GateResult.FAIL, "failure_reason": reason, "record": record})
+
+
+@dataclass(frozen=True)
+class _NetRead:
+    """The net's reading of one kernel.py: the failure line (``correct at the timed sizes only: ...``), the note of a
+    pass, or the warning where no verdict came."""
+
+    failed: str | None = None
+    note: str | None = None
+    warning: str | None = None
 
 
 class CachedCeilings:
