@@ -22,6 +22,32 @@ def _sets(count: int) -> list[list[Any]]:
     return [[torch.randn(N, device="cuda", generator=gen)] for _ in range(count)]
 
 
+def sampled(kernels: dict[str, Any], tag: str) -> dict[str, Any]:
+    """Each kernel's sampler on four input sets of ``N`` (the harness's own ``make_sampler``, the L2 flushed), after
+    three warm-up calls, its median of 20 samples printed after ``tag``; the sets' values are as built after."""
+    import torch
+
+    from kernelopt.harness import timers
+    from kernelopt.harness.model import BenchSettings
+
+    sets = _sets(4)
+    built = [s[0].clone() for s in sets]
+    said = {}
+    for name, fn in kernels.items():
+        for k in range(3):
+            fn(*sets[k % len(sets)])
+        torch.cuda.synchronize()
+        sampler = timers.make_sampler(fn, sets, "cuda", BenchSettings(), timers.L2Flusher("cuda"))
+        samples = sorted(sampler.sample() for _ in range(20))
+        said[name] = sampler
+        print(
+            f"{tag} {name}: {sampler.method.value}, {sampler.launches} calls a sample over "
+            f"{sampler.input_sets} sets, median {samples[10]:.3f} us a call, warnings {sampler.warnings}"
+        )
+    assert all(torch.equal(s[0], b) for s, b in zip(sets, built, strict=True))
+    return said
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(120)
 def test_on_cuda_a_kernel_that_keeps_its_result_while_captured_is_timed_back_to_back() -> None:
@@ -32,8 +58,7 @@ def test_on_cuda_a_kernel_that_keeps_its_result_while_captured_is_timed_back_to_
     """
     import torch
 
-    from kernelopt.harness import timers
-    from kernelopt.harness.model import BenchSettings, TimingMethod
+    from kernelopt.harness.model import TimingMethod
 
     kept: dict[int, Any] = {}
 
@@ -50,21 +75,7 @@ def test_on_cuda_a_kernel_that_keeps_its_result_while_captured_is_timed_back_to_
         torch.mul(torch.sin(x), 2.0, out=buffer)
         return buffer
 
-    sets = _sets(4)
-    built = [s[0].clone() for s in sets]
-    said = {}
-    for name, fn in (("cheat", cheat), ("one buffer", one_buffer), ("honest", lambda x: torch.sin(x) * 2.0)):
-        for k in range(3):
-            fn(*sets[k % len(sets)])
-        torch.cuda.synchronize()
-        sampler = timers.make_sampler(fn, sets, "cuda", BenchSettings(), timers.L2Flusher("cuda"))
-        samples = sorted(sampler.sample() for _ in range(20))
-        said[name] = sampler
-        print(
-            f"timing21 y1 {name}: {sampler.method.value}, {sampler.launches} calls a sample over "
-            f"{sampler.input_sets} sets, median {samples[10]:.3f} us a call, warnings {sampler.warnings}"
-        )
-    assert all(torch.equal(s[0], b) for s, b in zip(sets, built, strict=True))
+    said = sampled({"cheat": cheat, "one buffer": one_buffer, "honest": lambda x: torch.sin(x) * 2.0}, "timing21 y1")
     assert said["cheat"].method is TimingMethod.CUDA_BATCH, said["cheat"].warnings
     assert "a replay does fewer calls than it is timed as" in said["cheat"].warnings[0]
     assert said["one buffer"].method is TimingMethod.CUDA_GRAPH, said["one buffer"].warnings

@@ -10,14 +10,7 @@ from typing import Any
 
 import pytest
 
-N = 1 << 16  # 256 KiB a tensor: a kernel of a few microseconds, timed by a CUDA graph (under graph_below_us)
-
-
-def _sets(count: int) -> list[list[Any]]:
-    import torch
-
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    return [[torch.randn(N, device="cuda", generator=gen)] for _ in range(count)]
+from .test_gpu_timing21 import N, _sets, sampled  # 256 KiB a tensor: a kernel of a few microseconds, graphed
 
 
 @pytest.mark.gpu
@@ -29,8 +22,7 @@ def test_on_cuda_a_kernel_that_copies_an_earlier_call_s_result_while_captured_is
     why, its median a call printed beside the graph's of the honest kernel; the honest kernel keeps its graph."""
     import torch
 
-    from kernelopt.harness import timers
-    from kernelopt.harness.model import BenchSettings, TimingMethod
+    from kernelopt.harness.model import TimingMethod
 
     kept: dict[int, Any] = {}
 
@@ -42,21 +34,7 @@ def test_on_cuda_a_kernel_that_copies_an_earlier_call_s_result_while_captured_is
             return kept[x.data_ptr()]
         return kept[x.data_ptr()].clone()
 
-    sets = _sets(4)
-    built = [s[0].clone() for s in sets]
-    said = {}
-    for name, fn in (("copies", copies), ("honest", lambda x: torch.sin(x).mul(2.0).exp())):
-        for k in range(3):
-            fn(*sets[k % len(sets)])
-        torch.cuda.synchronize()
-        sampler = timers.make_sampler(fn, sets, "cuda", BenchSettings(), timers.L2Flusher("cuda"))
-        samples = sorted(sampler.sample() for _ in range(20))
-        said[name] = sampler
-        print(
-            f"verdicts22 x1 {name}: {sampler.method.value}, {sampler.launches} calls a sample over "
-            f"{sampler.input_sets} sets, median {samples[10]:.3f} us a call, warnings {sampler.warnings}"
-        )
-    assert all(torch.equal(s[0], b) for s, b in zip(sets, built, strict=True))
+    said = sampled({"copies": copies, "honest": lambda x: torch.sin(x).mul(2.0).exp()}, "verdicts22 x1")
     assert said["copies"].method is TimingMethod.CUDA_BATCH, said["copies"].warnings
     assert "a replay does fewer calls than it is timed as" in said["copies"].warnings[0]
     assert said["honest"].method is TimingMethod.CUDA_GRAPH, said["honest"].warnings
@@ -115,20 +93,13 @@ def test_on_cuda_a_graph_that_missed_part_of_the_work_re_makes_only_its_own_samp
     reference: the kernel's graph misses part of its work, so its sampler is made again without a graph while the
     reference's graph sampler is kept (warmed once; main made both again), and the case passes, the kernel
     ``cuda_batch``, the reference ``cuda_graph``, their samples taken together."""
-    from kernelopt.harness import worker
     from kernelopt.harness.model import REFERENCE_LABEL, TimingMethod
 
     from .bench_job import bench_job
     from .test_gpu_timing21 import ADD_REFERENCE, CUDA_PARTLY
+    from .test_verdicts22_cases import counted_warmups
 
-    warmed: list[int] = []
-    warm = worker._warm_sampler
-
-    def counted(ctx: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        warmed.append(id(fn))
-        return warm(ctx, fn, *args, **kwargs)
-
-    monkeypatch.setattr(worker, "_warm_sampler", counted)
+    warmed = counted_warmups(monkeypatch)
     res = bench_job(
         tmp_path,
         monkeypatch,

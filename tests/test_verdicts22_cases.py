@@ -327,12 +327,32 @@ def test_x7_a_graph_that_missed_part_of_a_correct_kernel_s_work_is_timed_again_a
     again. Now only the kernel's sampler is made again, without a graph, and every sampler (the reference's kept) takes
     the second timing's interleaved samples on the sets given back their values: the reference is warmed once, the
     kernel twice (three and two on main's code), and the kernel passes timed by calls back to back."""
-    from kernelopt.harness import worker
     from kernelopt.harness.model import REFERENCE_LABEL
 
     from .bench_job import bench_job
     from .test_agents19_cases import SEEDED_ADD
     from .test_timing21_cases import PARTLY_UNCAPTURED
+
+    warmed = counted_warmups(monkeypatch)
+    play_cuda(monkeypatch, CALLS)
+    prepare = timers._prepare
+    monkeypatch.setattr(timers, "rotation_count", lambda *_: 3)
+    monkeypatch.setattr(
+        timers, "_prepare", lambda fn, sets, _device, settings, flusher: prepare(fn, sets, "cuda", settings, flusher)
+    )
+    res = bench_job(tmp_path, monkeypatch, SEEDED_ADD, PARTLY_UNCAPTURED, time_reference=True)
+    assert res.failure is None, res.failure
+    versions = {v.label: v for v in res.timings[0].versions}
+    kernel, reference = versions["t"], versions[REFERENCE_LABEL]
+    assert kernel.method is TimingMethod.CUDA_BATCH and kernel.samples_us, kernel
+    assert reference.method is TimingMethod.CUDA_GRAPH and len(reference.samples_us) == len(kernel.samples_us)
+    assert sorted(warmed.count(f) for f in set(warmed)) == [1, 2], warmed
+
+
+def counted_warmups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The callables the gate's timing warms up and makes a sampler of (``worker._warm_sampler``), one entry a time,
+    each by its id: a test counts how often each was made."""
+    from kernelopt.harness import worker
 
     warmed: list[int] = []
     warm = worker._warm_sampler
@@ -341,17 +361,5 @@ def test_x7_a_graph_that_missed_part_of_a_correct_kernel_s_work_is_timed_again_a
         warmed.append(id(fn))
         return warm(ctx, fn, *args, **kwargs)  # type: ignore[arg-type]
 
-    play_cuda(monkeypatch, CALLS)
-    prepare = timers._prepare
-    monkeypatch.setattr(timers, "rotation_count", lambda *_: 3)
-    monkeypatch.setattr(
-        timers, "_prepare", lambda fn, sets, _device, settings, flusher: prepare(fn, sets, "cuda", settings, flusher)
-    )
     monkeypatch.setattr(worker, "_warm_sampler", counted)
-    res = bench_job(tmp_path, monkeypatch, SEEDED_ADD, PARTLY_UNCAPTURED, time_reference=True)
-    assert res.failure is None, res.failure
-    versions = {v.label: v for v in res.timings[0].versions}
-    kernel, reference = versions["t"], versions[REFERENCE_LABEL]
-    assert kernel.method is TimingMethod.CUDA_BATCH and kernel.samples_us, kernel
-    assert reference.method is TimingMethod.CUDA_GRAPH and len(reference.samples_us) == len(kernel.samples_us)
-    assert sorted(warmed.count(f) for f in set(warmed)) == [1, 2], warmed
+    return warmed
