@@ -44,7 +44,11 @@ def test_roofline_utilization_default_90_pct_on_measured_ceilings(ws: Workspace,
     fakes.ceilings.value = FakeCeilings(memory_gbps=1.0)  # roofline latency: 49152 B / 1 GB/s = 49.152 us
     fakes.gate.latency_of = {64: 100.0, 128: 60.0, 256: 52.0, 512: 51.0}.__getitem__
     s = run(ws, fakes, max_iterations=10)
-    stopped(s, StopReason.ROOFLINE_UTILIZATION, "94.5 % of the roofline bound (measured ceilings) >= 90 %", ws)
+    said = (
+        "94.5 % of the roofline bound (measured ceilings: measured copy 1 GB/s, memory-bound) >= 90 %; achieved "
+        "0.9452 GB/s and 7.877e-05 TFLOP/s (the gate's timing, reference.py's counts)"
+    )
+    stopped(s, StopReason.ROOFLINE_UTILIZATION, said, ws)
     assert s.iterations == 2 and s.best_roofline is not None
     assert s.best_roofline.measured_pct == pytest.approx(94.523, rel=1e-4)
     # both bounds are reported: the spec peak of the H200 (4.8 TB/s) puts it far lower
@@ -55,7 +59,11 @@ def test_roofline_utilization_default_90_pct_on_measured_ceilings(ws: Workspace,
 
 def test_roofline_utilization_falls_back_to_the_spec_peak(ws: Workspace, fakes: Fakes) -> None:
     s = run(ws, fakes, max_iterations=10, roofline_utilization_pct=0.02)
-    stopped(s, StopReason.ROOFLINE_UTILIZATION, "0.0 % of the roofline bound (spec peak) >= 0.02 %", ws)
+    said = (
+        "0.0 % of the roofline bound (spec peak: NVIDIA H200 SXM spec 4800 GB/s, fp32 67 TFLOP/s, memory-bound) "
+        ">= 0.02 %; achieved 1.229 GB/s and 0.0001024 TFLOP/s (the gate's timing, reference.py's counts)"
+    )
+    stopped(s, StopReason.ROOFLINE_UTILIZATION, said, ws)
     assert s.iterations == 2  # V2 at 40 us: 0.0256 % of the 4.8 TB/s bound
 
 

@@ -246,3 +246,33 @@ def test_n130_the_skill_s_setup_and_commands_are_what_the_docs_and_the_cli_have(
     named = set(re.findall(r"`kernelopt ([a-z]+)", skill))
     assert named - set(COMMANDS) == set() and {"status", "report"} <= named
     assert "| `status` | `kernelopt status WS`, `kernelopt report WS` |" in skill
+
+
+@pytest.mark.timeout(120)
+def test_n131_a_kernel_at_its_roofline_stops_after_v0_in_the_field_s_terms(ws_root: Path) -> None:
+    """A kernel already near its roofline, `optimize` with the default backends: the run stopped after V0 with
+    "94.5 % of the roofline bound (measured ceilings) >= 90 %": not which roof (the measured copy stream's GB/s), not
+    whether the kernel is memory- or compute-bound, not the rate it achieved, and nothing of Stage 1's profile of that
+    very kernel (Nsight Compute's DRAM and SM throughput, % of peak). The stop says all four, each figure the
+    profiler's with its metric name (V0's recorded profile, the loop's fakes)."""
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.loop.stop import StopReason
+    from kernelopt.workspace import Workspace
+
+    from .loop_fakes import DATA, FakeCeilings, make_fakes
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    fakes.ceilings.value = FakeCeilings(memory_gbps=1.0)  # roofline latency: 49152 B / 1 GB/s = 49.152 us
+    fakes.gate.latency_of = {64: 52.0}.__getitem__  # V0 at 94.5 % of it
+    s = OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(max_iterations=5)).run()
+    assert s.stop is not None and s.stop.reason is StopReason.ROOFLINE_UTILIZATION and s.iterations == 0
+    assert s.stop.detail == (
+        "94.5 % of the roofline bound (measured ceilings: measured copy 1 GB/s, memory-bound) >= 90 %; achieved "
+        "0.9452 GB/s and 7.877e-05 TFLOP/s (the gate's timing, reference.py's counts); ncu on V0's kernel (dot_prod): "
+        "DRAM throughput 34.86 % of peak (gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed), compute (SM) "
+        "throughput 72.43 % of peak (sm__throughput.avg.pct_of_peak_sustained_elapsed), DRAM 114.4 GB/s "
+        "(dram__bytes.sum.per_second)"
+    )

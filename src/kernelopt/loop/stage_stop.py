@@ -6,8 +6,8 @@ from kernelopt.loop import ending
 from kernelopt.loop.journal import IterationState, RunStatus
 from kernelopt.loop.protocols import EventKind, Stage
 from kernelopt.loop.run import LoopRun
-from kernelopt.loop.stop import StopDecision, StopReason, decide
-from kernelopt.memory.model import GateResult
+from kernelopt.loop.stop import StopDecision, StopReason, decide, profiler_figures
+from kernelopt.memory.model import GateResult, IterationRecord
 from kernelopt.oneline import one_line
 from kernelopt.stages.implement import NO_GAIN
 
@@ -43,6 +43,7 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
         last_failed=it.failure is not None,
         converged_session=converged,
         next_version_min_s=next_version_min_s(run, it),
+        profiled=it.version if it.failure is not None and it.version > 0 else None,
     )
     if decision is not None:
         finish(run, decision)
@@ -71,14 +72,39 @@ def next_version_min_s(run: LoopRun, it: IterationState) -> float:
 
 
 def decide_stop(
-    run: LoopRun, *, last_failed: bool, converged_session: str | None = None, next_version_min_s: float | None = None
+    run: LoopRun,
+    *,
+    last_failed: bool,
+    converged_session: str | None = None,
+    next_version_min_s: float | None = None,
+    profiled: int | None = None,
 ) -> StopDecision | None:
     """The stop conditions checked against the last good version; None: go on. ``converged_session``: why the
     tuning session of the iteration that just ended kept nothing (the launch configuration has converged);
-    ``next_version_min_s``: the least wall time another version takes (see :func:`~kernelopt.loop.stop.decide`)."""
+    ``next_version_min_s``: the least wall time another version takes (see :func:`~kernelopt.loop.stop.decide`);
+    ``profiled``: the iteration that just ended where it failed or kept nothing, so that the kernel its Stage 1
+    profiled is the last good version's, else ``None``. A stop at the
+    roofline or a converged one adds what the profiler measured of that kernel (V0's own profile for V0), in the
+    profiler's metric names (newuser19 n131)."""
     good_n = run.last_good_version()
     good = run.ws.memory.read(good_n) if good_n is not None else None
     v0 = run.ws.memory.read(0) if run.ws.memory.exists(0) else None
+    decision = _decide(run, good, v0, last_failed, converged_session, next_version_min_s)
+    if decision is None or decision.reason not in (StopReason.ROOFLINE_UTILIZATION, StopReason.CONVERGED):
+        return decision
+    at = profiled if profiled is not None else 0 if good_n == 0 else None
+    said = profiler_figures(run.summary_of(at), f"V{good_n}") if at is not None else None
+    return decision.model_copy(update={"detail": f"{decision.detail}; {said}"}) if said else decision
+
+
+def _decide(
+    run: LoopRun,
+    good: IterationRecord | None,
+    v0: IterationRecord | None,
+    last_failed: bool,
+    converged_session: str | None,
+    next_version_min_s: float | None,
+) -> StopDecision | None:
     return decide(
         conditions=run.conditions(),
         current=good.performance if good else None,

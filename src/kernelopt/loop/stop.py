@@ -13,11 +13,13 @@ the roof this machine can reach), else the spec bound, else the gate's own figur
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from pydantic import BaseModel
 
 from kernelopt.digits import sig
+from kernelopt.evidence.model import ProfileSummary
 from kernelopt.harness.roofline import roofline_bounds
 from kernelopt.memory.model import Performance, RooflineBounds
 from kernelopt.taskcard import StopConditions
@@ -152,7 +154,8 @@ def _goal_met(
         if pct is not None and conditions.roofline_utilization_pct <= pct <= 100.0:
             return StopDecision(
                 reason=StopReason.ROOFLINE_UTILIZATION,
-                detail=f"{pct:.1f} % of the roofline bound ({which}) >= {conditions.roofline_utilization_pct:g} %",
+                detail=f"{pct:.1f} % of the roofline bound ({_roofs(roofline, which)}) >= "
+                f"{conditions.roofline_utilization_pct:g} %{_achieved(current)}",
             )
     if lat is not None and conditions.target_latency_us is not None and lat <= conditions.target_latency_us:
         return StopDecision(
@@ -182,9 +185,60 @@ def converged(session: str, roofline: RooflineBounds | None) -> StopDecision:
     """The stop of a converged launch configuration: at what share of the roofline bound (the gate's stored
     figure, as :func:`decide` reads it) the current kernel runs, what the session said, and that the rest
     needs a code change."""
-    pct, which = roofline.stop_figure() if roofline is not None else (None, None)
-    at = f"at {pct:.1f} % of the roofline bound ({which})" if pct is not None else "(no roofline bound known)"
+    pct, which = roofline.stop_figure() if roofline is not None else (None, "none")
+    at = (
+        f"at {pct:.1f} % of the roofline bound ({_roofs(roofline, which)})"
+        if pct is not None and roofline is not None
+        else "(no roofline bound known)"
+    )
     return StopDecision(
         reason=StopReason.CONVERGED,
         detail=f"the launch configuration has converged {at}; {CODE_CHANGE}. {session}",
     )
+
+
+def _roofs(roofline: RooflineBounds, which: str) -> str:
+    """Which bound a percent is of, with its roofs and the bound the version hits (``measured ceilings: measured
+    copy 4200 GB/s, fp16 matmul 700.0 TFLOP/s, memory-bound``): the field's terms a stop is said in (newuser19
+    n131: "92.3 % of the roofline bound (measured ceilings)" named neither the roof nor the bound)."""
+    note = roofline.stop_note()
+    return f"{which}: {_CITED.sub('', note)}" if note else which
+
+
+#: A spec sheet's citation after a figure (`` (NVIDIA H200 ... datasheet (H200 SXM column) <https://...>)``): the
+#: record's bound keeps it; a stop's one line does without.
+_CITED = re.compile(r" \((?:[^()]|\([^()]*\))*<https?://[^>]+>\)")
+
+
+def _achieved(current: Performance | None) -> str:
+    """The rates the version achieved, as the gate timed them with reference.py's byte and FLOP counts."""
+    if current is None:
+        return ""
+    rates = [f"{sig(v)} {unit}" for v, unit in ((current.bandwidth_gbps, "GB/s"), (current.tflops, "TFLOP/s")) if v]
+    return f"; achieved {' and '.join(rates)} (the gate's timing, reference.py's counts)" if rates else ""
+
+
+#: Stage 1's figures a stop at the roofline is said with: kernelopt's metric name, and its words.
+PROFILER_FIGURES = (
+    ("dram_throughput_pct", "DRAM throughput", "% of peak"),
+    ("sm_throughput_pct", "compute (SM) throughput", "% of peak"),
+    ("dram_gbps", "DRAM", "GB/s"),
+)
+
+
+def profiler_figures(summary: ProfileSummary | None, label: str) -> str | None:
+    """What the profiler measured of the stopped kernel's dominant launch, each figure with the profiler's own
+    metric name (``Nsight Compute on V1's kernel (add_kernel): DRAM throughput 91.2 % of peak
+    (dram__throughput.avg.pct_of_peak_sustained_elapsed), ...``); ``None`` for timing-only evidence or none."""
+    kernel = summary.primary() if summary is not None and summary.counters_available else None
+    if kernel is None:
+        return None
+    said = [
+        f"{words} {sig(m.value)} {unit}" + (f" ({m.source.rsplit(': ', 1)[-1]})" if m.source else "")
+        for name, words, unit in PROFILER_FIGURES
+        if (m := kernel.metrics.get(name)) is not None and m.value is not None
+    ]
+    if not said:
+        return None
+    tool = summary.tool_used.split(" --")[0] if summary is not None else "the profiler"
+    return f"{tool} on {label}'s kernel ({kernel.kernel_name}): {', '.join(said)}"

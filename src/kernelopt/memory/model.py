@@ -117,6 +117,15 @@ class RooflineBounds(_Model):
             return self.gate_pct, "gate"
         return None, "none"
 
+    def stop_note(self) -> str | None:
+        """The roofs behind :meth:`stop_figure`'s percent and the bound the version hits (``measured copy 4200 GB/s,
+        fp16 matmul 700.0 TFLOP/s, memory-bound``); ``None`` for the gate's own figure."""
+        if self.measured_pct is not None:
+            return self.measured_note
+        if self.spec_pct is not None:
+            return self.spec_note
+        return None
+
     def lines(self) -> list[str]:
         """Both bounds in words, one line each (for reports and records)."""
         return [
