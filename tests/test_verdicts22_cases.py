@@ -363,3 +363,25 @@ def counted_warmups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(worker, "_warm_sampler", counted)
     return warmed
+
+
+def test_x5_a_second_run_that_does_not_fit_leaves_the_rule_before_it() -> None:
+    """x5 and x6's second run of the reference may not fit where the first did (its outputs are still held): out of
+    memory there, the rule is the one before it (an int16 output's few patterns are chance's, a bf16 output's are
+    memory never written), never the reference's failure; where it runs, only the elements holding both patterns
+    count."""
+    from kernelopt.harness.inputs import unwritten_reference_line
+    from kernelopt.harness.poison import OTHER_POISON_BYTE
+
+    def no_room() -> None:
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 MiB")
+
+    ints = torch.arange(1 << 12, dtype=torch.int16)
+    ints[:3] = 0x7F7F
+    brain = torch.ones(1 << 12, dtype=torch.bfloat16)
+    brain.view(torch.int16)[:5] = 0x7F7F
+    assert unwritten_reference_line(ints, None, no_room) is None
+    assert "holds 5 of 4096 elements" in (unwritten_reference_line(brain, None, no_room) or "")
+    again = ints.clone()
+    again[1:3] = OTHER_POISON_BYTE * 0x101  # two of the three left to memory the second run filled otherwise
+    assert "holds 2 of 4096 elements" in (unwritten_reference_line(ints, None, lambda: again) or "")

@@ -606,11 +606,14 @@ def unwritten_reference_line(outputs: Any, high: Any = None, rerun: Callable[[],
         limit = 0.0 if t.is_floating_point() else _chance_count(t)
         # chance or a few left unwritten, or bf16's largest value with no float64 run to tell: the rerun tells
         if unwritten > 0 and rerun is not None and (unwritten <= limit or (t.dtype == torch.bfloat16 and hi is None)):
-            again = tensors_in(rerun()) if again is None else again
+            if again is None:
+                try:
+                    again = tensors_in(rerun())
+                except torch.cuda.OutOfMemoryError:  # no room for a second run: the rule without it, as before x5
+                    again, rerun = [], None
             other = again[i] if i < len(again) else None
-            if other is None or other.shape != t.shape or other.dtype != t.dtype:
-                continue
-            (unwritten, first), limit = _unwritten_in_both(flat, other.detach().reshape(-1), step), 0.0
+            if other is not None and other.shape == t.shape and other.dtype == t.dtype:
+                (unwritten, first), limit = _unwritten_in_both(flat, other.detach().reshape(-1), step), 0.0
         if unwritten > limit:
             return (
                 f"the reference's output {i} holds {unwritten} of {t.numel()} elements it never wrote (still the "
