@@ -203,6 +203,9 @@
 #              MiB a tensor): the GPU named (timed_on, the plot's title), the best's sum of two entries said,
 #              candidates.csv a row a candidate, the kernel left right off the entries; a torch.compile mode
 #              marked tunable, both modes compiled and timed (docs/faults.md n111-n119)
+#   newuser19  scripts/gpu_newuser19.sh: optimize --device cuda on an add at its roofline (1 GiB a tensor): the stop
+#              after V0 names the roofs, the bound, the achieved GB/s and ncu's DRAM throughput with its metric name;
+#              validate --compile-reference under KERNELOPT_COMPILE_MODE=max-autotune (docs/faults.md n128, n131)
 #   break21    scripts/gpu_break21.sh: the net over an agent's rewrite on cuda (kernelopt mcp's stage calls, a ReLU at
 #              1 GiB a tensor): an unmasked Triton kernel right only at the timed width fails its gate at a size the
 #              net derives; a masked one is not refused (docs/faults.md b43)
@@ -299,6 +302,7 @@ timing21 420 scripts/gpu_timing21.sh
 verdicts22 300 scripts/gpu_verdicts22.sh
 leftovers21 420 scripts/gpu_leftovers21.sh
 newuser18 600 scripts/gpu_newuser18.sh
+newuser19 600 scripts/gpu_newuser19.sh
 break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 gputests 560 -

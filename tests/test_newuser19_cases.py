@@ -276,3 +276,48 @@ def test_n131_a_kernel_at_its_roofline_stops_after_v0_in_the_field_s_terms(ws_ro
         "throughput 72.43 % of peak (sm__throughput.avg.pct_of_peak_sustained_elapsed), DRAM 114.4 GB/s "
         "(dram__bytes.sum.per_second)"
     )
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(560)
+def test_n128_n131_on_a_gpu_an_add_at_its_roofline_stops_after_v0_in_ncu_s_terms_and_meets_max_autotune(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU with Nsight Compute: `optimize --device cuda` on an elementwise add at 1 GiB a tensor whose task
+    card asks half the roofline bound: the run stops after V0 (no tuning session), its reason naming the roofs, the
+    bound and the achieved GB/s, and, where ncu read counters, V0's DRAM throughput with ncu's metric name (n131).
+    Then `KERNELOPT_COMPILE_MODE=max-autotune validate --compile-reference` times the kernel against Inductor's
+    max-autotune build of the reference: a figure, no compile error (n128). Outputs kept under $OUT/newuser19_roofadd."""
+    import os
+    import shutil
+
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "newuser19" / "roofadd", tmp_path / "roofadd"))
+    keep = Path(os.environ["OUT"]) / "newuser19_roofadd" if os.environ.get("OUT") else tmp_path / "kept"
+    keep.mkdir(parents=True, exist_ok=True)
+    code = main(["optimize", str(folder), "--device", "cuda", "--root", str(tmp_path), "--max-iters", "2", "--json"])
+    captured = capsys.readouterr()
+    (keep / "optimize.json").write_text(captured.out)
+    (keep / "optimize.err").write_text(captured.err)
+    assert code == 0, captured.err[-3000:]
+    summary = json.loads(captured.out)
+    stop = summary["stop"]
+    assert stop["reason"] == "roofline_utilization" and summary["iterations"] == 0, stop
+    assert re.search(
+        r"% of the roofline bound \((measured ceilings|spec peak): .*memory-bound\) >= 50 %", stop["detail"]
+    )
+    assert "; achieved " in stop["detail"] and " GB/s" in stop["detail"], stop["detail"]
+    ws = Path(summary["workspace"])
+    v0 = json.loads((ws / "profiles" / "v0" / "summary.json").read_text())
+    if v0["counters_available"]:
+        assert "on V0's kernel (add_kernel): DRAM throughput " in stop["detail"], stop["detail"]
+        assert "dram__throughput.avg.pct_of_peak_sustained_elapsed)" in stop["detail"], stop["detail"]
+    monkeypatch.setenv("KERNELOPT_COMPILE_MODE", "max-autotune")
+    code = main(["validate", str(ws), "--device", "cuda", "--compile-reference", "--json"])
+    captured = capsys.readouterr()
+    (keep / "validate.json").write_text(captured.out)
+    (keep / "validate.err").write_text(captured.err)
+    assert code == 0, captured.err[-3000:]
+    said = json.loads(captured.out)
+    assert isinstance(said.get("speedup_vs_compiled"), float), {k: v for k, v in said.items() if "compil" in k}
