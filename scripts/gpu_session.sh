@@ -112,6 +112,10 @@
 #              causal conv1d, tritonbench's Stream-K GEMM, vLLM's merge of attention states, fla's token shift,
 #              trident's var_mean, attorch's batch norm, Liger's fused linear JSD) and its written forms compiled and
 #              correct at realistic sizes, tune --device cuda on three (one fla's forward launch)
+#   breaker22  scripts/gpu_breaker22.sh: the twenty-second held-out trial's kernels (Megatron's routing-map padding, MLA
+#              RoPE and batch-invariant GEMM, trident's cosine similarity, fla's KDA gate and AITER's GEMM through their
+#              JSON files, Liger's Llama 4 RoPE, xformers' scaled index add) and its written forms compiled and correct
+#              at realistic sizes (one past 2**31 elements), tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -251,6 +255,7 @@ breaker18 480 scripts/gpu_breaker18.sh
 breaker19 600 scripts/gpu_breaker19.sh
 breaker20 600 scripts/gpu_breaker20.sh
 breaker21 600 scripts/gpu_breaker21.sh
+breaker22 600 scripts/gpu_breaker22.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

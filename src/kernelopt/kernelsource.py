@@ -481,7 +481,8 @@ def _holds_python(folder: Path) -> bool:
 def folder_files(path: Path) -> list[tuple[str, int]]:
     """The files a kernel file names in its own folder, with the line of each: a string in its code (not a
     docstring) that is the name of a file beside it (``"bias_gelu.cpp"``, ``os.path.join(here, "gelu.cu")``,
-    ``"csrc/gelu.cu"``), or of a folder beside it joined to more (``Path(__file__).parent / "csrc" / "gelu.cu"``).
+    ``"csrc/gelu.cu"``), or of a folder beside it joined to more (``Path(__file__).parent / "csrc" / "gelu.cu"``) or
+    named after a folder computed at run time (``f"{this_dir}/configs"``).
     A workspace copies only kernel.py and reference.py, and a tuning candidate loads from a folder of its own, so
     such a kernel could not find them there (a C++ source given to ``torch.utils.cpp_extension.load``).
     kernel.py and reference.py themselves are in both. Parses, imports nothing; ``[]`` when the file does not
@@ -524,7 +525,9 @@ def folder_files(path: Path) -> list[tuple[str, int]]:
             continue
         try:
             where = path.parent / name
-            beside = where.is_file() or (id(node) in joined and where.is_dir())
+            # a folder beside it, joined to more (``/``, ``os.path.join``) or after a folder computed at run time
+            # (AITER's ``os.path.abspath(f"{this_dir}/configs")``, its JSON files read below it: breaker22's p2)
+            beside = where.is_file() or ((id(node) in joined or id(node) in tails) and where.is_dir())
         except (OSError, ValueError):  # a name too long, a NUL: no file of the folder
             continue
         if beside:

@@ -6,6 +6,13 @@ A decorator is Triton's ``jit`` / ``autotune`` / ``heuristics`` by the last part
 ``merge_attn_states_kernel`` no kernel at all (breaker21's q2: "no tunable found"). A reader that judges a whole text
 by decorator names alone (the guard) reads it through :func:`plain_decorators`, each alias written as its word padded
 to the alias' length (every offset and line kept), and its verdict is written back with :func:`aliased`.
+
+A project's own autotune decorator is one too: a module-level function that builds the autotuner, by making an
+instance of a class of the file that subclasses Triton's ``Autotuner`` (flash-linear-attention's
+``fla_cache_autotune(configs=[...], key=[...])`` returns a decorator making its ``CachedAutotuner``, which looks each
+key up in a JSON file before Triton benchmarks) or by calling ``autotune`` itself (a wrapper). Read as a name, it left
+fla's 24-config list of ``kda_gate_fwd_kernel`` unlisted and its launch options read as the launch's defaults
+(breaker22's p1).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import re
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted, module_statements
+from kernelopt.tunables.blocks import dotted, module_statements, walk
 
 #: Triton's decorators of a kernel, by the last part of their dotted name.
 WORDS = ("jit", "autotune", "heuristics")
@@ -31,7 +38,30 @@ def decorator_aliases(module: cst.Module) -> dict[str, str]:
             target = small.targets[0].target
             if isinstance(target, cst.Name):
                 bound.setdefault(target.value, []).append(dotted(small.value).split(".")[-1])
-    return {name: words[0] for name, words in bound.items() if len(words) == 1 and words[0] in WORDS}
+    aliases = {name: words[0] for name, words in bound.items() if len(words) == 1 and words[0] in WORDS}
+    return {**_autotune_factories(module), **aliases}
+
+
+def _autotune_factories(module: cst.Module) -> dict[str, str]:
+    """Module-level functions (undecorated, defined once) that build an autotuner: their body makes an instance of a
+    class of the module subclassing ``Autotuner``, or calls ``autotune``; each by the word ``autotune``."""
+    classes = {
+        c.name.value
+        for c in module.body
+        if isinstance(c, cst.ClassDef) and any(dotted(b.value).split(".")[-1] == "Autotuner" for b in c.bases)
+    }
+    defs: dict[str, list[cst.FunctionDef]] = {}
+    for node in module.body:
+        if isinstance(node, cst.FunctionDef):
+            defs.setdefault(node.name.value, []).append(node)
+    out = {}
+    for name, nodes in defs.items():
+        if len(nodes) != 1 or nodes[0].decorators or name.split(".")[-1] in WORDS:
+            continue
+        called = {dotted(n.func).split(".")[-1] for n in walk(nodes[0].body) if isinstance(n, cst.Call)}
+        if called & (classes | {"autotune"}):
+            out[name] = "autotune"
+    return out
 
 
 def decorator_word(decorator: cst.Decorator, aliases: dict[str, str]) -> str | None:

@@ -304,15 +304,44 @@ def fla_cache_autotune(configs, key=None, prune_configs_by=None, reset_to_zero=N
 def exp(x): return tl.exp(x.to(tl.float32))
 
 
+def _generate_softplus(num_pack):
+    template = """
+        .reg .pred p;
+        setp.gt.f32  p, ${in_reg}, 20.;
+        @p  mov.f32  ${out_reg}, ${in_reg};
+        @!p mul.f32            ${out_reg}, ${in_reg}, 1.4426950408889634;
+        @!p ex2.approx.ftz.f32 ${out_reg}, ${out_reg};
+        @!p add.f32            ${out_reg}, ${out_reg}, 1.0;
+        @!p lg2.approx.ftz.f32 ${out_reg}, ${out_reg};
+        @!p mul.f32            ${out_reg}, ${out_reg}, 0.6931471805599453;
+    """
+    out_str = ""
+
+    for i in range(num_pack):
+        inner_str = template.format(out_reg=i, in_reg=i + num_pack)
+        out_str += "{" + inner_str + "}\n"
+    # one line: torch.compile dislikes the newlines
+    out_str = " ".join(out_str.split("\n"))
+    return out_str
+
+
+def _generate_constraints(num_pack):
+    return ",".join("=r" for i in range(num_pack)) + "," + ",".join("r" for i in range(num_pack))
+
+
+_NUM_REG = 1
+s_softplus: tl.constexpr = tl.constexpr(_generate_softplus(_NUM_REG))
+s_constraints: tl.constexpr = tl.constexpr(_generate_constraints(_NUM_REG))
+NUM_REG: tl.constexpr = tl.constexpr(_NUM_REG)
+
+
 @triton.jit
 def softplus_nv(x):
-    # tl.where(x < 20.0, log(1 + exp(x)), x) in PTX
+    # tl.where(x < 20.0, tl.math.log(1 + tl.math.exp(x)), x), in PTX
     return tl.inline_asm_elementwise(
-        asm="""{ .reg .pred p; setp.gt.f32  p, $1, 20.; @p  mov.f32  $0, $1; @!p mul.f32 $0, $1, 1.4426950408889634;
-        @!p ex2.approx.ftz.f32 $0, $0; @!p add.f32 $0, $0, 1.0; @!p lg2.approx.ftz.f32 $0, $0;
-        @!p mul.f32 $0, $0, 0.6931471805599453; }""",
-        constraints="=r,r",
-        pack=1,
+        asm=s_softplus,
+        constraints=s_constraints,
+        pack=NUM_REG,
         args=[
             x,
         ],

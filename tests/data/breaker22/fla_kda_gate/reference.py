@@ -3,8 +3,9 @@ import torch.nn.functional as F
 
 # g of B x T tokens x H heads x K (KDA's head size 128 in Kimi Linear), one A_log a head, a bias per (head, channel)
 SHAPES = [{"B": 2, "T": 37, "H": 4, "K": 64}, {"B": 1, "T": 130, "H": 2, "K": 48}, {"B": 3, "T": 9, "H": 8, "K": 16}]
-ATOL = 1e-5
-RTOL = 1e-5
+# a GPU's softplus is FLA's PTX (ex2 / lg2 .approx.ftz)
+ATOL = 1e-4
+RTOL = 1e-4
 
 
 def get_inputs(B=2, T=37, H=4, K=64, device="cpu"):

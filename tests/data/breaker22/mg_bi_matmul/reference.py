@@ -1,9 +1,10 @@
 import torch
 
-# (M, K) @ (K, N) + bias(N), float32 (the interpreter's dot; bf16 on a GPU is the authors' main use)
+# (M, K) @ (K, N) + bias(N), float32 (bf16 on a GPU is the authors' main use); the tolerance TF32's, which a GPU's
+# tl.dot of float32 operands uses (Triton's default input precision)
 SHAPES = [{"M": 130, "N": 72, "K": 40}, {"M": 7, "N": 260, "K": 33}, {"M": 300, "N": 128, "K": 64}]
-ATOL = 1e-4
-RTOL = 1e-4
+ATOL = 2e-2
+RTOL = 1e-2
 
 
 def get_inputs(M=130, N=72, K=40, device="cpu", dtype=torch.float32):
