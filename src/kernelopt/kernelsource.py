@@ -335,11 +335,18 @@ def check_kernel(path: Path, form: KernelForm) -> None:
     funcs, classes, names = _top_level_names(path)
     beside = folder_imports(path)
     if beside:
+        absolute = [a for a in (absolute_import(path, name) for name in beside) if a is not None]
         raise InputFileError(
             path,
             f"imports {', '.join(beside)} from its own folder; a workspace holds only kernel.py and reference.py, "
             "and tune loads each candidate from a folder of its own, so it could not load there",
-            hint="define what it uses in kernel.py",
+            hint=(
+                f"import {'it' if len(beside) == 1 else 'them'} by {'its' if len(beside) == 1 else 'their'} "
+                f"absolute name ({', '.join(absolute)}: {absolute[0].split('.')[0]} is importable here), "
+                "or define what it uses in kernel.py"
+            )
+            if len(absolute) == len(beside)
+            else "define what it uses in kernel.py",
         )
     read = folder_files(path)
     if read:
@@ -445,6 +452,27 @@ def folder_imports(path: Path) -> list[str]:
             modules = [node.module]
         out += [module for module in modules if _beside(path.parent, module)]
     return list(dict.fromkeys(out))
+
+
+def absolute_import(path: Path, module: str) -> str | None:
+    """The absolute name of ``module`` as ``path`` imports it relatively (``....utils`` from
+    ``src/acme/kernels/norm/rms/kernel.py``, each folder up to ``acme`` a package: ``acme.utils``), where the top
+    package is importable here without the kernel's folders (an installed project, or one on ``PYTHONPATH``), so a
+    kernel.py copied into a workspace imports it by that name (newuser19 n132: the refusal said only "define what
+    it uses in kernel.py"); ``None`` for an import that is not relative, a kernel.py in no package, a level above
+    its top package, or a top package not importable."""
+    level = len(module) - len(module.lstrip("."))
+    if level == 0:
+        return None
+    parts: list[str] = []
+    folder = path.resolve().parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if level > len(parts):
+        return None
+    name = ".".join([*parts[: len(parts) - level + 1], *([module[level:]] if module[level:] else [])])
+    return name if _installed(parts[0], path.resolve().parent) else None
 
 
 def _beside(folder: Path, module: str) -> bool:

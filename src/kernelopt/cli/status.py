@@ -148,8 +148,9 @@ def register(app: typer.Typer) -> None:
         root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Where workspaces named by NAME live."),
         as_json: bool = typer.Option(False, "--json", help="Print the standing as JSON."),
     ) -> None:
-        """Where a workspace's run stands (running, interrupted, stopped and why), its best version, and what to run
-        next. Reads only."""
+        """Where a workspace's run stands (running, interrupted, stopped and why) and what to run next.
+
+        Also its best version; reads only."""
         named = chosen_workspace(
             Path(workspace) if workspace else None,
             Path(workspace_opt) if workspace_opt else None,
