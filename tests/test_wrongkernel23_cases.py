@@ -1,6 +1,6 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
-tile's values at sizes ``SHAPES`` never names (v102)."""
+tile's values at sizes ``SHAPES`` never names (v102), or past the kernel's own ``tl.static_assert`` budget (v103)."""
 
 from __future__ import annotations
 
@@ -81,12 +81,31 @@ def test_v102_a_tile_of_rows_times_a_computed_row_block_keeps_within_triton_s_li
             written_plain.run(x)
 
 
+def test_v103_a_tile_the_kernel_s_static_assert_budgets_keeps_within_it_where_the_original_ran() -> None:
+    """v103 (rows_static_budget: v102's row sums with ``tl.static_assert(ROWS * BLOCK_N <= 65536)``, ``ROWS = 2``,
+    ``assert n_cols <= 32768``): ``ROWS = 8`` was written plainly with the rules on (v102's rule read Triton's limit
+    alone), the net "correct at n_rows=65,n_cols=4097, ...", and fails its own static assert from 8193 columns,
+    which the original (2 x 32768) sums. The kernel's budget is now the tile's limit: refused; a row over the columns
+    within the budget (``if n_cols <= 3000:`` / ``ROWS = 16``, 16 x 4096) written."""
+    base = (VARIANTS / "rows_static_budget" / "kernel.py").read_text()
+    refused = guard_edit(base, base.replace("    ROWS = 2\n", "    ROWS = 8\n"))
+    assert refused.new_source is None, refused.new_source
+    assert (
+        "holds at most 65536 values by its tl.static_assert, and BLOCK_N = triton.next_power_of_2(n_cols) reaches"
+        in (refused.note or "")
+    ), refused.note
+    row = "    ROWS = 2\n    if n_cols <= 3000:  # kernelopt: tuned\n        ROWS = 16\n"
+    by_cols = guard_edit(base, base.replace("    ROWS = 2\n", row))
+    assert by_cols.new_source is not None and row in by_cols.new_source, by_cols.note
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(280)
 def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tmp_path: Path) -> None:
     """On a GPU, compiled: v102's plain ``ROWS = 32`` at one row of 32769 columns (a 32 x 65536 tile) fails, Triton's
     limit on a tile's values as its interpreter says, where the original (4 x 65536) sums the row right; ``ROWS = 16``
-    (the largest the rule writes) sums 64 rows of 4097 right."""
+    (the largest the rule writes) sums 64 rows of 4097 right. v103's plain ``ROWS = 8`` at one row of 8193 columns fails
+    its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it."""
     import shutil
 
     import torch
@@ -104,7 +123,14 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     original = correct_on_device(folder, [past], judge)
     plain = correct_on_device(folder, [past], judge, kernel_py=folder / "plain.py")
     sixteen = correct_on_device(folder, [{"n_rows": 64, "n_cols": 4097}], judge, kernel_py=folder / "sixteen.py")
-    print("original", original, "plain", plain, "sixteen", sixteen)
+    budget = Path(shutil.copytree(VARIANTS / "rows_static_budget", tmp_path / "rows_static_budget"))
+    (budget / "plain.py").write_text((budget / "kernel.py").read_text().replace("    ROWS = 2\n", "    ROWS = 8\n"))
+    past_budget = {"n_rows": 1, "n_cols": 8193}
+    budget_original = correct_on_device(budget, [past_budget], judge)
+    budget_plain = correct_on_device(budget, [past_budget], judge, kernel_py=budget / "plain.py")
+    print("original", original, "plain", plain, "sixteen", sixteen, "v103", budget_original, budget_plain)
     assert all(v is True for v in original.values()), original
     assert all(v is True for v in sixteen.values()), sixteen
     assert all(v is not True and "numel" in str(v) for v in plain.values()), plain
+    assert all(v is True for v in budget_original.values()), budget_original
+    assert all(v is not True for v in budget_plain.values()), budget_plain  # its own static assert

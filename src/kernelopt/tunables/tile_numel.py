@@ -45,6 +45,8 @@ class _Tile:
 
     sides: tuple[Side, ...]
     node: cst.CSTNode
+    most: int = TRITON_MAX_TENSOR_NUMEL  # the most values it may hold
+    by: str = "in Triton"  # whose limit that is
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,36 @@ def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
                         out.append(_Tile(tuple(s for s in sides if s is not None), node))
         if len(axes) >= 2 and sorted(axes) == list(range(len(axes))):
             out.append(_Tile(tuple(axes[i] for i in range(len(axes))), line))
+    return out + _budgets(kernel, params)
+
+
+def _budgets(kernel: cst.FunctionDef, params: set[str]) -> list[_Tile]:
+    """The tiles ``kernel`` bounds itself: ``tl.static_assert(ROWS * BLOCK_N <= 65536)`` (or ``<``), a product of
+    constexpr parameters and integers held to an integer (the author's register budget, v103)."""
+    out: list[_Tile] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "static_assert" and node.args):
+            continue
+        test = node.args[0].value
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            continue
+        op, bound = test.comparisons[0].operator, _int(test.comparisons[0].comparator)
+        most = bound if isinstance(op, cst.LessThanEqual) else bound - 1 if isinstance(op, cst.LessThan) else None
+        sides = _product_sides(test.left, params)
+        if most is not None and bound is not None and sides is not None and len(sides) >= 2:
+            out.append(_Tile(sides, node, min(most, TRITON_MAX_TENSOR_NUMEL), "by its tl.static_assert"))
     return out
+
+
+def _product_sides(expr: cst.BaseExpression, params: set[str]) -> tuple[Side, ...] | None:
+    """The constexpr parameters and integers whose product ``expr`` is (``ROWS * BLOCK_N``); ``None`` otherwise."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        left, right = _product_sides(expr.left, params), _product_sides(expr.right, params)
+        return (*left, *right) if left is not None and right is not None else None
+    if isinstance(expr, cst.Name) and expr.value in params:
+        return (expr.value,)
+    value = _int(expr)
+    return (value,) if value is not None else None
 
 
 def _bound_in(test: cst.BaseExpression, size: str) -> int | None:
@@ -320,12 +351,13 @@ def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
             continue
         side, computed = now.computed
         held = min(math.prod(v for v, _ in row) for row in itertools.product(*was.fixed.values()))
-        reach_was = min(computed.most, TRITON_MAX_TENSOR_NUMEL // max(held, 1))
+        most = now.tile.most
+        reach_was = min(computed.most, most // max(held, 1))
         for row in itertools.product(*now.fixed.values()):
             grown = math.prod(v for v, _ in row)
             cap = _capped([t for _, tests in row for t in tests], now.size)
             reach = reach_was if cap is None else min(reach_was, 1 << max(cap - 1, 0).bit_length())
-            if grown * reach <= TRITON_MAX_TENSOR_NUMEL:
+            if grown * reach <= most:
                 continue
             label = now.labels
             names = ", ".join(
@@ -339,8 +371,8 @@ def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
             where = f" where {' and '.join(tests)}" if tests else ""
             return (
                 f"{names}{where} does not cover every size the original {olds} handled (the tile ({sides}) of "
-                f"{now.kernel} at line {positions[now.tile.node].start.line} holds at most {TRITON_MAX_TENSOR_NUMEL} "
-                f"values in Triton, and {side} = {computed.text} reaches {reach} where the original runs: "
+                f"{now.kernel} at line {positions[now.tile.node].start.line} holds at most {most} "
+                f"values {now.tile.by}, and {side} = {computed.text} reaches {reach} where the original runs: "
                 f"{grown * reach} values), and no guard by a size is written for a bound that falls as the tile "
                 "grows: not written"
             )
