@@ -8,6 +8,8 @@
 #   writes, sums 64 rows of 4097 right.
 #   v103: rows_static_budget at one row of 8193 columns: the plain ROWS = 8 fails the kernel's own
 #   tl.static_assert(ROWS * BLOCK_N <= 65536) (a compile-time assertion), where the original ROWS = 2 sums it.
+#   v104: grid_heads_product's table as tune wrote it (elif L <= 5000: BLOCK = 256) at 4000 heads of 5000 (80 MB):
+#   80000 programs on the grid's second axis, a launch CUDA refuses, where the original's 20000 run right.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -1,6 +1,7 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
-tile's values at sizes ``SHAPES`` never names (v102), or past the kernel's own ``tl.static_assert`` budget (v103)."""
+tile's values at sizes ``SHAPES`` never names (v102), or past the kernel's own ``tl.static_assert`` budget (v103); a
+per-bucket table's row over one size, where what the tile must meet is bounded by no one size (v104-v106)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kernelopt.harness.interpreter import grid_problem
 from kernelopt.tunables.guard import guard_edit
 from tests.test_wrongkernel17_cases import VARIANTS
 
@@ -99,13 +101,103 @@ def test_v103_a_tile_the_kernel_s_static_assert_budgets_keeps_within_it_where_th
     assert by_cols.new_source is not None and row in by_cols.new_source, by_cols.note
 
 
+def _table_edit(tmp_path: Path, variant: str, bests: list[dict[str, int]]) -> tuple[str | None, str | None]:
+    """The text ``tune`` writes (and its note) for a session on a copy of ``variant`` whose every ``SHAPES`` entry
+    timed its own best (``bests``, in the entries' order; the original slower everywhere): a per-bucket table,
+    :func:`kernelopt.tuning.folder.shaped_edit` as ``_checked_edit`` calls it before the entries' check and the net."""
+    import shutil
+
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, total
+
+    folder = Path(shutil.copytree(VARIANTS / variant, tmp_path / variant))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    labels = [s.label() for s in prepared.shapes]
+    current = prepared.space.current().as_dict()
+
+    def timed(config: dict[str, Any], latencies: list[float]) -> Result:
+        by = dict(zip(labels, latencies, strict=True))
+        return Result(
+            config=config, outcome=Outcome.OK, latency_us=total(latencies), latency_us_by_shape=by, retimed=True
+        )
+
+    results = [timed(current, [200.0] * len(labels))]
+    results += [
+        timed({**current, **b}, [1.0 if j == i else 100.0 for j in range(len(labels))]) for i, b in enumerate(bests)
+    ]
+    best = min(results, key=lambda r: r.latency_us or 0.0)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config=current,
+        current_latency_us=results[0].latency_us, results=results, retimed=results, evaluations=len(results), served=0,
+        budget=4, space_size=8, wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, results, best.config, current)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE, choice
+    tuning = tf.judge_choice(
+        tf.FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)
+    )
+    edit, note = tf.shaped_edit(tuning)
+    return (edit.new_source if edit is not None else None), note
+
+
+def test_v104_v106_a_table_s_row_over_one_size_keeps_a_limit_no_one_size_bounds(tmp_path: Path) -> None:
+    """v104 (grid_heads_product, v89's ``(B, H * n_blocks)`` grid): a session whose 1 x 8 x 5000 entry timed ``BLOCK =
+    256`` best wrote the table ``elif L <= 5000:  # kernelopt: tuned`` / ``BLOCK = 256``, the net "correct at
+    B=3,H=5,L=4097, ..."; at 4000 heads of 5000 it launches 80000 programs on the grid's second axis, which a GPU
+    refuses, where the original launches 20000. v89's refusal of a plain 256 read no table's row, whose bound is one
+    size of the product. v105 (parts_workspace, v93's ``assert n_rows * n_parts <= WORKSPACE``): the row ``if n_cols <=
+    3000:`` / ``BLOCK = 256`` was written, its assert raised from 87382 rows of 3000, the original's from 349526. v106
+    (pad_workspace, v97's padded size under an assert): the row ``BLOCK = 2048`` made ``guard_edit`` raise
+    AttributeError (a divisor of no one size, read as a size). Now a row whose value does not meet, where the original
+    did, what no one size bounds is refused with a line; a larger tile (v104) or a divisor (v106's 512) is written."""
+    text, note = _table_edit(tmp_path, "grid_heads_product", [{}, {"BLOCK": 256}])
+    assert text is None, text
+    assert note is not None and note.startswith("BLOCK=256 where L <= 5000 does not cover every size the original"), (
+        note
+    )
+    assert "a product of H and triton.cdiv(L, BLOCK)), and no one kernel parameter is that size" in note, note
+    # the row's launch at 4000 heads of 5000 past the axis's limit, the original's within (the patched interpreter)
+    assert grid_problem((1, 4000 * -(-5000 // 256), 1)) is not None
+    assert grid_problem((1, 4000 * -(-5000 // 1024), 1)) is None
+    row = "    BLOCK = 1024\n    if {} <= 5000:  # kernelopt: tuned\n        BLOCK = {}\n"
+    for variant, size, value, written in (
+        ("grid_heads_product", "L", 4096, True),
+        ("parts_workspace", "n_cols", 256, False),
+        ("parts_workspace", "n_cols", 2048, True),
+        ("pad_workspace", "n_cols", 2048, False),
+        ("pad_workspace", "n_cols", 512, True),
+    ):
+        base = (VARIANTS / variant / "kernel.py").read_text()
+        tabled = base.replace("    BLOCK = 1024\n", row.format(size, value))
+        guarded = guard_edit(base, tabled)
+        assert (guarded.new_source == tabled) is written, (variant, value, guarded.note)
+        assert written or f"BLOCK={value} where {size} <= 5000 does not" in (guarded.note or ""), guarded.note
+    # v105's row at 87382 rows of 3000 (one row expanded): its assert raises before any launch
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    base = (VARIANTS / "parts_workspace" / "kernel.py").read_text()
+    (tmp_path / "v105.py").write_text(base.replace("    BLOCK = 1024\n", row.format("n_cols", 256)))
+    with triton_interpreted():
+        module = load_fresh(tmp_path / "v105.py", "wrongkernel23_v105_row")
+        with pytest.raises(AssertionError, match="the partials fit the workspace"):
+            module.run(torch.ones(1, 3000).expand(87382, 3000))
+    assert 87382 * -(-3000 // 1024) <= 2**20  # the original's partials there fit
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(280)
 def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tmp_path: Path) -> None:
     """On a GPU, compiled: v102's plain ``ROWS = 32`` at one row of 32769 columns (a 32 x 65536 tile) fails, Triton's
     limit on a tile's values as its interpreter says, where the original (4 x 65536) sums the row right; ``ROWS = 16``
     (the largest the rule writes) sums 64 rows of 4097 right. v103's plain ``ROWS = 8`` at one row of 8193 columns fails
-    its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it."""
+    its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it. v104's table (``elif L
+    <= 5000:`` / ``BLOCK = 256`` over grid_heads_product) at 4000 heads of 5000 (80 MB) launches 80000 programs on the
+    grid's second axis, which CUDA refuses, where the original's 20000 scale it right."""
     import shutil
 
     import torch
@@ -128,7 +220,17 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     past_budget = {"n_rows": 1, "n_cols": 8193}
     budget_original = correct_on_device(budget, [past_budget], judge)
     budget_plain = correct_on_device(budget, [past_budget], judge, kernel_py=budget / "plain.py")
+    heads = Path(shutil.copytree(VARIANTS / "grid_heads_product", tmp_path / "grid_heads_product"))
+    table = "    BLOCK = 1024\n    if L <= 3000:  # kernelopt: tuned\n        BLOCK = 1024\n"
+    table += "    elif L <= 5000:  # kernelopt: tuned\n        BLOCK = 256\n"
+    (heads / "table.py").write_text((heads / "kernel.py").read_text().replace("    BLOCK = 1024\n", table))
+    many = {"B": 1, "H": 4000, "L": 5000}
+    heads_original = correct_on_device(heads, [many], judge)
+    heads_table = correct_on_device(heads, [many], judge, kernel_py=heads / "table.py")
     print("original", original, "plain", plain, "sixteen", sixteen, "v103", budget_original, budget_plain)
+    print("v104", heads_original, heads_table)
+    assert all(v is True for v in heads_original.values()), heads_original
+    assert all(v is not True for v in heads_table.values()), heads_table  # 80000 programs on the second axis
     assert all(v is True for v in original.values()), original
     assert all(v is True for v in sixteen.values()), sixteen
     assert all(v is not True and "numel" in str(v) for v in plain.values()), plain

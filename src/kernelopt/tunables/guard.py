@@ -3816,7 +3816,10 @@ def _tuned_tile_refusal(
     """Why the tuned assignment ``small`` of ``tile`` (in ``node``, of :func:`_tuned_tile_lines`) cannot be written
     against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
     with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`)."""
-    for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
+    unbounded = _unbounded_row(fn, node, small, tile, needs)
+    if unbounded is not None:
+        return unbounded
+    for d in (d for d in needs if not d.covers and d.size is not None):  # a table's bound keeps a block covering
         if d.fills and not d.by_data and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
             continue  # the original ran masked-out lanes at an entry and passed: harmless there
         if d.tile[1] == tile[1] and d.literal is None:
@@ -3834,6 +3837,35 @@ def _tuned_tile_refusal(
                 needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
                 continue
             return _over_computed(target, _int(small.value), _code(d.size), d.why)
+    return None
+
+
+def _unbounded_row(
+    fn: cst.FunctionDef,
+    node: cst.If | cst.SimpleStatementLine,
+    small: cst.Assign,
+    tile: tuple[str, str],
+    needs: Sequence[Divides],
+) -> str | None:
+    """Why a tuned assignment ``small`` of ``tile`` cannot be written where ``fn`` requires of it something no one size
+    bounds (a count of tiles in a product on a grid's second axis, v89; a count or a padded size a host assert bounds,
+    v93 and v97: ``d.size`` is ``None``) and its value does not meet it where the original's did: a table's row over
+    one size (``if L <= 5000:`` / ``BLOCK = 256``) lets the other sizes grow as a plain value does (wrongkernel23's
+    v104-v106: such rows were written, or the rule raised on them). ``None`` where it meets it or none is asked."""
+    target = _code(small.targets[0].target)
+    value = _int(small.value)
+    for d in needs:
+        if d.size is not None or d.tile[1] != tile[1] or d.literal is not None or value is None:
+            continue
+        before = _fallback_values(fn, target)
+        if before and all(d.holds(b, value) for b in before):
+            continue
+        where = f" where {_code(node.test)}" if isinstance(node, cst.If) else ""
+        was = f"the original {target}={before[0]}" if before else "the original computation"
+        return (
+            f"{target}={value}{where} {d.fails} every size {was} handled ({d.why}), and no one kernel parameter "
+            "is that size, so no row over a size can keep it: not written"
+        )
     return None
 
 
@@ -3883,6 +3915,12 @@ def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
     """Whether every assignment of ``target`` in ``fn`` outside a ``# kernelopt: tuned`` line is one integer literal
     (and there is one): the value a tuned line overrides is a literal, whose sizes the original handled are those it
     divides, so a divisibility test keeps the tuned value right; a computation is known only where it was checked."""
+    return bool(_fallback_values(fn, target))
+
+
+def _fallback_values(fn: cst.FunctionDef, target: str) -> list[int]:
+    """The integers ``fn`` assigns ``target`` outside ``# kernelopt: tuned`` lines (:func:`_literal_fallback`), or
+    empty where one of its assignments is no integer literal (a computation) or it is written in place."""
     tuned: set[int] = set()
     for node in walk(fn.body):
         if isinstance(node, cst.If) and marked_tuned(node):
@@ -3903,7 +3941,8 @@ def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
         if isinstance(n, cst.AnnAssign) and n.value is not None and id(n) not in tuned and _code(n.target) == target
     ]
     writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign) and _code(n.target) == target]
-    return bool(values) and not writes and all(_int(v) is not None for v in values)
+    ints = [_int(v) for v in values]
+    return [] if writes or None in ints else [i for i in ints if i is not None]
 
 
 class _Conjoined(cst.CSTTransformer):
