@@ -357,3 +357,26 @@ def test_n132_a_relative_import_in_an_installed_package_is_told_its_absolute_nam
         "import them by their absolute name (acmex.utils, acmex.kernels.rel.launch: acmex is importable here), or "
         "define what it uses in kernel.py"
     ), said
+
+
+def test_n133_a_kernel_py_that_imports_its_run_from_the_project_is_told_why_nothing_tunes() -> None:
+    """The project's kernel given as its package has it (`kernel.py` = `from acme.ops.scale import run`, the Triton
+    launch in acme/ops/scale.py): `tune` said "no tunable knob: discovery lists nothing (no launch literal, autotune
+    config or `# kernelopt: tunable` constant)" and the loop the same, though the launch has literals: they are in a
+    module that neither edits. Both now say where the entry point comes from and what to do."""
+    from kernelopt.kernelsource import entry_imported
+    from kernelopt.tuning.launch import seen_knobs
+
+    forms = {
+        "from acme.ops.scale import run\n": "acme.ops.scale.run",
+        "from acme.ops import fused_scale as run\n": "acme.ops.fused_scale",
+        "import acme.ops.scale as scale\n\nrun = scale.run\n": "scale.run",
+        "from acme.models import Fused as ModelNew\n": "acme.models.Fused",
+        "from acme.ops.scale import run\n\n\ndef run(x):\n    return x\n": None,  # defined after: its own
+        "import torch\n\n\ndef run(x):\n    return torch.relu(x)\n": None,
+    }
+    assert {text: entry_imported(text) for text in forms} == forms
+    said = seen_knobs([], "from acme.ops.scale import run\n")
+    assert said.startswith("nothing: kernel.py imports its entry point (acme.ops.scale.run) and launches no kernel")
+    assert said.endswith("put its code (its launch and the kernel it launches) in kernel.py")
+    assert seen_knobs([], "def run(x):\n    return x\n").startswith("nothing (no launch literal")

@@ -454,6 +454,34 @@ def folder_imports(path: Path) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def entry_imported(source: str) -> str | None:
+    """Where a kernel file's entry point (``run``, or ``ModelNew``) comes from when the file imports it rather than
+    defining it (``from acme.ops.scale import run``, ``from acme.ops import fused as run``, ``run = scale.run``):
+    ``acme.ops.scale.run``; ``None`` when the file defines it, or does not parse. Tune and the loop edit kernel.py
+    alone, so the knobs of a kernel so imported are out of their reach (newuser19 n133)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    found: str | None = None
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if (alias.asname or alias.name) in ENTRY_POINTS:
+                    found = f"{'.' * node.level}{node.module}.{alias.name}"
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in ENTRY_POINTS for t in node.targets
+        ):
+            found = ast.unparse(node.value) if isinstance(node.value, ast.Attribute) else None
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name in ENTRY_POINTS:
+            found = None
+    return found
+
+
+#: The names a kernel file's entry point goes by (the function form's and the KernelBench form's).
+ENTRY_POINTS = ("run", "ModelNew")
+
+
 def absolute_import(path: Path, module: str) -> str | None:
     """The absolute name of ``module`` as ``path`` imports it relatively (``....utils`` from
     ``src/acme/kernels/norm/rms/kernel.py``, each folder up to ``acme`` a package: ``acme.utils``), where the top

@@ -52,7 +52,7 @@ from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, Pr
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text, read_python
-from kernelopt.kernelsource import detect_framework
+from kernelopt.kernelsource import detect_framework, entry_imported
 from kernelopt.memory.model import GateResult, IterationRecord, SearchLogEntry
 from kernelopt.oneline import one_line
 from kernelopt.planning.history import History, build_history, load_past_plans, plan_signature
@@ -448,6 +448,7 @@ def plan_version(
             "argument, a triton.Config value or a '# kernelopt: tunable' constant)"
             # what it left out, and why (halfrope: its one literal, num_warps=2, is ignored by the interpreter)
             + (f" ({p.knob_note})" if p.knob_note else "")
+            + _imported_entry_note(ws)
             + f"; a code change needs a backend that writes code: {CODE_BACKENDS}"
         )
     chosen, ideas, log = _choose(p)
@@ -1026,3 +1027,18 @@ def _risks(chosen: Candidate, backing: list[Idea], history: History, tuning: lis
     else:
         risks.append("Rollback: when correctness or the gate fails, Stage 5 resets kernel.py to the last good commit.")
     return risks
+
+
+def _imported_entry_note(ws: Workspace) -> str:
+    """Where kernel.py imports its entry point and launches nothing itself: that its kernel's knobs are in a module
+    the loop never edits, and what to do (newuser19 n133); empty otherwise."""
+    try:
+        imported = entry_imported(read_python(ws.kernel_py))
+    except (OSError, KerneloptError):
+        return ""
+    if imported is None:
+        return ""
+    return (
+        f"; kernel.py imports its entry point ({imported}) and launches no kernel of its own: that kernel's knobs are "
+        "in a module the loop never edits; put its code (its launch and the kernel it launches) in kernel.py"
+    )

@@ -36,6 +36,7 @@ from collections.abc import Collection, Mapping, Sequence
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.harness.interpreter import dot_min_k
+from kernelopt.kernelsource import entry_imported
 from kernelopt.numeric import is_int, is_number, plain_int
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
@@ -158,6 +159,13 @@ def seen_knobs(tunables: Sequence[Tunable], source: str | None = None) -> str:
         cached = cached_launch_note(source) if source else None
         if cached is not None:
             return f"nothing: {cached}"
+        imported = entry_imported(source) if source else None
+        if imported is not None:
+            return (
+                f"nothing: kernel.py imports its entry point ({imported}) and launches no kernel of its own; tune "
+                "and the loop edit kernel.py alone, so that kernel's knobs are out of their reach: put its code (its "
+                "launch and the kernel it launches) in kernel.py"
+            )
         return "nothing (no launch literal, autotune config or `# kernelopt: tunable` constant)"
     why = [f"{t.key} ({'semantic' if t.semantic else t.refused_reason or 'no value'})" for t in tunables]
     return "only knobs it cannot edit: " + ", ".join(why)
