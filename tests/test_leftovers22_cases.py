@@ -219,3 +219,61 @@ def test_l18_an_agent_s_rewrite_wrong_at_a_net_size_is_repaired_with_the_size_na
     assert "amax(dim=1" in ws.kernel_py.read_text() and "[:, :128]" not in ws.kernel_py.read_text()
     made = sorted(p.name for p in (ws.state_dir / "net").iterdir())
     assert len(made) == 2 and all(m.startswith("check-") for m in made), made  # the narrow text's, the repair's
+
+
+# ------------------------------------------------- l19: a paused run whose kernelopt mcp server is gone
+
+
+def test_l19_a_paused_run_whose_server_was_killed_between_calls_is_said_so(tmp_path: Path) -> None:
+    """seen21's u23 left: a run the MCP server paused between two calls said ``"running": true`` after the server
+    was SIGKILLed, as while it waits for its client. Now a server's stage call marks the workspace as served for its
+    life (a shared flock the kernel lets go of when it dies): a forked server after a stage call that returned keeps
+    the run running while it lives (a refused call writes nothing, agentleft6's rule); killed, the status says the run is
+    paused and no server serves it, and that the next stage call continues it. A paused run no server ever marked
+    (u23's test, a journal written by hand) still reads as running."""
+    import os
+    import signal
+
+    from kernelopt.agents import drive
+    from kernelopt.agents.served import served
+    from kernelopt.errors import UsageError
+    from kernelopt.loop.journal import IterationState, Journal, RunSettings, RunState
+    from kernelopt.stagenames import Stage
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    journal = Journal(ws.state_dir)
+    it = IterationState(version=1, stage=Stage.IMPLEMENT, base_commit=ws.head(), good_version=0)
+    settings = RunSettings(planner=drive.AGENT, implementer=drive.AGENT)
+    journal.save(RunState(settings=settings, current=it, paused=True))
+    assert drive.status(ws).running and drive.status(ws).interrupted is None  # never served: as before
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the server: a stage call returns (drive's wrapper of every stage call), a refused one, then idle
+        try:
+            drive._held(lambda _ws: None)(ws)
+            try:
+                drive.submit_plan(ws, "# not a plan", device="cpu")
+            except UsageError:
+                pass
+            os.write(write, b"x")
+            signal.pause()
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 1) == b"x"
+        assert served(ws.state_dir).holders == (pid,)
+        live = drive.status(ws)
+        assert live.running and live.interrupted is None and live.held_by is None, live
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    now = drive.status(ws)  # main said running: true here
+    assert not now.running and now.next is drive.NextStep.IMPLEMENT_THEN_VALIDATE, now
+    assert now.interrupted == (
+        "the run is paused in V1's implement stage between two calls of a kernelopt mcp server, and that server has "
+        "ended (killed, or closed by its client): nothing serves it now; the next stage call below, from any server, "
+        "continues it where it paused"
+    )
+    assert now.why.startswith(now.interrupted)

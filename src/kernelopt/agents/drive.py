@@ -28,6 +28,7 @@ from typing import ParamSpec, TypeVar
 from pydantic import BaseModel
 
 from kernelopt.agents.evidence_digest import EvidenceDigest, digest, whole_evidence
+from kernelopt.agents.served import mark_served, served
 from kernelopt.backends.protocol import (
     BackendFailure,
     ImplementOutcome,
@@ -161,6 +162,8 @@ def status(ws: Workspace) -> StageStatus:
     lock = RunLock(ws.root)
     held = lock.holder()
     gone = _interrupted(ws, state) if running and held is None and not lock.held_here() else None
+    if running and held is None and gone is None:
+        gone = _server_gone(ws, state)
 
     def out(step: NextStep, why: str) -> StageStatus:
         if held:
@@ -228,6 +231,22 @@ def _interrupted(ws: Workspace, state: RunState | None) -> str | None:
     return (
         f"the run was interrupted in {where}: the process that held this workspace ended without rolling that stage "
         f"back (killed, or its machine stopped), and nothing holds it now; {how}, rolling that stage back first"
+    )
+
+
+def _server_gone(ws: Workspace, state: RunState | None) -> str | None:
+    """Where the run is paused between two calls of a ``kernelopt mcp`` server and no live process serves the
+    workspace now (:mod:`kernelopt.agents.served`: the server was killed, or ended, between its calls), the line
+    that says so and how the run continues; else ``None`` (a live server waits for its client, or no server ever
+    served it)."""
+    if state is None or not state.paused or state.parked or not served(ws.state_dir).gone:
+        return None
+    it = state.current
+    where = f"in V{it.version}'s {it.stage.value} stage" if it is not None else "between iterations"
+    return (
+        f"the run is paused {where} between two calls of a kernelopt mcp server, and that server has ended (killed, "
+        "or closed by its client): nothing serves it now; the next stage call below, from any server, continues it "
+        "where it paused"
     )
 
 
@@ -348,14 +367,18 @@ def _loop(
 def _held(call: Callable[P, R]) -> Callable[P, R]:
     """A stage call holds the workspace's run lock from its first check to its end: while another kernelopt
     process holds it (an ``optimize``, a ``tune``, another server), the call is refused with that lock's one line
-    before anything is read or written, never with a stage refusal that names a stage the other run is past."""
+    before anything is read or written, never with a stage refusal that names a stage the other run is past. A call
+    that returns marks the workspace as served by this process (:mod:`kernelopt.agents.served`); a refused one
+    writes nothing."""
 
     @functools.wraps(call)
     def held(*args: P.args, **kwargs: P.kwargs) -> R:
         ws = args[0]
         assert isinstance(ws, Workspace)
         with RunLock(ws.root, command="mcp"):
-            return call(*args, **kwargs)
+            done = call(*args, **kwargs)
+            mark_served(ws.state_dir)  # this process paused the run: it serves it between its calls, to its end (l19)
+            return done
 
     return held
 
