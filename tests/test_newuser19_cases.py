@@ -380,3 +380,28 @@ def test_n133_a_kernel_py_that_imports_its_run_from_the_project_is_told_why_noth
     assert said.startswith("nothing: kernel.py imports its entry point (acme.ops.scale.run) and launches no kernel")
     assert said.endswith("put its code (its launch and the kernel it launches) in kernel.py")
     assert seen_knobs([], "def run(x):\n    return x\n").startswith("nothing (no launch literal")
+
+
+def test_n134_an_mcp_init_of_a_project_s_kernel_outside_the_roots_says_how_to_reach_it(tmp_path: Path) -> None:
+    """An agent user with the server set up as docs/agents.md shows it (`kernelopt mcp --root ~/kernels`) asking
+    `init` for the project's kernel (~/proj/src/acme/kernels/norm/rms/kernel.py): "kernel ...: outside the server's
+    roots (...)", and nothing in the docs or the skill said that init's own files must lie under a root, or how to
+    give one. The refusal names the second --root, as do the skill's setup and docs/agents.md."""
+    from kernelopt.agents.install import skill_files
+    from kernelopt.agents.roots import OutsideRoots, Roots
+
+    kernels, project = tmp_path / "kernels", tmp_path / "proj"
+    kernels.mkdir()
+    (project / "rms").mkdir(parents=True)
+    with pytest.raises(OutsideRoots) as caught:
+        Roots([kernels]).confine(str(project / "rms" / "kernel.py"), "kernel")
+    assert caught.value.one_line().endswith(
+        f"outside the server's roots ({kernels}); start the server with a root that holds it too (kernelopt mcp "
+        f"--root {kernels} --root YOUR_PROJECT: new workspaces go under the first root)"
+    )
+    assert (
+        Roots([kernels, project]).confine(str(project / "rms" / "kernel.py"), "kernel") == project / "rms" / "kernel.py"
+    )
+    assert "give the repository as a second root (`--root DIR --root PROJECT`" in skill_files()["SKILL.md"]
+    docs = (Path(__file__).parents[1] / "docs" / "agents.md").read_text()
+    assert "`kernelopt mcp --root ~/kernels --root ~/myproject`" in docs

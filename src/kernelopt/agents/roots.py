@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from kernelopt.destination import SHOWN_CHARS
 from kernelopt.errors import UsageError
-from kernelopt.oneline import one_line
+from kernelopt.oneline import one_line, shell_word
 
 if TYPE_CHECKING:
     from kernelopt.report.files import ReportFormat
@@ -66,7 +66,12 @@ class Roots:
         given = Path(text).expanduser()
         resolved = (given if given.is_absolute() else self.folders[0] / given).resolve()
         if not any(resolved.is_relative_to(root) for root in self.folders):
-            raise OutsideRoots(f"{what} {shown}: outside the server's roots ({roots})")
+            # a kernel of the user's own project, outside the folder of workspaces (newuser19 n134)
+            raise OutsideRoots(
+                f"{what} {shown}: outside the server's roots ({roots})",
+                hint="start the server with a root that holds it too (kernelopt mcp --root "
+                f"{shell_word(self.folders[0])} --root YOUR_PROJECT: new workspaces go under the first root)",
+            )
         return resolved
 
     def output(self, path: str | Path, what: str) -> Path:
