@@ -277,3 +277,27 @@ def test_l19_a_paused_run_whose_server_was_killed_between_calls_is_said_so(tmp_p
         "continues it where it paused"
     )
     assert now.why.startswith(now.interrupted)
+
+
+# ------------------------------------------------- l20: one overflow-safe norm in the checker
+
+
+def test_l20_the_reference_s_rms_past_1e154_is_the_norm_of_its_finite_elements() -> None:
+    """``duplicates`` paired ``compare._scaled_squares`` (b46: the reference's sum of squares over its finite elements
+    scaled by their largest, where the plain squares overflow) with ``_norm`` (u25: the errors' 2-norm, scaled where
+    the squares overflow): one quantity, the 2-norm of finite values. The reference's RMS now comes from ``_norm`` of
+    each chunk's finite elements (``math.hypot`` across chunks, as the errors' norm is summed): 3e300 and 4e300 beside
+    an Inf, in two chunks, give the norm 5e300 and the RMS 5e300 / sqrt(2), and values in range are read as before
+    (the plain sum of squares, untouched)."""
+    import math
+
+    import torch
+
+    from kernelopt.harness.compare import _reference_stats
+
+    huge = torch.tensor([3e300, float("inf"), 4e300], dtype=torch.float64)
+    stats = _reference_stats(huge, huge, [(0, 2), (2, 3)], dtype_hint=None, atol=None, rtol=None)
+    assert stats.finite == 2 and math.isclose(stats.norm, 5e300, rel_tol=1e-15), stats.norm
+    plain = torch.tensor([3.0, 4.0], dtype=torch.float64)
+    stats = _reference_stats(plain, plain, [(0, 1), (1, 2)], dtype_hint=None, atol=None, rtol=None)
+    assert stats.squares == 25.0 and math.isclose(stats.norm, 5.0, rel_tol=1e-15)

@@ -388,17 +388,6 @@ class ReferenceStats:
     ref_absmax: float = 0.0
 
 
-def _scaled_squares(flat: torch.Tensor, ranges: list[tuple[int, int]], scale: float) -> float:
-    """The sum of the squares of ``flat``'s finite elements divided by ``scale`` (their largest magnitude), chunk by
-    chunk: finite however large the elements (their plain squares overflow past 1e154)."""
-    total = 0.0
-    for a, b in ranges:
-        r64 = flat[a:b].to(torch.float64)
-        r64 = r64[torch.isfinite(r64)].div_(scale)
-        total += float(torch.dot(r64, r64).item()) if r64.numel() else 0.0
-    return total
-
-
 def _norm(t: torch.Tensor) -> float:
     """The 2-norm of ``t``'s elements (every one finite), finite however large they are: where their squares
     overflow (past 1e154 in float64, 1e19 in float32), the norm is scaled by the largest magnitude (seen21 u25: a
@@ -450,7 +439,12 @@ def _reference_stats(
     if not math.isfinite(ref_rms) and stats.ref_absmax > 0:
         # finite values whose squares overflow (magnitudes past 1e154): the RMS scaled by the largest, else the
         # tolerance was inf, every kernel within it, and a worker's result holding it was unreadable (break21 b46)
-        ref_rms = stats.ref_absmax * math.sqrt(_scaled_squares(hi_flat, ranges, stats.ref_absmax) / stats.finite)
+        # (the 2-norm of the finite elements, chunk by chunk: one overflow-safe norm for this and the errors, u25)
+        norm = 0.0
+        for a, b in ranges:
+            r64 = hi_flat[a:b].to(torch.float64)
+            norm = math.hypot(norm, _norm(r64[torch.isfinite(r64)]))
+        ref_rms = norm / math.sqrt(stats.finite)
     stats.norm = ref_rms * math.sqrt(stats.finite)
     if atol is not None or rtol is not None:
         stats.tolerance = user_tolerance(precision, atol=atol, rtol=rtol, ref_rms=ref_rms)
