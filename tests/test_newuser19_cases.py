@@ -405,3 +405,28 @@ def test_n134_an_mcp_init_of_a_project_s_kernel_outside_the_roots_says_how_to_re
     assert "give the repository as a second root (`--root DIR --root PROJECT`" in skill_files()["SKILL.md"]
     docs = (Path(__file__).parents[1] / "docs" / "agents.md").read_text()
     assert "`kernelopt mcp --root ~/kernels --root ~/myproject`" in docs
+
+
+def test_n135_a_kernel_taken_back_from_the_workspace_continues_it_not_refused(tmp_path: Path) -> None:
+    """The project's user did as n127's line says (`cp WS/kernel.py DIR/kernel.py`, V1 taken into the project) and ran
+    `optimize DIR` again: "the existing workspace ... was made from another kernel.py than DIR's (its V0 differs); pass
+    --name NEW ... or --reuse-workspace": the run's own result refused as a stranger. A folder whose kernel.py is the
+    workspace's as its last run left it continues the workspace, said in a note; any other kernel.py is refused as
+    before."""
+    import shutil
+
+    from kernelopt.errors import WorkspaceError
+    from kernelopt.loop.opening import BASELINE_PREFIX, open_or_create
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "mine"))
+    ws = open_or_create(folder, root=tmp_path).workspace
+    ws.commit(["kernel.py"], f"{BASELINE_PREFIX} (the kernel as given)")
+    ws.kernel_py.write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 4096"))
+    ws.commit(["kernel.py"], "V1: autotune: BLOCK 64 -> 4096")
+    shutil.copyfile(ws.kernel_py, folder / "kernel.py")  # taken back
+    opened = open_or_create(folder, root=tmp_path)
+    assert opened.workspace.root == ws.root and not opened.created
+    assert opened.note == f"continuing {ws.root}: {folder / 'kernel.py'} is its kernel.py as its last run left it"
+    (folder / "kernel.py").write_text(ws.kernel_py.read_text().replace("BLOCK = 4096", "BLOCK = 128"))
+    with pytest.raises(WorkspaceError, match="was made from another kernel.py than"):
+        open_or_create(folder, root=tmp_path)

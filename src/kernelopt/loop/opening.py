@@ -267,6 +267,14 @@ def open_or_create(
             return OpenedWorkspace(ws, created=True, note=f"re-created {ws.root} from {path} (no baseline yet)")
         note = None
         differ = [f for f in ("kernel.py", "reference.py") if not _same_text(ws, v0, f, path / f)]
+        if differ == ["kernel.py"] and _same_text(ws, "HEAD", "kernel.py", path / "kernel.py"):
+            # the user took the run's kernel into their folder (`cp WS/kernel.py DIR/kernel.py`, as the run's last line
+            # says): the workspace goes on from it (newuser19 n135; it was refused as a workspace made from another)
+            return OpenedWorkspace(
+                ws,
+                created=False,
+                note=f"continuing {ws.root}: {path / 'kernel.py'} is its kernel.py as its last run left it",
+            )
         if differ and not reuse:
             raise WorkspaceError(
                 f"the existing workspace {ws.root} was made from another {' and '.join(differ)} than {path}'s "
