@@ -386,6 +386,7 @@ class ReferenceStats:
     ref_min: float = math.inf
     ref_max: float = -math.inf
     ref_absmax: float = 0.0
+    own_answer: bool = False  # the own run's value is one answer at every element (its widening read a rounded run)
 
 
 def _norm(t: torch.Tensor) -> float:
@@ -414,9 +415,13 @@ def _reference_stats(
     dtype_hint: str | None,
     atol: float | None,
     rtol: float | None,
+    rounded: torch.Tensor | None = None,
 ) -> ReferenceStats:
     """The tolerance of one output (the default scaled by the RMS of the reference, widened to the reference's
-    own error in its dtype, or reference.py's ATOL/RTOL) and the reference's range, read chunk by chunk."""
+    own error in its dtype, or reference.py's ATOL/RTOL) and the reference's range, read chunk by chunk. With
+    ``rounded`` (the reference rounded as its dtype rounds, without its range, where an operation's result lay past
+    that range: :func:`~kernelopt.harness.highrun.run_rounded`) the own error is that run's, its rounding alone, and
+    the own run's value is one answer wherever it is (``own_answer``; verdicts22 x8)."""
     floating = ref.is_floating_point() or ref.is_complex()
     precision = precision_for(str(ref.dtype), dtype_hint=dtype_hint)
     hi_flat, ref_flat = hi.detach().reshape(-1), ref.detach().reshape(-1)
@@ -461,6 +466,8 @@ def _reference_stats(
     if atol is not None or rtol is not None or not floating or ref is hi:
         return stats
     tol = stats.tolerance
+    if rounded is not None and tuple(rounded.shape) == tuple(ref.shape):
+        ref_flat, stats.own_answer = rounded.detach().reshape(-1), True
     # The candidate is not held to more than the reference itself achieves in this dtype.
     own: float | None = None
     for a, b in ranges:
@@ -542,21 +549,26 @@ def prepare_pair(
     dtype_hint: str | None = None,
     atol: float | None = None,
     rtol: float | None = None,
+    rounded_obj: Any = None,
 ) -> list[ReferenceStats | None]:
     """:class:`ReferenceStats` of each output of a reference run in its own dtype (``ref_native_obj``) and in
     higher precision (``ref_hi_obj``), as :func:`check_outputs` would read them: read where they are (on the
-    device), so that they can wait on the host while the kernel runs; ``None`` for an output that is not a tensor."""
+    device), so that they can wait on the host while the kernel runs; ``None`` for an output that is not a tensor.
+    ``rounded_obj``: the reference's rounded run (:func:`_reference_stats`' ``rounded``), where one was made."""
     refs, his = as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
+    roundeds = as_outputs(rounded_obj) if rounded_obj is not None else []
     out: list[ReferenceStats | None] = []
-    for ref, hi in zip(refs, his if len(his) == len(refs) else refs, strict=True):
+    for k, (ref, hi) in enumerate(zip(refs, his if len(his) == len(refs) else refs, strict=True)):
+        rounded = roundeds[k] if len(roundeds) == len(refs) and isinstance(roundeds[k], torch.Tensor) else None
         if not isinstance(ref, torch.Tensor) or not isinstance(hi, torch.Tensor) or ref.numel() == 0:
             out.append(None)
             continue
         if tuple(hi.shape) != tuple(ref.shape):  # as _check_values: a reference that changed shape in float64
             hi = ref
         ref, hi = _real(ref), _real(hi)
+        rounded = rounded if rounded is not None and not rounded.is_complex() else None
         ranges = _ranges(ref.numel(), chunk_for(ref.numel()))
-        out.append(_reference_stats(ref, hi, ranges, dtype_hint=dtype_hint, atol=atol, rtol=rtol))
+        out.append(_reference_stats(ref, hi, ranges, dtype_hint=dtype_hint, atol=atol, rtol=rtol, rounded=rounded))
     return out
 
 
@@ -626,6 +638,8 @@ def _scan_chunk(
     if own is not None:
         own = own.to(o64.device)
         traced = (~torch.isfinite(own) | overflow_trace(own, r64, tol.atol, largest)) & torch.isfinite(r64)
+        if scan.ref.own_answer:  # its tolerance is its rounding alone: the own run's value is an answer everywhere
+            traced = torch.isfinite(r64)
         reproduced = traced & ((o64 == own) | (torch.isnan(o64) & torch.isnan(own)))
         r64 = torch.where(reproduced, own, r64)
     nan_o, nan_r = torch.isnan(o64), torch.isnan(r64)

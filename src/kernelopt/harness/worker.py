@@ -854,6 +854,8 @@ class _ReferenceRun:
         place: where each copy of the check lives while the kernel runs
             (:func:`~kernelopt.harness.footprint.place_check`).
         free_bytes: the device's free memory the reference ran in (its inputs' copy made); ``None`` on the CPU.
+        prepared: its outputs' statistics where a rounded run made them (:func:`_rounded_stats`), else ``None``
+            (each check reads them itself).
     """
 
     native: Any
@@ -863,6 +865,7 @@ class _ReferenceRun:
     random: bool
     place: CheckPlacement
     free_bytes: int | None
+    prepared: list[Any] | None = None
 
 
 def _run_reference(
@@ -920,7 +923,47 @@ def _run_reference(
 
         # after the float64 run, which tells a bf16 finfo.max the reference computed from memory it left (r17)
         _fail_if_reference_unwritten(ctx, cc, ref_native, where, ref_hi if precision != "native" else None, rerun)
-    return _ReferenceRun(ref_native, ref_hi, precision, contract, random, place, ref_free)
+        prepared = None
+        if precision != "native" and not random:
+            prepared = _rounded_stats(ctx, subject, (inputs, run_seed), ref_native, ref_hi, native_path.lines, where)
+    return _ReferenceRun(ref_native, ref_hi, precision, contract, random, place, ref_free, prepared)
+
+
+def _rounded_stats(
+    ctx: _Ctx, subject: _Checked, run: tuple[list[Any], int], ref_native: Any, ref_hi: Any, lines: set[Any], where: str
+) -> list[Any] | None:
+    """The statistics of the reference's outputs read with a run rounding as their dtype does without its range
+    (:func:`~kernelopt.harness.highrun.run_rounded`), where its own run's error would widen the default tolerance
+    and an operation of that run overflowed the dtype: that error is then the overflow's, no rounding (verdicts22 x8:
+    an fp16 sum kept at 65504 by ``nan_to_num``, then divided by, left every quotient in range and 1.27x off, and
+    widened the tolerance past a kernel 10 % off). ``None`` elsewhere (outputs of no single fp16 or bf16 dtype,
+    reference.py's own tolerance, nothing widened, no overflow, a run that fails or takes other lines of the
+    reference's code than its own run, ``lines``): the check reads its statistics as before. ``run``: the seed's
+    inputs and random state."""
+    import torch
+
+    from kernelopt.harness.compare import prepare_pair
+    from kernelopt.harness.inputs import tensors_in
+
+    low = {t.dtype for t in tensors_in(ref_native) if t.dtype in (torch.float16, torch.bfloat16)}
+    if len(low) != 1 or subject.atol is not None or subject.rtol is not None:
+        return None
+    stats = prepare_pair(ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint)
+    if not any(s is not None and "widened" in s.tolerance.basis for s in stats):
+        return None
+    dtype = low.pop()
+    inputs, seed = run
+    rounded = highrun.run_rounded(subject.ref, inputs, subject.hi_cache, dtype, seed=seed, own=subject.own)
+    if rounded is None or not rounded.overflowed or rounded.lines != lines:
+        return None
+    name = str(dtype).removeprefix("torch.")
+    ctx.warn_once(
+        "rounded-reference",
+        f"{where}: an operation of the reference overflowed {name}'s range (its own run's error there is no rounding): "
+        f"the tolerance reads the reference's rounding from a run rounding as {name} does without that range, and "
+        "its own run's value is one answer",
+    )
+    return prepare_pair(ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, rounded_obj=rounded.outputs)
 
 
 def _kept_for_kernel(ctx: _Ctx, subject: _Checked, ref: _ReferenceRun, inputs: list[Any]) -> _Kept:
@@ -932,7 +975,7 @@ def _kept_for_kernel(ctx: _Ctx, subject: _Checked, ref: _ReferenceRun, inputs: l
     from kernelopt.harness.inputs import poison_device_memory, tensors_in
 
     place = ref.place
-    kept = _Kept(ref.native, ref.hi, ref.contract)
+    kept = _Kept(ref.native, ref.hi, ref.contract, ref.prepared)
     ref.native = ref.hi = None  # the kept outputs are the only ones held: parking them gives the device's back
     if place.outputs is Keep.HOST or place.high_output is Keep.HOST:
         kept.park(ctx, subject, place.outputs, place.high_output)
@@ -1693,7 +1736,7 @@ def _check_timed_output(ctx: _Ctx, timed: _Timed, sampler: Any, sets: list[list[
     if ref.random or ref.contract.left or ref.contract.whole_result:
         return
     made_on = tensors_in(ref.native)[0].device.type if tensors_in(ref.native) else None
-    kept = _Kept(ref.native, ref.hi, ref.contract)
+    kept = _Kept(ref.native, ref.hi, ref.contract, ref.prepared)
     if ref.place.outputs is Keep.HOST or ref.place.high_output is Keep.HOST:  # where the check keeps them too
         kept.park(ctx, subject, ref.place.outputs, ref.place.high_output)
     run = _SeedRun(targets[0], RUN_SEED_BASE, made_on, kept, kept.native, kept.hi, ref_random=False, kernel_drew=False)
