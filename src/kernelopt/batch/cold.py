@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, child_argv, item_row, optimize_row, problem_env, validate_row
-from kernelopt.batch.work import killed_where, phase_seconds, work_seconds
+from kernelopt.batch.work import killed_in, phase_seconds, work_seconds
 from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError, RecordError
 from kernelopt.fileio import atomic_write_text
@@ -70,8 +70,9 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
         }
     )
     if result.timed_out:
-        reason = options.batch_limit_reason(killed_where(ws.state_dir, since))
-        return row.model_copy(update={"status": ProblemStatus.TIMEOUT_FAIL, "reason": reason})
+        killed = killed_in(ws.state_dir, since)  # a hang in the problem's own code is its ERROR, never the kernel's
+        status = ProblemStatus.ERROR if killed and killed.problems else ProblemStatus.TIMEOUT_FAIL
+        return row.model_copy(update={"status": status, "reason": options.batch_limit_reason(killed)})
     try:
         if options.mode is BatchMode.VALIDATE:
             return validate_row(row, GateReport.model_validate(json.loads(result.stdout)))

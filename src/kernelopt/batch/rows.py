@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.batch.changes import changed_text
 from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
+from kernelopt.batch.work import Killed
 from kernelopt.errors import WorkspaceError
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import Culprit
@@ -74,10 +75,10 @@ class BatchOptions(BaseModel):
     def workspace_root(self) -> Path:
         return self.out_dir / "workspaces"
 
-    def batch_limit_reason(self, where: str | None = None) -> str:
-        """The reason of a problem killed past ``--problem-timeout-s``; ``where``: the place its run was killed in
-        (:func:`kernelopt.batch.work.killed_where`), so the hang is named."""
-        at = f" in {where}" if where else ""
+    def batch_limit_reason(self, killed: Killed | None = None) -> str:
+        """The reason of a problem killed past ``--problem-timeout-s``; ``killed``: where its run was
+        (:func:`kernelopt.batch.work.killed_in`), so the hang is named."""
+        at = f" in {killed.where}" if killed else ""
         return f"ran past the batch's limit of {self.problem_timeout_s:g} s per problem (killed{at})"
 
 

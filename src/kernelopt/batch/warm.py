@@ -31,7 +31,7 @@ from pathlib import Path
 from kernelopt.batch.model import ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row, validate_row
-from kernelopt.batch.work import killed_where, phase_seconds, work_seconds
+from kernelopt.batch.work import killed_in, phase_seconds, work_seconds
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.gate import build_dir, limits_of, problem_constants, validate
 from kernelopt.harness.model import Culprit, JobMode, KernelSource, WorkerJob
@@ -141,7 +141,7 @@ class WarmRunner:
             }
         )
         if row.status is ProblemStatus.TIMEOUT_FAIL and time.monotonic() >= deadline:
-            limit = self.options.batch_limit_reason(killed_where(ws.state_dir, since))
+            limit = self.options.batch_limit_reason(killed_in(ws.state_dir, since))
             row = row.model_copy(update={"reason": limit})
         elif row.status is ProblemStatus.ERROR and time.monotonic() >= deadline:  # killed in the problem's code
             row = row.model_copy(update={"reason": f"{row.reason}; {self.options.batch_limit_reason()}"})
@@ -217,10 +217,9 @@ class WarmRunner:
                 cwd=reference.parent,
             )
         if outcome.timed_out and time.monotonic() >= deadline:
-            in_problem = outcome.timeout_culprit is Culprit.PROBLEM or outcome.killed_in_phase == Phase.REFERENCE.value
-            status = ProblemStatus.ERROR if in_problem else ProblemStatus.TIMEOUT_FAIL
-            reason = self.options.batch_limit_reason(killed_where(state, loaded_since))
-            self._load_timeouts[ws.root.resolve()] = (status, reason, loaded_since)
+            killed = killed_in(state, loaded_since)
+            status = ProblemStatus.ERROR if killed and killed.problems else ProblemStatus.TIMEOUT_FAIL
+            self._load_timeouts[ws.root.resolve()] = (status, self.options.batch_limit_reason(killed), loaded_since)
         elif outcome.killed_in_phase == Phase.LOAD.value and outcome.timeout_culprit is Culprit.KERNEL:
             message = f"correctness: {outcome.timeout_message or 'loading kernel.py ran past the compile limit'}"
             self._load_timeouts[ws.root.resolve()] = (ProblemStatus.TIMEOUT_FAIL, message, loaded_since)

@@ -16,6 +16,7 @@ batch paths leave the same files, so the figures mean the same for both.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -102,11 +103,21 @@ def phase_seconds(state_dir: Path, since: datetime, *, killed_at: float | None =
     return PhaseSeconds(**{name: round(seconds, 3) for name, seconds in totals.items()})
 
 
-def killed_where(state_dir: Path, since: datetime) -> str | None:
+@dataclass(frozen=True)
+class Killed:
+    """Where a problem's run was when it was killed: ``where`` in the harness's own words (``loading kernel.py``,
+    ``case 0 (default), running the kernel``), ``problems``: in the problem's own code (reference.py's import, its
+    inputs, its reference), so the kill is the problem's ``ERROR``, never the kernel's."""
+
+    where: str
+    problems: bool
+
+
+def killed_in(state_dir: Path, since: datetime) -> Killed | None:
     """Where the newest run under ``state_dir`` started at or after ``since`` (a load, check or bench run) was when
-    it was killed or its process died (``loading kernel.py``, ``case 0 (default), running the kernel``, as the
-    harness's own limits say it); ``None`` where that run finished (or there is none). What a row cut by the batch's
-    per-problem limit names: the hang's place, not the limit alone (break22 b50)."""
+    it was killed or its process died; ``None`` where that run finished (or there is none). What a row cut by the
+    batch's per-problem limit names, on either path: the hang's place and whose code it was in, not the limit alone
+    (break22 b50)."""
     found = _runs(state_dir, since, load=True)
     if not found:
         return None
@@ -116,4 +127,6 @@ def killed_where(state_dir: Path, since: datetime) -> str | None:
     dog = Watchdog(limits=_NO_LIMITS, started_at=float(events[0]["t"]))
     for event in events:
         dog.feed(event)
-    return None if dog.phase is Phase.DONE else dog.where()
+    if dog.phase is Phase.DONE:
+        return None
+    return Killed(dog.where(), dog.in_problem_code or dog.phase is Phase.REFERENCE)
