@@ -16,13 +16,14 @@ import os
 import sys
 from collections.abc import Iterator
 
+from kernelopt.worker.forkserver import M_PERTURB  # glibc's mallopt parameter behind MALLOC_PERTURB_
+
 POISON_BYTE = 0x7F
 MALLOC_PERTURB = "128"
 #: Our choice: the byte a second run of the reference gets its fresh memory filled with, to tell an integer element
 #: left unwritten (the pattern of each run's byte) from one that holds :data:`POISON_BYTE`'s pattern as its value (the
 #: same in both runs): ``0x3C`` everywhere is 15420 in int16, 1010580540 in int32.
 OTHER_POISON_BYTE = 0x3C
-M_PERTURB = -6  # glibc's mallopt parameter behind MALLOC_PERTURB_ (fresh memory filled with its complement)
 
 
 def _perturb(value: int) -> bool:
