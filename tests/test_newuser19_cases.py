@@ -430,3 +430,18 @@ def test_n135_a_kernel_taken_back_from_the_workspace_continues_it_not_refused(tm
     (folder / "kernel.py").write_text(ws.kernel_py.read_text().replace("BLOCK = 4096", "BLOCK = 128"))
     with pytest.raises(WorkspaceError, match="was made from another kernel.py than"):
         open_or_create(folder, root=tmp_path)
+
+
+def test_n137_tune_s_help_says_what_the_docs_say_of_a_workspace_and_the_default_budget(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kernelopt tune --help` said PATH is "a folder ... or a workspace" (a workspace without --dry-run is refused:
+    the loop writes its kernel.py, docs/tuning-engine.md) and `--budget` "Candidates per session." with no default,
+    where the session's own header says "budget default: max(24, 1/5 of the space)"."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main(["tune", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "or a workspace (--dry-run only: the loop writes a workspace's kernel.py)" in text
+    assert "Candidates per session (default: the larger of 24 and 1/5 of the fit-pruned space)" in text

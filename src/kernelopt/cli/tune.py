@@ -52,7 +52,7 @@ import typer
 from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError, WritePlace, disk_problem
 from kernelopt.oneline import shell_word
-from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
+from kernelopt.tuning.budget import DEFAULT_WALL_S, FLOOR, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
 #: ``--repetitions`` and ``--candidate-timeout-s`` as ``tune PATH`` takes them when not given.
@@ -81,7 +81,9 @@ def register(app: typer.Typer) -> None:
     @app.command("tune")
     def tune(
         path: Path | None = typer.Argument(
-            None, help="A folder with kernel.py + reference.py [+ README.md] (as optimize takes), or a workspace."
+            None,
+            help="A folder with kernel.py + reference.py [+ README.md] (as optimize takes), or a workspace "
+            "(--dry-run only: the loop writes a workspace's kernel.py).",
         ),
         replay: Path | None = typer.Option(
             None,
@@ -92,7 +94,12 @@ def register(app: typer.Typer) -> None:
         trials: int | None = typer.Option(
             None, "--trials", min=1, help="--replay: sessions to run, each with its own seed (default 100)."
         ),
-        budget: int | None = typer.Option(None, "--budget", min=1, help="Candidates per session."),
+        budget: int | None = typer.Option(
+            None,
+            "--budget",
+            min=1,
+            help=f"Candidates per session (default: the larger of {FLOOR} and 1/5 of the fit-pruned space).",
+        ),
         budget_fraction: float | None = typer.Option(
             None, "--budget-fraction", help="Candidates per session as a fraction of the fit-pruned space."
         ),
