@@ -301,3 +301,53 @@ def test_l20_the_reference_s_rms_past_1e154_is_the_norm_of_its_finite_elements()
     plain = torch.tensor([3.0, 4.0], dtype=torch.float64)
     stats = _reference_stats(plain, plain, [(0, 1), (1, 2)], dtype_hint=None, atol=None, rtol=None)
     assert stats.squares == 25.0 and math.isclose(stats.norm, 5.0, rel_tol=1e-15)
+
+
+# ------------------------------------------------- l21: a config chosen by size is tuned by the size it is chosen by
+
+_CHOICES = {
+    "conditional": "cfg = configs[0] if n < 8192 else configs[1]",
+    "indexed": "cfg = configs[int(n >= 8192)]",
+    "module-table": "cfg = CONFIGS[int(n >= 8192)]",
+}
+
+
+@pytest.mark.parametrize("form", sorted(_CHOICES))
+def test_l21_a_config_chosen_by_size_is_a_table_by_that_size(form: str, tmp_path: Path) -> None:
+    """``cfg = configs[0] if n < 8192 else configs[1]`` (or an index computed from ``n``, or a module table's row):
+    on main the hoisted ``cfg[0]`` read ``cfg`` as its size, "a table by size, by cfg" (a tuple), and `tune` refused
+    it, "computed (cfg[0]) from cfg, which no SHAPES entry names as a size". Now the sizes a choice reads are the
+    setting's (``n``); a table by ``n`` over the choice is written with the grid over ``BLOCK`` (l15), right in the
+    interpreter."""
+    from kernelopt.tunables import discover_source
+
+    source = (DATA / "cfg_chosen" / "kernel.py").read_text().replace(_CHOICES["conditional"], _CHOICES[form])
+    if form == "module-table":
+        source = source.replace("    configs = [(1024, 4), (4096, 8)]\n", "").replace(
+            "\n\n@triton.jit", "\nCONFIGS = [(1024, 4), (4096, 8)]\n\n\n@triton.jit"
+        )
+    found = {t.key: t for t in discover_source(source)}
+    assert found["scale_kernel:BLOCK"].size_names == ["n"], found["scale_kernel:BLOCK"]
+    assert found["scale_kernel:num_warps"].size_names == ["n"]
+    if form == "conditional":  # the table tune wrote on the CPU (its session: BLOCK 4096 up to 3000, 8192 up to 70000)
+        import torch
+
+        from kernelopt.tunables.edit import write_table
+        from kernelopt.tunables.guard import guard_edit
+        from kernelopt.tunables.model import Bucket, TunedTable
+        from tests.conftest import load_fresh, triton_interpreted
+
+        rows = [Bucket(upto=3000, values={"BLOCK": 4096}), Bucket(upto=70000, values={"BLOCK": 8192})]
+        written = write_table(source, TunedTable(size="n", buckets=rows), kernel="scale_kernel").new_source
+        assert "    if n <= 3000:  # kernelopt: tuned\n        BLOCK = 4096\n" in written, written
+        assert "scale_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK, num_warps=cfg[1])" in written
+        assert guard_edit(source, written).new_source == written
+        (tmp_path / "kernel.py").write_text(written)
+        with triton_interpreted():
+            module = load_fresh(tmp_path / "kernel.py", "leftovers22_l21_table")
+            for n in (1, 3001, 8193, 70001):
+                x = torch.randn(n)
+                assert torch.equal(module.run(x), x * 2.0), n
+    shape = (DATA / "cfg_index" / "kernel.py").read_text()  # a shape (x.shape's n) stays a size as before
+    shape = shape.replace("    n = x.numel()\n", "    n = x.shape[0]\n").replace("cfg = [1024, 4]", "cfg = [n, 4]")
+    assert {t.key: t for t in discover_source(shape)}["scale_kernel:BLOCK"].size_names == ["n"]

@@ -2758,10 +2758,50 @@ class _Analyzer:
             hoist=Hoist(span, text, also),
         )
         in_scope = ({p.name.value for p in func.params} | set(func.locals)) - _receiver(func)
-        size_names = [
-            n for n in dict.fromkeys(x.value for x in _names_in(expr)) if n in in_scope and not self.constant(n, func)
-        ]
+        size_names = self.chosen_sizes([x.value for x in _names_in(expr)], func, in_scope)
         return region, size_names
+
+    def chosen_sizes(self, names: list[str], func: _FuncInfo, in_scope: set[str]) -> list[str]:
+        """The sizes a hoisted value reads among ``names``: a local of literals is none (:meth:`constant`), and a
+        local that only chooses among values (``cfg = configs[0] if n < 8192 else configs[1]``, ``configs[n >=
+        8192]``) reads the sizes its choice reads (``n``), not itself: a table by ``cfg`` (a tuple) was offered and
+        no SHAPES entry names it (leftovers22, l15)."""
+        out: list[str] = []
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            n = todo.pop(0)
+            if n in seen or n not in in_scope or self.constant(n, func):
+                continue
+            seen.add(n)
+            values = [b.value for b in func.locals.get(n, [])]
+            if values and all(v is not None and self.chooses(v, func) for v in values):
+                todo += [x.value for v in values if v is not None for x in _names_in(v)]
+                continue
+            out.append(n)
+        return out
+
+    def chooses(self, value: cst.BaseExpression, func: _FuncInfo) -> bool:
+        """Whether ``value`` picks one of a table of literals (``configs[1]``, ``configs[n >= 8192]`` of a list of
+        literals bound once, either of a conditional expression's branches) or packs values (a tuple, a list), not a
+        size (``x.shape[1]``)."""
+        if isinstance(value, cst.IfExp):
+            return self.chooses(value.body, func) and self.chooses(value.orelse, func)
+        if isinstance(value, cst.Tuple | cst.List):  # a pack of values (``cfg = [n_block, 4]``) is no size itself
+            return True
+        if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+            table = value.value.value
+            if table in func.locals:
+                return self.constant(table, func)
+            binds = self.module_bindings.get(table)
+            if not binds or len(binds) != 1 or binds[0].value is None or self.changes_in_place(table):
+                return False
+            try:
+                ast.literal_eval(self.module.code_for_node(binds[0].value).strip())
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return False
+            return True
+        return False
 
     def constant(self, name: str, func: _FuncInfo) -> bool:
         """Whether ``name`` is a local of ``func`` bound once to literals (``cfg = [1024, 4]``, ``cfg = {"BLOCK":
