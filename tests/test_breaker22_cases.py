@@ -126,6 +126,36 @@ def test_p3_a_multiple_the_result_is_padded_to_is_no_knob() -> None:
     assert found["_pad_routing_map_kernel:BLOCK_SIZE"].computed, found
 
 
+def test_p4_a_candidate_whose_broadcast_tile_passes_triton_s_limit_is_never_proposed() -> None:
+    """Seen on 2026-12-07: ``tune --device cpu`` (240 s) on xf_scaled_index_add, xformers' scaled index add, whose
+    three blocks are laid along three axes of one tile (``source_indices[:, None, None]``, ``rows[None, :, None]``,
+    ``cols[None, None, :]``). The fit rules bounded each block alone: the session proposed ``BLOCK_SIZE_INDEX=128,
+    BLOCK_SIZE_ROW=512, BLOCK_SIZE_COL=64``, whose tile of 4194304 values failed at once ("numel (4194304) exceeds
+    triton maximum tensor numel (1048576)"), a run_error of the session. Each tile the kernel's body builds of knobs
+    and integers is held to Triton's limit (847 -> 637 of 3757 configurations fit at its entries)."""
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tunables.tile_numel import kernel_tiles
+    from kernelopt.tuning.launch import space_from_tunables
+
+    text = (DATA / "xf_scaled_index_add" / "kernel.py").read_text()
+    assert kernel_tiles(text, "scaled_index_add_fwd_kernel") == (
+        ("BLOCK_SIZE_INDEX", "BLOCK_SIZE_ROW", "BLOCK_SIZE_COL"),
+    )
+    space = space_from_tunables(discover_source(text), source=text)
+    now = space.current()
+    assert now is not None and space.fit_problems(now) == ()
+    assert space.fit_problems(
+        now.with_values({"BLOCK_SIZE_INDEX": 128, "BLOCK_SIZE_ROW": 512, "BLOCK_SIZE_COL": 64})
+    ) == (
+        "a tile of BLOCK_SIZE_INDEX=128 x BLOCK_SIZE_ROW=512 x BLOCK_SIZE_COL=64 holds 4194304 values, past Triton's "
+        "1048576",
+    )
+    assert (
+        space.fit_problems(now.with_values({"BLOCK_SIZE_INDEX": 16, "BLOCK_SIZE_ROW": 64, "BLOCK_SIZE_COL": 1024}))
+        == ()
+    )
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

@@ -152,6 +152,22 @@ def _product_sides(expr: cst.BaseExpression, params: set[str]) -> tuple[Side, ..
     return (value,) if value is not None else None
 
 
+def kernel_tiles(source: str, kernel: str) -> tuple[tuple[Side, ...], ...]:
+    """The sides of each tile of two or more sides ``kernel``'s body builds (ranges laid along the axes of one
+    statement, a maker's shape: :func:`_tiles`; not the budgets of its ``tl.static_assert``), each a constexpr
+    parameter or an integer; empty where ``source`` does not parse or defines no such function. The search's fit
+    holds each tile to Triton's limit on a tensor's values (:func:`kernelopt.tuning.launch.space_from_tunables`)."""
+    from kernelopt.tunables.syntax import parsed
+
+    try:
+        tree = parsed(source).module
+    except cst.ParserSyntaxError:
+        return ()
+    fn = next((n for n in walk(tree) if isinstance(n, cst.FunctionDef) and n.name.value == kernel), None)
+    tiles = _tiles(fn) if fn is not None else []
+    return tuple(dict.fromkeys(t.sides for t in tiles if t.most == TRITON_MAX_TENSOR_NUMEL))
+
+
 def _bound_in(test: cst.BaseExpression, size: str) -> int | None:
     """The largest value ``size`` (a name) takes where ``test`` holds (``n_cols <= 65536``, ``n_cols < 65537``, one
     conjunct of an ``and``); ``None`` where it bounds it no way from above."""

@@ -50,7 +50,7 @@ from kernelopt.tunables.block_tiles import (
 )
 from kernelopt.tunables.compile_cache import cached_launch_note
 from kernelopt.tunables.guard import tiled_extents
-from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS, TRITON_MAX_TENSOR_NUMEL
 from kernelopt.tunables.launches import (
     Launch,
     held_knobs,
@@ -61,6 +61,7 @@ from kernelopt.tunables.launches import (
 from kernelopt.tunables.pick_readers import pick_floors
 from kernelopt.tunables.quotients import quotient_floors
 from kernelopt.tunables.tile_growth import tile_growth
+from kernelopt.tunables.tile_numel import kernel_tiles
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
 
@@ -129,7 +130,8 @@ def space_from_tunables(
         tiles, tile_entries(chosen.kernel, chosen.label.endswith(".configs"), evaluation) if tiles else ()
     )
     extents = _extents(source, chosen.kernel, evaluation, problem_sizes) if problem_sizes else {}
-    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles, extents)
+    numel = kernel_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
+    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles, extents, numel)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
     growth = tile_growth(source, chosen.kernel) if source is not None and chosen.kernel is not None else None
     space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes), growth)
@@ -463,13 +465,16 @@ def _fit(
     floors: Mapping[str, int] | None = None,
     tiles: HeldTiles | None = None,
     extents: Mapping[str | int, int] | None = None,
+    numel: Sequence[Sequence[str | int]] = (),
 ) -> tuple[Fit | None, list[str]]:
     """The fit callable of the launch and the words for the rules it checks (``fixed``: the launch options it is
     written with that are no knobs, which the resource estimate reads; ``floors``: knob -> the smallest value that
     covers the rows checked, :func:`_cover_bound`, never "larger than the problem": a range of ``BLOCK // 2`` needs
     a block twice the row; ``tiles``: the kernel's block pointers' tiles and the entries it runs at, whose share a
     thread :func:`~kernelopt.tunables.block_tiles.tile_problems` bounds; ``extents``: a 1-D block's tile, by name or
-    literal value -> the largest extent the launch's grid counts it over, :func:`_extents`)."""
+    literal value -> the largest extent the launch's grid counts it over, :func:`_extents`; ``numel``: the sides of
+    the tiles the kernel's body builds, :func:`~kernelopt.tunables.tile_numel.kernel_tiles`, each tile whose every
+    side is a knob or an integer held to Triton's limit on a tensor's values, :func:`_numel_tiles`)."""
     rules: list[str] = []
     tiles = tiles if tiles is not None and tiles.entries and limits is not None else None
     tile = _tile_limits(knobs, origins, problem_sizes, extents or {}) if problem_sizes else {}
@@ -483,11 +488,16 @@ def _fit(
         rules.append(tiles.rule())
     if tile:
         rules.append("tile <= problem: " + ", ".join(f"{n} <= {m}" for n, m in sorted(tile.items())))
+    held = _numel_tiles(numel, origins)
+    if held:
+        spans = ", ".join(" x ".join(str(s) for s in t) for t in held)
+        rules.append(f"a tile's values <= {TRITON_MAX_TENSOR_NUMEL} (Triton's limit): {spans}")
     if not rules:
         return None, rules
 
     def fit(config: Config) -> list[str]:
         out = [f"{n}={config[n]} > {m}: larger than the problem" for n, m in tile.items() if _gt(config[n], m)]
+        out += _numel_problems(held, config)
         if limits is not None:
             values = {**fixed, **{feed: config[n] for n, o in origins.items() for feed in o.feeds}}
             out += resource_problems(values, limits)
@@ -495,6 +505,35 @@ def _fit(
         return out
 
     return fit, rules
+
+
+def _numel_tiles(
+    tiles: Sequence[Sequence[str | int]], origins: Mapping[str, KnobOrigin]
+) -> list[tuple[str | int, ...]]:
+    """The kernel's tiles (:func:`~kernelopt.tunables.tile_numel.kernel_tiles`) with each side a knob's name or an
+    integer, those of at least one knob whose every side is one: xformers' ``(BLOCK_SIZE_INDEX, BLOCK_SIZE_ROW,
+    BLOCK_SIZE_COL)`` of ``source_indices[:, None, None]``, ``rows[None, :, None]`` and ``cols[None, None, :]`` held
+    64 x 128 x 512 values, past Triton's limit, and the candidate failed at once (breaker22's p4). A side the
+    launch computes or passes from a size is no knob: its tile is left out (its values are not known here)."""
+    knob_of = {feed: name for name, o in origins.items() for feed in o.feeds}
+    out: list[tuple[str | int, ...]] = []
+    for tile in tiles:
+        sides = tuple(s if isinstance(s, int) else knob_of.get(s, "") for s in tile)
+        if all(s != "" for s in sides) and any(isinstance(s, str) for s in sides) and sides not in out:
+            out.append(sides)
+    return out
+
+
+def _numel_problems(tiles: Sequence[tuple[str | int, ...]], config: Config) -> list[str]:
+    """Why ``config`` cannot run: a tile of :func:`_numel_tiles` holding more values than Triton allows (none where a
+    side's value is not a number: a knob at its computation)."""
+    out = []
+    for tile in tiles:
+        values = [s if isinstance(s, int) else config.get(s) for s in tile]
+        if all(is_int(v) for v in values) and (n := math.prod(values)) > TRITON_MAX_TENSOR_NUMEL:
+            shown = " x ".join(f"{s}={v}" if isinstance(s, str) else str(v) for s, v in zip(tile, values, strict=True))
+            out.append(f"a tile of {shown} holds {n} values, past Triton's {TRITON_MAX_TENSOR_NUMEL}")
+    return out
 
 
 def _gt(value: Value, limit: int) -> bool:
