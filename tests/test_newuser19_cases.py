@@ -445,3 +445,33 @@ def test_n137_tune_s_help_says_what_the_docs_say_of_a_workspace_and_the_default_
     text = " ".join(capsys.readouterr().out.replace("│", " ").split())
     assert "or a workspace (--dry-run only: the loop writes a workspace's kernel.py)" in text
     assert "Candidates per session (default: the larger of 24 and 1/5 of the fit-pruned space)" in text
+
+
+def test_n138_a_command_given_the_kernel_folder_names_the_workspace_optimize_made_from_it(
+    add_workspace: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kernelopt report src/acme/kernels/norm/rms --root WSROOT` (and `validate`, `profile` on the folder) after
+    `optimize` of that folder: "not a kernelopt workspace (no git repository); `kernelopt init NAME --kernel ...`
+    makes one from it", with the run's workspace there all along. The refusal names it: under --root where the
+    command takes one, under /tmp (the default root) for the others."""
+    from kernelopt import workspace as wsmod
+    from kernelopt.cli.workspace_arg import resolve_workspace
+    from kernelopt.errors import WorkspaceError
+
+    made = add_workspace.root  # <root>/kernel_opt_add
+    folder = tmp_path / "project" / "add"
+    folder.mkdir(parents=True)
+    for name in ("kernel.py", "reference.py"):
+        (folder / name).write_bytes((made / name).read_bytes())
+    said = f"a workspace of this folder's name is {made} (`kernelopt optimize` makes <root>/kernel_opt_<folder name>"
+    with pytest.raises(WorkspaceError) as caught:
+        resolve_workspace(str(folder), made.parent)
+    assert said in caught.value.one_line() and "`kernelopt init NAME --kernel" in caught.value.one_line()
+    monkeypatch.setattr(wsmod, "DEFAULT_ROOT", made.parent)
+    with pytest.raises(WorkspaceError) as caught:
+        wsmod.Workspace(folder)
+    assert said in caught.value.one_line()
+    monkeypatch.setattr(wsmod, "DEFAULT_ROOT", tmp_path / "elsewhere")
+    with pytest.raises(WorkspaceError) as caught:
+        wsmod.Workspace(folder)
+    assert "a workspace of this folder's name" not in caught.value.one_line()

@@ -8,11 +8,13 @@ repository has a local identity; the user's global git configuration is never to
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 import shutil
 import tempfile
 import time
+import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from importlib import resources
@@ -62,6 +64,39 @@ def validate_name(name: str) -> str:
             hint="use 1-64 letters a-z or A-Z (ASCII), digits, '_', '-' or '.', starting with a letter or digit",
         )
     return name
+
+
+def made_from(folder: Path, root: Path) -> str | None:
+    """Where a workspace of the kernel folder ``folder``'s name lies under ``root`` (the one ``kernelopt optimize
+    FOLDER`` makes there), in words for a command given the folder instead; ``None`` when there is none. A command
+    given the folder was told to ``init`` a workspace, with the run's workspace there all along (newuser19 n138)."""
+    made = Path(root).expanduser().resolve() / f"{PREFIX}{default_name(folder)}"
+    if not (made / "memory").is_dir() or made == Path(folder).resolve():
+        return None
+    return (
+        f"a workspace of this folder's name is {made} (`kernelopt optimize` makes <root>/{PREFIX}<folder name> from a "
+        "kernel folder): give that"
+    )
+
+
+def default_name(folder: Path) -> str:
+    """A safe, valid workspace name from a folder name.
+
+    ASCII names keep their letters (``my kernel`` -> ``my_kernel``). A name with other letters is
+    transliterated where Unicode can (``café`` -> ``cafe``) and always gets 8 hex digits of the
+    name's hash, so two different non-ASCII names never share a workspace (``ядро`` ->
+    ``kernel_<hash>``, ``核`` -> ``kernel_<another hash>``).
+    """
+    raw = folder.resolve().name
+    ascii_text = unicodedata.normalize("NFKD", raw).encode("ascii", "ignore").decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("._-") or "kernel"
+    name = name.replace("..", "_")
+    if not name[0].isalnum():
+        name = "k" + name
+    if not raw.isascii():
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
+        return f"{name[:55]}_{digest}"
+    return name[:64]
 
 
 class RunLock:
@@ -473,6 +508,9 @@ class Workspace:
             f"{shell_word(self.root / 'reference.py')}` makes one from it (`kernelopt optimize` and `kernelopt tune` "
             "take the folder as it is)"
         )
+        made = made_from(self.root, DEFAULT_ROOT)
+        if made is not None:  # a kernel folder `optimize` ran on: its workspace is what the user means
+            make = f"{make}; {made}"
         import git
 
         try:

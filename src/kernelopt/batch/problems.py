@@ -16,10 +16,9 @@ from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError, KerneloptError
 from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
-from kernelopt.loop.opening import default_name
 from kernelopt.oneline import shell_word
 from kernelopt.taskcard import cpu_refusal, folder_framework
-from kernelopt.workspace import PREFIX
+from kernelopt.workspace import PREFIX, default_name
 
 #: A problem file of KernelBench's layout: ``<id>_<Name>.py`` (``19_ReLU.py``) in a level folder.
 PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
@@ -38,7 +37,7 @@ class BatchItem(BaseModel):
             package that is not installed or lacks what its form needs (``get_inputs``, ``get_init_inputs``,
             ``Model`` or ``reference``): its row is ``ERROR``, counted apart from the kernels.
         workspace_name: the name of its workspace under the batch's output folder when the one its folder's name
-            gives (:func:`~kernelopt.loop.opening.default_name`) is another problem's too (``relu v1`` and
+            gives (:func:`~kernelopt.workspace.default_name`) is another problem's too (``relu v1`` and
             ``relu_v1`` are both ``relu_v1``); ``None``: that one.
     """
 

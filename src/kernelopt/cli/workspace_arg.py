@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernelopt.errors import UsageError, WorkspaceError
-from kernelopt.workspace import PREFIX, Workspace
+from kernelopt.workspace import PREFIX, Workspace, made_from
 
 
 def chosen_workspace(positional: Path | None, option: Path | None, *, usage: str) -> Path:
@@ -34,10 +34,13 @@ def resolve_workspace(ws: str, root: Path) -> Workspace:
     if path.is_dir():
         try:
             return Workspace(path)
-        except WorkspaceError:
+        except WorkspaceError as exc:
             # a folder of that name here that is no workspace (`examples/softmax`, run from examples/) does
             # not hide the workspace the name means under --root
             if named is None or not named.is_dir():
+                made = made_from(path, root) if (path / "kernel.py").is_file() else None
+                if made is not None and made not in (exc.hint or ""):  # the kernel folder optimize ran on (n138)
+                    raise WorkspaceError(exc.message, hint=f"{exc.hint}; {made}" if exc.hint else made) from None
                 raise
             return Workspace(named)
     if named is None:  # a path, not a name: no <root>/kernel_opt_<ws> to look for

@@ -7,10 +7,8 @@ on the same folder opens the workspace made the first time, so that the loop con
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,7 @@ from kernelopt.workspace import (
     DEFAULT_ROOT,
     PREFIX,
     Workspace,
+    default_name,
     has_workspace_state,
     looks_like_workspace,
     validate_name,
@@ -169,26 +168,6 @@ def changed_reference(ws: Workspace) -> str | None:
 def _same_text(ws: Workspace, ref: str, rel: str, source: Path) -> bool:
     # git show strips the final newline: compare without trailing newlines.
     return ws.bytes_at(ref, rel).rstrip(b"\n") == source.read_bytes().rstrip(b"\n")
-
-
-def default_name(folder: Path) -> str:
-    """A safe, valid workspace name from a folder name.
-
-    ASCII names keep their letters (``my kernel`` -> ``my_kernel``). A name with other letters is
-    transliterated where Unicode can (``café`` -> ``cafe``) and always gets 8 hex digits of the
-    name's hash, so two different non-ASCII names never share a workspace (``ядро`` ->
-    ``kernel_<hash>``, ``核`` -> ``kernel_<another hash>``).
-    """
-    raw = folder.resolve().name
-    ascii_text = unicodedata.normalize("NFKD", raw).encode("ascii", "ignore").decode("ascii")
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("._-") or "kernel"
-    name = name.replace("..", "_")
-    if not name[0].isalnum():
-        name = "k" + name
-    if not raw.isascii():
-        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
-        return f"{name[:55]}_{digest}"
-    return name[:64]
 
 
 def target_of(path: Path, *, name: str | None = None, root: Path | None = None) -> Path:
