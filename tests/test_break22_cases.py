@@ -15,6 +15,7 @@ import pytest
 from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, ProblemStatus, csv_text
 from kernelopt.batch.rows import figures
 from kernelopt.batch.runner import BatchOptions, run_batch
+from kernelopt.cli.batch import how_timed
 from kernelopt.harness.gate import _case_bench, _performance
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
@@ -97,6 +98,11 @@ def test_b51_a_batch_row_says_how_the_kernel_and_the_pytorch_baseline_were_timed
     (line,) = csv.DictReader(io.StringIO(csv_text(table)))
     assert line["reference_timing_method"].startswith("cuda_batch, 10 launch(es)/sample, 24 samples")
     assert line["timing_method"] == graphed and float(line["compile_ci_low"]) == row.compile_ci_low
+    assert how_timed(table) == (
+        'timed: each kernel beside reference.py as written (PyTorch eager, "vs eager"), interleaved in one worker, by '
+        "cuda_graph (1 row); the reference by another method than its kernel in 1 row(s): p; per row: timing_method "
+        "and reference_timing_method in batch.json and batch.csv"
+    )
 
 
 def test_b52_a_none_among_the_reference_s_outputs_is_no_checker_crash(tmp_path: Path) -> None:
@@ -168,3 +174,19 @@ def test_b53_a_reference_whose_output_counts_its_calls_is_the_problem_s_error_at
     else:
         assert failure.culprit == "kernel" and failure.error_class == "Mismatch", failure
         assert "(the timed output's check), timed or not" in failure.message
+
+
+def test_b54_an_argmax_the_reference_gives_in_its_own_dtype_passes(tmp_path: Path) -> None:
+    """b54: an integer output is judged against the reference's float64 run, one step allowed where its own dtype's
+    run differs by one; an index differs by more. A conv in fp16 then argmax over 256 channels (tests/data/break22:
+    inputs at 100x, so fp16 ties a few maxima float64 tells apart, 2 to 4 of 1800 a seed): a kernel giving, bit for
+    bit, the reference's own output failed "beyond tolerance (... got 3, expected 59 ...; exact)" (`kernelopt batch
+    --device cpu`, main at `2d7fbe52`, 56 of 61504 at 64 x 64). The reference's own value is now one answer of an
+    integer output, as its NaN and infinity are of a float one: PASS; a kernel ignoring channel 0 still fails."""
+    right = Path(shutil.copytree(DATA / "conv_argmax_fp16", tmp_path / "right"))
+    assert check_in_process(right).failure is None
+    blind = Path(shutil.copytree(DATA / "conv_argmax_fp16", tmp_path / "blind"))
+    kernel = blind / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("return y.argmax(dim=1)", "return (y[:, 1:].argmax(dim=1) + 1)"))
+    failure = check_in_process(blind).failure
+    assert failure is not None and "beyond tolerance" in failure.message, failure

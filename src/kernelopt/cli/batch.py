@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,37 @@ def _timed_on(result: BatchTable) -> str:
     )
 
 
+def _method(line: str) -> str:
+    """The method of a timing line (``cuda_graph`` of ``cuda_graph, 10 launch(es)/sample, 400 samples``)."""
+    return line.split(",", 1)[0].strip()
+
+
+def how_timed(result: BatchTable) -> str | None:
+    """One line under the table naming how its figures were timed: the kernel and the PyTorch baseline (reference.py
+    as written) interleaved in one worker, by which methods in how many rows, and the rows whose reference was timed
+    by another method than its kernel (break22 b51); ``None`` where no row was timed."""
+    timed = [r for r in result.rows if r.timing_method]
+    if not timed:
+        return None
+    counts = Counter(_method(r.timing_method or "") for r in timed)
+    methods = ", ".join(f"{m} ({n} row{'s' if n > 1 else ''})" for m, n in counts.items())
+    apart = [
+        r.problem
+        for r in timed
+        if r.reference_timing_method and _method(r.reference_timing_method) != _method(r.timing_method or "")
+    ]
+    other = (
+        f"; the reference by another method than its kernel in {len(apart)} row(s): {', '.join(apart[:3])}"
+        + (", ..." if len(apart) > 3 else "")
+        if apart
+        else ""
+    )
+    return (
+        f'timed: each kernel beside reference.py as written (PyTorch eager, "vs eager"), interleaved in one worker, '
+        f"by {methods}{other}; per row: timing_method and reference_timing_method in batch.json and batch.csv"
+    )
+
+
 def render(result: BatchTable, out_dir: Path) -> None:
     """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout; with
     --optimize the last column says what the loop changed)."""
@@ -109,6 +141,9 @@ def render(result: BatchTable, out_dir: Path) -> None:
         rows,
         name_width=NAME_WIDTH,
     )
+    timed = how_timed(result)
+    if timed is not None:
+        info(timed)
     errors = next((f.errors for f in result.fast_p if f.errors), 0)
     too_large = sum(
         1

@@ -463,6 +463,9 @@ def _reference_stats(
         if steps == 1 and steps > stats.tolerance.atol:
             reason = f"the reference in its own dtype differs from its float64 run by up to {steps:g}"
             stats.tolerance = within_steps(stats.tolerance, steps, reason)
+        # where they differ further (an argmax over fp16 values tied in the own dtype, apart in float64), the own
+        # run's value is the answer the reference itself gives: a kernel giving it passes (break22 b54)
+        stats.own_answer = steps > 0
     if atol is not None or rtol is not None or not floating or ref is hi:
         return stats
     tol = stats.tolerance
@@ -816,7 +819,8 @@ def _check_values(
         _verdict(name, scan, n, out.shape, res)  # only the constant-output rule can fire on clean chunks
         return res
     scan = _Scan(ref=stats)  # something to report: the full scan, so the message is the whole-tensor one
-    own_flat = ref.detach().reshape(-1) if floating and hi is not ref and ref.dtype != hi.dtype else None
+    own_run = hi is not ref and (ref.dtype != hi.dtype if floating else is_integer_output(ref))
+    own_flat = ref.detach().reshape(-1) if own_run else None
     for a, b in ranges:
         o64 = _f64(out_flat[a:b], floating)
         r64 = hi_flat[a:b].to(torch.float64).to(o64.device)
