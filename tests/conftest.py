@@ -102,6 +102,7 @@ SLOW_FILES = (
     "test_agentbreak_cases.py",  # 5.0 CPU-s
     "test_tune_env_faults.py",  # 5.6 CPU-s (alone, less a fork server's start)
     "test_batch_optimize.py",  # 5.5 CPU-s (alone, less a fork server's start)
+    "test_leftovers22_cases.py",  # 4.9 CPU-s, 6 s waiting (leftovers22, 05:00 UTC, load 5; l18's loop, V0's gate)
     "test_loopbreak_cases.py",  # 3.2 CPU-s, 5 s waiting
     "test_harness_correctness.py",  # 4.6 CPU-s
     "test_refblame14_cases.py",  # 5.3 CPU-s

@@ -70,9 +70,6 @@ def test_b43_an_agent_s_kernel_right_only_at_the_timed_sizes_fails_its_gate(
     monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
     with_baseline(rows_baseline, ws_root)
 
-    def agent(script: str) -> str:
-        return f"command={shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / script))} {{prompt_file}}"
-
     argv = ["optimize", str(AGENTS / "rows"), "--root", str(ws_root), "--device", "cpu", "--json", "--max-iters", "1"]
     argv += ["--planner", "agent-cli", "-P", agent("planner.py"), "--implementer", "agent-cli"]
     code = main([*argv, "-I", agent("narrow.py")])
@@ -117,6 +114,11 @@ def test_b44_a_build_of_v0_an_agent_planted_in_the_gate_s_state_is_removed_and_s
     assert set(report.violations) == {f".kernelopt/build/v0-d9c40b2372d1{said}", f".kernelopt/sizes.json{said}"}
     assert not v0.parent.parent.exists() and not (ws.state_dir / "sizes.json").exists()
     assert (ws.state_dir / "build" / "check-0123456789ab" / "torch_extensions" / "vadd" / "vadd.so").is_file()
+
+
+def agent(script: str) -> str:
+    """An agent-cli option running the scripted agent ``script`` of tests/data/agents on its prompt file."""
+    return f"command={shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / script))} {{prompt_file}}"
 
 
 #: a ModelNew right only where a row holds 256 columns (the scaled problem's timed size)

@@ -185,24 +185,18 @@ def test_l18_an_agent_s_rewrite_wrong_at_a_net_size_is_repaired_with_the_size_na
     named) passes V1, its first attempt a pitfall of the record; the gate reads the net's verdict of those bytes
     once more (no second session folder)."""
     import json
-    import shlex
-    import sys
 
     from kernelopt.cli.app import main
     from kernelopt.memory.model import GateResult
     from kernelopt.workspace import Workspace
     from tests.conftest import with_baseline
+    from tests.test_break21_cases import AGENTS, agent
 
     for name, value in (("KERNELOPT_BENCH_S", "0.2"), ("OMP_NUM_THREADS", "1"), ("KERNELOPT_SEEDS", "1")):
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
     with_baseline(rows_baseline, ws_root)
-    agents = Path(__file__).parent / "data" / "agents"
-
-    def agent(script: str) -> str:
-        return f"command={shlex.quote(sys.executable)} {shlex.quote(str(agents / script))} {{prompt_file}}"
-
-    argv = ["optimize", str(agents / "rows"), "--root", str(ws_root), "--device", "cpu", "--json", "--max-iters", "1"]
+    argv = ["optimize", str(AGENTS / "rows"), "--root", str(ws_root), "--device", "cpu", "--json", "--max-iters", "1"]
     argv += ["--planner", "agent-cli", "-P", agent("planner.py"), "--implementer", "agent-cli"]
     code = main([*argv, "-I", agent("narrow_repaired.py")])
     out, err = capsys.readouterr()

@@ -2796,11 +2796,7 @@ class _Analyzer:
             binds = self.module_bindings.get(table)
             if not binds or len(binds) != 1 or binds[0].value is None or self.changes_in_place(table):
                 return False
-            try:
-                ast.literal_eval(self.module.code_for_node(binds[0].value).strip())
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                return False
-            return True
+            return self.literals_only(binds[0].value)
         return False
 
     def constant(self, name: str, func: _FuncInfo) -> bool:
@@ -2810,8 +2806,13 @@ class _Analyzer:
         binds = func.locals.get(name, [])
         if len(binds) != 1 or binds[0].value is None or binds[0].chained or self.mutated(name, func):
             return False
+        return self.literals_only(binds[0].value)
+
+    def literals_only(self, value: cst.BaseExpression) -> bool:
+        """Whether ``value`` is literals alone (``[(1024, 4), (4096, 8)]``, ``{"BLOCK": 1024}``), as Python reads
+        them."""
         try:
-            ast.literal_eval(self.module.code_for_node(binds[0].value).strip())
+            ast.literal_eval(self.module.code_for_node(value).strip())
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return False
         return True

@@ -171,6 +171,16 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     visitor.on_leave(node)
 
 
+def is_jit(fn: cst.FunctionDef) -> bool:
+    """Whether ``fn`` is a Triton kernel: decorated ``jit``, ``autotune`` or ``heuristics`` (any spelling's last
+    name)."""
+    for d in fn.decorators:
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if dotted(expr).split(".")[-1] in ("jit", "autotune", "heuristics"):
+            return True
+    return False
+
+
 def dotted(expr: cst.BaseExpression) -> str:
     """``a.b.c`` for a name or attribute chain; empty for anything else."""
     if isinstance(expr, cst.Name):

@@ -53,6 +53,7 @@ from kernelopt.tunables.blocks import (
     covers_as_before,
     dotted,
     filled_by_data,
+    is_jit,
     launched,
     named_args,
     one_block,
@@ -239,17 +240,9 @@ def kernel_masks(source: str, kernel: str | None) -> bool | None:
     except cst.ParserSyntaxError:
         return None
     functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
-    jitted = {f.name.value: f for f in functions if _is_jit(f)}
+    jitted = {f.name.value: f for f in functions if is_jit(f)}
     found = jitted.get(kernel or "")
     return _masked(found, jitted) if found is not None else None
-
-
-def _is_jit(fn: cst.FunctionDef) -> bool:
-    for d in fn.decorators:
-        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if dotted(expr).split(".")[-1] in ("jit", "autotune", "heuristics"):
-            return True
-    return False
 
 
 def _requirements(
@@ -1176,10 +1169,10 @@ def _decorator_tiles(
     leaves the parameter out runs) cannot be guarded by a launch's size."""
     if len(old) != len(new):
         return None
-    launchers = [f for f in new if not _is_jit(f)]
-    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    launchers = [f for f in new if not is_jit(f)]
+    kernels = {f.name.value: f for f in new if is_jit(f)}
     for o, n in zip(old, new, strict=True):
-        if not _is_jit(n):
+        if not is_jit(n):
             continue
         # a size the original handled is one every value of the key divides (an autotune list may run any of
         # its configs): their least common multiple; a new value must divide it (a list pinned to one config too)
@@ -1392,8 +1385,8 @@ def _launch_configs(
     """For each launch of the kernel ``name`` (old beside new, :func:`_launch_pairs`; the kernel alone when nothing
     in the file launches it): the configurations it ran and runs (:func:`_run_configs`), the new launching function
     and call (``None``: no launch)."""
-    o_kernel = next((f for f in old if _is_jit(f) and f.name.value == name), None)
-    n_kernel = next((f for f in new if _is_jit(f) and f.name.value == name), None)
+    o_kernel = next((f for f in old if is_jit(f) and f.name.value == name), None)
+    n_kernel = next((f for f in new if is_jit(f) and f.name.value == name), None)
     if o_kernel is None or n_kernel is None:
         return
     launched = False
@@ -1420,7 +1413,7 @@ def _unclamped_groups(old: Sequence[cst.FunctionDef], new: Sequence[cst.Function
     of its configs, so each new config must hold wherever every old one did (variants v15)."""
     if len(old) != len(new):
         return None
-    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    kernels = {f.name.value: f for f in new if is_jit(f)}
     grouped = {name: g for name, k in kernels.items() if (g := _grouped_rows(k)) is not None}
     for name, (group, blocks) in sorted(grouped.items()):
         for before, after, _, _ in _launch_configs(old, new, name):
@@ -1477,7 +1470,7 @@ def _function_launches(
     """:func:`_launch_pairs` by launching function: ``(old function, new function, [(old call, new call, the
     kernel's name)])``, a function whose launches are as many in both and more than none."""
     for o, n in zip(old, new, strict=True):
-        if _is_jit(n):
+        if is_jit(n):
             continue
         before, after = _launch_calls(o), _launch_calls(n)
         if len(before) != len(after) or not after:
@@ -1578,7 +1571,7 @@ def _strides_past_the_grid(old: Sequence[cst.FunctionDef], new: Sequence[cst.Fun
     ``@triton.autotune`` config or a heuristic (:func:`_run_configs`, variants v16)."""
     if len(old) != len(new):
         return None
-    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    kernels = {f.name.value: f for f in new if is_jit(f)}
     strided = {name: s for name, k in kernels.items() if (s := _program_strides(k))}
     for name, strides in sorted(strided.items()):
         for before, after, fn, call in _launch_configs(old, new, name):
@@ -1643,7 +1636,7 @@ def _stale_copies(
     of ``triton.cdiv(M, 64)`` row tiles left behind by ``BLOCK_M=32``."""
     if len(old) != len(new):
         return None
-    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    kernels = {f.name.value: f for f in new if is_jit(f)}
     for o, n, calls in _function_launches(old, new):
         launched = _launch_moves(o, n, calls, kernels, pos, constants)
         if isinstance(launched, str):
@@ -1803,7 +1796,7 @@ def _stale_strides(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef
     SHAPES of one row, where there is no second, and the net moves no size of 1)."""
     if len(old) != len(new):
         return None
-    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    kernels = {f.name.value: f for f in new if is_jit(f)}
     for o, n, o_call, n_call, name in _launch_pairs(old, new):
         kernel = kernels.get(name)
         if kernel is None:
@@ -1989,7 +1982,7 @@ def _unguarded_divisor(
     """Why the edit cannot be written when it moved a literal divisor of a size (``grid = (n // 64,)`` -> ``n //
     128``, a launch passing the tile positionally) to a value that does not divide the original, with no guard
     written for it; ``None`` when it did not."""
-    if fn is None or _is_jit(fn):
+    if fn is None or is_jit(fn):
         return None
     launches_unmasked = any(
         isinstance(call.func, cst.Subscript) and dotted(call.func.value) in unmasked for _, call in _launch_calls(fn)
@@ -2796,7 +2789,7 @@ def _helper_argument(
     an argument is not guarded by a size (the size is the helper's)."""
     helpers: dict[str, cst.FunctionDef] = {}
     for f in new.functions:
-        if not _is_jit(f):
+        if not is_jit(f):
             helpers[f.name.value] = f if f.name.value not in helpers else None  # type: ignore[assignment]
     helpers = {k: v for k, v in helpers.items() if v is not None}
     olds = {f.name.value: f for f in old.functions if f.name.value in helpers}
@@ -2839,7 +2832,7 @@ def _helper_argument(
                 needs = [
                     d
                     for f in new.functions
-                    if not _is_jit(f)
+                    if not is_jit(f)
                     for d in _requirements(f, unmasked, pos, kernels, imported=new.imported)
                     if d.tile == ("name", attr) and d.literal is None and not d.holds(before, after)
                 ]
@@ -2866,7 +2859,7 @@ def _helper_argument(
                 for t in n.targets
                 if isinstance(t.target, cst.Attribute)
             }
-            launchers = [f for f in new.functions if not _is_jit(f)]
+            launchers = [f for f in new.functions if not is_jit(f)]
         needs = [
             d
             for f in launchers
@@ -3456,9 +3449,9 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
     pos = new_tree.positions
     new_collector = _Collector(_line_starts(new), pos)
     visit(new_tree.module, new_collector)
-    jitted = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
-    unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f, jitted) is False}
-    kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
+    jitted = {f.name.value: f for f in new_collector.functions if is_jit(f)}
+    unmasked = {f.name.value: f for f in new_collector.functions if is_jit(f) and _masked(f, jitted) is False}
+    kernels = {f.name.value: f for f in new_collector.functions if is_jit(f)}
     plain: dict[int, list[Divides]] = {}  # what each launching function requires, read once for both rules
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
@@ -3503,19 +3496,17 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
                 overridden[id(n[0])] = after
         for change in changes if add else []:
             divides = change.after != 0 and change.before % change.after == 0  # `--set BLOCK=0`: a ZeroDivisionError
-            if (divides and change.after >= change.before) or (
-                change.function is not None and _is_jit(change.function)
-            ):
+            if (divides and change.after >= change.before) or (change.function is not None and is_jit(change.function)):
                 continue  # legal wherever the original was
             launchers = [change.function] if change.function is not None else new_collector.functions
             why = _constant_refusal(change, unmasked, kernels, divides=divides)
             if why is not None:
                 return Guarded(None, why)
             for fn in launchers:
-                if _is_jit(fn):
+                if is_jit(fn):
                     continue
                 if id(fn) not in requirements:
-                    helpers = {f.name.value: f for f in new_collector.functions if not _is_jit(f)}
+                    helpers = {f.name.value: f for f in new_collector.functions if not is_jit(f)}
                     requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers, new_collector.imported)
                     kept[id(fn)] = _kept_literals(old_collector.functions, new_collector.functions, fn)
                 needs = _launch_needs(change, fn, requirements[id(fn)], kept[id(fn)], moves, new_collector)
@@ -3608,7 +3599,7 @@ def _file_refusal(
 
 def _numel_text(collector: _Collector) -> NumelText:
     """One text's reading for the tile-size rule (:func:`kernelopt.tunables.tile_numel.numel_refusal`, v102)."""
-    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+    kernels = {f.name.value: f for f in collector.functions if is_jit(f)}
     return NumelText(collector.functions, kernels, _constants(collector))
 
 
@@ -3761,7 +3752,7 @@ def _tuned_tiles(
     judged right (newuser11: a GEMV's table with ``BLOCK_K=128`` in every row was refused as overriding a computed
     value, nothing written)."""
     for fn in collector.functions:
-        if _is_jit(fn):
+        if is_jit(fn):
             continue
         needs: list[Divides] | None = None
         for node, small, tile in _tuned_tile_lines(fn, old):
@@ -3982,7 +3973,7 @@ def _plain_requirements(
     made afresh): a tuned table's lines and its rows (:func:`_tuned_tiles`, :func:`_uncovered_rows`)."""
     if made is not None and id(fn) in made:
         return made[id(fn)]
-    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+    kernels = {f.name.value: f for f in collector.functions if is_jit(f)}
     found = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
     if made is not None:
         made[id(fn)] = found
@@ -4007,9 +3998,9 @@ def _uncovered_rows(
     _block(args)``: the original covers wherever it ran, so a block at least its value does), holds. Rows the
     original held are not judged again; a grid axis' limit of programs (:func:`_grid_axis_limits`) is not asked of
     a row (a computed block's row is most often the computation's own value at the sizes checked)."""
-    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+    kernels = {f.name.value: f for f in collector.functions if is_jit(f)}
     for fn in collector.functions:
-        if _is_jit(fn):
+        if is_jit(fn):
             why = _uncovered_lambda_rows(fn, kernels, collector.imported, old, ran_masked)
             if why is not None:
                 return why
@@ -4428,7 +4419,7 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
                 else "it is a branch of a conditional expression"
                 if _conditional(change.statement)
                 else "it is set outside a launching function"
-                if fn is None or _is_jit(fn)
+                if fn is None or is_jit(fn)
                 else "it is set on a one-line compound statement"
                 if isinstance(change.statement, cst.SimpleStatementSuite)
                 else None

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from kernelopt.tunables.bindings import assigned_once, bindings
-from kernelopt.tunables.blocks import dotted, launched, walk
+from kernelopt.tunables.blocks import dotted, is_jit, launched, walk
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.syntax import parsed
 
@@ -33,14 +33,6 @@ def _names(node: cst.CSTNode) -> set[str]:
     """The names ``node`` reads (an attribute's own name, ``launch.BLOCK``'s ``BLOCK``, left out)."""
     attrs = {id(n.attr) for n in walk(node) if isinstance(n, cst.Attribute)}
     return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in attrs}
-
-
-def _is_jit(fn: cst.FunctionDef) -> bool:
-    for d in fn.decorators:
-        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if dotted(expr).split(".")[-1] in ("jit", "autotune", "heuristics"):
-            return True
-    return False
 
 
 def _functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
@@ -155,7 +147,7 @@ def unmoved_grid_refusal(old: str, new: str) -> str | None:
     except cst.ParserSyntaxError:
         return None
     functions, old_functions = _functions(after), _functions(before)
-    jitted = {name for name, fn in functions.items() if _is_jit(fn)}
+    jitted = {name for name, fn in functions.items() if is_jit(fn)}
     imported = _imported(after)
     classes = {n.name.value for n in after.body if isinstance(n, cst.ClassDef)}
     old_scope, new_scope = _scope_values(before), _scope_values(after)
