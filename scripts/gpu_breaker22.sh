@@ -5,14 +5,14 @@
 #
 #   1. tests (330 s at most): the GPU test of tests/test_breaker22_cases.py: the trial's eight originals compiled by
 #      Triton at a small odd size and at realistic sizes (128 MB - 1 GB a tensor where memory matters: Megatron's
-#      routing-map padding (one block of 65536 tokens a row), MLA YaRN RoPE in place through its BLOCK_H autotune list
-#      with restore_value, and batch-invariant persistent GEMM over the SM count; trident's cosine similarity through
-#      its own autotune wrapper; fla's KDA gate through its JSON file for the GPU's name (an Autotuner subclass) and
-#      its inline-PTX softplus; Liger's Llama 4 RoPE in place; xformers' scaled index add in place; AITER's GEMM
-#      through its JSON files for the GPU's architecture (90), split along K at one row), and the forms tune writes
-#      for GPU picks (xformers' literal blocks under the grid guard, Liger's helper-computed block as a table, the
-#      batch-invariant GEMM's float32 entry of its dict by dtype), correct at sizes the SHAPES do not name, the GEMM's
-#      at an A of 2**31 + 4096 elements (its A_LARGE int64 offsets);
+#      routing-map padding (one block of 8192 tokens a row, 128 experts), MLA YaRN RoPE in place through its BLOCK_H
+#      autotune list with restore_value, and batch-invariant persistent GEMM over the SM count; trident's cosine
+#      similarity through its own autotune wrapper; fla's KDA gate through its JSON file for the GPU's name (an
+#      Autotuner subclass) and its inline-PTX softplus; Liger's Llama 4 RoPE in place; xformers' scaled index add in
+#      place; AITER's GEMM through its JSON files for the GPU's architecture (90), split along K at one row), and the
+#      forms tune writes for GPU picks (xformers' literal blocks under the grid guard, Liger's helper-computed block as
+#      a table, the batch-invariant GEMM's float32 entry of its dict by dtype), correct at sizes the SHAPES do not
+#      name, the GEMM's at an A of 2**31 + 4096 elements (its A_LARGE int64 offsets);
 #   2. tune (a 60 s wall each, gpu_env.sh's tune_copy): `kernelopt tune --device cuda --json` on copies of trident_cos
 #      (a static method's list under trident's autotune wrapper), mg_mla_rope (an in-place autotune list whose head
 #      mask is right only where BLOCK_H divides the heads or covers them: the net's 17 heads) and mg_bi_matmul (a

@@ -172,7 +172,7 @@ GPU_PICKS = {
 #: (folder, sizes) of the originals on the GPU: the small odd size and realistic ones (128 MB - 1 GB a tensor where
 #: memory matters; AITER's GEMM once split along K by its H100 / H200 file's M_LEQ_16 bucket)
 GPU_SIZES: dict[str, list[dict[str, int]]] = {
-    "mg_pad_routing": [SMALL["mg_pad_routing"], {"T": 65536, "E": 64}],
+    "mg_pad_routing": [SMALL["mg_pad_routing"], {"T": 8192, "E": 128}],
     "mg_mla_rope": [SMALL["mg_mla_rope"], {"S": 4096, "B": 4, "H": 32, "NOPE": 128, "EMB": 64}],
     "trident_cos": [SMALL["trident_cos"], {"B": 8, "T": 4096, "D": 4096}],
     "fla_kda_gate": [SMALL["fla_kda_gate"], {"B": 8, "T": 8192, "H": 16, "K": 128}],
