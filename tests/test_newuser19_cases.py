@@ -475,3 +475,26 @@ def test_n138_a_command_given_the_kernel_folder_names_the_workspace_optimize_mad
     with pytest.raises(WorkspaceError) as caught:
         wsmod.Workspace(folder)
     assert "a workspace of this folder's name" not in caught.value.one_line()
+
+
+def test_n139_optimize_refuses_a_project_s_kernel_whose_package_is_not_importable_before_a_workspace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The project's kernel (`from acme.utils import cdiv`) with acme neither installed nor on PYTHONPATH: `tune`
+    refused it in one line, but `optimize` made the workspace and V0's gate failed "loading: kernel.py raised
+    ModuleNotFoundError: No module named 'acme'". `optimize` now refuses it as `tune` does, before any workspace, and
+    both say how a project's own package is made importable."""
+    from kernelopt.cli.app import main
+
+    folder = tmp_path / "rms"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("from acmex_not_installed.utils import cdiv\n\n\ndef run(x):\n    return x\n")
+    (folder / "reference.py").write_text(
+        "import torch\n\n\ndef get_inputs():\n    return [torch.ones(4)]\n\n\ndef reference(x):\n    return x\n"
+    )
+    root = tmp_path / "root"
+    assert main(["optimize", str(folder), "--device", "cpu", "--root", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kernelopt: error: {folder / 'kernel.py'}: imports acmex_not_installed, which is not ")
+    assert "`pip install -e` the project or put its source folder on PYTHONPATH" in err and err.count("\n") == 1
+    assert not (root / "kernel_opt_rms").exists()

@@ -244,7 +244,7 @@ def test_tune_refuses_a_kernel_py_without_run_or_with_a_missing_package_before_a
     (folder / "kernel.py").write_text(kernel)
     assert main(["tune", str(folder), "--device", "cpu", "--budget", "2"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.endswith(said), err
+    assert len(err.splitlines()) == 1 and said in err, err  # a missing package's line goes on with how (newuser19 n139)
     assert not (folder / ".kernelopt").exists()  # no session started
 
 

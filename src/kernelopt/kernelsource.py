@@ -421,12 +421,29 @@ def check_pair(reference: Path, kernel: Path) -> KernelForm:
     """
     form = check_reference(reference)
     check_kernel(kernel, form)
-    for path in (reference, kernel):
+    check_installed(reference, kernel)
+    return form
+
+
+def check_installed(*paths: Path) -> None:
+    """Check that the packages each file imports at module level are importable here, where the gate, the tuning
+    engine and a workspace's kernel.py import them (``tune`` and a new ``optimize``; newuser19 n139: ``optimize`` made
+    the workspace and V0's gate failed "No module named 'acme'" for a project not installed).
+
+    Raises:
+        InputFileError: one line naming the file and the packages, and how a project's own package is made importable.
+    """
+    for path in paths:
         missing = missing_imports(path)
         if missing:
             verb = "is" if len(missing) == 1 else "are"
-            raise InputFileError(path, f"imports {', '.join(missing)}, which {verb} not installed")
-    return form
+            raise InputFileError(
+                path,
+                f"imports {', '.join(missing)}, which {verb} not installed",
+                hint="install it for this Python, or, for a package of your own project, `pip install -e` the project "
+                "or put its source folder on PYTHONPATH (the checks and a workspace import it from wherever this "
+                "Python finds it)",
+            )
 
 
 def folder_imports(path: Path) -> list[str]:

@@ -298,6 +298,10 @@ def _run(
         interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
         if interpreted is not None:
             note(interpreted)
+    if existing is None:  # a new workspace: its packages importable first, as tune checks them (n139)
+        from kernelopt.kernelsource import check_installed
+
+        check_installed(Path(path) / "reference.py", Path(path) / "kernel.py")
     opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
     ws = opened.workspace
     if opened.note:
