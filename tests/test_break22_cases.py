@@ -176,17 +176,28 @@ def test_b53_a_reference_whose_output_counts_its_calls_is_the_problem_s_error_at
         assert "(the timed output's check), timed or not" in failure.message
 
 
-def test_b54_an_argmax_the_reference_gives_in_its_own_dtype_passes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("problem", "right", "wrong"),
+    [
+        ("conv_argmax_fp16", "return y.argmax(dim=1)", "return (y[:, 1:].argmax(dim=1) + 1)"),
+        ("threshold_fp16", "return y > 1.0", "return y > 1.01"),
+    ],
+)
+def test_b54_an_integer_or_bool_output_the_reference_gives_in_its_own_dtype_passes(
+    tmp_path: Path, problem: str, right: str, wrong: str
+) -> None:
     """b54: an integer output is judged against the reference's float64 run, one step allowed where its own dtype's
-    run differs by one; an index differs by more. A conv in fp16 then argmax over 256 channels (tests/data/break22:
-    inputs at 100x, so fp16 ties a few maxima float64 tells apart, 2 to 4 of 1800 a seed): a kernel giving, bit for
-    bit, the reference's own output failed "beyond tolerance (... got 3, expected 59 ...; exact)" (`kernelopt batch
-    --device cpu`, main at `2d7fbe52`, 56 of 61504 at 64 x 64). The reference's own value is now one answer of an
-    integer output, as its NaN and infinity are of a float one: PASS; a kernel ignoring channel 0 still fails."""
-    right = Path(shutil.copytree(DATA / "conv_argmax_fp16", tmp_path / "right"))
-    assert check_in_process(right).failure is None
-    blind = Path(shutil.copytree(DATA / "conv_argmax_fp16", tmp_path / "blind"))
+    run differs by one; an index differs by more, and a bool output was held to the float64 run exactly. A conv in
+    fp16 then argmax over 256 channels (inputs at 100x: fp16 ties a few maxima float64 tells apart, 2 to 4 of 1800 a
+    seed), and an fp16 linear layer thresholded at 1.0 (a few values rounded across it): a kernel giving, bit for bit,
+    the reference's own output failed "beyond tolerance (... got 3, expected 59 ...; exact)" and "(14 of 131072 ...
+    got 0, expected 1 ...)" (`kernelopt batch --device cpu`, main at `2d7fbe52`). The reference's own value is now
+    one answer of an integer or bool output, as its NaN and infinity are of a float one: PASS; a kernel ignoring
+    channel 0, or thresholding at 1.01, still fails."""
+    folder = Path(shutil.copytree(DATA / problem, tmp_path / "right"))
+    assert check_in_process(folder).failure is None
+    blind = Path(shutil.copytree(DATA / problem, tmp_path / "wrong"))
     kernel = blind / "kernel.py"
-    kernel.write_text(kernel.read_text().replace("return y.argmax(dim=1)", "return (y[:, 1:].argmax(dim=1) + 1)"))
+    kernel.write_text(kernel.read_text().replace(right, wrong))
     failure = check_in_process(blind).failure
     assert failure is not None and "beyond tolerance" in failure.message, failure
