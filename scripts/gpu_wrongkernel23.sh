@@ -10,6 +10,8 @@
 #   tl.static_assert(ROWS * BLOCK_N <= 65536) (a compile-time assertion), where the original ROWS = 2 sums it.
 #   v104: grid_heads_product's table as tune wrote it (elif L <= 5000: BLOCK = 256) at 4000 heads of 5000 (80 MB):
 #   80000 programs on the grid's second axis, a launch CUDA refuses, where the original's 20000 run right.
+#   v107: scale2d_axis1's literal table row over M (BLOCK_N = 256) at one row of 256 * 65535 + 1 columns (64 MB):
+#   refused as written before (65536 column tiles), right as guard_edit writes it now (N <= 256 * 65535 added).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -1,7 +1,8 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
 tile's values at sizes ``SHAPES`` never names (v102), or past the kernel's own ``tl.static_assert`` budget (v103); a
-per-bucket table's row over one size, where what the tile must meet is bounded by no one size (v104-v106)."""
+per-bucket table's row over one size, where what the tile must meet is bounded by no one size (v104-v106) or by
+another size than the row's (v107)."""
 
 from __future__ import annotations
 
@@ -189,6 +190,23 @@ def test_v104_v106_a_table_s_row_over_one_size_keeps_a_limit_no_one_size_bounds(
     assert 87382 * -(-3000 // 1024) <= 2**20  # the original's partials there fit
 
 
+def test_v107_a_literal_table_over_another_size_keeps_its_column_tiles_within_the_grid_s_second_axis(
+    tmp_path: Path,
+) -> None:
+    """v107 (scale2d_axis1: a 2-D masked scale, the grid ``(triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))`` beside
+    ``BLOCK_N = 1024``; SHAPES 64 x 3000 and 512 x 1000): a session whose 512 x 1000 entry timed ``BLOCK_N = 256``
+    best wrote a literal table over ``M``, ``elif M <= 512:`` / ``BLOCK_N = 256``, a launch a GPU refuses at one row
+    of 256 * 65535 + 1 columns (64 MB), which the original's 16385 column tiles cover. The table path took every cover
+    as bounded by its row; a row over another size now gets v33's test as a conjunct, ``elif M <= 512 and N <= 256 *
+    65535:``, where the row falls to the literal beyond it (as a divisibility is added)."""
+    text, note = _table_edit(tmp_path, "scale2d_axis1", [{}, {"BLOCK_N": 256}])
+    assert text is not None, note
+    assert "    elif M <= 512 and N <= 256 * 65535:  # kernelopt: tuned\n        BLOCK_N = 256\n" in text, text
+    assert "BLOCK_N=256 only where N <= 256 * 65535 (the grid's axis 1 at line 22" in (note or ""), note
+    assert grid_problem((1, -(-(256 * 65535 + 1) // 256), 1)) is not None  # the row as written before, one row past
+    assert grid_problem((1, -(-(256 * 65535 + 1) // 1024), 1)) is None  # the literal it falls to
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(280)
 def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tmp_path: Path) -> None:
@@ -197,7 +215,9 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     (the largest the rule writes) sums 64 rows of 4097 right. v103's plain ``ROWS = 8`` at one row of 8193 columns fails
     its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it. v104's table (``elif L
     <= 5000:`` / ``BLOCK = 256`` over grid_heads_product) at 4000 heads of 5000 (80 MB) launches 80000 programs on the
-    grid's second axis, which CUDA refuses, where the original's 20000 scale it right."""
+    grid's second axis, which CUDA refuses, where the original's 20000 scale it right. v107's row over ``M`` as written
+    before (``BLOCK_N = 256``) at one row of 256 * 65535 + 1 columns (64 MB) launches 65536 column tiles, refused; the
+    row as ``guard_edit`` writes it now (``and N <= 256 * 65535``) falls to the literal there and runs right."""
     import shutil
 
     import torch
@@ -228,7 +248,16 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     heads_original = correct_on_device(heads, [many], judge)
     heads_table = correct_on_device(heads, [many], judge, kernel_py=heads / "table.py")
     print("original", original, "plain", plain, "sixteen", sixteen, "v103", budget_original, budget_plain)
-    print("v104", heads_original, heads_table)
+    tiles = Path(shutil.copytree(VARIANTS / "scale2d_axis1", tmp_path / "scale2d_axis1"))
+    tiled = (tiles / "kernel.py").read_text()
+    row = "    BLOCK_N = 1024\n    if M <= 512:  # kernelopt: tuned\n        BLOCK_N = 256\n"
+    (tiles / "before.py").write_text(tiled.replace("    BLOCK_N = 1024\n", row))
+    (tiles / "now.py").write_text(guard_edit(tiled, tiled.replace("    BLOCK_N = 1024\n", row)).new_source or "")
+    wide = {"M": 1, "N": 256 * 65535 + 1}
+    v107 = {k: correct_on_device(tiles, [wide], judge, kernel_py=tiles / f"{k}.py") for k in ("before", "now")}
+    print("v104", heads_original, heads_table, "v107", v107)
+    assert all(v is not True for v in v107["before"].values()), v107  # 65536 programs on the second axis
+    assert all(v is True for v in v107["now"].values()), v107
     assert all(v is True for v in heads_original.values()), heads_original
     assert all(v is not True for v in heads_table.values()), heads_table  # 80000 programs on the second axis
     assert all(v is True for v in original.values()), original

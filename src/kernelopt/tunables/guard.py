@@ -3807,7 +3807,8 @@ def _tuned_tile_refusal(
     """Why the tuned assignment ``small`` of ``tile`` (in ``node``, of :func:`_tuned_tile_lines`) cannot be written
     against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
     with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`)."""
-    unbounded = _unbounded_row(fn, node, small, tile, needs)
+    row = _Row(fn, node, small, tile)
+    unbounded = _unbounded_row(row, needs) or _row_past_the_grid(row, needs, needed)
     if unbounded is not None:
         return unbounded
     for d in (d for d in needs if not d.covers and d.size is not None):  # a table's bound keeps a block covering
@@ -3831,33 +3832,86 @@ def _tuned_tile_refusal(
     return None
 
 
-def _unbounded_row(
-    fn: cst.FunctionDef,
-    node: cst.If | cst.SimpleStatementLine,
-    small: cst.Assign,
-    tile: tuple[str, str],
-    needs: Sequence[Divides],
-) -> str | None:
+@dataclass(frozen=True)
+class _Row:
+    """A tuned assignment of a tile (:func:`_tuned_tile_lines`): its launching function, the marked ``if`` (a table's
+    row) or line it stands in, the assignment and the tile."""
+
+    fn: cst.FunctionDef
+    node: cst.If | cst.SimpleStatementLine
+    small: cst.Assign
+    tile: tuple[str, str]
+
+    @property
+    def target(self) -> str:
+        return _code(self.small.targets[0].target)
+
+
+def _unbounded_row(row: _Row, needs: Sequence[Divides]) -> str | None:
     """Why a tuned assignment ``small`` of ``tile`` cannot be written where ``fn`` requires of it something no one size
     bounds (a count of tiles in a product on a grid's second axis, v89; a count or a padded size a host assert bounds,
     v93 and v97: ``d.size`` is ``None``) and its value does not meet it where the original's did: a table's row over
     one size (``if L <= 5000:`` / ``BLOCK = 256``) lets the other sizes grow as a plain value does (wrongkernel23's
     v104-v106: such rows were written, or the rule raised on them). ``None`` where it meets it or none is asked."""
-    target = _code(small.targets[0].target)
-    value = _int(small.value)
+    target, value = row.target, _int(row.small.value)
     for d in needs:
-        if d.size is not None or d.tile[1] != tile[1] or d.literal is not None or value is None:
+        if d.size is not None or d.tile[1] != row.tile[1] or d.literal is not None or value is None:
             continue
-        before = _fallback_values(fn, target)
+        before = _fallback_values(row.fn, target)
         if before and all(d.holds(b, value) for b in before):
             continue
-        where = f" where {_code(node.test)}" if isinstance(node, cst.If) else ""
+        where = f" where {_code(row.node.test)}" if isinstance(row.node, cst.If) else ""
         was = f"the original {target}={before[0]}" if before else "the original computation"
         return (
             f"{target}={value}{where} {d.fails} every size {was} handled ({d.why}), and no one kernel parameter "
             "is that size, so no row over a size can keep it: not written"
         )
     return None
+
+
+def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[cst.If, str, str]] | None) -> str | None:
+    """Why a tuned assignment ``small`` of a smaller ``tile`` counted on a grid's second or third axis (v33's limit,
+    ``N <= BLOCK_N * 65535``) cannot be written where the row's test bounds another size (a literal's table over
+    ``M``, ``if M <= 64:`` / ``BLOCK_N = 256``: wrongkernel23's v107, written, a launch a GPU refuses past 256 * 65535
+    columns): a row over a literal gets the limit's test as a conjunct (``needed``), as a divisibility is (a size it
+    turns away falls to the next row or to the literal, right where the original was); else refused. ``None`` where
+    the row's test, or the value, keeps the count within the limit."""
+    fn, node, target, value = row.fn, row.node, row.target, _int(row.small.value)
+    befores = _fallback_values(fn, target)
+    for d in needs:
+        if not (d.covers and d.scale == (GRID_AXIS_MOST, 1) and d.size is not None and d.tile[1] == row.tile[1]):
+            continue
+        if value is None or d.literal is not None or d.factors or (befores and all(d.holds(b, value) for b in befores)):
+            continue
+        if not befores or not _names(d.size) <= _known_at(fn, node):
+            # a row over a computation (a settings helper's tiles beside literal rows of their own, tablebound11's
+            # extend_attn), or a size computed after the row (v97's ``n_pad``): read no way here
+            continue
+        test = _condition([d], value)
+        reach = d.reach(value * d.times)
+        if isinstance(node, cst.If) and (
+            test in _conjunct_codes(node.test) or (reach is not None and _bounds_size(node.test, d.size, reach))
+        ):
+            continue  # the row's test keeps the count within the limit
+        if needed is not None and isinstance(node, cst.If) and _rows_alone(fn, node):
+            needed.append((node, test, f"{target}={value} only where {test} ({d.why})"))
+            continue
+        return (
+            f"{target}={value} does not cover every size the original handled ({d.why}), and its row's test does not "
+            f"bound {_code(d.size)}: not written"
+        )
+    return None
+
+
+def _known_at(fn: cst.FunctionDef, node: cst.CSTNode) -> set[str]:
+    """The names bound where the top-level statement of ``fn`` that holds ``node`` starts: its parameters and the
+    targets of the statements before it."""
+    known = set(param_names(fn))
+    for statement in cst.ensure_type(fn.body, cst.IndentedBlock).body:
+        if any(n is node for n in walk(statement)):
+            break
+        known |= {n.value for n in walk(statement) if isinstance(n, cst.Name)}  # read or bound: known either way
+    return known
 
 
 def _over_computed(name: str, value: int | None, size: str | None, why: str) -> str:
