@@ -146,7 +146,11 @@ def test_f3_tunables_set_under_a_running_tune_is_refused_naming_it(
     finally:
         holder.kill()
         holder.wait()
-    assert (tmp_path / ".loop.lock").exists()  # killed: its lock file stays, and holds nobody
+    from kernelopt.workspace import folder_lock, locks_folder
+
+    stale = folder_lock(folder, command="tune", hint="").path
+    assert stale.parent == locks_folder() and stale.exists()  # killed: its lock file stays, and holds nobody
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop"]  # never in the user's tree (late27, z50)
     deadline = time.monotonic() + 10
     while (code := main(["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set", "BLOCK=512"])) != 0:
         assert time.monotonic() < deadline, capsys.readouterr().err

@@ -431,22 +431,32 @@ def test_a_hard_linked_kernel_is_refused_before_the_session(tune: Tune, capsys: 
 
 
 @pytest.mark.timeout(60)
-def test_under_a_parent_it_cannot_write_the_lock_is_inside_the_folder(
+def test_under_a_parent_it_cannot_write_the_lock_is_still_taken_and_nothing_is_left_inside(
     tune: Tune, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A project folder in a folder of root's: the lock beside it cannot be made, so it is taken inside."""
-    inside = tune.folder / ".kernelopt" / "tune"
+    """A project folder in a folder of root's: its lock lies in the shared lock folder, not beside it nor inside it
+    (late27, z50; inside, it was a `.kernelopt/` made in the user's folder), and still refuses a second tune."""
+    from kernelopt.workspace import folder_lock
+
+    lock = folder_lock(tune.folder, command="tune", hint="")
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"from kernelopt.workspace import RunLock; RunLock({str(inside)!r}).acquire(); input()"],
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from kernelopt.workspace import folder_lock; "
+            "folder_lock(Path(sys.argv[1]), command='tune', hint='').acquire(); input()",
+            str(tune.folder),
+        ],
         env={**os.environ, "PYTHONPATH": str(SRC)},
         stdin=subprocess.PIPE,
     )
     try:
-        wait_for(lambda: (inside.parent / ".tune.lock").is_file(), holder, "the holder's lock")  # type: ignore[arg-type]
+        wait_for(lambda: lock.holder() is not None, holder, "the holder's lock")  # type: ignore[arg-type]
         access = os.access
         monkeypatch.setattr(os, "access", lambda p, mode, **kw: Path(p) != tune.root and access(p, mode, **kw))
         assert main(["tune", str(tune.folder), "--device", "cpu"]) == 2
-        assert f"another kernelopt optimize is running on {inside} (pid {holder.pid})" in capsys.readouterr().err
+        assert f"another kernelopt tune is running on {tune.folder} (pid {holder.pid})" in capsys.readouterr().err
+        assert not (tune.folder / ".kernelopt").exists()
     finally:
         holder.kill()
         holder.wait(timeout=30)

@@ -110,13 +110,15 @@ class RunLock:
     removed it in between). Re-entrant within one process (the command and the loop both take it).
 
     ``kernelopt tune`` takes the same lock on the folder it tunes (a task folder or a workspace), so two
-    tunes, or a tune and an optimize, never write one kernel.py at once. The file holds the holder's PID and
-    command, for the refusal's one line.
+    tunes, or a tune and an optimize, never write one kernel.py at once; a task folder's lock file lies in the shared
+    lock folder, not beside it (:func:`folder_lock`). The file holds the holder's PID and command, for the refusal's
+    one line.
 
     Args:
         target: the workspace folder, or the folder ``tune`` writes into (it need not exist yet).
         command: the kernelopt command that takes it (named in a refusal).
         hint: what the refused one can do.
+        path: the lock file, where not beside the target (:func:`folder_lock`'s, in the shared lock folder).
     """
 
     _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # lock file -> (fd, depth), this process's locks
@@ -127,9 +129,11 @@ class RunLock:
         *,
         command: str = "optimize",
         hint: str = "wait for it or stop it; the journal lets the next run continue",
+        path: Path | None = None,
     ) -> None:
         self.target = Path(target).expanduser().resolve()
-        self.path = self.target.parent / f".{self.target.name}.lock"
+        self.shared = path is not None  # a lock file of the shared lock folder (a user's folder's, :func:`folder_lock`)
+        self.path = path if path is not None else self.target.parent / f".{self.target.name}.lock"
         self.command = command
         self.hint = hint
 
@@ -156,8 +160,12 @@ class RunLock:
                 f"its state) in {parent}",
                 hint="move or rename that file and run again",
             ) from None
+        if self.shared:
+            _share(parent, 0o1777)  # every user's locks of a shared folder lie here, as in /tmp
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            if self.shared:
+                _share(fd, 0o666)  # another user's tune of the same folder opens it after a kill -9 of this one
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -223,7 +231,10 @@ class RunLock:
             self._held[self.path] = (fd, depth - 1)
             return
         del self._held[self.path]
-        self.path.unlink(missing_ok=True)
+        try:
+            self.path.unlink(missing_ok=True)
+        except PermissionError:  # another user's file in the shared lock folder (sticky): it stays, and holds nobody
+            pass
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
@@ -301,9 +312,13 @@ def stage_lock(root: Path, command: str) -> RunLock:
 
 def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
     """The run lock of a user's kernel folder, the one every command that writes its kernel.py takes (``tune``,
-    ``tunables --set``; on a workspace it is the lock ``optimize`` holds): beside the folder, or inside it when its
-    parent is not writable (a project folder in a folder of root's). ``tunables --set`` took none, and wrote
-    kernel.py under a running ``tune``, whose session then ended with nothing written (fault trial faults7, f3).
+    ``tunables --set``; on a workspace it is the lock ``optimize`` holds, beside it under its root). ``tunables --set``
+    took none, and wrote kernel.py under a running ``tune``, whose session then ended with nothing written (fault
+    trial faults7, f3).
+
+    A user's folder's lock file lies in the shared lock folder (:func:`locks_folder`), named by the folder's absolute
+    path, never in the user's tree: beside the folder, ``git status`` showed ``.rms.lock`` while a tune ran and after
+    a ``kill -9`` of it (newuser19, n136; late27, z50).
 
     Args:
         folder: the folder that holds the kernel file.
@@ -311,8 +326,30 @@ def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
         hint: what the refused one can do.
     """
     folder = Path(folder).expanduser().resolve()
-    target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
-    return RunLock(target, command=command, hint=hint)
+    if looks_like_workspace(folder):
+        return RunLock(folder, command=command, hint=hint)
+    key = hashlib.sha256(os.fsencode(folder)).hexdigest()[:16]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", folder.name)[:40] or "root"
+    return RunLock(folder, command=command, hint=hint, path=locks_folder() / f"{name}-{key}.lock")
+
+
+def locks_folder() -> Path:
+    """The folder of the run locks of users' kernel folders: ``/tmp/kernelopt-locks``, beside the default workspaces,
+    whatever a process's ``TMPDIR`` says (a tune started with another one took a lock another tune never saw), and
+    shared by every user as ``/tmp`` is (sticky, writable by all), so two users' tunes of one shared folder exclude
+    each other as when the lock lay beside it."""
+    return DEFAULT_ROOT / "kernelopt-locks"
+
+
+def _share(where: int | Path, mode: int) -> None:
+    """Give a lock file (a file descriptor) or the lock folder ``mode``, past the umask, when this user owns it (another
+    user's already has it)."""
+    try:
+        st = os.fstat(where) if isinstance(where, int) else os.stat(where)
+        if st.st_uid == os.geteuid() and (st.st_mode & 0o7777) != mode:
+            os.chmod(where, mode)
+    except OSError:
+        pass  # the lock holds without it; only another user's taking of it after a kill needs the mode
 
 
 @contextmanager

@@ -52,7 +52,7 @@ from kernelopt.report.model import ReportData
 from kernelopt.tuning.folder import TuneSummary
 from kernelopt.vocabulary import Device
 from kernelopt.wiki.search import SearchHit
-from kernelopt.workspace import PREFIX, RunLock, Workspace
+from kernelopt.workspace import PREFIX, RunLock, Workspace, folder_lock
 
 T = TypeVar("T")
 
@@ -849,8 +849,9 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 budget_wall_s=budget_wall_s,
             )
             # the folder's run lock, as `kernelopt tune` takes it: a tune beside an optimize of the same workspace
-            # read a kernel.py that run was editing, and each timed the other's noise
-            with RunLock(folder, command="mcp tune", hint="wait for it or stop it"):
+            # read a kernel.py that run was editing, and each timed the other's noise (a task folder's in the shared
+            # lock folder, as tune's: beside it, it showed in the user's `git status`; late27, z50)
+            with folder_lock(folder, command="mcp tune", hint="wait for it or stop it"):
                 prepared = prepare_folder(request)
                 tuning = tune_folder(
                     prepared,
