@@ -201,3 +201,29 @@ def test_b54_an_integer_or_bool_output_the_reference_gives_in_its_own_dtype_pass
     kernel.write_text(kernel.read_text().replace(right, wrong))
     failure = check_in_process(blind).failure
     assert failure is not None and "beyond tolerance" in failure.message, failure
+
+
+def test_b55_an_exact_zero_beside_a_reference_of_rounding_noise_is_no_zero_output(tmp_path: Path) -> None:
+    """b55: an output all zeros where the reference's is not constant fails whatever the tolerance (a kernel doing
+    nothing); a group norm of one channel a group is zero in exact arithmetic, and its reference gives rounding noise:
+    the exact kernel FAIL "output is all zeros while the reference is not constant (it spans 1.24e-14)" (the gate,
+    `kernelopt batch --device cpu`, main at `56a4a572`), and so in the net of the 256-channel problem, which shrinks
+    the channels to the group count (the loop's V1 "correct at the timed sizes only"). A reference varying less than
+    its own run's rounding is constant at its resolution: PASS in the gate's check and in the tuning engine's (which
+    makes the float64 run for it); at 256 channels the zeros are still the cheat's, said."""
+    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    folder = Path(shutil.copytree(DATA / "groupnorm_one_channel", tmp_path / "one"))
+    assert check_in_process(folder).failure is None
+    loaded = LoadedProblem.load(Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py"), "cpu")
+    loaded.build(ProblemShape(kwargs={}))
+    candidate, verdict = load_candidate(loaded, folder / "kernel.py")
+    assert candidate is not None and check_run(loaded, candidate, verdict).reason is None
+    wide = Path(shutil.copytree(DATA / "groupnorm_one_channel", tmp_path / "wide"))
+    reference = wide / "reference.py"
+    reference.write_text(reference.read_text().replace("out_features = 16", "out_features = 256"))
+    kernel = wide / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("return F.silu(y)", "return torch.zeros_like(y)"))
+    failure = check_in_process(wide).failure
+    assert failure is not None and "is all zeros while the reference is not constant" in failure.message, failure
