@@ -657,6 +657,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 _BEFORE = pytest.StashKey[set[str]]()
 
 
+SINCE_RE = re.compile(r" since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
+"""A run lock's holder's start in its refusal and its probe line (``... (pid 8949) since 2026-12-07 05:04:36 UTC``;
+late27, z51)."""
+
+
+def without_since(text: str) -> str:
+    """``text`` with the holder's start taken out of each lock line, after checking one is there: the tests that read
+    the line before it compare the rest."""
+    assert SINCE_RE.search(text), text
+    return SINCE_RE.sub("", text)
+
+
 def fill_disk(folder: Path) -> None:
     """Write zeros into ``folder`` until the file system refuses."""
     with open(folder / "filler", "wb", buffering=0) as fh:

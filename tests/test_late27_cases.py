@@ -6,6 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 LOOP = Path(__file__).parent / "data" / "loop"
 
 
@@ -40,3 +42,48 @@ def test_z50_a_tune_s_lock_leaves_the_user_s_tree_as_it_was(tmp_path: Path) -> N
         assert lock.held_here() and lock.path.parent == locks_folder() and lock.path.read_text().endswith(" tune")
     assert not lock.path.exists()
     assert _status(folder) == "" and sorted(p.name for p in tmp_path.iterdir()) == ["proj"]
+
+
+def test_z51_optimize_and_tune_of_one_folder_exclude_each_other_and_the_refusal_says_since_when(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """z51 (newuser19's seen item): ``optimize DIR`` locked its workspace, ``tune DIR`` the folder, so both ran and
+    the tune wrote DIR/kernel.py under the run. Now optimize holds the folder's lock too, the very one tune takes, for
+    the whole run: under a tune's hold (another open file of the lock, as another process's) it is refused in one
+    line naming the tune, its pid and since when, before anything is made; running, it holds the lock tune asks."""
+    import fcntl
+    import os
+    import time
+
+    import kernelopt.cli.optimize as optimize_cli
+    from kernelopt.cli.app import main
+    from kernelopt.errors import UsageError
+    from kernelopt.workspace import folder_lock
+
+    folder = _project(tmp_path)
+    root = tmp_path / "root"
+    lock = folder_lock(folder, command="tune", hint="")
+    fd = os.open(lock.path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.write(fd, b"4242 tune")
+        since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(os.fstat(fd).st_mtime))
+        assert main(["optimize", str(folder), "--root", str(root), "--device", "cpu"]) == 2
+        assert capsys.readouterr().err == (
+            f"kernelopt: error: another kernelopt tune is running on {folder} (pid 4242) since {since}; wait for it "
+            "to end, or stop it: one kernelopt command at a time reads or writes a folder's kernel.py\n"
+        )
+        assert not list(root.iterdir()) and _status(folder) == ""  # no workspace made
+    finally:
+        os.close(fd)  # the tune ends
+        lock.path.unlink()
+
+    held: list[bool] = []
+
+    def run(*_: object) -> None:
+        held.append(lock.held_here())
+        raise UsageError("the run's end")
+
+    monkeypatch.setattr(optimize_cli, "_run", run)
+    assert main(["optimize", str(folder), "--root", str(root), "--device", "cpu"]) == 2
+    assert held == [True] and not lock.path.exists()

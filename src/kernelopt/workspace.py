@@ -170,8 +170,9 @@ class RunLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 said = _holder_said(fd)
+                since = os.fstat(fd).st_mtime
                 os.close(fd)
-                raise UsageError(self._running(said), hint=self.hint) from None
+                raise UsageError(self._running(said, since), hint=self.hint) from None
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
@@ -209,17 +210,21 @@ class RunLock:
                 return None
             # its holder writes its pid just after taking the lock: read in that instant, read again, briefly (a
             # probe waits no longer than PROBE_WAIT_S, where a refused start waits up to a second; leftovers21 l13)
-            return self._running(_holder_said(fd, PROBE_WAIT_S))
+            said = _holder_said(fd, PROBE_WAIT_S)
+            return self._running(said, os.fstat(fd).st_mtime)
         except OSError:
             return None  # no table to read
         finally:
             os.close(fd)
 
-    def _running(self, said: str) -> str:
-        """The holder, from what its lock file says (``<pid> <command>``): ``another kernelopt optimize is running
-        on <target> (pid 8949)``."""
+    def _running(self, said: str, since: float) -> str:
+        """The holder, from what its lock file says (``<pid> <command>``) and when it wrote that (the file's time):
+        ``another kernelopt optimize is running on <target> (pid 8949) since 2026-12-07 05:04:36 UTC``. Without the
+        time, a refused user could not tell a run started a moment ago from one left running for a day (late27,
+        z51)."""
         pid, _, command = said.strip().partition(" ")
-        return f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'})"
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(since))
+        return f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'}) since {when}"
 
     def release(self) -> None:
         """Give the lock back (the last release of this process removes the file)."""
