@@ -87,3 +87,46 @@ def test_z51_optimize_and_tune_of_one_folder_exclude_each_other_and_the_refusal_
     monkeypatch.setattr(optimize_cli, "_run", run)
     assert main(["optimize", str(folder), "--root", str(root), "--device", "cpu"]) == 2
     assert held == [True] and not lock.path.exists()
+
+
+def test_z52_the_compiled_figure_keeps_and_says_the_mode_it_was_measured_against() -> None:
+    """z52 (newuser19's seen item): `KERNELOPT_COMPILE_MODE` chose torch.compile's mode (n128), and the record kept
+    no word of it: a `compiled` speedup against max-autotune read as one against the default. The gate's figure is
+    recorded with the backend and mode, and said with them where it is printed: the headline (optimize's summary,
+    the report's), the report's reference line, validate's table. A timing as a gate reads it, no kernel run."""
+    from kernelopt.cli.validate import _against
+    from kernelopt.harness.gate import _case_bench, _performance
+    from kernelopt.harness.model import (
+        COMPILED_REFERENCE_LABEL,
+        REFERENCE_LABEL,
+        BenchReport,
+        CaseTiming,
+        TimingMethod,
+        VersionTiming,
+    )
+    from kernelopt.memory.model import CorrectnessStatus, IterationRecord, ReferenceSpeedup
+    from kernelopt.report.headline import reference_headline
+    from kernelopt.report.sections import reference_line
+
+    def timed(label: str, samples: list[float]) -> VersionTiming:
+        return VersionTiming(label=label, samples_us=samples, method=TimingMethod.CUDA_GRAPH, launches_per_sample=10)
+
+    versions = [
+        timed(REFERENCE_LABEL, [30.0, 31.0, 29.0, 30.5] * 6),
+        timed(COMPILED_REFERENCE_LABEL, [15.0, 14.0, 15.5, 14.5] * 6),
+        timed("v0", [10.0, 11.0, 10.5, 10.2] * 6),
+    ]
+    case = _case_bench(CaseTiming(index=0, label="n=4096", interleaved=True, versions=versions), "v0", None, 2.0)
+    report = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+    perf = _performance(report, case, None, None, None, None, [], compiled_with=("inductor", "max-autotune"))
+    record = IterationRecord.model_validate({"version": "v0", "performance": perf.model_dump()})  # as stored
+    vs = record.performance.speedup_vs_reference
+    assert vs is not None and vs.compiled is not None
+    assert (vs.compile_backend, vs.compile_mode) == ("inductor", "max-autotune")
+    said = "over torch.compile (mode max-autotune), 95 % interval"
+    assert said in (reference_headline(vs) or "") and said in (_against(vs, "compiled") or "")
+    assert said in (reference_line(record.performance) or "")
+    eager = vs.model_copy(update={"compile_backend": "eager", "compile_mode": "default"})
+    assert "over torch.compile (eager backend, mode default)," in (reference_headline(eager) or "")
+    before = ReferenceSpeedup.model_validate(vs.model_dump(exclude={"compile_backend", "compile_mode"}))
+    assert "x over torch.compile, 95 % interval" in (reference_headline(before) or "")  # a record that kept none

@@ -98,6 +98,10 @@ def test_compiled_reference_is_timed_when_the_task_card_asks(
     assert report.speedup_vs_compiled == ref.compiled
     assert report.bench is not None and report.bench.samples_path is not None
     assert COMPILED_REFERENCE_LABEL in Path(report.bench.samples_path).read_text()
+    # what built the compiled reference, kept beside its figure (late27, z52)
+    assert (ref.compile_backend, ref.compile_mode) == ("eager", "default") and ws.memory.read(0).performance == (
+        report.record.performance
+    )
 
 
 def test_a_candidate_slower_than_the_reference_shows_below_one(tmp_path: Path, cpu_env: None) -> None:

@@ -1194,7 +1194,8 @@ def _measured(
         roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
     if bounds is not None and roof_util is not None:
         basis = f"{which}: {bounds.measured_note if which == 'measured ceilings' else bounds.spec_note}"
-    perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, g.warnings)
+    compiled_with = (g.settings.compile_backend, g.settings.compile_mode or "default")
+    perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, g.warnings, compiled_with=compiled_with)
     perf.roofline = bounds
     return perf, roof_util
 
@@ -1207,7 +1208,11 @@ def _performance(
     roof_util: float | None,
     basis: str | None,
     warnings: list[str],
+    *,
+    compiled_with: tuple[str, str] | None = None,
 ) -> Performance:
+    """The record's performance; ``compiled_with``: the backend and mode the compiled reference was built with, kept
+    beside its figure (late27, z52)."""
     if bench is None or primary is None:
         return Performance()
     cur = primary.current
@@ -1253,7 +1258,7 @@ def _performance(
         flops=primary.flops,
         bytes_moved=primary.bytes_moved,
         bytes_source=primary.bytes_source,
-        speedup_vs_reference=_reference_speedup(primary),
+        speedup_vs_reference=_reference_speedup(primary, compiled_with),
     )
 
 
@@ -1296,11 +1301,15 @@ def _skewed(
     )
 
 
-def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
-    """The primary case against the reference (eager, and compiled when it was timed)."""
+def _reference_speedup(primary: CaseBench, compiled_with: tuple[str, str] | None = None) -> ReferenceSpeedup | None:
+    """The primary case against the reference (eager, and compiled when it was timed, with the backend and mode it
+    was built with: ``KERNELOPT_COMPILE_MODE`` chose the mode, and the record kept no word of it, so a figure against
+    max-autotune read as one against the default; late27, z52)."""
     eager, compiled = primary.reference_speedup, primary.compiled_speedup
     if eager is None and compiled is None and primary.reference_compile_error is None:
         return None
+    asked = compiled is not None or primary.reference_compile_error is not None
+    backend, mode = compiled_with if compiled_with is not None and asked else (None, None)
     withheld = [w for w in (primary.reference_withheld, primary.compiled_withheld) if w is not None]
     return ReferenceSpeedup(
         eager=eager.speedup if eager is not None and primary.reference_withheld is None else None,
@@ -1318,6 +1327,8 @@ def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
         compiled_verdict=compiled.verdict.value if compiled is not None else None,
         compiled_latency_us=primary.compiled.median if primary.compiled is not None else None,
         compiled_timing_method=primary.compiled_method,
+        compile_backend=backend,
+        compile_mode=mode,
         compile_s=primary.reference_compile_s,
         compile_error=primary.reference_compile_error,
         withheld="; ".join(withheld) if withheld else None,

@@ -171,6 +171,14 @@ class ReferenceSpeedup(_Model):
     compiled_verdict: str | None = Field(default=None, description="as eager_verdict, against torch.compile")
     compiled_latency_us: float | None = Field(default=None, ge=0)
     compiled_timing_method: str | None = Field(default=None, description="as eager_timing_method, for torch.compile")
+    compile_backend: str | None = Field(
+        default=None, description="the torch.compile backend the compiled reference was built with (inductor, ...)"
+    )
+    compile_mode: str | None = Field(
+        default=None,
+        description="its torch.compile mode (KERNELOPT_COMPILE_MODE: default, reduce-overhead, max-autotune, "
+        "max-autotune-no-cudagraphs): the figure against max-autotune is not the one against the default",
+    )
     compile_s: float | None = Field(
         default=None, ge=0, description="seconds torch.compile took (warm-up), kept out of the timing"
     )

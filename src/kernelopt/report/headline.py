@@ -80,8 +80,17 @@ def reference_headline(vs: ReferenceSpeedup | None) -> str | None:
         return f"speedup over {eager} not reliable: {vs.withheld}" if vs.withheld else None
     line = interval_text(vs.eager, vs.eager_ci_low, vs.eager_ci_high, eager)
     if vs.compiled is not None:
-        line += "; " + interval_text(vs.compiled, vs.compiled_ci_low, vs.compiled_ci_high, "torch.compile")
+        line += "; " + interval_text(vs.compiled, vs.compiled_ci_low, vs.compiled_ci_high, compiled_name(vs))
     return line
+
+
+def compiled_name(vs: ReferenceSpeedup) -> str:
+    """The compiled reference as its figure is said, with what built it as the record keeps it: ``torch.compile (mode
+    max-autotune)``, ``torch.compile (eager backend, mode default)`` (Inductor, the usual backend, unnamed); a record
+    from before they were kept: ``torch.compile`` (late27, z52)."""
+    said = [f"{vs.compile_backend} backend"] if vs.compile_backend not in (None, "inductor") else []
+    said += [f"mode {vs.compile_mode}"] if vs.compile_mode is not None else []
+    return f"torch.compile ({', '.join(said)})" if said else "torch.compile"
 
 
 def eager_claim(vs: ReferenceSpeedup) -> str:

@@ -14,7 +14,7 @@ from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
-from kernelopt.report.headline import eager_claim, interval_text, previous_cell, previous_latency_change
+from kernelopt.report.headline import compiled_name, eager_claim, interval_text, previous_cell, previous_latency_change
 from kernelopt.report.model import PREVIOUS_RUNS, ReportData, VersionEntry, v0_runs
 from kernelopt.report.roofline import roofline_bounds, roofline_points
 
@@ -392,11 +392,11 @@ def reference_line(p: Performance) -> str | None:
     if ref.compiled is not None:
         compile_s = f", compiled in {ref.compile_s:.1f} s, not timed" if ref.compile_s is not None else ""
         parts.append(
-            interval_text(ref.compiled, ref.compiled_ci_low, ref.compiled_ci_high, "torch.compile")
+            interval_text(ref.compiled, ref.compiled_ci_low, ref.compiled_ci_high, compiled_name(ref))
             + f" (torch.compile: {cells.with_unit(ref.compiled_latency_us, 'us')}{compile_s})"
         )
     elif ref.compile_error:
-        parts.append(f"torch.compile not timed: {cells.one_line(ref.compile_error, 160)}")
+        parts.append(f"{compiled_name(ref)} not timed: {cells.one_line(ref.compile_error, 160)}")
     return "Against the reference: " + "; ".join(parts) if parts else None
 
 
