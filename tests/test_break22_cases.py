@@ -227,3 +227,23 @@ def test_b55_an_exact_zero_beside_a_reference_of_rounding_noise_is_no_zero_outpu
     kernel.write_text(kernel.read_text().replace("return F.silu(y)", "return torch.zeros_like(y)"))
     failure = check_in_process(wide).failure
     assert failure is not None and "is all zeros while the reference is not constant" in failure.message, failure
+
+
+def test_b56_the_tuning_engine_s_check_reads_the_reference_s_rounding_as_the_gate_does(tmp_path: Path) -> None:
+    """b56: the tuning engine's check (`tune`'s candidates, the code net of Stage 4) held a candidate to the
+    reference's own run at the default tolerance, where the gate reads the reference's own rounding from its float64
+    run: a split-K matmul before a softmax at temperature 0.01 passed its gate at 256 x 4096 x 256 and failed the code
+    net at N=9, "2 of 2304 elements ... beyond tolerance ... rel_err 1.15e-05, atol 3.31e-05", a correct rewrite
+    failed as right at the timed sizes only (`tuning.code_net.check_code_change`, main at `7d529a94`). A candidate
+    that fails on its values is now checked again with the reference's float64 run (made once a shape): PASS, as in
+    the gate's check."""
+    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    folder = Path(shutil.copytree(DATA / "splitk_sharp_softmax", tmp_path / "splitk"))
+    assert check_in_process(folder).failure is None
+    loaded = LoadedProblem.load(Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py"), "cpu")
+    loaded.build(ProblemShape(kwargs={}))
+    candidate, verdict = load_candidate(loaded, folder / "kernel.py")
+    assert candidate is not None and check_run(loaded, candidate, verdict).reason is None
+    assert loaded.gate_high, "the float64 run made for the recheck"

@@ -771,6 +771,9 @@ def _verdict(name: str, scan: _Scan, n: int, shape: torch.Size, res: OutputCheck
 
 CONSTANT_CLASSES = ("ZeroOutput", "ConstantOutput")
 """The error classes of an output constant where the reference's varies (:func:`_constant`)."""
+VALUE_CLASSES = (*CONSTANT_CLASSES, "Mismatch")
+"""The error classes of an output whose values the check refused (constant, beyond tolerance, finite where the
+reference is not): the verdicts a reading of the reference's own rounding can change."""
 
 
 def _constant(name: str, scan: _Scan, n: int, res: OutputCheck) -> bool:
