@@ -5,7 +5,8 @@
 #
 #   v102: rows_pow2_numel compiled at one row of 32769 columns: the plain ROWS = 32 (a 32 x 65536 tile) fails,
 #   past Triton's 1048576 values, where the original ROWS = 4 sums the row right; ROWS = 16, the largest the rule
-#   writes, sums 64 rows of 4097 right.
+#   writes, sums 64 rows of 4097 right; v108's pinned triton.Config({"ROWS": 32}) (rows_autotune_numel, as
+#   kernelopt tune wrote it on the CPU) fails there alike.
 #   v103: rows_static_budget at one row of 8193 columns: the plain ROWS = 8 fails the kernel's own
 #   tl.static_assert(ROWS * BLOCK_N <= 65536) (a compile-time assertion), where the original ROWS = 2 sums it.
 #   v104: grid_heads_product's table as tune wrote it (elif L <= 5000: BLOCK = 256) at 4000 heads of 5000 (80 MB):

@@ -1,8 +1,8 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
-tile's values at sizes ``SHAPES`` never names (v102), or past the kernel's own ``tl.static_assert`` budget (v103); a
-per-bucket table's row over one size, where what the tile must meet is bounded by no one size (v104-v106) or by
-another size than the row's (v107)."""
+tile's values at sizes ``SHAPES`` never names (v102), past the kernel's own ``tl.static_assert`` budget (v103), or
+its side given by an autotune config (v108); a per-bucket table's row over one size, where what the tile must meet
+is bounded by no one size (v104-v106) or by another size than the row's (v107)."""
 
 from __future__ import annotations
 
@@ -100,6 +100,28 @@ def test_v103_a_tile_the_kernel_s_static_assert_budgets_keeps_within_it_where_th
     row = "    ROWS = 2\n    if n_cols <= 3000:  # kernelopt: tuned\n        ROWS = 16\n"
     by_cols = guard_edit(base, base.replace("    ROWS = 2\n", row))
     assert by_cols.new_source is not None and row in by_cols.new_source, by_cols.note
+
+
+def test_v108_a_tile_side_an_autotune_config_gives_is_read_as_the_launch_s() -> None:
+    """v108 (rows_autotune_numel: v102's row sums with ``ROWS`` in an ``@triton.autotune`` list of one config,
+    ``triton.Config({"ROWS": 4})``, beside ``BLOCK_N = triton.next_power_of_2(n_cols)`` at the launch): the pinned
+    ``triton.Config({"ROWS": 32})`` was written plainly with the rules on (v102's rule read the values a launch
+    passes), the net "correct at n_rows=65,n_cols=4097, ...", past Triton's limit from 32769 columns. A side the launch
+    does not pass is read from the kernel's decorators (every config of a list: the autotuner may run any); a list
+    holding ``ROWS = 64`` beside 4 is refused too, ``ROWS = 16`` written."""
+    base = (VARIANTS / "rows_autotune_numel" / "kernel.py").read_text()
+    config = 'triton.Config({"ROWS": 4})'
+    assert config in base
+    for moved, written in (
+        ('triton.Config({"ROWS": 32})', False),
+        ('triton.Config({"ROWS": 4}), triton.Config({"ROWS": 64})', False),
+        ('triton.Config({"ROWS": 16})', True),
+    ):
+        guarded = guard_edit(base, base.replace(config, moved))
+        assert (guarded.new_source is not None) is written, (moved, guarded.note)
+        assert written or "does not cover every size the original ROWS=4 handled (the tile (ROWS, BLOCK_N)" in (
+            guarded.note or ""
+        ), guarded.note
 
 
 def _table_edit(tmp_path: Path, variant: str, bests: list[dict[str, int]]) -> tuple[str | None, str | None]:
@@ -212,7 +234,8 @@ def test_v107_a_literal_table_over_another_size_keeps_its_column_tiles_within_th
 def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tmp_path: Path) -> None:
     """On a GPU, compiled: v102's plain ``ROWS = 32`` at one row of 32769 columns (a 32 x 65536 tile) fails, Triton's
     limit on a tile's values as its interpreter says, where the original (4 x 65536) sums the row right; ``ROWS = 16``
-    (the largest the rule writes) sums 64 rows of 4097 right. v103's plain ``ROWS = 8`` at one row of 8193 columns fails
+    (the largest the rule writes) sums 64 rows of 4097 right; v108's pinned ``triton.Config({"ROWS": 32})``, as ``tune``
+    wrote it, fails there alike. v103's plain ``ROWS = 8`` at one row of 8193 columns fails
     its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it. v104's table (``elif L
     <= 5000:`` / ``BLOCK = 256`` over grid_heads_product) at 4000 heads of 5000 (80 MB) launches 80000 programs on the
     grid's second axis, which CUDA refuses, where the original's 20000 scale it right. v107's row over ``M`` as written
@@ -235,6 +258,11 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     original = correct_on_device(folder, [past], judge)
     plain = correct_on_device(folder, [past], judge, kernel_py=folder / "plain.py")
     sixteen = correct_on_device(folder, [{"n_rows": 64, "n_cols": 4097}], judge, kernel_py=folder / "sixteen.py")
+    listed = Path(shutil.copytree(VARIANTS / "rows_autotune_numel", tmp_path / "rows_autotune_numel"))
+    pinned = (listed / "kernel.py").read_text().replace('{"ROWS": 4}', '{"ROWS": 32}')
+    (listed / "plain.py").write_text(pinned)
+    listed_plain = correct_on_device(listed, [past], judge, kernel_py=listed / "plain.py")
+    assert all(v is not True and "numel" in str(v) for v in listed_plain.values()), listed_plain  # v108, as tune wrote
     budget = Path(shutil.copytree(VARIANTS / "rows_static_budget", tmp_path / "rows_static_budget"))
     (budget / "plain.py").write_text((budget / "kernel.py").read_text().replace("    ROWS = 2\n", "    ROWS = 8\n"))
     past_budget = {"n_rows": 1, "n_cols": 8193}

@@ -22,6 +22,7 @@ import re
 import libcst as cst
 
 from kernelopt.tunables.blocks import dotted, module_statements, walk
+from kernelopt.tunables.signature import params_of
 
 #: Triton's decorators of a kernel, by the last part of their dotted name.
 WORDS = ("jit", "autotune", "heuristics")
@@ -110,3 +111,46 @@ def aliased(text: str, source: str) -> str:
             continue
         text = re.sub(rf"(?m)^([ \t]*)@{re.escape(_padded(alias, word))}(?=[(\n]|$)", rf"\g<1>@{alias}", text)
     return text
+
+
+def decorator_configs(kernel: cst.FunctionDef) -> list[dict[str, int | None]] | None:
+    """The configurations a kernel's decorators give it, one dict a config of its ``@triton.autotune`` list
+    (``triton.Config({"GROUP_M": 4, ...})``: key -> the literal, ``None`` where not a literal), each with the
+    literals of its ``@triton.heuristics`` (``"GROUP_M": lambda args: 8``) and the defaults of its signature; one
+    dict when it has no list; ``None`` for a list built by code (not read here)."""
+    common: dict[str, int | None] = {
+        p.name.value: _integer(p.default) for p in params_of(kernel, kwonly=True) if p.default
+    }
+    listed: list[dict[str, int | None]] | None = None
+    for decorator in kernel.decorators:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call):
+            continue
+        name = dotted(call.func).split(".")[-1]
+        if name == "heuristics":
+            for node in walk(call):
+                if isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString):
+                    value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
+                    common[str(node.key.evaluated_value)] = _integer(value)
+        elif name == "autotune":
+            configs = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "configs"), None)
+            if not isinstance(configs, cst.List | cst.Tuple):
+                return None
+            listed = []
+            for element in configs.elements:
+                config = element.value
+                first = config.args[0].value if isinstance(config, cst.Call) and config.args else None
+                if not isinstance(first, cst.Dict):
+                    return None
+                listed.append(
+                    {
+                        str(e.key.evaluated_value): _integer(e.value)
+                        for e in first.elements
+                        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                    }
+                )
+    return [{**common, **config} for config in (listed if listed is not None else [{}])]
+
+
+def _integer(node: cst.CSTNode | None) -> int | None:
+    return int(node.evaluated_value) if isinstance(node, cst.Integer) else None

@@ -67,7 +67,7 @@ from kernelopt.tunables.blocks import (
 )
 from kernelopt.tunables.called_autotune import as_decorators
 from kernelopt.tunables.compile_cache import cache_refusal, warmed_kernels
-from kernelopt.tunables.decorator_words import aliased, plain_decorators
+from kernelopt.tunables.decorator_words import aliased, decorator_configs, plain_decorators
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import tile_offset
 from kernelopt.tunables.inline_guard import (
@@ -1330,49 +1330,13 @@ def _launch_value(fn: cst.FunctionDef, expr: cst.BaseExpression | None) -> int |
     return _int(bound) if bound is not None else None
 
 
-def _decorator_configs(kernel: cst.FunctionDef) -> list[dict[str, int | None]] | None:
-    """The configurations a kernel's decorators give it, one dict a config of its ``@triton.autotune`` list
-    (``triton.Config({"GROUP_M": 4, ...})``: key -> the literal, ``None`` where not a literal), each with the
-    literals of its ``@triton.heuristics`` (``"GROUP_M": lambda args: 8``) and the defaults of its signature; one
-    dict when it has no list; ``None`` for a list built by code (not read here)."""
-    common: dict[str, int | None] = {p.name.value: _int(p.default) for p in params_of(kernel, kwonly=True) if p.default}
-    listed: list[dict[str, int | None]] | None = None
-    for decorator in kernel.decorators:
-        call = decorator.decorator
-        if not isinstance(call, cst.Call):
-            continue
-        name = dotted(call.func).split(".")[-1]
-        if name == "heuristics":
-            for node in walk(call):
-                if isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString):
-                    value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
-                    common[str(node.key.evaluated_value)] = _int(value)
-        elif name == "autotune":
-            configs = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "configs"), None)
-            if not isinstance(configs, cst.List | cst.Tuple):
-                return None
-            listed = []
-            for element in configs.elements:
-                config = element.value
-                first = config.args[0].value if isinstance(config, cst.Call) and config.args else None
-                if not isinstance(first, cst.Dict):
-                    return None
-                listed.append(
-                    {
-                        str(e.key.evaluated_value): _int(e.value)
-                        for e in first.elements
-                        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-                    }
-                )
-    return [{**common, **config} for config in (listed if listed is not None else [{}])]
-
-
 def _run_configs(
     kernel: cst.FunctionDef, fn: cst.FunctionDef | None, call: cst.Call | None
 ) -> list[dict[str, int | None]] | None:
-    """The configurations one launch of ``kernel`` runs (:func:`_decorator_configs`, each with the values the launch
-    passes, :func:`_launch_value`; an autotune list runs any of its configs); ``None`` where its list is not read."""
-    configs = _decorator_configs(kernel)
+    """The configurations one launch of ``kernel`` runs (:func:`~kernelopt.tunables.decorator_words.decorator_configs`,
+    each with the values the launch passes, :func:`_launch_value`; an autotune list runs any of its configs); ``None``
+    where its list is not read."""
+    configs = decorator_configs(kernel)
     if configs is None:
         return None
     passed = {k: _launch_value(fn, v) for k, v in _passed(call, kernel).items()} if fn and call else {}

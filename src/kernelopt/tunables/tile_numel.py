@@ -28,12 +28,16 @@ from libcst.metadata import CodeRange
 
 from kernelopt.tunables.bindings import assigned_once
 from kernelopt.tunables.blocks import dotted, launched, named_args, walk
+from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.knobs import TRITON_MAX_TENSOR_NUMEL
 from kernelopt.tunables.signature import param_names
 
 #: the tensor makers whose first argument is a shape (``tl.zeros((ROWS, BLOCK_N), dtype=...)``)
 _SHAPED = ("zeros", "full", "empty")
+
+#: Whose limit a tile's is where Triton's own (:data:`~kernelopt.tunables.knobs.TRITON_MAX_TENSOR_NUMEL`).
+_TRITON = "in Triton"
 
 #: One side of a tile: a constexpr parameter of the kernel, or an integer literal.
 Side = str | int
@@ -46,7 +50,7 @@ class _Tile:
     sides: tuple[Side, ...]
     node: cst.CSTNode
     most: int = TRITON_MAX_TENSOR_NUMEL  # the most values it may hold
-    by: str = "in Triton"  # whose limit that is
+    by: str = _TRITON  # whose limit that is (:data:`_TRITON`, or the kernel's own static assert)
 
 
 @dataclass(frozen=True)
@@ -271,6 +275,16 @@ def _values(fn: cst.FunctionDef, expr: cst.BaseExpression | None, constants: Map
     return [(value, tests) for value, tests in bound if value is not None]
 
 
+def _listed(kernel: cst.FunctionDef, side: str) -> list[_Value] | None:
+    """Each integer the kernel's own decorators give ``side`` where the launch passes none (an ``@triton.autotune``
+    list's configs, a heuristic's literal, the signature's default: v108); ``None`` where one is no integer."""
+    configs = decorator_configs(kernel)
+    values = [config.get(side) for config in configs or []]
+    if not values or any(v is None for v in values):
+        return None
+    return [(v, ()) for v in dict.fromkeys(values) if v is not None]
+
+
 def _capped(tests: Sequence[cst.BaseExpression], size: str) -> int | None:
     """The largest value ``size`` takes under a row's ``tests`` (``n_cols <= 3000``, ``n_cols < 3001``, conjuncts);
     ``None`` where none bounds it from above."""
@@ -293,6 +307,7 @@ class _Launched:
     computed: tuple[str, _Computed]
     size: str
     labels: dict[str, str]  # a side passed a name of another spelling -> that name (``BLOCK_N=BLOCK``: ``BLOCK``)
+    listed: frozenset[str] = frozenset()  # the sides an autotune list gives (any of its configs may run at any size)
 
 
 def _launched_tiles(
@@ -315,11 +330,15 @@ def _launched_tiles(
             for place, tile in enumerate(_tiles(kernel)):
                 fixed: dict[str, list[_Value]] = {}
                 computed: list[tuple[str, _Computed, str]] = []
+                listed: set[str] = set()
                 for side in tile.sides:
                     if isinstance(side, int):
                         fixed[str(side)] = [(side, ())]
                     elif (values := _values(fn, passed.get(side), constants)) is not None:
                         fixed[side] = values
+                    elif side not in passed and (configs := _listed(kernel, side)) is not None:
+                        fixed[side] = configs
+                        listed.add(side)
                     elif side in passed and (c := _computed(fn, passed[side], constants)) is not None:
                         computed.append((side, *c))
                 if len(computed) == 1 and len(fixed) + 1 == len(tile.sides):
@@ -328,7 +347,7 @@ def _launched_tiles(
                         k: name.value for k in fixed if isinstance(name := passed.get(k), cst.Name) and name.value != k
                     }
                     out[(fn.name.value, at, place)] = _Launched(
-                        kernel.name.value, tile, fixed, (side, reading), size, labels
+                        kernel.name.value, tile, fixed, (side, reading), size, labels, frozenset(listed)
                     )
     return out
 
@@ -366,7 +385,11 @@ def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
         if was is None or was.fixed.keys() != now.fixed.keys() or was.computed[0] != now.computed[0]:
             continue
         side, computed = now.computed
-        held = min(math.prod(v for v, _ in row) for row in itertools.product(*was.fixed.values()))
+        products = [math.prod(v for v, _ in row) for row in itertools.product(*was.fixed.values())]
+        # an autotune list's configs each run at a new key (Triton's autotuner times them all), and a tile past
+        # Triton's limit fails the compile, which it does not skip: the original ran only where its largest did; a
+        # static assert it skips (CompileTimeAssertionFailure), and a table's rows run by size: where its least did
+        held = max(products) if was.listed and now.tile.by == _TRITON else min(products)
         most = now.tile.most
         reach_was = min(computed.most, most // max(held, 1))
         for row in itertools.product(*now.fixed.values()):
