@@ -68,14 +68,15 @@ def test_tiles_chosen_by_branches_read_the_sizes_of_their_conditions() -> None:
 @pytest.mark.timeout(180)
 def test_a_table_of_tiles_chosen_by_branches_is_written_and_correct_at_other_sizes(tmp_path: Path) -> None:
     """The table ``tune`` writes for scaled_mm after the rule above: ``if M <= 150:  # kernelopt: tuned`` after the
-    branches, the tiles' computation the fallback above it and the scale blocks (``block_size_sa = ... else
-    block_size_m``) following the tuned tile; correct at sizes no entry names, odd ones and one above the table."""
+    branches, inside ``if use_heuristic:`` (the caller's own tiles, ``use_heuristic=False``, kept: breaker22's p5),
+    the tiles' computation the fallback above it and the scale blocks (``block_size_sa = ... else block_size_m``)
+    following the tuned tile; correct at sizes no entry names, odd ones and one above the table."""
     from tests.test_breaker_cases import _tune_edit
 
     folder = _copy("scaled_mm", tmp_path)
     written, note = _tune_edit(folder, {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 64})
     assert written is not None, note
-    assert "    if M <= 150:  # kernelopt: tuned\n        block_size_m = 32\n" in written, written
+    assert "        if M <= 150:  # kernelopt: tuned\n            block_size_m = 32\n" in written, written
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 3, "N": 33, "K": 77}, {"M": 200, "N": 130, "K": 129}])
 
@@ -97,7 +98,7 @@ def test_a_table_row_of_what_the_original_computed_is_not_refused_by_the_fit_est
     new = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 64}
     table = TunedTable(size="M", buckets=[Bucket(upto=5, values=ran), Bucket(upto=150, values=new)])
     written = write_table(source, table, limits=limits, ran=[5], kernel="scaled_mm_kernel")
-    assert "    if M <= 5:  # kernelopt: tuned\n        block_size_m = 64\n" in written.new_source
+    assert "        if M <= 5:  # kernelopt: tuned\n            block_size_m = 64\n" in written.new_source
     with pytest.raises(TunableFitError, match="393216 B"):
         write_table(source, table, limits=limits, kernel="scaled_mm_kernel")
     too_big = TunedTable(size="M", buckets=[Bucket(upto=5, values=new), Bucket(upto=150, values=ran)])

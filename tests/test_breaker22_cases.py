@@ -156,6 +156,30 @@ def test_p4_a_candidate_whose_broadcast_tile_passes_triton_s_limit_is_never_prop
     )
 
 
+def test_p5_a_parameter_computed_in_one_branch_is_tuned_in_that_branch() -> None:
+    """Seen on 2026-12-07: the form ``tune`` writes for liger_llama4_rope, Liger's Llama 4 RoPE, whose launcher takes
+    ``BLOCK_SIZE: int = None`` and computes it only ``if BLOCK_SIZE is None:`` (``BLOCK_SIZE, num_warps =
+    _select_kernel_meta(head_dim_half)``; a caller's pinned block is kept in the ``else``). The table ``if
+    head_dim_half <= 100:  # kernelopt: tuned`` was written after the whole ``if`` / ``else``: below 100 half-dimensions
+    it overrode a caller's pinned block, a path the original leaves to the caller (vLLM's ``scaled_mm`` the same:
+    ``use_heuristic=False`` with the caller's tiles). A parameter computed in a branch only gets its tuned lines right
+    after that computation in its branch; a setting computed on every path (``num_warps`` here) keeps its table after
+    the branches."""
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.model import Bucket, TunedTable
+
+    source = (DATA / "liger_llama4_rope" / "kernel.py").read_text()
+    table = TunedTable(size="head_dim_half", buckets=[Bucket(upto=100, values={"BLOCK_SIZE": 32})])
+    written = write_table(source, table, kernel="_llama4_rope_kernel").new_source or ""
+    assert (
+        "    if BLOCK_SIZE is None:\n        BLOCK_SIZE, num_warps = _select_kernel_meta(head_dim_half)\n"
+        "        if head_dim_half <= 100:  # kernelopt: tuned\n            BLOCK_SIZE = 32\n    else:\n"
+    ) in written, written
+    warps = TunedTable(size="head_dim_half", buckets=[Bucket(upto=100, values={"num_warps": 8})])
+    written = write_table(source, warps, kernel="_llama4_rope_kernel").new_source or ""
+    assert "        _, num_warps = _select_kernel_meta(head_dim_half)\n    if head_dim_half <= 100:" in written, written
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the
@@ -204,8 +228,12 @@ def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
     written = written_files(DATA, GPU_PICKS, tmp_path)
     index_add = written["xf_scaled_index_add"].read_text()
     assert "    if num_cols <= 256 * 65535:  # kernelopt: tuned\n" in index_add, index_add
-    rope = written["liger_llama4_rope"].read_text()
-    assert "    if head_dim_half <= 100:  # kernelopt: tuned\n        BLOCK_SIZE = 32\n" in rope, rope
+    rope = written["liger_llama4_rope"].read_text()  # p5: the block's table in its branch, a pinned block kept
+    assert (
+        "        BLOCK_SIZE, num_warps = _select_kernel_meta(head_dim_half)\n"
+        "        if head_dim_half <= 100:  # kernelopt: tuned\n            BLOCK_SIZE = 32\n    else:\n" in rope
+    ), rope
+    assert "    if head_dim_half <= 100:  # kernelopt: tuned\n        num_warps = 4\n" in rope, rope
     gemm = written["mg_bi_matmul"].read_text()
     assert 'torch.float32: {\n            "BLOCK_SIZE_M": 64,\n' in gemm, gemm
     assert "A_LARGE=a.numel() > 2**31," in gemm, gemm

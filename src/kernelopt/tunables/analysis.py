@@ -2564,6 +2564,11 @@ class _Analyzer:
         if found is None:
             return None
         block, index = found
+        if variable in param_names(func.node, posonly=True, kwonly=True) and block[index] is not last:
+            # a parameter computed in a branch only (Liger's ``if BLOCK_SIZE is None: BLOCK_SIZE, num_warps = ...``):
+            # its tuned lines follow that computation in its branch, where the other path keeps the caller's value
+            # (after the whole ``if`` they overrode a caller's pinned block: breaker22's p5)
+            block, index = self.holding_block(block[index], last) or (block, index)
         anchor = block[index]
         if self.span(anchor).end > self.span(la.call).start:
             return None
@@ -2913,6 +2918,21 @@ class _Analyzer:
                 if self._inside(target, inner) and self._inside(launch, inner):
                     return self.anchor(inner.body, target, launch)
             return None
+        return None
+
+    def holding_block(
+        self, stmt: cst.BaseStatement, target: cst.BaseStatement
+    ) -> tuple[Sequence[cst.BaseStatement], int] | None:
+        """The block nested in ``stmt`` whose own statements hold ``target``, with its place there; ``None`` where
+        ``target`` sits in no such block (a loop's body is no branch: ``None`` there too)."""
+        if isinstance(stmt, cst.For | cst.While):
+            return None
+        for inner in child_blocks(stmt):
+            for i, child in enumerate(inner.body):
+                if child is target:
+                    return inner.body, i
+                if self._inside(target, child):
+                    return self.holding_block(child, target)
         return None
 
     def read_tuned(self, stmt: cst.BaseStatement) -> dict[str, Value] | TunedTable | None:
