@@ -26,7 +26,7 @@ def test_v102_a_tile_of_rows_times_a_computed_row_block_keeps_within_triton_s_li
     past what its computed side leaves room for are refused with a line; ``ROWS = 16`` (16 x 65536, the limit) is
     written. A table's row bound by another size (``if n_rows <= 64:`` / ``ROWS = 32``) is refused alike, a row over
     the columns (``if n_cols <= 3000:``, 32 x 4096 at most) written. The same reading holds a ``tl.zeros((ROWS, BLOCK_N))`` accumulator beside ``min(MAX_FUSED,
-    triton.next_power_of_2(n_cols))`` with no assert, and breaker7's decode_split (``BLOCK = 64`` of 32 beside
+    triton.next_power_of_2(n_cols))`` with no assert, ``max(16, ...)`` of it, and breaker7's decode_split (``BLOCK = 64`` of 32 beside
     ``BLOCK_DMODEL = triton.next_power_of_2(Lk)``: head dims past 16384)."""
     import torch
 
@@ -61,6 +61,10 @@ def test_v102_a_tile_of_rows_times_a_computed_row_block_keeps_within_triton_s_li
         .replace("    x = tl.load(", "    acc = tl.zeros((ROWS, BLOCK_N), dtype=tl.float32)\n    x = acc + tl.load(")
     )
     assert "MAX_FUSED = 65536" in capped and "acc = tl.zeros((ROWS, BLOCK_N)" in capped
+    floored = base.replace("= triton.next_power_of_2(n_cols)", "= max(16, triton.next_power_of_2(n_cols))")
+    assert (
+        floored != base and guard_edit(floored, floored.replace("    ROWS = 4\n", "    ROWS = 32\n")).new_source is None
+    )
     capped_refused = guard_edit(capped, capped.replace("    ROWS = 4\n", "    ROWS = 64\n"))
     assert capped_refused.new_source is None and "reaches 65536 where the original runs: 4194304 values" in (
         capped_refused.note or ""

@@ -203,8 +203,8 @@ def _computed(
     fn: cst.FunctionDef, expr: cst.BaseExpression, constants: Mapping[str, int]
 ) -> tuple[_Computed, str] | None:
     """``expr`` read as a side computed from a size, and the size's name: ``triton.next_power_of_2(n)`` (through a
-    local bound once), or ``min(c, ...)`` of one with an integer (a literal or a module constant); ``None`` for any
-    other form."""
+    local bound once), or ``min(c, ...)`` or ``max(c, ...)`` of one with an integer (a literal or a module constant);
+    ``None`` for any other form."""
     local = assigned_once(fn)
     if isinstance(expr, cst.Name) and expr.value in local:
         expr = local[expr.value]
@@ -215,12 +215,13 @@ def _computed(
         bound = _bounded(fn, size.value)
         most = TRITON_MAX_TENSOR_NUMEL if bound is None else 1 << max(bound - 1, 0).bit_length()
         return _Computed(f"triton.next_power_of_2({size.value})", min(most, TRITON_MAX_TENSOR_NUMEL)), size.value
-    if name == "min" and len(expr.args) == 2:
+    if name in ("min", "max") and len(expr.args) == 2:  # a cap, or a floor (``max(16, next_power_of_2(n))``)
+        pick = min if name == "min" else max
         for cap, inner in ((expr.args[0].value, expr.args[1].value), (expr.args[1].value, expr.args[0].value)):
             value = _int(cap) if _int(cap) is not None else constants.get(getattr(cap, "value", ""))
             computed = _computed(fn, inner, constants) if value is not None else None
             if computed is not None and value is not None:
-                return _Computed(computed[0].text, min(computed[0].most, value)), computed[1]
+                return _Computed(computed[0].text, pick(computed[0].most, value)), computed[1]
     return None
 
 
