@@ -130,3 +130,35 @@ def test_z52_the_compiled_figure_keeps_and_says_the_mode_it_was_measured_against
     assert "over torch.compile (eager backend, mode default)," in (reference_headline(eager) or "")
     before = ReferenceSpeedup.model_validate(vs.model_dump(exclude={"compile_backend", "compile_mode"}))
     assert "x over torch.compile, 95 % interval" in (reference_headline(before) or "")  # a record that kept none
+
+
+def test_z53_a_candidate_moving_one_name_of_a_two_name_table_drops_that_name_from_every_row() -> None:
+    """z53 (newuser19's seen item on n126): a per-bucket table an edit wrote setting BLOCK and num_warps, under a
+    candidate that moves BLOCK alone (or num_warps alone), was kept whole: the candidate ran the table's BLOCK at
+    every size a row reaches, its own BLOCK only above them, and was timed as the table. Now each row loses the moved
+    name, for the candidate and for the write alike; a row left with nothing says `pass` (its sizes keep the
+    fallback's other settings) and is still the table's at the next candidate; both names moved: the table goes."""
+    from kernelopt.tunables.guard import guard_edit, strip_stale_guards
+    from tests.test_newuser19_cases import TABLE_KERNEL
+
+    table = TABLE_KERNEL.replace("    BLOCK = 128\n", "    BLOCK = 128\n    num_warps = 4\n").replace(
+        "num_warps=4)", "num_warps=num_warps)"
+    )
+    two = table.replace("        BLOCK = 4096\n", "        BLOCK = 4096\n        num_warps = 16\n").replace(
+        "        BLOCK = 1024\n", "        BLOCK = 1024\n        num_warps = 8\n"
+    )
+    rows = "    if n <= 1000:  # kernelopt: tuned\n{}    elif n <= 4096:  # kernelopt: tuned\n{}    scale_kernel["
+    block = two.replace("BLOCK = 128", "BLOCK = 32")
+    assert rows.format("        num_warps = 8\n", "        num_warps = 16\n") in strip_stale_guards(two, block)
+    warps = two.replace("num_warps = 4", "num_warps = 2")
+    assert rows.format("        BLOCK = 1024\n", "        BLOCK = 4096\n") in strip_stale_guards(two, warps)
+    both = strip_stale_guards(two, block.replace("num_warps = 4", "num_warps = 2"))
+    assert "kernelopt: tuned" not in both and "BLOCK = 32\n    num_warps = 2\n    scale_kernel[" in both
+    written = guard_edit(two, two.replace("BLOCK = 128", "BLOCK = 256")).new_source
+    assert written is not None and rows.format("        num_warps = 8\n", "        num_warps = 16\n") in written
+    # a row that set BLOCK alone: `pass`, and still a row of the table for the candidate after
+    one = table.replace("        BLOCK = 4096\n", "        BLOCK = 4096\n        num_warps = 16\n")
+    emptied = strip_stale_guards(one, one.replace("BLOCK = 128", "BLOCK = 32"))
+    assert rows.format("        pass\n", "        num_warps = 16\n") in emptied
+    later = emptied.replace("num_warps = 4", "num_warps = 2")
+    assert "kernelopt: tuned" not in strip_stale_guards(emptied, later)

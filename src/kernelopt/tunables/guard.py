@@ -3450,9 +3450,10 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
         if c.function is not None
         for tile in _ids(c, c.function)
     }  # every tile the edit moved, for a product of tiles (v41)
+    moved_all = {c.target for _, changes in changed for c in changes if c.target}
     for n, changes in changed:
-        stale = _stale_guard(n[0], {c.target for c in changes if c.target}, new_collector, new, pos)
-        if stale is not None:
+        stale = _stale_guard(n[0], {c.target for c in changes if c.target}, new_collector, new, pos, moved_all)
+        if stale is not None and stale not in splices:  # two moved settings above one table: one splice of it
             splices.append(stale)
         else:
             after = _overriding(n[0], {c.target for c in changes if c.target}, new_collector)
@@ -4249,15 +4250,20 @@ def _stacked(moved: list[tuple[_Change, list[Divides]]], user_if: cst.If, pos: P
 
 
 def _stale_guard(
-    statement: cst.SimpleStatementLine, moved: set[str], collector: _Collector, new: str, pos: Positions
+    statement: cst.SimpleStatementLine,
+    moved: set[str],
+    collector: _Collector,
+    new: str,
+    pos: Positions,
+    moved_all: set[str] | None = None,
 ) -> _Splice | None:
     """The splice that takes the names ``moved`` out of the guard right after ``statement`` (the whole guard when
-    it sets nothing else); ``None`` when no guard there sets one of them."""
+    it sets nothing else), or the names ``moved_all`` (every name the edit moves, ``moved`` by default) out of the
+    per-bucket table after it (:func:`_stale_table`); ``None`` when no guard there sets one of them."""
     after = collector.next_of.get(id(statement)) if moved else None
-    table = _table_names(after)
-    if after is not None and table and table <= moved:  # a per-bucket table an edit wrote, every name it sets moved
-        starts = _line_starts(new)
-        return (starts[pos[after].start.line - 1], starts[pos[after].end.line], "")
+    table = _stale_table(statement, moved, moved_all or moved, collector, new, pos)
+    if table is not None:
+        return table
     values = _guard_values(after)
     if after is None or values is None or not moved & {name for name, _ in values}:
         return None
@@ -4274,30 +4280,75 @@ def _stale_guard(
     return (start, end, f"{header}{indent}{names} = {', '.join(str(v) for _, v in kept)}\n")
 
 
-def _table_names(node: cst.BaseStatement | None) -> set[str]:
-    """The names a per-bucket table an edit wrote sets (``if n <= 1000:  # kernelopt: tuned`` / ``BLOCK = 1024`` /
-    ``elif n <= 4096:  # kernelopt: tuned`` / ``BLOCK = 4096``: ``{"BLOCK"}``): an ``if`` with one ``elif`` or more,
-    each branch marked, its body integer literal settings, no ``else``; empty for any other statement. (A single
-    row is a guard, :func:`_guard_values`.) The literal above it is the fallback, run only above its rows: a
-    candidate that moves every name the table sets runs its configuration at every size with the table spliced out
-    (newuser19 n126: the table kept, every entry ran its rows and the session timed one kernel again and again)."""
+def _stale_table(
+    statement: cst.SimpleStatementLine,
+    moved: set[str],
+    moved_all: set[str],
+    collector: _Collector,
+    new: str,
+    pos: Positions,
+) -> _Splice | None:
+    """The splice that takes the names ``moved_all`` out of the per-bucket table an edit wrote (:func:`_table_rows`)
+    after ``statement``, past the other literal settings between them (``BLOCK = 128`` / ``num_warps = 4`` / the
+    table), when ``statement`` sets a name ``moved`` that the table sets: the whole table when it sets nothing else,
+    else each row without them (a row left with nothing: ``pass``, so the sizes it holds keep the fallback's other
+    settings, not the next row's). A candidate moving BLOCK alone under a table of BLOCK and num_warps kept the table,
+    which ran its BLOCK at every size it reaches: the candidate was timed as the table (newuser19's n126 covered a
+    table of one name only; late27, z53). Every statement of one edit that finds the table gives the same splice."""
+    after = collector.next_of.get(id(statement)) if moved else None
+    while isinstance(after, cst.SimpleStatementLine) and all(
+        (pairs := literal_settings(small)) and not {name for name, _ in pairs} & moved_all for small in after.body
+    ):
+        after = collector.next_of.get(id(after))
+    rows = _table_rows(after)
+    table = {name for _, settings in rows or [] for name, _ in settings}
+    if after is None or rows is None or not table & moved:
+        return None
+    starts = _line_starts(new)
+    rng = pos[after]
+    start, end = starts[rng.start.line - 1], starts[rng.end.line]
+    if table <= moved_all:
+        return (start, end, "")
+    text = []
+    for branch, settings in rows:
+        body = branch.body
+        assert isinstance(body, cst.IndentedBlock)
+        first = pos[body.body[0]].start.line
+        text.append(new[starts[pos[branch].start.line - 1] : starts[first - 1]])  # its `if`/`elif` line, as written
+        line = new[starts[first - 1] : starts[first]]
+        indent = line[: len(line) - len(line.lstrip())]
+        kept = [(name, v.value) for name, v in settings if name not in moved_all]
+        text += [f"{indent}{name} = {value}\n" for name, value in kept] or [f"{indent}pass\n"]
+    return (start, end, "".join(text))
+
+
+def _table_rows(node: cst.BaseStatement | None) -> list[tuple[cst.If, list[tuple[str, cst.Integer]]]] | None:
+    """The rows of a per-bucket table an edit wrote (``if n <= 1000:  # kernelopt: tuned`` / ``BLOCK = 1024`` /
+    ``elif n <= 4096:  # kernelopt: tuned`` / ``BLOCK = 4096``), each branch with its settings: an ``if`` with one
+    ``elif`` or more, each branch marked, its body integer literal settings (or ``pass``, a row a candidate emptied:
+    :func:`_stale_table`), no ``else``; ``None`` for any other statement. (A single row is a guard,
+    :func:`_guard_values`.) The literal above it is the fallback, run only above its rows: a candidate that moves a
+    name the table sets runs its value at every size with the table spliced out of it (newuser19 n126: the table
+    kept, every entry ran its rows and the session timed one kernel again and again)."""
     if not isinstance(node, cst.If) or not isinstance(node.orelse, cst.If):
-        return set()
-    names: set[str] = set()
+        return None
+    rows: list[tuple[cst.If, list[tuple[str, cst.Integer]]]] = []
     branch: cst.BaseStatement | cst.BaseSuite | None = node
     while isinstance(branch, cst.If):
         if not marked_tuned(branch) or not isinstance(branch.body, cst.IndentedBlock):
-            return set()
+            return None
+        settings: list[tuple[str, cst.Integer]] = []
         for stmt in branch.body.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
-                return set()
+                return None
             for small in stmt.body:
                 pairs = literal_settings(small)
-                if not pairs:
-                    return set()
-                names.update(name for name, _ in pairs)
+                if not pairs and not isinstance(small, cst.Pass):
+                    return None
+                settings += pairs or []
+        rows.append((branch, settings))
         branch = branch.orelse
-    return names if branch is None else set()
+    return rows if branch is None and any(settings for _, settings in rows) else None
 
 
 def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
