@@ -71,7 +71,7 @@ def test_z51_optimize_and_tune_of_one_folder_exclude_each_other_and_the_refusal_
         assert main(["optimize", str(folder), "--root", str(root), "--device", "cpu"]) == 2
         assert capsys.readouterr().err == (
             f"kernelopt: error: another kernelopt tune is running on {folder} (pid 4242) since {since}; wait for it "
-            "to end, or stop it: one kernelopt command at a time reads or writes a folder's kernel.py\n"
+            "to end, or stop it: a run reads the kernel.py it writes\n"
         )
         assert not list(root.iterdir()) and _status(folder) == ""  # no workspace made
     finally:
@@ -87,6 +87,52 @@ def test_z51_optimize_and_tune_of_one_folder_exclude_each_other_and_the_refusal_
     monkeypatch.setattr(optimize_cli, "_run", run)
     assert main(["optimize", str(folder), "--root", str(root), "--device", "cpu"]) == 2
     assert held == [True] and not lock.path.exists()
+
+
+def test_z54_two_runs_of_one_folder_share_its_lock_and_a_writer_waits_for_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """z54: z51's lock taken alone refused a second `optimize DIR --name other` (two workspaces of one folder, which
+    ran at once before). A run takes the folder's lock shared: beside another run's hold (another open file of the
+    lock, as another process's) it runs, leaves the lock file to the other, and `tunables --set` (a writer, as `tune`)
+    is refused naming the run still holding it."""
+    import fcntl
+    import os
+
+    import kernelopt.cli.optimize as optimize_cli
+    from kernelopt.cli.app import main
+    from kernelopt.errors import UsageError
+    from kernelopt.workspace import folder_lock
+    from tests.conftest import without_since
+
+    folder = _project(tmp_path)
+    lock = folder_lock(folder, command="optimize", hint="")
+    held: list[bool] = []
+
+    def run(*_: object) -> None:
+        held.append(lock.held_here())
+        raise UsageError("the run's end")
+
+    monkeypatch.setattr(optimize_cli, "_run", run)
+    fd = os.open(lock.path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # the other run, into its own workspace
+        os.write(fd, b"4243 optimize")
+        root = str(tmp_path / "root")
+        assert main(["optimize", str(folder), "--root", root, "--name", "other", "--device", "cpu"]) == 2
+        assert held == [True] and lock.path.exists(), capsys.readouterr().err  # the other's hold, left to it
+        os.ftruncate(fd, 0)  # as the other run wrote it (this one's start wrote its own pid there)
+        os.pwrite(fd, b"4243 optimize", 0)
+        capsys.readouterr()
+        assert main(["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set", "BLOCK=512"]) == 2
+        assert without_since(capsys.readouterr().err) == (
+            f"kernelopt: error: another kernelopt optimize is running on {folder} (pid 4243); wait for it to end, "
+            "then set the knob\n"
+        )
+        assert _status(folder) == ""
+    finally:
+        os.close(fd)
+        lock.path.unlink()
 
 
 def test_z52_the_compiled_figure_keeps_and_says_the_mode_it_was_measured_against() -> None:

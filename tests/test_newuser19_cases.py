@@ -321,6 +321,8 @@ def test_n128_n131_on_a_gpu_an_add_at_its_roofline_stops_after_v0_in_ncu_s_terms
     assert code == 0, captured.err[-3000:]
     said = json.loads(captured.out)
     assert isinstance(said.get("speedup_vs_compiled"), float), {k: v for k, v in said.items() if "compil" in k}
+    vs = said["record"]["performance"]["speedup_vs_reference"]  # the mode it was measured against (late27, z52)
+    assert (vs["compile_backend"], vs["compile_mode"]) == ("inductor", "max-autotune"), vs
 
 
 def test_n132_a_relative_import_in_an_installed_package_is_told_its_absolute_name(

@@ -119,6 +119,9 @@ class RunLock:
         command: the kernelopt command that takes it (named in a refusal).
         hint: what the refused one can do.
         path: the lock file, where not beside the target (:func:`folder_lock`'s, in the shared lock folder).
+        reading: taken shared (``LOCK_SH``), by a command that reads the folder's kernel file and must not see it
+            written while it runs (``optimize DIR``): any number of them hold it at once, and it excludes the writers
+            (``tune``, ``tunables --set``), which take it alone.
     """
 
     _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # lock file -> (fd, depth), this process's locks
@@ -130,9 +133,11 @@ class RunLock:
         command: str = "optimize",
         hint: str = "wait for it or stop it; the journal lets the next run continue",
         path: Path | None = None,
+        reading: bool = False,
     ) -> None:
         self.target = Path(target).expanduser().resolve()
-        self.shared = path is not None  # a lock file of the shared lock folder (a user's folder's, :func:`folder_lock`)
+        self.in_lock_folder = path is not None  # a user's folder's, in the shared lock folder (:func:`folder_lock`)
+        self.reading = reading
         self.path = path if path is not None else self.target.parent / f".{self.target.name}.lock"
         self.command = command
         self.hint = hint
@@ -160,14 +165,14 @@ class RunLock:
                 f"its state) in {parent}",
                 hint="move or rename that file and run again",
             ) from None
-        if self.shared:
+        if self.in_lock_folder:
             _share(parent, 0o1777)  # every user's locks of a shared folder lie here, as in /tmp
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-            if self.shared:
+            if self.in_lock_folder:
                 _share(fd, 0o666)  # another user's tune of the same folder opens it after a kill -9 of this one
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, (fcntl.LOCK_SH if self.reading else fcntl.LOCK_EX) | fcntl.LOCK_NB)
             except BlockingIOError:
                 said = _holder_said(fd)
                 since = os.fstat(fd).st_mtime
@@ -237,7 +242,10 @@ class RunLock:
             return
         del self._held[self.path]
         try:
-            self.path.unlink(missing_ok=True)
+            # a reader removes the file only when it holds it alone (no other reader's hold on it: the exclusive
+            # lock is had at once); another reader's next start would take a new file beside its hold
+            if not self.reading or _alone(fd):
+                self.path.unlink(missing_ok=True)
         except PermissionError:  # another user's file in the shared lock folder (sticky): it stays, and holds nobody
             pass
         fcntl.flock(fd, fcntl.LOCK_UN)
@@ -254,6 +262,15 @@ class RunLock:
 PROBE_WAIT_S = 0.1
 """How long :meth:`RunLock.holder`, a probe (a status line, a listing), reads a held lock file found empty again: the
 holder's pid is written a moment after it takes the lock; a probe is not held up the second a refused start may wait."""
+
+
+def _alone(fd: int) -> bool:
+    """True when the shared hold on ``fd`` is the only one (it becomes exclusive at once)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def _holder_said(fd: int, wait_s: float = 1.0) -> str:
@@ -315,7 +332,7 @@ def stage_lock(root: Path, command: str) -> RunLock:
     return RunLock(root, command=command, hint="wait for it or stop it: a stage run beside it writes into its version")
 
 
-def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
+def folder_lock(folder: Path, *, command: str, hint: str, reading: bool = False) -> RunLock:
     """The run lock of a user's kernel folder, the one every command that writes its kernel.py takes (``tune``,
     ``tunables --set``; on a workspace it is the lock ``optimize`` holds, beside it under its root). ``tunables --set``
     took none, and wrote kernel.py under a running ``tune``, whose session then ended with nothing written (fault
@@ -329,13 +346,14 @@ def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
         folder: the folder that holds the kernel file.
         command: the kernelopt command that takes it (named in a refusal).
         hint: what the refused one can do.
+        reading: taken shared, by a command that only reads the kernel file (:class:`RunLock`'s ``reading``).
     """
     folder = Path(folder).expanduser().resolve()
     if looks_like_workspace(folder):
-        return RunLock(folder, command=command, hint=hint)
+        return RunLock(folder, command=command, hint=hint, reading=reading)
     key = hashlib.sha256(os.fsencode(folder)).hexdigest()[:16]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", folder.name)[:40] or "root"
-    return RunLock(folder, command=command, hint=hint, path=locks_folder() / f"{name}-{key}.lock")
+    return RunLock(folder, command=command, hint=hint, path=locks_folder() / f"{name}-{key}.lock", reading=reading)
 
 
 def locks_folder() -> Path:
@@ -358,10 +376,11 @@ def _share(where: int | Path, mode: int) -> None:
 
 
 @contextmanager
-def kernel_locks(kernel: Path, *, command: str, hint: str) -> Iterator[None]:
-    """The folder locks (:func:`folder_lock`) of a kernel file a command writes: the folder its name is in and, when
-    it is a symbolic link into another folder, the folder of the file it names, which a write changes (two folders
-    whose kernel.py link to one file were tuned at once, each under its own lock; faults7, f10).
+def kernel_locks(kernel: Path, *, command: str, hint: str, reading: bool = False) -> Iterator[None]:
+    """The folder locks (:func:`folder_lock`) of a kernel file a command writes (or, ``reading``, reads and must not
+    see written: taken shared): the folder its name is in and, when it is a symbolic link into another folder, the
+    folder of the file it names, which a write changes (two folders whose kernel.py link to one file were tuned at
+    once, each under its own lock; faults7, f10).
 
     Raises:
         UsageError: another kernelopt process holds one of them (its pid in the message).
@@ -373,7 +392,7 @@ def kernel_locks(kernel: Path, *, command: str, hint: str) -> Iterator[None]:
         folders.append(real)
     with ExitStack() as held:
         for folder in folders:
-            held.enter_context(folder_lock(folder, command=command, hint=hint))
+            held.enter_context(folder_lock(folder, command=command, hint=hint, reading=reading))
         yield
 
 

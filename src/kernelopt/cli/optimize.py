@@ -375,7 +375,8 @@ def _folder_locks(path: Path, workspace: Path) -> AbstractContextManager[None]:
     run; none where the run is on its workspace (whose lock is the folder's). ``tune DIR`` beside ``optimize DIR``
     took one lock each, the folder's and the workspace's: it wrote DIR/kernel.py while the run worked from the copy it
     had taken, and the run's last line still said DIR/kernel.py was as the user left it (newuser19's seen item;
-    late27, z51).
+    late27, z51). Taken shared: a run only reads the folder, so two runs of it into two workspaces (``--name``) still
+    run at once, and a writer waits for both (z54).
 
     Raises:
         UsageError: a tune or a ``tunables --set`` holds the folder (its pid and start in the message).
@@ -388,7 +389,8 @@ def _folder_locks(path: Path, workspace: Path) -> AbstractContextManager[None]:
     return kernel_locks(
         folder / "kernel.py",
         command="optimize",
-        hint="wait for it to end, or stop it: one kernelopt command at a time reads or writes a folder's kernel.py",
+        hint="wait for it to end, or stop it: a run reads the kernel.py it writes",
+        reading=True,
     )
 
 
