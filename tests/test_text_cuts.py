@@ -13,8 +13,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kernelopt"
 #: abbreviated commits and digests, not cut texts.
 RAW_CUT = re.compile(r"[\w)\]]\[:\s*(?!1[26]\])\d{2,4}\]")
 #: Slices that are not texts shown to anyone: names made into folder names (opening.py, batch/problems.py's
-#: workspace name of its own), bytes bounded before they are decoded (and then cut by the rule), a binary check.
-NOT_TEXT = ("loop/opening.py", "batch/problems.py", ".decode(", 'b"\\x00" in')
+#: workspace name of its own, workspace.py's name of a folder's workspace and of its lock), bytes bounded before
+#: they are decoded (and then cut by the rule), a binary check.
+NOT_TEXT = ("loop/opening.py", "batch/problems.py", "workspace.py", ".decode(", 'b"\\x00" in')
 
 
 def test_no_module_cuts_a_text_by_hand() -> None:
