@@ -266,7 +266,6 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     pinned = (listed / "kernel.py").read_text().replace('{"ROWS": 4}', '{"ROWS": 32}')
     (listed / "plain.py").write_text(pinned)
     listed_plain = correct_on_device(listed, [past], judge, kernel_py=listed / "plain.py")
-    assert all(v is not True and "numel" in str(v) for v in listed_plain.values()), listed_plain  # v108, as tune wrote
     budget = Path(shutil.copytree(VARIANTS / "rows_static_budget", tmp_path / "rows_static_budget"))
     (budget / "plain.py").write_text((budget / "kernel.py").read_text().replace("    ROWS = 2\n", "    ROWS = 8\n"))
     past_budget = {"n_rows": 1, "n_cols": 8193}
@@ -287,13 +286,14 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     (tiles / "now.py").write_text(guard_edit(tiled, tiled.replace("    BLOCK_N = 1024\n", row)).new_source or "")
     wide = {"M": 1, "N": 256 * 65535 + 1}
     v107 = {k: correct_on_device(tiles, [wide], judge, kernel_py=tiles / f"{k}.py") for k in ("before", "now")}
-    print("v104", heads_original, heads_table, "v107", v107)
+    print("v104", heads_original, heads_table, "v107", v107, "v108", listed_plain)
     assert all(v is not True for v in v107["before"].values()), v107  # 65536 programs on the second axis
     assert all(v is True for v in v107["now"].values()), v107
     assert all(v is True for v in heads_original.values()), heads_original
     assert all(v is not True for v in heads_table.values()), heads_table  # 80000 programs on the second axis
     assert all(v is True for v in original.values()), original
     assert all(v is True for v in sixteen.values()), sixteen
-    assert all(v is not True and "numel" in str(v) for v in plain.values()), plain
+    assert all(v is not True for v in plain.values()), plain  # a 32 x 65536 tile: past Triton's limit
+    assert all(v is not True for v in listed_plain.values()), listed_plain  # v108, as tune wrote it
     assert all(v is True for v in budget_original.values()), budget_original
     assert all(v is not True for v in budget_plain.values()), budget_plain  # its own static assert
