@@ -247,3 +247,20 @@ def test_b56_the_tuning_engine_s_check_reads_the_reference_s_rounding_as_the_gat
     candidate, verdict = load_candidate(loaded, folder / "kernel.py")
     assert candidate is not None and check_run(loaded, candidate, verdict).reason is None
     assert loaded.gate_high, "the float64 run made for the recheck"
+    # a reference that computes something else in float64 (a branch on the dtype) gives no reading: the own run stays
+    # the truth, and a kernel computing the float64 branch's result still fails
+    branching = Path(shutil.copytree(DATA / "splitk_sharp_softmax", tmp_path / "branching"))
+    reference = branching / "reference.py"
+    reference.write_text(
+        reference.read_text().replace(
+            "        return torch.softmax(",
+            "        if a.dtype == torch.float64:\n            a = a * 2\n        return torch.softmax(",
+        )
+    )
+    kernel = branching / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("y * (100.0", "y * (200.0"))
+    loaded = LoadedProblem.load(Problem(reference_py=reference, kernel_py=kernel), "cpu")
+    loaded.build(ProblemShape(kwargs={}))
+    candidate, verdict = load_candidate(loaded, kernel)
+    assert candidate is not None and "beyond tolerance" in (check_run(loaded, candidate, verdict).reason or "")
+    assert loaded.gate_high is False

@@ -43,6 +43,7 @@ from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
 
 if TYPE_CHECKING:
+    from kernelopt.harness.branches import OwnCode
     from kernelopt.harness.compare import OutputCheck
     from kernelopt.harness.inplace import InPlaceContract, InputPrints
 
@@ -389,20 +390,29 @@ class LoadedProblem:
         before a sharp softmax and a batched inverse by QR "beyond tolerance" at the code net's sizes (break22 b56).
         ``None``: not made."""
         if self.gate_high is None:
+            import torch
+
+            from kernelopt.harness.branches import LineTrace, OwnCode, other_lines
             from kernelopt.harness.compare import prepare_pair
+            from kernelopt.harness.inputs import clone_tree
 
             ref = self.ref_model if self.ref_model is not None else self.reference_callable(self.device)
+            own = OwnCode(getattr(self.reference, "__file__", None))
             with _running(self.watch, "reference.py's reference in float64"):
-                high, _ = self._placed_high(ref)
+                with LineTrace(own) as native, torch.set_grad_enabled(self.form.takes_gradients):
+                    ref(*clone_tree(self.inputs))  # the lines its own dtype runs, to tell a branch on the dtype
+                high, _ = self._placed_high(ref, own)
             self.gate_high = False
-            if high is not None:
+            # a run that took another path (a branch on the dtype) computes something else: no reading of the
+            # reference's rounding, the own run stays the truth (the gate's rule, worker._high_took_the_same_path)
+            if high is not None and not other_lines(native.lines, high.lines):
                 prepared = prepare_pair(
                     self.expected, high.outputs, dtype_hint=self.problem.dtype_hint, atol=self.atol, rtol=self.rtol
                 )
                 self.gate_high = (high.outputs, prepared)
         return self.gate_high or None
 
-    def _placed_high(self, ref: Callable[..., Any]) -> tuple[Any, str | None]:
+    def _placed_high(self, ref: Callable[..., Any], own: OwnCode | None = None) -> tuple[Any, str | None]:
         """The reference's run in float64 (:func:`kernelopt.harness.highrun.run_high`, the gate's run) where it fits
         on the device beside the problem (:func:`kernelopt.harness.footprint.place_check`), and ``None`` otherwise
         (or where it runs in neither float64 nor float32), with why it did not fit."""
@@ -416,7 +426,7 @@ class LoadedProblem:
         if not place.high:
             return None, place.high_skipped
         with torch.set_grad_enabled(self.form.takes_gradients):
-            return highrun.run_high(ref, self.inputs, {}), None  # a module's float64 copy: for this run only
+            return highrun.run_high(ref, self.inputs, {}, own=own), None  # a module's float64 copy: this run only
 
     def _integer_outputs_high(self, ref: Callable[..., Any]) -> Any:
         """The reference's outputs with each integer one (a quantizer's int8, not a bool) taken from its run in
