@@ -21,6 +21,7 @@ from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
     REFERENCE_LABEL,
     BenchReport,
+    CaseBench,
     CaseTiming,
     TimingMethod,
     VersionTiming,
@@ -57,12 +58,10 @@ def test_b50_a_hang_is_cut_at_the_batch_s_limit_per_problem_and_named(
     assert reference.reason == "ran past the batch's limit of 4 s per problem (killed in importing reference.py)"
 
 
-def test_b51_a_batch_row_says_how_the_kernel_and_the_pytorch_baseline_were_timed() -> None:
-    """b51: a batch row gave the kernel's and the reference's latencies, the speedup over eager with its interval,
-    and over torch.compile with no interval, and never how any of them was timed (the record's `timing_method` stayed
-    in the workspace; the reference's own method, which differs from the kernel's where no CUDA graph captures it,
-    was kept nowhere). A timing as a GPU's gate reads it: the kernel graphed, eager batched (its capture failed),
-    torch.compile graphed; the row and its CSV say each method and the compile speedup's interval."""
+def reference_timed_case() -> tuple[CaseBench, BenchReport]:
+    """A primary case as a GPU's gate reads it, and its bench report: the kernel (10-11 us) and torch.compile (14-15.5
+    us) graphed, the reference as written (29-31 us) batched (its capture failed), 24 samples of 10 launches each
+    (b51; late27's z52 reads the compiled figure of it)."""
     kernel = [10.0, 11.0, 10.5, 10.2] * 6
     eager = [30.0, 31.0, 29.0, 30.5] * 6
     compiled = [15.0, 14.0, 15.5, 14.5] * 6
@@ -82,7 +81,16 @@ def test_b51_a_batch_row_says_how_the_kernel_and_the_pytorch_baseline_were_timed
         ],
     )
     case = _case_bench(timing, "v0", None, 2.0)
-    report = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+    return case, BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+
+
+def test_b51_a_batch_row_says_how_the_kernel_and_the_pytorch_baseline_were_timed() -> None:
+    """b51: a batch row gave the kernel's and the reference's latencies, the speedup over eager with its interval,
+    and over torch.compile with no interval, and never how any of them was timed (the record's `timing_method` stayed
+    in the workspace; the reference's own method, which differs from the kernel's where no CUDA graph captures it,
+    was kept nowhere). A timing as a GPU's gate reads it: the kernel graphed, eager batched (its capture failed),
+    torch.compile graphed; the row and its CSV say each method and the compile speedup's interval."""
+    case, report = reference_timed_case()
     perf = _performance(report, case, None, None, None, None, [])
     graphed = "cuda_graph, 10 launch(es)/sample, 24 samples, L2 flushed before each sample"
     assert perf.timing_method == graphed

@@ -141,29 +141,13 @@ def test_z52_the_compiled_figure_keeps_and_says_the_mode_it_was_measured_against
     recorded with the backend and mode, and said with them where it is printed: the headline (optimize's summary,
     the report's), the report's reference line, validate's table. A timing as a gate reads it, no kernel run."""
     from kernelopt.cli.validate import _against
-    from kernelopt.harness.gate import _case_bench, _performance
-    from kernelopt.harness.model import (
-        COMPILED_REFERENCE_LABEL,
-        REFERENCE_LABEL,
-        BenchReport,
-        CaseTiming,
-        TimingMethod,
-        VersionTiming,
-    )
-    from kernelopt.memory.model import CorrectnessStatus, IterationRecord, ReferenceSpeedup
+    from kernelopt.harness.gate import _performance
+    from kernelopt.memory.model import IterationRecord, ReferenceSpeedup
     from kernelopt.report.headline import reference_headline
     from kernelopt.report.sections import reference_line
+    from tests.test_break22_cases import reference_timed_case
 
-    def timed(label: str, samples: list[float]) -> VersionTiming:
-        return VersionTiming(label=label, samples_us=samples, method=TimingMethod.CUDA_GRAPH, launches_per_sample=10)
-
-    versions = [
-        timed(REFERENCE_LABEL, [30.0, 31.0, 29.0, 30.5] * 6),
-        timed(COMPILED_REFERENCE_LABEL, [15.0, 14.0, 15.5, 14.5] * 6),
-        timed("v0", [10.0, 11.0, 10.5, 10.2] * 6),
-    ]
-    case = _case_bench(CaseTiming(index=0, label="n=4096", interleaved=True, versions=versions), "v0", None, 2.0)
-    report = BenchReport(ok=True, status=CorrectnessStatus.PASS, cases=[case])
+    case, report = reference_timed_case()
     perf = _performance(report, case, None, None, None, None, [], compiled_with=("inductor", "max-autotune"))
     record = IterationRecord.model_validate({"version": "v0", "performance": perf.model_dump()})  # as stored
     vs = record.performance.speedup_vs_reference
