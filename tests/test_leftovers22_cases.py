@@ -343,5 +343,33 @@ def test_l21_a_config_chosen_by_size_is_a_table_by_that_size(form: str, tmp_path
                 x = torch.randn(n)
                 assert torch.equal(module.run(x), x * 2.0), n
     shape = (DATA / "cfg_index" / "kernel.py").read_text()  # a shape (x.shape's n) stays a size as before
-    shape = shape.replace("    n = x.numel()\n", "    n = x.shape[0]\n").replace("cfg = [1024, 4]", "cfg = [n, 4]")
+    shape = shape.replace("    n = x.numel()\n", "    n = x.shape[0]\n").replace("BLOCK=cfg[0]", "BLOCK=min(cfg[0], n)")
     assert {t.key: t for t in discover_source(shape)}["scale_kernel:BLOCK"].size_names == ["n"]
+
+
+# ------------------------------------------------- l22: a setting read from literals alone is tuned as one value
+
+
+def test_l22_a_setting_read_from_a_local_table_of_literals_is_one_value_for_every_size() -> None:
+    """cfg_index's ``BLOCK=cfg[0]`` of ``cfg = [1024, 4]``: after l15 `tune` still left it, "computed (cfg[0]) from no
+    size of the problem ..., which no SHAPES entry names as a size: a table ... needs one" (a table's fallback is
+    for a value computed from the problem; this one is the same at every size). Now discovery reads its value (1024,
+    ``CONSTANT_SOURCE``), the session's pick is one value written after the hoisted line as a literal's is (not a
+    table), and the written text reads back the same way, so a second tune moves it again."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.knobs import CONSTANT_SOURCE
+    from kernelopt.tuning.folder import _computed
+
+    source = (DATA / "cfg_index" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(source)}
+    block, warps = found["scale_kernel:BLOCK"], found["scale_kernel:num_warps"]
+    assert (block.value, warps.value) == (1024, 4)
+    assert block.value_source == warps.value_source == CONSTANT_SOURCE
+    assert not _computed(block) and not _computed(warps)
+    written = apply_source(source, {"scale_kernel:BLOCK": 8192}).new_source
+    again = {t.key: t for t in discover_source(written)}["scale_kernel:BLOCK"]
+    assert again.value == 8192 and again.value_source == CONSTANT_SOURCE and again.size_names == []
+    assert not _computed(again)
+    chosen = (DATA / "cfg_chosen" / "kernel.py").read_text()  # chosen by size: a table's, as l21 says
+    assert _computed({t.key: t for t in discover_source(chosen)}["scale_kernel:BLOCK"])

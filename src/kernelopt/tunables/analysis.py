@@ -58,6 +58,7 @@ from kernelopt.tunables.kernel_params import parameter_kernel
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
+    CONSTANT_SOURCE,
     LAUNCH_OPTIONS,
     LOOP_OPTIONS,
     absent_options,
@@ -2388,6 +2389,9 @@ class _Analyzer:
             computed = None
         elif tuned is not None:
             kind, refused = TunableKind.COMPUTED_SETTING, None
+            constant = self.constant_value(self.computation(expr, la.func), la.func) if la.func is not None else None
+            if not size_names and constant is not None:  # read from literals alone: one value at every size (l22)
+                value, site.value_source = constant, CONSTANT_SOURCE
             if tuned.variable in tuned.values:
                 value = tuned.values[tuned.variable]
             if isinstance(expr, cst.Name) and la.func is not None:
@@ -2616,7 +2620,7 @@ class _Analyzer:
         size_names = [
             n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device and n not in called
         ]
-        return region, size_names
+        return region, self.chosen_sizes(size_names, func, in_scope)
 
     def chosen_reads(
         self, func: _FuncInfo, binds: list[_Binding], seen: set[str], conditions_first: bool = False
@@ -2788,12 +2792,12 @@ class _Analyzer:
 
     def chooses(self, value: cst.BaseExpression, func: _FuncInfo) -> bool:
         """Whether ``value`` picks one of a table of literals (``configs[1]``, ``configs[n >= 8192]`` of a list of
-        literals bound once, either of a conditional expression's branches) or packs values (a tuple, a list), not a
-        size (``x.shape[1]``)."""
+        literals bound once, a row of literals, either of a conditional expression's branches), not a size
+        (``x.shape[1]``)."""
         if isinstance(value, cst.IfExp):
             return self.chooses(value.body, func) and self.chooses(value.orelse, func)
-        if isinstance(value, cst.Tuple | cst.List):  # a pack of values (``cfg = [n_block, 4]``) is no size itself
-            return True
+        if isinstance(value, cst.Tuple | cst.List):  # a row of literals written out
+            return self.literals_only(value)
         if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
             table = value.value.value
             if table in func.locals:
@@ -2811,7 +2815,31 @@ class _Analyzer:
         binds = func.locals.get(name, [])
         if len(binds) != 1 or binds[0].value is None or binds[0].chained or self.mutated(name, func):
             return False
-        return self.literals_only(binds[0].value)
+        # a table of literals; a literal alone (``num_warps = 2``) is a knob of its own, read as one
+        return isinstance(binds[0].value, cst.List | cst.Tuple | cst.Dict) and self.literals_only(binds[0].value)
+
+    def computation(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> cst.BaseExpression:
+        """What a setting passed as ``expr`` is computed by: a name's one binding the user wrote (the tuned lines
+        after it left out: ``BLOCK = cfg[0]``'s ``cfg[0]``), else ``expr`` itself."""
+        if not isinstance(expr, cst.Name) or func is None:
+            return expr
+        own = [b for b in func.locals.get(expr.value, []) if not b.tuned]
+        return own[0].value if len(own) == 1 and own[0].value is not None and not own[0].chained else expr
+
+    def constant_value(self, expr: cst.BaseExpression, func: _FuncInfo) -> int | None:
+        """The integer ``expr`` reads from literals ``func`` binds once (``cfg[0]`` or ``cfg["BLOCK"]`` of ``cfg =
+        [1024, 4]``, :meth:`constant`): the value at every size; ``None`` for anything else."""
+        if not (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1):
+            return None
+        index = expr.slice[0].slice
+        if not isinstance(index, cst.Index) or not self.constant(expr.value.value, func):
+            return None
+        try:
+            table = ast.literal_eval(self.module.code_for_node(func.locals[expr.value.value][0].value).strip())
+            found = table[ast.literal_eval(self.code(index.value))]
+        except (ValueError, TypeError, SyntaxError, KeyError, IndexError, MemoryError, RecursionError):
+            return None
+        return found if is_int(found) else None
 
     def literals_only(self, value: cst.BaseExpression) -> bool:
         """Whether ``value`` is literals alone (``[(1024, 4), (4096, 8)]``, ``{"BLOCK": 1024}``), as Python reads

@@ -397,6 +397,9 @@ def resource_problems(values: Mapping[str, Value | None], limits: ResourceLimits
 #: CUDA C++ Programming Guide, "Thread Block Clusters").
 ABSENT_OPTION_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
 ABSENT_OPTION_SOURCE = "Triton's default when the launch leaves it out (triton.Config / CUDAOptions)"
+CONSTANT_SOURCE = "an element of literals the launching function binds once (cfg = [1024, 4])"
+"""The ``value_source`` of a setting computed from constants alone (``BLOCK=cfg[0]`` of a local ``cfg = [1024, 4]``):
+the same at every size, so one value picked for every size is as general as it (leftovers22, l22)."""
 
 
 def clusters_supported(gpu: str | None) -> bool:
