@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +44,7 @@ from kernelopt.loop.protocols import (
 )
 from kernelopt.memory.model import CorrectnessStatus, GateResult, QualityGate, version_label
 from kernelopt.planning.plan import Plan
-from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
+from kernelopt.profiling.reuse import reuse_unchanged, source_digests, write_stamp
 from kernelopt.profiling.timing_only import CPU_TIMER, timing_only_finding
 from kernelopt.report.baseline import BaselineRenderer as ReportBaselineRenderer
 from kernelopt.stages.backends import build_implementer, build_planner
@@ -157,18 +158,21 @@ class HarnessGate:
     (:func:`kernelopt.tuning.code_net.check_code_change`), in Stage 3's check, so that one wrong there fails the
     check and the implementer gets its repair attempt with the size named (leftovers22 l18; break21's b43 cast it in
     Stage 4 alone, after the timing, where a failure only reverts). The gate reads the verdict of the same bytes
-    again (one net a rewrite), and casts it itself for a kernel.py no check saw."""
+    again (one net a rewrite), and casts it itself for a kernel no check saw. A verdict is kept for the bytes of every
+    file the kernel is built and checked from (:func:`kernelopt.profiling.reuse.source_digests`), not kernel.py's
+    alone: a plan may change a helper module and leave kernel.py as it was, and the verdict of the kernel before was
+    read as the new one's (review22, r21)."""
 
     def __init__(self, *, device: str | None = None, net: bool = False) -> None:
         self.device = device
         self.net = net
-        self._verdicts: dict[bytes, _NetRead] = {}  # kernel.py's bytes -> the net's reading of them
+        self._verdicts: dict[str, _NetRead] = {}  # the sources' digest -> the net's reading of that kernel
 
     def check_correctness(self, workspace: Workspace) -> CorrectnessReport:
         report = check_correctness(workspace, device=self.device)
         if not self.net or not report.passed:
             return report
-        read = self._net(workspace, f"check-{hashlib.sha256(workspace.kernel_py.read_bytes()).hexdigest()[:12]}")
+        read = self._net(workspace, None)
         if read.failed is None:
             return report
         return report.model_copy(update={"passed": False, "status": CorrectnessStatus.FAIL, "message": read.failed})
@@ -180,10 +184,13 @@ class HarnessGate:
             return report
         return self._netted(workspace, report)
 
-    def _net(self, workspace: Workspace, label: str) -> _NetRead:
-        """The net's reading of kernel.py as it is now, cast once for its bytes (``label``: the session folder's)."""
+    def _net(self, workspace: Workspace, label: str | None) -> _NetRead:
+        """The net's reading of the kernel as it is now, cast once for the bytes of its sources (``label``: the
+        session folder's; ``None``, Stage 3's: ``check-`` and the sources' digest, so a changed helper gets a folder
+        of its own, not the session of the kernel before)."""
         written = workspace.kernel_py.read_bytes()
-        known = self._verdicts.get(written)
+        key = hashlib.sha256(json.dumps(source_digests(workspace.root), sort_keys=True).encode()).hexdigest()
+        known = self._verdicts.get(key)
         if known is not None:
             return known
         try:
@@ -199,7 +206,7 @@ class HarnessGate:
                     original.decode("utf-8", "replace"),
                     written.decode("utf-8", "replace"),
                     device=self.device,
-                    session_dir=workspace.state_dir / "net" / label,
+                    session_dir=workspace.state_dir / "net" / (label or f"check-{key[:12]}"),
                     size_scale=HarnessSettings.from_env(None, device=self.device).size_scale,
                 )
             except KerneloptError as exc:  # the bench worker could not start, the problem does not fit: no verdict
@@ -208,7 +215,7 @@ class HarnessGate:
                 line = net.line().replace("the written kernel", "the kernel", 1)
                 failed = f"correct at the timed sizes only: {line}" if net.failed is not None else None
                 read = _NetRead(failed=failed, note=net.line() if net.checks and failed is None else None)
-        self._verdicts[written] = read
+        self._verdicts[key] = read
         return read
 
     def _netted(self, workspace: Workspace, report: GateReport) -> GateReport:

@@ -48,16 +48,19 @@ def _sources(root: Path) -> list[str]:
     return sorted(out)
 
 
+def source_digests(root: Path) -> dict[str, str]:
+    """The SHA-256 of each file the kernel is built and checked from: ``kernel.py``, ``reference.py`` and every other
+    source file under ``root`` (a plan may change ``helpers.cu`` or a helper module and leave ``kernel.py`` alone).
+    Two readings of one kernel are interchangeable only where these are equal (a profile; the net's verdict of an
+    agent's rewrite, :class:`kernelopt.loop.wiring.HarnessGate`)."""
+    names = dict.fromkeys(["kernel.py", "reference.py", *_sources(root)])
+    return {name: hashlib.sha256((root / name).read_bytes()).hexdigest() for name in names if (root / name).is_file()}
+
+
 def kernel_stamp(workspace: Workspace, *, fast: bool, gpu: str | None) -> dict[str, object]:
     """What makes two profiles interchangeable: the kernel, reference and other source files, the metric
     set, the GPU."""
-    names = dict.fromkeys(["kernel.py", "reference.py", *_sources(workspace.root)])
-    digest = {
-        name: hashlib.sha256((workspace.root / name).read_bytes()).hexdigest()
-        for name in names
-        if (workspace.root / name).is_file()
-    }
-    return {"sha256": digest, "fast": fast, "gpu": gpu, "tools": _tool_versions()}
+    return {"sha256": source_digests(workspace.root), "fast": fast, "gpu": gpu, "tools": _tool_versions()}
 
 
 def _tool_versions() -> dict[str, str | None]:

@@ -1,0 +1,52 @@
+"""review22: this session's diff reviewed (docs/faults.md, "This session's diff reviewed (review22, 2026-12-07)")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+# ------------------------------------------------- r21: the net's verdict is kept for every source, not kernel.py's
+
+
+def test_r21_the_net_s_verdict_of_a_rewrite_is_not_read_for_a_changed_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """l18 kept the net's verdict of an agent's rewrite by kernel.py's bytes, for Stage 3's check and the gate. A plan
+    may change a helper module (``aux_files_of``) and leave kernel.py as it was: the verdict of the kernel before
+    (a pass) was read for the new one, whose helper the net never ran. Now it is kept by the digest of every source
+    the kernel is built and checked from; the same sources still read the kept verdict (one net a rewrite)."""
+    from kernelopt.loop import wiring
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "kernel.py").write_text("from helper import scale\n")
+    (root / "reference.py").write_text("SHAPES = [{'n': 4}]\n")
+    (root / "helper.py").write_text("scale = 2\n")
+    cast: list[tuple[str, str]] = []
+
+    def check_code_change(folder: Path, original: str, written: str, **kw: object) -> SimpleNamespace:
+        helper = (folder / "helper.py").read_text()
+        cast.append((helper, Path(str(kw["session_dir"])).name))
+        wrong = "3" in helper  # the helper changed wrong at a size SHAPES does not name
+        said = "the written kernel fails at n=5" if wrong else "checked at sizes the SHAPES entries do not name"
+        return SimpleNamespace(failed=said if wrong else None, checks=[said], line=lambda: said)
+
+    monkeypatch.setattr(wiring, "check_code_change", check_code_change)
+    workspace = SimpleNamespace(
+        root=root,
+        kernel_py=root / "kernel.py",
+        state_dir=root / ".kernelopt",
+        memory=SimpleNamespace(read=lambda _v: SimpleNamespace(git_commit_hash="v0")),
+        kernel_at=lambda _ref, _v: b"the kernel as written\n",
+    )
+    gate = wiring.HarnessGate(device="cpu", net=True)
+    assert gate._net(workspace, None).failed is None  # type: ignore[arg-type]
+    assert gate._net(workspace, "v1").failed is None  # type: ignore[arg-type]  # the same sources: read again
+    assert len(cast) == 1
+    (root / "helper.py").write_text("scale = 3\n")  # kernel.py's bytes as they were
+    read = gate._net(workspace, None)  # type: ignore[arg-type]
+    assert read.failed is not None and read.failed.startswith("correct at the timed sizes only"), read
+    assert [h for h, _ in cast] == ["scale = 2\n", "scale = 3\n"]
+    assert cast[0][1] != cast[1][1] and all(name.startswith("check-") for _, name in cast)  # a session folder each
