@@ -167,6 +167,7 @@ class RunLock:
             ) from None
         if self.in_lock_folder:
             _share(parent, 0o1777)  # every user's locks of a shared folder lie here, as in /tmp
+        deadline = time.monotonic() + TAKE_WAIT_S
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             if self.in_lock_folder:
@@ -174,6 +175,10 @@ class RunLock:
             try:
                 fcntl.flock(fd, (fcntl.LOCK_SH if self.reading else fcntl.LOCK_EX) | fcntl.LOCK_NB)
             except BlockingIOError:
+                if time.monotonic() < deadline:  # an ending reader's instant alone (``_alone``): open it again
+                    os.close(fd)
+                    time.sleep(0.01)
+                    continue
                 said = _holder_said(fd)
                 since = os.fstat(fd).st_mtime
                 os.close(fd)
@@ -258,6 +263,11 @@ class RunLock:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
+
+TAKE_WAIT_S = 0.2
+"""How long a start tries again before it is refused: a reader that ends holds the lock alone for an instant, to tell
+whether it may remove the file (``_alone``), and a start refused in that instant named a run that was ending (late29,
+z70). A lock held by a running command is still refused, this much later."""
 
 PROBE_WAIT_S = 0.1
 """How long :meth:`RunLock.holder`, a probe (a status line, a listing), reads a held lock file found empty again: the

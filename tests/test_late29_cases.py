@@ -1,0 +1,57 @@
+"""late29: the lock's holes (docs/faults.md, "The lock's holes (late29, 2026-12-07)"). Each case holds a lock file
+through another open file of it, as another process's hold is to the kernel (``flock`` is per open file)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+
+def _hold(path: Path, how: int, said: bytes = b"") -> int:
+    """Another holder of ``path``: a file descriptor of its own, ``how`` (``LOCK_SH``/``LOCK_EX``) taken, ``said``
+    written as that holder writes its record."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    fcntl.flock(fd, how | fcntl.LOCK_NB)
+    if said:
+        os.write(fd, said)
+    return fd
+
+
+def test_z70_a_start_in_an_ending_reader_s_instant_alone_is_not_refused(tmp_path: Path) -> None:
+    """z70: a run releasing its shared hold makes it exclusive for an instant, to tell whether it is the last (and may
+    remove the file); a start in that instant was refused, naming the run that was ending. A start now tries again for
+    a moment (``TAKE_WAIT_S``): the ending reader's instant (its exclusive hold, the file removed, the hold given back
+    50 ms on) lets it in, on the file made after; a lock held on is still refused, that moment later."""
+    from kernelopt.errors import UsageError
+    from kernelopt.workspace import TAKE_WAIT_S, folder_lock
+
+    folder = tmp_path / "add"
+    lock = folder_lock(folder, command="optimize", hint="", reading=True)
+    lock.path.parent.mkdir(parents=True, exist_ok=True)
+    ending = _hold(lock.path, fcntl.LOCK_EX, f"{os.getpid()} optimize\n".encode())
+
+    def end() -> None:
+        lock.path.unlink()
+        os.close(ending)
+
+    ends = threading.Timer(0.05, end)
+    ends.start()
+    try:
+        with lock:
+            assert lock.held_here() and lock.path.exists()
+    finally:
+        ends.join()
+    held = _hold(lock.path, fcntl.LOCK_EX, b"4242 tune\n")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(UsageError, match=r"kernelopt tune is running on .* \(pid 4242\)"):
+            lock.acquire()
+        assert TAKE_WAIT_S <= time.monotonic() - t0 < TAKE_WAIT_S + 1.5
+    finally:
+        os.close(held)
+        lock.path.unlink()
