@@ -1,8 +1,8 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
-tile's values at sizes ``SHAPES`` never names (v102), past the kernel's own ``tl.static_assert`` budget (v103), or
-its side given by an autotune config (v108); a per-bucket table's row over one size, where what the tile must meet
-is bounded by no one size (v104-v106) or by another size than the row's (v107)."""
+tile's values at sizes ``SHAPES`` never names (v102), past the kernel's own ``tl.static_assert`` budget (v103, v109:
+a side that is a size itself), or its side given by an autotune config (v108); a per-bucket table's row over one
+size, where what the tile must meet is bounded by no one size (v104-v106) or by another size than the row's (v107)."""
 
 from __future__ import annotations
 
@@ -104,6 +104,21 @@ def test_v103_a_tile_the_kernel_s_static_assert_budgets_keeps_within_it_where_th
     row = "    ROWS = 2\n    if n_cols <= 3000:  # kernelopt: tuned\n        ROWS = 16\n"
     by_cols = guard_edit(base, base.replace("    ROWS = 2\n", row))
     assert by_cols.new_source is not None and row in by_cols.new_source, by_cols.note
+
+
+def test_v109_a_tile_side_that_is_a_size_itself_keeps_within_the_kernel_s_budget() -> None:
+    """v109 (tokens_budget: ``BLOCK_T = 32`` tokens of the whole head dimension, ``D`` a ``tl.constexpr`` passed as the
+    size itself, ``T, D = x.shape`` under ``assert D <= 1024``, the tile held by ``tl.static_assert(BLOCK_T * D <=
+    32768)``; SHAPES D 64 and 128): ``BLOCK_T = 64`` was written plainly with the rules on, the net "correct at
+    T=129,D=128, ..., T=100,D=512" (its power size, 4 times the largest entry), and fails its own static assert at D
+    = 1024, which the original (32 x 1024) scales. A side the launch passes as a size unpacked from a shape is read as
+    the computed side, bounded by the launcher's assert: refused; ``BLOCK_T = 16`` written."""
+    base = (VARIANTS / "tokens_budget" / "kernel.py").read_text()
+    refused = guard_edit(base, base.replace("    BLOCK_T = 32\n", "    BLOCK_T = 64\n"))
+    assert refused.new_source is None, refused.new_source
+    assert "by its tl.static_assert, and D reaches 1024 where the original runs: 65536 values" in (refused.note or "")
+    smaller = guard_edit(base, base.replace("    BLOCK_T = 32\n", "    BLOCK_T = 16\n"))
+    assert smaller.new_source is not None and "    BLOCK_T = 16\n" in smaller.new_source, smaller.note
 
 
 def test_v108_a_tile_side_an_autotune_config_gives_is_read_as_the_launch_s() -> None:

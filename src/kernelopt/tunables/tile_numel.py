@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from kernelopt.tunables.bindings import assigned_once
+from kernelopt.tunables.bindings import assigned_once, rebound
 from kernelopt.tunables.blocks import dotted, launched, named_args, walk
 from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
@@ -199,13 +199,37 @@ def _bounded(fn: cst.FunctionDef, size: str) -> int | None:
     return min(bounds, default=None)
 
 
+def _shape_names(fn: cst.FunctionDef) -> set[str]:
+    """The names ``fn`` binds once to a tensor's size: unpacked from a ``.shape`` (``T, D = x.shape``), or one of its
+    items (``D = x.shape[-1]``, ``D = x.size(1)``)."""
+    out: set[str] = set()
+    again = rebound(fn)
+    for node in walk(fn.body):
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0].target, node.value
+        if isinstance(value, cst.Subscript):
+            value = value.value
+        elif isinstance(value, cst.Call) and dotted(value.func).split(".")[-1] == "size":
+            value = cst.Attribute(value=cst.Name("x"), attr=cst.Name("shape"))
+        if not (isinstance(value, cst.Attribute) and value.attr.value == "shape"):
+            continue
+        names = [e.value for e in target.elements] if isinstance(target, cst.Tuple | cst.List) else [target]
+        out |= {n.value for n in names if isinstance(n, cst.Name) and n.value not in again}
+    return out
+
+
 def _computed(
     fn: cst.FunctionDef, expr: cst.BaseExpression, constants: Mapping[str, int]
 ) -> tuple[_Computed, str] | None:
-    """``expr`` read as a side computed from a size, and the size's name: ``triton.next_power_of_2(n)`` (through a
-    local bound once), or ``min(c, ...)`` or ``max(c, ...)`` of one with an integer (a literal or a module constant);
-    ``None`` for any other form."""
+    """``expr`` read as a side computed from a size, and the size's name: the size itself (:func:`_shape_names`),
+    ``triton.next_power_of_2(n)`` (through a local bound once), or ``min(c, ...)`` or ``max(c, ...)`` of one with an
+    integer (a literal or a module constant); ``None`` for any other form."""
     local = assigned_once(fn)
+    if isinstance(expr, cst.Name) and expr.value in _shape_names(fn):  # a size itself (``T, D = x.shape``: v109)
+        bound = _bounded(fn, expr.value)
+        most = TRITON_MAX_TENSOR_NUMEL if bound is None else min(bound, TRITON_MAX_TENSOR_NUMEL)
+        return _Computed(expr.value, most), expr.value
     if isinstance(expr, cst.Name) and expr.value in local:
         expr = local[expr.value]
     if not isinstance(expr, cst.Call):
@@ -412,7 +436,8 @@ def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
             return (
                 f"{names}{where} does not cover every size the original {olds} handled (the tile ({sides}) of "
                 f"{now.kernel} at line {positions[now.tile.node].start.line} holds at most {most} "
-                f"values {now.tile.by}, and {side} = {computed.text} reaches {reach} where the original runs: "
+                f"values {now.tile.by}, and {side if computed.text == side else f'{side} = {computed.text}'} "
+                f"reaches {reach} where the original runs: "
                 f"{grown * reach} values), and no guard by a size is written for a bound that falls as the tile "
                 "grows: not written"
             )
