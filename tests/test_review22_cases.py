@@ -50,3 +50,34 @@ def test_r21_the_net_s_verdict_of_a_rewrite_is_not_read_for_a_changed_helper(
     assert read.failed is not None and read.failed.startswith("correct at the timed sizes only"), read
     assert [h for h, _ in cast] == ["scale = 2\n", "scale = 3\n"]
     assert cast[0][1] != cast[1][1] and all(name.startswith("check-") for _, name in cast)  # a session folder each
+
+
+# ------------------------------------------------- r22: tune's float64 re-check reads an overflow as the gate does
+
+
+def test_r22_tune_s_recheck_reads_an_overflow_inside_the_reference_as_the_gate_does(tmp_path: Path) -> None:
+    """b56 checked a candidate refused on its values again with the reference's float64 run, the gate's reading; it
+    read the reference's own error from that pair alone, where the gate reads it from a run rounding as fp16 does
+    without its range when an operation overflowed (x8). x8's ``x / nan_to_num(x.sum(1))`` in fp16: the recheck
+    widened the tolerance x176 and a candidate 10 % off passed tune's check (and so the code net), which the gate
+    fails. Now both read the one rule (``highrun.rounded_reading``): the 10 % candidate fails, the reference's own code
+    and a float32 quotient pass, as in the gate (x8's test)."""
+    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from tests.test_verdicts22_cases import _OWN_QUOTIENT, _SUMS, QUOTIENTS
+
+    (tmp_path / "reference.py").write_text(_SUMS.format(cls="Model", body=_OWN_QUOTIENT))
+    (tmp_path / "kernel.py").write_text(_SUMS.format(cls="ModelNew", body=_OWN_QUOTIENT))
+    loaded = LoadedProblem.load(
+        Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py"), "cpu"
+    )
+    loaded.build(ProblemShape(kwargs={}))
+    for name, (body, passes) in sorted(QUOTIENTS.items()):
+        candidate_py = tmp_path / f"candidate_{len(name)}.py"
+        candidate_py.write_text(_SUMS.format(cls="ModelNew", body=body))
+        candidate, verdict = load_candidate(loaded, candidate_py)
+        assert candidate is not None, verdict
+        reason = check_run(loaded, candidate, verdict).reason
+        assert (reason is None) is passes, (name, reason)
+        if not passes:
+            assert reason is not None and "beyond tolerance" in reason and "rel_err 0.1" in reason, reason

@@ -940,22 +940,23 @@ def _rounded_stats(
     reference.py's own tolerance, nothing widened, no overflow, a run that fails or takes other lines of the
     reference's code than its own run, ``lines``): the check reads its statistics as before. ``run``: the seed's
     inputs and random state."""
-    import torch
-
-    from kernelopt.harness.compare import prepare_pair
-    from kernelopt.harness.inputs import tensors_in
-
-    low = {t.dtype for t in tensors_in(ref_native) if t.dtype in (torch.float16, torch.bfloat16)}
-    if len(low) != 1 or subject.atol is not None or subject.rtol is not None:
+    if subject.atol is not None or subject.rtol is not None:
         return None
-    stats = prepare_pair(ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint)
-    if not any(s is not None and "widened" in s.tolerance.basis for s in stats):
-        return None
-    dtype = low.pop()
     inputs, seed = run
-    rounded = highrun.run_rounded(subject.ref, inputs, subject.hi_cache, dtype, seed=seed, own=subject.own)
-    if rounded is None or not rounded.overflowed or rounded.lines != lines:
+    reading = highrun.rounded_reading(
+        subject.ref,
+        inputs,
+        subject.hi_cache,
+        ref_native,
+        ref_hi,
+        dtype_hint=ctx.job.dtype_hint,
+        lines=lines,
+        seed=seed,
+        own=subject.own,
+    )
+    if reading is None:
         return None
+    stats, dtype = reading
     name = str(dtype).removeprefix("torch.")
     ctx.warn_once(
         "rounded-reference",
@@ -963,7 +964,7 @@ def _rounded_stats(
         f"the tolerance reads the reference's rounding from a run rounding as {name} does without that range, and "
         "its own run's value is one answer",
     )
-    return prepare_pair(ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, rounded_obj=rounded.outputs)
+    return stats
 
 
 def _kept_for_kernel(ctx: _Ctx, subject: _Checked, ref: _ReferenceRun, inputs: list[Any]) -> _Kept:
