@@ -39,7 +39,7 @@ def test_z50_a_tune_s_lock_leaves_the_user_s_tree_as_it_was(tmp_path: Path) -> N
     lock = folder_lock(folder, command="tune", hint="")
     with kernel_locks(folder / "kernel.py", command="tune", hint=""):
         assert _status(folder) == ""  # nothing new in the user's tree, not even an ignored file
-        assert lock.held_here() and lock.path.parent == locks_folder() and lock.path.read_text().endswith(" tune")
+        assert lock.held_here() and lock.path.parent == locks_folder() and lock.path.read_text().endswith(" tune\n")
     assert not lock.path.exists()
     assert _status(folder) == "" and sorted(p.name for p in tmp_path.iterdir()) == ["proj"]
 

@@ -55,3 +55,46 @@ def test_z70_a_start_in_an_ending_reader_s_instant_alone_is_not_refused(tmp_path
     finally:
         os.close(held)
         lock.path.unlink()
+
+
+def test_z71_a_refusal_names_the_runs_that_hold_a_shared_lock_not_the_last_to_start(tmp_path: Path) -> None:
+    """z71: runs of one folder share its lock file and each wrote its pid there over the other's: a writer refused
+    while two held it named the one that started last, and went on naming it after it ended while the other ran on.
+    Each holder now adds its record (pid, start, command) and a refusal names those whose pid holds the lock in the
+    kernel's table: the run still holding it, or each of them when several do."""
+    from kernelopt.errors import UsageError
+    from kernelopt.workspace import folder_lock
+    from tests.conftest import without_since
+
+    folder = tmp_path / "add"
+    lock = folder_lock(folder, command="tune", hint="")
+    lock.path.parent.mkdir(parents=True, exist_ok=True)
+    me, hour_ago = os.getpid(), int(time.time()) - 3600
+    since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(hour_ago))
+    first = _hold(lock.path, fcntl.LOCK_SH, f"{me} {hour_ago} optimize\n".encode())  # runs on
+    try:
+        later = _hold(lock.path, fcntl.LOCK_SH, f"4243 {time.time():.0f} optimize\n".encode())
+        os.close(later)  # started last, ended: its record stays in the file the first still holds
+        line = f"another kernelopt optimize is running on {folder} (pid {me}) since {since}"
+        with pytest.raises(UsageError) as refused:
+            lock.acquire()
+        assert refused.value.one_line() == line
+        assert lock.holder() == line
+        second = _hold(lock.path, fcntl.LOCK_SH, f"{me} {time.time():.0f} optimize\n".encode())
+        try:
+            said = lock.holder()
+            assert said is not None and without_since(said) == (
+                f"2 kernelopt runs hold {folder}: optimize (pid {me}), optimize (pid {me})"
+            )
+        finally:
+            os.close(second)
+        with folder_lock(folder, command="optimize", hint="", reading=True):  # a start adds its record to the others'
+            assert [line.split(" ")[0] for line in lock.path.read_text().splitlines()] == [
+                str(me),
+                "4243",
+                str(me),
+                str(me),
+            ]
+    finally:
+        os.close(first)
+        lock.path.unlink()

@@ -111,8 +111,8 @@ class RunLock:
 
     ``kernelopt tune`` takes the same lock on the folder it tunes (a task folder or a workspace), so two
     tunes, or a tune and an optimize, never write one kernel.py at once; a task folder's lock file lies in the shared
-    lock folder, not beside it (:func:`folder_lock`). The file holds the holder's PID and command, for the refusal's
-    one line.
+    lock folder, not beside it (:func:`folder_lock`). The file holds each holder's record (PID, start, command; a
+    writer's alone, the readers' one a line), for the refusal's one line (:func:`_live_holders`).
 
     Args:
         target: the workspace folder, or the folder ``tune`` writes into (it need not exist yet).
@@ -169,7 +169,7 @@ class RunLock:
             _share(parent, 0o1777)  # every user's locks of a shared folder lie here, as in /tmp
         deadline = time.monotonic() + TAKE_WAIT_S
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             if self.in_lock_folder:
                 _share(fd, 0o666)  # another user's tune of the same folder opens it after a kill -9 of this one
             try:
@@ -180,9 +180,11 @@ class RunLock:
                     time.sleep(0.01)
                     continue
                 said = _holder_said(fd)
-                since = os.fstat(fd).st_mtime
-                os.close(fd)
-                raise UsageError(self._running(said, since), hint=self.hint) from None
+                try:
+                    running = self._running(_live_holders(fd, said), os.fstat(fd).st_mtime)
+                finally:
+                    os.close(fd)
+                raise UsageError(running, hint=self.hint) from None
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
@@ -190,9 +192,10 @@ class RunLock:
             if same:
                 break
             os.close(fd)  # the holder released and removed it after we opened it: take the new one
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()} {self.command}".encode())  # for a refusal; the lock holds without it
+        try:  # for a refusal (the lock holds without it): a writer's record alone, a reader's after the others'
+            if not self.reading:
+                os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()} {time.time():.0f} {self.command}\n".encode())  # one write: appended whole
         except OSError:
             pass
         self._held[self.path] = (fd, 1)
@@ -213,28 +216,28 @@ class RunLock:
         except OSError:
             return None  # no lock file: nobody holds it
         try:
-            st = os.fstat(fd)
-            locks = Path("/proc/locks").read_text()
-            node = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-            if not any(line.split()[1:2] == ["FLOCK"] and node in line.split() for line in locks.splitlines()):
-                return None
+            if not _flock_pids(fd):
+                return None  # held by nobody, or no table to read
             # its holder writes its pid just after taking the lock: read in that instant, read again, briefly (a
             # probe waits no longer than PROBE_WAIT_S, where a refused start waits up to a second; leftovers21 l13)
             said = _holder_said(fd, PROBE_WAIT_S)
-            return self._running(said, os.fstat(fd).st_mtime)
+            return self._running(_live_holders(fd, said), os.fstat(fd).st_mtime)
         except OSError:
             return None  # no table to read
         finally:
             os.close(fd)
 
-    def _running(self, said: str, since: float) -> str:
-        """The holder, from what its lock file says (``<pid> <command>``) and when it wrote that (the file's time):
-        ``another kernelopt optimize is running on <target> (pid 8949) since 2026-12-07 05:04:36 UTC``. Without the
-        time, a refused user could not tell a run started a moment ago from one left running for a day (late27,
-        z51)."""
-        pid, _, command = said.strip().partition(" ")
-        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(since))
-        return f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'}) since {when}"
+    def _running(self, holders: list[tuple[str, str, float]], since: float) -> str:
+        """The holders, from their records in the lock file (:func:`_live_holders`) and when each wrote its own:
+        ``another kernelopt optimize is running on <target> (pid 8949) since 2026-12-07 05:04:36 UTC``; runs sharing
+        it, each: ``2 kernelopt runs hold <target>: optimize (pid 8949) since ..., optimize (pid 8950) since ...``.
+        Without the time, a refused user could not tell a run started a moment ago from one left running for a day
+        (late27, z51); a record without its time (or none) is dated by the file's, ``since``."""
+        if len(holders) > 1:
+            each = ", ".join(f"{command or 'optimize'} (pid {pid}) since {_utc(t)}" for pid, command, t in holders)
+            return f"{len(holders)} kernelopt runs hold {self.target}: {each}"
+        pid, command, when = holders[0] if holders else ("?", "", since)
+        return f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid}) since {_utc(when)}"
 
     def release(self) -> None:
         """Give the lock back (the last release of this process removes the file)."""
@@ -281,6 +284,41 @@ def _alone(fd: int) -> bool:
     except BlockingIOError:
         return False
     return True
+
+
+def _utc(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+
+def _flock_pids(fd: int) -> set[str] | None:
+    """The pids the kernel's table of locks (``/proc/locks``) names as holding a ``flock`` on ``fd``'s file (none:
+    nobody holds it); ``None`` where the table cannot be read."""
+    try:
+        st = os.fstat(fd)
+        table = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    node = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    fields = (line.split() for line in table.splitlines())
+    return {f[4] for f in fields if len(f) > 5 and f[1] == "FLOCK" and f[5] == node}
+
+
+def _live_holders(fd: int, said: str) -> list[tuple[str, str, float]]:
+    """The records (``<pid> <time> <command>`` a line, the time left out by a writer before late29) of the lock file
+    ``fd`` whose pid holds the lock now, as ``(pid, command, time)``. Runs sharing a folder's lock each add their
+    record, and one that ended left its own: a refusal named the run that started last, ended or not (late29, z71).
+    Where no record's pid is in the kernel's table (or it cannot be read), the last record, as the file said before."""
+    since = os.fstat(fd).st_mtime
+    records: list[tuple[str, str, float]] = []
+    for line in said.splitlines():
+        pid, _, rest = line.strip().partition(" ")
+        stamp, _, command = rest.partition(" ")
+        try:
+            records.append((pid, command, float(stamp)))
+        except ValueError:
+            records.append((pid, rest, since))
+    pids = _flock_pids(fd) or set()
+    return [r for r in records if r[0] and r[0] in pids] or [r for r in records if r[0]][-1:]
 
 
 def _holder_said(fd: int, wait_s: float = 1.0) -> str:
