@@ -216,19 +216,22 @@ def test_a_claim_stands_only_when_its_re_time_repeats_it() -> None:
         assert all(e.retime_speedup is not None and abs(e.retime_speedup / factor - 1) < 0.2 for e in kept_real)
 
 
-def test_a_claim_without_its_re_time_or_not_repeated_is_not_made() -> None:
+def test_a_claim_not_repeated_is_not_made_and_one_not_re_timed_only_on_its_own_strong_test() -> None:
     import random
 
     from kernelopt.harness.decision import describe_speedup
-    from kernelopt.harness.stats import Verdict, claim_text, claims, compare_retimed
+    from kernelopt.harness.stats import UNREPEATED_ALPHA, Verdict, claim_text, claims, compare_retimed
 
     rng = random.Random(7)
     a, b = _run(rng, 10, 2.0)
     assert claims([a, b], 1, 2.0) and not claims([a, a], 1, 2.0)
     assert not claims([[0.0] * len(a), b], 1, 2.0)  # a sample below the timer's resolution: no comparison
     unconfirmed = compare_retimed(a, b, [], [], 2.0)  # the worker could not re-time (no time left)
-    assert unconfirmed.verdict is Verdict.NO_CHANGE and unconfirmed.confirmed is False
-    assert "not re-timed: no claim" in describe_speedup(unconfirmed)
+    # a real 2x at p below UNREPEATED_ALPHA stands on its own test, nothing repeated it (late28 z60: a weaker claim
+    # with no re-time is still none, test_late28_cases)
+    assert unconfirmed.p_value is not None and unconfirmed.p_value < UNREPEATED_ALPHA
+    assert unconfirmed.verdict is Verdict.IMPROVEMENT and unconfirmed.confirmed is False
+    assert "not re-timed: kept, its p below 0.001 alone" in describe_speedup(unconfirmed)
     same_a, same_b = _run(rng, 10)
     taken_back = compare_retimed(a, b, same_a, same_b, 2.0)  # the re-time saw no difference
     assert taken_back.verdict is Verdict.NO_CHANGE and taken_back.confirmed is False
@@ -269,7 +272,10 @@ def test_the_gate_re_times_a_claim_and_keeps_a_real_one(tmp_path: Path) -> None:
     versions = raw.timings[0].versions
     assert all(len(v.retime_samples_us) == len(v.samples_us) and v.retime_samples_us for v in versions)
     said = describe_speedup(speedup)
-    assert "; re-timed, p " in said and f"{speedup.retime_speedup:.3f}x" not in said  # one figure (verdicts22 x4)
+    # one figure (verdicts22 x4): the re-time's is not said after the first's and its interval (a real 0.5x re-times
+    # near the first, so its figure may equal one of theirs to three digits: late28 saw 0.516x in 0.515-0.519x on main)
+    tested = said.split(" ABBA blocks, ", 1)[1]
+    assert "; re-timed, p " in tested and f"{speedup.retime_speedup:.3f}x" not in tested
 
 
 def test_the_re_time_is_read_by_a_sign_test_a_preempted_block_cannot_undo() -> None:
