@@ -98,3 +98,27 @@ def test_z71_a_refusal_names_the_runs_that_hold_a_shared_lock_not_the_last_to_st
     finally:
         os.close(first)
         lock.path.unlink()
+
+
+def test_z72_a_killed_holder_s_lock_file_is_removed_by_a_later_take_and_a_held_one_is_not(tmp_path: Path) -> None:
+    """z72: a holder killed (``kill -9``) leaves its file in the shared lock folder, holding nobody, for good: one a
+    folder ever tuned. A later take of any folder's lock removes the files held by nobody and untouched for
+    ``STALE_AFTER_S``: a killed holder's goes; one another holder holds (as old) stays, as does one just made."""
+    from kernelopt.workspace import STALE_AFTER_S, folder_lock
+
+    killed, held, new = (folder_lock(tmp_path / name, command="tune", hint="").path for name in ("a", "b", "c"))
+    killed.parent.mkdir(parents=True, exist_ok=True)
+    old = time.time() - 2 * STALE_AFTER_S
+    os.close(_hold(killed, fcntl.LOCK_EX, f"4244 {old:.0f} tune\n".encode()))  # its holder gone, the file left
+    holder = _hold(held, fcntl.LOCK_SH, f"{os.getpid()} {old:.0f} optimize\n".encode())
+    new.touch()
+    try:
+        for path in (killed, held):
+            os.utime(path, (old, old))
+        with folder_lock(tmp_path / "d", command="tune", hint=""):
+            assert not killed.exists() and held.exists() and new.exists()
+        assert held.read_text() == f"{os.getpid()} {old:.0f} optimize\n"  # not touched
+    finally:
+        os.close(holder)
+        for path in (killed, held, new):
+            path.unlink(missing_ok=True)

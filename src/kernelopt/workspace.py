@@ -167,6 +167,7 @@ class RunLock:
             ) from None
         if self.in_lock_folder:
             _share(parent, 0o1777)  # every user's locks of a shared folder lie here, as in /tmp
+            _remove_stale(parent)
         deadline = time.monotonic() + TAKE_WAIT_S
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
@@ -284,6 +285,45 @@ def _alone(fd: int) -> bool:
     except BlockingIOError:
         return False
     return True
+
+
+STALE_AFTER_S = 60.0
+"""A lock file in the shared lock folder untouched this long, and held by nobody, is a killed holder's: removed."""
+
+
+def _remove_stale(folder: Path) -> None:
+    """Remove the lock files in ``folder`` (the shared lock folder) that a holder killed before its release left: held
+    by nobody and untouched for ``STALE_AFTER_S``. Each lay there for good, one a folder ever tuned (late29, z72).
+
+    Never one a process holds: a file the kernel's table names as held is not touched; another is taken alone (a
+    holder's hold refuses that) and removed only while so held and still the file at its path, by the same rule a
+    release removes its own. A taker that opened it before meets the file gone and takes a new one
+    (:meth:`RunLock.acquire`'s same-file check), and one refused in that instant tries again (``TAKE_WAIT_S``); the
+    age keeps a file just made, not yet locked, out of the way. Another user's file (the folder is sticky) stays."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if not entry.name.endswith(".lock") or not entry.is_file(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_AFTER_S:
+                continue
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            if _flock_pids(fd):
+                continue  # held: never taken, not even for an instant
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(entry.path, follow_symlinks=False).st_ino:
+                os.unlink(entry.path)
+        except OSError:  # held after all (BlockingIOError), gone, or another user's
+            pass
+        finally:
+            os.close(fd)
 
 
 def _utc(t: float) -> str:
