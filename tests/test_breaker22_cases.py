@@ -180,6 +180,34 @@ def test_p5_a_parameter_computed_in_one_branch_is_tuned_in_that_branch() -> None
     assert "        _, num_warps = _select_kernel_meta(head_dim_half)\n    if head_dim_half <= 100:" in written, written
 
 
+def test_p6_a_list_entry_the_fit_refuses_leaves_the_list_judged_by_its_others() -> None:
+    """Seen on 2026-12-07: ``tune --device cpu --budget-wall-s 420`` on mg_mla_rope, Megatron's MLA RoPE, whose list
+    holds ``BLOCK_H`` 1 to 128 keyed on ``["emb_dim", "head_num"]``. At entries of 2 to 16 heads (and 33 positions)
+    the space's fit refuses 128 ("larger than the problem"), and one entry that is no configuration of the space made
+    the whole list no list: the session's current was the list's first entry, "current BLOCK_H=1, 4163000 us" for the
+    three entries, where the list as written runs its autotuner's pick (16 at 33 positions x 16 heads: 0.14 s a call
+    against BLOCK_H=1's 3.9 s in the interpreter), and any pick would have been called about 27x faster. An entry
+    the fit refuses is left out and said; the list is judged by its other entries' fastest at each shape."""
+    from types import SimpleNamespace
+
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tuning.folder import list_configs, list_note
+    from kernelopt.tuning.launch import space_from_tunables
+
+    text = (DATA / "mg_mla_rope" / "kernel.py").read_text()
+    sizes = {"S": 33, "B": 3, "H": 16, "NOPE": 32, "EMB": 32}
+    space = space_from_tunables(discover_source(text), source=text, problem_sizes=sizes)
+    assert space.fit_rules == ("tile <= problem: BLOCK_H <= 64",), space.fit_rules
+    entries = [SimpleNamespace(knob_values=lambda b=b: {"BLOCK_H": b}) for b in (1, 2, 4, 8, 16, 32, 64, 128)]
+    listed = SimpleNamespace(configs=entries, key=["emb_dim", "head_num"])
+    prepared = SimpleNamespace(keyed_list=listed, space=space, budget=SimpleNamespace(candidates=lambda n: 24))
+    assert [c.as_dict()["BLOCK_H"] for c in list_configs(prepared)] == [1, 2, 4, 8, 16, 32, 64]  # type: ignore[arg-type]
+    assert list_note(prepared) == (  # type: ignore[arg-type]
+        "the keyed list's BLOCK_H=128 (BLOCK_H=128 > 64: larger than the problem): never timed here, so the current "
+        "latency at each shape is the fastest of its other configurations'"
+    )
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

@@ -1553,11 +1553,12 @@ def list_note(prepared: PreparedFolder) -> str | None:
     """The line that says a keyed autotune list is judged as one configuration: it holds more distinct
     configurations than :func:`list_most`, so the current configuration is one entry on every shape (its
     autotuner's pick at the first shape, else its first), not what the autotuner picks at each key (tunegaps11);
-    ``None`` otherwise."""
+    else the line naming the list's configurations the fit leaves out of the current (:func:`list_unfit`); ``None``
+    otherwise."""
     out = _list_entries(prepared)
     most = list_most(prepared)
     if len(out) <= most:
-        return None
+        return list_unfit(prepared)
     return (
         f"the keyed autotune list holds {len(out)} distinct configurations, more than the {most} a session of this "
         "budget times as the kernel as written: the current configuration is one entry (its autotuner's pick at the "
@@ -1569,7 +1570,11 @@ def list_note(prepared: PreparedFolder) -> str | None:
 
 def _list_entries(prepared: PreparedFolder) -> list[Config]:
     """The distinct configurations of the keyed autotune list the kernel runs (:func:`list_configs`), in the list's
-    order; ``[]`` when there is none or one of them is no configuration of the space."""
+    order; ``[]`` when there is none or one of them is no configuration of the space's knobs. One the space's fit
+    refuses (a tile larger than every entry's problem, one past the GPU's resources) is left out, as the session
+    never times it (:func:`list_unfit`): Megatron's MLA RoPE lists ``BLOCK_H`` 1 to 128, and at entries of 2 to 16
+    heads its 128 was no configuration of the space, so the whole list was judged as its first entry, "the current
+    BLOCK_H=1" at 4.16 s where the list as written runs 16 at about 0.1 s (breaker22's p6)."""
     listed = prepared.keyed_list
     if listed is None:
         return []
@@ -1580,11 +1585,35 @@ def _list_entries(prepared: PreparedFolder) -> list[Config]:
         if any(n not in values for n in space.names):
             return []
         config = Config.of({n: values[n] for n in space.names})
-        if space.problems(config):
+        if space.illegal(config):
             return []
-        if config not in out:
+        if config not in out and not space.fit_problems(config):
             out.append(config)
     return out
+
+
+def list_unfit(prepared: PreparedFolder) -> str | None:
+    """The line naming the keyed list's configurations the space's fit refuses, which the current latency (the
+    fastest of the others at each shape) leaves out (:func:`_list_entries`); ``None`` where there is none or the list
+    is not judged as a list."""
+    listed = prepared.keyed_list
+    if listed is None or not list_configs(prepared):
+        return None
+    space = prepared.space
+    unfit: dict[Config, tuple[str, ...]] = {}
+    for entry in listed.configs:
+        values = entry.knob_values()
+        config = Config.of({n: values[n] for n in space.names if n in values})
+        why = space.fit_problems(config) if not space.illegal(config) else ()
+        if why and config not in unfit:
+            unfit[config] = why
+    if not unfit:
+        return None
+    said = "; ".join(f"{config_text(c.as_dict())} ({why[0]})" for c, why in unfit.items())
+    return (
+        f"the keyed list's {said}: never timed here, so the current latency at each shape is the fastest of its "
+        "other configurations'"
+    )
 
 
 def _list_count(prepared: PreparedFolder | None, distinct: int) -> str:
