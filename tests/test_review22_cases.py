@@ -81,3 +81,33 @@ def test_r22_tune_s_recheck_reads_an_overflow_inside_the_reference_as_the_gate_d
         assert (reason is None) is passes, (name, reason)
         if not passes:
             assert reason is not None and "beyond tolerance" in reason and "rel_err 0.1" in reason, reason
+
+
+# ------------------------------------------------- r23: a refusal reads every record of a folder's lock
+
+
+def test_r23_a_refusal_names_the_live_run_behind_the_records_of_killed_ones(tmp_path: Path) -> None:
+    """z71 names the records whose pid holds the lock, but read the first 128 bytes of the file: runs of a folder
+    killed one after another (``kill -9``: no end removes the file) left their records, and a live run's, added after
+    them, lay past those bytes; the refusal named the last dead record read instead ("pid 4246"). Now the file is read
+    whole (up to 64 KiB): the live run is named."""
+    import fcntl
+    import os
+
+    from kernelopt.errors import UsageError
+    from kernelopt.workspace import folder_lock
+    from tests.test_late29_cases import _hold
+
+    folder = tmp_path / "add"
+    lock = folder_lock(folder, command="tune", hint="")
+    lock.path.parent.mkdir(parents=True, exist_ok=True)
+    dead = "".join(f"{pid} 1796600000 optimize\n" for pid in range(4240, 4247)).encode()  # killed runs' records
+    held = _hold(lock.path, fcntl.LOCK_SH, dead + f"{os.getpid()} 1796603600 optimize\n".encode())
+    try:
+        with pytest.raises(UsageError) as refused:
+            lock.acquire()
+        assert f"(pid {os.getpid()}) since 2026-12-07" in refused.value.one_line(), refused.value.one_line()
+        assert f"(pid {os.getpid()})" in (lock.holder() or "")
+    finally:
+        os.close(held)
+        lock.path.unlink()

@@ -361,13 +361,20 @@ def _live_holders(fd: int, said: str) -> list[tuple[str, str, float]]:
     return [r for r in records if r[0] and r[0] in pids] or [r for r in records if r[0]][-1:]
 
 
+RECORDS_BYTES = 1 << 16
+"""How much of a lock file :func:`_holder_said` reads: every record a folder's lock gathers (runs sharing it each add
+one, and one killed leaves its own until a writer takes the lock or the last run ends). 128 bytes, four records and a
+piece, left a live run's record unread behind those of runs killed before it, and a refusal named a dead one or a pid
+cut short (review22, r23)."""
+
+
 def _holder_said(fd: int, wait_s: float = 1.0) -> str:
     """What a held lock file says (``<pid> <command>``). Its holder writes that just after taking the lock, so a file
     read empty in that instant is read again for up to ``wait_s`` (under load a refusal said "pid ?" for a holder
     that had its pid written a moment later)."""
     deadline = time.monotonic() + wait_s
     while True:
-        said = os.pread(fd, 128, 0).decode(errors="replace")
+        said = os.pread(fd, RECORDS_BYTES, 0).decode(errors="replace")
         if said.strip() or time.monotonic() >= deadline:
             return said
         time.sleep(0.02)
