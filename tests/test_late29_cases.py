@@ -122,3 +122,52 @@ def test_z72_a_killed_holder_s_lock_file_is_removed_by_a_later_take_and_a_held_o
         os.close(holder)
         for path in (killed, held, new):
             path.unlink(missing_ok=True)
+
+
+def test_z73_batch_opens_a_problem_s_workspace_under_its_lock_and_the_folder_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """z73: `batch` made and re-made each problem's workspace under no lock: a workspace with no V0 yet, whose folder's
+    kernel.py changed since, was removed and made again under a `tune WS` holding it, and DIR was read under a `tune
+    DIR`. It now opens each under the workspace's lock and, shared, the folder's (`loop.opening.run_locks`, optimize
+    DIR's): under either holder the problem's row says who holds it, and nothing is made or removed. The child run is
+    never started here (`run_command` stands in)."""
+    import shutil
+
+    import kernelopt.batch.cold as cold
+    from kernelopt.batch.problems import BatchItem
+    from kernelopt.batch.rows import BatchOptions
+    from kernelopt.workspace import RunLock, Workspace, folder_lock
+    from tests.conftest import without_since
+
+    def no_child(*_: object, **__: object) -> object:
+        raise AssertionError("the problem ran")
+
+    monkeypatch.setattr(cold, "run_command", no_child)
+    folder = tmp_path / "add"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder)
+    options = BatchOptions(out_dir=tmp_path / "out", device="cpu")
+    item = BatchItem(problem="add", folder=folder)
+    ws = Workspace.create(
+        "add", kernel=folder / "kernel.py", reference=folder / "reference.py", root=options.workspace_root
+    )
+    made = (ws.root / "kernel.py").read_bytes()
+    (folder / "kernel.py").write_bytes(made + b"# edited since\n")  # a workspace made again at its next opening
+    tune_ws = _hold(RunLock(ws.root).path, fcntl.LOCK_EX, b"4245 tune\n")
+    try:
+        row = cold.run_problem(item, options)
+        assert without_since(row.reason or "").startswith(f"another kernelopt tune is running on {ws.root} (pid 4245);")
+        assert (ws.root / "kernel.py").read_bytes() == made and (ws.root / ".git").is_dir()  # neither removed nor made
+    finally:
+        os.close(tune_ws)
+    shutil.rmtree(options.workspace_root)
+    lock = folder_lock(folder, command="tune", hint="")
+    lock.path.parent.mkdir(parents=True, exist_ok=True)
+    tune_dir = _hold(lock.path, fcntl.LOCK_EX, b"4246 tune\n")
+    try:
+        row = cold.run_problem(item, options)
+        assert without_since(row.reason or "").startswith(f"another kernelopt tune is running on {folder} (pid 4246);")
+        assert not options.workspace_root.exists() or not any(options.workspace_root.iterdir())
+    finally:
+        os.close(tune_dir)
+        lock.path.unlink()

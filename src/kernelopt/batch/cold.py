@@ -25,7 +25,7 @@ from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError, RecordError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.gate import GateReport
-from kernelopt.loop.opening import open_or_create
+from kernelopt.loop.opening import open_or_create, run_locks, target_of
 from kernelopt.oneline import one_line
 from kernelopt.proc import run_command
 
@@ -48,8 +48,10 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
     if item.defect is not None:
         return row
     start, since = time.monotonic(), datetime.now(UTC)
-    try:
-        ws = open_or_create(item.folder, name=item.workspace_name, root=options.workspace_root).workspace
+    try:  # under the workspace's lock and, shared, the problem folder's, as optimize DIR opens it (z73)
+        target = target_of(item.folder, name=item.workspace_name, root=options.workspace_root)
+        with run_locks(item.folder, target, command="batch"):
+            ws = open_or_create(item.folder, name=item.workspace_name, root=options.workspace_root).workspace
     except KerneloptError as exc:
         return row.model_copy(update={"reason": exc.one_line()})
     row = row.model_copy(update={"workspace": str(ws.root)})

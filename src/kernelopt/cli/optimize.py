@@ -6,7 +6,6 @@ import shutil
 import signal
 import sys
 import textwrap
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -370,30 +369,6 @@ def _existing_or_holder(path: Path, *, name: str | None, root: Path | None) -> W
         raise UsageError(holder, hint=lock.hint) from None
 
 
-def _folder_locks(path: Path, workspace: Path) -> AbstractContextManager[None]:
-    """The locks of the kernel folder a run starts from (:func:`kernelopt.workspace.kernel_locks`), held for the whole
-    run; none where the run is on its workspace (whose lock is the folder's). ``tune DIR`` beside ``optimize DIR``
-    took one lock each, the folder's and the workspace's: it wrote DIR/kernel.py while the run worked from the copy it
-    had taken, and the run's last line still said DIR/kernel.py was as the user left it (newuser19's seen item;
-    late27, z51). Taken shared: a run only reads the folder, so two runs of it into two workspaces (``--name``) still
-    run at once, and a writer waits for both (z54).
-
-    Raises:
-        UsageError: a tune or a ``tunables --set`` holds the folder (its pid and start in the message).
-    """
-    from kernelopt.workspace import kernel_locks
-
-    folder = Path(path).expanduser()
-    if folder.resolve() == workspace or not (folder / "kernel.py").exists():
-        return nullcontext()
-    return kernel_locks(
-        folder / "kernel.py",
-        command="optimize",
-        hint="wait for it to end, or stop it: a run reads the kernel.py it writes",
-        reading=True,
-    )
-
-
 def register(app: typer.Typer) -> None:
     @app.command("optimize")
     def optimize(
@@ -450,10 +425,9 @@ def register(app: typer.Typer) -> None:
         """
         from kernelopt.backends.settings import parse_assignments
         from kernelopt.harness.model import Culprit
-        from kernelopt.loop.opening import check_task_folder, target_of
+        from kernelopt.loop.opening import check_task_folder, run_locks, target_of
         from kernelopt.loop.settings import LoopRequest, check_request
         from kernelopt.loop.stop import StopReason
-        from kernelopt.workspace import RunLock
 
         if device is not None and device not in DEVICES:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
@@ -486,7 +460,7 @@ def register(app: typer.Typer) -> None:
         # One lock from the first write: the workspace is created, and the run made, under it; and the lock of the
         # user's folder it starts from, the one tune and tunables --set take to write its kernel.py
         target = target_of(path, name=name, root=root)
-        with RunLock(target), _folder_locks(path, target):  # a second start of the same run is named by the first
+        with run_locks(path, target):  # a second start of the same run is named by the first
             summary = _run(path, name, root, request, reuse_workspace, as_json, planner_settings, implementer_settings)
         try:
             with printing():

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,6 +206,40 @@ def check_task_folder(path: Path) -> None:
             said = (path, f"has no {required}") if why_missing(file) == "no such file" else (file, why_missing(file))
             raise InputFileError(*said, hint="a task folder holds kernel.py and reference.py [+ README.md]")
     shapes_by_code(path / "reference.py")  # a SHAPES built by code that names no case: one line, nothing made
+
+
+@contextmanager
+def run_locks(path: Path, target: Path, *, command: str = "optimize") -> Iterator[None]:
+    """The locks a run from ``path`` takes before it opens or makes its workspace ``target``, in one place for
+    ``optimize`` (held for the whole run) and ``batch`` (for each problem's opening): the workspace's
+    (:class:`~kernelopt.workspace.RunLock`; ``tune WS``, ``optimize WS`` and the stages take it too), and, where
+    ``path`` is a user's folder, that folder's (:func:`~kernelopt.workspace.kernel_locks`, the ones ``tune`` and
+    ``tunables --set`` take to write its kernel.py), shared: a run only reads it.
+
+    ``tune DIR`` beside ``optimize DIR`` took one lock each: it wrote DIR/kernel.py while the run worked from the copy
+    it had taken, and the run's last line still said DIR/kernel.py was as the user left it (newuser19's seen item;
+    late27, z51); runs of one folder into two workspaces (``--name``) share it (z54). ``batch`` made and re-made its
+    problems' workspaces (a re-made one removed first) under neither lock: under a ``tune WS`` of one of them, and
+    reading DIR under a ``tune DIR`` (late29, z73).
+
+    Raises:
+        UsageError: another command holds one of them (its pid and start in the message).
+    """
+    from kernelopt.workspace import RunLock, kernel_locks
+
+    with ExitStack() as held:
+        held.enter_context(RunLock(target, command=command))
+        folder = Path(path).expanduser()
+        if folder.resolve() != target and (folder / "kernel.py").exists():
+            held.enter_context(
+                kernel_locks(
+                    folder / "kernel.py",
+                    command=command,
+                    hint="wait for it to end, or stop it: a run reads the kernel.py it writes",
+                    reading=True,
+                )
+            )
+        yield
 
 
 def open_or_create(
