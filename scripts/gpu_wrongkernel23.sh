@@ -9,6 +9,7 @@
 #   kernelopt tune wrote it on the CPU) fails there alike.
 #   v103: rows_static_budget at one row of 8193 columns: the plain ROWS = 8 fails the kernel's own
 #   tl.static_assert(ROWS * BLOCK_N <= 65536) (a compile-time assertion), where the original ROWS = 2 sums it.
+#   v109: tokens_budget's plain BLOCK_T = 64 at a head dimension of 1024 fails its static assert alike.
 #   v104: grid_heads_product's table as tune wrote it (elif L <= 5000: BLOCK = 256) at 4000 heads of 5000 (80 MB):
 #   80000 programs on the grid's second axis, a launch CUDA refuses, where the original's 20000 run right.
 #   v107: scale2d_axis1's literal table row over M (BLOCK_N = 256) at one row of 256 * 65535 + 1 columns (64 MB):

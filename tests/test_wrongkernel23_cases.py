@@ -1,8 +1,9 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
 tile's values at sizes ``SHAPES`` never names (v102), past the kernel's own ``tl.static_assert`` budget (v103, v109:
-a side that is a size itself), or its side given by an autotune config (v108); a per-bucket table's row over one
-size, where what the tile must meet is bounded by no one size (v104-v106) or by another size than the row's (v107)."""
+a side that is a size itself), or its side given by an autotune config or a heuristic (v108, v110); a per-bucket
+table's row over one size, where what the tile must meet is bounded by no one size (v104-v106) or by another size
+than the row's (v107)."""
 
 from __future__ import annotations
 
@@ -121,16 +122,25 @@ def test_v109_a_tile_side_that_is_a_size_itself_keeps_within_the_kernel_s_budget
     assert smaller.new_source is not None and "    BLOCK_T = 16\n" in smaller.new_source, smaller.note
 
 
-def test_v108_a_tile_side_an_autotune_config_gives_is_read_as_the_launch_s() -> None:
+def test_v108_v110_a_tile_side_an_autotune_config_or_a_heuristic_gives_is_read_as_the_launch_s() -> None:
     """v108 (rows_autotune_numel: v102's row sums with ``ROWS`` in an ``@triton.autotune`` list of one config,
     ``triton.Config({"ROWS": 4})``, beside ``BLOCK_N = triton.next_power_of_2(n_cols)`` at the launch): the pinned
     ``triton.Config({"ROWS": 32})`` was written plainly with the rules on (v102's rule read the values a launch
     passes), the net "correct at n_rows=65,n_cols=4097, ...", past Triton's limit from 32769 columns. A side the launch
     does not pass is read from the kernel's decorators (every config of a list: the autotuner may run any); a list
-    holding ``ROWS = 64`` beside 4 is refused too, ``ROWS = 16`` written."""
+    holding ``ROWS = 64`` beside 4 is refused too, ``ROWS = 16`` written. v110 (rows_heuristic_numel): the computed side
+    given by the kernel's own heuristic, ``lambda args: triton.next_power_of_2(args["n_cols"])``: ``ROWS = 32`` was
+    written plainly; the heuristic is read in the launch's terms, refused."""
     base = (VARIANTS / "rows_autotune_numel" / "kernel.py").read_text()
     config = 'triton.Config({"ROWS": 4})'
     assert config in base
+    # v110 (rows_heuristic_numel: BLOCK_N by the kernel's heuristic, next_power_of_2(args["n_cols"])): the same reading
+    heuristic = (VARIANTS / "rows_heuristic_numel" / "kernel.py").read_text()
+    assert 'lambda args: triton.next_power_of_2(args["n_cols"])' in heuristic
+    by_heuristic = guard_edit(heuristic, heuristic.replace("    ROWS = 4\n", "    ROWS = 32\n"))
+    assert by_heuristic.new_source is None and "BLOCK_N = triton.next_power_of_2(n_cols) reaches 65536" in (
+        by_heuristic.note or ""
+    ), by_heuristic.note
     for moved, written in (
         ('triton.Config({"ROWS": 32})', False),
         ('triton.Config({"ROWS": 4}), triton.Config({"ROWS": 64})', False),
@@ -255,7 +265,8 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     limit on a tile's values as its interpreter says, where the original (4 x 65536) sums the row right; ``ROWS = 16``
     (the largest the rule writes) sums 64 rows of 4097 right; v108's pinned ``triton.Config({"ROWS": 32})``, as ``tune``
     wrote it, fails there alike. v103's plain ``ROWS = 8`` at one row of 8193 columns fails
-    its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it. v104's table (``elif L
+    its own ``tl.static_assert`` (a compile-time assertion on a GPU), where the original sums it; v109's ``BLOCK_T = 64``
+    at a head dimension of 1024 alike, where the original scales it. v104's table (``elif L
     <= 5000:`` / ``BLOCK = 256`` over grid_heads_product) at 4000 heads of 5000 (80 MB) launches 80000 programs on the
     grid's second axis, which CUDA refuses, where the original's 20000 scale it right. v107's row over ``M`` as written
     before (``BLOCK_N = 256``) at one row of 256 * 65535 + 1 columns (64 MB) launches 65536 column tiles, refused; the
@@ -286,6 +297,13 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     past_budget = {"n_rows": 1, "n_cols": 8193}
     budget_original = correct_on_device(budget, [past_budget], judge)
     budget_plain = correct_on_device(budget, [past_budget], judge, kernel_py=budget / "plain.py")
+    tokens = Path(shutil.copytree(VARIANTS / "tokens_budget", tmp_path / "tokens_budget"))
+    (tokens / "plain.py").write_text(
+        (tokens / "kernel.py").read_text().replace("    BLOCK_T = 32\n", "    BLOCK_T = 64\n")
+    )
+    head = {"T": 3, "D": 1024}
+    tokens_original = correct_on_device(tokens, [head], judge)
+    tokens_plain = correct_on_device(tokens, [head], judge, kernel_py=tokens / "plain.py")
     heads = Path(shutil.copytree(VARIANTS / "grid_heads_product", tmp_path / "grid_heads_product"))
     table = "    BLOCK = 1024\n    if L <= 3000:  # kernelopt: tuned\n        BLOCK = 1024\n"
     table += "    elif L <= 5000:  # kernelopt: tuned\n        BLOCK = 256\n"
@@ -301,7 +319,9 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     (tiles / "now.py").write_text(guard_edit(tiled, tiled.replace("    BLOCK_N = 1024\n", row)).new_source or "")
     wide = {"M": 1, "N": 256 * 65535 + 1}
     v107 = {k: correct_on_device(tiles, [wide], judge, kernel_py=tiles / f"{k}.py") for k in ("before", "now")}
-    print("v104", heads_original, heads_table, "v107", v107, "v108", listed_plain)
+    print(
+        "v104", heads_original, heads_table, "v107", v107, "v108", listed_plain, "v109", tokens_original, tokens_plain
+    )
     assert all(v is not True for v in v107["before"].values()), v107  # 65536 programs on the second axis
     assert all(v is True for v in v107["now"].values()), v107
     assert all(v is True for v in heads_original.values()), heads_original
@@ -312,3 +332,5 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     assert all(v is not True for v in listed_plain.values()), listed_plain  # v108, as tune wrote it
     assert all(v is True for v in budget_original.values()), budget_original
     assert all(v is not True for v in budget_plain.values()), budget_plain  # its own static assert
+    assert all(v is True for v in tokens_original.values()), tokens_original
+    assert all(v is not True for v in tokens_plain.values()), tokens_plain  # v109: 64 x 1024 past its budget

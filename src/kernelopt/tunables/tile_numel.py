@@ -300,6 +300,48 @@ def _values(fn: cst.FunctionDef, expr: cst.BaseExpression | None, constants: Map
     return [(value, tests) for value, tests in bound if value is not None]
 
 
+class _Arguments(cst.CSTTransformer):
+    """``args["n_cols"]`` in a heuristic's body replaced by what the launch passes the kernel's ``n_cols``."""
+
+    def __init__(self, passed: Mapping[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.passed = passed
+        self.unread = False
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        key = original.slice[0].slice if len(original.slice) == 1 else None
+        value = key.value if isinstance(key, cst.Index) else None
+        if isinstance(original.value, cst.Name) and isinstance(value, cst.SimpleString):
+            given = self.passed.get(str(value.evaluated_value))
+            if given is not None:
+                return given
+        self.unread = True
+        return updated
+
+
+def _heuristic(
+    kernel: cst.FunctionDef, side: str, passed: Mapping[str, cst.BaseExpression]
+) -> cst.BaseExpression | None:
+    """What ``kernel``'s ``@triton.heuristics`` computes ``side`` from, in the launch's terms: ``lambda args:
+    triton.next_power_of_2(args["n_cols"])`` read as ``triton.next_power_of_2(n_cols)`` where the launch passes
+    ``n_cols`` (v110); ``None`` where no heuristic gives it, or it reads an argument the launch does not pass."""
+    for decorator in kernel.decorators:
+        call = decorator.decorator
+        if not (isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] == "heuristics"):
+            continue
+        for node in walk(call):
+            if (
+                isinstance(node, cst.DictElement)
+                and isinstance(node.key, cst.SimpleString)
+                and node.key.evaluated_value == side
+                and isinstance(node.value, cst.Lambda)
+            ):
+                arguments = _Arguments(passed)
+                body = node.value.body.visit(arguments)
+                return None if arguments.unread or not isinstance(body, cst.BaseExpression) else body
+    return None
+
+
 def _listed(kernel: cst.FunctionDef, side: str) -> list[_Value] | None:
     """Each integer the kernel's own decorators give ``side`` where the launch passes none (an ``@triton.autotune``
     list's configs, a heuristic's literal, the signature's default: v108); ``None`` where one is no integer."""
@@ -364,8 +406,11 @@ def _launched_tiles(
                     elif side not in passed and (configs := _listed(kernel, side)) is not None:
                         fixed[side] = configs
                         listed.add(side)
-                    elif side in passed and (c := _computed(fn, passed[side], constants)) is not None:
-                        computed.append((side, *c))
+                    else:  # computed at the launch, or by the kernel's heuristic (v110)
+                        given = passed.get(side) or _heuristic(kernel, side, passed)
+                        c = _computed(fn, given, constants) if given is not None else None
+                        if c is not None:
+                            computed.append((side, *c))
                 if len(computed) == 1 and len(fixed) + 1 == len(tile.sides):
                     side, reading, size = computed[0]
                     labels = {
