@@ -80,3 +80,25 @@ def test_every_foundation_module_has_its_row_in_architecture_md() -> None:
     foundation = re.split(r"\s*[:|]\s*", layers[-1])
     architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert [m for m in foundation if f"| `{m}` |" not in architecture] == []
+
+
+def test_every_lock_file_the_docs_name_is_one_the_code_takes() -> None:
+    """fresh22: docs/loop.md named `.kernelopt/loop.lock` and docs/tuning-engine.md `.kernelopt/.tune.lock`, files no
+    code has taken since the workspace's one run lock (7f44ef4f) and the user's folder's lock in /tmp/kernelopt-locks
+    (842b4ce3): a new user looking for a stuck run's lock looked in the wrong place. Each lock file a user-facing page
+    names (a placeholder aside: `<out>`, `NAME`, `*`) is a name the source holds."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py"))
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = [
+        (page.name, name)
+        for page in pages
+        if page.name not in {"faults.md", "results.md"}  # records of what was, not what is
+        for name in re.findall(r"`([^`\s]*\.lock)`", page.read_text(encoding="utf-8"))
+    ]
+    assert any(name == ".kernelopt/served.lock" for _, name in named)  # the pattern finds the names it is for
+    stale = [
+        (page, name)
+        for page, name in named
+        if not re.search(r"[<>*]|[A-Z]{3}", name.rsplit("/", 1)[-1]) and name.rsplit("/", 1)[-1] not in source
+    ]
+    assert not stale
