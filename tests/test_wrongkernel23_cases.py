@@ -1,9 +1,9 @@
 """wrongkernel23: new forms of a written kernel wrong at sizes the original handled (docs/faults.md, "Wrong written
 kernels, twenty-third hunt"): a tile whose other side the launch computes from a size, past Triton's limit on a
 tile's values at sizes ``SHAPES`` never names (v102), past the kernel's own ``tl.static_assert`` budget (v103, v109:
-a side that is a size itself), or its side given by an autotune config or a heuristic (v108, v110); a per-bucket
-table's row over one size, where what the tile must meet is bounded by no one size (v104-v106) or by another size
-than the row's (v107)."""
+a side that is a size itself), or its side given by an autotune config, a heuristic or a helper (v108, v110, v111);
+a per-bucket table's row over one size, where what the tile must meet is bounded by no one size (v104-v106) or by
+another size than the row's (v107)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_v109_a_tile_side_that_is_a_size_itself_keeps_within_the_kernel_s_budget
     assert smaller.new_source is not None and "    BLOCK_T = 16\n" in smaller.new_source, smaller.note
 
 
-def test_v108_v110_a_tile_side_an_autotune_config_or_a_heuristic_gives_is_read_as_the_launch_s() -> None:
+def test_v108_v111_a_tile_side_an_autotune_config_a_heuristic_or_a_helper_gives_is_read_as_the_launch_s() -> None:
     """v108 (rows_autotune_numel: v102's row sums with ``ROWS`` in an ``@triton.autotune`` list of one config,
     ``triton.Config({"ROWS": 4})``, beside ``BLOCK_N = triton.next_power_of_2(n_cols)`` at the launch): the pinned
     ``triton.Config({"ROWS": 32})`` was written plainly with the rules on (v102's rule read the values a launch
@@ -130,7 +130,8 @@ def test_v108_v110_a_tile_side_an_autotune_config_or_a_heuristic_gives_is_read_a
     does not pass is read from the kernel's decorators (every config of a list: the autotuner may run any); a list
     holding ``ROWS = 64`` beside 4 is refused too, ``ROWS = 16`` written. v110 (rows_heuristic_numel): the computed side
     given by the kernel's own heuristic, ``lambda args: triton.next_power_of_2(args["n_cols"])``: ``ROWS = 32`` was
-    written plainly; the heuristic is read in the launch's terms, refused."""
+    written plainly; the heuristic is read in the launch's terms, refused. v111 (rows_helper_numel): the side a module
+    helper returns, ``row_block(n_cols)`` over ``triton.next_power_of_2``, read through its one ``return``: refused."""
     base = (VARIANTS / "rows_autotune_numel" / "kernel.py").read_text()
     config = 'triton.Config({"ROWS": 4})'
     assert config in base
@@ -141,6 +142,10 @@ def test_v108_v110_a_tile_side_an_autotune_config_or_a_heuristic_gives_is_read_a
     assert by_heuristic.new_source is None and "BLOCK_N = triton.next_power_of_2(n_cols) reaches 65536" in (
         by_heuristic.note or ""
     ), by_heuristic.note
+    # v111 (rows_helper_numel: BLOCK_N = row_block(n_cols), a module helper returning next_power_of_2 under its assert)
+    helper = (VARIANTS / "rows_helper_numel" / "kernel.py").read_text()
+    by_helper = guard_edit(helper, helper.replace("    ROWS = 4\n", "    ROWS = 32\n"))
+    assert by_helper.new_source is None and "BLOCK_N = row_block(n_cols) reaches 65536" in (by_helper.note or "")
     for moved, written in (
         ('triton.Config({"ROWS": 32})', False),
         ('triton.Config({"ROWS": 4}), triton.Config({"ROWS": 64})', False),

@@ -220,11 +220,15 @@ def _shape_names(fn: cst.FunctionDef) -> set[str]:
 
 
 def _computed(
-    fn: cst.FunctionDef, expr: cst.BaseExpression, constants: Mapping[str, int]
+    fn: cst.FunctionDef,
+    expr: cst.BaseExpression,
+    constants: Mapping[str, int],
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
 ) -> tuple[_Computed, str] | None:
     """``expr`` read as a side computed from a size, and the size's name: the size itself (:func:`_shape_names`),
-    ``triton.next_power_of_2(n)`` (through a local bound once), or ``min(c, ...)`` or ``max(c, ...)`` of one with an
-    integer (a literal or a module constant); ``None`` for any other form."""
+    ``triton.next_power_of_2(n)`` (through a local bound once), ``min(c, ...)`` or ``max(c, ...)`` of one with an
+    integer (a literal or a module constant), or a call of a module function of ``helpers`` returning one
+    (:func:`_helper_side`); ``None`` for any other form."""
     local = assigned_once(fn)
     if isinstance(expr, cst.Name) and expr.value in _shape_names(fn):  # a size itself (``T, D = x.shape``: v109)
         bound = _bounded(fn, expr.value)
@@ -235,6 +239,8 @@ def _computed(
     if not isinstance(expr, cst.Call):
         return None
     name = dotted(expr.func).split(".")[-1]
+    if isinstance(expr.func, cst.Name) and name in (helpers or {}):
+        return _helper_side(fn, expr, (helpers or {})[name], constants)
     if name == "next_power_of_2" and len(expr.args) == 1 and isinstance(size := expr.args[0].value, cst.Name):
         bound = _bounded(fn, size.value)
         most = TRITON_MAX_TENSOR_NUMEL if bound is None else 1 << max(bound - 1, 0).bit_length()
@@ -247,6 +253,32 @@ def _computed(
             if computed is not None and value is not None:
                 return _Computed(computed[0].text, pick(computed[0].most, value)), computed[1]
     return None
+
+
+def _helper_side(
+    fn: cst.FunctionDef, call: cst.Call, helper: cst.FunctionDef, constants: Mapping[str, int]
+) -> tuple[_Computed, str] | None:
+    """A side a module helper computes (``BLOCK_N = row_block(n_cols)`` with ``def row_block(n): assert n <= 65536;
+    return triton.next_power_of_2(n)``: v111): its one ``return`` read in the helper (its asserts bound its
+    parameter), the size named as the call's argument, bounded by the caller's asserts too."""
+    returns = [n for n in walk(helper.body) if isinstance(n, cst.Return)]
+    params = param_names(helper)
+    if (
+        len(returns) != 1
+        or returns[0].value is None
+        or len(call.args) != len(params)
+        or any(a.keyword for a in call.args)
+    ):
+        return None
+    inner = _computed(helper, returns[0].value, constants)
+    if inner is None or inner[1] not in params:
+        return None
+    argument = call.args[params.index(inner[1])].value
+    if not isinstance(argument, cst.Name):
+        return None
+    bound = _bounded(fn, argument.value)
+    most = inner[0].most if bound is None else min(inner[0].most, 1 << max(bound - 1, 0).bit_length())
+    return _Computed(f"{_code(call.func)}({argument.value})", most), argument.value
 
 
 def _rows(fn: cst.FunctionDef) -> dict[str, list[tuple[int | None, tuple[cst.BaseExpression, ...]]]]:
@@ -383,6 +415,7 @@ def _launched_tiles(
     """(launching function, its launch's place, the tile's place) -> the tile as that launch passes its sides, for
     every tile with one side computed from a size and the others fixed."""
     out: dict[tuple[str, int, int], _Launched] = {}
+    helpers = {f.name.value: f for f in fns if f.name.value not in kernels}
     for fn in fns:
         if fn.name.value in kernels:
             continue
@@ -408,7 +441,7 @@ def _launched_tiles(
                         listed.add(side)
                     else:  # computed at the launch, or by the kernel's heuristic (v110)
                         given = passed.get(side) or _heuristic(kernel, side, passed)
-                        c = _computed(fn, given, constants) if given is not None else None
+                        c = _computed(fn, given, constants, helpers) if given is not None else None
                         if c is not None:
                             computed.append((side, *c))
                 if len(computed) == 1 and len(fixed) + 1 == len(tile.sides):
