@@ -181,25 +181,43 @@ def _render(summary: LoopSummary) -> None:
         info(f"stopped: {summary.stop.line()}")
 
 
-def take_back(folder: Path, summary: LoopSummary) -> str | None:
+def take_back(folder: Path, summary: LoopSummary, started: bytes | None = None) -> str | None:
     """Where the run's best kernel is, for a run started from the user's own folder (a project's kernel folder, not
     the workspace): ``optimize`` edits only its workspace's copy, so the user's kernel.py is as they left it and
     nothing said so or how to take the result (newuser19 n127). ``None`` for a run on the workspace itself, no
-    version better than V0, or a folder whose kernel.py is already the best's bytes."""
+    version better than V0, or a folder whose kernel.py is already the best's bytes.
+
+    ``started``: the folder's kernel.py as the run started from it. Where the file holds other bytes now (the user
+    saved it during the run), it is not "as you left it" and a ``cp`` would replace that save: the line says so and
+    gives the diff alone (late31, z90)."""
     ws, label = Path(summary.workspace), summary.best_version
     mine, best = folder / "kernel.py", ws / "kernel.py"
     if label is None or label == "v0" or folder.resolve() == ws.resolve():
         return None
     try:
-        if mine.read_bytes() == best.read_bytes():
+        now = mine.read_bytes()
+        if now == best.read_bytes():
             return None
     except OSError:
         return None
     a, b = shell_word(mine), shell_word(best)
+    if started is not None and now != started:
+        return (
+            f"the best kernel ({label.upper()}) is {best}; {mine} was saved during the run (its bytes are not those "
+            f"the run started from): `diff -u {a} {b}` shows the best's kernel against your save; merge it by hand"
+        )
     return (
         f"the best kernel ({label.upper()}) is {best}; {mine} is as you left it (optimize edits only its "
         f"workspace's copy): `diff -u {a} {b}` shows the change, `cp {b} {a}` takes it"
     )
+
+
+def _kernel_bytes(folder: Path) -> bytes | None:
+    """The bytes of ``folder``'s kernel.py as a run starts from it (None for a file not read)."""
+    try:
+        return (folder / "kernel.py").read_bytes()
+    except OSError:
+        return None
 
 
 def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
@@ -461,6 +479,7 @@ def register(app: typer.Typer) -> None:
         # user's folder it starts from, the one tune and tunables --set take to write its kernel.py
         target = target_of(path, name=name, root=root)
         with run_locks(path, target):  # a second start of the same run is named by the first
+            started = _kernel_bytes(path)
             summary = _run(path, name, root, request, reuse_workspace, as_json, planner_settings, implementer_settings)
         try:
             with printing():
@@ -468,7 +487,7 @@ def register(app: typer.Typer) -> None:
                     emit_json(summary)
                 else:
                     _render(summary)
-                    if (line := take_back(path, summary)) is not None:
+                    if (line := take_back(path, summary, started)) is not None:
                         info(line)
         except StdoutLost as exc:  # `| head -1`: the run is over and committed; its exit status still says how
             ended = f" ({summary.stop.line()})" if summary.stop is not None else ""
