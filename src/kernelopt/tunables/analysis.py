@@ -5094,16 +5094,20 @@ def discover(
 ) -> list[Tunable]:
     """Every knob of the kernel file ``path``, in source order of discovery (see :func:`discover_source`); a knob
     the task's reference fixes (``reference``, else the reference.py beside the file) is listed, not editable
-    (:func:`kernelopt.tunables.fixed.fix_by_reference`).
+    (:func:`kernelopt.tunables.fixed.fix_by_reference`), and so is one whose edit would leave its launch's grid
+    counting the original tile (:func:`kernelopt.tunables.unmoved_grid.refuse_unmoved_grids`).
 
     Raises:
         TunableError: the file does not parse.
         InputFileError: the file does not exist or is not UTF-8 text.
     """
     from kernelopt.tunables.fixed import fix_by_reference, reference_text
+    from kernelopt.tunables.unmoved_grid import refuse_unmoved_grids
 
-    found = discover_source(read_source(path), Path(path).name, gpu=gpu, evaluation=evaluation)
+    source = read_source(path)
+    found = discover_source(source, Path(path).name, gpu=gpu, evaluation=evaluation)
     fix_by_reference(found, reference_text(Path(path), reference))
+    refuse_unmoved_grids(found, source)
     return found
 
 

@@ -1141,6 +1141,7 @@ def apply(
         SourceChanged: the file was saved between its read and the write (nothing written, the save kept).
     """
     from kernelopt import fileio
+    from kernelopt.tunables.unmoved_grid import unmoved_grid_refusal
 
     p = Path(path)
     read_source(p)  # its one-line refusals: a folder, no such file, not UTF-8
@@ -1148,6 +1149,10 @@ def apply(
     result = apply_source(
         source.text, changes, filename=p.name, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
     )
+    unmoved = unmoved_grid_refusal(source.text, result.new_source) if result.edits else None
+    if unmoved is not None:  # the listing says it not editable, by the same rule (late28, z61)
+        keys = ", ".join(e.key for e in result.edits)
+        raise TunableError(f"{keys} cannot be edited safely: {unmoved.removesuffix(': not written')}")
     result.path = str(p)
     if write and result.edits:
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost

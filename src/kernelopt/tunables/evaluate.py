@@ -25,6 +25,7 @@ from kernelopt.tunables.edit import literal_autotune_key
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.launches import branch_kernels
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
+from kernelopt.tunables.unmoved_grid import refuse_unmoved_grids
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Reply, Service
@@ -274,6 +275,7 @@ def discover_evaluated(
     if not needs_evaluation(source, name) and not run:
         found = analyze(source, name, gpu=gpu)[2]
         fix_by_reference(found, reference_text(Path(kernel_py), reference))
+        refuse_unmoved_grids(found, source)
         if first_call and reference is not None and benchmarks_unreset(source):
             # a literal list is read without a run, so the first-call check had none (newuser12's n66)
             seen = evaluate_autotune(
@@ -287,6 +289,7 @@ def discover_evaluated(
     )
     found = analyze(source, name, gpu=gpu, **evaluated(evaluation))[2]
     fix_by_reference(found, reference_text(Path(kernel_py), reference))
+    refuse_unmoved_grids(found, source)
     if evaluation.problem is not None and not evaluation.spaces:
         for t in found:
             if t.kind is TunableKind.AUTOTUNE_CONFIG and t.key.endswith(".configs"):

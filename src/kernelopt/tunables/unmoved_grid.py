@@ -8,17 +8,22 @@ module object, ``Cfg.grid(n)`` of a class reading its own ``Cfg.BLOCK``: the hel
 and one that reads the expression the tile was computed from rather than the tile (``grid = (triton.cdiv(n,
 cfg[0]),)`` bound before a launch whose ``BLOCK=cfg[0]`` is tuned). Such an edit is not written, with a line saying
 what to change.
+
+Discovery asks the same rule of each knob (:func:`refuse_unmoved_grids`): a knob whose every edit it refuses is
+listed not editable, with the line the edit gives (late28, z61: ``kernelopt tunables`` listed l16's BLOCK as a
+computed setting to tune while its edit was refused).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import libcst as cst
 
 from kernelopt.tunables.bindings import assigned_once, bindings
 from kernelopt.tunables.blocks import dotted, is_jit, launched, walk
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+from kernelopt.tunables.model import Tunable, TunableError
 from kernelopt.tunables.syntax import parsed
 
 #: modules whose functions count a grid from what they are handed (``triton.cdiv(n, BLOCK)``): read, not unread
@@ -227,3 +232,72 @@ def _grid_refusal(
             "written"
         )
     return None
+
+
+def _read_elsewhere(source: str) -> bool:
+    """Whether a launch of ``source`` has a grid this rule reads past the launch (the only grids
+    :func:`unmoved_grid_refusal` refuses): one calling a helper of another module or a class's method, or one bound
+    before the launch holding a copy of a computed setting's expression (a grid written at the launch moves with the
+    setting's hoist, l15)."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return False
+    functions = _functions(module)
+    jitted = {name for name, fn in functions.items() if is_jit(fn)}
+    imported = set(_imported(module)) - _LIBRARIES
+    classes = {n.name.value for n in module.body if isinstance(n, cst.ClassDef)}
+    for qual, fn in functions.items():
+        if qual in jitted:
+            continue
+        for call in _launches(fn, jitted):
+            grid, _ = _grid(fn, call)
+            for func in (dotted(n.func) for n in walk(grid) if isinstance(n, cst.Call)):
+                root = func.split(".")[0]
+                if root in imported or (root in classes and "." in func):
+                    return True
+            assert isinstance(call.func, cst.Subscript)
+            index = call.func.slice[0].slice
+            if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and grid is not index.value):
+                continue
+            codes = {_code(n) for n in walk(grid) if isinstance(n, cst.BaseExpression)}
+            computed = (
+                a.value
+                for a in call.args
+                if a.keyword is not None
+                and a.keyword.value not in LAUNCH_OPTIONS
+                and not isinstance(a.value, cst.Integer)
+            )
+            if any(_code(v) in codes for v in computed):
+                return True
+    return False
+
+
+def _probes(t: Tunable) -> list[int]:
+    """Values to move ``t`` to for asking the rule: another legal value where the knob lists them, else its double
+    and half (a computed one: a few powers of two); the rule refuses a larger tile and a smaller one alike."""
+    if t.legal_values:
+        return [v for v in t.legal_values if isinstance(v, int) and not isinstance(v, bool) and v != t.value][:2]
+    if isinstance(t.value, int) and not isinstance(t.value, bool):
+        return [v for v in (2 * t.value, t.value // 2) if v > 0]
+    return [16, 64, 256] if t.value is None and t.computed is not None else []
+
+
+def refuse_unmoved_grids(found: Iterable[Tunable], source: str) -> None:
+    """Mark each editable knob of ``found`` (the knobs of ``source``) whose edit this rule refuses as not editable,
+    with the line :func:`unmoved_grid_refusal` gives that edit (in place). Read only where a launch's grid is read
+    past the launch (:func:`_read_elsewhere`); each knob there is moved by one edit that its legality allows."""
+    from kernelopt.tunables.edit import apply_source  # the edit reads this module (its guard): imported here
+
+    knobs = [t for t in found if t.editable and not t.semantic and t.name not in LAUNCH_OPTIONS]
+    if not knobs or not _read_elsewhere(source):
+        return
+    for t in knobs:
+        for value in _probes(t):
+            try:
+                moved = apply_source(source, {t.key: value}).new_source
+            except TunableError:
+                continue
+            why = unmoved_grid_refusal(source, moved)
+            t.refused_reason = why.removesuffix(": not written") if why is not None else None
+            break
