@@ -28,7 +28,7 @@ from typing import ParamSpec, TypeVar
 from pydantic import BaseModel
 
 from kernelopt.agents.evidence_digest import EvidenceDigest, digest, whole_evidence
-from kernelopt.agents.served import mark_served, served
+from kernelopt.agents.served import Served, mark_served, served
 from kernelopt.backends.protocol import (
     BackendFailure,
     ImplementOutcome,
@@ -103,6 +103,9 @@ class StageStatus(BaseModel):
         outcomes: the versions the run finished (verdict, latency, commit).
         held_by: another kernelopt process that holds the workspace now (``another kernelopt optimize is running
             on ... (pid N)``): no stage call is served until it ends, and the next stage may then differ.
+        served_by: the pids of the live ``kernelopt mcp`` servers that made stage calls on this workspace (each
+            serves it until it ends; :mod:`kernelopt.agents.served`); where the one that made the last call has
+            ended and another lives, ``why`` says so first (late28, z63).
         cancelled: the MCP server's last call on this workspace that the client cancelled (its tool timeout, or a
             stop), how long it ran and what that left, until the next profile, validate or tune on it starts (set by the
             server).
@@ -116,6 +119,7 @@ class StageStatus(BaseModel):
     running: bool
     interrupted: str | None = None
     held_by: str | None = None
+    served_by: list[int] = []
     cancelled: str | None = None
     stop: StopDecision | None = None
     failure: str | None = None
@@ -162,14 +166,18 @@ def status(ws: Workspace) -> StageStatus:
     lock = RunLock(ws.root)
     held = lock.holder()
     gone = _interrupted(ws, state) if running and held is None and not lock.held_here() else None
+    mark = served(ws.state_dir)
     if running and held is None and gone is None:
-        gone = _server_gone(ws, state)
+        gone = _server_gone(ws, state, mark)
+    other = _other_server(state, mark) if running and held is None and gone is None else None
 
     def out(step: NextStep, why: str) -> StageStatus:
         if held:
             why = f"{held}: wait for it or stop it; as the workspace stands now, {why}"
         elif gone:
             why = f"{gone}; {why}"
+        elif other:
+            why = f"{other}; {why}"
         return StageStatus(
             workspace=str(ws.root),
             version=it.version if it else None,
@@ -177,6 +185,7 @@ def status(ws: Workspace) -> StageStatus:
             next=step,
             why=why,
             held_by=held,
+            served_by=list(mark.holders),
             running=running and gone is None,
             interrupted=gone,
             stop=stop,
@@ -234,19 +243,37 @@ def _interrupted(ws: Workspace, state: RunState | None) -> str | None:
     )
 
 
-def _server_gone(ws: Workspace, state: RunState | None) -> str | None:
+def _paused_where(state: RunState) -> str:
+    it = state.current
+    return f"in V{it.version}'s {it.stage.value} stage" if it is not None else "between iterations"
+
+
+def _server_gone(ws: Workspace, state: RunState | None, mark: Served) -> str | None:
     """Where the run is paused between two calls of a ``kernelopt mcp`` server and no live process serves the
     workspace now (:mod:`kernelopt.agents.served`: the server was killed, or ended, between its calls), the line
     that says so and how the run continues; else ``None`` (a live server waits for its client, or no server ever
     served it)."""
-    if state is None or not state.paused or state.parked or not served(ws.state_dir).gone:
+    if state is None or not state.paused or state.parked or not mark.gone:
         return None
-    it = state.current
-    where = f"in V{it.version}'s {it.stage.value} stage" if it is not None else "between iterations"
+    where = _paused_where(state)
     return (
         f"the run is paused {where} between two calls of a kernelopt mcp server, and that server has ended (killed, "
         "or closed by its client): nothing serves it now; the next stage call below, from any server, continues it "
         "where it paused"
+    )
+
+
+def _other_server(state: RunState | None, mark: Served) -> str | None:
+    """Where the run is paused between two calls and the server that made the last one has ended while another
+    that served the workspace lives on, the line that says which (the run still runs: that server's next stage call
+    continues it); else ``None``."""
+    if state is None or not state.paused or state.parked or not mark.others:
+        return None
+    pids = ", ".join(str(p) for p in mark.others)
+    return (
+        f"the run is paused {_paused_where(state)}; the kernelopt mcp server that made the last stage call (pid "
+        f"{mark.last}) has ended, and another that served this workspace lives (pid {pids}): the next stage call, "
+        "from it or any server, continues the run where it paused"
     )
 
 

@@ -16,7 +16,7 @@ from kernelopt.loop.commits import change_summary
 from kernelopt.memory.model import GateResult
 from kernelopt.oneline import one_line
 from kernelopt.report import sections
-from kernelopt.report.headline import reference_headline
+from kernelopt.report.headline import compiled_name, reference_headline
 from kernelopt.report.model import ReportData, VersionEntry
 
 FAILURE_CHARS = 200
@@ -41,6 +41,8 @@ class VersionLine(BaseModel):
         speedup_vs_reference: the reference's (PyTorch eager) latency over this one's, timed beside it; ``None``
             when not timed or withheld as not reliable.
         speedup_vs_compiled: the same against ``torch.compile(reference)``, when it was timed.
+        compiled_against: what built that compiled reference, as every printed place says it
+            (:func:`kernelopt.report.headline.compiled_name`: ``torch.compile (mode max-autotune)``; late28 z62).
         action: the change (``autotune: BLOCK 64 -> 4096``), ``baseline`` for V0.
         failure: why the gate failed it, one line.
         commit: its commit's short hash.
@@ -52,6 +54,7 @@ class VersionLine(BaseModel):
     speedup_vs_v0: float | None = None
     speedup_vs_reference: float | None = None
     speedup_vs_compiled: float | None = None
+    compiled_against: str | None = None
     action: str | None = None
     failure: str | None = None
     commit: str | None = None
@@ -107,6 +110,7 @@ def version_line(data: ReportData, v: VersionEntry) -> VersionLine:
         speedup_vs_v0=_figure(data.speedup(v)) if not v.record.masked else None,
         speedup_vs_reference=_figure(ref.eager) if ref else None,
         speedup_vs_compiled=_figure(ref.compiled) if ref else None,
+        compiled_against=compiled_name(ref) if ref and ref.compiled is not None else None,
         action=_action(v),
         failure=one_line(failure, FAILURE_CHARS) if failure else None,
         commit=v.commit,

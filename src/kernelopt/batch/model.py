@@ -102,6 +102,9 @@ class ProblemRow(BaseModel):
         speedup_vs_compile: ``torch.compile(reference)`` latency / kernel latency, when timed.
         compile_ci_low, compile_ci_high: the 95 % interval of ``speedup_vs_compile``.
         compile_verdict: as ``eager_verdict``, against torch.compile.
+        compiled_against: what built the compiled reference of ``speedup_vs_compile``, said as every printed place
+            says it (:func:`kernelopt.report.headline.compiled_name`: ``torch.compile (mode max-autotune)``;
+            ``torch.compile`` for a record from before the mode was kept).
         timing_method: how the kernel's samples were taken (the record's ``performance.timing_method``:
             ``cuda_graph, 10 launch(es)/sample, 400 samples, L2 flushed before each sample``).
         reference_timing_method: how the reference's (PyTorch eager's) were, in the same worker, interleaved with
@@ -147,6 +150,7 @@ class ProblemRow(BaseModel):
     compile_ci_low: float | None = None
     compile_ci_high: float | None = None
     compile_verdict: str | None = None
+    compiled_against: str | None = None
     timing_method: str | None = None
     reference_timing_method: str | None = None
     compile_s: float | None = None
@@ -279,6 +283,7 @@ CSV_COLUMNS = (
     "compile_verdict",
     "compile_ci_low",
     "compile_ci_high",
+    "compiled_against",
     "timing_method",
     "reference_timing_method",
     *PHASE_COLUMNS,

@@ -26,7 +26,7 @@ from kernelopt.loop.journal import Journal, RunState
 from kernelopt.loop.stop import StopReason
 from kernelopt.memory.model import GateResult, IterationRecord, ReferenceSpeedup, best_version
 from kernelopt.planning.rules import discover_knobs
-from kernelopt.report.headline import reference_headline, unreliable
+from kernelopt.report.headline import compiled_name, reference_headline, unreliable
 from kernelopt.workspace import Workspace
 
 #: The built-in planner's name (kernelopt.backends.registry): it moves knobs only, so no knob means no plan.
@@ -145,6 +145,7 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
             "compile_ci_low": ref.compiled_ci_low if ref and ref.compiled is not None else None,
             "compile_ci_high": ref.compiled_ci_high if ref and ref.compiled is not None else None,
             "compile_verdict": ref.compiled_verdict if ref and ref.compiled is not None else None,
+            "compiled_against": compiled_name(ref) if ref and ref.compiled is not None else None,  # late28 z62
             # how each was timed, so a figure is read with its method (break22 b51)
             "timing_method": p.timing_method,
             "reference_timing_method": ref.eager_timing_method if ref else None,

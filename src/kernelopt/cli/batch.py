@@ -56,6 +56,25 @@ def _speedup(
     return f"{figure(value)}x" + ("*" if significant else "") + ("?" if unreliable(low, high) else "")
 
 
+def _compiled_against(result: BatchTable) -> str | None:
+    """What built the compiled reference of every row's ``vs compile`` figure, where all rows share one: its words
+    (``ProblemRow.compiled_against``, from :func:`kernelopt.report.headline.compiled_name`) past ``torch.compile``,
+    for the column's header (``(mode max-autotune)``); ``None`` where rows differ (each cell then says its own) or no
+    row says one (late28, z62: the table gave the figure without the mode late27 z52 recorded)."""
+    said = {r.compiled_against for r in result.rows if r.compiled_against is not None}
+    return _past_name(said.pop()) if len(said) == 1 else None
+
+
+def _past_name(words: str) -> str:
+    return words.removeprefix("torch.compile").strip()
+
+
+def _compiled_cell(row: ProblemRow, against: str | None) -> str:
+    """A row's ``vs compile`` cell's words where the header does not say them (rows compiled differently)."""
+    own = _past_name(row.compiled_against) if row.compiled_against is not None else ""
+    return f" {own}" if own and against is None else ""
+
+
 def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{100.0 * value:.0f} %"
 
@@ -112,6 +131,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
     """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout; with
     --optimize the last column says what the loop changed)."""
     samples = any(r.sample is not None for r in result.rows) or (result.settings or {}).get("kernels") is not None
+    against = _compiled_against(result)
     rows = [
         [
             r.problem,
@@ -119,7 +139,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
             {True: "yes", False: "no", None: "n/a"}[r.correct],
             r.latency_us,
             _speedup(r.speedup_vs_eager, r.eager_verdict, r.eager_ci_low, r.eager_ci_high),
-            _speedup(r.speedup_vs_compile, r.compile_verdict),
+            _speedup(r.speedup_vs_compile, r.compile_verdict) + _compiled_cell(r, against),
             r.status.value,
             _last_cell(r, result.mode),
         ]
@@ -134,7 +154,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
             "correct",
             "latency\n(us)",
             "vs\neager",
-            "vs\ncompile",
+            "vs\ncompile" + (f"\n{against}" if against else ""),
             "status",
             last,
         ],
@@ -165,7 +185,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
         + apart
         + "); significant: only speedups that pass the test (*); ?: not reliable, its 95 % interval spans more "
         + f"than {MAX_REPORTED_SPEEDUP_SPREAD:g}x",
-        ["p", "vs eager", "significant", "vs compile", "significant"],
+        ["p", "vs eager", "significant", "vs compile" + (f" {against}" if against else ""), "significant"],
         [
             [
                 fmt(f.threshold),

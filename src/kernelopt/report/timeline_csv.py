@@ -10,6 +10,7 @@ import csv
 import io
 import json
 
+from kernelopt.report.headline import compiled_name
 from kernelopt.report.model import ReportData, VersionEntry
 
 CSV_COLUMNS = (
@@ -27,6 +28,7 @@ CSV_COLUMNS = (
     "speedup_vs_reference",
     "reference_latency_us",
     "speedup_vs_compiled",
+    "compiled_against",
     "tflops",
     "bandwidth_gbps",
     "roofline_pct",
@@ -61,6 +63,7 @@ def _row(data: ReportData, v: VersionEntry) -> list[object]:
         ref.eager if ref else None,
         ref.eager_latency_us if ref else None,
         ref.compiled if ref else None,
+        compiled_name(ref) if ref and ref.compiled is not None else None,  # the mode it was measured against (z62)
         p.tflops,
         p.bandwidth_gbps,
         p.roofline_utilization_pct,
