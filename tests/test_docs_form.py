@@ -6,7 +6,10 @@ its foundation with no row in docs/architecture.md says nothing of what it owns 
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
+import time
 import tomllib
 from pathlib import Path
 
@@ -102,3 +105,28 @@ def test_every_lock_file_the_docs_name_is_one_the_code_takes() -> None:
         if not re.search(r"[<>*]|[A-Z]{3}", name.rsplit("/", 1)[-1]) and name.rsplit("/", 1)[-1] not in source
     ]
     assert not stale
+
+
+def test_the_refusal_docs_agents_md_quotes_is_the_one_a_held_workspace_gives(tmp_path: Path) -> None:
+    """fresh22: docs/agents.md quoted the refusal as `... (pid N); wait for it or stop it`; since late27 (z51) it names
+    since when the holder runs, `(pid N) since <time> UTC; ...`. The quote, its placeholders read as any text, is what a
+    second take of a held workspace lock says."""
+    from kernelopt.errors import UsageError
+    from kernelopt.workspace import RunLock
+
+    text = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    found = re.search(r"are refused with its line, `([^`]*)`", text)
+    assert found is not None
+    quote = " ".join(found.group(1).split())
+    pattern = re.escape(quote).replace(re.escape("<ws>"), ".+").replace(re.escape("<time>"), ".+")
+    pattern = pattern.replace(re.escape("(pid N)"), r"\(pid \d+\)")
+    lock = RunLock(tmp_path / "kernel_opt_x")
+    held = os.open(lock.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)  # another holder: an open file of its own
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.write(held, f"{os.getpid()} {int(time.time())} optimize\n".encode())  # its record, as a holder writes it
+        with pytest.raises(UsageError) as refused:
+            lock.acquire()
+    finally:
+        os.close(held)
+    assert re.search(pattern, refused.value.one_line()), (quote, refused.value.one_line())
