@@ -7,9 +7,10 @@
 #   --device cuda on tests/data/kernelbench/relu at its task card's sizes (tests/data/break21/relu_rows_gpu/README.md:
 #   32768 x 8192 fp32, 1 GiB a tensor; V0 torch.where over a zero tensor): Stage 1 with Nsight Compute, a plan citing
 #   its first measured metric, then the agent's Triton kernel: one unmasked program a row of 8192 columns (right only
-#   at the timed size) fails its gate, "correct at the timed sizes only: the kernel fails at batch_size=...", where V0
-#   passes; a masked one of the row's width rounded up is not refused by the net. tests.txt keeps the "break21 b43
-#   ..." lines (-s): each verdict, its seconds, its reason.
+#   at the timed size) is refused back to the agent for repair by Stage 3's check (leftovers22 l18; before it, it
+#   failed its gate), "correct at the timed sizes only: the kernel fails at batch_size=...", where V0 passes; a
+#   masked one of the row's width rounded up is not refused by the net. tests.txt keeps the "break21 b43 ..." lines
+#   (-s): each verdict or refusal, its seconds, its reason.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u
