@@ -77,6 +77,12 @@ def register(app: typer.Typer) -> None:
         found, evaluation = _discover(
             file, gpu=gpu, evaluate=evaluate, reference=reference, device=device, run_task=tiled
         )
+        beside = _reference_beside(file, found) if reference is None and evaluate else None
+        if beside is not None:  # tune's reading: the task's own run tells the entry it uses (late30 z80)
+            note(f"{', '.join(beside[1])}: known only from a run of the task; running {beside[0]} once to tell it")
+            found, evaluation = _discover(
+                file, gpu=gpu, evaluate=evaluate, reference=beside[0], device=device, run_task=tiled
+            )
         if sets:
             from kernelopt.backends.settings import parse_assignments
             from kernelopt.tunables import ResourceLimits, apply
@@ -117,6 +123,20 @@ def register(app: typer.Typer) -> None:
             unmarked = unmarked_guards(read_kernel(file), file.name)  # read as discovery reads it (its encoding)
             if unmarked is not None:
                 note(unmarked)
+
+
+def _reference_beside(file: Path, found: list[Tunable]) -> tuple[Path, list[str]] | None:
+    """The task's ``reference.py`` beside a ``kernel.py``, and the knobs whose value at the launch only a run of the
+    task tells (``**configs[dtype]`` of a dict whose entries differ: which entry the task's inputs reach), when there
+    are any: ``tune`` reads them from that run, so the listing does too (breaker22: the bfloat16 entry's tiles were
+    listed where the task, and ``tune``, run the float32 entry's)."""
+    from kernelopt.tunables.analysis import GIVE_REFERENCE
+
+    reference = file.parent / "reference.py"
+    if file.name != "kernel.py" or not reference.is_file():
+        return None
+    unknown = [t.key for t in found if t.refused_reason is not None and t.refused_reason.endswith(GIVE_REFERENCE)]
+    return (reference, unknown) if unknown else None
 
 
 def _holds_block_tiles(file: Path) -> bool:

@@ -3725,11 +3725,18 @@ class _Analyzer:
         first = table[0][1]
         for name, e in first:
             others = [oe for _, entries in table[1:] for on, oe in entries if on == name]
+            # each entry's value named by its key: the first entry's alone read as the one the task runs (late30 z80)
+            by_key = [
+                f"{k}: {repr(lit.value) if (lit := self.literal(x)) else self.code(x)}"
+                for k, entries in table
+                for n, x in entries
+                if n == name
+            ]
             values = {repr(lit.value) if (lit := self.literal(x)) else self.code(x) for x in [e, *others]}
             why = None
             if len(values) > 1:
                 why = (
-                    f"the entries of {dict_code} differ in {name} ({', '.join(sorted(values))}) and the key in use "
+                    f"the entries of {dict_code} differ in {name} ({', '.join(by_key)}) and the key in use "
                     f"({key}) is known only from a run of the task {GIVE_REFERENCE}"
                 )
             self.splat_partners[id(e)] = (others, why)
