@@ -84,9 +84,12 @@ def loop_kernels(source: str) -> frozenset[str]:
 
 
 def branch_kernels(source: str) -> frozenset[str]:
-    """The kernels ``source`` launches in one branch of an ``if`` whose other branch launches another kernel
-    (``run()`` picking a kernel by size: ``if n <= 128: one_block[grid](...)`` / ``else: looped[grid](...)``): which
-    of them runs at a ``SHAPES`` entry only a run tells. Empty when it does not parse."""
+    """The kernels ``source`` launches in one branch of an ``if`` and not in its other (``run()`` picking a kernel by
+    size: ``if n <= 128: one_block[grid](...)`` / ``else: looped[grid](...)``; or a launch under an ``if`` alone,
+    AITER's split-K reduce under ``if config["NUM_KSPLIT"] > 1:``): which of them runs at a ``SHAPES`` entry only a
+    run tells, and an entry where one does not run gives no figure for its knobs (breaker22: the reduce kernel's tiles
+    were timed at two entries where it never ran, their noise read as one entry's "own best", late30 z81). Empty
+    when it does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -102,9 +105,9 @@ def branch_kernels(source: str) -> frozenset[str]:
 
     out: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and node.orelse:
+        if isinstance(node, ast.If):
             one, other = launched(node.body), launched(node.orelse)
-            if one and other and one != other:
+            if one != other:
                 out |= one ^ other
     return frozenset(out)
 
