@@ -74,6 +74,7 @@ from kernelopt.tunables import (
     resource_problems,
 )
 from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
+from kernelopt.tunables.knobs import sizeless_reason
 from kernelopt.tunables.launches import Launch, launches, loop_kernels, same_launch, session_order
 from kernelopt.vocabulary import COMPUTED, Framework
 from kernelopt.workspace import Workspace
@@ -274,7 +275,8 @@ def discover_tunables(kernel_py: Path, device: str | None = None) -> tuple[list[
             found = discover(kernel_py)
     except KerneloptError as exc:
         return None, f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
-    return list(found), None
+    # a setting computed from no size of the problem is one the tuning session leaves alone: no target of a plan
+    return [t.model_copy(update={"refused_reason": why}) if (why := sizeless_reason(t)) else t for t in found], None
 
 
 def discover_knob_values(

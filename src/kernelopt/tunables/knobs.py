@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.numeric import is_int
-from kernelopt.tunables.model import Legality, Value
+from kernelopt.tunables.model import Legality, Tunable, TunableKind, Value
 from kernelopt.vocabulary import Vendor
 
 # Triton launch options that are knobs (not kernel parameters). Source: triton.Config / the NVIDIA
@@ -400,6 +400,36 @@ ABSENT_OPTION_SOURCE = "Triton's default when the launch leaves it out (triton.C
 CONSTANT_SOURCE = "an element of literals the launching function binds once (cfg = [1024, 4])"
 """The ``value_source`` of a setting computed from constants alone (``BLOCK=cfg[0]`` of a local ``cfg = [1024, 4]``):
 the same at every size, so one value picked for every size is as general as it (leftovers22, l22)."""
+
+#: what a computed setting that reads no size of the problem is said to read (:func:`sizeless_reason`)
+NO_SIZE = "no size of the problem (a device, a dtype or constants)"
+
+
+def table_computed(t: Tunable) -> bool:
+    """A knob the kernel computes from the problem, whose pick is written as a table that falls back on it; a setting
+    read from literals alone (``cfg[0]`` of a local ``cfg = [1024, 4]``, :data:`CONSTANT_SOURCE`) is the same at
+    every size, so its pick is one value, written as a literal's is (leftovers22 l22)."""
+    if t.value_source == CONSTANT_SOURCE and not t.size_names:
+        return False
+    return t.kind is TunableKind.COMPUTED_SETTING or (t.kind is TunableKind.HEURISTIC and t.computed is not None)
+
+
+def left_reason(t: Tunable, reads: str) -> str:
+    """Why ``tune`` leaves a computed setting alone that reads ``reads`` and no size every ``SHAPES`` entry names."""
+    return (
+        f"computed ({t.computed}) from {reads}, which no SHAPES entry names as a size: a table that falls back on the "
+        "computation needs one, so it is left alone"
+    )
+
+
+def sizeless_reason(t: Tunable) -> str | None:
+    """Why ``tune`` leaves ``t`` alone whatever a run tells (:func:`left_reason`): a setting computed from the problem
+    that reads no size at all (Megatron's ``NUM_SMS = get_compute_units()``); ``None`` for any other knob. The
+    planner lists no such knob as a session's target (breaker22: ``optimize``'s plan named ``NUM_SMS``, which its
+    session then left alone; late30 z82)."""
+    if not table_computed(t) or not t.editable or t.kernel is None or t.size_names:
+        return None
+    return left_reason(t, NO_SIZE)
 
 
 def clusters_supported(gpu: str | None) -> bool:

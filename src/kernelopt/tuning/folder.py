@@ -83,7 +83,13 @@ from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
 from kernelopt.tunables.inline_guard import TUNED
-from kernelopt.tunables.knobs import CONSTANT_SOURCE, LAUNCH_OPTIONS, loop_option_note
+from kernelopt.tunables.knobs import (
+    LAUNCH_OPTIONS,
+    NO_SIZE,
+    left_reason,
+    loop_option_note,
+    table_computed,
+)
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
@@ -753,12 +759,8 @@ def screen_lines(prepared: PreparedFolder) -> list[str]:
 
 
 def _computed(t: Tunable) -> bool:
-    """A knob the kernel computes from the problem, whose pick is written as a table that falls back on it; a setting
-    read from literals alone (``cfg[0]`` of a local ``cfg = [1024, 4]``, :data:`CONSTANT_SOURCE`) is the same at
-    every size, so its pick is one value, written as a literal's is (leftovers22 l22)."""
-    if t.value_source == CONSTANT_SOURCE and not t.size_names:
-        return False
-    return t.kind is TunableKind.COMPUTED_SETTING or (t.kind is TunableKind.HEURISTIC and t.computed is not None)
+    """:func:`~kernelopt.tunables.knobs.table_computed`: a pick written as a table that falls back on it."""
+    return table_computed(t)
 
 
 def _table_literal(t: Tunable) -> bool:
@@ -795,13 +797,7 @@ def _unbucketable(t: Tunable, evaluation: AutotuneEvaluation | None, shapes: Seq
     for name in t.size_names:
         if all(_size_of(evaluation, t.kernel, name, s) is not None for s in ran):
             return t
-    reads = ", ".join(t.size_names) or "no size of the problem (a device, a dtype or constants)"
-    return t.model_copy(
-        update={
-            "refused_reason": f"computed ({t.computed}) from {reads}, which no SHAPES entry names as a size: a table "
-            "that falls back on the computation needs one, so it is left alone"
-        }
-    )
+    return t.model_copy(update={"refused_reason": left_reason(t, ", ".join(t.size_names) or NO_SIZE)})
 
 
 def _size_of(evaluation: AutotuneEvaluation | None, kernel: str, size: str, shape: ProblemShape) -> int | None:
