@@ -94,3 +94,33 @@ def test_z82_a_plan_targets_only_knobs_its_session_can_move() -> None:
         ("num_stages", 3),
         ("num_warps", 8),
     ]
+
+
+@pytest.mark.timeout(180)
+def test_z83_no_table_by_size_in_a_kernel_that_says_it_is_batch_invariant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """breaker22 saw that a table by size written into Megatron's batch-invariant GEMM (a ``BLOCK_SIZE_K`` by ``M``)
+    would give each row another reduction order at another batch size, breaking the property the kernel exists for,
+    which no reference checks. breaker11's vLLM ``scaled_mm`` (tiles computed from ``M``: a table can hold a pick)
+    gets one as it is; the same file saying it is batch-invariant gets none, and says why (one configuration for every
+    size is judged in its place, which keeps the property)."""
+    import shutil
+
+    from kernelopt.tuning.folder import TuneRequest, batch_invariant, prepare_folder, size_table_unheld
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = shutil.copytree(Path(__file__).parent / "data" / "breaker11" / "scaled_mm", tmp_path / "scaled_mm")
+    kernel_py = folder / "kernel.py"
+    kernel_py.write_text(
+        '"""A batch-invariant GEMM: every row\'s result is the same at any M."""\n' + kernel_py.read_text()
+    )
+    tiles = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 256}
+    why = size_table_unheld(prepare_folder(TuneRequest(folder=folder, device="cpu")), tiles)
+    assert why == (
+        "kernel.py says it is batch-invariant (line 1): a table by size would give a row another reduction order at "
+        "another batch size, the property it exists for"
+    )
+    said = batch_invariant((DATA / "mg_bi_matmul" / "kernel.py").read_text())
+    assert said is not None and said.startswith("kernel.py says it is batch-invariant (line 1)"), said
+    assert batch_invariant((DATA / "aiter_gemm" / "kernel.py").read_text()) is None

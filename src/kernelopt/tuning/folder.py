@@ -35,6 +35,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -2761,12 +2762,10 @@ def size_table_unheld(
     nothing): no knob of the space is computed from a size (a literal, a module-level cap), or the size its
     computation reads is one the entries do not name; ``None`` when a table can be written, or an autotune list may
     hold one (:func:`table_unheld` asks :func:`_keyed_list_unheld` there)."""
-    if (
-        best is None
-        or is_list_space(prepared.space.origins)
-        or _table_plan(prepared, best, literal=literal) is not None
-    ):
+    if best is None or is_list_space(prepared.space.origins):
         return None
+    if _table_plan(prepared, best, literal=literal) is not None:
+        return batch_invariant(prepared.base_source)
     names = [n for n in prepared.tabled if n in best]
     if names:
         reads = ", ".join(prepared.tabled[names[0]].size_names) or "the problem"
@@ -2777,6 +2776,27 @@ def size_table_unheld(
     knobs = [n for n in prepared.space.names if n in best]
     verb = "is" if len(knobs) == 1 else "are"
     return f"{', '.join(knobs)} {verb} not computed from a size (a literal or a cap), which no table can hold"
+
+
+#: a kernel file that calls itself batch-invariant (Megatron's and Thinking Machines Lab's GEMMs: "batch-invariant",
+#: ``batch_invariant_kernels.py``, "batch invariant")
+_BATCH_INVARIANT = re.compile(r"batch[\s_-]?invarian(?:t|ce)", re.IGNORECASE)
+
+
+def batch_invariant(source: str) -> str | None:
+    """Why no per-bucket table is written into a kernel file that says it is batch-invariant (breaker22's seen item,
+    late30 z83): its authors fix every setting for every size so that a row's result, its reduction order, is the same
+    whatever the batch holds; a table by a size (a ``BLOCK_SIZE_K`` by ``M``) gives a row another order at another
+    batch size, which no reference checks. Which size is the batch's is not told by the file, so a table by any size
+    is refused and one configuration for every size judged in its place; ``None`` for any other file."""
+    found = _BATCH_INVARIANT.search(source)
+    if found is None:
+        return None
+    line = source.count("\n", 0, found.start()) + 1
+    return (
+        f"kernel.py says it is {found.group(0)} (line {line}): a table by size would give a row another reduction "
+        "order at another batch size, the property it exists for"
+    )
 
 
 def _table_plan(
