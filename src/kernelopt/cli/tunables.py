@@ -225,10 +225,8 @@ def _warn_unguarded(before: str, after: str, done: str) -> None:
         if plain != after:
             warn(f"a guard written by an earlier tune (or inline at the launch) still sets it where it holds; {done}")
         return
-    if guarded.new_source is not None:
+    if guarded.new_source is not None:  # an edit no guard can make right is refused before it is written (apply)
         warn(f"not legal at every size the original handled: kernelopt tune would write {guarded.note}; {done}")
-    else:
-        warn(f"{(guarded.note or 'a tile no longer divides a size').removesuffix(': not written')}; {done}")
 
 
 def _warn_computed_from(found: list[Tunable], before: str, changes: Mapping[str, object], done: str) -> None:

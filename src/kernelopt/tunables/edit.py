@@ -1110,6 +1110,10 @@ def edit_diff(source: str, new_source: str, filename: str) -> str:
     )
 
 
+#: what a user can do where the guard refuses an edit by hand (``tunables --set``)
+_UNPROVEN_HINT = "kernelopt tune refuses this edit too; set another value, or change the launch as the line says"
+
+
 def apply(
     path: Path,
     changes: Mapping[str, Value],
@@ -1136,11 +1140,15 @@ def apply(
         The edits with before/after values and the unified diff.
 
     Raises:
-        TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing.
+        TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing; or an edit
+            whose written kernel the guard cannot prove right at every size the original handled, the edit
+            ``kernelopt tune`` refuses too (:func:`~kernelopt.tunables.guard.unproven_edit`; review22's seen l22
+            form, late31 z91: written before with a warning, half the output unwritten).
         InputFileError: the file is missing or not UTF-8.
         SourceChanged: the file was saved between its read and the write (nothing written, the save kept).
     """
     from kernelopt import fileio
+    from kernelopt.tunables.guard import unproven_edit
     from kernelopt.tunables.unmoved_grid import unmoved_grid_refusal
 
     p = Path(path)
@@ -1154,6 +1162,8 @@ def apply(
         keys = ", ".join(e.key for e in result.edits)
         raise TunableError(f"{keys} cannot be edited safely: {unmoved.removesuffix(': not written')}")
     result.path = str(p)
+    if result.edits and (refused := unproven_edit(source.text, result.new_source)) is not None:
+        raise TunableError(f"{p}: {refused}", hint=_UNPROVEN_HINT)
     if write and result.edits:
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True

@@ -3278,6 +3278,19 @@ def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = 
     return guarded
 
 
+def unproven_edit(old: str, new: str) -> str | None:
+    """Why the literal edit ``old`` -> ``new`` may not be written, or ``None``: :func:`guard_edit` gives no text (no
+    guard can make the written kernel right at every size the original handled). The one rule ``kernelopt tune``'s
+    pick and ``tunables --set``'s edit are both refused by (late31 z91: ``--set`` wrote such an edit with a warning)."""
+    guarded = guard_edit(old, new)
+    if guarded.new_source is not None:
+        return None
+    why = (guarded.note or "a tile no longer divides a size the original handled").rstrip()
+    for tail in (": nothing written", ": not written"):
+        why = why.removesuffix(tail)
+    return f"{why}: not written"
+
+
 def _guarded_edit(old: str, new: str, ran_masked: Collection[tuple[str, str]]) -> Guarded:
     """:func:`guard_edit`'s text and note, before a cache of compiled kernels is asked."""
     old_read, new_read = as_decorators(old), as_decorators(new)
