@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -96,3 +97,74 @@ def test_z91_tunables_set_refuses_an_edit_tune_refuses_and_writes_nothing(
     kernel.write_text(source)
     assert main([*argv, "BLOCK=512"]) == 2 and kernel.read_text() == source
     assert "the grid of BLOCK reads cfg[0]" in capsys.readouterr().err
+
+
+_DOUBLE = """import torch
+
+SHAPES = [{"n": 64}]
+
+
+def get_inputs(n: int = 64, device: str = "cpu"):
+    return [torch.randn(n, generator=torch.Generator().manual_seed(0)).to(device)]
+
+
+def reference(x):
+    return x * 2
+"""
+_SCALED = "from helper import scale_of\n\n\ndef run(x):\n    return x * scale_of(x.numel())\n"
+
+
+def test_z92_a_rewrite_of_a_helper_alone_is_netted_its_original_beside_v0_s_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review22's seen r21 item: an agent's rewrite that changes only a helper module (kernel.py's bytes as V0's) was
+    not netted at all (the net's "did the kernel change" read kernel.py's text: ``original == written``), so a helper
+    wrong at a size SHAPES does not name passed at the entries alone. Now the change is read from the digest of every
+    source (the rule the verdict is kept by): the net is cast, the written kernel beside the changed helper and the
+    original beside V0's (a folder of V0's sources), and the one check call the net makes is routed by side even
+    where the two kernel.py texts are equal."""
+    from kernelopt.loop import wiring
+    from kernelopt.tuning.code_net import check_code_change as real_check
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "kernel.py").write_text("from helper import scale\n")
+    (root / "reference.py").write_text("SHAPES = [{'n': 4}]\n")
+    (root / "helper.py").write_text("scale = 2\n")
+    v0 = {name: (root / name).read_bytes() for name in ("kernel.py", "reference.py", "helper.py")}
+    cast: list[tuple[str, str | None]] = []
+
+    def check_code_change(folder: Path, original: str, written: str, **kw: object) -> SimpleNamespace:
+        theirs = kw.get("original_root")
+        mine = (folder / "helper.py").read_text()
+        cast.append((mine, (Path(str(theirs)) / "helper.py").read_text() if theirs is not None else None))
+        said = "the written kernel fails at n=5" if mine != "scale = 2\n" else "checked at sizes SHAPES do not name"
+        return SimpleNamespace(failed=said if "fails" in said else None, checks=[said], line=lambda: said)
+
+    monkeypatch.setattr(wiring, "check_code_change", check_code_change)
+    workspace = SimpleNamespace(
+        root=root,
+        kernel_py=root / "kernel.py",
+        state_dir=root / ".kernelopt",
+        memory=SimpleNamespace(read=lambda _v: SimpleNamespace(git_commit_hash="v0")),
+        kernel_at=lambda _ref, _v: v0["kernel.py"],
+        paths_at=lambda _ref: sorted(v0),
+        bytes_at=lambda _ref, name: v0[name],
+    )
+    gate = wiring.HarnessGate(device="cpu", net=True)
+    assert gate._net(workspace, None).failed is None and cast == []  # type: ignore[arg-type]  # V0 itself: no net
+    (root / "helper.py").write_text("scale = 3\n")  # the rewrite: the helper alone
+    read = gate._net(workspace, None)  # type: ignore[arg-type]
+    assert read.failed is not None and read.failed.startswith("correct at the timed sizes only"), read
+    assert cast == [("scale = 3\n", "scale = 2\n")]  # the written beside its helper, the original beside V0's
+    # the net itself, on the CPU: V0's helper scales by 2 at every n; the rewrite's by 3 past the one entry (n=64)
+    folders = {"now": tmp_path / "now", "v0": tmp_path / "v0"}
+    for side, helper in (("now", "2.0 if n <= 64 else 3.0"), ("v0", "2.0")):
+        folders[side].mkdir()
+        (folders[side] / "reference.py").write_text(_DOUBLE)
+        (folders[side] / "kernel.py").write_text(_SCALED)
+        (folders[side] / "helper.py").write_text(f"def scale_of(n):\n    return {helper}\n")
+    written = "".join([_SCALED[:5], _SCALED[5:]])  # the same text, another object: each is run on its own side
+    kw = {"device": "cpu", "session_dir": tmp_path / "net", "original_root": folders["v0"]}
+    net = real_check(folders["now"], _SCALED, written, **kw)  # type: ignore[arg-type]
+    assert net.failed is not None and "fails at n=65" in net.line() and "where the original passes" in net.line()

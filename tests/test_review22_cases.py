@@ -40,6 +40,8 @@ def test_r21_the_net_s_verdict_of_a_rewrite_is_not_read_for_a_changed_helper(
         state_dir=root / ".kernelopt",
         memory=SimpleNamespace(read=lambda _v: SimpleNamespace(git_commit_hash="v0")),
         kernel_at=lambda _ref, _v: b"the kernel as written\n",
+        paths_at=lambda _ref: ["helper.py", "kernel.py", "reference.py"],
+        bytes_at=lambda _ref, name: (root / name).read_bytes() if name != "helper.py" else b"scale = 2\n",
     )
     gate = wiring.HarnessGate(device="cpu", net=True)
     assert gate._net(workspace, None).failed is None  # type: ignore[arg-type]

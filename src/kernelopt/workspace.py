@@ -998,6 +998,10 @@ class Workspace:
         latin-1 when it is put back)."""
         return self.file_at(ref, path).encode("utf-8", "surrogateescape")
 
+    def paths_at(self, ref: str) -> list[str]:
+        """Every file path commit ``ref`` holds (workspace-relative, ``/``-separated)."""
+        return [line for line in self._git("ls-tree", "-r", "--name-only", ref).splitlines() if line]
+
     def is_link_at(self, ref: str, path: str) -> bool:
         """True when ``path`` at commit ``ref`` is a symbolic link: git holds the path it names, not a kernel."""
         return self._git("ls-tree", ref, "--", path).startswith("120000 ")

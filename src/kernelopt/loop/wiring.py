@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kernelopt import profiling
@@ -44,7 +46,7 @@ from kernelopt.loop.protocols import (
 )
 from kernelopt.memory.model import CorrectnessStatus, GateResult, QualityGate, version_label
 from kernelopt.planning.plan import Plan
-from kernelopt.profiling.reuse import reuse_unchanged, source_digests, write_stamp
+from kernelopt.profiling.reuse import committed_sources, digests_of, reuse_unchanged, source_digests, write_stamp
 from kernelopt.profiling.timing_only import CPU_TIMER, timing_only_finding
 from kernelopt.report.baseline import BaselineRenderer as ReportBaselineRenderer
 from kernelopt.stages.backends import build_implementer, build_planner
@@ -189,15 +191,23 @@ class HarnessGate:
         session folder's; ``None``, Stage 3's: ``check-`` and the sources' digest, so a changed helper gets a folder
         of its own, not the session of the kernel before)."""
         written = workspace.kernel_py.read_bytes()
-        key = hashlib.sha256(json.dumps(source_digests(workspace.root), sort_keys=True).encode()).hexdigest()
+        now = source_digests(workspace.root)
+        key = hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest()
         known = self._verdicts.get(key)
         if known is not None:
             return known
         try:
-            original = workspace.kernel_at(workspace.memory.read(0).git_commit_hash or "", 0)
+            commit = workspace.memory.read(0).git_commit_hash or ""
+            original = workspace.kernel_at(commit, 0)
+            before = committed_sources(workspace, commit) if original is not None else {}
         except (RecordError, GitError) as exc:
             return _NetRead(warning=f"sizes not checked: {exc}")  # not kept: a later read may find V0's record
-        if original is None or original == written:
+        if original is not None:
+            before["kernel.py"] = original  # a link's kept bytes, not the path it names
+        # did the kernel change: the digest of every source, the rule the verdict is kept by (late31 z92: kernel.py's
+        # text alone left a helper-only rewrite unnetted)
+        helpers = {n for n in (now.keys() | before.keys()) - {"kernel.py"} if now.get(n) != digests_of(before).get(n)}
+        if original is None or (original == written and not helpers):
             read = _NetRead()
         else:
             try:
@@ -208,6 +218,9 @@ class HarnessGate:
                     device=self.device,
                     session_dir=workspace.state_dir / "net" / (label or f"check-{key[:12]}"),
                     size_scale=HarnessSettings.from_env(None, device=self.device).size_scale,
+                    original_root=_sources_folder(workspace.state_dir / "net" / "v0-sources", before)
+                    if helpers
+                    else None,
                 )
             except KerneloptError as exc:  # the bench worker could not start, the problem does not fit: no verdict
                 read = _NetRead(warning=f"sizes not checked: {exc.one_line()}")
@@ -231,6 +244,17 @@ class HarnessGate:
         )
         workspace.memory.write(record)
         return report.model_copy(update={"result": GateResult.FAIL, "failure_reason": reason, "record": record})
+
+
+def _sources_folder(folder: Path, sources: dict[str, bytes]) -> Path:
+    """``folder`` holding exactly ``sources`` (V0's, by workspace-relative path): where the net runs the original
+    beside the helper modules it was written with."""
+    shutil.rmtree(folder, ignore_errors=True)
+    for name, data in sources.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return folder
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,27 @@ def source_digests(root: Path) -> dict[str, str]:
     Two readings of one kernel are interchangeable only where these are equal (a profile; the net's verdict of an
     agent's rewrite, :class:`kernelopt.loop.wiring.HarnessGate`)."""
     names = dict.fromkeys(["kernel.py", "reference.py", *_sources(root)])
-    return {name: hashlib.sha256((root / name).read_bytes()).hexdigest() for name in names if (root / name).is_file()}
+    return digests_of({name: (root / name).read_bytes() for name in names if (root / name).is_file()})
+
+
+def committed_sources(workspace: Workspace, ref: str) -> dict[str, bytes]:
+    """The bytes of each source file commit ``ref`` holds, by the rule :func:`source_digests` reads the folder by
+    (``kernel.py``, ``reference.py`` and every other source outside the record and cache folders).
+
+    Raises:
+        GitError: ``ref`` is not a commit.
+    """
+    names = [
+        n
+        for n in workspace.paths_at(ref)
+        if n.endswith(SOURCE_SUFFIXES) and not _NOT_SOURCE_DIRS & set(n.split("/")[:-1])
+    ]
+    return {name: workspace.bytes_at(ref, name) for name in names}
+
+
+def digests_of(sources: dict[str, bytes]) -> dict[str, str]:
+    """The SHA-256 of each of ``sources``' bytes, as :func:`source_digests` reads a folder's."""
+    return {name: hashlib.sha256(data).hexdigest() for name, data in sources.items()}
 
 
 def kernel_stamp(workspace: Workspace, *, fast: bool, gpu: str | None) -> dict[str, object]:

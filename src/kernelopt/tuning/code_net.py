@@ -12,6 +12,7 @@ worker (:class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`), the origin
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,9 +20,10 @@ from pathlib import Path
 from kernelopt.harness.sizekeys import key_roles
 from kernelopt.harness.sizes import module_sizes
 from kernelopt.kernelsource import read_python
+from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.kernel_evaluator import KernelEvaluator
-from kernelopt.tuning.net import NetCap, NetVerdict, cast, derived_sizes
-from kernelopt.tuning.problem import Problem, reference_shapes
+from kernelopt.tuning.net import CheckAt, NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.shapes import session_shapes
 
 CODE_NET_S = 120.0
@@ -43,10 +45,15 @@ def check_code_change(
     size_scale: float | None = None,
     cap_s: float = CODE_NET_S,
     clock: Callable[[], float] = time.monotonic,
+    original_root: Path | None = None,
 ) -> NetVerdict:
     """The net's verdict on ``written`` (kernel.py's text now) against ``original`` (the kernel as the user wrote
     it), beside ``folder``'s reference.py at the sizes its gate runs (the task card's ``sizes``; ``size_scale``,
     else the card's: the net moves the scaled sizes, never the problem as written where a quick run scaled it).
+
+    ``original_root``: a folder holding the sources the original was written beside (V0's helper modules), where a
+    rewrite changed a file other than kernel.py: the original runs there, in a worker of its own, so a helper changed
+    wrong is not run on both sides (late31 z92: a helper-only rewrite, kernel.py's text as V0's, was never netted).
 
     Raises:
         KerneloptError: the bench worker cannot start or the problem does not fit (the caller's "not checked").
@@ -60,15 +67,39 @@ def check_code_change(
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)")
     cap = code_net_cap(clock(), cap_s)
-    with KernelEvaluator(problem, original, lambda _config: original, session_dir=session_dir) as evaluator:
+    with contextlib.ExitStack() as stack:
+        evaluator = stack.enter_context(
+            KernelEvaluator(problem, original, lambda _config: original, session_dir=session_dir)
+        )
+        check_at, check_alone = evaluator.check_at, evaluator.check_alone
+        if original_root is not None:
+            # its reference.py too (V0's bytes, the same as the folder's): a worker imports beside either
+            beside = problem.model_copy(
+                update={"kernel_py": original_root / "kernel.py", "reference_py": original_root / "reference.py"}
+            )
+            theirs = stack.enter_context(
+                KernelEvaluator(beside, original, lambda _config: original, session_dir=session_dir / "original")
+            )
+            check_at = _by_side(original, theirs.check_at, check_at)
+            check_alone = _by_side(original, theirs.check_alone, check_alone)
         return cast(
             sizes,
             original,
             written,
-            evaluator.check_at,
+            check_at,
             build_at=evaluator.build_at,
             cap=cap,
             clock=clock,
-            check_alone=evaluator.check_alone,
+            check_alone=check_alone,
             request_s=evaluator.request_s,
         )
+
+
+def _by_side(original: str, theirs: CheckAt, ours: CheckAt) -> CheckAt:
+    """``theirs`` for the original's text (the very object the net was handed: a helper-only rewrite's kernel.py is
+    the same text), ``ours`` for the written kernel's."""
+
+    def check(source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
+        return (theirs if source is original else ours)(source, shape, limit_s)
+
+    return check
