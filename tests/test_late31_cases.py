@@ -99,6 +99,19 @@ def test_z91_tunables_set_refuses_an_edit_tune_refuses_and_writes_nothing(
     assert "the grid of BLOCK reads cfg[0]" in capsys.readouterr().err
 
 
+def net_workspace(root: Path, v0: dict[str, bytes]) -> SimpleNamespace:
+    """What ``HarnessGate._net`` reads of a workspace at ``root`` whose V0 commit held the sources ``v0``."""
+    return SimpleNamespace(
+        root=root,
+        kernel_py=root / "kernel.py",
+        state_dir=root / ".kernelopt",
+        memory=SimpleNamespace(read=lambda _v: SimpleNamespace(git_commit_hash="v0")),
+        kernel_at=lambda _ref, _v: v0["kernel.py"],
+        paths_at=lambda _ref: sorted(v0),
+        bytes_at=lambda _ref, name: v0[name],
+    )
+
+
 _DOUBLE = """import torch
 
 SHAPES = [{"n": 64}]
@@ -142,15 +155,7 @@ def test_z92_a_rewrite_of_a_helper_alone_is_netted_its_original_beside_v0_s_help
         return SimpleNamespace(failed=said if "fails" in said else None, checks=[said], line=lambda: said)
 
     monkeypatch.setattr(wiring, "check_code_change", check_code_change)
-    workspace = SimpleNamespace(
-        root=root,
-        kernel_py=root / "kernel.py",
-        state_dir=root / ".kernelopt",
-        memory=SimpleNamespace(read=lambda _v: SimpleNamespace(git_commit_hash="v0")),
-        kernel_at=lambda _ref, _v: v0["kernel.py"],
-        paths_at=lambda _ref: sorted(v0),
-        bytes_at=lambda _ref, name: v0[name],
-    )
+    workspace = net_workspace(root, v0)
     gate = wiring.HarnessGate(device="cpu", net=True)
     assert gate._net(workspace, None).failed is None and cast == []  # type: ignore[arg-type]  # V0 itself: no net
     (root / "helper.py").write_text("scale = 3\n")  # the rewrite: the helper alone

@@ -18,6 +18,7 @@ def test_r21_the_net_s_verdict_of_a_rewrite_is_not_read_for_a_changed_helper(
     (a pass) was read for the new one, whose helper the net never ran. Now it is kept by the digest of every source
     the kernel is built and checked from; the same sources still read the kept verdict (one net a rewrite)."""
     from kernelopt.loop import wiring
+    from tests.test_late31_cases import net_workspace
 
     root = tmp_path / "ws"
     root.mkdir()
@@ -34,15 +35,12 @@ def test_r21_the_net_s_verdict_of_a_rewrite_is_not_read_for_a_changed_helper(
         return SimpleNamespace(failed=said if wrong else None, checks=[said], line=lambda: said)
 
     monkeypatch.setattr(wiring, "check_code_change", check_code_change)
-    workspace = SimpleNamespace(
-        root=root,
-        kernel_py=root / "kernel.py",
-        state_dir=root / ".kernelopt",
-        memory=SimpleNamespace(read=lambda _v: SimpleNamespace(git_commit_hash="v0")),
-        kernel_at=lambda _ref, _v: b"the kernel as written\n",
-        paths_at=lambda _ref: ["helper.py", "kernel.py", "reference.py"],
-        bytes_at=lambda _ref, name: (root / name).read_bytes() if name != "helper.py" else b"scale = 2\n",
-    )
+    v0 = {
+        "kernel.py": b"the kernel as written\n",
+        "reference.py": b"SHAPES = [{'n': 4}]\n",
+        "helper.py": b"scale = 2\n",
+    }
+    workspace = net_workspace(root, v0)
     gate = wiring.HarnessGate(device="cpu", net=True)
     assert gate._net(workspace, None).failed is None  # type: ignore[arg-type]
     assert gate._net(workspace, "v1").failed is None  # type: ignore[arg-type]  # the same sources: read again
