@@ -335,8 +335,12 @@ def _patch_libdevice(interp: Any) -> None:
             # a jit'd helper called inside a launch that patched its language already: Triton would patch the same
             # functions again (a third of a launch whose helper is called in a loop), never restoring that scope
             return patch_globals(fn, interp._LangPatchScope())
-        if patched and patched[-1] is None:
-            patched[-1] = langs
+        if patched:
+            # the launch's own language, or a helper's that the launch had not patched yet (``tl.max`` and
+            # ``tl.sum`` are helpers of triton.language.standard, whose module holds triton.language.core): Triton
+            # leaves a helper's patches in place, so the launch's later helpers of that language find it patched
+            # (every call of ``tl.max`` read the whole of triton.language.core again: suite22 s11)
+            patched[-1] = langs if patched[-1] is None else patched[-1] | langs
         scope = original(fn)
         builder = interp.interpreter_builder
         for module, name, member in members:
