@@ -1162,7 +1162,8 @@ def _tree_reduce(ops: Any, data: list[Any], dtypes: list[Any], axis: int) -> lis
 
 def _unasserted(options: Any) -> Any:
     """``options`` with the overflow sanitizer off where its assertion would be dropped (``debug`` off)."""
-    if getattr(options, "sanitize_overflow", False) and not getattr(options, "debug", True):
+    sanitizing = getattr(options, "sanitize_overflow", False) and not getattr(options, "debug", True)
+    if sanitizing and dataclasses.is_dataclass(options) and not isinstance(options, type):
         return dataclasses.replace(options, sanitize_overflow=False)
     return options
 
