@@ -55,8 +55,23 @@ def _readers(tunables: Sequence[Tunable], tree: Parsed | None, names: Collection
     return [
         t
         for t in tunables
-        if t.kind is TunableKind.COMPUTED_SETTING and (set(t.size_names) & bound or _calls(t.computed) & called)
+        if t.kind is TunableKind.COMPUTED_SETTING
+        and (set(t.size_names) & bound or _calls(t.computed) & called or _computed_reads(t.computed) & bound)
     ]
+
+
+def _computed_reads(computed: str | None) -> set[str]:
+    """The names a computed setting's line reads (``BLOCK = opts["num_warps"] * 128``: ``opts``): a local of literals
+    holding the option is no size (leftovers22's l22 leaves it out of ``size_names``), yet the block is computed from
+    the option through it (n77)."""
+    if computed is None:
+        return set()
+    try:
+        statement = cst.parse_statement(computed.strip())
+    except cst.ParserSyntaxError:
+        return set()
+    values = [n.value for n in walk(statement) if isinstance(n, cst.Assign | cst.AnnAssign) and n.value is not None]
+    return {name for v in values for name in _reads(v)}
 
 
 def _functions_reading(tree: Parsed | None, names: Collection[str]) -> set[str]:
