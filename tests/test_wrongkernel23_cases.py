@@ -339,3 +339,20 @@ def test_on_cuda_v102_the_plain_pick_fails_to_compile_where_the_original_sums(tm
     assert all(v is not True for v in budget_plain.values()), budget_plain  # its own static assert
     assert all(v is True for v in tokens_original.values()), tokens_original
     assert all(v is not True for v in tokens_plain.values()), tokens_plain  # v109: 64 x 1024 past its budget
+
+
+def test_v112_a_row_block_unpacked_from_a_settings_helper_s_tuple_keeps_the_tile_within_triton_s_limit() -> None:
+    """v112 (rows_settings_tuple: v102's row sums with ``BLOCK_N, num_warps = calculate_settings(n_cols)``, Unsloth's
+    helper returning ``BLOCK_SIZE, num_warps`` after ``if BLOCK_SIZE > MAX_FUSED_SIZE: raise``, ``ROWS = 4``):
+    ``ROWS = 32`` was written plainly (v111's reading took a helper's one value, not an item of its tuple), past
+    Triton's limit from 32769 columns, which the original (4 x 65536) sums. The item is read through the helper's
+    return, its local bounded by the raising check: refused, ``ROWS = 16`` (16 x 65536, the limit) written."""
+    base = (VARIANTS / "rows_settings_tuple" / "kernel.py").read_text()
+    assert "BLOCK_N, num_warps = calculate_settings(n_cols)" in base
+    refused = guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 32\n"))
+    assert refused.new_source is None, refused.new_source
+    assert "BLOCK_N = calculate_settings(n_cols) reaches 65536 where the original runs: 2097152 values" in (
+        refused.note or ""
+    ), refused.note
+    written = guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 16\n"))
+    assert written.new_source is not None and "    ROWS = 16\n" in written.new_source, written.note

@@ -172,9 +172,10 @@ def kernel_tiles(source: str, kernel: str) -> tuple[tuple[Side, ...], ...]:
     return tuple(dict.fromkeys(t.sides for t in tiles if t.most == TRITON_MAX_TENSOR_NUMEL))
 
 
-def _bound_in(test: cst.BaseExpression, size: str) -> int | None:
+def _bound_in(test: cst.BaseExpression, size: str, constants: Mapping[str, int] | None = None) -> int | None:
     """The largest value ``size`` (a name) takes where ``test`` holds (``n_cols <= 65536``, ``n_cols < 65537``, one
-    conjunct of an ``and``); ``None`` where it bounds it no way from above."""
+    conjunct of an ``and``; the bound an integer or a module constant of ``constants``); ``None`` where it bounds it
+    no way from above."""
     most: int | None = None
     tests = [test]
     while tests:
@@ -184,7 +185,8 @@ def _bound_in(test: cst.BaseExpression, size: str) -> int | None:
             continue
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
             continue
-        left, op, bound = test.left, test.comparisons[0].operator, _int(test.comparisons[0].comparator)
+        left, op, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
+        bound = _int(right) if _int(right) is not None else (constants or {}).get(getattr(right, "value", ""))
         if not (isinstance(left, cst.Name) and left.value == size and bound is not None):
             continue
         value = bound if isinstance(op, cst.LessThanEqual) else bound - 1 if isinstance(op, cst.LessThan) else None
@@ -193,10 +195,35 @@ def _bound_in(test: cst.BaseExpression, size: str) -> int | None:
     return most
 
 
-def _bounded(fn: cst.FunctionDef, size: str) -> int | None:
-    """The largest value ``size`` takes where ``fn`` runs past its asserts; ``None`` where none bounds it."""
-    bounds = [b for n in walk(fn.body) if isinstance(n, cst.Assert) and (b := _bound_in(n.test, size)) is not None]
+def _bounded(fn: cst.FunctionDef, size: str, constants: Mapping[str, int] | None = None) -> int | None:
+    """The largest value ``size`` takes where ``fn`` runs past its asserts and its raising checks (``if BLOCK_SIZE >
+    MAX_FUSED_SIZE: raise ...``, Unsloth's ``calculate_settings``: v112); ``None`` where none bounds it."""
+    tests = [n.test for n in walk(fn.body) if isinstance(n, cst.Assert)]
+    tests += [t for n in walk(fn.body) if (t := _raised_past(n)) is not None]
+    bounds = [b for t in tests if (b := _bound_in(t, size, constants)) is not None]
     return min(bounds, default=None)
+
+
+def _raised_past(node: cst.CSTNode) -> cst.Comparison | None:
+    """What holds past ``if a > b: raise ...`` (no ``else``, its body the raise alone): ``a <= b`` (``a >= b``: ``a <
+    b``); ``None`` for any other statement."""
+    if not (isinstance(node, cst.If) and node.orelse is None and isinstance(node.test, cst.Comparison)):
+        return None
+    body = cst.ensure_type(node.body, cst.IndentedBlock).body
+    raises = len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Raise)
+    if not raises or len(node.test.comparisons) != 1:
+        return None
+    op = node.test.comparisons[0].operator
+    flipped = (
+        cst.LessThanEqual()
+        if isinstance(op, cst.GreaterThan)
+        else cst.LessThan()
+        if isinstance(op, cst.GreaterThanEqual)
+        else None
+    )
+    if flipped is None:
+        return None
+    return node.test.with_changes(comparisons=[node.test.comparisons[0].with_changes(operator=flipped)])
 
 
 def _shape_names(fn: cst.FunctionDef) -> set[str]:
@@ -234,8 +261,15 @@ def _computed(
         bound = _bounded(fn, expr.value)
         most = TRITON_MAX_TENSOR_NUMEL if bound is None else min(bound, TRITON_MAX_TENSOR_NUMEL)
         return _Computed(expr.value, most), expr.value
-    if isinstance(expr, cst.Name) and expr.value in local:
-        expr = local[expr.value]
+    if isinstance(expr, cst.Name) and expr.value in local:  # a local bound once, under its own checks too
+        inner = _computed(fn, local[expr.value], constants, helpers)
+        bound = _bounded(fn, expr.value, constants)
+        if inner is None or bound is None:
+            return inner
+        return _Computed(inner[0].text, min(inner[0].most, bound)), inner[1]
+    if isinstance(expr, cst.Name) and (unpacked := _unpacked(fn, expr.value, helpers or {})) is not None:
+        call, helper, index = unpacked  # ``BLOCK_N, num_warps = calculate_settings(n_cols)`` (v112)
+        return _helper_side(fn, call, helper, constants, index)
     if not isinstance(expr, cst.Call):
         return None
     name = dotted(expr.func).split(".")[-1]
@@ -255,12 +289,36 @@ def _computed(
     return None
 
 
+def _unpacked(
+    fn: cst.FunctionDef, name: str, helpers: Mapping[str, cst.FunctionDef]
+) -> tuple[cst.Call, cst.FunctionDef, int] | None:
+    """Where ``fn`` binds ``name`` once by unpacking a module helper's call (``BLOCK_N, num_warps =
+    calculate_settings(n_cols)``): the call, the helper and ``name``'s place in the target; else ``None``."""
+    if name in rebound(fn):
+        return None
+    for node in walk(fn.body):
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+            continue
+        target, func = node.targets[0].target, node.value.func
+        if not (isinstance(target, cst.Tuple | cst.List) and isinstance(func, cst.Name) and func.value in helpers):
+            continue
+        names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+        if name in names:
+            return node.value, helpers[func.value], names.index(name)
+    return None
+
+
 def _helper_side(
-    fn: cst.FunctionDef, call: cst.Call, helper: cst.FunctionDef, constants: Mapping[str, int]
+    fn: cst.FunctionDef,
+    call: cst.Call,
+    helper: cst.FunctionDef,
+    constants: Mapping[str, int],
+    index: int | None = None,
 ) -> tuple[_Computed, str] | None:
     """A side a module helper computes (``BLOCK_N = row_block(n_cols)`` with ``def row_block(n): assert n <= 65536;
-    return triton.next_power_of_2(n)``: v111): its one ``return`` read in the helper (its asserts bound its
-    parameter), the size named as the call's argument, bounded by the caller's asserts too."""
+    return triton.next_power_of_2(n)``: v111), or item ``index`` of the tuple it returns (``return BLOCK_SIZE,
+    num_warps``: v112): its one ``return`` read in the helper (its asserts and raising checks bound its parameter
+    and its locals), the size named as the call's argument, bounded by the caller's asserts too."""
     returns = [n for n in walk(helper.body) if isinstance(n, cst.Return)]
     params = param_names(helper)
     if (
@@ -270,7 +328,13 @@ def _helper_side(
         or any(a.keyword for a in call.args)
     ):
         return None
-    inner = _computed(helper, returns[0].value, constants)
+    value = returns[0].value
+    if index is not None:
+        items = value.elements if isinstance(value, cst.Tuple) else ()
+        if index >= len(items) or isinstance(items[index], cst.StarredElement):
+            return None
+        value = items[index].value
+    inner = _computed(helper, value, constants)
     if inner is None or inner[1] not in params:
         return None
     argument = call.args[params.index(inner[1])].value
