@@ -267,16 +267,19 @@ def test_tunables_set_warns_when_the_value_set_leaves_a_size_the_original_handle
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Seen on 2026-12-05: ``kernelopt tunables flat_nomask/kernel.py --set _scale:BLOCK=128`` wrote ``n // 128`` and
-    ``BLOCK=128`` without a word, wrong at 192 elements, where ``tune`` writes a guard. A value set by hand is the
-    user's: written as asked, with a warning naming the size; a divisor (32) is written with none."""
+    ``BLOCK=128`` without a word, wrong at 192 elements, where ``tune`` writes a guard. It then wrote the plain value
+    with a warning naming the guard; since late32 (z95) it writes the guard's text, as tune does, the warning saying
+    so and naming the size; a divisor (32) is written with no warning and no guard."""
     from kernelopt.cli.app import main
 
     folder = _copy("flat_nomask", tmp_path)
     argv = ["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set"]
     assert main([*argv, "_scale:BLOCK=128"]) == 0
     err = capsys.readouterr().err
-    assert "warning: not legal at every size the original handled: kernelopt tune would write BLOCK=128 only " in err
-    assert "n % 128 == 0" in err and err.rstrip().endswith("written as asked")
-    assert "_scale[(n // 128,)](x, y, 2.5, BLOCK=128)" in (folder / "kernel.py").read_text()
-    assert main([*argv, "_scale:BLOCK=32"]) == 0
+    said = "warning: not legal at every size the original handled: written as kernelopt tune writes it, BLOCK=128 "
+    assert said in err and "n % 128 == 0" in err
+    assert "    if n % 128 == 0:  # kernelopt: tuned\n        BLOCK = 128\n" in (folder / "kernel.py").read_text()
+    folder = _copy("flat_nomask", tmp_path / "again")
+    assert main(["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set", "_scale:BLOCK=32"]) == 0
+    assert "_scale[(n // 32,)](x, y, 2.5, BLOCK=32)" in (folder / "kernel.py").read_text()
     assert "warning" not in capsys.readouterr().err

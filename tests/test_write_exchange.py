@@ -265,8 +265,11 @@ def test_tunables_set_keeps_a_save_made_before_its_write(tmp_path: Path, monkeyp
     assert result.written and path.read_bytes() == saved.replace("BLOCK=64", "BLOCK=128").encode()  # CRLF kept
     from kernelopt.cli.app import main
 
-    assert main(["tunables", str(path), "--set", "BLOCK=32", "--no-evaluate"]) == 0  # the command: the same write
-    assert path.read_bytes() == saved.replace("BLOCK=64", "BLOCK=32").encode()
+    assert main(["tunables", str(path), "--set", "BLOCK=256", "--no-evaluate"]) == 0  # the command: the same write
+    assert path.read_bytes() == saved.replace("BLOCK=64", "BLOCK=256").encode()
+    assert main(["tunables", str(path), "--set", "BLOCK=128", "--no-evaluate"]) == 0  # a guard written (late32, z95)
+    written = path.read_bytes()
+    assert b"if x.numel() <= 128:  # kernelopt: tuned\r\n" in written and written.count(b"\n") == written.count(b"\r\n")
 
 
 @pytest.mark.timeout(30)

@@ -107,7 +107,7 @@ def register(app: typer.Typer) -> None:
                         raise
                     raise problem from None
             done = "shown (--dry-run)" if dry_run else "written as asked"
-            _warn_unguarded(before, result.new_source, done)
+            _say_guarded(before, result, dry_run=dry_run)
             _warn_computed_from(found, before, changes, done)
             _note_tiles_unestimated(found, before, changes, limits, evaluation, done)
             _say_edit(file, result, dry_run=dry_run, as_json=as_json)
@@ -214,19 +214,18 @@ def cover_lines(found: list[Tunable], evaluation: AutotuneEvaluation | None) -> 
     return out
 
 
-def _warn_unguarded(before: str, after: str, done: str) -> None:
-    """A warning when a value set by hand leaves a size the original handled (a tile that no longer divides it,
-    :func:`kernelopt.tunables.guard.guard_edit`): written as asked; ``tune`` would have guarded it or left it."""
-    from kernelopt.tunables.guard import guard_edit, strip_stale_guards
+def _say_guarded(before: str, result: EditResult, *, dry_run: bool) -> None:
+    """One line where the value set leaves a size the original handled and the edit was written as ``kernelopt tune``
+    writes it, the guard in (late32 z95: breaker2's warning said the guard and wrote the plain value, wrong there);
+    else a warning where a guard an earlier tune (or the user, inline) wrote still sets the value where it holds."""
+    from kernelopt.tunables.guard import strip_stale_guards
 
-    guarded = guard_edit(before, after)
-    plain = strip_stale_guards(before, after)  # the value set, at every size: no guard an earlier tune wrote
-    if guarded.new_source == after or (guarded.new_source == plain and guarded.note is None):
-        if plain != after:
-            warn(f"a guard written by an earlier tune (or inline at the launch) still sets it where it holds; {done}")
-        return
-    if guarded.new_source is not None:  # an edit no guard can make right is refused before it is written (apply)
-        warn(f"not legal at every size the original handled: kernelopt tune would write {guarded.note}; {done}")
+    if result.guard is not None:
+        done = "shown (--dry-run)" if dry_run else "written"
+        warn(f"not legal at every size the original handled: {done} as kernelopt tune writes it, {result.guard}")
+    elif result.edits and strip_stale_guards(before, result.new_source) != result.new_source:
+        done = "shown (--dry-run)" if dry_run else "written as asked"
+        warn(f"a guard written by an earlier tune (or inline at the launch) still sets it where it holds; {done}")
 
 
 def _warn_computed_from(found: list[Tunable], before: str, changes: Mapping[str, object], done: str) -> None:

@@ -1143,12 +1143,14 @@ def apply(
         TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing; or an edit
             whose written kernel the guard cannot prove right at every size the original handled, the edit
             ``kernelopt tune`` refuses too (:func:`~kernelopt.tunables.guard.unproven_edit`; review22's seen l22
-            form, late31 z91: written before with a warning, half the output unwritten).
+            form, late31 z91: written before with a warning, half the output unwritten). An edit a guard can make
+            right is written as ``kernelopt tune`` writes it, the guard in (:func:`~kernelopt.tunables.guard.set_edit`,
+            late32 z95), :attr:`EditResult.guard` saying so.
         InputFileError: the file is missing or not UTF-8.
         SourceChanged: the file was saved between its read and the write (nothing written, the save kept).
     """
     from kernelopt import fileio
-    from kernelopt.tunables.guard import unproven_edit
+    from kernelopt.tunables.guard import set_edit
     from kernelopt.tunables.unmoved_grid import unmoved_grid_refusal
 
     p = Path(path)
@@ -1162,8 +1164,12 @@ def apply(
         keys = ", ".join(e.key for e in result.edits)
         raise TunableError(f"{keys} cannot be edited safely: {unmoved.removesuffix(': not written')}")
     result.path = str(p)
-    if result.edits and (refused := unproven_edit(source.text, result.new_source)) is not None:
-        raise TunableError(f"{p}: {refused}", hint=_UNPROVEN_HINT)
+    chosen = set_edit(source.text, result.new_source) if result.edits else None
+    if chosen is not None and chosen.text is None:
+        raise TunableError(f"{p}: {chosen.refusal}", hint=_UNPROVEN_HINT)
+    if chosen is not None and chosen.guard is not None:  # tune's text: the original kept where the value fails
+        result.new_source, result.guard = keep_newlines(source.text, chosen.text or result.new_source), chosen.guard
+        result.diff = edit_diff(source.text, result.new_source, p.name)
     if write and result.edits:
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True

@@ -3282,13 +3282,34 @@ def unproven_edit(old: str, new: str) -> str | None:
     """Why the literal edit ``old`` -> ``new`` may not be written, or ``None``: :func:`guard_edit` gives no text (no
     guard can make the written kernel right at every size the original handled). The one rule ``kernelopt tune``'s
     pick and ``tunables --set``'s edit are both refused by (late31 z91: ``--set`` wrote such an edit with a warning)."""
+    return set_edit(old, new).refusal
+
+
+@dataclass(frozen=True)
+class SetEdit:
+    """What ``tunables --set`` writes for a literal edit (:func:`set_edit`): ``text`` and, where a guard was written,
+    ``guard`` (the guard's note: which sizes keep the original); or no text and ``refusal`` (why, ending "not
+    written")."""
+
+    text: str | None
+    guard: str | None = None
+    refusal: str | None = None
+
+
+def set_edit(old: str, new: str) -> SetEdit:
+    """The text ``kernelopt tune`` writes for the literal edit ``old`` -> ``new``, which ``tunables --set`` writes
+    too (late32 z95: it wrote ``new`` with a warning naming the guard, wrong at the sizes the guard keeps): ``new``
+    where no guard is needed, or where only a guard an earlier edit (or the user, inline) wrote differs (it still
+    sets its value where it holds); the guard's text where one is; no text where no guard can make it right."""
     guarded = guard_edit(old, new)
-    if guarded.new_source is not None:
-        return None
-    why = (guarded.note or "a tile no longer divides a size the original handled").rstrip()
-    for tail in (": nothing written", ": not written"):
-        why = why.removesuffix(tail)
-    return f"{why}: not written"
+    if guarded.new_source is None:
+        why = (guarded.note or "a tile no longer divides a size the original handled").rstrip()
+        for tail in (": nothing written", ": not written"):
+            why = why.removesuffix(tail)
+        return SetEdit(None, refusal=f"{why}: not written")
+    if guarded.new_source == new or (guarded.note is None and guarded.new_source == strip_stale_guards(old, new)):
+        return SetEdit(new)
+    return SetEdit(guarded.new_source, guard=guarded.note or "a guard")
 
 
 def _guarded_edit(old: str, new: str, ran_masked: Collection[tuple[str, str]]) -> Guarded:

@@ -388,6 +388,8 @@ class EditResult(BaseModel):
         new_source: the edited text.
         table: the edit is a table by size (``if n_cols <= 1000: BLOCK = 1024``, in a launcher or a heuristic):
             the net checks it with each dimension at 1 too (:func:`kernelopt.tuning.net.derived_sizes`' ``least``).
+        guard: where the value set is not legal at every size the original handled, the guard written with it (as
+            ``kernelopt tune`` writes it: the value where it holds, the original elsewhere); else ``None``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -398,6 +400,7 @@ class EditResult(BaseModel):
     written: bool = False
     new_source: str = Field(default="", exclude=True, repr=False)
     table: bool = Field(default=False, exclude=True, repr=False)
+    guard: str | None = None
 
     @property
     def knob_changes(self) -> dict[str, tuple[Value | None, Value]]:
