@@ -487,7 +487,7 @@ def test_tunables_set_over_an_inline_guard_says_the_guard_still_holds(
     """``kernelopt tunables kernel.py --set affine:BLOCK=64`` over ``BLOCK=256 if n % 256 == 0 else 128``: the
     fallback is written as asked, and the warning said "kernelopt tune would write None" (the guard's text without
     the inline guard differed from the edit, with no note). Now one line says the guard still sets the value where
-    it holds; a value no guard can make legal (512) is still named with the guard tune would write."""
+    it holds; a value legal only where a guard holds (512) is written with the guard tune writes (late32 z95)."""
     from kernelopt.cli.app import main
 
     folder = _copy("inline_guard", tmp_path)

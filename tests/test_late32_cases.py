@@ -49,3 +49,40 @@ def test_z95_tunables_set_writes_the_guard_tune_writes_and_the_kernel_is_right_o
     (tmp_path / "plain" / "kernel.py").write_text(plain)
     assert _correct_at((folder, off)) == {"rows=3,cols=64": True}
     assert _correct_at((tmp_path / "plain", off)) == {"rows=3,cols=64": False}  # what --set wrote before
+
+
+@pytest.mark.timeout(60)
+def test_z96_status_of_a_kernel_folder_finds_the_run_made_into_another_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``kernelopt status DIR`` read only ``<root>/kernel_opt_<DIR's name>``: a run of ``optimize DIR --name other``
+    was "a kernel folder no run has started from yet", and beside an older workspace of DIR's own name it was that
+    one's ("run: stopped") while it ran. Now every workspace whose first commit holds DIR's two files is found: the
+    one a run holds is told, else the one of DIR's name, the others named in a note."""
+    import fcntl
+    import os
+
+    from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
+
+    folder = Path(shutil.copytree(DATA / "flat_nomask", tmp_path / "mine"))
+    root = tmp_path / "root"
+    files = {"kernel": folder / "kernel.py", "reference": folder / "reference.py"}
+    other = Workspace.create("other", root=root, **files)
+    argv = ["status", str(folder), "--root", str(root), "--json"]
+    assert main(argv) == 0  # the run into another name alone: found
+    assert '"workspace": "' + str(other.root) in capsys.readouterr().out
+    own = Workspace.create("mine", root=root, **files)
+    Workspace.create("stranger", root=root, kernel=files["kernel"], reference=DATA / "global_tile" / "reference.py")
+    assert main(argv) == 0  # none running: the folder's own name's, the other named
+    out, err = capsys.readouterr()
+    assert f'"workspace": "{own.root}"' in out and f"also made from {folder}: {other.root} " in err, err
+    lock = os.open(other.root.parent / f".{other.root.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a run holds the other (its pid is this test's: /proc/locks tells it)
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert f'"workspace": "{other.root}"' in out and '"run": "running"' in out, out
+        assert f"also made from {folder}: {own.root} " in err and "stranger" not in err
+    finally:
+        os.close(lock)

@@ -1108,6 +1108,32 @@ def enclosing_workspace(path: Path) -> Path | None:
     return None
 
 
+def workspaces_made_from(folder: Path, root: Path) -> list[Workspace]:
+    """Every workspace under ``root`` that ``kernelopt optimize`` made from the kernel folder ``folder``, whatever its
+    name (``--name``): its first commit holds ``folder``'s kernel.py and reference.py as they are now. ``status DIR``
+    read only the one of ``folder``'s own name, and called a run into another name's stopped (late32, z96). A folder
+    whose files changed since a run began is found by its name alone (the caller's rule)."""
+    parent = Path(root).expanduser()
+    folder = Path(folder).expanduser()
+    try:
+        reference, kernel = (folder / "reference.py").read_bytes(), (folder / "kernel.py").read_bytes()
+        places = sorted(p for p in parent.iterdir() if p.name.startswith(PREFIX) and p.is_dir())
+    except OSError:
+        return []
+    found: list[Workspace] = []
+    for place in places:
+        try:  # reference.py is the run's truth, never changed by it: the cheap test first, then one git read
+            if (place / "reference.py").read_bytes() != reference or not is_workspace(place):
+                continue
+            ws = Workspace(place)
+            first = ws._git("rev-list", "--max-parents=0", "HEAD").split()[-1]
+            if ws.bytes_at(first, "kernel.py") == kernel:
+                found.append(ws)
+        except (OSError, GitError, WorkspaceError, IndexError):  # an unreadable folder or history: not its run
+            continue
+    return found
+
+
 def is_workspace(folder: Path) -> bool:
     """True when ``folder`` opens as a :class:`Workspace` and has its ``memory/`` folder."""
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 from pydantic import BaseModel
 
-from kernelopt.cli.output import emit_json, info
+from kernelopt.cli.output import emit_json, info, note
 from kernelopt.cli.workspace_arg import chosen_workspace, resolve_workspace
 from kernelopt.digits import sig
 from kernelopt.errors import WorkspaceError
@@ -166,21 +166,41 @@ def register(app: typer.Typer) -> None:
 
 
 def _workspace_of(named: Path, root: Path) -> Workspace:
-    """The workspace ``named`` is, or the one ``optimize`` made from the kernel folder ``named`` (under ``root``).
+    """The workspace ``named`` is, or the one ``optimize`` made from the kernel folder ``named`` (under ``root``): of
+    several made from it (``--name``), the one a run holds, else the one of the folder's own name, the others named in
+    a note (late32 z96: a run into another name was called stopped, the folder's own name's workspace read).
 
     Raises:
-        WorkspaceError: neither.
+        WorkspaceError: neither; or several made from it, more than one (or none of them the default) running.
     """
+    from kernelopt.agents import drive
     from kernelopt.loop.opening import find_existing, is_workspace
+    from kernelopt.workspace import workspaces_made_from
 
     folder = named.expanduser()
-    if folder.is_dir() and not is_workspace(folder) and (folder / "kernel.py").is_file():
-        made = find_existing(folder, root=root)
-        if made is None:
-            target = Path(root).expanduser() / f"kernel_opt_{folder.resolve().name}"
-            raise WorkspaceError(
-                f"{folder}: a kernel folder no run has started from yet (no workspace at {target})",
-                hint=f"kernelopt optimize {shell_word(folder)} starts one (--root DIR where it goes elsewhere)",
-            )
-        return made
-    return resolve_workspace(str(named), root)
+    if not (folder.is_dir() and not is_workspace(folder) and (folder / "kernel.py").is_file()):
+        return resolve_workspace(str(named), root)
+    made = find_existing(folder, root=root)
+    runs = workspaces_made_from(folder, root)
+    if made is not None and all(w.root != made.root for w in runs):
+        runs.insert(0, made)
+    if not runs:
+        target = Path(root).expanduser() / f"kernel_opt_{folder.resolve().name}"
+        raise WorkspaceError(
+            f"{folder}: a kernel folder no run has started from yet (no workspace at {target})",
+            hint=f"kernelopt optimize {shell_word(folder)} starts one (--root DIR where it goes elsewhere)",
+        )
+    if len(runs) == 1:
+        return runs[0]
+    held = [w for w in runs if drive.status(w).held_by]
+    chosen = held[0] if len(held) == 1 else made if not held else None
+    words = ", ".join(shell_word(w.root) for w in runs)
+    if chosen is None:
+        raise WorkspaceError(
+            f"{folder}: {len(runs)} workspaces were made from this folder ({words}), "
+            + (f"{len(held)} of them running" if held else "none of its own name"),
+            hint=f"give one: kernelopt status {shell_word(runs[0].root)}",
+        )
+    others = ", ".join(shell_word(w.root) for w in runs if w.root != chosen.root)
+    note(f"also made from {folder}: {others} (`kernelopt status WS` tells one)")
+    return chosen
