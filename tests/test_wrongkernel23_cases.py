@@ -356,3 +356,54 @@ def test_v112_a_row_block_unpacked_from_a_settings_helper_s_tuple_keeps_the_tile
     ), refused.note
     written = guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 16\n"))
     assert written.new_source is not None and "    ROWS = 16\n" in written.new_source, written.note
+
+
+def test_v113_a_padded_size_a_kernel_multiplies_in_int32_keeps_to_divisors_of_the_original_tile() -> None:
+    """v113 (pad_rows_int32: rows copied into a buffer of ``n_rows * n_pad`` values, ``n_pad = triton.cdiv(n_cols,
+    BLOCK) * BLOCK`` passed to the kernel, which stores at ``row * n_pad + cols`` in int32; ``BLOCK = 1024``, no bound
+    on the buffer): ``tunables --set BLOCK=4096`` wrote it, the net "correct" at every size it runs, and at 524289
+    rows of 1025 columns (2 GB of float32) ``row * n_pad`` reaches 2**31 and wraps, where the original's 2048 a row
+    index right. As v97's padded size under an assert, a padded size multiplied in int32 keeps a tile to divisors of
+    the original's: 2048 and 4096 refused with the line, 512 (under v33's axis limit there) no longer refused by it."""
+    base = (VARIANTS / "pad_rows_int32" / "kernel.py").read_text()
+    for grown in (2048, 4096):
+        refused = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {grown}\n"))
+        assert refused.new_source is None, refused.new_source
+        assert (
+            "passes n_pad, a size padded to whole tiles of BLOCK, which pad_rows multiplies in int32 (row * n_pad)"
+            in (refused.note or "")
+        ), refused.note
+    halved = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 512\n"))
+    assert "multiplies in int32" not in (halved.note or ""), halved.note
+
+
+@pytest.mark.gpu
+def test_on_cuda_v113_a_padded_stride_past_int32_wraps_where_the_original_indexed_right(tmp_path: Path) -> None:
+    """On a GPU: v113's ``BLOCK = 4096`` (as ``tunables --set`` wrote it before the rule) at 524289 rows of 1025
+    columns (2.15 GB of float32, a buffer of 8.6 GB) indexes row 524288 at ``row * n_pad`` = 2**31 in int32, wrapped:
+    not right (an illegal address, or a wrong sum); the original (``n_pad`` 2048, 4.3 GB) sums every row right. The
+    wrong kernel runs last: an illegal address spoils the process's CUDA context."""
+    import shutil
+
+    import torch
+
+    from tests.gpu_correct import StickyFault, correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=1e-2, rtol=1e-4))
+
+    folder = Path(shutil.copytree(VARIANTS / "pad_rows_int32", tmp_path / "pad_rows_int32"))
+    (folder / "grown.py").write_text(
+        (folder / "kernel.py").read_text().replace("    BLOCK = 1024\n", "    BLOCK = 4096\n")
+    )
+    rows = {"n_rows": 524289, "n_cols": 1025}
+    original = correct_on_device(folder, [rows], judge)
+    torch.cuda.empty_cache()
+    print("v113 original", original)
+    assert all(v is True for v in original.values()), original
+    try:
+        grown = correct_on_device(folder, [rows], judge, kernel_py=folder / "grown.py")
+    except StickyFault as fault:  # the wrapped store's illegal address: wrong there, as a wrong sum would be
+        grown = fault.out
+    print("v113 grown", grown)
+    assert all(v is not True for v in grown.values()), grown

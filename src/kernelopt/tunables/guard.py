@@ -292,6 +292,10 @@ def _requirements(
                 jit = (kernels or {}, imported)
                 out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
     out += _asserted_counts(fn, pos, helpers or {})
+    for written, call in _launch_calls(fn):  # after a host assert's reading of the same padded size (v97's)
+        kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
+        if kernel is not None:
+            out += _int32_strides(fn, call, kernel, pos[written].start.line, helpers or {})
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     ceilings = _ceil_floors(fn.body)  # counts rounded up: no floor (n48); without masks, _grid_divs reads them
@@ -931,6 +935,43 @@ def _asserted_counts(
                             out.append(Divides(tile, None, line, padded.format(tile=tile[1])))
                         else:
                             out.append(Divides(tile, None, line, why, covers=True))
+    return out
+
+
+def _int32_strides(
+    fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int, helpers: Mapping[str, cst.FunctionDef]
+) -> list[Divides]:
+    """A size padded to whole tiles that the launch passes a kernel which multiplies it by another value (``n_pad =
+    triton.cdiv(n_cols, BLOCK) * BLOCK`` passed as a row's stride, ``row * n_pad + cols``): Triton multiplies in
+    int32, right where the rows times the padded size stay below 2**31, and a tile that does not divide the
+    original pads further at some size, so it wraps where the original indexed right, at sizes (gigabytes) no net
+    reaches (wrongkernel24, v113). As v97's padded size under an assert: only a divisor of the original holds."""
+    local = assigned_once(fn)
+    passed = named_args([a for a in call.args if not a.star], param_names(kernel))
+    out: list[Divides] = []
+    for param, expr in passed.items():
+        product = next(
+            (
+                n
+                for n in walk(kernel.body)
+                if isinstance(n, cst.BinaryOperation)
+                and isinstance(n.operator, cst.Multiply)
+                and any(isinstance(side, cst.Name) and side.value == param for side in (n.left, n.right))
+                and not any(_int(side) is not None for side in (n.left, n.right))
+            ),
+            None,
+        )
+        factors = _bound_factors(expr, local) if product is not None else []
+        for factor in factors:
+            count = _tile_count(factor, helpers)
+            tile = _tile_id(count[0]) if count is not None else None
+            if tile is not None and any(_tile_id(f) == tile for f in factors):
+                why = (
+                    f"line {line} passes {param}, a size padded to whole tiles of {tile[1]}, which "
+                    f"{kernel.name.value} multiplies in int32 ({_code(product).strip()}), past 2**31 at fewer rows "
+                    "where it pads further"
+                )
+                out.append(Divides(tile, None, line, why))
     return out
 
 
