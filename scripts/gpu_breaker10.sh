@@ -8,9 +8,10 @@
 #      by name) and JSD, FlashInfer's merge_state, FBGEMM's fp8 row quantization (the GPU's fp8 rounding against the
 #      torch conversion the interpreter's fix uses), SGLang's extend attention) and the forms tune wrote on the CPU
 #      (Mamba's BLOCK_SIZE_M table with its heuristic left computed, a one-block BLOCK_N left computed beside a tabled
-#      BLOCK_M, and (owed by tablebound11) the H100's extend_attn pick BLOCK_M=16, BLOCK_N=64, num_stages=6 with its six
-#      stages bounded by the table's Lq <= 48: the original's settings at D=65 and D=128, where the mixed form needed
-#      458752 B of shared memory), correct at sizes the SHAPES do not name;
+#      BLOCK_M, and (owed by tablebound11) the H100's extend_attn pick, less its BLOCK_M=16 (refused since
+#      wrongkernel24), BLOCK_N=64, num_stages=6 with its six stages bounded by the table's Lq <= 48: the original's
+#      settings at D=65 and D=128, where the mixed form needed 458752 B of shared memory), correct at sizes the SHAPES
+#      do not name;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mamba_ssu (a table over dstate), bnb_rowwise (its
 #      autotune list of num_warps / num_stages only, which the CPU refuses to time) and extend_attn (the settings of a
 #      6-tuple helper, the tiles beside head-dimension covers), default strategy, a 60 s wall each, each written

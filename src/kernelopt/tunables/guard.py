@@ -3923,12 +3923,21 @@ def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[c
             continue
         if value is None or d.literal is not None or d.factors or (befores and all(d.holds(b, value) for b in befores)):
             continue
-        if not befores or not _names(d.size) <= _known_at(fn, node):
-            # a row over a computation (a settings helper's tiles beside literal rows of their own, tablebound11's
-            # extend_attn), or a size computed after the row (v97's ``n_pad``): read no way here
-            continue
+        if befores and not _names(d.size) <= _known_at(fn, node):
+            continue  # a size computed after the row (v97's ``n_pad``): read no way here
         test = _condition([d], value)
         reach = d.reach(value * d.times)
+        if not befores:  # a row over a computation (tablebound11's extend_attn: ``if Lq <= 48:`` / ``BLOCK_M = 16``
+            # over a settings helper's 32 to 128, companion rows of its own): which sizes the computation's tiles
+            # reach on the axis is unknown here, so a row whose test does not bound the counted size is refused
+            # (wrongkernel24); one over it (``if Lq <= 48 and max_len_extend <= 1048560:``) holds
+            bounded = isinstance(node, cst.If) and reach is not None and _bounds_size(node.test, d.size, reach)
+            if bounded or not _names(d.size) <= _known_at(fn, node):
+                continue
+            return (
+                f"{target}={value} over a computed value does not cover every size the computation handled "
+                f"({d.why}), and its row's test does not bound {_code(d.size)}: not written"
+            )
         if isinstance(node, cst.If) and (
             test in _conjunct_codes(node.test) or (reach is not None and _bounds_size(node.test, d.size, reach))
         ):
