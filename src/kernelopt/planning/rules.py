@@ -276,7 +276,11 @@ def discover_tunables(kernel_py: Path, device: str | None = None) -> tuple[list[
     except KerneloptError as exc:
         return None, f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
     # a setting computed from no size of the problem is one the tuning session leaves alone: no target of a plan
-    return [t.model_copy(update={"refused_reason": why}) if (why := sizeless_reason(t)) else t for t in found], None
+    # (discovery's own Tunables; what a fake discovery gives is read by name and value, as knobs_from_tunables reads it)
+    return [
+        t.model_copy(update={"refused_reason": why}) if isinstance(t, Tunable) and (why := sizeless_reason(t)) else t
+        for t in found
+    ], None
 
 
 def discover_knob_values(

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 
 import libcst as cst
 
+from kernelopt.numeric import is_int
 from kernelopt.tunables.bindings import assigned_once, bindings
 from kernelopt.tunables.blocks import dotted, is_jit, launched, walk
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -277,8 +278,8 @@ def _probes(t: Tunable) -> list[int]:
     """Values to move ``t`` to for asking the rule: another legal value where the knob lists them, else its double
     and half (a computed one: a few powers of two); the rule refuses a larger tile and a smaller one alike."""
     if t.legal_values:
-        return [v for v in t.legal_values if isinstance(v, int) and not isinstance(v, bool) and v != t.value][:2]
-    if isinstance(t.value, int) and not isinstance(t.value, bool):
+        return [v for v in t.legal_values if is_int(v) and v != t.value][:2]
+    if is_int(t.value):
         return [v for v in (2 * t.value, t.value // 2) if v > 0]
     return [16, 64, 256] if t.value is None and t.computed is not None else []
 
