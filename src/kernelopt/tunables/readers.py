@@ -64,14 +64,21 @@ def _computed_reads(computed: str | None) -> set[str]:
     """The names a computed setting's line reads (``BLOCK = opts["num_warps"] * 128``: ``opts``): a local of literals
     holding the option is no size (leftovers22's l22 leaves it out of ``size_names``), yet the block is computed from
     the option through it (n77)."""
-    if computed is None:
-        return set()
-    try:
-        statement = cst.parse_statement(computed.strip())
-    except cst.ParserSyntaxError:
+    statement = _computed_statement(computed)
+    if statement is None:
         return set()
     values = [n.value for n in walk(statement) if isinstance(n, cst.Assign | cst.AnnAssign) and n.value is not None]
     return {name for v in values for name in _reads(v)}
+
+
+def _computed_statement(computed: str | None) -> cst.BaseStatement | None:
+    """A computed setting's line parsed (:attr:`Tunable.computed`); ``None`` where there is none or it is no Python."""
+    if computed is None:
+        return None
+    try:
+        return cst.parse_statement(computed.strip())
+    except cst.ParserSyntaxError:
+        return None
 
 
 def _functions_reading(tree: Parsed | None, names: Collection[str]) -> set[str]:
@@ -113,11 +120,8 @@ def _locals_of(function: cst.FunctionDef) -> set[str]:
 def _calls(computed: str | None) -> set[str]:
     """The names of the functions a computed setting's line calls (``BLOCK = _block()``: ``_block``) and of what it
     passes them (``BLOCK = block_of(CFG)``: ``CFG``, the tuple holding the option: newuser15's n85)."""
-    if computed is None:
-        return set()
-    try:
-        statement = cst.parse_statement(computed.strip())
-    except cst.ParserSyntaxError:
+    statement = _computed_statement(computed)
+    if statement is None:
         return set()
     calls = [n for n in walk(statement) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
     return {n.func.value for n in calls} | {name for n in calls for a in n.args for name in _reads(a.value)}
