@@ -76,7 +76,8 @@ def test_l2_a_platform_selected_block_is_a_knob_on_the_branch_that_runs(tmp_path
 
     source = (DATA / "vllm_decode_att" / "kernel.py").read_text()
     static = {t.key: t for t in discover_source(source)}["_fwd_kernel_stage1:BLOCK_N"]
-    assert static.value == 64 and "known only from a run of the task" in (static.refused_reason or ""), static
+    # which branch runs is unknown without a run: no branch's value is listed as the launch's (discovery23 d30)
+    assert static.value is None and "known only from a run of the task" in (static.refused_reason or ""), static
     written, note = _tune_edit(_copy("vllm_decode_att", tmp_path), {"BLOCK_N": 16})
     assert written is not None and "    BLOCK = 16 if not is_hip_ else 8\n" in written, note
     # 300 keys in 8 splits: three steps of 16 a split, the last one partial; odd head sizes and page

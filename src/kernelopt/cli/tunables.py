@@ -83,6 +83,8 @@ def register(app: typer.Typer) -> None:
             found, evaluation = _discover(
                 file, gpu=gpu, evaluate=evaluate, reference=beside[0], device=device, run_task=tiled
             )
+        elif reference is None and (unknown := _run_told(found)):  # a lone kernel.py, or --no-evaluate (d30)
+            note(_what_a_run_needs(file, unknown, evaluate=evaluate))
         if sets:
             from kernelopt.backends.settings import parse_assignments
             from kernelopt.tunables import ResourceLimits, apply
@@ -130,13 +132,32 @@ def _reference_beside(file: Path, found: list[Tunable]) -> tuple[Path, list[str]
     task tells (``**configs[dtype]`` of a dict whose entries differ: which entry the task's inputs reach), when there
     are any: ``tune`` reads them from that run, so the listing does too (breaker22: the bfloat16 entry's tiles were
     listed where the task, and ``tune``, run the float32 entry's)."""
-    from kernelopt.tunables.analysis import GIVE_REFERENCE
-
     reference = file.parent / "reference.py"
     if file.name != "kernel.py" or not reference.is_file():
         return None
-    unknown = [t.key for t in found if t.refused_reason is not None and t.refused_reason.endswith(GIVE_REFERENCE)]
+    unknown = _run_told(found)
     return (reference, unknown) if unknown else None
+
+
+def _run_told(found: list[Tunable]) -> list[str]:
+    """The keys of the knobs whose value at the launch only a run of the task tells (their refusal ends "(give the
+    reference)")."""
+    from kernelopt.tunables.analysis import GIVE_REFERENCE
+
+    return [t.key for t in found if t.refused_reason is not None and t.refused_reason.endswith(GIVE_REFERENCE)]
+
+
+def _what_a_run_needs(file: Path, unknown: list[str], *, evaluate: bool) -> str:
+    """One line for knobs only a run of the task tells, listed without one: what that run needs. A lone kernel file
+    (no ``reference.py`` beside it) listed the dict's first entry's tile (discovery23 d30) where a task folder's
+    listing runs the task and lists the entry it takes."""
+    which = f"{', '.join(unknown)}: only a run of the task tells {'its value' if len(unknown) == 1 else 'their values'}"
+    if not evaluate:
+        return f"{which} at the launch, and --no-evaluate runs nothing: drop it to list them"
+    return (
+        f"{which} at the launch, and no reference.py lies beside {file.name} to run it: give "
+        f"--reference REFERENCE.py (the task's) to list the values it runs, as tune does, or list the task's folder"
+    )
 
 
 def _holds_block_tiles(file: Path) -> bool:

@@ -4959,15 +4959,23 @@ def _aranges_in(body: cst.CSTNode) -> frozenset[str]:
     return frozenset(out)
 
 
+RUN_TELLS = "known only from a run of the task: one of the values its refusal names"
+"""The ``value_source`` of a setting whose value at the launch only a run tells (the entry of ``**configs[dtype]``,
+the branch of ``64 if x.dtype == ... else 32``), listed without one: its value is left unset, not the first of them,
+and its location is the launch's (discovery23 d30: a lone kernel.py listed the dict's first entry's tile, 64 at its
+line, where the task runs float32's 32)."""
+
+
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
     cats, legal = _knob_legality(s, _arange_ranges(an, s.kernel))
     name = s.key if len(s.feeds) > 1 else s.name
+    unknown = s.refused is not None and s.refused.endswith(GIVE_REFERENCE)
     return Tunable(
         key=s.key,
         name=name,
-        value=s.literal.value if s.literal else s.value,
+        value=None if unknown else s.literal.value if s.literal else s.value,
         kind=s.kind,
-        location=an.loc(s.location_line),
+        location=an.loc(s.used_at[0] if unknown and s.used_at else s.location_line),  # no entry's line
         kernel=s.kernel,
         feeds=list(s.feeds),
         used_at=[an.loc(u) for u in s.used_at],
@@ -4981,7 +4989,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         refused_reason=s.refused,
         computed=s.computed if s.refused is None else None,
         semantic=s.semantic,
-        value_source=s.value_source,
+        value_source=RUN_TELLS if unknown else s.value_source,
         size_names=list(s.size_names),
         tuned_at=an.loc(region.line) if (region := s.tuned or s.table_region) is not None else None,
         tuned_table=_table_of(s),
