@@ -14,6 +14,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 #: Modules that run inside the harness's worker process and import torch at their top, by design.
 WORKER_SIDE = (
     "kernelopt.harness.compare",
+    "kernelopt.harness.indices",
     "kernelopt.harness.inplace",
     "kernelopt.harness.inputs",
     "kernelopt.harness.timers",

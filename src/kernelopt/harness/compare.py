@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from kernelopt.harness.chunks import chunk_for
+from kernelopt.harness.indices import judge_selection
 from kernelopt.harness.inputs import poisoned_mask, tensors_in
 from kernelopt.harness.model import ReferenceFault
 from kernelopt.harness.tolerance import (
@@ -261,6 +262,7 @@ def check_outputs(
     prepared: Sequence[ReferenceStats | None] | None = None,
     device_type: str | None = None,
     inputs_type: str | None = None,
+    inputs: Sequence[Any] | None = None,
 ) -> OutputCheck:
     """Check one call's outputs against the reference.
 
@@ -282,6 +284,9 @@ def check_outputs(
             :mod:`kernelopt.harness.footprint`); ``None``: where they are.
         inputs_type: the device type of the inputs (:func:`inputs_device_type`): an output there is compared with
             a reference that made its own elsewhere (:func:`reference_device_line`); ``None``: the reference's only.
+        inputs: the call's inputs: an integer output the values refuse is judged by what it selects from the one
+            the reference's indices order (:func:`~kernelopt.harness.indices.judge_selection`: equal keys of a sort
+            in another order pass); ``None``: by its values only.
 
     Every output gets the fast pass first, chunk by chunk in float32 (float64 outputs in float64): the
     errors and whether every element is within tolerance. Only an output it cannot vouch for gets the full
@@ -327,6 +332,11 @@ def check_outputs(
         check = _check_values(
             name, out, ref, hi, dtype_hint=dtype_hint, atol=atol, rtol=rtol, chunk_elems=chunk_elems, prepared=stats
         )
+        if check.error_class == "Mismatch" and inputs is not None and is_integer_output(ref):
+            selection = judge_selection(name, out, ref, inputs)
+            if selection is not None:  # judged by what it selects, not by its indices' equality (l30)
+                check.message = selection.fault
+                check.error_class = "Mismatch" if selection.fault is not None else None
         if result.tolerance is None:
             result.tolerance = check.tolerance
         for lst, v in ((rel_errs, check.rel_err), (abs_errs, check.max_abs_err), (ratios, check.worst_ratio)):

@@ -814,6 +814,7 @@ def _checked(ctx: _Ctx, subject: _Checked, run: _SeedRun, got: Any) -> OutputChe
         prepared=run.kept.prepared,
         device_type=run.made_on,
         inputs_type=inputs_device_type(run.inputs),
+        inputs=run.inputs,
     )
 
 

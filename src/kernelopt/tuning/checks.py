@@ -645,6 +645,7 @@ def checked_output(loaded: LoadedProblem, out: Any) -> OutputCheck:
             chunk_elems=loaded.chunk_elems,
             prepared=prepared,
             inputs_type=inputs_device_type(loaded.inputs),
+            inputs=loaded.inputs,
         )
 
     checked = check(loaded.expected, loaded.prepared)

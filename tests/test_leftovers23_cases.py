@@ -1,0 +1,58 @@
+"""leftovers23: the items the last session left (docs/faults.md, "Leftovers, twenty-third round"): l30 an index
+output judged by what it selects, ... Each test is a case, on the CPU, in process."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_in_process
+
+DATA = Path(__file__).parent / "data" / "leftovers23"
+
+SORTS = {  # problem: (the right kernel's line, wrong kernels' lines and what their failure says)
+    "sort_ties": (
+        "indices = n - 1 - flipped",
+        {
+            "indices = flipped": "selects other values than the reference's indices from input 0 along dim 1",
+            "indices = (x.unsqueeze(-2) == values.unsqueeze(-1)).int().argmax(-1)": "repeats an index along dim 1 "
+            "where the reference's indices from input 0 along dim 1 are a permutation",
+        },
+    ),
+    "argsort_ties": (
+        "return n - 1 - torch.argsort(",
+        {"return 0 * n + torch.argsort(": "selects other values"},
+    ),
+    "argmax_ties": (
+        "return n - 1 - torch.argmax(",
+        {"return 0 * n + torch.argmax(": "selects other values"},
+    ),
+    "topk_ties": (
+        "n - 1 - flipped[:, : self.k]",
+        {"n - 1 - flipped[:, 1 : self.k + 1]": "selects other values"},
+    ),
+}
+
+
+@pytest.mark.parametrize("problem", sorted(SORTS))
+def test_l30_an_index_output_is_judged_by_what_it_selects_so_equal_keys_in_another_order_pass(
+    tmp_path: Path, problem: str
+) -> None:
+    """l30: a valid sort ordering equal keys otherwise than ``torch.sort`` failed "output 1 differs from the reference
+    beyond tolerance (15269 of 16384 elements ...; exact)", as KernelBench's ``allclose`` fails it. KernelBench level
+    1 forms with many equal keys (a sort's values and indices, an argsort, an argmax keeping the last maximum, a
+    top-k): each kernel ordering ties in reverse passes; a kernel whose indices select other values, or repeat an
+    index where the reference's are a permutation, still fails, and says so."""
+    right, wrongs = SORTS[problem]
+    folder = Path(shutil.copytree(DATA / problem, tmp_path / "right"))
+    result = check_in_process(folder)
+    assert result.failure is None, result.failure
+    for k, (wrong, said) in enumerate(wrongs.items()):
+        bad = Path(shutil.copytree(DATA / problem, tmp_path / f"wrong{k}"))
+        kernel = bad / "kernel.py"
+        assert right in kernel.read_text()
+        kernel.write_text(kernel.read_text().replace(right, wrong))
+        failure = check_in_process(bad).failure
+        assert failure is not None and said in failure.message, (wrong, failure)
