@@ -37,3 +37,85 @@ def test_d30_a_lone_kernel_py_lists_no_entry_as_the_launch_s_and_says_what_a_run
     ), err
     assert main(["tunables", str(lone), "--no-evaluate"]) == 0
     assert "--no-evaluate runs nothing: drop it" in capsys.readouterr().err
+
+
+SCALE = """
+import functools, json, os
+import torch, triton, triton.language as tl
+
+@triton.jit
+def _scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2, mask=m)
+"""
+
+
+def test_d31_settings_splatted_from_a_json_file_name_where_they_come_from() -> None:
+    """AITER's GEMM (tests/data/breaker22/aiter_gemm, its authors' form) splats ``**config`` that ``_get_config``
+    reads from JSON files by device and shape, through ``lru_cache``d getters, a deep copy and ``compute_splitk_params``
+    (which changes the dict): refused as "built by code or changed after it is built", naming no file. The refusal
+    now follows the chain to the read and says what would make them knobs; a getter of a JSON file that a run can
+    read says its file too; a module dict and an ``lru_cache``d getter returning a literal stay knobs."""
+    from kernelopt.tunables.analysis import discover_source
+
+    aiter = {t.key: t for t in discover_source((DATA / "breaker22" / "aiter_gemm" / "kernel.py").read_text())}
+    assert aiter["_gemm_a16_w16_kernel:**config"].refused_reason == (
+        "the argument **config is read from a JSON file (_get_config() -> compute_splitk_params() -> get_gemm_config() "
+        "-> _get_gemm_config_cached() -> load_config_json(): json.load, line 60): its settings live in that file, not "
+        "in kernel.py, the one file kernelopt edits, so none is a knob; to tune them, pass them from a dict of "
+        "literals in kernel.py"
+    )
+    launch = """
+    y = torch.empty_like(x); n = x.numel()
+    _scale[(triton.cdiv(n, config["BLOCK"]),)](x, y, n, **config)
+    return y
+"""
+    getter = (
+        """
+@functools.lru_cache(maxsize=None)
+def load_config():
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "config.json")) as f:
+        return json.load(f)
+
+def run(x):
+    config = load_config()"""
+        + launch
+    )
+    unread = {t.key: t for t in discover_source(SCALE + getter)}["_scale:**config"]
+    assert "**config is what load_config() returns, read from a JSON file (load_config(): json.load, line 14): " in (
+        unread.refused_reason or ""
+    ), unread.refused_reason
+    literal = getter.replace(
+        'with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "config.json")) as f:\n        return '
+        "json.load(f)",
+        'return {"BLOCK": 256, "num_warps": 4}',
+    )
+    module = 'CONFIG = {"BLOCK": 256, "num_warps": 4}\n\ndef run(x):\n    config = CONFIG' + launch
+    for text in (literal, module):
+        found = {t.key: t for t in discover_source(SCALE + text)}
+        assert found["_scale:BLOCK"].editable and found["_scale:num_warps"].editable, found
+
+
+def test_d32_a_launch_from_a_compile_cache_says_why_it_is_not_tuned() -> None:
+    """wrongkernel22's v98 (tests/data/variants/gelu_cached_compile: compiled once a dtype into ``_compiled[x.dtype]``
+    and launched from there) was refused with "discovery does not read it as a launch", which said nothing of
+    whether tuning it would be safe. Decided: not tuned, and the line says why: no reader takes a compiled kernel's
+    launch for one (and Triton's interpreter answers ``warmup`` with ``None``), and a key that does not name a
+    setting would run the first call's compile at a later size; a key naming every setting is said so."""
+    from kernelopt.tunables.compile_cache import cached_launch_note
+
+    source = (DATA / "variants" / "gelu_cached_compile" / "kernel.py").read_text()
+    said = cached_launch_note(source) or ""
+    assert (
+        "its settings are not tuned, since a launch of a compiled kernel is no launch discovery reads (Triton's "
+        "interpreter answers warmup with None: no candidate could be checked on the CPU), and its key (x.dtype) does "
+        "not name BLOCK_SIZE or num_warps: a value tuned by a size the key does not read would run the first call's "
+        "compile at every later call of the same key" in said
+    ), said
+    by_shape = source.replace("_compiled[x.dtype]", "_compiled[x.dtype, n, BLOCK_SIZE]")
+    assert "its key (x.dtype, n, BLOCK_SIZE) does not name num_warps:" in (cached_launch_note(by_shape) or "")
+    every = source.replace("_compiled[x.dtype]", "_compiled[x.dtype, BLOCK_SIZE]").replace(
+        "num_warps=4, grid", "num_warps=BLOCK_SIZE // 32, grid"
+    )
+    assert "though its key (x.dtype, BLOCK_SIZE) names every setting it is given" in (cached_launch_note(every) or "")

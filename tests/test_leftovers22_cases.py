@@ -152,11 +152,11 @@ def test_l17_a_launch_from_a_compile_cache_says_what_to_change_and_the_plain_lau
     assert discover_source(source) == []
     with pytest.raises(UsageError) as err:
         space_from_tunables([], source=source)
-    said = (
+    said = (  # the why, since discovery23's d32: tests/test_discovery23_cases.py
         "bias_gelu_kernel is launched from a compile kept in _compiled[x.dtype] (bias_gelu_kernel.warmup(..., "
-        "BLOCK_SIZE=BLOCK_SIZE, num_warps=4)), which discovery does not read as a launch, so its settings are no "
-        "knob: launch it as bias_gelu_kernel[grid](..., BLOCK_SIZE=BLOCK_SIZE, num_warps=4)"
+        "BLOCK_SIZE=BLOCK_SIZE, num_warps=4)): its settings are not tuned"
     )
+    assert "launch it as bias_gelu_kernel[grid](..., BLOCK_SIZE=BLOCK_SIZE, num_warps=4)" in str(err.value)
     assert said in str(err.value) and said in (cached_launch_note(source) or "")
     plain = source.replace(
         "    if x.dtype not in _compiled:\n        _compiled[x.dtype] = bias_gelu_kernel.warmup(\n"

@@ -50,6 +50,7 @@ from kernelopt.tunables.blocks import (
 from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
+from kernelopt.tunables.dict_origin import file_origin
 from kernelopt.tunables.filters import divisors, filter_sizes, layout_tiles
 from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
@@ -1982,6 +1983,7 @@ class _Analyzer:
                         used_at=[la.line],
                         groups=[group],
                         refused=self.unread_why.get(code)
+                        or self.read_from_file(la, code)
                         or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
                         needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
@@ -3612,9 +3614,11 @@ class _Analyzer:
             if not tables or any(t is None for t in tables):
                 if self.launch_values.get(kernel or "", {}):
                     return self.received_entries(variable, call, helper, given or la, kernel, None)
+                origin = file_origin(self.source, la.func.node.name.value if la.func else None, code)
+                read = f"and a return of {helper}() is not a dict of string keys" if origin is None else origin.text()
                 self.unread_why[code] = (
-                    f"the argument **{code} is what {helper}() returns, and a return of {helper}() is not a dict of "
-                    f"string keys: which settings it passes is known only from a run of the task {GIVE_REFERENCE}"
+                    f"the argument **{code} is what {helper}() returns, {read}: which settings it passes is known "
+                    f"only from a run of the task {GIVE_REFERENCE}"
                 )
                 return None
             differ = f"the argument **{code} is what {helper}() returns, and its returns differ in their keys"
@@ -3630,6 +3634,20 @@ class _Analyzer:
             )
             return None
         return self.received_entries(variable, call, helper, given or la, kernel, source)
+
+    def read_from_file(self, la: _Launch, code: str) -> str | None:
+        """Why ``**code`` is no knob when its dict is read from a file at run time through this file's code (AITER's
+        JSON files by device and shape, behind ``lru_cache``d getters and a helper that changes the dict): where
+        its values come from, and what would make them knobs (discovery23 d31); ``None`` when no file read is
+        reached."""
+        origin = file_origin(self.source, la.func.node.name.value if la.func else None, code)
+        if origin is None:
+            return None
+        return (
+            f"the argument **{code} is {origin.text()}: its settings live in that file, not in {self.filename}, the "
+            f"one file kernelopt edits, so none is a knob; to tune them, pass them from a dict of literals in "
+            f"{self.filename}"
+        )
 
     def received_entries(
         self, variable: str, call: cst.Call, helper: str, la: _Launch, kernel: str | None, source: str | None

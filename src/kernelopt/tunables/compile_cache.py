@@ -30,6 +30,7 @@ class CachedCompile:
     given: frozenset[str]
     kernel: str = ""  # the kernel compiled (``bias_gelu_kernel`` of ``bias_gelu_kernel.warmup(...)``)
     settings: tuple[str, ...] = ()  # the compile's keywords, its grid left out, as written (``BLOCK_SIZE=BLOCK_SIZE``)
+    unkeyed: tuple[str, ...] = ()  # those keywords the key names not (neither the keyword nor a name its value reads)
 
 
 def _names(node: cst.CSTNode) -> set[str]:
@@ -105,12 +106,14 @@ def cached_compiles(source: str) -> list[CachedCompile]:
                 given |= {n for c in calls for a in c.args for n in _names(a.value)}
                 compiled_by = calls[0]
                 kernel = dotted(compiled_by.func).removesuffix(".warmup") if _warmup(compiled_by) else ""
-                settings = tuple(
-                    f"{a.keyword.value}={cst.Module([]).code_for_node(a.value)}"
-                    for a in compiled_by.args
-                    if a.keyword is not None and a.keyword.value != "grid"
+                keywords = [a for a in compiled_by.args if a.keyword is not None and a.keyword.value != "grid"]
+                settings = tuple(f"{a.keyword.value}={cst.Module([]).code_for_node(a.value)}" for a in keywords)
+                unkeyed = tuple(a.keyword.value for a in keywords if not ({a.keyword.value} | _names(a.value)) & read)
+                out.append(
+                    CachedCompile(
+                        dotted(store.value), key, frozenset(read), frozenset(given), kernel, settings, unkeyed
+                    )
                 )
-                out.append(CachedCompile(dotted(store.value), key, frozenset(read), frozenset(given), kernel, settings))
     return out
 
 
@@ -119,20 +122,35 @@ def _warmup(call: cst.Call) -> bool:
 
 
 def cached_launch_note(source: str) -> str | None:
-    """Why discovery finds no knob in a launch from a cache of compiles (wrongkernel22's v98, leftovers22 l18) and
-    what to change: the launch ``_compiled[x.dtype][grid](...)`` is of a compiled kernel, no ``kernel[grid](...)``
-    any reader takes for a launch, and its settings are given to the compile; ``None`` where ``source`` keeps no
-    such cache. Launched plainly, Triton keeps one compile for each value of its settings itself, so the cache
-    is not needed for a tuned value to run right at every size."""
+    """Why discovery finds no knob in a launch from a cache of compiles (wrongkernel22's v98, leftovers22 l18), why it
+    stays so, and what to change; ``None`` where ``source`` keeps no such cache.
+
+    Decided (discovery23 d32): not tuned. A tuned value is safe in such a cache only where the key names every
+    setting it moves: a value by size (a table, a guard: what ``tune`` writes where the entries' bests differ) under
+    a key that does not name it runs the first call's compile at every later size of the same key, its grid counted
+    with the other value (v98; :func:`cache_refusal` refuses writing that). Where the key names them all, the tuned
+    values get their own compiles, but the launch is of a compiled kernel (``_compiled[key][grid](...)``), which
+    no reader takes for a launch, its settings given to ``warmup``; and Triton's interpreter answers ``warmup`` with
+    ``None``, so no candidate could be checked on the CPU. The line says both, and which case the key is. Launched
+    plainly, Triton keeps one compile for each value of its settings itself: the cache is not needed for a tuned
+    value to run right at every size."""
     cached = [c for c in cached_compiles(source) if c.kernel]
     if not cached:
         return None
     c = cached[0]
     settings = ", ".join(c.settings)
+    keyed = (
+        f"and its key ({c.key}) does not name {' or '.join(c.unkeyed)}: a value tuned by a size the key does not "
+        "read would run the first call's compile at every later call of the same key, its grid counted with another "
+        "value"
+        if c.unkeyed
+        else f"though its key ({c.key}) names every setting it is given (tuned values would get compiles of their own)"
+    )
     return (
-        f"{c.kernel} is launched from a compile kept in {c.cache}[{c.key}] ({c.kernel}.warmup(..., {settings})), "
-        f"which discovery does not read as a launch, so its settings are no knob: launch it as {c.kernel}[grid]"
-        f"(..., {settings}) (Triton keeps one compile for each value itself), and they are knobs"
+        f"{c.kernel} is launched from a compile kept in {c.cache}[{c.key}] ({c.kernel}.warmup(..., {settings})): its "
+        "settings are not tuned, since a launch of a compiled kernel is no launch discovery reads (Triton's "
+        f"interpreter answers warmup with None: no candidate could be checked on the CPU), {keyed}; launch it as "
+        f"{c.kernel}[grid](..., {settings}) (Triton keeps one compile for each value itself), and they are knobs"
     )
 
 

@@ -1,0 +1,193 @@
+"""Where the settings a launch splats (``kernel[grid](..., **config)``) come from when they are read from a file at
+run time: the chain of this file's functions that hands the dict on (copies, tuple returns and helpers that change it
+and give it back included) down to the call that reads the file (``json.load``), for the one line that says why such
+settings are no knob (discovery23 d31: AITER's GEMM takes ``**config`` from JSON files by device and shape through
+``lru_cache``d getters, and was refused as "built by code or changed after it is built", naming no file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from kernelopt.tunables.blocks import dotted
+from kernelopt.tunables.syntax import kept_by_text, parsed
+
+READERS = {
+    "json.load": "a JSON file",
+    "json.loads": "JSON text",
+    "yaml.load": "a YAML file",
+    "yaml.safe_load": "a YAML file",
+    "tomllib.load": "a TOML file",
+    "toml.load": "a TOML file",
+    "pickle.load": "a pickle file",
+}
+"""The calls that read settings from a file, and what each reads."""
+
+COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "deepcopy"})
+"""The calls that hand their first argument's dict on as a copy."""
+
+DEPTH = 16
+"""The most steps a chain is followed (a name, a call, a return)."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A file read that a splatted dict comes from: ``reader`` (``json.load``) at ``line``, reached through the
+    functions ``chain`` (outermost first)."""
+
+    reader: str
+    line: int
+    chain: tuple[str, ...]
+
+    def text(self) -> str:
+        """``read from a JSON file (_get_config() -> ... -> load_config_json(): json.load, line 60)``."""
+        through = " -> ".join(f"{f}()" for f in dict.fromkeys(self.chain))
+        return f"read from {READERS[self.reader]} ({through + ': ' if through else ''}{self.reader}, line {self.line})"
+
+
+class _Scope:
+    """One function's (or the module's) parameters, assignments and returns, nested scopes left out."""
+
+    def __init__(self, node: cst.Module | cst.FunctionDef) -> None:
+        self.params = [p.name.value for p in node.params.params] if isinstance(node, cst.FunctionDef) else []
+        self.binds: dict[str, list[tuple[cst.BaseExpression, int | None]]] = {}
+        self.returns: list[cst.BaseExpression] = []
+        body = node.body if isinstance(node, cst.FunctionDef) else node
+        body.visit(_ScopeVisitor(self))
+
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression, index: int | None = None) -> None:
+        if isinstance(target, cst.Name):
+            self.binds.setdefault(target.value, []).append((value, index))
+        elif isinstance(target, cst.Tuple | cst.List) and index is None:
+            for i, el in enumerate(target.elements):
+                self.bind(el.value, value, i)
+
+
+class _ScopeVisitor(cst.CSTVisitor):
+    def __init__(self, scope: _Scope) -> None:
+        self.scope = scope
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self.scope.bind(t.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.scope.bind(node.target, node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.scope.returns.append(node.value)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Where a name is looked up: its scope, and the call that entered it (its arguments by parameter)."""
+
+    scope: _Scope
+    args: dict[str, tuple[cst.BaseExpression, _Frame]]
+
+
+class _Reader:
+    def __init__(self, source: str) -> None:
+        tree = parsed(source)
+        self.positions = tree.positions
+        module = tree.module
+        defs: dict[str, list[cst.FunctionDef]] = {}
+        for node in _functions(module):
+            defs.setdefault(node.name.value, []).append(node)
+        self.functions = {name: _Scope(nodes[0]) for name, nodes in defs.items() if len(nodes) == 1}
+        self.module = _Frame(_Scope(module), {})
+
+    def expr(
+        self, e: cst.BaseExpression, frame: _Frame, index: int | None, depth: int, chain: tuple[str, ...]
+    ) -> Origin | None:
+        if depth > DEPTH:
+            return None
+        if isinstance(e, cst.Tuple | cst.List) and index is not None:
+            if index >= len(e.elements):
+                return None
+            return self.expr(e.elements[index].value, frame, None, depth + 1, chain)
+        if isinstance(e, cst.Subscript):
+            return self.expr(e.value, frame, None, depth + 1, chain)
+        if isinstance(e, cst.Name):
+            return self.name(e.value, frame, index, depth, chain)
+        if not isinstance(e, cst.Call):
+            return None
+        called = dotted(e.func)
+        if called in READERS:
+            return Origin(called, self.positions[e].start.line, chain)
+        if called in COPIES and e.args:
+            return self.expr(e.args[0].value, frame, None, depth + 1, chain)
+        name = called.split(".")[-1]
+        scope = self.functions.get(name)
+        if scope is None:
+            return None
+        args: dict[str, tuple[cst.BaseExpression, _Frame]] = {}
+        params = scope.params[1:] if scope.params[:1] == ["self"] and "." in called else scope.params
+        for i, a in enumerate(e.args):
+            if a.star:
+                break
+            key = a.keyword.value if a.keyword is not None else params[i] if i < len(params) else None
+            if key is not None:
+                args[key] = (a.value, frame)
+        inner = _Frame(scope, args)
+        for r in scope.returns:
+            found = self.expr(r, inner, index, depth + 1, (*chain, name))
+            if found is not None:
+                return found
+        return None
+
+    def name(self, n: str, frame: _Frame, index: int | None, depth: int, chain: tuple[str, ...]) -> Origin | None:
+        for value, at in frame.scope.binds.get(n, []):
+            found = self.expr(value, frame, at if at is not None else index, depth + 1, chain)
+            if found is not None:
+                return found
+        if n in frame.args:
+            value, caller = frame.args[n]
+            return self.expr(value, caller, index, depth + 1, chain)
+        if frame is not self.module and n not in frame.scope.params and n not in frame.scope.binds:
+            return self.name(n, self.module, index, depth + 1, chain)
+        return None
+
+
+def _functions(module: cst.Module) -> list[cst.FunctionDef]:
+    """Every function definition of ``module``, methods and nested ones included."""
+    found: list[cst.FunctionDef] = []
+
+    class _Defs(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            found.append(node)
+
+    module.visit(_Defs())
+    return found
+
+
+@kept_by_text
+def _reader(source: str) -> _Reader | None:
+    try:
+        return _Reader(source)
+    except cst.ParserSyntaxError:
+        return None
+
+
+def file_origin(source: str, function: str | None, name: str) -> Origin | None:
+    """The file read the dict ``name`` comes from where ``function`` (a function of ``source``, ``None``: the
+    module) splats it, when one is reached through this file's code; ``None`` otherwise."""
+    reader = _reader(source)
+    if reader is None:
+        return None
+    scope = reader.functions.get(function.split(".")[-1]) if function else reader.module.scope
+    if scope is None:
+        return None
+    return reader.name(name, _Frame(scope, {}), None, 0, ())
