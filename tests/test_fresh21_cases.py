@@ -28,5 +28,5 @@ def test_r1_the_timeline_note_says_the_figure_of_skewed_samples_the_vs_previous_
     assert "the samples are skewed" in " ".join(case.warnings)
     assert (
         "where the samples are skewed and the ratio of the two versions' medians lies outside that interval, the "
-        "smaller of the two readings, its interval widened to hold it (the gate warns)" in TIMELINE_NOTE
+        "smaller of the two readings, its interval widened to hold both (the gate warns)" in TIMELINE_NOTE
     )

@@ -23,7 +23,7 @@ TIMELINE_NOTE = (
     "Latency is the median per launch of the version's own gate run; `vs previous` is the gate's interleaved "
     f"comparison with the previous version ({PREVIOUS_RUNS}): the median of its ABBA blocks' ratios and its 95 % "
     "interval, or, where the samples are skewed and the ratio of the two versions' medians lies outside that "
-    "interval, the smaller of the two readings, its interval widened to hold it (the gate warns), the one figure "
+    "interval, the smaller of the two readings, its interval widened to hold both (the gate warns), the one figure "
     "the CSV, the JSON and the version's result lines say, to trust when the two disagree: "
     f"`speedup vs V0` divides {v0_runs('the version')}, and medians of separate runs drift with the GPU's clocks, "
     "which kernelopt never locks. `% of roofline` is the roofline bound's latency over the measured one."
