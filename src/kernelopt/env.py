@@ -373,6 +373,41 @@ def _lookup(env: Mapping[str, str], var: EnvVar) -> tuple[str, str] | None:
     return None
 
 
+PREFIX = "KERNELOPT_"
+
+_NEAR = 0.75
+"""How alike (difflib's ratio of the names after ``KERNELOPT_``) a name must be to one kernelopt reads to be called
+its misspelling: ``SEED`` / ``SEEDS`` 0.89, ``BENCH_SEC`` / ``BENCH_S`` 0.88, ``MIN_GAIN`` / ``MIN_GAIN_PCT`` 0.80; the
+names this repository's tests and GPU scripts read for themselves (``COMMIT``, ``AOT_TESTS``, ``GPU_PICKS`` after the
+prefix) are 0.67 or less."""
+
+
+def misspelt(env: Mapping[str, str] | None = None) -> list[str]:
+    """A line for each set ``KERNELOPT_*`` variable that kernelopt neither reads nor sets but that is spelt like one it
+    reads (``SEED`` after the prefix for ``SEEDS``, ``NCU_PATH`` for ``NCU``): otherwise
+    ignored in silence, its setting left at the default with nothing said (newuser20 n141). A name like none of them
+    (a test suite's own) is left alone. Each line names the variable it is like, by its current name."""
+    import difflib
+
+    env = os.environ if env is None else env
+    spelt = {n: v for v in VARIABLES for n in (v.name, *v.deprecated)}
+    ours = {n: v for n, v in spelt.items() if n.startswith(PREFIX) and v.direction is Direction.READ}
+    read = {n[len(PREFIX) :]: v.name for n, v in ours.items()}
+    lines = []
+    for name in sorted(env):
+        if not name.startswith(PREFIX) or name in spelt or not env[name].strip():
+            continue
+        rest = name[len(PREFIX) :]
+        near = difflib.get_close_matches(rest, list(read), n=1, cutoff=_NEAR)
+        near = near or [k for k in read if rest.startswith(k + "_") or k.startswith(rest + "_")][:1]
+        if near:
+            lines.append(
+                f"{name} is not a variable kernelopt reads (ignored): did you mean {read[near[0]]}? "
+                "(docs/environment.md lists them all)"
+            )
+    return lines
+
+
 WORKER_FDS = "KERNELOPT_WORKER_FDS"
 """The variable a worker's parent sets to ``r,w``: the child's ends of the protocol's pipe pair."""
 

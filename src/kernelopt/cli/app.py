@@ -27,7 +27,7 @@ from kernelopt import __version__
 from kernelopt.cli.output import plain_flags
 from kernelopt.cli.paths import expand_home
 from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said
-from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
+from kernelopt.env import DeprecatedVariable, EnvSettings, misspelt, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.fileio import atomic_write_text
 from kernelopt.proc import signals_as_interrupt
@@ -96,6 +96,8 @@ def build_app(args: Sequence[str] | None = None) -> typer.Typer:
         # Every setting of the environment is checked before any command starts (exit 2, nothing
         # written): a malformed value must not surface mid-run as failed versions.
         EnvSettings.read()
+        for line in misspelt():  # a typo'd variable is otherwise ignored in silence (newuser20 n141)
+            sys.stderr.write(f"kernelopt: warning: {line}\n")
 
     for module in command_modules(args):
         module.register(app)

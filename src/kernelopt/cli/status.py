@@ -73,6 +73,10 @@ def standing(ws: Workspace) -> RunStanding:
         run, step = "interrupted", f"`kernelopt optimize {word}` resumes it, rolling that stage back first"
     elif now.running and state is not None and state.settings.planner == drive.AGENT:
         run, step = "agent", f"the agent's next stage call through `kernelopt mcp`: {now.next.value} ({now.why})"
+    elif now.running and state is not None and state.parked:
+        # Ctrl-C (or an error) ended it and its process rolled the stage back: the journal still says running, and
+        # the next optimize resumes that version, not a new one (newuser20 n140: "none in flight ... starts V2")
+        run, step = "interrupted", f"`kernelopt optimize {word}` resumes it (that stage was rolled back as it stopped)"
     elif state is None:
         run, step = "none", f"`kernelopt optimize {word}` gates and records V0, then runs the loop"
     else:

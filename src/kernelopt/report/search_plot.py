@@ -239,14 +239,30 @@ def _dots(ax: Any, points: Sequence[SearchPoint], label: str, **style: str) -> N
         ax.scatter([p.evaluation for p in points], [p.latency_us for p in points], s=22, label=label, zorder=3, **style)
 
 
+def plain_latency(us: float) -> str:
+    """A latency tick's label: a plain number, thousands grouped (``200,000``, ``1,000,000``, ``0.5``), never
+    ``1e+06`` or ``3 x 10^5``."""
+    return f"{us:,.0f}" if us >= 1 else f"{us:g}"
+
+
 def _latency_scale(ax: Any, axis: LatencyAxis) -> None:
-    """Limits, scale (log: ticks at 1, 2 and 5 of each decade, written as plain numbers) and label."""
-    from matplotlib.ticker import FuncFormatter, LogLocator
+    """Limits, scale (log: ticks at 1, 2 and 5 of each decade, written as plain numbers) and label.
+
+    The minor ticks matplotlib labels where a decade holds few majors are written as plain numbers too: its own
+    formatter wrote them ``3 x 10^5`` and ``6 x 10^4`` between majors ``200000`` and ``50000`` (newuser20 n143)."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator
+
+    class PlainMinor(LogFormatterSciNotation):
+        """matplotlib's choice of which minor ticks to label, each written as :func:`plain_latency` writes it."""
+
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_latency(x) if super().__call__(x, pos) else ""
 
     if axis.log:
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: plain_latency(v)))
+        ax.yaxis.set_minor_formatter(PlainMinor(base=10, labelOnlyBase=False))
     ax.set_ylim(axis.bottom, axis.top)
     ax.set_ylabel("latency (us, log scale)" if axis.log else "latency (us)")
 

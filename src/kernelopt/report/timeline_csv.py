@@ -1,8 +1,8 @@
 """The report's version timeline as CSV, for the tools a user opens a table with (a spreadsheet, pandas): one row
-per version, the figures as the records hold them (not rounded, units in the column names), empty where a figure
-is not known; ``knob_changes`` is the record's own, as JSON (``{"BLOCK": [64, 4096]}``); a text that a spreadsheet
-would run as a formula is written behind an apostrophe (:func:`cell`). ``kernelopt report WS
---csv OUT`` writes it. Pure: no I/O."""
+per version, the figures as the records hold them (not rounded, units in the column names), each speedup with its
+95 % interval and verdict where the record has them, empty where a figure is not known; ``knob_changes`` is the
+record's own, as JSON (``{"BLOCK": [64, 4096]}``); a text that a spreadsheet would run as a formula is written behind
+an apostrophe (:func:`cell`). ``kernelopt report WS --csv OUT`` writes it. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -26,8 +26,14 @@ CSV_COLUMNS = (
     "verdict_vs_previous",
     "speedup_vs_v0",
     "speedup_vs_reference",
+    "speedup_vs_reference_ci_low",
+    "speedup_vs_reference_ci_high",
+    "verdict_vs_reference",
     "reference_latency_us",
     "speedup_vs_compiled",
+    "speedup_vs_compiled_ci_low",
+    "speedup_vs_compiled_ci_high",
+    "verdict_vs_compiled",
     "compiled_against",
     "tflops",
     "bandwidth_gbps",
@@ -61,8 +67,14 @@ def _row(data: ReportData, v: VersionEntry) -> list[object]:
         c.verdict,
         data.speedup(v) if not r.masked else None,
         ref.eager if ref else None,
+        ref.eager_ci_low if ref else None,  # the interval every printed place gives the figure (newuser20 n142)
+        ref.eager_ci_high if ref else None,
+        ref.eager_verdict if ref else None,
         ref.eager_latency_us if ref else None,
         ref.compiled if ref else None,
+        ref.compiled_ci_low if ref else None,
+        ref.compiled_ci_high if ref else None,
+        ref.compiled_verdict if ref else None,
         compiled_name(ref) if ref and ref.compiled is not None else None,  # the mode it was measured against (z62)
         p.tflops,
         p.bandwidth_gbps,

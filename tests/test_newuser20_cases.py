@@ -1,0 +1,114 @@
+"""newuser20: a new user's first hour, twentieth trial (docs/faults.md, "A new user's first hour, twentieth trial
+(newuser20, 2026-12-07)"); n1-n139 are earlier trials'."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any
+
+import pytest
+
+
+def test_n140_status_of_a_run_ended_by_ctrl_c_says_interrupted_and_which_version_resumes(
+    add_workspace: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`optimize` Ctrl-C'd in V1's implement stage said "interrupted; the run is saved: `kernelopt optimize WS
+    --resume` continues it", and `kernelopt status WS` then said "run: none in flight" and "next: `kernelopt optimize
+    WS` starts V2": the run's own process had rolled the stage back (the journal's `parked`), which status read as no
+    run at all, and the next version counted from the records. It says the run was interrupted, where, and that the
+    next optimize resumes it."""
+    from kernelopt.cli.app import main
+    from kernelopt.loop.journal import IterationState, Journal, RunState
+    from kernelopt.stagenames import Stage
+
+    ws = add_workspace
+    word = str(ws.root)
+    journal = Journal(ws.state_dir)
+    state = RunState(current=IterationState(version=1, stage=Stage.IMPLEMENT, base_commit=ws.head(), good_version=0))
+    journal.save(state.model_copy(update={"parked": True}))
+    assert main(["status", word]) == 0
+    out = capsys.readouterr().out
+    assert "run: interrupted (V1 at its implement stage)" in out, out
+    assert f"next: `kernelopt optimize {word}` resumes it (that stage was rolled back as it stopped)" in out
+    assert "starts V" not in out and "none in flight" not in out
+    assert main(["status", word, "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["run"], said["version"], said["stage"]) == ("interrupted", 1, "implement")
+
+
+def test_n141_a_misspelt_kernelopt_variable_is_said_not_ignored_in_silence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`KERNELOPT_SEED=1 KERNELOPT_BENCH_SEC=0.05 kernelopt validate ...`: both typos ignored in silence, three seeds
+    and the default timing taken, nothing said. Each command warns in one line naming the variable meant; the names
+    this repository's own tests and GPU scripts set (`KERNELOPT_COMMIT`, `KERNELOPT_AOT_TESTS`, ...) are left alone."""
+    from kernelopt.cli.app import main
+    from kernelopt.env import misspelt
+
+    ours = ["KERNELOPT_COMMIT", "KERNELOPT_AOT_TESTS", "KERNELOPT_GPU_PICKS", "KERNELOPT_TEST_PLAIN"]
+    ours += ["KERNELOPT_TEST_PROBE", "KERNELOPT_HOOK_LOG", "KERNELOPT_CLI_TABLE", "KERNELOPT_DRIVER_ERROR"]
+    ours += ["KERNELOPT_EXPECT_COUNTERS", "KERNELOPT_SKIP_COMPILE_TESTS", "KERNELOPT_TEST_API_TOKEN"]
+    ours += ["KERNELOPT_TEST_CLI_CACHE", "KERNELOPT_SEEDS", "KERNELOPT_BENCH_SECONDS", "KERNELOPT_WORKER"]
+    assert misspelt(dict.fromkeys(ours, "1")) == []
+    typos = {
+        "KERNELOPT_SEED": "1",
+        "KERNELOPT_BENCH_SEC": "0.05",
+        "KERNELOPT_NCU_PATH": "/x/ncu",
+        "KERNELOPT_CACHE": "/c",
+    }
+    meant = [re.search(r"did you mean (\w+)\?", line)[1] for line in misspelt({**typos, "KERNELOPT_LLM_APIKEY": ""})]  # type: ignore[index]
+    assert meant == ["KERNELOPT_BENCH_S", "KERNELOPT_CACHE_DIR", "KERNELOPT_NCU", "KERNELOPT_SEEDS"]
+    monkeypatch.setenv("KERNELOPT_SEED", "1")
+    assert main(["schema", "sweep"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "kernelopt: warning: KERNELOPT_SEED is not a variable kernelopt reads (ignored): did you mean "
+        "KERNELOPT_SEEDS? (docs/environment.md lists them all)\n"
+    )
+
+
+def test_n142_the_timeline_csv_gives_the_speedup_over_pytorch_with_its_interval() -> None:
+    """`kernelopt report WS --csv`: the speedup over the previous version came with its 95 % interval and verdict,
+    the one over PyTorch (and torch.compile) as a bare figure, where the summary, the report and batch.csv give its
+    interval ("290x slower than PyTorch eager, 95 % interval 214-420x slower"). The CSV gives both the same way."""
+    from kernelopt.memory.model import IterationRecord, Performance, ReferenceSpeedup
+    from kernelopt.report.model import ReportData, VersionEntry
+    from kernelopt.report.timeline_csv import timeline_csv
+
+    ref = ReferenceSpeedup(
+        eager=0.00345, eager_ci_low=0.00238, eager_ci_high=0.00468, eager_verdict="regression", eager_latency_us=36.4
+    )
+    ref = ref.model_copy(update={"compiled": 1.8, "compiled_ci_low": 1.7, "compiled_ci_high": 1.9})
+    ref = ref.model_copy(update={"compiled_verdict": "improvement", "compile_backend": "inductor"})
+    record = IterationRecord(version="v0", performance=Performance(latency_us=12290.0, speedup_vs_reference=ref))
+    (line,) = csv.DictReader(
+        io.StringIO(timeline_csv(ReportData(name="w", root="/w", versions=[VersionEntry(record=record)])))
+    )
+    assert [line[f"speedup_vs_reference{k}"] for k in ("", "_ci_low", "_ci_high")] == ["0.00345", "0.00238", "0.00468"]
+    assert line["verdict_vs_reference"] == "regression"
+    assert [line[f"speedup_vs_compiled{k}"] for k in ("", "_ci_low", "_ci_high")] == ["1.8", "1.7", "1.9"]
+    assert line["verdict_vs_compiled"] == "improvement"
+
+
+def test_n143_a_search_plot_s_log_axis_writes_every_latency_label_as_a_plain_number() -> None:
+    """`tune`'s search.png on the CPU (latencies 25,000-350,000 us): the latency axis read "4 x 10^5", "3 x 10^5",
+    "200000", "6 x 10^4", "50000": the majors plain, the minor ticks matplotlib labels where a decade holds few majors
+    in its scientific form. Every label is a plain number now, thousands grouped."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from kernelopt.report.search_plot import _latency_scale, latency_axis, plain_latency
+
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.plot([1, 2], [25170.0, 350000.0])
+    _latency_scale(ax, latency_axis([25170.0, 350000.0]))
+    fig.canvas.draw()
+    labels = [t.get_text() for t in (*ax.get_yticklabels(), *ax.get_yticklabels(minor=True)) if t.get_text()]
+    assert {"30,000", "50,000", "200,000", "300,000"} <= set(labels), labels
+    assert [x for x in labels if not re.fullmatch(r"\d{1,3}(,\d{3})*", x)] == []
+    assert (plain_latency(1e6), plain_latency(0.5)) == ("1,000,000", "0.5")
