@@ -86,3 +86,25 @@ def test_l32_the_speedup_over_pytorch_holds_the_ratio_of_the_two_latencies_print
     assert said is not None, line
     point, low, high = (float(x) for x in said.groups())
     assert low <= point <= high and low <= round(1 / medians, 2) <= high, line
+
+
+@pytest.mark.parametrize(("factor", "verdict"), [(0.5, "no significant change"), (2.0, "regression")])
+def test_l33_a_claim_no_re_time_repeated_stands_only_where_it_says_slower(factor: float, verdict: str) -> None:
+    """l33 (late28 z60's seen item): with no re-time, z60 kept a claim at p < 0.001 in both directions, so a 2x
+    speedup over the previous version, or over PyTorch, that nothing repeated was an improvement. The one rule
+    (``stats.unrepeated_verdict``): a slower claim stands at p < 0.001 alone (z60's 14900x slower kernel), a faster
+    one is not made, whatever its p (credit needs a repeat, rule 4); ``confirmed`` stays false, and the decision's
+    detail says the rule. 10 ABBA blocks of steady samples, the kernel at half or twice the time, not re-timed."""
+    from kernelopt.harness.decision import describe_speedup
+    from kernelopt.harness.model import REFERENCE_LABEL
+    from kernelopt.harness.stats import UNREPEATED_ALPHA, UNREPEATED_RULE
+    from tests.test_late23_cases import interleaved_case
+
+    before = [100.0 + k % 3 for k in range(20)]
+    kernel = [(100.0 + k % 2) * factor for k in range(20)]
+    case = interleaved_case(before, kernel, {REFERENCE_LABEL: before})
+    for s in (case.speedup, case.reference_speedup):
+        assert s is not None and s.p_value is not None and s.p_value < UNREPEATED_ALPHA, s
+        assert s.verdict.value == verdict and s.confirmed is False and s.retime_speedup is None
+        said = "kept" if verdict == "regression" else "no claim"
+        assert describe_speedup(s).endswith(f"; not re-timed: {said} ({UNREPEATED_RULE}))")

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from kernelopt.errors import EXIT_ENVIRONMENT
 from kernelopt.harness.isa import IsaRegression, RegressionKind
-from kernelopt.harness.stats import UNREPEATED_ALPHA, SpeedupEstimate, Verdict
+from kernelopt.harness.stats import UNREPEATED_RULE, SpeedupEstimate, Verdict
 from kernelopt.memory.model import CorrectnessStatus, GateResult
 
 
@@ -50,8 +50,7 @@ def describe_speedup(s: SpeedupEstimate) -> str:
     test += f"d {s.effect_size_d:.2f}, " if s.effect_size_d is not None else ""
     retime = ""
     if s.confirmed is not None and s.retime_speedup is None:
-        alone = f"kept, its p below {UNREPEATED_ALPHA:g} alone" if s.significant else "no claim"
-        retime = f"; not re-timed: {alone}"
+        retime = f"; not re-timed: {'kept' if s.significant else 'no claim'} ({UNREPEATED_RULE})"
     elif s.confirmed is not None:
         p_again = f", p {s.retime_p_value:.2g}" if s.retime_p_value is not None else ""
         retime = f"; re-timed{p_again}" + ("" if s.confirmed else ": not repeated, no claim")

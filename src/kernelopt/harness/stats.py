@@ -30,8 +30,9 @@ and then a fourth (:func:`confirm_claim`, :func:`compare_retimed`):
    0.01 x 0.1. The sign test, not the t-test and Cohen's d again: a real 2x on a loaded CPU had its re-time's
    t-test undone by two blocks a preemption hit (18.8x and 13.2x among eight near 0.5x, p 0.95) and its d by
    one long sample (d -0.16 with all ten blocks at 0.5x). The cost is one more timing, only for a case that
-   claims. Where no re-time could be made (a slow kernel's timing reduced to a few blocks, no room left), the
-   claim stands only on a first test past :data:`UNREPEATED_ALPHA` (0.001), as rare on identical kernels.
+   claims. Where no re-time could be made (a slow kernel's timing reduced to a few blocks, no room left), a claim
+   that the kernel is slower stands only on a first test past :data:`UNREPEATED_ALPHA` (0.001), as rare on
+   identical kernels; a claim that it is faster is not made (:func:`unrepeated_verdict`: credit needs a repeat).
 
 The confidence interval of a median is the distribution-free one from order statistics: with ``n``
 sorted samples, the interval ``[x_(l), x_(n-l+1)]`` covers the true median with probability
@@ -526,12 +527,30 @@ def compare_interleaved(a_samples: Sequence[float], b_samples: Sequence[float], 
 REPLICATION_ALPHA = 0.10
 #: The fewest re-time blocks that can confirm a claim: all of them past the margin, ``0.5 ** n`` below the level.
 REPLICATION_MIN_BLOCKS = math.ceil(math.log2(1.0 / REPLICATION_ALPHA))
-#: A claim no re-time could be made for (a timing reduced to a few blocks of single calls of a slow kernel, or no room
-#: left for one) is kept where its own test alone is this unlikely on identical kernels: the rate of a false claim
-#: that passes both tests, about 0.01 x 0.1 (rule 4). The samples' direction is then said, not withheld: a kernel
-#: 14900x slower than its reference at p 1.4e-05 in a reduced timing read "no significant change" (break22's seen
-#: item; late28 z60); its figure keeps its own caveat (an interval too wide is "not reliable").
+#: A slower claim no re-time could be made for (a timing reduced to a few blocks of single calls of a slow kernel, or
+#: no room left for one) is kept where its own test alone is this unlikely on identical kernels: the rate of a false
+#: claim that passes both tests, about 0.01 x 0.1 (rule 4). The samples' direction is then said, not withheld: a
+#: kernel 14900x slower than its reference at p 1.4e-05 in a reduced timing read "no significant change" (break22's
+#: seen item; late28 z60); its figure keeps its own caveat (an interval too wide is "not reliable").
 UNREPEATED_ALPHA = 0.001
+#: What :func:`unrepeated_verdict` does with a claim no re-time could be made for, in the words every line says it.
+UNREPEATED_RULE = f"a faster claim is not made, a slower one stands only at p below {UNREPEATED_ALPHA:g}"
+
+
+def unrepeated_verdict(first: SpeedupEstimate) -> Verdict:
+    """The verdict of a claim (rules 1-3) no re-time could be made for: the one rule (leftovers23 l33). A slower
+    claim (``regression``: slower than the previous version, or than the reference) stands where its own p is below
+    :data:`UNREPEATED_ALPHA`, z60's case: a kernel 14900x slower read "no significant change". A faster claim is
+    never made unrepeated, whatever its p: it grants credit (a version called an improvement, the batch table's
+    star, fast_p, a paper's speedup), and rule 4 grants none a second measurement did not repeat; a slower claim
+    only withholds it, and its p alone is as rare a false claim on identical kernels as both tests are (z60,
+    measured: 0.005-0.03 %). Either way ``confirmed`` is ``False``: nothing repeated it."""
+    slower = first.verdict is Verdict.REGRESSION
+    return (
+        first.verdict
+        if slower and first.p_value is not None and first.p_value < UNREPEATED_ALPHA
+        else Verdict.NO_CHANGE
+    )
 
 
 def sign_test_p(past: int, n: int) -> float:
@@ -544,14 +563,13 @@ def confirm_claim(first: SpeedupEstimate, again: Sequence[float] | None) -> Spee
     """The claim of ``first`` kept only when the re-time repeats it (rule 4 of the module docstring): of its block
     ratios ``again`` (an independent interleaved timing of the same callables), so many lie past the margin in the
     claimed direction that a sign test gives p < :data:`REPLICATION_ALPHA`. ``again`` ``None`` or empty: no
-    re-time could be made, so the claim is kept only where the first timing's p is below :data:`UNREPEATED_ALPHA`
-    (``confirmed`` ``False`` either way: nothing repeated it). The figure and interval stay the first timing's; the
+    re-time could be made, so :func:`unrepeated_verdict` decides (``confirmed`` ``False`` either way: nothing
+    repeated it). The figure and interval stay the first timing's; the
     re-time's median ratio and p are beside them. A first timing that claims nothing is returned as it is."""
     if not first.significant:
         return first
     if not again:
-        alone = first.p_value is not None and first.p_value < UNREPEATED_ALPHA
-        return first.model_copy(update={"verdict": first.verdict if alone else Verdict.NO_CHANGE, "confirmed": False})
+        return first.model_copy(update={"verdict": unrepeated_verdict(first), "confirmed": False})
     g = 1.0 + first.min_gain_pct / 100.0
     better = first.verdict is Verdict.IMPROVEMENT
     past = sum(1 for r in again if (r > g if better else r < 1.0 / g))

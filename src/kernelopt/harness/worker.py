@@ -1876,8 +1876,8 @@ def _retime(
     confirms a claim or takes it back, within :data:`RETIME_SHARE` of ``limit_s`` (what the case's limit leaves).
     Empty lists when the first claims nothing, or when the fewest blocks a re-time needs
     (:data:`~kernelopt.harness.stats.REPLICATION_MIN_BLOCKS`) would not fit, at the first timing's pace (the claim is
-    then not confirmed, so not made: a warning says so)."""
-    from kernelopt.harness.stats import REPLICATION_MIN_BLOCKS, claims
+    then not confirmed: :func:`~kernelopt.harness.stats.unrepeated_verdict` decides it, and a warning says its rule)."""
+    from kernelopt.harness.stats import REPLICATION_MIN_BLOCKS, UNREPEATED_RULE, claims
     from kernelopt.harness.timers import take_samples
 
     margin = ctx.job.bench.claim_margin_pct
@@ -1889,7 +1889,8 @@ def _retime(
     if need > room:
         ctx.result.warnings.append(
             f"{where}: the timing claimed a difference, but the {REPLICATION_MIN_BLOCKS} blocks a re-time needs would "
-            f"take about {need:.1f} s, more than the {room:.1f} s it may: the claim is not confirmed, so not made"
+            f"take about {need:.1f} s, more than the {room:.1f} s it may: the claim is not confirmed "
+            f"({UNREPEATED_RULE})"
         )
         return none
     return take_samples(samplers, order, budget_s=room, min_blocks=REPLICATION_MIN_BLOCKS)

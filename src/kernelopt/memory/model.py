@@ -154,7 +154,8 @@ class ReferenceSpeedup(_Model):
     eager_verdict: str | None = Field(
         default=None,
         description="improvement (a significant speedup: p < 0.05, Cohen's d > 0.2, interval past the margin, "
-        "repeated by a re-time, or at p < 0.001 where none could be made) | regression | no significant change",
+        "repeated by a re-time) | regression (the same, or at p < 0.001 where no re-time could be made) | no "
+        "significant change",
     )
     eager_retime: float | None = Field(
         default=None, gt=0, description="as comparison_with_previous.speedup_retime, against the reference"
