@@ -24,6 +24,7 @@ from typing import Any
 import typer
 
 from kernelopt import __version__
+from kernelopt.cli.examples import epilog
 from kernelopt.cli.output import plain_flags
 from kernelopt.cli.paths import expand_home
 from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said
@@ -76,6 +77,7 @@ def build_app(args: Sequence[str] | None = None) -> typer.Typer:
     app = typer.Typer(
         name="kernelopt",
         help="Profile-driven GPU kernel optimization: profile, plan one change, prove it, record it.",
+        epilog=epilog("kernelopt"),
         no_args_is_help=True,
         invoke_without_command=True,
         add_completion=False,
@@ -101,6 +103,8 @@ def build_app(args: Sequence[str] | None = None) -> typer.Typer:
 
     for module in command_modules(args):
         module.register(app)
+    for info in app.registered_commands:  # each command's help ends with lines that run (newuser20 n144)
+        info.epilog = info.epilog or epilog(info.name or "")
     return app
 
 
