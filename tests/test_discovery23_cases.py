@@ -119,3 +119,91 @@ def test_d32_a_launch_from_a_compile_cache_says_why_it_is_not_tuned() -> None:
         "num_warps=4, grid", "num_warps=BLOCK_SIZE // 32, grid"
     )
     assert "though its key (x.dtype, BLOCK_SIZE) names every setting it is given" in (cached_launch_note(every) or "")
+
+
+def test_d33_a_model_calling_tools_until_its_limit_is_unfinished_not_unavailable(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that kept calling tools until the agent's limit (211 tool calls in 15 s, late29's seen line) read
+    ``AGENT_UNAVAILABLE`` with "make the agent available (login, API key ..., time limit)", as a model that never
+    answers: the loop stopped with exit 3, a setup problem. The scripted agent busy.py (Claude Code's stream-json, one
+    tool call after another): at kernelopt's time limit, the implementer's attempt is its own outcome,
+    ``agent_unfinished``, a FAIL naming the calls; at Claude Code's turn limit the planner's is too."""
+    import shlex
+    import sys
+
+    from kernelopt.backends.agent_cli import AgentCliImplementer, AgentCliPlanner
+    from kernelopt.stages.implement import stage_context
+
+    from .backends_support import AGENTS, make_plan, make_ws, plan_stage, write_plan
+    from .backends_support import implement as run_implement
+
+    ws = make_ws(ws_root)
+    busy = {"command": f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'busy.py'))}", "timeout_s": 1.0}
+    plan = make_plan()
+    write_plan(ws, plan)
+    report = run_implement(stage_context(ws, 1, plan=plan), AgentCliImplementer(busy))
+    assert (report.error_type, report.result.value) == ("agent_unfinished", "FAIL"), report
+    assert "the agent answered but did not finish in its 1 s limit; its process group was stopped: " in report.reason
+    assert "tool calls, the last tool call Bash" in report.reason and "unavailable" not in report.reason
+
+    monkeypatch.setenv("BUSY_MAX_TURNS", "3")
+    res = plan_stage(ws, 2, AgentCliPlanner({**busy, "timeout_s": 20}))
+    assert res.error_type == "agent_unfinished", res
+    assert "did not finish in 3 turns (its turn limit): 3 tool calls" in (res.reason or ""), res.reason
+    from kernelopt.loop.record import _lesson
+
+    assert _lesson("agent_unfinished", " (tiling)", planned=True) == (
+        "the agent kept calling tools and did not finish this action (tiling) in its limit: give it more time, or a "
+        "smaller step"
+    )
+
+
+CHILD = """
+import fcntl, json, os, sys
+from kernelopt.workspace import RunLock
+
+lock = RunLock(sys.argv[1], command="optimize")
+other = os.open(lock.path, os.O_RDWR)  # a tune WS of its own: a file descriptor of its own
+try:
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    window = "free"
+except BlockingIOError:
+    window = "held"
+lock.acquire()  # optimize WS's own take: the lock handed over, not refused
+print(json.dumps({"window": window, "record": open(lock.path).read().split()[2:]}))
+lock.release()
+"""
+
+
+def test_d34_batch_hands_a_problem_s_workspace_lock_to_its_child_with_no_moment_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """late29's seen line: between ``batch``'s opening of a problem's workspace (under its lock, z73) and its child
+    ``optimize WS``'s start, the lock was free, and a ``tune WS`` could take it: the child was refused. The batch now
+    keeps the lock past the opening and hands it to the child (``RunLock.handed_to_child``: the open lock file passed
+    to it, named in its environment), whose own take adopts it. A child standing in for ``optimize WS`` finds the lock
+    held against any other taker before its take, and takes it itself; after the child, the lock is free again."""
+    import fcntl
+    import os
+    import sys
+
+    import kernelopt.batch.cold as cold
+    from kernelopt.batch.problems import BatchItem
+    from kernelopt.batch.rows import BatchOptions
+    from kernelopt.workspace import RunLock
+
+    monkeypatch.setattr(cold, "child_argv", lambda ws, _options: [sys.executable, "-c", CHILD, str(ws.root)])
+    folder = tmp_path / "add"
+    shutil.copytree(DATA / "loop", folder)
+    options = BatchOptions(out_dir=tmp_path / "out", device="cpu")
+    row = cold.run_problem(BatchItem(problem="add", folder=folder), options)
+    said = json.loads((options.out_dir / "logs" / "add.out").read_text() or "{}")
+    assert said == {"window": "held", "record": ["optimize"]}, (said, row.reason)
+    after = RunLock(Path(row.workspace or ""))
+    fd = os.open(after.path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released once the child and the batch are done
+    finally:
+        os.close(fd)
+        after.path.unlink(missing_ok=True)

@@ -349,6 +349,7 @@ def run_command(
     keep: Collection[str] = (),
     kill_leftovers: bool = False,
     term_grace_s: float = 0.0,
+    pass_fds: Sequence[int] = (),
 ) -> CommandResult:
     """Run ``argv`` to completion or until ``timeout_s`` seconds have passed.
 
@@ -365,6 +366,7 @@ def run_command(
             for commands that run foreign code: an agent).
         term_grace_s: past ``timeout_s``, the group gets SIGTERM and this many seconds to exit before
             SIGKILL (0: SIGKILL at once). The whole run then lasts up to ``timeout_s + term_grace_s``.
+        pass_fds: descriptors the child inherits (a lock handed to it: ``RunLock.handed_to_child``).
 
     Returns:
         A :class:`CommandResult`; a timeout is reported in it (``timed_out=True``), not raised.
@@ -387,6 +389,7 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         keep=keep,
+        pass_fds=pass_fds,
         token=token,
     )
     timed_out = False

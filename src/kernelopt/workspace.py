@@ -153,6 +153,8 @@ class RunLock:
         if held is not None:
             self._held[self.path] = (held[0], held[1] + 1)
             return
+        if not self.reading and self._adopt():
+            return
         parent = self.path.parent
         if parent.exists() and not parent.is_dir():
             raise WorkspaceError(f"--root {parent} is not a folder")
@@ -193,13 +195,51 @@ class RunLock:
             if same:
                 break
             os.close(fd)  # the holder released and removed it after we opened it: take the new one
-        try:  # for a refusal (the lock holds without it): a writer's record alone, a reader's after the others'
+        self._record(fd)
+        self._held[self.path] = (fd, 1)
+
+    def _record(self, fd: int) -> None:
+        """This holder's record in the lock file, for a refusal (the lock holds without it): a writer's alone, a
+        reader's after the others'."""
+        try:
             if not self.reading:
                 os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()} {time.time():.0f} {self.command}\n".encode())  # one write: appended whole
         except OSError:
             pass
+
+    def handed_to_child(self) -> tuple[dict[str, str], int]:
+        """What a child kernelopt command this process starts needs to hold this lock without a moment free: the
+        entry of its environment (:data:`HANDED_LOCK`) and the descriptor to pass it (``pass_fds``). The lock is an
+        open file's, which the child then holds too; this process keeps holding it until it releases it after the
+        child. ``batch`` released a problem's workspace lock after opening it, and its child ``optimize WS`` took
+        it again: a ``tune WS`` in between took it, and the problem was refused (late29's seen line; discovery23
+        d34).
+
+        Raises:
+            KeyError: this process does not hold it.
+        """
+        fd, _ = self._held[self.path]
+        return {HANDED_LOCK: f"{fd}:{self.path}"}, fd
+
+    def _adopt(self) -> bool:
+        """Take the lock a parent handed over (:meth:`handed_to_child`): the descriptor its environment names, open
+        on this lock's file, locked again here (the same open file: its lock, so at once). Once: the variable is
+        dropped, so a command this one starts takes its own. False where none was handed for this lock."""
+        fd_text, _, path = os.environ.get(HANDED_LOCK, "").partition(":")
+        if not fd_text.isdigit() or Path(path) != self.path:
+            return False
+        os.environ.pop(HANDED_LOCK, None)
+        fd = int(fd_text)
+        if not _names_open(self.path, fd):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the parent's open file: held already, kept
+        except OSError:
+            return False
+        self._record(fd)
         self._held[self.path] = (fd, 1)
+        return True
 
     def held_here(self) -> bool:
         """True while this process holds the lock."""
@@ -253,7 +293,9 @@ class RunLock:
         try:
             # a reader removes the file only when it holds it alone (no other reader's hold on it: the exclusive
             # lock is had at once); another reader's next start would take a new file beside its hold
-            if not self.reading or _alone(fd):
+            # and only the file it holds: after a child it handed the lock to released it, the path may name the
+            # next holder's file (d34)
+            if (not self.reading or _alone(fd)) and _names_open(self.path, fd):
                 self.path.unlink(missing_ok=True)
         except PermissionError:  # another user's file in the shared lock folder (sticky): it stays, and holds nobody
             pass
@@ -266,6 +308,20 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+HANDED_LOCK = "KERNELOPT_HANDED_LOCK"
+"""The environment variable by which a command hands the run lock it holds to the kernelopt child it starts:
+``<descriptor>:<lock file>``, the descriptor passed to the child (:meth:`RunLock.handed_to_child`)."""
+
+
+def _names_open(path: Path, fd: int) -> bool:
+    """Whether ``path`` names the file open as ``fd``."""
+    try:
+        opened, named = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 TAKE_WAIT_S = 0.2

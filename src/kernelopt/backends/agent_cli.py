@@ -167,8 +167,19 @@ class AgentRun:
         """Why the run failed (launch error, timeout, signal, non-zero exit, an error the agent reported),
         or ``None``; an infrastructure failure says so (:meth:`infrastructure`)."""
         r = self.result
+        unfinished = self.unfinished()
         if self.launch_error:
             reason = self.launch_error
+        elif unfinished is not None:
+            stopped = (
+                f"in {self.output.turns} turns (its turn limit)"
+                if self.output.max_turns
+                else f"in its {timeout_s:g} s limit; its process group was stopped"
+            )
+            reason = (
+                f"the agent answered but did not finish {stopped}: {unfinished}; a model that keeps calling tools "
+                "is no setup problem: give it a larger limit, or a smaller plan"
+            )
         elif r is not None and r.timed_out:
             reason = f"the agent ran past its {timeout_s:g} s limit; its process group was stopped"
         elif r is not None and r.returncode is not None and r.returncode < 0:
@@ -198,13 +209,26 @@ class AgentRun:
         r = self.result
         if self.launch_error:
             return "launch"
-        if r is None:
+        if r is None or self.unfinished() is not None:
             return None
         if r.timed_out:
             return "timeout"
         if r.returncode == 0 and not self.output.error:
             return None
         return infrastructure_failure(self.output.error or "") or infrastructure_failure(f"{r.stdout}\n{r.stderr}")
+
+    def unfinished(self) -> str | None:
+        """What an agent that answered did before it was stopped unfinished, in a few words: it was still calling
+        tools when it ran past its time limit, or Claude Code ended it at its turn limit. ``None`` otherwise (a
+        model that never answered is :meth:`infrastructure`'s timeout). Such a run was read as the agent's
+        infrastructure failing, ``AGENT_UNAVAILABLE``, like a model that never answers (discovery23 d33: 211 tool
+        calls in 15 s told "make the agent available (login, API key ..., time limit)")."""
+        r, out = self.result, self.output
+        if r is None or self.launch_error or not (out.max_turns or (r.timed_out and out.tool_calls)):
+            return None
+        calls = f"{out.tool_calls} tool call{'s' if out.tool_calls != 1 else ''}"
+        last = next((step for step in reversed(out.steps) if step.startswith(("tool call", "command ("))), None)
+        return calls + (f", the last {one_line(last, 120)}" if last else "")
 
     def stdout(self) -> str:
         return self.result.stdout if self.result else ""
@@ -287,9 +311,11 @@ class _AgentCliBackend:
             status = f"timed out after {s.timeout_s:g} s (SIGTERM to its group, SIGKILL {s.term_grace_s:g} s later)"
         else:
             status = f"exit status {r.returncode if r else '?'}"
-        infra = run.infrastructure()
+        infra, unfinished = run.infrastructure(), run.unfinished()
         if infra is not None:
             status += f"; agent unavailable: {infra}"
+        elif unfinished is not None:
+            status += f"; the agent answered but did not finish: {unfinished}"
         steps = run.output.steps
         lines = [
             f"# kernelopt agent transcript: stage {run.stage.value}",
@@ -340,11 +366,13 @@ class AgentCliPlanner(_AgentCliBackend):
         run = self.run_agent(ctx, Stage.PLAN, settings)
         failure = run.failure(settings.timeout_s)
 
-        def fail(msg: str, *, unavailable: bool = False) -> BackendFailure:
-            return BackendFailure(f"agent-cli planner: {msg}", transcript=run.transcript, unavailable=unavailable)
+        def fail(msg: str, *, unavailable: bool = False, unfinished: bool = False) -> BackendFailure:
+            return BackendFailure(
+                f"agent-cli planner: {msg}", transcript=run.transcript, unavailable=unavailable, unfinished=unfinished
+            )
 
         if failure:
-            raise fail(failure, unavailable=run.infrastructure() is not None)
+            raise fail(failure, unavailable=run.infrastructure() is not None, unfinished=run.unfinished() is not None)
         rel = f"plans/v{ctx.version}_plan.md"
         if path.is_symlink():  # never read through: it may point at any file of the user's (a6)
             raise fail(f"the agent made {rel} a symbolic link, not a file (transcript: {run.transcript})")
@@ -391,11 +419,13 @@ class AgentCliImplementer(_AgentCliBackend):
         run = self.run_agent(ctx, Stage.IMPLEMENT, settings)
         failure = run.failure(settings.timeout_s)
 
-        def fail(msg: str, *, unavailable: bool = False) -> ImplementOutcome:
-            return ImplementOutcome(changed=False, error=msg, transcript=run.transcript, unavailable=unavailable)
+        def fail(msg: str, *, unavailable: bool = False, unfinished: bool = False) -> ImplementOutcome:
+            return ImplementOutcome(
+                changed=False, error=msg, transcript=run.transcript, unavailable=unavailable, unfinished=unfinished
+            )
 
         if failure:
-            return fail(failure, unavailable=run.infrastructure() is not None)
+            return fail(failure, unavailable=run.infrastructure() is not None, unfinished=run.unfinished() is not None)
         if made_a_link(ws.kernel_py, was):  # never read through, gated or committed (a6)
             return fail(f"the agent made kernel.py a symbolic link, not a file (transcript: {run.transcript})")
         if not ws.kernel_py.is_file():

@@ -165,12 +165,23 @@ class AgentOutput:
         steps: one readable line per thing the agent did (JSON output only; empty for plain text).
         error: the error the agent reported in its JSON events (an API error, ``is_error``), or ``None``.
         json_events: the number of JSON events read (0: plain text).
+        tool_calls: the tools the model called (Claude Code's ``tool_use`` blocks, Codex's commands, file changes
+            and MCP calls): a model that answered, whatever else its run did.
+        turns: the turns Claude Code's result counted, when it printed one.
+        max_turns: Claude Code's result said the run ended at its turn limit (``error_max_turns``).
     """
 
     final_text: str
     steps: list[str] = field(default_factory=list)
     error: str | None = None
     json_events: int = 0
+    tool_calls: int = 0
+    turns: int | None = None
+    max_turns: bool = False
+
+
+TOOL_CALL = "tool call"
+"""How a step line of a tool call starts (Claude Code's ``tool_use``, Codex's MCP calls)."""
 
 
 def _content_lines(message: dict[str, Any]) -> list[str]:
@@ -182,7 +193,7 @@ def _content_lines(message: dict[str, Any]) -> list[str]:
         if kind == "text" and block.get("text"):
             out.append(f"assistant: {block['text']}")
         elif kind == "tool_use":
-            out.append(f"tool call {block.get('name')}: {json.dumps(block.get('input'), ensure_ascii=False)}")
+            out.append(f"{TOOL_CALL} {block.get('name')}: {json.dumps(block.get('input'), ensure_ascii=False)}")
         elif kind == "tool_result":
             content = block.get("content")
             if isinstance(content, list):
@@ -197,11 +208,16 @@ def _claude_event(ev: dict[str, Any], out: AgentOutput) -> None:
     if kind == "system" and ev.get("subtype") == "init":
         out.steps.append(f"session: model {ev.get('model')}, tools {len(ev.get('tools') or [])}")
     elif kind in ("assistant", "user"):
-        out.steps += _content_lines(ev.get("message") or {})
+        lines = _content_lines(ev.get("message") or {})
+        out.steps += lines
+        out.tool_calls += sum(line.startswith(TOOL_CALL) for line in lines)
         if ev.get("error"):
             out.error = str(ev["error"])
     elif kind == "result":
         out.final_text = str(ev.get("result") or "")
+        turns = ev.get("num_turns")
+        out.turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else out.turns
+        out.max_turns = ev.get("subtype") == "error_max_turns"
         status = ev.get("api_error_status")
         if ev.get("is_error") or status:
             out.error = f"API error {status}: {out.final_text}" if status else out.final_text or "is_error"
@@ -214,13 +230,9 @@ def _codex_event(ev: dict[str, Any], out: AgentOutput) -> None:
     if kind == "item.completed" and item.get("type") == "agent_message":
         out.final_text = str(item.get("text") or "")
         out.steps.append(f"assistant: {out.final_text}")
-    elif kind == "item.completed" and item.get("type") == "command_execution":
-        out.steps.append(f"command (exit {item.get('exit_code')}): {item.get('command')}")
-        if item.get("aggregated_output"):
-            out.steps.append(f"output: {item['aggregated_output']}")
-    elif kind == "item.completed" and item.get("type") == "file_change":
-        changes = ", ".join(f"{c.get('kind')} {c.get('path')}" for c in item.get("changes") or [])
-        out.steps.append(f"file change: {changes}")
+    elif kind == "item.completed" and item.get("type") in ("command_execution", "file_change", "mcp_tool_call"):
+        out.tool_calls += 1
+        _codex_tool(item, out)
     elif kind == "item.completed" and item.get("type") == "error":
         out.steps.append(f"warning: {item.get('message')}")
     elif kind in ("turn.failed", "error"):
@@ -229,6 +241,19 @@ def _codex_event(ev: dict[str, Any], out: AgentOutput) -> None:
         out.steps.append(f"error: {out.error}")
     elif kind == "turn.completed":
         out.steps.append(f"turn completed: {json.dumps(ev.get('usage'))}")
+
+
+def _codex_tool(item: dict[str, Any], out: AgentOutput) -> None:
+    """One line (two for a command's output) per tool Codex called."""
+    if item.get("type") == "command_execution":
+        out.steps.append(f"command (exit {item.get('exit_code')}): {item.get('command')}")
+        if item.get("aggregated_output"):
+            out.steps.append(f"output: {item['aggregated_output']}")
+    elif item.get("type") == "file_change":
+        changes = ", ".join(f"{c.get('kind')} {c.get('path')}" for c in item.get("changes") or [])
+        out.steps.append(f"file change: {changes}")
+    else:
+        out.steps.append(f"{TOOL_CALL} {item.get('server')}.{item.get('tool')}")
 
 
 def read_output(stdout: str) -> AgentOutput:

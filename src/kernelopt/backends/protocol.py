@@ -105,6 +105,8 @@ class ImplementOutcome:
             engine's winner): Stage 3 does not check it again, the gate checks it once.
         unavailable: the implementer's own infrastructure failed (an agent that could not start, ran past
             its limit, is not logged in, met an API error): ``error`` says what; the action was never tried.
+        unfinished: the agent answered, calling tools, but did not finish in its time or turn limit: the action was
+            tried and not done (``AGENT_UNFINISHED``), no problem of the agent's setup.
     """
 
     changed: bool
@@ -119,6 +121,7 @@ class ImplementOutcome:
     noisy: bool = False
     checked: bool = False
     unavailable: bool = False
+    unfinished: bool = False
 
 
 class BackendFailure(KerneloptError):
@@ -128,6 +131,7 @@ class BackendFailure(KerneloptError):
         transcript: the backend's transcript file, when there is one.
         tokens: token usage spent before the failure.
         unavailable: the backend's own infrastructure failed (see :attr:`ImplementOutcome.unavailable`).
+        unfinished: the agent answered but did not finish (see :attr:`ImplementOutcome.unfinished`).
     """
 
     exit_code = 1
@@ -139,11 +143,13 @@ class BackendFailure(KerneloptError):
         transcript: Path | None = None,
         tokens: dict[str, int] | None = None,
         unavailable: bool = False,
+        unfinished: bool = False,
     ) -> None:
         super().__init__(message)
         self.transcript = transcript
         self.tokens = dict(tokens or {})
         self.unavailable = unavailable
+        self.unfinished = unfinished
 
 
 @runtime_checkable
@@ -163,6 +169,11 @@ class Implementer(Protocol):
 AGENT_UNAVAILABLE = "agent_unavailable"
 """The ``error_type`` of a stage whose backend's own infrastructure failed (:attr:`BackendFailure.unavailable`,
 :attr:`ImplementOutcome.unavailable`): the action was never tried, so it teaches nothing about the action."""
+
+AGENT_UNFINISHED = "agent_unfinished"
+"""The ``error_type`` of a stage whose agent answered but did not finish (:attr:`BackendFailure.unfinished`,
+:attr:`ImplementOutcome.unfinished`): a FAIL of the action's attempt, the loop going on, not ``AGENT_UNAVAILABLE``
+(a model calling tools until its limit is working: its setup needs no fix; discovery23 d33)."""
 
 NO_NEW_ACTION = "NO_NEW_ACTION:"
 """How an agent or a model says that no new actionable plan is left: ``NO_NEW_ACTION: <reason>``."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from contextlib import ExitStack
 from datetime import UTC, datetime
 
 from pydantic import ValidationError
@@ -28,6 +29,7 @@ from kernelopt.harness.gate import GateReport
 from kernelopt.loop.opening import open_or_create, run_locks, target_of
 from kernelopt.oneline import one_line
 from kernelopt.proc import run_command
+from kernelopt.workspace import RunLock
 
 
 def last_line(text: str) -> str:
@@ -48,16 +50,23 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
     if item.defect is not None:
         return row
     start, since = time.monotonic(), datetime.now(UTC)
-    try:  # under the workspace's lock and, shared, the problem folder's, as optimize DIR opens it (z73)
-        target = target_of(item.folder, name=item.workspace_name, root=options.workspace_root)
-        with run_locks(item.folder, target, command="batch"):
-            ws = open_or_create(item.folder, name=item.workspace_name, root=options.workspace_root).workspace
-    except KerneloptError as exc:
-        return row.model_copy(update={"reason": exc.one_line()})
-    row = row.model_copy(update={"workspace": str(ws.root)})
-    result = run_command(
-        child_argv(ws, options), timeout_s=options.problem_timeout_s, env=problem_env(env or inherited(), options)
-    )
+    with ExitStack() as kept:
+        try:  # under the workspace's lock and, shared, the problem folder's, as optimize DIR opens it (z73)
+            target = target_of(item.folder, name=item.workspace_name, root=options.workspace_root)
+            with run_locks(item.folder, target, command="batch"):
+                ws = open_or_create(item.folder, name=item.workspace_name, root=options.workspace_root).workspace
+                # the workspace's lock, kept past the opening and handed to the child: no tune WS between (d34)
+                lock = kept.enter_context(RunLock(target, command="batch"))
+        except KerneloptError as exc:
+            return row.model_copy(update={"reason": exc.one_line()})
+        row = row.model_copy(update={"workspace": str(ws.root)})
+        handed, fd = lock.handed_to_child()
+        result = run_command(
+            child_argv(ws, options),
+            timeout_s=options.problem_timeout_s,
+            env={**problem_env(env or inherited(), options), **handed},
+            pass_fds=(fd,),
+        )
     logs = options.out_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     atomic_write_text(logs / f"{item.folder.name}.out", result.stdout)

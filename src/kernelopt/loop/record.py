@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
+from kernelopt.backends.protocol import AGENT_UNFINISHED
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.loop import commits
 from kernelopt.loop.journal import IterationState
@@ -78,8 +79,14 @@ def stage3_record(it: IterationState, plan: Plan) -> IterationRecord:
 def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
     """What a failed version teaches, by how it failed: with no plan (the planner's output refused, the
     planner writing outside its file) no action was tried, so none is to avoid; a tuning session that kept
-    nothing has converged, one too noisy to rank measured no order (the next version may tune again);
-    anything else is not repeated."""
+    nothing has converged, one too noisy to rank measured no order (the next version may tune again); an agent
+    that kept calling tools until its limit wants more time or a smaller step (d33); anything else is not
+    repeated."""
+    if error_type == AGENT_UNFINISHED:  # a model calling tools until its limit: no setup problem (d33)
+        what = f"this action{sig}" if planned else "the plan"
+        return (
+            f"the agent kept calling tools and did not finish {what} in its limit: give it more time, or a smaller step"
+        )
     if not planned:
         return "no action was planned (the planner's work was refused): nothing was tried; plan again"
     if error_type == SEARCH_NO_GAIN:

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
-from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Implementer, ImplementOutcome, StageContext
+from kernelopt.backends.protocol import (
+    AGENT_UNAVAILABLE,
+    AGENT_UNFINISHED,
+    BackendFailure,
+    Implementer,
+    ImplementOutcome,
+    StageContext,
+)
 from kernelopt.errors import InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
@@ -62,8 +69,8 @@ class ImplementResult:
         attempts: implementer calls made.
         result: the verdict a failure records (FAIL, TIMEOUT_FAIL, AGENT_UNAVAILABLE); ``None`` when ok.
         reason: one line: the first real cause, then what the repair attempts met; ``None`` when ok.
-        error_type: ``implementer_error``, ``agent_unavailable``, ``write_violation``, ``no_change``,
-            ``correctness``, ...
+        error_type: ``implementer_error``, ``agent_unavailable``, ``agent_unfinished``, ``write_violation``,
+            ``no_change``, ``correctness``, ...
         correctness: the last correctness report, when the check ran.
         rel_err: its relative error when it passed.
         diff: unified diff of ``kernel.py`` (empty when it failed and was put back).
@@ -222,7 +229,8 @@ def _call(
             if exc.tokens:
                 res.tokens.append((f"implement attempt {attempt}", dict(exc.tokens)))
         unavailable = isinstance(exc, BackendFailure) and exc.unavailable
-        kind = AGENT_UNAVAILABLE if unavailable else "implementer_error"
+        unfinished = isinstance(exc, BackendFailure) and exc.unfinished
+        kind = AGENT_UNAVAILABLE if unavailable else AGENT_UNFINISHED if unfinished else "implementer_error"
         why = _Attempt(f"the implementer failed: {exc.one_line()}", kind, repairable=False)
         return None, transcript, why
     if outcome.tokens:
@@ -256,6 +264,8 @@ def _verdict(
         return _Attempt(outcome.error, SEARCH_TOO_NOISY, repairable=False)
     if outcome is not None and outcome.error and outcome.unavailable:
         return _Attempt(f"the implementer was unavailable: {outcome.error}", AGENT_UNAVAILABLE, repairable=False)
+    if outcome is not None and outcome.error and outcome.unfinished:
+        return _Attempt(f"the implementer was stopped: {outcome.error}", AGENT_UNFINISHED, repairable=False)
     if outcome is not None and outcome.error:
         return _Attempt(
             f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False

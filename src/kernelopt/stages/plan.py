@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Planner, StageContext
+from kernelopt.backends.protocol import AGENT_UNAVAILABLE, AGENT_UNFINISHED, BackendFailure, Planner, StageContext
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON
@@ -83,8 +83,8 @@ class PlanResult:
         verdict: planned, nothing new left, or failed.
         plan: the checked plan (``PLANNED`` only).
         reason: why there is no plan, why the stage failed, or the planner's note.
-        error_type: the failure's kind (``planner_error``, ``agent_unavailable``, ``write_violation``,
-            ``invalid_plan``, ``repeated_plan``), ``None`` unless failed.
+        error_type: the failure's kind (``planner_error``, ``agent_unavailable``, ``agent_unfinished``,
+            ``write_violation``, ``invalid_plan``, ``repeated_plan``), ``None`` unless failed.
         violations: what the guard undid, ``path (kind)`` or a git change, one line each.
         pitfalls: the memory entries of those violations.
         tokens: token usage of the planner call.
@@ -262,7 +262,7 @@ def run_plan(
 
     def fail(reason: str, error_type: str) -> PlanResult:
         result.reason, result.error_type = reason, error_type
-        if error_type in ("planner_error", AGENT_UNAVAILABLE, "write_violation"):
+        if error_type in ("planner_error", AGENT_UNAVAILABLE, AGENT_UNFINISHED, "write_violation"):
             restore(ws.root, point.kept)  # a failed planner leaves no (half-written) plan behind
         return result
 
@@ -285,7 +285,9 @@ def run_plan(
         if violations:  # the stray writes are the first cause: a planner must never make them
             return fail(violation_message("planner", str(result.path), violations), "write_violation")
         unavailable = isinstance(exc, BackendFailure) and exc.unavailable
-        return fail(f"the planner failed: {exc.one_line()}", AGENT_UNAVAILABLE if unavailable else "planner_error")
+        unfinished = isinstance(exc, BackendFailure) and exc.unfinished
+        kind = AGENT_UNAVAILABLE if unavailable else AGENT_UNFINISHED if unfinished else "planner_error"
+        return fail(f"the planner failed: {exc.one_line()}", kind)
     result.tokens, result.transcript = dict(outcome.tokens), outcome.transcript
     violations = guarded(outcome.transcript)
     if violations:
