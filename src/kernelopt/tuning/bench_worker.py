@@ -233,6 +233,7 @@ class BenchReply(BaseModel):
             tiles only exceed further (:attr:`~kernelopt.tuning.candidate.Result.grows_with_tiles`).
         shrinks_with_tiles: a ``RUN_ERROR`` of a ``tl.dot`` whose K is under what a GPU compile needs, which smaller
             tiles break too (:attr:`~kernelopt.tuning.candidate.Result.shrinks_with_tiles`).
+        rel_err, worst_ratio: its check's errors (:attr:`~kernelopt.tuning.checks.Verdict.rel_err`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -254,6 +255,8 @@ class BenchReply(BaseModel):
     cut_slow: bool = False
     grows_with_tiles: bool = False
     shrinks_with_tiles: bool = False
+    rel_err: float | None = None
+    worst_ratio: float | None = None
 
 
 class RetimeRequest(BaseModel):
@@ -610,6 +613,8 @@ class BenchService:
             check_s=verdict.check_s,
             peak_bytes=self.peak.read(),
             restart=verdict.restart,
+            rel_err=verdict.rel_err,
+            worst_ratio=verdict.worst_ratio,
             **extra,
         )
 

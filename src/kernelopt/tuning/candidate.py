@@ -160,6 +160,10 @@ class Result(BaseModel):
             else each entry's, ``B=2: cuda_events; B=1: cuda_graph`` (:func:`kernelopt.tuning.shapes.merge`); ``None``:
             not timed, or not said (a record from before claim20, a sweep). Two figures of one configuration timed
             by other methods are what claim20's outlier was likely made of.
+        rel_err: its check's ``||out - ref|| / ||ref||`` at the entry it ran (an evaluator's own, one entry; ``None``:
+            not measured, or merged over entries), which :mod:`kernelopt.tuning.accuracy` compares with the original's
+            on the same inputs.
+        worst_ratio: its check's largest ``|out - ref| / (atol + rtol |ref|)`` there (1 = at the tolerance).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -183,6 +187,8 @@ class Result(BaseModel):
     grows_with_tiles: bool = False
     shrinks_with_tiles: bool = False
     timing: str | None = None
+    rel_err: float | None = Field(default=None, ge=0)
+    worst_ratio: float | None = Field(default=None, ge=0)
 
     @property
     def key(self) -> str:

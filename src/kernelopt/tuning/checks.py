@@ -71,6 +71,9 @@ class Verdict:
         load_s: seconds importing the candidate file.
         first_call_s: seconds of its first call (compilation included).
         check_s: seconds of the checks after the call.
+        rel_err, worst_ratio: a passing check's errors (:class:`~kernelopt.harness.compare.OutputCheck`'s), which the
+            parent compares with the original's at the same entry (:mod:`kernelopt.tuning.accuracy`); ``None``: not
+            measured (no floating-point output, or the check failed).
     """
 
     outcome: Outcome
@@ -80,6 +83,8 @@ class Verdict:
     load_s: float | None = None
     first_call_s: float | None = None
     check_s: float | None = None
+    rel_err: float | None = None
+    worst_ratio: float | None = None
 
 
 def first_line(exc: BaseException, path: Path | None = None) -> str:
@@ -604,6 +609,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
         if loaded.contract is not None and loaded.contract.whole_result:  # the inputs, checked above, are the result
             return verdict
         chk = checked_output(loaded, out)
+        verdict.rel_err, verdict.worst_ratio = chk.rel_err, chk.worst_ratio
         if chk.message is not None:
             verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, chk.message, chk.error_class
             if benchmarked and _right_on_the_next_call(loaded, candidate):

@@ -53,6 +53,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.guard import guard_edit, strip_stale_guards
 from kernelopt.tunables.list_model import ListScreen
+from kernelopt.tuning.accuracy import judged, original_error
 from kernelopt.tuning.bench_worker import (
     CUT_FACTOR,
     BenchInit,
@@ -434,6 +435,9 @@ class KernelEvaluator:
         self._best_from_outside = self.settings.first_best_us is not None
         # the kernel as written's own configuration (config keys): never cut, it is what the best is measured against
         self.uncut: set[str] = set()
+        # the original's error here (rel_err of the uncut configurations that passed): every other candidate's, and the
+        # text to be written, is compared with it (kernelopt.tuning.accuracy)
+        self.original_err: float | None = None
         self._first: WorkerPool | None = None  # the first bench workers, spawned and not yet awaited (spawn)
         self._aside: WorkerProcess | None = None  # the net's worker for a size likely to fault (check_alone)
         self._aside_failed = False  # that worker could not start: check_alone runs in the first worker
@@ -672,7 +676,15 @@ class KernelEvaluator:
                 merged = merged.model_copy(update={"compile_s": (merged.compile_s or 0.0) + spent})
             limit = bench_limits.get(item) if item in benched else compile_limits.get(item)
             results.append(self._cut_reason(merged, limit))
-        return results
+        return self._accurate(results)
+
+    def _accurate(self, results: Sequence[Result]) -> list[Result]:
+        """``results`` with the original's error taken from its own (the uncut configurations) and every other one
+        less accurate than it refused (:func:`kernelopt.tuning.accuracy.judged`)."""
+        own = [r for r in results if r.key in self.uncut]
+        if (err := original_error(own)) is not None:
+            self.original_err = err if self.original_err is None else max(self.original_err, err)
+        return [r if r.key in self.uncut else judged(r, self.original_err) for r in results]
 
     def _compile_all(
         self, paths: Sequence[Path], limits: dict[Path, tuple[float, float]] | None = None
@@ -806,7 +818,7 @@ class KernelEvaluator:
             [answer] = self._bench.run([job], timeout_s=lambda: self.settings.bench_timeout_s)
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
-        return _merge(config, None, answer, timed=False)
+        return judged(_merge(config, None, answer, timed=False), self.original_err)
 
     def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """Check a kernel source at a size the ``SHAPES`` entries do not name, untimed, in the first bench worker (its
@@ -997,6 +1009,8 @@ def _merge(
         grows_with_tiles=reply.grows_with_tiles and reply.outcome is Outcome.INVALID,
         shrinks_with_tiles=reply.shrinks_with_tiles and reply.outcome is Outcome.RUN_ERROR,
         timing=reply.timing if reply.outcome is Outcome.OK else None,
+        rel_err=reply.rel_err if reply.outcome is Outcome.OK else None,
+        worst_ratio=reply.worst_ratio if reply.outcome is Outcome.OK else None,
     )
 
 
