@@ -310,6 +310,7 @@ newuser18 600 scripts/gpu_newuser18.sh
 newuser19 600 scripts/gpu_newuser19.sh
 break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
+wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 gputests 560 -
 EOF
 }

@@ -31,7 +31,7 @@ ERROR_GROWTH = 1.5
 
 #: the share of the tolerance a candidate's worst element must take before its growth is judged: below it, a growth
 #: by the factor above needs a size many times the entries' before it reaches the tolerance
-ERROR_FLOOR = 0.1
+ERROR_FLOOR = 0.05
 
 #: the error class of the refusal (:func:`kernelopt.harness.hints.failure_class` reads an unknown one as raised)
 LESS_ACCURATE = "LessAccurate"
