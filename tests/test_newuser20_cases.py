@@ -158,3 +158,37 @@ def test_n144_every_command_s_help_ends_with_examples_that_parse_and_name_real_p
                         continue
                     with sub.make_context(words[1], words[2:]) as ctx:  # an unknown option or bad value raises
                         assert ctx.params is not None
+
+
+@pytest.mark.timeout(120)
+def test_n145_each_version_s_commit_says_its_latency_its_speedups_and_why(ws_root: Any) -> None:
+    """`git log` in the README demo's workspace: "V1: 6.10e-07 TFLOPS / 4.88e-04 GB/s | autotune: BLOCK_SIZE 128 -> 512
+    (bottleneck: timing-only, unknown, duration_us 2.87e+04 us)" and nothing else: no version's latency past V0's, no
+    speedup, the "why" a bottleneck class; a revert's reason cut at 120 characters. The subject stays the spec's; the
+    body says the latency, the speedup over V0 and the gate's over the version compared with and over PyTorch, the
+    plan's inference, and where the plan and the record are; a revert's body has its whole reason (the loop's fakes,
+    real git)."""
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.workspace import Workspace
+
+    from .loop_fakes import DATA, make_fakes
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    fakes.gate.reference_latency_us = 30.0
+    fakes.gate.fail_at = {2}
+    OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(max_iterations=3)).run()
+    bodies = {b.split(":", 1)[0]: b for b in ws.repo.git.log("--format=%B%x00").split("\x00") if b.strip()}
+    bodies = {k.strip(): v.strip() for k, v in bodies.items()}
+    v1 = bodies["V1"].split("\n")
+    assert v1[1] == "" and v1[2].startswith("latency: ") and v1[2].endswith(" us"), v1  # V0 is its previous
+    assert v1[3].startswith("against V0: ") and "x over V0" in v1[3], v1
+    assert v1[4].startswith("against the reference: ") and "the reference (PyTorch eager)" in v1[4], v1
+    assert v1[5].startswith("why: ") and v1[-1] == "plan: plans/v1_plan.md; record: memory/v1.json", v1
+    v3 = bodies["V3"].split("\n")
+    assert re.fullmatch(r"latency: [0-9.]+ us; [0-9.]+x over V0 \(V0 [0-9.]+ us\)", v3[2]), v3
+    assert v3[3].startswith("against V1: "), v3
+    v2 = bodies["V2"].split("\n")
+    assert v2[0] == "V2: revert (injected failure)" and v2[2:] == ["injected failure", "record: memory/v2.json"], v2

@@ -66,7 +66,8 @@ def _record_failure(run: LoopRun, it: IterationState) -> str:
         run.ws.memory.write(_finalize(run, it, result=it.failure.result, failure_reason=it.failure.reason))
     paths = [f"memory/v{n}.json"] + ([f"plans/v{n}_plan.md"] if run.ws.plan_path(n).is_file() else [])
     paths += ending.profile_paths(run.ws, n)
-    return _commit(run, it, paths, it.commit_message or commits.revert_message(n, it.failure.reason))
+    said = commits.revert_message(n, it.failure.reason) + "\n\n" + commits.revert_body(it.failure.reason, n)
+    return _commit(run, it, paths, it.commit_message or said)
 
 
 def _record_baseline(run: LoopRun, it: IterationState, summary: ProfileSummary | None) -> str:
@@ -98,11 +99,21 @@ def _record_pass(run: LoopRun, it: IterationState, summary: ProfileSummary | Non
             what = commits.change_summary(plan.action_category.value, plan.parameters, knobs, plan.action, overrides)
         else:
             what = it.implement.description if it.implement else "change"
-        it.commit_message = commits.pass_message(
-            n,
-            record.performance,
-            what,
-            commits.bottleneck_evidence(summary, plan.action_category if plan is not None else None),
+        it.commit_message = (
+            commits.pass_message(
+                n,
+                record.performance,
+                what,
+                commits.bottleneck_evidence(summary, plan.action_category if plan is not None else None),
+            )
+            + "\n\n"
+            + commits.pass_body(
+                record,
+                previous=it.good_version,
+                v0_latency_us=_v0_latency(run),
+                why=plan.evidence[0] if plan is not None and plan.evidence else None,
+                plan=f"plans/v{n}_plan.md",
+            )
         )
     paths = [
         "kernel.py",
@@ -112,6 +123,14 @@ def _record_pass(run: LoopRun, it: IterationState, summary: ProfileSummary | Non
         *ending.profile_paths(run.ws, n),
     ]
     return _commit(run, it, paths, it.commit_message or f"V{n}")
+
+
+def _v0_latency(run: LoopRun) -> float | None:
+    """V0's recorded latency (``None`` where its record is missing or unreadable)."""
+    try:
+        return run.ws.memory.read(0).performance.latency_us if run.ws.memory.exists(0) else None
+    except RecordError:
+        return None
 
 
 def _finalize(run: LoopRun, it: IterationState, *, result: GateResult, failure_reason: str | None) -> IterationRecord:
