@@ -58,6 +58,36 @@ def test_l30_an_index_output_is_judged_by_what_it_selects_so_equal_keys_in_anoth
         assert failure is not None and said in failure.message, (wrong, failure)
 
 
+@pytest.mark.parametrize(
+    ("problem", "said"),
+    [
+        (
+            "fft_conv_fixed",
+            "fails at batch=2,channels=4,length=3072 (a key (or a module-level size) alone doubled past",
+        ),
+        ("vgg_batch_two", "fails at batch_size=3 (one past the power of two at or above the largest entry)"),
+    ],
+)
+def test_l31_the_code_net_moves_small_sizes_and_goes_well_past_the_largest_entry(
+    tmp_path: Path, problem: str, said: str
+) -> None:
+    """l31: the code net (a rewritten kernel checked at sizes SHAPES does not name) moved no module-level size below
+    16, so a VGG head whose every size is small was "not checked ...: reference.py gives no size to move", and it went
+    no further than 1.5 times an entry, so an FFT convolution whose transform is fixed (right up to 1.75 times the
+    entry) was "correct at length=1025, length=1536, ...". Each rewrite, wrong at a size the original handles, now
+    fails the net there: the batch of 2 written into the head at batch 3, the fixed transform at 3 times the entry."""
+    import re
+
+    from kernelopt.tuning.code_net import check_code_change
+
+    folder = Path(shutil.copytree(DATA / problem, tmp_path / problem))
+    written = (folder / "kernel.py").read_text()
+    original = re.sub(r"\bclass Model\(", "class ModelNew(", (folder / "reference.py").read_text())
+    (folder / "kernel.py").write_text(original)
+    net = check_code_change(folder, original, written, device="cpu", session_dir=tmp_path / "session")
+    assert net.failed is not None and said in net.line(), net.line()
+
+
 def test_l32_the_speedup_over_pytorch_holds_the_ratio_of_the_two_latencies_printed_beside_it() -> None:
     """l32: the report's line on the README demo said "2.44x slower than PyTorch eager, 95 % interval 2.36-2.9x
     slower" beside latencies whose ratio was 3.3x (late25's seen case: both readings slower, the blocks' nearer 1,

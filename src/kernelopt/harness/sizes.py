@@ -312,10 +312,14 @@ def size_constants(reference_py: Path) -> dict[str, int | float]:
     return {b.name: b.value for b in found.values() if isinstance(b.value, int | float)}
 
 
-def module_sizes(reference_py: Path, constants: Mapping[str, SizeValue] | None = None) -> dict[str, SizeValue]:
+def module_sizes(
+    reference_py: Path, constants: Mapping[str, SizeValue] | None = None, *, least: int = SCALE_MIN_VALUE
+) -> dict[str, SizeValue]:
     """The module-level sizes of ``reference_py`` a size scale would scale (see the module docstring: a tensor
-    dimension of ``get_inputs`` or a name that says it is a size, no setting, none below :data:`SCALE_MIN_VALUE`,
-    none derived from others), with their values as a run sees them (``constants`` over the file's), in file order.
+    dimension of ``get_inputs`` or a name that says it is a size, no setting, none below ``least``, none derived from
+    others), with their values as a run sees them (``constants`` over the file's), in file order. ``least``: a size
+    scale's :data:`SCALE_MIN_VALUE`; the code net moves smaller ones too (:data:`kernelopt.tuning.code_net.
+    CODE_NET_LEAST`: a batch of 2, a volume of 6 x 6 x 6, which a scale leaves alone and a rewrite may get wrong).
 
     Raises:
         InputFileError: the file is missing or is not valid Python.
@@ -323,7 +327,7 @@ def module_sizes(reference_py: Path, constants: Mapping[str, SizeValue] | None =
     tree = _parse(reference_py)
     found = bindings(tree, constants)
     dims = _tensor_dim_names(tree, found)
-    return {b.name: b.value for b in found.values() if not b.derived and _size_kind(b, dims) is None}
+    return {b.name: b.value for b in found.values() if not b.derived and _size_kind(b, dims, least) is None}
 
 
 def size_args(call: ast.Call, name: str) -> list[ast.expr]:
@@ -438,8 +442,8 @@ def _rules(found: Mapping[str, Binding], tree: ast.Module) -> _Rules:
     return _Rules(divisors, window)
 
 
-def _size_kind(b: Binding, dims: set[str]) -> str | None:
-    """``None`` when ``b`` is a size to scale; else why it is kept."""
+def _size_kind(b: Binding, dims: set[str], least: int = SCALE_MIN_VALUE) -> str | None:
+    """``None`` when ``b`` is a size to scale (none below ``least``); else why it is kept."""
     what = _setting(b.name)
     values = b.value if isinstance(b.value, tuple) else (b.value,)
     # a dimension index is below a tensor's rank: a "dim" of 16 or more, or one get_inputs uses as an
@@ -451,8 +455,8 @@ def _size_kind(b: Binding, dims: set[str]) -> str | None:
         return "not an integer"
     if b.name not in dims and not _SIZE_NAME.search(b.name):
         return "not used as a tensor dimension"
-    if max((abs(v) for v in values), default=0) < SCALE_MIN_VALUE:
-        return f"below {SCALE_MIN_VALUE}"
+    if max((abs(v) for v in values), default=0) < least:
+        return f"below {least}"
     return None
 
 

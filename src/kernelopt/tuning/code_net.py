@@ -8,6 +8,14 @@ every entry has 128) passed the gate and became the run's kernel (break21 b43). 
 rewrite: its sizes derived from the entries as for a pick that moves no knob (:func:`~kernelopt.tuning.net.
 derived_sizes` with ``residue``: every size below, past and between the entries, down to 1), checked in one bench
 worker (:class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`), the original run only where the rewrite fails.
+
+A rewrite may assume anything of a size, so two more than a pick's net (leftovers23 l31): reference.py's module-level
+sizes below the size scale's 16 move too (:data:`CODE_NET_LEAST`: a batch of 2, a 6 x 6 x 6 volume, a 3-channel
+image; break22's ConvTranspose3d and VGG head had no size to move), and the ``far`` ladders run (each size alone at
+twice its largest entry plus the entries' common factor, four times, ..., while the original passes, each rung at most
+:data:`~kernelopt.tuning.net.FAR_SURE_SCALE` times every entry's elements together and within a share of the memory:
+:func:`~kernelopt.tuning.net._far`): the net went no further than 1.5 times an entry, and an FFT convolution whose
+transform is fixed at 8192 points, right up to a 7168-long signal, wrapped from 7169 on.
 """
 
 from __future__ import annotations
@@ -22,12 +30,16 @@ from kernelopt.harness.sizes import module_sizes
 from kernelopt.kernelsource import read_python
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.kernel_evaluator import KernelEvaluator
-from kernelopt.tuning.net import CheckAt, NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.net import FAR_SURE_SCALE, CheckAt, FarRoom, NetCap, NetVerdict, cast, derived_sizes
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.shapes import session_shapes
 
 CODE_NET_S = 120.0
 """The net's time cap over one rewrite, seconds: a size it cannot start within it is left unchecked and said."""
+
+CODE_NET_LEAST = 2
+"""The least module-level size the code net moves (a size scale's least is :data:`kernelopt.harness.sizes.
+SCALE_MIN_VALUE`, 16): a 2 moves to 3 past and 1 below, a 6 to 9 and 3 (a size of 1 has no odd neighbour below)."""
 
 
 def code_net_cap(now: float, cap_s: float = CODE_NET_S) -> NetCap:
@@ -62,15 +74,17 @@ def check_code_change(
     reference_py = problem.reference_py
     shapes = session_shapes(problem, reference_shapes(reference_py, constants=problem.constants, device=device) or [{}])
     roles = key_roles(read_python(reference_py))
-    constants = module_sizes(reference_py, shapes[0].constants if shapes else None)
-    sizes = derived_sizes(shapes, (), roles, constants, residue=True)
-    if not sizes:
+    constants = module_sizes(reference_py, shapes[0].constants if shapes else None, least=CODE_NET_LEAST)
+    if not derived_sizes(shapes, (), roles, constants, residue=True):
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)")
     cap = code_net_cap(clock(), cap_s)
     with contextlib.ExitStack() as stack:
         evaluator = stack.enter_context(
             KernelEvaluator(problem, original, lambda _config: original, session_dir=session_dir)
         )
+        # the far ladders' room: the bench worker's peak at the primary entry and the memory free as it started
+        far = FarRoom.of(evaluator.start(), most_scale=FAR_SURE_SCALE)
+        sizes = derived_sizes(shapes, (), roles, constants, residue=True, far=far)
         check_at, check_alone = evaluator.check_at, evaluator.check_alone
         if original_root is not None:
             # its reference.py too (V0's bytes, the same as the folder's): a worker imports beside either

@@ -2275,10 +2275,7 @@ def _far_room(evaluator: KernelEvaluator | ShapesEvaluator) -> FarRoom | None:
     """The room of the net's ``far`` sizes (:class:`kernelopt.tuning.net.FarRoom`): the primary entry's bench peak and
     the memory free when its worker started, read from the worker that checks every size of the net."""
     first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
-    ready = first.ready
-    if ready is None:
-        return None
-    return FarRoom(primary_bytes=ready.need.bench_bound_bytes, free_bytes=ready.free_bytes)
+    return FarRoom.of(first.ready)
 
 
 def _cast_net(

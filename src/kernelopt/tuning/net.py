@@ -150,7 +150,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -173,6 +173,9 @@ from kernelopt.tuning.checks import (
 from kernelopt.tuning.pace import LEAST_REQUEST_S, WALL_MARGIN_S
 from kernelopt.tuning.problem import ProblemShape
 from kernelopt.tuning.tail_wall import TailWall
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.bench_worker import BenchReady
 
 
 class SizeClass(StrEnum):
@@ -1087,6 +1090,24 @@ class FarRoom(BaseModel):
 
     primary_bytes: int = Field(ge=0)
     free_bytes: int = Field(ge=0)
+    # the most elements a rung holds over every entry's together (None: the caster's time admission alone): the code
+    # net's rungs stop at FAR_SURE_SCALE, a few checks of the entries (leftovers23 l31)
+    most_scale: float | None = Field(default=None, gt=0)
+
+    @classmethod
+    def of(cls, ready: BenchReady | None, most_scale: float | None = None) -> FarRoom | None:
+        """The room read from the bench worker that checks every size of the net (its peak at the primary entry and
+        the memory free when it started), and ``most_scale``; ``None`` before it started."""
+        if ready is None:
+            return None
+        return cls(primary_bytes=ready.need.bench_bound_bytes, free_bytes=ready.free_bytes, most_scale=most_scale)
+
+    def most_elements(self, entries: float) -> int:
+        """The most elements of the moving keys a rung may hold (:data:`INT32_ELEMENTS`, and ``most_scale`` times
+        ``entries``, every entry's elements together)."""
+        if self.most_scale is None:
+            return INT32_ELEMENTS
+        return min(INT32_ELEMENTS, int(self.most_scale * entries))
 
 
 def _per_element(mover: _Mover, room: FarRoom) -> float:
@@ -1106,7 +1127,7 @@ def _far(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
     entry, wrong at 4.0001 times; no other size reaches past twice it). An exponent key (``1 << log_cols``) climbs
     by one a rung from its largest entry, its power of two doubled, within the same room (v66)."""
     per_element = _per_element(mover, room)
-    most = INT32_ELEMENTS
+    most = room.most_elements(mover.entries)
     if per_element > 0:
         most = min(most, int(room.free_bytes / FAR_ROOM_SHARE / per_element))
     at_largest = mover.elements(mover.shape({}))
@@ -1149,8 +1170,10 @@ def _far_constants(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
         while True:
             up = v * factor + v
             elements = at_largest * up / v  # the keys' elements at their largest, grown as the size is
-            if at_largest * up > INT32_ELEMENTS or (
-                per_element > 0 and elements * per_element * FAR_ROOM_SHARE > room.free_bytes
+            if (
+                at_largest * up > INT32_ELEMENTS
+                or elements > room.most_elements(mover.entries)
+                or (per_element > 0 and elements * per_element * FAR_ROOM_SHARE > room.free_bytes)
             ):
                 break
             tries.append(at(up))
