@@ -155,3 +155,26 @@ def test_on_cuda_split_k_halved_is_refused_at_the_entries_and_what_tune_writes_i
     tuned_on_device(copy, wall_s=60)
     print((copy / "kernel.py").read_text())
     assert_correct(copy, GPU_WRITTEN_SIZES["ai_splitk"], _outputs_checked)
+
+
+def test_v117_a_padded_row_stride_taken_from_the_buffer_keeps_to_divisors_of_the_original_tile() -> None:
+    """v117 (pad_rows_stride: v113's rows copied into a 2-D buffer ``torch.zeros(n_rows, n_pad)``, ``n_pad =
+    triton.cdiv(n_cols, BLOCK) * BLOCK``, the kernel given ``ws.stride(0)`` and storing at ``row * stride + cols`` in
+    int32; ``BLOCK = 1024``): ``kernelopt tune --device cpu`` wrote ``BLOCK = 4096`` (main 2b0c20f0), which pads every
+    row to 4096 and wraps past 2**31 at 524289 rows of 1025 columns, where the original's 2048 a row index right (v113's
+    GPU test). The stride of a buffer the launcher allocates is read as the product of its later dimensions: refused
+    as v113's padded size is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    base = (VARIANTS / "pad_rows_stride" / "kernel.py").read_text()
+    for grown in (2048, 4096):
+        refused = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {grown}\n"))
+        assert refused.new_source is None, refused.new_source
+        assert (
+            "passes stride, a size padded to whole tiles of BLOCK, which pad_rows multiplies in int32 (row * stride)"
+            in (refused.note or "")
+        ), refused.note
+    plain = base.replace("torch.zeros(n_rows, n_pad,", "torch.zeros(n_rows, n_cols,").replace(
+        "n_pad // BLOCK)", "triton.cdiv(n_cols, BLOCK))"
+    )  # a buffer of the rows themselves: its stride no tile pads
+    assert guard_edit(plain, plain.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n")).new_source is not None

@@ -961,7 +961,7 @@ def _int32_strides(
             ),
             None,
         )
-        factors = _bound_factors(expr, local) if product is not None else []
+        factors = _bound_factors(_buffer_stride(expr, local) or expr, local) if product is not None else []
         for factor in factors:
             count = _tile_count(factor, helpers)
             tile = _tile_id(count[0]) if count is not None else None
@@ -973,6 +973,42 @@ def _int32_strides(
                 )
                 out.append(Divides(tile, None, line, why))
     return out
+
+
+#: torch's allocations whose leading positional arguments (or one tuple or list of them) are a new tensor's shape
+_SHAPED_ALLOCATIONS = frozenset(f"torch.{f}" for f in ("empty", "zeros", "ones", "full", "rand", "randn"))
+
+
+def _buffer_stride(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """A contiguous buffer's stride the launch passes, as the product of its later dimensions: ``ws.stride(0)`` where
+    ``ws = torch.zeros(n_rows, n_pad, ...)`` (or ``torch.empty((n_rows, n_pad))``) is ``n_pad`` (wrongkernel25, v117:
+    v113's padded row stride taken from the buffer was read by no rule); ``None`` for anything else (a stride of the
+    last dimension is 1, of a view or a transposed tensor unknown)."""
+    call = expr
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "stride"
+        and isinstance(call.func.value, cst.Name)
+        and len(call.args) == 1
+        and (axis := _int(call.args[0].value)) is not None
+    ):
+        return None
+    made = local.get(call.func.value.value)
+    if not (isinstance(made, cst.Call) and dotted(made.func) in _SHAPED_ALLOCATIONS):
+        return None
+    dims = [a.value for a in made.args if a.keyword is None and not a.star]
+    if dotted(made.func) == "torch.full":
+        dims = dims[:1]  # its fill value follows the shape
+    if len(dims) == 1 and isinstance(dims[0], cst.Tuple | cst.List):
+        dims = [e.value for e in dims[0].elements]
+    later = dims[axis + 1 :]
+    if not later or axis < 0:
+        return None
+    product = later[0]
+    for dim in later[1:]:
+        product = cst.BinaryOperation(product, cst.Multiply(), dim)
+    return product
 
 
 def _bound_factors(
