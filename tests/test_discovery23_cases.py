@@ -37,6 +37,10 @@ def test_d30_a_lone_kernel_py_lists_no_entry_as_the_launch_s_and_says_what_a_run
     ), err
     assert main(["tunables", str(lone), "--no-evaluate"]) == 0
     assert "--no-evaluate runs nothing: drop it" in capsys.readouterr().err
+    other = lone.rename(tmp_path / "gemm.py")
+    (tmp_path / "reference.py").write_text("")  # a reference beside a file no task runs
+    assert main(["tunables", str(other)]) == 0
+    assert "and gemm.py is not the kernel.py of a task folder: give --reference" in capsys.readouterr().err
 
 
 SCALE = """
@@ -57,6 +61,7 @@ def test_d31_settings_splatted_from_a_json_file_name_where_they_come_from() -> N
     (which changes the dict): refused as "built by code or changed after it is built", naming no file. The refusal
     now follows the chain to the read and says what would make them knobs; a getter of a JSON file that a run can
     read says its file too; a module dict and an ``lru_cache``d getter returning a literal stay knobs."""
+    from kernelopt.tunables import apply_source
     from kernelopt.tunables.analysis import discover_source
 
     aiter = {t.key: t for t in discover_source((DATA / "breaker22" / "aiter_gemm" / "kernel.py").read_text())}
@@ -92,9 +97,17 @@ def run(x):
         'return {"BLOCK": 256, "num_warps": 4}',
     )
     module = 'CONFIG = {"BLOCK": 256, "num_warps": 4}\n\ndef run(x):\n    config = CONFIG' + launch
-    for text in (literal, module):
+    # AITER's getter form with a literal inside: a copy of what an lru_cache'd getter returns
+    copied = "import copy\n" + literal.replace("def load_config():", "def _load_config():")
+    copied += "\ndef load_config():\n    return copy.deepcopy(_load_config())\n"
+    for text in (literal, module, copied):
         found = {t.key: t for t in discover_source(SCALE + text)}
         assert found["_scale:BLOCK"].editable and found["_scale:num_warps"].editable, found
+    written = apply_source(SCALE + copied, {"_scale:BLOCK": 128}).new_source
+    assert (
+        '    config = load_config()\n    config = dict(config)  # kernelopt: tuned\n    config["BLOCK"] = 128'
+        in written
+    )
 
 
 def test_d32_a_launch_from_a_compile_cache_says_why_it_is_not_tuned() -> None:

@@ -154,9 +154,14 @@ def _what_a_run_needs(file: Path, unknown: list[str], *, evaluate: bool) -> str:
     which = f"{', '.join(unknown)}: only a run of the task tells {'its value' if len(unknown) == 1 else 'their values'}"
     if not evaluate:
         return f"{which} at the launch, and --no-evaluate runs nothing: drop it to list them"
+    lacking = (
+        f"{file.name} is not the kernel.py of a task folder"
+        if (file.parent / "reference.py").is_file()
+        else f"no reference.py lies beside {file.name} to run it"
+    )
     return (
-        f"{which} at the launch, and no reference.py lies beside {file.name} to run it: give "
-        f"--reference REFERENCE.py (the task's) to list the values it runs, as tune does, or list the task's folder"
+        f"{which} at the launch, and {lacking}: give --reference REFERENCE.py (the task's) to list the values it "
+        "runs, as tune does, or list the task's folder"
     )
 
 

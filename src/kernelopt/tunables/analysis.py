@@ -50,7 +50,7 @@ from kernelopt.tunables.blocks import (
 from kernelopt.tunables.called_autotune import called_autotunes
 from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
-from kernelopt.tunables.dict_origin import file_origin
+from kernelopt.tunables.dict_origin import COPIES, file_origin
 from kernelopt.tunables.filters import divisors, filter_sizes, layout_tiles
 from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
@@ -3608,9 +3608,7 @@ class _Analyzer:
             found = self.functions.get(helper.removeprefix("self."), [])  # a method of the launching class
         if len(found) == 1 and not self.decorators(found[0].node):
             defined = found[0]
-            returns = _Returns()
-            visit(defined.node.body, returns)
-            tables = [self.dict_entries(r, defined, 1) for r in returns.values]
+            tables = self.returned_tables(defined)
             if not tables or any(t is None for t in tables):
                 if self.launch_values.get(kernel or "", {}):
                     return self.received_entries(variable, call, helper, given or la, kernel, None)
@@ -3634,6 +3632,25 @@ class _Analyzer:
             )
             return None
         return self.received_entries(variable, call, helper, given or la, kernel, source)
+
+    def returned_tables(self, defined: _FuncInfo, depth: int = 0) -> list[list[tuple[str, cst.BaseExpression]] | None]:
+        """The settings each ``return`` of the settings helper ``defined`` gives: a dict of literals, or, through a
+        copy (``dict(...)``, ``copy.deepcopy(...)``) or a call, what another helper of this file returns (AITER's form:
+        ``get_config()`` returning a copy of an ``lru_cache``d getter's dict; discovery23 d31); ``None`` for a return
+        that is neither."""
+        returns = _Returns()
+        visit(defined.node.body, returns)
+        out: list[list[tuple[str, cst.BaseExpression]] | None] = []
+        for r in returns.values:
+            table = self.dict_entries(r, defined, 1)
+            while table is None and isinstance(r, cst.Call) and _dotted(r.func) in COPIES and len(r.args) == 1:
+                r = r.args[0].value
+            called = self.functions.get(_dotted(r.func) or "", []) if isinstance(r, cst.Call) else []
+            if table is not None or len(called) != 1 or depth >= 3 or self.decorators(called[0].node):
+                out.append(table)
+                continue
+            out += self.returned_tables(called[0], depth + 1)
+        return out
 
     def read_from_file(self, la: _Launch, code: str) -> str | None:
         """Why ``**code`` is no knob when its dict is read from a file at run time through this file's code (AITER's
