@@ -192,3 +192,27 @@ def test_n145_each_version_s_commit_says_its_latency_its_speedups_and_why(ws_roo
     assert v3[3].startswith("against V1: "), v3
     v2 = bodies["V2"].split("\n")
     assert v2[0] == "V2: revert (injected failure)" and v2[2:] == ["injected failure", "record: memory/v2.json"], v2
+
+
+def test_n146_the_report_names_each_version_s_nsight_compute_report_and_what_opens_it() -> None:
+    """The report of a GPU run (docs/gpu-runs' softmax): "Profile: ncu 2025.3.1 --set full (profiles/v1/summary.json)"
+    and findings citing "[ncu.ncu-rep (sm_throughput_pct)]": which file, where, and that Nsight Compute's GUI opens it
+    (it stays out of git) were nowhere; `kernelopt profile` named the folder and summary.txt alone. The evidence of
+    each version names its report's path and the command that opens it, in every report format and in `profile`."""
+    from kernelopt.evidence.summary import read_summary
+    from kernelopt.memory.model import IterationRecord
+    from kernelopt.report.markdown import markdown_report
+    from kernelopt.report.model import ReportData, VersionEntry
+
+    from .loop_fakes import DATA
+
+    summary = read_summary(DATA / "summary_memory_bound.json")
+    data = ReportData(
+        name="w", root="/w", versions=[VersionEntry(record=IterationRecord(version="v1"), summary=summary)]
+    )
+    said = (
+        "Nsight Compute report: profiles/v1/ncu_gtx1660s_dotprod_full.ncu-rep (open it in Nsight Compute's GUI: "
+        "`ncu-ui profiles/v1/ncu_gtx1660s_dotprod_full.ncu-rep`; on disk where the profile ran, out of git)"
+    )
+    assert f"- {said}" in markdown_report(data)
+    assert summary.model_copy(update={"artifacts": ["summary.json"]}).gui_lines("profiles/v1") == []

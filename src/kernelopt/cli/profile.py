@@ -95,3 +95,5 @@ def register(app: typer.Typer) -> None:
             symptom = f", top symptom {top.symptom}" if top else ""
             info(f"  {one_line(k.kernel_name, 80)}: {k.bottleneck.value}{symptom}")
         info(f"summary: {folder / 'summary.txt'}")
+        for line in summary.gui_lines(str(folder)):
+            info(line)

@@ -324,6 +324,18 @@ class ProfileSummary(_Model):
     notes: list[str] = Field(default_factory=list)
     settings: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
 
+    def gui_lines(self, folder: str) -> list[str]:
+        """Where the profiler's own reports of this profile are and what opens them, one line each (``folder``: the
+        profile folder as the reader should write it, ``profiles/v1``): Nsight Compute's ``.ncu-rep`` files, which
+        stay on disk and out of the workspace's git (newuser20 n146: the report and ``kernelopt profile`` named
+        ``summary.json`` alone, the evidence citing ``[ncu.ncu-rep (...)]`` with no path)."""
+        return [
+            f"Nsight Compute report: {folder}/{a} (open it in Nsight Compute's GUI: `ncu-ui {folder}/{a}`; "
+            "on disk where the profile ran, out of git)"
+            for a in self.artifacts
+            if a.endswith(".ncu-rep")
+        ]
+
     @property
     def timed_on_cpu(self) -> bool:
         """True for the timing-only evidence of ``--device cpu`` (no GPU ran the kernel)."""

@@ -314,6 +314,7 @@ def _evidence_lines(v: VersionEntry) -> list[str]:
         if s.gpu:
             line += f" on {s.gpu}"
         out.append(line)
+        out += s.gui_lines(f"profiles/v{v.record.number}")
         if not s.counters_available:
             out.append(
                 "Hardware counters unavailable: "
