@@ -213,6 +213,9 @@
 #   break21    scripts/gpu_break21.sh: the net over an agent's rewrite on cuda (kernelopt mcp's stage calls, a ReLU at
 #              1 GiB a tensor): an unmasked Triton kernel right only at the timed width fails its gate at a size the
 #              net derives; a masked one is not refused (docs/faults.md b43)
+#   leftovers23 scripts/gpu_leftovers23.sh: the gate's check on cuda of a sort (512 MB of fp16 rows, ties in every
+#              row) and an argmax (1 GiB) whose kernels order equal keys in reverse: PASS, the index output judged by
+#              what it selects; the same kernels' indices unmapped FAIL (docs/faults.md l30)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -311,6 +314,7 @@ newuser19 600 scripts/gpu_newuser19.sh
 break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh
+leftovers23 360 scripts/gpu_leftovers23.sh
 gputests 560 -
 EOF
 }

@@ -415,10 +415,10 @@ def triton_interpreted() -> Iterator[None]:
         yield
 
 
-def check_in_process(folder: Path, label: str = "v0") -> Any:
-    """The harness worker's CHECK job of ``folder``'s kernel.py against its reference.py on the CPU, run in this
-    process (``run_job``, no child): its :class:`~kernelopt.harness.model.WorkerResult`. Triton's and torch's build
-    folders go under ``folder``."""
+def check_in_process(folder: Path, label: str = "v0", device: str = "cpu") -> Any:
+    """The harness worker's CHECK job of ``folder``'s kernel.py against its reference.py on ``device`` (the CPU), run
+    in this process (``run_job``, no child): its :class:`~kernelopt.harness.model.WorkerResult`. Triton's and torch's
+    build folders go under ``folder``."""
     import time
 
     from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
@@ -432,7 +432,7 @@ def check_in_process(folder: Path, label: str = "v0") -> Any:
         kernels=[KernelSource(label=label, kernel_py=str(folder / "kernel.py"), build_dir=str(folder / "build"))],
         progress_path=str(folder / "progress.jsonl"),
         result_path=str(folder / "result.json"),
-        device="cpu",
+        device=device,
     )
     with mock.patch.dict(os.environ, builds):
         writer = ProgressWriter(folder / "progress.jsonl", time.monotonic)

@@ -58,6 +58,42 @@ def test_l30_an_index_output_is_judged_by_what_it_selects_so_equal_keys_in_anoth
         assert failure is not None and said in failure.message, (wrong, failure)
 
 
+@pytest.mark.gpu
+@pytest.mark.timeout(420)
+@pytest.mark.parametrize(
+    ("problem", "sizes", "wrong"),
+    [
+        # 8192 fp16 rows of 32768 values in [-16, 16]: 512 MB a tensor, the indices 2 GiB, ties in every row
+        ("sort_ties", {"batch_size = 16": "batch_size = 8192", "dim = 1024": "dim = 32768"}, "indices = flipped"),
+        # 64 x 4096 x 1024 small integers as float32: a 1 GiB input, maxima tied in every column
+        ("argmax_ties", {"batch_size = 16": "batch_size = 64", "dim1 = 64": "dim1 = 4096", "dim2 = 96": "dim2 = 1024"},
+         "return 0 * n + torch.argmax("),
+    ],
+)  # fmt: skip
+def test_l30_on_a_gpu_an_index_output_of_a_large_sort_is_judged_by_what_it_selects(
+    tmp_path: Path, problem: str, sizes: dict[str, str], wrong: str
+) -> None:
+    """l30 on an NVIDIA GPU at realistic sizes: the gate's check (the worker's CHECK job, in process, on cuda) of a
+    kernel ordering equal keys in reverse passes beside ``torch.sort`` / ``torch.argmax`` on the GPU, whose own tie
+    order is its kernels' (the input's sort for the judgement fits beside the problem, else the values' verdict would
+    stand and the right kernel fail); the kernel whose indices select other values fails, and says so."""
+    right = SORTS[problem][0]
+    folder = Path(shutil.copytree(DATA / problem, tmp_path / "right"))
+    reference = folder / "reference.py"
+    text = reference.read_text()
+    for old, new in sizes.items():
+        assert old in text
+        text = text.replace(old, new)
+    reference.write_text(text)
+    result = check_in_process(folder, device="cuda")
+    assert result.failure is None, result.failure
+    bad = Path(shutil.copytree(folder, tmp_path / "wrong"))
+    kernel = bad / "kernel.py"
+    kernel.write_text(kernel.read_text().replace(right, wrong))
+    failure = check_in_process(bad, device="cuda").failure
+    assert failure is not None and "selects other values" in failure.message, failure
+
+
 @pytest.mark.parametrize(
     ("problem", "said"),
     [
