@@ -216,3 +216,31 @@ def test_n146_the_report_names_each_version_s_nsight_compute_report_and_what_ope
     )
     assert f"- {said}" in markdown_report(data)
     assert summary.model_copy(update={"artifacts": ["summary.json"]}).gui_lines("profiles/v1") == []
+
+
+def test_n147_a_config_file_named_but_missing_or_holding_an_unknown_setting_is_said(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`KERNELOPT_CONFIG=~/kernelopt.toml` (no such file), and a config.toml of `[wiki] dir = ["mywiki"]` (a typo of
+    `dirs`) or `[harness] seeds = 5` (a wish): each passed over in silence, the user's wiki never searched. A named
+    file that is missing, and a setting the file does not hold, are one line each naming it; the right file works."""
+    from kernelopt.wiki.loader import configured_dirs
+    from kernelopt.wiki.record import WikiError
+
+    monkeypatch.delenv("KERNELOPT_WIKI_DIRS", raising=False)
+    monkeypatch.setenv("KERNELOPT_CONFIG", str(tmp_path / "missing.toml"))
+    with pytest.raises(WikiError, match=r"KERNELOPT_CONFIG=.*missing\.toml: no such file"):
+        configured_dirs()
+    cfg = tmp_path / "config.toml"
+    monkeypatch.setenv("KERNELOPT_CONFIG", str(cfg))
+    (tmp_path / "mywiki").mkdir()
+    for text, said in (
+        ('[wiki]\ndir = ["mywiki"]\n', r"wiki\.dir is not a setting of the config file \(did you mean wiki\.dirs\?\)"),
+        ("[harness]\nseeds = 5\n", r"harness\.seeds is not a setting of the config file; it holds \[wiki\] dirs alone"),
+        ("seeds = 5\n", r": seeds is not a setting"),
+    ):
+        cfg.write_text(text)
+        with pytest.raises(WikiError, match=said):
+            configured_dirs()
+    cfg.write_text('[wiki]\ndirs = ["mywiki"]\n')
+    assert configured_dirs() == [tmp_path / "mywiki"]

@@ -68,11 +68,17 @@ def configured_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
     """
     dirs = list(EnvSettings.read(env).wiki_dirs)
     cfg = config_path(env)
+    if EnvSettings.read(env).config is not None and not cfg.is_file():  # named, so meant: not passed over in silence
+        raise WikiError(
+            f"KERNELOPT_CONFIG={cfg}: no such file (the config file holds [wiki] dirs); "
+            "point it at one, or unset it for ~/.config/kernelopt/config.toml"
+        )
     if cfg.is_file():
         try:
             data = tomllib.loads(cfg.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise WikiError(f"{cfg}: not valid TOML ({' '.join(str(exc).split())})") from None
+        _known_settings(cfg, data)
         listed = (data.get("wiki") or {}).get("dirs", [])
         if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
             raise WikiError(f"{cfg}: [wiki] dirs must be a list of paths")
@@ -82,6 +88,31 @@ def configured_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
             for p in listed
         ]
     return dirs
+
+
+CONFIG_SETTINGS = ("wiki.dirs",)
+"""Every setting the config file holds, as ``table.key``."""
+
+
+def _known_settings(cfg: Path, data: Mapping[str, Any]) -> None:
+    """Refuse a setting the config file does not hold (``[wiki] dir``, ``[harness] seeds``): read by nothing, a typo
+    or a wish would otherwise be passed over in silence (newuser20 n147).
+
+    Raises:
+        WikiError: naming the setting, the one it is spelt like, and what the file holds.
+    """
+    import difflib
+
+    found = [f"{t}.{k}" for t, v in data.items() for k in (v if isinstance(v, dict) else {"": None})]
+    for name in found:
+        if name in CONFIG_SETTINGS:
+            continue
+        near = difflib.get_close_matches(name, CONFIG_SETTINGS, n=1, cutoff=0.75)
+        like = f" (did you mean {near[0]}?)" if near else ""
+        raise WikiError(
+            f"{cfg}: {name.rstrip('.')} is not a setting of the config file{like}; it holds [wiki] dirs alone "
+            "(every other setting is an environment variable: docs/environment.md)"
+        )
 
 
 def wiki_dirs(extra_dirs: Sequence[Path] = (), *, include_configured: bool = True) -> list[Path]:
