@@ -178,3 +178,35 @@ def test_v117_a_padded_row_stride_taken_from_the_buffer_keeps_to_divisors_of_the
         "n_pad // BLOCK)", "triton.cdiv(n_cols, BLOCK))"
     )  # a buffer of the rows themselves: its stride no tile pads
     assert guard_edit(plain, plain.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n")).new_source is not None
+
+
+@pytest.mark.timeout(120)
+def test_v114_a_column_tile_the_kernel_computes_from_the_row_tile_is_guarded_by_its_own_divisor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v114 (tile_tied: ``BLOCK_N: tl.constexpr = BLOCK_M // 16`` in the kernel, the grid ``(M // BLOCK_M, N //
+    (BLOCK_M // 16))``, no masks, ``BLOCK_M = 64``: right where 64 divides M and 4 divides N): ``BLOCK_M = 128`` was
+    guarded ``if M % 128 == 0`` only, its column tile of 8 wrong at N = 68, which the original's 4 covers (the net's
+    M=256,N=68 held it, near the entries). The quotient of a tile on a grid's axis is read as the tile's part: the
+    guard is ``M % 128 == 0 and N % 8 == 0``, right at 256 x 68 (the original's values) and 128 x 72 (the pick's)."""
+    import torch
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    base = (VARIANTS / "tile_tied" / "kernel.py").read_text()
+    written = guard_edit(base, base.replace("    BLOCK_M = 64\n", "    BLOCK_M = 128\n"))
+    assert written.tests == ("M % 128 == 0 and N % 8 == 0",), written.note
+    assert written.new_source is not None
+    assert guard_edit(base, base.replace("    BLOCK_M = 64\n", "    BLOCK_M = 32\n")).tests == ()  # 2 divides 4
+    (tmp_path / "written.py").write_text(written.new_source)
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    with triton_interpreted():
+        got = gpu_correct.correct_on_device(
+            VARIANTS / "tile_tied",
+            [{"M": 256, "N": 68}, {"M": 128, "N": 72}],
+            lambda ran: bool(torch.equal(ran.got, ran.want)),
+            kernel_py=tmp_path / "written.py",
+        )
+    assert got == {"M=256,N=68": True, "M=128,N=72": True}, got

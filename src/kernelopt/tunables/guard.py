@@ -128,6 +128,9 @@ class Divides:
     times_before: int = 1
     # the size must divide the tile instead (``tl.reshape(x, (BLOCK // N, N))``: rows of N, v44)
     divided: bool = False
+    # the size is counted in parts of the tile (``N // (BLOCK_M // 16)``: a column tile the kernel computes from the
+    # row tile, wrongkernel25's v114): the tile's ``per``-th part must divide it
+    per: int = 1
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -139,7 +142,8 @@ class Divides:
             return covers_as_before(self.scale, before * self.times_before, after * self.times)
         if self.divided:  # every size dividing the original divides the new value
             return after % before == 0
-        return (before * self.times_before) % (after * self.times) == 0
+        part = after * self.times // self.per
+        return part > 0 and (before * self.times_before // self.per) % part == 0
 
     @property
     def fails(self) -> str:
@@ -309,7 +313,7 @@ def _requirements(
             if tile is not None and padded.get(dotted(node.left)) != tile:
                 out.append(Divides(tile, node.left, line, f"line {line} takes {_code(node)}"))
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
-            tile = _tile_id(node.right)
+            tile, per = _tile_part(node.right)
             # (M + BLOCK - 1) // BLOCK covers the tail: only a floor of the size alone drops it
             if (
                 tile is not None
@@ -322,7 +326,7 @@ def _requirements(
                     if grid
                     else f"line {line} takes {_code(node)}"
                 )
-                out.append(Divides(tile, node.left, line, said))
+                out.append(Divides(tile, node.left, line, said, per=per))
     # a count in the grids of the module's masked kernels alone is no kernel's without masks (wrongkernel18: a
     # grid-stride sum masked ``offs < n`` beside an unmasked finishing kernel was guarded "without masks")
     masked = _grid_nodes(fn, [k for k in kernels or {} if k not in unmasked]) - _grid_nodes(fn, unmasked)
@@ -340,6 +344,17 @@ def _requirements(
                 others = tiles[:i] + tiles[i + 1 :]
                 out.append(Divides(one, size, line, why, factors=others, times=literal, times_before=literal))
     return out
+
+
+def _tile_part(expr: cst.BaseExpression) -> tuple[tuple[str, str] | None, int]:
+    """A tile (:func:`_tile_id`) and 1, or a tile's part and its divisor (``(BLOCK_M // 16)``: ``BLOCK_M``, 16; a
+    column tile computed from the row tile, v114); ``(None, 1)`` for anything else."""
+    inner = expr.with_changes(lpar=[], rpar=[]) if isinstance(expr, cst.BinaryOperation) else expr
+    if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.FloorDivide):
+        tile, per = _tile_id(inner.left), _int(inner.right)
+        if tile is not None and per is not None and per > 1:
+            return tile, per
+    return _tile_id(expr), 1
 
 
 def _divided_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
@@ -4013,7 +4028,9 @@ def _plain_divisibility(d: Divides, value: int | None) -> str | None:
     (no partner factor, no scale, not a size that must divide the tile); else ``None``."""
     if value is None or d.size is None or d.factors or d.times != 1 or d.divided or d.covers or d.scale != ONE:
         return None
-    return f"{_code(_parenthesized(d.size))} % {value} == 0"
+    if value // d.per < 1:
+        return None
+    return f"{_code(_parenthesized(d.size))} % {value // d.per} == 0"
 
 
 def _conjunct_codes(test: cst.BaseExpression) -> set[str]:
@@ -4495,7 +4512,7 @@ def _condition(needs: list[Divides], value: int) -> str:
         if d.covers
         else f"{value} % {_size_text(d.size)} == 0"
         if d.divided
-        else f"{_size_text(d.size)} % {value * d.times} == 0"
+        else f"{_size_text(d.size)} % {value * d.times // d.per} == 0"
         for d in needs
     )
     return " and ".join(tests)
