@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .conftest import load_fresh, triton_interpreted
+from .steady_timing import programs, steady_timing
 
 DATA = Path(__file__).parent / "data" / "tunables"
 
@@ -41,6 +44,17 @@ def correct_at(folder: Path, sizes: list[tuple[int, int]]) -> dict[str, bool]:
     return out
 
 
+def row_programs(config: Mapping[str, Any], entry: Mapping[str, Any]) -> float:
+    """A row kernel's candidate as the interpreter's time follows it (``steady_timing``): a program per BLOCK_M
+    rows, the smaller tile faster at a tie; a computed value is the corpus kernels' (``1 if n_cols > 256 else 2``,
+    the row's power of two)."""
+    rows, cols = entry["rows"], entry["cols"]
+    m, n = config.get("BLOCK_M", "computed"), config.get("BLOCK_N", "computed")
+    m = m if isinstance(m, int) else 1 if cols > 256 else 2
+    n = n if isinstance(n, int) else 1 << (cols - 1).bit_length()
+    return programs(-(-rows // m)) + m * n / 1000
+
+
 @pytest.fixture(autouse=True)
 def _interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRITON_INTERPRET", "1")
@@ -66,13 +80,17 @@ def _kept_inline(text: str) -> None:
 
 
 @pytest.mark.timeout(240)
-def test_tune_keeps_a_value_computed_at_the_launch_computed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tune_keeps_a_value_computed_at_the_launch_computed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``BLOCK_M=1 if n_cols > 256 else 2`` at the launch was overridden there with a literal, wrong or slow at
     sizes never timed: now its expression gets a line of its own and the pick is a table over ``n_cols`` that
     falls back on it. Two rows per program on 32 rows is 16 interpreted programs; a larger tile is one, so the
-    pick moves BLOCK_M (the block must cover the row, so BLOCK_N cannot shrink)."""
+    pick moves BLOCK_M (the block must cover the row, so BLOCK_N cannot shrink). The figures are those programs
+    (:func:`row_programs`)."""
     from kernelopt.cli.app import main
 
+    steady_timing(monkeypatch, row_programs)
     folder = task(tmp_path, INLINE)
     args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
     assert main(args) == 0, capsys.readouterr().err

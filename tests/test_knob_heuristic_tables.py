@@ -13,7 +13,8 @@ import pytest
 
 from kernelopt.tunables import Bucket, TunableKind, TunedTable, discover_source, write_table
 
-from .test_knob_generality import correct_at, task
+from .steady_timing import steady_timing
+from .test_knob_generality import correct_at, row_programs, task
 
 NAME = "row_sumsq_heuristics"
 CORPUS = Path(__file__).parent / "data" / "tunables" / "corpus" / f"{NAME}.py"
@@ -77,11 +78,13 @@ def _kept(text: str) -> None:
 
 @pytest.mark.timeout(240)
 def test_tune_writes_a_heuristic_as_a_table_over_its_computation(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two rows per program on 8 rows is 4 interpreted programs; a larger tile is one, so tune moves BLOCK_M."""
+    """Two rows per program on 8 rows is 4 interpreted programs; a larger tile is one, so tune moves BLOCK_M (the
+    figures are those programs, :func:`~tests.test_knob_generality.row_programs`)."""
     from kernelopt.cli.app import main
 
+    steady_timing(monkeypatch, row_programs)
     folder = task(tmp_path, NAME)
     args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
     assert main(args) == 0, capsys.readouterr().err

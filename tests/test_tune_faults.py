@@ -38,6 +38,7 @@ from kernelopt.fileio import (
     signals_held,
 )
 from tests.conftest import without_since
+from tests.steady_timing import blocks, steady_timing
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 LOOP = Path(__file__).parent / "data" / "loop"
@@ -586,9 +587,12 @@ def test_a_reference_edited_during_the_session_stops_the_write(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The second fault trial: a SHAPES entry added to reference.py during the session; the pick, checked on the
-    old entries only, was written and was wrong on the new one."""
+    old entries only, was written and was wrong on the new one. The pick must be judged better for the check before
+    the write to be reached: the figures are the loop's chunks (``steady_timing``; a loaded run once judged the pick
+    not better at n=1000 and ended in exit 0 with nothing to check)."""
     import kernelopt.tuning.folder as tuning_folder
 
+    steady_timing(monkeypatch, blocks)
     folder, before = _tune_copy(tmp_path, capsys)
     original = tuning_folder.tune_folder
 
