@@ -50,14 +50,23 @@ def judge_selection(name: str, out: torch.Tensor, ref: torch.Tensor, inputs: Seq
 
 
 def _judged(name: str, out: torch.Tensor, ref: torch.Tensor, inputs: Sequence[Any]) -> Selection | None:
+    """The kernel's indices judged under every key the reference's order, the first fault said. The reference's
+    indices may order more than one (input, dimension): an argmax of a square input whose maximum repeats orders its
+    rows and its columns, and a constant input (a buffer of zeros passed beside the keys) is ordered by any indices
+    in range. Judged by the first alone, a wrong argmax passed as a column's and a wrong sort as the buffer's (fresh23
+    f10); each key is a reading of the reference, so a kernel passes only where it selects right under each."""
+    keys: list[str] = []
     for position, x, dim, kept in _keys(ref, inputs):
         r = ref.detach().to(x.device, torch.int64).reshape(kept)
         if not _orders(x, dim, r):
             continue
         key = f"input {position} along dim {dim}" if x.dim() == inputs[position].dim() else f"input {position} flat"
+        keys.append(key)
         o = out.detach().to(x.device, torch.int64).reshape(kept)
-        return Selection(key, _fault(name, key, x, dim, o, r, tuple(out.shape)))
-    return None
+        fault = _fault(name, key, x, dim, o, r, tuple(out.shape))
+        if fault is not None:
+            return Selection(key, fault)
+    return Selection(" and ".join(keys), None) if keys else None
 
 
 def _keys(ref: torch.Tensor, inputs: Sequence[Any]) -> Iterator[tuple[int, torch.Tensor, int, tuple[int, ...]]]:

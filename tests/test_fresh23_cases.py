@@ -1,0 +1,38 @@
+"""fresh23: this session's landings broken as a fresh user would (docs/faults.md, "Fresh eyes on the twenty-second
+session"). Each test is a case, on the CPU, in process."""
+
+from __future__ import annotations
+
+import torch
+
+from kernelopt.harness.compare import check_outputs
+
+
+def _said(out: torch.Tensor, ref: torch.Tensor, inputs: list[torch.Tensor]) -> str | None:
+    """The gate's comparison of an index output with the reference's, given the call's inputs: its message."""
+    return check_outputs(out, ref, ref, inputs=inputs).message
+
+
+def test_f10_an_index_output_passes_only_where_it_selects_right_under_every_reading_of_the_reference() -> None:
+    """f10: l30 judged a kernel's indices under the first (input, dimension) the reference's indices order, and a
+    WRONG kernel passed. An argmax over the rows of a square input whose maximum repeats (on the diagonal and once
+    more in row 0): the reference's indices also order its columns, dim 0 came first, and an argmax whose row 1
+    picks a 0 passed as a column's. A sort of keys passed beside a buffer of zeros (input 0): any indices in range
+    order a constant, and an unsorted identity passed. Now each reading must hold; the right kernels still pass."""
+    x = torch.zeros(6, 6)
+    x.fill_diagonal_(5.0)
+    x[0, 1] = 5.0
+    ref = torch.argmax(x, dim=1)
+    wrong = ref.clone()
+    wrong[1] = 0  # x[1, 0] is 0, row 1's maximum 5 is at 1
+    said = _said(wrong, ref, [x])
+    assert said is not None and "selects other values than the reference's indices from input 0 along dim 1" in said
+    assert _said(ref.clone(), ref, [x]) is None
+
+    keys = torch.randn(64, generator=torch.Generator().manual_seed(0))
+    ref = torch.sort(keys).indices
+    said = _said(torch.arange(64), ref, [torch.zeros(64), keys])
+    assert said is not None and "from input 1 along dim 0" in said
+    tied = torch.tensor([3.0, 1.0, 3.0, 2.0, 1.0, 3.0])  # a sort ordering equal keys otherwise still passes
+    ref = torch.sort(tied, stable=True).indices
+    assert _said(torch.tensor([4, 1, 3, 5, 2, 0]), ref, [torch.zeros(6), tied]) is None
