@@ -210,3 +210,35 @@ def test_v114_a_column_tile_the_kernel_computes_from_the_row_tile_is_guarded_by_
             kernel_py=tmp_path / "written.py",
         )
     assert got == {"M=256,N=68": True, "M=128,N=72": True}, got
+
+
+@pytest.mark.timeout(120)
+def test_v118_a_tensor_descriptor_s_last_block_side_keeps_the_bytes_every_dtype_the_original_takes_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v118 (desc_last_side: a 2-D scale through ``tl.make_tensor_descriptor`` tiles of ``BLOCK_M = 32`` by
+    ``BLOCK_N = 8``, fp32 entries, bf16 as a model calls it): ``tunables --set BLOCK_N=4`` wrote it (4 fp32 values
+    hold the 16 bytes a descriptor's last side must), and under bf16, which the original scales, Triton refuses the
+    descriptor ("at least 16 bytes in the last dimension, but got 4 * 2 = 8 bytes"), in the interpreter as in a GPU
+    compile. A descriptor's last block side is legal from the original's value (or 16) up."""
+    import torch
+
+    from kernelopt.tunables import discover_source
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    folder = VARIANTS / "desc_last_side"
+    base = (folder / "kernel.py").read_text()
+    side = next(t for t in discover_source(base) if t.key == "scale_kernel:BLOCK_N")
+    assert side.legality is not None and side.legality.problem(8) is None and side.legality.problem(16) is None
+    assert "must be >= 8" in (side.legality.problem(4) or ""), side.legality
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    bf16 = {"M": 33, "N": 40, "dtype": "bfloat16"}
+    for value, right in ((8, True), (4, False)):
+        (tmp_path / f"k{value}.py").write_text(base.replace("    BLOCK_N = 8\n", f"    BLOCK_N = {value}\n"))
+        with triton_interpreted():
+            got = gpu_correct.correct_on_device(
+                folder, [bf16], lambda ran: bool(torch.equal(ran.got, ran.want)), kernel_py=tmp_path / f"k{value}.py"
+            )
+        verdict = got["M=33,N=40,dtype=bfloat16"]
+        assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)

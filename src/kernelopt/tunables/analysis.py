@@ -32,6 +32,7 @@ from kernelopt.tunables.bindings import (
 )
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
+    DESCRIPTOR_ARGS,
     body_constexprs,
     call_args,
     cdiv_args,
@@ -5001,8 +5002,49 @@ and its location is the launch's (discovery23 d30: a lone kernel.py listed the d
 line, where the task runs float32's 32)."""
 
 
+#: the bytes a tensor descriptor's last block side must hold (Triton's ``make_tensor_descriptor``: "Descriptor block
+#: shape must have at least 16 bytes in the last dimension"), whatever its dtype: 16 values hold them in any
+DESCRIPTOR_LAST_BYTES = 16
+
+
+def _descriptor_last_sides(an: _Analyzer, kernel: str | None) -> frozenset[str]:
+    """The names the ``@triton.jit`` kernel ``kernel`` passes as the last side of a ``tl.make_tensor_descriptor``'s
+    ``block_shape``."""
+    kdef = an.jit_kernel(kernel)
+    if kdef is None:
+        return frozenset()
+    out: set[str] = set()
+    for n in walk(kdef.node.body):
+        if isinstance(n, cst.Call) and (_dotted(n.func) or "").split(".")[-1] == "make_tensor_descriptor":
+            shape = call_args(n, DESCRIPTOR_ARGS).get("block_shape")
+            if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
+                last = shape.elements[-1].value
+                if isinstance(last, cst.Name):
+                    out.add(last.value)
+    return frozenset(out)
+
+
+def _descriptor_floor(s: Site, legal: Legality, last_sides: frozenset[str]) -> Legality:
+    """``legal`` with a tensor descriptor's last block side kept at or above the original's, or at
+    :data:`DESCRIPTOR_LAST_BYTES` values: the side must hold 16 bytes, so the original's serves every dtype of
+    ``16 / side`` bytes and more, and a smaller one refuses a narrower dtype the original takes (8 fp32 values hold
+    16 bytes, 8 bf16 values too, 4 bf16 values do not: wrongkernel25, v118, whose entries are fp32 alone)."""
+    if not last_sides.intersection(s.feeds or [s.name]) or not is_int(s.value):
+        return legal
+    floor = min(int(s.value), DESCRIPTOR_LAST_BYTES)  # type: ignore[arg-type]
+    if legal.minimum is not None and legal.minimum >= floor:
+        return legal
+    why = (
+        f"a tensor descriptor's last block side holds {DESCRIPTOR_LAST_BYTES} bytes (Triton's make_tensor_descriptor): "
+        f"at least {floor}, the original's or {DESCRIPTOR_LAST_BYTES}, so every dtype it takes still fits"
+    )
+    source = f"{legal.source}; {why}" if legal.source else why
+    return legal.model_copy(update={"minimum": float(floor), "source": source})
+
+
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
     cats, legal = _knob_legality(s, _arange_ranges(an, s.kernel))
+    legal = _descriptor_floor(s, legal, _descriptor_last_sides(an, s.kernel))
     name = s.key if len(s.feeds) > 1 else s.name
     unknown = s.refused is not None and s.refused.endswith(GIVE_REFERENCE)
     return Tunable(
