@@ -102,6 +102,12 @@ dropped unread: about a third of an interpreted GEMM's or row kernel's time (7,8
 interpreted CPU-s of test_knob_patterns_e2e under cProfile: suite22 s10). The interpreter's builder sanitizes only
 where it asserts (:func:`_patch_unasserted_overflow`); nothing a kernel computes, raises or returns changes.
 
+A twelfth, for every Triton whose interpreter types a Python ``bool`` argument as an int1 over int32 data (3.6's
+``_implicit_cvt``: ``mangle_type(False)`` is ``i1``, the value an int): SGLang's grouped GEMM passes
+``use_fp8_w8a8=False`` to a parameter that is no constexpr, which a GPU compiles as an ``i1`` argument, and every
+launch failed in the interpreter "numpy data itemsize (32 bits) exceeds dtype primitive_bitwidth (1 bits)"
+(breaker23's q30). A bool argument is an int1 scalar of numpy's bool (:func:`_patch_bool_args`).
+
 :func:`mirrored_programs` runs a grid's programs last first, for the net: a kernel right only in the interpreter's
 order (a race on a GPU, wrongkernel17's v69) fails there.
 """
@@ -205,6 +211,7 @@ def patch_interpreter() -> bool:
         _patch_bf16_arithmetic(interp)
         _patch_generic_reduce(interp)
         _patch_unasserted_overflow(interp)
+        _patch_bool_args(interp)
         interp._kernelopt_patched = True
     return fixes
 
@@ -482,6 +489,23 @@ def _not(value: Any) -> Any:
     integer argument of 1 too: :func:`_specialized`)."""
     value = _specialized(value)
     return value.__not__() if _is_tensor(value) else not value
+
+
+def _patch_bool_args(interp: Any) -> None:
+    """A Python ``bool`` passed to a parameter that is no constexpr becomes an int1 scalar over numpy's bool, as a
+    GPU launch passes an ``i1``; the interpreter built int32 data under an int1 type and raised (breaker23's q30).
+    Tuples of arguments reach it too: the interpreter's own recursion looks the module's name up."""
+    import numpy as np
+    import triton.language as tl
+
+    convert = interp._implicit_cvt
+
+    def implicit_cvt(arg: Any) -> Any:
+        if isinstance(arg, bool):
+            return tl.tensor(interp.TensorHandle(np.array([arg], dtype=np.bool_), tl.int1), tl.int1)
+        return convert(arg)
+
+    interp._implicit_cvt = implicit_cvt
 
 
 def _patch_bool_ops(interp: Any) -> None:

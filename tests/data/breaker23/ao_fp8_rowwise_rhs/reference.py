@@ -1,0 +1,20 @@
+import torch
+
+# E experts' weights (K, N) in bfloat16: e4m3 scales of each (expert, k) row (448 / amax over N) and the weights cast,
+# transposed to (E, N, K) in a column-major layout
+SHAPES = [{"E": 2, "K": 160, "N": 300}, {"E": 3, "K": 40, "N": 64}, {"E": 1, "K": 129, "N": 7}]
+ATOL = 0
+RTOL = 0
+
+
+def get_inputs(E=2, K=160, N=300, device="cpu"):
+    g = torch.Generator().manual_seed(E * 100003 + K * 101 + N)
+    w = (torch.randn(E, K, N, generator=g) * torch.rand(E, K, 1, generator=g) * 4).to(torch.bfloat16)
+    return [w.to(device)]
+
+
+def reference(w):
+    amax = w.abs().amax(dim=2).to(torch.float64)
+    scales = (448.0 / amax.clamp(min=1e-12)).to(torch.float32)
+    out = (w.float() * scales[:, :, None]).clamp(-448.0, 448.0).to(torch.float8_e4m3fn).transpose(-2, -1)
+    return out, scales

@@ -1,0 +1,22 @@
+import torch
+
+# logits (B, L + 1, V) in bfloat16, the prompt-and-completion ids (B, P + L) and a completion mask (B, P + L): the
+# log-probability at temperature 0.9 of each completion token (0 where masked)
+SHAPES = [{"B": 2, "L": 5, "V": 3000, "P": 3}, {"B": 1, "L": 7, "V": 700, "P": 0}, {"B": 3, "L": 2, "V": 4100, "P": 1}]
+ATOL = 1e-3
+RTOL = 1e-3
+
+
+def get_inputs(B=2, L=5, V=3000, P=3, device="cpu"):
+    g = torch.Generator().manual_seed(B * 1009 + L * 31 + V + P)
+    logits = (torch.randn(B, L + 1, V, generator=g) * 3).to(torch.bfloat16)
+    ids = torch.randint(0, V, (B, P + L), generator=g)
+    mask = (torch.rand(B, P + L, generator=g) > 0.25).to(torch.int32)
+    return [logits.to(device), ids.to(device), mask.to(device)]
+
+
+def reference(logits, ids, mask):
+    L = logits.shape[1] - 1
+    lp = torch.log_softmax(logits[:, :L].float() / 0.9, dim=-1)
+    got = lp.gather(-1, ids[:, -L:, None]).squeeze(-1)
+    return torch.where(mask[:, -L:] != 0, got, torch.zeros_like(got))
