@@ -116,6 +116,11 @@
 #              RoPE and batch-invariant GEMM, trident's cosine similarity, fla's KDA gate and AITER's GEMM through their
 #              JSON files, Liger's Llama 4 RoPE, xformers' scaled index add) and its written forms compiled and correct
 #              at realistic sizes (one past 2**31 elements), tune --device cuda on three
+#   breaker23  scripts/gpu_breaker23.sh: the twenty-third held-out trial's kernels (torchao's split-K sparse GEMV in a
+#              triton_op and fp8 row-wise cast, vLLM's batched MoE through its JSON file by device name, torchtitan's
+#              SiLU-and-mul forward and backward, fla's gated delta rule, SGLang's expert-parallel MoE, Liger's
+#              selective log-softmax, tritonbench's Welford layer norm) and its written forms compiled and correct at
+#              realistic sizes (two past 2**31 elements), tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -259,6 +264,7 @@ breaker19 600 scripts/gpu_breaker19.sh
 breaker20 600 scripts/gpu_breaker20.sh
 breaker21 600 scripts/gpu_breaker21.sh
 breaker22 600 scripts/gpu_breaker22.sh
+breaker23 600 scripts/gpu_breaker23.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

@@ -261,6 +261,18 @@ def launched(expr: cst.BaseExpression) -> cst.BaseExpression:
 _NAMES: dict[cst.CSTNode, frozenset[str]] = {}
 
 
+def _names_outside_counts(expr: cst.CSTNode, block: str) -> frozenset[str]:
+    """:func:`_names` of ``expr`` less what it reads inside a ``tl.cdiv(X, block)`` / ``triton.cdiv(X, block)`` (the
+    count of ``block``'s tiles over ``X``; ``block`` itself kept)."""
+    if isinstance(expr, cst.Call) and dotted(expr.func).split(".")[-1] == "cdiv":
+        args = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if len(args) == 2 and isinstance(args[1], cst.Name) and args[1].value == block:
+            return frozenset((block,))
+    if isinstance(expr, cst.Name | cst.Attribute) or block not in _names(expr):
+        return _names(expr)
+    return frozenset().union(*(_names_outside_counts(c, block) for c in child_nodes(expr)))
+
+
 def _names(expr: cst.CSTNode) -> frozenset[str]:
     """The variable names an expression reads (the module of ``tl.arange`` included; not attribute names), found once
     per node as :func:`child_nodes` finds its children: the rule asks again and again for the same expressions of the
@@ -383,17 +395,23 @@ class _Kernel:
             expr = values[0]
         return expr.with_changes(lpar=[], rpar=[]) if hasattr(expr, "lpar") else expr
 
-    def reads(self, expr: cst.CSTNode) -> set[str]:
-        """Every name ``expr`` reads, through the local assignments of the names it reads."""
+    def reads(self, expr: cst.CSTNode, outside_counts_of: str | None = None) -> set[str]:
+        """Every name ``expr`` reads, through the local assignments of the names it reads; with
+        ``outside_counts_of=BLOCK``, not the names read only inside a count of that block's tiles
+        (``tl.cdiv(V, BLOCK)``: :func:`_names_outside_counts`)."""
+
+        def named(e: cst.CSTNode) -> frozenset[str]:
+            return _names(e) if outside_counts_of is None else _names_outside_counts(e, outside_counts_of)
+
         seen: set[str] = set()
-        todo = list(_names(expr))
+        todo = list(named(expr))
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
             for value in self.values.get(name, []):
-                todo += _names(value)
+                todo += named(value)
         return seen
 
     def ranges(self, expr: cst.CSTNode) -> set[str]:
@@ -535,8 +553,11 @@ class _Kernel:
 
     def size(self, lhs: cst.BaseExpression, rhs: cst.BaseExpression, block: str) -> str | None:
         """The kernel parameter ``rhs`` compares the range ``lhs`` with: what ``rhs`` reads, less the offsets'
-        base (what ``lhs`` reads), the block itself and names that are no parameter; ``None`` unless one is left."""
-        base = self.reads(lhs)
+        base (what ``lhs`` reads), the block itself and names that are no parameter; ``None`` unless one is left.
+        A size the base reads only as the count of the block's own tiles (``tl.cdiv(V, BV)``: fla's ``i_v = pid %
+        NV`` with ``NV = tl.cdiv(V, BV)``, the program's tile along V) is no base: the range still tiles it
+        (breaker23's q33)."""
+        base = self.reads(lhs, outside_counts_of=block)
         left = {n for n in self.reads(rhs) - base - {block} if n in self.params and n not in self.values}
         return left.pop() if len(left) == 1 else None
 

@@ -81,8 +81,8 @@ def is_work_group(name: str) -> bool:
     return re.match(WORK_GROUP, name, re.IGNORECASE) is not None
 
 
-def _rule(regex: str, cats: Iterable[ActionCategory], **legal: Any) -> _KnobRule:
-    return _KnobRule(re.compile(regex, re.IGNORECASE), tuple(cats), Legality(**legal))
+def _rule(regex: str, cats: Iterable[ActionCategory], *, cased: bool = False, **legal: Any) -> _KnobRule:
+    return _KnobRule(re.compile(regex, 0 if cased else re.IGNORECASE), tuple(cats), Legality(**legal))
 
 
 AC = ActionCategory
@@ -140,7 +140,15 @@ _KNOB_RULES: tuple[_KnobRule, ...] = (
         maximum=TRITON_MAX_TENSOR_NUMEL,
         source=_LEGAL_SOURCE_TRITON_ARANGE,
     ),
-    _rule(r"^GROUP(_SIZE)?(_[MN])?$", [AC.L2_RASTERIZATION], minimum=1, source="grouped tile ordering: group >= 1"),
+    # upper case only: a lower-case group_n / group_k / group_size is the block of a quantization format (vLLM's and
+    # SGLang's block-scaled GEMMs, GemLite), never a tile order (breaker23's q32)
+    _rule(
+        r"^GROUP(_SIZE)?(_[MN])?$",
+        [AC.L2_RASTERIZATION],
+        cased=True,
+        minimum=1,
+        source="grouped tile ordering: group >= 1",
+    ),
     _rule(
         WORK_GROUP,
         [AC.OCCUPANCY],

@@ -1,4 +1,4 @@
-"""torchao's ``splitk_sparse_gemv`` (``torchao/sparsity/activation/splitk_sparse_gemv.py``, Meta, BSD-3-Clause; adapted
+"""torchao's ``splitk_sparse_gemv`` (``torchao/kernel/splitk_sparse_gemv.py`` of May 2025, Meta, BSD-3-Clause; adapted
 by torchao from TEAL's ``kernels/sparse_gemv.py``): ``y = x @ weight.T`` for one row ``x`` made sparse by a ReLU, the
 weight column major. SPLIT-K: a 2-D grid ``(cdiv(N, BLOCK_N), cdiv(Z, BLOCK_M))``, each program a ``BLOCK_M`` slice
 of the reduction whose partial row is added into an fp16 output by ``tl.atomic_add`` (so the chain of fp16 additions

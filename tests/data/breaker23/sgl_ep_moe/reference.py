@@ -22,7 +22,11 @@ def reference(x, topk_ids, w):
     src2dst = torch.empty_like(order)
     src2dst[order] = torch.arange(order.numel(), device=order.device)
     token = order // topk_ids.shape[1]
-    out = torch.einsum("sk,snk->sn", x[token].float(), w[flat[order]].float()).to(x.dtype)
+    out = torch.empty(order.numel(), w.shape[1], dtype=x.dtype, device=x.device)
+    counts = torch.bincount(flat, minlength=E)
     seg = torch.zeros(E + 1, dtype=torch.int64, device=x.device)
-    seg[1:] = torch.bincount(flat, minlength=E).cumsum(0)
+    seg[1:] = counts.cumsum(0)
+    for e in range(E):
+        rows = slice(int(seg[e]), int(seg[e + 1]))
+        out[rows] = (x[token[rows]].float() @ w[e].float().t()).to(x.dtype)
     return out, src2dst.to(torch.int32), seg
