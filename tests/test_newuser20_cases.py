@@ -244,3 +244,44 @@ def test_n147_a_config_file_named_but_missing_or_holding_an_unknown_setting_is_s
             configured_dirs()
     cfg.write_text('[wiki]\ndirs = ["mywiki"]\n')
     assert configured_dirs() == [tmp_path / "mywiki"]
+
+
+def test_n148_the_latency_panel_shows_each_latency_s_interval_and_pytorch_beside_each_version() -> None:
+    """The report's roofline figure, "Latency per version": one dot a version and the roofline bound; not the 95 %
+    interval of any latency the records hold, not the reference (PyTorch eager) the gate timed beside each version,
+    the speedup over PyTorch said only in text. The panel draws each interval as an error bar, PyTorch eager as a
+    series, and the legend says the final version's speedup over it with its interval."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from kernelopt.memory.model import GateResult, IterationRecord, Performance, QualityGate, ReferenceSpeedup
+    from kernelopt.report.model import ReportData, VersionEntry
+    from kernelopt.report.roofline import _latency_axes, latency_axis_top, roofline_points
+
+    def version(n: int, lat: float, low: float, high: float, ref_us: float) -> VersionEntry:
+        ref = ReferenceSpeedup(eager=ref_us / lat, eager_ci_low=0.9 * ref_us / lat, eager_ci_high=1.1 * ref_us / lat)
+        perf = Performance(latency_us=lat, latency_ci_low_us=low, latency_ci_high_us=high)
+        perf.speedup_vs_reference = ref.model_copy(update={"eager_latency_us": ref_us})
+        gate = QualityGate(result=GateResult.PASS)
+        return VersionEntry(record=IterationRecord(version=f"v{n}", performance=perf, quality_gate=gate))
+
+    data = ReportData(
+        name="w", root="/w", versions=[version(0, 300.0, 280.0, 330.0, 150.0), version(1, 100.0, 95.0, 104.0, 150.0)]
+    )
+    points = roofline_points(data)
+    assert [(p.latency_ci_low_us, p.latency_ci_high_us, p.reference_us) for p in points] == [
+        (280.0, 330.0, 150.0),
+        (95.0, 104.0, 150.0),
+    ]
+    assert points[1].final and points[1].vs_reference == "1.5x over PyTorch eager, 95 % interval 1.35-1.65x"
+    assert latency_axis_top(points, []) == pytest.approx(1.1 * 330.0)  # V0's interval fits
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    _latency_axes(ax, points, [])
+    labels = ax.get_legend_handles_labels()[1]
+    assert "95 % interval of each latency" in labels
+    assert "PyTorch eager, timed beside each version\nV1: 1.5x over PyTorch eager, 95 % interval 1.35-1.65x" in labels
+    (bars,) = ax.containers
+    segments = bars.lines[2][0].get_segments()
+    assert [(seg[0][1], seg[1][1]) for seg in segments] == [(280.0, 330.0), (95.0, 104.0)]

@@ -3,8 +3,9 @@
 Left panel: arithmetic intensity (FLOP/byte) against achieved TFLOP/s on log-log axes, one line per
 memory roof (GB/s) and per compute roof (TFLOP/s), each labelled with its origin; when no version
 has a FLOP count, achieved GB/s per version against the memory roofs instead. Right panel: latency
-per version with the roofline bound for the problem size. Failed versions are red crosses, masked
-ones grey, the final version a star.
+per version with the 95 % interval of each latency, the reference (PyTorch eager) timed beside each version, the
+final version's speedup over it with its interval (the legend), and the roofline bound for the problem size. Failed
+versions are red crosses, masked ones grey, the final version a star.
 
 :func:`roofline_points` and :func:`roofline_bounds` are pure; :func:`roofline_plot` imports matplotlib
 (Agg backend) inside the function and returns the image bytes.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from kernelopt.errors import EnvironmentProblem
+from kernelopt.report.headline import interval_text
 from kernelopt.report.model import Ceiling, CeilingKind, CeilingOrigin, ReportData
 
 if TYPE_CHECKING:
@@ -40,6 +42,9 @@ class RooflinePoint(BaseModel):
         final: the version the loop ended with.
         flops: FLOP per launch as the gate recorded it, when known.
         bytes_moved: bytes per launch as the gate recorded it, when known.
+        latency_ci_low_us, latency_ci_high_us: the 95 % interval of ``latency_us``, when the gate gave one.
+        reference_us: the reference's (PyTorch eager) latency, timed beside the version by its gate.
+        vs_reference: the version's speedup over the reference with its 95 % interval, in words.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -54,6 +59,10 @@ class RooflinePoint(BaseModel):
     final: bool = False
     flops: float | None = None
     bytes_moved: float | None = None
+    latency_ci_low_us: float | None = None
+    latency_ci_high_us: float | None = None
+    reference_us: float | None = None
+    vs_reference: str | None = None
 
 
 class RooflineBound(BaseModel):
@@ -78,6 +87,7 @@ def roofline_points(data: ReportData) -> list[RooflinePoint]:
     out = []
     for v in data.versions:
         p = v.record.performance
+        ref = p.speedup_vs_reference
         out.append(
             RooflinePoint(
                 version=v.label,
@@ -90,6 +100,14 @@ def roofline_points(data: ReportData) -> list[RooflinePoint]:
                 failed=v.failed or v.converged,  # a converged version is no new point of the kernel
                 masked=v.record.masked,
                 final=final is not None and v.record.number == final.record.number,
+                latency_ci_low_us=p.latency_ci_low_us,
+                latency_ci_high_us=p.latency_ci_high_us,
+                reference_us=ref.eager_latency_us if ref is not None and ref.eager is not None else None,
+                vs_reference=(
+                    interval_text(ref.eager, ref.eager_ci_low, ref.eager_ci_high, "PyTorch eager")
+                    if ref is not None and ref.eager is not None
+                    else None
+                ),
             )
         )
     return out
@@ -279,14 +297,19 @@ OFF_SCALE = 1.6
 
 
 def latency_axis_top(points: Sequence[RooflinePoint], bounds: Sequence[RooflineBound]) -> float:
-    """Top of the latency axis: it fits the passing versions (and the roofline bounds) with 10 % room.
+    """Top of the latency axis: it fits the passing versions with their 95 % intervals (and the roofline bounds) with
+    10 % room.
 
     Failed and masked versions count only while they are within :data:`OFF_SCALE` times the slowest
     passing one; a slower one is drawn at the top edge with its value written beside it, so a version
-    that failed at 50x the latency cannot squash the line of the versions that passed.
+    that failed at 50x the latency cannot squash the line of the versions that passed. The reference (PyTorch eager)
+    timed beside each version counts as they do.
     """
-    passing = [p.latency_us for p in points if p.latency_us and not (p.failed or p.masked)]
+    passing = [
+        max(p.latency_us, p.latency_ci_high_us or 0.0) for p in points if p.latency_us and not (p.failed or p.masked)
+    ]
     others = [p.latency_us for p in points if p.latency_us and (p.failed or p.masked)]
+    others += [p.reference_us for p in points if p.reference_us and not p.masked]  # within the cap, as the others
     floor = [b.latency_us for b in bounds]
     if not passing:
         return 1.1 * max([*others, *floor], default=1.0)
@@ -316,6 +339,7 @@ def _latency_axes(ax: Axes, points: list[RooflinePoint], bounds: Sequence[Roofli
         else:  # failed before timing: a red cross on the axis, said in words
             ax.scatter([x], [0.0], zorder=3, clip_on=False, **_marker(p))
             ax.annotate("no timing", (x, 0.0), xytext=(0, 8), textcoords="offset points", ha="center", fontsize=7)
+    _intervals_and_reference(ax, xs, points, top)
     for b in bounds:
         ax.axhline(
             b.latency_us,
@@ -328,8 +352,48 @@ def _latency_axes(ax: Axes, points: list[RooflinePoint], bounds: Sequence[Roofli
     ax.set_xlabel("version")
     ax.set_ylabel("latency (us), lower is better")
     ax.set_title("Latency per version")
-    if bounds:
+    if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, loc="upper right")
+
+
+def _intervals_and_reference(ax: Axes, xs: list[int], points: list[RooflinePoint], top: float) -> None:
+    """Each passing version's 95 % latency interval as an error bar, and the reference (PyTorch eager) its gate timed
+    beside it as a grey diamond (one above the axis at its edge), the final version's speedup over it with its
+    interval in the legend: the panel showed neither, the speedup over PyTorch said only in text (newuser20 n148)."""
+    shown = [
+        (x, p)
+        for x, p in zip(xs, points, strict=True)
+        if p.latency_us and p.latency_ci_low_us and p.latency_ci_high_us and not (p.failed or p.masked)
+    ]
+    if shown:
+        ys = [p.latency_us or 0.0 for _, p in shown]
+        below = [max(y - (p.latency_ci_low_us or y), 0.0) for y, (_, p) in zip(ys, shown, strict=True)]
+        above = [max((p.latency_ci_high_us or y) - y, 0.0) for y, (_, p) in zip(ys, shown, strict=True)]
+        ax.errorbar(
+            [x for x, _ in shown],
+            ys,
+            yerr=[below, above],
+            fmt="none",
+            ecolor="#5d6d7e",
+            capsize=3,
+            zorder=2,
+            label="95 % interval of each latency",
+        )
+    refs = [(x, p.reference_us) for x, p in zip(xs, points, strict=True) if p.reference_us and not p.masked]
+    if not refs:
+        return
+    final = next((p for p in points if p.final and p.vs_reference), None)
+    label = "PyTorch eager, timed beside each version" + (f"\n{final.version}: {final.vs_reference}" if final else "")
+    ax.plot(
+        [x for x, _ in refs],
+        [min(y, top) for _, y in refs],
+        "D--",
+        color="#7f8c8d",
+        markersize=5,
+        zorder=2,
+        clip_on=False,
+        label=label,
+    )
 
 
 def roofline_plot(
