@@ -221,6 +221,9 @@
 #   leftovers23 scripts/gpu_leftovers23.sh: the gate's check on cuda of a sort (512 MB of fp16 rows, ties in every
 #              row) and an argmax (1 GiB) whose kernels order equal keys in reverse: PASS, the index output judged by
 #              what it selects; the same kernels' indices unmapped FAIL (docs/faults.md l30)
+#   refusals23 scripts/gpu_refusals23.sh: the guards written where v102's and v33's rules refused (rows_pow2_numel's
+#              ROWS = 32 under n_cols <= 1048576 // 32 at 512 MB and past its guard; stencil_pad's 4 x 8 tiles at
+#              256 MB and at H = 4 * 65535 and one row more), compiled and right on both sides
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -321,6 +324,7 @@ break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 leftovers23 360 scripts/gpu_leftovers23.sh
+refusals23 300 scripts/gpu_refusals23.sh
 gputests 560 -
 EOF
 }

@@ -55,8 +55,8 @@ def double_rows(x_ptr, y_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
 
 def run(x):
     y = torch.empty_like(x)
-    M, N = x.shape
     BLOCK_M = 1
+    M, N = x.shape
     BLOCK_N = triton.next_power_of_2(N)
     double_rows[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
     return y
@@ -71,7 +71,8 @@ def test_z91_tunables_set_refuses_an_edit_tune_refuses_and_writes_nothing(
     ``next_power_of_2(N)`` (up to 2^20 where the original's one row a program runs): ``--set BLOCK_M=16`` wrote tiles
     of 16 x 2^20 values, past Triton's limit at sizes the original handles (exit 0). Now --set (and --dry-run) refuse
     it in one line by the guard's own refusal, the file as it was; review22's l22 form (a grid bound apart reading
-    cfg[0]) is refused too; a setting the guard passes is still written."""
+    cfg[0]) is refused too; a setting the guard passes is still written. (``BLOCK_M`` is set before ``N`` is known:
+    the guard ``if N <= 65536`` that keeps 16 rows within the limit, written since refusals23, cannot be placed.)"""
     from kernelopt.cli.app import main
     from kernelopt.tunables.edit import apply_source
     from kernelopt.tunables.guard import guard_edit, unproven_edit

@@ -54,15 +54,19 @@ def test_extend_attn_s_six_stages_fall_back_with_its_table_above_the_sizes_check
     literal as 1, its bound taken out when it moves. wrongkernel24: the row ``if Lq <= 48:`` / ``BLOCK_M = 16`` over the
     helper's 32 to 128 launches ``triton.cdiv(max_len_extend, 16)`` programs on the grid's third axis, past 65535
     from an extend of 1048577 tokens, which the helper's tiles launch: refused (its test bounds no extend); the rest of
-    the pick, ``BLOCK_N=64, num_stages=6``, is written as before."""
+    the pick, ``BLOCK_N=64, num_stages=6``, is written as before. refusals23 (u31): the whole pick is written, each of
+    its rows ``if Lq <= 48 and max_len_extend <= 16 * 65535:``, so a longer extend runs the original whole."""
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.edit import apply_source
     from kernelopt.tunables.guard import guard_edit
 
     folder = Path(shutil.copytree(DATA / "breaker10" / "extend_attn", tmp_path / "extend_attn"))
     original = (folder / "kernel.py").read_text()
-    refused, why = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 64, "num_stages": 6})
-    assert refused is None and "BLOCK_M=16 over a computed value does not cover every size" in (why or ""), why
+    whole, why = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 64, "num_stages": 6})
+    assert whole is not None and "BLOCK_M=16 only where max_len_extend <= 16 * 65535 (the grid's axis 2" in (why or "")
+    bounded = "    if Lq <= 48 and max_len_extend <= 16 * 65535:  # kernelopt: tuned\n"
+    assert f"{bounded}        BLOCK_M = 16\n        BLOCK_N = 64\n" in whole, whole
+    assert f"    num_stages = 1\n{bounded}        num_stages = 6\n" in whole, whole
     written, note = _tune_edit(folder, {"BLOCK_N": 64, "num_stages": 6})
     assert written is not None, note
     assert "    if Lq <= 48:  # kernelopt: tuned\n        BLOCK_N = 64\n\n" in written

@@ -28,22 +28,21 @@ def test_v102_a_tile_of_rows_times_a_computed_row_block_keeps_within_triton_s_li
     written. A table's row bound by another size (``if n_rows <= 64:`` / ``ROWS = 32``) is refused alike, a row over
     the columns (``if n_cols <= 3000:``, 32 x 4096 at most) written. The same reading holds a ``tl.zeros((ROWS, BLOCK_N))`` accumulator beside ``min(MAX_FUSED,
     triton.next_power_of_2(n_cols))`` with no assert, ``max(16, ...)`` of it, and breaker7's decode_split (``BLOCK = 64`` of 32 beside
-    ``BLOCK_DMODEL = triton.next_power_of_2(Lk)``: head dims past 16384)."""
+    ``BLOCK_DMODEL = triton.next_power_of_2(Lk)``: head dims past 16384). refusals23 (u30): where the grown side is a
+    local of the launching function, the plain value is written under the guard the tile needs (``if n_cols <= 1048576
+    // 32:``), the original the fallback; a module constant (decode_split) and another size's row are still refused."""
     import torch
 
     from tests.conftest import load_fresh, triton_interpreted
 
     base = (VARIANTS / "rows_pow2_numel" / "kernel.py").read_text()
     plain = base.replace("    ROWS = 4\n", "    ROWS = 32\n")
-    refused = guard_edit(base, plain)
-    assert refused.new_source is None, refused.new_source
-    assert (
-        "ROWS=32 does not cover every size the original ROWS=4 handled (the tile (ROWS, BLOCK_N) of rowsum_kernel"
-        in (refused.note or "")
+    refused = guard_edit(base, plain)  # guarded since refusals23 (u30)
+    assert refused.tests == ("n_cols <= 1048576 // 32",), refused.note
+    assert "ROWS=32 only where n_cols <= 1048576 // 32, the original values elsewhere" in (refused.note or "")
+    assert "BLOCK_N = triton.next_power_of_2(n_cols) stays within it where n_cols <= 32768" in (refused.note or ""), (
+        refused.note
     )
-    assert "BLOCK_N = triton.next_power_of_2(n_cols) reaches 65536 where the original runs: 2097152 values" in (
-        refused.note or ""
-    ), refused.note
     written = guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 16\n"))
     assert written.new_source is not None and "    ROWS = 16\n" in written.new_source, written.note
     # a table's row over another size lets the same tile through; a row over the columns keeps it within the limit
@@ -63,13 +62,10 @@ def test_v102_a_tile_of_rows_times_a_computed_row_block_keeps_within_triton_s_li
     )
     assert "MAX_FUSED = 65536" in capped and "acc = tl.zeros((ROWS, BLOCK_N)" in capped
     floored = base.replace("= triton.next_power_of_2(n_cols)", "= max(16, triton.next_power_of_2(n_cols))")
-    assert (
-        floored != base and guard_edit(floored, floored.replace("    ROWS = 4\n", "    ROWS = 32\n")).new_source is None
-    )
+    floored_guard = guard_edit(floored, floored.replace("    ROWS = 4\n", "    ROWS = 32\n"))
+    assert floored != base and floored_guard.tests == ("n_cols <= 1048576 // 32",), floored_guard.note
     capped_refused = guard_edit(capped, capped.replace("    ROWS = 4\n", "    ROWS = 64\n"))
-    assert capped_refused.new_source is None and "reaches 65536 where the original runs: 4194304 values" in (
-        capped_refused.note or ""
-    )
+    assert capped_refused.tests == ("n_cols <= 1048576 // 64",), capped_refused.note
     # a module constant passed as the side (breaker7's decode_split, BLOCK_N=BLOCK beside next_power_of_2(Lk))
     decode = (Path(__file__).parent / "data" / "breaker7" / "decode_split" / "kernel.py").read_text()
     grown = guard_edit(decode, decode.replace("\nBLOCK = 32\n", "\nBLOCK = 64\n"))
@@ -93,14 +89,14 @@ def test_v103_a_tile_the_kernel_s_static_assert_budgets_keeps_within_it_where_th
     """v103 (rows_static_budget: v102's row sums with ``tl.static_assert(ROWS * BLOCK_N <= 65536)``, ``ROWS = 2``,
     ``assert n_cols <= 32768``): ``ROWS = 8`` was written plainly with the rules on (v102's rule read Triton's limit
     alone), the net "correct at n_rows=65,n_cols=4097, ...", and fails its own static assert from 8193 columns,
-    which the original (2 x 32768) sums. The kernel's budget is now the tile's limit: refused; a row over the columns
-    within the budget (``if n_cols <= 3000:`` / ``ROWS = 16``, 16 x 4096) written."""
+    which the original (2 x 32768) sums. The kernel's budget is now the tile's limit: guarded by it since refusals23
+    (``if n_cols <= 65536 // 8:``); a row over the columns within the budget (``if n_cols <= 3000:`` / ``ROWS = 16``,
+    16 x 4096) written."""
     base = (VARIANTS / "rows_static_budget" / "kernel.py").read_text()
     refused = guard_edit(base, base.replace("    ROWS = 2\n", "    ROWS = 8\n"))
-    assert refused.new_source is None, refused.new_source
-    assert (
-        "holds at most 65536 values by its tl.static_assert, and BLOCK_N = triton.next_power_of_2(n_cols) reaches"
-        in (refused.note or "")
+    assert refused.tests == ("n_cols <= 65536 // 8",), refused.note
+    assert "holds at most 65536 values by its tl.static_assert, and BLOCK_N = triton.next_power_of_2(n_cols) stays" in (
+        refused.note or ""
     ), refused.note
     row = "    ROWS = 2\n    if n_cols <= 3000:  # kernelopt: tuned\n        ROWS = 16\n"
     by_cols = guard_edit(base, base.replace("    ROWS = 2\n", row))
@@ -113,11 +109,12 @@ def test_v109_a_tile_side_that_is_a_size_itself_keeps_within_the_kernel_s_budget
     32768)``; SHAPES D 64 and 128): ``BLOCK_T = 64`` was written plainly with the rules on, the net "correct at
     T=129,D=128, ..., T=100,D=512" (its power size, 4 times the largest entry), and fails its own static assert at D
     = 1024, which the original (32 x 1024) scales. A side the launch passes as a size unpacked from a shape is read as
-    the computed side, bounded by the launcher's assert: refused; ``BLOCK_T = 16`` written."""
+    the computed side, bounded by the launcher's assert: guarded since refusals23 (``if D <= 32768 // 64:``);
+    ``BLOCK_T = 16`` written plainly."""
     base = (VARIANTS / "tokens_budget" / "kernel.py").read_text()
     refused = guard_edit(base, base.replace("    BLOCK_T = 32\n", "    BLOCK_T = 64\n"))
-    assert refused.new_source is None, refused.new_source
-    assert "by its tl.static_assert, and D reaches 1024 where the original runs: 65536 values" in (refused.note or "")
+    assert refused.tests == ("D <= 32768 // 64",), refused.note
+    assert "by its tl.static_assert, and D stays within it where D <= 512" in (refused.note or "")
     smaller = guard_edit(base, base.replace("    BLOCK_T = 32\n", "    BLOCK_T = 16\n"))
     assert smaller.new_source is not None and "    BLOCK_T = 16\n" in smaller.new_source, smaller.note
 
@@ -131,7 +128,9 @@ def test_v108_v111_a_tile_side_an_autotune_config_a_heuristic_or_a_helper_gives_
     holding ``ROWS = 64`` beside 4 is refused too, ``ROWS = 16`` written. v110 (rows_heuristic_numel): the computed side
     given by the kernel's own heuristic, ``lambda args: triton.next_power_of_2(args["n_cols"])``: ``ROWS = 32`` was
     written plainly; the heuristic is read in the launch's terms, refused. v111 (rows_helper_numel): the side a module
-    helper returns, ``row_block(n_cols)`` over ``triton.next_power_of_2``, read through its one ``return``: refused."""
+    helper returns, ``row_block(n_cols)`` over ``triton.next_power_of_2``, read through its one ``return``: refused.
+    Since refusals23 (u30) v110's and v111's are guarded (``if n_cols <= 1048576 // 32:``); an autotune config is still
+    refused (no guard by a size is written in a decorator)."""
     base = (VARIANTS / "rows_autotune_numel" / "kernel.py").read_text()
     config = 'triton.Config({"ROWS": 4})'
     assert config in base
@@ -139,13 +138,15 @@ def test_v108_v111_a_tile_side_an_autotune_config_a_heuristic_or_a_helper_gives_
     heuristic = (VARIANTS / "rows_heuristic_numel" / "kernel.py").read_text()
     assert 'lambda args: triton.next_power_of_2(args["n_cols"])' in heuristic
     by_heuristic = guard_edit(heuristic, heuristic.replace("    ROWS = 4\n", "    ROWS = 32\n"))
-    assert by_heuristic.new_source is None and "BLOCK_N = triton.next_power_of_2(n_cols) reaches 65536" in (
+    assert by_heuristic.tests == ("n_cols <= 1048576 // 32",) and "BLOCK_N = triton.next_power_of_2(n_cols) stays" in (
         by_heuristic.note or ""
     ), by_heuristic.note
     # v111 (rows_helper_numel: BLOCK_N = row_block(n_cols), a module helper returning next_power_of_2 under its assert)
     helper = (VARIANTS / "rows_helper_numel" / "kernel.py").read_text()
     by_helper = guard_edit(helper, helper.replace("    ROWS = 4\n", "    ROWS = 32\n"))
-    assert by_helper.new_source is None and "BLOCK_N = row_block(n_cols) reaches 65536" in (by_helper.note or "")
+    assert by_helper.tests == ("n_cols <= 1048576 // 32",) and "BLOCK_N = row_block(n_cols) stays within" in (
+        by_helper.note or ""
+    )
     for moved, written in (
         ('triton.Config({"ROWS": 32})', False),
         ('triton.Config({"ROWS": 4}), triton.Config({"ROWS": 64})', False),
@@ -346,14 +347,15 @@ def test_v112_a_row_block_unpacked_from_a_settings_helper_s_tuple_keeps_the_tile
     helper returning ``BLOCK_SIZE, num_warps`` after ``if BLOCK_SIZE > MAX_FUSED_SIZE: raise``, ``ROWS = 4``):
     ``ROWS = 32`` was written plainly (v111's reading took a helper's one value, not an item of its tuple), past
     Triton's limit from 32769 columns, which the original (4 x 65536) sums. The item is read through the helper's
-    return, its local bounded by the raising check: refused, ``ROWS = 16`` (16 x 65536, the limit) written."""
+    return, its local bounded by the raising check: refused, ``ROWS = 16`` (16 x 65536, the limit) written. Since
+    refusals23 (u30) ``ROWS = 32`` is written under ``if n_cols <= 1048576 // 32:``, the original the fallback."""
     base = (VARIANTS / "rows_settings_tuple" / "kernel.py").read_text()
     assert "BLOCK_N, num_warps = calculate_settings(n_cols)" in base
     refused = guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 32\n"))
-    assert refused.new_source is None, refused.new_source
-    assert "BLOCK_N = calculate_settings(n_cols) reaches 65536 where the original runs: 2097152 values" in (
-        refused.note or ""
-    ), refused.note
+    assert refused.tests == ("n_cols <= 1048576 // 32",), refused.note
+    assert "BLOCK_N = calculate_settings(n_cols) stays within it where n_cols <= 32768" in (refused.note or ""), (
+        refused.note
+    )
     written = guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 16\n"))
     assert written.new_source is not None and "    ROWS = 16\n" in written.new_source, written.note
 

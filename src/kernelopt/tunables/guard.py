@@ -82,8 +82,8 @@ from kernelopt.tunables.inline_guard import (
 from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
+from kernelopt.tunables.tile_numel import Ceiling, numel_reading, numel_refusal
 from kernelopt.tunables.tile_numel import Text as NumelText
-from kernelopt.tunables.tile_numel import numel_refusal
 from kernelopt.tunables.unmoved_grid import unmoved_grid_refusal
 from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.vocabulary import GRID_AXES_MOST
@@ -131,6 +131,13 @@ class Divides:
     # the size is counted in parts of the tile (``N // (BLOCK_M // 16)``: a column tile the kernel computes from the
     # row tile, wrongkernel25's v114): the tile's ``per``-th part must divide it
     per: int = 1
+    # the size must be at most this, whatever the tile: a tile's values under a limit its other side, computed from
+    # the size, leaves room for (v102's ``ROWS`` beside ``next_power_of_2(n_cols)``: the bound falls as the tile
+    # grows; :class:`kernelopt.tunables.tile_numel.Ceiling`), written ``n_cols <= 1048576 // 32`` (``most`` times
+    # the tile, by the tile), the tile's value in sight as a cover's is
+    most: int | None = None
+    # the guard the requirement would need, in words, where no guard by a size can be written (its refusal names it)
+    missing: str | None = None
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -138,6 +145,8 @@ class Divides:
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
+        if self.most is not None:  # a ceiling is handed over only where the moved tile passes the limit
+            return False
         if self.covers:
             return covers_as_before(self.scale, before * self.times_before, after * self.times)
         if self.divided:  # every size dividing the original divides the new value
@@ -148,7 +157,13 @@ class Divides:
     @property
     def fails(self) -> str:
         """What a tile that does not hold fails to do, in words."""
-        return "does not cover" if self.covers else "is not a multiple of" if self.divided else "does not divide"
+        return (
+            "does not cover"
+            if self.covers or self.most is not None
+            else "is not a multiple of"
+            if self.divided
+            else "does not divide"
+        )
 
 
 @dataclass
@@ -881,6 +896,7 @@ def _grid_axis_limits(
             continue
         tile = _tile_id(tile_expr)
         if tile is not None:
+            size = _unpadded(size, local, tile) or size  # ``Hp // BLOCK_H`` of ``Hp = cdiv(H, BLOCK_H) * BLOCK_H``
             out.append(Divides(tile, size, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)))
         elif (product := _tile_product(tile_expr)) is not None:  # ``triton.cdiv(n, BLOCK * UNROLL)``: v92
             tiles, times = product
@@ -891,6 +907,23 @@ def _grid_axis_limits(
                     Divides(one, size, line, why, None, True, limit, factors=others, times=times, times_before=times)
                 )  # type: ignore[arg-type]
     return out
+
+
+def _unpadded(
+    size: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], tile: tuple[str, str]
+) -> cst.BaseExpression | None:
+    """The size ``size`` pads to whole tiles of ``tile`` where it is a local bound once to ``triton.cdiv(H, T) * T``
+    (breaker6's stencil_pad, ``Hp``): ``H``, whose whole tiles ``Hp // T`` counts (``cdiv(H, T)``), known where the
+    tile is set while ``Hp`` is computed from it (refusals23, u32: v33's guard of a smaller tile read ``Hp``, "not
+    known where BLOCK_H is set"); ``None`` for any other size."""
+    value = local.get(size.value) if isinstance(size, cst.Name) else None
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)):
+        return None
+    for count, other in ((value.left, value.right), (value.right, value.left)):
+        counted = cdiv_args(count)
+        if counted is not None and _tile_id(other) == tile and _tile_id(counted[1]) == tile:
+            return counted[0]
+    return None
 
 
 def _kept_count(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
@@ -986,7 +1019,12 @@ def _int32_strides(
                     f"{kernel.name.value} multiplies in int32 ({_code(product).strip()}), past 2**31 at fewer rows "
                     "where it pads further"
                 )
-                out.append(Divides(tile, None, line, why))
+                missing = (
+                    f"the guard it needs, {_code(product).strip()} below 2**31 at the last program with {param} "
+                    f"padded to the new {tile[1]}, tests a size computed from {tile[1]} itself times another, no test "
+                    f"of one size known where {tile[1]} is set"
+                )
+                out.append(Divides(tile, None, line, why, missing=missing))
     return out
 
 
@@ -3551,7 +3589,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
             return Guarded(None, why)
         if needed:  # a tuned line over a literal: written where its tile divides the size too, re-judged so
             again = _rewrite(old, _with_conjuncts(new_tree.module, needed), add=add, ran_masked=ran_masked)
-            said = "; ".join({(id(node), test): why for node, test, why in reversed(needed)}.values())
+            said = "; ".join(dict.fromkeys({(id(node), test): why for node, test, why in reversed(needed)}.values()))
             return replace(again, note=f"{said}; {again.note}" if again.note else said)
         why = _uncovered_rows(old, new_collector, unmasked, pos, plain, ran_masked) if add else None
         why = why or (numel_refusal(_numel_text(old_collector), _numel_text(new_collector), pos) if add else None)
@@ -3606,8 +3644,12 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
     if add:
+        reading = numel_reading(_numel_text(old_collector), _numel_text(new_collector), pos)
+        numel_why = reading.refusal or _numel_guards(
+            reading.ceilings, [c for _, cs in changed for c in cs], by_statement
+        )
         _carry_copies(by_statement.values(), old_collector.functions, new_collector.functions)
-        why = _file_refusal(old, old_collector, new_collector, by_statement, unmasked, kernels, ran_masked)
+        why = _file_refusal(old, old_collector, new_collector, by_statement, unmasked, kernels, ran_masked, numel_why)
         if why is not None:
             return Guarded(None, why)
     tests: list[str] = []
@@ -3664,11 +3706,13 @@ def _file_refusal(
     unmasked: Mapping[str, cst.FunctionDef],
     kernels: Mapping[str, cst.FunctionDef],
     ran_masked: Collection[tuple[str, str]],
+    numel_why: str | None,
 ) -> str | None:
     """Why a plain edit with guards to add cannot be written, by the rules that read the whole file, old and new
     (a decorator's tiles, an unclamped group, strides past the grid, a stale copy of a tile or a buffer's stride, an
-    uncovered row), then by each statement (a divisor no guard covers, ``by_statement``'s needs aside; a block passed
-    by position); ``None`` when none refuses it."""
+    uncovered row, a tile past its limit on values no guard keeps within it: ``numel_why``, :func:`_numel_guards`),
+    then by each statement (a divisor no guard covers, ``by_statement``'s needs aside; a block passed by position);
+    ``None`` when none refuses it."""
     pos = new_collector.positions
     old_fns, new_fns = old_collector.functions, new_collector.functions
     why = _decorator_tiles(old_fns, new_fns, unmasked, pos, new_collector.imported)
@@ -3677,7 +3721,7 @@ def _file_refusal(
     why = why or _stale_copies(old_fns, new_fns, pos, _constants(new_collector))
     why = why or _stale_strides(old_fns, new_fns, pos)
     why = why or _uncovered_rows(old, new_collector, unmasked, pos, ran_masked=ran_masked)
-    why = why or numel_refusal(_numel_text(old_collector), _numel_text(new_collector), pos)
+    why = why or numel_why
     if why is not None:
         return why
     covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
@@ -3685,6 +3729,39 @@ def _file_refusal(
         why = _unguarded_divisor(o, n, fn, unmasked, covered, pos) or _positional_block(o, n, kernels)
         if why is not None:
             return why
+    return None
+
+
+def _numel_guards(
+    ceilings: Sequence[Ceiling],
+    changes: Sequence[_Change],
+    by_statement: dict[int, list[tuple[_Change, list[Divides]]]],
+) -> str | None:
+    """Hand each guard the tile-size rule needs (``ceilings``, :func:`kernelopt.tunables.tile_numel.numel_reading`)
+    to the moved literal it is for among ``changes``, as a need of its statement in ``by_statement`` (extended in
+    place): ``if n_cols <= 1048576 // 32:`` over ``ROWS = 32``, the original's ``ROWS = 4`` the fallback. The line
+    of the first that no moved literal sets (a module constant, a copy), else ``None``."""
+    for ceiling in ceilings:
+        change = next(
+            (
+                c
+                for c in changes
+                if c.function is not None
+                and c.function.name.value == ceiling.function
+                and ((c.keyword == ceiling.name and c.target is None) if ceiling.literal else c.target == ceiling.name)
+            ),
+            None,
+        )
+        if change is None:
+            return ceiling.refusal
+        tile = ("meta", ceiling.name) if ceiling.literal else ("name", ceiling.name)
+        need = Divides(tile, cst.Name(ceiling.size), ceiling.line, ceiling.why, most=ceiling.most)
+        moved = by_statement.setdefault(id(change.statement), [])
+        held = next((needs for c, needs in moved if c is change), None)
+        if held is None:
+            moved.append((change, [need]))
+        else:
+            held.append(need)
     return None
 
 
@@ -3749,8 +3826,8 @@ def _launch_needs(
     if unread is not None:
         return (
             f"{name}={change.after} {unread.fails} every size the original {name}={change.before} "
-            f"handled ({unread.why}), and no one kernel parameter is that size, so no guard can be "
-            "written: not written"
+            f"handled ({unread.why}), and {unread.missing or 'no one kernel parameter is that size'}, so no guard "
+            "can be written: not written"
         )
     if needs and change.entry:
         return (
@@ -3985,9 +4062,17 @@ def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[c
             bounded = isinstance(node, cst.If) and reach is not None and _bounds_size(node.test, d.size, reach)
             if bounded or not _names(d.size) <= _known_at(fn, node):
                 continue
+            # refusals23 (u31): the row and every row of the same test (the pick's other settings, tablebound11's
+            # ``num_stages = 6``) get the limit's test, so a size it turns away runs the original whole
+            companions = _companion_rows(fn, node) if isinstance(node, cst.If) else None
+            if needed is not None and companions is not None:
+                why = f"{target}={value} only where {test} ({d.why})"
+                needed += [(row_if, test, why) for row_if in companions]
+                continue
             return (
                 f"{target}={value} over a computed value does not cover every size the computation handled "
-                f"({d.why}), and its row's test does not bound {_code(d.size)}: not written"
+                f"({d.why}), and its row's test does not bound {_code(d.size)} (`and {test}`, which a row over a "
+                "computation gets only where it and every row of its test stand alone, no elif or else): not written"
             )
         if isinstance(node, cst.If) and (
             test in _conjunct_codes(node.test) or (reach is not None and _bounds_size(node.test, d.size, reach))
@@ -4001,6 +4086,21 @@ def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[c
             f"bound {_code(d.size)}: not written"
         )
     return None
+
+
+def _companion_rows(fn: cst.FunctionDef, node: cst.If) -> list[cst.If] | None:
+    """``node`` and every other ``# kernelopt: tuned`` row of ``fn`` with the same test (a table's bound written over
+    each setting a pick moved, tablebound11), where each is an ``if`` alone (:func:`_alone`): a test added to all of
+    them turns a size away from the whole pick, to the original computation and literals, right wherever they were.
+    ``None`` where one is a row of a chain (a size turned away would run the next row's settings, never checked at
+    it)."""
+    test = _code(node.test).strip()
+    rows = [
+        n
+        for n in walk(fn.body)
+        if isinstance(n, cst.If) and (n is node or (marked_tuned(n) and _code(n.test).strip() == test))
+    ]
+    return rows if all(_alone(fn, n) for n in rows) else None
 
 
 def _known_at(fn: cst.FunctionDef, node: cst.CSTNode) -> set[str]:
@@ -4508,7 +4608,9 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
-        f"{_size_text(d.size)} <= {reach_text(d.scale, value * d.times)}"
+        f"{_size_text(d.size)} <= {d.most * value} // {value}"
+        if d.most is not None
+        else f"{_size_text(d.size)} <= {reach_text(d.scale, value * d.times)}"
         if d.covers
         else f"{value} % {_size_text(d.size)} == 0"
         if d.divided
@@ -4546,8 +4648,12 @@ def _guard(
     names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
     conditions = " and ".join(dict.fromkeys(_condition(needs, c.after) for c, needs in moved))  # a product: once
     rule = " or a block cover it" if any(d.covers for _, needs in moved for d in needs) else ""
+    rule += " or keep its tile within a limit" if any(d.most is not None for _, n in moved for d in n) else ""
     rule += " or be a multiple of a size it is divided by" if any(d.divided for _, n in moved for d in n) else ""
-    note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size{rule}: {whys})"
+    must = f"a tile must divide its size{rule}"
+    if all(d.most is not None for _, n in moved for d in n):  # a ceiling alone (refusals23)
+        must = "a tile must keep within its limit on values"
+    note = f"{names} only where {conditions}, the original values elsewhere ({must}: {whys})"
     copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
     tests = [_condition(needs, c.after) for c, needs in moved]
     splices = _set_under([c for c, _ in moved], tests, fn, new, pos, conditions, copies, inline)

@@ -15,7 +15,8 @@ literals, each test ``<size> % A == 0`` or ``<size> <= A`` for a value ``A`` it 
 (:func:`read_statement_guard`), read as tuned lines, and :func:`unmarked_guards` says so in one line. A block
 whose kernel covers the size with a range derived from it (``HALF = BLOCK // 2``) is guarded by what the range
 covers, written with the block's value in sight (``n_cols <= 1024 // 2``, :func:`bound_block`), so that form reads
-the same way.
+the same way, and so does a bound that falls as the value grows, written divided by it (``n_cols <= 1048576 // 32``
+over ``ROWS = 32``: a tile's values under a limit, :mod:`kernelopt.tunables.tile_numel`).
 """
 
 from __future__ import annotations
@@ -79,12 +80,17 @@ def conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 def _guards(test: cst.BaseExpression, value: int) -> bool:
-    """``<size> % value == 0`` or ``<size> <= value`` (``<size> <= value // 2``: a range derived from the block)."""
+    """``<size> % value == 0`` or ``<size> <= value`` (``<size> <= value // 2``: a range derived from the block;
+    ``<size> <= 1048576 // value``: a bound falling as the value grows)."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     op, right = test.comparisons[0].operator, test.comparisons[0].comparator
-    if isinstance(op, cst.LessThanEqual):
-        return bound_block(right) == value  # the value itself, or what a range derived from it covers
+    if isinstance(op, cst.LessThanEqual):  # the value itself, what a range derived from it covers, or a bound
+        # falling as it grows (``n_cols <= 1048576 // 32``: a tile's values under a limit, refusals23)
+        falling = isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.FloorDivide)
+        return bound_block(right) == value or (
+            falling and _is(right.right, value) and isinstance(right.left, cst.Integer)
+        )
     left = test.left
     return (
         isinstance(op, cst.Equal)

@@ -7,13 +7,17 @@ computes holds ``ROWS * BLOCK_N`` values: the original ``ROWS = 4`` under ``asse
 most, and a tuned ``ROWS = 64`` fails from 16385 columns, sizes the original runs and ``SHAPES`` (a few thousand
 columns) never names (v102, docs/faults.md). The knob's own limit (``ROWS`` at most 1048576) reads one side alone.
 
-:func:`numel_refusal` compares each launch's tiles in the original and the edited text: where the sides the edit may
+:func:`numel_reading` compares each launch's tiles in the original and the edited text: where the sides the edit may
 move (an integer at the launch, a local bound once to one, a module constant) hold more values together than the
 original's, and the side computed from a size reaches further under the original's product than under the new one,
-the edit is refused with one line (no guard by a size is written: the bound falls as the tile grows, a form the
-guard's readers do not hold). A table's row (``if n_cols <= 3000:`` / ``ROWS = 32``) is read with its test: a row
-over the computed side's size reaches no further than its bound. A kernel multiplying tiles with ``tl.dot`` is left
-out (:func:`_multiplies`).
+the edit needs a guard by that size. Every computed side read rises with its size alone (``next_power_of_2(n)``, the
+size itself, ``min``/``max`` of one with an integer, a helper's return of one), so the tile stays within its limit
+exactly up to one size (:meth:`_Computed.largest`): where the one moved side is set in the launching function, a
+:class:`Ceiling` hands the guard writer ``if n_cols <= 1048576 // 32:`` over ``ROWS = 32``, the original the
+fallback (refusals23, u30: the edit was refused outright); elsewhere (an autotune config, a module constant, a table's
+row over another size, a floor past the limit) it is refused with one line naming the guard it lacked. A table's row
+(``if n_cols <= 3000:`` / ``ROWS = 32``) is read with its test: a row over the computed side's size reaches no
+further than its bound. A kernel multiplying tiles with ``tl.dot`` is left out (:func:`_multiplies`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -61,6 +65,16 @@ class _Computed:
 
     text: str
     most: int
+    power: bool = False  # rounded up to a power of two (``next_power_of_2``)
+    floor: int = 0  # held at least this (``max(16, ...)``)
+
+    def largest(self, most: int) -> int | None:
+        """The largest size at which this side is at most ``most``: every form read rises with its size alone, so
+        the side stays within ``most`` exactly at the sizes up to it (``next_power_of_2(n) <= 40`` where ``n <=
+        32``); ``None`` where no size keeps it there (a floor above ``most``)."""
+        if self.floor > most or most < 1:
+            return None
+        return 1 << (most.bit_length() - 1) if self.power else most
 
 
 def _int(node: cst.CSTNode | None) -> int | None:
@@ -266,7 +280,7 @@ def _computed(
         bound = _bounded(fn, expr.value, constants)
         if inner is None or bound is None:
             return inner
-        return _Computed(inner[0].text, min(inner[0].most, bound)), inner[1]
+        return replace(inner[0], most=min(inner[0].most, bound)), inner[1]
     if isinstance(expr, cst.Name) and (unpacked := _unpacked(fn, expr.value, helpers or {})) is not None:
         call, helper, index = unpacked  # ``BLOCK_N, num_warps = calculate_settings(n_cols)`` (v112)
         return _helper_side(fn, call, helper, constants, index)
@@ -278,14 +292,16 @@ def _computed(
     if name == "next_power_of_2" and len(expr.args) == 1 and isinstance(size := expr.args[0].value, cst.Name):
         bound = _bounded(fn, size.value)
         most = TRITON_MAX_TENSOR_NUMEL if bound is None else 1 << max(bound - 1, 0).bit_length()
-        return _Computed(f"triton.next_power_of_2({size.value})", min(most, TRITON_MAX_TENSOR_NUMEL)), size.value
+        text = f"triton.next_power_of_2({size.value})"
+        return _Computed(text, min(most, TRITON_MAX_TENSOR_NUMEL), power=True), size.value
     if name in ("min", "max") and len(expr.args) == 2:  # a cap, or a floor (``max(16, next_power_of_2(n))``)
         pick = min if name == "min" else max
         for cap, inner in ((expr.args[0].value, expr.args[1].value), (expr.args[1].value, expr.args[0].value)):
             value = _int(cap) if _int(cap) is not None else constants.get(getattr(cap, "value", ""))
             computed = _computed(fn, inner, constants) if value is not None else None
             if computed is not None and value is not None:
-                return _Computed(computed[0].text, pick(computed[0].most, value)), computed[1]
+                floor = max(computed[0].floor, value) if name == "max" else computed[0].floor
+                return replace(computed[0], most=pick(computed[0].most, value), floor=floor), computed[1]
     return None
 
 
@@ -342,7 +358,7 @@ def _helper_side(
         return None
     bound = _bounded(fn, argument.value)
     most = inner[0].most if bound is None else min(inner[0].most, 1 << max(bound - 1, 0).bit_length())
-    return _Computed(f"{_code(call.func)}({argument.value})", most), argument.value
+    return replace(inner[0], text=f"{_code(call.func)}({argument.value})", most=most), argument.value
 
 
 def _rows(fn: cst.FunctionDef) -> dict[str, list[tuple[int | None, tuple[cst.BaseExpression, ...]]]]:
@@ -471,6 +487,10 @@ class _Launched:
     size: str
     labels: dict[str, str]  # a side passed a name of another spelling -> that name (``BLOCK_N=BLOCK``: ``BLOCK``)
     listed: frozenset[str] = frozenset()  # the sides an autotune list gives (any of its configs may run at any size)
+    # how the launch gives each fixed side: "literal" (at the launch), "local" (a name the launching function binds),
+    # "constant" (a module constant), "listed" (an autotune list), "kernel" (an integer of the kernel's own body)
+    given: Mapping[str, str] = field(default_factory=dict)
+    rebound: bool = False  # the size is bound more than once in the launching function
 
 
 def _launched_tiles(
@@ -483,6 +503,7 @@ def _launched_tiles(
     for fn in fns:
         if fn.name.value in kernels:
             continue
+        bound = _rows(fn)
         calls = [n for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)]
         for at, call in enumerate(calls):
             target = launched(cst.ensure_type(call.func, cst.Subscript).value)
@@ -495,14 +516,20 @@ def _launched_tiles(
                 fixed: dict[str, list[_Value]] = {}
                 computed: list[tuple[str, _Computed, str]] = []
                 listed: set[str] = set()
+                how: dict[str, str] = {}
                 for side in tile.sides:
                     if isinstance(side, int):
                         fixed[str(side)] = [(side, ())]
-                    elif (values := _values(fn, passed.get(side), constants)) is not None:
+                        how[str(side)] = "kernel"
+                    elif (values := _values(fn, expr := passed.get(side), constants)) is not None:
                         fixed[side] = values
+                        how[side] = (
+                            "literal" if _int(expr) is not None else "local" if _name(expr) in bound else "constant"
+                        )
                     elif side not in passed and (configs := _listed(kernel, side)) is not None:
                         fixed[side] = configs
                         listed.add(side)
+                        how[side] = "listed"
                     else:  # computed at the launch, or by the kernel's heuristic (v110)
                         given = passed.get(side) or _heuristic(kernel, side, passed)
                         c = _computed(fn, given, constants, helpers) if given is not None else None
@@ -514,7 +541,15 @@ def _launched_tiles(
                         k: name.value for k in fixed if isinstance(name := passed.get(k), cst.Name) and name.value != k
                     }
                     out[(fn.name.value, at, place)] = _Launched(
-                        kernel.name.value, tile, fixed, (side, reading), size, labels, frozenset(listed)
+                        kernel.name.value,
+                        tile,
+                        fixed,
+                        (side, reading),
+                        size,
+                        labels,
+                        frozenset(listed),
+                        how,
+                        size in rebound(fn),
                     )
     return out
 
@@ -542,11 +577,42 @@ def _multiplies(kernel: cst.FunctionDef, kernels: Mapping[str, cst.FunctionDef])
     )
 
 
-def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRange]) -> str | None:
-    """Why the edit from ``old`` to ``new`` cannot be written: a tile whose fixed sides (a plain value, or a table's
-    row) hold more values together than Triton's limit leaves room for at a size its computed side reaches where the
-    original runs (and the row's test lets through); ``positions``: the new text's. ``None`` where none."""
+@dataclass(frozen=True)
+class Ceiling:
+    """A guard the tile-size rule hands the guard writer (:func:`numel_reading`): the launching function
+    ``function`` sets the tile's one moved side by ``name`` (a local it binds, or, ``literal``, a launch keyword's
+    literal), and the tile holds no more than its limit exactly where ``size <= most`` (its computed side rises
+    with ``size`` alone). ``why``: the tile and its limit, for the guard's note; ``refusal``: the line where the
+    guard cannot be placed."""
+
+    function: str
+    name: str
+    literal: bool
+    size: str
+    most: int
+    line: int
+    why: str
+    refusal: str
+
+
+@dataclass(frozen=True)
+class NumelReading:
+    """What the tile-size rule says of an edit: why it cannot be written (a line), or the guards that keep each grown
+    tile within its limit (none: the edit holds as written)."""
+
+    refusal: str | None = None
+    ceilings: tuple[Ceiling, ...] = ()
+
+
+def numel_reading(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRange]) -> NumelReading:
+    """The tile-size rule on the edit from ``old`` to ``new`` (``positions``: the new text's). A tile whose fixed
+    sides (a plain value, or a table's row) hold more values together than its limit leaves room for at a size its
+    computed side reaches where the original runs (and the row's test lets through) needs a guard by that size,
+    ``if n_cols <= 1048576 // 32:``: a :class:`Ceiling` where one moved side is a local of the launching function or
+    a launch literal (the guard writer places it; the original value is the fallback, right wherever it ran), else a
+    refusal saying which guard was missing (refusals23: v102's rule refused where the guard would do)."""
     before = _launched_tiles(old.functions, old.kernels, old.constants)
+    ceilings: list[Ceiling] = []
     for key, now in _launched_tiles(new.functions, new.kernels, new.constants).items():
         was = before.get(key)
         if was is None or was.fixed.keys() != now.fixed.keys() or was.computed[0] != now.computed[0]:
@@ -575,15 +641,69 @@ def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
             sides = ", ".join(str(s) for s in now.tile.sides)
             tests = [_code(t) for _, row_tests in row for t in row_tests]
             where = f" where {' and '.join(tests)}" if tests else ""
-            return (
-                f"{names}{where} does not cover every size the original {olds} handled (the tile ({sides}) of "
-                f"{now.kernel} at line {positions[now.tile.node].start.line} holds at most {most} "
-                f"values {now.tile.by}, and {side if computed.text == side else f'{side} = {computed.text}'} "
-                f"reaches {reach} where the original runs: "
-                f"{grown * reach} values), and no guard by a size is written for a bound that falls as the tile "
-                "grows: not written"
+            line = positions[now.tile.node].start.line
+            tile = f"the tile ({sides}) of {now.kernel} at line {line} holds at most {most} values {now.tile.by}"
+            named = side if computed.text == side else f"{side} = {computed.text}"
+            head = (
+                f"{names}{where} does not cover every size the original {olds} handled ({tile}, and {named} "
+                f"reaches {reach} where the original runs: {grown * reach} values)"
             )
+            bound = computed.largest(most // grown)
+            guard = f"`if {now.size} <= {bound}:`"
+            missing = _no_guard(was, now, row, bound, guard)
+            if missing is not None:
+                return NumelReading(f"{head}, and {missing}: not written")
+            assert bound is not None
+            moved = next(k for k in now.fixed if [v for v, _ in was.fixed[k]] != [v for v, _ in now.fixed[k]])
+            literal = now.given[moved] == "literal"
+            ceilings.append(
+                Ceiling(
+                    key[0],
+                    moved if literal else label.get(moved, moved),
+                    literal,
+                    now.size,
+                    bound,
+                    line,
+                    f"{tile}, and {named} stays within it where {now.size} <= {bound}",
+                    f"{head}, and the guard {guard} cannot be written where {label.get(moved, moved)} is set: "
+                    "not written",
+                )
+            )
+    return NumelReading(None, tuple(ceilings))
+
+
+def _no_guard(was: _Launched, now: _Launched, row: Sequence[_Value], bound: int | None, guard: str) -> str | None:
+    """Why no guard by the computed side's size keeps ``now``'s grown tile (its fixed sides' values ``row``) within
+    its limit, in words; ``None`` where one does (``bound``: the largest size it holds at, ``guard`` its test)."""
+    side, computed = now.computed
+    if bound is None:
+        return f"no size keeps it within the limit ({side} is at least {computed.floor} at every size)"
+    if any(tests for _, tests in row):
+        return f"its row's test does not bound {now.size} to {bound} (the row needs `and {now.size} <= {bound}`)"
+    moved = [k for k in now.fixed if [v for v, _ in was.fixed[k]] != [v for v, _ in now.fixed[k]]]
+    if len(moved) != 1:
+        return f"a guard by a size ({guard}) is written for one moved side of a tile, not {len(moved)}"
+    given = now.given.get(moved[0])
+    if given == "listed":
+        return f"an autotune config is not guarded by a size (the guard {guard} is written at a launch only)"
+    if given == "constant":
+        return f"a module-level constant cannot be guarded by a size (the guard {guard} is written in a function)"
+    if given not in ("local", "literal"):
+        return f"{moved[0]} is set where no guard by a size ({guard}) can be written"
+    if now.rebound:
+        return f"{now.size} is bound more than once where the kernel is launched, so no guard ({guard}) reads it"
     return None
+
+
+def numel_refusal(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRange]) -> str | None:
+    """Why the edit from ``old`` to ``new`` cannot be written where no guard is added to it (a table's rows, written
+    by size already): :func:`numel_reading`'s refusal, or the line of a guard it would need; ``None`` where none."""
+    reading = numel_reading(old, new, positions)
+    return reading.refusal or next((c.refusal for c in reading.ceilings), None)
+
+
+def _name(expr: cst.CSTNode | None) -> str | None:
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _code(node: cst.CSTNode) -> str:
