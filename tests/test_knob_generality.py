@@ -92,7 +92,7 @@ def test_tune_keeps_a_value_computed_at_the_launch_computed(
 
     steady_timing(monkeypatch, row_programs)
     folder = task(tmp_path, INLINE)
-    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "1", "--json"]
     assert main(args) == 0, capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
     text = (folder / "kernel.py").read_text()

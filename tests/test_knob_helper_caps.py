@@ -54,7 +54,7 @@ def test_tune_moves_the_cap_a_settings_helper_reads(
 
     steady_timing(monkeypatch, trips)
     folder = task(tmp_path, CAPPED)
-    args = ["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "2", "--json"]
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "1", "--json"]
     assert main(args) == 0, capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
     assert set(out["best_config"]) == {"MAX_FUSED"}, out  # the interpreter ignores the warps; BLOCK goes by the cap

@@ -86,7 +86,7 @@ def test_tune_writes_a_heuristic_as_a_table_over_its_computation(
 
     steady_timing(monkeypatch, row_programs)
     folder = task(tmp_path, NAME)
-    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "1", "--json"]
     assert main(args) == 0, capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
     assert out["written"] and 'tuned in a table over args["n_cols"] up to 300' in (out["edit_note"] or ""), out

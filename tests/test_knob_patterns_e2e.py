@@ -159,7 +159,7 @@ def test_tune_moves_tile_sizes_the_launch_does_not_pass(
 
     steady_timing(monkeypatch, tiles)
     folder = _task(tmp_path, "scale_tiles_implicit_blocks")
-    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "1", "--json"]
     assert main(args) == 0, capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
     assert out["written"] and set(out["best_config"]) == {"BLOCK_M", "BLOCK_N"}, out

@@ -35,7 +35,7 @@ def test_n41_n43_tune_says_what_the_compile_for_its_target_did_whatever_the_kern
     folder = shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "loop", ignore=_no_sessions)
     kernel = folder / "kernel.py"
     kernel.write_text(kernel.read_text().replace("    out = torch.empty_like(x)\n", PRINTS))
-    args = ["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "2", "--target", "sm_90"]
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "1", "--target", "sm_90"]
     assert main([*args, "--json", "--dry-run"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["better"] and out["diff"]  # BLOCK 64 -> a larger block, many times faster: a pick to compile

@@ -605,7 +605,7 @@ def test_a_reference_edited_during_the_session_stops_the_write(
         return done
 
     monkeypatch.setattr(tuning_folder, "tune_folder", edited_meanwhile)
-    code = main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "3"])
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "1"])
     err = capsys.readouterr().err
     assert code == 2, err
     assert "reference.py changed during the session: nothing written" in err

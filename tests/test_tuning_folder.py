@@ -57,7 +57,7 @@ def test_triton_kernel_dry_run_then_resume_writes_the_best(
     steady_timing(monkeypatch, blocks)
     folder = _copy(DATA / "tuning" / "tune_add", tmp_path / "add")
     before = (folder / "kernel.py").read_text()
-    argv = [str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    argv = [str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "1", "--json"]
     code, first, err = _tune(capsys, *argv, "--dry-run")
     assert code == 0, err
     assert set(first) >= FIELDS and first["evaluations"] == 4 and first["served"] == 0
