@@ -208,6 +208,14 @@ VARIABLES: tuple[EnvVar, ...] = (
         direction=Direction.SET,
     ),
     EnvVar(
+        "KERNELOPT_HANDED_LOCK",
+        None,
+        "the run lock a command hands the kernelopt child it starts (batch to its optimize): the descriptor passed "
+        "to it and the lock file, fd:path; taken once, then dropped",
+        "",
+        direction=Direction.SET,
+    ),
+    EnvVar(
         "KERNELOPT_WORKER_FDS",
         None,
         "the pipe pair of a kernelopt.child worker: its read and write file descriptors, r,w",
@@ -479,6 +487,22 @@ def interpret_here() -> None:
     failed a correct Triton kernel with Triton's "0 active drivers" (a new user's first hour, 2026-12-05).
     """
     os.environ[TRITON_INTERPRET] = "1"
+
+
+HANDED_LOCK = "KERNELOPT_HANDED_LOCK"
+"""The variable by which a command hands the run lock it holds to the kernelopt child it starts: ``<descriptor>:<lock
+file>``, the descriptor passed to the child (:meth:`kernelopt.workspace.RunLock.handed_to_child`)."""
+
+
+def take_handed_lock(lock_file: str) -> int | None:
+    """The descriptor :data:`HANDED_LOCK` hands this process for ``lock_file``, dropped from this process's environment
+    as it is taken (once: a command this one starts takes its own lock); ``None``, the variable left as it is, where
+    it hands none or another file's."""
+    fd_text, _, path = os.environ.get(HANDED_LOCK, "").partition(":")
+    if not fd_text.isdigit() or path != lock_file:
+        return None
+    os.environ.pop(HANDED_LOCK, None)
+    return int(fd_text)
 
 
 def replace_environment(values: Mapping[str, str]) -> None:

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from kernelopt.env import HANDED_LOCK, take_handed_lock
 from kernelopt.errors import (
     DiskProblem,
     GitError,
@@ -226,12 +227,8 @@ class RunLock:
         """Take the lock a parent handed over (:meth:`handed_to_child`): the descriptor its environment names, open
         on this lock's file, locked again here (the same open file: its lock, so at once). Once: the variable is
         dropped, so a command this one starts takes its own. False where none was handed for this lock."""
-        fd_text, _, path = os.environ.get(HANDED_LOCK, "").partition(":")
-        if not fd_text.isdigit() or Path(path) != self.path:
-            return False
-        os.environ.pop(HANDED_LOCK, None)
-        fd = int(fd_text)
-        if not _names_open(self.path, fd):
+        fd = take_handed_lock(str(self.path))
+        if fd is None or not _names_open(self.path, fd):
             return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the parent's open file: held already, kept
@@ -308,11 +305,6 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-HANDED_LOCK = "KERNELOPT_HANDED_LOCK"
-"""The environment variable by which a command hands the run lock it holds to the kernelopt child it starts:
-``<descriptor>:<lock file>``, the descriptor passed to the child (:meth:`RunLock.handed_to_child`)."""
 
 
 def _names_open(path: Path, fd: int) -> bool:
