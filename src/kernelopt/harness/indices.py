@@ -6,12 +6,14 @@ several index outputs are right: ``torch.sort`` is not stable, a kernel's sort m
 parallel argmax may keep another of two equal maxima. Index equality failed every such kernel (leftovers23 l30:
 ``torch.sort`` of fp16 rows with many equal values beside a valid sort in reverse tie order, "15269 of 16384
 elements" beyond an exact tolerance). So where the value comparison refuses an integer output, this module asks
-whether the reference's indices are an order selection of one of the inputs along one dimension (the values they
-gather from it are that input's k largest or k smallest there, k the indices' extent: a sort, an argsort, a top-k, an
-argmax, an argmin, ``max(dim)``'s indices); where they are, the kernel's indices are judged by what they select:
-each in range, gathering the values the reference's gather at the same place (NaN equal to NaN), and distinct along
-the dimension where the reference's are (a sort's are a permutation, a top-k's distinct). A wrong sort still fails,
-with the element it selects wrongly named.
+whether the reference's indices are an order selection of an input along one dimension (the values they gather from
+it are that input's k largest or k smallest there, k the indices' extent: a sort, an argsort, a top-k, an argmax, an
+argmin, ``max(dim)``'s indices; sorted where k is the whole extent, since any permutation gathers all the values; and
+not what the first k indices gather already, since an identity or any order of equal values orders nothing: r30);
+where they are, the kernel's indices are judged by what they select from every such input: each in range, gathering
+the values the reference's gather at the same place (NaN equal to NaN), and distinct along the dimension where the
+reference's are (a sort's are a permutation, a top-k's distinct). A wrong sort still fails, with the element it
+selects wrongly named.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class Selection:
 
 
 def judge_selection(name: str, out: torch.Tensor, ref: torch.Tensor, inputs: Sequence[Any]) -> Selection | None:
-    """``out``, an integer output the value comparison refused, judged by what it selects from the input the
+    """``out``, an integer output the value comparison refused, judged by what it selects from each input the
     reference's indices ``ref`` order (:func:`_keys`); ``None`` where they order none of ``inputs`` (the value
     comparison's verdict stands, as it does where the input's sort finds no room on the device)."""
     if tuple(out.shape) != tuple(ref.shape) or ref.numel() == 0:
@@ -96,15 +98,21 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def _orders(x: torch.Tensor, dim: int, r: torch.Tensor) -> bool:
-    """Whether the reference's indices ``r`` select from ``x`` along ``dim`` its k largest or its k smallest values
-    (k ``r``'s extent there; in any order: an unsorted top-k's), every index in range."""
+    """Whether the reference's indices ``r`` order ``x`` along ``dim``: every index in range, the values they gather
+    ``x``'s k largest or k smallest (k ``r``'s extent there; in any order where k is short of the extent, an unsorted
+    top-k's; sorted where it is not, since any permutation gathers all the values), and not the values the first k
+    indices gather already (r30: an identity, or any permutation of a row of equal values, orders nothing: the
+    position ids of an all-ones mask are no sort of it)."""
     extent = x.shape[dim]
     if int(r.min().item()) < 0 or int(r.max().item()) >= extent:
         return False
     got, k = x.gather(dim, r), r.shape[dim]
+    if bool(_same(got, x.narrow(dim, 0, k)).all().item()):
+        return False
     for largest in (True, False):
         want = torch.topk(x, k, dim=dim, largest=largest, sorted=True).values
-        if bool(_same(torch.sort(got, dim=dim, descending=largest).values, want).all().item()):
+        seen = got if k == extent else torch.sort(got, dim=dim, descending=largest).values
+        if bool(_same(seen, want).all().item()):
             return True
     return False
 
