@@ -215,6 +215,9 @@
 #   newuser19  scripts/gpu_newuser19.sh: optimize --device cuda on an add at its roofline (1 GiB a tensor): the stop
 #              after V0 names the roofs, the bound, the achieved GB/s and ncu's DRAM throughput with its metric name;
 #              validate --compile-reference under KERNELOPT_COMPILE_MODE=max-autotune (docs/faults.md n128, n131)
+#   newuser20  scripts/gpu_newuser20.sh: optimize --device cuda on examples/elementwise (512 MiB a tensor) Ctrl-C'd
+#              in V1's implement stage: status says interrupted at V1, the rerun resumes; V1's commit body, the
+#              report's .ncu-rep line with ncu-ui, the CSV's and the latency panel's intervals (docs/faults.md n140-n148)
 #   break21    scripts/gpu_break21.sh: the net over an agent's rewrite on cuda (kernelopt mcp's stage calls, a ReLU at
 #              1 GiB a tensor): an unmasked Triton kernel right only at the timed width fails its gate at a size the
 #              net derives; a masked one is not refused (docs/faults.md b43)
@@ -320,6 +323,7 @@ verdicts22 300 scripts/gpu_verdicts22.sh
 leftovers21 420 scripts/gpu_leftovers21.sh
 newuser18 600 scripts/gpu_newuser18.sh
 newuser19 600 scripts/gpu_newuser19.sh
+newuser20 600 scripts/gpu_newuser20.sh
 break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh

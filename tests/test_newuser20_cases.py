@@ -187,6 +187,7 @@ def test_n145_each_version_s_commit_says_its_latency_its_speedups_and_why(ws_roo
     assert v1[3].startswith("against V0: ") and "x over V0" in v1[3], v1
     assert v1[4].startswith("against the reference: ") and "the reference (PyTorch eager)" in v1[4], v1
     assert v1[5].startswith("why: ") and v1[-1] == "plan: plans/v1_plan.md; record: memory/v1.json", v1
+    assert " -> " not in v1[5], v1  # the plan's inference alone, not its facts or its action
     v3 = bodies["V3"].split("\n")
     assert re.fullmatch(r"latency: [0-9.]+ us; [0-9.]+x over V0 \(V0 [0-9.]+ us\)", v3[2]), v3
     assert v3[3].startswith("against V1: "), v3
@@ -285,3 +286,93 @@ def test_n148_the_latency_panel_shows_each_latency_s_interval_and_pytorch_beside
     (bars,) = ax.containers
     segments = bars.lines[2][0].get_segments()
     assert [(seg[0][1], seg[1][1]) for seg in segments] == [(280.0, 330.0), (95.0, 104.0)]
+
+
+def _run_until(argv: list[str], said: str, log: Any) -> int:
+    """Run `python -m kernelopt ARGV` in a process group of its own, its output to ``log``; send the group SIGINT (as
+    Ctrl-C in a terminal) once a line holds ``said``, and return the exit status (the run's own, where it ends first)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kernelopt", *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.write(line)
+            if said in line:
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        out.write(proc.stdout.read())
+        return proc.wait(timeout=300)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(560)
+def test_n140_n145_n146_n148_on_a_gpu_ctrl_c_resume_and_what_the_run_leaves_to_read(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On an NVIDIA GPU with Nsight Compute: `optimize --device cuda --max-iters 1` on examples/elementwise (2**28 fp16,
+    512 MiB a tensor), Ctrl-C'd (SIGINT to its process group) once V1's implement stage starts: exit 130, `status` says
+    interrupted at V1, the next `optimize` resumes and ends (n140). Then what the run leaves: each version's commit past
+    V0 has its body (n145); the report names V0's `.ncu-rep` with the `ncu-ui` command and the file is there (n146);
+    the CSV's speedup over PyTorch has its interval around it; the latency panel's points hold the intervals and
+    PyTorch's latency, the final version's speedup in words (n148). Outputs kept under $OUT/newuser20_elementwise."""
+    import csv
+    import io
+    import os
+    import shutil
+    from pathlib import Path
+
+    from kernelopt.cli.app import main
+    from kernelopt.report.reader import collect
+    from kernelopt.report.roofline import roofline_points
+    from kernelopt.workspace import Workspace
+
+    root = Path(__file__).resolve().parents[1]
+    folder = Path(shutil.copytree(root / "examples" / "elementwise", tmp_path / "elementwise"))
+    keep = Path(os.environ["OUT"]) / "newuser20_elementwise" if os.environ.get("OUT") else tmp_path / "kept"
+    keep.mkdir(parents=True, exist_ok=True)
+    ws = tmp_path / "kernel_opt_elementwise"
+    argv = ["optimize", str(folder), "--device", "cuda", "--root", str(tmp_path), "--max-iters", "1"]
+    assert _run_until(argv, "V1 implement", keep / "interrupted.log") == 130, (keep / "interrupted.log").read_text()[
+        -3000:
+    ]
+    assert main(["status", str(ws), "--json"]) == 0
+    standing = json.loads(capsys.readouterr().out)
+    (keep / "status.json").write_text(json.dumps(standing, indent=1))
+    assert (standing["run"], standing["version"]) == ("interrupted", 1), standing
+    code = main([*argv, "--json"])
+    captured = capsys.readouterr()
+    (keep / "resumed.json").write_text(captured.out)
+    (keep / "resumed.err").write_text(captured.err)
+    assert code == 0 and "resuming the interrupted run (V1" in captured.err, captured.err[-3000:]
+    log = Workspace(ws).repo.git.log("--format=%B%x00")
+    (keep / "gitlog.txt").write_text(log)
+    for body in [b.strip() for b in log.split("\x00") if b.strip().startswith("V1:")]:
+        assert "\n\n" in body and body.rstrip().endswith("record: memory/v1.json"), body
+        if "revert (" not in body.split("\n", 1)[0]:
+            assert "\nlatency: " in body and "\nagainst V0: " in body and "\nagainst the reference: " in body, body
+    assert main(["report", str(ws), "--markdown", str(keep / "report.md"), "--csv", str(keep / "versions.csv")]) == 0
+    capsys.readouterr()
+    v0 = json.loads((ws / "profiles" / "v0" / "summary.json").read_text())
+    for name in [a for a in v0["artifacts"] if a.endswith(".ncu-rep")]:
+        assert (ws / "profiles" / "v0" / name).is_file()
+        assert f"`ncu-ui profiles/v0/{name}`" in (keep / "report.md").read_text()
+    rows = list(csv.DictReader(io.StringIO((keep / "versions.csv").read_text())))
+    timed = [r for r in rows if r["speedup_vs_reference"] and r["speedup_vs_reference_ci_low"]]
+    assert timed, rows
+    for r in timed:
+        low, x, high = (float(r[f"speedup_vs_reference{k}"]) for k in ("_ci_low", "", "_ci_high"))
+        assert low <= x <= high and r["verdict_vs_reference"], r
+    points = roofline_points(collect(Workspace(ws)))
+    final = next(p for p in points if p.final)
+    assert final.reference_us and final.vs_reference and "PyTorch eager" in final.vs_reference, final
+    assert final.latency_ci_low_us is not None and final.latency_ci_low_us <= (final.latency_us or 0), final

@@ -154,9 +154,10 @@ def pass_body(
     ref = reference_headline(perf.speedup_vs_reference)
     if ref:
         lines.append(f"against the reference: {ref}")
-    if why:  # the plan's evidence line is ``facts -> inference -> action``: the inference is the why
+    if why:  # the plan's evidence line is ``facts -> inference -> action``: the inference is the why (the second
+        # part: an action may hold an arrow of its own, ``BLOCK_SIZE 128 -> 256``)
         parts = why.split(" -> ")
-        lines.append(f"why: {one_line(parts[-2] if len(parts) > 2 else why, WHY_CHARS)}")
+        lines.append(f"why: {one_line(parts[1] if len(parts) > 2 else why, WHY_CHARS)}")
     lines.append(f"plan: {plan}; record: memory/{record.version}.json")
     return "\n".join(lines)
 
