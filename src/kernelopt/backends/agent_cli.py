@@ -222,9 +222,14 @@ class AgentRun:
         tools when it ran past its time limit, or Claude Code ended it at its turn limit. ``None`` otherwise (a
         model that never answered is :meth:`infrastructure`'s timeout). Such a run was read as the agent's
         infrastructure failing, ``AGENT_UNAVAILABLE``, like a model that never answers (discovery23 d33: 211 tool
-        calls in 15 s told "make the agent available (login, API key ..., time limit)")."""
+        calls in 15 s told "make the agent available (login, API key ..., time limit)"). A run stopped at the time
+        limit whose error or standard error says its infrastructure failed (an overloaded API retried until the
+        limit) is not: it is :meth:`infrastructure`'s timeout, whatever tools it called before (review23 r31; its
+        standard output is not read for that: the tools' output, a grep's "rate limit", is the model's work)."""
         r, out = self.result, self.output
         if r is None or self.launch_error or not (out.max_turns or (r.timed_out and out.tool_calls)):
+            return None
+        if not out.max_turns and infrastructure_failure(f"{out.error or ''}\n{r.stderr}") is not None:
             return None
         calls = f"{out.tool_calls} tool call{'s' if out.tool_calls != 1 else ''}"
         last = next((step for step in reversed(out.steps) if step.startswith(("tool call", "command ("))), None)
