@@ -288,6 +288,48 @@ def test_n148_the_latency_panel_shows_each_latency_s_interval_and_pytorch_beside
     assert [(seg[0][1], seg[1][1]) for seg in segments] == [(280.0, 330.0), (95.0, 104.0)]
 
 
+def test_n149_the_latency_panel_draws_a_converged_version_as_converged_not_as_a_failure() -> None:
+    """The README demo's V2 (its session kept nothing): the report's timeline says `converged`, the latency panel drew
+    it as a failure, a red cross on the axis with "no timing". It is a hollow grey square with "converged: kept
+    nothing"; a failed version keeps its red cross."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from kernelopt.actions import SEARCH_NO_GAIN
+    from kernelopt.memory.model import GateResult, IterationRecord, Performance, PitfallAndFix, QualityGate
+    from kernelopt.report.model import ReportData, VersionEntry
+    from kernelopt.report.roofline import _latency_axes, _marker, roofline_points
+
+    def version(n: int, gate: GateResult, kind: str | None = None) -> VersionEntry:
+        lat = 100.0 if gate is GateResult.PASS else None
+        pits = [PitfallAndFix(error_type=kind, error_message="kept nothing")] if kind else []
+        record = IterationRecord(
+            version=f"v{n}",
+            performance=Performance(latency_us=lat),
+            quality_gate=QualityGate(result=gate),
+            pitfalls_and_fixes=pits,
+        )
+        return VersionEntry(record=record)
+
+    data = ReportData(
+        name="w",
+        root="/w",
+        versions=[
+            version(0, GateResult.PASS),
+            version(1, GateResult.FAIL, SEARCH_NO_GAIN),
+            version(2, GateResult.FAIL, "correctness"),
+        ],
+    )
+    points = roofline_points(data)
+    assert [(p.converged, p.failed) for p in points] == [(False, False), (True, True), (False, True)]
+    assert _marker(points[1])["marker"] == "s" and _marker(points[2])["marker"] == "x"
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    _latency_axes(ax, points, [])
+    assert [t.get_text() for t in ax.texts] == ["converged: kept nothing", "no timing"]
+
+
 def _run_until(argv: list[str], said: str, log: Any) -> int:
     """Run `python -m kernelopt ARGV` in a process group of its own, its output to ``log``; send the group SIGINT (as
     Ctrl-C in a terminal) once a line holds ``said``, and return the exit status (the run's own, where it ends first)."""

@@ -42,6 +42,8 @@ class RooflinePoint(BaseModel):
         final: the version the loop ended with.
         flops: FLOP per launch as the gate recorded it, when known.
         bytes_moved: bytes per launch as the gate recorded it, when known.
+        converged: a version whose tuning session kept nothing (also ``failed``: no new point of the kernel), drawn
+            as itself, not as a failure.
         latency_ci_low_us, latency_ci_high_us: the 95 % interval of ``latency_us``, when the gate gave one.
         reference_us: the reference's (PyTorch eager) latency, timed beside the version by its gate.
         vs_reference: the version's speedup over the reference with its 95 % interval, in words.
@@ -59,6 +61,7 @@ class RooflinePoint(BaseModel):
     final: bool = False
     flops: float | None = None
     bytes_moved: float | None = None
+    converged: bool = False
     latency_ci_low_us: float | None = None
     latency_ci_high_us: float | None = None
     reference_us: float | None = None
@@ -98,6 +101,7 @@ def roofline_points(data: ReportData) -> list[RooflinePoint]:
                 flops=p.flops,
                 bytes_moved=p.bytes_moved,
                 failed=v.failed or v.converged,  # a converged version is no new point of the kernel
+                converged=v.converged,
                 masked=v.record.masked,
                 final=final is not None and v.record.number == final.record.number,
                 latency_ci_low_us=p.latency_ci_low_us,
@@ -168,6 +172,8 @@ _COLORS = {
 def _marker(p: RooflinePoint) -> dict[str, Any]:
     if p.masked:
         return {"marker": "o", "facecolors": "none", "edgecolors": "#999999", "s": 50}
+    if p.converged:  # kept nothing: no failure's red cross (newuser20's seen item)
+        return {"marker": "s", "facecolors": "none", "edgecolors": "#7f8c8d", "s": 45}
     if p.failed:
         return {"marker": "x", "color": "#c0392b", "s": 60}
     if p.final:
@@ -338,7 +344,8 @@ def _latency_axes(ax: Axes, points: list[RooflinePoint], bounds: Sequence[Roofli
             ax.scatter([x], [p.latency_us], zorder=3, **_marker(p))
         else:  # failed before timing: a red cross on the axis, said in words
             ax.scatter([x], [0.0], zorder=3, clip_on=False, **_marker(p))
-            ax.annotate("no timing", (x, 0.0), xytext=(0, 8), textcoords="offset points", ha="center", fontsize=7)
+            said = "converged: kept nothing" if p.converged else "no timing"
+            ax.annotate(said, (x, 0.0), xytext=(0, 8), textcoords="offset points", ha="center", fontsize=7)
     _intervals_and_reference(ax, xs, points, top)
     for b in bounds:
         ax.axhline(
