@@ -3,6 +3,9 @@ session"). Each test is a case, on the CPU, in process."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 import torch
 
 from kernelopt.harness.compare import check_outputs
@@ -36,3 +39,25 @@ def test_f10_an_index_output_passes_only_where_it_selects_right_under_every_read
     tied = torch.tensor([3.0, 1.0, 3.0, 2.0, 1.0, 3.0])  # a sort ordering equal keys otherwise still passes
     ref = torch.sort(tied, stable=True).indices
     assert _said(torch.tensor([4, 1, 3, 5, 2, 0]), ref, [torch.zeros(6), tied]) is None
+
+
+def test_f12_status_counts_no_version_in_flight_as_recorded(
+    add_workspace: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f12: `optimize` killed (SIGKILL to its group) in V1's gate stage, then `kernelopt status WS`: "versions: 2
+    recorded; best V0" beside "run: interrupted (V1 at its gate stage)": V1's Stage 3 record, written at its implement
+    stage and uncommitted until its record stage, was counted as a version recorded. The version in flight is not."""
+    from kernelopt.cli.app import main
+    from kernelopt.loop.journal import IterationState, Journal, RunState
+    from kernelopt.memory.model import CorrectnessStatus, IterationRecord
+    from kernelopt.stagenames import Stage
+
+    ws = add_workspace
+    draft = IterationRecord(version="v1")
+    draft.correctness.status = CorrectnessStatus.PASS
+    ws.memory.write(draft)
+    state = RunState(current=IterationState(version=1, stage=Stage.GATE, base_commit=ws.head(), good_version=0))
+    Journal(ws.state_dir).save(state)
+    assert main(["status", str(ws.root)]) == 0
+    out = capsys.readouterr().out
+    assert "run: interrupted (V1 at its gate stage)" in out and "versions:" not in out, out

@@ -56,12 +56,17 @@ class RunStanding(BaseModel):
 def standing(ws: Workspace) -> RunStanding:
     """Where ``ws``'s run stands (reads only)."""
     from kernelopt.agents import drive
+    from kernelopt.loop.journal import RunStatus
     from kernelopt.loop.stop import StopReason
     from kernelopt.memory.model import GateResult, best_version
 
     now = drive.status(ws)
     state = drive.read_state(ws)
-    records = [r for r in ws.memory.records() if not r.masked]
+    # the version in flight has a record from its implement stage on (Stage 3's, PASS before its gate), uncommitted
+    # until its record stage: no version recorded (fresh23: "versions: 2 recorded; best V0" at V1's gate)
+    it = state.current if state is not None and state.status is RunStatus.RUNNING else None
+    flight = it.version if it is not None else None
+    records = [r for r in ws.memory.records() if not r.masked and r.number != flight]
     best = best_version(records)
     v0 = next((r for r in records if r.number == 0), None)
     base, lat = (v0.performance.latency_us if v0 else None), (best.performance.latency_us if best else None)
