@@ -120,6 +120,30 @@ def test_q33_a_block_whose_program_index_comes_from_its_own_tile_count_still_til
     assert found["fused_recurrent_gated_delta_rule_fwd_kernel:BK"].refused_reason is not None
 
 
+def test_q34_a_loaded_value_divided_by_a_constexpr_is_no_index_it_divides() -> None:
+    """Seen on 2026-12-07: ``tunables`` on liger_sel_logp, Liger's selective log-softmax, held ``TEMPERATURE``
+    (rightly) with the reason "'TEMPERATURE' divides an index of another block (tl.load(LOGITS + cols, ...) /
+    TEMPERATURE): a grain of what the kernel reads (a quantization block ...)": the grain rule read the load's pointer
+    as the dividend. What a load returns is data; the reason is now the true division's ("it scales values"), and a
+    real grain (an index divided: ``offs_n // group_n``) is still one."""
+    import libcst as cst
+
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tunables.grains import grain_sizes
+
+    found = {t.key: t for t in discover_source((DATA / "liger_sel_logp" / "kernel.py").read_text())}
+    why = found["_selective_log_softmax_kernel:TEMPERATURE"].refused_reason or ""
+    assert "true division" in why and "index" in why and "divides an index" not in why, why
+    quant = (
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def k(b_s, out, BLOCK_N: tl.constexpr, group_n: tl.constexpr):\n"
+        "    offs_n = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+        "    tl.store(out + offs_n, tl.load(b_s + offs_n // group_n))\n"
+    )
+    kernel = next(n for n in cst.parse_module(quant).body if isinstance(n, cst.FunctionDef))
+    assert "divides an index of another block" in grain_sizes(kernel)["group_n"]
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

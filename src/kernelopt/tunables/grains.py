@@ -34,6 +34,18 @@ def _names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in walk(node) if isinstance(n, cst.Name)}
 
 
+def _outside_loads(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` with each ``tl.load(...)`` it holds replaced by a bare name: what a load returns is data, not an
+    index, so a dividend ``tl.load(LOGITS + cols, ...) / TEMPERATURE`` spans no block (Liger's selective log-softmax:
+    ``TEMPERATURE`` was said to divide "an index of another block", breaker23's q34)."""
+
+    class _Loads(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+            return cst.Name("_loaded") if dotted(original.func).split(".")[-1] == "load" else updated
+
+    return node.visit(_Loads())
+
+
 @functools.lru_cache(maxsize=NODES_KEPT)
 def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     """``tl.constexpr`` parameter -> why it is a grain of what ``kernel`` reads (module docstring); read once per
@@ -53,8 +65,9 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
         if not isinstance(node.right, cst.Name) or node.right.value not in params or node.right.value in out:
             continue
         name = node.right.value
-        spanned = {n for a in _aranges(node.left) for n in _names(a)}
-        for local in _names(node.left):
+        dividend = _outside_loads(node.left)
+        spanned = {n for a in _aranges(dividend) for n in _names(a)}
+        for local in _names(dividend):
             spanned |= spans.get(local, set())
         if not spanned and tile_offset(node.left, params - {name}, once) is not None:
             spanned = {"tile"}  # a program's first index along another tile: (pid_k * BLOCK_SIZE_K) // group_size
