@@ -418,3 +418,32 @@ def test_n140_n145_n146_n148_on_a_gpu_ctrl_c_resume_and_what_the_run_leaves_to_r
     final = next(p for p in points if p.final)
     assert final.reference_us and final.vs_reference and "PyTorch eager" in final.vs_reference, final
     assert final.latency_ci_low_us is not None and final.latency_ci_low_us <= (final.latency_us or 0), final
+
+
+def test_n150_a_pytorch_module_is_told_it_has_no_launch_to_tune_and_what_can_be(add_workspace: Any) -> None:
+    """A PyTorch user's first kernel, a `ModelNew` of `torch.addmm` and `F.gelu` (KernelBench form): `tune` said "no
+    tunable knob: discovery lists nothing (no launch literal, autotune config or `# kernelopt: tunable` constant)" and
+    `optimize`'s stop the same in Triton's words, to a user who wrote no launch. Both say what the file is, that it has
+    no launch configuration, and what can be searched; a Triton kernel, an extension, a Helion kernel and an imported
+    entry point are not told so."""
+    from kernelopt.kernelsource import plain_torch_note
+    from kernelopt.planning.rules import _imported_entry_note
+    from kernelopt.tuning.launch import seen_knobs
+
+    gelu = (
+        "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n    def forward(self, x, w, b):\n"
+        "        return torch.nn.functional.gelu(torch.addmm(b, x, w.t())).mul_(2.0)\n"
+    )
+    said = "kernel.py is PyTorch calls with no kernel launch of its own (no Triton or CUDA kernel), so it has no launch"
+    assert (plain_torch_note(gelu) or "").startswith(said)
+    assert seen_knobs([], gelu).startswith(f"nothing: {said}")
+    for other in (
+        "import triton\nimport triton.language as tl\n",
+        "from torch.utils.cpp_extension import load_inline\nmod = load_inline(name='m', cpp_sources=SRC)\n",
+        "import helion\nimport torch\n",
+        "from acme.ops.scale import run\n",
+    ):
+        assert plain_torch_note(other) is None, other
+    ws = add_workspace
+    ws.kernel_py.write_text(gelu)
+    assert _imported_entry_note(ws).startswith(f"; {said}")

@@ -668,6 +668,31 @@ def framework_of(text: str) -> Framework:
     return Framework.TORCH
 
 
+#: Torch code that builds a kernel of its own all the same: an extension compiled from C++ (``load_inline``,
+#: ``cpp_extension``) or a Helion kernel (``@helion.kernel``, which generates Triton).
+_OWN_KERNEL = re.compile(r"\bload_inline\b|\bcpp_extension\b|^[ \t]*(?:import|from)[ \t]+helion\b", re.MULTILINE)
+
+
+_TORCH = re.compile(r"^[ \t]*(?:import|from)[ \t]+torch\b", re.MULTILINE)
+
+
+def plain_torch_note(source: str) -> str | None:
+    """What ``tune`` and the rules loop can do with a kernel.py of PyTorch calls alone (a ``ModelNew`` of
+    ``torch.addmm`` and ``F.gelu``): it launches no kernel of its own, so it has no launch configuration, and the one
+    knob it can have is a constant marked tunable. ``None`` for any other file (Triton, CUDA, an extension, an entry
+    imported from elsewhere). Before, both said "no launch literal, autotune config or ..." in Triton's words, to a
+    user who wrote none of them (newuser20 n150)."""
+    if framework_of(source) is not Framework.TORCH or not _TORCH.search(source):
+        return None
+    if _OWN_KERNEL.search(source) or entry_imported(source):
+        return None
+    return (
+        "kernel.py is PyTorch calls with no kernel launch of its own (no Triton or CUDA kernel), so it has no launch "
+        "configuration to tune; a constant of it marked `# kernelopt: tunable values=A,B` (a chunk size, a "
+        "torch.compile mode) is searched, and a kernel of its own (Triton, CUDA) is a code change"
+    )
+
+
 def runs_in_interpreter(kernel_py: Path, device: str | None) -> bool:
     """True when ``kernel_py`` runs in Triton's interpreter: a Triton kernel (by its imports) on the CPU."""
     on_cpu = device is not None and Device.of(device) is Device.CPU

@@ -52,7 +52,7 @@ from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, Pr
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text, read_python
-from kernelopt.kernelsource import detect_framework, entry_imported
+from kernelopt.kernelsource import detect_framework, entry_imported, plain_torch_note
 from kernelopt.memory.model import GateResult, IterationRecord, SearchLogEntry
 from kernelopt.oneline import one_line
 from kernelopt.planning.history import History, build_history, load_past_plans, plan_signature
@@ -1037,13 +1037,16 @@ def _risks(chosen: Candidate, backing: list[Idea], history: History, tuning: lis
 
 def _imported_entry_note(ws: Workspace) -> str:
     """Where kernel.py imports its entry point and launches nothing itself: that its kernel's knobs are in a module
-    the loop never edits, and what to do (newuser19 n133); empty otherwise."""
+    the loop never edits, and what to do (newuser19 n133); where it is PyTorch calls alone, that it has no launch
+    to tune and what can be (newuser20 n150); empty otherwise."""
     try:
-        imported = entry_imported(read_python(ws.kernel_py))
+        source = read_python(ws.kernel_py)
     except (OSError, KerneloptError):
         return ""
+    imported = entry_imported(source)
     if imported is None:
-        return ""
+        torch_only = plain_torch_note(source)
+        return f"; {torch_only}" if torch_only else ""
     return (
         f"; kernel.py imports its entry point ({imported}) and launches no kernel of its own: that kernel's knobs are "
         "in a module the loop never edits; put its code (its launch and the kernel it launches) in kernel.py"

@@ -36,7 +36,7 @@ from collections.abc import Collection, Mapping, Sequence
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.harness.interpreter import dot_min_k
-from kernelopt.kernelsource import entry_imported
+from kernelopt.kernelsource import entry_imported, plain_torch_note
 from kernelopt.numeric import is_int, is_number, plain_int
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
@@ -161,6 +161,9 @@ def seen_knobs(tunables: Sequence[Tunable], source: str | None = None) -> str:
         cached = cached_launch_note(source) if source else None
         if cached is not None:
             return f"nothing: {cached}"
+        torch_only = plain_torch_note(source) if source else None
+        if torch_only is not None:
+            return f"nothing: {torch_only}"
         imported = entry_imported(source) if source else None
         if imported is not None:
             return (
