@@ -81,6 +81,7 @@ from kernelopt.tunables.model import (
     TunedTable,
     Value,
 )
+from kernelopt.tunables.one_scope import OneScope, Returns
 from kernelopt.tunables.quotients import quotient_divisors
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
@@ -690,19 +691,13 @@ class _Launch:
         return self.call.args if isinstance(self.call.func, cst.Subscript) else self.call.args[1:]
 
 
-class _AttributeAssigns(cst.CSTVisitor):
+class _AttributeAssigns(OneScope):
     """The assignments ``<owner>.<attr> = value`` in a function's body (``ctx.BLOCK_SIZE = BLOCK_SIZE`` in a
     forward), nested functions and classes left out."""
 
     def __init__(self, owner: str, attr: str) -> None:
         self.owner, self.attr = owner, attr
         self.found: list[cst.Assign] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -3153,7 +3148,7 @@ class _Analyzer:
                     if isinstance(t.target, cst.Tuple | cst.List):
                         names = [_dotted(el.value) for el in t.target.elements]
                         position = names.index(variable) if variable in names else None
-        returns = _Returns()
+        returns = Returns()
         visit(helper.node.body, returns)
         out: list[tuple[cst.CSTNode, _FuncInfo]] = []
         for r in returns.values:
@@ -3639,7 +3634,7 @@ class _Analyzer:
         copy (``dict(...)``, ``copy.deepcopy(...)``) or a call, what another helper of this file returns (AITER's form:
         ``get_config()`` returning a copy of an ``lru_cache``d getter's dict; discovery23 d31); ``None`` for a return
         that is neither."""
-        returns = _Returns()
+        returns = Returns()
         visit(defined.node.body, returns)
         out: list[list[tuple[str, cst.BaseExpression]] | None] = []
         for r in returns.values:
@@ -4009,7 +4004,7 @@ class _Analyzer:
         found = self.functions.get(expr.value, [])
         if len(found) != 1 or self.decorators(found[0].node) or len(found[0].params) != 1:
             return None
-        returns = _Returns()
+        returns = Returns()
         visit(found[0].node.body, returns)
         literals = [lit for v in returns.values if (lit := self.literal(v)) is not None]
         if len(literals) != 1 or not is_int(literals[0].value):
@@ -4336,7 +4331,7 @@ class _Analyzer:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and not expr.args:
             fns = self.functions.get(expr.func.value, [])
             if len(fns) == 1:
-                finder = _Returns()
+                finder = Returns()
                 visit(fns[0].node.body, finder)
                 if len(finder.values) == 1:
                     return self.config_list(finder.values[0])
@@ -4567,23 +4562,6 @@ def _named_by_code(entry: cst.BaseExpression) -> bool:
     return isinstance(first, cst.Dict) and any(
         not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) for e in first.elements
     )
-
-
-class _Returns(cst.CSTVisitor):
-    """The values of a function body's ``return`` statements (not those of nested functions or lambdas)."""
-
-    def __init__(self) -> None:
-        self.values: list[cst.BaseExpression] = []
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.values.append(node.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 def _docstring(stmt: cst.BaseStatement) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernelopt.tunables.blocks import dotted
+from kernelopt.tunables.one_scope import Returns
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
 READERS = {
@@ -52,9 +53,10 @@ class _Scope:
     def __init__(self, node: cst.Module | cst.FunctionDef) -> None:
         self.params = [p.name.value for p in node.params.params] if isinstance(node, cst.FunctionDef) else []
         self.binds: dict[str, list[tuple[cst.BaseExpression, int | None]]] = {}
-        self.returns: list[cst.BaseExpression] = []
         body = node.body if isinstance(node, cst.FunctionDef) else node
-        body.visit(_ScopeVisitor(self))
+        visitor = _ScopeVisitor(self)
+        body.visit(visitor)
+        self.returns = visitor.values
 
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression, index: int | None = None) -> None:
         if isinstance(target, cst.Name):
@@ -64,18 +66,12 @@ class _Scope:
                 self.bind(el.value, value, i)
 
 
-class _ScopeVisitor(cst.CSTVisitor):
+class _ScopeVisitor(Returns):
+    """A scope's assignments into :class:`_Scope` (its returns are :class:`~kernelopt.tunables.one_scope.Returns`')."""
+
     def __init__(self, scope: _Scope) -> None:
+        super().__init__()
         self.scope = scope
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -84,10 +80,6 @@ class _ScopeVisitor(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self.scope.bind(node.target, node.value)
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.scope.returns.append(node.value)
 
 
 @dataclass(frozen=True)
