@@ -8,11 +8,12 @@ RTOL = 1e-3
 
 
 def get_inputs(B=2, L=5, V=3000, P=3, device="cpu"):
-    g = torch.Generator().manual_seed(B * 1009 + L * 31 + V + P)
-    logits = (torch.randn(B, L + 1, V, generator=g) * 3).to(torch.bfloat16)
-    ids = torch.randint(0, V, (B, P + L), generator=g)
-    mask = (torch.rand(B, P + L, generator=g) > 0.25).to(torch.int32)
-    return [logits.to(device), ids.to(device), mask.to(device)]
+    # drawn on the inputs' device: a real batch's logits (2.5e9 values) would take long on the host
+    g = torch.Generator(device=device).manual_seed(B * 1009 + L * 31 + V + P)
+    logits = (torch.randn(B, L + 1, V, generator=g, device=device) * 3).to(torch.bfloat16)
+    ids = torch.randint(0, V, (B, P + L), generator=g, device=device)
+    mask = (torch.rand(B, P + L, generator=g, device=device) > 0.25).to(torch.int32)
+    return [logits, ids, mask]
 
 
 def reference(logits, ids, mask):
