@@ -31,6 +31,12 @@ def test_f10_an_index_output_passes_only_where_it_selects_right_under_every_read
     said = _said(wrong, ref, [x])
     assert said is not None and "selects other values than the reference's indices from input 0 along dim 1" in said
     assert _said(ref.clone(), ref, [x]) is None
+    other_tie = ref.clone()
+    other_tie[0] = 1  # right as a row's argmax, wrong as a column's: strict, as index equality was, and said why
+    said = _said(other_tie, ref, [x])
+    assert (
+        said is not None and "order input 0 along dim 0 and input 0 along dim 1 alike: each reading is judged" in said
+    )
 
     keys = torch.randn(64, generator=torch.Generator().manual_seed(0))
     ref = torch.sort(keys).indices

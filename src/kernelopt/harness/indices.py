@@ -57,15 +57,20 @@ def _judged(name: str, out: torch.Tensor, ref: torch.Tensor, inputs: Sequence[An
     rows and its columns, and a constant input (a buffer of zeros passed beside the keys) is ordered by any indices
     in range. Judged by the first alone, a wrong argmax passed as a column's and a wrong sort as the buffer's (fresh23
     f10); each key is a reading of the reference, so a kernel passes only where it selects right under each."""
-    keys: list[str] = []
+    readings = []
     for position, x, dim, kept in _keys(ref, inputs):
         r = ref.detach().to(x.device, torch.int64).reshape(kept)
-        if not _orders(x, dim, r):
-            continue
-        key = f"input {position} along dim {dim}" if x.dim() == inputs[position].dim() else f"input {position} flat"
-        keys.append(key)
+        if _orders(x, dim, r):
+            flat = x.dim() != inputs[position].dim()
+            readings.append(
+                (f"input {position} flat" if flat else f"input {position} along dim {dim}", x, dim, kept, r)
+            )
+    keys = [key for key, *_ in readings]
+    for key, x, dim, kept, r in readings:
         o = out.detach().to(x.device, torch.int64).reshape(kept)
         fault = _fault(name, key, x, dim, o, r, tuple(out.shape))
+        if fault is not None and len(keys) > 1:  # a right kernel of one reading may fail another: say there are two
+            fault += f" (the reference's indices order {' and '.join(keys)} alike: each reading is judged)"
         if fault is not None:
             return Selection(key, fault)
     return Selection(" and ".join(keys), None) if keys else None
