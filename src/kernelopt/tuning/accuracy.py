@@ -9,18 +9,22 @@ original is right (docs/faults.md, "Wrong written kernels, twenty-fifth hunt", v
 
 Both ran on the same inputs (the entry's, seed 0) against the same reference, so their errors compare directly:
 a candidate whose error (``||out - ref|| / ||ref||``, a root mean square over every element, steady where a single
-element's is not) is more than :data:`ERROR_GROWTH` times the original's, while its worst element takes at least
-:data:`ERROR_FLOOR` of the tolerance, is refused as a wrong result. The floor keeps noise from refusing: an fp32
-kernel summing in another order (errors of 1e-7 against a tolerance of 1e-4) and an output's own rounding, which
-every configuration shares, never reach it; atomics adding in another order move the root mean square by far less
-than the growth. A change that shortens the chain lowers the error and passes. The one rule, applied by each
-entry's evaluator (:class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`) to every candidate and to the text
-``tune`` writes.
+element's is not) is more than :data:`ERROR_GROWTH` times the original's at an entry, while its worst element takes
+at least :data:`ERROR_FLOOR` of the tolerance, is less accurate there (:func:`accuracy_line`). The floor keeps noise
+from refusing: an fp32 kernel summing in another order (errors of 1e-7 against a tolerance of 1e-4) and an output's
+own rounding, which every configuration shares, never reach it. A session of one entry refuses on that alone
+(:func:`judged`, each :class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`); a session across entries of
+different sizes refuses only where the candidate's excess over the original's error also rises with the size
+(:func:`across_entries`, :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`): a fixed excess, more partial
+sums rounded whatever the size (a larger ``split_k``'s fp16 atomics), never grows past the tolerance. Both judge every
+candidate and the text ``tune`` writes; an entry where the original is exact is compared at none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from kernelopt.tuning.candidate import Outcome, Result
 
@@ -32,6 +36,11 @@ ERROR_GROWTH = 1.5
 #: the share of the tolerance a candidate's worst element must take before its growth is judged: below it, a growth
 #: by the factor above needs a size many times the entries' before it reaches the tolerance
 ERROR_FLOOR = 0.05
+
+#: how much a candidate's excess over the original's error (``rel_err`` less the original's) must rise from the
+#: smallest entry to the largest to be read as growing with the size: a fixed excess (more partial sums rounded, as a
+#: larger ``split_k``'s fp16 atomics add, whatever K) stays within it
+EXCESS_GROWTH = 1.25
 
 #: the error class of the refusal (:func:`kernelopt.harness.hints.failure_class` reads an unknown one as raised)
 LESS_ACCURATE = "LessAccurate"
@@ -47,23 +56,65 @@ def original_error(results: Iterable[Result]) -> float | None:
 def accuracy_line(result: Result, original: float | None) -> str | None:
     """Why ``result``, which passed its check, is less accurate than the original at the same entry (``original``:
     :func:`original_error`), else ``None`` (not measured, within :data:`ERROR_GROWTH`, or under the floor)."""
-    if not result.outcome.ok or original is None or result.rel_err is None or result.worst_ratio is None:
-        return None
+    if not result.outcome.ok or not original or result.rel_err is None or result.worst_ratio is None:
+        return None  # an original exact there (its reference rounds as it does: breaker21's split-K at K = 512 in
+        # Triton's interpreter) leaves nothing to compare a growth with
     if result.worst_ratio < ERROR_FLOOR or result.rel_err <= ERROR_GROWTH * original:
         return None
-    times = f"{result.rel_err / original:.2g} times" if original > 0 else "above"
     return (
-        f"its error is {times} the original's on the same inputs (rel_err {result.rel_err:.3g} against "
-        f"{original:.3g}; its worst element at {result.worst_ratio:.2g} of the tolerance): a longer reduction chain or "
-        "a lower-precision path, which grows past the tolerance at larger sizes the original handles"
+        f"its error is {result.rel_err / original:.2g} times the original's on the same inputs (rel_err "
+        f"{result.rel_err:.3g} against {original:.3g}; its worst element at {result.worst_ratio:.2g} of the "
+        "tolerance): a longer reduction chain or a lower-precision path, which grows past the tolerance at larger "
+        "sizes the original handles"
     )
 
 
-def judged(result: Result, original: float | None) -> Result:
-    """``result`` refused as a wrong result when :func:`accuracy_line` says it is less accurate, else itself."""
-    line = accuracy_line(result, original)
-    if line is None:
-        return result
+@dataclass(frozen=True)
+class EntryError:
+    """A candidate's check at one ``SHAPES`` entry beside the original's there: the entry's ``label``, its ``size``
+    (:func:`entry_size`), the candidate's ``result`` and the original's ``rel_err`` (``original``)."""
+
+    label: str
+    size: int
+    result: Result
+    original: float
+
+
+def entry_size(values: Mapping[str, object]) -> int:
+    """An entry's size for the growth of an error: the product of its positive integer values (a GEMM's M x N x K, a
+    row sum's rows x columns), 1 for none."""
+    return math.prod(v for v in values.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+
+
+def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
+    """The entry and the line of a candidate less accurate than the original where its error grows with the size:
+    :func:`accuracy_line` at some entry, unless two entries or more of different sizes show its excess over the
+    original's (``rel_err`` less the original's) not rising from the smallest to the largest by :data:`EXCESS_GROWTH`
+    (a fixed excess: breaker21's split-K at ``split_k=16`` adds four times the original's fp16 atomics, 1.7 times
+    its error in Triton's interpreter at every K, and shortens the chain whose error grows). One entry, or entries of
+    one size, say nothing of growth: the ratio alone decides. ``None``: not refused."""
+    errors = [e for e in errors if e.original > 0]
+    flagged = [(e, line) for e in errors if (line := accuracy_line(e.result, e.original)) is not None]
+    if not flagged:
+        return None
+    ordered = sorted(errors, key=lambda e: e.size)
+    small, large = ordered[0], ordered[-1]
+    if large.size > small.size:
+        rise = (
+            _excess(large) - EXCESS_GROWTH * _excess(small) if _excess(small) > 0 else _excess(large) - _excess(small)
+        )
+        if rise <= 0:
+            return None
+    entry, line = max(flagged, key=lambda f: f[0].size)
+    return entry.label, line
+
+
+def _excess(e: EntryError) -> float:
+    return (e.result.rel_err or 0.0) - e.original
+
+
+def refused(result: Result, line: str) -> Result:
+    """``result`` as a wrong result of class :data:`LESS_ACCURATE`, ``line`` its reason."""
     return result.model_copy(
         update={
             "outcome": Outcome.WRONG_RESULT,
@@ -76,3 +127,10 @@ def judged(result: Result, original: float | None) -> Result:
             "timing": None,
         }
     )
+
+
+def judged(result: Result, original: float | None) -> Result:
+    """``result`` refused as a wrong result when :func:`accuracy_line` says it is less accurate at its one entry,
+    else itself."""
+    line = accuracy_line(result, original)
+    return result if line is None else refused(result, line)

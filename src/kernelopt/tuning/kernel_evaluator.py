@@ -438,6 +438,9 @@ class KernelEvaluator:
         # the original's error here (rel_err of the uncut configurations that passed): every other candidate's, and the
         # text to be written, is compared with it (kernelopt.tuning.accuracy)
         self.original_err: float | None = None
+        # whether this evaluator refuses a less accurate candidate itself: one entry's alone; a session across entries
+        # judges their errors together (ShapesEvaluator: an excess that does not grow with the size is no refusal)
+        self.judges = True
         self._first: WorkerPool | None = None  # the first bench workers, spawned and not yet awaited (spawn)
         self._aside: WorkerProcess | None = None  # the net's worker for a size likely to fault (check_alone)
         self._aside_failed = False  # that worker could not start: check_alone runs in the first worker
@@ -684,6 +687,8 @@ class KernelEvaluator:
         own = [r for r in results if r.key in self.uncut]
         if (err := original_error(own)) is not None:
             self.original_err = err if self.original_err is None else max(self.original_err, err)
+        if not self.judges:
+            return list(results)
         return [r if r.key in self.uncut else judged(r, self.original_err) for r in results]
 
     def _compile_all(
@@ -818,7 +823,8 @@ class KernelEvaluator:
             [answer] = self._bench.run([job], timeout_s=lambda: self.settings.bench_timeout_s)
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
-        return judged(_merge(config, None, answer, timed=False), self.original_err)
+        checked = _merge(config, None, answer, timed=False)
+        return judged(checked, self.original_err) if self.judges else checked
 
     def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """Check a kernel source at a size the ``SHAPES`` entries do not name, untimed, in the first bench worker (its

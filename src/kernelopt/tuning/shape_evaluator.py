@@ -50,6 +50,7 @@ from typing import TypeVar
 
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.unrunnable import CANNOT_RUN
+from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size, refused
 from kernelopt.tuning.bench_worker import BenchReady
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
@@ -115,6 +116,11 @@ class ShapesEvaluator:
             )
             for k, shape in enumerate(shapes)
         ]
+        # a candidate's errors are judged across the entries (kernelopt.tuning.accuracy): each entry's size
+        self.sizes = {s.label(): entry_size({**s.kwargs, **s.constants}) for s in shapes}
+        if len(self.evaluators) > 1:
+            for ev in self.evaluators:
+                ev.judges = False
 
     def start(self, compile_workers: int = 0) -> BenchReady:
         """Start every shape's workers together (each entry built and its fit checked; the primary's compile pool with
@@ -328,8 +334,26 @@ class ShapesEvaluator:
                 merged = self._merged(c, mine, spent=spent)
             else:
                 merged = self._merged(c, {**checked[c], **timed.get(c, {})})
-            out.append(self._partial(c, merged, {**checked[c], **timed.get(c, {})}))
+            by = {**checked[c], **timed.get(c, {})}
+            out.append(self._partial(c, self._accurate(c, merged, by), by))
         return out
+
+    def _accurate(self, config: Config, merged: Result, by: Mapping[str, Result]) -> Result:
+        """``merged`` refused where its errors at the entries (``by``: label -> its check there) show it less accurate
+        than the original in a way that grows with the size (:func:`kernelopt.tuning.accuracy.across_entries`); the
+        original itself (its configurations never cut) is what they are measured against."""
+        if not merged.outcome.ok or config.key() in self.evaluators[0].uncut:
+            return merged
+        errors = [
+            EntryError(label, self.sizes[label], r, ev.original_err)
+            for label, ev in zip(self.labels, self.evaluators, strict=True)
+            if (r := by.get(label)) is not None and r.outcome.ok and ev.original_err is not None
+        ]
+        found = across_entries(errors)
+        if found is None:
+            return merged
+        label, line = found
+        return refused(merged, f"on the SHAPES entry {label}: {line}").model_copy(update={"failed_entry": label})
 
     def together(self) -> bool:
         """Whether the entries after the primary check a candidate at once, each in its own bench worker, rather than
@@ -505,14 +529,15 @@ class ShapesEvaluator:
             if not first.outcome.ok:
                 return merge(config, [(pairs[0][0], first)], shapes=len(self.labels))
             rest = _at_once([(label, lambda ev=ev: ev.check_source(source, config)) for label, ev in pairs[1:]])
-            return merge(config, [(pairs[0][0], first), *rest])
+            both = [(pairs[0][0], first), *rest]
+            return self._accurate(config, merge(config, both), dict(both))
         by: list[tuple[str, Result]] = []
         for label, ev in pairs:
             r = ev.check_source(source, config)
             by.append((label, r))
             if not r.outcome.ok:
                 break
-        return merge(config, by, shapes=len(self.labels))
+        return self._accurate(config, merge(config, by, shapes=len(self.labels)), dict(by))
 
     def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """The primary shape's :meth:`KernelEvaluator.check_at`: one worker for every size of the net."""
