@@ -330,6 +330,31 @@ def test_n149_the_latency_panel_draws_a_converged_version_as_converged_not_as_a_
     assert [t.get_text() for t in ax.texts] == ["converged: kept nothing", "no timing"]
 
 
+def test_n151_a_kernelopt_device_that_is_no_device_is_said_by_its_variable_before_anything_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`KERNELOPT_DEVICE=gpu kernelopt validate WS` (and `=CPU`): "invalid harness setting device: Value error, unknown
+    device 'gpu' (use cuda, cuda:<i> or cpu)": pydantic's words, no variable named, and only once the harness was
+    asked for its settings. The variable is checked with the others before any command starts, in their words."""
+    from kernelopt.cli.app import main
+    from kernelopt.env import EnvSettings
+    from kernelopt.errors import UsageError
+
+    for bad in ("gpu", "CPU", "cuda:x"):
+        with pytest.raises(UsageError, match=f"KERNELOPT_DEVICE='{re.escape(bad)}' is not a device kernelopt runs on"):
+            EnvSettings.read({"KERNELOPT_DEVICE": bad})
+    assert [EnvSettings.read({"KERNELOPT_DEVICE": d}).device for d in ("cpu", "cuda", "cuda:1")] == [
+        "cpu",
+        "cuda",
+        "cuda:1",
+    ]
+    monkeypatch.setenv("KERNELOPT_DEVICE", "gpu")
+    assert main(["schema", "sweep"]) == 2
+    assert capsys.readouterr().err == (
+        "kernelopt: error: KERNELOPT_DEVICE='gpu' is not a device kernelopt runs on: use cuda, cuda:N or cpu\n"
+    )
+
+
 def _run_until(argv: list[str], said: str, log: Any) -> int:
     """Run `python -m kernelopt ARGV` in a process group of its own, its output to ``log``; send the group SIGINT (as
     Ctrl-C in a terminal) once a line holds ``said``, and return the exit status (the run's own, where it ends first)."""

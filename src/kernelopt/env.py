@@ -17,6 +17,7 @@ This module imports nothing of kernelopt but its errors, so every layer may use 
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from kernelopt.errors import UsageError
 
@@ -265,6 +266,10 @@ VARIABLES: tuple[EnvVar, ...] = (
 """Every environment variable, in the order of the documented table."""
 
 
+_DEVICE = re.compile(r"cpu|cuda(:\d+)?")
+"""The devices kernelopt runs on (:class:`kernelopt.vocabulary.Device`'s names; this layer imports none of it)."""
+
+
 class EnvSettings(BaseModel):
     """The typed values of the variables kernelopt reads; ``None`` (or empty) when unset.
 
@@ -307,6 +312,16 @@ class EnvSettings(BaseModel):
     columns: str | None = None
     xdg_config_home: Path | None = None
     cuda_visible_devices: str | None = None
+
+    @field_validator("device")
+    @classmethod
+    def _a_device(cls, v: str | None) -> str | None:
+        """A torch device kernelopt runs on, checked with the other settings before any command starts: the
+        harness's own check named no variable ("invalid harness setting device: Value error, unknown device 'gpu'",
+        newuser20 n151)."""
+        if v is not None and not _DEVICE.fullmatch(v):
+            raise ValueError("not a device")
+        return v
 
     @classmethod
     def read(cls, env: Mapping[str, str] | None = None) -> EnvSettings:
@@ -362,6 +377,8 @@ def _complaint(field: str, err: Mapping[str, object]) -> str:
         return "is not 0 or 1"
     if field == "compile_mode":
         return "is not one of " + ", ".join(COMPILE_MODES)
+    if field == "device":
+        return "is not a device kernelopt runs on: use cuda, cuda:N or cpu"
     return "is not a number"
 
 
