@@ -6,6 +6,7 @@ the refusal stays, with the guard it lacked named, where no guard can be placed.
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -29,8 +30,8 @@ def test_u30_a_tile_past_its_limit_at_large_sizes_is_guarded_by_the_size_its_com
     original's 4 x 65536 tile; 32 x 32768, the guarded tile at the limit; 65 x 4097; 3 x 5). The same guard for the
     budget of a ``tl.static_assert`` (v103), a side that is a size itself (v109), a heuristic's (v110), a helper's
     (v111) and a settings tuple's (v112): tests/test_wrongkernel23_cases.py. Refused still, each line naming the
-    guard it lacked: an autotune config (v108), a module constant (breaker7's decode_split), a row over another size,
-    a floor no size brings within the limit, a size not known where the tile is set."""
+    guard it lacked: an autotune config (v108), a row over another size, a floor no size brings within the limit, a
+    size not known where the tile is set (a module constant, breaker7's decode_split: tests/test_wrongkernel23_cases.py)."""
     import torch
 
     from tests.conftest import load_fresh, triton_interpreted
@@ -58,7 +59,6 @@ def test_u30_a_tile_past_its_limit_at_large_sizes_is_guarded_by_the_size_its_com
     assert guard_edit(base, base.replace("    ROWS = 4\n", "    ROWS = 16\n")).tests == ()
 
     listed = (VARIANTS / "rows_autotune_numel" / "kernel.py").read_text()
-    decode = (DATA / "breaker7" / "decode_split" / "kernel.py").read_text()
     floored = base.replace("= triton.next_power_of_2(n_cols)", "= max(65536, triton.next_power_of_2(n_cols))")
     head = '    n_rows, n_cols = x.shape\n    assert n_cols <= 65536, "one block a row"\n'
     head += "    BLOCK_N = triton.next_power_of_2(n_cols)\n"
@@ -66,7 +66,6 @@ def test_u30_a_tile_past_its_limit_at_large_sizes_is_guarded_by_the_size_its_com
     assert late.index("ROWS = 4") < late.index("n_rows, n_cols = x.shape"), late
     for text, edited, said in (
         (listed, listed.replace('{"ROWS": 4}', '{"ROWS": 32}'), "an autotune config is not guarded by a size"),
-        (decode, decode.replace("\nBLOCK = 32\n", "\nBLOCK = 64\n"), "a module-level constant cannot be guarded"),
         (
             base,
             base.replace(
@@ -82,16 +81,48 @@ def test_u30_a_tile_past_its_limit_at_large_sizes_is_guarded_by_the_size_its_com
         assert (refused.note or "").endswith("not written"), refused.note
 
     # the written kernel in Triton's interpreter: right on both sides of its bound, at sizes SHAPES never names
-    (tmp_path / "guarded.py").write_text(written)
+    sizes = [(1, 32769), (32, 32768), (65, 4097), (3, 5)]
+    shapes = [{"n_rows": rows, "n_cols": cols} for rows, cols in sizes]
+    _right_in_the_interpreter(VARIANTS / "rows_pow2_numel", written, tmp_path, shapes, 1e-3)
+    plain = tmp_path / "plain.py"
+    plain.write_text(grown)
+    with triton_interpreted(), pytest.raises(Exception, match=r"numel \(2097152\) exceeds triton maximum tensor numel"):
+        load_fresh(plain, "refusals23_u30_plain").run(torch.ones(1, 32769))
+
+
+def _right_in_the_interpreter(
+    folder: Path, text: str, tmp_path: Path, shapes: list[dict[str, int]], tol: float
+) -> tuple[ModuleType, ModuleType]:
+    """``folder``'s reference and the kernel ``text`` (written under ``tmp_path``), the kernel run by Triton's
+    interpreter at each of ``shapes`` and found right against the reference there (``tol``: its atol and rtol)."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    written = tmp_path / "kernel.py"
+    written.write_text(text)
     with triton_interpreted():
-        module = load_fresh(tmp_path / "guarded.py", "refusals23_u30_guarded")
-        for rows, cols in ((1, 32769), (32, 32768), (65, 4097), (3, 5)):
-            x = torch.randn(rows, cols)
-            assert torch.allclose(module.run(x), x.sum(dim=1), atol=1e-3, rtol=1e-4), (rows, cols)
-        plain = tmp_path / "plain.py"
-        plain.write_text(grown)
-        with pytest.raises(Exception, match=r"numel \(2097152\) exceeds triton maximum tensor numel"):
-            load_fresh(plain, "refusals23_u30_plain").run(torch.ones(1, 32769))
+        ref = load_fresh(folder / "reference.py", f"refusals23_{folder.name}_ref")
+        ker = load_fresh(written, f"refusals23_{folder.name}_ker")
+        for shape in shapes:
+            inputs = ref.get_inputs(**shape)
+            assert torch.allclose(ker.run(*inputs), ref.reference(*inputs), atol=tol, rtol=tol), shape
+    return ref, ker
+
+
+class _Recorded:
+    """A kernel's launches recorded, not run: the grid and the settings ``names`` of each (the settings a launching
+    function gives at a size too large for the interpreter)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.seen: list[tuple[tuple[int, ...], dict[str, int]]] = []
+
+    def __getitem__(self, grid: tuple[int, ...]) -> Any:
+        def launch(*_args: object, **kwargs: int) -> None:
+            self.seen.append((tuple(grid), {k: kwargs[k] for k in self.names}))
+
+        return launch
 
 
 _HELPER = "    BLOCK_DMODEL, BLOCK_DPE, BLOCK_DV, BLOCK_M, BLOCK_N, num_warps = _get_block_sizes_for_extend_attention(Lq, Lv)\n"
@@ -110,8 +141,6 @@ def test_u31_a_table_row_over_a_computation_counted_on_the_grid_s_third_axis_get
     the original's settings, the grid's third axis within 65535 both times. A row in a chain (``elif``) is still
     refused, its line naming the test it lacked."""
     import torch
-
-    from tests.conftest import load_fresh, triton_interpreted
 
     folder = DATA / "breaker10" / "extend_attn"
     base = (folder / "kernel.py").read_text()
@@ -133,31 +162,18 @@ def test_u31_a_table_row_over_a_computation_counted_on_the_grid_s_third_axis_get
         and "its row's test does not bound max_len_extend (`and max_len_extend <= 16 *" in (refused.note or "")
     ), refused.note
 
-    written = tmp_path / "kernel.py"
-    written.write_text(guarded.new_source)
-    with triton_interpreted():
-        ref = load_fresh(folder / "reference.py", "refusals23_u31_ref")
-        ker = load_fresh(written, "refusals23_u31_ker")
-        for shape in (
-            {"B": 1, "H": 2, "G": 1, "D": 32, "P": 6, "E": 20},
-            {"B": 2, "H": 2, "G": 2, "D": 40, "P": 5, "E": 9},
-            {"B": 1, "H": 2, "G": 1, "D": 65, "P": 6, "E": 20},
-        ):
-            inputs = ref.get_inputs(**shape)
-            assert torch.allclose(ker.run(*inputs), ref.reference(*inputs), atol=1e-2, rtol=1e-2), shape
-        seen: list[tuple[tuple[int, ...], dict[str, int]]] = []
-
-        class Recorded:
-            def __getitem__(self, grid: tuple[int, ...]):  # type: ignore[no-untyped-def]
-                def launch(*_args: object, **kwargs: int) -> None:
-                    seen.append((grid, {k: kwargs[k] for k in ("BLOCK_M", "BLOCK_N", "num_stages")}))
-
-                return launch
-
-        ker._fwd_kernel = Recorded()
-        q, k, v, kb, vb, qo, kvp, kvi = ref.get_inputs(B=1, H=2, G=1, D=32, P=6, E=20)
-        for extend in (16 * 65535, 16 * 65535 + 1):
-            ker.extend_attention_fwd(q, k, v, torch.empty_like(q), kb, vb, qo, kvp, kvi, True, extend)
+    shapes = [
+        {"B": 1, "H": 2, "G": 1, "D": 32, "P": 6, "E": 20},
+        {"B": 2, "H": 2, "G": 2, "D": 40, "P": 5, "E": 9},
+        {"B": 1, "H": 2, "G": 1, "D": 65, "P": 6, "E": 20},
+    ]
+    ref, ker = _right_in_the_interpreter(folder, guarded.new_source, tmp_path, shapes, 1e-2)
+    recorded = _Recorded(("BLOCK_M", "BLOCK_N", "num_stages"))
+    ker._fwd_kernel = recorded
+    q, k, v, kb, vb, qo, kvp, kvi = ref.get_inputs(B=1, H=2, G=1, D=32, P=6, E=20)
+    for extend in (16 * 65535, 16 * 65535 + 1):
+        ker.extend_attention_fwd(q, k, v, torch.empty_like(q), kb, vb, qo, kvp, kvi, True, extend)
+    seen = recorded.seen
     helper = ker._get_block_sizes_for_extend_attention(32, 32)
     assert seen[0] == ((1, 2, 65535), {"BLOCK_M": 16, "BLOCK_N": 64, "num_stages": 6}), seen
     assert seen[1][1] == {"BLOCK_M": helper[3], "BLOCK_N": helper[4], "num_stages": 1}, (seen, helper)
@@ -178,8 +194,6 @@ def test_u32_a_smaller_tile_of_a_padded_image_is_guarded_by_the_unpadded_size_on
     recorded (not run) at H = 4 * 65535 + 1 falls back to the original's 8 rows, 32768 programs on the axis."""
     import torch
 
-    from tests.conftest import load_fresh, triton_interpreted
-
     folder = DATA / "breaker6" / "stencil_pad"
     base = (folder / "kernel.py").read_text()
     tiles = "    BLOCK_H, BLOCK_W = 8, 16\n"
@@ -191,26 +205,14 @@ def test_u32_a_smaller_tile_of_a_padded_image_is_guarded_by_the_unpadded_size_on
         larger.note or ""
     ), larger.note
 
-    written = tmp_path / "kernel.py"
-    written.write_text(guarded.new_source)
-    with triton_interpreted():
-        ref = load_fresh(folder / "reference.py", "refusals23_u32_ref")
-        ker = load_fresh(written, "refusals23_u32_ker")
-        for shape in ({"C": 2, "H": 9, "W": 37}, {"C": 1, "H": 3, "W": 5}):
-            inputs = ref.get_inputs(**shape)
-            assert torch.allclose(ker.run(*inputs), ref.reference(*inputs), atol=1e-5, rtol=1e-5), shape
-        seen: list[tuple[tuple[int, ...], dict[str, int]]] = []
-
-        class Recorded:
-            def __getitem__(self, grid: tuple[int, ...]):  # type: ignore[no-untyped-def]
-                def launch(*_args: object, **kwargs: int) -> None:
-                    seen.append((grid, {k: kwargs[k] for k in ("BLOCK_H", "BLOCK_W")}))
-
-                return launch
-
-        ker._dw3x3 = Recorded()
-        for rows in (4 * 65535, 4 * 65535 + 1):
-            ker.run(torch.zeros(1, rows, 3), torch.zeros(1, 3, 3))
+    _, ker = _right_in_the_interpreter(
+        folder, guarded.new_source, tmp_path, [{"C": 2, "H": 9, "W": 37}, {"C": 1, "H": 3, "W": 5}], 1e-5
+    )
+    recorded = _Recorded(("BLOCK_H", "BLOCK_W"))
+    ker._dw3x3 = recorded
+    for rows in (4 * 65535, 4 * 65535 + 1):
+        ker.run(torch.zeros(1, rows, 3), torch.zeros(1, 3, 3))
+    seen = recorded.seen
     assert seen == [((1, 65535, 1), {"BLOCK_H": 4, "BLOCK_W": 8}), ((1, 32768, 1), {"BLOCK_H": 8, "BLOCK_W": 16})]
 
 
