@@ -144,6 +144,27 @@ def test_q34_a_loaded_value_divided_by_a_constexpr_is_no_index_it_divides() -> N
     assert "divides an index of another block" in grain_sizes(kernel)["group_n"]
 
 
+def test_q35_a_module_list_two_decorators_name_is_pinned_in_both(tmp_path: Path) -> None:
+    """Seen on 2026-12-07: ``tune --device cpu`` on ao_fp8_rowwise_rhs, torchao's fp8 cast, whose two kernels' decorators
+    both name the module list ``atomic_kernel_configs_2D``. The session's candidates move that list in place (both
+    kernels ran each candidate), but the pick was written as a one-config list in the scales kernel's decorator alone,
+    the cast kernel left on the module list: the file written was not the configuration timed. A module list other
+    decorators name too is pinned in each of them; the written kernel holds at sizes no entry names."""
+    from kernelopt.tunables.edit import pin_configs
+    from kernelopt.tunables.model import AutotuneConfig
+
+    source = (DATA / "ao_fp8_rowwise_rhs" / "kernel.py").read_text()
+    pick = AutotuneConfig(kwargs={"BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=4)
+    written = pin_configs(source, "_triton_fp8_rowwise_3d_transpose_scales_rhs_kernel", [pick]).new_source or ""
+    pinned = (
+        '@triton.autotune(configs=[triton.Config({"BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=4)]'
+    )
+    assert written.count(pinned) == 2 and "configs=atomic_kernel_configs_2D" not in written, written
+    folder = Path(shutil.copytree(DATA / "ao_fp8_rowwise_rhs", tmp_path / "ao_fp8_rowwise_rhs"))
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"E": 2, "K": 33, "N": 65}])
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

@@ -4200,6 +4200,21 @@ class _Analyzer:
                     return arg.value
         return None
 
+    def list_sharers(self, kernel: str) -> list[str]:
+        """The other kernels whose ``@triton.autotune(configs=NAME)`` names the module list ``kernel``'s names
+        (torchao's fp8 cast: ``atomic_kernel_configs_2D`` under the scales kernel and the cast kernel), in the
+        file's order; empty where ``kernel``'s ``configs=`` is no plain name. An edit of that list in place moves
+        them all (breaker23's q35)."""
+        mine = self.autotune_configs_expr(kernel)
+        if not isinstance(mine, cst.Name):
+            return []
+        out = []
+        for other in self.functions:
+            expr = self.autotune_configs_expr(other) if other != kernel else None
+            if isinstance(expr, cst.Name) and expr.value == mine.value:
+                out.append(other)
+        return out
+
     def autotune_argument(self, kernel: str, name: str) -> cst.BaseExpression | None:
         """The ``name=`` argument of ``kernel``'s ``@triton.autotune`` (``None`` when it is not written)."""
         for info in self.functions.get(kernel, []):

@@ -184,7 +184,9 @@ def pin_configs(
 
     Pins the winner (one config), prunes (a subset) or adds neighbours (more configs); ``key``,
     ``prune_configs_by``, ``reset_to_zero``, ``restore_value`` and the hooks stay as written. The new
-    list is checked: the file parses and its configs read back as ``configs``.
+    list is checked: the file parses and its configs read back as ``configs``. A module list other kernels'
+    decorators name too (``configs=atomic_kernel_configs_2D`` twice) is pinned in each of them: a session's
+    candidates move that list in place, so every kernel reading it ran the config the pin writes (breaker23's q35).
 
     Raises:
         TunableError: no autotuned kernel of that name, an empty list, or a config with a pre_hook no name of the
@@ -210,19 +212,25 @@ def pin_configs(
             f"{kernel}: the autotune configs carry a pre_hook kernelopt cannot carry into a pinned list (not the "
             "same in every config, or a list built by code); edit the configs by hand"
         )
-    if len(configs) > 1:  # laid out as the user's list, or one config a line where one line would pass 100
-        items = [render_configs([c], an.config_callee(), unwritten=unwritten, carried=carried)[1:-1] for c in configs]
-        new_source = _with_list(source, span, written if isinstance(expr, cst.List) else "", items)
-    else:
-        text = render_configs(configs, an.config_callee(), unwritten=unwritten, carried=carried)
-        new_source = source[: span.start] + text + source[span.end :]
+    pinned = [kernel, *an.list_sharers(kernel)]
+    new_source = source
+    for at in sorted((an.span(an.autotune_configs_expr(k)) for k in pinned), key=lambda sp: -sp.start):
+        if len(configs) > 1:  # laid out as the user's list, or one config a line where one line would pass 100
+            items = [
+                render_configs([c], an.config_callee(), unwritten=unwritten, carried=carried)[1:-1] for c in configs
+            ]
+            new_source = _with_list(new_source, at, written if isinstance(expr, cst.List) else "", items)
+        else:
+            text = render_configs(configs, an.config_callee(), unwritten=unwritten, carried=carried)
+            new_source = new_source[: at.start] + text + new_source[at.end :]
     _, _, after = analyze(new_source, filename)
-    got = {t.key: t.value for t in after if t.kernel == kernel and t.kind is TunableKind.AUTOTUNE_CONFIG}
+    got = {t.key: t.value for t in after if t.kernel in pinned and t.kind is TunableKind.AUTOTUNE_CONFIG}
     want = {
-        f"{kernel}.configs[{i}].{k}": v
+        f"{k}.configs[{i}].{name}": v
+        for k in pinned
         for i, c in enumerate(configs)
-        for k, v in c.knob_values().items()
-        if not (k in unwritten and v == TRITON_CONFIG_DEFAULTS[k])
+        for name, v in c.knob_values().items()
+        if not (name in unwritten and v == TRITON_CONFIG_DEFAULTS[name])
     }
     if {k: v for k, v in got.items() if k in want} != want:  # our bug: the rendered list must read back
         raise AssertionError(f"pinned configs read back differently: {got} != {want}")
