@@ -268,8 +268,9 @@ def test_an_excess_over_the_original_s_error_that_does_not_grow_with_the_size_is
     B||`` against the fp64 product, 2026-12-07 08:25 UTC): the H100's pick, ``split_k=16``, adds four times the
     original's fp16 atomics, 1.7 to 2.4 times its error at every entry, an excess flat in K (2.9e-4 at K = 512, 2.8e-4
     at 2500): not refused, where one entry alone would refuse it. An excess rising with the size (v116's shape: twice
-    the original's at the small entry, five times at the large) is refused, naming the largest entry it is past at;
-    entries of one size say nothing of growth."""
+    the original's at the small entry, five times at the large; the H100's ``split_k=2`` as estimated, 1.44 times at
+    K = 2500 and less than the original's at 512) is refused, naming the largest entry it is past at; entries of one
+    size say nothing of growth."""
     from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size
     from kernelopt.tuning.candidate import Outcome, Result
 
@@ -288,6 +289,15 @@ def test_an_excess_over_the_original_s_error_that_does_not_grow_with_the_size_is
     growing = [entry({"n_rows": 16, "n_cols": 5000}, 2e-5, 1e-5), entry({"n_rows": 16, "n_cols": 20000}, 5e-5, 1e-5)]
     found = across_entries(growing)
     assert found is not None and found[0] == "n_rows=16,n_cols=20000" and "5 times the original's" in found[1], found
+    # the H100's split_k=2 as estimated from its 8192 failure (a chain's error linear in K beside the atomics' and the
+    # output's rounding): 1.44 times the original's at K = 2500, less than it at 512, refused there
+    h100 = [
+        entry({"M": 128, "N": 64, "K": 512}, 4.8e-4, 5.7e-4),
+        entry({"M": 64, "N": 128, "K": 1000}, 7.5e-4, 6.4e-4),
+        entry({"M": 64, "N": 64, "K": 2500}, 1.08e-3, 7.5e-4),
+    ]
+    found = across_entries(h100)
+    assert found is not None and found[0] == "M=64,N=64,K=2500" and "1.4 times" in found[1], found
     same = [entry({"n_rows": 16, "n_cols": 5000}, 3e-5, 1e-5), entry({"n_cols": 5000, "n_rows": 16}, 3e-5, 1e-5)]
     assert across_entries(same) is not None  # one size: the ratio alone
     assert across_entries([entry({"n": 100}, 3e-5, 0.0)]) is None  # an original exact there: nothing to compare
