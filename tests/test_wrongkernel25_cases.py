@@ -156,6 +156,12 @@ def test_on_cuda_split_k_halved_is_refused_at_the_entries_and_what_tune_writes_i
         ) as ev:  # fmt: skip
             ev.never_cut([current.key()])
             got = {r.key: r for r in ev.evaluate([current, longer, kept])}
+            # each entry's errors, for the thresholds' record (an entry's own check does not judge across entries)
+            errors = {
+                label: [r.rel_err for r in one.evaluate([current, longer, kept], timed=False)]
+                for label, one in zip(ev.labels, ev.evaluators, strict=True)
+            }
+        print(folder.name, "rel_err (original, longer, shorter) by entry:", errors)
         print(folder.name, {k: (r.outcome.value, r.reason) for k, r in got.items()})
         assert got[current.key()].outcome is Outcome.OK, got[current.key()]
         assert got[longer.key()].error_class == LESS_ACCURATE, got[longer.key()]
