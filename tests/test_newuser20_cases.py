@@ -355,6 +355,24 @@ def test_n151_a_kernelopt_device_that_is_no_device_is_said_by_its_variable_befor
     )
 
 
+def test_n152_a_torch_compile_that_failed_is_said_where_its_speedup_would_be() -> None:
+    """`KERNELOPT_COMPILE_BACKEND=indutor kernelopt validate WS --compile-reference` (a typo of inductor): the record
+    kept "torch.compile raised InvalidBackend: Invalid backend: 'indutor'", validate's table said "speedup vs
+    torch.compile: n/a" and optimize's summary nothing. Both say it was not timed and why."""
+    from kernelopt.cli.validate import _against
+    from kernelopt.memory.model import ReferenceSpeedup
+    from kernelopt.report.headline import reference_headline
+
+    ref = ReferenceSpeedup(eager=1.5, eager_ci_low=1.4, eager_ci_high=1.6, compile_backend="indutor")
+    ref = ref.model_copy(update={"compile_error": "torch.compile raised InvalidBackend: Invalid backend: 'indutor'"})
+    said = "torch.compile (indutor backend) not timed: its compile failed: torch.compile raised InvalidBackend"
+    assert (_against(ref, "compiled") or "").startswith(said)
+    assert reference_headline(ref) == (
+        "1.5x over the reference (PyTorch eager), 95 % interval 1.4-1.6x; " + said + ": Invalid backend: 'indutor'"
+    )
+    assert _against(ref.model_copy(update={"compile_error": None}), "compiled") is None
+
+
 def _run_until(argv: list[str], said: str, log: Any) -> int:
     """Run `python -m kernelopt ARGV` in a process group of its own, its output to ``log``; send the group SIGINT (as
     Ctrl-C in a terminal) once a line holds ``said``, and return the exit status (the run's own, where it ends first)."""

@@ -303,14 +303,14 @@ def _eager_claim(ref: ReferenceSpeedup) -> str:
 
 def _against(ref: ReferenceSpeedup, which: str) -> str | None:
     """The speedup over eager or torch.compile as the headline says it (:mod:`kernelopt.report.headline`)."""
-    from kernelopt.report.headline import compiled_name, interval_text
+    from kernelopt.report.headline import compile_failed, compiled_name, interval_text
 
     if which == "eager":
         if ref.eager is None:
             return f"not reliable: {ref.withheld}" if ref.withheld else None
         return interval_text(ref.eager, ref.eager_ci_low, ref.eager_ci_high, "eager")
     if ref.compiled is None:
-        return None
+        return compile_failed(ref) if ref.compile_error else None
     return interval_text(ref.compiled, ref.compiled_ci_low, ref.compiled_ci_high, compiled_name(ref))
 
 

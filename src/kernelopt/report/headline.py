@@ -13,6 +13,7 @@ from __future__ import annotations
 from kernelopt.digits import sig
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, claim_text
 from kernelopt.memory.model import Comparison, ReferenceSpeedup
+from kernelopt.oneline import one_line
 
 __all__ = [
     "eager_claim",
@@ -81,7 +82,17 @@ def reference_headline(vs: ReferenceSpeedup | None) -> str | None:
     line = interval_text(vs.eager, vs.eager_ci_low, vs.eager_ci_high, eager)
     if vs.compiled is not None:
         line += "; " + interval_text(vs.compiled, vs.compiled_ci_low, vs.compiled_ci_high, compiled_name(vs))
+    elif vs.compile_error:
+        line += "; " + compile_failed(vs)
     return line
+
+
+def compile_failed(vs: ReferenceSpeedup) -> str:
+    """Why there is no speedup over torch.compile where it was asked for and its compile failed, in one line: the
+    record kept the error and every printed place said "n/a" (newuser20 n152: a misspelt
+    ``KERNELOPT_COMPILE_BACKEND`` was "speedup vs torch.compile: n/a" in validate's table and nothing in optimize's
+    summary)."""
+    return f"{compiled_name(vs)} not timed: its compile failed: {one_line(vs.compile_error or '', 200)}"
 
 
 def compiled_name(vs: ReferenceSpeedup) -> str:
