@@ -379,17 +379,25 @@ def _rows(fn: cst.FunctionDef) -> dict[str, list[tuple[int | None, tuple[cst.Bas
             elif isinstance(statement, cst.If):
                 branch: cst.If | cst.Else | None = statement
                 while isinstance(branch, cst.If):
-                    visit(cst.ensure_type(branch.body, cst.IndentedBlock).body, (*tests, branch.test))
+                    visit(_lines(branch.body), (*tests, branch.test))
                     branch = branch.orelse
                 if branch is not None:
-                    visit(cst.ensure_type(branch.body, cst.IndentedBlock).body, tests)
+                    visit(_lines(branch.body), tests)
             else:  # a value bound in a loop or another block: read no way here
                 for node in walk(statement):
                     if isinstance(node, cst.AssignTarget | cst.AugAssign) and isinstance(node.target, cst.Name):
                         out.setdefault(node.target.value, []).append((None, tests))
 
-    visit(cst.ensure_type(fn.body, cst.IndentedBlock).body, ())
+    visit(_lines(fn.body), ())
     return out
+
+
+def _lines(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    """The statements of ``block``: an indented block's, or a one-line suite's as one line (``if n: f(x)``, breaker2's
+    launch on a one-line compound statement)."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=block.body)]
+    return cst.ensure_type(block, cst.IndentedBlock).body
 
 
 #: One value a fixed side takes: the integer, and the tests of the table's row that binds it (none: every size).
@@ -503,7 +511,6 @@ def _launched_tiles(
     for fn in fns:
         if fn.name.value in kernels:
             continue
-        bound = _rows(fn)
         calls = [n for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)]
         for at, call in enumerate(calls):
             target = launched(cst.ensure_type(call.func, cst.Subscript).value)
@@ -524,7 +531,7 @@ def _launched_tiles(
                     elif (values := _values(fn, expr := passed.get(side), constants)) is not None:
                         fixed[side] = values
                         how[side] = (
-                            "literal" if _int(expr) is not None else "local" if _name(expr) in bound else "constant"
+                            "literal" if _int(expr) is not None else "local" if _name(expr) in _rows(fn) else "constant"
                         )
                     elif side not in passed and (configs := _listed(kernel, side)) is not None:
                         fixed[side] = configs
