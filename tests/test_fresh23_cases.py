@@ -3,6 +3,7 @@ session"). Each test is a case, on the CPU, in process."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,3 +68,42 @@ def test_f12_status_counts_no_version_in_flight_as_recorded(
     assert main(["status", str(ws.root)]) == 0
     out = capsys.readouterr().out
     assert "run: interrupted (V1 at its gate stage)" in out and "versions:" not in out, out
+
+
+CONFIG_BESIDE = """
+import json
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y, n = torch.empty_like(x), x.numel()
+        config = json.loads((Path(__file__).parent / "config.json").read_text())
+        _scale[(triton.cdiv(n, config["BLOCK"]),)](x, y, n, BLOCK=config["BLOCK"], num_warps=4)
+        return y
+"""
+
+
+def test_f13_tunables_says_tune_refuses_a_kernel_reading_a_file_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f13: `kernelopt tunables` of a kernel.py reading its settings from a config.json beside it listed them as knobs
+    ("tuned where it is computed"), and `kernelopt tune` of the same folder then refused the file in one line ("reads
+    config.json ... from its own folder"): the listing never said so. It says it, in the refusal's own words."""
+    from kernelopt.cli.app import main
+
+    (tmp_path / "kernel.py").write_text(CONFIG_BESIDE)
+    (tmp_path / "config.json").write_text('{"BLOCK": 256}')
+    assert main(["tunables", str(tmp_path / "kernel.py"), "--no-evaluate"]) == 0
+    err = capsys.readouterr().err
+    assert "tune and optimize refuse this file as it stands" in err and "reads config.json (line 19)" in err, err

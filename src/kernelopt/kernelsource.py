@@ -326,17 +326,15 @@ def shapes_built_by_code(path: Path) -> bool:
     return False
 
 
-def check_kernel(path: Path, form: KernelForm) -> None:
-    """Check that ``kernel.py`` matches the reference's form.
-
-    Raises:
-        InputFileError: missing, unparsable, or lacking ``run`` (function form) / ``ModelNew``.
-    """
-    funcs, classes, names = _top_level_names(path)
+def folder_dependence(path: Path) -> InputFileError | None:
+    """Why ``path`` (a kernel.py) cannot be loaded from a folder of its own, the refusal :func:`check_kernel` raises
+    (it imports or reads a file beside it, which a workspace does not hold); ``None`` where it needs none. One
+    rule for the refusal and for ``kernelopt tunables``, which lists such a kernel's knobs and says tune refuses it
+    (fresh23: its settings read from a config.json beside it were listed as knobs, and tune then refused the file)."""
     beside = folder_imports(path)
     if beside:
         absolute = [a for a in (absolute_import(path, name) for name in beside) if a is not None]
-        raise InputFileError(
+        return InputFileError(
             path,
             f"imports {', '.join(beside)} from its own folder; a workspace holds only kernel.py and reference.py, "
             "and tune loads each candidate from a folder of its own, so it could not load there",
@@ -352,13 +350,26 @@ def check_kernel(path: Path, form: KernelForm) -> None:
     if read:
         said = ", ".join(f"{name} (line {line})" for name, line in read)
         them = "it" if len(read) == 1 else "them"
-        raise InputFileError(
+        return InputFileError(
             path,
             f"reads {said} from its own folder; a workspace holds only kernel.py and reference.py, and tune loads "
             f"each candidate from a folder of its own, so it could not find {them} there",
             hint=f"put {them} in kernel.py ({_inlined(name for name, _ in read)}) or name {them} by "
             f"{'its' if len(read) == 1 else 'their'} absolute path",
         )
+    return None
+
+
+def check_kernel(path: Path, form: KernelForm) -> None:
+    """Check that ``kernel.py`` matches the reference's form.
+
+    Raises:
+        InputFileError: missing, unparsable, or lacking ``run`` (function form) / ``ModelNew``.
+    """
+    funcs, classes, names = _top_level_names(path)
+    outside = folder_dependence(path)
+    if outside is not None:
+        raise outside
     if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
         raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
     if form is KernelForm.FUNCTION and "run" not in funcs | names:

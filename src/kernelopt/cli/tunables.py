@@ -85,6 +85,9 @@ def register(app: typer.Typer) -> None:
             )
         elif reference is None and (unknown := _run_told(found)):  # a lone kernel.py, or --no-evaluate (d30)
             note(_what_a_run_needs(file, unknown, evaluate=evaluate))
+        refused = _tune_refuses(file) if found and not sets else None
+        if refused is not None:
+            note(refused)
         if sets:
             from kernelopt.backends.settings import parse_assignments
             from kernelopt.tunables import ResourceLimits, apply
@@ -125,6 +128,18 @@ def register(app: typer.Typer) -> None:
             unmarked = unmarked_guards(read_kernel(file), file.name)  # read as discovery reads it (its encoding)
             if unmarked is not None:
                 note(unmarked)
+
+
+def _tune_refuses(file: Path) -> str | None:
+    """The line that says tune and optimize refuse ``file`` as it stands, for a file that imports or reads another
+    beside it (:func:`~kernelopt.kernelsource.folder_dependence`): its knobs were listed as tunable, and tune then
+    refused the file (fresh23: settings read from a config.json beside kernel.py); ``None`` where they take it."""
+    from kernelopt.kernelsource import folder_dependence
+
+    refusal = folder_dependence(file)
+    if refusal is None:
+        return None
+    return f"tune and optimize refuse this file as it stands, so none of these is tuned yet: {refusal.one_line()}"
 
 
 def _reference_beside(file: Path, found: list[Tunable]) -> tuple[Path, list[str]] | None:
