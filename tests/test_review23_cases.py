@@ -61,3 +61,39 @@ def test_r31_an_agent_whose_api_fails_after_some_tool_calls_is_unavailable_not_u
     report = run_implement(stage_context(ws, 1, plan=plan), AgentCliImplementer(busy))
     assert report.result.value == "AGENT_UNAVAILABLE", report
     assert "did not finish" not in (report.reason or ""), report.reason
+
+
+@pytest.mark.timeout(300)
+def test_r33_a_correct_pick_summing_k_in_another_order_is_not_refused_as_less_accurate(tmp_path: Path) -> None:
+    """r33: the accuracy rule (wrongkernel25, ``tuning.accuracy``) compared a candidate's error with the original's
+    above a worst element of 0.05 of the tolerance, which one flip of an fp16 result's last bit passes. An fp16 GEMM
+    summing K in fp32 (examples/matmul's kernel, 64 x 64 x 1024, the default tolerance): ``BLOCK_K`` 16 and 64 sum in
+    another order, as accurate, and were refused "its error is 4 times the original's ...: a longer reduction chain"
+    (a few more flips than the original's by chance). Now errors under a quarter of the output's unit roundoff are
+    not compared: every pick passes (v116's fp16 partial sums are still refused: test_wrongkernel25_cases)."""
+    import os
+
+    from kernelopt.tuning.bench_worker import BenchPlan
+    from kernelopt.tuning.candidate import Config, Outcome
+    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator, knob_editor
+    from kernelopt.tuning.problem import Problem
+
+    folder = DATA / "gemm_fp16_order"
+    base = (folder / "kernel.py").read_text()
+    settings = EvaluatorSettings(
+        plan=BenchPlan(warmup_calls=1, repetitions=3, retime_rounds=2), bench_timeout_s=60.0, startup_timeout_s=120.0
+    )
+    current = Config.of({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 1})
+    picks = [Config.of({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": k, "GROUP_M": 1}) for k in (16, 64)]
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    problem = Problem.from_folder(folder, device="cpu")
+    with KernelEvaluator(
+        problem, base, knob_editor(base), session_dir=tmp_path / "s", settings=settings, env=env
+    ) as ev:
+        ev.never_cut([current.key()])
+        got = ev.evaluate([current, *picks], timed=False)
+    assert [r.outcome for r in got] == [Outcome.OK] * 3, [(r.config, r.reason) for r in got]
+    original, *others = got
+    assert original.roundoff == 2.0**-10 and original.rel_err is not None, original
+    # the picks' errors are more than 1.5 times the original's, their worst elements past 0.05: what was refused
+    assert all(r.rel_err and r.rel_err > 1.5 * original.rel_err and (r.worst_ratio or 0) > 0.05 for r in others), got

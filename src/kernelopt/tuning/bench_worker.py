@@ -233,7 +233,8 @@ class BenchReply(BaseModel):
             tiles only exceed further (:attr:`~kernelopt.tuning.candidate.Result.grows_with_tiles`).
         shrinks_with_tiles: a ``RUN_ERROR`` of a ``tl.dot`` whose K is under what a GPU compile needs, which smaller
             tiles break too (:attr:`~kernelopt.tuning.candidate.Result.shrinks_with_tiles`).
-        rel_err, worst_ratio: its check's errors (:attr:`~kernelopt.tuning.checks.Verdict.rel_err`).
+        rel_err, worst_ratio, roundoff: its check's errors and its output's unit roundoff
+            (:attr:`~kernelopt.tuning.checks.Verdict.rel_err`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -257,6 +258,7 @@ class BenchReply(BaseModel):
     shrinks_with_tiles: bool = False
     rel_err: float | None = None
     worst_ratio: float | None = None
+    roundoff: float | None = None
 
 
 class RetimeRequest(BaseModel):
@@ -615,6 +617,7 @@ class BenchService:
             restart=verdict.restart,
             rel_err=verdict.rel_err,
             worst_ratio=verdict.worst_ratio,
+            roundoff=verdict.roundoff,
             **extra,
         )
 

@@ -164,6 +164,7 @@ class Result(BaseModel):
             not measured, or merged over entries), which :mod:`kernelopt.tuning.accuracy` compares with the original's
             on the same inputs.
         worst_ratio: its check's largest ``|out - ref| / (atol + rtol |ref|)`` there (1 = at the tolerance).
+        roundoff: the unit roundoff of that output's precision (2**-10 for fp16; ``None``: not measured).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -189,6 +190,7 @@ class Result(BaseModel):
     timing: str | None = None
     rel_err: float | None = Field(default=None, ge=0)
     worst_ratio: float | None = Field(default=None, ge=0)
+    roundoff: float | None = Field(default=None, ge=0)
 
     @property
     def key(self) -> str:

@@ -33,7 +33,7 @@ from kernelopt.harness.hints import FIRST_CALL_ONLY
 from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
 from kernelopt.harness.interpreter import exception_chain, is_static_assert
 from kernelopt.harness.loader import check_shapes
-from kernelopt.harness.tolerance import reference_tolerance
+from kernelopt.harness.tolerance import EPS, reference_tolerance
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
 from kernelopt.tunables.list_model import ListScreen
@@ -74,6 +74,8 @@ class Verdict:
         rel_err, worst_ratio: a passing check's errors (:class:`~kernelopt.harness.compare.OutputCheck`'s), which the
             parent compares with the original's at the same entry (:mod:`kernelopt.tuning.accuracy`); ``None``: not
             measured (no floating-point output, or the check failed).
+        roundoff: the unit roundoff of the checked output's precision (:data:`kernelopt.harness.tolerance.EPS` of the
+            first output's class: 2**-10 for fp16), below which :mod:`kernelopt.tuning.accuracy` compares no errors.
     """
 
     outcome: Outcome
@@ -85,6 +87,7 @@ class Verdict:
     check_s: float | None = None
     rel_err: float | None = None
     worst_ratio: float | None = None
+    roundoff: float | None = None
 
 
 def first_line(exc: BaseException, path: Path | None = None) -> str:
@@ -610,6 +613,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
             return verdict
         chk = checked_output(loaded, out)
         verdict.rel_err, verdict.worst_ratio = chk.rel_err, chk.worst_ratio
+        verdict.roundoff = EPS[chk.tolerance.precision] if chk.tolerance is not None else None
         if chk.message is not None:
             verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, chk.message, chk.error_class
             if benchmarked and _right_on_the_next_call(loaded, candidate):

@@ -1017,6 +1017,7 @@ def _merge(
         timing=reply.timing if reply.outcome is Outcome.OK else None,
         rel_err=reply.rel_err if reply.outcome is Outcome.OK else None,
         worst_ratio=reply.worst_ratio if reply.outcome is Outcome.OK else None,
+        roundoff=reply.roundoff if reply.outcome is Outcome.OK else None,
     )
 
 
