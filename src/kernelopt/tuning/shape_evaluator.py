@@ -118,6 +118,7 @@ class ShapesEvaluator:
         ]
         # a candidate's errors are judged across the entries (kernelopt.tuning.accuracy): each entry's size
         self.sizes = {s.label(): entry_size({**s.kwargs, **s.constants}) for s in shapes}
+        self.uncut: set[str] = set()  # the original's configurations (never_cut)
         if len(self.evaluators) > 1:
             for ev in self.evaluators:
                 ev.judges = False
@@ -342,12 +343,14 @@ class ShapesEvaluator:
         """``merged`` refused where its errors at the entries (``by``: label -> its check there) show it less accurate
         than the original in a way that grows with the size (:func:`kernelopt.tuning.accuracy.across_entries`); the
         original itself (its configurations never cut) is what they are measured against."""
-        if not merged.outcome.ok or config.key() in self.evaluators[0].uncut:
+        if not merged.outcome.ok or config.key() in self.uncut:
             return merged
+        evaluators = zip(self.labels, self.evaluators, strict=True)
+        originals = {label: getattr(ev, "original_err", None) for label, ev in evaluators}  # a test's fake has none
         errors = [
-            EntryError(label, self.sizes[label], r, ev.original_err)
-            for label, ev in zip(self.labels, self.evaluators, strict=True)
-            if (r := by.get(label)) is not None and r.outcome.ok and ev.original_err is not None
+            EntryError(label, self.sizes[label], r, original)
+            for label, original in originals.items()
+            if (r := by.get(label)) is not None and r.outcome.ok and original is not None
         ]
         found = across_entries(errors)
         if found is None:
@@ -579,8 +582,10 @@ class ShapesEvaluator:
         return sum(ev.bench_starts for ev in self.evaluators)
 
     def never_cut(self, keys: Iterable[str]) -> None:
-        """Every shape's :meth:`KernelEvaluator.never_cut`."""
+        """Every shape's :meth:`KernelEvaluator.never_cut`; the original's configurations, which a candidate's errors
+        are measured against (:meth:`_accurate`)."""
         wanted = list(keys)
+        self.uncut.update(wanted)
         for ev in self.evaluators:
             ev.never_cut(wanted)
 
