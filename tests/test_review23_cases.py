@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import check_in_process
 
 DATA = Path(__file__).parent / "data" / "review23"
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 @pytest.mark.parametrize(
@@ -67,7 +68,7 @@ def test_r31_an_agent_whose_api_fails_after_some_tool_calls_is_unavailable_not_u
 def test_r33_a_correct_pick_summing_k_in_another_order_is_not_refused_as_less_accurate(tmp_path: Path) -> None:
     """r33: the accuracy rule (wrongkernel25, ``tuning.accuracy``) compared a candidate's error with the original's
     above a worst element of 0.05 of the tolerance, which one flip of an fp16 result's last bit passes. An fp16 GEMM
-    summing K in fp32 (examples/matmul's kernel, 64 x 64 x 1024, the default tolerance): ``BLOCK_K`` 16 and 64 sum in
+    summing K in fp32 (examples/matmul at 64 x 64 x 1024, the default tolerance): ``BLOCK_K`` 16 and 64 sum in
     another order, as accurate, and were refused "its error is 4 times the original's ...: a longer reduction chain"
     (a few more flips than the original's by chance). Now errors under a quarter of the output's unit roundoff are
     not compared: every pick passes (v116's fp16 partial sums are still refused: test_wrongkernel25_cases)."""
@@ -78,7 +79,13 @@ def test_r33_a_correct_pick_summing_k_in_another_order_is_not_refused_as_less_ac
     from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator, knob_editor
     from kernelopt.tuning.problem import Problem
 
-    folder = DATA / "gemm_fp16_order"
+    # examples/matmul at one small entry with the dtype's default tolerance (its reference.py's ATOL and RTOL out)
+    folder = Path(shutil.copytree(EXAMPLES / "matmul", tmp_path / "gemm_fp16_order"))
+    reference = (folder / "reference.py").read_text()
+    shapes = 'SHAPES = [{"M": 8192, "N": 8192, "K": 8192}, {"M": 96, "N": 80, "K": 72}]\n'
+    assert shapes in reference and "ATOL = 5e-2\nRTOL = 1e-2\n" in reference
+    reference = reference.replace(shapes, 'SHAPES = [{"M": 64, "N": 64, "K": 1024}]\n')
+    (folder / "reference.py").write_text(reference.replace("ATOL = 5e-2\nRTOL = 1e-2\n", ""))
     base = (folder / "kernel.py").read_text()
     settings = EvaluatorSettings(
         plan=BenchPlan(warmup_calls=1, repetitions=3, retime_rounds=2), bench_timeout_s=60.0, startup_timeout_s=120.0
