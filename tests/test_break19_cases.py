@@ -195,9 +195,11 @@ def test_b27_a_file_beside_the_kernel_named_by_a_path_built_by_hand_is_refused_b
     "/scale.txt"``, an f-string, ``%`` and ``format``, escaped it (the leading ``/`` read as an absolute path):
     ``tune --device cpu --budget 4`` of leftovers17's tuple_run reading its scale from scale.txt in ``run`` (main at
     ``c2b991b7``) failed its 4 candidates, "raised while running: FileNotFoundError", and said "no candidate ran". Each
-    form is now refused before the session, by the file's name and line; an absolute path is still no read."""
+    form is now refused before the session, by the file's name and line; an absolute path is still no read. Since
+    configs23's c30 ``tune`` carries such data into each candidate's folder (``carried_data``), so only a workspace
+    refuses it."""
     from kernelopt.errors import InputFileError
-    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+    from kernelopt.kernelsource import KernelForm, carried_data, check_kernel
 
     folder = tmp_path / "task"
     folder.mkdir()
@@ -206,7 +208,8 @@ def test_b27_a_file_beside_the_kernel_named_by_a_path_built_by_hand_is_refused_b
     (folder / "reference.py").write_text((TUPLE_RUN.parent / "reference.py").read_text())
     (folder / "scale.txt").write_text("2.0\n")
     with pytest.raises(InputFileError, match=r"reads scale\.txt \(line 24\) from its own folder; a workspace holds"):
-        prepare_folder(TuneRequest(folder=folder, device="cpu"))
+        check_kernel(folder / "kernel.py", KernelForm.FUNCTION)
+    assert carried_data(folder / "kernel.py") == ["scale.txt"]
     absolute = path.replace("os.path.dirname(__file__)", '"/nowhere"') if "+" in path else '"/nowhere/scale.txt"'
     (folder / "kernel.py").write_text(kernel.replace("    y = torch.empty_like(x)\n", SCALE_READ.format(path=absolute)))
     from kernelopt.kernelsource import folder_files

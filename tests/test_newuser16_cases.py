@@ -34,20 +34,21 @@ def run(x, y):
 
 
 @pytest.mark.parametrize(
-    ("kernel", "files", "said"),
+    ("kernel", "files", "said", "tune_said"),
     [
-        (LOADS_A_SOURCE, {"add.cpp": "int f();\n"}, "reads add.cpp (line 7) from its own folder"),
+        (LOADS_A_SOURCE, {"add.cpp": "int f();\n"}, *["reads add.cpp (line 7) from its own folder"] * 2),
         (
             "from pathlib import Path\n\nSRC = (Path(__file__).parent / 'csrc' / 'add.cu').read_text()\n"
             "TABLE = open('blocks.json').read()\n\n\ndef run(x, y):\n    return x + y\n",
             {"csrc/add.cu": "", "blocks.json": "{}"},
             "reads csrc (line 3), blocks.json (line 4) from its own folder",
+            "reads csrc (line 3) from its own folder",  # tune carries the data (configs23 c30), not a source
         ),
     ],
     ids=["load_sources", "path_and_open"],
 )
 def test_n87_a_kernel_that_reads_a_file_beside_it_is_refused_before_a_workspace_or_a_session(
-    kernel: str, files: dict[str, str], said: str, ws_root: Path, tmp_path: Path
+    kernel: str, files: dict[str, str], said: str, tune_said: str, ws_root: Path, tmp_path: Path
 ) -> None:
     """The user's bias-GELU built by `load(sources=[os.path.join(os.path.dirname(__file__), "bias_gelu.cpp")])`:
     `init` said "created", and V0's gate then failed "loading: kernel.py raised FileNotFoundError: ...
@@ -67,7 +68,7 @@ def test_n87_a_kernel_that_reads_a_file_beside_it_is_refused_before_a_workspace_
         Workspace.create("x", kernel=folder / "kernel.py", reference=folder / "reference.py", root=ws_root)
     line = err.value.one_line()
     assert "\n" not in line and "load_inline" in line and list(ws_root.iterdir()) == []
-    with pytest.raises(InputFileError, match=re.escape(said)):
+    with pytest.raises(InputFileError, match=re.escape(tune_said)):
         prepare_folder(TuneRequest(folder=folder, device="cpu"))
     # named only in a docstring, or by a name no file of the folder has: the workspace is made
     quiet = '"""Built from add.cpp beside it."""\n\nNAME = "cuda"\n' + (KERNELS / "add_kernel.py").read_text()

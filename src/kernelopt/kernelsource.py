@@ -326,11 +326,15 @@ def shapes_built_by_code(path: Path) -> bool:
     return False
 
 
-def folder_dependence(path: Path) -> InputFileError | None:
+def folder_dependence(path: Path, *, carried: bool = False) -> InputFileError | None:
     """Why ``path`` (a kernel.py) cannot be loaded from a folder of its own, the refusal :func:`check_kernel` raises
     (it imports or reads a file beside it, which a workspace does not hold); ``None`` where it needs none. One
     rule for the refusal and for ``kernelopt tunables``, which lists such a kernel's knobs and says tune refuses it
-    (fresh23: its settings read from a config.json beside it were listed as knobs, and tune then refused the file)."""
+    (fresh23: its settings read from a config.json beside it were listed as knobs, and tune then refused the file).
+
+    ``carried``: the command links the data the kernel reads beside it into each folder it loads it from
+    (:func:`carried_data`, ``tune``'s candidates), so only a source it builds, or a name no file answers, is refused;
+    a workspace (``optimize``) holds kernel.py and reference.py alone and refuses any."""
     beside = folder_imports(path)
     if beside:
         absolute = [a for a in (absolute_import(path, name) for name in beside) if a is not None]
@@ -347,6 +351,9 @@ def folder_dependence(path: Path) -> InputFileError | None:
             else "define what it uses in kernel.py",
         )
     read = folder_files(path)
+    if carried:
+        data = set(carried_data(path))
+        read = [(name, line) for name, line in read if _top(name) not in data]
     if read:
         said = ", ".join(f"{name} (line {line})" for name, line in read)
         them = "it" if len(read) == 1 else "them"
@@ -360,14 +367,14 @@ def folder_dependence(path: Path) -> InputFileError | None:
     return None
 
 
-def check_kernel(path: Path, form: KernelForm) -> None:
-    """Check that ``kernel.py`` matches the reference's form.
+def check_kernel(path: Path, form: KernelForm, *, carried: bool = False) -> None:
+    """Check that ``kernel.py`` matches the reference's form (``carried``: as :func:`folder_dependence`).
 
     Raises:
         InputFileError: missing, unparsable, or lacking ``run`` (function form) / ``ModelNew``.
     """
     funcs, classes, names = _top_level_names(path)
-    outside = folder_dependence(path)
+    outside = folder_dependence(path, carried=carried)
     if outside is not None:
         raise outside
     if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
@@ -378,6 +385,57 @@ def check_kernel(path: Path, form: KernelForm) -> None:
 
 #: the endings of the sources a kernel builds (``torch.utils.cpp_extension``); any other file is data it reads
 BUILT_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hpp")
+
+
+def _top(name: str) -> str:
+    """The entry beside the kernel a name it reads is in: ``configs`` of ``configs/gemm/x.json``."""
+    return Path(name.lstrip("./")).parts[0]
+
+
+def carried_data(kernel: Path) -> list[str]:
+    """The entries beside ``kernel`` (a file, or a folder: vLLM's and AITER's ``configs/``, their JSON tables of
+    settings keyed by the device and the shape) that it reads as data and that travel, unchanged, with each copy
+    ``tune`` loads (:func:`carry`): every one named by :func:`folder_files` that exists and holds no source the kernel
+    builds (:data:`BUILT_SOURCES`, refused as before: compiled once per folder, not copied). The tuned settings are
+    written in kernel.py, never in these files, so the authors' entries stay the fallback at every other device and
+    size (configs23)."""
+    out: list[str] = []
+    for name, _ in folder_files(kernel):
+        top = _top(name)
+        where = kernel.parent / top
+        files = _files(where)
+        if files and not any(f.suffix in BUILT_SOURCES for f in files) and top not in out:
+            out.append(top)
+    return out
+
+
+def _files(where: Path) -> list[Path]:
+    """The files an entry beside a kernel holds: itself, or those below it; none where it is missing."""
+    if where.is_file():
+        return [where]
+    return sorted(f for f in where.rglob("*") if f.is_file()) if where.is_dir() else []
+
+
+def carry(kernel: Path, folder: Path) -> None:
+    """Link the data :func:`carried_data` names beside ``kernel`` into ``folder``, where a copy of it is loaded (a
+    symbolic link: the authors' files themselves, read, never written); an entry already there is kept."""
+    for name in carried_data(kernel):
+        link = folder / name
+        if not link.exists() and not link.is_symlink():
+            link.symlink_to((kernel.parent / name).resolve(), target_is_directory=(kernel.parent / name).is_dir())
+
+
+def carried_digest(kernel: Path) -> str:
+    """The carried data's names and bytes, for a key of what a session measured (a JSON entry changed is another
+    session)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in carried_data(kernel):
+        where = kernel.parent / name
+        for f in _files(where):
+            digest.update(str(f.relative_to(kernel.parent)).encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()
 
 
 def _inlined(names: Iterable[str]) -> str:
@@ -431,7 +489,7 @@ def check_pair(reference: Path, kernel: Path) -> KernelForm:
         InputFileError: one line naming the file: what the contract misses, or a package that is not installed.
     """
     form = check_reference(reference)
-    check_kernel(kernel, form)
+    check_kernel(kernel, form, carried=True)
     check_installed(reference, kernel)
     return form
 

@@ -139,6 +139,9 @@ def _tune_refuses(file: Path) -> str | None:
     refusal = folder_dependence(file)
     if refusal is None:
         return None
+    if folder_dependence(file, carried=True) is None:  # tune carries the data it reads beside it (configs23 c30)
+        carried = "optimize refuses this file as it stands (tune carries the data it reads beside it)"
+        return f"{carried}: {refusal.one_line()}"
     return f"tune and optimize refuse this file as it stands, so none of these is tuned yet: {refusal.one_line()}"
 
 

@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.harness.model import shown_shape
 from kernelopt.harness.vector_hints import VectorAccess, hinted_vectors, wrapped_hints
 from kernelopt.harness.wgmma_race import racing_tiles
+from kernelopt.kernelsource import carry
 from kernelopt.oneline import one_line
 
 #: Triton's name of an NVIDIA target: ``sm_90`` -> ("cuda", 90, warp size 32).
@@ -273,6 +274,7 @@ def target_check(
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "kernel.py").write_text(text, encoding="utf-8")
         shutil.copyfile(reference_py, folder / "reference.py")
+        carry(reference_py.parent / "kernel.py", folder)  # tune's folder: the data kernel.py reads beside it
         return compile_for_target([folder], target, triton_cache=triton_cache)[0]
 
     started = time.monotonic()

@@ -2618,7 +2618,38 @@ class _Analyzer:
         size_names = [
             n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device and n not in called
         ]
-        return region, self.chosen_sizes(size_names, func, in_scope)
+        sizes = self.chosen_sizes(size_names, func, in_scope)
+        if sizes and all(self.handed_settings(n, values, func) for n in sizes):
+            sizes = self.own_sizes(func)
+        return region, sizes
+
+    def handed_settings(self, name: str, values: list[cst.BaseExpression], func: _FuncInfo) -> bool:
+        """Whether ``name`` is a dict of settings the caller hands in, read here by string keys alone (vLLM's
+        ``BLOCK_M = config["BLOCK_SIZE_M"]``, ``config`` chosen by ``run`` from the device's JSON file or
+        ``get_default_config`` by the sizes): a parameter bound nowhere in ``func``, each value that reads it a
+        subscript of it by a string. The sizes it stands for are the function's own (:meth:`own_sizes`): a table
+        over them falls back on the caller's dict at every other size (configs23)."""
+        if name in func.locals or name not in {p.name.value for p in func.params}:
+            return False
+        reading = [v for v in values if any(n.value == name for n in _names_in(v))]
+        return bool(reading) and all(
+            isinstance(v, cst.Subscript)
+            and isinstance(v.value, cst.Name)
+            and v.value.value == name
+            and len(v.slice) == 1
+            and isinstance(v.slice[0].slice, cst.Index)
+            and isinstance(v.slice[0].slice.value, cst.SimpleString)
+            for v in reading
+        )
+
+    @staticmethod
+    def own_sizes(func: _FuncInfo) -> list[str]:
+        """The locals ``func`` binds, once each, to a size of a tensor as it is (``max_num_tokens = A.size(1)``)."""
+        return [
+            name
+            for name, binds in func.locals.items()
+            if len(binds) == 1 and binds[0].value is not None and not binds[0].tuned and _bare_size(binds[0].value)
+        ]
 
     def chosen_reads(
         self, func: _FuncInfo, binds: list[_Binding], seen: set[str], conditions_first: bool = False

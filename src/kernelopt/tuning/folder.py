@@ -55,7 +55,7 @@ from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
 from kernelopt.harness.target_compile import TargetCheck, own_target, target_check
-from kernelopt.kernelsource import Framework, check_pair, framework_of
+from kernelopt.kernelsource import Framework, carried_digest, check_pair, framework_of
 from kernelopt.numeric import is_int, plain_int
 from kernelopt.oneline import one_line
 from kernelopt.proc import interrupt_signal
@@ -982,6 +982,7 @@ def session_key(
         "shapes": [s.label() for s in shapes],
         "kernel": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
+        "carried": carried_digest(problem.kernel_py),
         "problem": problem.model_dump(mode="json", exclude={"kernel_py", "reference_py"}),
         "space": space.fingerprint,
         "launch": space.launch,

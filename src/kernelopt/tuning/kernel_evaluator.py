@@ -35,6 +35,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_code
 from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV, child_limit
 from kernelopt.harness.poison import MALLOC_PERTURB
+from kernelopt.kernelsource import carry
 from kernelopt.numeric import is_int
 from kernelopt.tunables import (
     AutotuneConfig,
@@ -630,6 +631,7 @@ class KernelEvaluator:
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_code(path, source)
+        carry(self.problem.kernel_py, path.parent)  # the JSON tables it reads beside it (vLLM's configs/)
         return path
 
     def _sources(self, batch: Sequence[Config]) -> list[Path | Result]:
