@@ -104,3 +104,28 @@ def test_r33_a_correct_pick_summing_k_in_another_order_is_not_refused_as_less_ac
     assert original.roundoff == 2.0**-10 and original.rel_err is not None, original
     # the picks' errors are more than 1.5 times the original's, their worst elements past 0.05: what was refused
     assert all(r.rel_err and r.rel_err > 1.5 * original.rel_err and (r.worst_ratio or 0) > 0.05 for r in others), got
+
+
+def test_r34_entries_that_never_lengthen_the_chain_show_no_flat_excess() -> None:
+    """r34: across entries of different sizes the accuracy rule refused only where the candidate's excess over the
+    original's error rose from the smallest entry to the largest, the size the product of the entry's values. v116's
+    plain ``SPLIT=1`` pick (fp16 lanes, wrong at one row of 1.1 M columns) at entries of 8 and 32 rows of 20000
+    columns, measured by the session's evaluators in Triton's interpreter (2026-12-07 08:44 UTC): 14 and 8 times the
+    original's error, an excess flat in the rows, and it PASSED: the entries never lengthened the rows its chain runs
+    along. Now a flat excess exonerates only where the entries vary every size and it rises along none; breaker21's
+    ``split_k=16`` (every one of M, N and K varied) stays exonerated (test_wrongkernel25_cases)."""
+    from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size, entry_values
+    from kernelopt.tuning.candidate import Outcome, Result
+
+    def entry(values: dict[str, int], err: float, worst: float, original: float) -> EntryError:
+        result = Result(config={}, outcome=Outcome.OK, rel_err=err, worst_ratio=worst, roundoff=2.0**-23)
+        label = ",".join(f"{k}={v}" for k, v in values.items())
+        return EntryError(label, entry_size(values), result, original, entry_values(values))
+
+    rows = [
+        entry({"n_rows": 8, "n_cols": 20000}, 1.117e-4, 0.200, 8.26e-6),
+        entry({"n_rows": 32, "n_cols": 20000}, 8.01e-5, 0.159, 9.93e-6),
+    ]
+    found = across_entries(rows)
+    assert found is not None and "times the original's on the same inputs" in found[1], found
+    assert found[0] == "n_rows=32,n_cols=20000", found

@@ -22,7 +22,8 @@ errors stay compared). A session of one entry refuses on that alone
 (:func:`judged`, each :class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`); a session across entries of
 different sizes refuses only where the candidate's excess over the original's error also rises with the size
 (:func:`across_entries`, :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`): a fixed excess, more partial
-sums rounded whatever the size (a larger ``split_k``'s fp16 atomics), never grows past the tolerance. Both judge every
+sums rounded whatever the size (a larger ``split_k``'s fp16 atomics), never grows past the tolerance, where the
+entries vary every size and the excess rises along none (review23 r34). Both judge every
 candidate and the text ``tune`` writes; an entry where the original is exact is compared at none.
 """
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kernelopt.tuning.candidate import Outcome, Result
 
@@ -90,36 +91,44 @@ def accuracy_line(result: Result, original: float | None, growth: float = ERROR_
 @dataclass(frozen=True)
 class EntryError:
     """A candidate's check at one ``SHAPES`` entry beside the original's there: the entry's ``label``, its ``size``
-    (:func:`entry_size`), the candidate's ``result`` and the original's ``rel_err`` (``original``)."""
+    (:func:`entry_size`), the candidate's ``result``, the original's ``rel_err`` (``original``) and the entry's sizes
+    by name (``values``, :func:`entry_values`: along which the excess is shown flat)."""
 
     label: str
     size: int
     result: Result
     original: float
+    values: Mapping[str, int] = field(default_factory=dict)
+
+
+def entry_values(values: Mapping[str, object]) -> dict[str, int]:
+    """An entry's sizes by name: its positive integer values (a GEMM's M, N and K, a row sum's rows and columns)."""
+    return {k: v for k, v in values.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
 
 
 def entry_size(values: Mapping[str, object]) -> int:
-    """An entry's size for the growth of an error: the product of its positive integer values (a GEMM's M x N x K, a
-    row sum's rows x columns), 1 for none."""
-    return math.prod(v for v in values.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+    """An entry's size for the growth of an error: the product of its sizes (:func:`entry_values`), 1 for none."""
+    return math.prod(entry_values(values).values())
 
 
 def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
     """The entry and the line of a candidate less accurate than the original where its error grows with the size:
     :func:`accuracy_line` at some entry (past :data:`ENTRIES_GROWTH` times the original's where the entries' sizes
-    differ), unless those entries show its excess over the original's (``rel_err`` less the original's) not rising
-    from the smallest to the largest by :data:`EXCESS_GROWTH`
-    (a fixed excess: breaker21's split-K at ``split_k=16`` adds four times the original's fp16 atomics, 1.7 times
-    its error in Triton's interpreter at every K, and shortens the chain whose error grows). One entry, or entries of
-    one size, say nothing of growth: the ratio alone decides. ``None``: not refused."""
+    differ and its excess over the original's, ``rel_err`` less the original's, rises from the smallest to the largest
+    by :data:`EXCESS_GROWTH`), unless those entries show the excess flat: not rising from the smallest to the largest,
+    nor along any of their sizes, each of which they vary (a fixed excess: breaker21's split-K at ``split_k=16`` adds
+    four times the original's fp16 atomics, 1.7 times its error in Triton's interpreter at every M, N and K, and
+    shortens the chain whose error grows; entries that never vary a size, the row length a chain runs along, show
+    nothing of it: r34). One entry, or entries of one size, say nothing of growth: the ratio alone decides. ``None``:
+    not refused."""
     errors = [e for e in errors if e.original > 0]
     ordered = sorted(errors, key=lambda e: e.size)
     growth = ERROR_GROWTH
     if ordered and ordered[-1].size > ordered[0].size:
-        before = _excess(ordered[0])
-        if _excess(ordered[-1]) <= (EXCESS_GROWTH * before if before > 0 else before):
+        if _excess(ordered[-1]) > _risen(_excess(ordered[0])):
+            growth = ENTRIES_GROWTH
+        elif _flat_along_every_size(errors):
             return None
-        growth = ENTRIES_GROWTH
     flagged = [(e, line) for e in errors if (line := accuracy_line(e.result, e.original, growth)) is not None]
     if not flagged:
         return None
@@ -129,6 +138,27 @@ def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
 
 def _excess(e: EntryError) -> float:
     return (e.result.rel_err or 0.0) - e.original
+
+
+def _risen(before: float) -> float:
+    """The excess past which one that was ``before`` has risen (:data:`EXCESS_GROWTH`)."""
+    return EXCESS_GROWTH * before if before > 0 else before
+
+
+def _flat_along_every_size(errors: Sequence[EntryError]) -> bool:
+    """Whether the entries show the excess flat along each of their sizes: every size takes two values or more among
+    them, and the largest excess where it is largest has not risen from the largest where it is smallest (r34: a
+    chain runs along one size, and entries of more rows at one row length, v116's fp16 lanes 14 and 8 times the
+    original's error at 8 and 32 rows of 20000 columns, showed a flat excess of a chain they never lengthened)."""
+    names = {k for e in errors for k in e.values}
+    for name in names:
+        at = [(e.values[name], _excess(e)) for e in errors if name in e.values]
+        if len(at) < len(errors) or len({v for v, _ in at}) < 2:
+            return False
+        low, high = min(v for v, _ in at), max(v for v, _ in at)
+        if max(x for v, x in at if v == high) > _risen(max(x for v, x in at if v == low)):
+            return False
+    return bool(names)
 
 
 def refused(result: Result, line: str) -> Result:
