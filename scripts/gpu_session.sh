@@ -227,6 +227,9 @@
 #   refusals23 scripts/gpu_refusals23.sh: the guards written where v102's and v33's rules refused (rows_pow2_numel's
 #              ROWS = 32 under n_cols <= 1048576 // 32 at 512 MB and past its guard; stencil_pad's 4 x 8 tiles at
 #              256 MB and at H = 4 * 65535 and one row more), compiled and right on both sides
+#   configs23  scripts/gpu_configs23.sh: tune --device cuda on vLLM's batched MoE and AITER's GEMM, their JSON files
+#              carried into the candidates' folders and unchanged after; the kernel.py left and AITER's written
+#              split-K reduce pick right at realistic sizes (256-512 MB a weight) (docs/faults.md c30-c32)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -329,6 +332,7 @@ wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 leftovers23 360 scripts/gpu_leftovers23.sh
 refusals23 300 scripts/gpu_refusals23.sh
+configs23 600 scripts/gpu_configs23.sh
 gputests 560 -
 EOF
 }

@@ -97,3 +97,60 @@ def test_c31_a_tile_read_from_a_dict_handed_in_is_tabled_over_the_launcher_s_own
     mixed = (VLLM / "kernel.py").read_text().replace('BLOCK_K = config["BLOCK_SIZE_K"]', "BLOCK_K = min(K, 64)")
     t = {t.key: t for t in discover_source(mixed)}["batched_triton_kernel:BLOCK_K"]
     assert t.size_names == ["K"], t.size_names
+
+
+#: realistic sizes on the GPU (256 MB - 512 MB a weight tensor): vLLM's batched MoE through the GPU's own JSON entry at
+#: E=4, N=64 (an H100's or H200's file) and its default dict elsewhere; AITER's GEMM split along K by 4 through the
+#: ``90-GEMM-A16W16.json`` entry of M <= 16 (the reduce kernel runs) and unsplit above
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "vllm_batched_moe": [{"E": 4, "T": 256, "K": 4096, "N": 64}, {"E": 16, "T": 512, "K": 4096, "N": 2048}],
+    "aiter_gemm": [
+        {"M": 16, "N": 8192, "K": 16384},
+        {"M": 13, "N": 4099, "K": 3000},
+        {"M": 4096, "N": 8192, "K": 8192},
+    ],
+}
+
+
+def _tuned_on_cuda(folder: Path, wall_s: int) -> str:
+    """``kernelopt tune folder --device cuda --budget-wall-s wall_s`` as a user runs it (a process of its own, the
+    interpreter off): its output, printed for the phase's record."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    cmd = [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--budget-wall-s", str(wall_s)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=wall_s + 200, env=env)
+    said = f"rc={done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
+    print(folder.name, said)
+    return said
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(560)
+def test_c32_tune_on_cuda_reads_the_gpu_s_json_entries_and_leaves_a_kernel_right_at_realistic_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU: ``tune --device cuda`` of copies of vllm_batched_moe and aiter_gemm runs (no folder refusal,
+    c30), its candidates reading the GPU's own JSON entries through the links; the authors' files are unchanged after
+    it, and the kernel.py it leaves (written or not) is right at realistic sizes no entry names. AITER's split-K reduce
+    kernel as ``tune`` writes a pick of it (64 x 128 tiles) is right where the GPU's file splits K by 4."""
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_breaker_cases import _tune_edit
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    for data in (VLLM, AITER):
+        folder = Path(shutil.copytree(data, tmp_path / data.name, ignore=shutil.ignore_patterns(".kernelopt")))
+        said = _tuned_on_cuda(folder, 120)
+        assert "from its own folder" not in said and "Traceback" not in said, said
+        for original in sorted((data / "configs").rglob("*.json")):
+            assert (folder / original.relative_to(data)).read_bytes() == original.read_bytes(), original
+        linked = [p for p in (folder / ".kernelopt").rglob("configs") if p.is_symlink()]
+        assert all(p.resolve() == folder / "configs" for p in linked), linked
+        assert_correct(folder, GPU_SIZES[data.name], _outputs_checked)
+    folder = Path(shutil.copytree(AITER, tmp_path / "aiter_written", ignore=shutil.ignore_patterns(".kernelopt")))
+    written, note = _tune_edit(folder, {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, kernel="_gemm_splitk_reduce_kernel")
+    assert written is not None, note
+    (folder / "kernel.py").write_text(written)
+    assert_correct(folder, GPU_SIZES["aiter_gemm"], _outputs_checked)
