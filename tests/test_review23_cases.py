@@ -112,8 +112,8 @@ def test_r34_entries_that_never_lengthen_the_chain_show_no_flat_excess() -> None
     plain ``SPLIT=1`` pick (fp16 lanes, wrong at one row of 1.1 M columns) at entries of 8 and 32 rows of 20000
     columns, measured by the session's evaluators in Triton's interpreter (2026-12-07 08:44 UTC): 14 and 8 times the
     original's error, an excess flat in the rows, and it PASSED: the entries never lengthened the rows its chain runs
-    along. Now a flat excess exonerates only where the entries vary every size and it rises along none; breaker21's
-    ``split_k=16`` (every one of M, N and K varied) stays exonerated (test_wrongkernel25_cases)."""
+    along. Now a flat excess exonerates only where the entries vary every size; breaker21's ``split_k=16`` (M, N and
+    K each varied) stays exonerated (test_wrongkernel25_cases)."""
     from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size, entry_values
     from kernelopt.tuning.candidate import Outcome, Result
 

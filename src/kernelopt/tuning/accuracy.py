@@ -23,7 +23,7 @@ errors stay compared). A session of one entry refuses on that alone
 different sizes refuses only where the candidate's excess over the original's error also rises with the size
 (:func:`across_entries`, :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`): a fixed excess, more partial
 sums rounded whatever the size (a larger ``split_k``'s fp16 atomics), never grows past the tolerance, where the
-entries vary every size and the excess rises along none (review23 r34). Both judge every
+entries vary every size (review23 r34). Both judge every
 candidate and the text ``tune`` writes; an entry where the original is exact is compared at none.
 """
 
@@ -115,19 +115,18 @@ def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
     """The entry and the line of a candidate less accurate than the original where its error grows with the size:
     :func:`accuracy_line` at some entry (past :data:`ENTRIES_GROWTH` times the original's where the entries' sizes
     differ and its excess over the original's, ``rel_err`` less the original's, rises from the smallest to the largest
-    by :data:`EXCESS_GROWTH`), unless those entries show the excess flat: not rising from the smallest to the largest,
-    nor along any of their sizes, each of which they vary (a fixed excess: breaker21's split-K at ``split_k=16`` adds
-    four times the original's fp16 atomics, 1.7 times its error in Triton's interpreter at every M, N and K, and
-    shortens the chain whose error grows; entries that never vary a size, the row length a chain runs along, show
-    nothing of it: r34). One entry, or entries of one size, say nothing of growth: the ratio alone decides. ``None``:
-    not refused."""
+    by :data:`EXCESS_GROWTH`), unless those entries vary every size and show the excess not rising from the smallest
+    to the largest (a fixed excess: breaker21's split-K at ``split_k=16`` adds four times the original's fp16 atomics,
+    1.7 times its error in Triton's interpreter at every M, N and K, and shortens the chain whose error grows; entries
+    that never vary a size, the row length a chain runs along, show nothing of it: r34). One entry, or entries of one
+    size, say nothing of growth: the ratio alone decides. ``None``: not refused."""
     errors = [e for e in errors if e.original > 0]
     ordered = sorted(errors, key=lambda e: e.size)
     growth = ERROR_GROWTH
     if ordered and ordered[-1].size > ordered[0].size:
         if _excess(ordered[-1]) > _risen(_excess(ordered[0])):
             growth = ENTRIES_GROWTH
-        elif _flat_along_every_size(errors):
+        elif _every_size_varies(errors):
             return None
     flagged = [(e, line) for e in errors if (line := accuracy_line(e.result, e.original, growth)) is not None]
     if not flagged:
@@ -145,20 +144,15 @@ def _risen(before: float) -> float:
     return EXCESS_GROWTH * before if before > 0 else before
 
 
-def _flat_along_every_size(errors: Sequence[EntryError]) -> bool:
-    """Whether the entries show the excess flat along each of their sizes: every size takes two values or more among
-    them, and the largest excess where it is largest has not risen from the largest where it is smallest (r34: a
-    chain runs along one size, and entries of more rows at one row length, v116's fp16 lanes 14 and 8 times the
-    original's error at 8 and 32 rows of 20000 columns, showed a flat excess of a chain they never lengthened)."""
+def _every_size_varies(errors: Sequence[EntryError]) -> bool:
+    """Whether the entries vary each of their sizes (each takes two values or more among them): only then can a flat
+    excess say the error does not grow along the size a chain runs along (r34: entries of more rows at one row
+    length, v116's fp16 lanes 14 and 8 times the original's error at 8 and 32 rows of 20000 columns, showed a flat
+    excess of a chain they never lengthened)."""
     names = {k for e in errors for k in e.values}
-    for name in names:
-        at = [(e.values[name], _excess(e)) for e in errors if name in e.values]
-        if len(at) < len(errors) or len({v for v, _ in at}) < 2:
-            return False
-        low, high = min(v for v, _ in at), max(v for v, _ in at)
-        if max(x for v, x in at if v == high) > _risen(max(x for v, x in at if v == low)):
-            return False
-    return bool(names)
+    return bool(names) and all(
+        all(name in e.values for e in errors) and len({e.values[name] for e in errors}) > 1 for name in names
+    )
 
 
 def refused(result: Result, line: str) -> Result:
