@@ -1,7 +1,8 @@
 """Issue 32's serving kernels whose launch settings come from JSON files keyed by the device and the shape, read
 through ``lru_cache``d getters (vLLM's batched-experts MoE, tests/data/breaker23/vllm_batched_moe; AMD AITER's GEMM,
 tests/data/breaker22/aiter_gemm). ``tune`` carries the files beside kernel.py, unchanged, into each folder a candidate
-loads from (c30), and a tile read from a dict of settings handed in is tabled over the launcher's own sizes (c31).
+loads from (c30), a tile read from a dict of settings handed in is tabled over the launcher's own sizes (c31), and
+the settings of a JSON chain from which others are derived are refused by name (c33).
 docs/faults.md, "Config files and getters (configs23, 2026-12-07)"."""
 
 from __future__ import annotations
@@ -154,3 +155,26 @@ def test_c32_tune_on_cuda_reads_the_gpu_s_json_entries_and_leaves_a_kernel_right
     assert written is not None, note
     (folder / "kernel.py").write_text(written)
     assert_correct(folder, GPU_SIZES["aiter_gemm"], _outputs_checked)
+
+
+def test_c33_settings_from_which_others_are_derived_are_refused_by_name() -> None:
+    """AITER's ``compute_splitk_params`` computes ``SPLITK_BLOCK_SIZE`` from ``NUM_KSPLIT`` and halves ``NUM_KSPLIT``
+    while ``BLOCK_SIZE_K`` exceeds it: a tuner setting one of them after ``_get_config`` would break the others
+    (a split the kernel's ``SPLITK_BLOCK_SIZE`` no longer covers). d31's refusal named the file alone; it names these
+    three and where they are computed, and a chain that derives no key from another names none."""
+    from kernelopt.tunables.dict_origin import file_origin
+
+    source = (AITER / "kernel.py").read_text()
+    origin = file_origin(source, "gemm_a16w16", "config")
+    assert origin is not None and [k for k, _, _ in origin.derived] == [
+        "SPLITK_BLOCK_SIZE",
+        "NUM_KSPLIT",
+        "BLOCK_SIZE_K",
+    ]
+    assert origin.derived_text() == (
+        "SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in compute_splitk_params() "
+        "(line 170)"
+    )
+    plain = source.replace("return compute_splitk_params(config, K), is_tunned", "return config, is_tunned")
+    origin = file_origin(plain, "gemm_a16w16", "config")
+    assert origin is not None and origin.derived == () and origin.derived_text() is None

@@ -3687,9 +3687,13 @@ class _Analyzer:
         origin = file_origin(self.source, la.func.node.name.value if la.func else None, code)
         if origin is None:
             return None
+        derived = origin.derived_text()
+        # settings from which others are derived are refused by name: one set alone after the call breaks the others
+        # (AITER's SPLITK_BLOCK_SIZE, computed from NUM_KSPLIT; configs23)
+        alone = f"; {derived}, so none of them may be set alone after the call" if derived else ""
         return (
             f"the argument **{code} is {origin.text()}: its settings live in that file, not in {self.filename}, the "
-            f"one file kernelopt edits, so none is a knob; to tune them, pass them from a dict of literals in "
+            f"one file kernelopt edits, so none is a knob{alone}; to tune them, pass them from a dict of literals in "
             f"{self.filename}"
         )
 

@@ -40,17 +40,32 @@ class Origin:
     reader: str
     line: int
     chain: tuple[str, ...]
+    #: the keys a function of the chain computes from another key of the dict, or reads to compute one, with that
+    #: function and its line (AITER's ``compute_splitk_params``: ``SPLITK_BLOCK_SIZE`` from ``NUM_KSPLIT``, which
+    #: it halves while ``BLOCK_SIZE_K`` exceeds it, ``BLOCK_SIZE_K`` from ``SPLITK_BLOCK_SIZE``)
+    derived: tuple[tuple[str, str, int], ...] = ()
 
     def text(self) -> str:
         """``read from a JSON file (_get_config() -> ... -> load_config_json(): json.load, line 60)``."""
         through = " -> ".join(f"{f}()" for f in dict.fromkeys(self.chain))
         return f"read from {READERS[self.reader]} ({through + ': ' if through else ''}{self.reader}, line {self.line})"
 
+    def derived_text(self) -> str | None:
+        """``NUM_KSPLIT, SPLITK_BLOCK_SIZE and BLOCK_SIZE_K are computed from one another in compute_splitk_params()
+        (line 171)``; ``None`` where the chain derives no key from another (configs23)."""
+        if not self.derived:
+            return None
+        keys = list(dict.fromkeys(k for k, _, _ in self.derived))
+        where = ", ".join(f"{f}() (line {line})" for f, line in dict.fromkeys((f, line) for _, f, line in self.derived))
+        said = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} and {keys[-1]}"
+        return f"{said} {'is' if len(keys) == 1 else 'are'} computed from one another in {where}"
+
 
 class _Scope:
     """One function's (or the module's) parameters, assignments and returns, nested scopes left out."""
 
     def __init__(self, node: cst.Module | cst.FunctionDef) -> None:
+        self.node = node
         self.params = [p.name.value for p in node.params.params] if isinstance(node, cst.FunctionDef) else []
         self.binds: dict[str, list[tuple[cst.BaseExpression, int | None]]] = {}
         body = node.body if isinstance(node, cst.FunctionDef) else node
@@ -182,4 +197,64 @@ def file_origin(source: str, function: str | None, name: str) -> Origin | None:
     scope = reader.functions.get(function.split(".")[-1]) if function else reader.module.scope
     if scope is None:
         return None
-    return reader.name(name, _Frame(scope, {}), None, 0, ())
+    found = reader.name(name, _Frame(scope, {}), None, 0, ())
+    if found is None:
+        return None
+    derived = [
+        (key, f, reader.positions[reader.functions[f].node].start.line)
+        for f in dict.fromkeys(found.chain)
+        for key in _derived_keys(reader.functions[f].node)
+    ]
+    return Origin(found.reader, found.line, found.chain, tuple(derived))
+
+
+def _key(e: cst.BaseExpression) -> str | None:
+    """``"NUM_KSPLIT"`` of ``config["NUM_KSPLIT"]``; ``None`` for any other expression."""
+    if not (isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index)):
+        return None
+    key = e.slice[0].slice.value
+    return key.evaluated_value if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str) else None
+
+
+def _derived_keys(node: cst.Module | cst.FunctionDef) -> list[str]:
+    """The string keys a function writes from a value that reads another key (``config["SPLITK_BLOCK_SIZE"] =
+    triton.cdiv(K, config["NUM_KSPLIT"])``) and the keys that value, or a loop or branch around the write, reads:
+    settings from which others are derived, none of which may be set alone after the call."""
+    out: list[str] = []
+
+    class _Writes(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.tests: list[cst.BaseExpression] = []
+
+        def visit_While(self, n: cst.While) -> None:
+            self.tests.append(n.test)
+
+        def leave_While(self, original_node: cst.While) -> None:
+            self.tests.pop()
+
+        def visit_If(self, n: cst.If) -> None:
+            self.tests.append(n.test)
+
+        def leave_If(self, original_node: cst.If) -> None:
+            self.tests.pop()
+
+        def visit_Assign(self, n: cst.Assign) -> None:
+            written = [k for t in n.targets if (k := _key(t.target)) is not None]
+            read = [k for e in [n.value, *self.tests] for s in _subscripts(e) if (k := _key(s)) is not None]
+            if written and read:
+                out.extend([*written, *read])
+
+    node.visit(_Writes())
+    return list(dict.fromkeys(out))
+
+
+def _subscripts(e: cst.BaseExpression) -> list[cst.Subscript]:
+    """Every subscript in ``e``."""
+    found: list[cst.Subscript] = []
+
+    class _Subs(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            found.append(n)
+
+    e.visit(_Subs())
+    return found
