@@ -7,6 +7,7 @@ settings are no knob (discovery23 d31: AITER's GEMM takes ``**config`` from JSON
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 
@@ -30,6 +31,9 @@ COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "deepcopy"})
 
 DEPTH = 16
 """The most steps a chain is followed (a name, a call, a return)."""
+
+
+_N = TypeVar("_N", bound=cst.CSTNode)
 
 
 @dataclass(frozen=True)
@@ -170,13 +174,20 @@ class _Reader:
 
 def _functions(module: cst.Module) -> list[cst.FunctionDef]:
     """Every function definition of ``module``, methods and nested ones included."""
-    found: list[cst.FunctionDef] = []
+    return _nodes(module, cst.FunctionDef)
 
-    class _Defs(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            found.append(node)
 
-    module.visit(_Defs())
+def _nodes(tree: cst.CSTNode, kind: type[_N]) -> list[_N]:
+    """Every node of ``kind`` in ``tree``, in source order."""
+    found: list[_N] = []
+
+    class _Found(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, kind):
+                found.append(node)
+            return True
+
+    tree.visit(_Found())
     return found
 
 
@@ -240,21 +251,9 @@ def _derived_keys(node: cst.Module | cst.FunctionDef) -> list[str]:
 
         def visit_Assign(self, n: cst.Assign) -> None:
             written = [k for t in n.targets if (k := _key(t.target)) is not None]
-            read = [k for e in [n.value, *self.tests] for s in _subscripts(e) if (k := _key(s)) is not None]
+            read = [k for e in [n.value, *self.tests] for s in _nodes(e, cst.Subscript) if (k := _key(s)) is not None]
             if written and read:
                 out.extend([*written, *read])
 
     node.visit(_Writes())
     return list(dict.fromkeys(out))
-
-
-def _subscripts(e: cst.BaseExpression) -> list[cst.Subscript]:
-    """Every subscript in ``e``."""
-    found: list[cst.Subscript] = []
-
-    class _Subs(cst.CSTVisitor):
-        def visit_Subscript(self, n: cst.Subscript) -> None:
-            found.append(n)
-
-    e.visit(_Subs())
-    return found
