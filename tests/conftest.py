@@ -60,6 +60,7 @@ SLOW_FILES = (
     "test_breaker23_cases.py",  # 7.8-9.4 CPU-s, 26-47 s wall (breaker23, 08:05-08:25 UTC, load 12-16): three tune preparations
     "test_late30_cases.py",  # 3.7 CPU-s, 5-8 s wall (late30, 05:55 UTC, load 7): two runs of a task, two preparations
     "test_discovery23_cases.py",  # 2.7 CPU-s, 11-16 s wall (discovery23, 08:06 UTC, load 14): a 1 s agent limit, children
+    "test_late33_cases.py",  # 5.4 CPU-s, 13-16 s wall (late33, 08:51 UTC, load 7-10): a bench worker, the meta device's first use
     "test_agent_skill_claude.py",  # 6.9 CPU-s, 26 s waiting
     "test_loop_machine.py",  # 7.2 CPU-s, 20 s waiting
     "test_tune_faults.py",  # 15.2 CPU-s (alone, less a fork server's start)

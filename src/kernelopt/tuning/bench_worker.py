@@ -57,6 +57,7 @@ from kernelopt.tuning.checks import (
     run_candidate,
     synchronize,
 )
+from kernelopt.tuning.far_footprint import FootprintRequest, footprints
 from kernelopt.tuning.net import DerivedProblems, SizeRequest
 from kernelopt.tuning.noise import needs_more
 from kernelopt.tuning.problem import AT_IMPORT, MemoryNeed, Problem, ProblemDoesNotFit, fit_problem
@@ -118,6 +119,7 @@ class BenchKind(StrEnum):
     EVALUATE = "evaluate"
     RETIME = "retime"
     SIZE = "size"  # one kernel file checked at a size the SHAPES entries do not name (kernelopt.tuning.net)
+    FOOTPRINT = "footprint"  # sizes' bytes read on the meta device (kernelopt.tuning.far_footprint)
 
 
 class BenchPlan(BaseModel):
@@ -601,6 +603,10 @@ class BenchService:
             return self._reply(Path(at.path), self.derived.check(self.loaded, Path(at.path), at.shape)).model_dump(
                 mode="json"
             )
+        if kind == BenchKind.FOOTPRINT:
+            assert self.loaded is not None
+            wanted = FootprintRequest.model_validate(payload)
+            return footprints(Path(self.loaded.problem.reference_py), wanted).model_dump(mode="json")
         raise ValueError(f"the bench service has no request kind {kind!r}")
 
     def _reply(self, path: Path, verdict: Verdict, **extra: Any) -> BenchReply:

@@ -342,7 +342,7 @@ class LoadedProblem:
                 rtol=self.rtol,
                 chunk_elems=self.chunk_elems,
             )
-        return MemoryNeed(inputs_bytes=nbytes(self.inputs) + _parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
+        return MemoryNeed(inputs_bytes=nbytes(self.inputs) + parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
 
     def _refuse_if_random(self, ref: Callable[..., Any], where: str) -> None:
         """Raise :class:`~kernelopt.harness.draws.ReferenceNondeterministic` (the setup's refusal, naming reference.py)
@@ -539,7 +539,8 @@ def _own_memory(outputs: Any) -> Any:
     return map_tensors(outputs, lambda t: t.detach().clone())
 
 
-def _parameter_bytes(obj: Any) -> int:
+def parameter_bytes(obj: Any) -> int:
+    """The bytes of a ``torch.nn.Module``'s parameters and buffers (0 for anything else)."""
     import torch
 
     if not isinstance(obj, torch.nn.Module):

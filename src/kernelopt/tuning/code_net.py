@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from kernelopt.harness.sizekeys import key_roles
-from kernelopt.harness.sizes import module_sizes
+from kernelopt.harness.sizekeys import KeyReading, key_roles
+from kernelopt.harness.sizes import SizeValue, module_sizes
 from kernelopt.kernelsource import read_python
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.kernel_evaluator import KernelEvaluator
@@ -45,6 +45,20 @@ SCALE_MIN_VALUE`, 16): a 2 moves to 3 past and 1 below, a 6 to 9 and 3 (a size o
 def code_net_cap(now: float, cap_s: float = CODE_NET_S) -> NetCap:
     """The net's cap over one rewrite from ``now``: ``cap_s`` outright, and said so (no session's share, no wall)."""
     return NetCap(deadline=now + cap_s, seconds=cap_s, session_s=cap_s, fixed="the net's cap over a rewritten kernel")
+
+
+def code_net_reading(
+    folder: Path, *, device: str | None, size_scale: float | None = None
+) -> tuple[Problem, list[ProblemShape], dict[str, KeyReading], dict[str, SizeValue]]:
+    """What the net's sizes are derived from (:func:`~kernelopt.tuning.net.derived_sizes`): ``folder``'s problem, its
+    ``SHAPES`` entries as the gate runs them (the primary first), each key's reading in ``get_inputs`` and
+    reference.py's module-level sizes from :data:`CODE_NET_LEAST` up."""
+    problem = Problem.from_folder(folder, device=device, size_scale=size_scale)
+    reference_py = problem.reference_py
+    shapes = session_shapes(problem, reference_shapes(reference_py, constants=problem.constants, device=device) or [{}])
+    roles = key_roles(read_python(reference_py))
+    constants = module_sizes(reference_py, shapes[0].constants if shapes else None, least=CODE_NET_LEAST)
+    return problem, shapes, roles, constants
 
 
 def check_code_change(
@@ -70,11 +84,7 @@ def check_code_change(
     Raises:
         KerneloptError: the bench worker cannot start or the problem does not fit (the caller's "not checked").
     """
-    problem = Problem.from_folder(folder, device=device, size_scale=size_scale)
-    reference_py = problem.reference_py
-    shapes = session_shapes(problem, reference_shapes(reference_py, constants=problem.constants, device=device) or [{}])
-    roles = key_roles(read_python(reference_py))
-    constants = module_sizes(reference_py, shapes[0].constants if shapes else None, least=CODE_NET_LEAST)
+    problem, shapes, roles, constants = code_net_reading(folder, device=device, size_scale=size_scale)
     if not derived_sizes(shapes, (), roles, constants, residue=True):
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)")
     cap = code_net_cap(clock(), cap_s)
@@ -82,8 +92,11 @@ def check_code_change(
         evaluator = stack.enter_context(
             KernelEvaluator(problem, original, lambda _config: original, session_dir=session_dir)
         )
-        # the far ladders' room: the bench worker's peak at the primary entry and the memory free as it started
-        far = FarRoom.of(evaluator.start(), most_scale=FAR_SURE_SCALE)
+        # the far ladders' room: the memory free as the bench worker started, each rung's footprint read on the meta
+        # device (late33 z100: an output growing as the square of the sizes outgrew the primary's bytes an element)
+        far, unsized = FarRoom.of(evaluator.start(), most_scale=FAR_SURE_SCALE), []
+        if far is not None:
+            far = far.model_copy(update={"footprints": _read_footprints(evaluator, far, unsized)})
         sizes = derived_sizes(shapes, (), roles, constants, residue=True, far=far)
         check_at, check_alone = evaluator.check_at, evaluator.check_alone
         if original_root is not None:
@@ -96,7 +109,7 @@ def check_code_change(
             )
             check_at = _by_side(original, theirs.check_at, check_at)
             check_alone = _by_side(original, theirs.check_alone, check_alone)
-        return cast(
+        verdict = cast(
             sizes,
             original,
             written,
@@ -106,7 +119,30 @@ def check_code_change(
             clock=clock,
             check_alone=check_alone,
             request_s=evaluator.request_s,
+            far=far,
         )
+        return verdict.model_copy(update={"unsized": list(dict.fromkeys(unsized))}) if unsized else verdict
+
+
+def _read_footprints(
+    evaluator: KernelEvaluator, room: FarRoom, unsized: list[str]
+) -> Callable[[Sequence[ProblemShape]], list[int | None]]:
+    """Each far rung's footprint, read in the bench worker (:meth:`KernelEvaluator.footprints`); where the ladder stops
+    at a rung whose footprint could not be read (every rung below it fitting), one line in ``unsized`` says so."""
+
+    def read(ladder: Sequence[ProblemShape]) -> list[int | None]:
+        needs = evaluator.footprints(ladder)
+        for shape, (need, why) in zip(ladder, needs, strict=True):
+            if need is None:
+                unsized.append(
+                    f"far sizes from {shape.label()} up not run: their memory could not be read on the meta device "
+                    f"({why}), and a size may need far more than its elements say (an output growing as their square)"
+                )
+            if not room.holds(need):
+                break
+        return [need for need, _ in needs]
+
+    return read
 
 
 def _by_side(original: str, theirs: CheckAt, ours: CheckAt) -> CheckAt:

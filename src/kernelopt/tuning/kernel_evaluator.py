@@ -68,6 +68,7 @@ from kernelopt.tuning.bench_worker import (
 )
 from kernelopt.tuning.candidate import Config, Outcome, Result, is_computed
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
+from kernelopt.tuning.far_footprint import FootprintReply, FootprintRequest
 from kernelopt.tuning.net import SizeRequest
 from kernelopt.tuning.pace import LEAST_REQUEST_S, CandidateLimit
 from kernelopt.tuning.problem import (
@@ -854,6 +855,25 @@ class KernelEvaluator:
             ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
         """
         return self._size(SizeRequest(path=None, shape=shape), "building the size", limit_s)
+
+    def footprints(self, shapes: Sequence[ProblemShape]) -> list[tuple[int | None, str | None]]:
+        """Each of ``shapes``' footprint in the first bench worker (:mod:`kernelopt.tuning.far_footprint`: its bytes
+        read on the meta device), or ``None`` and why not (a reply that did not come: that line for each).
+
+        Raises:
+            ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
+        """
+        self.start()
+        assert self._bench is not None
+        try:
+            wanted = FootprintRequest(shapes=list(shapes))
+            answer = self._bench.workers[0].request(BenchKind.FOOTPRINT, wanted, self.request_s)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+        if isinstance(answer, Failure):
+            return [(None, answer.reason)] * len(shapes)
+        reply = FootprintReply.model_validate(answer.payload)
+        return list(zip(reply.needs, reply.why, strict=True))
 
     def _size(self, at: SizeRequest, doing: str, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         self.start()

@@ -1072,8 +1072,9 @@ times); such rungs together cost a few checks of the entries (our choice)."""
 
 FAR_ROOM_SHARE = 8
 """A ``far`` rung holds at most this share of the memory free when the session started: its bench worker's peak
-(:data:`kernelopt.tuning.problem.BENCH_MEMORY_FACTOR` times its inputs and outputs, the primary's scaled by its
-elements) at most ``free / FAR_ROOM_SHARE`` (our choice: the machine is shared, and the session's own workers hold
+(:data:`kernelopt.tuning.problem.BENCH_MEMORY_FACTOR` times its inputs and outputs: the rung's own, read on the meta
+device, where the room has :attr:`FarRoom.footprints`, else the primary's scaled by its elements) at most
+``free / FAR_ROOM_SHARE`` (our choice: the machine is shared, and the session's own workers hold
 the primary beside it)."""
 
 INT32_ELEMENTS = 2**31 - 1
@@ -1093,6 +1094,10 @@ class FarRoom(BaseModel):
     # the most elements a rung holds over every entry's together (None: the caster's time admission alone): the code
     # net's rungs stop at FAR_SURE_SCALE, a few checks of the entries (leftovers23 l31)
     most_scale: float | None = Field(default=None, gt=0)
+    # each rung's own footprint, bytes (the bench worker's peak there, read on the meta device; None: not read), in
+    # place of the primary's bytes an element: an output growing as the square of the sizes (a torch.cdist) took
+    # about the square of what the linear reading allowed (late33 z100); None: the linear reading
+    footprints: Callable[[Sequence[ProblemShape]], list[int | None]] | None = Field(default=None, exclude=True)
 
     @classmethod
     def of(cls, ready: BenchReady | None, most_scale: float | None = None) -> FarRoom | None:
@@ -1109,11 +1114,31 @@ class FarRoom(BaseModel):
             return INT32_ELEMENTS
         return min(INT32_ELEMENTS, int(self.most_scale * entries))
 
+    def trimmed(self, size: DerivedSize) -> DerivedSize | None:
+        """A ``far`` size's rungs (growing) that run, from the first, read as it is about to be cast (:func:`cast`: a
+        net failing sooner reads none; the meta device's first use imports 1-5 s of torch): where :attr:`footprints`
+        reads them, those before the first whose footprint passes ``free / FAR_ROOM_SHARE`` or could not be read,
+        ``None`` where none is left; else the size as it is (the linear reading bounded it as it was built)."""
+        if self.footprints is None or size.kind is not SizeClass.FAR or not size.tries:
+            return size
+        needs = self.footprints(size.tries)
+        n = next((i for i, need in enumerate(needs) if not self.holds(need)), len(size.tries))
+        if n == 0:
+            return None
+        cut = {"tries": size.tries[:n], "scales": size.scales[:n], "fallbacks": size.fallbacks[:n]}
+        return size if n == len(size.tries) else size.model_copy(update=cut)
+
+    def holds(self, need: int | None) -> bool:
+        """A rung of footprint ``need`` (bytes; ``None``: not read) runs: at most ``free / FAR_ROOM_SHARE``."""
+        return need is not None and need * FAR_ROOM_SHARE <= self.free_bytes
+
 
 def _per_element(mover: _Mover, room: FarRoom) -> float:
     """The bench worker's bytes an element of the primary entry (:func:`_far`, :func:`_far_constants`); 0 where it
-    holds none."""
+    holds none, or where the room reads each rung's own footprint (:meth:`FarRoom.trimmed`)."""
     # the primary's elements: its module-level sizes are reference.py's own where it sets none (no size scale)
+    if room.footprints is not None:  # each rung's own footprint bounds it, read as it is cast (FarRoom.trimmed)
+        return 0.0
     primary = mover.elements(mover.seen[0] if mover.on_constants else mover.base)
     return room.primary_bytes / primary if primary else 0.0
 
@@ -1276,6 +1301,8 @@ class NetVerdict(BaseModel):
     not_cast: str | None = None
     kept: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    # far rungs not run, each ladder's one line (their footprint could not be read: late33 z101)
+    unsized: list[str] = Field(default_factory=list)
 
     @property
     def failed(self) -> SizeCheck | None:
@@ -1345,6 +1372,7 @@ class NetVerdict(BaseModel):
     def line(self) -> str:
         """One line for the user: where the written kernel was checked beyond the ``SHAPES`` entries, and how."""
         kept = f"; kept {', '.join(self.kept)}" if self.kept else ""
+        kept += "".join(f"; {line}" for line in self.unsized)
         if self.not_cast is not None:
             return f"not checked at sizes the SHAPES entries do not name: {self.not_cast}{kept}"
         bad = self.failed
@@ -1473,6 +1501,7 @@ def cast(
     known: dict[str, tuple[Outcome, str | None]] | None = None,
     cap: NetCap | None = None,
     entries: EntryTimes | None = None,
+    far: FarRoom | None = None,
     clock: Callable[[], float] = time.monotonic,
     check_alone: CheckAt | None = None,
     request_s: float | None = None,
@@ -1496,6 +1525,8 @@ def cast(
     from the requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and
     calls on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first
     size is weighed before it runs (net12; before, only the longest request so far, so the first size always started).
+    ``far``: the room whose :attr:`FarRoom.footprints` trim each ``far`` size to the rungs that fit, read as the size
+    is reached (:meth:`FarRoom.trimmed`); a size left with none is not cast.
     ``check_alone``: ``check_at`` in a worker of its own, for a run where a fault is likely (:meth:`_Caster.alone_at`):
     a fault there does not start ``check_at``'s worker again.
 
@@ -1517,6 +1548,8 @@ def cast(
             continue
         if size.tries and all(t.label() in passed for t in size.tries):
             continue  # newuser14: scale2d's M=64,N=288 was checked and said twice ("correct at ..., M=64,N=288, ...")
+        if far is not None and (size := far.trimmed(size)) is None:  # no rung fits its own footprint (late33 z100)
+            continue
         t0 = clock()
         check = caster.check(size, original, written)
         odd = odd or (check.kind is SizeClass.PAST and check.passed is not None and check.shape == size.tries[0])
