@@ -230,6 +230,9 @@
 #   configs23  scripts/gpu_configs23.sh: tune --device cuda on vLLM's batched MoE and AITER's GEMM, their JSON files
 #              carried into the candidates' folders and unchanged after; the kernel.py left and AITER's written
 #              split-K reduce pick right at realistic sizes (256-512 MB a weight) (docs/faults.md c30-c32)
+#   late33     scripts/gpu_late33.sh: the code net on cuda over a right rewrite of a cdist (268 MB output at n = 8192):
+#              every far size it runs fits the room by its own footprint read on the meta device; the rung the
+#              linear reading would have run past the room (19.4 GB at n = 34816) is not run (docs/faults.md z100)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -333,6 +336,7 @@ wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 leftovers23 360 scripts/gpu_leftovers23.sh
 refusals23 300 scripts/gpu_refusals23.sh
 configs23 600 scripts/gpu_configs23.sh
+late33 300 scripts/gpu_late33.sh
 gputests 560 -
 EOF
 }

@@ -76,3 +76,43 @@ def test_z101_a_far_size_whose_footprint_cannot_be_read_is_not_run_and_said(tmp_
     ], net.unsized
     said = "their memory could not be read on the meta device (RuntimeError: "
     assert all(said in line for line in net.unsized) and net.unsized[0] in net.line(), net.line()
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_z100_on_a_gpu_a_far_size_of_a_large_cdist_runs_only_where_its_footprint_fits(tmp_path: Path) -> None:
+    """z100 on an NVIDIA GPU, where the room binds: the cdist at n 2048-8192 (its 8192 x 8192 output 268 MB), a right
+    rewrite netted on cuda (the code net in its bench worker). Every far size it runs fits an eighth of the memory free
+    by its own footprint read on the meta device, and a rung the linear reading would have run past that room (n =
+    34816: 4.6 GB by the primary's bytes an element, 19.4 GB by its own) is not run."""
+    import torch
+
+    from kernelopt.tuning.code_net import check_code_change, code_net_reading
+    from kernelopt.tuning.far_footprint import footprint_at
+    from kernelopt.tuning.net import FAR_ROOM_SHARE, FAR_SURE_SCALE, FarRoom, SizeClass, derived_sizes
+
+    folder = Path(shutil.copytree(DATA / "cdist_pairs", tmp_path / "cdist_large"))
+    reference = folder / "reference.py"
+    small = 'SHAPES = [{"n": 256, "dim": 16}, {"n": 64, "dim": 16}, {"n": 128, "dim": 16}]'
+    large = 'SHAPES = [{"n": 8192, "dim": 16}, {"n": 2048, "dim": 16}, {"n": 4096, "dim": 16}]'
+    assert small in reference.read_text()
+    reference.write_text(reference.read_text().replace(small, large))
+    kernel = folder / "kernel.py"
+    written = kernel.read_text()
+    original = "import torch\n\n\ndef run(x):\n    return torch.cdist(x, x)\n"
+    kernel.write_text(original)
+    free = torch.cuda.mem_get_info()[0]  # the worker's, measured after this process's context, is at most this
+    net = check_code_change(folder, original, written, device="cuda", session_dir=tmp_path / "session")
+    assert net.failed is None, net.line()
+    far = [c.shape for c in net.checks if c.kind is SizeClass.FAR and c.passed]
+    assert far, net.line()
+    needs = {s.label(): footprint_at(reference, s)[0] or 0 for s in far}
+    assert all(need * FAR_ROOM_SHARE <= free for need in needs.values()), (needs, free)
+    _, shapes, roles, constants = code_net_reading(folder, device="cuda")
+    primary = footprint_at(reference, shapes[0])[0]
+    assert primary is not None
+    linear = FarRoom(primary_bytes=primary, free_bytes=free, most_scale=FAR_SURE_SCALE)
+    sizes = derived_sizes(shapes, (), roles, constants, residue=True, far=linear)
+    ladder = [t for d in sizes if d.kind is SizeClass.FAR for t in d.tries]
+    over = [t.label() for t in ladder if (footprint_at(reference, t)[0] or 0) * FAR_ROOM_SHARE > free]
+    assert over and not set(over) & {c.shape.label() for c in net.checks}, (over, net.line())
