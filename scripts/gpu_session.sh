@@ -121,6 +121,10 @@
 #              SiLU-and-mul forward and backward, fla's gated delta rule, SGLang's expert-parallel MoE, Liger's
 #              selective log-softmax, tritonbench's Welford layer norm) and its written forms compiled and correct at
 #              realistic sizes (two past 2**31 elements), tune --device cuda on three
+#   breaker24  scripts/gpu_breaker24.sh: the twenty-fourth held-out trial's kernels (AITER's int8 split-K GEMM through
+#              its JSON files, torchao's fp8 QKV quantization (eight launches) and blockwise fp8 weight quantization
+#              in a triton_op, fla's chunked global scan, trident's RMS norm) and its written forms compiled and
+#              correct at realistic sizes (one past 2**31 elements), tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -277,6 +281,7 @@ breaker20 600 scripts/gpu_breaker20.sh
 breaker21 600 scripts/gpu_breaker21.sh
 breaker22 600 scripts/gpu_breaker22.sh
 breaker23 600 scripts/gpu_breaker23.sh
+breaker24 600 scripts/gpu_breaker24.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

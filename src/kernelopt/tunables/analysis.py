@@ -846,9 +846,27 @@ def _summed_dim(expr: cst.BaseExpression, name: str) -> int | None:
     return int(arg.value.value, 0) if isinstance(arg.value, cst.Integer) else None
 
 
+#: methods that hand back the tensor they are called on as a view of the same sizes or of sizes their own arguments
+#: name (``x.new_empty(m, n).as_strided((m, n), (1, m))``: torchao's column-major scales)
+_VIEWS = frozenset({"as_strided", "t", "transpose", "permute", "view", "reshape", "contiguous", "fill_", "zero_"})
+
+
+def _allocation_call(expr: cst.BaseExpression | None) -> cst.Call | None:
+    """The allocation call ``expr`` is, or the one a chain of :data:`_VIEWS` methods is called on."""
+    while isinstance(expr, cst.Call):
+        if (_dotted(expr.func) or "").split(".")[-1] in ALLOCATIONS:
+            return expr
+        if not (isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _VIEWS):
+            return None
+        expr = expr.func.value
+    return None
+
+
 def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpression]]:
     """The size arguments of an allocation call, each with its dimension (``torch.empty(C, Hp, Wp)`` and
-    ``torch.empty((C, Hp, Wp))``: 0, 1, 2); ``None`` where the dimension is not read (``size=shape``)."""
+    ``torch.empty((C, Hp, Wp))``: 0, 1, 2); ``None`` where the dimension is not read (``size=shape``). A view
+    of one (:func:`_allocation_call`) reads the allocation's."""
+    call = _allocation_call(call) or call
     plain = [a.value for a in call.args if a.keyword is None]
     if len(plain) == 1 and isinstance(plain[0], cst.Tuple | cst.List):
         plain = [el.value for el in plain[0].elements]
@@ -858,8 +876,9 @@ def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpressio
 
 
 def _allocates(expr: cst.BaseExpression | None) -> TypeGuard[cst.Call]:
-    """Whether ``expr`` is an allocation call (``torch.empty(...)``, ``x.new_zeros(...)``)."""
-    return isinstance(expr, cst.Call) and (_dotted(expr.func) or "").split(".")[-1] in ALLOCATIONS
+    """Whether ``expr`` is an allocation call (``torch.empty(...)``, ``x.new_zeros(...)``), or a view of one
+    (``x.new_empty(m, n).as_strided((m, n), (1, m))``)."""
+    return _allocation_call(expr) is not None
 
 
 def _read_names(expr: cst.CSTNode) -> set[str]:

@@ -11,10 +11,11 @@ ATOL = 1e-3
 RTOL = 1e-3
 
 
-def get_inputs(B=2, T=300, H=3, S=40, NSEQ=3, device="cpu"):
+def get_inputs(B=2, T=300, H=3, S=40, NSEQ=3, TK=None, device="cpu"):
+    """TK: k's length where it is not T (the GPU test's gate past 2**31 elements beside a short k)."""
     gen = torch.Generator().manual_seed(B * 1009 + T * 31 + H * 7 + S + NSEQ * 100003)
     g = -torch.rand(1, T, H, generator=gen).bfloat16()
-    k = torch.randn(B, T, H, S, generator=gen).bfloat16()
+    k = torch.randn(B, TK or T, H, S, generator=gen).bfloat16()
     cuts = sorted(torch.randperm(T - 1, generator=gen)[: NSEQ - 1].add(1).tolist())
     cu_seqlens = torch.tensor([0, *cuts, T], dtype=torch.int32)
     return [g.to(device), k.to(device), cu_seqlens.to(device)]
