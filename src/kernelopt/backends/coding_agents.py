@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
 
 
@@ -216,7 +217,7 @@ def _claude_event(ev: dict[str, Any], out: AgentOutput) -> None:
     elif kind == "result":
         out.final_text = str(ev.get("result") or "")
         turns = ev.get("num_turns")
-        out.turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else out.turns
+        out.turns = turns if is_int(turns) else out.turns
         out.max_turns = ev.get("subtype") == "error_max_turns"
         status = ev.get("api_error_status")
         if ev.get("is_error") or status:

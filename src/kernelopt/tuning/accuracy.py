@@ -33,6 +33,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kernelopt.numeric import is_int
 from kernelopt.tuning.candidate import Outcome, Result
 
 #: how many times the original's root-mean-square error a candidate's may be at one entry: a chain twice as long
@@ -103,7 +104,7 @@ class EntryError:
 
 def entry_values(values: Mapping[str, object]) -> dict[str, int]:
     """An entry's sizes by name: its positive integer values (a GEMM's M, N and K, a row sum's rows and columns)."""
-    return {k: v for k, v in values.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+    return {k: v for k, v in values.items() if is_int(v) and v > 0}
 
 
 def entry_size(values: Mapping[str, object]) -> int:
