@@ -145,6 +145,23 @@ def written_files(data: Path, picks: dict[str, dict[str, int]], tmp_path: Path) 
     return written
 
 
+def written_hold(
+    data: Path,
+    written: dict[str, Path],
+    sizes: dict[str, list[dict[str, int]]],
+    tmp_path: Path,
+    check: Callable[[Path, list[dict[str, int]]], None],
+) -> None:
+    """Each written kernel of ``written`` (:func:`written_files`) in a copy of its folder of ``data``, ``check``ed
+    there at ``sizes[name]`` (the trials' CPU test of their GPU picks: ``_all_correct`` in the interpreter)."""
+    import shutil
+
+    for name, shapes in sizes.items():
+        folder = Path(shutil.copytree(data / name, tmp_path / f"{name}_check"))
+        shutil.copy(written[name], folder / "kernel.py")
+        check(folder, shapes)
+
+
 def trial_holds(
     data: Path,
     sizes: dict[str, list[dict[str, int]]],

@@ -212,7 +212,7 @@ def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
     """Every pick of the GPU test is written by the CPU's logic as the GPU test expects (breaker19's GPU test failed on
     2026-12-06 on a pick the CPU logic no longer wrote), and each written kernel holds in the interpreter at a size no
     entry names (odd sizes, one past a block)."""
-    from tests.gpu_correct import written_files
+    from tests.gpu_correct import written_files, written_hold
 
     written = written_files(DATA, GPU_PICKS, tmp_path)
     moe = written["sgl_ep_moe"].read_text()  # q31: the one dict both launches read
@@ -227,10 +227,7 @@ def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
         "liger_sel_logp": [{"B": 1, "L": 2, "V": 4097, "P": 1}],
         "ao_sparse_gemv": [{"N": 129, "Z": 65}],
     }
-    for name, sizes in small.items():
-        folder = Path(shutil.copytree(DATA / name, tmp_path / f"{name}_check"))
-        shutil.copy(written[name], folder / "kernel.py")
-        _all_correct(folder, sizes)
+    written_hold(DATA, written, small, tmp_path, _all_correct)
 
 
 @pytest.mark.gpu

@@ -8,7 +8,6 @@ checked at sizes the ``SHAPES`` do not name, and the GPU test the lead's session
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -111,7 +110,7 @@ GPU_WRITTEN_SIZES: dict[str, list[dict[str, int | float]]] = {
 def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
     """Every pick of the GPU test is written by the CPU's logic as the GPU test expects, and each written kernel holds
     in the interpreter at a size no entry names (odd sizes, one past a block)."""
-    from tests.gpu_correct import written_files
+    from tests.gpu_correct import written_files, written_hold
 
     written = written_files(DATA, GPU_PICKS, tmp_path)
     scan = written["fla_global_cumsum"].read_text()
@@ -126,10 +125,7 @@ def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
         "ao_sdpa_fp8_quant": [{"B": 1, "HQ": 2, "HKV": 2, "SQ": 65, "SKV": 9, "D": 40}],
         "trident_rms_norm": [{"Y": 2, "X": 511, "P": -1.0}],  # past the SHAPES' rows: the computed block
     }
-    for name, sizes in small.items():
-        folder = Path(shutil.copytree(DATA / name, tmp_path / f"{name}_check"))
-        shutil.copy(written[name], folder / "kernel.py")
-        _all_correct(folder, sizes)
+    written_hold(DATA, written, small, tmp_path, _all_correct)
 
 
 @pytest.mark.gpu
