@@ -249,7 +249,11 @@ def test_a_second_run_resumes(
     problems, out, table, _ = batch
     events: list[BatchEvent] = []
     again = run_batch(problems, BatchOptions(out_dir=out), on_event=events.append)
-    assert {e.kind for e in events} == {EventKind.SKIPPED}
+    assert [e.kind for e in events] == [EventKind.RESUMED] + [EventKind.SKIPPED] * len(PROBLEMS)
+    n = len(PROBLEMS)  # said once before anything runs (late34 z112)
+    assert events[0].done == n and events[0].note == f"{n} rows kept from the earlier run (batch.json); 0 of this " + (
+        f"run's {n} problems have none and run"
+    )
     assert again.rows == table.rows
     env = {**os.environ, **CPU_ENV, "PYTHONPATH": SRC}
     proc = subprocess.run(
@@ -261,6 +265,7 @@ def test_a_second_run_resumes(
     )
     assert proc.returncode == 0, proc.stderr
     assert [r["problem"] for r in json.loads(proc.stdout)["rows"]] == list(PROBLEMS)
+    assert json.loads(proc.stdout)["kept_rows"] == n and f"resuming the batch: {n} rows kept" in proc.stderr
     # the refusals are the CLI's own (in this process: the subprocess above is the entry point's test)
     for k, v in CPU_ENV.items():
         monkeypatch.setenv(k, v)

@@ -417,7 +417,8 @@ def test_a_current_configuration_that_ran_past_its_limit_is_said_so() -> None:
     )  # fmt: skip
     line = verdict_line(result, judge_gain(result), kernel_py="kernel.py", written=False, dry_run=False)
     assert line == (
-        "the current configuration stays (the best found, BLOCK_W=32): not written: the current configuration has no "
+        "the current configuration stays (BLOCK_W=16, not timed); the best found, BLOCK_W=32 (3190 ms), is not "
+        "written: the current configuration has no "
         "figure at the shape timed (the current BLOCK_W=16 was not timed (run_timeout: on the SHAPES entry "
         "C=4,H=40,W=64: checking and timing: no reply within 60 s), nor when timed again alone with the re-time's "
         "limit): a change is written only over a measured baseline (a loaded machine? run tune again, or give "

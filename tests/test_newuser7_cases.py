@@ -117,7 +117,9 @@ def test_utilization_refuses_a_latency_or_count_that_is_not_finite(capsys: pytes
     ):
         assert main(["utilization", *given, *common]) == 2, given
         out, err = capsys.readouterr()
-        assert out == "" and err.strip() == f"kernelopt: error: {said}", (given, err)
+        assert err.strip() == f"kernelopt: error: {said}", (given, err)
+        # --json: the same line as JSON on stdout (late34 z110); nothing on stdout without it
+        assert (json.loads(out) == {"error": {"code": 2, "message": said}}) if "--json" in given else out == ""
 
 
 @pytest.mark.timeout(120)

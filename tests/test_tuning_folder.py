@@ -217,8 +217,8 @@ def test_the_verdict_says_the_best_the_speedup_and_what_happened_to_kernel_py() 
     assert dry.endswith("; --dry-run: kernel.py left unchanged")
     close = session(128, 1000.0, 1004.0)
     assert verdict_line(close, judge_gain(close), kernel_py="kernel.py", written=False, dry_run=False) == (
-        "the current configuration stays (the best found, BLOCK=128, beat it by +0.4 %, under the 2 % a change "
-        "needs); kernel.py left unchanged"
+        "the current configuration stays (BLOCK=64, 1.004 ms); the best found, BLOCK=128 (1 ms), beat it by +0.4 %, "
+        "under the 2 % a change needs, so it is not written; kernel.py left unchanged"
     )
     same = session(64, 1.2e5, 1.2e5)
     assert verdict_line(same, judge_gain(same), kernel_py="kernel.py", written=False, dry_run=False) == (

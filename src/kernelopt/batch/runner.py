@@ -75,6 +75,7 @@ class EventKind(StrEnum):
     DONE = "done"
     SKIPPED = "skipped"
     CHANGED = "changed"
+    RESUMED = "resumed"  # once, before anything runs: the rows an earlier run left (``done``), said in ``note``
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,8 @@ def resumed(table: BatchTable, items: list[BatchItem], emit: Callable[[BatchEven
     first (``kernelopt optimize`` would refuse a workspace made from other files)."""
     rows = {row.key: row for row in table.rows}
     stands: set[str] = set()
+    if rows:  # an earlier run's table: how much of it this run keeps, said before anything runs (late34 z112)
+        emit(BatchEvent(EventKind.RESUMED, "", len(rows), len(items), note=_kept_note(rows, items)))
     for item in items:
         row = rows.get(item.key)
         if row is None:
@@ -219,6 +222,14 @@ def resumed(table: BatchTable, items: list[BatchItem], emit: Callable[[BatchEven
             note += f" (its old workspace, with its recorded versions, moved to {move_aside(old)})"
         emit(BatchEvent(EventKind.CHANGED, item.key, 0, len(items), note=note))
     return stands
+
+
+def _kept_note(rows: dict[str, ProblemRow], items: list[BatchItem]) -> str:
+    """``3 rows kept from the earlier run (batch.json); 2 of this run's 5 problems have none and run``: a row whose
+    files changed since is counted kept and runs again (said apart, :attr:`EventKind.CHANGED`)."""
+    rest = sum(1 for item in items if item.key not in rows)
+    kept = f"{len(rows)} row{'s' if len(rows) != 1 else ''} kept from the earlier run ({TABLE_FILE})"
+    return f"{kept}; {rest} of this run's {len(items)} problems {'has' if rest == 1 else 'have'} none and run"
 
 
 def run_item(item: BatchItem, runner: ProblemRunner, upcoming: BatchItem | None) -> ProblemRow:

@@ -25,7 +25,7 @@ import typer
 
 from kernelopt import __version__
 from kernelopt.cli.examples import epilog
-from kernelopt.cli.output import plain_flags
+from kernelopt.cli.output import emit_json_error, forget_said, plain_flags, say_stop
 from kernelopt.cli.paths import expand_home
 from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said
 from kernelopt.env import DeprecatedVariable, EnvSettings, misspelt, raw_value
@@ -122,8 +122,24 @@ def _crash_log(exc: BaseException) -> Path:
 
 
 def _say(line: str) -> None:
-    """One line on stderr (newlines folded), redacted (an error may quote what a child printed)."""
-    sys.stderr.write(" ".join(redact(line).split()) + "\n")
+    """``kernelopt: LINE`` on stderr (newlines folded), redacted (an error may quote what a child printed)."""
+    say_stop(" ".join(redact(line).split()))
+
+
+def _wants_json(command: Any, args: Sequence[str]) -> bool:
+    """``--json`` given to a command that offers it (the command ``args`` name; any, where none was built)."""
+    given = list(args)[: list(args).index("--")] if "--" in args else list(args)
+    if "--json" not in given:
+        return False
+    for arg in given:
+        sub = getattr(command, "commands", {}).get(arg)
+        if sub is None:
+            break
+        command = sub
+    if command is None:
+        return True
+    params = command.get_params(command.context_class(command))
+    return any("--json" in getattr(p, "opts", ()) for p in params)
 
 
 @contextlib.contextmanager
@@ -190,61 +206,72 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     if sys.stdout is None:  # started with descriptor 1 closed (`>&-`) or read-only: nothing done that cannot be said
         _say(
-            "kernelopt: error: stdout is closed or not open for writing (file descriptor 1), so the result could "
+            "error: stdout is closed or not open for writing (file descriptor 1), so the result could "
             "not be printed; nothing was done; give it somewhere to go (`> FILE`, `> /dev/null`)"
         )
         return 2
     _printable_streams()
     args = sys.argv[1:] if argv is None else argv
+    forget_said()
+    built: list[Any] = []
+    code = _run_command(argv, args, built)
+    if _wants_json(built[0] if built else None, args):  # an agent parsing stdout gets one object (late34 z110)
+        emit_json_error(code)
+    return code
+
+
+def _run_command(argv: list[str] | None, args: list[str], built: list[Any]) -> int:
+    """The command's exit code; ``built`` gets the click command once built."""
     command: Any = None
     try:
         app = build_app(args)  # imports the command: an interrupt may cut it
         command = typer.main.get_command(app)
+        built.append(command)
         plain_flags(command)
         expand_home(command)
         with _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
-        _say(f"kernelopt: error: {exc.one_line()}")
+        _say(f"error: {exc.one_line()}")
         return exc.exit_code
     except typer.Exit as exc:
         return int(getattr(exc, "exit_code", 0) or 0)
     except typer.Abort:
         ignore_interrupts()
-        sys.stderr.write("kernelopt: aborted\n")
+        say_stop("aborted")
         return 130
     except typer.TyperException as exc:  # usage errors of the (vendored) click inside typer
         if type(exc).__name__ == "NoArgsIsHelpError":  # as typer tells it (the class is private)
             # `kernelopt` or `kernelopt memory` alone: the help is printed (on stdout) and that is the answer;
             # click's usage error for it has no message ("kernelopt: error: ; see ...", exit 2, before)
             return 0
-        _say(f"kernelopt: error: {_usage_line(exc, command, args)}")
+        _say(f"error: {_usage_line(exc, command, args)}")
         return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         ignore_interrupts()  # a second Ctrl-C while it unwinds says nothing more
-        sys.stderr.write("kernelopt: interrupted\n")
+        say_stop("interrupted")
         return 130
     except OSError as exc:  # a full disk or a read-only workspace is the environment, not our bug
         problem = disk_problem(exc)
         if problem is None:
             log = _crash_log(exc)
-            _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
+            _say(f"internal error: {type(exc).__name__}: {exc} (crash log: {log})")
             return 70
-        _say(f"kernelopt: error: {problem.one_line()}")
+        _say(f"error: {problem.one_line()}")
         return problem.exit_code
     except Exception as exc:  # our bug: keep the evidence, print one line
         if cut_by_interrupt(exc):  # an interrupt an import wrapped (a RuntimeError from __set_name__): no bug
             ignore_interrupts()
-            sys.stderr.write("kernelopt: interrupted\n")
+            say_stop("interrupted")
             return 130
         log = _crash_log(exc)
-        _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
+        _say(f"internal error: {type(exc).__name__}: {exc} (crash log: {log})")
         return 70
     code = int(rv) if isinstance(rv, int) else 0
     if code == 130 and not interrupt_said():
         # typer turns a KeyboardInterrupt that leaves a command (one in its imports, say) into a silent 130
         ignore_interrupts()
-        sys.stderr.write("kernelopt: interrupted\n")
+        say_stop("interrupted")
     return code
 
 

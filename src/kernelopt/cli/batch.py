@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTable, ProblemRow, ProblemStatus
 from kernelopt.cli.bounds import bounded
-from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, printing, table
+from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, printing, say_stop, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError, WritePlace, disk_problem
 from kernelopt.harness.model import CHECK_DOES_NOT_FIT, HOST_DOES_NOT_FIT
@@ -245,10 +245,15 @@ class _Bar:
             disable=not sys.stderr.isatty(),
         )
         self.task: TaskID | None = None
+        self.kept_rows = 0  # the rows an earlier run left in batch.json (--json's kept_rows)
 
     def __call__(self, event: BatchEvent) -> None:
         from kernelopt.batch.runner import EventKind
 
+        if event.kind is EventKind.RESUMED:  # one line before anything runs (late34 z112)
+            self.kept_rows = event.done
+            sys.stderr.write(f"resuming the batch: {event.note}\n")
+            return
         if self.first_note is not None and event.kind is EventKind.START:
             sys.stderr.write(f"{self.first_note}\n")
             self.first_note = None
@@ -354,11 +359,11 @@ def register(app: typer.Typer) -> None:
         )
         notes = [NO_GPU_NOTE] if no_gpu else []
         notes += [n for n in [_cpu_sizes_note(options)] if n is not None]
-        result = _run(Path(directory), options, ray=ray, fresh=fresh, first_note="\n".join(notes) or None)
+        result, kept_rows = _run(Path(directory), options, ray=ray, fresh=fresh, first_note="\n".join(notes) or None)
         try:
             with printing():
-                if as_json:
-                    emit_json(result)
+                if as_json:  # the table, and how many of its rows an earlier run left (0: none)
+                    emit_json({**result.model_dump(mode="json"), "kept_rows": kept_rows})
                 else:
                     render(result, options.out_dir)
         except StdoutLost as exc:  # `| head -1`: every row is there and kept; it was exit 1 and no word (f8)
@@ -429,10 +434,11 @@ def _cpu_sizes_note(options: BatchOptions) -> str | None:
 
 def _run(
     directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool, first_note: str | None = None
-) -> BatchTable:
-    """The batch, here or on Ray, with a progress bar; on Ctrl-C, where its rows so far are. One batch at a time
-    writes an output folder: a second on the same ``--out`` is refused (exit 2) before it runs anything, rather
-    than run every problem again beside the first in the same workspaces."""
+) -> tuple[BatchTable, int]:
+    """The batch, here or on Ray, with a progress bar, and the rows an earlier run had left in its table; on
+    Ctrl-C, where its rows so far are. One batch at a time writes an output folder: a second on the same ``--out``
+    is refused (exit 2) before it runs anything, rather than run every problem again beside the first in the same
+    workspaces."""
     from kernelopt.batch.runner import TABLE_FILE, run_batch
     from kernelopt.workspace import RunLock
 
@@ -447,8 +453,8 @@ def _run(
             if ray is not None:
                 from kernelopt.batch.ray_runner import run_batch_on_ray
 
-                return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
-            return run_batch(directory, options, fresh=fresh, on_event=bar)
+                return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar), bar.kept_rows
+            return run_batch(directory, options, fresh=fresh, on_event=bar), bar.kept_rows
     except OSError as exc:  # a full or read-only disk: the fix is another --out, not the generic --root
         problem = disk_problem(exc, place=BATCH_FOLDER)
         if problem is None:
@@ -465,7 +471,7 @@ def _run(
             if table_path.is_file()  # none before the first problem ended: no file to name
             else "no problem had finished, so no table was written"
         )
-        sys.stderr.write(f"kernelopt: interrupted; {kept}: the same command resumes the batch\n")
+        say_stop(f"interrupted; {kept}: the same command resumes the batch")
         raise typer.Exit(130) from None
     finally:
         bar.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -176,7 +174,7 @@ def read(
         if record.masked and not include_masked:
             raise RecordError(f"{record.version} is masked", hint="pass --include-masked to read it")
     if field:
-        sys.stdout.write(json.dumps(_field(record, field), indent=2) + "\n")
+        emit_json(_field(record, field))
     else:
         emit_json(record)
 

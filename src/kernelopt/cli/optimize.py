@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.status import Status
 
 from kernelopt.cli.bounds import bounded
-from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
+from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, say_stop, table, warn, width_of
 from kernelopt.destination import outside_workspaces
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EnvironmentProblem, NoGpu, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
@@ -352,10 +352,7 @@ def _run(
 
         ignore_interrupts()  # the run is rolled back and saved: a second Ctrl-C says nothing more
         progress.close()
-        sys.stderr.write(
-            f"kernelopt: interrupted; the run is saved: `kernelopt optimize {shell_word(ws.root)} --resume` "
-            "continues it\n"
-        )
+        say_stop(f"interrupted; the run is saved: `kernelopt optimize {shell_word(ws.root)} --resume` continues it")
         raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous_handler)

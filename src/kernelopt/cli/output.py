@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from pydantic import BaseModel
@@ -112,9 +112,42 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+class _Said:
+    """What this command has said so far: whether it printed its ``--json`` object, and the line that ended it early
+    (a refusal, an interrupt) as stderr has it, less ``kernelopt: ``."""
+
+    printed = False
+    stop: str | None = None
+
+
 def emit_json(obj: Any) -> None:
     """Print ``obj`` (model, list, dict) as indented JSON on stdout."""
     sys.stdout.write(json.dumps(_plain(obj), indent=2, default=str) + "\n")
+    _Said.printed = True
+
+
+def say_stop(line: str) -> None:
+    """Say the one line that ends a command early (``kernelopt: LINE`` on stderr); ``--json`` carries it in its
+    error object (:func:`emit_json_error`)."""
+    _Said.stop = line
+    sys.stderr.write(f"kernelopt: {line}\n")
+
+
+def forget_said() -> None:
+    """A new command starts (the CLI's ``main`` may run many in one process: the tests)."""
+    _Said.printed, _Said.stop = False, None
+
+
+def emit_json_error(code: int) -> None:
+    """The one JSON object of a ``--json`` command that printed none: refused (any exit but 0) or interrupted
+    (exit 130, or 0 where ``tune`` had written kernel.py), ``{"error": {"code": EXIT, "message": LINE}}``, LINE
+    the stderr line less ``kernelopt: error: `` (``interrupted; ...`` as said). Nothing where stdout is gone."""
+    if _Said.printed or (code == 0 and _Said.stop is None):
+        return
+    message = (_Said.stop or f"exit {code}; stderr says why").removeprefix("error: ")
+    with suppress(OSError, ValueError, AttributeError):  # stdout closed, or its reader gone
+        emit_json({"error": {"code": code, "message": message}})
+        sys.stdout.flush()
 
 
 def fmt(value: Any, digits: int = 4) -> str:

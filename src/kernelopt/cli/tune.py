@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
+from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, say_stop, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError, WritePlace, disk_problem
 from kernelopt.oneline import shell_word
 from kernelopt.tuning.budget import DEFAULT_WALL_S, FLOOR, BudgetRule, check_wall_s
@@ -583,7 +583,7 @@ def _tune_locked(
             )
         _interrupted(f"interrupted{_by(exc)} after the session; {kernel_py.name} unchanged", 130)
     if refused is not None:
-        sys.stderr.write(f"kernelopt: {refused}\n")
+        say_stop(refused)
         raise typer.Exit(EXIT_NOTHING_RAN)
     if r.best_latency_us is None:
         raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
@@ -821,12 +821,10 @@ def _unfinished(tuning: FolderTuning) -> str:
 def _interrupted(line: str, code: int) -> None:
     """Say ``line`` on stderr and end with ``code`` (130: kernel.py unchanged; 0: the write was made); a second
     interrupt from here on changes neither (the line is the only one)."""
-    import sys
-
     from kernelopt.cli.start import ignore_interrupts
 
     ignore_interrupts()
-    sys.stderr.write(f"kernelopt: {line}\n")
+    say_stop(line)
     raise typer.Exit(code)
 
 
@@ -1026,6 +1024,16 @@ def verdict_line(
     return f"{line}; {unchecked}" if unchecked and (written or dry_run) else line
 
 
+def _stays(result: SessionResult, current_text: str, best_text: str, best_at: str) -> str:
+    """``the current configuration stays (BLOCK=64, 444 ms); the best found, BLOCK=128 (314 ms),``: what kernel.py
+    keeps, then the best that was not written (late34 z111: the parenthesis named the best as if it stayed)."""
+    stays = "the current configuration stays"
+    if result.current_config:
+        at = _latency(result.current_latency_us) if result.current_latency_us is not None else "not timed"
+        stays += f" ({current_text}, {at})"
+    return f"{stays}; the best found, {best_text} ({best_at}),"
+
+
 def _unchecked(tuning: FolderTuning) -> str | None:
     """The line of the net's sizes left unchecked for want of time beside the kernel to write (``None``: none)."""
     return tuning.net.unchecked_line() if tuning.net is not None and tuning.net.failed is None else None
@@ -1071,20 +1079,22 @@ def _outcome_line(
             return f"{line}; written to {kernel_py}"
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
     summed = _summed(result, set_aside, kept)
+    best_at = f"{_latency(result.best_latency_us)}{summed}"
     if not judgement.better:
         if not changed:
-            return f"the current configuration is the best found ({_latency(result.best_latency_us)}{summed}); {left}"
+            return f"the current configuration is the best found ({best_at}); {left}"
         if judgement.gain_pct is None or judgement.gain_pct >= judgement.min_gain_pct:
             # faster by the gain, yet kept out: too noisy to rank, or the edit could not be written as checked
-            return f"the current configuration stays (the best found, {best_text}): {judgement.reason}; {left}"
+            why = judgement.reason.removeprefix("not written: ").removesuffix(": not written")
+            return f"{_stays(result, current_text, best_text, best_at)} is not written: {why}; {left}"
         gain = judgement.gain_pct or 0.0
         by = (
             f"beat it by {gain:+.1f} %, under the {judgement.min_gain_pct:g} % a change needs"
             if gain >= 0
             else f"was {-gain:.1f} % slower"
         )
-        return f"the current configuration stays (the best found, {best_text}, {by}); {left}"
-    line = f"best {best_text}: {_latency(result.best_latency_us)}{summed}"
+        return f"{_stays(result, current_text, best_text, best_at)} {by}, so it is not written; {left}"
+    line = f"best {best_text}: {best_at}"
     if result.current_latency_us is not None and result.speedup is not None:
         line += (
             f", {result.speedup:.3g}x faster than the current {current_text} ({_latency(result.current_latency_us)})"
@@ -1199,7 +1209,6 @@ class _Bar:
         self.logged = 0  # candidates a line off a terminal has said
 
     def __enter__(self) -> _Bar:
-        import sys
 
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
