@@ -65,3 +65,18 @@ def test_z110_a_json_command_that_printed_its_result_and_failed_prints_no_second
     checks = json.loads(out)  # one document: the checks, no error object after it
     assert isinstance(checks, list) and code in (0, 3), out
     assert code == 0 or any(c["status"] == "fail" for c in checks)
+
+
+def test_z110_a_cold_batch_reads_optimize_s_error_object_as_no_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cold ``batch --optimize`` reads a problem's row from its workspace when ``optimize --json`` printed a
+    summary; the error object of a refused ``optimize`` is none (else a workspace's older records were its row)."""
+    from kernelopt.batch.cold import summary_printed
+    from kernelopt.cli.app import main
+
+    assert main(["optimize", str(tmp_path / "none"), "--device", "cpu", "--json"]) == 2
+    refused = capsys.readouterr().out
+    assert json.loads(refused)["error"]["code"] == 2 and not summary_printed(refused)
+    assert not summary_printed("") and summary_printed('{"workspace": "/w", "versions": []}')
+    assert summary_printed('{"workspace": "/w", "vers')  # a summary cut short was printed: the records say the rest

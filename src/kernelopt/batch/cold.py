@@ -88,7 +88,7 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
         if options.mode is BatchMode.VALIDATE:
             return validate_row(row, GateReport.model_validate(json.loads(result.stdout)))
         # 2 with a summary: the loop ran and its baseline's reference failed (an ERROR of the problem)
-        if result.returncode in (0, 1, 2, 124) and result.stdout.strip():
+        if result.returncode in (0, 1, 2, 124) and summary_printed(result.stdout):
             return optimize_row(row, ws)
     except (ValueError, ValidationError, RecordError):
         pass  # no usable result: said below from the exit status and stderr
@@ -96,6 +96,19 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
     return row.model_copy(
         update={"reason": f"kernelopt {options.mode.value} exited with {result.returncode}: {detail}"}
     )
+
+
+def summary_printed(stdout: str) -> bool:
+    """``optimize --json`` printed its summary: something on stdout that is not the error object a refused or
+    interrupted command prints (late34 z110; a refusal then read the workspace's older records as the run's)."""
+    text = stdout.strip()
+    if not text:
+        return False
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return True  # printed, if cut short: the workspace's records say what ran
+    return not (isinstance(doc, dict) and set(doc) == {"error"})
 
 
 class ColdRunner:

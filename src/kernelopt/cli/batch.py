@@ -359,11 +359,12 @@ def register(app: typer.Typer) -> None:
         )
         notes = [NO_GPU_NOTE] if no_gpu else []
         notes += [n for n in [_cpu_sizes_note(options)] if n is not None]
-        result, kept_rows = _run(Path(directory), options, ray=ray, fresh=fresh, first_note="\n".join(notes) or None)
+        bar = _Bar("\n".join(notes) or None)  # it hears how many rows an earlier run left (--json's kept_rows)
+        result = _run(Path(directory), options, ray=ray, fresh=fresh, bar=bar)
         try:
             with printing():
                 if as_json:  # the table, and how many of its rows an earlier run left (0: none)
-                    emit_json({**result.model_dump(mode="json"), "kept_rows": kept_rows})
+                    emit_json({**result.model_dump(mode="json"), "kept_rows": bar.kept_rows})
                 else:
                     render(result, options.out_dir)
         except StdoutLost as exc:  # `| head -1`: every row is there and kept; it was exit 1 and no word (f8)
@@ -432,17 +433,14 @@ def _cpu_sizes_note(options: BatchOptions) -> str | None:
     )
 
 
-def _run(
-    directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool, first_note: str | None = None
-) -> tuple[BatchTable, int]:
-    """The batch, here or on Ray, with a progress bar, and the rows an earlier run had left in its table; on
+def _run(directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool, bar: _Bar) -> BatchTable:
+    """The batch, here or on Ray, with its progress bar (which hears how many rows an earlier run left); on
     Ctrl-C, where its rows so far are. One batch at a time writes an output folder: a second on the same ``--out``
     is refused (exit 2) before it runs anything, rather than run every problem again beside the first in the same
     workspaces."""
     from kernelopt.batch.runner import TABLE_FILE, run_batch
     from kernelopt.workspace import RunLock
 
-    bar = _Bar(first_note)
     lock = RunLock(
         options.out_dir,
         command="batch",
@@ -453,8 +451,8 @@ def _run(
             if ray is not None:
                 from kernelopt.batch.ray_runner import run_batch_on_ray
 
-                return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar), bar.kept_rows
-            return run_batch(directory, options, fresh=fresh, on_event=bar), bar.kept_rows
+                return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
+            return run_batch(directory, options, fresh=fresh, on_event=bar)
     except OSError as exc:  # a full or read-only disk: the fix is another --out, not the generic --root
         problem = disk_problem(exc, place=BATCH_FOLDER)
         if problem is None:
