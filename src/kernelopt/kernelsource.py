@@ -398,7 +398,10 @@ def carried_data(kernel: Path) -> list[str]:
     ``tune`` loads (:func:`carry`): every one named by :func:`folder_files` that exists and holds no source the kernel
     builds (:data:`BUILT_SOURCES`, refused as before: compiled once per folder, not copied). The tuned settings are
     written in kernel.py, never in these files, so the authors' entries stay the fallback at every other device and
-    size (configs23)."""
+    size (configs23). None where no kernel file is there to name any (a target's check of a folder that holds only
+    the candidate's compile lines)."""
+    if not kernel.is_file():
+        return []
     out: list[str] = []
     for name, _ in folder_files(kernel):
         top = _top(name)
