@@ -34,7 +34,7 @@ def test_n101_a_problem_whose_files_changed_since_its_row_runs_again_on_resume(
 
     from kernelopt.batch.model import BatchMode, BatchTable
     from kernelopt.batch.problems import BatchItem
-    from kernelopt.batch.runner import BatchEvent, resumed
+    from kernelopt.batch.runner import BatchEvent, EventKind, resumed
     from kernelopt.cli.app import main
     from kernelopt.workspace import Workspace
 
@@ -72,6 +72,8 @@ def test_n101_a_problem_whose_files_changed_since_its_row_runs_again_on_resume(
     (mix / "broken" / "reference.py").write_text((mix / "broken" / "reference.py").read_text() + "# edited\n")
     said: list[BatchEvent] = []
     assert resumed(table, [item], said.append) == set()
+    kept = said.pop(0)  # late34 z112: the resume first says how many rows it kept
+    assert kept.kind is EventKind.RESUMED and kept.note is not None and kept.note.startswith("1 row kept"), kept
     assert not ws.root.exists() and len(said) == 1 and said[0].note is not None
     aside = Path(said[0].note.rsplit("moved to ", 1)[1].rstrip(")"))
     assert said[0].note.startswith("reference.py changed since its row in batch.json: running it again")

@@ -115,7 +115,7 @@ def test_batch_with_no_device_on_a_machine_without_a_gpu_runs_as_device_cpu_and_
         """Ends the command where the batch would start (no error boundary catches it)."""
 
     def fake_run(directory: Path, options: BatchOptions, **kw: Any) -> None:
-        seen.append((options, kw.get("first_note")))
+        seen.append((options, kw["bar"].first_note))  # the note the bar says when the first problem starts
         raise Stop
 
     monkeypatch.setattr(batch_cli, "_run", fake_run)

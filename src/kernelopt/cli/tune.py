@@ -961,8 +961,14 @@ def note_beside(note: str | None, verdict: str) -> str | None:
     table's judgement: each is said once), ``None`` when nothing is left."""
     if not note:
         return None
-    parts = [part for part in note.split("; ") if part and part not in verdict]
+    parts = [part for part in note.split("; ") if part and _refusal(part) not in verdict]
     return "; ".join(parts) or None
+
+
+def _refusal(part: str) -> str:
+    """A refusal's reason without its "not written" ends, as the verdict line says it (late34's z111 line gives the
+    reason without them)."""
+    return part.removeprefix("not written: ").removesuffix(": not written")
 
 
 def computed_line(tuning: FolderTuning) -> str | None:
@@ -1085,7 +1091,7 @@ def _outcome_line(
             return f"the current configuration is the best found ({best_at}); {left}"
         if judgement.gain_pct is None or judgement.gain_pct >= judgement.min_gain_pct:
             # faster by the gain, yet kept out: too noisy to rank, or the edit could not be written as checked
-            why = judgement.reason.removeprefix("not written: ").removesuffix(": not written")
+            why = _refusal(judgement.reason)
             return f"{_stays(result, current_text, best_text, best_at)} is not written: {why}; {left}"
         gain = judgement.gain_pct or 0.0
         by = (
