@@ -19,8 +19,8 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity wrongkernel25 breaker21 refusals23 late33 leftovers23 newuser19 configs23 breaker23
-#              breaker24 newuser20 variants breaker17 breaker18 gputests
+#   owed       parity breaker21 refusals23 late33 leftovers23 newuser19 configs23 breaker23 breaker24
+#              newuser20 variants breaker17 breaker18 gputests
 #              (carry .whl/deps; about 75 minutes in all, so two or three sessions' device time),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
 #              PLAN_WALL_S 1200 unless set (a machine's start took about 5 minutes of the 30 on 2026-12-06, none at 23:09)
@@ -348,7 +348,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity wrongkernel25 breaker21 refusals23 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity breaker21 refusals23 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
