@@ -140,12 +140,20 @@ def meta_reference(reference: Any) -> Callable[[list[Any]], Any]:
 
     def run(inputs: list[Any]) -> Any:
         with torch.device("meta"), torch.no_grad():
-            if hasattr(reference, "Model"):
-                init = reference.get_init_inputs() if hasattr(reference, "get_init_inputs") else []
-                return reference.Model(*init)(*inputs)
-            return reference.reference(*inputs)
+            model = meta_model(reference)
+            return model(*inputs) if model is not None else reference.reference(*inputs)
 
     return run
+
+
+def meta_model(reference: Any) -> Any | None:
+    """A KernelBench reference's ``Model(*get_init_inputs())`` built on the meta device (parameters with no storage),
+    ``None`` where reference.py defines a ``reference`` function instead. Raises what the user's code raises."""
+    if not hasattr(reference, "Model"):
+        return None
+    with torch.device("meta"):
+        init = reference.get_init_inputs() if hasattr(reference, "get_init_inputs") else []
+        return reference.Model(*init)
 
 
 _SIZED = {torch.rand: 0, torch.randn: 0, torch.empty: 0, torch.zeros: 0, torch.ones: 0}

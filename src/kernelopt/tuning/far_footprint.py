@@ -49,7 +49,7 @@ def footprint_at(reference_py: Path, shape: ProblemShape) -> tuple[int | None, s
     bytes, read on the meta device), or ``None`` and why (the first line of what reference.py raised there)."""
     import torch
 
-    from kernelopt.harness.inputs import get_inputs_kwargs, nbytes
+    from kernelopt.harness.inputs import get_inputs_kwargs, meta_model, nbytes
     from kernelopt.harness.loader import loaded_afresh
 
     try:
@@ -58,14 +58,9 @@ def footprint_at(reference_py: Path, shape: ProblemShape) -> tuple[int | None, s
             inputs = input_list(module.get_inputs(**kwargs))
             # a tensor get_inputs put on a device itself is counted as it is, and run as a meta one
             meta = [t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs]
-            params = 0
-            if hasattr(module, "Model"):
-                init = module.get_init_inputs() if hasattr(module, "get_init_inputs") else []
-                model = module.Model(*init)
-                params = parameter_bytes(model)
-                outputs = model(*meta)
-            else:
-                outputs = module.reference(*meta)
+            model = meta_model(module)
+            params = parameter_bytes(model) if model is not None else 0
+            outputs = model(*meta) if model is not None else module.reference(*meta)
     except (Exception, SystemExit) as exc:  # reference.py's code the meta device cannot run
         return None, f"{type(exc).__name__}: {first_line(str(exc), 160)}".rstrip(": ")
     return BENCH_MEMORY_FACTOR * (nbytes(inputs) + params + nbytes(outputs)), None
