@@ -114,13 +114,13 @@ def test_r34_entries_that_never_lengthen_the_chain_show_no_flat_excess() -> None
     original's error, an excess flat in the rows, and it PASSED: the entries never lengthened the rows its chain runs
     along. Now a flat excess exonerates only where the entries vary every size; breaker21's ``split_k=16`` (M, N and
     K each varied) stays exonerated (test_wrongkernel25_cases)."""
-    from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size, entry_values
+    from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values
     from kernelopt.tuning.candidate import Outcome, Result
 
     def entry(values: dict[str, int], err: float, worst: float, original: float) -> EntryError:
         result = Result(config={}, outcome=Outcome.OK, rel_err=err, worst_ratio=worst, roundoff=2.0**-23)
         label = ",".join(f"{k}={v}" for k, v in values.items())
-        return EntryError(label, entry_size(values), result, original, entry_values(values))
+        return EntryError(label, result, original, entry_values(values))
 
     rows = [
         entry({"n_rows": 8, "n_cols": 20000}, 1.117e-4, 0.200, 8.26e-6),

@@ -277,13 +277,13 @@ def test_an_excess_over_the_original_s_error_that_does_not_grow_with_the_size_is
     the original's at the small entry, five times at the large; the H100's ``split_k=2`` as estimated, 1.44 times at
     K = 2500 and less than the original's at 512) is refused, naming the largest entry it is past at; entries of one
     size say nothing of growth."""
-    from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size, entry_values
+    from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values
     from kernelopt.tuning.candidate import Outcome, Result
 
     def entry(values: dict[str, int], err: float, original: float, worst: float = 0.2) -> EntryError:
         label = ",".join(f"{k}={v}" for k, v in values.items())
         result = Result(config={}, outcome=Outcome.OK, rel_err=err, worst_ratio=worst)
-        return EntryError(label, entry_size(values), result, original, entry_values(values))
+        return EntryError(label, result, original, entry_values(values))
 
     splitk = [
         entry({"M": 64, "N": 128, "K": 1000}, 6.70e-4, 3.11e-4),

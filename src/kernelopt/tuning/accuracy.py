@@ -91,15 +91,19 @@ def accuracy_line(result: Result, original: float | None, growth: float = ERROR_
 
 @dataclass(frozen=True)
 class EntryError:
-    """A candidate's check at one ``SHAPES`` entry beside the original's there: the entry's ``label``, its ``size``
-    (:func:`entry_size`), the candidate's ``result``, the original's ``rel_err`` (``original``) and the entry's sizes
-    by name (``values``, :func:`entry_values`: along which the excess is shown flat)."""
+    """A candidate's check at one ``SHAPES`` entry beside the original's there: the entry's ``label``, the candidate's
+    ``result``, the original's ``rel_err`` (``original``) and the entry's sizes by name (``values``,
+    :func:`entry_values`: along which the excess is shown flat; their product is its :attr:`size`)."""
 
     label: str
-    size: int
     result: Result
     original: float
     values: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """The entry's size for the growth of an error (:func:`entry_size` of its values)."""
+        return entry_size(self.values)
 
 
 def entry_values(values: Mapping[str, object]) -> dict[str, int]:

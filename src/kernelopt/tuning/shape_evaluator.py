@@ -50,7 +50,7 @@ from typing import TypeVar
 
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.unrunnable import CANNOT_RUN
-from kernelopt.tuning.accuracy import EntryError, across_entries, entry_size, entry_values, refused
+from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values, refused
 from kernelopt.tuning.bench_worker import BenchReady
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
@@ -118,7 +118,6 @@ class ShapesEvaluator:
         ]
         # a candidate's errors are judged across the entries (kernelopt.tuning.accuracy): each entry's size
         self.values = {s.label(): entry_values({**s.kwargs, **s.constants}) for s in shapes}
-        self.sizes = {label: entry_size(values) for label, values in self.values.items()}
         self.uncut: set[str] = set()  # the original's configurations (never_cut)
         if len(self.evaluators) > 1:
             for ev in self.evaluators:
@@ -349,7 +348,7 @@ class ShapesEvaluator:
         evaluators = zip(self.labels, self.evaluators, strict=True)
         originals = {label: getattr(ev, "original_err", None) for label, ev in evaluators}  # a test's fake has none
         errors = [
-            EntryError(label, self.sizes[label], r, original, self.values[label])
+            EntryError(label, r, original, self.values[label])
             for label, original in originals.items()
             if (r := by.get(label)) is not None and r.outcome.ok and original is not None
         ]
