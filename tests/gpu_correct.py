@@ -14,7 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.folder import PreparedFolder
 
 #: Where the GPU tests run their kernels (a test of this module runs the loop on the CPU in Triton's interpreter).
 DEVICE = "cuda"
@@ -134,15 +137,37 @@ def written_files(data: Path, picks: dict[str, dict[str, int]], tmp_path: Path) 
     reference)."""
     import shutil
 
+    from kernelopt.tuning.folder import TuneRequest, pick_moves, prepare_folder
     from tests.test_breaker_cases import _tune_edit
 
     written: dict[str, Path] = {}
     for name, pick in picks.items():
-        text, note = _tune_edit(Path(shutil.copytree(data / name, tmp_path / name)), pick)
+        folder = Path(shutil.copytree(data / name, tmp_path / name))
+        prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+        if pick_moves(prepared, pick)[1] or prepared.listed is None:
+            text, note = _tune_edit(folder, pick, prepared=prepared)
+        else:  # this run's autotuner picked ``pick`` itself (it times its list): the list pinned to it all the same
+            text, note = _pinned(prepared, pick), "the autotuner's own pick, pinned"
         assert text is not None, (name, note)
         written[name] = tmp_path / f"{name}_written.py"
         written[name].write_text(text)
     return written
+
+
+def _pinned(prepared: PreparedFolder, pick: dict[str, int]) -> str | None:
+    """What ``tune`` writes for ``pick`` on ``prepared``'s autotune list had its autotuner picked another config
+    (breaker24's CI flake: the interpreter's autotuner times its list, and picked fla_global_cumsum's ``BT=64`` itself
+    under load): the list pinned to ``pick``, its tiles guarded (:func:`kernelopt.tunables.guard.guard_edit`)."""
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tuning.kernel_evaluator import pin_config
+
+    p = prepared
+    pinned = pin_config(
+        p.base_source, pick, p.listed, p.space.origins, filename=p.problem.kernel_py.name, evaluation=p.evaluation,
+        force=True,
+    )  # fmt: skip
+    assert pinned is not None and pinned.new_source is not None
+    return guard_edit(p.base_source, pinned.new_source).new_source
 
 
 def written_hold(
