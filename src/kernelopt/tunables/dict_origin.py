@@ -29,6 +29,9 @@ READERS = {
 COPIES = frozenset({"dict", "copy.copy", "copy.deepcopy", "deepcopy"})
 """The calls that hand their first argument's dict on as a copy."""
 
+VIEWS = frozenset({"items", "values", "keys", "copy"})
+"""The methods of a dict, called with no argument, whose result hands on what the dict holds."""
+
 DEPTH = 16
 """The most steps a chain is followed (a name, a call, a return)."""
 
@@ -133,8 +136,13 @@ class _Reader:
             return self.expr(e.value, frame, None, depth + 1, chain)
         if isinstance(e, cst.Name):
             return self.name(e.value, frame, index, depth, chain)
+        if isinstance(e, cst.DictComp | cst.ListComp | cst.SetComp | cst.GeneratorExp):
+            # vLLM's getters: ``{int(key): val for key, val in json.load(f).items()}``, the entries re-keyed
+            return self.expr(e.for_in.iter, frame, None, depth + 1, chain)
         if not isinstance(e, cst.Call):
             return None
+        if isinstance(e.func, cst.Attribute) and e.func.attr.value in VIEWS and not e.args:
+            return self.expr(e.func.value, frame, None, depth + 1, chain)  # ``json.load(f).items()``
         called = dotted(e.func)
         if called in READERS:
             return Origin(called, self.positions[e].start.line, chain)

@@ -1,0 +1,77 @@
+"""The second round of issue 32's kernels whose launch settings come from JSON files keyed by the device and the shape
+(configs24): vLLM's block-scaled fp8 GEMM with its AUTHORS' files (tests/data/configs24/vllm_w8a8_block_fp8: vLLM's
+own tuned tables for N=2048, K=512 on an H100 and an H200), run through those entries at sizes its SHAPES do not name,
+and the line discovery gives for a dict its getter re-keys from ``json.load`` (c40).
+docs/faults.md, "Config files and getters, second round (configs24, 2026-12-07)"."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.errors import InputFileError
+from kernelopt.kernelsource import KernelForm, carried_data, check_kernel
+from tests.test_breaker7_cases import _correct_padded
+
+FP8 = Path(__file__).parent / "data" / "configs24" / "vllm_w8a8_block_fp8"
+VLLM_MOE = Path(__file__).parent / "data" / "breaker23" / "vllm_batched_moe"
+
+#: vLLM's two files as it ships them (CRLF line ends), an H100's and an H200's
+AUTHORS = [
+    "N=2048,K=512,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,block_shape=[128,128].json",
+    "N=2048,K=512,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128,128].json",
+]
+
+#: a size no SHAPES entry names, through an H100's entry 32 (64 x 32 tiles in groups of 16; 64 programs: about 5 s in
+#: the interpreter on the team's machine); the H200's file is read on a GPU (``test_c41_...``)
+UNNAMED = {"NVIDIA H100 80GB HBM3": [{"M": 37, "N": 2048, "K": 512}]}
+
+
+def _on_device(tmp_path: Path, name: str) -> Path:
+    """A copy of the fp8 folder whose ``get_device_name`` answers ``name`` (as vLLM's ``current_platform`` does on that
+    GPU), its ``configs`` the authors' files themselves (linked, as ``tune`` carries them)."""
+    folder = tmp_path / name.replace(" ", "_")
+    folder.mkdir()
+    shutil.copy(FP8 / "reference.py", folder / "reference.py")
+    text = (FP8 / "kernel.py").read_text()
+    said = 'def get_device_name() -> str:\n    """'
+    assert said in text
+    (folder / "kernel.py").write_text(
+        text.replace(said, f'def get_device_name() -> str:\n    return "{name}"\n    """')
+    )
+    (folder / "configs").symlink_to(FP8 / "configs", target_is_directory=True)
+    return folder
+
+
+@pytest.mark.timeout(300)
+def test_c40_vllm_s_own_fp8_tables_are_carried_read_and_right_at_sizes_shapes_does_not_name(tmp_path: Path) -> None:
+    """vLLM's w8a8 block fp8 GEMM with the files vLLM ships for N=2048, K=512 (an H100's and an H200's, 18 entries
+    by M each): ``tune`` carries its ``configs`` (the check refuses it uncarried), the kernel as vLLM launches it is
+    right through each device's entries at sizes SHAPES does not name (Triton's interpreter: the same entries the GPU
+    reads), and the files are byte for byte vLLM's after it. The
+    line discovery gives for ``**config`` names the file its getter reads (a dict comprehension over ``json.load``,
+    which d31's chain did not follow: "cannot be read (its dict is built by code ...)")."""
+    from kernelopt.tunables import discover_source
+
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (FP8 / "configs").iterdir()}
+    assert sorted(before) == sorted(AUTHORS)
+    with pytest.raises(InputFileError, match=r"reads configs \(line 131\) from its own folder"):
+        check_kernel(FP8 / "kernel.py", KernelForm.FUNCTION)
+    check_kernel(FP8 / "kernel.py", KernelForm.FUNCTION, carried=True)
+    assert carried_data(FP8 / "kernel.py") == ["configs"]
+    for (name, sizes), file in zip(UNNAMED.items(), AUTHORS[:1], strict=True):
+        table = json.loads((FP8 / "configs" / file).read_text())
+        assert len(table) == 18 and {e["BLOCK_SIZE_N"] for e in table.values()} == {32, 64, 128}
+        got = _correct_padded(_on_device(tmp_path, name), sizes)
+        assert all(v is True for v in got.values()), (name, got)
+    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (FP8 / "configs").iterdir()}
+    assert after == before and all(b"\r\n" in p.read_bytes() for p in (FP8 / "configs").iterdir())
+    found = {t.key: t for t in discover_source((FP8 / "kernel.py").read_text())}
+    splat = found["_w8a8_triton_block_scaled_mm:**config"]
+    assert not splat.editable and "is read from a JSON file (get_w8a8_block_fp8_configs(): json.load, line 136)" in str(
+        splat.refused_reason
+    ), splat.refused_reason
