@@ -75,3 +75,42 @@ def test_c40_vllm_s_own_fp8_tables_are_carried_read_and_right_at_sizes_shapes_do
     assert not splat.editable and "is read from a JSON file (get_w8a8_block_fp8_configs(): json.load, line 136)" in str(
         splat.refused_reason
     ), splat.refused_reason
+
+
+#: realistic sizes on the GPU through each of vLLM's files (N=2048, K=512: 1, 37, 300 and 4096 tokens, entries 1, 32 or
+#: 48, 256 and 4096) and through the default dict where no file names N and K (A 256 MB of fp8 at 16384 x 16384)
+GPU_SIZES = [
+    {"M": 1, "N": 2048, "K": 512},
+    {"M": 37, "N": 2048, "K": 512},
+    {"M": 300, "N": 2048, "K": 512},
+    {"M": 4096, "N": 2048, "K": 512},
+    {"M": 16384, "N": 4096, "K": 16384},
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(460)
+def test_c41_tune_on_cuda_keeps_vllm_s_own_tables_and_both_devices_entries_are_right_at_realistic_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU: ``tune --device cuda`` of a copy of vllm_w8a8_block_fp8 runs (no folder refusal: its
+    ``configs`` carried into each candidate's folder, linking the copy's), vLLM's files are byte for byte as shipped
+    after it, and the kernel.py it leaves is right at realistic sizes through the GPU's own file. Then each device's
+    file (the H100's and the H200's, whichever GPU this is) compiled and right at the same sizes: the authors' entries
+    are the fallback every other device and size keeps."""
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_configs23_cases import _tuned_on_cuda
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    before = {p.name: p.read_bytes() for p in (FP8 / "configs").iterdir()}
+    folder = Path(shutil.copytree(FP8, tmp_path / FP8.name, ignore=shutil.ignore_patterns(".kernelopt")))
+    said = _tuned_on_cuda(folder, 120)
+    assert "from its own folder" not in said and "Traceback" not in said, said
+    assert {p.name: p.read_bytes() for p in (folder / "configs").iterdir()} == before
+    linked = [p for p in (folder / ".kernelopt").rglob("configs") if p.is_symlink()]
+    assert all(p.resolve() == folder / "configs" for p in linked), linked
+    assert_correct(folder, GPU_SIZES, _outputs_checked)
+    for name in ("NVIDIA H100 80GB HBM3", "NVIDIA H200"):
+        assert_correct(_on_device(tmp_path, name), GPU_SIZES[:4], _outputs_checked)
+    assert {p.name: p.read_bytes() for p in (FP8 / "configs").iterdir()} == before

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# configs24's GPU proof (tests/test_configs24_cases.py proves c40 on the CPU in Triton's interpreter) on one NVIDIA
+# GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 5-7 minutes.
+#
+#   c41: `kernelopt tune --device cuda` (120 s wall) on a copy of vLLM's w8a8 block fp8 GEMM WITH ITS AUTHORS' FILES
+#   (tests/data/configs24/vllm_w8a8_block_fp8: vLLM's own tables for N=2048, K=512 on an H100 and an H200): no folder
+#   refusal, the candidates' folders linking the copy's configs/, vLLM's files byte for byte unchanged after it, the
+#   kernel.py left right through the GPU's own file at 1, 37, 300 and 4096 tokens and through the default dict at
+#   16384 x 4096 x 16384 (256 MB of fp8 a side); then the H100's and the H200's entries each compiled and right at the
+#   same sizes on this GPU (the authors' entries, the fallback every other device and size keeps).
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt (tune's
+# output printed there).
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
+gpu_header "$R/session.txt"
+gpu_tests 460 -s tests/test_configs24_cases.py -k on_cuda
+progress "done"
