@@ -49,7 +49,7 @@ def test_n141_a_misspelt_kernelopt_variable_is_said_not_ignored_in_silence(
     from kernelopt.env import misspelt
 
     ours = ["KERNELOPT_COMMIT", "KERNELOPT_AOT_TESTS", "KERNELOPT_GPU_PICKS", "KERNELOPT_TEST_PLAIN"]
-    ours += ["KERNELOPT_TEST_PROBE", "KERNELOPT_HOOK_LOG", "KERNELOPT_CLI_TABLE", "KERNELOPT_DRIVER_ERROR"]
+    ours += ["KERNELOPT_TEST_PROBE", "KERNELOPT_HOOK_LOG", "KERNELOPT_CLI_TABLE"]
     ours += ["KERNELOPT_EXPECT_COUNTERS", "KERNELOPT_SKIP_COMPILE_TESTS", "KERNELOPT_TEST_API_TOKEN"]
     ours += ["KERNELOPT_TEST_CLI_CACHE", "KERNELOPT_SEEDS", "KERNELOPT_BENCH_SECONDS", "KERNELOPT_WORKER"]
     assert misspelt(dict.fromkeys(ours, "1")) == []

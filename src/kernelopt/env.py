@@ -41,6 +41,9 @@ class Direction(StrEnum):
     """The user (or a test run) sets it; kernelopt reads it."""
     SET = "set"
     """kernelopt sets it in the environment of a child process (an agent, the harness worker)."""
+    TEST = "test"
+    """This repository's tests and GPU scripts set or read it for themselves; kernelopt neither reads nor sets it,
+    and does not warn of it (:func:`misspelt`)."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +265,84 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),
     EnvVar("KERNELOPT_STAGE", None, "the stage the agent runs (plan or implement)", "", direction=Direction.SET),
     EnvVar("KERNELOPT_PROMPT_FILE", None, "the file holding the agent's prompt", "", direction=Direction.SET),
+    # this repository's tests and GPU scripts (kernelopt neither reads nor sets them)
+    EnvVar(
+        "KERNELOPT_COMMIT",
+        None,
+        "the commit of main a GPU session's copy runs (a copy without .git: scripts/gpu_env.sh)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_AOT_TESTS",
+        None,
+        "1 compiles every test kernel for sm_90 on the CPU (tests/test_gpuleft10_cases.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_GPU_PICKS",
+        None,
+        "1 writes every trial's GPU picks on the CPU before a GPU session (tests/test_gpu_picks.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_SKIP_COMPILE_TESTS",
+        None,
+        "1 skips the tests that run torch.compile (tests/test_reference_speedup.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_EXPECT_COUNTERS",
+        None,
+        "0 where a GPU machine forbids profiler counters (tests/test_doctor.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_TEST_CLI_CACHE",
+        None,
+        "where the agent tests install the real Claude Code and Codex CLIs (tests/real_clis.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_CLI_TABLE",
+        None,
+        "a file the real-CLI scenarios append their results to (tests/real_clis.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_TEST_PROBE",
+        None,
+        "a file a batch test's child writes what it saw to (tests/test_batch_pool.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_TEST_PLAIN",
+        None,
+        "a plain value a batch test's child must see (tests/test_batch_pool.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_TEST_API_TOKEN",
+        None,
+        "a secret a batch test's child must not see (tests/test_batch_pool.py)",
+        "",
+        direction=Direction.TEST,
+    ),
+    EnvVar(
+        "KERNELOPT_HOOK_LOG",
+        None,
+        "where a hostile scripted agent's git hook writes (tests/test_agents19_cases.py)",
+        "",
+        direction=Direction.TEST,
+    ),
 )
 """Every environment variable, in the order of the documented table."""
 
@@ -408,10 +489,11 @@ prefix) are 0.67 or less."""
 
 
 def misspelt(env: Mapping[str, str] | None = None) -> list[str]:
-    """A line for each set ``KERNELOPT_*`` variable that kernelopt neither reads nor sets but that is spelt like one it
-    reads (``SEED`` after the prefix for ``SEEDS``, ``NCU_PATH`` for ``NCU``): otherwise
-    ignored in silence, its setting left at the default with nothing said (newuser20 n141). A name like none of them
-    (a test suite's own) is left alone. Each line names the variable it is like, by its current name."""
+    """A line for each set ``KERNELOPT_*`` variable that kernelopt neither reads nor sets (nor this repository's
+    tests and scripts, :attr:`Direction.TEST`): otherwise ignored in silence, its setting left at the default with
+    nothing said. One spelt like a variable kernelopt reads (``SEED`` after the prefix for ``SEEDS``, ``NCU_PATH``
+    for ``NCU``) names it, by its current name (newuser20 n141); one like none (``DEBUG`` after the prefix, a wish)
+    lists the ``KERNELOPT_`` variables kernelopt reads (newuser21 n153: it was ignored in silence)."""
     import difflib
 
     env = os.environ if env is None else env
@@ -429,6 +511,12 @@ def misspelt(env: Mapping[str, str] | None = None) -> list[str]:
             lines.append(
                 f"{name} is not a variable kernelopt reads (ignored): did you mean {read[near[0]]}? "
                 "(docs/environment.md lists them all)"
+            )
+        else:
+            names = ", ".join(dict.fromkeys(v.name for v in ours.values()))
+            lines.append(
+                f"{name} is not a variable kernelopt reads (ignored); unset it, or use one it reads: {names} "
+                "(docs/environment.md says what each does)"
             )
     return lines
 
@@ -546,11 +634,18 @@ def variable(field: str) -> EnvVar:
     raise KeyError(field)
 
 
+_SET_BY = {
+    Direction.READ: "you",
+    Direction.SET: "kernelopt, for a child",
+    Direction.TEST: "this repository's tests and GPU scripts",
+}
+
+
 def render_table() -> str:
     """The Markdown table of :data:`VARIABLES`, as docs/environment.md shows it."""
     rows = ["| variable | set by | meaning | default | older name |", "|---|---|---|---|---|"]
     for var in VARIABLES:
-        who = "you" if var.direction is Direction.READ else "kernelopt, for a child"
+        who = _SET_BY[var.direction]
         old = ", ".join(f"`{n}`" for n in var.deprecated)
         default = var.default or "-"
         rows.append(f"| `{var.name}` | {who} | {var.meaning} | {default} | {old} |")

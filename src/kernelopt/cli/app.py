@@ -27,7 +27,7 @@ from kernelopt import __version__
 from kernelopt.cli.examples import epilog
 from kernelopt.cli.output import emit_json_error, forget_said, plain_flags, say_stop
 from kernelopt.cli.paths import expand_home
-from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said
+from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said, json_asked
 from kernelopt.env import DeprecatedVariable, EnvSettings, misspelt, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.fileio import atomic_write_text
@@ -128,9 +128,9 @@ def _say(line: str) -> None:
 
 def _wants_json(command: Any, args: Sequence[str]) -> bool:
     """``--json`` given to a command that offers it (the command ``args`` name; any, where none was built)."""
-    given = list(args)[: list(args).index("--")] if "--" in args else list(args)
-    if "--json" not in given:
+    if not json_asked(list(args)):
         return False
+    given = list(args)[: list(args).index("--")] if "--" in args else list(args)
     for arg in given:
         sub = getattr(command, "commands", {}).get(arg)
         if sub is None:

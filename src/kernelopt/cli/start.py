@@ -27,20 +27,40 @@ def run() -> None:
     except KeyboardInterrupt:  # before main's own handling (the imports), or just after main returned
         ignore_interrupts()
         if code is None:
-            sys.stderr.write("kernelopt: interrupted\n")
-            code = 130
+            code = _say_interrupted()
     except Exception as exc:  # an interrupt that an import's machinery wrapped (faults7, f1)
         if not cut_by_interrupt(exc):
             raise
         ignore_interrupts()
-        sys.stderr.write("kernelopt: interrupted\n")
-        code = 130
+        code = _say_interrupted()
     ignore_interrupts()
     _forget_caught_interrupts()
     proc = sys.modules.get("kernelopt.proc")  # imported by the CLI; never imported again after an interrupt cut
     if proc is not None and hasattr(proc, "exit_process"):  # it short (nor anything it imports, twice)
         proc.exit_process(code)
     sys.exit(code)
+
+
+def json_asked(args: list[str]) -> bool:
+    """``--json`` among the command line's options (before a ``--``): the one rule of whether a refused or interrupted
+    command owes stdout one JSON object (:func:`kernelopt.cli.app.main` asks it too, with the command built)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def _say_interrupted() -> int:
+    """An interrupt before the CLI was imported (or as it was): the one line on stderr and, under ``--json``, the
+    one object on stdout that every refused or interrupted command prints (a script parsing stdout got nothing:
+    newuser21 n154); the exit status, 130."""
+    sys.stderr.write("kernelopt: interrupted\n")
+    if sys.stdout is not None and json_asked(sys.argv[1:]):
+        try:
+            import json  # the signals are ignored by now: nothing cuts this import
+
+            sys.stdout.write(json.dumps({"error": {"code": 130, "message": "interrupted"}}, indent=2) + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):  # stdout closed, or its reader gone
+            pass
+    return 130
 
 
 def _forget_caught_interrupts() -> None:

@@ -1,0 +1,71 @@
+"""newuser21: a new user from a fresh clone, and the agent path (docs/faults.md, "A new user, twenty-first round
+(newuser21, 2026-12-07)"); n1-n152 are earlier trials'."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import types
+
+import pytest
+
+
+def test_n153_a_kernelopt_variable_like_none_it_reads_is_said_with_the_ones_it_reads(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`KERNELOPT_DEBUG=1 kernelopt tunables ...` (a wish, spelt like no variable kernelopt reads): ignored in silence,
+    where `KERNELOPT_SEED` (spelt like `KERNELOPT_SEEDS`) was said since n141. Now it is one warning line listing the
+    `KERNELOPT_` variables kernelopt reads; the names this repository's tests and GPU scripts set for themselves are
+    in the table as theirs, and none of them is warned of."""
+    from kernelopt.cli.app import main
+    from kernelopt.env import VARIABLES, Direction, misspelt
+
+    ours = [v.name for v in VARIABLES if v.direction is Direction.TEST]
+    assert "KERNELOPT_COMMIT" in ours and "KERNELOPT_TEST_CLI_CACHE" in ours
+    assert misspelt(dict.fromkeys(ours, "1")) == []
+    monkeypatch.setenv("KERNELOPT_DEBUG", "1")
+    assert main(["schema", "sweep"]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        "kernelopt: warning: KERNELOPT_DEBUG is not a variable kernelopt reads (ignored); unset it, or use one it "
+        "reads: KERNELOPT_RUN_TIMEOUT_S, KERNELOPT_COMPILE_TIMEOUT_S, "
+    ), line
+    read = [v.name for v in VARIABLES if v.direction is Direction.READ and v.name.startswith("KERNELOPT_")]
+    assert line.endswith(f"{', '.join(read)} (docs/environment.md says what each does)"), line
+    assert "KERNELOPT_COMMIT" not in line and "KERNELOPT_WORKER" not in line
+
+
+def test_n154_ctrl_c_while_the_cli_is_imported_still_gives_json_its_one_object(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt status WS --json` interrupted in its first second (Python importing typer, rich, pydantic and the
+    commands): "kernelopt: interrupted" on stderr, exit 130, and nothing on stdout, where every other refused or
+    interrupted `--json` command prints `{"error": {...}}` (late34 z110). Now the entry point prints it too; without
+    `--json` (or with it after `--`) stdout stays empty."""
+    import kernelopt.proc
+    from kernelopt.cli import start
+
+    def cut(name: str) -> object:
+        raise KeyboardInterrupt
+
+    app = types.ModuleType("kernelopt.cli.app")
+    app.__getattr__ = cut  # type: ignore[method-assign]  # the import of main is cut by the Ctrl-C
+    monkeypatch.setitem(sys.modules, "kernelopt.cli.app", app)
+    monkeypatch.setattr(kernelopt.proc, "exit_process", lambda code: sys.exit(code))
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    said = []
+    try:
+        for argv in (["status", "/ws", "--json"], ["status", "/ws"], ["batch", "d", "--", "--json"]):
+            monkeypatch.setattr(sys, "argv", ["kernelopt", *argv])
+            with pytest.raises(SystemExit) as stop:
+                start.run()
+            assert stop.value.code == 130
+            out, err = capsys.readouterr()
+            assert err == "kernelopt: interrupted\n"
+            said.append(out)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    assert json.loads(said[0]) == {"error": {"code": 130, "message": "interrupted"}}
+    assert said[1:] == ["", ""]
