@@ -231,6 +231,9 @@
 #   refusals23 scripts/gpu_refusals23.sh: the guards written where v102's and v33's rules refused (rows_pow2_numel's
 #              ROWS = 32 under n_cols <= 1048576 // 32 at 512 MB and past its guard; stencil_pad's 4 x 8 tiles at
 #              256 MB and at H = 4 * 65535 and one row more), compiled and right on both sides
+#   refusals24 scripts/gpu_refusals24.sh: the guards written where v113's and v97's padded-size rules refused a
+#              larger tile whole (pad_rows_int32's BLOCK = 4096 under n_cols % 4096 == 0 at 524289 x 1025, where the
+#              plain pick wraps past 2**31, and at 262144 x 4096; stencil_pad's 16 x 32 tiles at 256 MB), right
 #   configs23  scripts/gpu_configs23.sh: tune --device cuda on vLLM's batched MoE and AITER's GEMM, their JSON files
 #              carried into the candidates' folders and unchanged after; the kernel.py left and AITER's written
 #              split-K reduce pick right at realistic sizes (256-512 MB a weight) (docs/faults.md c30-c32)
@@ -343,6 +346,7 @@ wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 leftovers23 360 scripts/gpu_leftovers23.sh
 refusals23 300 scripts/gpu_refusals23.sh
+refusals24 480 scripts/gpu_refusals24.sh
 configs23 600 scripts/gpu_configs23.sh
 configs24 480 scripts/gpu_configs24.sh
 late33 300 scripts/gpu_late33.sh

@@ -56,20 +56,21 @@ def test_a_tile_that_sizes_a_padded_buffer_returned_as_a_slice_is_a_knob(tmp_pat
     ("Hp is not known where BLOCK_H is set"); a size rounded up to the tile is divided by any tile
     (``guard._rounded_up``): ``BLOCK_H, BLOCK_W = 16, 32`` was written plainly. wrongkernel24 (v113): the kernel
     indexes the padded planes in int32 (``c * Hp * Wp``), right where ``C * Hp * Wp`` stays below 2**31, and a larger
-    tile pads further, so it wraps at sizes the original indexed right: refused with that line (a divisor of the
-    original's tile is the only one the int32 index allows, and a smaller one is past v33's axis limit)."""
+    tile pads further, so it wraps at sizes the original indexed right: refused with that line, until refusals24's
+    u41 wrote it under ``if H % 16 == 0 and W % 32 == 0:``, where it pads nothing."""
     found = _tunables("stencil_pad")
     for key in ("_dw3x3:BLOCK_H", "_dw3x3:BLOCK_W"):
         assert not found[key].semantic and found[key].refused_reason is None, found[key]
     written, note = _tune_edit(_copy("stencil_pad", tmp_path), {"BLOCK_H": 16, "BLOCK_W": 32})
-    assert written is None, written
+    # refusals24 (u41): written where the tiles divide the image, padding nothing, the original's elsewhere
+    assert written is not None and "    if H % 16 == 0 and W % 32 == 0:  # kernelopt: tuned\n" in written, note
     assert "a size padded to whole tiles of BLOCK_H, which _dw3x3 multiplies in int32 (c * Hp)" in (note or ""), note
 
 
 @pytest.mark.timeout(60)
 def test_a_size_rounded_up_by_floor_division_needs_no_guard_either() -> None:
     """Beside j1: the round-up written ``(H + BLOCK_H - 1) // BLOCK_H * BLOCK_H`` is read as ``cdiv``'s (a padded
-    size the kernel multiplies in int32, refused for a larger tile as j1's since wrongkernel24); a size rounded up to
+    size the kernel multiplies in int32, guarded for a larger tile as j1's since refusals24); a size rounded up to
     a literal 16 still needs a wider tile guarded by it."""
     from kernelopt.tunables.guard import guard_edit
 
@@ -77,7 +78,7 @@ def test_a_size_rounded_up_by_floor_division_needs_no_guard_either() -> None:
     floor = base.replace("triton.cdiv(H, BLOCK_H) * BLOCK_H", "(H + BLOCK_H - 1) // BLOCK_H * BLOCK_H")
     assert floor != base
     moved = guard_edit(floor, floor.replace("BLOCK_H, BLOCK_W = 8, 16", "BLOCK_H, BLOCK_W = 16, 32"))
-    assert moved.new_source is None and "padded to whole tiles of BLOCK_H" in (moved.note or ""), moved
+    assert moved.tests == ("H % 16 == 0 and W % 32 == 0",) and "padded to whole tiles of BLOCK_H" in (moved.note or "")
     literal = base.replace("triton.cdiv(H, BLOCK_H) * BLOCK_H", "triton.cdiv(H, 8) * 8")
     guarded = guard_edit(literal, literal.replace("BLOCK_H, BLOCK_W = 8, 16", "BLOCK_H, BLOCK_W = 16, 16"))
     assert guarded.new_source is None and guarded.note is not None and "Hp // BLOCK_H" in guarded.note, guarded

@@ -185,8 +185,8 @@ def test_u32_a_smaller_tile_of_a_padded_image_is_guarded_by_the_unpadded_size_on
 ) -> None:
     """u32 (breaker6's stencil_pad: a 3 x 3 depthwise stencil over an image padded to whole ``BLOCK_H x BLOCK_W``
     tiles, ``Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H``, the grid ``(C, Hp // BLOCK_H, Wp // BLOCK_W)``, the store at
-    ``c * Hp * Wp + ...`` in int32): no tile moved. A larger one pads further (v113's int32 rule, refused: the guard it
-    needs tests ``Hp`` padded to the new tile, a size computed from the tile itself), and a smaller one was refused
+    ``c * Hp * Wp + ...`` in int32): no tile moved. A larger one pads further (v113's int32 rule; guarded by the tile
+    dividing ``H`` since refusals24's u41, where it pads nothing), and a smaller one was refused
     by v33's axis limit, "Hp is not known where BLOCK_H is set", though ``Hp // BLOCK_H`` is ``triton.cdiv(H,
     BLOCK_H)``: ``H`` is known there. Now a smaller tile is guarded by the unpadded size (``if H <= 4 * 65535 and W <=
     8 * 65535:``; a divisor of the original pads no further, so its int32 index stays within the original's). In
@@ -200,10 +200,8 @@ def test_u32_a_smaller_tile_of_a_padded_image_is_guarded_by_the_unpadded_size_on
     guarded = guard_edit(base, base.replace(tiles, "    BLOCK_H, BLOCK_W = 4, 8\n"))
     block = "    if H <= 4 * 65535 and W <= 8 * 65535:  # kernelopt: tuned\n        BLOCK_H, BLOCK_W = 4, 8\n"
     assert guarded.new_source == base.replace(tiles, tiles + block), guarded.note
-    larger = guard_edit(base, base.replace(tiles, "    BLOCK_H, BLOCK_W = 16, 32\n"))
-    assert larger.new_source is None and "the guard it needs, c * Hp below 2**31 at the last program" in (
-        larger.note or ""
-    ), larger.note
+    larger = guard_edit(base, base.replace(tiles, "    BLOCK_H, BLOCK_W = 16, 32\n"))  # refusals24's u41
+    assert larger.tests == ("H % 16 == 0 and W % 32 == 0",), larger.note
 
     _, ker = _right_in_the_interpreter(
         folder, guarded.new_source, tmp_path, [{"C": 2, "H": 9, "W": 37}, {"C": 1, "H": 3, "W": 5}], 1e-5

@@ -90,10 +90,13 @@ def test_v97_a_tile_a_host_assert_pads_against_a_workspace_holds_only_as_a_divis
 
     base = (VARIANTS / "pad_workspace" / "kernel.py").read_text()
     inline = base.replace("n_rows * n_pad <= WORKSPACE", "n_rows * triton.cdiv(n_cols, BLOCK) * BLOCK <= WORKSPACE")
+    # refusals24 (u41): a tile that does not divide the original is guarded by dividing the size, where it pads
+    # nothing (v97's rule refused it whole)
     for text, value in ((base, 2048), (base, 768), (inline, 2048)):
-        refused = guard_edit(text, text.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n"))
-        assert refused.new_source is None and refused.note is not None, (value, refused.new_source)
-        assert "a size padded to whole tiles of BLOCK bounded from above" in refused.note, refused.note
+        guarded = guard_edit(text, text.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n"))
+        assert guarded.new_source is not None and f"n_cols % {value} == 0" in guarded.tests[0], guarded.note
+        said = "a size padded to whole tiles of BLOCK bounded from above; where the tile divides n_cols it pads nothing"
+        assert value != 2048 or said in (guarded.note or ""), guarded.note
     # a divisor pads no further (its own limit, the grid's second axis, still asks a guard it cannot write here)
     halved = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 512\n"))
     assert "padded" not in (halved.note or ""), halved.note

@@ -367,15 +367,16 @@ def test_v113_a_padded_size_a_kernel_multiplies_in_int32_keeps_to_divisors_of_th
     on the buffer): ``tunables --set BLOCK=4096`` wrote it, the net "correct" at every size it runs, and at 524289
     rows of 1025 columns (2 GB of float32) ``row * n_pad`` reaches 2**31 and wraps, where the original's 2048 a row
     index right. As v97's padded size under an assert, a padded size multiplied in int32 keeps a tile to divisors of
-    the original's: 2048 and 4096 refused with the line, 512 (under v33's axis limit there) no longer refused by it."""
+    the original's: 2048 and 4096 refused with the line (guarded by ``n_cols % 2048 == 0``, where they pad nothing,
+    since refusals24's u41), 512 (under v33's axis limit there) no longer refused by it."""
     base = (VARIANTS / "pad_rows_int32" / "kernel.py").read_text()
-    for grown in (2048, 4096):
-        refused = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {grown}\n"))
-        assert refused.new_source is None, refused.new_source
+    for grown in (2048, 4096):  # refusals24 (u41): guarded where the tile divides the size, padding nothing
+        guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {grown}\n"))
+        assert guarded.tests == (f"n_cols % {grown} == 0",), guarded.note
         assert (
             "passes n_pad, a size padded to whole tiles of BLOCK, which pad_rows multiplies in int32 (row * n_pad)"
-            in (refused.note or "")
-        ), refused.note
+            in (guarded.note or "")
+        ), guarded.note
     halved = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 512\n"))
     assert "multiplies in int32" not in (halved.note or ""), halved.note
 

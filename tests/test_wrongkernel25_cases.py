@@ -188,17 +188,17 @@ def test_v117_a_padded_row_stride_taken_from_the_buffer_keeps_to_divisors_of_the
     int32; ``BLOCK = 1024``): ``kernelopt tune --device cpu`` wrote ``BLOCK = 4096`` (main 2b0c20f0), which pads every
     row to 4096 and wraps past 2**31 at 524289 rows of 1025 columns, where the original's 2048 a row index right (v113's
     GPU test). The stride of a buffer the launcher allocates is read as the product of its later dimensions: refused
-    as v113's padded size is."""
+    as v113's padded size is (guarded by ``n_cols % 2048 == 0``, where it pads nothing, since refusals24's u41)."""
     from kernelopt.tunables.guard import guard_edit
 
     base = (VARIANTS / "pad_rows_stride" / "kernel.py").read_text()
-    for grown in (2048, 4096):
-        refused = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {grown}\n"))
-        assert refused.new_source is None, refused.new_source
+    for grown in (2048, 4096):  # refusals24 (u41): guarded where the tile divides the size, padding nothing
+        guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {grown}\n"))
+        assert guarded.tests == (f"n_cols % {grown} == 0",), guarded.note
         assert (
             "passes stride, a size padded to whole tiles of BLOCK, which pad_rows multiplies in int32 (row * stride)"
-            in (refused.note or "")
-        ), refused.note
+            in (guarded.note or "")
+        ), guarded.note
     plain = base.replace("torch.zeros(n_rows, n_pad,", "torch.zeros(n_rows, n_cols,").replace(
         "n_pad // BLOCK)", "triton.cdiv(n_cols, BLOCK))"
     )  # a buffer of the rows themselves: its stride no tile pads

@@ -948,8 +948,9 @@ def _asserted_counts(
     test, so a smaller tile is not written (``size`` ``None``: no guard) and a larger one holds. A count times its own
     tile is a size padded to whole tiles (``assert ws.numel() >= triton.cdiv(n, BLOCK) * BLOCK``), which a tile that
     does not divide the original pads past the original's at some size, a larger one first (wrongkernel22, v97):
-    only a divisor of the original holds. A count bounded from below (``assert triton.cdiv(n, BLOCK) >= 8``, v70)
-    fails at small sizes, where the net's floor runs it."""
+    only a divisor of the original holds everywhere, any other tile where it divides the size (refusals24, u41). A
+    count bounded from below (``assert triton.cdiv(n, BLOCK) >= 8``, v70) fails at small sizes, where the net's floor
+    runs it."""
     local = assigned_once(fn)
     out: list[Divides] = []
     for node in walk(fn.body):
@@ -980,7 +981,9 @@ def _asserted_counts(
                     tiles = [one] if one is not None else list(product[0]) if product is not None else []
                     for tile in tiles:
                         if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
-                            out.append(Divides(tile, None, line, padded.format(tile=tile[1])))
+                            # a tile dividing the size pads nothing, within the original's padding (refusals24, u41)
+                            size = count[1] if one is not None else None
+                            out.append(Divides(tile, size, line, padded.format(tile=tile[1]) + _pads_nothing(size)))
                         else:
                             out.append(Divides(tile, None, line, why, covers=True))
     return out
@@ -993,7 +996,9 @@ def _int32_strides(
     triton.cdiv(n_cols, BLOCK) * BLOCK`` passed as a row's stride, ``row * n_pad + cols``): Triton multiplies in
     int32, right where the rows times the padded size stay below 2**31, and a tile that does not divide the
     original pads further at some size, so it wraps where the original indexed right, at sizes (gigabytes) no net
-    reaches (wrongkernel24, v113). As v97's padded size under an assert: only a divisor of the original holds."""
+    reaches (wrongkernel24, v113). As v97's padded size under an assert: a divisor of the original holds, and any
+    other tile is guarded by dividing the unpadded size (``n_cols % 2048 == 0``), where it pads nothing, so its index
+    stays within the original's at every size (refusals24, u41: refused whole before)."""
     local = assigned_once(fn)
     passed = named_args([a for a in call.args if not a.star], param_names(kernel))
     out: list[Divides] = []
@@ -1019,17 +1024,23 @@ def _int32_strides(
                     f"{kernel.name.value} multiplies in int32 ({_code(product).strip()}), past 2**31 at fewer rows "
                     "where it pads further"
                 )
-                missing = (
-                    f"the guard it needs, {_code(product).strip()} below 2**31 at the last program with {param} "
-                    f"padded to the new {tile[1]}, tests a size computed from {tile[1]} itself times another, no test "
-                    f"of one size known where {tile[1]} is set"
-                )
-                out.append(Divides(tile, None, line, why, missing=missing))
+                # where the new tile divides the size it pads nothing: the index stays within the original's, at
+                # every size the original handled (refusals24, u41: a larger tile of stencil_pad was refused whole)
+                assert count is not None
+                out.append(Divides(tile, count[1], line, why + _pads_nothing(count[1])))
     return out
 
 
 #: torch's allocations whose leading positional arguments (or one tuple or list of them) are a new tensor's shape
 _SHAPED_ALLOCATIONS = frozenset(f"torch.{f}" for f in ("empty", "zeros", "ones", "full", "rand", "randn"))
+
+
+def _pads_nothing(size: cst.BaseExpression | None) -> str:
+    """Why a size padded to whole tiles is guarded by the tile dividing it (``size``, the size unpadded; ``None``: no
+    one size, nothing said): there the padded size is the size itself, no larger than the original tile's padding."""
+    if size is None:
+        return ""
+    return f"; where the tile divides {_code(size).strip()} it pads nothing, no further than the original's"
 
 
 def _buffer_stride(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression | None:

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# refusals24's GPU proof (tests/test_refusals24_cases.py proves u40-u41 on the CPU in Triton's interpreter) on one
+# NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 1-3 minutes.
+#
+#   u41: pad_rows_int32's BLOCK = 4096 as guard_edit writes it now (if n_cols % 4096 == 0, the original 1024 the
+#   fallback) compiled and right at 524289 rows of 1025 columns (2.15 GB, where the plain 4096 wraps row * n_pad past
+#   2**31) and at 262144 rows of 4096 (4.3 GB, the pick itself); stencil_pad's 16 x 32 tiles under if H % 16 == 0 and
+#   W % 32 == 0 right at 64 x 1024 x 1024 (256 MB, the pick) and 64 x 1023 x 1025 (the fallback).
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
+gpu_header "$R/session.txt"
+gpu_tests 460 tests/test_refusals24_cases.py -k on_cuda
+progress "done"
