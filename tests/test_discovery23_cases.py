@@ -168,8 +168,8 @@ def test_d33_a_model_calling_tools_until_its_limit_is_unfinished_not_unavailable
     from kernelopt.loop.record import _lesson
 
     assert _lesson("agent_unfinished", " (tiling)", planned=True) == (
-        "the agent kept calling tools and did not finish this action (tiling) in its limit: give it more time, or a "
-        "smaller step"
+        "the agent answered but did not finish this action (tiling) in its limit (it kept calling tools, or stalled): "
+        "give it more time, or a smaller step"
     )
 
 

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import signal
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +72,37 @@ def test_n154_ctrl_c_while_the_cli_is_imported_still_gives_json_its_one_object(
             signal.signal(sig, handler)
     assert json.loads(said[0]) == {"error": {"code": 130, "message": "interrupted"}}
     assert said[1:] == ["", ""]
+
+
+def test_n155_a_model_that_stalls_after_a_tool_call_is_said_to_have_stalled(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that made one tool call and then went silent (its API gone quiet) until kernelopt's limit read
+    ``agent_unfinished`` with "a model that keeps calling tools is no setup problem" (discovery23's seen line): the
+    output was read only at the end, so a silent model looked like a busy one. The gateway now notes when a command
+    last printed (``CommandResult.silent_s``), and a run silent for a quarter of its limit or more when the limit came
+    is said to have stalled, with where it stood; a model calling tools to the limit keeps d33's words."""
+    from kernelopt.backends.agent_cli import AgentCliImplementer
+    from kernelopt.stages.implement import stage_context
+
+    from .backends_support import AGENTS, make_plan, make_ws, write_plan
+    from .backends_support import implement as run_implement
+
+    ws = make_ws(ws_root)
+    busy = {"command": f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'busy.py'))}", "timeout_s": 2.0}
+    plan = make_plan()
+    write_plan(ws, plan)
+    monkeypatch.setenv("BUSY_SILENT", "1")
+    report = run_implement(stage_context(ws, 1, plan=plan), AgentCliImplementer(busy))
+    assert (report.error_type, report.result.value) == ("agent_unfinished", "FAIL"), report
+    said = re.search(
+        r"the agent answered, then stalled: no output for the last (\d+) s of its 2 s limit, ", report.reason
+    )
+    assert said is not None and int(said[1]) >= 1, report.reason
+    assert "after its last tool's result (the model's API gone silent, or one long answer being written); its " in (
+        report.reason
+    )
+    assert "1 tool call, the last tool call Bash" in report.reason and "keeps calling tools" not in report.reason
+    assert "check the model's API, then give it a larger limit or a smaller plan" in report.reason
+    transcript = (ws.root / "profiles" / "v1" / "agent_implement.log").read_text()
+    assert "; the agent answered, then stalled: no output for the last " in transcript

@@ -23,6 +23,8 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import select
+import selectors
 import shutil
 import signal
 import subprocess
@@ -30,8 +32,8 @@ import sys
 import time
 import uuid
 import weakref
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NoReturn
@@ -269,6 +271,10 @@ class CommandResult:
         stderr: captured standard error.
         duration_s: wall-clock seconds from start to exit or kill.
         timed_out: True when the process group was killed for running past ``timeout_s``.
+        silent_s: seconds it had printed nothing (stdout or stderr) when it ended, or, stopped past ``timeout_s``,
+            when its limit came (what it printed as it was stopped does not count): from its last output, or from
+            its start when it printed none; ``None`` where it was not watched (:func:`run_command` watches every
+            command it runs).
     """
 
     argv: tuple[str, ...]
@@ -277,6 +283,7 @@ class CommandResult:
     stderr: str
     duration_s: float
     timed_out: bool
+    silent_s: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -289,17 +296,27 @@ class CommandResult:
 
     @classmethod
     def captured(
-        cls, argv: Sequence[str], returncode: int | None, out: bytes, err: bytes, *, started: float, timed_out: bool
+        cls,
+        argv: Sequence[str],
+        returncode: int | None,
+        out: bytes,
+        err: bytes,
+        *,
+        started: float,
+        timed_out: bool,
+        silent_s: float | None = None,
     ) -> CommandResult:
         """The result of a command whose output was captured as bytes: decoded (errors replaced) and redacted
         (:func:`kernelopt.redact.redact`: whatever a child prints is kept only without secrets)."""
+        ended = time.monotonic()
         return cls(
             argv=tuple(argv),
             returncode=returncode,
             stdout=redact(out.decode(errors="replace")),
             stderr=redact(err.decode(errors="replace")),
-            duration_s=time.monotonic() - started,
+            duration_s=ended - started,
             timed_out=timed_out,
+            silent_s=silent_s,
         )
 
 
@@ -393,23 +410,33 @@ def run_command(
         token=token,
     )
     timed_out = False
+    pipes = _Pipes(proc, stdin_text, start)
     try:
-        out, err = _communicate(proc, stdin_text, start + timeout_s, token)
+        _communicate(proc, pipes, start + timeout_s, token)
+        silent_s = time.monotonic() - pipes.last_output
     except subprocess.TimeoutExpired:
         timed_out = True
-        out, err = _end_group(proc, term_grace_s, reaper=started is not args)
+        silent_s = time.monotonic() - pipes.last_output  # at the limit: what it says as it is stopped is not counted
+        _end_group(proc, pipes, term_grace_s, reaper=started is not args)
     except BaseException:
         _kill_command(proc, reaper=started is not args)
         proc.wait()
         raise
     finally:
+        pipes.close()
         # A child that exited normally may have left members of its group behind (a spawned worker).
         if proc.poll() is not None and timed_out:
             _kill_group(proc)
         if token is not None:
             kill_strays(token)
     return CommandResult.captured(
-        args, None if timed_out else proc.returncode, out or b"", err or b"", started=start, timed_out=timed_out
+        args,
+        None if timed_out else proc.returncode,
+        pipes.stdout,
+        pipes.stderr,
+        started=start,
+        timed_out=timed_out,
+        silent_s=silent_s,
     )
 
 
@@ -459,46 +486,129 @@ def _kill_command(proc: subprocess.Popen[bytes], *, reaper: bool) -> None:
     _kill_group(proc)
 
 
-def _end_group(proc: subprocess.Popen[bytes], grace_s: float, *, reaper: bool = False) -> tuple[bytes, bytes]:
+class _Pipes:
+    """A command's standard input, output and error served together until both outputs close: the loop of
+    ``Popen.communicate``, which also notes when the command last printed (:attr:`last_output`). A model whose API
+    went silent after a tool call looked, at its time limit, like one still calling tools (discovery23's seen line):
+    how long the command printed nothing is what tells the two apart (newuser21 n155)."""
+
+    _CHUNK = 65536
+
+    def __init__(self, proc: subprocess.Popen[bytes], stdin_text: str | None, started: float) -> None:
+        self._proc = proc
+        self._selector = selectors.DefaultSelector()
+        self._out: dict[int, bytearray] = {}
+        self._fds: dict[str, int] = {}
+        for name, stream in (("stdout", proc.stdout), ("stderr", proc.stderr)):
+            if stream is not None:
+                self._fds[name] = stream.fileno()
+                self._out[stream.fileno()] = bytearray()
+                self._selector.register(stream, selectors.EVENT_READ)
+        self._data = memoryview(stdin_text.encode()) if stdin_text is not None else memoryview(b"")
+        if proc.stdin is not None:
+            if self._data:
+                self._selector.register(proc.stdin, selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+        self.last_output: float = started
+        """``time.monotonic()`` of the last byte read from stdout or stderr (the start, until one is)."""
+
+    @property
+    def stdout(self) -> bytes:
+        """What the command printed on stdout so far."""
+        return bytes(self._out[self._fds["stdout"]]) if "stdout" in self._fds else b""
+
+    @property
+    def stderr(self) -> bytes:
+        """What the command printed on stderr so far."""
+        return bytes(self._out[self._fds["stderr"]]) if "stderr" in self._fds else b""
+
+    def serve(self, until: float, *, tick_s: float | None = None, tick: Callable[[], None] | None = None) -> bool:
+        """Write stdin and read stdout and stderr until both outputs are closed (True) or ``until`` (monotonic)
+        has passed (False); ``tick`` is called every ``tick_s`` seconds meanwhile."""
+        next_tick = time.monotonic() + (tick_s or 0)
+        while self._selector.get_map():
+            now = time.monotonic()
+            if now >= until:
+                return False
+            if tick is not None and tick_s and now >= next_tick:
+                tick()
+                next_tick = now + tick_s
+            ready = self._selector.select(min(until, next_tick) - now if tick_s else until - now)
+            for key, _ in ready:
+                stream = key.fileobj
+                if stream is self._proc.stdin:
+                    self._write(key.fd, stream)
+                    continue
+                chunk = os.read(key.fd, self._CHUNK)
+                if chunk:
+                    self._out[key.fd] += chunk
+                    self.last_output = time.monotonic()
+                else:
+                    self._selector.unregister(stream)
+        return True
+
+    def _write(self, fd: int, stream: object) -> None:
+        try:
+            written = os.write(fd, self._data[: select.PIPE_BUF])
+        except BrokenPipeError:  # the command closed its input: the rest is not wanted
+            written = len(self._data)
+        self._data = self._data[written:]
+        if not self._data:
+            self._selector.unregister(stream)
+            with suppress(BrokenPipeError):
+                self._proc.stdin.close()  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        """Close the selector and the parent's ends of the pipes."""
+        self._selector.close()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                with suppress(OSError):
+                    stream.close()
+
+
+def _end_group(proc: subprocess.Popen[bytes], pipes: _Pipes, grace_s: float, *, reaper: bool = False) -> None:
     """End a command past its limit and read what it printed: SIGTERM to its group and ``grace_s`` seconds
     to exit (its output still read meanwhile) when ``grace_s`` > 0, then SIGKILL to the group
     (:func:`_kill_command`)."""
     if grace_s > 0:
         _kill_group(proc, signal.SIGTERM)
-        try:
-            out, err = proc.communicate(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            pass
-        else:
+        until = time.monotonic() + grace_s
+        if pipes.serve(until) and _waited(proc, until):
             _kill_group(proc)  # what the group left behind
-            return out, err
+            return
     _kill_command(proc, reaper=reaper)
+    until = time.monotonic() + 5
+    pipes.serve(until)  # pipes held open by an unkillable grandchild: what was read so far
+    _waited(proc, until)
+
+
+def _waited(proc: subprocess.Popen[bytes], until: float) -> bool:
+    """``proc`` reaped by ``until`` (monotonic)."""
     try:
-        return proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:  # pipes held open by an unkillable grandchild
-        return b"", b""
+        proc.wait(timeout=max(until - time.monotonic(), 0))
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
-def _communicate(
-    proc: subprocess.Popen[bytes], stdin_text: str | None, deadline: float, token: str | None
-) -> tuple[bytes, bytes]:
-    """``proc.communicate`` until ``deadline`` (monotonic); raises ``subprocess.TimeoutExpired`` past it.
+def _communicate(proc: subprocess.Popen[bytes], pipes: _Pipes, deadline: float, token: str | None) -> None:
+    """Serve ``pipes`` until the command has exited and closed its outputs, by ``deadline`` (monotonic); raises
+    ``subprocess.TimeoutExpired`` past it.
 
     With a ``token`` (a swept command): once the command itself has exited, what it left running in
     other sessions is killed, so a daemon holding its output pipes does not keep us waiting until the limit.
     """
-    data = stdin_text.encode() if stdin_text is not None else None
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise subprocess.TimeoutExpired(proc.args, 0)
-        try:
-            return proc.communicate(input=data, timeout=min(remaining, 0.5) if token else remaining)
-        except subprocess.TimeoutExpired:
-            data = None  # sent with the first call; a retry must not send it again
-            if token is not None and proc.poll() is not None:
-                kill_strays(token)
-                _kill_group(proc)
+
+    def exited_leaving_strays() -> None:
+        if proc.poll() is not None:
+            kill_strays(token or "")
+            _kill_group(proc)
+
+    served = pipes.serve(deadline, tick_s=0.5, tick=exited_leaving_strays if token else None)
+    if not served or not _waited(proc, deadline):
+        raise subprocess.TimeoutExpired(proc.args, 0)
 
 
 class LimitedCommand:

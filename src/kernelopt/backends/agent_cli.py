@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.backends.coding_agents import (
+    TOOL_CALL,
     AgentOutput,
     dropped_keys,
     infrastructure_failure,
@@ -147,6 +148,11 @@ def _version_problem(program: str) -> str | None:
     return version_problem(agent, r.stdout + r.stderr)
 
 
+STALL_FRACTION = 0.25
+"""The share of an agent's time limit it must have been silent for, when the limit came, to be called stalled
+(:meth:`AgentRun.stalled_s`): 450 s of the default 1800; a model calling tools prints a step every few seconds."""
+
+
 @dataclass
 class AgentRun:
     """One agent invocation and what it left behind."""
@@ -170,6 +176,17 @@ class AgentRun:
         unfinished = self.unfinished()
         if self.launch_error:
             reason = self.launch_error
+        elif unfinished is not None and (quiet := self.stalled_s(timeout_s)) is not None:
+            waiting = (
+                "waiting on its last tool call, which had not returned (a tool still running)"
+                if self.output.steps[-1:] and self.output.steps[-1].startswith(TOOL_CALL)
+                else "after its last tool's result (the model's API gone silent, or one long answer being written)"
+            )
+            reason = (
+                f"the agent answered, then stalled: no output for the last {quiet:.0f} s of its {timeout_s:g} s "
+                f"limit, {waiting}; its process group was stopped: {unfinished}; read the transcript's last steps, "
+                "check the model's API, then give it a larger limit or a smaller plan"
+            )
         elif unfinished is not None:
             stopped = (
                 f"in {self.output.turns} turns (its turn limit)"
@@ -216,6 +233,17 @@ class AgentRun:
         if r.returncode == 0 and not self.output.error:
             return None
         return infrastructure_failure(self.output.error or "") or infrastructure_failure(f"{r.stdout}\n{r.stderr}")
+
+    def stalled_s(self, timeout_s: float) -> float | None:
+        """How long an agent stopped at its time limit had printed nothing when the limit came, where that is at least
+        :data:`STALL_FRACTION` of the limit: a model that answered and then stalled (its API gone silent after a tool
+        call, a tool that never returned, one long answer still being written: its output cannot tell these apart,
+        since Claude Code's stream-json writes a message only when it is whole), not one still calling tools, whose
+        steps come seconds apart (newuser21 n155). ``None`` otherwise."""
+        r = self.result
+        if r is None or not r.timed_out or r.silent_s is None or r.silent_s < STALL_FRACTION * timeout_s:
+            return None
+        return r.silent_s
 
     def unfinished(self) -> str | None:
         """What an agent that answered did before it was stopped unfinished, in a few words: it was still calling
@@ -319,6 +347,8 @@ class _AgentCliBackend:
         infra, unfinished = run.infrastructure(), run.unfinished()
         if infra is not None:
             status += f"; agent unavailable: {infra}"
+        elif unfinished is not None and (quiet := run.stalled_s(s.timeout_s)) is not None:
+            status += f"; the agent answered, then stalled: no output for the last {quiet:.0f} s: {unfinished}"
         elif unfinished is not None:
             status += f"; the agent answered but did not finish: {unfinished}"
         steps = run.output.steps

@@ -80,12 +80,13 @@ def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
     """What a failed version teaches, by how it failed: with no plan (the planner's output refused, the
     planner writing outside its file) no action was tried, so none is to avoid; a tuning session that kept
     nothing has converged, one too noisy to rank measured no order (the next version may tune again); an agent
-    that kept calling tools until its limit wants more time or a smaller step (d33); anything else is not
-    repeated."""
+    that answered but did not finish by its limit (calling tools, or stalled) wants more time or a smaller step
+    (d33, n155); anything else is not repeated."""
     if error_type == AGENT_UNFINISHED:  # a model calling tools until its limit: no setup problem (d33)
         what = f"this action{sig}" if planned else "the plan"
         return (
-            f"the agent kept calling tools and did not finish {what} in its limit: give it more time, or a smaller step"
+            f"the agent answered but did not finish {what} in its limit (it kept calling tools, or stalled): give it "
+            "more time, or a smaller step"
         )
     if not planned:
         return "no action was planned (the planner's work was refused): nothing was tried; plan again"
