@@ -106,3 +106,45 @@ def test_n155_a_model_that_stalls_after_a_tool_call_is_said_to_have_stalled(
     assert "check the model's API, then give it a larger limit or a smaller plan" in report.reason
     transcript = (ws.root / "profiles" / "v1" / "agent_implement.log").read_text()
     assert "; the agent answered, then stalled: no output for the last " in transcript
+
+
+TORCH_2_13_BACKENDS = {  # `torch._dynamo.list_backends()` and `(exclude_tags=())` of torch 2.13.0+cpu, 2026-12-07
+    "listed": ["cudagraphs", "inductor", "openxla", "tvm"],
+    "all": ["aot_eager", "aot_eager_decomp_partition", "aot_ts", "cudagraphs", "eager", "inductor", "openxla", "tvm"],
+}
+
+
+def test_n156_a_misspelt_compile_backend_is_refused_before_anything_runs(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`KERNELOPT_COMPILE_BACKEND=indutor kernelopt optimize DIR --device cpu` (newuser20's seen line): taken at the
+    start, then every version's figure against torch.compile "not timed: its compile failed" (n152) for the whole run.
+    Now `validate`, `optimize` and `batch` ask this torch for its backends first (a child, only for a name that is
+    not built in) and refuse one it lacks in one line, exit 2, nothing made; a built-in name starts no child."""
+    from kernelopt.cli.app import main
+    from kernelopt.harness import compile_backend
+
+    said = json.dumps(TORCH_2_13_BACKENDS)
+    monkeypatch.setattr(compile_backend, "_LIST", f"print({said!r})")  # the child's answer, as torch 2.13 gave it
+    compile_backend._torch_backends.cache_clear()
+    monkeypatch.setenv("KERNELOPT_COMPILE_BACKEND", "indutor")
+    folder = ws_root / "add"
+    for argv in (["optimize", str(folder), "--device", "cpu"], ["batch", str(ws_root), "--device", "cpu"]):
+        assert main(argv) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line == (
+            "kernelopt: error: KERNELOPT_COMPILE_BACKEND='indutor' is not a torch.compile backend of this torch (did "
+            "you mean inductor?); it has aot_eager, cudagraphs, eager, inductor, openxla, tvm "
+            "(torch._dynamo.list_backends()); fix it, or unset it for inductor"
+        ), line
+    assert list(ws_root.iterdir()) == []  # no workspace, no batch folder under the root
+    monkeypatch.setenv("KERNELOPT_COMPILE_BACKEND", "aot_ts")  # one of torch's own, not built in: asked, taken
+    compile_backend.check_compile_backend()
+    compile_backend._torch_backends.cache_clear()
+    monkeypatch.setattr(compile_backend, "_LIST", "raise SystemExit(1)")  # torch cannot be asked: the gate says it
+    monkeypatch.setenv("KERNELOPT_COMPILE_BACKEND", "indutor")
+    compile_backend.check_compile_backend()
+    monkeypatch.setenv("KERNELOPT_COMPILE_BACKEND", "eager")  # built in: no child at all
+    monkeypatch.setattr(compile_backend, "run_command", None)
+    compile_backend.check_compile_backend()
+    compile_backend._torch_backends.cache_clear()

@@ -149,7 +149,13 @@ VARIABLES: tuple[EnvVar, ...] = (
         "1 also times torch.compile(reference) in the gate (its compile time kept out)",
         "off",
     ),
-    EnvVar("KERNELOPT_COMPILE_BACKEND", "compile_backend", "torch.compile backend for the reference", "inductor"),
+    EnvVar(
+        "KERNELOPT_COMPILE_BACKEND",
+        "compile_backend",
+        "torch.compile backend for the reference (one this torch lacks is refused before validate, optimize and batch "
+        "run anything)",
+        "inductor",
+    ),
     EnvVar(
         "KERNELOPT_COMPILE_MODE",
         "compile_mode",

@@ -338,6 +338,9 @@ def register(app: typer.Typer) -> None:
         if level is not None and kernels is None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
         from kernelopt.batch.runner import BatchOptions
+        from kernelopt.harness.compile_backend import check_compile_backend
+
+        check_compile_backend()  # a misspelt backend before any problem runs, not as each row's "not timed" (n156)
 
         if not math.isfinite(problem_timeout_s):  # every problem has a limit: inf was taken, each ran unbounded (n31)
             raise UsageError(f"--problem-timeout-s must be a finite number of seconds, not {problem_timeout_s}")

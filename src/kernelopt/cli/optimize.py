@@ -439,6 +439,7 @@ def register(app: typer.Typer) -> None:
         leaves the run resumable: run the command again, or pass --resume.
         """
         from kernelopt.backends.settings import parse_assignments
+        from kernelopt.harness.compile_backend import check_compile_backend
         from kernelopt.harness.model import Culprit
         from kernelopt.loop.opening import check_task_folder, run_locks, target_of
         from kernelopt.loop.settings import LoopRequest, check_request
@@ -459,6 +460,7 @@ def register(app: typer.Typer) -> None:
             target_speedup=target_speedup,
         )
         check_request(request)  # every setting before the workspace is made or anything written
+        check_compile_backend()  # a misspelt backend before V0, not as each version's "not timed" (n156)
         planner_settings = parse_assignments(list(planner_options))
         implementer_settings = parse_assignments(list(implementer_options))
         existing = _existing_or_holder(path, name=name, root=root)

@@ -168,12 +168,14 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the gate report as JSON."),
     ) -> None:
         """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
+        from kernelopt.harness.compile_backend import check_compile_backend
         from kernelopt.harness.gate import validate
         from kernelopt.harness.infer import shapes_by_code
         from kernelopt.loop.opening import changed_reference
 
         if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        check_compile_backend()  # a misspelt backend before the gate, not as its "not timed" (n156)
         ws = Workspace(workspace)
         ctx.with_resource(stage_lock(ws.root, "validate"))  # not beside a run on it: n28
         shapes_by_code(ws.reference_py, device=device)  # a SHAPES built by code that names no case: one line, first
