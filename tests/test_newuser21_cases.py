@@ -148,3 +148,31 @@ def test_n156_a_misspelt_compile_backend_is_refused_before_anything_runs(
     monkeypatch.setattr(compile_backend, "run_command", None)
     compile_backend.check_compile_backend()
     compile_backend._torch_backends.cache_clear()
+
+
+def test_n157_tune_s_refusal_of_a_reference_that_raises_says_what_to_do() -> None:
+    """`kernelopt tune DIR --device cpu` with a reference that raises at a SHAPES entry said "the SHAPES entry
+    rows=64,cols=100: reference.py: ValueError: boom in reference; the worker's log: ...": whose fault and what to do
+    were left out, where `optimize` on the same folder says "reference.py fails, not the kernel: fix reference.py or
+    its SHAPES entry, then run again". Both now say it by the one rule (`harness.model.PROBLEM_FAILED`); one that
+    raised at its import is told to fix reference.py."""
+    from kernelopt.harness.model import PROBLEM_FAILED
+    from kernelopt.tuning.kernel_evaluator import _problem_error
+    from kernelopt.tuning.problem import ProblemError, ReferenceDoesNotImport
+    from kernelopt.worker.client import WorkerStartError
+    from kernelopt.worker.messages import Failure, FailureKind, Service
+
+    log = Path("/s/logs/bench-0-1.log")
+    at_entry = "the SHAPES entry rows=64,cols=100: reference.py: ValueError: boom in reference"
+    said = _problem_error(
+        WorkerStartError(Service.BENCH, Failure(id=0, outcome=FailureKind.BAD_INPUT, reason=at_entry), log)
+    )
+    assert isinstance(said, ProblemError) and said.exit_code == 2
+    assert said.one_line() == f"{at_entry}; {PROBLEM_FAILED} (the worker's log: {log})"
+    assert PROBLEM_FAILED == "reference.py fails, not the kernel: fix reference.py or its SHAPES entry, then run again"
+    at_import = "reference.py raised at import: RuntimeError: boom at import"
+    said = _problem_error(
+        WorkerStartError(Service.BENCH, Failure(id=0, outcome=FailureKind.BAD_INPUT, reason=at_import), log)
+    )
+    assert isinstance(said, ReferenceDoesNotImport)
+    assert said.one_line() == f"{at_import}; fix reference.py, then run again (the worker's log: {log})"

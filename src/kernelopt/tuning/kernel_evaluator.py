@@ -34,6 +34,7 @@ from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_code
 from kernelopt.harness.interpreter import INTERPRETER_LIMIT_ENV, child_limit
+from kernelopt.harness.model import PROBLEM_FAILED
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.kernelsource import carry
 from kernelopt.numeric import is_int
@@ -1001,9 +1002,11 @@ def _problem_error(exc: WorkerStartError) -> KerneloptError:
     """A worker's refused setup as the problem's error: no room -> exit 3, a failing reference.py -> exit 2."""
     if exc.failure.outcome is FailureKind.NO_ROOM:
         return ProblemDoesNotFit(exc.failure.reason)
-    if exc.failure.outcome is FailureKind.BAD_INPUT:
-        said = ReferenceDoesNotImport if exc.failure.reason.startswith(AT_IMPORT) else ProblemError
-        return said(exc.failure.reason, hint=f"the worker's log: {exc.log_path}")
+    if exc.failure.outcome is FailureKind.BAD_INPUT:  # what to do, as validate and optimize say it (n157)
+        log = f"the worker's log: {exc.log_path}"
+        if exc.failure.reason.startswith(AT_IMPORT):
+            return ReferenceDoesNotImport(exc.failure.reason, hint=f"fix reference.py, then run again ({log})")
+        return ProblemError(exc.failure.reason, hint=f"{PROBLEM_FAILED} ({log})")
     return exc
 
 
