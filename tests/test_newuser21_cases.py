@@ -176,3 +176,22 @@ def test_n157_tune_s_refusal_of_a_reference_that_raises_says_what_to_do() -> Non
     )
     assert isinstance(said, ReferenceDoesNotImport)
     assert said.one_line() == f"{at_import}; fix reference.py, then run again (the worker's log: {log})"
+
+
+def test_n158_a_shapes_key_get_inputs_lacks_is_told_the_one_it_is_spelt_like(tmp_path: Path) -> None:
+    """`SHAPES = [dict(rows=r, colz=c) ...]` where `get_inputs(rows, cols, device)`: refused before anything ran, but
+    "...: get_inputs takes no argument 'colz'; its parameters: rows, cols, device" left the user to find the typo and
+    where to fix it. The line names the parameter it is spelt like (one the entry does not already give) and the
+    place; a key like none still lists the parameters."""
+    from kernelopt.kernelsource import entry_fault
+
+    ref = tmp_path / "reference.py"
+    ref.write_text("def get_inputs(rows: int = 64, cols: int = 100, device: str = 'cpu'):\n    return []\n")
+    fault, fix = entry_fault(ref, [{"rows": 64, "cols": 100}, {"rows": 33, "colz": 257}]) or ("", "")
+    assert fault == "SHAPES[1] {'rows': 33, 'colz': 257} cannot be built: get_inputs takes no argument 'colz'"
+    assert (
+        fix
+        == "did you mean 'cols'? fix that entry of reference.py's SHAPES (get_inputs's parameters: rows, cols, device)"
+    )
+    _, fix = entry_fault(ref, [{"rows": 3, "width": 4}]) or ("", "")
+    assert fix == "fix that entry of reference.py's SHAPES (get_inputs's parameters: rows, cols, device)"

@@ -10,6 +10,7 @@ and ``get_inputs()``. KernelBench form: ``reference.py`` defines ``class Model``
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib.machinery
 import importlib.util
 import math
@@ -167,10 +168,13 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
     for i, entry in enumerate(shapes):
         where = f"SHAPES[{i}] {entry_text(entry)}"
         for key, value in entry.items():
-            if key not in params and not open_kwargs:
+            if key not in params and not open_kwargs:  # the one it is spelt like, and where to fix it (n158)
+                near = difflib.get_close_matches(key, [p for p in params if p not in entry], n=1)
+                mean = f"did you mean {near[0]!r}? " if near else ""
                 return (
                     f"{where} cannot be built: get_inputs takes no argument {key!r}",
-                    f"its parameters: {', '.join(params) or 'none'}",
+                    f"{mean}fix that entry of reference.py's SHAPES (get_inputs's parameters: "
+                    f"{', '.join(params) or 'none'})",
                 )
             default = defaults.get(key)
             number = is_number(default)
