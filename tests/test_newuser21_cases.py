@@ -10,6 +10,7 @@ import signal
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,3 +196,25 @@ def test_n158_a_shapes_key_get_inputs_lacks_is_told_the_one_it_is_spelt_like(tmp
     )
     _, fix = entry_fault(ref, [{"rows": 3, "width": 4}]) or ("", "")
     assert fix == "fix that entry of reference.py's SHAPES (get_inputs's parameters: rows, cols, device)"
+
+
+def test_n159_the_report_tool_refuses_a_version_with_no_record(add_workspace: Any) -> None:
+    """`report(workspace, section="evidence", version=9)` through the SDK's stdio client, on a workspace of V0 and V1:
+    a success whose Markdown read "No record of V9." (a version the tool was given that does not exist), where
+    `compare(before=0, after=7)` refuses "has no version 7". The tool refuses it in one line naming the versions
+    there, before it writes anything (`report_digest.missing_version`, read here on the records the tool collects;
+    the server's SDK import alone costs seconds); a version that is there has its evidence."""
+    from kernelopt.agents.report_digest import missing_version
+    from kernelopt.report import collect
+    from kernelopt.report.markdown import Section, markdown_section
+
+    ws = add_workspace
+    for version in ("v0", "v1"):
+        ws.memory.create(version)
+        ws.memory.update(version, ["performance.latency_us=413.8", "quality_gate.result=PASS"])
+    data = collect(ws)
+    assert missing_version(data, 9) == (
+        "has no record of V9 (recorded: V0, V1); give one of them, or leave version out for every version's evidence"
+    )
+    assert missing_version(data, 1) is None
+    assert any(line.startswith("### V1") for line in markdown_section(data, Section.EVIDENCE, version=1))

@@ -916,7 +916,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         request. The full Markdown report is written to the workspace's .kernelopt/report.md at every call."""
 
         def run() -> ReportResult:
-            from kernelopt.agents.report_digest import digest
+            from kernelopt.agents.report_digest import digest, missing_version
             from kernelopt.fileio import ReadOnlyRefused, atomic_write_text
             from kernelopt.loop.report_state import add_run_state
             from kernelopt.report import collect, write_reports
@@ -929,6 +929,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             md = roots.report(markdown, "markdown", ReportFormat.MARKDOWN) if markdown else None
             page = roots.report(html, "html", ReportFormat.HTML) if html else None
             data = collect(ws)
+            if version is not None and (missing := missing_version(data, version)) is not None:
+                raise UsageError(f"report: {ws.root.name} {missing}")  # was a success of "No record of V9." (n159)
             add_run_state(ws, data)
             written = write_reports(data, markdown=md, html=page)
             whole = markdown_report(data)

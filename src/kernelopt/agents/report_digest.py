@@ -134,3 +134,17 @@ def digest(data: ReportData, *, more: str) -> ReportDigest:
         summary=sections.headline(data) + [f"Unreadable record {u}" for u in data.unreadable],
         more=more,
     )
+
+
+def missing_version(data: ReportData, version: int) -> str | None:
+    """Why ``report(section="evidence", version=N)`` has nothing to show, the words after the workspace's name: no
+    record of that version, with those there; ``None`` where it has one. The tool answered "No record of V9." as a
+    success (newuser21 n159), where ``compare`` refuses a version that does not exist."""
+    recorded = [v.record.number for v in data.versions]
+    if version in recorded:
+        return None
+    have = ", ".join(f"V{n}" for n in recorded) or "none yet"
+    return (
+        f"has no record of V{version} (recorded: {have}); give one of them, or leave version out for every version's "
+        "evidence"
+    )
