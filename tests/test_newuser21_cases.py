@@ -218,3 +218,69 @@ def test_n159_the_report_tool_refuses_a_version_with_no_record(add_workspace: An
     )
     assert missing_version(data, 1) is None
     assert any(line.startswith("### V1") for line in markdown_section(data, Section.EVIDENCE, version=1))
+
+
+AGENT_PLAN = """---
+version: 1
+bottleneck_type: latency_bound
+action_category: block_size
+targets: [BLOCK]
+parameters: {BLOCK: 1024}
+expected_impact: fewer loop trips per row
+risk_level: low
+counters_available: false
+---
+# Plan v1: block_size
+
+## Input Evidence
+
+- duration_us = 654600 us [profiles/v1/summary.json] -> each row walks its columns 64 at a time -> raise BLOCK to 1024
+
+## Search Log
+
+| Source | Query | Finding | Actionability |
+| --- | --- | --- | --- |
+| gpu-wiki | block size per row | one pass per row keeps the row on chip | actionable: BLOCK 64 -> 1024 |
+
+## This Iteration's Optimization Action
+
+- **Category:** `block_size`
+- **Targets:** `BLOCK`
+- **Change:** `BLOCK` = 1024
+
+Raise BLOCK's cap from 64 to 1024.
+
+## Expected Impact
+
+Fewer loop trips.
+
+## Risks and Rollback
+
+record reverts kernel.py on a FAIL.
+"""
+
+
+def test_n160_an_agent_s_timing_only_plan_gets_its_note_without_a_warning(tmp_path: Path) -> None:
+    """`submit_plan` of the plan above through `kernelopt mcp --device cpu` (front matter `counters_available: false`,
+    as the plan prompt asks): accepted, with the warning "v1_plan.md: could not add the timing-only note without
+    changing the plan". The note was appended at the end, inside the free text of Risks and Rollback, which changed
+    the plan: every agent's plan ending in prose was warned of, and the warning named nothing to do. The note now goes
+    under the Input Evidence heading where the end will not take it, as the plan writer puts it, and the parsed plan is
+    unchanged."""
+    from kernelopt.evidence.model import ProfileSummary, Vendor
+    from kernelopt.stages.plan import MarkdownPlanReader, say_timing_only
+
+    reader = MarkdownPlanReader()
+    path = tmp_path / "v1_plan.md"
+    path.write_text(AGENT_PLAN)
+    summary = ProfileSummary(
+        vendor=Vendor.NVIDIA, tool_used="timing-only", counters_available=False, counters_unavailable_reason="cpu"
+    )
+    assert say_timing_only(path, summary, reader)
+    written = path.read_text()
+    assert (
+        "## Input Evidence\n\n> **Timing-only evidence**: hardware counters were unavailable for this iteration (cpu)"
+        in (written)
+    )
+    assert reader.parse(written) == reader.parse(AGENT_PLAN)
+    assert written.endswith("record reverts kernel.py on a FAIL.\n")

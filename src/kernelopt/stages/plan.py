@@ -12,6 +12,7 @@ error type); exceptions are left for our bugs and a broken environment.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -187,20 +188,34 @@ def transcript_allowance(ws: Workspace, version: int, transcript: Path | None) -
 def say_timing_only(path: Path, summary: ProfileSummary, reader: PlanReader) -> bool:
     """Make sure the plan file says that its evidence is timing-only (appended when it does not).
 
+    The note goes at the end, else as a quote under the Input Evidence heading, where the plan writer puts it: a
+    plan an agent wrote ends in free text (its Risks and Rollback), which a note appended changed, so each such plan
+    was warned of, even one whose front matter said ``counters_available: false`` as the plan prompt asks (newuser21
+    n160).
+
     Returns False when the note could not be added without changing the parsed plan.
     """
     text = path.read_text(encoding="utf-8")
     if "timing-only" in text.lower():
         return True
     note = TIMING_ONLY_NOTE.format(reason=summary.counters_unavailable_reason or "reason unknown")
-    new = text.rstrip("\n") + "\n\n" + note + "\n"
+    heading = re.search(r"^##[ \t]+Input Evidence[ \t]*\n", text, flags=re.MULTILINE | re.IGNORECASE)
+    places = [text.rstrip("\n") + "\n\n" + note + "\n"]
+    if heading is not None:
+        places.append(f"{text[: heading.end()]}\n> {note}\n{text[heading.end() :]}")
     try:
-        same = reader.parse(new) == reader.parse(text)
+        parsed = reader.parse(text)
     except KerneloptError:
-        same = False
-    if same:
-        atomic_write_text(path, new)
-    return same
+        return False
+    for new in places:
+        try:
+            same = reader.parse(new) == parsed
+        except KerneloptError:
+            same = False
+        if same:
+            atomic_write_text(path, new)
+            return True
+    return False
 
 
 def _written_plan(
@@ -310,6 +325,9 @@ def run_plan(
             "repeated_plan",
         )
     if summary is not None and not summary.counters_available and not say_timing_only(path, summary, reader):
-        result.notes.append(f"{path.name}: could not add the timing-only note without changing the plan")
+        result.notes.append(
+            f"{path.name} does not say its evidence is timing-only, and a note appended would change the plan: "
+            "say so in its front matter (counters_available: false)"
+        )
     result.verdict, result.plan, result.reason = PlanVerdict.PLANNED, plan, outcome.reason
     return result
