@@ -6,6 +6,9 @@
 #   fallback) compiled and right at 524289 rows of 1025 columns (2.15 GB, where the plain 4096 wraps row * n_pad past
 #   2**31) and at 262144 rows of 4096 (4.3 GB, the pick itself); stencil_pad's 16 x 32 tiles under if H % 16 == 0 and
 #   W % 32 == 0 right at 64 x 1024 x 1024 (256 MB, the pick) and 64 x 1023 x 1025 (the fallback).
+#   u42, u43: the tune net of pair_sq (pairwise squared distances, an n x n output) at n 4096-16384 on cuda, its room
+#   and footprints read by the cuda bench worker: every far rung and power try it would run fits an eighth of the
+#   memory free by its own footprint; the power size's 4x n = 65536 (68 GiB by the worker's bound) is not run.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

@@ -233,7 +233,8 @@
 #              256 MB and at H = 4 * 65535 and one row more), compiled and right on both sides
 #   refusals24 scripts/gpu_refusals24.sh: the guards written where v113's and v97's padded-size rules refused a
 #              larger tile whole (pad_rows_int32's BLOCK = 4096 under n_cols % 4096 == 0 at 524289 x 1025, where the
-#              plain pick wraps past 2**31, and at 262144 x 4096; stencil_pad's 16 x 32 tiles at 256 MB), right
+#              plain pick wraps past 2**31, and at 262144 x 4096; stencil_pad's 16 x 32 tiles at 256 MB), right;
+#              the tune net's far rungs and power tries of a 1 GiB n x n output fit the room by their own footprint
 #   configs23  scripts/gpu_configs23.sh: tune --device cuda on vLLM's batched MoE and AITER's GEMM, their JSON files
 #              carried into the candidates' folders and unchanged after; the kernel.py left and AITER's written
 #              split-K reduce pick right at realistic sizes (256-512 MB a weight) (docs/faults.md c30-c32)

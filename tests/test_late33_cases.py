@@ -39,7 +39,7 @@ def test_z100_a_far_size_runs_only_where_its_own_footprint_fits(problem: str) ->
     primary, why = footprint_at(ref, shapes[0])
     assert primary is not None and why is None
     linear = FarRoom(primary_bytes=primary, free_bytes=64 * primary, most_scale=FAR_SURE_SCALE)
-    counted = linear.model_copy(update={"footprints": lambda ladder: [footprint_at(ref, s)[0] for s in ladder]})
+    counted = linear.model_copy(update={"footprints": lambda ladder: [footprint_at(ref, s) for s in ladder]})
     chosen = []
     for room in (linear, counted):  # each far size trimmed as the net reaches it (cast)
         sizes = derived_sizes(shapes, (), roles, constants, residue=True, far=room)

@@ -105,3 +105,155 @@ def test_on_cuda_u41_a_guarded_padded_tile_is_right_where_the_plain_pick_wraps(t
     print("u41 pad_rows", wide, "stencil_pad", stencil)
     assert len(wide) == 2 and all(v is True for v in wide.values()), wide
     assert all(v is True for v in stencil.values()), stencil
+
+
+class _Worker:
+    """The bench worker's readings the tune net takes its room from (:func:`kernelopt.tuning.folder._far_room`): its
+    ``ready`` (the primary's bound and the memory free) and each size's own footprint read on the meta device, here
+    by the same function the worker runs (:func:`kernelopt.tuning.far_footprint.footprint_at`), in process."""
+
+    def __init__(self, reference: Path, primary: int, free: int) -> None:
+        from types import SimpleNamespace
+
+        self.reference = reference
+        self.ready = SimpleNamespace(need=SimpleNamespace(bench_bound_bytes=primary), free_bytes=free)
+        self.check_at = self.build_at = self.check_alone = None
+        self.request_s = None
+
+    def footprints(self, shapes: Any) -> list[tuple[int | None, str | None]]:
+        from kernelopt.tuning.far_footprint import footprint_at
+
+        return [footprint_at(self.reference, s) for s in shapes]
+
+
+def test_u42_u43_the_tune_net_runs_a_far_rung_and_a_power_try_only_where_its_own_footprint_fits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """u42 (late33's seen item) and u43: the tune net (``tune``'s check of a pick at sizes ``SHAPES`` does not name)
+    read a far rung's bytes as the primary's bytes an element times its elements, and handed :func:`cast` no room, so
+    no rung and no power try was read by its own footprint. On a Triton kernel of pairwise squared distances (an n x
+    n output from n x 16 points, SHAPES n 64-256) with ``BLOCK`` shrunk from 32 to 16, in a room of 80 MB free (an
+    eighth a size), the linear reading ran the far rungs n = 1088, 2112 and 4160 (19, 72 and 278 MB by their own
+    footprint) and the power size's n = 1024 (17 MB). Now ``_cast_net`` hands ``cast`` the room with the worker's
+    footprint reading: the far ladder over n stops after n = 576 (5.5 MB), the power size runs its n = 512 try (4.3
+    MB); the ladder over ``dim`` (the output does not grow with it) climbs to 2064, as its footprint allows; and
+    ``cast`` runs exactly those, each far rung read as the ladder reaches it."""
+    import shutil
+
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning import net
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import FAR_ROOM_SHARE, FarRoom, NetCap, NetVerdict, SizeClass, derived_sizes
+    from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
+
+    folder = Path(shutil.copytree(DATA / "refusals24" / "pair_sq", tmp_path / "pair_sq"))
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    best = {"BLOCK": 16}
+    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, retimed=True)
+    result = SessionResult(
+        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
+        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    handed: dict[str, Any] = {}
+
+    def cast(sizes: Any, *_: Any, far: FarRoom | None = None, **__: Any) -> NetVerdict:
+        handed.update(sizes=sizes, far=far)
+        return NetVerdict()
+
+    monkeypatch.setattr(tf, "cast", cast)
+    primary, free = 4 * 4 * (64 * 16 + 64 * 64), 80 * 2**20  # the worker's bound at the primary entry, n=64
+    worker = _Worker(folder / "reference.py", primary, free)
+    written = prepared.base_source.replace("    BLOCK = 32\n", "    BLOCK = 16\n")
+    tf._cast_net(tf.FolderTuning(prepared, result, judge_gain(result)), worker, written, {})  # type: ignore[arg-type]
+    room = handed["far"]
+    assert room is not None and room.footprints is not None and room.free_bytes == free, room
+    runs = {}
+    for size in handed["sizes"]:
+        if size.kind in (SizeClass.FAR, SizeClass.POWER):
+            kept, line = room.trim(size)
+            assert line is None, line
+            runs[size.tries[0].label()] = [t.label() for t in kept.tries] if kept is not None else []
+    assert runs == {
+        "n=1024,dim=16": ["n=512,dim=16"],  # the power size: its 4x try 17 MB, past the room's 10 MB
+        "n=256,dim=64": ["n=256,dim=64", "n=256,dim=32"],
+        "n=576,dim=16": ["n=576,dim=16"],
+        "n=256,dim=48": [f"n=256,dim={16 * 2**k + 16}" for k in range(1, 8)],
+    }, runs
+    # and as the net casts them, the ladder climbing while each rung fits (the written kernel passing everywhere)
+    ran: list[str] = []
+
+    def check_at(_source: str, shape: Any, _limit_s: float | None = None) -> tuple[Outcome, None]:
+        ran.append(shape.label())
+        return Outcome.OK, None
+
+    cap = NetCap(deadline=1e9, seconds=1e9, session_s=1e9)
+    net.cast(handed["sizes"], prepared.base_source, written, check_at, cap=cap, far=room, clock=lambda: 0.0)
+    far = {t.label() for s in handed["sizes"] if s.kind in (SizeClass.FAR, SizeClass.POWER) for t in s.tries}
+    assert [r for r in ran if r in far] == [t for tries in runs.values() for t in tries[:1]] + runs["n=256,dim=48"][1:]
+    # main's linear reading (the primary's 80 bytes an element) ran n = 1088 to 4160, each past the room's eighth
+    linear = FarRoom(primary_bytes=primary, free_bytes=free)
+    shapes = [s for s in prepared.shapes]
+    roles, constants = prepared.size_readings
+    plain = derived_sizes(shapes, [], roles, constants, residue=True, far=linear)
+    ladder = next(s for s in plain if s.kind is SizeClass.FAR and s.tries[0].label() == "n=576,dim=16")
+    over = [t.label() for t, (need, _) in zip(ladder.tries, worker.footprints(ladder.tries), strict=True)
+            if need is not None and need * FAR_ROOM_SHARE > free]  # fmt: skip
+    assert over == ["n=1088,dim=16", "n=2112,dim=16", "n=4160,dim=16"], over
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_cuda_u42_u43_the_tune_net_s_far_and_power_sizes_fit_the_room_by_their_own_footprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """u42 and u43 on an NVIDIA GPU, where the room binds: pair_sq at n 4096-16384 (a 1 GiB output at 16384), the
+    tune net of ``BLOCK`` shrunk 32 -> 16 with the cuda bench worker's own room and footprint reading. Every far rung
+    and power try it would run fits an eighth of the memory free by its own footprint; the power size's four times
+    n (65536: a 17 GiB output, 68 GiB by the worker's bound) is not among them."""
+    import shutil
+
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.far_footprint import footprint_at
+    from kernelopt.tuning.net import FAR_ROOM_SHARE, FarRoom, NetVerdict, SizeClass
+    from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    folder = Path(shutil.copytree(DATA / "refusals24" / "pair_sq", tmp_path / "pair_sq"))
+    reference = folder / "reference.py"
+    small = 'SHAPES = [{"n": 256, "dim": 16}, {"n": 64, "dim": 16}, {"n": 128, "dim": 16}]'
+    large = 'SHAPES = [{"n": 16384, "dim": 16}, {"n": 4096, "dim": 16}, {"n": 8192, "dim": 16}]'
+    reference.write_text(reference.read_text().replace(small, large))
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+    best = {"BLOCK": 16}
+    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, retimed=True)
+    result = SessionResult(
+        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
+        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    handed: dict[str, Any] = {}
+
+    def cast(sizes: Any, *_: Any, far: FarRoom | None = None, **__: Any) -> NetVerdict:
+        handed.update(sizes=sizes, far=far)
+        return NetVerdict()
+
+    monkeypatch.setattr(tf, "cast", cast)
+    base = prepared.base_source
+    with ShapesEvaluator(
+        prepared.problem, prepared.shapes, base, lambda c: base, session_dir=prepared.session_dir, env=prepared.env
+    ) as ev:
+        ev.start()
+        written = base.replace("    BLOCK = 32\n", "    BLOCK = 16\n")
+        tf._cast_net(tf.FolderTuning(prepared, result, judge_gain(result)), ev, written, {})
+        room = handed["far"]
+        assert room is not None and room.footprints is not None, room
+        kept = [room.trimmed(s) for s in handed["sizes"] if s.kind in (SizeClass.FAR, SizeClass.POWER)]
+    tries = [t for s in kept if s is not None for t in s.tries]
+    needs = {t.label(): footprint_at(reference, t)[0] or 0 for t in tries}
+    print("u42/u43 on cuda: free", room.free_bytes, "runs", needs)
+    assert all(need * FAR_ROOM_SHARE <= room.free_bytes for need in needs.values()), (needs, room.free_bytes)
+    assert "n=65536,dim=16" not in needs, needs

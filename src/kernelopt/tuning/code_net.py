@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from kernelopt.harness.sizekeys import KeyReading, key_roles
@@ -94,9 +94,7 @@ def check_code_change(
         )
         # the far ladders' room: the memory free as the bench worker started, each rung's footprint read on the meta
         # device (late33 z100: an output growing as the square of the sizes outgrew the primary's bytes an element)
-        far, unsized = FarRoom.of(evaluator.start(), most_scale=FAR_SURE_SCALE), []
-        if far is not None:
-            far = far.model_copy(update={"footprints": _read_footprints(evaluator, far, unsized)})
+        far = FarRoom.of(evaluator.start(), most_scale=FAR_SURE_SCALE, footprints=evaluator.footprints)
         sizes = derived_sizes(shapes, (), roles, constants, residue=True, far=far)
         check_at, check_alone = evaluator.check_at, evaluator.check_alone
         if original_root is not None:
@@ -121,28 +119,7 @@ def check_code_change(
             request_s=evaluator.request_s,
             far=far,
         )
-        return verdict.model_copy(update={"unsized": list(dict.fromkeys(unsized))}) if unsized else verdict
-
-
-def _read_footprints(
-    evaluator: KernelEvaluator, room: FarRoom, unsized: list[str]
-) -> Callable[[Sequence[ProblemShape]], list[int | None]]:
-    """Each far rung's footprint, read in the bench worker (:meth:`KernelEvaluator.footprints`); where the ladder stops
-    at a rung whose footprint could not be read (every rung below it fitting), one line in ``unsized`` says so."""
-
-    def read(ladder: Sequence[ProblemShape]) -> list[int | None]:
-        needs = evaluator.footprints(ladder)
-        for shape, (need, why) in zip(ladder, needs, strict=True):
-            if need is None:
-                unsized.append(
-                    f"far sizes from {shape.label()} up not run: their memory could not be read on the meta device "
-                    f"({why}), and a size may need far more than its elements say (an output growing as their square)"
-                )
-            if not room.holds(need):
-                break
-        return [need for need, _ in needs]
-
-    return read
+        return verdict
 
 
 def _by_side(original: str, theirs: CheckAt, ours: CheckAt) -> CheckAt:

@@ -2273,10 +2273,12 @@ def _grown_through_chain(chained: Mapping[str, object]) -> list[int]:
 
 
 def _far_room(evaluator: KernelEvaluator | ShapesEvaluator) -> FarRoom | None:
-    """The room of the net's ``far`` sizes (:class:`kernelopt.tuning.net.FarRoom`): the primary entry's bench peak and
-    the memory free when its worker started, read from the worker that checks every size of the net."""
+    """The room of the net's ``far`` sizes and power tries (:class:`kernelopt.tuning.net.FarRoom`): the primary entry's
+    bench peak and the memory free when its worker started, and each size's own footprint read on the meta device,
+    from the worker that checks every size of the net (refusals24 u42: the tune net read a far rung's bytes as the
+    primary's bytes an element, and never handed :func:`cast` the room, so no rung was read by its footprint)."""
     first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
-    return FarRoom.of(first.ready)
+    return FarRoom.of(first.ready, footprints=first.footprints) if first.ready is not None else None
 
 
 def _cast_net(
@@ -2328,7 +2330,8 @@ def _cast_net(
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
     # a tile or a count a pick shrinks: a fixed count of them reaches less far than the original's (v47-v50)
     shrunk = computed or [k for k, (v, old) in moves.items() if v < old]
-    far = _far_room(evaluator) if shrunk else None
+    room = _far_room(evaluator)  # the far sizes' (a pick that shrinks) and the power size's tries' (u42, u43)
+    far = room if shrunk else None
     # a tile grown, or one the kernel computes moved: a missing mask shows at a multiple of the original's block only
     residue = bool(grown) or any(k not in LAUNCH_OPTIONS and not isinstance(current.get(k), int) for k in changes)
     # the floor size descends to the original's smallest grown tile (a literal's; one computed: down to 1)
@@ -2347,6 +2350,7 @@ def _cast_net(
         entries=entries,
         check_alone=evaluator.check_alone,  # a size likely to fault: its own worker (seen19's s4)
         request_s=evaluator.request_s,  # each request within what the cap has left (netcap20)
+        far=room,  # each far rung and power try where its own footprint fits (refusals24 u42, u43)
     )
     return net.model_copy(update={"kept": kept})
 

@@ -86,7 +86,9 @@ the between size ran, and v81's table was written wrong at 16385).
   every size above, and a pick can be wrong only past the next power of two (v44: ``tl.reshape(x, (BLOCK // N,
   N))`` with ``BLOCK=256``, right at rows of 64, 128 and 256, wrong from 512; v61: a router's 2 and 4 experts).
   One key at a time: four times each alone is fewer elements than every key at once (a GEMM's three keys: 12 times
-  the largest entry against 64). Last of all.
+  the largest entry against 64). A try whose own footprint passes the far sizes' room is not run (:meth:`FarRoom.trim`;
+  refusals24 u43: a cdist's four times n took 16 times the primary's bytes, and a try past the memory can leave its
+  size unchecked for the machine's reason, which refuses the pick). Last of all.
 
 - **residue**: where the pick grows a tile (a knob moved up, or a block computed from a moved launch option) or moves
   a setting the kernel computes, and only where the original refuses the past size's first try (it handles no odd
@@ -106,8 +108,10 @@ the between size ran, and v81's table was written wrong at 16385).
 - **far**: where the pick shrinks a tile or a count (a knob moved down, or a block computed from a moved launch
   option), each size key alone, the rest at their largest, climbing a ladder: twice its largest entry, four times,
   eight, ... (each plus the entries' common factor), the written kernel run at each rung while it passes, up to the
-  first the original refuses (its own reach: ``assert n <= 65536``), the memory's room (:class:`FarRoom`: the
-  primary's bench peak scaled by the elements, within an eighth of the memory free at the start) or, past
+  first the original refuses (its own reach: ``assert n <= 65536``), the memory's room (:class:`FarRoom`: each rung's
+  own footprint read on the meta device where it could pass it, within an eighth of the memory free at the start;
+  the tune net's too since refusals24's u42, its ladders read before by the primary's bench peak scaled by the
+  elements) or, past
   :data:`FAR_SURE_SCALE` times the entries' elements, the time of :data:`FAR_REQUEST_SHARE` (each rung's request
   estimated first): a pick whose fixed count of tiles covers less than
   the original's (v47-v50: 64 partials of a tile halved) is wrong only past its reach, four times the largest entry
@@ -253,9 +257,17 @@ class DerivedSize(BaseModel):
     # then the divisors of the entries' common factor below the rung, largest first, at most FLOOR_DIVISOR_TRIES
     # (floor18's v77: n % 1000 == 0 over 100000 and 200000: 3125 and 3104 refused, 2500 refused, 2000 run)
     divisors: tuple[tuple[ProblemShape, ...], ...] = ()
+    # the primary entry's elements over every entry's together (the unit of ``scales``): a try's elements over the
+    # primary's are its scale over this (:meth:`FarRoom.fits` reads a footprint only where it could pass the room:
+    # refusals24 u42, u43); 0: not known
+    primary: float = 0.0
 
     def scale(self, i: int) -> float:
         return self.scales[i] if i < len(self.scales) else 1.0
+
+    def over_primary(self, i: int) -> float:
+        """Try ``i``'s elements over the primary entry's; 0 where not known."""
+        return self.scale(i) / self.primary if self.primary > 0 and i < len(self.scales) else 0.0
 
 
 #: The least power of two every entry of a key must be a multiple of for the net's last try, a whole one past the
@@ -646,7 +658,13 @@ class _Mover:
 
     def sized(self, kind: SizeClass, tries: Sequence[ProblemShape]) -> DerivedSize:
         """A size of ``tries``, each weighed by its elements over the entries' (:attr:`DerivedSize.scales`)."""
-        return DerivedSize(kind=kind, tries=tuple(tries), scales=tuple(self.elements(t) / self.entries for t in tries))
+        scales = tuple(self.elements(t) / self.entries for t in tries)
+        return DerivedSize(kind=kind, tries=tuple(tries), scales=scales, primary=self.primary_elements() / self.entries)
+
+    def primary_elements(self) -> int:
+        """The primary entry's elements of the moving keys (its module-level sizes reference.py's own where it sets
+        none: no size scale): what the room's primary bytes are of (:class:`FarRoom`)."""
+        return self.elements(self.seen[0] if self.on_constants else self.base)
 
     def shape(self, moved: Mapping[Slot, int]) -> ProblemShape:
         """The primary entry with every moving slot at its largest, ``moved`` at theirs."""
@@ -1082,6 +1100,13 @@ INT32_ELEMENTS = 2**31 - 1
 wrong past it whatever the pick (the original as much; an int64 offset is a hunt of its own)."""
 
 
+FOOTPRINT_GROWTH_POWER = 3
+"""A far rung or a power try is read by its footprint only where its bytes, taken as the primary's times its elements
+over the primary's to this power, could pass the room (:meth:`FarRoom.may_pass`): no tensor grows faster than the cube
+of the elements (a cdist's n x n output grows as their square). Elsewhere it cannot pass, and the meta read (1-4 s at
+a worker's first use on a loaded CPU) is spared (our bound; refusals24 u42, u43)."""
+
+
 class FarRoom(BaseModel):
     """What a ``far`` size may take (:func:`derived_sizes`' ``far``): the bench worker's peak at the primary entry
     (``primary_bytes``: :attr:`kernelopt.tuning.problem.MemoryNeed.bench_bound_bytes`) and the memory free when the
@@ -1094,18 +1119,30 @@ class FarRoom(BaseModel):
     # the most elements a rung holds over every entry's together (None: the caster's time admission alone): the code
     # net's rungs stop at FAR_SURE_SCALE, a few checks of the entries (leftovers23 l31)
     most_scale: float | None = Field(default=None, gt=0)
-    # each rung's own footprint, bytes (the bench worker's peak there, read on the meta device; None: not read), in
-    # place of the primary's bytes an element: an output growing as the square of the sizes (a torch.cdist) took
-    # about the square of what the linear reading allowed (late33 z100); None: the linear reading
-    footprints: Callable[[Sequence[ProblemShape]], list[int | None]] | None = Field(default=None, exclude=True)
+    # each rung's own footprint, bytes (the bench worker's peak there, read on the meta device; None: not read, and
+    # why), in place of the primary's bytes an element: an output growing as the square of the sizes (a torch.cdist)
+    # took about the square of what the linear reading allowed (late33 z100); None: the linear reading. The tune
+    # net's too, and its power size's tries (refusals24 u42, u43)
+    footprints: Callable[[Sequence[ProblemShape]], list[tuple[int | None, str | None]]] | None = Field(
+        default=None, exclude=True
+    )
 
     @classmethod
-    def of(cls, ready: BenchReady | None, most_scale: float | None = None) -> FarRoom | None:
+    def of(
+        cls,
+        ready: BenchReady | None,
+        most_scale: float | None = None,
+        footprints: Callable[[Sequence[ProblemShape]], list[tuple[int | None, str | None]]] | None = None,
+    ) -> FarRoom | None:
         """The room read from the bench worker that checks every size of the net (its peak at the primary entry and
-        the memory free when it started), and ``most_scale``; ``None`` before it started."""
+        the memory free when it started), ``most_scale`` and ``footprints`` (that worker's reading of a size's own
+        footprint: :meth:`kernelopt.tuning.kernel_evaluator.KernelEvaluator.footprints`); ``None`` before it
+        started."""
         if ready is None:
             return None
-        return cls(primary_bytes=ready.need.bench_bound_bytes, free_bytes=ready.free_bytes, most_scale=most_scale)
+        bound = ready.need.bench_bound_bytes
+        room = cls(primary_bytes=bound, free_bytes=ready.free_bytes, most_scale=most_scale)
+        return room if footprints is None else room.model_copy(update={"footprints": footprints})
 
     def most_elements(self, entries: float) -> int:
         """The most elements of the moving keys a rung may hold (:data:`INT32_ELEMENTS`, and ``most_scale`` times
@@ -1115,18 +1152,64 @@ class FarRoom(BaseModel):
         return min(INT32_ELEMENTS, int(self.most_scale * entries))
 
     def trimmed(self, size: DerivedSize) -> DerivedSize | None:
-        """A ``far`` size's rungs (growing) that run, from the first, read as it is about to be cast (:func:`cast`: a
-        net failing sooner reads none; the meta device's first use imports 1-5 s of torch): where :attr:`footprints`
-        reads them, those before the first whose footprint passes ``free / FAR_ROOM_SHARE`` or could not be read,
-        ``None`` where none is left; else the size as it is (the linear reading bounded it as it was built)."""
-        if self.footprints is None or size.kind is not SizeClass.FAR or not size.tries:
-            return size
-        needs = self.footprints(size.tries)
-        n = next((i for i, need in enumerate(needs) if not self.holds(need)), len(size.tries))
-        if n == 0:
-            return None
-        cut = {"tries": size.tries[:n], "scales": size.scales[:n], "fallbacks": size.fallbacks[:n]}
-        return size if n == len(size.tries) else size.model_copy(update=cut)
+        """:meth:`trim`'s size."""
+        return self.trim(size)[0]
+
+    def trim(self, size: DerivedSize) -> tuple[DerivedSize | None, str | None]:
+        """The tries of ``size`` that run by :meth:`fits`, and the line where a far ladder stops at a rung whose
+        footprint could not be read: a ``far`` size's rungs (growing) before the first that does not fit (late33
+        z100; :func:`cast` reads them one at a time as the ladder climbs, :meth:`_Caster.ladder`), a ``power`` size's
+        tries (four times a key, else twice) each that fits (refusals24 u43: a cdist's four times n took 16 times
+        the primary's bytes). ``None`` where none is left; any other size as it is."""
+        if size.kind not in (SizeClass.FAR, SizeClass.POWER):
+            return size, None
+        keep: list[int] = []
+        line = None
+        for i in range(len(size.tries)):
+            fits, line = self.fits(size, i)
+            if fits:
+                keep.append(i)
+            elif size.kind is SizeClass.FAR:
+                break
+        if not keep:
+            return None, line
+        if len(keep) == len(size.tries):
+            return size, line
+        cut = {
+            "tries": tuple(size.tries[i] for i in keep),
+            "scales": tuple(size.scales[i] for i in keep) if size.scales else size.scales,
+            "fallbacks": tuple(size.fallbacks[i] for i in keep) if size.fallbacks else size.fallbacks,
+        }
+        return size.model_copy(update=cut), line
+
+    def fits(self, size: DerivedSize, i: int) -> tuple[bool, str | None]:
+        """Whether try ``i`` of a ``far`` or ``power`` size runs: where :attr:`footprints` reads its own footprint,
+        within ``free / FAR_ROOM_SHARE`` (one not read: a power try runs as before, its elements four times a key's
+        at most; a far rung does not, and the line says so: late33 z101), read only where it could pass the room
+        (:meth:`may_pass`: the meta read costs 1-4 s at a worker's first use on a loaded CPU); else it runs (the
+        linear reading bounded a far size as it was built)."""
+        if self.footprints is None or size.kind not in (SizeClass.FAR, SizeClass.POWER):
+            return True, None
+        if not self.may_pass(size.over_primary(i)):
+            return True, None
+        [(need, why)] = self.footprints([size.tries[i]])
+        if need is None and size.kind is SizeClass.FAR:
+            return False, (
+                f"far sizes from {size.tries[i].label()} up not run: their memory could not be read on the meta "
+                f"device ({why}), and a size may need far more than its elements say (an output growing as their "
+                "square)"
+            )
+        return need is None or self.holds(need), None
+
+    def may_pass(self, over_primary: float) -> bool:
+        """Whether a try of ``over_primary`` times the primary's elements may pass ``free / FAR_ROOM_SHARE``: its
+        bytes at most the primary's times the cube of that (:data:`FOOTPRINT_GROWTH_POWER`); 0 (not known): it may.
+        Where :attr:`most_scale` bounds the rungs (the code net's, a few checks of the entries), every one may: each
+        is read, and one whose footprint cannot be read is not run (late33 z101)."""
+        if over_primary <= 0 or self.most_scale is not None:
+            return True
+        grown = max(over_primary, 1.0) ** FOOTPRINT_GROWTH_POWER
+        return self.primary_bytes * grown * FAR_ROOM_SHARE > self.free_bytes
 
     def holds(self, need: int | None) -> bool:
         """A rung of footprint ``need`` (bytes; ``None``: not read) runs: at most ``free / FAR_ROOM_SHARE``."""
@@ -1136,10 +1219,9 @@ class FarRoom(BaseModel):
 def _per_element(mover: _Mover, room: FarRoom) -> float:
     """The bench worker's bytes an element of the primary entry (:func:`_far`, :func:`_far_constants`); 0 where it
     holds none, or where the room reads each rung's own footprint (:meth:`FarRoom.trimmed`)."""
-    # the primary's elements: its module-level sizes are reference.py's own where it sets none (no size scale)
-    if room.footprints is not None:  # each rung's own footprint bounds it, read as it is cast (FarRoom.trimmed)
+    if room.footprints is not None:  # each rung's own footprint bounds it, read as it is cast (FarRoom.fits)
         return 0.0
-    primary = mover.elements(mover.seen[0] if mover.on_constants else mover.base)
+    primary = mover.primary_elements()
     return room.primary_bytes / primary if primary else 0.0
 
 
@@ -1525,8 +1607,9 @@ def cast(
     from the requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and
     calls on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first
     size is weighed before it runs (net12; before, only the longest request so far, so the first size always started).
-    ``far``: the room whose :attr:`FarRoom.footprints` trim each ``far`` size to the rungs that fit, read as the size
-    is reached (:meth:`FarRoom.trimmed`); a size left with none is not cast.
+    ``far``: the room whose :attr:`FarRoom.footprints` trim each ``far`` size to the rungs that fit and each ``power``
+    size to the tries that fit, read as the size is reached (:meth:`FarRoom.trim`); a size left with none is not
+    cast, and a far ladder stopped at a rung whose footprint could not be read is said (:attr:`NetVerdict.unsized`).
     ``check_alone``: ``check_at`` in a worker of its own, for a run where a fault is likely (:meth:`_Caster.alone_at`):
     a fault there does not start ``check_at``'s worker again.
 
@@ -1538,18 +1621,26 @@ def cast(
     for want of time, not for the request's limit; a request with no reply prices no smaller size (:func:`_estimate`).
     The original's run where the written kernel failed keeps the whole limit (its verdict decides the write)."""
     caster = _Caster(check_at, build_at, known if known is not None else {}, cap, entries, clock, alone=check_alone,
-                     request_s=request_s)  # fmt: skip
+                     request_s=request_s, room=far)  # fmt: skip
     started = clock()
     checks: list[SizeCheck] = []
     odd = False  # the original (or the written kernel) passed the past size's first try: it handles odd sizes
     passed: set[str] = set()  # where the written kernel passed: a size two rules derive alike is checked once
+    unsized: list[str] = []  # far ladders stopped at a rung whose footprint could not be read (late33 z101)
     for size in sizes:
         if (size.kind is SizeClass.RESIDUE or size.even) and odd:
             continue
         if size.tries and all(t.label() in passed for t in size.tries):
             continue  # newuser14: scale2d's M=64,N=288 was checked and said twice ("correct at ..., M=64,N=288, ...")
-        if far is not None and (size := far.trimmed(size)) is None:  # no rung fits its own footprint (late33 z100)
-            continue
+        if far is not None and size.kind is SizeClass.POWER:  # each try where its own footprint fits (u43)
+            if (trimmed := far.trimmed(size)) is None:
+                continue
+            size = trimmed
+        if far is not None and size.kind is SizeClass.FAR and size.tries:  # its first rung, then as it climbs (z100)
+            fits, line = far.fits(size, 0)
+            unsized += [line] if line is not None else []
+            if not fits:
+                continue
         t0 = clock()
         check = caster.check(size, original, written)
         odd = odd or (check.kind is SizeClass.PAST and check.passed is not None and check.shape == size.tries[0])
@@ -1558,7 +1649,8 @@ def cast(
             passed.add(check.shape.label())
         if check.passed is False:
             break
-    return NetVerdict(checks=checks, seconds=clock() - started)
+    unsized += caster.unsized
+    return NetVerdict(checks=checks, seconds=clock() - started, unsized=list(dict.fromkeys(unsized)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1598,6 +1690,8 @@ class _Caster:
     # the alignments (:func:`_alignment`) of the sizes where the original faulted (a CUDA error that leaves its
     # process unusable): a size of one of them is likely to fault too, and runs alone
     faulted: set[int] = dataclasses.field(default_factory=set)
+    room: FarRoom | None = None  # a far rung runs where its own footprint fits (:meth:`FarRoom.fits`)
+    unsized: list[str] = dataclasses.field(default_factory=list)  # far ladders stopped at a rung not read
 
     def alone_at(self, shape: ProblemShape, reason: str | None = None) -> CheckAt:
         """Where a run at ``shape`` goes: in a worker of its own where a fault is likely (gpufind19: each fault in the
@@ -1742,6 +1836,11 @@ class _Caster:
                 unchecked = late or held is None
                 need = self.need_s(scale) if unchecked else 0.0
                 break
+            if far and i > 0 and self.room is not None:  # past the room by its own footprint: the ladder's top
+                fits, line = self.room.fits(size, i)
+                self.unsized += [line] if line is not None else []
+                if not fits:
+                    break
             built = self.built(shape, scale)
             divisors = size.divisors[i] if i < len(size.divisors) else ()
             alts = [a for a in (_at(size.fallbacks, i), _at(size.rounded, i), *divisors) if a is not None]
