@@ -284,3 +284,30 @@ def test_n160_an_agent_s_timing_only_plan_gets_its_note_without_a_warning(tmp_pa
     )
     assert reader.parse(written) == reader.parse(AGENT_PLAN)
     assert written.endswith("record reverts kernel.py on a FAIL.\n")
+
+
+def test_n161_a_note_written_into_kernel_py_during_a_tune_keeps_the_session_to_resume(tmp_path: Path) -> None:
+    """`tune cc --device cpu` (the masked row-max, its autotune list) Ctrl-C'd after 4 of 5 candidates ("kernel.py
+    unchanged; ... a rerun resumes from it"), the user having added a comment line to kernel.py meanwhile (kept, as
+    tune keeps every edit of the user's): the rerun started a new session, "5 evaluated, 0 from the record", 6 min
+    of timing again, since the session's key hashed kernel.py's text, comments and blank lines included. The key now
+    reads its code: a comment or a blank line leaves the session; a change of code, or of a `# kernelopt:` marker,
+    starts another."""
+    import shutil
+
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path / "loop"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder, ignore=shutil.ignore_patterns(".kernelopt"))
+    kernel = folder / "kernel.py"
+
+    def session() -> str:
+        return prepare_folder(TuneRequest(folder=folder, device="cpu")).session_dir.name
+
+    first, text = session(), kernel.read_text()
+    kernel.write_text(text.replace("def run(x, y):", "# my own note, written during the tune\n\n\ndef run(x, y):"))
+    assert session() == first
+    kernel.write_text(text.replace("torch.add(x[start:end], y[start:end]", "torch.add(y[start:end], x[start:end]"))
+    assert session() != first
+    kernel.write_text(text.replace("# kernelopt: tunable max=4096", "# kernelopt: tunable max=2048"))
+    assert session() != first

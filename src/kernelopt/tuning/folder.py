@@ -21,8 +21,8 @@ again. :func:`best_edit` is the checked literal edit that writes the best config
 (the caller writes it, or not: ``--dry-run``).
 
 The session folder is ``<out>/<key>/`` (default ``out``: ``<folder>/.kernelopt/tune``), where ``key`` is a
-digest of kernel.py apart from its knob values, reference.py, the problem, the device, the GPU, the variables
-that decide a result (:data:`KEY_VARIABLES`) and the space (so a
+digest of kernel.py apart from its knob values and comments, reference.py, the problem, the device, the GPU, the
+variables that decide a result (:data:`KEY_VARIABLES`) and the space (so a
 session from another configuration of the same kernel, after a winner was written, serves the measurements
 of the earlier one): ``record.jsonl`` (the session
 record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers'), the Triton cache.
@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import itertools
 import json
 import math
 import re
 import time
+import tokenize
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -972,15 +974,15 @@ def session_key(
     gpu: str | None = None,
     shapes: Sequence[ProblemShape] = (),
 ) -> str:
-    """A digest of what a session's measurements depend on: kernel.py's text apart from its knob values
-    (:func:`canonical_source`), reference.py's, the problem (device, sizes, shape, tolerance), the space
-    (knobs and fit rules), the shapes checked and timed, the GPU's name and the workers' variables that decide
-    a result (:data:`KEY_VARIABLES` of ``env``: the interpreter setting, the visible devices, the CPU threads).
-    A session run again with all of it unchanged serves what its record holds; anything else starts a new
-    record."""
+    """A digest of what a session's measurements depend on: kernel.py's code apart from its knob values
+    (:func:`canonical_source`) and its comments (:func:`_code_of`), reference.py's text, the problem (device, sizes,
+    shape, tolerance), the space (knobs and fit rules), the shapes checked and timed, the GPU's name and the workers'
+    variables that decide a result (:data:`KEY_VARIABLES` of ``env``: the interpreter setting, the visible devices,
+    the CPU threads). A session run again with all of it unchanged serves what its record holds; anything else
+    starts a new record."""
     doc = {
         "shapes": [s.label() for s in shapes],
-        "kernel": hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        "kernel": hashlib.sha256(_code_of(source).encode("utf-8")).hexdigest(),
         "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
         "carried": carried_digest(problem.kernel_py),
         "problem": problem.model_dump(mode="json", exclude={"kernel_py", "reference_py"}),
@@ -990,6 +992,24 @@ def session_key(
         "environment": {k: (env or {}).get(k) for k in KEY_VARIABLES},
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _code_of(source: str) -> str:
+    """``source``'s tokens less its comments and blank lines (a ``# kernelopt:`` marker kept, a line in its own
+    words): a note the user wrote into kernel.py while a tune ran, which that tune keeps, started a new session on
+    the rerun after a Ctrl-C, every candidate timed again, where the interrupted tune had said "a rerun resumes from
+    it" (newuser21 n161). Source that does not tokenize is taken whole."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    kept = [
+        f"{t.type}:{t.string}"
+        for t in tokens
+        if t.type != tokenize.NL
+        and (t.type != tokenize.COMMENT or t.string.lstrip("#").strip().startswith("kernelopt:"))
+    ]
+    return "\n".join(kept)
 
 
 def tune_folder(
