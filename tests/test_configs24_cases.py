@@ -19,6 +19,7 @@ from tests.test_breaker7_cases import _correct_padded
 
 FP8 = Path(__file__).parent / "data" / "configs24" / "vllm_w8a8_block_fp8"
 VLLM_MOE = Path(__file__).parent / "data" / "breaker23" / "vllm_batched_moe"
+AITER = Path(__file__).parent / "data" / "breaker22" / "aiter_gemm"
 
 #: vLLM's two files as it ships them (CRLF line ends), an H100's and an H200's
 AUTHORS = [
@@ -75,6 +76,58 @@ def test_c40_vllm_s_own_fp8_tables_are_carried_read_and_right_at_sizes_shapes_do
     assert not splat.editable and "is read from a JSON file (get_w8a8_block_fp8_configs(): json.load, line 136)" in str(
         splat.refused_reason
     ), splat.refused_reason
+
+
+#: sizes no SHAPES entry names: the CPU's N=96-K=200 file split along K by 4 (M <= 64) and by 2 (its ``any``), the
+#: arch's file at M <= 16, <= 128 and above, N and K odd
+AITER_UNNAMED = [
+    {"M": 13, "N": 96, "K": 200},
+    {"M": 257, "N": 96, "K": 200},
+    {"M": 45, "N": 130, "K": 72},
+    {"M": 301, "N": 33, "K": 40},
+]
+
+
+@pytest.mark.timeout(300)
+def test_c42_aiter_s_tiles_after_its_getter_are_tuned_where_it_binds_them_its_split_refused_by_name(
+    tmp_path: Path,
+) -> None:
+    """configs23's seen line: AITER's ``**config`` from ``config, _ = _get_config(M, N, K)`` (bound in ``if config is
+    None:``, unpacked from a tuple) was refused whole, its safe settings with its split. With a run of the task, the
+    settings the launch received from the getter are its knobs, tuned after that binding in its branch (a caller's own
+    ``config`` untouched), the JSON entry the fallback above the sizes timed; ``NUM_KSPLIT``, ``BLOCK_SIZE_K`` and
+    ``SPLITK_BLOCK_SIZE`` (computed from one another) are refused by name. The tiles' unmasked fast path runs under
+    ``EVEN_MN``, a heuristic of ``M % BLOCK_SIZE_M == 0``, and the other path's rows are wrapped (``% M``): the index it
+    assigns under the flag is no unchecked access (it was: "must divide M"). The written kernel is right where the
+    files split K by 4 and by 2 and at odd sizes, and the files are unchanged."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+    from tests.test_breaker_cases import _tune_edit
+
+    before = {p.name: p.read_bytes() for p in (AITER / "configs" / "gemm").iterdir()}
+    folder = Path(shutil.copytree(AITER, tmp_path / "aiter", ignore=shutil.ignore_patterns(".kernelopt")))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel="_gemm_a16_w16_kernel"))
+    knobs = {t.name: t for t in prepared.tunables if t.kernel == "_gemm_a16_w16_kernel"}
+    assert all(knobs[n].editable for n in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "GROUP_SIZE_M")), knobs  # warps: the GPU's
+    for name in ("NUM_KSPLIT", "BLOCK_SIZE_K", "SPLITK_BLOCK_SIZE"):
+        assert not knobs[name].editable and (
+            "SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in compute_splitk_params() "
+            "(line 170): one set alone after the call breaks the others"
+        ) in str(knobs[name].refused_reason), knobs[name].refused_reason
+    pick = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "GROUP_SIZE_M": 4}
+    written, note = _tune_edit(folder, pick, "_gemm_a16_w16_kernel", prepared=prepared)
+    assert written is not None, note
+    assert (
+        "        config, _ = _get_config(M, N, K)\n"
+        "        if M <= 300:  # kernelopt: tuned\n"
+        "            config = dict(config)\n"
+        '            config["BLOCK_SIZE_M"] = 32\n'
+        '            config["BLOCK_SIZE_N"] = 32\n'
+        '            config["GROUP_SIZE_M"] = 4\n\n'
+    ) in written, written
+    (folder / "kernel.py").write_text(written)
+    got = _correct_padded(folder, AITER_UNNAMED)
+    assert all(v is True for v in got.values()), got
+    assert {p.name: p.read_bytes() for p in (AITER / "configs" / "gemm").iterdir()} == before
 
 
 #: realistic sizes on the GPU through each of vLLM's files (N=2048, K=512: 1, 37, 300 and 4096 tokens, entries 1, 32 or

@@ -66,12 +66,12 @@ def test_d31_settings_splatted_from_a_json_file_name_where_they_come_from() -> N
 
     aiter = {t.key: t for t in discover_source((DATA / "breaker22" / "aiter_gemm" / "kernel.py").read_text())}
     assert aiter["_gemm_a16_w16_kernel:**config"].refused_reason == (
-        "the argument **config is read from a JSON file (_get_config() -> compute_splitk_params() -> get_gemm_config() "
-        "-> _get_gemm_config_cached() -> load_config_json(): json.load, line 60): its settings live in that file, not "
-        "in kernel.py, the one file kernelopt edits, so none is a knob; SPLITK_BLOCK_SIZE, NUM_KSPLIT and "
-        "BLOCK_SIZE_K are computed from one another in compute_splitk_params() (line 170), so none of them may be set "
-        "alone after the call; to tune them, pass them from a dict of literals in kernel.py"
-    )  # the derived settings by name since configs23's c33
+        "the argument **config is what _get_config() returns, read from a JSON file (_get_config() -> "
+        "compute_splitk_params() -> get_gemm_config() -> _get_gemm_config_cached() -> load_config_json(): json.load, "
+        "line 60): which settings it passes is known only from a run of the task (give the reference); "
+        "SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in compute_splitk_params() "
+        "(line 170), so none of them may be set alone after the call"
+    )  # the derived settings by name since configs23's c33; a run makes the others knobs since configs24's c42
     launch = """
     y = torch.empty_like(x); n = x.numel()
     _scale[(triton.cdiv(n, config["BLOCK"]),)](x, y, n, **config)

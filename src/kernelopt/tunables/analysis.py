@@ -2531,6 +2531,10 @@ class _Analyzer:
         if semantic is not None:
             site.kind, site.refused, site.computed, site.semantic = TunableKind.LAUNCH_KWARG, semantic, None, True
             return site
+        derived = self.derived_setting(setting, at)
+        if derived is not None:
+            site.kind, site.computed, site.refused = TunableKind.LAUNCH_KWARG, None, derived
+            return site
         if name not in LAUNCH_OPTIONS and knob_rule(name) is None:
             site.kind, site.computed = TunableKind.LAUNCH_KWARG, None
             site.refused = f"{setting.source} ({computed}); not a known performance knob, so it is not tuned"
@@ -2544,6 +2548,21 @@ class _Analyzer:
         if setting.target in site.tuned.values:
             site.value = site.tuned.values[setting.target]
         return site
+
+    def derived_setting(self, setting: _HelperSetting, at: _Launch) -> str | None:
+        """Why one setting of a getter's dict read from a file may not be set after the call: the chain computes it
+        from another key, or another from it (AITER's ``compute_splitk_params``: ``SPLITK_BLOCK_SIZE`` from
+        ``NUM_KSPLIT``, which it halves while ``BLOCK_SIZE_K`` exceeds it); ``None`` for a setting no key is derived
+        from (``BLOCK_SIZE_M``, ``num_warps``: tuned after the call, the file's entry the fallback; configs24)."""
+        if setting.defined is not None or setting.branches:
+            return None
+        origin = file_origin(self.source, at.func.node.name.value if at.func else None, setting.variable)
+        if origin is None or setting.key not in {k for k, _, _ in origin.derived}:
+            return None
+        return (
+            f"{setting.key} is {origin.text()}, and {origin.derived_text()}: one set alone after the call breaks "
+            "the others, so it is not tuned (the file's entry stays)"
+        )
 
     def override_in_effect(self, kernel: str | None, name: str, value: Value, lines: list[int]) -> str | None:
         """Why a literal with conditional overrides is no knob for the task: at every ``SHAPES`` entry the run
@@ -3493,6 +3512,12 @@ class _Analyzer:
                 binds, scope = self.module_bindings.get(expr.value), None
             if binds and len(binds) > 1 and launch is not None and scope is not None and depth == 0:
                 return self.branch_entries(expr.value, binds, scope, kernel)
+            unpacked = _unpacked_call(binds[0], expr.value) if binds and len(binds) == 1 else None
+            if unpacked is not None and launch is not None and scope is not None and depth == 0:
+                # AITER's ``if config is None: config, _ = _get_config(M, N, K)``: a getter's dict, unpacked
+                if self.mutation(expr.value, scope, tuned_lines=False) is not None:
+                    return None
+                return self.helper_entries(expr.value, unpacked, launch, kernel)
             if not binds or len(binds) != 1 or binds[0].value is None or binds[0].chained:
                 return None
             value = binds[0].value
@@ -3660,9 +3685,13 @@ class _Analyzer:
                     return self.received_entries(variable, call, helper, given or la, kernel, None)
                 origin = file_origin(self.source, la.func.node.name.value if la.func else None, code)
                 read = f"and a return of {helper}() is not a dict of string keys" if origin is None else origin.text()
+                derived = origin.derived_text() if origin is not None else None
+                # the settings a run makes knobs are those no other is derived from (configs24: AITER's tiles, not
+                # its split, NUM_KSPLIT / BLOCK_SIZE_K / SPLITK_BLOCK_SIZE)
+                alone = f"; {derived}, so none of them may be set alone after the call" if derived else ""
                 self.unread_why[code] = (
                     f"the argument **{code} is what {helper}() returns, {read}: which settings it passes is known "
-                    f"only from a run of the task {GIVE_REFERENCE}"
+                    f"only from a run of the task {GIVE_REFERENCE}{alone}"
                 )
                 return None
             differ = f"the argument **{code} is what {helper}() returns, and its returns differ in their keys"
@@ -3723,6 +3752,8 @@ class _Analyzer:
         received in a run of the task that it does not pass itself."""
         received = self.launch_values.get(kernel or "", {})
         given = {a.keyword.value for a in la.args if a.keyword is not None}
+        info = self.jit_kernel(kernel)
+        given |= set(self.heuristic_entries(info)) if info is not None else set()  # the kernel's own (AITER's EVEN_K)
         out = []
         for key in received:
             if key in given:
@@ -4481,6 +4512,25 @@ def _assigned_values(b: _Binding) -> list[cst.BaseExpression]:
         for small in b.statement.body
         if isinstance(small, cst.Assign | cst.AnnAssign) and small.value is not None
     ]
+
+
+def _unpacked_call(binding: _Binding, name: str) -> cst.Call | None:
+    """The call whose tuple result ``binding`` unpacks ``name`` from (``config, _ = _get_config(M, N, K)``, AITER's
+    getter of a dict and whether it was tuned); ``None`` for any other binding."""
+    if binding.value is not None or binding.chained or binding.statement is None:
+        return None
+    for small in binding.statement.body:
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            continue
+        target, value = small.targets[0].target, small.value
+        if (
+            isinstance(target, cst.Tuple)
+            and any(isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements)
+            and isinstance(value, cst.Call)
+            and _dotted(value.func) not in (None, "dict", *COPIES)
+        ):
+            return value
+    return None
 
 
 def _dict_copy(small: cst.Assign) -> bool:

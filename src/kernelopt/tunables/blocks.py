@@ -1069,6 +1069,7 @@ def unchecked_blocks(
     body = _Kernel(kernel)
     reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, external)
     skipped = body.params if flags is None else set(flags)
+    body.values = _values_outside_flags(body.values, kernel, skipped)
     reader.collect(within if within is not None else kernel.body, skipped, kernel=kernel.name.value)
     out: set[str] = set()
     spoiled: dict[str, set[cst.Call]] | None = None
@@ -1090,6 +1091,23 @@ def unchecked_blocks(
             checked = {b for b in checked if call not in spoiled.get(b, ())}  # its masked-out lanes read as data
         out |= body.indexes(positional[0]) - checked
     return out
+
+
+def _values_outside_flags(
+    values: dict[str, list[cst.BaseExpression]], kernel: cst.FunctionDef, flags: Collection[str]
+) -> dict[str, list[cst.BaseExpression]]:
+    """``values`` less those assigned in an ``if FLAG:`` branch of a flag the block divides under (AITER's ``if
+    EVEN_MN: offs_am = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)`` / ``else: ... % M``, ``EVEN_MN`` set by a
+    heuristic from ``M % BLOCK_SIZE_M == 0``): an access after the ``if`` reads that index only where the block
+    divides the size, and the wrapped one elsewhere (configs24)."""
+
+    def assigned(nodes: Iterable[cst.CSTNode]) -> set[int]:
+        return {id(n.value) for n in nodes if isinstance(n, cst.Assign | cst.AnnAssign)}
+
+    inside = assigned(walk(kernel.body)) - assigned(_outside_flags(kernel.body, flags))
+    if not inside:
+        return values
+    return {name: [v for v in vs if id(v) not in inside] for name, vs in values.items()}
 
 
 def filled_by_data(
