@@ -311,3 +311,50 @@ def test_n161_a_note_written_into_kernel_py_during_a_tune_keeps_the_session_to_r
     assert session() != first
     kernel.write_text(text.replace("# kernelopt: tunable max=4096", "# kernelopt: tunable max=2048"))
     assert session() != first
+
+
+def test_n162_a_kernel_py_that_raises_as_it_is_imported_is_told_to_be_fixed_not_searched() -> None:
+    """`tune nameerr --device cpu` of the row-max with `BOOM = undefined_name + 1` at its top: the session loaded
+    each of the 5 candidates, each failed "loading failed: NameError: ...", and the verdict read "no candidate ran
+    (each one's outcome is in the session record)", exit 1: whose fault and what to do left out, as if a search had
+    come up empty. Where every candidate's kernel.py raised the one same error at import, the verdict says so and
+    names the fix; candidates that failed otherwise keep the old line."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    error = "NameError: name 'undefined_name' is not defined (kernel.py:31)"
+
+    def session(*reasons: str) -> SessionResult:
+        results = [
+            Result(config={"BLOCK_N": 16 << i}, outcome=Outcome.COMPILE_ERROR, reason=r) for i, r in enumerate(reasons)
+        ]
+        results.append(Result(config={"BLOCK_N": 1024}, outcome=Outcome.NOT_RUN_BUDGET))
+        return SessionResult(
+            best_config=None,
+            best_latency_us=None,
+            current_config={"BLOCK_N": 32},
+            current_latency_us=None,
+            results=results,
+            retimed=[],
+            evaluations=len(results),
+            served=0,
+            budget=10,
+            space_size=10,
+            wall_s=3.0,
+            stop=StopReason.CANDIDATES,
+            strategy="local",
+        )
+
+    def verdict(s: SessionResult) -> str:
+        return verdict_line(s, judge_gain(s), kernel_py="kernel.py", written=False, dry_run=False)
+
+    every = [f"on the SHAPES entry rows=64,cols=100: loading failed: {error}"] * 3
+    assert verdict(session(*every)) == (
+        f"no candidate ran: kernel.py fails as it is imported, whatever its knobs ({error}); fix it, then run again; "
+        "kernel.py left unchanged"
+    )
+    other = [*every[:2], "on the SHAPES entry rows=64,cols=100: CompilationError: BLOCK_N too large (kernel.py:20)"]
+    assert verdict(session(*other)) == (
+        "no candidate ran (each one's outcome is in the session record); kernel.py left unchanged"
+    )

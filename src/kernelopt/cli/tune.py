@@ -1070,6 +1070,12 @@ def _outcome_line(
                 f"no candidate passed every SHAPES entry ({partial} timed at some of them, each one's outcome in "
                 f"the session record); {kernel_py} left unchanged"
             )
+        loading = _fails_as_loaded(result)
+        if loading is not None:  # the kernel as given, whatever its knobs (n162): the user's to fix, not a search's
+            return (
+                f"no candidate ran: {kernel_py} fails as it is imported, whatever its knobs ({loading}); fix it, "
+                f"then run again; {kernel_py} left unchanged"
+            )
         return f"no candidate ran (each one's outcome is in the session record); {kernel_py} left unchanged"
     changed = {k: v for k, v in best.items() if current is None or not (k in current and same_value(current[k], v))}
     best_text = config_text(changed or best)
@@ -1142,6 +1148,20 @@ def _summed(result: SessionResult, set_aside: tuple[str, ...] = (), kept: tuple[
     if len(timed) == 1:
         return f" at {timed[0]} ({aside})"
     return f"{where} ({aside})"
+
+
+def _fails_as_loaded(result: SessionResult) -> str | None:
+    """The one error every candidate's kernel.py raised as it was imported, where each failed so (a ``NameError``
+    at the module's top: no knob value helps), else ``None``."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import LOADING_FAILED
+
+    said = {
+        x.reason.split(LOADING_FAILED, 1)[1] if x.reason and LOADING_FAILED in x.reason else None
+        for x in result.results
+        if x.outcome is not Outcome.NOT_RUN_BUDGET
+    }
+    return next(iter(said)) if len(said) == 1 and None not in said else None
 
 
 def failures_line(result: SessionResult) -> str | None:

@@ -560,6 +560,10 @@ class LoadedCandidate:
         unload(self.module)
 
 
+LOADING_FAILED = "loading failed: "
+"""How a candidate's reason begins when its kernel.py raised as it was imported (``tune`` reads it: n162)."""
+
+
 def load_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
     """Import ``path`` and build its callable; ``(None, verdict)`` when that fails."""
     t0 = time.perf_counter()
@@ -568,7 +572,7 @@ def load_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate |
     except BaseException as exc:  # the candidate's file failed to import: a result
         if isinstance(exc, KeyboardInterrupt):
             raise
-        return None, Verdict(Outcome.COMPILE_ERROR, f"loading failed: {first_line(exc, path)}")
+        return None, Verdict(Outcome.COMPILE_ERROR, f"{LOADING_FAILED}{first_line(exc, path)}")
     load_s = time.perf_counter() - t0
     if loaded.screen is not None:  # the autotune list's own filters: what its author says is valid
         rejected = screen_loaded(module, loaded.screen)
