@@ -41,20 +41,32 @@ from kernelopt.tuning.candidate import Outcome, Result
 #: shared by both leaves it within a few percent
 ERROR_GROWTH = 1.5
 
-#: the same where entries of different sizes show the excess rising with the size (:func:`across_entries`): that rise
-#: already tells a growing error from noise, and at the entries a chain's error shares the check with the output's
-#: rounding, which dilutes it (breaker21's ``split_k=2`` at K = 2500: about 1.4 times the original's, estimated from
-#: the H100's 8192 failure)
-ENTRIES_GROWTH = 1.2
+#: how many times as fast as the original's a candidate's error may rise along the size the reduction runs along
+#: (:func:`chain_rise`): a chain's error rises with its length, so a chain ``r`` times the original's rises ``r`` times
+#: as fast (a truncating accumulator's bias: an fp8 ``tl.dot`` on sm90) or about ``sqrt(r)`` times (a rounding one's
+#: random walk: bf16, fp16): twice as long is 2 or 1.41, past this with margin; a chain no longer than the original's
+#: rises at most as fast, and what both share or add whatever the size (the output's rounding, a fixed count of fp16
+#: atomics) cancels in the rise
+CHAIN_GROWTH = 1.25
+
+#: where a candidate's error is more than :data:`STEADY_GROWTH` times the original's at every entry, a rise more than
+#: this many times as fast as the original's is a longer chain too: a rounding accumulator's (bf16, fp16), whose
+#: chain dominates the error at every size, doubled keeps a steady ratio near 1.3 to the original's at every entry
+#: while its rise's pace, read from a few entries, scatters around 1.41 (1.19 to 1.77 over 20 draws of
+#: benchmarks/accuracy_margins.py's bf16 model); a fixed excess (an added rounding, more atomics) rises no faster
+FASTER = 1.1
+
+#: see :data:`FASTER`: the ratio to the original's error a candidate's must pass at every entry
+STEADY_GROWTH = 1.2
+
+#: the share of the original's largest error under which the rise of a candidate's excess over it along a size is
+#: read as noise (the entries' own inputs, a few flips more or less): breaker21's split-K on an H100 (docs/gpu-runs/
+#: 2026-12-07-h100-p), ``split_k=2`` rising 1.3e-4 faster than the original's, whose largest is 5.6e-4
+RISE_NOISE = 0.1
 
 #: the share of the tolerance a candidate's worst element must take before its growth is judged: below it, a growth
 #: by the factor above needs a size many times the entries' before it reaches the tolerance
 ERROR_FLOOR = 0.05
-
-#: how much a candidate's excess over the original's error (``rel_err`` less the original's) must rise from the
-#: smallest entry to the largest to be read as growing with the size: a fixed excess (more partial sums rounded, as a
-#: larger ``split_k``'s fp16 atomics add, whatever K) stays within it
-EXCESS_GROWTH = 1.25
 
 #: the share of the output's unit roundoff (``Result.roundoff``: 2**-10 for fp16) under which no error is compared:
 #: a relative root mean square this small is the reference's own values but for a few flips of the last bit
@@ -116,37 +128,114 @@ def entry_size(values: Mapping[str, object]) -> int:
     return math.prod(entry_values(values).values())
 
 
+@dataclass(frozen=True)
+class ChainRise:
+    """How a candidate's error and the original's rise along one size (:func:`chain_rise`): the size's ``name``, each
+    error's least-squares rise from its smallest value among the entries to its largest (``candidate``,
+    ``original``), the entries at those two ends (``low``, ``high``) and the least ratio of the candidate's error to
+    the original's at an entry (``least``)."""
+
+    name: str
+    candidate: float
+    original: float
+    low: EntryError
+    high: EntryError
+    least: float = 0.0
+
+    @property
+    def excess(self) -> float:
+        """How much faster the candidate's error rises than the original's over the span (negative: slower)."""
+        return self.candidate - self.original
+
+    def grows(self, noise: float) -> bool:
+        """Whether the candidate's error rises more than :data:`CHAIN_GROWTH` times as fast as the original's (one
+        that does not rise: any rise) by more than ``noise``, or more than :data:`FASTER` times as fast while it is
+        more than :data:`STEADY_GROWTH` times the original's at every entry (``least``): a longer chain along this
+        size."""
+        faster = self.excess > max((CHAIN_GROWTH - 1) * max(self.original, 0.0), noise)
+        steady = self.excess > max((FASTER - 1) * max(self.original, 0.0), noise / 2)
+        return faster or (self.least > STEADY_GROWTH and steady)
+
+    def line(self) -> str:
+        """Why the candidate is less accurate: its rise beside the original's, at the two ends."""
+        lo, hi = self.low, self.high
+        pace = "where the original's does not"
+        if self.original > 0:
+            pace = f"{self.candidate / self.original:.2g} times as fast as the original's"
+        return (
+            f"its error rises along {self.name} {pace} on the same inputs (rel_err "
+            f"{lo.result.rel_err:.3g} at {self.name}={lo.values[self.name]} to {hi.result.rel_err:.3g} at "
+            f"{self.name}={hi.values[self.name]}, the original's {lo.original:.3g} to {hi.original:.3g}; at least "
+            f"{self.least:.2g} times it at every entry): a longer "
+            "reduction chain or a lower-precision path, which grows past the tolerance at larger sizes the original "
+            "handles"
+        )
+
+
+def chain_rise(errors: Sequence[EntryError]) -> ChainRise | None:
+    """The rise of the errors along the size the reduction runs along: of the sizes every entry names and that take
+    two values or more among them, the one along which the two errors together rise most (the reduction is the
+    problem's, so the original's error, which both share, marks it as the candidate's does: breaker21's split-K
+    entries vary M, N and K, and its ``split_k=16`` alone rises along N nearly as along K, by its inputs' chance), each
+    error's rise its least-squares slope times the size's span. ``None``: no size varies."""
+    errors = [e for e in errors if e.original > 0]  # an entry where the original is exact is compared at none
+    names = [n for n in errors[0].values if all(n in e.values for e in errors)] if errors else []
+    rises = []
+    for name in names:
+        xs = [float(e.values[name]) for e in errors]
+        if len(set(xs)) < 2:
+            continue
+        span = max(xs) - min(xs)
+        candidate = _slope(xs, [e.result.rel_err or 0.0 for e in errors]) * span
+        original = _slope(xs, [e.original for e in errors]) * span
+        low = min(errors, key=lambda e: e.values[name])
+        high = max(errors, key=lambda e: e.values[name])
+        least = min((e.result.rel_err or 0.0) / e.original for e in errors)
+        rises.append(ChainRise(name, candidate, original, low, high, least))
+    if any(r.original > 0 for r in rises):  # the original's error marks the reduction alone: a candidate's noise
+        return max(rises, key=lambda r: r.original)  # picks no size (an fp8 split-K's atomics rose along M by chance)
+    return max(rises, key=lambda r: r.candidate + r.original, default=None)
+
+
+def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The least-squares slope of ``ys`` against ``xs`` (which take two values or more)."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
 def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
-    """The entry and the line of a candidate less accurate than the original where its error grows with the size:
-    :func:`accuracy_line` at some entry (past :data:`ENTRIES_GROWTH` times the original's where the entries' sizes
-    differ and its excess over the original's, ``rel_err`` less the original's, rises from the smallest to the largest
-    by :data:`EXCESS_GROWTH`), unless those entries vary every size and show the excess not rising from the smallest
-    to the largest (a fixed excess: breaker21's split-K at ``split_k=16`` adds four times the original's fp16 atomics,
-    1.7 times its error in Triton's interpreter at every M, N and K, and shortens the chain whose error grows; entries
-    that never vary a size, the row length a chain runs along, show nothing of it: r34). One entry, or entries of one
-    size, say nothing of growth: the ratio alone decides. ``None``: not refused."""
-    errors = [e for e in errors if e.original > 0]
-    ordered = sorted(errors, key=lambda e: e.size)
-    growth = ERROR_GROWTH
-    if ordered and ordered[-1].size > ordered[0].size:
-        if _excess(ordered[-1]) > _risen(_excess(ordered[0])):
-            growth = ENTRIES_GROWTH
-        elif _every_size_varies(errors):
+    """The entry and the line of a candidate less accurate than the original, from its errors at entries of different
+    sizes (the ``SHAPES`` entries, the net's larger sizes): where a size varies among them, its error rising along the
+    reduction's size (:func:`chain_rise`) more than :data:`CHAIN_GROWTH` times as fast as the original's, by more than
+    :data:`RISE_NOISE` of the original's largest, its worst element at :data:`ERROR_FLOOR` of the tolerance somewhere
+    and its error above :data:`ROUNDOFF_SHARE` of the output's roundoff (named at the entry of that size's largest).
+    A rise no faster exonerates where the entries vary every size (each takes two values or more: the one a chain runs
+    along was lengthened somewhere; breaker21's ``split_k=16``, its fp16 atomics four times the original's, 1.7 times
+    its error at every entry in Triton's interpreter, a chain a quarter as long); entries that never vary a size (more
+    rows at one row length: review23 r34, v116's fp16 lanes 14 and 8 times the original's error at 8 and 32 rows of
+    20000 columns) and one entry, or entries of one size, leave the ratio (:func:`accuracy_line`, :data:`ERROR_GROWTH`)
+    to decide. An entry where the original is exact is compared at none. ``None``: not refused."""
+    errors = [e for e in errors if e.original > 0 and e.result.outcome.ok and e.result.rel_err is not None]
+    rise = chain_rise(errors)
+    if rise is not None:
+        noise = RISE_NOISE * max(e.original for e in errors)
+        if rise.grows(noise) and _judgeable(errors):
+            return rise.high.label, rise.line()
+        if _every_size_varies(errors):
             return None
-    flagged = [(e, line) for e in errors if (line := accuracy_line(e.result, e.original, growth)) is not None]
+    flagged = [(e, line) for e in errors if (line := accuracy_line(e.result, e.original)) is not None]
     if not flagged:
         return None
     entry, line = max(flagged, key=lambda f: f[0].size)
     return entry.label, line
 
 
-def _excess(e: EntryError) -> float:
-    return (e.result.rel_err or 0.0) - e.original
-
-
-def _risen(before: float) -> float:
-    """The excess past which one that was ``before`` has risen (:data:`EXCESS_GROWTH`)."""
-    return EXCESS_GROWTH * before if before > 0 else before
+def _judgeable(errors: Sequence[EntryError]) -> bool:
+    """Whether a candidate's errors are past the floors :func:`accuracy_line` keeps: its worst element at
+    :data:`ERROR_FLOOR` of the tolerance at some entry, its error above :data:`ROUNDOFF_SHARE` of the output's
+    roundoff at some entry (under it, a few flips of the last bit)."""
+    worst = any((e.result.worst_ratio or 0.0) >= ERROR_FLOOR for e in errors)
+    return worst and any((e.result.rel_err or 0.0) > ROUNDOFF_SHARE * (e.result.roundoff or 0.0) for e in errors)
 
 
 def _every_size_varies(errors: Sequence[EntryError]) -> bool:
