@@ -212,7 +212,7 @@ def margins(
 @pytest.mark.timeout(470)
 def test_on_cuda_l42_the_rule_s_margins_for_three_accumulation_kinds(tmp_path: Path) -> None:
     """On an NVIDIA GPU: the rule's margins for three kernels whose reductions accumulate differently, each pick's
-    errors beside the original's at the entries and at a larger size, printed (and written to ``$OUT/l42.json``):
+    errors beside the original's at the entries and at a larger size, printed (and written to ``$L42_JSON``):
     breaker21's split-K fp8 GEMM (the tensor cores' truncating accumulator on sm90, fp16 atomics), v116's fp16 lanes,
     examples/matmul (fp32, no chain to grow). Every chain twice the original's or longer is refused at the entries or
     fails its check there, or fails or is refused at the larger size; none no longer is refused at the entries (the
@@ -228,5 +228,5 @@ def test_on_cuda_l42_the_rule_s_margins_for_three_accumulation_kinds(tmp_path: P
                 assert seen["failed"] or seen["refused_at_entries"] or seen["refused_with_larger"], (name, key, seen)
             else:
                 assert not seen["failed"] and seen["refused_at_entries"] is None, (name, key, seen)
-    if os.environ.get("OUT"):
-        (Path(os.environ["OUT"]) / "l42.json").write_text(json.dumps(report, indent=1, default=str))
+    if os.environ.get("L42_JSON"):  # scripts/gpu_leftovers24.sh's $OUT/l42.json
+        Path(os.environ["L42_JSON"]).write_text(json.dumps(report, indent=1, default=str))
