@@ -20,10 +20,14 @@ flips, their count chance, so two correct orders' errors differed by more than 1
 GEMM), rounding every element takes about a quarter of it, an fp16 accumulator or fp16 atomics more (split-K's
 errors stay compared). A session of one entry refuses on that alone
 (:func:`judged`, each :class:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator`); a session across entries of
-different sizes refuses only where the candidate's excess over the original's error also rises with the size
-(:func:`across_entries`, :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`): a fixed excess, more partial
-sums rounded whatever the size (a larger ``split_k``'s fp16 atomics), never grows past the tolerance, where the
-entries vary every size (review23 r34). Both judge every
+different sizes reads the pace of each error's rise along the size the reduction runs along (:func:`chain_rise`,
+:func:`across_entries`, :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`; leftovers24): a chain ``r`` times
+the original's rises ``r`` times as fast, or ``sqrt(r)`` for a rounding accumulator, and what both share or add at
+every size (the output's rounding, a larger ``split_k``'s fp16 atomics) cancels in the rise, so the H100's halved
+split-K pick rises 2.0 times as fast as the original's where its error was 1.21 times it against a threshold of 1.2
+(docs/faults.md, "The accuracy rule's margins"; benchmarks/accuracy_margins.py measures the margins on a numeric model
+of fp8, bf16, fp16 and fp32 accumulations). Entries that never vary a size leave the ratio to decide (review23 r34).
+Both judge every
 candidate and the text ``tune`` writes; an entry where the original is exact is compared at none.
 """
 
