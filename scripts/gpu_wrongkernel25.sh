@@ -5,8 +5,8 @@
 #
 #   breaker21's applied-ai split-K fp8 GEMM, its SHAPES entries checked by the session's evaluators (the original
 #   first): split_k=2 with block_k=64 (each program's K chain twice the original's, in the fp8 tensor-core
-#   accumulator) refused as less accurate than the original ("its error is N times the original's on the same
-#   inputs"); the H100's own pick of 2026-12-07 (split_k=16, a shorter chain) passes; the original right at 8192 x
+#   accumulator) refused as less accurate than the original ("its error rises along K N times as fast as the
+#   original's"); the H100's own pick of 2026-12-07 (split_k=16, a shorter chain) passes; the original right at 8192 x
 #   8192 x 8192, the halved pick's verdict there printed (31 elements of 67 M past the tolerance with block_m=128).
 #   v116 (sums_fp16_split) alike: SPLIT=1 refused at its entry and wrong at one row of 1.1 M columns, BLOCK=4096 kept.
 #   Then `kernelopt tune --device cuda` (a 60 s wall) on a copy of the split-K GEMM: what it writes is right at
