@@ -1,0 +1,30 @@
+import torch
+
+# q, k: (B, H, N, D), v and do: (B, H, N, E) float32, D and E powers of two (the kernels' tl.arange); causal linear
+# attention o = tril(q k^T) v with no decay and no normalization, and its gradients
+SHAPES = [{"B": 1, "H": 2, "N": 100, "D": 16, "E": 32}, {"B": 2, "H": 1, "N": 64, "D": 32, "E": 64}, {"B": 1, "H": 1, "N": 7, "D": 16, "E": 16}]
+ATOL = 1e-3
+RTOL = 1e-3
+
+
+def get_inputs(B=1, H=2, N=100, D=16, E=32, device="cpu"):
+    g = torch.Generator().manual_seed(B * 1000003 + H * 10007 + N * 101 + D * 7 + E)
+    s = 0.3
+    q = torch.randn(B, H, N, D, generator=g) * s
+    k = torch.randn(B, H, N, D, generator=g) * s
+    v = torch.randn(B, H, N, E, generator=g) * s
+    do = torch.randn(B, H, N, E, generator=g) * s
+    return [t.to(device) for t in (q, k, v, do)]
+
+
+def reference(q, k, v, do):
+    q, k, v, do = (t.double() for t in (q, k, v, do))
+    n = q.shape[2]
+    causal = torch.ones(n, n, dtype=torch.bool, device=q.device).tril()
+    s = (q @ k.transpose(-1, -2)).masked_fill(~causal, 0)
+    o = s @ v
+    ds = (do @ v.transpose(-1, -2)).masked_fill(~causal, 0)
+    dq = ds @ k
+    dk = ds.transpose(-1, -2) @ q
+    dv = s.transpose(-1, -2) @ do
+    return tuple(t.float() for t in (o, dq, dk, dv))
