@@ -2788,12 +2788,16 @@ class _Analyzer:
         where = f"computed at the launch ({self.code(expr)})"
         if func is None:
             return f"{where} outside a function"
-        stmt = self.statement_of(func.node.body.body, la.call)
+        # a value of a dict splatted at the launch (SGLang's ``config = {"BLOCK_SIZE": next_power_of_2(n), ...}``
+        # then ``**config``) is computed in the dict's statement: the line goes before that one, which reads it (put
+        # before the launch, the dict read the name before it was bound: breaker25's q51)
+        held = la.call if self._inside(expr, la.call) else expr
+        stmt = self.statement_of(func.node.body.body, held)
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return f"{where} in a statement the expression cannot be moved out of"
         nested = _NestedScopes()
         visit(stmt, nested)
-        if any(self._inside(la.call, node) for node in nested.nodes):
+        if any(self._inside(held, node) for node in nested.nodes):
             return f"{where} inside a lambda or a comprehension"
         used = {p.name.value for p in func.params} | set(func.locals) | {n.value for n in _names_in(func.node)}
         fname = func.node.name.value

@@ -1660,6 +1660,24 @@ class _Lanes:
             out |= self._axes(child, seen)
         return out
 
+    def _scaled_zero(
+        self,
+        op: str,
+        left: tuple[Lane, frozenset[cst.Call], cst.BaseExpression],
+        right: tuple[Lane, frozenset[cst.Call], cst.BaseExpression],
+    ) -> bool:
+        """Whether a masked-out zero lane times (or over) a value not known stays zero: the value is one scalar for
+        the whole block (none of the block's axes, no masked load reaching it: a row's ``rms`` from ``tl.sum``), so
+        where it is not finite (or zero, under a division) every kept lane it scales is not finite either and the
+        original's result is not finite there already. SGLang's dual RMS norm, ``r + (a / rms * w1)`` summed again,
+        was read as a block that must fill its row (breaker25's q52)."""
+        if op not in ("Multiply", "Divide"):
+            return False
+        (a, ra, x), (b, rb, y) = left, right
+        if _same(a, 0.0) and ra and b == ANY and not rb and not self._axes(y):
+            return True
+        return op == "Multiply" and _same(b, 0.0) and bool(rb) and a == ANY and not ra and not self._axes(x)
+
     def lane(self, expr: cst.BaseExpression, env: dict[str, Reached]) -> Reached:
         """What ``expr`` holds at a lane the block's masks leave out, and the masked loads that reach it."""
         known = _const(expr)
@@ -1674,7 +1692,10 @@ class _Lanes:
             return (value if isinstance(expr.operator, cst.Plus) else ANY), reached
         if isinstance(expr, cst.BinaryOperation):
             (a, ra), (b, rb) = self.lane(expr.left, env), self.lane(expr.right, env)
-            return _apply(type(expr.operator).__name__, a, b), ra | rb
+            op = type(expr.operator).__name__
+            if self._scaled_zero(op, (a, ra, expr.left), (b, rb, expr.right)):
+                return 0.0, ra | rb
+            return _apply(op, a, b), ra | rb
         if isinstance(expr, cst.Subscript):
             return self.lane(expr.value, env)
         if isinstance(expr, cst.IfExp):

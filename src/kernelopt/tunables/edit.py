@@ -590,7 +590,11 @@ def _select(tunables: list[Tunable], ident: str, kernel: str | None) -> list[Tun
     # a marked constant of a module-level branch the run did not take is not what a change by name means
     found = [t for t in found if not (t.refused_reason or "").startswith(NOT_TAKEN)] or found
     if kernel is not None:
-        mine = [t for t in found if t.kernel in (kernel, None)]
+        # a local read by several launches is keyed by its first kernel; it is this kernel's too where one of its
+        # launches is (Lightning Attention's backward ``BLOCK`` keyed by the intra kernel feeds the inter kernel:
+        # a session of the inter launch moved the forward's ``BLOCK`` as well, breaker25's q50)
+        launch = f"launch {kernel} "
+        mine = [t for t in found if t.kernel in (kernel, None) or any(g.startswith(launch) for g in t.groups)]
         return mine or found
     return found
 

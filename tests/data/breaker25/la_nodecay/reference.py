@@ -3,8 +3,11 @@ import torch
 # q, k: (B, H, N, D), v and do: (B, H, N, E) float32, D and E powers of two (the kernels' tl.arange); causal linear
 # attention o = tril(q k^T) v with no decay and no normalization, and its gradients
 SHAPES = [{"B": 1, "H": 2, "N": 100, "D": 16, "E": 32}, {"B": 2, "H": 1, "N": 64, "D": 32, "E": 64}, {"B": 1, "H": 1, "N": 7, "D": 16, "E": 16}]
-ATOL = 1e-3
-RTOL = 1e-3
+# the kernels' tl.dot of float32 operands runs in TF32 on a GPU (Triton's default; about 1e-3 relative a product), an
+# error that grows with the sequence: TF32 emulated in torch (operands rounded to 10 mantissa bits), the output's
+# largest error is 0.027 at 2048 steps (all within these), 0.034 at 4097 (13 of 524416 past them), 0.048 at 8192
+ATOL = 2e-2
+RTOL = 1e-2
 
 
 def get_inputs(B=1, H=2, N=100, D=16, E=32, device="cpu"):
