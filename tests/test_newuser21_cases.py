@@ -321,7 +321,9 @@ def test_n162_a_kernel_py_that_raises_as_it_is_imported_is_told_to_be_fixed_not_
     names the fix; candidates that failed otherwise keep the old line."""
     from kernelopt.cli.tune import verdict_line
     from kernelopt.tuning.candidate import Outcome, Result
-    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.session import SessionResult, judge_gain
+
+    from .test_break13_cases import _session
 
     error = "NameError: name 'undefined_name' is not defined (kernel.py:31)"
 
@@ -329,22 +331,7 @@ def test_n162_a_kernel_py_that_raises_as_it_is_imported_is_told_to_be_fixed_not_
         results = [
             Result(config={"BLOCK_N": 16 << i}, outcome=Outcome.COMPILE_ERROR, reason=r) for i, r in enumerate(reasons)
         ]
-        results.append(Result(config={"BLOCK_N": 1024}, outcome=Outcome.NOT_RUN_BUDGET))
-        return SessionResult(
-            best_config=None,
-            best_latency_us=None,
-            current_config={"BLOCK_N": 32},
-            current_latency_us=None,
-            results=results,
-            retimed=[],
-            evaluations=len(results),
-            served=0,
-            budget=10,
-            space_size=10,
-            wall_s=3.0,
-            stop=StopReason.CANDIDATES,
-            strategy="local",
-        )
+        return _session([*results, Result(config={"BLOCK_N": 1024}, outcome=Outcome.NOT_RUN_BUDGET)])
 
     def verdict(s: SessionResult) -> str:
         return verdict_line(s, judge_gain(s), kernel_py="kernel.py", written=False, dry_run=False)
