@@ -111,3 +111,20 @@ def plan_stage(ws: Workspace, version: int, backend: Any, *, reader: Any = None)
     return run_plan(
         ws, version, backend, guard=RunGuard(ws), reader=reader, summary=summary_of(ws, version), history=[]
     )
+
+
+def busy_implement(root: Path, timeout_s: float, **env: str) -> Any:
+    """Stage 3 of a fresh workspace under ``root`` by the scripted busy.py (Claude Code's stream-json, one tool call
+    after another; ``env`` its ``BUSY_*`` settings) within ``timeout_s``: the implementer's report."""
+    import shlex
+    import sys
+
+    from kernelopt.backends.agent_cli import AgentCliImplementer
+    from kernelopt.stages.implement import stage_context
+
+    ws = make_ws(root)
+    busy = f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'busy.py'))}"
+    plan = make_plan()
+    write_plan(ws, plan)
+    backend = AgentCliImplementer({"command": busy, "timeout_s": timeout_s, "env": env})
+    return implement(stage_context(ws, 1, plan=plan), backend)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import signal
 import sys
 import types
@@ -75,26 +74,15 @@ def test_n154_ctrl_c_while_the_cli_is_imported_still_gives_json_its_one_object(
     assert said[1:] == ["", ""]
 
 
-def test_n155_a_model_that_stalls_after_a_tool_call_is_said_to_have_stalled(
-    ws_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_n155_a_model_that_stalls_after_a_tool_call_is_said_to_have_stalled(ws_root: Path) -> None:
     """A model that made one tool call and then went silent (its API gone quiet) until kernelopt's limit read
     ``agent_unfinished`` with "a model that keeps calling tools is no setup problem" (discovery23's seen line): the
     output was read only at the end, so a silent model looked like a busy one. The gateway now notes when a command
     last printed (``CommandResult.silent_s``), and a run silent for a quarter of its limit or more when the limit came
     is said to have stalled, with where it stood; a model calling tools to the limit keeps d33's words."""
-    from kernelopt.backends.agent_cli import AgentCliImplementer
-    from kernelopt.stages.implement import stage_context
+    from .backends_support import busy_implement
 
-    from .backends_support import AGENTS, make_plan, make_ws, write_plan
-    from .backends_support import implement as run_implement
-
-    ws = make_ws(ws_root)
-    busy = {"command": f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'busy.py'))}", "timeout_s": 2.0}
-    plan = make_plan()
-    write_plan(ws, plan)
-    monkeypatch.setenv("BUSY_SILENT", "1")
-    report = run_implement(stage_context(ws, 1, plan=plan), AgentCliImplementer(busy))
+    report = busy_implement(ws_root, 2.0, BUSY_SILENT="1")
     assert (report.error_type, report.result.value) == ("agent_unfinished", "FAIL"), report
     said = re.search(
         r"the agent answered, then stalled: no output for the last (\d+) s of its 2 s limit, ", report.reason
@@ -105,7 +93,7 @@ def test_n155_a_model_that_stalls_after_a_tool_call_is_said_to_have_stalled(
     )
     assert "1 tool call, the last tool call Bash" in report.reason and "keeps calling tools" not in report.reason
     assert "check the model's API, then give it a larger limit or a smaller plan" in report.reason
-    transcript = (ws.root / "profiles" / "v1" / "agent_implement.log").read_text()
+    (transcript,) = [p.read_text() for p in ws_root.glob("*/profiles/v1/agent_implement.log")]
     assert "; the agent answered, then stalled: no output for the last " in transcript
 
 

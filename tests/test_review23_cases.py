@@ -38,28 +38,14 @@ def test_r30_an_index_output_is_judged_by_every_input_its_reference_orders_and_n
         assert result.failure is not None and said in result.failure.message, result.failure
 
 
-def test_r31_an_agent_whose_api_fails_after_some_tool_calls_is_unavailable_not_unfinished(
-    ws_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_r31_an_agent_whose_api_fails_after_some_tool_calls_is_unavailable_not_unfinished(ws_root: Path) -> None:
     """r31: d33 read every timed-out run with a tool call as a model that keeps calling tools, ``agent_unfinished``,
     a FAIL with the lesson "give it more time", before looking at what the run said. A model that made two calls and
     then met an overloaded API (Claude Code's "API Error: 529 ... Retrying", until kernelopt's limit stopped it) is
     the agent's infrastructure failing: ``AGENT_UNAVAILABLE``, as any timeout was before d33, not a lesson."""
-    import shlex
-    import sys
+    from .backends_support import busy_implement
 
-    from kernelopt.backends.agent_cli import AgentCliImplementer
-    from kernelopt.stages.implement import stage_context
-
-    from .backends_support import AGENTS, make_plan, make_ws, write_plan
-    from .backends_support import implement as run_implement
-
-    ws = make_ws(ws_root)
-    busy = {"command": f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'busy.py'))}", "timeout_s": 1.0}
-    plan = make_plan()
-    write_plan(ws, plan)
-    monkeypatch.setenv("BUSY_STALL", "2")
-    report = run_implement(stage_context(ws, 1, plan=plan), AgentCliImplementer(busy))
+    report = busy_implement(ws_root, 1.0, BUSY_STALL="2")
     assert report.result.value == "AGENT_UNAVAILABLE", report
     assert "did not finish" not in (report.reason or ""), report.reason
 
