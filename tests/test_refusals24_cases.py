@@ -257,3 +257,39 @@ def test_on_cuda_u42_u43_the_tune_net_s_far_and_power_sizes_fit_the_room_by_thei
     print("u42/u43 on cuda: free", room.free_bytes, "runs", needs)
     assert all(need * FAR_ROOM_SHARE <= room.free_bytes for need in needs.values()), (needs, room.free_bytes)
     assert "n=65536,dim=16" not in needs, needs
+
+
+_HEADS = "    ROWS, HEADS = 2, 2\n"
+
+
+def test_u40_two_sides_of_a_tile_moved_at_once_are_guarded_by_one_test_over_their_product(tmp_path: Path) -> None:
+    """u40 (refusals23's seen item): a tile ``(ROWS, HEADS, BLOCK_D)`` whose ``BLOCK_D = triton.next_power_of_2(D)``
+    the launch computes (a QK-norm's sum of squares, heads of at most 65536 values: 2 x 2 x 65536 at most). The pick
+    ``ROWS, HEADS = 16, 8`` holds 128 x ``BLOCK_D``, past Triton's 1048576 values from 8193 on: written on one line
+    it was not read at all (the tile rule read a local bound by a plain assignment only) and was written plainly,
+    wrong from D = 8193, which the original runs; on two lines it was refused whole, "a guard by a size (`if D <=
+    8192:`) is written for one moved side of a tile, not 2". Now both sides are set under one test over their
+    product, ``if D <= 1048576 // 128:``, the original's 2 x 2 the fallback, together. In Triton's interpreter the
+    written kernel is right at D = 8192 (the guarded 16 x 8 x 8192 tile at the limit), 8193 (the fallback's 2 x 2 x
+    16384) and 3 x 5 x 7, none a ``SHAPES`` entry; the plain pick raises at 8193."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    folder = DATA / "refusals24" / "head_sq_numel"
+    base = (folder / "kernel.py").read_text()
+    grown = base.replace(_HEADS, "    ROWS, HEADS = 16, 8\n")
+    guarded = guard_edit(base, grown)
+    block = "    if D <= 1048576 // 128:  # kernelopt: tuned\n        ROWS, HEADS = 16, 8\n"
+    assert guarded.new_source == base.replace(_HEADS, _HEADS + block), guarded.note
+    assert guarded.tests == ("D <= 1048576 // 128",), guarded.tests
+    lines = base.replace(_HEADS, "    ROWS = 2\n    HEADS = 2\n")  # each on a line of its own: one test over both
+    apart = guard_edit(lines, lines.replace("    ROWS = 2\n    HEADS = 2\n", "    ROWS = 16\n    HEADS = 8\n"))
+    assert apart.new_source is not None and apart.new_source.count("    if D <= 1048576 // 128:  # kernelopt") == 2
+    assert guard_edit(base, base.replace(_HEADS, "    ROWS, HEADS = 2, 8\n")).tests == ()  # 16 x 65536: within
+    shapes = [{"T": 16, "H": 8, "D": 8192}, {"T": 2, "H": 2, "D": 8193}, {"T": 3, "H": 5, "D": 7}]
+    _right_in_the_interpreter(folder, guarded.new_source, tmp_path, shapes, 1e-3)
+    plain = tmp_path / "plain.py"
+    plain.write_text(grown)
+    with triton_interpreted(), pytest.raises(Exception, match=r"numel \(2097152\) exceeds triton maximum tensor numel"):
+        load_fresh(plain, "refusals24_u40_plain").run(torch.ones(1, 1, 8193))

@@ -138,6 +138,9 @@ class Divides:
     most: int | None = None
     # the guard the requirement would need, in words, where no guard by a size can be written (its refusal names it)
     missing: str | None = None
+    # the size is padded to whole tiles (v97, v113): a divisor of the original pads no further, any tile that divides
+    # the size pads nothing (refusals24 u41)
+    padded: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -983,7 +986,8 @@ def _asserted_counts(
                         if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
                             # a tile dividing the size pads nothing, within the original's padding (refusals24, u41)
                             size = count[1] if one is not None else None
-                            out.append(Divides(tile, size, line, padded.format(tile=tile[1]) + _pads_nothing(size)))
+                            why = padded.format(tile=tile[1]) + _pads_nothing(size)
+                            out.append(Divides(tile, size, line, why, padded=True))
                         else:
                             out.append(Divides(tile, None, line, why, covers=True))
     return out
@@ -1027,7 +1031,7 @@ def _int32_strides(
                 # where the new tile divides the size it pads nothing: the index stays within the original's, at
                 # every size the original handled (refusals24, u41: a larger tile of stencil_pad was refused whole)
                 assert count is not None
-                out.append(Divides(tile, count[1], line, why + _pads_nothing(count[1])))
+                out.append(Divides(tile, count[1], line, why + _pads_nothing(count[1]), padded=True))
     return out
 
 
@@ -3766,7 +3770,7 @@ def _numel_guards(
         if change is None:
             return ceiling.refusal
         tile = ("meta", ceiling.name) if ceiling.literal else ("name", ceiling.name)
-        need = Divides(tile, cst.Name(ceiling.size), ceiling.line, ceiling.why, most=ceiling.most)
+        need = Divides(tile, cst.Name(ceiling.size), ceiling.line, ceiling.why, times=ceiling.times, most=ceiling.most)
         moved = by_statement.setdefault(id(change.statement), [])
         held = next((needs for c, needs in moved if c is change), None)
         if held is None:
@@ -3995,6 +3999,9 @@ def _tuned_tile_refusal(
             continue  # the original ran masked-out lanes at an entry and passed: harmless there
         if d.tile[1] == tile[1] and d.literal is None:
             target = _code(small.targets[0].target)
+            fallbacks = _fallback_values(fn, target) if d.padded else []
+            if fallbacks and all(d.holds(b, _int(small.value) or 0) for b in fallbacks):
+                continue  # a divisor of the literal it overrides pads no further (u41's padded sizes)
             test = _plain_divisibility(d, _int(small.value))
             if isinstance(node, cst.If) and test is not None and test in _conjunct_codes(node.test):
                 continue  # the row's test keeps the tile dividing the size
@@ -4619,7 +4626,7 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
-        f"{_size_text(d.size)} <= {d.most * value} // {value}"
+        f"{_size_text(d.size)} <= {d.most * value * d.times} // {value * d.times}"
         if d.most is not None
         else f"{_size_text(d.size)} <= {reach_text(d.scale, value * d.times)}"
         if d.covers

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from kernelopt.tunables.bindings import assigned_once, rebound
+from kernelopt.tunables.bindings import assigned_once, made_by, rebound
 from kernelopt.tunables.blocks import dotted, launched, named_args, walk
 from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
@@ -370,12 +370,11 @@ def _rows(fn: cst.FunctionDef) -> dict[str, list[tuple[int | None, tuple[cst.Bas
         for statement in body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Assign | cst.AugAssign | cst.AnnAssign):
-                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                        value = _int(small.value) if isinstance(small, cst.Assign | cst.AnnAssign) else None
-                        for target in targets:
-                            if isinstance(target, cst.Name):
-                                out.setdefault(target.value, []).append((value, tests))
+                    # each name bound, an unpacking's element-wise (``ROWS, HEADS = 2, 2``: refusals24 u40, whose
+                    # tile was read no way, so ``ROWS, HEADS = 16, 8`` was written plainly, past the limit)
+                    for binding in made_by(small):
+                        value = _int(binding.taken) if binding.taken is not None else None
+                        out.setdefault(binding.name, []).append((value, tests))
             elif isinstance(statement, cst.If):
                 branch: cst.If | cst.Else | None = statement
                 while isinstance(branch, cst.If):
@@ -587,10 +586,11 @@ def _multiplies(kernel: cst.FunctionDef, kernels: Mapping[str, cst.FunctionDef])
 @dataclass(frozen=True)
 class Ceiling:
     """A guard the tile-size rule hands the guard writer (:func:`numel_reading`): the launching function
-    ``function`` sets the tile's one moved side by ``name`` (a local it binds, or, ``literal``, a launch keyword's
+    ``function`` sets a moved side of the tile by ``name`` (a local it binds, or, ``literal``, a launch keyword's
     literal), and the tile holds no more than its limit exactly where ``size <= most`` (its computed side rises
     with ``size`` alone). ``why``: the tile and its limit, for the guard's note; ``refusal``: the line where the
-    guard cannot be placed."""
+    guard cannot be placed. Two sides moved at once get one each, the same test, ``times`` the other's value
+    (refusals24 u40)."""
 
     function: str
     name: str
@@ -600,6 +600,7 @@ class Ceiling:
     line: int
     why: str
     refusal: str
+    times: int = 1  # the other moved sides' values: the guard reads ``n_cols <= 1048576 // (value * times)``
 
 
 @dataclass(frozen=True)
@@ -661,22 +662,32 @@ def numel_reading(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
             if missing is not None:
                 return NumelReading(f"{head}, and {missing}: not written")
             assert bound is not None
-            moved = next(k for k in now.fixed if [v for v, _ in was.fixed[k]] != [v for v, _ in now.fixed[k]])
-            literal = now.given[moved] == "literal"
-            ceilings.append(
-                Ceiling(
-                    key[0],
-                    moved if literal else label.get(moved, moved),
-                    literal,
-                    now.size,
-                    bound,
-                    line,
-                    f"{tile}, and {named} stays within it where {now.size} <= {bound}",
-                    f"{head}, and the guard {guard} cannot be written where {label.get(moved, moved)} is set: "
-                    "not written",
+            # every moved side under the one test (refusals24 u40: two sides moved at once were refused whole): where
+            # it fails each falls back together, never a mix no session timed
+            moved = _moved(was, now)
+            values = dict(zip(now.fixed, (v for v, _ in row), strict=True))
+            for side in moved:
+                literal = now.given[side] == "literal"
+                ceilings.append(
+                    Ceiling(
+                        key[0],
+                        side if literal else label.get(side, side),
+                        literal,
+                        now.size,
+                        bound,
+                        line,
+                        f"{tile}, and {named} stays within it where {now.size} <= {bound}",
+                        f"{head}, and the guard {guard} cannot be written where {label.get(side, side)} is set: "
+                        "not written",
+                        math.prod(values[k] for k in moved if k != side),
+                    )
                 )
-            )
     return NumelReading(None, tuple(ceilings))
+
+
+def _moved(was: _Launched, now: _Launched) -> list[str]:
+    """The fixed sides of ``now``'s tile whose values the edit moved from ``was``'s."""
+    return [k for k in now.fixed if [v for v, _ in was.fixed[k]] != [v for v, _ in now.fixed[k]]]
 
 
 def _no_guard(was: _Launched, now: _Launched, row: Sequence[_Value], bound: int | None, guard: str) -> str | None:
@@ -687,16 +698,17 @@ def _no_guard(was: _Launched, now: _Launched, row: Sequence[_Value], bound: int 
         return f"no size keeps it within the limit ({side} is at least {computed.floor} at every size)"
     if any(tests for _, tests in row):
         return f"its row's test does not bound {now.size} to {bound} (the row needs `and {now.size} <= {bound}`)"
-    moved = [k for k in now.fixed if [v for v, _ in was.fixed[k]] != [v for v, _ in now.fixed[k]]]
-    if len(moved) != 1:
-        return f"a guard by a size ({guard}) is written for one moved side of a tile, not {len(moved)}"
-    given = now.given.get(moved[0])
-    if given == "listed":
-        return f"an autotune config is not guarded by a size (the guard {guard} is written at a launch only)"
-    if given == "constant":
-        return f"a module-level constant cannot be guarded by a size (the guard {guard} is written in a function)"
-    if given not in ("local", "literal"):
-        return f"{moved[0]} is set where no guard by a size ({guard}) can be written"
+    moved = _moved(was, now)
+    if not moved:
+        return f"no side it fixes moved, and no guard by a size ({guard}) holds a side it does not set"
+    for side in moved:  # each moved side is set under the one test
+        given = now.given.get(side)
+        if given == "listed":
+            return f"an autotune config is not guarded by a size (the guard {guard} is written at a launch only)"
+        if given == "constant":
+            return f"a module-level constant cannot be guarded by a size (the guard {guard} is written in a function)"
+        if given not in ("local", "literal"):
+            return f"{side} is set where no guard by a size ({guard}) can be written"
     if now.rebound:
         return f"{now.size} is bound more than once where the kernel is launched, so no guard ({guard}) reads it"
     return None
