@@ -10,8 +10,10 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+import torch
 
 from kernelopt.errors import InputFileError
 from kernelopt.kernelsource import KernelForm, carried_data, check_kernel
@@ -20,6 +22,9 @@ from tests.test_breaker7_cases import _correct_padded
 FP8 = Path(__file__).parent / "data" / "configs24" / "vllm_w8a8_block_fp8"
 VLLM_MOE = Path(__file__).parent / "data" / "breaker23" / "vllm_batched_moe"
 AITER = Path(__file__).parent / "data" / "breaker22" / "aiter_gemm"
+
+#: a tuned row's device key as a CPU session writes it for vLLM's kernels
+KEY_CPU = 'get_device_name() == "cpu"'
 
 #: vLLM's two files as it ships them (CRLF line ends), an H100's and an H200's
 AUTHORS = [
@@ -113,12 +118,13 @@ def test_c42_aiter_s_tiles_after_its_getter_are_tuned_where_it_binds_them_its_sp
             "SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in compute_splitk_params() "
             "(line 170): one set alone after the call breaks the others"
         ) in str(knobs[name].refused_reason), knobs[name].refused_reason
+    assert prepared.evaluation is not None and prepared.evaluation.device_key == ("get_arch()", "cpu")
     pick = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "GROUP_SIZE_M": 4}
     written, note = _tune_edit(folder, pick, "_gemm_a16_w16_kernel", prepared=prepared)
     assert written is not None, note
     assert (
         "        config, _ = _get_config(M, N, K)\n"
-        "        if M <= 300:  # kernelopt: tuned\n"
+        '        if M <= 300 and get_arch() == "cpu":  # kernelopt: tuned\n'
         "            config = dict(config)\n"
         '            config["BLOCK_SIZE_M"] = 32\n'
         '            config["BLOCK_SIZE_N"] = 32\n'
@@ -128,6 +134,75 @@ def test_c42_aiter_s_tiles_after_its_getter_are_tuned_where_it_binds_them_its_sp
     got = _correct_padded(folder, AITER_UNNAMED)
     assert all(v is True for v in got.values()), got
     assert {p.name: p.read_bytes() for p in (AITER / "configs" / "gemm").iterdir()} == before
+
+
+def _launched_configs(module: ModuleType, kernel: str) -> list[dict[str, object]]:
+    """What each launch of ``kernel`` in ``module`` receives by keyword, recorded while it still runs."""
+    seen: list[dict[str, object]] = []
+    real = getattr(module, kernel)
+
+    class _Recorded:
+        def __getitem__(self, grid: object) -> object:
+            def launch(*args: object, **kwargs: object) -> object:
+                seen.append(kwargs)
+                return real[grid](*args, **kwargs)
+
+            return launch
+
+    setattr(module, kernel, _Recorded())
+    return seen
+
+
+@pytest.mark.timeout(120)
+def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: Path) -> None:
+    """configs23's seen line: a pick written in kernel.py served every device, though the authors key their files by
+    the device (vLLM by ``get_device_name()``, AITER by ``get_arch()``): a pick timed on the CPU (or an H100) was
+    written for an H200 too, a claim no run made. The call a file keys its settings by is found (within two calls of
+    its ``json.load``) and answered in the run; each row of a tuned table holds it (``if M <= 300 and get_arch() ==
+    "cpu":``), so on another device the authors' entry stays. The written AITER kernel on an architecture the files
+    name otherwise (90) launches the file's entry, not the pick, and is right there; a keyed row reads back as the
+    table it is, and a table is never read across two devices."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.dict_origin import device_key
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.model import Bucket, TunedTable
+    from tests.conftest import load_fresh, triton_interpreted
+
+    found = {d.name: device_key((d / "kernel.py").read_text()) for d in (FP8, VLLM_MOE, AITER)}
+    assert found == {FP8.name: "get_device_name()", VLLM_MOE.name: "get_device_name()", AITER.name: "get_arch()"}
+    assert device_key((Path(__file__).parent / "data" / "breaker22" / "fla_kda_gate" / "kernel.py").read_text()) is None
+    # vLLM's MoE tile table, keyed: written, read back with its key
+    keyed = TunedTable(size="max_num_tokens", buckets=[Bucket(upto=64, values={"BLOCK_K": 32})], key=KEY_CPU)
+    text = write_table((VLLM_MOE / "kernel.py").read_text(), keyed, kernel="batched_triton_kernel").new_source
+    assert text is not None and f"    if max_num_tokens <= 64 and {KEY_CPU}:  # kernelopt: tuned\n" in text
+    table = {t.key: t for t in discover_source(text)}["batched_triton_kernel:BLOCK_K"].tuned_table
+    assert table == keyed, table
+    other = text.replace(f"<= 64 and {KEY_CPU}:", '<= 64 and get_device_name() == "NVIDIA H200":', 1).replace(
+        "        BLOCK_K = 32\n",
+        '        BLOCK_K = 32\n    elif max_num_tokens <= 128 and get_device_name() == "cpu":  # '
+        "kernelopt: tuned\n        BLOCK_K = 16\n",
+        1,
+    )
+    assert {t.key: t for t in discover_source(other)}["batched_triton_kernel:BLOCK_K"].tuned_table is None
+    # AITER's pick for the CPU, on an architecture whose file says otherwise: the file's entry runs, and is right
+    folder = Path(shutil.copytree(AITER, tmp_path / "aiter", ignore=shutil.ignore_patterns(".kernelopt")))
+    source = (folder / "kernel.py").read_text()
+    anchor = "        config, _ = _get_config(M, N, K)\n"
+    row = (
+        '        if M <= 300 and get_arch() == "cpu":  # kernelopt: tuned\n            config = dict(config)\n'
+        '            config["BLOCK_SIZE_M"] = 32\n'
+    )
+    (folder / "kernel.py").write_text(source.replace(anchor, anchor + row, 1))
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_c43_ref")
+        for arch, want in (("cpu", 32), (90, 64)):
+            ker = load_fresh(folder / "kernel.py", f"_c43_{arch}")
+            ker._CACHED_ARCH = arch
+            seen = _launched_configs(ker, "_gemm_a16_w16_kernel")
+            x = ref.get_inputs(M=40, N=96, K=200)
+            got = ker.run(*x)
+            assert seen[0]["BLOCK_SIZE_M"] == want, (arch, seen)
+            assert torch.allclose(got.float(), ref.reference(*x).float(), atol=ref.ATOL, rtol=ref.RTOL), arch
 
 
 #: realistic sizes on the GPU through each of vLLM's files (N=2048, K=512: 1, 37, 300 and 4096 tokens, entries 1, 32 or

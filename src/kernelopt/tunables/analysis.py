@@ -3044,8 +3044,12 @@ class _Analyzer:
         size: str | None = None
         buckets: list[Bucket] = []
         node: cst.If | cst.Else | None = stmt
+        keys: set[str | None] = set()
         while isinstance(node, cst.If):
-            test = node.test
+            test, key = _keyed_row(node.test)
+            keys.add(None if key is None else self.code(key))
+            if len(keys) > 1:
+                return None  # rows under different devices: no form an edit writes
             if not (
                 isinstance(test, cst.Comparison)
                 and len(test.comparisons) == 1
@@ -3069,7 +3073,7 @@ class _Analyzer:
             node = node.orelse
         if node is not None or size is None:
             return None
-        return TunedTable(size=size, buckets=buckets)
+        return TunedTable(size=size, buckets=buckets, key=keys.pop())
 
     def tuned_assignments(self, body: Sequence[cst.BaseSmallStatement]) -> dict[str, Value] | None:
         out: dict[str, Value] = {}
@@ -4518,6 +4522,22 @@ def _assigned_values(b: _Binding) -> list[cst.BaseExpression]:
     ]
 
 
+def _keyed_row(test: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression | None]:
+    """A tuned row's bound and the device it is keyed by (``M <= 300 and get_arch() == 90``:
+    :attr:`TunedTable.key`); ``(test, None)`` for a row of its bound alone."""
+    if (
+        isinstance(test, cst.BooleanOperation)
+        and isinstance(test.operator, cst.And)
+        and isinstance(test.right, cst.Comparison)
+        and len(test.right.comparisons) == 1
+        and isinstance(test.right.comparisons[0].operator, cst.Equal)
+        and isinstance(test.right.left, cst.Call)
+        and not test.right.left.args
+    ):
+        return test.left, test.right
+    return test, None
+
+
 def _unpacked_call(binding: _Binding, name: str) -> cst.Call | None:
     """The call whose tuple result ``binding`` unpacks ``name`` from (``config, _ = _get_config(M, N, K)``, AITER's
     getter of a dict and whether it was tuned); ``None`` for any other binding."""
@@ -5189,7 +5209,7 @@ def _table_of(s: Site) -> TunedTable | None:
         return None
     var = s.tuned.variable
     rows = [Bucket(upto=b.upto, values={s.name: b.values[var]}) for b in s.tuned.table.buckets if var in b.values]
-    return TunedTable(size=s.tuned.table.size, buckets=rows) if rows else None
+    return TunedTable(size=s.tuned.table.size, buckets=rows, key=s.tuned.table.key) if rows else None
 
 
 def analyze(

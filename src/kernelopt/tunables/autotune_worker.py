@@ -337,6 +337,7 @@ def read_module(
     except Exception:  # the second call failed: the checks say why, not this
         result["first_call"] = None
     result["launch_values"] = recorder.launches
+    result["device_key"] = _device_key(module, kernel_py)
     result["shape"] = shape
     result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device) if sizes else []
     for name, best in picked_configs(module).items():
@@ -344,6 +345,29 @@ def read_module(
             spaces[name]["best_config"] = best
             spaces[name]["best_config_shape"] = shape
     return result
+
+
+def _device_key(module: ModuleType, kernel_py: Path) -> list[Any] | None:
+    """``[call, value]``: the call by which kernel.py keys the settings it reads from files by the device
+    (:func:`kernelopt.tunables.dict_origin.device_key`, ``get_arch()``) and what it answers in this run (``"cpu"`` in
+    Triton's interpreter, ``90`` on an H100); ``None`` where the file has none or it answers no string or integer."""
+    from kernelopt.tunables.dict_origin import device_key
+
+    try:
+        call = device_key(kernel_py.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    if call is None:
+        return None
+    first, *rest = call.removesuffix("()").split(".")
+    try:
+        getter = vars(module)[first]
+        for name in rest:
+            getter = getattr(getter, name)
+        value = getter()
+    except Exception:  # the user's getter failed here: no key, the pick is written as before
+        return None
+    return [call, value] if isinstance(value, str) or is_int(value) else None
 
 
 def _shape_sizes(module: ModuleType, kernel_py: Path, reference: Path, device: str) -> list[dict[str, Any]]:

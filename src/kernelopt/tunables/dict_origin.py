@@ -265,3 +265,58 @@ def _derived_keys(node: cst.Module | cst.FunctionDef) -> list[str]:
 
     node.visit(_Writes())
     return list(dict.fromkeys(out))
+
+
+DEVICE_WORDS = ("device", "arch")
+"""What the name of a getter of the device's name says (vLLM's ``get_device_name()``, AITER's ``get_arch()``)."""
+
+NEAR = 2
+"""How many calls from a function that reads a file (``json.load``) a getter of the device's name is looked for: vLLM
+reads it in the file-name helper the reader calls, AITER in the cached getter that calls its reader."""
+
+
+def device_key(source: str) -> str | None:
+    """The call by which this file keys the settings it reads from files by the device (``get_device_name()``,
+    ``get_arch()``): a call with no argument of a module-level name whose last part names a device or an architecture,
+    made within :data:`NEAR` calls of a function of this file that reads a file (:data:`READERS`), the nearest first;
+    ``None`` where none is. A pick timed on one device is written under it (configs24): the authors' files are keyed
+    by it, and another device keeps their entries."""
+    reader = _reader(source)
+    if reader is None:
+        return None
+    module_names = set(reader.module.scope.binds) | set(reader.functions) | _imported(reader)
+    calls: dict[str, set[str]] = {}
+    for name, scope in reader.functions.items():
+        called = {dotted(c.func).split(".")[-1] for c in _nodes(scope.node, cst.Call)}
+        calls[name] = {c for c in called if c in reader.functions and c != name}
+    near: dict[str, int] = {
+        name: 0
+        for name, scope in reader.functions.items()
+        if any(dotted(c.func) in READERS for c in _nodes(scope.node, cst.Call))
+    }
+    for step in range(1, NEAR + 1):
+        for name in [n for n, d in near.items() if d == step - 1]:
+            callers = {f for f, cs in calls.items() if name in cs}
+            for f in calls[name] | callers:
+                near.setdefault(f, step)
+    for name in sorted(near, key=lambda n: near[n]):
+        for call in _nodes(reader.functions[name].node, cst.Call):
+            spelled = dotted(call.func)
+            last = spelled.split(".")[-1].lower()
+            if call.args or not spelled or spelled.split(".")[0] not in module_names:
+                continue
+            if any(w in last for w in DEVICE_WORDS) and spelled.split(".")[-1] != name:
+                return f"{spelled}()"
+    return None
+
+
+def _imported(reader: _Reader) -> set[str]:
+    """The names the module's imports bind (``torch`` of ``import torch``, ``current_platform`` of ``from
+    vllm.platforms import current_platform``)."""
+    out: set[str] = set()
+    for node in _nodes(reader.module.scope.node, cst.Import):
+        out |= {dotted(a.asname.name if a.asname else a.name).split(".")[0] for a in node.names}
+    for node in _nodes(reader.module.scope.node, cst.ImportFrom):
+        if not isinstance(node.names, cst.ImportStar):
+            out |= {dotted(a.asname.name if a.asname else a.name) for a in node.names}
+    return out

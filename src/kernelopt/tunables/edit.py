@@ -835,6 +835,7 @@ def write_table(
         new_table = TunedTable(
             size=_spelled(table.size, site),
             buckets=[b.model_copy(update={"values": r}) for b, r in zip(table.buckets, rows, strict=True) if r],
+            key=table.key,
         )
         variables = set(names.values())
         values = {k: v for k, v in region.values.items() if k not in variables}
@@ -1061,7 +1062,8 @@ def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedT
     lines += [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
     for i, row in enumerate(table.buckets if table is not None else []):
         assert table is not None
-        lines.append(f"{region.indent}{'elif' if i else 'if'} {table.size} <= {row.upto}:  # {TUNED}\n")
+        keyed = f" and {table.key}" if table.key else ""
+        lines.append(f"{region.indent}{'elif' if i else 'if'} {table.size} <= {row.upto}{keyed}:  # {TUNED}\n")
         lines += [f"{region.body_indent}{d} = dict({d})\n" for d in _dicts_set(row.values) if d not in copied]
         lines += [f"{region.body_indent}{var} = {_render_value(v)}\n" for var, v in row.values.items()]
     return "".join(lines)

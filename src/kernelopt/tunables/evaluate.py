@@ -19,12 +19,13 @@ from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
 from kernelopt.hardware.gpu import runs_on_cpu
+from kernelopt.numeric import is_int
 from kernelopt.tunables.analysis import GIVE_REFERENCE, analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.edit import literal_autotune_key
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.launches import branch_kernels
-from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
+from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind, Value
 from kernelopt.tunables.unmoved_grid import refuse_unmoved_grids
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -88,7 +89,16 @@ def parse_answer(
         run_failed=problem is not None,
         interpreted=interpreted,
         first_call=str(data["first_call"]) if data.get("first_call") else None,
+        device_key=_device_key(data.get("device_key")),
     )
+
+
+def _device_key(given: object) -> tuple[str, Value] | None:
+    """The worker's ``[call, value]`` (:attr:`AutotuneEvaluation.device_key`); ``None`` for anything else."""
+    if not (isinstance(given, list) and len(given) == 2 and isinstance(given[0], str)):
+        return None
+    value = given[1]
+    return (given[0], value) if isinstance(value, str) or is_int(value) else None
 
 
 #: What Triton raises when it finds no GPU driver (a machine without a GPU, not in its interpreter).

@@ -346,6 +346,9 @@ class TunedTable(BaseModel):
 
     size: str
     buckets: list[Bucket] = Field(default_factory=list)
+    #: a test every row holds besides its bound: the device the rows were timed on, as the kernel keys its settings
+    #: files (``get_arch() == 90``; :attr:`AutotuneEvaluation.device_key`), so another device keeps their entries
+    key: str | None = None
 
     def knobs(self) -> list[str]:
         """Every knob name the table sets, in first-seen order."""
@@ -526,6 +529,11 @@ class AutotuneEvaluation(BaseModel):
     shape_sizes: list[ShapeSizes] = Field(
         default_factory=list,
         description="for each SHAPES entry the device runs, the integer locals of each kernel's launching function",
+    )
+    device_key: tuple[str, Value] | None = Field(
+        default=None,
+        description="the call by which kernel.py keys the settings it reads from files by the device (get_arch()) "
+        "and its value in the run ('cpu' in Triton's interpreter, 90 on an H100): a tuned table is written under it",
     )
 
     def size_value(self, kernel: str, expression: str, shape: dict[str, Value]) -> int | None:

@@ -2432,6 +2432,17 @@ def _latency_in(pool: Sequence[Result], config: Config | None) -> float | None:
     return next((r.latency_us for r in pool if r.outcome.ok and Config.of(r.config) == config), None)
 
 
+def device_row_key(evaluation: AutotuneEvaluation | None) -> str | None:
+    """The test each row of a tuned table holds besides its bound where kernel.py keys the settings it reads from
+    files by the device (``get_arch() == "cpu"``, ``get_device_name() == "NVIDIA H100 80GB HBM3"``: the call and what
+    it answered in the run, :attr:`AutotuneEvaluation.device_key`): the session timed its picks on this device alone,
+    and on another the authors' entries stay (configs24); ``None`` for any other kernel."""
+    if evaluation is None or evaluation.device_key is None:
+        return None
+    call, value = evaluation.device_key
+    return f"{call} == {json.dumps(value)}"
+
+
 def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     """The edit that writes the session's pick in a form correct at every size the original handled (DESIGN.md,
     "Shapes"), and a note when it is not the plain one.
@@ -2544,12 +2555,15 @@ def _table_edit(
         # literals it moved fall back too (extend_attn: six stages beside the original tiles at D=65, never timed,
         # needed 458752 B of shared memory of 232448 on an H100)
         checked = max(v for s in prepared.ran_shapes if (v := _size_at(prepared, size, s)) is not None)
-        bounded = bound_moves(prepared.base_source, source, f"{size} <= {checked}", option_defaults(prepared.gpu))
+        key = device_row_key(prepared.evaluation)
+        bound = f"{size} <= {checked}{f' and {key}' if key else ''}"
+        bounded = bound_moves(prepared.base_source, source, bound, option_defaults(prepared.gpu))
         if bounded.new_source is None:
             return _table_alone(tuning, names, size, others, bounded.note or "")
         source, held = bounded.new_source, bounded.note
     ran = [b.upto for b in rows if all(_is_original(prepared, n, sources[b.upto].get(n)) for n in names)]  # original's
-    table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
+    keyed = TunedTable(size=size, buckets=rows, key=device_row_key(prepared.evaluation))
+    table = write_table(source, keyed, filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     masked = _ran_masked(tuning, names, size)
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
