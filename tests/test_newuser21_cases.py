@@ -333,3 +333,28 @@ def test_n162_a_kernel_py_that_raises_as_it_is_imported_is_told_to_be_fixed_not_
     assert verdict(session(*other)) == (
         "no candidate ran (each one's outcome is in the session record); kernel.py left unchanged"
     )
+
+
+def test_n163_a_shapes_entry_built_by_code_that_get_inputs_cannot_take_is_refused_first(tmp_path: Path) -> None:
+    """`batch` over the row-max whose `SHAPES = [dict(rows=r, colz=c) for r, c in ...]` (built by code): an ERROR row
+    "the problem's reference failed: correctness: case 0 (rows=64,colz=100): reference.py get_inputs raised
+    TypeError...", after a worker had started, and `optimize` and `validate` the same at V0's gate, where `tune` (which
+    reads the entries code builds and checks them) refused it before anything ran. The entries code builds meet the
+    rule a literal entry meets (`kernelsource.entry_fault`) where they are read (`harness.infer.shapes_by_code`), so
+    every command refuses it in one line first."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.harness.infer import shapes_by_code
+
+    ref = tmp_path / "reference.py"
+    ref.write_text(
+        "SHAPES = [dict(rows=r, colz=c) for r, c in ((64, 100), (33, 257))]\n\n\n"
+        "def get_inputs(rows: int = 64, cols: int = 100, device: str = 'cpu'):\n    return []\n"
+    )
+    with pytest.raises(InputFileError) as caught:
+        shapes_by_code(ref, device="cuda")  # a plain child: this reference.py imports no torch
+    assert caught.value.one_line() == (
+        f"{ref}: SHAPES[0] {{'rows': 64, 'colz': 100}} cannot be built: get_inputs takes no argument 'colz'; did you "
+        "mean 'cols'? fix that entry of reference.py's SHAPES (get_inputs's parameters: rows, cols, device)"
+    )
+    ref.write_text(ref.read_text().replace("colz", "cols"))
+    assert shapes_by_code(ref, device="cuda") == [{"rows": 64, "cols": 100}, {"rows": 33, "cols": 257}]

@@ -188,8 +188,10 @@ def shapes_by_code(
     timeout_s: float = PROBE_TIMEOUT_S,
 ) -> list[dict[str, Any]] | None:
     """The ``SHAPES`` reference.py's code builds (``[dict(n=n) for n in (...)]``, ``make_shapes()``), read from a
-    child that imports it with ``constants`` set, and refused in one line when it names no case, by the rule a
-    literal one meets at ``init`` (:func:`~kernelopt.kernelsource.shapes_fault`), before any workspace, gate or
+    child that imports it with ``constants`` set, and refused in one line when it names no case, or holds an entry
+    ``get_inputs`` cannot take, by the rules a literal one meets at ``init``
+    (:func:`~kernelopt.kernelsource.shapes_fault`, :func:`~kernelopt.kernelsource.entry_fault`: a code-built
+    entry's wrong key reached the gate as get_inputs's TypeError, newuser21 n163), before any workspace, gate or
     bench worker uses it. On the CPU the child is forked from the fork server for CPU runs (torch imported once),
     else a new interpreter.
 
@@ -201,12 +203,13 @@ def shapes_by_code(
         entries of the module they import, so ``validate`` and ``optimize``'s gate take it as it is).
 
     Raises:
-        InputFileError: ``SHAPES`` is not a list of dicts, or is empty (one line, what to write instead);
+        InputFileError: ``SHAPES`` is not a list of dicts, or is empty, or an entry is one ``get_inputs`` cannot take
+            (one line, what to write instead);
             ``plain`` (a tuning session, whose bench workers take each entry as numbers and strings) and an entry
             holds another value; importing reference.py ran past ``timeout_s``.
     """
     from kernelopt.hardware.gpu import runs_on_cpu
-    from kernelopt.kernelsource import OPAQUE_ENTRY_HINT, shapes_built_by_code
+    from kernelopt.kernelsource import OPAQUE_ENTRY_HINT, entry_fault, shapes_built_by_code
     from kernelopt.proc import run_command
     from kernelopt.worker.environment import worker_env
     from kernelopt.worker.forkpool import run_forked
@@ -242,6 +245,9 @@ def shapes_by_code(
         raise InputFileError(path, fault)
     if opaque is not None and plain:
         raise InputFileError(path, opaque, hint=OPAQUE_ENTRY_HINT)
+    bad = entry_fault(path, shapes) if shapes else None  # as a literal entry is refused (n163)
+    if bad is not None:
+        raise InputFileError(path, bad[0], hint=bad[1])
     return shapes
 
 
