@@ -107,6 +107,50 @@ def test_on_cuda_u41_a_guarded_padded_tile_is_right_where_the_plain_pick_wraps(t
     assert all(v is True for v in stencil.values()), stencil
 
 
+def _shrunk_pick(
+    tmp_path: Path, device: str, monkeypatch: pytest.MonkeyPatch, shapes: str | None = None
+) -> tuple[Path, Any, Any]:
+    """pair_sq copied (its ``SHAPES`` line ``shapes`` where given), prepared for ``tune`` on ``device``, and the tune
+    net of a session that picked ``BLOCK = 16`` (from 32), :func:`cast` replaced by a recorder: the folder, the
+    prepared session and a call ``(evaluator, written) -> {"sizes", "far"}`` that runs ``_cast_net`` and returns what
+    it handed ``cast``."""
+    import shutil
+
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import FarRoom, NetVerdict
+    from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
+
+    folder = Path(shutil.copytree(DATA / "refusals24" / "pair_sq", tmp_path / "pair_sq"))
+    if shapes is not None:
+        reference = folder / "reference.py"
+        text = reference.read_text()
+        reference.write_text(
+            text.replace(next(line for line in text.splitlines() if line.startswith("SHAPES")), shapes)
+        )
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device=device))
+    best = {"BLOCK": 16}
+    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, retimed=True)
+    result = SessionResult(
+        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
+        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    handed: dict[str, Any] = {}
+
+    def cast(sizes: Any, *_: Any, far: FarRoom | None = None, **__: Any) -> NetVerdict:
+        handed.update(sizes=sizes, far=far)
+        return NetVerdict()
+
+    monkeypatch.setattr(tf, "cast", cast)
+
+    def netted(evaluator: Any, written: str) -> dict[str, Any]:
+        tf._cast_net(tf.FolderTuning(prepared, result, judge_gain(result)), evaluator, written, {})
+        return handed
+
+    return folder, prepared, netted
+
+
 class _Worker:
     """The bench worker's readings the tune net takes its room from (:func:`kernelopt.tuning.folder._far_room`): its
     ``ready`` (the primary's bound and the memory free) and each size's own footprint read on the meta device, here
@@ -138,35 +182,16 @@ def test_u42_u43_the_tune_net_runs_a_far_rung_and_a_power_try_only_where_its_own
     footprint reading: the far ladder over n stops after n = 576 (5.5 MB), the power size runs its n = 512 try (4.3
     MB); the ladder over ``dim`` (the output does not grow with it) climbs to 2064, as its footprint allows; and
     ``cast`` runs exactly those, each far rung read as the ladder reaches it."""
-    import shutil
-
-    from kernelopt.tuning import folder as tf
     from kernelopt.tuning import net
     from kernelopt.tuning.candidate import Outcome
-    from kernelopt.tuning.net import FAR_ROOM_SHARE, FarRoom, NetCap, NetVerdict, SizeClass, derived_sizes
-    from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.net import FAR_ROOM_SHARE, FarRoom, NetCap, SizeClass, derived_sizes
 
-    folder = Path(shutil.copytree(DATA / "refusals24" / "pair_sq", tmp_path / "pair_sq"))
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    best = {"BLOCK": 16}
-    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, retimed=True)
-    result = SessionResult(
-        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
-        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
-        strategy="exhaustive",
-    )  # fmt: skip
-    handed: dict[str, Any] = {}
-
-    def cast(sizes: Any, *_: Any, far: FarRoom | None = None, **__: Any) -> NetVerdict:
-        handed.update(sizes=sizes, far=far)
-        return NetVerdict()
-
-    monkeypatch.setattr(tf, "cast", cast)
+    folder, prepared, netted = _shrunk_pick(tmp_path, "cpu", monkeypatch)
     primary, free = 4 * 4 * (64 * 16 + 64 * 64), 80 * 2**20  # the worker's bound at the primary entry, n=64
     worker = _Worker(folder / "reference.py", primary, free)
     written = prepared.base_source.replace("    BLOCK = 32\n", "    BLOCK = 16\n")
-    tf._cast_net(tf.FolderTuning(prepared, result, judge_gain(result)), worker, written, {})  # type: ignore[arg-type]
+    handed = netted(worker, written)
     room = handed["far"]
     assert room is not None and room.footprints is not None and room.free_bytes == free, room
     runs = {}
@@ -212,43 +237,20 @@ def test_on_cuda_u42_u43_the_tune_net_s_far_and_power_sizes_fit_the_room_by_thei
     tune net of ``BLOCK`` shrunk 32 -> 16 with the cuda bench worker's own room and footprint reading. Every far rung
     and power try it would run fits an eighth of the memory free by its own footprint; the power size's four times
     n (65536: a 17 GiB output, 68 GiB by the worker's bound) is not among them."""
-    import shutil
-
-    from kernelopt.tuning import folder as tf
-    from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.far_footprint import footprint_at
-    from kernelopt.tuning.net import FAR_ROOM_SHARE, FarRoom, NetVerdict, SizeClass
-    from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.net import FAR_ROOM_SHARE, SizeClass
     from kernelopt.tuning.shape_evaluator import ShapesEvaluator
 
-    folder = Path(shutil.copytree(DATA / "refusals24" / "pair_sq", tmp_path / "pair_sq"))
-    reference = folder / "reference.py"
-    small = 'SHAPES = [{"n": 256, "dim": 16}, {"n": 64, "dim": 16}, {"n": 128, "dim": 16}]'
-    large = 'SHAPES = [{"n": 16384, "dim": 16}, {"n": 4096, "dim": 16}, {"n": 8192, "dim": 16}]'
-    reference.write_text(reference.read_text().replace(small, large))
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
-    best = {"BLOCK": 16}
-    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, retimed=True)
-    result = SessionResult(
-        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
-        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
-        strategy="exhaustive",
-    )  # fmt: skip
-    handed: dict[str, Any] = {}
-
-    def cast(sizes: Any, *_: Any, far: FarRoom | None = None, **__: Any) -> NetVerdict:
-        handed.update(sizes=sizes, far=far)
-        return NetVerdict()
-
-    monkeypatch.setattr(tf, "cast", cast)
+    large = 'SHAPES = [{"n": 16384, "dim": 16}, {"n": 4096, "dim": 16}, {"n": 8192, "dim": 16}]'
+    folder, prepared, netted = _shrunk_pick(tmp_path, "cuda", monkeypatch, shapes=large)
+    reference = folder / "reference.py"
     base = prepared.base_source
     with ShapesEvaluator(
         prepared.problem, prepared.shapes, base, lambda c: base, session_dir=prepared.session_dir, env=prepared.env
     ) as ev:
         ev.start()
-        written = base.replace("    BLOCK = 32\n", "    BLOCK = 16\n")
-        tf._cast_net(tf.FolderTuning(prepared, result, judge_gain(result)), ev, written, {})
+        handed = netted(ev, base.replace("    BLOCK = 32\n", "    BLOCK = 16\n"))
         room = handed["far"]
         assert room is not None and room.footprints is not None, room
         kept = [room.trimmed(s) for s in handed["sizes"] if s.kind in (SizeClass.FAR, SizeClass.POWER)]
