@@ -538,7 +538,7 @@ class _Pipes:
             for key, _ in ready:
                 stream = key.fileobj
                 if stream is self._proc.stdin:
-                    self._write(key.fd, stream)
+                    self._write(key.fd)
                     continue
                 chunk = os.read(key.fd, self._CHUNK)
                 if chunk:
@@ -548,14 +548,14 @@ class _Pipes:
                     self._selector.unregister(stream)
         return True
 
-    def _write(self, fd: int, stream: object) -> None:
+    def _write(self, fd: int) -> None:
         try:
             written = os.write(fd, self._data[: select.PIPE_BUF])
         except BrokenPipeError:  # the command closed its input: the rest is not wanted
             written = len(self._data)
         self._data = self._data[written:]
         if not self._data:
-            self._selector.unregister(stream)
+            self._selector.unregister(fd)
             with suppress(BrokenPipeError):
                 self._proc.stdin.close()  # type: ignore[union-attr]
 
