@@ -234,7 +234,8 @@
 #   refusals23 scripts/gpu_refusals23.sh: the guards written where v102's and v33's rules refused (rows_pow2_numel's
 #              ROWS = 32 under n_cols <= 1048576 // 32 at 512 MB and past its guard; stencil_pad's 4 x 8 tiles at
 #              256 MB and at H = 4 * 65535 and one row more), compiled and right on both sides
-#   refusals24 scripts/gpu_refusals24.sh: the guards written where v113's and v97's padded-size rules refused a
+#   refusals24 scripts/gpu_refusals24.sh: a tile's two sides under one test (head_sq_numel's 16 x 8 x 8192 tile at
+#              1 GiB and past its guard); the guards written where v113's and v97's padded-size rules refused a
 #              larger tile whole (pad_rows_int32's BLOCK = 4096 under n_cols % 4096 == 0 at 524289 x 1025, where the
 #              plain pick wraps past 2**31, and at 262144 x 4096; stencil_pad's 16 x 32 tiles at 256 MB), right;
 #              the tune net's far rungs and power tries of a 1 GiB n x n output fit the room by their own footprint

@@ -295,3 +295,35 @@ def test_u40_two_sides_of_a_tile_moved_at_once_are_guarded_by_one_test_over_thei
     plain.write_text(grown)
     with triton_interpreted(), pytest.raises(Exception, match=r"numel \(2097152\) exceeds triton maximum tensor numel"):
         load_fresh(plain, "refusals24_u40_plain").run(torch.ones(1, 1, 8193))
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_cuda_u40_the_two_sided_guard_compiles_and_runs_right_on_both_sides_of_its_bound(tmp_path: Path) -> None:
+    """u40 on a GPU, compiled: head_sq_numel's ``ROWS, HEADS = 16, 8`` as ``guard_edit`` writes it (``if D <= 1048576
+    // 128:``) sums 4096 tokens of 8 heads of 8192 values right (1 GiB of float32, the guarded 16 x 8 x 8192 tile at
+    Triton's limit), 64 x 8 x 8193 (the original's 2 x 2 x 16384 past the guard) and 3 x 5 x 7; the plain pick fails
+    at 8193."""
+    import shutil
+
+    import torch
+
+    from tests.gpu_correct import correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=1e-2, rtol=1e-4))
+
+    folder = Path(shutil.copytree(DATA / "refusals24" / "head_sq_numel", tmp_path / "head_sq_numel"))
+    base = (folder / "kernel.py").read_text()
+    grown = base.replace(_HEADS, "    ROWS, HEADS = 16, 8\n")
+    guarded = guard_edit(base, grown).new_source
+    assert guarded is not None and "if D <= 1048576 // 128:" in guarded
+    (folder / "guarded.py").write_text(guarded)
+    (folder / "plain.py").write_text(grown)
+    sizes = [{"T": 4096, "H": 8, "D": 8192}, {"T": 64, "H": 8, "D": 8193}, {"T": 3, "H": 5, "D": 7}]
+    written = correct_on_device(folder, sizes, judge, kernel_py=folder / "guarded.py")
+    torch.cuda.empty_cache()
+    plain = correct_on_device(folder, [{"T": 64, "H": 8, "D": 8193}], judge, kernel_py=folder / "plain.py")
+    print("u40 guarded", written, "plain", plain)
+    assert all(v is True for v in written.values()), written
+    assert all(v is not True for v in plain.values()), plain
