@@ -5128,36 +5128,85 @@ line, where the task runs float32's 32)."""
 DESCRIPTOR_LAST_BYTES = 16
 
 
-def _descriptor_last_sides(an: _Analyzer, kernel: str | None) -> frozenset[str]:
-    """The names the ``@triton.jit`` kernel ``kernel`` passes as the last side of a ``tl.make_tensor_descriptor``'s
-    ``block_shape``."""
+#: a descriptor's last block side as a knob scaled: (knob name, multiplier, divisor), ``BLOCK_N // 2`` (BLOCK_N, 1, 2)
+SideScale = tuple[str, int, int]
+
+
+def _descriptor_last_sides(an: _Analyzer, kernel: str | None) -> frozenset[SideScale]:
+    """The knobs the ``@triton.jit`` kernel ``kernel`` passes as the last side of a ``tl.make_tensor_descriptor``'s
+    ``block_shape``, each with its scaling: a name (``BLOCK_N``), a name times or over an integer (``BLOCK_N // 2``,
+    an epilogue stored in halves: wrongkernel26, v121), each branch of a conditional (``BLOCK_N if not SUBTILE else
+    BLOCK_N // 2``: either may run)."""
     kdef = an.jit_kernel(kernel)
     if kdef is None:
         return frozenset()
-    out: set[str] = set()
+    out: set[SideScale] = set(_host_descriptor_sides(an.module))
     for n in walk(kdef.node.body):
         if isinstance(n, cst.Call) and (_dotted(n.func) or "").split(".")[-1] == "make_tensor_descriptor":
             shape = call_args(n, DESCRIPTOR_ARGS).get("block_shape")
             if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
-                last = shape.elements[-1].value
-                if isinstance(last, cst.Name):
-                    out.add(last.value)
+                out |= _side_scales(shape.elements[-1].value)
     return frozenset(out)
 
 
-def _descriptor_floor(s: Site, legal: Legality, last_sides: frozenset[str]) -> Legality:
+#: a host-side ``TensorDescriptor``'s makers and the arguments each takes, its block shape among them
+_HOST_DESCRIPTORS = {"TensorDescriptor": DESCRIPTOR_ARGS, "TensorDescriptor.from_tensor": ("tensor", "block_shape")}
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
+    """The knobs a launcher passes as the last side of a host-side ``TensorDescriptor``'s ``block_shape``
+    (``TensorDescriptor.from_tensor(x, [BLOCK_M, BLOCK_N])``, Triton's ``triton.tools.tensor_descriptor``), read by
+    their names anywhere in the module: the kernel it is passed to checks the same 16 bytes (wrongkernel26, v122:
+    v118's floor read the kernel's own descriptors alone); kept by module."""
+    out: set[SideScale] = set()
+    for n in walk(module):
+        maker = _dotted(n.func) if isinstance(n, cst.Call) else None
+        spelled = next((k for k in _HOST_DESCRIPTORS if maker == k or (maker or "").endswith("." + k)), None)
+        if spelled is not None:
+            shape = call_args(n, _HOST_DESCRIPTORS[spelled]).get("block_shape")  # type: ignore[arg-type]
+            if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
+                out |= _side_scales(shape.elements[-1].value)
+    return frozenset(out)
+
+
+def _side_scales(side: cst.BaseExpression) -> set[SideScale]:
+    """The knob scalings a descriptor's side ``side`` is (:func:`_descriptor_last_sides`); none for anything else."""
+    if isinstance(side, cst.Name):
+        return {(side.value, 1, 1)}
+    if isinstance(side, cst.IfExp):
+        return _side_scales(side.body) | _side_scales(side.orelse)
+    if isinstance(side, cst.BinaryOperation) and isinstance(side.operator, cst.FloorDivide | cst.Multiply):
+        over = isinstance(side.operator, cst.FloorDivide)
+        pairs = [(side.left, side.right)] if over else [(side.left, side.right), (side.right, side.left)]
+        for knob, by in pairs:
+            if isinstance(knob, cst.Name) and isinstance(by, cst.Integer) and int(by.evaluated_value) > 0:
+                return {(knob.value, 1, int(by.evaluated_value)) if over else (knob.value, int(by.evaluated_value), 1)}
+    return set()
+
+
+def _descriptor_floor(s: Site, legal: Legality, last_sides: frozenset[SideScale]) -> Legality:
     """``legal`` with a tensor descriptor's last block side kept at or above the original's, or at
     :data:`DESCRIPTOR_LAST_BYTES` values: the side must hold 16 bytes, so the original's serves every dtype of
     ``16 / side`` bytes and more, and a smaller one refuses a narrower dtype the original takes (8 fp32 values hold
-    16 bytes, 8 bf16 values too, 4 bf16 values do not: wrongkernel25, v118, whose entries are fp32 alone)."""
-    if not last_sides.intersection(s.feeds or [s.name]) or not is_int(s.value):
+    16 bytes, 8 bf16 values too, 4 bf16 values do not: wrongkernel25, v118, whose entries are fp32 alone). A side
+    that is the knob scaled (``BLOCK_N // 2``: v121) is floored so, in the knob's values: the least knob whose side
+    reaches the floor."""
+    names = {*s.feeds, s.name}  # a kernel's parameter, or the launcher's name a host descriptor reads
+    scales = [(m, d) for name, m, d in last_sides if name in names]
+    if not scales or not is_int(s.value):
         return legal
-    floor = min(int(s.value), DESCRIPTOR_LAST_BYTES)  # type: ignore[arg-type]
+    value = int(s.value)  # type: ignore[arg-type]
+    # the least knob k with k * m // d at the side's floor, the original's side or 16 values, whichever is less
+    floor = max(-(-min(value * m // d, DESCRIPTOR_LAST_BYTES) * d // m) for m, d in scales)
     if legal.minimum is not None and legal.minimum >= floor:
         return legal
+    scaled = [f"{s.name} * {m} // {d}".replace(" * 1", "").replace(" // 1", "") for m, d in scales if (m, d) != (1, 1)]
+    side = f" (its side {', '.join(scaled)})" if scaled else ""
     why = (
-        f"a tensor descriptor's last block side holds {DESCRIPTOR_LAST_BYTES} bytes (Triton's make_tensor_descriptor): "
-        f"at least {floor}, the original's or {DESCRIPTOR_LAST_BYTES}, so every dtype it takes still fits"
+        f"a tensor descriptor's last block side{side} holds {DESCRIPTOR_LAST_BYTES} bytes (Triton's "
+        f"make_tensor_descriptor): at least {floor}, its side the original's or {DESCRIPTOR_LAST_BYTES} values, so "
+        "every dtype it takes still fits"
     )
     source = f"{legal.source}; {why}" if legal.source else why
     return legal.model_copy(update={"minimum": float(floor), "source": source})

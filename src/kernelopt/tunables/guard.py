@@ -1018,7 +1018,7 @@ def _int32_strides(
             ),
             None,
         )
-        factors = _bound_factors(_buffer_stride(expr, local) or expr, local) if product is not None else []
+        factors = _bound_factors(_buffer_stride(expr, local, helpers) or expr, local) if product is not None else []
         for factor in factors:
             count = _tile_count(factor, helpers)
             tile = _tile_id(count[0]) if count is not None else None
@@ -1047,36 +1047,93 @@ def _pads_nothing(size: cst.BaseExpression | None) -> str:
     return f"; where the tile divides {_code(size).strip()} it pads nothing, no further than the original's"
 
 
-def _buffer_stride(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression | None:
-    """A contiguous buffer's stride the launch passes, as the product of its later dimensions: ``ws.stride(0)`` where
-    ``ws = torch.zeros(n_rows, n_pad, ...)`` (or ``torch.empty((n_rows, n_pad))``) is ``n_pad`` (wrongkernel25, v117:
-    v113's padded row stride taken from the buffer was read by no rule); ``None`` for anything else (a stride of the
-    last dimension is 1, of a view or a transposed tensor unknown)."""
-    call = expr
+def _buffer_stride(
+    expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], helpers: Mapping[str, cst.FunctionDef]
+) -> cst.BaseExpression | None:
+    """A buffer's stride the launch passes, where its making shows it: ``ws.stride(0)`` where ``ws =
+    torch.zeros(n_rows, n_pad, ...)`` (or ``torch.empty((n_rows, n_pad))``) is ``n_pad`` (wrongkernel25, v117:
+    v113's padded row stride taken from the buffer was read by no rule), and so where a module helper returns such an
+    allocation (``ws = _workspace(n_rows, n_pad, x)``, its parameters replaced by the call's arguments: v119) or the
+    buffer is a view of one (``torch.zeros(n_rows * n_pad).view(n_rows, n_pad)``: v120), a transpose of one, or
+    strided by its maker (``torch.empty_strided(shape, (n_pad, 1))``, ``.as_strided(shape, strides)``); ``None`` for
+    anything else (a caller's tensor, ``torch.empty_like``: strides unknown)."""
+    if isinstance(expr, cst.Name) and expr.value in local:
+        expr = local[expr.value]  # a stride bound to a local first (``s = ws.stride(0)``)
     if not (
-        isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Attribute)
-        and call.func.attr.value == "stride"
-        and isinstance(call.func.value, cst.Name)
-        and len(call.args) == 1
-        and (axis := _int(call.args[0].value)) is not None
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "stride"
+        and len(expr.args) == 1
+        and (axis := _int(expr.args[0].value)) is not None
+        and axis >= 0
     ):
         return None
-    made = local.get(call.func.value.value)
-    if not (isinstance(made, cst.Call) and dotted(made.func) in _SHAPED_ALLOCATIONS):
+    made = _made_strides(expr.func.value, local, helpers, frozenset())
+    return made[0][axis] if made is not None and axis < len(made[0]) else None
+
+
+def _made_strides(
+    expr: cst.BaseExpression,
+    local: Mapping[str, cst.BaseExpression],
+    helpers: Mapping[str, cst.FunctionDef],
+    seen: frozenset[str],
+) -> tuple[list[cst.BaseExpression], bool] | None:
+    """(the strides of each dimension, whether contiguous) of the tensor ``expr`` makes, in the launcher's names
+    (:func:`_buffer_stride`); ``None`` where its making does not show them."""
+    if isinstance(expr, cst.Name):
+        if expr.value in seen or expr.value not in local:
+            return None
+        return _made_strides(local[expr.value], local, helpers, seen | {expr.value})
+    if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
         return None
-    dims = [a.value for a in made.args if a.keyword is None and not a.star]
-    if dotted(made.func) == "torch.full":
-        dims = dims[:1]  # its fill value follows the shape
-    if len(dims) == 1 and isinstance(dims[0], cst.Tuple | cst.List):
-        dims = [e.value for e in dims[0].elements]
-    later = dims[axis + 1 :]
-    if not later or axis < 0:
-        return None
-    product = later[0]
-    for dim in later[1:]:
-        product = cst.BinaryOperation(product, cst.Multiply(), dim)
-    return product
+    positional = [a.value for a in expr.args if a.keyword is None]
+    maker = dotted(expr.func)
+    if maker in _SHAPED_ALLOCATIONS:
+        return _contiguous(positional[:1] if maker == "torch.full" else positional), True  # full: its fill follows
+    if maker == "torch.empty_strided" and len(positional) >= 2:
+        return _listed(positional[1:2]), False
+    if isinstance(expr.func, cst.Attribute):
+        method, source = expr.func.attr.value, expr.func.value
+        if method == "as_strided" and len(positional) >= 2:
+            return _listed(positional[1:2]), False
+        if method in ("view", "reshape") and positional:  # a contiguous tensor's view of a new shape is contiguous
+            made = _made_strides(source, local, helpers, seen)
+            return (_contiguous(positional), True) if made is not None and made[1] else None
+        if method == "t" and not positional:
+            made = _made_strides(source, local, helpers, seen)
+            return (made[0][::-1], False) if made is not None and len(made[0]) == 2 else None
+    named = isinstance(expr.func, cst.Name) and expr.func.value not in seen
+    if named and (helper := helpers.get(expr.func.value)) is not None:  # type: ignore[attr-defined]
+        params = param_names(helper)
+        returns = [r for r in walk(helper.body) if isinstance(r, cst.Return)]
+        if len(params) != len(expr.args) or len(returns) != 1 or returns[0].value is None:
+            return None
+        if any(a.keyword is not None for a in expr.args):
+            return None
+        made = _made_strides(returns[0].value, assigned_once(helper), helpers, frozenset({helper.name.value}))
+        if made is None:
+            return None
+        given = {name: _parenthesized(a.value) for name, a in zip(params, expr.args, strict=True)}
+        return [_substituted(stride, given) for stride in made[0]], made[1]
+    return None
+
+
+def _listed(args: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
+    """The elements of one tuple or list argument, or the arguments themselves (``view(a, b)``, ``view((a, b))``)."""
+    if len(args) == 1 and isinstance(args[0], cst.Tuple | cst.List):
+        return [e.value for e in args[0].elements]
+    return args
+
+
+def _contiguous(dims: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
+    """A contiguous tensor's strides of the shape ``dims`` (one tuple or the dimensions): each the product of the
+    dimensions after it, the last 1."""
+    shape = _listed(dims)
+    strides: list[cst.BaseExpression] = [cst.Integer("1")] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        later = _parenthesized(shape[i + 1])
+        strides[i] = later if i == len(shape) - 2 else cst.BinaryOperation(later, cst.Multiply(), strides[i + 1])
+    return strides
 
 
 def _bound_factors(
