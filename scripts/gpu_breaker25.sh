@@ -11,8 +11,9 @@
 #      attention forward and two-launch backward over 2048 steps, its tl.dot in TF32 (its reference's tolerance holds
 #      to 2048 steps, not 4097: reference.py); its RMS norm forward and backward, 65536 x 4096 float32), and the forms
 #      tune writes for GPU picks (SGLang's block tabled before its **config dict (q51, q52); Lightning Attention's
-#      backward block and guarded sub-block, its forward's block kept (q50); fla's list pinned to one config),
-#      correct at sizes the SHAPES do not name;
+#      backward block and guarded sub-block, its forward's block kept (q50); fla's list pinned to one config, also
+#      past 2**31 elements: A of 2097120 x 1025 float32, its int64 program ids), correct at sizes the SHAPES do not
+#      name;
 #   2. tune (a 60 s wall each, gpu_env.sh's tune_copy): `kernelopt tune --device cuda --json` on copies of
 #      sgl_dual_rms (a computed block and warps inside a splatted dict), la_nodecay (three launches, a block in the
 #      forward and one in the backward, a sub-block count derived from both) and fla_matmul (an eight-config list,

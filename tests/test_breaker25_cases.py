@@ -140,11 +140,19 @@ GPU_SIZES: dict[str, list[dict[str, int]]] = {
     "la_srmsnorm": [SMALL["la_srmsnorm"], {"B": 8, "L": 8192, "N": 4096}, {"B": 3, "L": 4097, "N": 16383}],
 }
 
-#: the written forms' sizes: none a SHAPES entry names, odd ones, past the tables' rows, realistic ones
+#: past 2**31 elements: fla's A of 2097120 x 1025 float32 (8.6 GB; the reference's float64 copy 17 GB), its program
+#: ids int64 before every offset (the rows at most 65535 tiles of 32, CUDA's limit on the grid's second axis; K short:
+#: a float32 chain of 65536 products is 4e-3 off, past the reference's 1e-3 near zero, at any tile); the other five multiply a program id by a row stride or a size in int32 (Mamba's
+#: ``row * stride_x_row``, SGLang's dual ``pid * hidden_dim``, DeepSpeed's ``row_idx * stride``, Lightning
+#: Attention's ``off_bh * n * d`` and ``row * stride``), wrong there as written, so no written form is asked to hold
+PAST_2_31 = {"B": 1, "M": 2097120, "N": 16, "K": 1025}
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones, past the tables' rows, realistic ones, fla's past
+#: 2**31 elements
 GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
     "sgl_dual_rms": [{"S": 7, "D": 2501}, {"S": 16384, "D": 2047}, {"S": 65536, "D": 8192}],
     "la_nodecay": [{"B": 1, "H": 2, "N": 129, "D": 32, "E": 64}, {"B": 4, "H": 16, "N": 2047, "D": 128, "E": 128}],
-    "fla_matmul": [{"B": 1, "M": 65, "N": 129, "K": 63}, {"B": 2, "M": 4097, "N": 4095, "K": 8191}],
+    "fla_matmul": [{"B": 1, "M": 65, "N": 129, "K": 63}, {"B": 2, "M": 4097, "N": 4095, "K": 8191}, PAST_2_31],
 }
 
 
