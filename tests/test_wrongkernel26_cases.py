@@ -6,6 +6,7 @@ knob halved (v121) or a host-side descriptor's (v122), below the 16 bytes a bf16
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,3 +103,75 @@ def test_v121_v122_a_descriptor_s_last_side_halved_or_made_on_the_host_keeps_six
             )
         verdict = got["M=33,N=40,dtype=bfloat16"]
         assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)
+
+
+#: v124's size where the written ``ROWS = 128`` wraps and the original's 16 does not: M * N below 2**31 (8.6 GB of
+#: fp32), the last tile of 128 padded 112 rows past M, from the 17th of which ``rows * N`` passes 2**31
+V124_M, V124_N = 262160, 8191
+
+
+def _v124_wrapped_lanes(rows_tile: int) -> int:
+    """The lanes of ``row_scale``'s last program that its flat mask lets through at an index below zero, with its
+    index and mask computed as the kernel computes them, in int32 (numpy wraps as Triton does)."""
+    import numpy as np
+
+    last = -(-V124_M // rows_tile) - 1
+    rows = (last * rows_tile + np.arange(rows_tile, dtype=np.int64)).astype(np.int32)
+    cols = np.arange(8192, dtype=np.int32)
+    with np.errstate(over="ignore"):
+        offs = rows[:, None] * np.int32(V124_N) + cols[None, :]
+        mask = (cols[None, :] < V124_N) & (offs < np.int32(V124_M) * np.int32(V124_N))
+    return int((mask & (offs < 0)).sum())
+
+
+def test_v124_a_row_tile_masked_by_its_flat_int32_index_keeps_to_divisors_of_the_original() -> None:
+    """v124 (rows_flat_mask: a row-wise scale over tiles of ``ROWS = 16`` whole rows, the index ``offs = rows[:, None]
+    * N + cols[None, :]`` and the mask ``(cols[None, :] < N) & (offs < M * N)``, both in int32): ``kernelopt tune``
+    and ``tunables --set ROWS=128`` wrote ``ROWS = 128`` under ``N <= 8192`` (the tile's numel limit) alone; at
+    262160 x 8191 (M * N below 2**31) the last tile's padded rows from 262177 on wrap negative, pass the flat mask and
+    store 8 GB before the output, where the original's tiles of 16 pad no row there. Guarded as v113's padded stride
+    is: ``M % 128 == 0``, where it pads nothing; a divisor of the original plainly; a mask on the rows themselves
+    (``rows < M``) masks a wrapped index out, so there the tile is written as before."""
+    from kernelopt.tunables.guard import guard_edit
+
+    assert _v124_wrapped_lanes(16) == 0 and _v124_wrapped_lanes(128) > 0
+    base = (VARIANTS / "rows_flat_mask" / "kernel.py").read_text()
+    written = guard_edit(base, base.replace("    ROWS = 16\n", "    ROWS = 128\n"))
+    assert written.tests == ("M % 128 == 0 and N <= 1048576 // 128",), written.note
+    assert "in int32 is masked by the flat size (offs < M * N)" in (written.note or ""), written.note
+    assert "M %" not in " ".join(guard_edit(base, base.replace("    ROWS = 16\n", "    ROWS = 8\n")).tests)
+    by_rows = base.replace("(offs < M * N)", "(rows[:, None] < M)")
+    assert guard_edit(by_rows, by_rows.replace("    ROWS = 16\n", "    ROWS = 128\n")).tests == ("N <= 1048576 // 128",)
+
+
+@pytest.mark.gpu
+def test_on_cuda_v124_a_row_tile_of_128_wraps_its_flat_index_where_the_original_s_16_is_right(tmp_path: Path) -> None:
+    """On a GPU: v124 at 262160 x 8191 (M * N below 2**31, 8.6 GB of float32 a tensor): the original's tiles of 16
+    pad no row and scale every row right, its inputs untouched; ``ROWS = 128`` (as ``tune`` and ``tunables --set``
+    wrote it before the rule) pads its last tile 112 rows past M, whose index wraps negative from row 262177 on and
+    passes the flat mask: its stores land 8 GB before the output (an illegal address, or another tensor overwritten:
+    an input, or the reference's copy). The wrong kernel runs last: an illegal address spoils the process's CUDA
+    context."""
+    import shutil
+
+    import torch
+
+    from tests.gpu_correct import StickyFault, correct_on_device
+
+    def judge(ran: Any) -> bool:
+        untouched = torch.equal(ran.mine[0], ran.inputs[0]) and torch.equal(ran.theirs[0], ran.inputs[0])
+        return untouched and bool(torch.equal(ran.got, ran.want))
+
+    folder = Path(shutil.copytree(VARIANTS / "rows_flat_mask", tmp_path / "rows_flat_mask"))
+    (folder / "grown.py").write_text((folder / "kernel.py").read_text().replace("    ROWS = 16\n", "    ROWS = 128\n"))
+    size = {"M": V124_M, "N": V124_N}
+    original = correct_on_device(folder, [size], judge)
+    torch.cuda.empty_cache()
+    print("v124 original", original)
+    assert all(v is True for v in original.values()), original
+    try:
+        grown = correct_on_device(folder, [size], judge, kernel_py=folder / "grown.py")
+    except StickyFault as fault:  # the wrapped store's illegal address: wrong there, as an overwritten tensor is
+        grown = fault.out
+    print("v124 grown", grown)
+    assert all(v is not True for v in grown.values()), grown

@@ -318,6 +318,7 @@ def _requirements(
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _int32_strides(fn, call, kernel, pos[written].start.line, helpers or {})
+            out += _flat_masks(call, kernel, pos[written].start.line)
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     ceilings = _ceil_floors(fn.body)  # counts rounded up: no floor (n48); without masks, _grid_divs reads them
@@ -1033,6 +1034,73 @@ def _int32_strides(
                 assert count is not None
                 out.append(Divides(tile, count[1], line, why + _pads_nothing(count[1]), padded=True))
     return out
+
+
+def _flat_masks(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """A tile of rows whose flat int32 index is masked by the flat size (``rows = pid * ROWS + tl.arange(0, ROWS)``,
+    ``offs = rows[:, None] * N + cols[None, :]``, ``mask = ... & (offs < M * N)``): the last tile's rows past ``M``
+    are masked only while their index stays below 2**31; past it the index wraps negative, passes the mask and
+    loads and stores out of the buffer. A tile that does not divide the original pads further, so it wraps at sizes
+    (gigabytes) where the original's rows stayed below 2**31 (wrongkernel26, v124: ``ROWS=128`` for 16 wrote 8 GB
+    before the output at 262160 x 8191). As v113's padded stride: a divisor of the original holds, any other tile
+    only where it divides the rows (it pads nothing there). A mask on the rows themselves (``rows < M``) holds at
+    every tile: a wrapped index is masked out."""
+    local = assigned_once(kernel)
+    params = set(param_names(kernel))
+    tiles = constexpr_params(kernel)
+    passed = named_args([a for a in call.args if not a.star], param_names(kernel))
+    out: list[Divides] = []
+    for comparison in (n for n in walk(kernel.body) if isinstance(n, cst.Comparison)):
+        if len(comparison.comparisons) != 1 or not isinstance(comparison.left, cst.Name):
+            continue
+        target = comparison.comparisons[0]
+        flat = local.get(comparison.left.value)
+        sizes = [f.value for f in _product_factors(target.comparator) if isinstance(f, cst.Name) and f.value in params]
+        if flat is None or len(sizes) != 2 or not isinstance(target.operator, cst.LessThan | cst.LessThanEqual):
+            continue
+        for product in (n for n in walk(flat) if isinstance(n, cst.BinaryOperation)):
+            if not isinstance(product.operator, cst.Multiply):
+                continue
+            for index, width in ((product.left, product.right), (product.right, product.left)):
+                tile = _padded_index(index, local, tiles)
+                if tile is None or not isinstance(width, cst.Name) or width.value not in sizes:
+                    continue
+                rows = sizes[1] if sizes[0] == width.value else sizes[0]
+                launched, size = _tile_id(passed[tile]) if tile in passed else None, passed.get(rows)
+                if launched is None or size is None:
+                    continue
+                why = (
+                    f"line {line} launches {kernel.name.value}, whose index {comparison.left.value} "
+                    f"({_code(product).strip()}) in int32 is masked by the flat size "
+                    f"({_code(comparison.with_changes(lpar=[], rpar=[])).strip()}): "
+                    f"the last tile's rows past {rows} wrap past 2**31 at fewer rows where it pads further"
+                )
+                out.append(Divides(launched, size, line, why + _pads_nothing(size)))
+    return out
+
+
+def _padded_index(
+    index: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], tiles: Collection[str]
+) -> str | None:
+    """The tile a program's rows are counted in, where ``index`` is (or is a local bound to) ``pid * TILE +
+    tl.arange(0, TILE)``, broadcast or not (``rows[:, None]``); ``None`` for anything else."""
+    if isinstance(index, cst.Subscript):
+        index = index.value
+    if isinstance(index, cst.Name) and index.value in local:
+        index = local[index.value]
+    if not (isinstance(index, cst.BinaryOperation) and isinstance(index.operator, cst.Add)):
+        return None
+    for start, lanes in ((index.left, index.right), (index.right, index.left)):
+        offset = tile_offset(start, set(tiles), dict(local))
+        arange = isinstance(lanes, cst.Call) and dotted(lanes.func).split(".")[-1] == "arange" and len(lanes.args) == 2
+        if offset is None or not arange:
+            continue
+        sides = (offset.left, offset.right)  # type: ignore[attr-defined]
+        named = [side.value for side in sides if isinstance(side, cst.Name) and side.value in tiles]
+        end = lanes.args[1].value  # type: ignore[attr-defined]
+        if named and isinstance(end, cst.Name) and end.value == named[0]:
+            return named[0]
+    return None
 
 
 #: torch's allocations whose leading positional arguments (or one tuple or list of them) are a new tensor's shape
