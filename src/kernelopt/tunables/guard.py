@@ -986,7 +986,7 @@ def _asserted_counts(
                     for tile in tiles:
                         if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
                             # a tile dividing the size pads nothing, within the original's padding (refusals24, u41)
-                            size = count[1] if one is not None else None
+                            size = count[1] if one is not None and _counted_up(factor) else None
                             why = padded.format(tile=tile[1]) + _pads_nothing(size)
                             out.append(Divides(tile, size, line, why, padded=True))
                         else:
@@ -1032,7 +1032,8 @@ def _int32_strides(
                 # where the new tile divides the size it pads nothing: the index stays within the original's, at
                 # every size the original handled (refusals24, u41: a larger tile of stencil_pad was refused whole)
                 assert count is not None
-                out.append(Divides(tile, count[1], line, why + _pads_nothing(count[1]), padded=True))
+                size = count[1] if _counted_up(factor) else None
+                out.append(Divides(tile, size, line, why + _pads_nothing(size), padded=True, missing=_ROUNDED_DOWN))
     return out
 
 
@@ -1105,6 +1106,26 @@ def _padded_index(
 
 #: torch's allocations whose leading positional arguments (or one tuple or list of them) are a new tensor's shape
 _SHAPED_ALLOCATIONS = frozenset(f"torch.{f}" for f in ("empty", "zeros", "ones", "full", "rand", "randn"))
+
+
+#: Why a size rounded down to whole tiles (``n // BLOCK * BLOCK``) gets no guard by the tile dividing it: there it is
+#: the size itself, past the original's rounding down (the guard of u41 holds for a size rounded up only).
+_ROUNDED_DOWN = (
+    "where the tile divides a size rounded down to whole tiles it is the size itself, past the original's rounding "
+    "down, so no guard by the tile dividing it holds"
+)
+
+
+def _counted_up(count: cst.BaseExpression) -> bool:
+    """Whether a count of tiles (:func:`_tile_count`) rounds its size up (``triton.cdiv(n, BLOCK)``, ``(n + BLOCK -
+    1) // BLOCK``), not down (``n // BLOCK``, whose whole tiles cover less than the size)."""
+    return not (
+        isinstance(count, cst.BinaryOperation)
+        and isinstance(count.operator, cst.FloorDivide)
+        and _tile_count(count) is not None
+        and _ceil_spelled(count) is None
+        and _ceil_div(count) is None
+    )
 
 
 def _pads_nothing(size: cst.BaseExpression | None) -> str:
