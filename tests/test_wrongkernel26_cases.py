@@ -175,3 +175,35 @@ def test_on_cuda_v124_a_row_tile_of_128_wraps_its_flat_index_where_the_original_
         grown = fault.out
     print("v124 grown", grown)
     assert all(v is not True for v in grown.values()), grown
+
+
+def test_v125_a_knob_a_shape_divides_keeps_a_side_of_one_value_at_least(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v125 (pairs_split_nomask: complex pairs times i, ``tl.split(tl.reshape(x, (BLOCK // 2, 2)))``, ``BLOCK = 64``):
+    ``tunables --set BLOCK=1`` wrote ``BLOCK = 1`` (1 divides every size the original's 64 does), whose reshape
+    into ``(0, 2)`` Triton refuses at every size ("reshape() cannot change total number of elements"). A knob a
+    shape divides by ``d`` is legal from ``d`` up: 2 here, right at 64 values and at 2."""
+    import torch
+
+    from kernelopt.tunables import discover_source
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    folder = VARIANTS / "pairs_split_nomask"
+    base = (folder / "kernel.py").read_text()
+    block = next(t for t in discover_source(base) if t.key == "times_i:BLOCK")
+    assert block.legality is not None and block.legality.problem(2) is None
+    assert "must be >= 2" in (block.legality.problem(1) or ""), block.legality
+    assert "a shape in the kernel holds BLOCK // 2" in (block.legality.source or "")
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    for value, right in ((2, True), (1, False)):
+        (tmp_path / f"k{value}.py").write_text(base.replace("    BLOCK = 64\n", f"    BLOCK = {value}\n"))
+        with triton_interpreted():
+            got = gpu_correct.correct_on_device(
+                folder,
+                [{"n": 64}],
+                lambda ran: bool(torch.equal(ran.got, ran.want)),
+                kernel_py=tmp_path / f"k{value}.py",
+            )
+        assert (got["n=64"] is True) is right and (right or "total number of elements" in str(got["n=64"])), got

@@ -5212,9 +5212,49 @@ def _descriptor_floor(s: Site, legal: Legality, last_sides: frozenset[SideScale]
     return legal.model_copy(update={"minimum": float(floor), "source": source})
 
 
+#: Triton's calls whose arguments are a tensor's shape (or a range's end): a side of zero there is no tensor
+_SHAPED_CALLS = frozenset(
+    {"reshape", "view", "zeros", "full", "arange", "broadcast_to", "make_block_ptr", "make_tensor_descriptor"}
+)
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _shape_quotients(body: cst.CSTNode) -> frozenset[tuple[str, int]]:
+    """(name, divisor) of each ``NAME // d`` (``d`` an integer above 1) a shape or a range's end under ``body`` holds
+    (``tl.reshape(x, (BLOCK // 2, 2))``, ``tl.arange(0, BLOCK // 2)``); kept by node."""
+    out: set[tuple[str, int]] = set()
+    for call in walk(body):
+        if not (isinstance(call, cst.Call) and (_dotted(call.func) or "").split(".")[-1] in _SHAPED_CALLS):
+            continue
+        for n in (n for a in call.args for n in walk(a.value)):
+            if not (isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.FloorDivide)):
+                continue
+            if isinstance(n.left, cst.Name) and isinstance(n.right, cst.Integer) and int(n.right.evaluated_value) > 1:
+                out.add((n.left.value, int(n.right.evaluated_value)))
+    return frozenset(out)
+
+
+def _quotient_floor(s: Site, legal: Legality, quotients: frozenset[tuple[str, int]]) -> Legality:
+    """``legal`` with a knob that a shape divides by ``d`` (``tl.reshape(x, (BLOCK // 2, 2))``: pairs split by
+    ``tl.split``) kept at ``d`` or more: below it the side is 0, a tensor of no values that Triton refuses at every
+    size ("reshape() cannot change total number of elements"; wrongkernel26, v125: ``tunables --set BLOCK=1`` wrote
+    it)."""
+    names = {*s.feeds, s.name}
+    floor = max((d for name, d in quotients if name in names), default=None)
+    if floor is None or (legal.minimum is not None and legal.minimum >= floor):
+        return legal
+    if is_int(s.value) and int(s.value) < floor:  # type: ignore[arg-type]
+        return legal  # the original's own value below it: the shape sits under a branch the original does not take
+    why = f"a shape in the kernel holds {s.name} // {floor}, a side of no values below {floor}"
+    source = f"{legal.source}; {why}" if legal.source else why
+    return legal.model_copy(update={"minimum": float(floor), "source": source})
+
+
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
     cats, legal = _knob_legality(s, _arange_ranges(an, s.kernel))
     legal = _descriptor_floor(s, legal, _descriptor_last_sides(an, s.kernel))
+    if (kdef := an.jit_kernel(s.kernel)) is not None:
+        legal = _quotient_floor(s, legal, _shape_quotients(kdef.node.body))
     name = s.key if len(s.feeds) > 1 else s.name
     unknown = s.refused is not None and s.refused.endswith(GIVE_REFERENCE)
     return Tunable(
