@@ -107,6 +107,21 @@ def test_q52_a_zero_lane_scaled_by_a_row_s_scalar_stays_zero() -> None:
     assert blocks(source.replace("(a / rms * w1)", "(a / (rms + offsets) * w1)")) == {"BLOCK_SIZE"}
 
 
+def test_q53_a_local_bound_to_one_size_of_a_shape_is_a_size_of_the_problem() -> None:
+    """Seen on 2026-12-07: ``tunables`` on la_nodecay listed the backward's ``e`` (``e = v.shape[-1]``, passed
+    positionally to both backward kernels, which range ``tl.arange(0, e)``) as a launch keyword of legality "power of
+    two" and category block_size, then "not editable: 'e' is computed in backward() (line 430): v.shape[-1]; not a
+    known performance knob"; the forward's ``e`` was "sizes a tensor forward() returns", and ``b, h, n, d = q.shape``
+    "a size of the problem, unpacked from q.shape". A name bound once to one of a shape's sizes is a size of the
+    problem too."""
+    from kernelopt.tunables.analysis import discover_source
+
+    found = {t.key: t for t in discover_source((DATA / "la_nodecay" / "kernel.py").read_text())}
+    for key in ("_bwd_intra_kernel:e", "_bwd_inter_kernel:e"):
+        assert found[key].semantic, found[key]
+        assert "'e' is a size of the problem, v.shape[-1] in backward()" in (found[key].refused_reason or "")
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

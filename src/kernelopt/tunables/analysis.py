@@ -1480,11 +1480,19 @@ class _Analyzer:
 
     def shape_unpacked(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> str | None:
         """Why a launch argument named no known knob is a size of the problem where the launching function unpacks it
-        from a tensor's shape and binds it nowhere else (fla_kkt's ``B, T, H, K = k.shape``, ``K=K``: the head
-        dimension, said before as "'K' is not a simple assignment ..."); ``None`` otherwise."""
+        from a tensor's shape (or binds it to one size, ``e = v.shape[-1]``) and binds it nowhere else (fla_kkt's ``B,
+        T, H, K = k.shape``, ``K=K``: the head dimension, said before as "'K' is not a simple assignment ...");
+        ``None`` otherwise."""
         if func is None or not isinstance(expr, cst.Name):
             return None
         binds = func.locals.get(expr.value, [])
+        if len(binds) == 1 and binds[0].value is not None and _bare_size(binds[0].value):
+            # one of a shape's sizes bound alone (Lightning Attention's backward ``e = v.shape[-1]``, listed as a
+            # block of category block_size and then "not editable": breaker25's seen item)
+            return (
+                f"'{expr.value}' is a size of the problem, {self.code(binds[0].value)} in {func.node.name.value}() "
+                f"(line {binds[0].line}): another value is another problem, not the same one faster"
+            )
         stmt = binds[0].statement if len(binds) == 1 and binds[0].value is None else None
         assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
         if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
