@@ -1287,7 +1287,8 @@ def _far_constants(mover: _Mover, room: FarRoom) -> list[DerivedSize]:
             scales.append(elements / mover.entries)
             factor *= FAR_STEP
         if tries:
-            out.append(DerivedSize(kind=SizeClass.FAR, tries=tuple(tries), scales=tuple(scales)))
+            primary = mover.primary_elements() / mover.entries  # read by its footprint where it could pass (u42)
+            out.append(DerivedSize(kind=SizeClass.FAR, tries=tuple(tries), scales=tuple(scales), primary=primary))
     return out
 
 
