@@ -122,6 +122,24 @@ def test_q53_a_local_bound_to_one_size_of_a_shape_is_a_size_of_the_problem() -> 
         assert "'e' is a size of the problem, v.shape[-1] in backward()" in (found[key].refused_reason or "")
 
 
+def test_q54_the_tf32_advice_names_an_atol_for_a_long_dot(tmp_path: Path) -> None:
+    """Seen on 2026-12-07: ``tune --device cpu`` on la_nodecay (fp32 ``tl.dot`` at Triton's default precision, an
+    ``RTOL`` of 1e-3) said "give reference.py an RTOL of 0.01 (what TF32 meets)". Followed with an ``ATOL`` of 5e-3,
+    the original fails on a GPU: TF32 emulated in torch (operands rounded to 10 mantissa bits) put 173 of 131072
+    outputs past it at 1024 steps (0.016 off where the outputs reach 41), a dot's error set by its terms, not by the
+    output. The line names an ATOL near 1e-3 of the output's largest magnitude too (the fp8 line's rule)."""
+    import shutil
+
+    from kernelopt.tuning.dot_precision import tf32_line
+    from kernelopt.tuning.problem import Problem
+
+    folder = Path(shutil.copytree(DATA / "la_nodecay", tmp_path / "la_nodecay"))
+    reference = folder / "reference.py"
+    reference.write_text(reference.read_text().replace("RTOL = 1e-2", "RTOL = 1e-3"))
+    line = tf32_line(Problem.from_folder(folder, device="cpu"))
+    assert line is not None and "an RTOL of 0.01 (what TF32 meets) and an ATOL near 1e-3 of the output's" in line
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the
