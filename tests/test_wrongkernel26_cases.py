@@ -207,3 +207,38 @@ def test_v125_a_knob_a_shape_divides_keeps_a_side_of_one_value_at_least(
                 kernel_py=tmp_path / f"k{value}.py",
             )
         assert (got["n=64"] is True) is right and (right or "total number of elements" in str(got["n=64"])), got
+
+
+def test_v126_a_list_pruned_to_covering_blocks_keeps_its_largest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v126 (softmax_prune_cover: a one-block row softmax whose ``@triton.autotune`` list offers ``BLOCK_N`` 1024,
+    2048 and 4096, ``prune_configs_by``'s early prune keeping the blocks that cover the row; rows up to 4096):
+    ``tunables --set "softmax_rows.configs[2].BLOCK_N=2048"`` wrote a list of 1024 and 2048, and at rows of 3000
+    Triton's autotuner raises "No valid autotuner configs after pruning", where the original softmaxes them. The
+    decorator rule took the smallest config as what covers (any config may run); a prune that fits the size runs
+    the largest where the others fall short: a list whose largest block is below the original's is not written,
+    and one that keeps it (the smallest raised to 2048) is."""
+    import torch
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    folder = VARIANTS / "softmax_prune_cover"
+    base = (folder / "kernel.py").read_text()
+    largest, smallest = '{"BLOCK_N": 4096}, num_warps=8', '{"BLOCK_N": 1024}, num_warps=4'
+    lowered = base.replace(largest, '{"BLOCK_N": 2048}, num_warps=8')
+    refused = guard_edit(base, lowered)
+    assert refused.new_source is None and "BLOCK_N=2048 as the list's largest" in (refused.note or ""), refused
+    assert guard_edit(base, base.replace(smallest, '{"BLOCK_N": 2048}, num_warps=4')).new_source is not None
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    (tmp_path / "lowered.py").write_text(lowered)
+    row = [{"n_rows": 2, "n_cols": 3000}]
+    with triton_interpreted():
+        original = gpu_correct.correct_on_device(folder, row, lambda ran: bool(torch.allclose(ran.got, ran.want)))
+        written = gpu_correct.correct_on_device(
+            folder, row, lambda ran: bool(torch.allclose(ran.got, ran.want)), kernel_py=tmp_path / "lowered.py"
+        )
+    assert original == {"n_rows=2,n_cols=3000": True}, original
+    assert "No valid autotuner configs after pruning" in str(written["n_rows=2,n_cols=3000"]), written

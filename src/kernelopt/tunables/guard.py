@@ -1475,6 +1475,9 @@ def _decorator_tiles(
             handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
             lowest[key] = None if b is None or low is None else min(low, b)
         covering = {r.block: r for r in one_block(n, kernels, imported)}
+        shrunk = _pruned_cover_shrunk(o, n, covering)
+        if shrunk is not None:
+            return shrunk
         for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
             if key in covering and a is not None and low is not None and not covering[key].holds(low, a):
@@ -1517,6 +1520,37 @@ def _decorator_tiles(
                         f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
                         f"and a setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
                     )
+    return None
+
+
+def _pruned_cover_shrunk(old: cst.FunctionDef, new: cst.FunctionDef, covering: Mapping[str, OneBlock]) -> str | None:
+    """Why an edit of an autotune list that prunes its configs (``prune_configs_by``) cannot be written when it
+    lowers the largest value of a block the kernel covers a size with: such a prune keeps the configs that fit the
+    launch's size (``BLOCK_N >= nargs["n_cols"]``), so the original ran its largest block wherever the others fall
+    short and handled every size it covers, and a list without it fails there ("No valid autotuner configs after
+    pruning", or a block that leaves part of the size undone: wrongkernel26, v126). Without a prune any config may
+    run, and the smallest is what covers (:func:`_decorator_tiles`)."""
+    if not any(
+        isinstance(a, cst.Arg) and a.keyword is not None and a.keyword.value == "prune_configs_by"
+        for d in old.decorators
+        for a in walk(d.decorator)
+    ):
+        return None
+
+    def listed(fn: cst.FunctionDef, key: str) -> list[int]:
+        entries = _decorator_literals(fn)
+        return [v for k, node, where in entries if k == key and where == "decorator" and (v := _int(node)) is not None]
+
+    for key, r in covering.items():
+        was, now = listed(old, key), listed(new, key)
+        if was and now and max(now) < max(was):
+            covers = r.size if r.size is not None else "a size"
+            return (
+                f"{key}={max(now)} as the list's largest does not cover every size the original {key}={max(was)} "
+                f"handled (the kernel {new.name.value} covers {covers} with one block of {key} ({r.test}), and its "
+                "prune_configs_by keeps the configs that fit each size, so the original ran its largest where the "
+                "others fall short), and a setting in an autotune list cannot be guarded by a size: not written"
+            )
     return None
 
 
