@@ -242,9 +242,10 @@
 #   configs23  scripts/gpu_configs23.sh: tune --device cuda on vLLM's batched MoE and AITER's GEMM, their JSON files
 #              carried into the candidates' folders and unchanged after; the kernel.py left and AITER's written
 #              split-K reduce pick right at realistic sizes (256-512 MB a weight) (docs/faults.md c30-c32)
-#   configs24  scripts/gpu_configs24.sh: tune --device cuda on vLLM's w8a8 block fp8 GEMM with its authors' H100 /
-#              H200 tables, carried and byte for byte unchanged after; the kernel.py left right through the GPU's own
-#              file and the default dict (256 MB of fp8 a side), both devices' entries right on it (docs/faults.md c41)
+#   configs24  scripts/gpu_configs24.sh: the rows c42-c44 write keyed by this GPU (AITER's tiles after its getter,
+#              vLLM's MoE rows holding the grid count's limit) right at 512 MB a weight; tune --device cuda on vLLM's
+#              w8a8 block fp8 GEMM with its authors' H100 / H200 tables, carried and byte for byte unchanged after, the
+#              kernel.py left right through the GPU's file and the default dict (docs/faults.md c41, c45)
 #   late33     scripts/gpu_late33.sh: the code net on cuda over a right rewrite of a cdist (268 MB output at n = 8192):
 #              every far size it runs fits the room by its own footprint read on the meta device; the rung the
 #              linear reading would have run past the room (19.4 GB at n = 34816) is not run (docs/faults.md z100)

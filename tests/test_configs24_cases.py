@@ -22,6 +22,7 @@ from tests.test_breaker7_cases import _correct_padded
 FP8 = Path(__file__).parent / "data" / "configs24" / "vllm_w8a8_block_fp8"
 VLLM_MOE = Path(__file__).parent / "data" / "breaker23" / "vllm_batched_moe"
 AITER = Path(__file__).parent / "data" / "breaker22" / "aiter_gemm"
+VARIANTS = Path(__file__).parent / "data" / "variants"
 
 #: a tuned row's device key as a CPU session writes it for vLLM's kernels
 KEY_CPU = 'get_device_name() == "cpu"'
@@ -83,13 +84,20 @@ def test_c40_vllm_s_own_fp8_tables_are_carried_read_and_right_at_sizes_shapes_do
     ), splat.refused_reason
 
 
-#: sizes no SHAPES entry names: the CPU's N=96-K=200 file split along K by 4 (M <= 64) and by 2 (its ``any``), the
-#: arch's file at M <= 16, <= 128 and above, N and K odd
+#: what AITER's launch received in a CPU run of its task (its worker's record, 2026-12-07): the timed SHAPES entry's
+#: (M=7, N=130, K=72) read through the CPU's arch file and ``compute_splitk_params``
+AITER_RUN: dict[str, object] = {
+    "activation": "", "use_activation": False, "ADD_BIAS": True, "SKIP_REDUCE": False, "BLOCK_SIZE_M": 16,
+    "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 1, "num_warps": 4, "num_stages": 2, "NUM_KSPLIT": 1,
+    "SPLITK_BLOCK_SIZE": 72, "EVEN_K": False, "EVEN_MN": False,
+}  # fmt: skip
+
+#: sizes no SHAPES entry names, under the row: the CPU's N=96-K=200 file split along K by 4 (M <= 64) and by 2 (its
+#: ``any``), the arch's file at M <= 128 with K odd
 AITER_UNNAMED = [
     {"M": 13, "N": 96, "K": 200},
     {"M": 257, "N": 96, "K": 200},
-    {"M": 45, "N": 130, "K": 72},
-    {"M": 301, "N": 33, "K": 40},
+    {"M": 45, "N": 130, "K": 33},
 ]
 
 
@@ -105,23 +113,29 @@ def test_c42_aiter_s_tiles_after_its_getter_are_tuned_where_it_binds_them_its_sp
     ``EVEN_MN``, a heuristic of ``M % BLOCK_SIZE_M == 0``, and the other path's rows are wrapped (``% M``): the index it
     assigns under the flag is no unchecked access (it was: "must divide M"). The written kernel is right where the
     files split K by 4 and by 2 and at odd sizes, and the files are unchanged."""
-    from kernelopt.tuning.folder import TuneRequest, prepare_folder
-    from tests.test_breaker_cases import _tune_edit
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import AutotuneEvaluation, Bucket, TunedTable
 
     before = {p.name: p.read_bytes() for p in (AITER / "configs" / "gemm").iterdir()}
     folder = Path(shutil.copytree(AITER, tmp_path / "aiter", ignore=shutil.ignore_patterns(".kernelopt")))
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel="_gemm_a16_w16_kernel"))
-    knobs = {t.name: t for t in prepared.tunables if t.kernel == "_gemm_a16_w16_kernel"}
-    assert all(knobs[n].editable for n in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "GROUP_SIZE_M")), knobs  # warps: the GPU's
+    base = (AITER / "kernel.py").read_text()
+    run = AutotuneEvaluation(launch_values={"_gemm_a16_w16_kernel": AITER_RUN}, device_key=("get_arch()", "cpu"))
+    knobs = {t.name: t for t in discover_source(base, evaluation=run) if t.kernel == "_gemm_a16_w16_kernel"}
+    assert all(knobs[n].editable for n in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "GROUP_SIZE_M", "num_warps")), knobs
     for name in ("NUM_KSPLIT", "BLOCK_SIZE_K", "SPLITK_BLOCK_SIZE"):
         assert not knobs[name].editable and (
             "SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in compute_splitk_params() "
             "(line 170): one set alone after the call breaks the others"
         ) in str(knobs[name].refused_reason), knobs[name].refused_reason
-    assert prepared.evaluation is not None and prepared.evaluation.device_key == ("get_arch()", "cpu")
+    assert "EVEN_MN" not in knobs or knobs["EVEN_MN"].kind.value == "heuristic"  # the kernel's own, not the dict's
     pick = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "GROUP_SIZE_M": 4}
-    written, note = _tune_edit(folder, pick, "_gemm_a16_w16_kernel", prepared=prepared)
-    assert written is not None, note
+    table = TunedTable(size="M", buckets=[Bucket(upto=300, values=pick)], key='get_arch() == "cpu"')
+    edit = write_table(base, table, kernel="_gemm_a16_w16_kernel", evaluation=run)
+    guarded = guard_edit(base, edit.new_source or "")  # the tiles' unmasked path runs under EVEN_MN alone
+    written = guarded.new_source
+    assert written is not None, guarded.note
     assert (
         "        config, _ = _get_config(M, N, K)\n"
         '        if M <= 300 and get_arch() == "cpu":  # kernelopt: tuned\n'
@@ -163,8 +177,10 @@ def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: 
     name otherwise (90) launches the file's entry, not the pick, and is right there; a keyed row reads back as the
     table it is, and a table is never read across two devices."""
     from kernelopt.tunables import discover_source
+    from kernelopt.tunables.autotune_worker import _device_key as _worker_key
     from kernelopt.tunables.dict_origin import device_key
     from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.evaluate import _device_key as _evaluation_key
     from kernelopt.tunables.model import Bucket, TunedTable
     from tests.conftest import load_fresh, triton_interpreted
 
@@ -194,6 +210,8 @@ def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: 
     )
     (folder / "kernel.py").write_text(source.replace(anchor, anchor + row, 1))
     with triton_interpreted():
+        answered = _worker_key(load_fresh(AITER / "kernel.py", "_c43_plain"), AITER / "kernel.py")
+        assert answered == ["get_arch()", "cpu"] and _evaluation_key(answered) == ("get_arch()", "cpu"), answered
         ref = load_fresh(folder / "reference.py", "_c43_ref")
         for arch, want in (("cpu", 32), (90, 64)):
             ker = load_fresh(folder / "kernel.py", f"_c43_{arch}")
@@ -203,6 +221,59 @@ def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: 
             got = ker.run(*x)
             assert seen[0]["BLOCK_SIZE_M"] == want, (arch, seen)
             assert torch.allclose(got.float(), ref.reference(*x).float(), atol=ref.ATOL, rtol=ref.RTOL), arch
+
+
+#: vLLM's batched MoE at sizes no SHAPES entry names: the CPU file's entry 16 (16-row tiles), the default dict's 64-row
+#: tiles under the table's bound (E=3, N=72), and past it (T=128: the caller's dict alone)
+MOE_UNNAMED = [
+    {"E": 4, "T": 16, "K": 64, "N": 64},
+    {"E": 3, "T": 64, "K": 40, "N": 72},
+    {"E": 5, "T": 128, "K": 24, "N": 40},
+]
+
+
+@pytest.mark.timeout(120)
+def test_c44_a_row_of_smaller_tiles_holds_the_grid_count_s_limit_and_the_launcher_s_divisibility(
+    tmp_path: Path,
+) -> None:
+    """configs23's seen line: vLLM's batched MoE counts ``triton.cdiv(max_num_tokens, BLOCK_M) * triton.cdiv(B.size(1),
+    BLOCK_N)`` programs on its grid's axis 1 (at most 65535), a product no one size bounds, so every row of smaller
+    tiles was refused ("no row over a size can keep it"), and a row of ``BLOCK_M=16`` over the caller's dict next (the
+    launcher asserts ``max_num_tokens % BLOCK_M == 0``; "the value it overrides is computed"). A row holds the count
+    with its own tiles (a tile computed after it as its computation, which that tile's own row tests again) and the
+    launcher's divisibility: where either fails, the caller's dict runs, as before. Right at sizes SHAPES does not
+    name, through the CPU's file and vLLM's default dict."""
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import Bucket, TunedTable
+
+    base = (VLLM_MOE / "kernel.py").read_text()
+    rows = [Bucket(upto=64, values={"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 32})]
+    table = write_table(
+        base, TunedTable(size="max_num_tokens", buckets=rows, key=KEY_CPU), kernel="batched_triton_kernel"
+    )
+    guarded = guard_edit(base, table.new_source or "")
+    assert guarded.new_source is not None, guarded.note
+    row = f"    if max_num_tokens <= 64 and {KEY_CPU} and "
+    for test, line in (
+        (
+            'triton.cdiv(max_num_tokens, 16) * triton.cdiv(B.size(1), config["BLOCK_SIZE_N"]) <= 65535 and '
+            "max_num_tokens % 16 == 0",
+            "BLOCK_M = 16",
+        ),
+        ("triton.cdiv(max_num_tokens, BLOCK_M) * triton.cdiv(B.size(1), 32) <= 65535", "BLOCK_N = 32"),
+    ):
+        assert f"{row}{test}:  # kernelopt: tuned\n        {line}\n" in guarded.new_source, guarded.new_source
+    assert (
+        f"    if max_num_tokens <= 64 and {KEY_CPU}:  # kernelopt: tuned\n        BLOCK_K = 32\n" in guarded.new_source
+    )
+    folder = tmp_path / "moe"
+    folder.mkdir()
+    shutil.copy(VLLM_MOE / "reference.py", folder / "reference.py")
+    (folder / "kernel.py").write_text(guarded.new_source)
+    (folder / "configs").symlink_to(VLLM_MOE / "configs", target_is_directory=True)
+    got = _correct_padded(folder, MOE_UNNAMED)
+    assert all(v is True for v in got.values()), got
 
 
 #: realistic sizes on the GPU through each of vLLM's files (N=2048, K=512: 1, 37, 300 and 4096 tokens, entries 1, 32 or
@@ -217,7 +288,7 @@ GPU_SIZES = [
 
 
 @pytest.mark.gpu
-@pytest.mark.timeout(460)
+@pytest.mark.timeout(280)
 def test_c41_tune_on_cuda_keeps_vllm_s_own_tables_and_both_devices_entries_are_right_at_realistic_sizes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,7 +304,7 @@ def test_c41_tune_on_cuda_keeps_vllm_s_own_tables_and_both_devices_entries_are_r
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     before = {p.name: p.read_bytes() for p in (FP8 / "configs").iterdir()}
     folder = Path(shutil.copytree(FP8, tmp_path / FP8.name, ignore=shutil.ignore_patterns(".kernelopt")))
-    said = _tuned_on_cuda(folder, 120)
+    said = _tuned_on_cuda(folder, 90)
     assert "from its own folder" not in said and "Traceback" not in said, said
     assert {p.name: p.read_bytes() for p in (folder / "configs").iterdir()} == before
     linked = [p for p in (folder / ".kernelopt").rglob("configs") if p.is_symlink()]
@@ -242,3 +313,67 @@ def test_c41_tune_on_cuda_keeps_vllm_s_own_tables_and_both_devices_entries_are_r
     for name in ("NVIDIA H100 80GB HBM3", "NVIDIA H200"):
         assert_correct(_on_device(tmp_path, name), GPU_SIZES[:4], _outputs_checked)
     assert {p.name: p.read_bytes() for p in (FP8 / "configs").iterdir()} == before
+
+
+#: realistic sizes on the GPU for the keyed rows: AITER's (M <= 300: the 90 file splits K by 4 at M <= 16; above the
+#: bound its entry alone) and vLLM's batched MoE (T <= 64 under the rows, 512 MB a weight; T = 256 past them)
+KEYED_GPU_SIZES = {
+    "aiter": [{"M": 16, "N": 8192, "K": 16384}, {"M": 13, "N": 4099, "K": 3000}, {"M": 4096, "N": 8192, "K": 8192}],
+    "moe": [
+        {"E": 16, "T": 64, "K": 4096, "N": 2048},
+        {"E": 4, "T": 48, "K": 4096, "N": 64},
+        {"E": 4, "T": 256, "K": 4096, "N": 64},
+    ],
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(170)
+def test_c45_the_rows_keyed_by_this_gpu_compile_and_are_right_at_realistic_sizes_on_cuda(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU: the forms c42-c44 write, keyed by what this GPU answers (AITER's ``get_arch()``, 90 on an
+    H100 or H200; vLLM's ``get_device_name()``): AITER's tiles after its getter (``BLOCK_SIZE_M = 32``, ``_N = 32``,
+    groups of 4 under ``M <= 300``, where the 90 file splits K by 4) and vLLM's MoE rows of smaller tiles holding the
+    grid count's limit and the launcher's divisibility, each compiled and right at realistic sizes under the rows and
+    past them; v104's row of 256 over a count of heads times tiles, where its test turns 4000 heads of 5000 away."""
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import Bucket, TunedTable
+    from tests.conftest import load_fresh
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    aiter = Path(shutil.copytree(AITER, tmp_path / "aiter", ignore=shutil.ignore_patterns(".kernelopt")))
+    arch = load_fresh(AITER / "kernel.py", "_c45_arch").get_arch()
+    anchor = "        config, _ = _get_config(M, N, K)\n"
+    row = (
+        f"        if M <= 300 and get_arch() == {json.dumps(arch)}:  # kernelopt: tuned\n"
+        "            config = dict(config)\n"
+        '            config["BLOCK_SIZE_M"] = 32\n            config["BLOCK_SIZE_N"] = 32\n            config["GROUP_SIZE_M"] = 4\n'
+    )
+    (aiter / "kernel.py").write_text((AITER / "kernel.py").read_text().replace(anchor, anchor + row, 1))
+    assert_correct(aiter, KEYED_GPU_SIZES["aiter"], _outputs_checked)
+    name = load_fresh(VLLM_MOE / "kernel.py", "_c45_name").get_device_name()
+    base = (VLLM_MOE / "kernel.py").read_text()
+    rows = [Bucket(upto=64, values={"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 32})]
+    key = f"get_device_name() == {json.dumps(name)}"
+    table = write_table(base, TunedTable(size="max_num_tokens", buckets=rows, key=key), kernel="batched_triton_kernel")
+    guarded = guard_edit(base, table.new_source or "")
+    assert guarded.new_source is not None and "triton.cdiv(B.size(1), 32) <= 65535" in guarded.new_source, guarded.note
+    moe = tmp_path / "moe"
+    moe.mkdir()
+    shutil.copy(VLLM_MOE / "reference.py", moe / "reference.py")
+    (moe / "kernel.py").write_text(guarded.new_source)
+    (moe / "configs").symlink_to(VLLM_MOE / "configs", target_is_directory=True)
+    assert_correct(moe, KEYED_GPU_SIZES["moe"], _outputs_checked)
+    # v104's row as the guard writes it now: at 4000 heads of 5000 its test fails and the original's 1024 runs
+    heads = Path(shutil.copytree(VARIANTS / "grid_heads_product", tmp_path / "grid_heads_product"))
+    base = (heads / "kernel.py").read_text()
+    row = base.replace(
+        "    BLOCK = 1024\n", "    BLOCK = 1024\n    if L <= 5000:  # kernelopt: tuned\n        BLOCK = 256\n"
+    )
+    (heads / "kernel.py").write_text(guard_edit(base, row).new_source or "")
+    assert "H * triton.cdiv(L, 256) <= 65535" in (heads / "kernel.py").read_text()
+    assert_correct(heads, [{"B": 1, "H": 4000, "L": 5000}, {"B": 2, "H": 7, "L": 4097}], _outputs_checked)

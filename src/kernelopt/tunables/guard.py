@@ -138,6 +138,12 @@ class Divides:
     most: int | None = None
     # the guard the requirement would need, in words, where no guard by a size can be written (its refusal names it)
     missing: str | None = None
+    # the count of programs on a grid's axis a tile is one factor of a product in (``triton.cdiv(M, BLOCK_M) *
+    # triton.cdiv(N, BLOCK_N)``): a table's row may hold its limit as a test (configs24's c44)
+    count: cst.BaseExpression | None = None
+    # the launching function takes the size modulo the tile itself (vLLM's ``assert max_num_tokens % BLOCK_M == 0``):
+    # a row over a computed tile may hold the divisibility as a test, where it fails the computation runs (c44)
+    host: bool = False
     # the size is padded to whole tiles (v97, v113): a divisor of the original pads no further, any tile that divides
     # the size pads nothing (refusals24 u41)
     padded: bool = False
@@ -330,7 +336,7 @@ def _requirements(
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and id(node) not in flags:
             tile = _tile_id(node.right)
             if tile is not None and padded.get(dotted(node.left)) != tile:
-                out.append(Divides(tile, node.left, line, f"line {line} takes {_code(node)}"))
+                out.append(Divides(tile, node.left, line, f"line {line} takes {_code(node)}", host=True))
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
             tile, per = _tile_part(node.right)
             # (M + BLOCK - 1) // BLOCK covers the tail: only a floor of the size alone drops it
@@ -875,7 +881,8 @@ def _grid_axis_limits(
         if len(factors) > 1:
             for _, (tile_expr, _size) in tiled:
                 product = f"a product of {' and '.join(_code(f).strip() for f in factors)}"
-                out += _product_limits(tile_expr, literals, line, f"{why}, {product}")
+                counted = _kept_count(_bound_value(written, local), local)
+                out += _product_limits(tile_expr, literals, line, f"{why}, {product}", counted)
             continue
         if not tiled:
             continue
@@ -1398,7 +1405,11 @@ def _tile_count(
 
 
 def _product_limits(
-    tile_expr: cst.BaseExpression, literals: Mapping[int, list[str]], line: int, why: str
+    tile_expr: cst.BaseExpression,
+    literals: Mapping[int, list[str]],
+    line: int,
+    why: str,
+    count: cst.BaseExpression | None = None,
 ) -> list[Divides]:
     """A tile counted in a product with other sizes on a grid's second or third axis (``(B, H * triton.cdiv(L,
     BLOCK))``): a smaller tile can take the product past :data:`GRID_AXIS_MOST` at sizes where the original's stayed
@@ -1410,7 +1421,7 @@ def _product_limits(
     else:
         tile = _tile_id(tile_expr)
         tiles = [tile] if tile is not None else []
-    return [Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)) for t in tiles]
+    return [Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1), count=count) for t in tiles]
 
 
 def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | None:
@@ -4171,7 +4182,7 @@ def _tuned_tile_refusal(
     against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
     with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`)."""
     row = _Row(fn, node, small, tile)
-    unbounded = _unbounded_row(row, needs) or _row_past_the_grid(row, needs, needed)
+    unbounded = _unbounded_row(row, needs, needed) or _row_past_the_grid(row, needs, needed)
     if unbounded is not None:
         return unbounded
     for d in (d for d in needs if not d.covers and d.size is not None):  # a table's bound keeps a block covering
@@ -4190,7 +4201,7 @@ def _tuned_tile_refusal(
                 and isinstance(node, cst.If)
                 and test is not None
                 and _rows_alone(fn, node)
-                and _literal_fallback(fn, target)
+                and (d.host or _literal_fallback(fn, target))
             ):
                 needed.append((node, test, f"{target}={_int(small.value)} only where {test} ({d.why})"))
                 continue
@@ -4213,7 +4224,9 @@ class _Row:
         return _code(self.small.targets[0].target)
 
 
-def _unbounded_row(row: _Row, needs: Sequence[Divides]) -> str | None:
+def _unbounded_row(
+    row: _Row, needs: Sequence[Divides], needed: list[tuple[cst.If, str, str]] | None = None
+) -> str | None:
     """Why a tuned assignment ``small`` of ``tile`` cannot be written where ``fn`` requires of it something no one size
     bounds (a count of tiles in a product on a grid's second axis, v89; a count or a padded size a host assert bounds,
     v93 and v97: ``d.size`` is ``None``) and its value does not meet it where the original's did: a table's row over
@@ -4226,6 +4239,12 @@ def _unbounded_row(row: _Row, needs: Sequence[Divides]) -> str | None:
         before = _fallback_values(row.fn, target)
         if before and all(d.holds(b, value) for b in before):
             continue
+        limit = _count_limit(row, d)
+        if limit is not None and isinstance(row.node, cst.If) and limit in _conjunct_codes(row.node.test):
+            continue  # the row holds the count's limit: a size past it falls to the next row or the fallback
+        if limit is not None and needed is not None and isinstance(row.node, cst.If) and _rows_alone(row.fn, row.node):
+            needed.append((row.node, limit, f"{target}={value} only where {limit} ({d.why})"))
+            continue
         where = f" where {_code(row.node.test)}" if isinstance(row.node, cst.If) else ""
         was = f"the original {target}={before[0]}" if before else "the original computation"
         return (
@@ -4233,6 +4252,46 @@ def _unbounded_row(row: _Row, needs: Sequence[Divides]) -> str | None:
             "is that size, so no row over a size can keep it: not written"
         )
     return None
+
+
+def _targets(assign: cst.Assign) -> set[str]:
+    """The names an assignment binds (``a``, ``a, b``)."""
+    return {n.value for t in assign.targets for n in walk(t.target) if isinstance(n, cst.Name)}
+
+
+def _count_limit(row: _Row, d: Divides) -> str | None:
+    """The test that keeps a grid axis's count of programs, a product of counts (``triton.cdiv(max_num_tokens,
+    BLOCK_M) * triton.cdiv(B.size(1), BLOCK_N)``: vLLM's batched MoE), within :data:`GRID_AXIS_MOST` where a table's
+    row sets tiles of it: the count with each tile the row sets as its value (``triton.cdiv(max_num_tokens, 16) *
+    triton.cdiv(B.size(1), config["BLOCK_SIZE_N"]) <= 65535``). A local computed after the row stands as its one
+    computation, with the row's tiles in it (``n_blocks = triton.cdiv(L, BLOCK)``: ``H * triton.cdiv(L, 256)``): a tile
+    so computed has rows of its own that test the count again with the final tiles. ``None`` where a name is computed
+    otherwise, or for a grid function's tile (``META["BLOCK_N"]``), which no test before the launch reads (configs24's
+    c44)."""
+    if d.count is None or not isinstance(row.node, cst.If) or not isinstance(row.node.body, cst.IndentedBlock):
+        return None
+    if any(isinstance(n, cst.Subscript) for n in walk(d.count)):
+        return None
+    bound = set(param_names(row.fn)) | {t for n in walk(row.fn.body) if isinstance(n, cst.Assign) for t in _targets(n)}
+    known = _known_at(row.fn, row.node)
+    later: dict[str, cst.BaseExpression] = {}  # a tile computed after the row: its computation, which its own row's
+    for name in (_names(d.count) & bound) - known:  # test covers where a row of it sets another value
+        computed = _untuned_values(row.fn, name)
+        if len(computed) != 1 or not (_names(computed[0]) & bound) <= known:
+            return None  # a module's name (``triton``) is known everywhere
+        later[name] = computed[0]
+    tiles: dict[str, cst.BaseExpression] = {
+        small.targets[0].target.value: small.value
+        for line in row.node.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+        if isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and _int(small.value) is not None
+    }
+    later = {name: _parenthesized(_substituted(value, tiles)) for name, value in later.items()}  # ``n_blocks``'s tile
+    return f"{_code(_substituted(d.count, {**later, **tiles})).strip()} <= {GRID_AXIS_MOST}"
 
 
 def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[cst.If, str, str]] | None) -> str | None:
@@ -4366,6 +4425,15 @@ def _literal_fallback(fn: cst.FunctionDef, target: str) -> bool:
 def _fallback_values(fn: cst.FunctionDef, target: str) -> list[int]:
     """The integers ``fn`` assigns ``target`` outside ``# kernelopt: tuned`` lines (:func:`_literal_fallback`), or
     empty where one of its assignments is no integer literal (a computation) or it is written in place."""
+    values = _untuned_values(fn, target)
+    writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign) and _code(n.target) == target]
+    ints = [_int(v) for v in values]
+    return [] if writes or None in ints else [i for i in ints if i is not None]
+
+
+def _untuned_values(fn: cst.FunctionDef, target: str) -> list[cst.BaseExpression]:
+    """The values ``fn`` assigns ``target`` outside ``# kernelopt: tuned`` lines (an annotated literal too: Unsloth's
+    ``BLOCK_SIZE: int = 4096``, leftovers21 l9)."""
     tuned: set[int] = set()
     for node in walk(fn.body):
         if isinstance(node, cst.If) and marked_tuned(node):
@@ -4379,15 +4447,11 @@ def _fallback_values(fn: cst.FunctionDef, target: str) -> list[int]:
         and id(n) not in tuned
         and any(_code(t.target).strip() == target for t in n.targets)
     ]
-    # an annotated literal (Unsloth's ``BLOCK_SIZE: int = 4096``) is one too (leftovers21 l9)
-    values += [
+    return values + [
         n.value
         for n in walk(fn.body)
         if isinstance(n, cst.AnnAssign) and n.value is not None and id(n) not in tuned and _code(n.target) == target
     ]
-    writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign) and _code(n.target) == target]
-    ints = [_int(v) for v in values]
-    return [] if writes or None in ints else [i for i in ints if i is not None]
 
 
 class _Conjoined(cst.CSTTransformer):
