@@ -140,6 +140,29 @@ def test_q54_the_tf32_advice_names_an_atol_for_a_long_dot(tmp_path: Path) -> Non
     assert line is not None and "an RTOL of 0.01 (what TF32 meets) and an ATOL near 1e-3 of the output's" in line
 
 
+def test_q55_tunables_set_of_a_row_s_one_block_is_written_up_to_the_size_it_covers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seen on 2026-12-07: ``tunables kernel.py --set fused_dual_residual_rmsnorm_kernel:BLOCK_SIZE=4096`` on
+    sgl_dual_rms (each row ONE block of ``BLOCK_SIZE = next_power_of_2(hidden_dim)``, ``offsets < hidden_dim``) wrote
+    ``BLOCK_SIZE = 4096  # kernelopt: tuned`` for every size, without a word: past 4096 columns the rest of each row
+    was left unwritten, where the original is right; ``tunables`` itself says a smaller block "leaves part of a row
+    undone". The value is written as ``tune`` writes a table, up to the size it covers, the computation above it,
+    and said so; the written kernel is right past 4096 columns."""
+    import shutil
+
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(DATA / "sgl_dual_rms", tmp_path / "sgl_dual_rms"))
+    kernel = folder / "kernel.py"
+    argv = ["tunables", str(kernel), "--no-evaluate", "--set", "fused_dual_residual_rmsnorm_kernel:BLOCK_SIZE=4096"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "written as kernelopt tune writes it, BLOCK_SIZE=4096 only where hidden_dim <= 4096" in err, err
+    assert "        if hidden_dim <= 4096:  # kernelopt: tuned\n            BLOCK_SIZE = 4096\n" in kernel.read_text()
+    _all_correct(folder, [{"S": 1, "D": 4097}])
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

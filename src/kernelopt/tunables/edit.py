@@ -1184,10 +1184,47 @@ def apply(
     if chosen is not None and chosen.guard is not None:  # tune's text: the original kept where the value fails
         result.new_source, result.guard = keep_newlines(source.text, chosen.text or result.new_source), chosen.guard
         result.diff = edit_diff(source.text, result.new_source, p.name)
+    elif chosen is not None and (bounded := _covered_rows(source.text, result.edits, p.name)) is not None:
+        result.new_source, result.guard = keep_newlines(source.text, bounded[0]), bounded[1]
+        result.diff = edit_diff(source.text, result.new_source, p.name)
     if write and result.edits:
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True
     return result
+
+
+def _covered_rows(old: str, edits: Sequence[KnobEdit], filename: str) -> tuple[str, str] | None:
+    """The text ``tunables --set`` writes for one value of a computed block that one program spans a size with (a
+    row's one block, :class:`~kernelopt.tunables.model.Cover`), and the line saying so: the value as a table row up to
+    the size it covers, the computation above (``if hidden_dim <= 4096:  # kernelopt: tuned``), as ``tune`` writes a
+    table by size; ``None`` for any other edit, or where the guard's rules do not accept that row. Written plainly,
+    the value covered no row past it (breaker25's q55: SGLang's ``BLOCK_SIZE=4096`` set over
+    ``next_power_of_2(hidden_dim)`` left the columns past 4096 unwritten, silently)."""
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import Bucket
+
+    if len(edits) != 1 or not is_int(edits[0].after):
+        return None
+    edit = edits[0]
+    found = {t.key: t for t in analyze(old, filename)[2]}.get(edit.key)
+    if found is None or found.kind is not TunableKind.COMPUTED_SETTING:
+        return None
+    covers = [c for c in found.covers if not c.held and c.size in found.size_names]
+    if len(covers) != 1:
+        return None
+    cover, value = covers[0], int(edit.after)
+    reach = cover.reach(value)
+    table = TunedTable(size=cover.size, buckets=[Bucket(upto=reach, values={edit.key: value})])
+    try:
+        tabled = write_table(old, table, filename=filename).new_source
+    except TunableError:
+        return None
+    if tabled is None or guard_edit(old, tabled).new_source != tabled:
+        return None
+    return tabled, (
+        f"{found.name}={value} only where {cover.size} <= {reach} (one block spans {cover.size}: {cover.test}), "
+        f"the computation {found.computed} above it"
+    )
 
 
 def verify_only(old: str, new: str, expected: Mapping[str, Value], *, filename: str = "kernel.py") -> list[str]:
