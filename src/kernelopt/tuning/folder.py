@@ -98,6 +98,7 @@ from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
 from kernelopt.tunables.user_lines import in_user_lines
+from kernelopt.tuning.accuracy import EntryError, entry_values
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, config_text, is_computed
 from kernelopt.tuning.compile_pool import CACHE_DIR, EXTENSIONS_DIR
@@ -130,6 +131,7 @@ from kernelopt.tuning.net import (
     derived_sizes,
     layout_keys,
 )
+from kernelopt.tuning.net_accuracy import AtNet, judged_at_net
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
@@ -2059,7 +2061,40 @@ def _checked(
     if edit.table:  # the sizes above the table's largest entry run the original's computation: they may stay unchecked
         net = _served_marked(tuning, net)
     _refuse_unchecked(tuning, net, cap)
+    compared = _accurate_at_net(tuning, evaluator, edit.new_source, net, wall)
+    if compared.refused:  # less accurate at the net's largest size: as a net failure there (the next pick, or none)
+        return None, note, net, compared.line, compared.shape
+    if compared.line is not None:
+        note = f"{note}; {compared.line}" if note else compared.line
     return edit, note, net, None, None
+
+
+def _accurate_at_net(
+    tuning: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    written: str,
+    net: NetVerdict,
+    wall: TailWall | None,
+) -> AtNet:
+    """The written kernel's errors at the entries and at the net's largest size, each beside the original's
+    (:func:`kernelopt.tuning.net_accuracy.judged_at_net`): the entries' as the edit's check on them found them (a
+    session of one entry: the pick's own check there, the written text being the pick's)."""
+    prepared = tuning.prepared
+    primary = prepared.shapes[0]
+    first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+    error_at, original_err = getattr(evaluator, "error_at", None), getattr(first, "original_err", None)
+    if error_at is None:  # a test's fake evaluator keeps no errors
+        return AtNet()
+    entries = evaluator.entry_errors(written) if isinstance(evaluator, ShapesEvaluator) else []
+    best = next((r for r in tuning.result.results if r.config == tuning.result.best_config and r.outcome.ok), None)
+    if not entries and len(prepared.shapes) == 1 and best is not None and original_err:
+        values = entry_values({**primary.kwargs, **primary.constants})
+        entries = [EntryError(primary.label(), best, original_err, values)]
+    base = prepared.base_source
+    return judged_at_net(
+        entries, net, base, written, constants=primary.constants, check_at=evaluator.check_at, error_at=error_at,
+        wall=wall,
+    )  # fmt: skip
 
 
 def _keyed_rows_checked(

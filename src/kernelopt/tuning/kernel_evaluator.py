@@ -447,6 +447,9 @@ class KernelEvaluator:
         self._first: WorkerPool | None = None  # the first bench workers, spawned and not yet awaited (spawn)
         self._aside: WorkerProcess | None = None  # the net's worker for a size likely to fault (check_alone)
         self._aside_failed = False  # that worker could not start: check_alone runs in the first worker
+        # a kernel file's errors where it passed at a size the entries do not name (the net's sizes), by (its path,
+        # the size's label): the written kernel's at the net's largest size is compared with the original's (late35)
+        self._errors_at: dict[tuple[str, str], Result] = {}
         # the session's limit of each candidate's request (its pace, its wall time): None, the settings' own limits
         self.limit: CandidateLimit | None = None
 
@@ -889,7 +892,20 @@ class KernelEvaluator:
         reply = BenchReply.model_validate(answer.payload)
         if reply.restart or (self.problem.interpreted and not reply.outcome.ok and at.path is not None):
             worker.kill()  # a kernel's write past a buffer may have corrupted the heap; reference.py's refusal did not
+        self._keep_errors(at, reply)
         return reply.outcome, reply.reason
+
+    def _keep_errors(self, at: SizeRequest, reply: BenchReply) -> None:
+        """Keep a kernel's errors where it passed at a derived size (:meth:`error_at`)."""
+        if at.path is not None and reply.outcome is Outcome.OK and reply.rel_err is not None:
+            errors = Result(config={}, outcome=Outcome.OK, rel_err=reply.rel_err, worst_ratio=reply.worst_ratio,
+                            roundoff=reply.roundoff)  # fmt: skip
+            self._errors_at[(at.path, at.shape.label())] = errors
+
+    def error_at(self, source: str, shape: ProblemShape) -> Result | None:
+        """The errors (``rel_err``, ``worst_ratio``, ``roundoff``) of ``source``'s last check that passed at ``shape``,
+        a size the entries do not name (:meth:`check_at`, :meth:`check_alone`); ``None``: it passed no check there."""
+        return self._errors_at.get((str(self._write(source)), shape.label()))
 
     def check_alone(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """:meth:`check_at` in a bench worker of its own, for a size where a fault is likely (the net's
@@ -926,6 +942,7 @@ class KernelEvaluator:
         if isinstance(answer, Failure):
             return _bench_failure(answer, "checking")
         assert reply is not None
+        self._keep_errors(at, reply)
         return reply.outcome, reply.reason
 
     @property

@@ -119,6 +119,7 @@ class ShapesEvaluator:
         # a candidate's errors are judged across the entries (kernelopt.tuning.accuracy): each entry's size
         self.values = {s.label(): entry_values({**s.kwargs, **s.constants}) for s in shapes}
         self.uncut: set[str] = set()  # the original's configurations (never_cut)
+        self._last_checked: tuple[str, dict[str, Result]] = ("", {})  # the last source checked, each entry's check
         if len(self.evaluators) > 1:
             for ev in self.evaluators:
                 ev.judges = False
@@ -345,18 +346,32 @@ class ShapesEvaluator:
         original itself (its configurations never cut) is what they are measured against."""
         if not merged.outcome.ok or config.key() in self.uncut:
             return merged
-        evaluators = zip(self.labels, self.evaluators, strict=True)
-        originals = {label: getattr(ev, "original_err", None) for label, ev in evaluators}  # a test's fake has none
-        errors = [
-            EntryError(label, r, original, self.values[label])
-            for label, original in originals.items()
-            if (r := by.get(label)) is not None and r.outcome.ok and original is not None
-        ]
-        found = across_entries(errors)
+        found = across_entries(self.errors_by(by))
         if found is None:
             return merged
         label, line = found
         return refused(merged, f"on the SHAPES entry {label}: {line}").model_copy(update={"failed_entry": label})
+
+    def errors_by(self, by: Mapping[str, Result]) -> list[EntryError]:
+        """A candidate's errors at the entries where it passed (``by``: label -> its check there), each beside the
+        original's there (:class:`~kernelopt.tuning.accuracy.EntryError`)."""
+        evaluators = zip(self.labels, self.evaluators, strict=True)
+        originals = {label: getattr(ev, "original_err", None) for label, ev in evaluators}  # a test's fake has none
+        return [
+            EntryError(label, r, original, self.values[label])
+            for label, original in originals.items()
+            if (r := by.get(label)) is not None and r.outcome.ok and original is not None
+        ]
+
+    def entry_errors(self, source: str) -> list[EntryError]:
+        """``source``'s errors at the entries as its last :meth:`check_source` found them (:meth:`errors_by`; none
+        where it was not the last source checked): what the net's largest size is judged beside (late35)."""
+        checked, by = self._last_checked
+        return self.errors_by(by) if checked == source else []
+
+    def error_at(self, source: str, shape: ProblemShape) -> Result | None:
+        """The primary shape's :meth:`KernelEvaluator.error_at`: the worker that checks every size of the net."""
+        return self.evaluators[0].error_at(source, shape)
 
     def together(self) -> bool:
         """Whether the entries after the primary check a candidate at once, each in its own bench worker, rather than
@@ -533,6 +548,7 @@ class ShapesEvaluator:
                 return merge(config, [(pairs[0][0], first)], shapes=len(self.labels))
             rest = _at_once([(label, lambda ev=ev: ev.check_source(source, config)) for label, ev in pairs[1:]])
             both = [(pairs[0][0], first), *rest]
+            self._last_checked = (source, dict(both))
             return self._accurate(config, merge(config, both), dict(both))
         by: list[tuple[str, Result]] = []
         for label, ev in pairs:
@@ -540,6 +556,7 @@ class ShapesEvaluator:
             by.append((label, r))
             if not r.outcome.ok:
                 break
+        self._last_checked = (source, dict(by))
         return self._accurate(config, merge(config, by, shapes=len(self.labels)), dict(by))
 
     def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:

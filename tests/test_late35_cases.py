@@ -1,0 +1,137 @@
+"""late35: the accuracy rule at the net's larger sizes (docs/faults.md, "The accuracy rule at the net's sizes"). The
+net's bench worker measures the written kernel's error where it passes past the ``SHAPES`` entries; the original runs
+once more at the net's largest sizes the written kernel passed, and both errors join the entries' in
+:func:`~kernelopt.tuning.accuracy.across_entries` (:mod:`kernelopt.tuning.net_accuracy`): a chain twice as long,
+kept at the entries alone, is refused there, and the next pick is written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_wrongkernel17_cases import VARIANTS
+
+#: v116's SPLIT=4 (a lane's fp16 chain twice the original's) in Triton's interpreter (late35, 2026-12-07, the net of
+#: a session's write, each error measured by the bench worker on the size's own inputs): its and the original's
+#: (rel_err, its worst element's share of the tolerance) and the original's rel_err at the entries 8 x 5000 and
+#: 8 x 20000, and at the net's three largest sizes past them (rows, columns)
+V116_ENTRIES = {5000: (1.3226e-5, 0.0234, 5.0919e-6), 20000: (9.7930e-6, 0.0143, 8.2554e-6)}
+V116_NET = {(8, 85000): (2.1303e-5, 0.0391, 8.6671e-6), (9, 32769): (2.4052e-5, 0.0605, 9.1254e-6),
+            (12, 20004): (1.5935e-5, 0.0434, 5.1981e-6)}  # fmt: skip
+
+
+def _net_of(*sizes: tuple[int, int]) -> Any:
+    from kernelopt.tuning.net import NetVerdict, SizeCheck, SizeClass
+    from kernelopt.tuning.problem import ProblemShape
+
+    shapes = [ProblemShape(kwargs={"n_rows": rows, "n_cols": n}) for rows, n in sizes]
+    return NetVerdict(checks=[SizeCheck(kind=SizeClass.FAR, shape=s, passed=True, seconds=2.0) for s in shapes])
+
+
+def _entries() -> list[Any]:
+    from kernelopt.tuning.accuracy import EntryError
+    from kernelopt.tuning.candidate import Outcome, Result
+
+    out = []
+    for n, (ours, worst, theirs) in V116_ENTRIES.items():
+        r = Result(config={}, outcome=Outcome.OK, rel_err=ours, worst_ratio=worst, roundoff=2**-23)
+        out.append(EntryError(f"n_rows=8,n_cols={n}", r, theirs, {"n_rows": 8, "n_cols": n}))
+    return out
+
+
+def test_l45_the_net_s_largest_size_is_compared_with_the_original_s_there_and_within_the_wall() -> None:
+    """l45 (pure, the recorded figures): v116's ``SPLIT=4`` is kept on its entries alone and refused once the net's
+    three largest sizes are beside them (8 x 85000, 9 x 32769, 12 x 20004), its error rising along ``n_cols`` 3 times
+    as fast as the original's; the original runs at each once (its error known after, a next pick runs it at no size twice); a wall that cannot fit that run, an
+    original that fails there, or no error kept leaves the entries' verdict, the line saying why."""
+    from kernelopt.tuning.accuracy import across_entries
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.net_accuracy import judged_at_net
+    from kernelopt.tuning.tail_wall import TailWall
+
+    assert across_entries(_entries()) is None  # the entries alone keep it (l43)
+    ran: list[str] = []
+    kept: dict[tuple[str, str], Result] = {}
+
+    def error_at(source: str, shape: Any) -> Result | None:
+        at = (shape.kwargs["n_rows"], shape.kwargs["n_cols"])
+        if source == "written" and at in V116_NET:
+            ours, worst, _ = V116_NET[at]
+            return Result(config={}, outcome=Outcome.OK, rel_err=ours, worst_ratio=worst, roundoff=2**-23)
+        return kept.get((source, shape.label()))
+
+    def check_at(source: str, shape: Any, limit_s: float | None = None) -> tuple[Outcome, str | None]:
+        ran.append(shape.label())
+        theirs = V116_NET[(shape.kwargs["n_rows"], shape.kwargs["n_cols"])][2]
+        kept[(source, shape.label())] = Result(config={}, outcome=Outcome.OK, rel_err=theirs, worst_ratio=0.01)
+        return Outcome.OK, None
+
+    net = _net_of((9, 32769), (8, 2501), (12, 20004), (8, 85000))  # a size under the entries' is not compared
+    largest = ["n_rows=8,n_cols=85000", "n_rows=9,n_cols=32769", "n_rows=12,n_cols=20004"]
+    said = judged_at_net(_entries(), net, "original", "written", constants={}, check_at=check_at, error_at=error_at)
+    assert said.refused and said.shape is not None and said.shape.label() == "n_rows=8,n_cols=85000", said
+    assert "at n_rows=8,n_cols=85000, a size of the net, its error rises along n_cols 3 times as fast" in (
+        said.line or ""
+    ), said.line
+    assert ran == largest, ran
+    again = judged_at_net(_entries(), net, "original", "written", constants={}, check_at=check_at, error_at=error_at)
+    assert again.refused and ran == largest, ran  # the original's errors known: not run again
+
+    kept.clear()
+    spent = TailWall(wall_s=60.0, deadline=1.0, clock=lambda: 0.0)  # 1 s left, the size's check took 2 s
+    cut = judged_at_net(_entries(), net, "original", "written", constants={}, check_at=check_at, error_at=error_at,
+                        wall=spent)  # fmt: skip
+    assert not cut.refused and ran == largest, cut
+    assert (cut.line or "").startswith("not compared with the original's error at n_rows=8,n_cols=85000: "), cut.line
+    assert "the session's wall time of 60 s is spent" in (cut.line or ""), cut.line
+
+    def failing(source: str, shape: Any, limit_s: float | None = None) -> tuple[Outcome, str | None]:
+        return Outcome.RUN_TIMEOUT, "no reply within 60 s"
+
+    timed_out = judged_at_net(_entries(), net, "original", "written", constants={}, check_at=failing, error_at=error_at)
+    assert not timed_out.refused and "the original there: run_timeout: no reply within 60 s" in (
+        timed_out.line or ""
+    ), timed_out
+
+
+@pytest.mark.timeout(400)
+def test_l46_a_session_s_write_refuses_v116_split_4_at_the_net_s_size_and_writes_the_next_pick(tmp_path: Path) -> None:
+    """l46 (Triton's interpreter, real runs): v116's write path as ``tune --device cpu`` takes it after a session whose
+    fastest pick was ``SPLIT=4`` (``BLOCK=256``) and next ``BLOCK=512, SPLIT=4`` (a lane's chain as long as the
+    original's): the session's evaluators check the original at both entries, then ``_checked_edit`` checks the pick
+    on the entries (kept: leftovers24's l43) and by the net, which compares its error with the original's at the net's
+    largest sizes and refuses it; the next-best passes and is written."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.bench_worker import BenchPlan
+    from kernelopt.tuning.candidate import Config, Outcome
+    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, knob_editor
+    from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    folder = Path(shutil.copytree(VARIANTS / "sums_fp16_split", tmp_path / "v116"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current, pick, right = {"BLOCK": 256, "SPLIT": 8}, {"BLOCK": 256, "SPLIT": 4}, {"BLOCK": 512, "SPLIT": 4}
+    timed = [Result(config=c, outcome=Outcome.OK, latency_us=us, retimed=True)
+             for c, us in ((pick, 1.0), (right, 1.5), (current, 3.0))]  # fmt: skip
+    result = SessionResult(
+        best_config=pick, best_latency_us=1.0, current_config=current, current_latency_us=3.0, results=timed,
+        retimed=timed, evaluations=3, served=0, budget=3, space_size=3, wall_s=600.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    plan = BenchPlan(warmup_calls=1, repetitions=1, retime_rounds=1, extra_rounds=0)
+    settings = EvaluatorSettings(plan=plan, bench_timeout_s=90.0, startup_timeout_s=120.0)
+    base, env = prepared.base_source, {**os.environ, "TRITON_INTERPRET": "1"}
+    with ShapesEvaluator(prepared.problem, prepared.shapes, base, knob_editor(base), session_dir=prepared.session_dir,
+                         settings=settings, env=env, original=Config.of(current)) as ev:  # fmt: skip
+        ev.never_cut([Config.of(current).key()])
+        assert ev.evaluate([Config.of(current)])[0].outcome is Outcome.OK
+        out = tf._checked_edit(tf.FolderTuning(prepared, result, judge_gain(result)), ev)
+    note = out.edit_note or ""
+    assert "the written kernel is less accurate than the original at n_rows=8,n_cols=" in note, note
+    assert "a size of the net, its error rises along n_cols" in note, note
+    assert "BLOCK=256, SPLIT=4 not written; the next-best, BLOCK=512, SPLIT=4, passes: written instead" in note, note
+    assert out.edit is not None and "    BLOCK = 512\n    SPLIT = 4\n" in out.edit.new_source, out.edit
