@@ -359,6 +359,7 @@ refusals24 480 scripts/gpu_refusals24.sh
 configs23 600 scripts/gpu_configs23.sh
 configs24 480 scripts/gpu_configs24.sh
 late33 300 scripts/gpu_late33.sh
+late35 420 scripts/gpu_late35.sh
 gputests 560 -
 EOF
 }

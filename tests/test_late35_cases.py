@@ -98,13 +98,13 @@ def test_l45_the_net_s_largest_size_is_compared_with_the_original_s_there_and_wi
     ), timed_out
 
 
-@pytest.mark.timeout(400)
-def test_l46_a_session_s_write_refuses_v116_split_4_at_the_net_s_size_and_writes_the_next_pick(tmp_path: Path) -> None:
-    """l46 (Triton's interpreter, real runs): v116's write path as ``tune --device cpu`` takes it after a session whose
-    fastest pick was ``SPLIT=4`` (``BLOCK=256``) and next ``BLOCK=512, SPLIT=4`` (a lane's chain as long as the
-    original's): the session's evaluators check the original at both entries, then ``_checked_edit`` checks the pick
-    on the entries (kept: leftovers24's l43) and by the net, which compares its error with the original's at the net's
-    largest sizes and refuses it; the next-best passes and is written."""
+def _written_after(
+    folder: Path, device: str, picks: tuple[dict[str, int], ...], tmp_path: Path, env: dict[str, str]
+) -> Any:
+    """``folder`` copied, and its write path as ``tune`` takes it after a session that timed ``picks`` (the current
+    configuration, the fastest pick, the next-best), on ``device``: the session's evaluators check the original at
+    every entry, then ``_checked_edit`` checks the pick on the entries and by the net (its errors compared with the
+    original's at the net's largest sizes), the next-best after a refusal; the tuning it leaves."""
     from kernelopt.tuning import folder as tf
     from kernelopt.tuning.bench_worker import BenchPlan
     from kernelopt.tuning.candidate import Config, Outcome
@@ -112,9 +112,9 @@ def test_l46_a_session_s_write_refuses_v116_split_4_at_the_net_s_size_and_writes
     from kernelopt.tuning.session import Result, SessionResult, StopReason, judge_gain
     from kernelopt.tuning.shape_evaluator import ShapesEvaluator
 
-    folder = Path(shutil.copytree(VARIANTS / "sums_fp16_split", tmp_path / "v116"))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    current, pick, right = {"BLOCK": 256, "SPLIT": 8}, {"BLOCK": 256, "SPLIT": 4}, {"BLOCK": 512, "SPLIT": 4}
+    copied = Path(shutil.copytree(folder, tmp_path / folder.name))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=copied, device=device))
+    current, pick, right = picks
     timed = [Result(config=c, outcome=Outcome.OK, latency_us=us, retimed=True)
              for c, us in ((pick, 1.0), (right, 1.5), (current, 3.0))]  # fmt: skip
     result = SessionResult(
@@ -124,14 +124,62 @@ def test_l46_a_session_s_write_refuses_v116_split_4_at_the_net_s_size_and_writes
     )  # fmt: skip
     plan = BenchPlan(warmup_calls=1, repetitions=1, retime_rounds=1, extra_rounds=0)
     settings = EvaluatorSettings(plan=plan, bench_timeout_s=90.0, startup_timeout_s=120.0)
-    base, env = prepared.base_source, {**os.environ, "TRITON_INTERPRET": "1"}
+    base = prepared.base_source
     with ShapesEvaluator(prepared.problem, prepared.shapes, base, knob_editor(base), session_dir=prepared.session_dir,
                          settings=settings, env=env, original=Config.of(current)) as ev:  # fmt: skip
         ev.never_cut([Config.of(current).key()])
         assert ev.evaluate([Config.of(current)])[0].outcome is Outcome.OK
-        out = tf._checked_edit(tf.FolderTuning(prepared, result, judge_gain(result)), ev)
+        return tf._checked_edit(tf.FolderTuning(prepared, result, judge_gain(result)), ev)
+
+
+V116_PICKS = ({"BLOCK": 256, "SPLIT": 8}, {"BLOCK": 256, "SPLIT": 4}, {"BLOCK": 512, "SPLIT": 4})
+
+
+@pytest.mark.timeout(400)
+def test_l46_a_session_s_write_refuses_v116_split_4_at_the_net_s_size_and_writes_the_next_pick(tmp_path: Path) -> None:
+    """l46 (Triton's interpreter, real runs): v116's write path as ``tune --device cpu`` takes it after a session whose
+    fastest pick was ``SPLIT=4`` (``BLOCK=256``) and next ``BLOCK=512, SPLIT=4`` (a lane's chain as long as the
+    original's): the pick is kept on the entries (leftovers24's l43) and refused by the net's comparison at its
+    largest sizes; the next-best passes and is written, the net's line saying where its errors were compared."""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    out = _written_after(VARIANTS / "sums_fp16_split", "cpu", V116_PICKS, tmp_path, env)
     note = out.edit_note or ""
     assert "the written kernel is less accurate than the original at n_rows=8,n_cols=" in note, note
     assert "a size of the net, its error rises along n_cols" in note, note
     assert "BLOCK=256, SPLIT=4 not written; the next-best, BLOCK=512, SPLIT=4, passes: written instead" in note, note
     assert out.edit is not None and "    BLOCK = 512\n    SPLIT = 4\n" in out.edit.new_source, out.edit
+    assert out.net is not None and "its error no less accurate than the original's at n_rows=" in out.net.line()
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(450)
+def test_on_cuda_l47_the_net_s_sizes_judge_the_written_kernel_s_accuracy_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled): l46's write path for v116 (``SPLIT=4`` then ``BLOCK=512, SPLIT=4``) and for
+    breaker21's split-K fp8 GEMM (``split_k=2``, a K chain twice the original's in the tensor cores' fp8 accumulator,
+    then ``split_k=8``, half as long). The pick twice as long is not written (refused on the entries or at the net's
+    sizes, the line naming which); the next-best is written, the net's line naming the sizes where its error was
+    compared with the original's and the seconds of those runs (printed, with the refusal's line); what is written is
+    right at sizes the entries do not name (v116 at one row of 1.1 M columns, the split-K GEMM at 8192 x 8192 x
+    8192)."""
+    from tests import gpu_correct
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_breaker21_cases import DATA
+    from tests.test_wrongkernel25_cases import SPLITK_CURRENT, SPLITK_HALVED, SPLITK_LARGE, V116_LARGE
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    splitk = (SPLITK_CURRENT, {**SPLITK_CURRENT, **SPLITK_HALVED}, {**SPLITK_CURRENT, "block_k": 128, "split_k": 8})
+    cases = ((VARIANTS / "sums_fp16_split", V116_PICKS, V116_LARGE), (DATA / "ai_splitk", splitk, SPLITK_LARGE))
+    for k, (folder, picks, large) in enumerate(cases):
+        out = _written_after(folder, "cuda", picks, tmp_path / str(k), env)
+        note, line = out.edit_note or "", out.net.line() if out.net is not None else ""
+        print(f"l47 {folder.name}: note: {note}\nl47 {folder.name}: net: {line}")
+        assert out.edit is not None and "not written" in note, note  # the longer chain refused, the next written
+        assert "its error rises along" in note or "times the original's on the same inputs" in note, note
+        assert "its error no less accurate than the original's at " in line, line
+        written = tmp_path / f"written_{k}.py"
+        written.write_text(out.edit.new_source)
+        verdict = gpu_correct.correct_on_device(folder, [large], _outputs_checked, kernel_py=written)
+        assert all(v is True for v in verdict.values()), verdict

@@ -1870,9 +1870,11 @@ def _checked_edit(
     net within ``wall``, the session's stated wall time: a check it cannot fit is not run, and nothing is written
     (:class:`~kernelopt.tuning.tail_wall.WallSpent`, the line saying which), the net cut at it as at its own cap."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
-    cap = NetCap.of(tuning.result.wall_s, time.monotonic(), wall)  # one time cap over every pick the net checks
+    # one time cap over every pick the net checks (moved past the accuracy comparison's runs: _past_compared)
+    cap: NetCap | None = NetCap.of(tuning.result.wall_s, time.monotonic(), wall)
     try:
         edit, note, net, failed, at = _checked(tuning, evaluator, known, cap, wall)
+        cap = _past_compared(cap, net, wall)
         # a guard or a rule refused the pick's edit: the next-best writable pick that beats the current instead
         refused = note.removesuffix(": not written") if edit is None and failed is None and note else None
         line = failed if failed is not None else refused
@@ -1881,6 +1883,7 @@ def _checked_edit(
             picked = f"{line}: {config_text(tuning.result.best_config)} not written"
             said = f"{picked}; the next-best, {config_text(alt.result.best_config)}"
             edit, _, alt_net, _, _ = _after(said, alt, evaluator, known, cap, wall)
+            cap = _past_compared(cap, alt_net, wall)
             if edit is not None:
                 net = alt_net
                 note = f"{said}, passes: written instead"
@@ -1950,6 +1953,7 @@ def _table_fallback(
             lines = [*said, f"{line}: the row {row} not written"]
             so = f"{'; '.join(lines)}; the table so written"
             edit, alt_note, alt_net, failed_again, where = _after(so, alt, evaluator, known, cap, wall)
+            cap = _past_compared(cap, alt_net, wall)
             if edit is not None:
                 return alt, edit, f"{'; '.join(lines)}; {_next_best_passed(alt_note)}", alt_net
             if failed_again is not None:  # written, and failed its check: its rows give way in turn
@@ -2062,11 +2066,20 @@ def _checked(
         net = _served_marked(tuning, net)
     _refuse_unchecked(tuning, net, cap)
     compared = _accurate_at_net(tuning, evaluator, edit.new_source, net, wall)
+    net = net.model_copy(update={"compared": compared.said(), "compared_s": compared.seconds})
     if compared.refused:  # less accurate at the net's largest size: as a net failure there (the next pick, or none)
         return None, note, net, compared.line, compared.shape
-    if compared.line is not None:
-        note = f"{note}; {compared.line}" if note else compared.line
     return edit, note, net, None, None
+
+
+def _past_compared(cap: NetCap | None, net: NetVerdict | None, wall: TailWall | None) -> NetCap | None:
+    """``cap`` with its deadline moved past the seconds the original's runs for the accuracy comparison took
+    (:attr:`NetVerdict.compared_s`), never past ``wall``'s: those runs are paid from the session's wall, and a next
+    pick's net keeps its time (late35: a 60 s session's next pick, unchecked at two sizes for want of time)."""
+    if cap is None or net is None or not net.compared_s:
+        return cap
+    deadline = cap.deadline + net.compared_s
+    return cap.model_copy(update={"deadline": min(deadline, wall.deadline) if wall is not None else deadline})
 
 
 def _accurate_at_net(

@@ -1386,6 +1386,9 @@ class NetVerdict(BaseModel):
     seconds: float = 0.0
     # far rungs not run, each ladder's one line (their footprint could not be read: late33 z101)
     unsized: list[str] = Field(default_factory=list)
+    # the written kernel's error compared with the original's at its largest sizes (late35: net_accuracy), one line
+    compared: str | None = None
+    compared_s: float = 0.0  # the original's runs it took, paid from the session's wall, not the net's cap
 
     @property
     def failed(self) -> SizeCheck | None:
@@ -1456,6 +1459,7 @@ class NetVerdict(BaseModel):
         """One line for the user: where the written kernel was checked beyond the ``SHAPES`` entries, and how."""
         kept = f"; kept {', '.join(self.kept)}" if self.kept else ""
         kept += "".join(f"; {line}" for line in self.unsized)
+        kept += f"; {self.compared}" if self.compared else ""
         if self.not_cast is not None:
             return f"not checked at sizes the SHAPES entries do not name: {self.not_cast}{kept}"
         bad = self.failed

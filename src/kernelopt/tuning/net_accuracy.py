@@ -38,13 +38,26 @@ ErrorAt = Callable[[str, ProblemShape], Result | None]
 
 @dataclass(frozen=True)
 class AtNet:
-    """What the comparison at the net's largest size found: ``refused`` with the size (``shape``) and the line, or
-    kept (``line``: why it was not compared, else ``None``); ``seconds``: the original's run there."""
+    """What the comparison at the net's largest sizes found: ``refused`` with the size (``shape``) and the line, or
+    kept (``line``: why a size was not compared, else ``None``); the sizes compared (``labels``) and the original's
+    runs there (``seconds``)."""
 
     shape: ProblemShape | None = None
     line: str | None = None
     refused: bool = False
     seconds: float = 0.0
+    labels: tuple[str, ...] = ()
+
+    def said(self) -> str | None:
+        """The net's clause (:attr:`~kernelopt.tuning.net.NetVerdict.compared`): where the errors were compared and
+        the seconds it took, and why a size was not; ``None``: no size past the entries passed."""
+        parts = []
+        if self.labels and not self.refused:
+            at = ", ".join(self.labels)
+            parts.append(f"its error no less accurate than the original's at {at} ({self.seconds:.1f} s of runs)")
+        if self.line is not None and not self.refused:
+            parts.append(self.line)
+        return "; ".join(parts) or None
 
 
 def size_values(shape: ProblemShape, constants: Mapping[str, object]) -> dict[str, int]:
@@ -86,7 +99,7 @@ def judged_at_net(
     found = largest_passed(net, entries, constants)
     if not found:
         return AtNet()
-    errors, left, seconds = list(entries), [], 0.0
+    errors, left, seconds, labels = list(entries), [], 0.0, []
     for check, values in found:
         shape, label = check.shape, check.shape.label()
         ours, err = error_at(written, shape), error_at(original, shape)  # the original's: run for an earlier pick
@@ -107,13 +120,14 @@ def judged_at_net(
             left.append(f"{label}: the original there: {said}")
             continue
         errors.append(EntryError(label, ours, err.rel_err, values))
+        labels.append(label)
     shape = found[0][0].shape
     line = f"not compared with the original's error at {'; '.join(left)}" if left else None
     judged = across_entries(errors) if len(errors) > len(entries) else None
     if judged is None:
-        return AtNet(shape, line, seconds=seconds)
+        return AtNet(shape, line, seconds=seconds, labels=tuple(labels))
     at, why = judged
     named = {c.shape.label(): c.shape for c, _ in found}
     where = f"at {at}, a size of the net," if at in named else f"on the SHAPES entry {at}, beside the net's sizes,"
     refusal = f"the written kernel is less accurate than the original {where} {why}"
-    return AtNet(named.get(at, shape), refusal, True, seconds)
+    return AtNet(named.get(at, shape), refusal, True, seconds, tuple(labels))
