@@ -20,14 +20,35 @@ def _grown(text: str, value: int) -> str:
     return text.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n")
 
 
-@pytest.mark.parametrize("folder", ["pad_rows_helper", "pad_rows_view"])
+def _original_and_written(folder: Path, written: str, size: dict[str, int], tmp_path: Path) -> tuple[object, object]:
+    """The verdicts (``torch.allclose`` of out and the reference, or the error raised) of ``folder``'s original
+    kernel and of the text ``written`` at ``size`` in Triton's interpreter."""
+    import torch
+
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    (tmp_path / "written.py").write_text(written)
+    label = ",".join(f"{k}={v}" for k, v in size.items())
+    verdicts = []
+    with triton_interpreted():
+        for kernel_py in (None, tmp_path / "written.py"):
+            got = gpu_correct.correct_on_device(
+                folder, [size], lambda ran: bool(torch.allclose(ran.got, ran.want)), kernel_py=kernel_py
+            )
+            verdicts.append(got[label])
+    return verdicts[0], verdicts[1]
+
+
+@pytest.mark.parametrize("folder", ["pad_rows_helper", "pad_rows_view", "pad_rows_cached"])
 def test_v119_v120_a_padded_stride_of_a_helper_s_buffer_or_a_view_keeps_to_divisors_of_the_original(
     folder: str,
 ) -> None:
     """v119 (pad_rows_helper: v117's buffer returned by a module helper, ``ws = _workspace(n_rows, n_pad, x)``) and
-    v120 (pad_rows_view: ``torch.zeros(n_rows * n_pad).view(n_rows, n_pad)``), the kernel storing at ``row * stride +
+    v120 (pad_rows_view: ``torch.zeros(n_rows * n_pad).view(n_rows, n_pad)``) and v128 (pad_rows_cached: the helper
+    returning ``_WORKSPACES[key].zero_()``, stored once as ``torch.zeros(rows, cols)``), the kernel storing at ``row * stride +
     cols`` in int32 with ``stride = ws.stride(0)``: ``kernelopt tune --device cpu`` wrote ``BLOCK = 4096`` plainly
-    (v119) and a table ``BLOCK = 8192`` where ``n_cols <= 3000`` (v120), each padding a row of 1025 columns past the
+    (v119) and tables (v120: ``BLOCK = 8192`` where ``n_cols <= 3000``; v128: 2048 and 4096), each padding a row of 1025 columns past the
     original's 2048 and wrapping past 2**31 at 262144 to 524288 rows, where the original indexes right (v113's GPU
     test shows the wrap). The stride is read through the helper's one ``return`` and through the view's shape, as
     v117's of a buffer the launcher allocates: guarded where the tile divides the size (it pads nothing there)."""
@@ -39,6 +60,13 @@ def test_v119_v120_a_padded_stride_of_a_helper_s_buffer_or_a_view_keeps_to_divis
         assert guarded.tests == (f"n_cols % {grown} == 0",), guarded.note
         assert PADDED in (guarded.note or ""), guarded.note
     assert PADDED not in (guard_edit(base, _grown(base, 512)).note or ""), "a divisor of the original pads within it"
+    # a table's row, as tune writes one (v128's session wrote ``if n_cols <= 3000:`` / ``BLOCK = 4096`` unguarded: a
+    # table's rows were read without the module's helpers)
+    row = base.replace(
+        "    BLOCK = 1024\n", "    BLOCK = 1024\n    if n_cols <= 3000:  # kernelopt: tuned\n        BLOCK = 4096\n"
+    )
+    tabled = guard_edit(base, row).new_source or ""
+    assert "    if n_cols <= 3000 and n_cols % 4096 == 0:  # kernelopt: tuned\n" in tabled, tabled
 
 
 @pytest.mark.parametrize(
@@ -219,11 +247,9 @@ def test_v126_a_list_pruned_to_covering_blocks_keeps_its_largest(
     decorator rule took the smallest config as what covers (any config may run); a prune that fits the size runs
     the largest where the others fall short: a list whose largest block is below the original's is not written,
     and one that keeps it (the smallest raised to 2048) is."""
-    import torch
 
     from kernelopt.tunables.guard import guard_edit
     from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     folder = VARIANTS / "softmax_prune_cover"
     base = (folder / "kernel.py").read_text()
@@ -233,12 +259,34 @@ def test_v126_a_list_pruned_to_covering_blocks_keeps_its_largest(
     assert refused.new_source is None and "BLOCK_N=2048 as the list's largest" in (refused.note or ""), refused
     assert guard_edit(base, base.replace(smallest, '{"BLOCK_N": 2048}, num_warps=4')).new_source is not None
     monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "lowered.py").write_text(lowered)
-    row = [{"n_rows": 2, "n_cols": 3000}]
-    with triton_interpreted():
-        original = gpu_correct.correct_on_device(folder, row, lambda ran: bool(torch.allclose(ran.got, ran.want)))
-        written = gpu_correct.correct_on_device(
-            folder, row, lambda ran: bool(torch.allclose(ran.got, ran.want)), kernel_py=tmp_path / "lowered.py"
-        )
-    assert original == {"n_rows=2,n_cols=3000": True}, original
-    assert "No valid autotuner configs after pruning" in str(written["n_rows=2,n_cols=3000"]), written
+    original, written = _original_and_written(folder, lowered, {"n_rows": 2, "n_cols": 3000}, tmp_path)
+    assert original is True and "No valid autotuner configs after pruning" in str(written), (original, written)
+
+
+def test_v127_a_fixed_block_in_place_of_a_computed_covering_one_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v127 (rows_heuristic_pair: row sums whose ``@triton.heuristics`` compute ``BLOCK_N =
+    triton.next_power_of_2(args["n_cols"])``, one block a row, and ``ROWS = 4096 // triton.next_power_of_2(
+    args["n_cols"])`` from the same argument; rows of at most 4096): ``tunables --set rows_sum.heuristics.BLOCK_N=1024``
+    wrote ``lambda args: 1024``, which sums a row of 2000 over its first 1024 columns and at a row of one column
+    asks a tile of 4096 x 1024 (past Triton's numel limit), where the original sums both right. A fixed block in
+    place of a computed block that covers a size is not written (a decorator holds no guard); tune's own tables
+    into the lambda (falling back on the computation) are not fixed blocks and keep being written."""
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests import gpu_correct
+
+    folder = VARIANTS / "rows_heuristic_pair"
+    base = (folder / "kernel.py").read_text()
+    computed = 'lambda args: triton.next_power_of_2(args["n_cols"]),'
+    fixed = base.replace(computed, "lambda args: 1024,", 1)
+    refused = guard_edit(base, fixed)
+    assert refused.new_source is None, refused
+    assert "BLOCK_N=1024 in place of the computed triton.next_power_of_2" in (refused.note or ""), refused.note
+    tabled = base.replace(
+        computed, 'lambda args: 1024 if args["n_cols"] <= 1000 else triton.next_power_of_2(args["n_cols"]),', 1
+    )
+    assert "in place of the computed" not in (guard_edit(base, tabled).note or "")
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    assert _original_and_written(folder, fixed, {"n_rows": 5, "n_cols": 2000}, tmp_path) == (True, False)

@@ -1206,12 +1206,34 @@ def _made_strides(
             return None
         if any(a.keyword is not None for a in expr.args):
             return None
-        made = _made_strides(returns[0].value, assigned_once(helper), helpers, frozenset({helper.name.value}))
+        returned = _cached(returns[0].value, helper)
+        made = _made_strides(returned, assigned_once(helper), helpers, frozenset({helper.name.value}))
         if made is None:
             return None
         given = {name: _parenthesized(a.value) for name, a in zip(params, expr.args, strict=True)}
         return [_substituted(stride, given) for stride in made[0]], made[1]
     return None
+
+
+def _cached(returned: cst.BaseExpression, helper: cst.FunctionDef) -> cst.BaseExpression:
+    """What a helper returns read through a cache it fills: ``return _WORKSPACES[key]`` (or ``.zero_()`` of it)
+    where the helper stores ``_WORKSPACES[key] = torch.zeros(rows, cols)`` once is that allocation (a workspace kept
+    by its shape: wrongkernel26, v128); ``returned`` itself otherwise."""
+    inner = returned
+    if isinstance(returned, cst.Call) and isinstance(returned.func, cst.Attribute) and not returned.args:
+        inner = returned.func.value if returned.func.attr.value in ("zero_", "contiguous") else returned
+    if not (isinstance(inner, cst.Subscript) and isinstance(inner.value, cst.Name)):
+        return returned
+    stores = [
+        node.value
+        for node in walk(helper.body)
+        if isinstance(node, cst.Assign)
+        and len(node.targets) == 1
+        and isinstance(target := node.targets[0].target, cst.Subscript)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == inner.value.value
+    ]
+    return stores[0] if len(stores) == 1 else returned
 
 
 def _listed(args: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
@@ -1489,15 +1511,22 @@ def _decorator_tiles(
         shrunk = _pruned_cover_shrunk(o, n, covering)
         if shrunk is not None:
             return shrunk
+        computed = {key: b_node for key, b_node, where in _decorator_literals(o) if where == "decorator"}
         for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
-            if key in covering and a is not None and low is not None and not covering[key].holds(low, a):
-                r = covering[key]
+            was, r = computed.get(key), covering.get(key)
+            # a fixed block in place of a computed one (``lambda args: 1024`` for ``triton.next_power_of_2(
+            # args["n_cols"])``) covers only the sizes up to it, the computation every size it rises with
+            # (wrongkernel26, v127: ``tunables --set`` wrote it, a row of 2000 summed over its first 1024)
+            fixed = was is not None and _int(was) is None
+            if r is not None and a is not None and (fixed or (low is not None and not r.holds(low, a))):
                 covers = r.size if r.size is not None else "a size"
+                moved = f"{key}={a} in place of the computed {_code(was).strip()}" if fixed else f"{key}={a}"  # type: ignore[arg-type]
+                before = "the original" if fixed else f"the original {key}={low}"
                 return (
-                    f"{key}={a} does not cover every size the original {key}={low} handled (the kernel "
-                    f"{n.name.value} covers {covers} with one block of {key} ({r.test})), and a setting in "
-                    f"{n.name.value}'s {where} cannot be guarded by a size: not written"
+                    f"{moved} does not cover every size {before} handled (the kernel {n.name.value} covers {covers} "
+                    f"with one block of {key} ({r.test})), and a setting in {n.name.value}'s {where} cannot be guarded "
+                    "by a size: not written"
                 )
             if a is not None and low is not None and a < low:
                 limit = _grid_limited(key, launchers, unmasked, pos, kernels, imported)
@@ -4486,13 +4515,16 @@ def _plain_requirements(
     pos: Positions,
     made: dict[int, list[Divides]] | None,
 ) -> list[Divides]:
-    """:func:`_requirements` of the launching function ``fn`` of ``collector``'s text, with its kernels and no helper
-    read, made once per function for the rules that ask it of one text (``made``, by the function's id; ``None``:
-    made afresh): a tuned table's lines and its rows (:func:`_tuned_tiles`, :func:`_uncovered_rows`)."""
+    """:func:`_requirements` of the launching function ``fn`` of ``collector``'s text, with its kernels and the
+    module's other functions as helpers (as a plain pick's guard reads them: a table's row over a buffer a helper
+    makes was read without them, and `tune` wrote v128's row of 4096 unguarded, wrongkernel26), made once per
+    function for the rules that ask it of one text (``made``, by the function's id; ``None``: made afresh): a tuned
+    table's lines and its rows (:func:`_tuned_tiles`, :func:`_uncovered_rows`)."""
     if made is not None and id(fn) in made:
         return made[id(fn)]
     kernels = {f.name.value: f for f in collector.functions if is_jit(f)}
-    found = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
+    helpers = {f.name.value: f for f in collector.functions if not is_jit(f)}
+    found = _requirements(fn, unmasked, pos, kernels, helpers, imported=collector.imported)
     if made is not None:
         made[id(fn)] = found
     return found
