@@ -183,3 +183,29 @@ def test_on_cuda_l47_the_net_s_sizes_judge_the_written_kernel_s_accuracy_on_a_gp
         written.write_text(out.edit.new_source)
         verdict = gpu_correct.correct_on_device(folder, [large], _outputs_checked, kernel_py=written)
         assert all(v is True for v in verdict.values()), verdict
+
+
+@pytest.mark.timeout(300)
+def test_l49_tunables_set_check_refuses_an_edit_less_accurate_than_the_kernel_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """l49 (leftovers24's l44: ``--set`` wrote with static checks only): ``kernelopt tunables --set SPLIT=1 --check
+    --device cpu`` on v116 runs the kernel as written and the edit at both entries in Triton's interpreter and writes
+    nothing, exit 1, the line naming the entry and the pace (25 times the original's); ``--check`` needs ``--set`` and
+    a task folder's kernel.py (exit 2, no run)."""
+    from kernelopt.cli.app import main
+
+    folder = Path(shutil.copytree(VARIANTS / "sums_fp16_split", tmp_path / "v116"))
+    kernel = folder / "kernel.py"
+    before = kernel.read_text()
+    assert main(["tunables", str(kernel), "--set", "SPLIT=1", "--check", "--device", "cpu"]) == 1
+    err = capsys.readouterr().err
+    assert "not written: the edit fails its check (wrong_result: on the SHAPES entry n_rows=8,n_cols=20000" in err, err
+    assert "its error rises along n_cols 25 times as fast as the original's" in err, err
+    assert kernel.read_text() == before
+    assert main(["tunables", str(kernel), "--check"]) == 2
+    assert "--check runs an edit: it goes with --set" in capsys.readouterr().err
+    lone = tmp_path / "k.py"
+    lone.write_text(before)
+    assert main(["tunables", str(lone), "--set", "SPLIT=4", "--check", "--no-evaluate"]) == 2
+    assert "has no reference.py beside it" in capsys.readouterr().err

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not 
 
     from kernelopt.tunables.knobs import ResourceLimits
     from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
+    from kernelopt.tuning.candidate import Value
 
 
 def register(app: typer.Typer) -> None:
@@ -51,6 +52,12 @@ def register(app: typer.Typer) -> None:
         device: str | None = typer.Option(
             None, "--device", help="With --reference: where the task runs, cuda or cpu (Triton interpreted)."
         ),
+        check: bool = typer.Option(
+            False,
+            "--check",
+            help="With --set: run the edit and the kernel as written at every SHAPES entry of reference.py beside "
+            "kernel.py (on --device) before writing; one that fails or is less accurate is not written.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """List the knobs of FILE with their legal values; semantic parameters are listed, never edited.
@@ -58,6 +65,8 @@ def register(app: typer.Typer) -> None:
         The knobs: launch literals, launch options left out, computed values, autotune configs, heuristics,
         marked constants.
         """
+        if check and not sets:
+            raise UsageError("--check runs an edit: it goes with --set", hint="add --set KNOB=VALUE")
         if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         if gpu is not None:
@@ -104,6 +113,9 @@ def register(app: typer.Typer) -> None:
                     held.enter_context(
                         kernel_locks(file, command="tunables --set", hint="wait for it to end, then set the knob")
                     )
+                if check:  # the edit run beside the kernel as written before it is written (late35)
+                    _checked_set(file, before, apply(file, changes, write=False, limits=limits, gpu=gpu,
+                                                     evaluation=evaluation).new_source, changes, device)  # fmt: skip
                 try:
                     result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
                 except OSError as exc:  # a full disk: the file is as it was, and no --root moves it (f6)
@@ -128,6 +140,27 @@ def register(app: typer.Typer) -> None:
             unmarked = unmarked_guards(read_kernel(file), file.name)  # read as discovery reads it (its encoding)
             if unmarked is not None:
                 note(unmarked)
+
+
+def _checked_set(file: Path, before: str, edited: str | None, changes: Mapping[str, Value], device: str | None) -> None:
+    """``--check``: the edit run beside the kernel as written at every ``SHAPES`` entry
+    (:func:`kernelopt.tuning.set_check.set_checked`); one that fails is refused (exit 1), nothing written.
+
+    Raises:
+        UsageError: ``file`` is not a task folder's kernel.py (no reference.py beside it).
+        KerneloptError: the edit fails its check, or the kernel as written fails its own.
+    """
+    if file.name != "kernel.py" or not (file.parent / "reference.py").is_file():
+        raise UsageError(f"--check: {file} has no reference.py beside it", hint="give a task folder's kernel.py")
+    if edited is None or edited == before:
+        return
+    from kernelopt.errors import KerneloptError
+    from kernelopt.tuning.set_check import set_checked
+
+    refused = set_checked(file.parent, before, edited, changes, device)
+    if refused is not None:
+        raise KerneloptError(f"not written: {refused}", hint="a change kernelopt tune checks the same way")
+    info("--check: the edit passes at every SHAPES entry, no less accurate than the kernel as written")
 
 
 def _tune_refuses(file: Path) -> str | None:
