@@ -79,9 +79,10 @@ def test_c40_vllm_s_own_fp8_tables_are_carried_read_and_right_at_sizes_shapes_do
     assert after == before and all(b"\r\n" in p.read_bytes() for p in (FP8 / "configs").iterdir())
     found = {t.key: t for t in discover_source((FP8 / "kernel.py").read_text())}
     splat = found["_w8a8_triton_block_scaled_mm:**config"]
-    assert not splat.editable and "is read from a JSON file (get_w8a8_block_fp8_configs(): json.load, line 136)" in str(
-        splat.refused_reason
-    ), splat.refused_reason
+    assert (
+        not splat.editable
+        and "one read from a JSON file (get_w8a8_block_fp8_configs(): json.load, line 136)" in str(splat.refused_reason)
+    ), splat.refused_reason  # and a run makes its settings knobs (c46)
 
 
 #: what AITER's launch received in a CPU run of its task (its worker's record, 2026-12-07): the timed SHAPES entry's
@@ -273,6 +274,50 @@ def test_c44_a_row_of_smaller_tiles_holds_the_grid_count_s_limit_and_the_launche
     (folder / "kernel.py").write_text(guarded.new_source)
     (folder / "configs").symlink_to(VLLM_MOE / "configs", target_is_directory=True)
     got = _correct_padded(folder, MOE_UNNAMED)
+    assert all(v is True for v in got.values()), got
+
+
+#: what vLLM's fp8 GEMM received in a CPU run of its task (its worker's record, 2026-12-07): the default dict, no file
+#: naming the CPU
+FP8_RUN: dict[str, object] = {
+    "BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 32, "num_warps": 4, "num_stages": 2,
+}  # fmt: skip
+
+
+@pytest.mark.timeout(120)
+def test_c46_vllm_s_fp8_settings_from_its_file_or_its_default_are_tuned_after_the_branches(tmp_path: Path) -> None:
+    """c40's kernel binds ``config = configs[min(...)]`` (the device's file's entry nearest M) in an ``if`` and a dict of
+    defaults in the ``else``: no branch table (one branch is no literal), so ``**config`` was refused whole, and
+    statically it said "so none is a knob", asking for no run (AITER's line had ended with "(give the reference)", and
+    c42's appended split dropped the run too). Each branch's dict is the fallback now: with a run, the settings the
+    launch received are tuned after the ``if`` under the device's rows; without one, the line asks for it. The written
+    kernel is right where its row serves and past it."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import AutotuneEvaluation, Bucket, TunedTable
+
+    base = (FP8 / "kernel.py").read_text()
+    static = {t.key: t for t in discover_source(base)}["_w8a8_triton_block_scaled_mm:**config"]
+    assert str(static.refused_reason).endswith("known only from a run of the task (give the reference)")
+    run = AutotuneEvaluation(launch_values={"_w8a8_triton_block_scaled_mm": FP8_RUN})
+    knobs = {t.name: t for t in discover_source(base, evaluation=run) if t.kernel == "_w8a8_triton_block_scaled_mm"}
+    assert all(n in knobs and knobs[n].editable for n in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "GROUP_SIZE_M")), knobs
+    pick = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "GROUP_SIZE_M": 8}
+    table = TunedTable(size="M", buckets=[Bucket(upto=64, values=pick)], key=KEY_CPU)
+    edit = write_table(base, table, kernel="_w8a8_triton_block_scaled_mm", evaluation=run)
+    written = guard_edit(base, edit.new_source or "").new_source
+    assert written is not None
+    assert (
+        '        }\n    if M <= 64 and get_device_name() == "cpu":  # kernelopt: tuned\n        config = dict(config)\n'
+        '        config["BLOCK_SIZE_M"] = 32\n'
+    ) in written, written
+    folder = tmp_path / "fp8"
+    folder.mkdir()
+    shutil.copy(FP8 / "reference.py", folder / "reference.py")
+    (folder / "kernel.py").write_text(written)
+    (folder / "configs").symlink_to(FP8 / "configs", target_is_directory=True)
+    got = _correct_padded(folder, [{"M": 3, "N": 130, "K": 200}, {"M": 65, "N": 256, "K": 128}])
     assert all(v is True for v in got.values()), got
 
 

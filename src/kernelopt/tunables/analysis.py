@@ -2009,7 +2009,7 @@ class _Analyzer:
                         or self.read_from_file(la, code)
                         or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
-                        needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
+                        needs_run=GIVE_REFERENCE in self.unread_why.get(code, ""),  # AITER's: its split said after
                     )
                 )
             tiled: list[tuple[Site, str]] = []  # body-bound tiles the programs step by, held below unless linked
@@ -3527,7 +3527,7 @@ class _Analyzer:
             if not binds:
                 binds, scope = self.module_bindings.get(expr.value), None
             if binds and len(binds) > 1 and launch is not None and scope is not None and depth == 0:
-                return self.branch_entries(expr.value, binds, scope, kernel)
+                return self.branch_entries(expr.value, binds, scope, kernel, launch)
             unpacked = _unpacked_call(binds[0], expr.value) if binds and len(binds) == 1 else None
             if unpacked is not None and launch is not None and scope is not None and depth == 0:
                 # AITER's ``if config is None: config, _ = _get_config(M, N, K)``: a getter's dict, unpacked
@@ -3584,7 +3584,7 @@ class _Analyzer:
         return out
 
     def branch_entries(
-        self, variable: str, binds: list[_Binding], func: _FuncInfo, kernel: str | None
+        self, variable: str, binds: list[_Binding], func: _FuncInfo, kernel: str | None, launch: _Launch | None = None
     ) -> list[tuple[str, cst.BaseExpression]] | None:
         """The settings of ``**kwargs`` where the launching function binds ``kwargs`` to a dict literal in each
         branch of an ``if`` / ``else`` (Liger-Kernel's DyT: ``{"BLOCK_N": min(next_power_of_2(N), 2048), ...}``
@@ -3599,9 +3599,34 @@ class _Analyzer:
             return None
         tables = [self.dict_entries(b.value, func, 1) for b in live if b.value is not None]
         if any(t is None for t in tables):
-            return None
+            return self.file_branch_entries(variable, live, func, kernel, launch) if launch is not None else None
         differ = f"the argument **{variable} is a dict bound in branches whose keys differ"
         return self._settings_of(tables, variable, "", None, why=(variable, differ, "the branch"), branches=True)
+
+    def file_branch_entries(
+        self, variable: str, live: list[_Binding], func: _FuncInfo, kernel: str | None, launch: _Launch
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The settings of ``**config`` bound in branches of which one reads a file (vLLM's fp8 GEMM: ``config =
+        configs[min(...)]`` from a JSON file by the device and the shape, else a dict literal of defaults): the keywords
+        the launch received in a run of the task, each tuned after the ``if`` as a branch dict's are (the file's entry
+        or the default the fallback); ``None`` without a run or where no branch reads a file (configs24)."""
+        origin = file_origin(self.source, func.node.name.value, variable)
+        if origin is None:
+            return None
+        if not self.launch_values.get(kernel or ""):
+            self.unread_why[variable] = (
+                f"the argument **{variable} is bound in branches, one {origin.text()}: which settings it passes is "
+                f"known only from a run of the task {GIVE_REFERENCE}"
+            )
+            return None
+        first = live[0].value
+        assert first is not None
+        entries = self.received_entries(variable, first, "", launch, kernel, None)
+        for key, expr in entries:
+            setting = self.helper_settings.get((id(expr), key))
+            if setting is not None:
+                setting.branches = True
+        return entries
 
     def passed_dict(
         self, param: str, func: _FuncInfo, la: _Launch, kernel: str | None
@@ -3762,7 +3787,13 @@ class _Analyzer:
         )
 
     def received_entries(
-        self, variable: str, call: cst.Call, helper: str, la: _Launch, kernel: str | None, source: str | None
+        self,
+        variable: str,
+        call: cst.BaseExpression,
+        helper: str,
+        la: _Launch,
+        kernel: str | None,
+        source: str | None,
     ) -> list[tuple[str, cst.BaseExpression]]:
         """The settings a helper whose body is not read gives ``**variable``: the keywords the launch ``la``
         received in a run of the task that it does not pass itself."""
