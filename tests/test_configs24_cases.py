@@ -381,7 +381,9 @@ def test_c45_the_rows_keyed_by_this_gpu_compile_and_are_right_at_realistic_sizes
     H100 or H200; vLLM's ``get_device_name()``): AITER's tiles after its getter (``BLOCK_SIZE_M = 32``, ``_N = 32``,
     groups of 4 under ``M <= 300``, where the 90 file splits K by 4) and vLLM's MoE rows of smaller tiles holding the
     grid count's limit and the launcher's divisibility, each compiled and right at realistic sizes under the rows and
-    past them; v104's row of 256 over a count of heads times tiles, where its test turns 4000 heads of 5000 away."""
+    past them; vLLM's fp8 settings after its branches (c46) under the row (M=37 through the GPU's file, M=64 at 7168 x
+    16384 through the default) and past it; v104's row of 256 over a count of heads times tiles, where its test turns
+    4000 heads of 5000 away."""
     from kernelopt.tunables.edit import write_table
     from kernelopt.tunables.guard import guard_edit
     from kernelopt.tunables.model import Bucket, TunedTable
@@ -413,6 +415,20 @@ def test_c45_the_rows_keyed_by_this_gpu_compile_and_are_right_at_realistic_sizes
     (moe / "kernel.py").write_text(guarded.new_source)
     (moe / "configs").symlink_to(VLLM_MOE / "configs", target_is_directory=True)
     assert_correct(moe, KEYED_GPU_SIZES["moe"], _outputs_checked)
+    # vLLM's fp8 settings after its branches (c46), keyed by this GPU's name: under the row and past it
+    from kernelopt.tunables.model import AutotuneEvaluation
+
+    fp8 = (FP8 / "kernel.py").read_text()
+    run = AutotuneEvaluation(launch_values={"_w8a8_triton_block_scaled_mm": FP8_RUN})
+    rows = [Bucket(upto=64, values={"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "GROUP_SIZE_M": 8})]
+    table = TunedTable(size="M", buckets=rows, key=key)
+    fp8_written = write_table(fp8, table, kernel="_w8a8_triton_block_scaled_mm", evaluation=run).new_source or ""
+    folder = Path(shutil.copytree(FP8, tmp_path / "fp8", ignore=shutil.ignore_patterns(".kernelopt")))
+    (folder / "kernel.py").write_text(guard_edit(fp8, fp8_written).new_source or "")
+    assert f"    if M <= 64 and {key}:  # kernelopt: tuned\n" in (folder / "kernel.py").read_text()
+    assert_correct(
+        folder, [{"M": 37, "N": 2048, "K": 512}, {"M": 64, "N": 7168, "K": 16384}, *GPU_SIZES[3:]], _outputs_checked
+    )
     # v104's row as the guard writes it now: at 4000 heads of 5000 its test fails and the original's 1024 runs
     heads = Path(shutil.copytree(VARIANTS / "grid_heads_product", tmp_path / "grid_heads_product"))
     base = (heads / "kernel.py").read_text()
