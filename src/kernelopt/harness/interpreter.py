@@ -13,12 +13,16 @@ Both are applied only to Triton before 3.7, once per process, and only when Trit
 
 A third, for every Triton whose autotuner asks the GPU driver for its benchmarker: an ``@triton.autotune`` list
 of several configs benchmarks them through ``driver.active``, which the interpreter does not have ("0 active
-drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each config on the CPU instead
+drivers": a correct kernel failed at V0 on the CPU). Its autotuners benchmark on the CPU instead
 (:func:`kernelopt.tunables.autotune_worker.cpu_bench`, the benchmark the evaluation run already used), unless
 the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``rep=`` is replaced too (it calls
-``triton.testing.do_bench``, which asks the driver). Configs that differ only in launch options the interpreter
-ignores (``num_warps``, ``num_stages``) are one program there: the first of each is timed for them all. A config that
-fails the kernel's ``tl.static_assert`` is skipped, as a GPU compile's ``CompileTimeAssertionFailure`` is.
+``triton.testing.do_bench``, which asks the driver). The interpreter's timing says nothing of a GPU's, so at each key
+the pick is the first config of the list (as pruned) that runs: the ones after it are not run. A timed pick followed
+the machine's load: breaker24's fla_global_cumsum picked ``BT=64`` on a loaded CI machine and another config on a quiet
+one, and what ``tune`` wrote (nothing where its pick was the autotuner's own) changed with it (suite24, s30); and each
+config cost a run of the interpreter at each key. Configs that differ only in launch options the interpreter ignores
+(``num_warps``, ``num_stages``) are one program there: the first of each stands for them all. A config that fails the
+kernel's ``tl.static_assert`` is skipped, as a GPU compile's ``CompileTimeAssertionFailure`` is: the next one is tried.
 
 A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
 raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`patch_cuda_device`).
@@ -1130,6 +1134,8 @@ def _patch_autotuner() -> None:
     pruned = Autotuner.prune_configs
 
     def prune_configs(self: Any, kwargs: dict[str, Any]) -> Any:
+        # a new key's benchmark follows (Triton prunes right before it): no config of it has run yet
+        self._kernelopt_ran = False
         # configs that differ only in launch options the interpreter ignores (num_warps, num_stages, ...) run one
         # program: the first of each stands for them. attorch's warps_kernel_configs(), six configs of no meta
         # parameter, ran six times a shape, and a correct layer norm failed V0 past the per-case limit (breaker9)
@@ -1142,15 +1148,20 @@ def _patch_autotuner() -> None:
     benched = Autotuner._bench
 
     def _bench(self: Any, *args: Any, config: Any, **meta: Any) -> Any:
+        # the first config that runs is the pick at this key (see the module docstring): the ones after it are not run
+        if getattr(self, "_kernelopt_ran", False):
+            return [float("inf"), float("inf"), float("inf")]
         # a config that fails the kernel's tl.static_assert is skipped, as a GPU compile's CompileTimeAssertionFailure
         # is: in the interpreter it raised through the autotuner, and a list keyed by size whose config is refused at
         # one key (leftovers10's per-entry screen writes such tables) failed on the CPU where a GPU runs another
         try:
-            return benched(self, *args, config=config, **meta)
+            timing = benched(self, *args, config=config, **meta)
         except Exception as exc:
             if not is_static_assert(exc):
                 raise
             return [float("inf"), float("inf"), float("inf")]
+        self._kernelopt_ran = min(timing) < float("inf") if isinstance(timing, (list, tuple)) else timing < float("inf")
+        return timing
 
     Autotuner._bench = _bench  # type: ignore[method-assign]
     Autotuner._kernelopt_cpu_bench = True  # type: ignore[attr-defined]

@@ -223,7 +223,8 @@ def cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
     """The autotuner's benchmark on the CPU (interpreter): one call, ms (as the median, 20th and 80th percentile).
 
     One call, with no warm-up: the interpreter compiles nothing, and its timing says nothing of a GPU's, so the
-    autotuner's pick on the CPU only has to be a config of the list. Four calls a config (a warm-up and three)
+    autotuner's pick on the CPU only has to be a config of the list (the first that runs: the figure is not compared,
+    :mod:`kernelopt.harness.interpreter`). Four calls a config (a warm-up and three)
     made an autotuned split-K GEMM's first call take 17-25 s in the gate, past its per-case limit of 30 s, a
     correct kernel failed as "hangs or is far too slow" (issue 32, breaker5 i3)."""
     import time
