@@ -4,6 +4,7 @@ list's own pick was the GPU's, so nothing was written) and ran every config of t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -53,15 +54,16 @@ def test_the_interpreter_s_autotuner_picks_the_first_config_that_runs_at_each_ke
         # the benchmark runs on the call's own tensor (no reset_to_zero): 1 + each config run there, then the launch
         for n, calls, value in ((100, 1, 2.0), (300, 2, 2.0), (100, 2, 1.0)):  # N=100's key is cached the 2nd time
             x = torch.zeros(n)
-            module.add_one[lambda m: (triton_cdiv(n, m["BLOCK"]),)](x, n)
+            module.add_one[_grid(n)](x, n)
             assert torch.equal(x, torch.full((n,), value)) and len(module.BENCHED) == calls
             assert module.add_one.best_config.kwargs == {"BLOCK": 64}
         led = load_fresh(refused, "_suite24_refused_first")
         x = torch.zeros(50)
-        led.add_one[lambda m: (triton_cdiv(50, m["BLOCK"]),)](x, 50)
+        led.add_one[_grid(50)](x, 50)
     assert led.add_one.best_config.kwargs == {"BLOCK": 64} and torch.equal(x, torch.full((50,), 2.0))
     assert len(led.BENCHED) == 2  # BLOCK=128 tried and refused, BLOCK=64 run, BLOCK=16 never
 
 
-def triton_cdiv(n: int, block: int) -> int:
-    return -(-n // block)
+def _grid(n: int) -> Callable[[dict[str, int]], tuple[int]]:
+    """A program per ``BLOCK`` of ``n`` elements."""
+    return lambda meta: (-(-n // meta["BLOCK"]),)
