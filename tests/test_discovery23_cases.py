@@ -68,9 +68,9 @@ def test_d31_settings_splatted_from_a_json_file_name_where_they_come_from() -> N
     assert aiter["_gemm_a16_w16_kernel:**config"].refused_reason == (
         "the argument **config is what _get_config() returns, read from a JSON file (_get_config() -> "
         "compute_splitk_params() -> get_gemm_config() -> _get_gemm_config_cached() -> load_config_json(): json.load, "
-        "line 60): which settings it passes is known only from a run of the task (give the reference); "
-        "SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in compute_splitk_params() "
-        "(line 170), so none of them may be set alone after the call"
+        "line 60): SPLITK_BLOCK_SIZE, NUM_KSPLIT and BLOCK_SIZE_K are computed from one another in "
+        "compute_splitk_params() (line 170), so none of them may be set alone after the call; which settings it "
+        "passes is known only from a run of the task (give the reference)"
     )  # the derived settings by name since configs23's c33; a run makes the others knobs since configs24's c42
     launch = """
     y = torch.empty_like(x); n = x.numel()

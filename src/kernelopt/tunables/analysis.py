@@ -2009,7 +2009,7 @@ class _Analyzer:
                         or self.read_from_file(la, code)
                         or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
-                        needs_run=GIVE_REFERENCE in self.unread_why.get(code, ""),  # AITER's: its split said after
+                        needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
                     )
                 )
             tiled: list[tuple[Site, str]] = []  # body-bound tiles the programs step by, held below unless linked
@@ -3729,10 +3729,10 @@ class _Analyzer:
                 derived = origin.derived_text() if origin is not None else None
                 # the settings a run makes knobs are those no other is derived from (configs24: AITER's tiles, not
                 # its split, NUM_KSPLIT / BLOCK_SIZE_K / SPLITK_BLOCK_SIZE)
-                alone = f"; {derived}, so none of them may be set alone after the call" if derived else ""
+                alone = f"{derived}, so none of them may be set alone after the call; " if derived else ""
                 self.unread_why[code] = (
-                    f"the argument **{code} is what {helper}() returns, {read}: which settings it passes is known "
-                    f"only from a run of the task {GIVE_REFERENCE}{alone}"
+                    f"the argument **{code} is what {helper}() returns, {read}: {alone}which settings it passes is "
+                    f"known only from a run of the task {GIVE_REFERENCE}"
                 )
                 return None
             differ = f"the argument **{code} is what {helper}() returns, and its returns differ in their keys"
