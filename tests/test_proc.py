@@ -241,3 +241,34 @@ def test_nothing_a_kernel_leaves_running_survives_the_check(tmp_path: Path, monk
     # a stray would write 2 s after its pid file: wait until 2.5 s after the last one (not after the check)
     time.sleep(max(0.0, max(p.stat().st_mtime for p in strays.glob("pid.*")) + 2.5 - time.time()))
     assert not list(strays.glob("late.*"))  # no stray wrote after the check
+
+
+def test_a_silent_command_is_waited_for_not_polled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """review24 r40: a command run without a token was served with a tick period and no tick, so past its first half
+    second each wait was a select(0) in a loop: a silent ncu or bench worker spun a core until it ended."""
+    import selectors
+
+    waits: list[float | None] = []
+
+    class Counted(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+        def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+            waits.append(timeout)
+            return super().select(timeout)
+
+    monkeypatch.setattr(selectors, "DefaultSelector", Counted)
+    r = run_command([sys.executable, "-c", "import time; time.sleep(1.2)"], timeout_s=30)
+    assert r.ok and r.silent_s is not None and r.silent_s >= 1.0
+    assert len(waits) < 10, f"{len(waits)} waits for one silent second: the gateway polled"
+
+
+def test_input_that_cannot_be_encoded_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """review24 r41: stdin_text was encoded once the child ran, outside the guard that kills it, so a lone surrogate
+    raised and left the command running with its pipes open."""
+    import kernelopt.proc as proc
+
+    started: list[list[str]] = []
+    real = proc._start
+    monkeypatch.setattr(proc, "_start", lambda args, **kw: started.append(args) or real(args, **kw))
+    with pytest.raises(UnicodeEncodeError):
+        run_command([sys.executable, "-c", "import time; time.sleep(30)"], timeout_s=30, stdin_text="x \udc80")
+    assert started == []

@@ -395,6 +395,9 @@ def run_command(
     if timeout_s <= 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
+    # Encoded before the command starts: input that cannot be encoded (a lone surrogate) raised once the child ran,
+    # outside the guard that kills it, and left it running with its pipes open (review24 r41).
+    stdin_data = stdin_text.encode() if stdin_text is not None else None
     started = _under_subreaper(args, cwd, env) if kill_leftovers else args
     start = time.monotonic()
     token = uuid.uuid4().hex if kill_leftovers else None
@@ -402,7 +405,7 @@ def run_command(
         started,
         cwd=cwd,
         env=env,
-        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         keep=keep,
@@ -410,7 +413,7 @@ def run_command(
         token=token,
     )
     timed_out = False
-    pipes = _Pipes(proc, stdin_text, start)
+    pipes = _Pipes(proc, stdin_data, start)
     try:
         _communicate(proc, pipes, start + timeout_s, token)
         silent_s = time.monotonic() - pipes.last_output
@@ -494,7 +497,7 @@ class _Pipes:
 
     _CHUNK = 65536
 
-    def __init__(self, proc: subprocess.Popen[bytes], stdin_text: str | None, started: float) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], stdin_data: bytes | None, started: float) -> None:
         self._proc = proc
         self._selector = selectors.DefaultSelector()
         self._out: dict[int, bytearray] = {}
@@ -504,7 +507,7 @@ class _Pipes:
                 self._fds[name] = stream.fileno()
                 self._out[stream.fileno()] = bytearray()
                 self._selector.register(stream, selectors.EVENT_READ)
-        self._data = memoryview(stdin_text.encode()) if stdin_text is not None else memoryview(b"")
+        self._data = memoryview(stdin_data or b"")
         if proc.stdin is not None:
             if self._data:
                 self._selector.register(proc.stdin, selectors.EVENT_WRITE)
@@ -526,15 +529,18 @@ class _Pipes:
     def serve(self, until: float, *, tick_s: float | None = None, tick: Callable[[], None] | None = None) -> bool:
         """Write stdin and read stdout and stderr until both outputs are closed (True) or ``until`` (monotonic)
         has passed (False); ``tick`` is called every ``tick_s`` seconds meanwhile."""
-        next_tick = time.monotonic() + (tick_s or 0)
+        ticker = (tick, tick_s) if tick is not None and tick_s else None
+        next_tick = time.monotonic() + ticker[1] if ticker else until
         while self._selector.get_map():
             now = time.monotonic()
             if now >= until:
                 return False
-            if tick is not None and tick_s and now >= next_tick:
-                tick()
-                next_tick = now + tick_s
-            ready = self._selector.select(min(until, next_tick) - now if tick_s else until - now)
+            if ticker and now >= next_tick:
+                ticker[0]()
+                next_tick = now + ticker[1]
+            # A tick_s without a tick must not wake the wait: past next_tick it was a select(0) in a loop (review24
+            # r40: every silent command without a token, ncu's included, spun a core until it ended).
+            ready = self._selector.select(min(until, next_tick) - now)
             for key, _ in ready:
                 stream = key.fileobj
                 if stream is self._proc.stdin:
