@@ -950,6 +950,8 @@ def _render(
     for line in (failures_line(r), refused_line(r)):
         if line:
             info(line)
+    if tuning.record_aside:
+        info(tuning.record_aside)
     record = f"session record: {tuning.prepared.record_path}"
     if r.served:  # what was served was not timed now: say how to time it again
         record += f" ({r.served} served from it; delete it to time them again)"

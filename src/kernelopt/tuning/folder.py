@@ -438,6 +438,9 @@ class FolderTuning:
     """Whether a per-bucket table may hold the pick's literals (:attr:`PreparedFolder.literal_tabled`, leftovers21 l9);
     ``False`` where such a table was judged not better and one configuration, judged as before l9, is (n82: a noisy
     re-time's sign test writes one configuration where the table is "too noisy to rank")."""
+    record_aside: str | None = None
+    """Why the record found in the session folder was not served: it was made under other check rules, and is kept
+    beside the new one (:meth:`~kernelopt.tuning.record.SessionRecord.aside_line`); ``None`` when none was set aside."""
     timed_on: str | None = None
     """Where the candidates were timed, as the bench worker named its device (``NVIDIA H100 80GB HBM3``, ``cpu``,
     ``cpu (Triton's interpreter)``): what the search plot's title says (newuser18's n113); ``None`` when no worker
@@ -1090,7 +1093,8 @@ def tune_folder(
             originals=listed_now,
             tail=session_tail(prepared, budget.wall_s).need_s,  # the checks below keep their time (leftovers19's l1)
         )
-        return _judged(prepared, result, evaluator, guarded, listed_now, record, TailWall.of(budget))
+        judged = _judged(prepared, result, evaluator, guarded, listed_now, record, TailWall.of(budget))
+        return replace(judged, record_aside=record.aside_line())
 
 
 def session_tail(prepared: PreparedFolder, wall_s: float) -> TailCost:
@@ -3350,6 +3354,8 @@ class TuneSummary(BaseModel):
         stop: why the session ended; strategy: the strategy.
         outcomes: outcome -> how many candidates ended so.
         launch, kernel: the launch tuned; session_dir, record: where the session keeps its files.
+        record_aside: why the record the session folder held was not served (made under other check rules, kept
+            beside), else ``None``.
         shapes: the shapes every candidate was checked and timed on (labels, the primary first).
         set_aside: the ``SHAPES`` entries the kernel as written cannot run, which the session set aside (label -> the
             line that says so, as ``tune`` warns it); ``{}`` when none.
@@ -3411,6 +3417,7 @@ class TuneSummary(BaseModel):
     kernel: str | None
     session_dir: str
     record: str
+    record_aside: str | None = None
     shapes: list[str] = Field(default_factory=list)
     set_aside: dict[str, str] = Field(default_factory=dict)
     per_shape: list[ShapeBest] = Field(default_factory=list)
@@ -3500,6 +3507,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         kernel=p.space.kernel,
         session_dir=str(p.session_dir),
         record=str(p.record_path),
+        record_aside=tuning.record_aside,
         shapes=[s.label() for s in p.user_shapes if s.label() not in dict(tuning.set_aside)],
         set_aside=dict(tuning.set_aside),
         per_shape=per_shape_in_user_order(tuning),

@@ -38,6 +38,13 @@ from kernelopt.tuning.space import Space
 
 SWEEP_SCHEMA: Literal[1] = 1
 RECORD_SCHEMA: Literal[1] = 1
+#: The version of the rules a candidate's verdict is made by (its correctness check and the accuracy rule, the
+#: guards and refusals of the edit layer, the net of sizes a pick is checked at, the bounds a candidate is set aside
+#: for): **bump it in the change that alters any of them**. A session record keeps it in its header; a record made
+#: under other rules serves nothing (each of its verdicts may be one the rules now in force would not give: a
+#: candidate refused, or passed, by an older check), is kept beside the new one (:meth:`SessionRecord.open`) and the
+#: tune says so in one line. Records written before it was kept read as rules 0. 1: 2026-12-07 (late36).
+CHECK_RULES = 1
 SWEEP_SCHEMA_FILE = "sweep.schema.json"
 
 # ============================================================================================== sweep file
@@ -315,6 +322,7 @@ class RecordHeader(BaseModel):
         device: ``cuda``, ``cpu``, ...; gpu: the GPU's name.
         versions: package name -> version (torch, triton, kernelopt).
         started_at: when the session began (ISO 8601, the caller's clock).
+        check_rules: :data:`CHECK_RULES` of the kernelopt that made its verdicts (0: a record from before it was kept).
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -330,6 +338,7 @@ class RecordHeader(BaseModel):
     gpu: str | None = None
     versions: dict[str, str] = Field(default_factory=dict)
     started_at: str | None = None
+    check_rules: int = Field(default=0, ge=0)
 
     @classmethod
     def for_space(
@@ -351,6 +360,7 @@ class RecordHeader(BaseModel):
             gpu=gpu,
             versions=versions or {},
             started_at=started_at,
+            check_rules=CHECK_RULES,
         )
 
 
@@ -375,6 +385,9 @@ class SessionRecord:
         self.results = results
         #: the file ended in a half-written line, which was ignored
         self.torn_tail = torn_tail
+        #: a record of the same space made under other check rules, moved beside this one when it was opened
+        #: (:meth:`open`): nothing of it is served
+        self.set_aside: SessionRecord | None = None
 
     @classmethod
     def open(cls, path: Path, header: RecordHeader) -> SessionRecord:
@@ -394,9 +407,44 @@ class SessionRecord:
                 f"this space {header.space_fingerprint})",
                 hint=f"give another record path, or {clear_hint(path)}",
             )
+        if found.header.check_rules != header.check_rules:
+            return cls._beside(found, header)
         if found.torn_tail:
             found._drop_torn_tail()
         return found
+
+    @classmethod
+    def _beside(cls, found: SessionRecord, header: RecordHeader) -> SessionRecord:
+        """A new record at ``found``'s path, ``found`` (made under other check rules) moved beside it under a name no
+        file holds (``record.rules0.jsonl``, ``record.rules0.2.jsonl``, ...): the user's record is never written over,
+        and a kernelopt of its rules finds nothing of the new one in it."""
+        path = found.path
+        stem = f"{path.stem}.rules{found.header.check_rules}"
+        aside = next(
+            p
+            for n in itertools.count(1)
+            if not (p := path.with_name(f"{stem}{'' if n == 1 else f'.{n}'}{path.suffix}")).exists()
+        )
+        path.rename(aside)
+        atomic_write_text(path, dump_json(header, by_alias=True) + "\n")
+        made = cls(path, header, [], torn_tail=False)
+        made.set_aside = cls(aside, found.header, found.results, found.torn_tail)
+        return made
+
+    def aside_line(self) -> str | None:
+        """The one line that says why a record this session found was not served (:attr:`set_aside`), ``None`` when
+        none was set aside."""
+        old = self.set_aside
+        if old is None:
+            return None
+        kernelopt = old.header.versions.get("kernelopt")
+        made = ", ".join(x for x in (f"kernelopt {kernelopt}" if kernelopt else None, old.header.started_at) if x)
+        when = f" ({made})" if made else ""
+        return (
+            f"the session record's {len(old.served())} configuration(s) were checked under check rules "
+            f"{old.header.check_rules}{when}, this kernelopt's are {self.header.check_rules}: none is served, every "
+            f"candidate is checked and timed again; that record is kept at {old.path}"
+        )
 
     @classmethod
     def read(cls, path: Path) -> SessionRecord:
