@@ -178,10 +178,12 @@ class ChainRise:
 
 def chain_rise(errors: Sequence[EntryError]) -> ChainRise | None:
     """The rise of the errors along the size the reduction runs along: of the sizes every entry names and that take
-    two values or more among them, the one along which the two errors together rise most (the reduction is the
-    problem's, so the original's error, which both share, marks it as the candidate's does: breaker21's split-K
-    entries vary M, N and K, and its ``split_k=16`` alone rises along N nearly as along K, by its inputs' chance), each
-    error's rise its least-squares slope times the size's span. ``None``: no size varies."""
+    two values or more among them, the one along which the original's error rises most where it rises past
+    :data:`RISE_NOISE` of its largest along one (the reduction is the problem's, so the original's error, which both
+    share, marks it as the candidate's does: breaker21's split-K entries vary M, N and K, and its ``split_k=16`` alone
+    rises along N nearly as along K, by its inputs' chance), else the one along which the two errors together rise
+    most (a flat original's rise is its inputs' chance: review24 r42), each error's rise its least-squares slope times
+    the size's span. ``None``: no size varies."""
     errors = [e for e in errors if e.original > 0]  # an entry where the original is exact is compared at none
     names = [n for n in errors[0].values if all(n in e.values for e in errors)] if errors else []
     rises = []
@@ -196,8 +198,13 @@ def chain_rise(errors: Sequence[EntryError]) -> ChainRise | None:
         high = max(errors, key=lambda e: e.values[name])
         least = min((e.result.rel_err or 0.0) / e.original for e in errors)
         rises.append(ChainRise(name, candidate, original, low, high, least))
-    if any(r.original > 0 for r in rises):  # the original's error marks the reduction alone: a candidate's noise
-        return max(rises, key=lambda r: r.original)  # picks no size (an fp8 split-K's atomics rose along M by chance)
+    # The original's error marks the reduction alone where it rises past its noise: a candidate's noise then picks no
+    # size (an fp8 split-K's atomics rose along M by chance). An original whose error is flat (an fp32 sum, its
+    # output's rounding) rises along a size only by its inputs' chance, and that chance chose more rows over the row
+    # length a candidate's fp16 lanes lengthened, its error falling along the rows: kept (review24 r42).
+    noise = RISE_NOISE * max((e.original for e in errors), default=0.0)
+    if any(r.original > noise for r in rises):
+        return max(rises, key=lambda r: r.original)
     return max(rises, key=lambda r: r.candidate + r.original, default=None)
 
 
