@@ -136,6 +136,34 @@ def test_l51_tune_says_in_one_line_why_a_record_of_other_rules_was_not_served(
     assert f"session record: {first['record']}\n" in out or f"session record: {first['record']};" in out  # 0 served
     assert len(SessionRecord.read(Path(first["record"])).served()) == 2  # the new record, under rules 1
 
+    # l52: a real change of kernel.py's code starts a new session folder, and the run says why the last one's record
+    # was not served (newuser21's seen line: it said nothing)
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("    return out\n", "    out.add_(0)\n    return out\n"))
+    assert main(["tune", str(folder), *FAST, "--dry-run", "--json"]) == 0
+    changed = json.loads(capsys.readouterr().out)
+    assert changed["record"] != first["record"] and changed["served"] == 0
+    assert changed["record_aside"] == (
+        f"a new session: the last one's record ({first['record']}, 2 configuration(s)) was made for other kernel.py's "
+        "code, so none of it is served; it is kept there"
+    )
+
+
+def test_l52_a_record_that_kept_no_parts_is_said_as_such(tmp_path: Path) -> None:
+    """The last session's record written before the parts were kept (no ``key_parts``): the line says so; no earlier
+    record, or one without a result, says nothing."""
+    from kernelopt.tuning.candidate import Result
+    from kernelopt.tuning.new_session import new_session_line
+
+    space = space_from_sweep(sweep("sumsq"))
+    earlier = SessionRecord.open(tmp_path / "a" / "record.jsonl", RecordHeader.for_space(space))
+    assert new_session_line(None, {}) is None and new_session_line(earlier, {"kernel": "x"}) is None
+    earlier.append(Result(config=space.default().as_dict(), outcome=Outcome.OK, latency_us=2.0))
+    assert new_session_line(earlier, {"kernel": "x"}) == (
+        f"a new session: the last one's record ({earlier.path}, 1 configuration(s)) was made by a kernelopt that did "
+        "not keep what it was for, so none of it is served; it is kept there"
+    )
+
 
 def _version() -> str:
     from kernelopt import __version__

@@ -40,10 +40,11 @@ import re
 import time
 import tokenize
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -132,9 +133,10 @@ from kernelopt.tuning.net import (
     layout_keys,
 )
 from kernelopt.tuning.net_accuracy import AtNet, judged_at_net
+from kernelopt.tuning.new_session import key_of, new_session_line, part_digests
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue, reference_shapes
-from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
+from kernelopt.tuning.record import RecordHeader, SessionRecord, latest_beside, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep, space_from_sweep
 from kernelopt.tuning.seeds import seeds as evidence_seeds
 from kernelopt.tuning.session import (
@@ -293,6 +295,7 @@ class PreparedFolder:
     within: WithinSweep | None = None
     idle: tuple[str, ...] = ()
     screen: ListScreen | None = None
+    key_parts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def record_path(self) -> Path:
@@ -439,8 +442,10 @@ class FolderTuning:
     ``False`` where such a table was judged not better and one configuration, judged as before l9, is (n82: a noisy
     re-time's sign test writes one configuration where the table is "too noisy to rank")."""
     record_aside: str | None = None
-    """Why the record found in the session folder was not served: it was made under other check rules, and is kept
-    beside the new one (:meth:`~kernelopt.tuning.record.SessionRecord.aside_line`); ``None`` when none was set aside."""
+    """Why a saved record was not served: the session folder's was made under other check rules, and is kept beside the
+    new one (:meth:`~kernelopt.tuning.record.SessionRecord.aside_line`), or a new session folder was started and the
+    last one beside it was for another kernel.py, reference.py, problem, ... (:func:`~kernelopt.tuning.new_session.
+    new_session_line`); ``None`` when neither."""
     timed_on: str | None = None
     """Where the candidates were timed, as the bench worker named its device (``NVIDIA H100 80GB HBM3``, ``cpu``,
     ``cpu (Triton's interpreter)``): what the search plot's title says (newuser18's n113); ``None`` when no worker
@@ -572,7 +577,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     space = writable_space(space, edits(kernel=space.kernel, origins=space.origins, writable=True), tunables)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = edits(kernel=space.kernel, origins=space.origins, pin_current=problem.interpreted)
-    key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
+    parts = session_parts(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
     prepared = PreparedFolder(
         request=request,
         card=card,
@@ -585,7 +590,8 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         base_source=base,
         source=source,
         budget=budget_rule(request, card),
-        session_dir=out / key,
+        session_dir=out / key_of(parts),
+        key_parts=part_digests(parts),
         env=env,
         shapes=tuple(shapes),
         entries=tuple(dict(e) for e in entries),
@@ -979,13 +985,26 @@ def session_key(
     gpu: str | None = None,
     shapes: Sequence[ProblemShape] = (),
 ) -> str:
-    """A digest of what a session's measurements depend on: kernel.py's code apart from its knob values
-    (:func:`canonical_source`) and its comments (:func:`_code_of`), reference.py's text, the problem (device, sizes,
-    shape, tolerance), the space (knobs and fit rules), the shapes checked and timed, the GPU's name and the workers'
-    variables that decide a result (:data:`KEY_VARIABLES` of ``env``: the interpreter setting, the visible devices,
-    the CPU threads). A session run again with all of it unchanged serves what its record holds; anything else
-    starts a new record."""
-    doc = {
+    """A digest of what a session's measurements depend on (:func:`session_parts`). A session run again with all of
+    it unchanged serves what its record holds; anything else starts a new record."""
+    return key_of(session_parts(source, problem, space, env=env, gpu=gpu, shapes=shapes))
+
+
+def session_parts(
+    source: str,
+    problem: Problem,
+    space: Space,
+    *,
+    env: Mapping[str, str] | None = None,
+    gpu: str | None = None,
+    shapes: Sequence[ProblemShape] = (),
+) -> dict[str, Any]:
+    """What a session's measurements depend on, part by part (:data:`~kernelopt.tuning.new_session.PART_WORDS`):
+    kernel.py's code apart from its knob values (:func:`canonical_source`) and its comments (:func:`_code_of`),
+    reference.py's text, the problem (device, sizes, shape, tolerance), the space (knobs and fit rules), the shapes
+    checked and timed, the GPU's name and the workers' variables that decide a result (:data:`KEY_VARIABLES` of
+    ``env``: the interpreter setting, the visible devices, the CPU threads)."""
+    return {
         "shapes": [s.label() for s in shapes],
         "kernel": hashlib.sha256(_code_of(source).encode("utf-8")).hexdigest(),
         "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
@@ -996,7 +1015,6 @@ def session_key(
         "gpu": gpu,
         "environment": {k: (env or {}).get(k) for k in KEY_VARIABLES},
     }
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _code_of(source: str) -> str:
@@ -1049,7 +1067,9 @@ def tune_folder(
         gpu=prepared.gpu,
         versions={"kernelopt": __version__},
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        key_parts=dict(prepared.key_parts),
     )
+    earlier = None if prepared.record_path.exists() else latest_beside(prepared.record_path)
     record = SessionRecord.open(prepared.record_path, header)
     editor = _remembered(
         knob_editor(
@@ -1094,7 +1114,7 @@ def tune_folder(
             tail=session_tail(prepared, budget.wall_s).need_s,  # the checks below keep their time (leftovers19's l1)
         )
         judged = _judged(prepared, result, evaluator, guarded, listed_now, record, TailWall.of(budget))
-        return replace(judged, record_aside=record.aside_line())
+        return replace(judged, record_aside=record.aside_line() or new_session_line(earlier, prepared.key_parts))
 
 
 def session_tail(prepared: PreparedFolder, wall_s: float) -> TailCost:
@@ -3354,8 +3374,8 @@ class TuneSummary(BaseModel):
         stop: why the session ended; strategy: the strategy.
         outcomes: outcome -> how many candidates ended so.
         launch, kernel: the launch tuned; session_dir, record: where the session keeps its files.
-        record_aside: why the record the session folder held was not served (made under other check rules, kept
-            beside), else ``None``.
+        record_aside: why a saved record was not served (the session folder's made under other check rules, kept
+            beside; or the last session folder's made for another kernel, reference, problem, ...), else ``None``.
         shapes: the shapes every candidate was checked and timed on (labels, the primary first).
         set_aside: the ``SHAPES`` entries the kernel as written cannot run, which the session set aside (label -> the
             line that says so, as ``tune`` warns it); ``{}`` when none.
@@ -3563,6 +3583,7 @@ __all__ = [
     "problem_sizes",
     "profiled_launch",
     "session_key",
+    "session_parts",
     "summarize",
     "tune_folder",
 ]

@@ -323,6 +323,8 @@ class RecordHeader(BaseModel):
         versions: package name -> version (torch, triton, kernelopt).
         started_at: when the session began (ISO 8601, the caller's clock).
         check_rules: :data:`CHECK_RULES` of the kernelopt that made its verdicts (0: a record from before it was kept).
+        key_parts: a digest of each part of what its measurements depend on (the session key's parts,
+            :func:`kernelopt.tuning.new_session.part_digests`): a new session says which of them changed.
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -339,6 +341,7 @@ class RecordHeader(BaseModel):
     versions: dict[str, str] = Field(default_factory=dict)
     started_at: str | None = None
     check_rules: int = Field(default=0, ge=0)
+    key_parts: dict[str, str] = Field(default_factory=dict)
 
     @classmethod
     def for_space(
@@ -349,6 +352,7 @@ class RecordHeader(BaseModel):
         gpu: str | None = None,
         versions: dict[str, str] | None = None,
         started_at: str | None = None,
+        key_parts: dict[str, str] | None = None,
     ) -> RecordHeader:
         return cls(
             space_fingerprint=space.fingerprint,
@@ -361,6 +365,7 @@ class RecordHeader(BaseModel):
             versions=versions or {},
             started_at=started_at,
             check_rules=CHECK_RULES,
+            key_parts=key_parts or {},
         )
 
 
@@ -495,6 +500,22 @@ class SessionRecord:
         text = self.path.read_text(encoding="utf-8")
         atomic_write_text(self.path, text[: text.rfind("\n") + 1])
         self.torn_tail = False
+
+
+def latest_beside(path: Path) -> SessionRecord | None:
+    """The most recently written readable record of the same name in another session folder beside ``path``'s (the
+    last session's, when a new one starts); ``None`` when there is none."""
+    found = sorted(
+        (p for p in path.parent.parent.glob(f"*/{path.name}") if p.parent != path.parent and p.is_file()),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    for candidate in found:
+        try:
+            return SessionRecord.read(candidate)
+        except RecordError:
+            continue
+    return None
 
 
 #: Measurements of a transient failure after which it is taken as the configuration's own and served.
