@@ -180,8 +180,9 @@ def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: 
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.autotune_worker import _device_key as _worker_key
     from kernelopt.tunables.dict_origin import device_key
-    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.edit import write_config, write_table
     from kernelopt.tunables.evaluate import _device_key as _evaluation_key
+    from kernelopt.tunables.guard import bound_moves
     from kernelopt.tunables.model import Bucket, TunedTable
     from tests.conftest import load_fresh, triton_interpreted
 
@@ -201,6 +202,17 @@ def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: 
         1,
     )
     assert {t.key: t for t in discover_source(other)}["batched_triton_kernel:BLOCK_K"].tuned_table is None
+    # a literal moved beside a keyed table is bounded by the same test (the getter a module function the launcher reads)
+    gemv = (
+        'def get_arch():\n    return "cpu"\n\n\n'
+        + (Path(__file__).parent / "data" / "lostpicks13" / "gemv" / "kernel.py").read_text()
+    )
+    moved = write_config(gemv, {"BLOCK_K": 128}, kernel="gemv_kernel").new_source or ""
+    bounded = bound_moves(gemv, moved, 'M <= 1000 and get_arch() == "cpu"', {})
+    assert bounded.new_source is not None, bounded.note  # was "get_arch is not known where it is set"
+    assert (
+        '    if M <= 1000 and get_arch() == "cpu":  # kernelopt: tuned\n        BLOCK_K = 128\n' in bounded.new_source
+    )
     # AITER's pick for the CPU, on an architecture whose file says otherwise: the file's entry runs, and is right
     folder = Path(shutil.copytree(AITER, tmp_path / "aiter", ignore=shutil.ignore_patterns(".kernelopt")))
     source = (folder / "kernel.py").read_text()

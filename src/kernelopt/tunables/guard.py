@@ -80,6 +80,7 @@ from kernelopt.tunables.inline_guard import (
     read_statement_guard,
 )
 from kernelopt.tunables.launch_bound import launch_test
+from kernelopt.tunables.list_filters import module_names
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
 from kernelopt.tunables.tile_numel import Ceiling, numel_reading, numel_refusal
@@ -5038,7 +5039,8 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
                 sorted(
                     _names(cst.parse_expression(own))
                     - _LIBRARIES
-                    - _bound_before(fn, pos[change.statement].start.line, pos)
+                    - (module_names(new_tree.module) - _bound_before(fn, pos[fn].end.line + 1, pos))  # a module's
+                    - _bound_before(fn, pos[change.statement].start.line, pos)  # function the fn never binds (c43)
                 )
                 if fn and own is not None
                 else []

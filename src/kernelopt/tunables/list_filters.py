@@ -116,7 +116,7 @@ class _Reader:
         self.positions = positions
         self.filters: list[ListFilter] = []
         self.unread: list[str] = []
-        self.globals = _module_names(module)
+        self.globals = module_names(module)
         #: The module statement a name read now is read at: it names the last assignment before it
         #: (``configs = [...]`` then ``configs = list(filter(keep, configs))``: the second reads the first).
         self.at = len(module.body)
@@ -375,7 +375,7 @@ def _free_names(expr: cst.CSTNode) -> set[str]:
     return {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) not in bound and n.value not in inner}
 
 
-def _module_names(module: cst.Module) -> frozenset[str]:
+def module_names(module: cst.Module) -> frozenset[str]:
     """The names a module binds at its top level (functions, classes, assignments, imports, loop variables) and
     Python's builtins: what an expression evaluated in its namespace may read."""
     names = set(dir(builtins))
