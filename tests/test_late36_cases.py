@@ -92,7 +92,7 @@ def test_l50_a_record_of_older_check_rules_serves_no_verdict_and_is_kept_beside(
 
 
 def test_l50_a_record_from_before_the_rules_were_kept_reads_as_rules_0(tmp_path: Path) -> None:
-    """A header without ``check_rules`` (every record written before late36) is rules 0: not served by rules 1."""
+    """A header without ``check_rules`` (every record written before late36) is rules 0: not served by the rules now in force."""
     space = space_from_sweep(sweep("sumsq"))
     path = tmp_path / "record.jsonl"
     header = RecordHeader.for_space(space)

@@ -43,8 +43,9 @@ RECORD_SCHEMA: Literal[1] = 1
 #: for): **bump it in the change that alters any of them**. A session record keeps it in its header; a record made
 #: under other rules serves nothing (each of its verdicts may be one the rules now in force would not give: a
 #: candidate refused, or passed, by an older check), is kept beside the new one (:meth:`SessionRecord.open`) and the
-#: tune says so in one line. Records written before it was kept read as rules 0. 1: 2026-12-07 (late36).
-CHECK_RULES = 1
+#: tune says so in one line. Records written before it was kept read as rules 0. 1: 2026-12-07 (late36, 231ef74b);
+#: 2: the accuracy rule's noise (review24 r42, d5da6567), a literal set under a device-keyed table's bound (983ae26e).
+CHECK_RULES = 2
 SWEEP_SCHEMA_FILE = "sweep.schema.json"
 
 # ============================================================================================== sweep file
