@@ -137,16 +137,20 @@ def written_files(data: Path, picks: dict[str, dict[str, int]], tmp_path: Path) 
     reference)."""
     import shutil
 
-    from kernelopt.tuning.folder import TuneRequest, pick_moves, prepare_folder
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
     from tests.test_breaker_cases import _tune_edit
 
     written: dict[str, Path] = {}
     for name, pick in picks.items():
         folder = Path(shutil.copytree(data / name, tmp_path / name))
         prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
-        if pick_moves(prepared, pick)[1] or prepared.listed is None:
-            text, note = _tune_edit(folder, pick, prepared=prepared)
-        else:  # this run's autotuner picked ``pick`` itself (it times its list): the list pinned to it all the same
+        text, note = _tune_edit(folder, pick, prepared=prepared)
+        origins = prepared.space.origins
+        if (
+            text is None
+            and prepared.listed is not None
+            and all(n in origins and origins[n].value == v for n, v in pick.items())
+        ):  # this run's autotuner picked ``pick`` itself (it times its list): the list pinned to it all the same
             text, note = _pinned(prepared, pick), "the autotuner's own pick, pinned"
         assert text is not None, (name, note)
         written[name] = tmp_path / f"{name}_written.py"
