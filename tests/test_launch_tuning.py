@@ -325,7 +325,7 @@ def test_a_session_killed_with_sigkill_resumes_without_timing_again(
     measured = len(records[0].read_text().splitlines()) - 1
     assert 2 <= measured < 9
     # the rerun times the rest with 3: the repetitions are no part of the session's key (what its measurements
-    # depend on, tuning.folder.session_key), so the record serves the killed run's results all the same. The
+    # depend on, tuning.folder.session_parts), so the record serves the killed run's results all the same. The
     # rerun is the CLI's main in this process (the kill needs a process of its own; the resume does not): its
     # workers fork from this process's fork server instead of a new child's (torch imported again)
     from kernelopt.cli.app import main

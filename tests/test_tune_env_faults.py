@@ -86,7 +86,11 @@ def test_a_killed_worker_and_an_environment_run_error_are_measured_again_on_a_re
 
 def test_the_variables_that_decide_a_result_are_part_of_the_session_key(tmp_path: Path) -> None:
     """Defect 5: a record made under one interpreter setting or device set is not served under another."""
-    from kernelopt.tuning.folder import TuneRequest, prepare_folder, session_key
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, session_parts
+    from kernelopt.tuning.new_session import key_of
+
+    def session_key(*args: object, **kw: object) -> str:
+        return key_of(session_parts(*args, **kw))  # type: ignore[arg-type]
 
     prepared = prepare_folder(TuneRequest(folder=_copy(DATA / "loop", tmp_path / "loop"), device="cpu"))
     problem, space = prepared.problem, prepared.space

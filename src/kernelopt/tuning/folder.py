@@ -976,20 +976,6 @@ def _first_best(
     return settings.model_copy(update={"first_best_us": held.latency_us})
 
 
-def session_key(
-    source: str,
-    problem: Problem,
-    space: Space,
-    *,
-    env: Mapping[str, str] | None = None,
-    gpu: str | None = None,
-    shapes: Sequence[ProblemShape] = (),
-) -> str:
-    """A digest of what a session's measurements depend on (:func:`session_parts`). A session run again with all of
-    it unchanged serves what its record holds; anything else starts a new record."""
-    return key_of(session_parts(source, problem, space, env=env, gpu=gpu, shapes=shapes))
-
-
 def session_parts(
     source: str,
     problem: Problem,
@@ -1003,7 +989,9 @@ def session_parts(
     kernel.py's code apart from its knob values (:func:`canonical_source`) and its comments (:func:`_code_of`),
     reference.py's text, the problem (device, sizes, shape, tolerance), the space (knobs and fit rules), the shapes
     checked and timed, the GPU's name and the workers' variables that decide a result (:data:`KEY_VARIABLES` of
-    ``env``: the interpreter setting, the visible devices, the CPU threads)."""
+    ``env``: the interpreter setting, the visible devices, the CPU threads). Their digest is the session key
+    (:func:`~kernelopt.tuning.new_session.key_of`, the session folder's name): a session run again with all of it
+    unchanged serves what its record holds; anything else starts a new record."""
     return {
         "shapes": [s.label() for s in shapes],
         "kernel": hashlib.sha256(_code_of(source).encode("utf-8")).hexdigest(),
@@ -3582,7 +3570,6 @@ __all__ = [
     "prepare_folder",
     "problem_sizes",
     "profiled_launch",
-    "session_key",
     "session_parts",
     "summarize",
     "tune_folder",
