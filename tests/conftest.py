@@ -63,6 +63,7 @@ SLOW_FILES = (
     "test_late35_cases.py",  # 72-84 s wall (late35, 11:15 UTC, load 11-14): a v116 write, its net twice; a --set --check
     "test_late30_cases.py",  # 3.7 CPU-s, 5-8 s wall (late30, 05:55 UTC, load 7): two runs of a task, two preparations
     "test_discovery23_cases.py",  # 2.7 CPU-s, 11-16 s wall (discovery23, 08:06 UTC, load 14): a 1 s agent limit, children
+    "test_late36_cases.py",  # 5.7 CPU-s, 12-15 s wall (late36, 11:25 UTC, load 5-9): two tune runs, a preparation
     "test_late33_cases.py",  # 5.4 CPU-s, 13-16 s wall (late33, 08:51 UTC, load 7-10): a bench worker, the meta device's first use
     "test_agent_skill_claude.py",  # 6.9 CPU-s, 26 s waiting
     "test_loop_machine.py",  # 7.2 CPU-s, 20 s waiting

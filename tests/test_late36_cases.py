@@ -18,7 +18,9 @@ from kernelopt.cli.app import main
 from kernelopt.tuning import record as record_module
 from kernelopt.tuning.budget import ManualClock
 from kernelopt.tuning.candidate import Outcome
-from kernelopt.tuning.record import RecordHeader, SessionRecord
+from kernelopt.tuning.folder import TuneRequest, prepare_folder
+from kernelopt.tuning.new_session import new_session_line
+from kernelopt.tuning.record import RecordHeader, SessionRecord, latest_beside
 from kernelopt.tuning.replay import space_from_sweep
 from kernelopt.tuning.session import StopReason
 
@@ -136,14 +138,13 @@ def test_l51_tune_says_in_one_line_why_a_record_of_other_rules_was_not_served(
     assert f"session record: {first['record']}\n" in out or f"session record: {first['record']};" in out  # 0 served
     assert len(SessionRecord.read(Path(first["record"])).served()) == 2  # the new record, under rules 1
 
-    # l52: a real change of kernel.py's code starts a new session folder, and the run says why the last one's record
-    # was not served (newuser21's seen line: it said nothing)
+    # l52: a real change of kernel.py's code starts a new session folder, and what the run says of the last one's record
+    # (newuser21's seen line: it said nothing); the session prepared (tune_folder says the same line, ``record_aside``)
     kernel = folder / "kernel.py"
     kernel.write_text(kernel.read_text().replace("    return out\n", "    out.add_(0)\n    return out\n"))
-    assert main(["tune", str(folder), *FAST, "--dry-run", "--json"]) == 0
-    changed = json.loads(capsys.readouterr().out)
-    assert changed["record"] != first["record"] and changed["served"] == 0
-    assert changed["record_aside"] == (
+    changed = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    assert changed.record_path != Path(first["record"]) and not changed.record_path.exists()
+    assert new_session_line(latest_beside(changed.record_path), changed.key_parts) == (
         f"a new session: the last one's record ({first['record']}, 2 configuration(s)) was made for other kernel.py's "
         "code, so none of it is served; it is kept there"
     )
@@ -153,7 +154,6 @@ def test_l52_a_record_that_kept_no_parts_is_said_as_such(tmp_path: Path) -> None
     """The last session's record written before the parts were kept (no ``key_parts``): the line says so; no earlier
     record, or one without a result, says nothing."""
     from kernelopt.tuning.candidate import Result
-    from kernelopt.tuning.new_session import new_session_line
 
     space = space_from_sweep(sweep("sumsq"))
     earlier = SessionRecord.open(tmp_path / "a" / "record.jsonl", RecordHeader.for_space(space))
