@@ -86,6 +86,7 @@ from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
+from kernelopt.tunables.guard_holds import guard_run, tuned_ifs
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import (
     LAUNCH_OPTIONS,
@@ -1188,8 +1189,83 @@ def _judged(
     if isinstance(evaluator, ShapesEvaluator) and not listed_now and result.stop is not StopReason.INTERRUPTED:
         tuning = retimed_at_refusal(tuning, evaluator, judged, record, wall)
     if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
-        tuning = _checked_edit(tuning, evaluator, wall)
+        tuning = judge_as_written(_checked_edit(tuning, evaluator, wall))
     return replace(tuning, timed_on=_timed_on(prepared, evaluator))
+
+
+def judge_as_written(tuning: FolderTuning) -> FolderTuning:
+    """The session's figures as the written kernel's: where the edit's tuned guards (a pick's guard, a table's rows
+    with the tests the guard joined to them) do not hold at a ``SHAPES`` entry, the written kernel runs the original
+    there, and that entry's figure is the original's (:func:`~kernelopt.tunables.guard_holds.guard_run`, each test
+    evaluated with the entry's launch values, :func:`_size_at`); the headline (the sum over the entries, the
+    session's) and the judgement are of what the text runs at each entry, both in one round (:func:`same_round`). A
+    write that runs the original at every entry timed is not written ("the guard holds at none of the sizes timed"),
+    nor one no longer better so judged. Unchanged where nothing is written, the guards hold wherever the judgement
+    had the pick run, kernel.py held tuned guards already, or a test or a row cannot be read at an entry (late37:
+    v119's "2.01x faster" of a guard ``n_cols % 8192 == 0`` holding at neither entry)."""
+    prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
+    if edit is None or result.best_config is None or result.current_config is None:
+        return tuning
+    ifs = tuned_ifs(edit.new_source)
+    if not ifs or tuned_ifs(prepared.base_source):
+        return tuning
+    current, table = Config.of(result.current_config), tuning.judgement.table
+    plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning)) if table else None
+    if table and plan is None:
+        return tuning
+    served = _serving(tuning, *plan, _rows(tuning, *plan)) if plan is not None else {}
+    judged: dict[str, Config] = {}
+    runs: dict[str, Config] = {}
+    for shape in prepared.ran_shapes:
+        label = shape.label()
+        ran = guard_run(ifs, lambda name, shape=shape: _size_at(prepared, name, shape))
+        if ran is None or (table and label not in served):
+            return tuning
+        judged[label] = served.get(label, Config.of(result.best_config))
+        values = {}
+        for key, value in judged[label].items():
+            name = key.rpartition(":")[2]
+            values[key] = ran.held.get(name, current.get(key, value)) if name in ran.guarded else value
+        runs[label] = Config.of(values)
+    if runs == judged:
+        return tuning
+    runs = {label: runs[label] for label in prepared.in_user_order(runs)}
+    if all(c == current for c in runs.values()):
+        note = f"the guard holds at none of the sizes timed ({', '.join(runs)}): not written"
+        judgement = tuning.judgement.model_copy(update={"better": False, "reason": note})
+        return replace(tuning, judgement=judgement, edit=None, edit_note=note)
+    pool = same_round(result.results, result.retimed, {*runs.values(), current})
+    now = pool.get(current)
+    by_shape: dict[str, tuple[float | None, float | None]] = {}
+    for label, config in runs.items():
+        mine = pool.get(config)
+        by_shape[label] = (
+            mine.latency_us_by_shape.get(label) if mine is not None else None,
+            now.latency_us_by_shape.get(label) if now is not None else None,
+        )
+    where = "; ".join(
+        f"{'the original' if c == current else config_text(c.as_dict())} at {label}" for label, c in runs.items()
+    )
+    head = f"as written it runs {where}"
+    shapes = tuple(_table_latency(s, by_shape.get(s.shape, (s.chosen_latency_us, None))[0]) for s in tuning.per_shape)
+    mine_us = [m for m, _ in by_shape.values()]
+    now_us = [n for _, n in by_shape.values()]
+    min_gain = tuning.judgement.min_gain_pct
+    if table:
+        judgement = judge_table(by_shape, result, min_gain_pct=min_gain)
+    elif any(m is None for m in mine_us) or any(n is None for n in now_us):
+        judgement = GainJudgement(
+            better=False, gain_pct=None, min_gain_pct=min_gain, reason="a configuration never timed there"
+        )
+    else:
+        update = {"best_latency_us": total(mine_us), "current_latency_us": total(now_us)}  # type: ignore[arg-type]
+        result = result.model_copy(update=update)
+        judgement = judge_gain(result, min_gain_pct=min_gain)
+    judgement = judgement.model_copy(update={"reason": f"{head}: {judgement.reason}"})
+    tuning = replace(tuning, result=result, judgement=judgement, per_shape=shapes)
+    if not judgement.better:
+        return replace(tuning, edit=None, edit_note=f"{judgement.reason}: not written")
+    return tuning
 
 
 def _timed_on(prepared: PreparedFolder, evaluator: KernelEvaluator | ShapesEvaluator) -> str | None:
