@@ -73,7 +73,10 @@ def test_v119_v120_v128_a_guard_or_rows_holding_at_no_entry_are_not_written(fold
         assert before.edit is not None and "% " in before.edit.new_source, before.edit_note
         assert before.judgement.table is tabled, before.judgement
         assert after.edit is None and not after.judgement.better, after.judgement
-        assert after.edit_note == "the guard holds at none of the sizes timed (n_rows=4,n_cols=3000, n_rows=2,n_cols=5000): not written"
+        assert (
+            after.edit_note
+            == "the guard holds at none of the sizes timed (n_rows=4,n_cols=3000, n_rows=2,n_cols=5000): not written"
+        )
 
 
 def test_a_guard_holding_at_one_of_two_entries_states_that_entry_s_pick_and_the_other_s_original(
