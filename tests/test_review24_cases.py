@@ -3,7 +3,11 @@ twenty-fourth round"). The gateway's own cases (r40, r41) are in tests/test_proc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.test_leftovers24_cases import _entry
+
+DATA = Path(__file__).parent / "data"
 
 
 def test_r42_a_flat_original_s_chance_rise_along_the_rows_does_not_pick_the_size_judged() -> None:
@@ -27,3 +31,22 @@ def test_r42_a_flat_original_s_chance_rise_along_the_rows_does_not_pick_the_size
         across_entries([_entry(v, e, o, roundoff=2.0**-23) for v, e, o in zip(sizes, right, original, strict=True)])
         is None
     )
+
+
+def test_r43_a_row_s_one_block_set_beside_another_knob_is_written_up_to_the_size_it_covers(tmp_path: Path) -> None:
+    """r43: q55 wrote a covered block's value as a table row only when it was the call's one edit; ``tunables --set
+    masked_softmax_kernel:BLOCK_SIZE=4096 --set masked_softmax_kernel:num_warps=8`` on DeepSpeed's softmax wrote
+    ``BLOCK_SIZE = 4096`` for every size without a word, wrong at 5000 columns where the original is right."""
+    import shutil
+
+    from kernelopt.tunables.edit import apply
+    from tests.test_breaker7_cases import _all_correct
+
+    folder = Path(shutil.copytree(DATA / "breaker25" / "ds_softmax", tmp_path / "ds_softmax"))
+    result = apply(
+        folder / "kernel.py", {"masked_softmax_kernel:BLOCK_SIZE": 4096, "masked_softmax_kernel:num_warps": 8}
+    )
+    assert result.guard is not None and "only where n_cols <= 4096" in result.guard, result.guard
+    text = (folder / "kernel.py").read_text()
+    assert "    if n_cols <= 4096:  # kernelopt: tuned\n        BLOCK_SIZE = 4096\n    num_warps = 8\n" in text
+    _all_correct(folder, [{"B": 1, "H": 1, "N": 5000}])

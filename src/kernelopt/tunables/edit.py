@@ -1194,37 +1194,58 @@ def apply(
 
 
 def _covered_rows(old: str, edits: Sequence[KnobEdit], filename: str) -> tuple[str, str] | None:
-    """The text ``tunables --set`` writes for one value of a computed block that one program spans a size with (a
-    row's one block, :class:`~kernelopt.tunables.model.Cover`), and the line saying so: the value as a table row up to
-    the size it covers, the computation above (``if hidden_dim <= 4096:  # kernelopt: tuned``), as ``tune`` writes a
-    table by size; ``None`` for any other edit, or where the guard's rules do not accept that row. Written plainly,
-    the value covered no row past it (breaker25's q55: SGLang's ``BLOCK_SIZE=4096`` set over
-    ``next_power_of_2(hidden_dim)`` left the columns past 4096 unwritten, silently)."""
+    """The text ``tunables --set`` writes for a value of a computed block that one program spans a size with (a row's
+    one block, :class:`~kernelopt.tunables.model.Cover`), and the line saying so: the value as a table row up to the
+    size it covers, the computation above (``if hidden_dim <= 4096:  # kernelopt: tuned``), as ``tune`` writes a
+    table by size, the call's other values written as they are; ``None`` where no edit is such a block. Written
+    plainly, the value covered no row past it (breaker25's q55: SGLang's ``BLOCK_SIZE=4096`` set over
+    ``next_power_of_2(hidden_dim)`` left the columns past 4096 unwritten, silently; review24 r43: so did one set
+    beside another knob in the same call, DeepSpeed's softmax wrong at 5000 columns).
+
+    Raises:
+        TunableError: such a block whose row the guard's rules do not accept (its plain value would be wrong past
+            the size it covers), or two of them in one call.
+    """
     from kernelopt.tunables.guard import guard_edit
     from kernelopt.tunables.model import Bucket
 
-    if len(edits) != 1 or not is_int(edits[0].after):
+    found = {t.key: t for t in analyze(old, filename)[2]}
+    covered = []
+    for edit in edits:
+        tunable = found.get(edit.key)
+        if tunable is None or tunable.kind is not TunableKind.COMPUTED_SETTING or not is_int(edit.after):
+            continue
+        covers = [c for c in tunable.covers if not c.held and c.size in tunable.size_names]
+        if len(covers) == 1:
+            covered.append((edit, tunable, covers[0]))
+    if not covered:
         return None
-    edit = edits[0]
-    found = {t.key: t for t in analyze(old, filename)[2]}.get(edit.key)
-    if found is None or found.kind is not TunableKind.COMPUTED_SETTING:
-        return None
-    covers = [c for c in found.covers if not c.held and c.size in found.size_names]
-    if len(covers) != 1:
-        return None
-    cover, value = covers[0], int(edit.after)
+    edit, tunable, cover = covered[0]
+    value = int(edit.after)
     reach = cover.reach(value)
+    line = (
+        f"{tunable.name}={value} only where {cover.size} <= {reach} (one block spans {cover.size}: {cover.test}), "
+        f"the computation {tunable.computed} above it"
+    )
+    if len(covered) > 1:
+        raise TunableError(
+            f"{', '.join(e.key for e, _, _ in covered)}: each is a block one program spans a size with, written only "
+            "up to the size it covers; set one at a time"
+        )
+    others = {e.key: e.after for e in edits if e is not edit}
     table = TunedTable(size=cover.size, buckets=[Bucket(upto=reach, values={edit.key: value})])
     try:
-        tabled = write_table(old, table, filename=filename).new_source
+        base = apply_source(old, others, filename=filename).new_source if others else old
+        tabled = write_table(base or old, table, filename=filename).new_source
     except TunableError:
-        return None
+        tabled = None
     if tabled is None or guard_edit(old, tabled).new_source != tabled:
-        return None
-    return tabled, (
-        f"{found.name}={value} only where {cover.size} <= {reach} (one block spans {cover.size}: {cover.test}), "
-        f"the computation {found.computed} above it"
-    )
+        raise TunableError(
+            f"{edit.key}={value} cannot be written safely: a block one program spans {cover.size} with "
+            f"({cover.test}) is wrong past {cover.size}={reach}, and it could not be written as a row up to there "
+            f"with {tunable.computed} above it"
+        )
+    return tabled, line
 
 
 def verify_only(old: str, new: str, expected: Mapping[str, Value], *, filename: str = "kernel.py") -> list[str]:
