@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernelopt.tunables.blocks import walk
-from kernelopt.tunables.inline_guard import literal_settings, marked_tuned, read_statement_guard
+from kernelopt.tunables.inline_guard import block_settings, marked_tuned, read_statement_guard
 
 
 @dataclass(frozen=True)
@@ -64,18 +64,8 @@ def guard_run(ifs: list[cst.If], value_of: Callable[[str], int | None]) -> Guard
 
 def _settings(body: cst.BaseSuite) -> dict[str, int] | None:
     """Name -> integer literal of every statement of ``body``; ``None`` where one is anything else."""
-    if not isinstance(body, cst.IndentedBlock):
-        return None
-    out: dict[str, int] = {}
-    for stmt in body.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return None
-        for small in stmt.body:
-            pairs = literal_settings(small)
-            if pairs is None:
-                return None
-            out.update({name: int(v.evaluated_value) for name, v in pairs})
-    return out
+    pairs = block_settings(body)
+    return None if pairs is None else dict(pairs)
 
 
 def _holds(test: cst.BaseExpression, value_of: Callable[[str], int | None]) -> bool | None:

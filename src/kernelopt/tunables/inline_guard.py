@@ -126,10 +126,24 @@ def bound_block(expr: cst.BaseExpression) -> int | None:
 def read_statement_guard(node: cst.CSTNode) -> list[tuple[str, int]] | None:
     """The (name, value) pairs the guard's statement form sets, comment or not (see the module docstring):
     ``if M % 64 == 0:`` / ``BLOCK_M = 64`` gives ``[("BLOCK_M", 64)]``; ``None`` for any other statement."""
-    if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+    if not isinstance(node, cst.If) or node.orelse is not None:
+        return None
+    out = block_settings(node.body)
+    if out is None:
+        return None
+    values = {v for _, v in out}
+    if not out or not all(any(_guards(test, v) for v in values) for test in conjuncts(node.test)):
+        return None
+    return out
+
+
+def block_settings(body: cst.BaseSuite) -> list[tuple[str, int]] | None:
+    """The (name, integer) pairs every statement of an indented ``body`` sets (``BLOCK_M = 64``, ``A = B = 64``);
+    ``None`` where one is anything else."""
+    if not isinstance(body, cst.IndentedBlock):
         return None
     out: list[tuple[str, int]] = []
-    for stmt in node.body.body:
+    for stmt in body.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             return None
         for small in stmt.body:
@@ -137,9 +151,6 @@ def read_statement_guard(node: cst.CSTNode) -> list[tuple[str, int]] | None:
             if pairs is None:
                 return None
             out += [(name, int(v.evaluated_value)) for name, v in pairs]
-    values = {v for _, v in out}
-    if not out or not all(any(_guards(test, v) for v in values) for test in conjuncts(node.test)):
-        return None
     return out
 
 
