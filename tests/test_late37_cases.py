@@ -53,30 +53,72 @@ def _session(folder: Path, timed: dict[int, dict[str, float]], shapes: list[dict
     return before, judge_as_written(before)
 
 
+def _judged(folder: Path, timed: dict[int, dict[str, float]]) -> Any:
+    """``folder`` replayed as :func:`_session` does, up to the edit ``tune`` would make: the tuning and the edit."""
+    from kernelopt.tuning.folder import TuneRequest, judge_session, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason
+    from kernelopt.tuning.shapes import total
+
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    results = [
+        Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=total(list(us.values())), latency_us_by_shape=us,
+               retimed=True)
+        for b, us in timed.items()
+    ]  # fmt: skip
+    best = min(results, key=lambda r: r.latency_us or 0.0)
+    now = next(r for r in results if r.config == CURRENT)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config=CURRENT,
+        current_latency_us=now.latency_us, results=results, retimed=results, evaluations=len(results), served=0,
+        budget=len(results), space_size=len(results), wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    tuning = judge_session(prepared, result)
+    assert tuning.judgement.better, tuning.judgement
+    return tuning, shaped_edit(tuning)
+
+
+AT_3000, AT_5000 = "n_rows=4,n_cols=3000", "n_rows=2,n_cols=5000"
+
+
 @pytest.mark.parametrize("folder", ["pad_rows_helper", "pad_rows_view", "pad_rows_cached"])
 def test_v119_v120_v128_a_guard_or_rows_holding_at_no_entry_are_not_written(folder: str, tmp_path: Path) -> None:
     """v119 (pad_rows_helper: ``tune`` said "2.01x faster than the current BLOCK=1024 ... written to kernel.py" of
     ``BLOCK = 8192`` under ``n_cols % 8192 == 0``, which holds at neither entry, 3000 and 5000) and v120, v128 (tables
-    whose rows ``n_cols <= 3000 and n_cols % 4096 == 0`` hold at no size): the written kernel runs the original at
-    every entry timed, so nothing is written, in one line."""
+    whose rows ``n_cols <= 3000 and n_cols % 4096 == 0`` hold at no size): a guard that runs the original at every
+    entry timed is not written, in one line; a table's row that holds at no size of its bucket is not written, and a
+    table left with none is not; a row that holds in its bucket (``n_cols <= 5000 and n_cols % 2048 == 0``, at 4096)
+    but at no entry leaves the original's figures there, and the write that runs the pick nowhere is not written."""
     shutil.copytree(VARIANTS / folder, tmp_path / folder)
-    both = {"n_rows=4,n_cols=3000": 2.0, "n_rows=2,n_cols=5000": 2.0}
-    # one pick best at both entries (v119's session), then a table: 4096 best at 3000, 8192 at 5000 (v120's, v128's)
-    plain = {1024: both, 8192: dict.fromkeys(both, 1.0)}
-    table = {
-        1024: both,
-        4096: {"n_rows=4,n_cols=3000": 1.0, "n_rows=2,n_cols=5000": 3.0},
-        8192: {"n_rows=4,n_cols=3000": 3.0, "n_rows=2,n_cols=5000": 1.0},
-    }
-    for timed, tabled in ((plain, False), (table, True)):
-        before, after = _session(tmp_path / folder, timed)
-        assert before.edit is not None and "% " in before.edit.new_source, before.edit_note
-        assert before.judgement.table is tabled, before.judgement
-        assert after.edit is None and not after.judgement.better, after.judgement
-        assert (
-            after.edit_note
-            == "the guard holds at none of the sizes timed (n_rows=4,n_cols=3000, n_rows=2,n_cols=5000): not written"
-        )
+    both = {AT_3000: 2.0, AT_5000: 2.0}
+    # one pick best at both entries (v119's session)
+    before, after = _session(tmp_path / folder, {1024: both, 8192: dict.fromkeys(both, 1.0)})
+    assert "    if n_cols % 8192 == 0:  # kernelopt: tuned\n" in before.edit.new_source, before.edit_note
+    assert after.edit is None and not after.judgement.better, after.judgement
+    assert after.edit_note == f"the guard holds at none of the sizes timed ({AT_3000}, {AT_5000}): not written"
+    # v120's and v128's tables: 4096 best at 3000, 8192 at 5000; both rows dead
+    dead = {1024: both, 4096: {AT_3000: 1.0, AT_5000: 3.0}, 8192: {AT_3000: 3.0, AT_5000: 1.0}}
+    tuning, (edit, note) = _judged(tmp_path / folder, dead)
+    assert tuning.judgement.table and edit is None, note
+    assert note == (
+        "the table's rows hold at no size of their buckets (n_cols <= 3000 and n_cols % 4096 == 0; n_cols <= 5000 and "
+        "n_cols % 8192 == 0): not written"
+    )
+    # 2048 best at 5000: its row holds at 4096 columns, in its bucket, and at no entry
+    before, after = _session(
+        tmp_path / folder, {**dead, 8192: dict.fromkeys(both, 3.0), 2048: {AT_3000: 3.0, AT_5000: 1.0}}
+    )
+    written = before.edit.new_source
+    assert (
+        "n_cols % 4096" not in written
+        and "    if n_cols <= 5000 and n_cols % 2048 == 0:  # kernelopt: tuned\n" in written
+    )
+    assert (
+        "the rows n_cols <= 3000 and n_cols % 4096 == 0 hold at no size of their buckets: not written"
+        in before.edit_note
+    )
+    assert after.edit is None and after.edit_note.startswith("the guard holds at none of the sizes timed"), (
+        after.edit_note
+    )
 
 
 def test_a_guard_holding_at_one_of_two_entries_states_that_entry_s_pick_and_the_other_s_original(

@@ -8,13 +8,14 @@ kernel's, and the written kernel runs the pick only where these tests hold (late
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
 from kernelopt.tunables.blocks import walk
-from kernelopt.tunables.inline_guard import block_settings, marked_tuned, read_statement_guard
+from kernelopt.tunables.inline_guard import block_settings, conjuncts, marked_tuned, read_statement_guard
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,12 @@ class GuardRun:
 def tuned_ifs(source: str) -> list[cst.If]:
     """The tuned ``if`` statements of ``source`` in source order (an ``elif`` of one is read through it, not apart)."""
     try:
-        module = cst.parse_module(source)
+        return _tuned_ifs(cst.parse_module(source))
     except cst.ParserSyntaxError:
         return []
+
+
+def _tuned_ifs(module: cst.Module) -> list[cst.If]:
     found = [n for n in walk(module) if isinstance(n, cst.If) and (marked_tuned(n) or read_statement_guard(n))]
     inner = {id(n.orelse) for n in found if isinstance(n.orelse, cst.If)}
     return [n for n in found if id(n) not in inner]
@@ -89,3 +93,82 @@ def _holds(test: cst.BaseExpression, value_of: Callable[[str], int | None]) -> b
         return bool(eval(compile(tree, "<guard>", "eval"), {"__builtins__": {}}, names))
     except (ArithmeticError, TypeError, ValueError):
         return None
+
+
+def dead_rows(source: str, size: str) -> tuple[str, list[str]]:
+    """``source`` with each tuned row over ``size`` that holds at no size of its bucket taken out, and those rows'
+    tests. A row is a tuned ``if`` (or an ``elif`` of one) whose test joins ``<size> <= <hi>`` to other tests; its
+    bucket runs from the next lower row's bound (exclusive) to ``hi``; it holds nowhere there where no multiple of the
+    divisors its tests ask of ``size`` (``<size> % d == 0``) falls in the bucket, or its test fails at the least such
+    multiple (v120's ``n_cols <= 3000 and n_cols % 4096 == 0``, wrongkernel26: dead text). A test that reads another
+    name is kept unless the divisors alone leave its bucket empty. A chain's live rows stay in their order."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return source, []
+    heads = _tuned_ifs(module)
+    branches = [b for head in heads for b in _chain(head) if isinstance(b, cst.If)]
+    rows = [(b, bounds) for b in branches if (bounds := _bounds(b.test, size)) is not None]
+    tops = sorted({hi for _, (hi, _) in rows})
+    dead: dict[int, str] = {}
+    for node, (hi, step) in rows:
+        lo = max((t for t in tops if t < hi), default=0)
+        least = (lo // step + 1) * step
+        if least > hi or _holds(node.test, lambda name, least=least: least if name == size else None) is False:
+            dead[id(node)] = cst.Module([]).code_for_node(node.test)
+    if not dead:
+        return source, []
+    chained = {id(h) for h in heads if any(id(b) in dead for b in _chain(h))}
+
+    class _Drop(cst.CSTTransformer):
+        def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.RemovalSentinel:
+            if id(original) not in chained:
+                return updated
+            live = [b for b in _chain(original) if id(b) not in dead]
+            if not any(isinstance(b, cst.If) for b in live):
+                return cst.RemoveFromParent()  # an ``else`` left alone runs where every row did: not a row's text
+            rebuilt: cst.If | cst.Else | None = None
+            for branch in reversed(live):
+                rebuilt = branch.with_changes(orelse=rebuilt) if isinstance(branch, cst.If) else branch
+            assert isinstance(rebuilt, cst.If)
+            return rebuilt.with_changes(leading_lines=original.leading_lines)
+
+    return module.visit(_Drop()).code, list(dead.values())
+
+
+def _chain(head: cst.If) -> list[cst.If | cst.Else]:
+    """``head`` and its ``elif`` and ``else`` branches, in order."""
+    out: list[cst.If | cst.Else] = []
+    branch: cst.If | cst.Else | None = head
+    while branch is not None:
+        out.append(branch)
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    return out
+
+
+def _bounds(test: cst.BaseExpression, size: str) -> tuple[int, int] | None:
+    """A row's bound on ``size`` (its ``<size> <= <hi>``) and the least common multiple of the divisors its tests ask
+    of ``size`` (1 where none); ``None`` where no test bounds ``size`` so."""
+    hi: int | None = None
+    step = 1
+    for one in conjuncts(test):
+        if not isinstance(one, cst.Comparison) or len(one.comparisons) != 1:
+            continue
+        op, right, left = one.comparisons[0].operator, one.comparisons[0].comparator, one.left
+        if not isinstance(right, cst.Integer):
+            continue
+        if isinstance(op, cst.LessThanEqual) and isinstance(left, cst.Name) and left.value == size:
+            value = int(right.evaluated_value)
+            hi = value if hi is None else min(hi, value)
+        elif (
+            isinstance(op, cst.Equal)
+            and int(right.evaluated_value) == 0
+            and isinstance(left, cst.BinaryOperation)
+            and isinstance(left.operator, cst.Modulo)
+            and isinstance(left.left, cst.Name)
+            and left.left.value == size
+            and isinstance(left.right, cst.Integer)
+            and int(left.right.evaluated_value) > 0
+        ):
+            step = math.lcm(step, int(left.right.evaluated_value))
+    return (hi, step) if hi is not None else None

@@ -86,7 +86,7 @@ from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
-from kernelopt.tunables.guard_holds import guard_run, tuned_ifs
+from kernelopt.tunables.guard_holds import dead_rows, guard_run, tuned_ifs
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import (
     LAUNCH_OPTIONS,
@@ -2704,8 +2704,12 @@ def _table_edit(
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
         return None, kept.note
-    # a tuned line over a literal tile comes back with its divisibility test (lostpicks13 l3): that text is written
-    table = table.model_copy(update={"new_source": kept.new_source})
+    # a tuned line over a literal tile comes back with its divisibility test (lostpicks13 l3): that text is written,
+    # less the rows that test leaves holding at no size of their bucket (dead text, late37)
+    live, dead = dead_rows(kept.new_source, size)
+    if dead and not tuned_ifs(live):
+        return None, f"the table's rows hold at no size of their buckets ({'; '.join(dead)}): not written"
+    table = table.model_copy(update={"new_source": live})
     edits = [*(first.edits if first is not None else []), *table.edits]
     diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
@@ -2717,6 +2721,8 @@ def _table_edit(
         note += f"; {held}"
     if kept.note is not None:
         note += f"; {kept.note}"
+    if dead:
+        note += f"; the rows {'; '.join(dead)} hold at no size of their buckets: not written"
     for name in left:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
