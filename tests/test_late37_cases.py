@@ -15,22 +15,37 @@ from kernelopt.tuning.candidate import Outcome, Result
 from tests.test_wrongkernel17_cases import VARIANTS
 
 CURRENT = {"BLOCK": 1024}
+_PREPARED: dict[Path, Any] = {}
 
 
 def _session(folder: Path, timed: dict[int, dict[str, float]], shapes: list[dict[str, int]] | None = None) -> Any:
     """``folder`` (a copy of a variant, its ``SHAPES`` replaced by ``shapes`` where given) replayed through the
-    judgement and the edit ``tune`` makes, its candidates ``BLOCK`` -> latency at each entry (the current 1024 among
-    them), each re-timed in one round: the tuning :func:`judge_as_written` is given and what it makes of it."""
-    from kernelopt.tuning.folder import TuneRequest, judge_as_written, judge_session, prepare_folder, shaped_edit
-    from kernelopt.tuning.session import SessionResult, StopReason
-    from kernelopt.tuning.shapes import total
+    judgement and the edit ``tune`` makes (:func:`_judged`): the tuning :func:`judge_as_written` is given and what it
+    makes of it."""
+    from kernelopt.tuning.folder import judge_as_written
 
     if shapes is not None:
         ref = folder / "reference.py"
         text = ref.read_text()
         line = next(x for x in text.splitlines() if x.startswith("SHAPES = "))
         ref.write_text(text.replace(line, f"SHAPES = {shapes!r}"))
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    tuning, (edit, note) = _judged(folder, timed)
+    assert edit is not None, note
+    before = replace(tuning, edit=edit, edit_made=True, edit_note=note)
+    return before, judge_as_written(before)
+
+
+def _judged(folder: Path, timed: dict[int, dict[str, float]]) -> Any:
+    """``folder`` replayed up to the edit ``tune`` makes, its candidates ``BLOCK`` -> latency at each entry (the
+    current 1024 among them), each re-timed in one round: the tuning and :func:`shaped_edit`'s edit and note."""
+    from kernelopt.tuning.folder import TuneRequest, judge_session, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason
+    from kernelopt.tuning.shapes import total
+
+    # one preparation of a folder for its several sessions (each runs kernel.py in a worker)
+    if folder not in _PREPARED:
+        _PREPARED[folder] = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    prepared = _PREPARED[folder]
     labels = [s.label() for s in prepared.shapes]
     results = [
         Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=total(list(us.values())), latency_us_by_shape=us,
@@ -38,33 +53,6 @@ def _session(folder: Path, timed: dict[int, dict[str, float]], shapes: list[dict
         for b, us in timed.items()
     ]  # fmt: skip
     assert all(set(r.latency_us_by_shape) == set(labels) for r in results), labels
-    best = min(results, key=lambda r: r.latency_us or 0.0)
-    now = next(r for r in results if r.config == CURRENT)
-    result = SessionResult(
-        best_config=best.config, best_latency_us=best.latency_us, current_config=CURRENT,
-        current_latency_us=now.latency_us, results=results, retimed=results, evaluations=len(results), served=0,
-        budget=len(results), space_size=len(results), wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
-    )  # fmt: skip
-    tuning = judge_session(prepared, result)
-    assert tuning.judgement.better, tuning.judgement
-    edit, note = shaped_edit(tuning)
-    assert edit is not None, note
-    before = replace(tuning, edit=edit, edit_made=True, edit_note=note)
-    return before, judge_as_written(before)
-
-
-def _judged(folder: Path, timed: dict[int, dict[str, float]]) -> Any:
-    """``folder`` replayed as :func:`_session` does, up to the edit ``tune`` would make: the tuning and the edit."""
-    from kernelopt.tuning.folder import TuneRequest, judge_session, prepare_folder, shaped_edit
-    from kernelopt.tuning.session import SessionResult, StopReason
-    from kernelopt.tuning.shapes import total
-
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
-    results = [
-        Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=total(list(us.values())), latency_us_by_shape=us,
-               retimed=True)
-        for b, us in timed.items()
-    ]  # fmt: skip
     best = min(results, key=lambda r: r.latency_us or 0.0)
     now = next(r for r in results if r.config == CURRENT)
     result = SessionResult(
