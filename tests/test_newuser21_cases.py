@@ -139,7 +139,7 @@ def test_n156_a_misspelt_compile_backend_is_refused_before_anything_runs(
     compile_backend._torch_backends.cache_clear()
 
 
-def test_n157_tune_s_refusal_of_a_reference_that_raises_says_what_to_do() -> None:
+def test_n157_tune_s_refusal_of_a_reference_that_raises_says_what_to_do(tmp_path: Path) -> None:
     """`kernelopt tune DIR --device cpu` with a reference that raises at a SHAPES entry said "the SHAPES entry
     rows=64,cols=100: reference.py: ValueError: boom in reference; the worker's log: ...": whose fault and what to do
     were left out, where `optimize` on the same folder says "reference.py fails, not the kernel: fix reference.py or
@@ -151,7 +151,8 @@ def test_n157_tune_s_refusal_of_a_reference_that_raises_says_what_to_do() -> Non
     from kernelopt.worker.client import WorkerStartError
     from kernelopt.worker.messages import Failure, FailureKind, Service
 
-    log = Path("/s/logs/bench-0-1.log")
+    log = tmp_path / "bench-0-1.log"
+    log.write_text("what the worker printed\n")  # an empty log is not named (fresh24 f20)
     at_entry = "the SHAPES entry rows=64,cols=100: reference.py: ValueError: boom in reference"
     said = _problem_error(
         WorkerStartError(Service.BENCH, Failure(id=0, outcome=FailureKind.BAD_INPUT, reason=at_entry), log)

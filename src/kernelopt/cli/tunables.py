@@ -115,7 +115,8 @@ def register(app: typer.Typer) -> None:
                     )
                 if check:  # the edit run beside the kernel as written before it is written (late35)
                     _checked_set(file, before, apply(file, changes, write=False, limits=limits, gpu=gpu,
-                                                     evaluation=evaluation).new_source, changes, device)  # fmt: skip
+                                                     evaluation=evaluation).new_source, changes, device,
+                                reference)  # fmt: skip
                 try:
                     result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
                 except OSError as exc:  # a full disk: the file is as it was, and no --root moves it (f6)
@@ -142,16 +143,36 @@ def register(app: typer.Typer) -> None:
                 note(unmarked)
 
 
-def _checked_set(file: Path, before: str, edited: str | None, changes: Mapping[str, Value], device: str | None) -> None:
+def _checked_set(
+    file: Path,
+    before: str,
+    edited: str | None,
+    changes: Mapping[str, Value],
+    device: str | None,
+    reference: Path | None = None,
+) -> None:
     """``--check``: the edit run beside the kernel as written at every ``SHAPES`` entry
     (:func:`kernelopt.tuning.set_check.set_checked`); one that fails is refused (exit 1), nothing written.
 
     Raises:
-        UsageError: ``file`` is not a task folder's kernel.py (no reference.py beside it).
-        KerneloptError: the edit fails its check, or the kernel as written fails its own.
+        UsageError: ``file`` is not a task folder's kernel.py (no reference.py beside it), or ``--reference`` names
+            another file than the one the check runs (fresh24 f21: it was passed over in silence).
     """
-    if file.name != "kernel.py" or not (file.parent / "reference.py").is_file():
-        raise UsageError(f"--check: {file} has no reference.py beside it", hint="give a task folder's kernel.py")
+    beside = file.parent / "reference.py"
+    other = reference is not None and not (beside.is_file() and reference.resolve() == beside.resolve())
+    given = f"--reference {reference} is read for the knobs only; " if other else ""
+    if file.name != "kernel.py" or not beside.is_file():
+        raise UsageError(
+            f"--check: {file} has no reference.py beside it (the check runs the task folder's reference.py, "
+            f"as tune does; {given}nothing written)",
+            hint=f"give a task folder's kernel.py{', or copy that file to ' + str(beside) if other else ''}",
+        )
+    if other:
+        raise UsageError(
+            f"--check runs {beside} (the task folder's, as tune does), not --reference {reference}: "
+            "the two differ, nothing written",
+            hint=f"leave --reference out, or give it {beside}",
+        )
     if edited is None or edited == before:
         return
     from kernelopt.errors import KerneloptError

@@ -1020,11 +1020,19 @@ def _problem_error(exc: WorkerStartError) -> KerneloptError:
     if exc.failure.outcome is FailureKind.NO_ROOM:
         return ProblemDoesNotFit(exc.failure.reason)
     if exc.failure.outcome is FailureKind.BAD_INPUT:  # what to do, as validate and optimize say it (n157)
-        log = f"the worker's log: {exc.log_path}"
+        log = f" (the worker's log: {exc.log_path})" if _holds_text(exc.log_path) else ""  # never an empty one
         if exc.failure.reason.startswith(AT_IMPORT):
-            return ReferenceDoesNotImport(exc.failure.reason, hint=f"fix reference.py, then run again ({log})")
-        return ProblemError(exc.failure.reason, hint=f"{PROBLEM_FAILED} ({log})")
+            return ReferenceDoesNotImport(exc.failure.reason, hint=f"fix reference.py, then run again{log}")
+        return ProblemError(exc.failure.reason, hint=f"{PROBLEM_FAILED}{log}")
     return exc
+
+
+def _holds_text(log: Path) -> bool:
+    """Whether the worker's log at ``log`` holds anything to read (fresh24 f20: an empty one was named)."""
+    try:
+        return log.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _merge(

@@ -11,6 +11,7 @@ and runs the kernel twice there (about 20 s for v116 in Triton's interpreter), w
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,22 +46,32 @@ def set_checked(
     written = Config.of({"kernel.py": "as written"})
     env = worker_env(None, device=device)  # as tune's: Triton's interpreter on the CPU
     settings = EvaluatorSettings(plan=CHECK_PLAN)
-    with tempfile.TemporaryDirectory(prefix="kernelopt-set-check-") as scratch:
+    scratch = Path(tempfile.mkdtemp(prefix="kernelopt-set-check-"))
+    said = ""  # the line that ends the check: the scratch folder stays where it names a log there (fresh24 f20)
+    try:
 
         def source(config: Config) -> str:
             return original if config == written else edited
 
         with ShapesEvaluator(
-            problem, entries, original, source, session_dir=Path(scratch), settings=settings, env=env, original=written
+            problem, entries, original, source, session_dir=scratch, settings=settings, env=env, original=written
         ) as ev:
             ev.never_cut([written.key()])
             theirs = ev.evaluate([written])[0]
             if not theirs.outcome.ok:
                 raise KerneloptError(
                     f"--check: the kernel as written fails its own check ({theirs.outcome.value}: {theirs.reason}): "
-                    "there is nothing to compare the edit with"
+                    "there is nothing to compare the edit with",
+                    hint="make kernel.py pass first (kernelopt validate runs the same check), or --set without --check",
                 )
             ours = ev.check_source(edited, Config.of(dict(changes)))
+        said = "" if ours.outcome.ok else (ours.reason or "")
+    except KerneloptError as exc:
+        said = exc.one_line()
+        raise
+    finally:
+        if str(scratch) not in said:
+            shutil.rmtree(scratch, ignore_errors=True)
     if ours.outcome.ok:
         return None
     named = ours.failed_entry and "SHAPES entry" not in (ours.reason or "")
