@@ -80,6 +80,7 @@ from kernelopt.tunables.inline_guard import (
     read_statement_guard,
 )
 from kernelopt.tunables.launch_bound import launch_test
+from kernelopt.tunables.launch_value import value_at_launch
 from kernelopt.tunables.list_filters import module_names
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
@@ -4212,6 +4213,10 @@ def _tuned_tile_refusal(
     against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
     with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`)."""
     row = _Row(fn, node, small, tile)
+    launched_needs = _read_at_launch(row, needs)
+    if isinstance(launched_needs, str):
+        return launched_needs
+    needs = launched_needs
     unbounded = _unbounded_row(row, needs, needed) or _row_past_the_grid(row, needs, needed)
     if unbounded is not None:
         return unbounded
@@ -4237,6 +4242,25 @@ def _tuned_tile_refusal(
                 continue
             return _over_computed(target, _int(small.value), _code(d.size), d.why)
     return None
+
+
+def _read_at_launch(row: _Row, needs: Sequence[Divides]) -> list[Divides] | str:
+    """``needs`` with each size and count a requirement of the row's tile reads as the launch reads it (late38's l70:
+    a size the launcher reassigns after the row, ``max_num_tokens = triton.cdiv(max_num_tokens, 64) * 64``, put as
+    its reassignment, so a test the row holds reads the launch's value); why not, where a reassignment cannot be read
+    (:func:`kernelopt.tunables.launch_value.value_at_launch`)."""
+    out: list[Divides] = []
+    for d in needs:
+        read = {
+            field_name: value_at_launch(row.fn, row.node, expr)
+            for field_name, expr in (("size", d.size), ("count", d.count))
+            if expr is not None
+        }
+        unread = next((why for why in read.values() if isinstance(why, str)), None)
+        if unread is not None and d.tile[1] == row.tile[1] and d.literal is None:
+            return f"{row.target}={_int(row.small.value)} is bounded at its row ({d.why}), but {unread}: not written"
+        out.append(d if unread is not None else replace(d, **read))
+    return out
 
 
 @dataclass(frozen=True)

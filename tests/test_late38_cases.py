@@ -1,0 +1,113 @@
+"""late38: a table's row tests a size as the launch reads it (docs/faults.md "## Sizes read at the launch (late38,
+2026-12-07)"). tests/data/variants/moe_padded_tokens is vLLM's batched MoE (breaker23) whose launcher pads
+``max_num_tokens`` to whole 64-row tiles after reading its config, so the grid counts ``triton.cdiv(padded, BLOCK_M)``
+tiles of tokens and the assert reads the padded size too."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import libcst as cst
+import pytest
+
+from tests.test_breaker7_cases import _correct_padded
+
+MOE = Path(__file__).parent / "data" / "variants" / "moe_padded_tokens"
+KEY_CPU = 'get_device_name() == "cpu"'
+PAD = "    max_num_tokens = triton.cdiv(max_num_tokens, 64) * 64\n"
+LAUNCHED = "(triton.cdiv(max_num_tokens, 64) * 64)"
+
+
+def _guarded(source: str):
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import Bucket, TunedTable
+
+    rows = [Bucket(upto=64, values={"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 32})]
+    table = write_table(
+        source, TunedTable(size="max_num_tokens", buckets=rows, key=KEY_CPU), kernel="batched_triton_kernel"
+    )
+    return guard_edit(source, table.new_source or "")
+
+
+def _holds(test: str, tokens: int, columns: int) -> bool:
+    """The row's test at ``tokens`` (the size bound at the row) and ``B.size(1) == columns``, the tiles 16 x 32 (the
+    caller's dict's 32 columns, the M row's 16 rows)."""
+    names = {
+        "triton": SimpleNamespace(cdiv=lambda a, b: -(-a // b)),
+        "B": SimpleNamespace(size=lambda axis: columns),
+        "config": {"BLOCK_SIZE_N": 32},
+        "max_num_tokens": tokens,
+        "BLOCK_M": 16,
+        "get_device_name": lambda: "cpu",
+    }
+    return bool(eval(test, names))  # noqa: S307 - the row's own test, written by guard_edit from our fixture
+
+
+@pytest.mark.timeout(120)
+def test_l70_a_row_s_grid_count_and_divisor_read_the_size_the_launch_reads(tmp_path: Path) -> None:
+    """configs24's c44 row held ``triton.cdiv(max_num_tokens, 16) * triton.cdiv(B.size(1), ...) <= 65535`` over the
+    size bound at the row; this launcher pads it to 64 rows after, so at 16 tokens and 2**19 columns in 32-column
+    tiles the row counted 1 x 16384 programs on axis 1 where the launch counts 4 x 16384 = 65536, past a GPU's
+    65535. The row reads the padded size now: it turns that size away (the caller's dict runs), keeps a size whose
+    launch fits, and the written kernel is right at a size SHAPES does not name (40 tokens: no multiple of 16)."""
+    source = (MOE / "kernel.py").read_text()
+    assert PAD in source
+    guarded = _guarded(source)
+    assert guarded.new_source is not None, guarded.note
+    tests = [
+        line.split("if ", 1)[1].split(":  # kernelopt: tuned")[0]
+        for line in guarded.new_source.splitlines()
+        if line.endswith("# kernelopt: tuned") and "65535" in line
+    ]
+    assert len(tests) == 2, tests
+    m_row = next(t for t in tests if "16) * triton.cdiv(B.size(1)" in t)
+    assert f"triton.cdiv({LAUNCHED}, 16) * " in m_row and f"{LAUNCHED} % 16 == 0" in m_row, m_row
+    n_row = next(t for t in tests if "triton.cdiv(B.size(1), 32)" in t)
+    assert f"triton.cdiv({LAUNCHED}, BLOCK_M) * " in n_row, n_row
+    # the grid's count, reasoned: 16 tokens pad to 64, so 16-row tiles count 4 and 32-column tiles of 2**19 columns
+    # 16384; the old value's count was 1 x 16384, within the limit, the launch's 65536, past it
+    cdiv = lambda a, b: -(-a // b)  # noqa: E731
+    assert cdiv(16, 16) * cdiv(2**19, 32) <= 65535 < cdiv(cdiv(16, 64) * 64, 16) * cdiv(2**19, 32)
+    for row in (m_row, n_row):
+        assert _holds(row.replace(LAUNCHED, "max_num_tokens"), 16, 2**19)  # what c44 wrote: held past the limit
+        assert not _holds(row, 16, 2**19)
+        assert _holds(row, 16, 2**18)  # 4 x 8192 programs: the row serves
+    folder = tmp_path / "moe"
+    folder.mkdir()
+    shutil.copy(MOE / "reference.py", folder / "reference.py")
+    (folder / "kernel.py").write_text(guarded.new_source)
+    (folder / "configs").symlink_to(MOE / "configs", target_is_directory=True)
+    got = _correct_padded(folder, [{"E": 3, "T": 40, "K": 40, "N": 72}])  # 40 tokens pad to 64: the row serves
+    assert all(v is True for v in got.values()), got
+
+
+def test_l71_a_reassignment_the_row_cannot_read_refuses_the_row_and_one_after_the_launch_is_not_read() -> None:
+    """A size rebound after the row in a way its test cannot carry (an augmented assignment, a branch's, one from a
+    name itself rebound after the row) refuses the
+    row by name, where before the test read the old value silently; a size rebound only after its last read (the
+    launch) is read at the row, as before."""
+    from kernelopt.tunables.launch_value import value_at_launch
+
+    source = (MOE / "kernel.py").read_text()
+    guarded = _guarded(source.replace(PAD, "    max_num_tokens += 64 - max_num_tokens % 64\n"))
+    assert guarded.new_source is None
+    assert "max_num_tokens is rebound after the row in a way its test cannot read" in str(guarded.note)
+    fn = cst.ensure_type(
+        cst.parse_module(
+            "def launch(n, pad, m, BLOCK):\n    row = 0\n    m = n\n    pad = pad * 2\n    n = n + pad\n"
+            "    if pad:\n        BLOCK = 32\n    k[(n // BLOCK,)](n)\n    n = 0\n    m = 1\n"
+        ).body[0],
+        cst.FunctionDef,
+    )
+    body = cst.ensure_type(fn.body, cst.IndentedBlock).body
+    assert "pad, itself rebound after the row" in str(value_at_launch(fn, body[0], cst.parse_expression("n")))
+    branch = value_at_launch(fn, body[0], cst.parse_expression("n // BLOCK"))
+    assert "BLOCK is rebound after the row in a way its test cannot read" in str(branch)
+    plain = fn.with_changes(body=fn.body.with_changes(body=[*body[:2], body[3], *body[5:]]))
+    n_at = value_at_launch(plain, body[0], cst.parse_expression("n // BLOCK"))
+    assert not isinstance(n_at, str) and cst.Module([]).code_for_node(n_at) == "(n + pad) // BLOCK"
+    m_at = value_at_launch(plain, body[0], cst.parse_expression("m"))
+    assert not isinstance(m_at, str) and cst.Module([]).code_for_node(m_at) == "m"  # rebound after its last read
