@@ -18,11 +18,12 @@ from kernelopt.tunables.signature import param_names
 
 
 def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpression) -> cst.BaseExpression | str:
-    """``expr`` (read in the launching function ``fn`` after the row ``node``, a top-level statement's part) with each
-    name bound at the row that the statements after it rebind, and read again after that, put as its one reassignment (``(triton.cdiv(
-    max_num_tokens, 64) * 64)`` for ``max_num_tokens``), which reads the values bound at the row; ``expr`` itself where
-    no name it reads is rebound after the row. A reason (a string) where a rebinding cannot be read so: more than one,
-    one in a branch or loop, an augmented or unpacked one, or one that reads a name rebound after the row too."""
+    """``expr`` (read in the launching function ``fn`` after the row ``node``, a top-level statement's part) with
+    each name bound at the row that a statement after it rebinds before the launch's last read of it put as that one
+    reassignment (``(triton.cdiv(max_num_tokens, 64) * 64)`` for ``max_num_tokens``), which reads the values bound at
+    the row; ``expr`` itself where no such name is rebound. A reason (a string) where a rebinding cannot be read so:
+    more than one, one in a branch or loop, an augmented or unpacked one, or one that reads a name rebound after the
+    row too."""
     statements = list(cst.ensure_type(fn.body, cst.IndentedBlock).body)
     at = next((i for i, s in enumerate(statements) if any(n is node for n in walk(s))), None)
     if at is None:

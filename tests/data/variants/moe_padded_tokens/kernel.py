@@ -333,8 +333,8 @@ def invoke_moe_batched_triton_kernel(
     BLOCK_M = config["BLOCK_SIZE_M"]
     BLOCK_N = config["BLOCK_SIZE_N"]
     BLOCK_K = config["BLOCK_SIZE_K"]
-    # the launch counts tiles over the tokens padded to the largest tile a config names (a tile past an expert's
-    # tokens returns at once), so the assert below holds for every config's BLOCK_M
+    # (late38, v129) the launch counts tiles over the tokens padded to the largest tile a config names (a tile
+    # past an expert's tokens returns at once), so the assert below holds for every config's BLOCK_M
     max_num_tokens = triton.cdiv(max_num_tokens, 64) * 64
     assert (
         torch.compiler.is_compiling()
