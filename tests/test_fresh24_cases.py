@@ -122,3 +122,50 @@ def test_f21_check_with_another_reference_says_which_one_it_runs_and_writes_noth
     assert f"--reference {other} is read for the knobs only" in err, err
     assert f"or copy that file to {task / 'reference.py'}" in err
     assert kernel.read_text() == KERNEL
+
+
+ONE_BLOCK = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rowmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=float("-inf"))
+    tl.store(out_ptr + row, tl.max(x, axis=0))
+
+
+def run(x):
+    n_rows, n_cols = x.shape
+    out = torch.empty(n_rows, device=x.device, dtype=x.dtype)
+    rowmax_kernel[(n_rows,)](out, x, x.stride(0), n_cols, BLOCK=1024)
+    return out
+"""
+
+
+def test_f22_a_guarded_set_already_in_the_file_is_refused_as_a_change_that_does_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f22: ``tunables k.py --set rowmax_kernel:BLOCK=512`` twice on a one-block kernel: the first writes the guard
+    (``BLOCK = 512`` under ``n_cols <= 512``), the second said "BLOCK: 1024 -> 512 ... wrote k.py" and wrote the same
+    bytes again, exit 0, where an unguarded value already set is "already 64: the change does nothing", exit 2. Now
+    the same: one line, exit 2, the file not touched; another value still rewrites the guard."""
+    from kernelopt.cli.app import main
+
+    kernel = tmp_path / "k.py"
+    kernel.write_text(ONE_BLOCK)
+    args = ["tunables", str(kernel), "--no-evaluate", "--set"]
+    assert main([*args, "rowmax_kernel:BLOCK=512"]) == 0
+    guarded = kernel.read_text()
+    assert "if n_cols <= 512:  # kernelopt: tuned" in guarded
+    capsys.readouterr()
+    mtime = kernel.stat().st_mtime_ns
+    assert main([*args, "rowmax_kernel:BLOCK=512"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{kernel} holds rowmax_kernel:BLOCK=512 already, guarded: BLOCK=512 only where n_cols <= 512" in err, err
+    assert err.endswith("; the change does nothing"), err
+    assert kernel.read_text() == guarded and kernel.stat().st_mtime_ns == mtime
+    assert main([*args, "rowmax_kernel:BLOCK=256"]) == 0
+    assert "if n_cols <= 256:  # kernelopt: tuned" in kernel.read_text()

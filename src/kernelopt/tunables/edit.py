@@ -1187,6 +1187,9 @@ def apply(
     elif chosen is not None and (bounded := _covered_rows(source.text, result.edits, p.name)) is not None:
         result.new_source, result.guard = keep_newlines(source.text, bounded[0]), bounded[1]
         result.diff = edit_diff(source.text, result.new_source, p.name)
+    if result.edits and result.guard is not None and result.new_source == source.text:  # fresh24 f22
+        sets = ", ".join(f"{e.key}={e.after}" for e in result.edits)
+        raise TunableError(f"{p} holds {sets} already, guarded: {result.guard}", hint="the change does nothing")
     if write and result.edits:
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True
