@@ -309,7 +309,24 @@ def git_home(home: Path) -> dict[str, str]:
     """The variables that make ``home`` the HOME of a test's processes, its quiet git configuration the only
     one git reads (written here)."""
     quiet_git_config(home / ".gitconfig")
-    return {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
+    return {
+        "HOME": str(home),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        **QUIET_GIT_ENV,
+    }
+
+
+QUIET_GIT_ENV = {
+    "GIT_CONFIG_COUNT": "2",
+    "GIT_CONFIG_KEY_0": "maintenance.auto",
+    "GIT_CONFIG_VALUE_0": "false",
+    "GIT_CONFIG_KEY_1": "gc.auto",
+    "GIT_CONFIG_VALUE_1": "0",
+}
+""":data:`QUIET_GIT` as git's command-line scope: kernelopt's own git runs with ``GIT_CONFIG_GLOBAL=/dev/null``
+(``workspace.GIT_ENV``), so the quiet global file never reached it and each workspace commit started ``git maintenance
+run --auto`` (219 in test_loop_resume alone, suite25 s40); variables of this scope reach every git a test starts."""
 
 
 @pytest.fixture(scope="session", autouse=True)

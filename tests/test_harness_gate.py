@@ -46,12 +46,6 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _cli(args: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kernelopt", *args], capture_output=True, text=True, env=_env(**extra), timeout=150
-    )
-
-
 def _ws(root: Path, name: str, kernel: Path, *, card: Path | None = None) -> Workspace:
     return Workspace.create(name, kernel=kernel, reference=KERNELS / "add_reference.py", root=root, task_card=card)
 
@@ -82,7 +76,7 @@ def scenario_baseline_cli(root: Path) -> Callable[[], dict[str, Any]]:
     before = _sha(ws.kernel_py)
 
     def run() -> dict[str, Any]:
-        proc = _cli(["validate", str(ws.root), "--json"])
+        proc = _main_here(["validate", str(ws.root), "--json"])
         return {"ws": ws, "proc": proc, "kernel_unchanged": _sha(ws.kernel_py) == before}
 
     return run
@@ -140,9 +134,10 @@ def scenario_committed_record_cli(root: Path) -> Callable[[], dict[str, Any]]:
 
 def _main_here(args: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
     """``kernelopt ARGS`` through the CLI's ``main`` in this process, its exit code and output as a child's
-    (the code ``python -m kernelopt`` exits with is what ``main`` returns: the baseline scenario shows that
-    through a real process). Runs after the thread pool, alone: it sets the process's variables and streams.
-    Its gate's workers fork from this process's fork server instead of a child's own (torch imported again)."""
+    (the code ``python -m kernelopt`` exits with is what ``main`` returns: test_batch's module fixture runs
+    ``python -m kernelopt validate --json`` as real processes, a child a problem, and reads their exit codes and
+    JSON). Runs after the thread pool, alone: it sets the process's variables and streams. Its gate's workers fork
+    from this process's fork server instead of a child's own (torch imported again: suite25 s42)."""
     from kernelopt.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -218,7 +213,6 @@ def scenario_orchestrator_never_imports_torch(root: Path) -> Callable[[], dict[s
 
 SCENARIOS: dict[str, Callable[[Path], Callable[[], dict[str, Any]]]] = {
     "orchestrator": scenario_orchestrator_never_imports_torch,
-    "baseline_cli": scenario_baseline_cli,
     "isa_regression": scenario_isa_regression,
     "regression": scenario_regression,
     "committed_cli": scenario_committed_record_cli,
@@ -227,6 +221,7 @@ SCENARIOS: dict[str, Callable[[Path], Callable[[], dict[str, Any]]]] = {
     "ceilings_without_gpu": scenario_ceilings_without_gpu,
 }
 IN_PROCESS: dict[str, Callable[[Path], Callable[[], dict[str, Any]]]] = {
+    "baseline_cli": scenario_baseline_cli,
     "fail_cli": scenario_fail_cli,
     "timeout_cli": scenario_timeout_cli,
 }

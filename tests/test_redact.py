@@ -78,6 +78,17 @@ def test_the_environment_names_what_is_secret() -> None:
     assert r(f"{KEY} postgres://u:pw@db/x internal-host-7 /usr/bin") == f"{REDACTED} {REDACTED} {REDACTED} /usr/bin"
 
 
+def test_git_s_configuration_of_the_environment_reaches_a_child_whole(tmp_path: Path) -> None:
+    """suite25 s40: ``GIT_CONFIG_KEY_0`` was taken for a secret and dropped, ``GIT_CONFIG_COUNT`` kept: git refused
+    every command of a child ('unable to parse command-line config')."""
+    git = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "kernelopt.suite", "GIT_CONFIG_VALUE_0": "twenty-five"}
+    env = child_env({"PATH": os.environ["PATH"], "GH_TOKEN": KEY, "GIT_CONFIG_KEYRING": KEY, **git})
+    assert git.items() <= env.items() and "GH_TOKEN" not in env and "GIT_CONFIG_KEYRING" not in env
+    assert secret_values(env) == []  # a setting's name is no secret to redact
+    got = subprocess.run(["git", "config", "kernelopt.suite"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert (got.returncode, got.stdout) == (0, "twenty-five\n"), got.stderr
+
+
 def test_every_writer_and_the_gateway_redact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     assert redact(f"x {KEY}") == f"x {REDACTED}"

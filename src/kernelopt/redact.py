@@ -99,8 +99,17 @@ AUTHORIZATION = KeyFormat(
 reads it): the scheme word is kept, the credential redacted."""
 
 
+GIT_CONFIG_NAME = re.compile(r"GIT_CONFIG_KEY_\d+")
+"""git's configuration of the environment: ``GIT_CONFIG_COUNT`` settings, each named in ``GIT_CONFIG_KEY_<n>`` (a
+setting's name such as ``safe.directory``, no secret) and set in ``GIT_CONFIG_VALUE_<n>``. Taken for a secret, the
+names were dropped from children and the count kept: every git a child ran failed 'unable to parse command-line
+config' (suite25 s40)."""
+
+
 def is_secret_name(name: str) -> bool:
     """True when the variable ``name`` holds a secret (dropped from children, its value redacted)."""
+    if GIT_CONFIG_NAME.fullmatch(name):
+        return False
     return name in ALWAYS_DROPPED or bool(SECRET_NAME.search(name))
 
 
