@@ -42,7 +42,7 @@ gpu_header() {  # FILE [FIELDS]
 }
 
 progress() {
-    echo "$(date -u +%T) $*" >> "$R/progress.txt"
+    TZ=UTC0 printf '%(%T)T %s\n' -1 "$*" >> "$R/progress.txt"
 }
 
 gpu_tests() {  # LIMIT_S PYTEST_ARGS...

@@ -377,12 +377,12 @@ run_phase() {  # PHASE: run it under its limit, or under the plan's time left wh
     if [ -n "${PLAN_DEADLINE:-}" ]; then
         local left=$(( PLAN_DEADLINE - $(date +%s) ))
         if [ "$left" -lt 60 ]; then
-            echo "$(date -u +%T) skip $p: ${left} s left of the plan's PLAN_WALL_S" >> "$GPU_DIR/progress.txt"
+            TZ=UTC0 printf '%(%T)T %s\n' -1 "skip $p: ${left} s left of the plan's PLAN_WALL_S" >> "$GPU_DIR/progress.txt"
             return
         fi
         [ "$left" -lt "$limit" ] && limit=$left
     fi
-    echo "$(date -u +%T) start $p (limit $limit s)" >> "$GPU_DIR/progress.txt"
+    TZ=UTC0 printf '%(%T)T %s\n' -1 "start $p (limit $limit s)" >> "$GPU_DIR/progress.txt"
     # the phase's token, in the environment of everything it starts (the subshell exports it; this shell does not)
     local token="$p-$$-$(date +%s%N)"
     (
@@ -401,7 +401,7 @@ run_phase() {  # PHASE: run it under its limit, or under the plan's time left wh
     esac
     ) > "$d/stdout.txt" 2>&1
     rc=$?
-    echo "$(date -u +%T) end $p rc=$rc$(end_leftovers "$token")" >> "$GPU_DIR/progress.txt"
+    TZ=UTC0 printf '%(%T)T %s\n' -1 "end $p rc=$rc$(end_leftovers "$token")" >> "$GPU_DIR/progress.txt"
 }
 
 end_leftovers() {  # TOKEN: kill (SIGKILL) every process that inherited GPU_PHASE_TOKEN=TOKEN; says what it killed
