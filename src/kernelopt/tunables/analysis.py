@@ -833,17 +833,35 @@ def _tested_names(body: cst.CSTNode) -> frozenset[str]:
     return frozenset(out)
 
 
+#: torch's reductions over one dimension that hand back one tensor (``max`` / ``min`` with a dim hand back two)
+_REDUCTIONS = frozenset({"sum", "nansum", "mean", "prod", "logsumexp", "amax", "amin"})
+
+
 def _summed_dim(expr: cst.BaseExpression, name: str) -> int | None:
-    """The dimension ``expr`` sums ``name`` over when it is ``name.sum(d)`` (or ``name.sum(dim=d)``) with ``d`` a
-    literal (fla's ``o = o.sum(0)``: each K block's partial output, summed by torch); ``None`` otherwise."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "sum"):
+    """The dimension ``expr`` reduces ``name`` over when it is ``name.sum(d)`` (or ``name.sum(dim=d)``, or another of
+    :data:`_REDUCTIONS`) with ``d`` a literal, negative ones counted from the end, and any chain of :data:`_VIEWS`
+    after it (fla's ``o = o.sum(0)``: each K block's partial output, summed by torch; fla's logsumexp's ``z =
+    z.logsumexp(-1).view(*shape[:-1])``: each block's partial, reduced by torch); ``None`` otherwise."""
+    while (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value in _VIEWS
+        and isinstance(expr.func.value, cst.Call)
+    ):
+        expr = expr.func.value
+    if not (
+        isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _REDUCTIONS
+    ):
         return None
     if not (isinstance(expr.func.value, cst.Name) and expr.func.value.value == name) or len(expr.args) != 1:
         return None
     arg = expr.args[0]
     if arg.keyword is not None and arg.keyword.value != "dim":
         return None
-    return int(arg.value.value, 0) if isinstance(arg.value, cst.Integer) else None
+    value = arg.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        return -int(value.expression.value, 0) if isinstance(value.expression, cst.Integer) else None
+    return int(value.value, 0) if isinstance(value, cst.Integer) else None
 
 
 #: methods that hand back the tensor they are called on as a view of the same sizes or of sizes their own arguments
@@ -1369,8 +1387,11 @@ class _Analyzer:
             summed = {d for b in binds if b.value is not None and (d := _summed_dim(b.value, out)) is not None}
             for b in binds:
                 if _allocates(b.value):
-                    for dim, size in _allocation_dims(b.value):
-                        if returned[out] is None and dim in summed:
+                    dims = _allocation_dims(b.value)
+                    rank = sum(dim is not None for dim, _ in dims)
+                    reduced = {d % rank if d < 0 and rank else d for d in summed}
+                    for dim, size in dims:
+                        if returned[out] is None and dim in reduced:
                             continue  # partial results along it, summed before the return (fla's NK blocks)
                         if isinstance(size, cst.Name) and (dim, size.value) in dropped.get(out, ()):
                             continue  # squeezed where it is 1 (breaker19 d1: FlagAttention's split count)
