@@ -60,6 +60,7 @@ SLOW_FILES = (
     "test_breaker23_cases.py",  # 7.8-9.4 CPU-s, 26-47 s wall (breaker23, 08:05-08:25 UTC, load 12-16): three tune preparations
     "test_breaker24_cases.py",  # 9.5 CPU-s, 15-17 s wall (breaker24, 08:53 UTC, load 4-8): three tune preparations
     "test_breaker25_cases.py",  # 15.4-16.4 CPU-s, 56-82 s wall (breaker25, 11:04-11:14 UTC, load 8-16): three tune preparations
+    "test_breaker26_cases.py",  # 35 s wall at -n 0 (breaker26, 11:46 UTC, shared load): three tune preparations, four interpreter runs
     "test_late35_cases.py",  # 72-84 s wall (late35, 11:15 UTC, load 11-14): a v116 write, its net twice; a --set --check
     "test_late30_cases.py",  # 3.7 CPU-s, 5-8 s wall (late30, 05:55 UTC, load 7): two runs of a task, two preparations
     "test_discovery23_cases.py",  # 2.7 CPU-s, 11-16 s wall (discovery23, 08:06 UTC, load 14): a 1 s agent limit, children
