@@ -111,3 +111,49 @@ def test_l71_a_reassignment_the_row_cannot_read_refuses_the_row_and_one_after_th
     assert not isinstance(n_at, str) and cst.Module([]).code_for_node(n_at) == "(n + pad) // BLOCK"
     m_at = value_at_launch(plain, body[0], cst.parse_expression("m"))
     assert not isinstance(m_at, str) and cst.Module([]).code_for_node(m_at) == "m"  # rebound after its last read
+
+
+#: a launcher that doubles the first half of ``x`` unmasked: the original's 64-element tiles divide it where its
+#: assert says, and ``n`` is halved after the tile is set
+HALVES = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+def run(x):
+    n = x.shape[0]
+    BLOCK = 64
+    n = n // 2
+    assert n % BLOCK == 0
+    y = x.clone()
+    double[(n // BLOCK,)](x, y, n, BLOCK=BLOCK)
+    return y
+'''
+
+
+def test_l72_a_literal_s_guard_reads_the_size_the_launch_reads(tmp_path: Path) -> None:
+    """The same question for a plain literal's guard (``--set BLOCK=128`` guarded at its line): the guard was
+    ``n % 128 == 0`` over the size before ``n = n // 2``, so at 128 elements it set 128 where the launch asserts
+    ``64 % 128 == 0`` (the original's 64 ran there). The guard reads ``(n // 2)`` now: the original runs at 128
+    elements, 128-element tiles at 256, both right in the interpreter."""
+    import torch
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests.conftest import load_fresh, triton_interpreted
+
+    guarded = guard_edit(HALVES, HALVES.replace("    BLOCK = 64\n", "    BLOCK = 128\n"))
+    assert guarded.new_source is not None, guarded.note
+    assert "    if (n // 2) % 128 == 0:  # kernelopt: tuned\n        BLOCK = 128\n" in guarded.new_source, guarded.note
+    (tmp_path / "kernel.py").write_text(guarded.new_source)
+    with triton_interpreted():
+        kernel = load_fresh(tmp_path / "kernel.py", "_late38_halves")
+        for length in (128, 256):
+            x = torch.arange(length, dtype=torch.float32)
+            want = torch.cat([x[: length // 2] * 2, x[length // 2 :]])
+            assert torch.equal(kernel.run(x), want), length

@@ -4052,6 +4052,11 @@ def _launch_needs(
             "written"
         )
     needs = [d for d in resolved if d is not None and not d.holds(change.before, change.after)]
+    if change.function is fn and change.keyword is None:  # a literal's guard stands at its line (l72)
+        launched_needs = _needs_at_launch(fn, change.statement, needs, needs, f"{name}={change.after}")
+        if isinstance(launched_needs, str):
+            return launched_needs
+        needs = launched_needs
     unread_length = next((d for d in needs if d.covers and d.scale is None), None)
     if unread_length is not None:
         return (
@@ -4249,16 +4254,25 @@ def _read_at_launch(row: _Row, needs: Sequence[Divides]) -> list[Divides] | str:
     a size the launcher reassigns after the row, ``max_num_tokens = triton.cdiv(max_num_tokens, 64) * 64``, put as
     its reassignment, so a test the row holds reads the launch's value); why not, where a reassignment cannot be read
     (:func:`kernelopt.tunables.launch_value.value_at_launch`)."""
+    mine = [d for d in needs if d.tile[1] == row.tile[1] and d.literal is None]
+    return _needs_at_launch(row.fn, row.node, needs, mine, f"{row.target}={_int(row.small.value)}")
+
+
+def _needs_at_launch(
+    fn: cst.FunctionDef, node: cst.CSTNode, needs: Sequence[Divides], mine: Collection[Divides], setting: str
+) -> list[Divides] | str:
+    """``needs`` read as the launch reads them where a test is written at ``node`` of ``fn`` (a table's row, a
+    literal's guard); why ``setting`` is not written where one of ``mine`` reads a reassignment no test can."""
     out: list[Divides] = []
     for d in needs:
         read = {
-            field_name: value_at_launch(row.fn, row.node, expr)
+            field_name: value_at_launch(fn, node, expr)
             for field_name, expr in (("size", d.size), ("count", d.count))
             if expr is not None
         }
         unread = next((why for why in read.values() if isinstance(why, str)), None)
-        if unread is not None and d.tile[1] == row.tile[1] and d.literal is None:
-            return f"{row.target}={_int(row.small.value)} is bounded at its row ({d.why}), but {unread}: not written"
+        if unread is not None and any(d is m for m in mine):
+            return f"{setting} is bounded where it is set ({d.why}), but {unread}: not written"
         out.append(d if unread is not None else replace(d, **read))
     return out
 

@@ -28,7 +28,8 @@ def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpres
     at = next((i for i, s in enumerate(statements) if any(n is node for n in walk(s))), None)
     if at is None:
         return expr
-    after = [s for s in statements[at + 1 :] if not marked_tuned(s)]
+    launches = [i for i, s in enumerate(statements) if i > at and any(_launch(n) for n in walk(s))]
+    after = [s for s in statements[at + 1 : (launches[-1] + 1 if launches else None)] if not marked_tuned(s)]
     before = set(param_names(fn)).union(*(_bound(s) for s in statements[:at]))
     given: dict[str, cst.BaseExpression] = {}
     for name in sorted(_read(expr) & before):  # a name first bound after the row is its callers' (a later tile)
@@ -43,7 +44,14 @@ def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpres
         if moved:
             return f"{name} is rebound after the row from {', '.join(sorted(moved))}, itself rebound after the row"
         given[name] = value if isinstance(value, cst.Name | cst.Call | cst.Integer) else _in_parens(value)
+    if isinstance(expr, cst.Name) and expr.value in given:
+        return given[expr.value].with_changes(lpar=[], rpar=[])  # its reader parenthesizes it where it must
     return expr if not given else cst.ensure_type(expr.visit(_Put(given)), cst.BaseExpression)
+
+
+def _launch(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is a kernel's launch (``kernel[grid](...)``): statements after the last one are not read."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript)
 
 
 def _read(node: cst.CSTNode, *, targets: bool = True) -> set[str]:
