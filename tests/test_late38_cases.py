@@ -115,7 +115,7 @@ def test_l71_a_reassignment_the_row_cannot_read_refuses_the_row_and_one_after_th
 
 #: a launcher that doubles the first half of ``x`` unmasked: the original's 64-element tiles divide it where its
 #: assert says, and ``n`` is halved after the tile is set
-HALVES = '''import torch
+HALVES = """import torch
 import triton
 import triton.language as tl
 
@@ -134,7 +134,7 @@ def run(x):
     y = x.clone()
     double[(n // BLOCK,)](x, y, n, BLOCK=BLOCK)
     return y
-'''
+"""
 
 
 def test_l72_a_literal_s_guard_reads_the_size_the_launch_reads(tmp_path: Path) -> None:
