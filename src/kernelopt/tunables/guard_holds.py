@@ -41,6 +41,17 @@ def _tuned_ifs(module: cst.Module) -> list[cst.If]:
     return [n for n in found if id(n) not in inner]
 
 
+def guard_tests(ifs: list[cst.If]) -> list[str]:
+    """The tests of the tuned ``ifs`` (:func:`tuned_ifs`) as written, each ``elif`` of a chain after its ``if``."""
+    tests: list[str] = []
+    for node in ifs:
+        branch: cst.If | cst.Else | None = node
+        while isinstance(branch, cst.If):
+            tests.append(cst.Module([]).code_for_node(branch.test))
+            branch = branch.orelse
+    return tests
+
+
 def guard_run(ifs: list[cst.If], value_of: Callable[[str], int | None]) -> GuardRun | None:
     """What the tuned ``ifs`` (:func:`tuned_ifs`) set where each name a test reads has the value ``value_of`` gives it;
     ``None`` where a test reads a name of no known integer value, cannot be evaluated, or a body sets anything but

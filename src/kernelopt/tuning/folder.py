@@ -86,7 +86,7 @@ from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
-from kernelopt.tunables.guard_holds import dead_rows, guard_run, tuned_ifs
+from kernelopt.tunables.guard_holds import dead_rows, guard_run, guard_tests, tuned_ifs
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import (
     LAUNCH_OPTIONS,
@@ -1231,7 +1231,10 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
         return tuning
     runs = {label: runs[label] for label in prepared.in_user_order(runs)}
     if all(c == current for c in runs.values()):
-        note = f"the guard holds at none of the sizes timed ({', '.join(runs)}): not written"
+        note = (  # the guard named, and what would let it be timed (fresh24 f23)
+            f"the guard ({'; '.join(guard_tests(ifs))}) holds at none of the sizes timed ({', '.join(runs)}): not "
+            "written; add a SHAPES entry where it holds to have it timed there"
+        )
         judgement = tuning.judgement.model_copy(update={"better": False, "reason": note})
         return replace(tuning, judgement=judgement, edit=None, edit_note=note)
     pool = same_round(result.results, result.retimed, {*runs.values(), current})
