@@ -32,6 +32,13 @@ echo "Version 2025.3.1.0 (fake)"
 EOF
 chmod +x "$dir/bin/nvidia-smi" "$dir/bin/ncu"
 export PATH="$dir/bin:$PATH" GPU_DIR="$dir/gpu" GPU_REPO="$dir/repo" OUT="$dir/out"
+# First the trials' costly CPU checks of their GPU picks, off in the default run (tests/gpu_correct.py's costly_picks:
+# each pick written as its GPU test writes it, the written kernels run in the interpreter at odd sizes; about 64 CPU-s
+# for tests/test_gpu_picks.py and 5-16 CPU-s a trial, 2026-12-07): a pick gone stale is seen before the session.
+picks=$(grep -l '^@costly_picks' tests/test_*.py)
+PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" KERNELOPT_GPU_PICKS=1 timeout 1800 python3 -m pytest -q -n 0 -p no:cacheprovider -k gpu_picks $picks \
+    > "$dir/picks.txt" 2>&1
+picks_rc=$?
 bash scripts/gpu_session.sh start "${@:-owed}" > "$dir/start.txt" 2>&1 || { cat "$dir/start.txt"; exit 2; }
 while [ -f "$GPU_DIR/running" ]; do sleep 10; done
 bash scripts/gpu_session.sh collect > "$dir/collect.txt" 2>&1
@@ -44,9 +51,15 @@ echo "rehearsal in $dir"
 cat "$GPU_DIR/progress.txt"
 echo "steps that reached the first CUDA call: $(grep -rlE "$cuda" "$GPU_DIR" 2> /dev/null | wc -l) files"
 hits=$(grep -rnE "$broken" "$GPU_DIR" --include='*.txt' --include='*.log' --include='*.json' 2> /dev/null)
+echo "the trials' GPU picks on the CPU (KERNELOPT_GPU_PICKS=1, $dir/picks.txt): $(tail -1 "$dir/picks.txt")"
+if [ "$picks_rc" != 0 ]; then
+    echo "a trial's GPU pick is not written or not right on the CPU:"
+    grep -E '^(FAILED|ERROR)' "$dir/picks.txt" | cut -c1-300
+fi
 if [ -n "$hits" ]; then
     echo "what a broken script leaves:"
     echo "$hits" | cut -c1-300
     exit 1
 fi
 echo "no usage error, unknown option, missing file or command, unbound variable or import error"
+[ "$picks_rc" = 0 ] || exit 1

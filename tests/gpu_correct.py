@@ -10,14 +10,31 @@ other copies, so an input either changes in place is compared too where the judg
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 if TYPE_CHECKING:
     from kernelopt.tuning.folder import PreparedFolder
+
+#: The opt-in of the trials' costly CPU checks of their GPU picks (:func:`written_files` and :func:`written_hold`: a
+#: folder preparation in a worker each pick, the written kernels run in Triton's interpreter at odd sizes): set to 1
+#: before a GPU session (scripts/cpu_rehearsal.sh does; docs/gpu-session.md), off in the default run (suite26:
+#: breaker20-26's checks took 5-16 CPU-s and 10-35 s wall each there)
+GPU_PICKS_ENV = "KERNELOPT_GPU_PICKS"
+
+#: A test's mark that runs it only under :data:`GPU_PICKS_ENV` (the one rule: tests/test_gpu_picks.py's costly check
+#: and each trial's ``test_the_gpu_picks_are_written_on_the_cpu``)
+costly_picks = pytest.mark.skipif(
+    os.environ.get(GPU_PICKS_ENV) != "1",
+    reason=f"a trial's GPU picks written and run on the CPU (a worker's preparation each): set {GPU_PICKS_ENV}=1 "
+    "(before a GPU session: scripts/cpu_rehearsal.sh)",
+)
 
 #: Where the GPU tests run their kernels (a test of this module runs the loop on the CPU in Triton's interpreter).
 DEVICE = "cuda"

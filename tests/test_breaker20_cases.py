@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import InputFileError
+from tests.gpu_correct import costly_picks
 from tests.test_breaker7_cases import _all_correct
 
 DATA = Path(__file__).parent / "data" / "breaker20"
@@ -218,6 +219,7 @@ GPU_LAUNCH_PICKS = {
 }  # fmt: skip
 
 
+@costly_picks
 @pytest.mark.timeout(300)
 def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
     """Every pick of the GPU test is written by the CPU's logic as the GPU test expects (breaker19's GPU test failed on

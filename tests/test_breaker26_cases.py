@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.gpu_correct import costly_picks
 from tests.test_breaker7_cases import _all_correct
 
 DATA = Path(__file__).parent / "data" / "breaker26"
@@ -96,6 +97,7 @@ GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
 }
 
 
+@costly_picks
 @pytest.mark.timeout(300)
 def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
     """Every pick of the GPU test is written by the CPU's logic as the GPU test expects, and each written kernel holds

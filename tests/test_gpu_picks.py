@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import ast
 import importlib
-import os
 import re
 from pathlib import Path
 
 import pytest
+
+from tests.gpu_correct import costly_picks
 
 TESTS = Path(__file__).parent
 
@@ -68,10 +69,7 @@ def test_each_trial_s_gpu_picks_name_its_folders_and_knobs_kernel_py_still_write
     assert not stale, stale
 
 
-@pytest.mark.skipif(
-    os.environ.get("KERNELOPT_GPU_PICKS") != "1",
-    reason="every trial's GPU_PICKS written on the CPU: about 64 CPU-s, set KERNELOPT_GPU_PICKS=1 (before a GPU session)",
-)
+@costly_picks
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("trial", TRIALS)
 def test_every_pick_a_trial_s_gpu_test_writes_is_written_on_the_cpu(trial: str, tmp_path: Path) -> None:
@@ -81,3 +79,24 @@ def test_every_pick_a_trial_s_gpu_test_writes_is_written_on_the_cpu(trial: str, 
 
     module = importlib.import_module(f"tests.{trial}")
     assert sorted(written_files(module.DATA, module.GPU_PICKS, tmp_path)) == sorted(module.GPU_PICKS)
+
+
+def test_each_costly_pick_check_of_the_default_run_waits_for_the_one_opt_in() -> None:
+    """Every test that writes picks on the CPU (``written_files``, ``written_hold``, ``trial_holds``: a folder
+    preparation in a worker each, the written kernels in the interpreter) is marked gpu or ``costly_picks``
+    (suite26: breaker20-26's each ran in the default run, 5-16 CPU-s apiece), and the marks find them so that
+    scripts/cpu_rehearsal.sh runs them (``-k gpu_picks``: the name the trials' checks share)."""
+    costly = {"written_files", "written_hold", "trial_holds"}
+    loose, unnamed = [], []
+    for path in sorted(TESTS.glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+                continue
+            calls = {getattr(n.func, "id", None) for n in ast.walk(node) if isinstance(n, ast.Call)}
+            marks = {ast.unparse(d) for d in node.decorator_list}
+            if calls & costly and not marks & {"pytest.mark.gpu", "costly_picks"}:
+                loose.append(f"{path.name}::{node.name}")
+            if "costly_picks" in marks and "gpu_picks" not in f"{path.stem}::{node.name}":
+                unnamed.append(f"{path.name}::{node.name}")
+    assert not loose, loose
+    assert not unnamed, unnamed
