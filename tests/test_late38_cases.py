@@ -89,12 +89,11 @@ def test_l71_a_reassignment_the_row_cannot_read_refuses_the_row_and_one_after_th
     name itself rebound after the row) refuses the
     row by name, where before the test read the old value silently; a size rebound only after its last read (the
     launch) is read at the row, as before."""
-    from kernelopt.tunables.launch_value import value_at_launch
+    from kernelopt.tunables.launch_value import UnreadSize, value_at_launch
 
     source = (MOE / "kernel.py").read_text()
-    guarded = _guarded(source.replace(PAD, "    max_num_tokens += 64 - max_num_tokens % 64\n"))
-    assert guarded.new_source is None
-    assert "max_num_tokens is rebound after the row in a way its test cannot read" in str(guarded.note)
+    with pytest.raises(UnreadSize, match="max_num_tokens is rebound after the row in a way its test cannot read"):
+        _guarded(source.replace(PAD, "    max_num_tokens += 64 - max_num_tokens % 64\n"))  # the table itself (l73)
     fn = cst.ensure_type(
         cst.parse_module(
             "def launch(n, pad, m, BLOCK):\n    row = 0\n    m = n\n    pad = pad * 2\n    n = n + pad\n"
@@ -157,3 +156,25 @@ def test_l72_a_literal_s_guard_reads_the_size_the_launch_reads(tmp_path: Path) -
             x = torch.arange(length, dtype=torch.float32)
             want = torch.cat([x[: length // 2] * 2, x[length // 2 :]])
             assert torch.equal(kernel.run(x), want), length
+
+
+#: v130: a row-wise launcher that doubles ``n`` after its setting is computed; the run records the doubled size at the
+#: launch, which is what a table's buckets are made of (``folder._size_of``)
+DOUBLES = Path(__file__).parent / "data" / "variants" / "doubled_after_setting"
+
+
+def test_l73_a_table_s_bound_reads_the_size_its_buckets_were_recorded_at() -> None:
+    """A table's buckets are sizes recorded at the launch (SHAPES entries of 64 and 128 elements: ``n`` is 64 and 128
+    there); its bound was written ``if n <= 64:`` over ``n`` before ``n = n * 2``, so the 64-element bucket's row
+    also served 65-128 elements (``n`` 33-64 at the row), sizes the session timed with the computation's 64-wide
+    tile, never with the row's 32. The bound reads ``(n * 2)`` now: it holds at the sizes of its bucket only."""
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.model import Bucket, TunedTable
+
+    table = TunedTable(size="n", buckets=[Bucket(upto=64, values={"BLOCK": 32})])
+    new = write_table((DOUBLES / "kernel.py").read_text(), table, kernel="double").new_source or ""
+    assert "    if (n * 2) <= 64:  # kernelopt: tuned\n        BLOCK = 32\n    n = n * 2\n" in new, new
+    test = new.split("    if ", 1)[1].split(":  # kernelopt: tuned")[0]
+    served = [length for length in range(2, 257, 2) if eval(test, {"n": length // 2})]  # the row's n at each length
+    assert served == list(range(2, 65, 2))  # before: up to 128 elements, twice the bucket's sizes
+    assert eval("n <= 64", {"n": 128 // 2})  # what was written held at 128 elements, past the bucket

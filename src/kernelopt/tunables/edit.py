@@ -32,6 +32,7 @@ from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.heuristic_layout import lay_out_heuristics
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import CONSTANT_SOURCE, ResourceLimits, resource_problems
+from kernelopt.tunables.launch_value import size_at_launch
 from kernelopt.tunables.list_filters import size_assert_reads
 from kernelopt.tunables.model import (
     AutotuneConfig,
@@ -832,8 +833,10 @@ def write_table(
         per_region.setdefault(_region_key(region), (region, {}, site))[1][ident] = region.variable
     for region, names, site in per_region.values():
         rows = [{names[k]: v for k, v in row.values.items() if k in names} for row in table.buckets]
+        size = _spelled(table.size, site)
+        size = size_at_launch(source, region.line, size) or size  # the buckets are launch sizes: so its rows (l73)
         new_table = TunedTable(
-            size=_spelled(table.size, site),
+            size=size,
             buckets=[b.model_copy(update={"values": r}) for b, r in zip(table.buckets, rows, strict=True) if r],
             key=table.key,
         )

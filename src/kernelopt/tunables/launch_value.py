@@ -14,7 +14,9 @@ import libcst as cst
 
 from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.inline_guard import marked_tuned
+from kernelopt.tunables.model import TunableError
 from kernelopt.tunables.signature import param_names
+from kernelopt.tunables.syntax import parsed
 
 
 def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpression) -> cst.BaseExpression | str:
@@ -47,6 +49,36 @@ def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpres
     if isinstance(expr, cst.Name) and expr.value in given:
         return given[expr.value].with_changes(lpar=[], rpar=[])  # its reader parenthesizes it where it must
     return expr if not given else cst.ensure_type(expr.visit(_Put(given)), cst.BaseExpression)
+
+
+class UnreadSize(TunableError):
+    """A table's size is reassigned between its rows and the launch in a way no row's test can read: not written."""
+
+
+def size_at_launch(source: str, line: int, size: str) -> str | None:
+    """The table's size ``size``, written after the statement of ``source`` on ``line`` (a setting's computation in a
+    launching function), as the launch reads it (late39's l73: a table's buckets are the sizes recorded at the launch,
+    ``folder._size_of``, so its bound must test the launch's value, ``n * 2`` where ``n = n * 2`` follows the row);
+    ``None`` where it reads as written.
+
+    Raises:
+        UnreadSize: the reassignment cannot be read so (:func:`value_at_launch`'s reason, the table named).
+    """
+    tree = parsed(source)
+    for fn in (n for n in walk(tree.module) if isinstance(n, cst.FunctionDef)):
+        if not isinstance(fn.body, cst.IndentedBlock):
+            continue
+        for statement in fn.body.body:
+            at = tree.positions[statement]
+            if at.start.line <= line <= at.end.line:
+                read = value_at_launch(fn, statement, cst.parse_expression(size))
+                if isinstance(read, str):
+                    raise UnreadSize(f"a tuned table over {size} after line {line}: {read}: not written")
+                if not isinstance(read, cst.Name | cst.Call | cst.Integer | cst.Attribute | cst.Subscript):
+                    read = _in_parens(read)  # ``(n * 2) <= 64``, read as one value
+                code = cst.Module([]).code_for_node(read)
+                return None if code == size else code
+    return None
 
 
 def _launch(node: cst.CSTNode) -> bool:

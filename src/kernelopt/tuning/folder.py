@@ -95,6 +95,7 @@ from kernelopt.tunables.knobs import (
     loop_option_note,
     table_computed,
 )
+from kernelopt.tunables.launch_value import UnreadSize
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
@@ -2702,7 +2703,10 @@ def _table_edit(
         source, held = bounded.new_source, bounded.note
     ran = [b.upto for b in rows if all(_is_original(prepared, n, sources[b.upto].get(n)) for n in names)]  # original's
     keyed = TunedTable(size=size, buckets=rows, key=device_row_key(prepared.evaluation))
-    table = write_table(source, keyed, filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
+    try:
+        table = write_table(source, keyed, filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
+    except UnreadSize as e:  # its rows cannot test the size the launch reads (l73)
+        return None, str(e)
     masked = _ran_masked(tuning, names, size)
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
