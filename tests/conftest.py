@@ -55,12 +55,6 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 # collection order, wrongkernel13-18 (27 CPU-s, a rank of 88 together) at the very end, test_variants_cases 49th.
 SLOW_FILES = (
     "test_variants_cases.py",  # 33.2 CPU-s
-    "test_breaker21_cases.py",  # 16.0 CPU-s, 12-47 s waiting (breaker21, 02:42-03:00 UTC): five tune preparations
-    "test_breaker22_cases.py",  # 7.3-10.5 CPU-s, 7-30 s wall (breaker22, 05:23 UTC, load 5-9): four tune preparations
-    "test_breaker23_cases.py",  # 7.8-9.4 CPU-s, 26-47 s wall (breaker23, 08:05-08:25 UTC, load 12-16): three tune preparations
-    "test_breaker24_cases.py",  # 9.5 CPU-s, 15-17 s wall (breaker24, 08:53 UTC, load 4-8): three tune preparations
-    "test_breaker25_cases.py",  # 15.4-16.4 CPU-s, 56-82 s wall (breaker25, 11:04-11:14 UTC, load 8-16): three tune preparations
-    "test_breaker26_cases.py",  # 35 s wall at -n 0 (breaker26, 11:46 UTC, shared load): three tune preparations, four interpreter runs
     "test_late35_cases.py",  # 72-84 s wall (late35, 11:15 UTC, load 11-14): a v116 write, its net twice; a --set --check
     "test_late30_cases.py",  # 3.7 CPU-s, 5-8 s wall (late30, 05:55 UTC, load 7): two runs of a task, two preparations
     "test_discovery23_cases.py",  # 2.7 CPU-s, 11-16 s wall (discovery23, 08:06 UTC, load 14): a 1 s agent limit, children
@@ -72,7 +66,13 @@ SLOW_FILES = (
     "test_harness_gate.py",  # 13.7 CPU-s
     "test_agent_skill_codex.py",  # 2.2 CPU-s, 23 s waiting
     "test_wrongkernel20_cases.py",  # 8.3 CPU-s, 14 s waiting (leftovers21, 02:05 UTC, load 5)
-    "test_breaker20_cases.py",  # 9.8 CPU-s, 11 s waiting (leftovers21, 02:05 UTC, load 5)
+    "test_breaker20_cases.py",  # 11.4 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
+    "test_breaker21_cases.py",  # 5.2 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
+    "test_breaker22_cases.py",  # 5.8 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
+    "test_breaker23_cases.py",  # 4.1 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
+    "test_breaker24_cases.py",  # 3.1 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
+    "test_breaker25_cases.py",  # 5.4 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
+    "test_breaker26_cases.py",  # 2.3 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_batch_pool.py",  # 9.2 CPU-s, 8 s waiting
     "test_knob_patterns_e2e.py",  # 13.1 CPU-s (alone, less a fork server's start)
     "test_breaker_cases.py",  # 8.0 CPU-s, 10 s waiting
