@@ -178,3 +178,29 @@ def test_l73_a_table_s_bound_reads_the_size_its_buckets_were_recorded_at() -> No
     served = [length for length in range(2, 257, 2) if eval(test, {"n": length // 2})]  # the row's n at each length
     assert served == list(range(2, 65, 2))  # before: up to 128 elements, twice the bucket's sizes
     assert eval("n <= 64", {"n": 128 // 2})  # what was written held at 128 elements, past the bucket
+
+
+def test_l74_a_literal_moved_beside_a_table_is_bounded_by_the_size_the_launch_reads() -> None:
+    """late39's Seen line: a literal a pick moves beside a table (``warps = 4`` to 8) is set under the table's bound,
+    a bound over the sizes recorded at the launch, but it was written over ``n`` where the literal stands, before
+    ``n = n * 2``: ``if n <= 64`` there held up to 128 elements, twice the sizes the session timed the pick at. It now
+    reads the rebinding (``(n * 2) <= 64``); a launch keyword, set after the rebinding, keeps the bound as it is."""
+    from kernelopt.tunables.guard import bound_moves
+
+    text = (DOUBLES / "kernel.py").read_text()
+    old = text.replace("    n = n * 2\n", "    warps = 4\n    n = n * 2\n").replace(
+        "BLOCK=BLOCK)", "BLOCK=BLOCK, num_warps=warps, num_stages=2)"
+    )
+    new = old.replace("warps = 4\n", "warps = 8\n").replace("num_stages=2)", "num_stages=3)")
+    bounded = bound_moves(old, new, "n <= 64", at_launch=True)
+    written = bounded.new_source or ""
+    assert "    if (n * 2) <= 64:  # kernelopt: tuned\n        warps = 8\n    n = n * 2\n" in written, bounded.note
+    # a launch literal gets a line of its own, after the rebinding: n there is what the launch reads and records
+    assert (
+        "    n = n * 2\n    y = torch.empty_like(x)\n    num_stages = 2\n    if n <= 64:  # kernelopt: tuned\n"
+        in written
+    )
+    test = written.split("    if ", 1)[1].split(":  # kernelopt: tuned")[0]
+    assert [length for length in range(2, 257, 2) if eval(test, {"n": length // 2})] == list(range(2, 65, 2))
+    plain = bound_moves(old, new, "n <= 64").new_source or ""  # a bound in the row's own terms is written as given
+    assert "    if n <= 64:  # kernelopt: tuned\n        warps = 8\n" in plain

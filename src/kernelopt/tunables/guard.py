@@ -5024,7 +5024,9 @@ def option_defaults(gpu: str | None) -> dict[str, int]:
     return {**PORTABLE_DEFAULTS, "num_stages": stages} if stages is not None else dict(PORTABLE_DEFAULTS)
 
 
-def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = PORTABLE_DEFAULTS) -> Guarded:
+def bound_moves(
+    old: str, new: str, test: str, defaults: Mapping[str, int] = PORTABLE_DEFAULTS, *, at_launch: bool = False
+) -> Guarded:
     """``new`` (``old`` with literal knobs moved, :func:`~kernelopt.tunables.edit.write_config`) with every moved
     literal set under ``test`` (``Lq <= 48``: the bound of the tuned table written beside them), its original value
     the fallback above it, as the guard writes a tile (``num_stages = 1`` / ``if Lq <= 48:  # kernelopt: tuned`` /
@@ -5034,7 +5036,11 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     beside a BLOCK_M/BLOCK_N table over Lq up to 48 ran with the original tiles at D=65, 458752 B of shared memory
     of 232448 on an H100). No text, and why, when a moved literal cannot be set under ``test``: a module constant,
     a kernel's own literal, an entry of a dict of settings, a branch of a conditional, a name of ``test`` not
-    known where it is set, or an edit that is not literals alone (an inserted launch option)."""
+    known where it is set, or an edit that is not literals alone (an inserted launch option). ``at_launch``: ``test``
+    reads the sizes as the launch reads them (a table's bound over the sizes recorded there), so where a size is
+    rebound between a moved literal and the launch (``n = n * 2``) its test reads the rebinding
+    (:func:`~kernelopt.tunables.launch_value.value_at_launch`, ``(n * 2) <= 64``; late39's l73 for the table's own
+    rows, l74 here), or no text where that cannot be read."""
     old_collector = _collected(old)
     try:
         new_tree = parsed(new)
@@ -5073,6 +5079,12 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
             own = launch_test(test, change.statement, fn, new_tree.module, change.target) if fn and not where else test
             if own is None:
                 where = "args is not known where it is set, and the launch passes no argument it reads again the same"
+            elif at_launch and fn is not None and where is None:
+                read = value_at_launch(fn, change.statement, cst.parse_expression(own))
+                if isinstance(read, str):
+                    where = read
+                else:
+                    own = cst.Module([]).code_for_node(read)
             missing = (
                 sorted(
                     _names(cst.parse_expression(own))

@@ -2697,7 +2697,7 @@ def _table_edit(
         checked = max(v for s in prepared.ran_shapes if (v := _size_at(prepared, size, s)) is not None)
         key = device_row_key(prepared.evaluation)
         bound = f"{size} <= {checked}{f' and {key}' if key else ''}"
-        bounded = bound_moves(prepared.base_source, source, bound, option_defaults(prepared.gpu))
+        bounded = bound_moves(prepared.base_source, source, bound, option_defaults(prepared.gpu), at_launch=True)
         if bounded.new_source is None:
             return _table_alone(tuning, names, size, others, bounded.note or "")
         source, held = bounded.new_source, bounded.note
