@@ -122,6 +122,7 @@ def test_l51_tune_says_in_one_line_why_a_record_of_other_rules_was_not_served(
     first = json.loads(capsys.readouterr().out)
     assert first["evaluations"] == 2 and first["record_aside"] is None
     old_text = Path(first["record"]).read_text()
+    assert SessionRecord.read(Path(first["record"])).header.folder == str(folder.resolve())  # review25 r50
 
     monkeypatch.setattr(record_module, "CHECK_RULES", 1)
     code = main(["tune", str(folder), *FAST, "--dry-run"])

@@ -1058,8 +1058,9 @@ def tune_folder(
         versions={"kernelopt": __version__},
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         key_parts=dict(prepared.key_parts),
+        folder=str(Path(req.folder).resolve()),
     )
-    earlier = None if prepared.record_path.exists() else latest_beside(prepared.record_path)
+    earlier = None if prepared.record_path.exists() else latest_beside(prepared.record_path, header.folder)
     record = SessionRecord.open(prepared.record_path, header)
     editor = _remembered(
         knob_editor(

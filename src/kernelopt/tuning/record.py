@@ -326,6 +326,8 @@ class RecordHeader(BaseModel):
         check_rules: :data:`CHECK_RULES` of the kernelopt that made its verdicts (0: a record from before it was kept).
         key_parts: a digest of each part of what its measurements depend on (the session key's parts,
             :func:`kernelopt.tuning.new_session.part_digests`): a new session says which of them changed.
+        folder: the kernel folder the session tuned (resolved; not a part of the key, so a moved folder resumes):
+            a new session's last record is one of its own folder's, never another kernel's sharing its ``--out``.
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -343,6 +345,7 @@ class RecordHeader(BaseModel):
     started_at: str | None = None
     check_rules: int = Field(default=0, ge=0)
     key_parts: dict[str, str] = Field(default_factory=dict)
+    folder: str | None = None
 
     @classmethod
     def for_space(
@@ -354,6 +357,7 @@ class RecordHeader(BaseModel):
         versions: dict[str, str] | None = None,
         started_at: str | None = None,
         key_parts: dict[str, str] | None = None,
+        folder: str | None = None,
     ) -> RecordHeader:
         return cls(
             space_fingerprint=space.fingerprint,
@@ -367,6 +371,7 @@ class RecordHeader(BaseModel):
             started_at=started_at,
             check_rules=CHECK_RULES,
             key_parts=key_parts or {},
+            folder=folder,
         )
 
 
@@ -503,9 +508,11 @@ class SessionRecord:
         self.torn_tail = False
 
 
-def latest_beside(path: Path) -> SessionRecord | None:
+def latest_beside(path: Path, folder: str | None = None) -> SessionRecord | None:
     """The most recently written readable record of the same name in another session folder beside ``path``'s (the
-    last session's, when a new one starts); ``None`` when there is none."""
+    last session's, when a new one starts) made for the kernel folder ``folder`` (a record that names none, written
+    before it was kept, is taken as it may be; one of another folder is another kernel's sharing the ``--out``, never
+    this one's last session: review25 r50); ``None`` when there is none."""
     found = sorted(
         (p for p in path.parent.parent.glob(f"*/{path.name}") if p.parent != path.parent and p.is_file()),
         key=lambda p: p.stat().st_mtime,
@@ -513,9 +520,11 @@ def latest_beside(path: Path) -> SessionRecord | None:
     )
     for candidate in found:
         try:
-            return SessionRecord.read(candidate)
+            earlier = SessionRecord.read(candidate)
         except RecordError:
             continue
+        if folder is None or earlier.header.folder in (None, folder):
+            return earlier
     return None
 
 
