@@ -204,3 +204,43 @@ def test_l74_a_literal_moved_beside_a_table_is_bounded_by_the_size_the_launch_re
     assert [length for length in range(2, 257, 2) if eval(test, {"n": length // 2})] == list(range(2, 65, 2))
     plain = bound_moves(old, new, "n <= 64").new_source or ""  # a bound in the row's own terms is written as given
     assert "    if n <= 64:  # kernelopt: tuned\n        warps = 8\n" in plain
+
+
+def _doubled_row(test: str, setting: str = "BLOCK = 32") -> str:
+    """v130 with a tuned row ``if <test>:`` setting ``setting`` where the table writes it, before ``n = n * 2``."""
+    computed = "    BLOCK = min(triton.next_power_of_2(n), 1024)\n"
+    row = f"{computed}    if {test}:  # kernelopt: tuned\n        {setting}\n"
+    return (DOUBLES / "kernel.py").read_text().replace(computed, row)
+
+
+def test_l75_a_row_s_test_holds_where_its_row_reads_it_not_at_the_launch_s_value() -> None:
+    """late37's ``guard_run`` evaluated each row's test with the launch's recorded values: v130's row ``(n * 2) <= 64``
+    (l73's writing of the bucket up to 64 elements) was read with the launch's ``n`` (64 at 64 elements) as 128 <= 64,
+    so the written kernel was said to run the original at the very size its row was timed at (a right write dropped,
+    or a figure the original's). It reads the rebinding back now: the row holds at 64 elements, not at 128; a row
+    over the row-time ``n`` (which no launch value reads without inverting the doubling) is not read (``None``: the
+    session's judgement stands as it was, as for any test that cannot be evaluated)."""
+    from kernelopt.tunables.guard_holds import guard_run
+
+    written = _doubled_row("(n * 2) <= 64")
+    at = {length: guard_run(written, lambda name, n=length: n if name == "n" else None) for length in (64, 128)}
+    assert at[64] is not None and at[64].held == {"BLOCK": 32}
+    assert at[128] is not None and at[128].held == {}
+    assert guard_run(_doubled_row("n <= 64"), lambda name: 64 if name == "n" else None) is None
+
+
+def test_l76_a_dead_row_over_a_reassigned_size_is_found() -> None:
+    """late39's Seen line: ``dead_rows`` bounded only a row written ``<size> <= hi``, so a row over v130's reassigned
+    ``n`` (``(n * 2) <= 3000 and (n * 2) % 4096 == 0``, which holds at no launch size of its bucket) was kept as
+    text. It reads the row over the launch's ``n`` now, as ``guard_run`` does: dropped, its live neighbour kept."""
+    from kernelopt.tunables.guard_holds import dead_rows
+
+    source = _doubled_row(
+        "(n * 2) <= 64 and (n * 2) % 32 == 0",
+        "BLOCK = 32\n    elif (n * 2) <= 3000 and (n * 2) % 4096 == 0:  # kernelopt: tuned\n        BLOCK = 64",
+    )
+    live, dead = dead_rows(source, "n")
+    assert dead == ["(n * 2) <= 3000 and (n * 2) % 4096 == 0"]
+    assert (
+        "    if (n * 2) <= 64 and (n * 2) % 32 == 0:  # kernelopt: tuned\n        BLOCK = 32\n    n = n * 2\n" in live
+    )

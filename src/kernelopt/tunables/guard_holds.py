@@ -1,6 +1,7 @@
 """What a written kernel's tuned guards set at given sizes: the ``if <test>:  # kernelopt: tuned`` statements an edit
 writes (a guard over a pick, a table's rows, the settings bounded beside them), each test evaluated as Python with
-the launch's values of the names it reads, in source order (a later row that holds sets its names again, an ``elif``
+the launch's values of the names it reads (a size rebound after its row read through the test's writing of the
+rebinding, late40), in source order (a later row that holds sets its names again, an ``elif``
 or ``else`` runs where its ``if`` fails), as the launch itself runs them. A ratio ``tune`` states is the written
 kernel's, and the written kernel runs the pick only where these tests hold (late37: v119's guard ``n_cols % 8192 ==
 0`` held at neither ``SHAPES`` entry, and "2.01x faster" was said of a file that runs the original at both)."""
@@ -16,6 +17,7 @@ import libcst as cst
 
 from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.inline_guard import block_settings, conjuncts, marked_tuned, read_statement_guard
+from kernelopt.tunables.launch_value import value_at_launch
 
 
 @dataclass(frozen=True)
@@ -52,13 +54,21 @@ def guard_tests(ifs: list[cst.If]) -> list[str]:
     return tests
 
 
-def guard_run(ifs: list[cst.If], value_of: Callable[[str], int | None]) -> GuardRun | None:
-    """What the tuned ``ifs`` (:func:`tuned_ifs`) set where each name a test reads has the value ``value_of`` gives it;
-    ``None`` where a test reads a name of no known integer value, cannot be evaluated, or a body sets anything but
-    integer literals (a row that runs a computation: what it gives is not read here)."""
+def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | None:
+    """What the tuned ``if`` statements of ``source`` (:func:`tuned_ifs`) set where each name a test reads has the
+    value ``value_of`` gives it at the launch; ``None`` where a test reads a name of no known integer value, cannot be
+    evaluated, or a body sets anything but integer literals (a row that runs a computation: what it gives is not read
+    here). A test reads the values bound at its row: a size the launcher rebinds after the row (``n = n * 2``) is read
+    through the test's writing of that rebinding (``(n * 2) <= 64`` is ``n <= 64`` of the launch's ``n``,
+    :func:`_at_launch`); ``None`` too where the test reads such a size otherwise (late40's l75)."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
     guarded: set[str] = set()
     held: dict[str, int] = {}
-    for node in ifs:
+    for node in _tuned_ifs(module):
+        fn = _launcher(module, node)
         branch: cst.If | cst.Else | None = node
         taken = False
         while branch is not None:
@@ -67,7 +77,10 @@ def guard_run(ifs: list[cst.If], value_of: Callable[[str], int | None]) -> Guard
                 return None
             guarded.update(settings)
             if not taken:
-                holds = _holds(branch.test, value_of) if isinstance(branch, cst.If) else True
+                test = _at_launch(fn, node, branch.test) if isinstance(branch, cst.If) else None
+                if isinstance(branch, cst.If) and test is None:
+                    return None
+                holds = _holds(test, value_of) if test is not None else True
                 if holds is None:
                     return None
                 if holds:
@@ -75,6 +88,55 @@ def guard_run(ifs: list[cst.If], value_of: Callable[[str], int | None]) -> Guard
                     taken = True
             branch = branch.orelse if isinstance(branch, cst.If) else None
     return GuardRun(frozenset(guarded), held)
+
+
+def _launcher(module: cst.Module, node: cst.If) -> cst.FunctionDef | None:
+    """The function whose body holds ``node`` in one of its top-level statements; ``None`` at the module's level."""
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef) and isinstance(n.body, cst.IndentedBlock)):
+        if any(any(n is node for n in walk(s)) for s in fn.body.body):
+            return fn
+    return None
+
+
+def _at_launch(fn: cst.FunctionDef | None, node: cst.If, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``test`` (of the row ``node`` in ``fn``) written over the launch's values: each size rebound after the row by
+    one plain reassignment (:func:`~kernelopt.tunables.launch_value.value_at_launch`) whose value the test reads
+    whole (``(n * 2)`` before ``n = n * 2``) put back as the size's name, which the launch's value then stands for;
+    ``test`` itself where no size it reads is rebound; ``None`` where the test reads a rebound size otherwise (its
+    row's value is not the launch's, and is not read backwards here) or the rebinding cannot be read."""
+    if fn is None:
+        return test
+    for name in sorted({n.value for n in walk(test) if isinstance(n, cst.Name)}):
+        value = value_at_launch(fn, node, cst.Name(name))
+        if isinstance(value, str):
+            return None
+        if isinstance(value, cst.Name) and value.value == name:
+            continue
+        held = f"{name}__at_launch"  # the launch's value, kept apart from the row's until every read is put back
+        test = cst.ensure_type(test.visit(_Back(_code(value), held)), cst.BaseExpression)
+        if any(isinstance(n, cst.Name) and n.value == name for n in walk(test)):
+            return None
+        test = cst.ensure_type(test.visit(_Back(held, name)), cst.BaseExpression)
+    return test
+
+
+def _code(expr: cst.BaseExpression) -> str:
+    """``expr`` written without its own parentheses (``(n * 2)`` and ``n * 2`` are one reading)."""
+    bare = expr.with_changes(lpar=[], rpar=[]) if getattr(expr, "lpar", None) else expr
+    return cst.Module([]).code_for_node(bare)
+
+
+class _Back(cst.CSTTransformer):
+    """Each expression written as ``code`` (its parentheses aside) put back as the name ``name``."""
+
+    def __init__(self, code: str, name: str) -> None:
+        super().__init__()
+        self.code, self.name = code, name
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+        if isinstance(original_node, cst.BaseExpression) and _code(original_node) == self.code:
+            return cst.Name(self.name)
+        return updated_node
 
 
 def _settings(body: cst.BaseSuite) -> dict[str, int] | None:
@@ -112,20 +174,28 @@ def dead_rows(source: str, size: str) -> tuple[str, list[str]]:
     bucket runs from the next lower row's bound (exclusive) to ``hi``; it holds nowhere there where no multiple of the
     divisors its tests ask of ``size`` (``<size> % d == 0``) falls in the bucket, or its test fails at the least such
     multiple (v120's ``n_cols <= 3000 and n_cols % 4096 == 0``, wrongkernel26: dead text). A test that reads another
-    name is kept unless the divisors alone leave its bucket empty. A chain's live rows stay in their order."""
+    name is kept unless the divisors alone leave its bucket empty. A chain's live rows stay in their order. A row's
+    test is read over the launch's values as :func:`guard_run` reads it (``(n * 2) <= 64`` before ``n = n * 2``
+    bounds the launch's ``n`` by 64); a row whose test reads a rebound size otherwise is kept."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
         return source, []
     heads = _tuned_ifs(module)
-    branches = [b for head in heads for b in _chain(head) if isinstance(b, cst.If)]
-    rows = [(b, bounds) for b in branches if (bounds := _bounds(b.test, size)) is not None]
+    tests = {  # each row's test over the launch's values, which its bucket's sizes are (late40's l76)
+        id(b): test
+        for head in heads
+        for b in _chain(head)
+        if isinstance(b, cst.If) and (test := _at_launch(_launcher(module, head), head, b.test)) is not None
+    }
+    branches = [b for head in heads for b in _chain(head) if isinstance(b, cst.If) and id(b) in tests]
+    rows = [(b, bounds) for b in branches if (bounds := _bounds(tests[id(b)], size)) is not None]
     tops = sorted({hi for _, (hi, _) in rows})
     dead: dict[int, str] = {}
     for node, (hi, step) in rows:
         lo = max((t for t in tops if t < hi), default=0)
         least = (lo // step + 1) * step
-        if least > hi or _holds(node.test, lambda name, least=least: least if name == size else None) is False:
+        if least > hi or _holds(tests[id(node)], lambda name, least=least: least if name == size else None) is False:
             dead[id(node)] = cst.Module([]).code_for_node(node.test)
     if not dead:
         return source, []

@@ -1220,7 +1220,7 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     runs: dict[str, Config] = {}
     for shape in prepared.ran_shapes:
         label = shape.label()
-        ran = guard_run(ifs, lambda name, shape=shape: _size_at(prepared, name, shape))
+        ran = guard_run(edit.new_source, lambda name, shape=shape: _size_at(prepared, name, shape))
         if ran is None or (table and label not in served):
             return tuning
         judged[label] = served.get(label, Config.of(result.best_config))
