@@ -244,3 +244,26 @@ def test_l76_a_dead_row_over_a_reassigned_size_is_found() -> None:
     assert (
         "    if (n * 2) <= 64 and (n * 2) % 32 == 0:  # kernelopt: tuned\n        BLOCK = 32\n    n = n * 2\n" in live
     )
+
+
+def test_l77_a_setting_beside_a_guarded_tile_reads_the_guard_from_its_own_place() -> None:
+    """late39's Seen line: ``folder._guard_beside`` set a pick's other settings under the guard written at its tile
+    (``(n // 2) % 128 == 0`` before ``n = n // 2``), copied as text to a setting after the halving (``warps``), where
+    ``n`` is already halved: at 256 elements the tile took 128 and ``warps`` kept 4, a combination never timed. The
+    guard is read over the launch's values now (``n % 128 == 0``), then from the setting's own place: both agree."""
+    from kernelopt.tunables.guard import bound_moves, guard_edit
+    from kernelopt.tunables.guard_holds import read_at_launch
+
+    base = HALVES.replace("    y = x.clone()\n", "    warps = 4\n    y = x.clone()\n")
+    base = base.replace("BLOCK=BLOCK)", "BLOCK=BLOCK, num_warps=warps)")
+    first = guard_edit(base, base.replace("    BLOCK = 64\n", "    BLOCK = 128\n"))
+    assert first.tests == ("(n // 2) % 128 == 0",) and first.new_source is not None, first.note
+    launch = read_at_launch(first.new_source, first.tests[0])  # _guard_beside's reading
+    assert launch == "n % 128 == 0"
+    moved = first.new_source.replace("warps = 4", "warps = 8")
+    bounded = bound_moves(first.new_source, moved, launch, at_launch=True)
+    assert "    warps = 4\n    if n % 128 == 0:  # kernelopt: tuned\n        warps = 8\n" in (bounded.new_source or "")
+    tile, beside = "(n // 2) % 128 == 0", "n % 128 == 0"  # each read where it stands: n halved between them
+    for length in range(2, 1025, 2):
+        assert eval(tile, {"n": length}) == eval(beside, {"n": length // 2}), length
+    assert read_at_launch(first.new_source, "n % 64 == 0") is None  # no tuned if tests it: passed as before

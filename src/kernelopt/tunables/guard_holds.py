@@ -90,6 +90,23 @@ def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | 
     return GuardRun(frozenset(guarded), held)
 
 
+def read_at_launch(source: str, test: str) -> str | None:
+    """``test``, the test of a tuned ``if`` of ``source`` (a guard written at its tile), over the launch's values
+    (:func:`_at_launch`: ``(n // 2) % 128 == 0`` before ``n = n // 2`` is ``n % 128 == 0`` of the launch's ``n``), so
+    a setting put under it elsewhere reads it from its own place (late40's l77); ``None`` where no tuned ``if`` of
+    ``source`` tests it or it reads a size rebound after its ``if`` otherwise."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    for node in _tuned_ifs(module):
+        for branch in _chain(node):
+            if isinstance(branch, cst.If) and _code(branch.test) == test:
+                read = _at_launch(_launcher(module, node), node, branch.test)
+                return None if read is None else _code(read)
+    return None
+
+
 def _launcher(module: cst.Module, node: cst.If) -> cst.FunctionDef | None:
     """The function whose body holds ``node`` in one of its top-level statements; ``None`` at the module's level."""
     for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef) and isinstance(n.body, cst.IndentedBlock)):

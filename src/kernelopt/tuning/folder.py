@@ -86,7 +86,7 @@ from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
-from kernelopt.tunables.guard_holds import dead_rows, guard_run, guard_tests, tuned_ifs
+from kernelopt.tunables.guard_holds import dead_rows, guard_run, guard_tests, read_at_launch, tuned_ifs
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import (
     LAUNCH_OPTIONS,
@@ -3431,7 +3431,12 @@ def _guard_beside(
     if first.new_source is None or set(first.tests) != set(tests):
         return Guarded(None, f"{mixed} {tests[0]} fails, a combination never timed: not written")
     moved = write_config(first.new_source, others, evaluation=prepared.evaluation, **opts)  # type: ignore[arg-type]
-    bounded = bound_moves(first.new_source, moved.new_source, tests[0], option_defaults(prepared.gpu))
+    # the guard is written at its tile; a setting moved past a size rebound after the tile reads it from its own place
+    # (late40's l77: over the launch's values, then as each setting's statement reads them)
+    launch = read_at_launch(first.new_source, tests[0])
+    bound = tests[0] if launch is None else launch
+    defaults = option_defaults(prepared.gpu)
+    bounded = bound_moves(first.new_source, moved.new_source, bound, defaults, at_launch=launch is not None)
     if bounded.new_source is None:
         return Guarded(None, f"{mixed} {tests[0]} fails, a combination never timed, and {bounded.note}: not written")
     return Guarded(bounded.new_source, f"{first.note}; {bounded.note}", first.tests)
