@@ -219,14 +219,16 @@ def test_l75_a_row_s_test_holds_where_its_row_reads_it_not_at_the_launch_s_value
     so the written kernel was said to run the original at the very size its row was timed at (a right write dropped,
     or a figure the original's). It reads the rebinding back now: the row holds at 64 elements, not at 128; a row
     over the row-time ``n`` (which no launch value reads without inverting the doubling) is not read (``None``: the
-    session's judgement stands as it was, as for any test that cannot be evaluated)."""
-    from kernelopt.tunables.guard_holds import guard_run
+    session's judgement stands as it was, as for any test that cannot be evaluated, and the edit's note names it)."""
+    from kernelopt.tunables.guard_holds import guard_run, unread_at_launch
 
     written = _doubled_row("(n * 2) <= 64")
     at = {length: guard_run(written, lambda name, n=length: n if name == "n" else None) for length in (64, 128)}
     assert at[64] is not None and at[64].held == {"BLOCK": 32}
     assert at[128] is not None and at[128].held == {}
     assert guard_run(_doubled_row("n <= 64"), lambda name: 64 if name == "n" else None) is None
+    assert unread_at_launch(_doubled_row("n <= 64")) == ["n <= 64"]  # named in the edit's note (judge_as_written)
+    assert unread_at_launch(_doubled_row("(n * 2) <= 64")) == []
 
 
 def test_l76_a_dead_row_over_a_reassigned_size_is_found() -> None:

@@ -90,6 +90,21 @@ def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | 
     return GuardRun(frozenset(guarded), held)
 
 
+def unread_at_launch(source: str) -> list[str]:
+    """The tests of the tuned rows of ``source`` that read a size rebound after their row in a way the launch's
+    values do not give (``n <= 64`` before ``n = n * 2``: :func:`guard_run` does not read them, late40's l75)."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return []
+    return [
+        _code(b.test)
+        for node in _tuned_ifs(module)
+        for b in _chain(node)
+        if isinstance(b, cst.If) and _at_launch(_launcher(module, node), node, b.test) is None
+    ]
+
+
 def read_at_launch(source: str, test: str) -> str | None:
     """``test``, the test of a tuned ``if`` of ``source`` (a guard written at its tile), over the launch's values
     (:func:`_at_launch`: ``(n // 2) % 128 == 0`` before ``n = n // 2`` is ``n % 128 == 0`` of the launch's ``n``), so

@@ -86,7 +86,14 @@ from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
-from kernelopt.tunables.guard_holds import dead_rows, guard_run, guard_tests, read_at_launch, tuned_ifs
+from kernelopt.tunables.guard_holds import (
+    dead_rows,
+    guard_run,
+    guard_tests,
+    read_at_launch,
+    tuned_ifs,
+    unread_at_launch,
+)
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import (
     LAUNCH_OPTIONS,
@@ -1204,7 +1211,8 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     write that runs the original at every entry timed is not written ("the guard holds at none of the sizes timed"),
     nor one no longer better so judged. Unchanged where nothing is written, the guards hold wherever the judgement
     had the pick run, kernel.py held tuned guards already, or a test or a row cannot be read at an entry (late37:
-    v119's "2.01x faster" of a guard ``n_cols % 8192 == 0`` holding at neither entry)."""
+    v119's "2.01x faster" of a guard ``n_cols % 8192 == 0`` holding at neither entry); a row whose test reads a size
+    rebound after it otherwise than as that rebinding is named in the edit's note (late40's l75)."""
     prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
     if edit is None or result.best_config is None or result.current_config is None:
         return tuning
@@ -1221,6 +1229,10 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     for shape in prepared.ran_shapes:
         label = shape.label()
         ran = guard_run(edit.new_source, lambda name, shape=shape: _size_at(prepared, name, shape))
+        if ran is None and (unread := unread_at_launch(edit.new_source)):  # said, not judged (l75)
+            said = f"{tuning.edit_note}; " if tuning.edit_note else ""
+            rows = "; ".join(unread)
+            return replace(tuning, edit_note=f"{said}not checked as written: {rows} reads a size rebound after it")
         if ran is None or (table and label not in served):
             return tuning
         judged[label] = served.get(label, Config.of(result.best_config))
