@@ -671,10 +671,6 @@ def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None) -> set[i
     return {id(node) for grid in grids for node in walk(grid)}
 
 
-def _targets(node: cst.Assign) -> list[str]:
-    return [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-
-
 def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
     """The launches in ``fn`` (a function, or one statement) as written and as ``kernel[grid](args)`` calls:
     ``functools.partial(kernel[grid], BLOCK=512)`` is read as ``kernel[grid](BLOCK=512)`` (the arguments it binds;
