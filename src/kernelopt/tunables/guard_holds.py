@@ -18,6 +18,7 @@ import libcst as cst
 from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.inline_guard import block_settings, conjuncts, marked_tuned, read_statement_guard
 from kernelopt.tunables.launch_value import value_at_launch
+from kernelopt.tunables.syntax import parsed
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class GuardRun:
 def tuned_ifs(source: str) -> list[cst.If]:
     """The tuned ``if`` statements of ``source`` in source order (an ``elif`` of one is read through it, not apart)."""
     try:
-        return _tuned_ifs(cst.parse_module(source))
+        return _tuned_ifs(parsed(source).module)
     except cst.ParserSyntaxError:
         return []
 
@@ -45,13 +46,7 @@ def _tuned_ifs(module: cst.Module) -> list[cst.If]:
 
 def guard_tests(ifs: list[cst.If]) -> list[str]:
     """The tests of the tuned ``ifs`` (:func:`tuned_ifs`) as written, each ``elif`` of a chain after its ``if``."""
-    tests: list[str] = []
-    for node in ifs:
-        branch: cst.If | cst.Else | None = node
-        while isinstance(branch, cst.If):
-            tests.append(cst.Module([]).code_for_node(branch.test))
-            branch = branch.orelse
-    return tests
+    return [cst.Module([]).code_for_node(b.test) for node in ifs for b in _chain(node) if isinstance(b, cst.If)]
 
 
 def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | None:
@@ -62,16 +57,15 @@ def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | 
     through the test's writing of that rebinding (``(n * 2) <= 64`` is ``n <= 64`` of the launch's ``n``,
     :func:`_at_launch`); ``None`` too where the test reads such a size otherwise (late40's l75)."""
     try:
-        module = cst.parse_module(source)
+        module = parsed(source).module
     except cst.ParserSyntaxError:
         return None
     guarded: set[str] = set()
     held: dict[str, int] = {}
     for node in _tuned_ifs(module):
         fn = _launcher(module, node)
-        branch: cst.If | cst.Else | None = node
         taken = False
-        while branch is not None:
+        for branch in _chain(node):
             settings = _settings(branch.body)
             if settings is None:
                 return None
@@ -86,7 +80,6 @@ def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | 
                 if holds:
                     held.update(settings)
                     taken = True
-            branch = branch.orelse if isinstance(branch, cst.If) else None
     return GuardRun(frozenset(guarded), held)
 
 
@@ -94,7 +87,7 @@ def unread_at_launch(source: str) -> list[str]:
     """The tests of the tuned rows of ``source`` that read a size rebound after their row in a way the launch's
     values do not give (``n <= 64`` before ``n = n * 2``: :func:`guard_run` does not read them, late40's l75)."""
     try:
-        module = cst.parse_module(source)
+        module = parsed(source).module
     except cst.ParserSyntaxError:
         return []
     return [
@@ -111,7 +104,7 @@ def read_at_launch(source: str, test: str) -> str | None:
     a setting put under it elsewhere reads it from its own place (late40's l77); ``None`` where no tuned ``if`` of
     ``source`` tests it or it reads a size rebound after its ``if`` otherwise."""
     try:
-        module = cst.parse_module(source)
+        module = parsed(source).module
     except cst.ParserSyntaxError:
         return None
     for node in _tuned_ifs(module):
@@ -210,7 +203,7 @@ def dead_rows(source: str, size: str) -> tuple[str, list[str]]:
     test is read over the launch's values as :func:`guard_run` reads it (``(n * 2) <= 64`` before ``n = n * 2``
     bounds the launch's ``n`` by 64); a row whose test reads a rebound size otherwise is kept."""
     try:
-        module = cst.parse_module(source)
+        module = parsed(source).module
     except cst.ParserSyntaxError:
         return source, []
     heads = _tuned_ifs(module)
