@@ -2703,19 +2703,19 @@ def _table_edit(
     first = write_config(prepared.base_source, others, filename=fn, **opts) if others else None  # type: ignore[arg-type]
     source = first.new_source if first is not None else prepared.base_source
     held: str | None = None  # how the moved literals are bounded
+    key = device_row_key(prepared.evaluation)  # the device test each row holds, and the moved literals' bound
     if source != prepared.base_source:
         # the pick is one configuration: above the sizes checked, where the table falls back on the computation, the
         # literals it moved fall back too (extend_attn: six stages beside the original tiles at D=65, never timed,
         # needed 458752 B of shared memory of 232448 on an H100)
         checked = max(v for s in prepared.ran_shapes if (v := _size_at(prepared, size, s)) is not None)
-        key = device_row_key(prepared.evaluation)
         bound = f"{size} <= {checked}{f' and {key}' if key else ''}"
         bounded = bound_moves(prepared.base_source, source, bound, option_defaults(prepared.gpu), at_launch=True)
         if bounded.new_source is None:
             return _table_alone(tuning, names, size, others, bounded.note or "")
         source, held = bounded.new_source, bounded.note
     ran = [b.upto for b in rows if all(_is_original(prepared, n, sources[b.upto].get(n)) for n in names)]  # original's
-    keyed = TunedTable(size=size, buckets=rows, key=device_row_key(prepared.evaluation))
+    keyed = TunedTable(size=size, buckets=rows, key=key)
     try:
         table = write_table(source, keyed, filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     except UnreadSize as e:  # its rows cannot test the size the launch reads (l73)
