@@ -1285,9 +1285,14 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     return tuning
 
 
+def _primary_evaluator(evaluator: KernelEvaluator | ShapesEvaluator) -> KernelEvaluator:
+    """The primary entry's evaluator: the one whose bench worker timed first and checks every size of the net."""
+    return evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+
+
 def _timed_on(prepared: PreparedFolder, evaluator: KernelEvaluator | ShapesEvaluator) -> str | None:
     """The device the session's bench worker timed on, by the name it gave (:attr:`FolderTuning.timed_on`)."""
-    first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+    first = _primary_evaluator(evaluator)
     ready = first.ready
     if ready is None:
         return None
@@ -2199,7 +2204,7 @@ def _accurate_at_net(
     session of one entry: the pick's own check there, the written text being the pick's)."""
     prepared = tuning.prepared
     primary = prepared.shapes[0]
-    first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+    first = _primary_evaluator(evaluator)
     error_at, original_err = getattr(evaluator, "error_at", None), getattr(first, "original_err", None)
     if error_at is None:  # a test's fake evaluator keeps no errors
         return AtNet()
@@ -2450,7 +2455,7 @@ def _far_room(evaluator: KernelEvaluator | ShapesEvaluator) -> FarRoom | None:
     bench peak and the memory free when its worker started, and each size's own footprint read on the meta device,
     from the worker that checks every size of the net (refusals24 u42: the tune net read a far rung's bytes as the
     primary's bytes an element, and never handed :func:`cast` the room, so no rung was read by its footprint)."""
-    first = evaluator.evaluators[0] if isinstance(evaluator, ShapesEvaluator) else evaluator
+    first = _primary_evaluator(evaluator)
     return FarRoom.of(first.ready, footprints=first.footprints) if first.ready is not None else None
 
 
