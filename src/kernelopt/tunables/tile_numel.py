@@ -22,6 +22,7 @@ further than its bound. A kernel multiplying tiles with ``tl.dot`` is left out (
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,7 @@ from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.knobs import TRITON_MAX_TENSOR_NUMEL
 from kernelopt.tunables.signature import param_names
+from kernelopt.tunables.syntax import NODES_KEPT
 
 #: the tensor makers whose first argument is a shape (``tl.zeros((ROWS, BLOCK_N), dtype=...)``)
 _SHAPED = ("zeros", "full", "empty")
@@ -361,9 +363,12 @@ def _helper_side(
     return replace(inner[0], text=f"{_code(call.func)}({argument.value})", most=most), argument.value
 
 
+@functools.lru_cache(maxsize=NODES_KEPT)
 def _rows(fn: cst.FunctionDef) -> dict[str, list[tuple[int | None, tuple[cst.BaseExpression, ...]]]]:
     """Name -> each value ``fn`` binds it to (an integer, else ``None``) with the tests of the ``if``/``elif``s it is
-    bound under (a table's row, ``if n_cols <= 3000:  # kernelopt: tuned`` / ``ROWS = 32``; none for a plain line)."""
+    bound under (a table's row, ``if n_cols <= 3000:  # kernelopt: tuned`` / ``ROWS = 32``; none for a plain line);
+    read once per node (each fixed side of each launch's tile asks twice: :func:`_values` and its ``how``), never
+    written by a caller."""
     out: dict[str, list[tuple[int | None, tuple[cst.BaseExpression, ...]]]] = {}
 
     def visit(body: Sequence[cst.BaseStatement], tests: tuple[cst.BaseExpression, ...]) -> None:
