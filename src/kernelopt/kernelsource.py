@@ -356,7 +356,7 @@ def folder_dependence(path: Path, *, carried: bool = False) -> InputFileError | 
         )
     read = folder_files(path)
     if carried:
-        data = set(carried_data(path))
+        data = set(_carried_of(path, read))
         read = [(name, line) for name, line in read if _top(name) not in data]
     if read:
         said = ", ".join(f"{name} (line {line})" for name, line in read)
@@ -406,8 +406,14 @@ def carried_data(kernel: Path) -> list[str]:
     the candidate's compile lines)."""
     if not kernel.is_file():
         return []
+    return _carried_of(kernel, folder_files(kernel))
+
+
+def _carried_of(kernel: Path, read: list[tuple[str, int]]) -> list[str]:
+    """:func:`carried_data` from what :func:`folder_files` found ``kernel`` reads (parsed once where the caller has it
+    already: :func:`folder_dependence`)."""
     out: list[str] = []
-    for name, _ in folder_files(kernel):
+    for name, _ in read:
         top = _top(name)
         where = kernel.parent / top
         files = _files(where)
