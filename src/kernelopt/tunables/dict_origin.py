@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted
+from kernelopt.tunables.blocks import dotted, visit, walk
 from kernelopt.tunables.one_scope import Returns
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
@@ -186,17 +186,8 @@ def _functions(module: cst.Module) -> list[cst.FunctionDef]:
 
 
 def _nodes(tree: cst.CSTNode, kind: type[_N]) -> list[_N]:
-    """Every node of ``kind`` in ``tree``, in source order."""
-    found: list[_N] = []
-
-    class _Found(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, kind):
-                found.append(node)
-            return True
-
-    tree.visit(_Found())
-    return found
+    """Every node of ``kind`` in ``tree``, in source order (:func:`~kernelopt.tunables.blocks.walk`'s kept walk)."""
+    return [n for n in walk(tree) if isinstance(n, kind)]
 
 
 @kept_by_text
@@ -263,7 +254,7 @@ def _derived_keys(node: cst.Module | cst.FunctionDef) -> list[str]:
             if written and read:
                 out.extend([*written, *read])
 
-    node.visit(_Writes())
+    visit(node, _Writes())
     return list(dict.fromkeys(out))
 
 
