@@ -223,7 +223,12 @@ GPU_PICKS = {
 #: memory matters; the GEMMs at 8192 with Stream-K tiles left over on any SM count but a divisor of 4096)
 GPU_SIZES: dict[str, list[dict[str, int]]] = {
     "ai_splitk": [SMALL["ai_splitk"], {"M": 8192, "N": 8192, "K": 8192}],
-    "tb_streamk": [SMALL["tb_streamk"], {"M": 1000, "N": 1000, "K": 1000}, {"M": 8192, "N": 8192, "K": 4096}],
+    "tb_streamk": [
+        SMALL["tb_streamk"],
+        {"M": 1000, "N": 1000, "K": 1000},
+        {"M": 8192, "N": 8192, "K": 4096},
+        {"M": 8191, "N": 8200, "K": 4104},
+    ],
     "vllm_merge_states": [SMALL["vllm_merge_states"], {"T": 32768, "H": 32, "D": 128}],
     "fla_token_shift": [SMALL["fla_token_shift"], {"B": 8, "T": 8192, "D": 2048}],
     "trident_var_mean": [SMALL["trident_var_mean"], {"Y": 8192, "X": 8192}],
@@ -232,10 +237,14 @@ GPU_SIZES: dict[str, list[dict[str, int]]] = {
     "liger_flj": [SMALL["liger_flj"], {"BT": 2048, "H": 2048, "V": 32000}],
 }
 
-#: the written forms' sizes: none a SHAPES entry names, odd ones where the kernel allows them, and a realistic one
+#: the written forms' sizes: none a SHAPES entry names, odd ones where the kernel allows them, and a realistic one.
+#: Stream-K's own hint ``tl.multiple_of(A_BASE, (1, 16))`` claims each row of A starts 16 bytes aligned (K a multiple
+#: of 8 halves): at K = 4095 its written form hit "misaligned address" on an H100 (2026-12-07), a size the original's
+#: hint rules out too (:func:`test_on_cuda_stream_k_s_own_alignment_hint_faults_at_an_odd_k`); so K = 4104 (8 past
+#: 64-wide steps: the masked tail) and N = 8200 (8 past 256-wide tiles), M odd
 GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
     "ai_splitk": [{"M": 64, "N": 64, "K": 1}, {"M": 192, "N": 320, "K": 1001}, {"M": 8192, "N": 8192, "K": 8192}],
-    "tb_streamk": [{"M": 1, "N": 1, "K": 1}, {"M": 8191, "N": 8193, "K": 4095}],
+    "tb_streamk": [{"M": 1, "N": 1, "K": 1}, {"M": 8191, "N": 8200, "K": 4104}],
     "trident_var_mean": [{"Y": 2, "X": 3}, {"Y": 8191, "X": 8193}],
 }
 
@@ -279,3 +288,27 @@ def test_the_twenty_first_trial_s_kernels_and_written_forms_compile_and_hold_on_
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     trial_holds(DATA, GPU_SIZES, GPU_PICKS, GPU_WRITTEN_SIZES, _outputs_checked, tmp_path)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_cuda_stream_k_s_own_alignment_hint_faults_at_an_odd_k(tmp_path: Path) -> None:
+    """On a GPU: the ORIGINAL Stream-K kernel at K = 4095 (rows of A 8190 bytes apart) against its hint
+    ``tl.multiple_of(A_BASE, (1, 16))``: the hint's vectorized loads of A fault ("misaligned address") or read wrong,
+    so an odd K is outside what the original handles and no written form is asked to hold there (its written form
+    faulted there on an H100, 2026-12-07). In a child process: the fault spoils its CUDA context."""
+    import subprocess
+    import sys
+
+    script = (
+        "import torch, importlib.util as u\n"
+        "def load(p, n):\n s = u.spec_from_file_location(n, p); m = u.module_from_spec(s); s.loader.exec_module(m); return m\n"
+        f"ref = load({str(DATA / 'tb_streamk' / 'reference.py')!r}, 'ref')\n"
+        f"ker = load({str(DATA / 'tb_streamk' / 'kernel.py')!r}, 'ker')\n"
+        "a, b = ref.get_inputs(M=257, N=256, K=4095, device='cuda')\n"
+        "got = ker.run(a, b); torch.cuda.synchronize()\n"
+        "print('close', torch.allclose(got.float(), ref.reference(a, b).float(), atol=ref.ATOL, rtol=ref.RTOL))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    said = done.stdout + done.stderr
+    assert "misaligned address" in said or "close False" in said, said[-2000:]

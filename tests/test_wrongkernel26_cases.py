@@ -134,8 +134,9 @@ def test_v121_v122_a_descriptor_s_last_side_halved_or_made_on_the_host_keeps_six
 
 
 #: v124's size where the written ``ROWS = 128`` wraps and the original's 16 does not: M * N below 2**31 (8.6 GB of
-#: fp32), the last tile of 128 padded 112 rows past M, from the 17th of which ``rows * N`` passes 2**31
-V124_M, V124_N = 262160, 8191
+#: fp32), the last tile of 128 padded 96 rows past M, from the 2nd of which ``rows * N`` passes 2**31. N = 204 keeps
+#: the tile 128 x 256: at N = 8191 (a tile of 128 x 8192) ptxas ran past the test's 120 s on an H100 (2026-12-07)
+V124_M, V124_N = 10526880, 204
 
 
 def _v124_wrapped_lanes(rows_tile: int) -> int:
@@ -145,7 +146,7 @@ def _v124_wrapped_lanes(rows_tile: int) -> int:
 
     last = -(-V124_M // rows_tile) - 1
     rows = (last * rows_tile + np.arange(rows_tile, dtype=np.int64)).astype(np.int32)
-    cols = np.arange(8192, dtype=np.int32)
+    cols = np.arange(256, dtype=np.int32)
     with np.errstate(over="ignore"):
         offs = rows[:, None] * np.int32(V124_N) + cols[None, :]
         mask = (cols[None, :] < V124_N) & (offs < np.int32(V124_M) * np.int32(V124_N))
@@ -157,7 +158,8 @@ def test_v124_a_row_tile_masked_by_its_flat_int32_index_keeps_to_divisors_of_the
     * N + cols[None, :]`` and the mask ``(cols[None, :] < N) & (offs < M * N)``, both in int32): ``kernelopt tune``
     and ``tunables --set ROWS=128`` wrote ``ROWS = 128`` under ``N <= 8192`` (the tile's numel limit) alone; at
     262160 x 8191 (M * N below 2**31) the last tile's padded rows from 262177 on wrap negative, pass the flat mask and
-    store 8 GB before the output, where the original's tiles of 16 pad no row there. Guarded as v113's padded stride
+    store 8 GB before the output, where the original's tiles of 16 pad no row there (the GPU test's size is now
+    10526880 x 204, the same wrap). Guarded as v113's padded stride
     is: ``M % 128 == 0``, where it pads nothing; a divisor of the original plainly; a mask on the rows themselves
     (``rows < M``) masks a wrapped index out, so there the tile is written as before."""
     from kernelopt.tunables.guard import guard_edit
@@ -173,10 +175,11 @@ def test_v124_a_row_tile_masked_by_its_flat_int32_index_keeps_to_divisors_of_the
 
 
 @pytest.mark.gpu
+@pytest.mark.timeout(600)
 def test_on_cuda_v124_a_row_tile_of_128_wraps_its_flat_index_where_the_original_s_16_is_right(tmp_path: Path) -> None:
-    """On a GPU: v124 at 262160 x 8191 (M * N below 2**31, 8.6 GB of float32 a tensor): the original's tiles of 16
+    """On a GPU: v124 at 10526880 x 204 (M * N below 2**31, 8.6 GB of float32 a tensor): the original's tiles of 16
     pad no row and scale every row right, its inputs untouched; ``ROWS = 128`` (as ``tune`` and ``tunables --set``
-    wrote it before the rule) pads its last tile 112 rows past M, whose index wraps negative from row 262177 on and
+    wrote it before the rule) pads its last tile 96 rows past M, whose index wraps negative from row 10526881 on and
     passes the flat mask: its stores land 8 GB before the output (an illegal address, or another tensor overwritten:
     an input, or the reference's copy). The wrong kernel runs last: an illegal address spoils the process's CUDA
     context."""

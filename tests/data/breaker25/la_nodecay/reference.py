@@ -4,9 +4,11 @@ import torch
 # attention o = tril(q k^T) v with no decay and no normalization, and its gradients
 SHAPES = [{"B": 1, "H": 2, "N": 100, "D": 16, "E": 32}, {"B": 2, "H": 1, "N": 64, "D": 32, "E": 64}, {"B": 1, "H": 1, "N": 7, "D": 16, "E": 16}]
 # the kernels' tl.dot of float32 operands runs in TF32 on a GPU (Triton's default; about 1e-3 relative a product), an
-# error that grows with the sequence: TF32 emulated in torch (operands rounded to 10 mantissa bits), the output's
-# largest error is 0.027 at 2048 steps (all within these), 0.034 at 4097 (13 of 524416 past them), 0.048 at 8192
-ATOL = 2e-2
+# error that grows with the sequence and with D and E: TF32 emulated in torch (operands rounded to 10 mantissa bits),
+# the output's largest error is 0.027 at 2048 steps of the small D and E, 0.034 at 4097, 0.048 at 8192; on an H100
+# (2026-12-07) at B=4, H=16, N=2048, D=E=128, 28 of 16777216 outputs were past an ATOL of 0.02 (worst 0.030 off at
+# 0.34, where the outputs reach 75): an ATOL near 1e-3 of the outputs' largest magnitude (kernelopt's TF32 advice)
+ATOL = 8e-2
 RTOL = 1e-2
 
 
