@@ -87,6 +87,7 @@ from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
 from kernelopt.tunables.guard_holds import (
+    GuardRun,
     dead_rows,
     guard_run,
     guard_tests,
@@ -166,6 +167,7 @@ from kernelopt.tuning.shapes import (
     ChoiceKind,
     ShapeBest,
     ShapeChoice,
+    as_written,
     check_entries,
     choose,
     in_entry_order,
@@ -1210,20 +1212,29 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     session's) and the judgement are of what the text runs at each entry, both in one round (:func:`same_round`). A
     write that runs the original at every entry timed is not written ("the guard holds at none of the sizes timed"),
     nor one no longer better so judged. Unchanged where nothing is written, the guards hold wherever the judgement
-    had the pick run, kernel.py held tuned guards already, or a test or a row cannot be read at an entry (late37:
-    v119's "2.01x faster" of a guard ``n_cols % 8192 == 0`` holding at neither entry); a row whose test reads a size
-    rebound after it otherwise than as that rebinding is named in the edit's note (late40's l75)."""
+    had the pick run, or a test or a row cannot be read at an entry (late37: v119's "2.01x faster" of a guard
+    ``n_cols % 8192 == 0`` holding at neither entry); a row whose test reads a size rebound after it otherwise than
+    as that rebinding is named in the edit's note (late40's l75).
+
+    A retune (kernel.py holds tuned guards already) is judged against what kernel.py runs now at each entry
+    (:func:`_runs_now`: the session's current configuration ran as the file is, its guards and all), never against
+    the original computation the guards fall back to, which the session did not time where they hold; where the two
+    differ, the note names both (late41's l90: a retune's "3.00x" of ``BLOCK = 2048`` under ``n_cols % 2048 ==
+    0``, where the file it replaced already ran ``BLOCK = 4096`` at 4096 columns, was 1.2x as written)."""
     prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
     if edit is None or result.best_config is None or result.current_config is None:
         return tuning
     ifs = tuned_ifs(edit.new_source)
-    if not ifs or tuned_ifs(prepared.base_source):
+    if not ifs:
         return tuning
     current, table = Config.of(result.current_config), tuning.judgement.table
     plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning)) if table else None
     if table and plan is None:
         return tuning
     served = _serving(tuning, *plan, _rows(tuning, *plan)) if plan is not None else {}
+    now_runs = _runs_now(prepared, current)
+    if now_runs is None:
+        return tuning
     judged: dict[str, Config] = {}
     runs: dict[str, Config] = {}
     for shape in prepared.ran_shapes:
@@ -1236,14 +1247,12 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
         if ran is None or (table and label not in served):
             return tuning
         judged[label] = served.get(label, Config.of(result.best_config))
-        values = {}
-        for key, value in judged[label].items():
-            name = key.rpartition(":")[2]
-            values[key] = ran.held.get(name, current.get(key, value)) if name in ran.guarded else value
-        runs[label] = Config.of(values)
-    if runs == judged:
-        return tuning
-    runs = {label: runs[label] for label in prepared.in_user_order(runs)}
+        runs[label] = _as_run(judged[label], ran, current)
+    now_runs = {label: now_runs[label] for label in prepared.in_user_order(runs)}
+    runs = {label: runs[label] for label in now_runs}
+    retune = _retune_note(prepared, current, now_runs)
+    if runs == judged:  # the pick runs wherever it was judged: the session's figures are the written kernel's
+        return _noted(tuning, retune)
     if all(c == current for c in runs.values()):
         note = (  # the guard named, and what would let it be timed (fresh24 f23)
             f"the guard ({'; '.join(guard_tests(ifs))}) holds at none of the sizes timed ({', '.join(runs)}): not "
@@ -1251,38 +1260,107 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
         )
         judgement = tuning.judgement.model_copy(update={"better": False, "reason": note})
         return replace(tuning, judgement=judgement, edit=None, edit_note=note)
-    pool = same_round(result.results, result.retimed, {*runs.values(), current})
+    ran_as = {label: _ran_as(c, judged[label], now_runs[label], current) for label, c in runs.items()}
+    # what ran as the file is (the current configuration and its guarded twin) is read where the file runs it alone
+    as_is = {current, *([Config.of(tuning.guarded)] if tuning.guarded else [])}
+    pool = same_round(result.results, result.retimed, {*(c for c in ran_as.values() if c not in as_is), current})
     now = pool.get(current)
-    by_shape: dict[str, tuple[float | None, float | None]] = {}
-    for label, config in runs.items():
-        mine = pool.get(config)
-        by_shape[label] = (
-            mine.latency_us_by_shape.get(label) if mine is not None else None,
-            now.latency_us_by_shape.get(label) if now is not None else None,
-        )
-    where = "; ".join(
-        f"{'the original' if c == current else config_text(c.as_dict())} at {label}" for label, c in runs.items()
-    )
-    head = f"as written it runs {where}"
+
+    def timed(label: str, config: Config) -> float | None:
+        mine = now if config == current else None if config in as_is else pool.get(config)
+        return mine.latency_us_by_shape.get(label) if mine is not None else None
+
+    by_shape = {label: (timed(label, c), timed(label, current)) for label, c in ran_as.items()}
+    words = _said(runs, current)
+    head = f"as written it runs {'; '.join(f'{c} at {label}' for label, c in words.items())}"
     shapes = tuple(_table_latency(s, by_shape.get(s.shape, (s.chosen_latency_us, None))[0]) for s in tuning.per_shape)
+    elsewhere = {label: words[label] for label, c in runs.items() if c != judged[label]}
+    choice = as_written(tuning.choice, shapes, elsewhere) if tuning.choice is not None else None
     mine_us = [m for m, _ in by_shape.values()]
     now_us = [n for _, n in by_shape.values()]
     min_gain = tuning.judgement.min_gain_pct
     if table:
         judgement = judge_table(by_shape, result, min_gain_pct=min_gain)
     elif any(m is None for m in mine_us) or any(n is None for n in now_us):
+        untimed = ", ".join(label for label, (m, n) in by_shape.items() if m is None or n is None)
         judgement = GainJudgement(
-            better=False, gain_pct=None, min_gain_pct=min_gain, reason="a configuration never timed there"
+            better=False, gain_pct=None, min_gain_pct=min_gain, reason=f"a configuration never timed there ({untimed})"
         )
     else:
         update = {"best_latency_us": total(mine_us), "current_latency_us": total(now_us)}  # type: ignore[arg-type]
         result = result.model_copy(update=update)
         judgement = judge_gain(result, min_gain_pct=min_gain)
     judgement = judgement.model_copy(update={"reason": f"{head}: {judgement.reason}"})
-    tuning = replace(tuning, result=result, judgement=judgement, per_shape=shapes)
+    tuning = replace(tuning, result=result, judgement=judgement, per_shape=shapes, choice=choice)
     if not judgement.better:
         return replace(tuning, edit=None, edit_note=f"{judgement.reason}: not written")
-    return tuning
+    return _noted(tuning, retune)
+
+
+def _as_run(config: Config, ran: GuardRun, current: Config) -> Config:
+    """``config`` as a text whose tuned guards are ``ran`` runs it at one entry: each name a guard sets at the value
+    the guard that holds there gives it, else at ``current``'s (the literal the guards fall back to)."""
+    values = {}
+    for key, value in config.items():
+        name = key.rpartition(":")[2]
+        values[key] = ran.held.get(name, current.get(key, value)) if name in ran.guarded else value
+    return Config.of(values)
+
+
+def _ran_as(runs: Config, judged: Config, now: Config, current: Config) -> Config:
+    """The configuration of the session whose result is what a written text runs at one entry (``runs``): the
+    current one where the file as it is runs the same there (``now``), the one judged there where ``runs`` sets
+    every knob it moves as it does (its candidate ran the earlier guards the text keeps over the knobs it leaves,
+    ``knob_editor`` stripping only those over the knobs it moves), else ``runs`` itself."""
+    if runs == now:
+        return current
+    moved = [k for k, v in judged.items() if current.get(k) != v]
+    return judged if all(runs.get(k) == judged[k] for k in moved) else runs
+
+
+def _runs_now(prepared: PreparedFolder, current: Config) -> dict[str, Config] | None:
+    """What kernel.py as it is runs at each entry timed: ``current`` where it holds no tuned guard, else ``current``
+    as its guards set it there (the session timed the file as it is as the current configuration); ``None`` where
+    a guard of it cannot be read at an entry."""
+    if not tuned_ifs(prepared.base_source):
+        return {shape.label(): current for shape in prepared.ran_shapes}
+    runs = {}
+    for shape in prepared.ran_shapes:
+        ran = guard_run(prepared.base_source, lambda name, shape=shape: _size_at(prepared, name, shape))
+        if ran is None:
+            return None
+        runs[shape.label()] = _as_run(current, ran, current)
+    return runs
+
+
+def _retune_note(prepared: PreparedFolder, current: Config, now_runs: Mapping[str, Config]) -> str | None:
+    """Of a retune whose file runs other than the original computation at some entry: what the figures are measured
+    against (kernel.py as it runs now, named), and the original the guards fall back to, which the session timed
+    only where the guards do not hold: no figure against it; ``None`` where the file runs the original everywhere."""
+    guarded = [label for label, c in now_runs.items() if c != current]
+    if not guarded:
+        return None
+    name = prepared.problem.kernel_py.name
+    where = "; ".join(f"{c} at {label}" for label, c in _said(now_runs, current).items())
+    return (
+        f"measured against {name} as it runs now ({where}); the original computation its guards fall back to "
+        f"({config_text(current.as_dict())}) was not timed at {', '.join(guarded)}, where they hold: no figure "
+        "against it"
+    )
+
+
+def _said(runs: Mapping[str, Config], current: Config) -> dict[str, str]:
+    """What a text runs at each entry, in words: "the original" where it runs ``current``, else the configuration."""
+    return {label: "the original" if c == current else config_text(c.as_dict()) for label, c in runs.items()}
+
+
+def _noted(tuning: FolderTuning, note: str | None) -> FolderTuning:
+    """``tuning`` with ``note`` after its edit's note and its judgement's reason (neither changed without one)."""
+    if note is None:
+        return tuning
+    said = f"{tuning.edit_note}; " if tuning.edit_note else ""
+    judgement = tuning.judgement.model_copy(update={"reason": f"{tuning.judgement.reason}; {note}"})
+    return replace(tuning, edit_note=f"{said}{note}", judgement=judgement)
 
 
 def _primary_evaluator(evaluator: KernelEvaluator | ShapesEvaluator) -> KernelEvaluator:

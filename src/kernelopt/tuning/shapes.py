@@ -329,12 +329,7 @@ def choose(shapes: Sequence[ShapeBest], *, within_pct: float = WITHIN_PCT) -> Sh
         return ShapeChoice(kind=ChoiceKind.ONE, reason="one shape timed")
     far = [s for s in shapes if s.within_pct is not None and s.within_pct > within_pct]
     if not far:
-        worst = max((s.within_pct or 0.0 for s in shapes), default=0.0)
-        return ShapeChoice(
-            kind=ChoiceKind.ONE,
-            reason=f"one configuration for all {len(shapes)} shapes: within {worst:.1f} % of each shape's own best "
-            f"(at most {within_pct:g} % asked)",
-        )
+        return ShapeChoice(kind=ChoiceKind.ONE, reason=_one_line(shapes, len(shapes), within_pct))
     worst = max(far, key=lambda s: s.within_pct or 0.0)
     table = {s.shape: dict(s.best_config) for s in shapes if s.best_config is not None}
     return ShapeChoice(
@@ -344,6 +339,35 @@ def choose(shapes: Sequence[ShapeBest], *, within_pct: float = WITHIN_PCT) -> Sh
         table=table,
         gain_pct=worst.within_pct,
     )
+
+
+def _one_line(shapes: Sequence[ShapeBest], of: int, within_pct: float) -> str:
+    """:func:`choose`'s line of one configuration run at ``shapes`` (``of`` shapes timed): the most it is slower than
+    a shape's own best there, from the shapes' own ``within_pct``."""
+    worst = max((s.within_pct or 0.0 for s in shapes), default=0.0)
+    where = f"all {of} shapes" if len(shapes) == of else f"{len(shapes)} of the {of} shapes, where it runs"
+    most = f"at most {within_pct:g} % asked"
+    return f"one configuration for {where}: within {worst:.1f} % of each shape's own best ({most})"
+
+
+def as_written(
+    choice: ShapeChoice, shapes: Sequence[ShapeBest], elsewhere: Mapping[str, str], *, within_pct: float = WITHIN_PCT
+) -> ShapeChoice:
+    """``choice`` said of the written kernel's per-shape figures (``shapes``, as written), where its guards run
+    another configuration than the one chosen at some entries (``elsewhere``: label -> what runs there, "the
+    original"): one configuration's "within" is of the entries it runs at, and each other entry is named with its
+    own figure, so the line and the per-shape figures never disagree (late41's l91: "within 0.0 %" beside a
+    ``within_pct`` of 132 at the entry the guard leaves to the original); ``choice`` itself where none differs."""
+    if not elsewhere:
+        return choice
+    runs = [s for s in shapes if s.shape not in elsewhere]
+    head = _one_line(runs, len(shapes), within_pct) if choice.kind is ChoiceKind.ONE else choice.reason
+    others = []
+    for s in shapes:
+        if s.shape in elsewhere:
+            pct = "not timed" if s.within_pct is None else f"{s.within_pct:.1f} % slower than its own best"
+            others.append(f"{elsewhere[s.shape]} at {s.shape} ({pct})")
+    return choice.model_copy(update={"reason": f"{head}; as written its guards run {'; '.join(others)}"})
 
 
 TABLE_CHOSEN = ": a per-bucket table, each shape its own best"

@@ -1,0 +1,110 @@
+"""late41: honest figures where a retune meets existing guards (docs/faults.md, "Honest figures (late41,
+2026-12-07)"). A retune's session times kernel.py as it is as its current configuration (its guards and all) and
+each candidate with the guards an earlier write left stripped (``knob_editor``); the figure ``tune`` states is the
+written kernel's against what kernel.py runs now, and the per-shape line agrees with the per-shape figures."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from kernelopt.tuning.candidate import Outcome, Result
+from tests.test_wrongkernel17_cases import VARIANTS
+
+AT_4096, AT_3000 = "n_rows=4,n_cols=4096", "n_rows=2,n_cols=3000"
+SHAPES = [{"n_rows": 4, "n_cols": 4096}, {"n_rows": 2, "n_cols": 3000}]
+FALLBACK = "    BLOCK = 1024\n"
+EARLIER = f"{FALLBACK}    if n_cols % 4096 == 0:  # kernelopt: tuned\n        BLOCK = 4096\n"
+
+
+@pytest.fixture(scope="module")
+def retune(tmp_path_factory: pytest.TempPathFactory):
+    """v119 (pad_rows_helper) at 4096 and 3000 columns, its kernel.py holding the guard an earlier ``tune`` wrote
+    (``BLOCK = 4096`` under ``n_cols % 4096 == 0``), prepared once."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path_factory.mktemp("late41") / "v"
+    shutil.copytree(VARIANTS / "pad_rows_helper", folder)
+    ref = folder / "reference.py"
+    line = next(x for x in ref.read_text().splitlines() if x.startswith("SHAPES = "))
+    ref.write_text(ref.read_text().replace(line, f"SHAPES = {SHAPES!r}"))
+    kernel = folder / "kernel.py"
+    assert FALLBACK in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(FALLBACK, EARLIER))
+    return prepare_folder(TuneRequest(folder=folder, device="cpu"))
+
+
+def _retuned(prepared, timed: dict[int, dict[str, float]]):
+    """The session a retune records, replayed: the current ``BLOCK=1024`` timed as kernel.py is (``timed[1024]``:
+    what the file runs at each entry), its guarded twin ``BLOCK=4096`` known from that result and never timed apart
+    (``session._time_current_first``), the other candidates as timed, all re-timed in one round; judged, its edit
+    made, and the edit judged as written. The tuning before :func:`judge_as_written` and after."""
+    from kernelopt.tuning.folder import guarded_twin, judge_as_written, judge_session, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason
+    from kernelopt.tuning.shapes import total
+
+    twin = guarded_twin(prepared)
+    assert twin is not None and twin.as_dict() == {"BLOCK": 4096}
+    results = [
+        Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=total(list(us.values())), latency_us_by_shape=us,
+               retimed=True)
+        for b, us in timed.items()
+    ]  # fmt: skip
+    results.append(results[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
+    best = min(results, key=lambda r: r.latency_us or 0.0)
+    result = SessionResult(
+        best_config=best.config, best_latency_us=best.latency_us, current_config={"BLOCK": 1024},
+        current_latency_us=results[0].latency_us, results=results, retimed=results, evaluations=len(results),
+        served=0, budget=len(results), space_size=len(results), wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    tuning = judge_session(prepared, result, guarded=twin)
+    edit, note = shaped_edit(tuning)
+    assert edit is not None, note
+    before = replace(tuning, edit=edit, edit_made=True, edit_note=note)
+    return before, judge_as_written(before)
+
+
+def test_l90_a_retune_over_an_earlier_guard_states_its_gain_over_what_the_file_runs_now(retune) -> None:
+    """kernel.py runs ``BLOCK = 4096`` at 4096 columns (1.0 us) and the original 1024 at 3000 (2.0 us); the retune
+    finds 2048 at 0.5 us at both and writes it under ``n_cols % 2048 == 0``, which holds at 4096 alone. The session
+    said 3.00x (its 0.5 + 0.5 against 1.0 + 2.0); as written the new file runs 0.5 + 2.0: 1.2x over what runs now,
+    each side named, and the original computation named as not timed where the earlier guard holds."""
+    now = {AT_4096: 1.0, AT_3000: 2.0}  # the file as it is: 4096 at 4096 columns, the original at 3000
+    before, after = _retuned(retune, {1024: now, 2048: dict.fromkeys(now, 0.5)})
+    written = after.edit.new_source
+    assert "    if n_cols % 2048 == 0:  # kernelopt: tuned\n        BLOCK = 2048\n" in written
+    assert "n_cols % 4096" not in written  # the earlier row is replaced, not kept beside
+    assert before.result.speedup == pytest.approx(3.0)
+    assert after.result.speedup == pytest.approx(3.0 / 2.5)
+    assert after.result.current_latency_us == pytest.approx(3.0) and after.judgement.better
+    assert {s.shape: (s.chosen_latency_us, s.current_latency_us) for s in after.per_shape} == {
+        AT_4096: (0.5, 1.0),
+        AT_3000: (2.0, 2.0),
+    }
+    named = (
+        f"measured against kernel.py as it runs now (BLOCK=4096 at {AT_4096}; the original at {AT_3000}); the "
+        f"original computation its guards fall back to (BLOCK=1024) was not timed at {AT_4096}, where they hold: "
+        "no figure against it"
+    )
+    assert after.edit_note is not None and after.edit_note.endswith(named), after.edit_note
+    assert after.judgement.reason.startswith(f"as written it runs BLOCK=2048 at {AT_4096}; the original at {AT_3000}")
+
+
+def test_l91_the_one_configuration_s_line_agrees_with_the_per_shape_figures_as_written(retune) -> None:
+    """The same retune's per-shape figures are the written kernel's (3000 columns run the original, 2.0 us against
+    that shape's own best 0.5: 300 % slower), and ``shape_choice.reason`` said "within 0.0 % of each shape's own
+    best", the unguarded pick's figure: the line now says the pick's figure where it runs and names the entry its
+    guard leaves to the original, with the per-shape figure there."""
+    now = {AT_4096: 1.0, AT_3000: 2.0}
+    before, after = _retuned(retune, {1024: now, 2048: dict.fromkeys(now, 0.5)})
+    assert before.choice.reason.startswith("one configuration for all 2 shapes: within 0.0 %"), before.choice.reason
+    within = {s.shape: s.within_pct for s in after.per_shape}
+    assert within == {AT_4096: pytest.approx(0.0), AT_3000: pytest.approx(300.0)}
+    assert after.choice.kind.value == "one"
+    assert after.choice.reason == (
+        "one configuration for 1 of the 2 shapes, where it runs: within 0.0 % of each shape's own best (at most 3 % "
+        f"asked); as written its guards run the original at {AT_3000} (300.0 % slower than its own best)"
+    )
