@@ -11,7 +11,8 @@
 #      conv1d, attorch's batch norm with its running statistics in place, Liger's fused linear JSD), and the forms
 #      tune writes for GPU picks (applied-ai's split-K locals guarded by m % 128, the Stream-K list pinned with its
 #      reset_to_zero, trident's static-method list pinned), correct at sizes the SHAPES do not
-#      name;
+#      name (Stream-K's with K and N multiples of 8, inside its own `tl.multiple_of` hints); and the original
+#      Stream-K at K = 4095 in a child process, where those hints fault or read wrong (docs/faults.md d40);
 #   2. tune (a 60 s wall each, gpu_env.sh's tune_copy): `kernelopt tune --device cuda --json` on copies of ai_splitk
 #      (every setting a positional local) and trident_var_mean (a class's static-method autotune list), then on
 #      fla_token_shift's forward launch (`--kernel token_shift_fwd_kernel`: a list of launch options only, which the

@@ -8,8 +8,8 @@
 #      through its two autotune lists over strided halves, 4 x 8192 x 16384 bf16; SGLang's dual residual and plain
 #      RMS norms, 65536 x 4096; fla's matmul and addmm, float32 with TF32 off, 4096 cubed and odd 4097 x 1025 x 4095;
 #      DeepSpeed's softmax over 65536 rows of 4096 and a 50257-column vocabulary; Lightning Attention's linear
-#      attention forward and two-launch backward over 2048 steps, its tl.dot in TF32 (its reference's tolerance holds
-#      to 2048 steps, not 4097: reference.py); its RMS norm forward and backward, 65536 x 4096 float32), and the forms
+#      attention forward and two-launch backward over 2048 steps, its tl.dot in TF32 (its reference's ATOL 8e-2, near 1e-3
+#      of the outputs' magnitude, since an H100 put 28 outputs past 2e-2 at D = E = 128 on 2026-12-07: reference.py); its RMS norm forward and backward, 65536 x 4096 float32), and the forms
 #      tune writes for GPU picks (SGLang's block tabled before its **config dict (q51, q52); Lightning Attention's
 #      backward block and guarded sub-block, its forward's block kept (q50); fla's list pinned to one config, also
 #      past 2**31 elements: A of 2097120 x 1025 float32, its int64 program ids), correct at sizes the SHAPES do not
