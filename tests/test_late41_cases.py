@@ -13,15 +13,16 @@ import pytest
 from kernelopt.tuning.candidate import Outcome, Result
 from tests.test_wrongkernel17_cases import VARIANTS
 
-AT_4096, AT_3000 = "n_rows=4,n_cols=4096", "n_rows=2,n_cols=3000"
-SHAPES = [{"n_rows": 4, "n_cols": 4096}, {"n_rows": 2, "n_cols": 3000}]
+AT_8192, AT_4096, AT_3000 = "n_rows=4,n_cols=8192", "n_rows=4,n_cols=4096", "n_rows=2,n_cols=3000"
+SHAPES = [{"n_rows": 4, "n_cols": 8192}, {"n_rows": 4, "n_cols": 4096}, {"n_rows": 2, "n_cols": 3000}]
+NOW = {AT_8192: 1.0, AT_4096: 1.0, AT_3000: 2.0}  # the file as it is: 4096 where its guard holds, else the original
 FALLBACK = "    BLOCK = 1024\n"
 EARLIER = f"{FALLBACK}    if n_cols % 4096 == 0:  # kernelopt: tuned\n        BLOCK = 4096\n"
 
 
 @pytest.fixture(scope="module")
 def retune(tmp_path_factory: pytest.TempPathFactory):
-    """v119 (pad_rows_helper) at 4096 and 3000 columns, its kernel.py holding the guard an earlier ``tune`` wrote
+    """v119 (pad_rows_helper) at 8192, 4096 and 3000 columns, its kernel.py holding the guard an earlier ``tune`` wrote
     (``BLOCK = 4096`` under ``n_cols % 4096 == 0``), prepared once."""
     from kernelopt.tuning.folder import TuneRequest, prepare_folder
 
@@ -68,29 +69,30 @@ def _retuned(prepared, timed: dict[int, dict[str, float]]):
 
 
 def test_l90_a_retune_over_an_earlier_guard_states_its_gain_over_what_the_file_runs_now(retune) -> None:
-    """kernel.py runs ``BLOCK = 4096`` at 4096 columns (1.0 us) and the original 1024 at 3000 (2.0 us); the retune
-    finds 2048 at 0.5 us at both and writes it under ``n_cols % 2048 == 0``, which holds at 4096 alone. The session
-    said 3.00x (its 0.5 + 0.5 against 1.0 + 2.0); as written the new file runs 0.5 + 2.0: 1.2x over what runs now,
-    each side named, and the original computation named as not timed where the earlier guard holds."""
-    now = {AT_4096: 1.0, AT_3000: 2.0}  # the file as it is: 4096 at 4096 columns, the original at 3000
-    before, after = _retuned(retune, {1024: now, 2048: dict.fromkeys(now, 0.5)})
+    """kernel.py runs ``BLOCK = 4096`` at 8192 and 4096 columns (1.0 us each) and the original 1024 at 3000 (2.0 us);
+    the retune finds 2048 at 0.5 us everywhere and writes it under ``n_cols % 2048 == 0``, which does not hold at
+    3000. The session said 2.67x (its 0.5 x 3 against 4.0); as written the new file runs 0.5 + 0.5 + 2.0: 1.33x
+    over what runs now, each side named, and the original computation named as not timed where the earlier guard
+    holds."""
+    before, after = _retuned(retune, {1024: NOW, 2048: dict.fromkeys(NOW, 0.5)})
     written = after.edit.new_source
     assert "    if n_cols % 2048 == 0:  # kernelopt: tuned\n        BLOCK = 2048\n" in written
     assert "n_cols % 4096" not in written  # the earlier row is replaced, not kept beside
-    assert before.result.speedup == pytest.approx(3.0)
-    assert after.result.speedup == pytest.approx(3.0 / 2.5)
-    assert after.result.current_latency_us == pytest.approx(3.0) and after.judgement.better
+    assert before.result.speedup == pytest.approx(4.0 / 1.5)
+    assert after.result.speedup == pytest.approx(4.0 / 3.0)
+    assert after.result.current_latency_us == pytest.approx(4.0) and after.judgement.better
     assert {s.shape: (s.chosen_latency_us, s.current_latency_us) for s in after.per_shape} == {
+        AT_8192: (0.5, 1.0),
         AT_4096: (0.5, 1.0),
         AT_3000: (2.0, 2.0),
     }
     named = (
-        f"measured against kernel.py as it runs now (BLOCK=4096 at {AT_4096}; the original at {AT_3000}); the "
-        f"original computation its guards fall back to (BLOCK=1024) was not timed at {AT_4096}, where they hold: "
-        "no figure against it"
+        f"measured against kernel.py as it runs now (BLOCK=4096 at {AT_8192}; BLOCK=4096 at {AT_4096}; the original "
+        f"at {AT_3000}); the original computation its guards fall back to (BLOCK=1024) was not timed at {AT_8192}, "
+        f"{AT_4096}, where they hold: no figure against it"
     )
     assert after.edit_note is not None and after.edit_note.endswith(named), after.edit_note
-    assert after.judgement.reason.startswith(f"as written it runs BLOCK=2048 at {AT_4096}; the original at {AT_3000}")
+    assert after.judgement.reason.startswith(f"as written it runs BLOCK=2048 at {AT_8192}; BLOCK=2048 at {AT_4096}; ")
 
 
 def test_l91_the_one_configuration_s_line_agrees_with_the_per_shape_figures_as_written(retune) -> None:
@@ -98,13 +100,27 @@ def test_l91_the_one_configuration_s_line_agrees_with_the_per_shape_figures_as_w
     that shape's own best 0.5: 300 % slower), and ``shape_choice.reason`` said "within 0.0 % of each shape's own
     best", the unguarded pick's figure: the line now says the pick's figure where it runs and names the entry its
     guard leaves to the original, with the per-shape figure there."""
-    now = {AT_4096: 1.0, AT_3000: 2.0}
-    before, after = _retuned(retune, {1024: now, 2048: dict.fromkeys(now, 0.5)})
-    assert before.choice.reason.startswith("one configuration for all 2 shapes: within 0.0 %"), before.choice.reason
+    before, after = _retuned(retune, {1024: NOW, 2048: dict.fromkeys(NOW, 0.5)})
+    assert before.choice.reason.startswith("one configuration for all 3 shapes: within 0.0 %"), before.choice.reason
     within = {s.shape: s.within_pct for s in after.per_shape}
-    assert within == {AT_4096: pytest.approx(0.0), AT_3000: pytest.approx(300.0)}
+    assert within == {AT_8192: pytest.approx(0.0), AT_4096: pytest.approx(0.0), AT_3000: pytest.approx(300.0)}
     assert after.choice.kind.value == "one"
     assert after.choice.reason == (
-        "one configuration for 1 of the 2 shapes, where it runs: within 0.0 % of each shape's own best (at most 3 % "
+        "one configuration for 2 of the 3 shapes, where it runs: within 0.0 % of each shape's own best (at most 3 % "
         f"asked); as written its guards run the original at {AT_3000} (300.0 % slower than its own best)"
+    )
+
+
+def test_l92_a_retune_that_drops_an_earlier_row_is_not_judged_by_the_file_s_figure_there(retune) -> None:
+    """8192 best at every entry (0.5 us, unguarded in its candidate), written under ``n_cols % 8192 == 0``: the new
+    guard replaces the earlier ``n_cols % 4096 == 0`` row, so at 4096 columns the written file runs the original
+    1024, which the session never timed there (the current's 1.0 us is the earlier row's 4096). It was written,
+    "2.67x"; a figure never timed is no figure, and the write is refused, naming the entry."""
+    before, after = _retuned(retune, {1024: NOW, 8192: dict.fromkeys(NOW, 0.5)})
+    assert "    if n_cols % 8192 == 0:  # kernelopt: tuned\n        BLOCK = 8192\n" in before.edit.new_source
+    assert before.result.speedup == pytest.approx(4.0 / 1.5) and before.judgement.better
+    assert after.edit is None and not after.judgement.better, after.judgement
+    assert after.edit_note == (
+        f"as written it runs BLOCK=8192 at {AT_8192}; the original at {AT_4096}; the original at {AT_3000}: a "
+        f"configuration never timed there ({AT_4096}): not written"
     )

@@ -1260,14 +1260,14 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
         )
         judgement = tuning.judgement.model_copy(update={"better": False, "reason": note})
         return replace(tuning, judgement=judgement, edit=None, edit_note=note)
-    ran_as = {label: _ran_as(c, judged[label], now_runs[label], current) for label, c in runs.items()}
     # what ran as the file is (the current configuration and its guarded twin) is read where the file runs it alone
     as_is = {current, *([Config.of(tuning.guarded)] if tuning.guarded else [])}
+    ran_as = {label: _ran_as(c, judged[label], now_runs[label], current, as_is) for label, c in runs.items()}
     pool = same_round(result.results, result.retimed, {*(c for c in ran_as.values() if c not in as_is), current})
     now = pool.get(current)
 
-    def timed(label: str, config: Config) -> float | None:
-        mine = now if config == current else None if config in as_is else pool.get(config)
+    def timed(label: str, config: Config | None) -> float | None:
+        mine = now if config == current else pool.get(config) if config is not None else None
         return mine.latency_us_by_shape.get(label) if mine is not None else None
 
     by_shape = {label: (timed(label, c), timed(label, current)) for label, c in ran_as.items()}
@@ -1307,15 +1307,19 @@ def _as_run(config: Config, ran: GuardRun, current: Config) -> Config:
     return Config.of(values)
 
 
-def _ran_as(runs: Config, judged: Config, now: Config, current: Config) -> Config:
+def _ran_as(runs: Config, judged: Config, now: Config, current: Config, as_is: Collection[Config]) -> Config | None:
     """The configuration of the session whose result is what a written text runs at one entry (``runs``): the
-    current one where the file as it is runs the same there (``now``), the one judged there where ``runs`` sets
-    every knob it moves as it does (its candidate ran the earlier guards the text keeps over the knobs it leaves,
-    ``knob_editor`` stripping only those over the knobs it moves), else ``runs`` itself."""
+    current one where the file as it is runs the same there (``now``); the one judged there, a candidate, where
+    ``runs`` sets every knob it moves as it does (its candidate ran the earlier guards the text keeps over the knobs
+    it leaves, ``knob_editor`` stripping only those over the knobs it moves); else ``runs`` itself where a candidate
+    was timed as it; ``None`` where only the file as it is ran it (``as_is``: the current configuration and its
+    guarded twin ran the file's guards, not the configuration they name)."""
     if runs == now:
         return current
     moved = [k for k, v in judged.items() if current.get(k) != v]
-    return judged if all(runs.get(k) == judged[k] for k in moved) else runs
+    if judged not in as_is and all(runs.get(k) == judged[k] for k in moved):
+        return judged
+    return None if runs in as_is else runs
 
 
 def _runs_now(prepared: PreparedFolder, current: Config) -> dict[str, Config] | None:
