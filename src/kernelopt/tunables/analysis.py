@@ -5227,7 +5227,72 @@ def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
             shape = call_args(n, _HOST_DESCRIPTORS[spelled]).get("block_shape")  # type: ignore[arg-type]
             if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
                 out |= _side_scales(shape.elements[-1].value)
+        if isinstance(n, cst.FunctionDef):
+            out |= _hooked_sides(n)
     return frozenset(out)
+
+
+def _hooked_sides(fn: cst.FunctionDef) -> set[SideScale]:
+    """The last sides a function sets on a host descriptor, ``nargs["x_desc"].block_shape = [BM, nargs["BLOCK_N"]]``
+    (an autotune config's ``pre_hook``, as Triton's persistent matmul tutorial sets its descriptors' blocks on
+    placeholders made ``[1, 1]``), the side read through the function's locals (``BLOCK_N = nargs["BLOCK_SIZE_N"]``,
+    a list bound first) to the config's key it names (wrongkernel27, v133: ``tunables --set`` wrote ``BLOCK_N=4`` of
+    8, 8 bytes of bf16)."""
+    local = {**_unpacked_pairs(fn), **assigned_once(fn)}
+    out: set[SideScale] = set()
+    for n in walk(fn.body):
+        if not isinstance(n, cst.Assign) or not any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "block_shape" for t in n.targets
+        ):
+            continue
+        shape = local.get(n.value.value, n.value) if isinstance(n.value, cst.Name) else n.value
+        if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
+            out |= _side_scales(_keyed_names(shape.elements[-1].value, local))
+    return out
+
+
+def _unpacked_pairs(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Name -> value of each ``a, b = x, y`` in ``fn`` (a tuple of names bound to a tuple of as many values:
+    ``bm, bn, bk = nargs["BLOCK_SIZE_M"], ...``, breaker7's tma_persist hook); a name bound twice is left out."""
+    pairs: dict[str, list[cst.BaseExpression]] = {}
+    for n in walk(fn.body):
+        if isinstance(n, cst.Assign) and len(n.targets) == 1:
+            names, values = n.targets[0].target, n.value
+            if isinstance(names, cst.Tuple) and isinstance(values, cst.Tuple) and len(names.elements) == len(
+                values.elements
+            ):
+                for name, value in zip(names.elements, values.elements, strict=True):
+                    if isinstance(name.value, cst.Name):
+                        pairs.setdefault(name.value.value, []).append(value.value)
+    return {name: values[0] for name, values in pairs.items() if len(values) == 1}
+
+
+class _KeyedNames(cst.CSTTransformer):
+    """Each ``nargs["K"]`` (a string key), and each local bound once to one, as the plain name ``K``."""
+
+    def __init__(self, local: Mapping[str, cst.BaseExpression]) -> None:
+        self.local = local
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        bound = self.local.get(updated_node.value)
+        return _subscript_key(bound) or updated_node if bound is not None else updated_node
+
+    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        return _subscript_key(original_node) or updated_node
+
+
+def _subscript_key(expr: cst.BaseExpression) -> cst.Name | None:
+    """``K`` of ``nargs["K"]`` (one string key that is a name); ``None`` for anything else."""
+    if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)):
+        return None
+    key = expr.slice[0].slice.value
+    text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+    return cst.Name(text) if isinstance(text, str) and text.isidentifier() else None
+
+
+def _keyed_names(side: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """``side`` with the keys it reads (:class:`_KeyedNames`) as names."""
+    return side.visit(_KeyedNames(local))  # type: ignore[return-value]
 
 
 def _side_scales(side: cst.BaseExpression) -> set[SideScale]:

@@ -1178,6 +1178,9 @@ def _made_strides(
         if expr.value in seen or expr.value not in local:
             return None
         return _made_strides(local[expr.value], local, helpers, seen | {expr.value})
+    if isinstance(expr, cst.Subscript):  # the first values of a flat buffer kept across calls (``ws[:need]``)
+        made = _made_strides(expr.value, local, helpers, seen)
+        return made if made is not None and len(made[0]) == 1 and _plain_slice(expr) else None
     if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
         return None
     positional = [a.value for a in expr.args if a.keyword is None]
@@ -1196,6 +1199,8 @@ def _made_strides(
         if method == "t" and not positional:
             made = _made_strides(source, local, helpers, seen)
             return (made[0][::-1], False) if made is not None and len(made[0]) == 2 else None
+        if method in _IN_PLACE:  # ``.zero_()`` of a view returns the view itself
+            return _made_strides(source, local, helpers, seen)
     named = isinstance(expr.func, cst.Name) and expr.func.value not in seen
     if named and (helper := helpers.get(expr.func.value)) is not None:  # type: ignore[attr-defined]
         params = param_names(helper)
@@ -1232,6 +1237,19 @@ def _cached(returned: cst.BaseExpression, helper: cst.FunctionDef) -> cst.BaseEx
         and target.value.value == inner.value.value
     ]
     return stores[0] if len(stores) == 1 else returned
+
+
+#: Tensor methods that return the tensor they are called on, its strides as they were (a workspace zeroed or filled
+#: before its use: ``ws[:need].view(rows, cols).zero_()``).
+_IN_PLACE = frozenset({"zero_", "fill_", "detach", "detach_", "requires_grad_", "normal_", "uniform_"})
+
+
+def _plain_slice(expr: cst.Subscript) -> bool:
+    """Whether ``expr`` takes one run of a 1-D tensor's values (``ws[:need]``, ``ws[start:end]``, no step): its stride
+    the tensor's own (wrongkernel27, v132: a flat workspace grown by need, its first values viewed as rows)."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Slice):
+        return False
+    return expr.slice[0].slice.step is None
 
 
 def _listed(args: list[cst.BaseExpression]) -> list[cst.BaseExpression]:

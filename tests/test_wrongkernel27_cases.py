@@ -1,0 +1,59 @@
+"""wrongkernel27: variants of real kernels on which ``kernelopt tune`` or ``tunables --set`` wrote a kernel wrong at a
+size the original handled (docs/faults.md, "Wrong written kernels, twenty-seventh hunt"). v132 (a workspace grown by
+need and viewed) is v119's test's fourth folder (tests/test_wrongkernel26_cases.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_wrongkernel17_cases import VARIANTS
+
+
+def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_bytes_in_bf16(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v133 (desc_prehook_side: v122's host descriptors made on a placeholder block ``[1, 1]``, their block shape set
+    by the autotune config's ``pre_hook``, ``nargs["x_desc"].block_shape = [nargs["BLOCK_M"], nargs["BLOCK_N"]]``, as
+    Triton's persistent matmul tutorial sets it; one config ``BLOCK_N = 8``): ``tunables --set
+    scale_kernel.configs[0].BLOCK_N=4`` wrote ``"BLOCK_N": 4``, and at 33 x 40 in bf16, which the original scales,
+    the written kernel raises "Descriptor block shape must have at least 16 bytes in the last dimension" (in the
+    interpreter as in a GPU compile). v122's floor read a descriptor's block where it is made, not where a hook
+    sets it: the hook's last side is read through its locals to the config's key."""
+    import torch
+
+    from kernelopt.tunables import discover_source
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    base = (VARIANTS / "desc_prehook_side" / "kernel.py").read_text()
+    side = next(t for t in discover_source(base) if t.key == "scale_kernel.configs[0].BLOCK_N")
+    assert side.legality is not None and side.legality.problem(8) is None, side.legality
+    assert "must be >= 8" in (side.legality.problem(4) or ""), side.legality
+    # the tutorial's spelling: the keys bound to locals first, the side halved under a flag (either may run)
+    tutorial = base.replace(
+        '    block = [nargs["BLOCK_M"], nargs["BLOCK_N"]]\n',
+        '    BM = nargs["BLOCK_M"]\n    BN = nargs["BLOCK_N"]\n    block = [BM, BN // 2 if nargs.get("SUB") else BN]\n',
+    ).replace('"BLOCK_N": 8}', '"BLOCK_N": 32}')
+    halved = next(t for t in discover_source(tutorial) if t.key == "scale_kernel.configs[0].BLOCK_N")
+    assert halved.legality is not None and "must be >= 32" in (halved.legality.problem(16) or ""), halved.legality
+    unpacked = base.replace(  # breaker7's tma_persist spelling: the keys unpacked into locals at once
+        '    block = [nargs["BLOCK_M"], nargs["BLOCK_N"]]\n',
+        '    bm, bn = nargs["BLOCK_M"], nargs["BLOCK_N"]\n    block = [bm, bn]\n',
+    )
+    plain = next(t for t in discover_source(unpacked) if t.key == "scale_kernel.configs[0].BLOCK_N")
+    assert plain.legality is not None and "must be >= 8" in (plain.legality.problem(4) or ""), plain.legality
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    bf16 = {"M": 33, "N": 40, "dtype": "bfloat16"}
+    for value, right in ((8, True), (4, False)):
+        (tmp_path / f"k{value}.py").write_text(base.replace('"BLOCK_N": 8}', f'"BLOCK_N": {value}}}'))
+        with triton_interpreted():
+            got = gpu_correct.correct_on_device(
+                VARIANTS / "desc_prehook_side",
+                [bf16],
+                lambda ran: bool(torch.equal(ran.got, ran.want)),
+                kernel_py=tmp_path / f"k{value}.py",
+            )
+        verdict = got["M=33,N=40,dtype=bfloat16"]
+        assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)
