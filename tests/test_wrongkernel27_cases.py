@@ -57,3 +57,53 @@ def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_b
             )
         verdict = got["M=33,N=40,dtype=bfloat16"]
         assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)
+
+
+def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_within_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v135 (rows_heuristic_falling: short rows packed ``ROWS = max(1, 1024 // triton.next_power_of_2(args["n_cols"]))``
+    a program by the kernel's heuristic, one block of ``BLOCK_N = 1024`` a row at the launch, rows of at most 1024
+    columns): ``tunables --set BLOCK_N=2048`` wrote it plainly, and at rows of one column, where ``ROWS`` is 1024, the
+    tile (1024, 2048) raises "numel (2097152) exceeds triton maximum tensor numel" (in the interpreter as on a GPU),
+    where the original's (1024, 1024) sums them. v102's rule read sides that rise with their size: a budget over one
+    falls, largest at the least size, and no guard by the size from above keeps it."""
+    import torch
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    base = (VARIANTS / "rows_heuristic_falling" / "kernel.py").read_text()
+    grown = base.replace("BLOCK_N=1024)", "BLOCK_N=2048)")
+    refused = guard_edit(base, grown)
+    assert refused.new_source is None and "ROWS falls as n_cols grows" in (refused.note or ""), refused.note
+    assert "reaches 1024 where the original runs: 2097152 values" in (refused.note or ""), refused.note
+    # the same budget computed at the launch, ``BLOCK_N`` a local: refused alike; a smaller block keeps its cover guard
+    local = (
+        base.replace(
+            "    grid = lambda META",
+            "    ROWS = max(1, 1024 // triton.next_power_of_2(n_cols))\n    BLOCK_N = 1024\n    grid = lambda META",
+        )
+        .replace("BLOCK_N=1024)", "BLOCK_N=BLOCK_N, ROWS=ROWS)")
+        .replace(
+            '@triton.heuristics({"ROWS": lambda args: max(1, 1024 // triton.next_power_of_2(args["n_cols"]))})\n', ""
+        )
+    )
+    assert "ROWS falls as n_cols grows" in (
+        guard_edit(local, local.replace("    BLOCK_N = 1024\n", "    BLOCK_N = 4096\n")).note or ""
+    )
+    assert guard_edit(base, base.replace("BLOCK_N=1024)", "BLOCK_N=512)")).tests == ("n_cols <= 512",)
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    (tmp_path / "grown.py").write_text(grown)
+    verdicts = []
+    with triton_interpreted():
+        for kernel_py in (None, tmp_path / "grown.py"):
+            got = gpu_correct.correct_on_device(
+                VARIANTS / "rows_heuristic_falling",
+                [{"n_rows": 3, "n_cols": 1}],
+                lambda ran: bool(torch.allclose(ran.got, ran.want)),
+                kernel_py=kernel_py,
+            )
+            verdicts.append(got["n_rows=3,n_cols=1"])
+    assert verdicts[0] is True and "exceeds triton maximum tensor numel" in str(verdicts[1]), verdicts

@@ -69,12 +69,13 @@ class _Computed:
     most: int
     power: bool = False  # rounded up to a power of two (``next_power_of_2``)
     floor: int = 0  # held at least this (``max(16, ...)``)
+    falling: bool = False  # falls as its size grows (``1024 // next_power_of_2(n)``): ``most`` at the least size
 
     def largest(self, most: int) -> int | None:
         """The largest size at which this side is at most ``most``: every form read rises with its size alone, so
         the side stays within ``most`` exactly at the sizes up to it (``next_power_of_2(n) <= 40`` where ``n <=
         32``); ``None`` where no size keeps it there (a floor above ``most``)."""
-        if self.floor > most or most < 1:
+        if self.floor > most or most < 1 or self.falling:
             return None
         return 1 << (most.bit_length() - 1) if self.power else most
 
@@ -286,6 +287,8 @@ def _computed(
     if isinstance(expr, cst.Name) and (unpacked := _unpacked(fn, expr.value, helpers or {})) is not None:
         call, helper, index = unpacked  # ``BLOCK_N, num_warps = calculate_settings(n_cols)`` (v112)
         return _helper_side(fn, call, helper, constants, index)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide):
+        return _falling(fn, expr, constants, helpers)
     if not isinstance(expr, cst.Call):
         return None
     name = dotted(expr.func).split(".")[-1]
@@ -305,6 +308,23 @@ def _computed(
                 floor = max(computed[0].floor, value) if name == "max" else computed[0].floor
                 return replace(computed[0], most=pick(computed[0].most, value), floor=floor), computed[1]
     return None
+
+
+def _falling(
+    fn: cst.FunctionDef,
+    expr: cst.BinaryOperation,
+    constants: Mapping[str, int],
+    helpers: Mapping[str, cst.FunctionDef] | None,
+) -> tuple[_Computed, str] | None:
+    """A budget over a rising side, ``C // triton.next_power_of_2(n)`` (C an integer or a module constant): the rows
+    a program where short rows are packed (wrongkernel27, v135: ``ROWS = max(1, 1024 //
+    triton.next_power_of_2(args["n_cols"]))`` beside ``BLOCK_N = 1024``), largest at the least size, where its
+    divisor is least; ``None`` for any other form."""
+    budget = _int(expr.left) if _int(expr.left) is not None else constants.get(getattr(expr.left, "value", ""))
+    inner = _computed(fn, expr.right, constants, helpers) if budget is not None else None
+    if budget is None or inner is None or inner[0].falling:
+        return None
+    return _Computed(_code(expr), budget // max(inner[0].floor, 1), falling=True), inner[1]
 
 
 def _unpacked(
@@ -641,7 +661,8 @@ def numel_reading(old: Text, new: Text, positions: Mapping[cst.CSTNode, CodeRang
         for row in itertools.product(*now.fixed.values()):
             grown = math.prod(v for v, _ in row)
             cap = _capped([t for _, tests in row for t in tests], now.size)
-            reach = reach_was if cap is None else min(reach_was, 1 << max(cap - 1, 0).bit_length())
+            # a row's bound from above keeps a rising side low and a falling one at its most (the least size is in it)
+            reach = reach_was if cap is None or computed.falling else min(reach_was, 1 << max(cap - 1, 0).bit_length())
             if grown * reach <= most:
                 continue
             label = now.labels
@@ -699,6 +720,11 @@ def _no_guard(was: _Launched, now: _Launched, row: Sequence[_Value], bound: int 
     """Why no guard by the computed side's size keeps ``now``'s grown tile (its fixed sides' values ``row``) within
     its limit, in words; ``None`` where one does (``bound``: the largest size it holds at, ``guard`` its test)."""
     side, computed = now.computed
+    if computed.falling:
+        return (
+            f"{side} falls as {now.size} grows, so it is largest at the least {now.size}, which no guard by "
+            f"{now.size} from above leaves out"
+        )
     if bound is None:
         return f"no size keeps it within the limit ({side} is at least {computed.floor} at every size)"
     if any(tests for _, tests in row):
