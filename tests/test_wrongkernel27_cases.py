@@ -107,3 +107,42 @@ def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_withi
             )
             verdicts.append(got["n_rows=3,n_cols=1"])
     assert verdicts[0] is True and "exceeds triton maximum tensor numel" in str(verdicts[1]), verdicts
+
+
+def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_original_tile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v137 (prune_divides: row sums over whole blocks without masks, an autotune list of ``BLOCK`` 64, 128 and 256
+    whose ``prune_configs_by`` keeps the blocks dividing the row, ``assert n_cols % 64 == 0``): ``tunables --set
+    row_sum.configs[0].BLOCK=128`` wrote a list of 128, 128 and 256, and at rows of 192 columns, which the original
+    sums with 64, the prune keeps none: "No valid autotuner configs after pruning" (in the interpreter as on a GPU).
+    The decorator rule asked each new value to divide the least common multiple of the original's (256), which
+    holds without a prune, where any config may run; with one, the original ran whichever divides the size, so each
+    original value needs a divisor among the new ones. The list pinned to its largest (as ``tune`` pins a pick) alike."""
+    import torch
+
+    from kernelopt.tunables.guard import guard_edit
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    base = (VARIANTS / "prune_divides" / "kernel.py").read_text()
+    raised = base.replace('{"BLOCK": 64}', '{"BLOCK": 128}')
+    refused = guard_edit(base, raised)
+    assert refused.new_source is None and "BLOCK=128 as the list's least does not divide" in (refused.note or "")
+    pinned = base.replace('{"BLOCK": 64}', '{"BLOCK": 256}').replace('{"BLOCK": 128}', '{"BLOCK": 256}')
+    assert guard_edit(base, pinned).new_source is None
+    halved = base.replace('{"BLOCK": 256}', '{"BLOCK": 32}')  # 32 divides 64: every size still has a divisor
+    assert guard_edit(base, halved).new_source == halved
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    (tmp_path / "raised.py").write_text(raised)
+    verdicts = []
+    with triton_interpreted():
+        for kernel_py in (None, tmp_path / "raised.py"):
+            got = gpu_correct.correct_on_device(
+                VARIANTS / "prune_divides",
+                [{"n_rows": 3, "n_cols": 192}],
+                lambda ran: bool(torch.allclose(ran.got, ran.want, atol=1e-3, rtol=1e-4)),
+                kernel_py=kernel_py,
+            )
+            verdicts.append(got["n_rows=3,n_cols=192"])
+    assert verdicts[0] is True and "No valid autotuner configs after pruning" in str(verdicts[1]), verdicts

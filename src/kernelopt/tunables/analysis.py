@@ -5258,8 +5258,10 @@ def _unpacked_pairs(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     for n in walk(fn.body):
         if isinstance(n, cst.Assign) and len(n.targets) == 1:
             names, values = n.targets[0].target, n.value
-            if isinstance(names, cst.Tuple) and isinstance(values, cst.Tuple) and len(names.elements) == len(
-                values.elements
+            if (
+                isinstance(names, cst.Tuple)
+                and isinstance(values, cst.Tuple)
+                and len(names.elements) == len(values.elements)
             ):
                 for name, value in zip(names.elements, values.elements, strict=True):
                     if isinstance(name.value, cst.Name):

@@ -1554,29 +1554,89 @@ def _decorator_tiles(
             b = handled.get(key)
             if b is None or a is None or b % a == 0:
                 continue
-            own = n.name.value
-            launches = [(f, c) for f in launchers for _, c in _launch_calls(f) if _launched_name(c) == own]
-            flags = _tied_flags(n, launches)
-            unchecked = unchecked_blocks(n, helpers=kernels, external=imported, flags=flags)
-            bare = unmasked.get(own, n if key in unchecked else None)
-            stepped = _stepped_by(key, {own: bare}) if bare is not None else None
-            if stepped is not None and own not in unmasked:
-                stepped = stepped.replace("over loads without masks", "over loads whose masks leave it unchecked")
-            if stepped is not None:
+            why = _divisor_needed(key, n, launchers, unmasked, pos, kernels, imported)
+            if why is not None:
                 return (
-                    f"{key}={a} does not divide every size the original {key}={b} handled ({stepped}), "
-                    f"and a setting in {own}'s {where} cannot be guarded by a size: not written"
+                    f"{key}={a} does not divide every size the original {key}={b} handled ({why}), "
+                    f"and a setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
                 )
-            for fn in launchers:
-                helpers = {f.name.value: f for f in launchers}
-                found = _requirements(fn, unmasked, pos, kernels, helpers, imported)
-                needs = [d for d in found if d.tile == ("meta", key) and not d.covers]
-                if needs:
-                    return (
-                        f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
-                        f"and a setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
-                    )
+        undivided = _pruned_divisor_lost(o, n)
+        if undivided is not None:
+            key, a, b = undivided
+            why = _divisor_needed(key, n, launchers, unmasked, pos, kernels, imported)
+            if why is not None:
+                return (
+                    f"{key}={a} as the list's least does not divide every size the original {key}={b} handled "
+                    f"({why}; its prune_configs_by keeps the configs that fit each size, so the original ran "
+                    f"{key}={b} where no other divides), and a setting in an autotune list cannot be guarded by a "
+                    "size: not written"
+                )
     return None
+
+
+def _divisor_needed(
+    key: str,
+    kernel: cst.FunctionDef,
+    launchers: Sequence[cst.FunctionDef],
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    kernels: Mapping[str, cst.FunctionDef],
+    imported: Collection[str],
+) -> str | None:
+    """Why ``kernel``'s setting ``key`` (a decorator's) must divide a size: the kernel steps a loop by it over loads
+    that leave it unchecked, or a launching function's requirement on it (``n // meta["BLOCK"]`` programs); ``None``
+    where nothing asks it to."""
+    own = kernel.name.value
+    launches = [(f, c) for f in launchers for _, c in _launch_calls(f) if _launched_name(c) == own]
+    flags = _tied_flags(kernel, launches)
+    unchecked = unchecked_blocks(kernel, helpers=kernels, external=imported, flags=flags)
+    bare = unmasked.get(own, kernel if key in unchecked else None)
+    stepped = _stepped_by(key, {own: bare}) if bare is not None else None
+    if stepped is not None and own not in unmasked:
+        stepped = stepped.replace("over loads without masks", "over loads whose masks leave it unchecked")
+    if stepped is not None:
+        return stepped
+    helpers = {f.name.value: f for f in launchers}
+    for fn in launchers:
+        found = _requirements(fn, unmasked, pos, kernels, helpers, imported)
+        needs = [d for d in found if d.tile == ("meta", key) and not d.covers]
+        if needs:
+            return needs[0].why
+    return None
+
+
+def _pruned_divisor_lost(old: cst.FunctionDef, new: cst.FunctionDef) -> tuple[str, int, int] | None:
+    """(key, the new list's least value, an original value none of the new values divides) where an autotune list
+    that prunes its configs (``prune_configs_by``) lost every divisor of one of its values: such a prune may keep
+    the configs that divide the launch's size (``nargs["n_cols"] % BLOCK == 0``, as an unmasked loop's tiles are
+    pruned), so the original handled every size one of its values divides, where a list without a divisor of that
+    value keeps none ("No valid autotuner configs after pruning": wrongkernel27, v137, ``tunables --set`` of 64 to 128
+    in a list of 64, 128 and 256, wrong from 192 columns). Without a prune any config may run at any size, and every
+    value must divide the sizes handled (:func:`_decorator_tiles`' least common multiple)."""
+    if not _prunes(old):
+        return None
+    keys = dict.fromkeys(k for k, _, where in _decorator_literals(old) if where == "decorator")
+    for key in keys:
+        was, now = _listed_values(old, key), _listed_values(new, key)
+        lost = [b for b in was if now and not any(b % a == 0 for a in now)]
+        if lost:
+            return key, min(now), lost[0]
+    return None
+
+
+def _prunes(fn: cst.FunctionDef) -> bool:
+    """Whether ``fn``'s decorators prune its autotune list (``prune_configs_by=...``)."""
+    return any(
+        isinstance(a, cst.Arg) and a.keyword is not None and a.keyword.value == "prune_configs_by"
+        for d in fn.decorators
+        for a in walk(d.decorator)
+    )
+
+
+def _listed_values(fn: cst.FunctionDef, key: str) -> list[int]:
+    """The integers ``fn``'s decorators give ``key`` (an autotune list's configs, in order)."""
+    entries = _decorator_literals(fn)
+    return [v for k, node, where in entries if k == key and where == "decorator" and (v := _int(node)) is not None]
 
 
 def _pruned_cover_shrunk(old: cst.FunctionDef, new: cst.FunctionDef, covering: Mapping[str, OneBlock]) -> str | None:
@@ -1586,19 +1646,10 @@ def _pruned_cover_shrunk(old: cst.FunctionDef, new: cst.FunctionDef, covering: M
     short and handled every size it covers, and a list without it fails there ("No valid autotuner configs after
     pruning", or a block that leaves part of the size undone: wrongkernel26, v126). Without a prune any config may
     run, and the smallest is what covers (:func:`_decorator_tiles`)."""
-    if not any(
-        isinstance(a, cst.Arg) and a.keyword is not None and a.keyword.value == "prune_configs_by"
-        for d in old.decorators
-        for a in walk(d.decorator)
-    ):
+    if not _prunes(old):
         return None
-
-    def listed(fn: cst.FunctionDef, key: str) -> list[int]:
-        entries = _decorator_literals(fn)
-        return [v for k, node, where in entries if k == key and where == "decorator" and (v := _int(node)) is not None]
-
     for key, r in covering.items():
-        was, now = listed(old, key), listed(new, key)
+        was, now = _listed_values(old, key), _listed_values(new, key)
         if was and now and max(now) < max(was):
             covers = r.size if r.size is not None else "a size"
             return (
