@@ -1560,7 +1560,7 @@ def _decorator_tiles(
                     f"{key}={a} does not divide every size the original {key}={b} handled ({why}), "
                     f"and a setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
                 )
-        undivided = _pruned_divisor_lost(o, n)
+        undivided = _pruned_divisor_lost(o, n, {f.name.value: f for f in old})
         if undivided is not None:
             key, a, b = undivided
             why = _divisor_needed(key, n, launchers, unmasked, pos, kernels, imported)
@@ -1605,18 +1605,37 @@ def _divisor_needed(
     return None
 
 
-def _pruned_divisor_lost(old: cst.FunctionDef, new: cst.FunctionDef) -> tuple[str, int, int] | None:
+def _pruned_divisor_lost(
+    old: cst.FunctionDef, new: cst.FunctionDef, functions: Mapping[str, cst.FunctionDef]
+) -> tuple[str, int, int] | None:
     """(key, the new list's least value, an original value none of the new values divides) where an autotune list
-    that prunes its configs (``prune_configs_by``) lost every divisor of one of its values: such a prune may keep
-    the configs that divide the launch's size (``nargs["n_cols"] % BLOCK == 0``, as an unmasked loop's tiles are
-    pruned), so the original handled every size one of its values divides, where a list without a divisor of that
-    value keeps none ("No valid autotuner configs after pruning": wrongkernel27, v137, ``tunables --set`` of 64 to 128
-    in a list of 64, 128 and 256, wrong from 192 columns). Without a prune any config may run at any size, and every
-    value must divide the sizes handled (:func:`_decorator_tiles`' least common multiple)."""
-    if not _prunes(old):
-        return None
+    whose early prune keeps the configs by a remainder of their ``key`` (``nargs["n_cols"] % c.kwargs["BLOCK"] ==
+    0``, as an unmasked loop's tiles are pruned; ``functions``: the module's, the prune among them) lost every
+    divisor of one of its values: the original handled every size one of its values divides, where a list without a
+    divisor of that value keeps none ("No valid autotuner configs after pruning": wrongkernel27, v137, ``tunables
+    --set`` of 64 to 128 in a list of 64, 128 and 256, wrong from 192 columns). Under any other prune, or none, any
+    config may run at any size, and every value must divide the sizes handled (:func:`_decorator_tiles`' least
+    common multiple)."""
+    prunes = [
+        functions[e.value.value]
+        for d in old.decorators
+        for e in walk(d.decorator)
+        if isinstance(e, cst.DictElement)
+        and isinstance(e.key, cst.SimpleString)
+        and e.key.evaluated_value == "early_config_prune"
+        and isinstance(e.value, cst.Name)
+        and e.value.value in functions
+    ]
+    remainders = [
+        node
+        for prune in prunes
+        for node in walk(prune.body)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+    ]
     keys = dict.fromkeys(k for k, _, where in _decorator_literals(old) if where == "decorator")
     for key in keys:
+        if not any(isinstance(s, cst.SimpleString) and s.evaluated_value == key for r in remainders for s in walk(r)):
+            continue
         was, now = _listed_values(old, key), _listed_values(new, key)
         lost = [b for b in was if now and not any(b % a == 0 for a in now)]
         if lost:
