@@ -48,17 +48,23 @@ def _retuned(prepared, timed: dict[int, dict[str, float]]):
 
     twin = guarded_twin(prepared)
     assert twin is not None and twin.as_dict() == {"BLOCK": 4096}
-    results = [
+    retimed = [
         Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=total(list(us.values())), latency_us_by_shape=us,
                retimed=True)
         for b, us in timed.items()
     ]  # fmt: skip
-    results.append(results[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
-    best = min(results, key=lambda r: r.latency_us or 0.0)
+    retimed.append(retimed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
+    # the first round twice as slow: a figure read from it beside the re-time's is a mix of rounds
+    first = [
+        r.model_copy(update={"latency_us": 2 * (r.latency_us or 0.0), "retimed": False,
+                             "latency_us_by_shape": {k: 2 * v for k, v in r.latency_us_by_shape.items()}})
+        for r in retimed
+    ]  # fmt: skip
+    best = min(retimed, key=lambda r: r.latency_us or 0.0)
     result = SessionResult(
         best_config=best.config, best_latency_us=best.latency_us, current_config={"BLOCK": 1024},
-        current_latency_us=results[0].latency_us, results=results, retimed=results, evaluations=len(results),
-        served=0, budget=len(results), space_size=len(results), wall_s=1.0, stop=StopReason.CANDIDATES,
+        current_latency_us=retimed[0].latency_us, results=first, retimed=retimed, evaluations=len(first),
+        served=0, budget=len(first), space_size=len(first), wall_s=1.0, stop=StopReason.CANDIDATES,
         strategy="exhaustive",
     )  # fmt: skip
     tuning = judge_session(prepared, result, guarded=twin)
@@ -120,6 +126,9 @@ def test_l92_a_retune_that_drops_an_earlier_row_is_not_judged_by_the_file_s_figu
     assert "    if n_cols % 8192 == 0:  # kernelopt: tuned\n        BLOCK = 8192\n" in before.edit.new_source
     assert before.result.speedup == pytest.approx(4.0 / 1.5) and before.judgement.better
     assert after.edit is None and not after.judgement.better, after.judgement
+    # every figure of the re-time's round (the entry never timed left out of the round's choice: it read the first)
+    figures = {s.shape: (s.chosen_latency_us, s.current_latency_us) for s in after.per_shape}
+    assert figures == {AT_8192: (0.5, 1.0), AT_4096: (None, 1.0), AT_3000: (2.0, 2.0)}, figures
     assert after.edit_note == (
         f"as written it runs BLOCK=8192 at {AT_8192}; the original at {AT_4096}; the original at {AT_3000}: a "
         f"configuration never timed there ({AT_4096}): not written"

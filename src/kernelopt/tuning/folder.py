@@ -1263,7 +1263,9 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     # what ran as the file is (the current configuration and its guarded twin) is read where the file runs it alone
     as_is = {current, *([Config.of(tuning.guarded)] if tuning.guarded else [])}
     ran_as = {label: _ran_as(c, judged[label], now_runs[label], current, as_is) for label, c in runs.items()}
-    pool = same_round(result.results, result.retimed, {*(c for c in ran_as.values() if c not in as_is), current})
+    pool = same_round(
+        result.results, result.retimed, {*(c for c in ran_as.values() if c not in {*as_is, None}), current}
+    )
     now = pool.get(current)
 
     def timed(label: str, config: Config | None) -> float | None:
