@@ -133,3 +133,21 @@ def test_l92_a_retune_that_drops_an_earlier_row_is_not_judged_by_the_file_s_figu
         f"as written it runs BLOCK=8192 at {AT_8192}; the original at {AT_4096}; the original at {AT_3000}: a "
         f"configuration never timed there ({AT_4096}): not written"
     )
+
+
+def test_l94_the_file_as_it_is_as_a_shape_s_own_best_is_named_by_what_it_ran_there(retune) -> None:
+    """The file's earlier row (``BLOCK = 4096``) fastest at 4096 columns: that shape's own best is the current
+    configuration's result (or its guarded twin's, the same run), which the per-shape table and ``--json`` named
+    ``BLOCK=1024``, a configuration that never ran there (the CPU's real session said so too). It is named by what the
+    file ran there; at 3000, where the file runs the original, ``BLOCK=1024``."""
+    from kernelopt.tuning.folder import per_shape_in_user_order, summarize
+
+    now = {**NOW, AT_4096: 0.4}
+    _, after = _retuned(retune, {1024: now, 2048: {AT_8192: 0.2, AT_4096: 0.5, AT_3000: 2.5}})
+    bests = {s.shape: (s.best_config, s.best_latency_us) for s in per_shape_in_user_order(after)}
+    assert bests == {
+        AT_8192: ({"BLOCK": 2048}, 0.2),
+        AT_4096: ({"BLOCK": 4096}, 0.4),
+        AT_3000: ({"BLOCK": 1024}, 2.0),
+    }, bests
+    assert [s.best_config for s in summarize(after).per_shape] == [b for b, _ in bests.values()]

@@ -3680,9 +3680,23 @@ def _computation_values(
 
 
 def per_shape_in_user_order(tuning: FolderTuning) -> list[ShapeBest]:
-    """The session's per-shape bests in reference.py's ``SHAPES`` order (the table and the JSON alike)."""
+    """The session's per-shape bests in reference.py's ``SHAPES`` order (the table and the JSON alike), each own best
+    that is kernel.py as it is (the current configuration's result, or its guarded twin's: one run) named by what
+    the file ran at that shape (:func:`_runs_now`: a retune's "its own best BLOCK=1024" at 4096 columns, where the
+    file's earlier guard ran ``BLOCK = 4096``, late41)."""
     order = tuning.prepared.in_user_order(s.shape for s in tuning.per_shape)
-    return sorted(tuning.per_shape, key=lambda s: order.index(s.shape))
+    shapes = sorted(tuning.per_shape, key=lambda s: order.index(s.shape))
+    current = tuning.result.current_config
+    if not tuning.guarded or current is None:
+        return shapes
+    ran = _runs_now(tuning.prepared, Config.of(current)) or {}
+    as_is = {Config.of(current), Config.of(tuning.guarded)}
+    return [
+        s.model_copy(update={"best_config": ran[s.shape].as_dict()})
+        if s.best_config is not None and Config.of(s.best_config) in as_is and s.shape in ran
+        else s
+        for s in shapes
+    ]
 
 
 def summarize(tuning: FolderTuning) -> TuneSummary:
