@@ -4380,9 +4380,11 @@ class _Analyzer:
 
     def named_before(self, name: str | None, line: int) -> bool:
         """``name`` is a function defined, or a name imported, at module level of this file above ``line``: a
-        literal written at ``line`` (an autotune list) can name it (a config's ``pre_hook``)."""
+        literal written at ``line`` (an autotune list) can name it (a config's ``pre_hook``). A call's text
+        (``init_to_zero('C11')``, a hook its factory rebuilds) is read by the name it calls."""
         if name is None:
             return False
+        name = name.split("(", 1)[0]
         for stmt in self.module.body:
             if self.positions[stmt].start.line >= line:
                 return False

@@ -66,11 +66,63 @@ def _scalar(v: Any) -> Any:
 
 def _hook_name(hook: Any) -> str | None:
     """The name a config's ``pre_hook`` is bound to at module level in the file that defines it (the persistent
-    TMA GEMM's ``_set_block_shapes``), so a literal list written in that file can name it; ``None`` for a lambda,
-    a closure or a callable object, which no name of that file holds."""
+    TMA GEMM's ``_set_block_shapes``), so a literal list written in that file can name it, or the call of a
+    module-level factory that rebuilds it (:func:`_factory_call`); ``None`` for a lambda, another closure or a
+    callable object, which no name of that file holds."""
     if not inspect.isfunction(hook) or hook.__name__ == "<lambda>":
         return None
-    return hook.__name__ if hook.__globals__.get(hook.__name__) is hook else None
+    if hook.__globals__.get(hook.__name__) is hook:
+        return hook.__name__
+    return _factory_call(hook)
+
+
+def _factory_call(hook: Any) -> str | None:
+    """``init_to_zero('C11', 'C12')`` for a closure that call of a module-level factory returned, where the call
+    rebuilds it exactly: the factory's body only defines the closure and returns it, and each variable the closure
+    reads from it is a parameter holding a literal (xformers' ``init_to_zero(*names)``, whose ``def
+    result(nargs)`` zeroes each named argument: breaker27's q70). ``None`` for any other closure."""
+    import ast
+    import textwrap
+
+    qualname = hook.__qualname__.split(".<locals>.")
+    factory = hook.__globals__.get(qualname[0]) if len(qualname) == 2 and qualname[1] == hook.__name__ else None
+    if not inspect.isfunction(factory) or hook.__closure__ is None:
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(factory))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    body = [s for s in getattr(tree, "body", []) if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not (
+        len(body) == 2
+        and isinstance(body[0], ast.FunctionDef)
+        and body[0].name == hook.__name__
+        and isinstance(body[1], ast.Return)
+        and isinstance(body[1].value, ast.Name)
+        and body[1].value.id == hook.__name__
+    ):
+        return None
+    held = dict(zip(hook.__code__.co_freevars, (c.cell_contents for c in hook.__closure__), strict=True))
+    args: list[str] = []
+    skipped = False  # a positional parameter left to its default: no later one can be given by position
+    for name, p in inspect.signature(factory).parameters.items():
+        if name not in held:
+            if p.default is inspect.Parameter.empty and p.kind is not p.VAR_POSITIONAL:
+                return None  # a parameter the closure does not read: its value is not known here
+            skipped = True
+            continue
+        value = held.pop(name)
+        values = list(value) if p.kind is p.VAR_POSITIONAL else [value]
+        written = [_literal_repr(v) for v in values]
+        if p.kind is p.VAR_KEYWORD or None in written or (skipped and p.kind is not p.KEYWORD_ONLY):
+            return None
+        args += [f"{name}={w}" if p.kind is p.KEYWORD_ONLY else str(w) for w in written]
+    return f"{factory.__name__}({', '.join(args)})" if not held else None
+
+
+def _literal_repr(v: Any) -> str | None:
+    """``repr(v)`` where it reads back as ``v`` (a str, int, float, bool or ``None``); else ``None``."""
+    return repr(v) if v is None or isinstance(v, str | int | float | bool) else None
 
 
 def _config(c: Any) -> dict[str, Any]:

@@ -435,7 +435,8 @@ class AutotuneConfig(BaseModel):
         num_warps, num_stages, num_ctas, maxnreg: the compile options of the config.
         pre_hook: the config carries a ``pre_hook``.
         pre_hook_name: the module-level name of that hook in the kernel's file (a literal list written there
-            carries it as ``pre_hook=NAME``); ``None`` for a lambda or closure, which a literal list cannot carry.
+            carries it as ``pre_hook=NAME``), or the call of a module-level factory there that rebuilds it
+            (``init_to_zero('C11')``); ``None`` for a lambda or another closure, which a literal list cannot carry.
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -280,11 +280,27 @@ def pin_base(listed: AutotuneSpace, config: Mapping[str, Value]) -> AutotuneConf
     authors wrote one (its options go with its tile: breaker16's mamba_chunk_state pinned to its 128 x 64 x 32 was
     written with the first config's ``num_warps=8, num_stages=3``, not the ``4`` / ``4`` its authors gave that tile;
     the autotuner's pick first where several share the tile), else the config the autotuner picked (else the
-    first): the options the session held (on the CPU, where the interpreter ignores them)."""
+    first): the options the session held (on the CPU, where the interpreter ignores them).
+
+    Raises:
+        TunableError: the list's configs carry different ``pre_hook``s and none has ``config``'s tile: which hook
+            the tile needs is the authors' choice, and another config's could be wrong for it (xformers' tiled
+            matmul zeroes its outputs in the hook of its split-K configs alone, where the partials are added:
+            breaker27's q70).
+    """
     tile = {k: v for k, v in config.items() if k not in CONFIG_OPTIONS}
     ordered = [c for c in (listed.best_config, *listed.configs) if c is not None]  # the picked one first
     same = [c for c in ordered if tile and c.kwargs == {**c.kwargs, **tile}]  # its every tile value
-    return same[0] if same else listed.best_config or listed.configs[0]
+    if same:
+        return same[0]
+    hooks = {(c.pre_hook, c.pre_hook_name) for c in listed.configs}
+    if len(hooks) > 1:
+        shown = ", ".join(f"{k}={v}" for k, v in tile.items())
+        raise TunableError(
+            f"{listed.kernel}: its autotune configs carry different pre_hooks and none has the tile {shown}: "
+            "which hook that tile needs is not known; the list's own tiles are tried"
+        )
+    return listed.best_config or listed.configs[0]
 
 
 def pin_config(
