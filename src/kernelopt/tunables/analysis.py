@@ -227,6 +227,9 @@ class TunedRegion:
     table: TunedTable | None = None
     hoist: Hoist | None = None
     comments: tuple[str, ...] = ()  # the user's own comment lines among the tuned lines: a rewrite keeps them
+    #: each keyed table's chain among the tuned lines, its device test and its text as written: a table written for
+    #: another device keeps them (a second GPU model's session kept the first one's rows, late41)
+    keyed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -2648,10 +2651,12 @@ class _Analyzer:
         end, end_line = start, rng.end.line
         values: dict[str, Value] = {}
         table: TunedTable | None = None
+        keyed: list[tuple[str, str]] = []
         for stmt in block[index + 1 :]:
             if not _is_tuned(stmt):
                 break
             srng = self.positions[stmt]
+            first = self.line_starts[srng.start.line - 1]
             end_line = srng.end.line
             end = self.line_starts[end_line] if end_line < len(self.line_starts) else len(self.source)
             read = self.read_tuned(stmt)
@@ -2659,8 +2664,13 @@ class _Analyzer:
                 return f"the tuned lines at {self.loc(srng.start.line)} cannot be read; rewrite or remove them"
             if isinstance(read, TunedTable):
                 table = read
+                if read.key is not None:
+                    keyed.append((read.key, self.source[first:end]))
             else:
                 values.update(read)
+        written = self.source[start:end]
+        for _, text in keyed:  # a chain's own comments go with it
+            written = written.replace(text, "", 1)
         region = TunedRegion(
             target or variable,
             start,
@@ -2671,7 +2681,8 @@ class _Analyzer:
             indent + self.module.default_indent,
             values,
             table,
-            comments=tuple(line for line in self.source[start:end].splitlines(keepends=True) if _comment_only(line)),
+            comments=tuple(line for line in written.splitlines(keepends=True) if _comment_only(line)),
+            keyed=tuple(keyed),
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
         values = [e for b in binds for e in _assigned_values(b)]
