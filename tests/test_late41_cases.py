@@ -159,8 +159,9 @@ def test_l95_a_table_for_a_second_device_keeps_the_first_device_s_rows(tmp_path:
     (``and get_device_name() == ...``); a session on a second GPU model rewrote the table for its own, and the first
     model's rows were gone (its entries back to the files). The table ``tune`` writes (``write_table``, then
     ``guard_edit`` over the file as it was, as ``_table_edit`` does) keeps another device's chain as written, before
-    its own rows; a retune on the same device still replaces its own. The written kernel is right on the CPU where
-    its row serves and past it, and its table reads back as this device's."""
+    its own rows; a retune on the same device still replaces its own, and a user's comment among the rows is kept
+    once. The written kernel is right on the CPU where its row serves and past it, and its table reads back as this
+    device's."""
     from kernelopt.tunables import discover_source
     from kernelopt.tunables.edit import write_table
     from kernelopt.tunables.guard import guard_edit
@@ -181,12 +182,17 @@ def test_l95_a_table_for_a_second_device_keeps_the_first_device_s_rows(tmp_path:
     first = written((FP8 / "kernel.py").read_text(), h100, 256, 64)  # the H100's session
     h100_row = f"    if M <= 256 and {h100}:  # kernelopt: tuned\n        config = dict(config)\n"
     assert h100_row in first
+    mine = "        # mine: 64 rows suit my H100\n"  # a user's comment among the rows: kept once (newuser8's n39)
+    first = first.replace(h100_row, h100_row + mine, 1)
     second = written(first, KEY_CPU, 64, 32)  # the second device's
     assert second.count(h100_row) == 1, second
     ours = f"    if M <= 64 and {KEY_CPU}:  # kernelopt: tuned\n        config = dict(config)\n"
     assert second.index(h100_row) < second.index(ours), second
+    own = "        # mine: 32 rows on my CPU\n"
+    second = second.replace(ours, ours + own, 1)
     again = written(second, KEY_CPU, 128, 16)  # the same device again: its own rows replaced, the H100's kept
     assert again.count(h100_row) == 1 and ours not in again and f"if M <= 128 and {KEY_CPU}:" in again, again
+    assert again.count(mine.strip()) == 1 and again.count(own.strip()) == 1, again
     table = {t.key: t for t in discover_source(again, evaluation=run)}[f"{kernel}:BLOCK_SIZE_M"].tuned_table
     assert table is not None and table.key == KEY_CPU and [b.upto for b in table.buckets] == [128], table
     folder = tmp_path / "fp8"

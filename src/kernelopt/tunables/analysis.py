@@ -203,7 +203,7 @@ class Hoist:
         return [self.span, *self.also]
 
 
-def _comment_only(line: str) -> bool:
+def comment_only(line: str) -> bool:
     """A line that is a comment and nothing else (a tuned line's ``# kernelopt: tuned`` follows its code)."""
     return line.lstrip().startswith("#")
 
@@ -227,8 +227,9 @@ class TunedRegion:
     table: TunedTable | None = None
     hoist: Hoist | None = None
     comments: tuple[str, ...] = ()  # the user's own comment lines among the tuned lines: a rewrite keeps them
-    #: each keyed table's chain among the tuned lines, its device test and its text as written: a table written for
-    #: another device keeps them (a second GPU model's session kept the first one's rows, late41)
+    #: each keyed table's chain among the tuned lines, its device test and its text as written (its comment lines are
+    #: among ``comments``): a table written for another device keeps them (a second GPU model's session replaced the
+    #: first one's rows, late41)
     keyed: tuple[tuple[str, str], ...] = ()
 
 
@@ -2668,9 +2669,6 @@ class _Analyzer:
                     keyed.append((read.key, self.source[first:end]))
             else:
                 values.update(read)
-        written = self.source[start:end]
-        for _, text in keyed:  # a chain's own comments go with it
-            written = written.replace(text, "", 1)
         region = TunedRegion(
             target or variable,
             start,
@@ -2681,7 +2679,7 @@ class _Analyzer:
             indent + self.module.default_indent,
             values,
             table,
-            comments=tuple(line for line in written.splitlines(keepends=True) if _comment_only(line)),
+            comments=tuple(line for line in self.source[start:end].splitlines(keepends=True) if comment_only(line)),
             keyed=tuple(keyed),
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)

@@ -22,6 +22,7 @@ from kernelopt.tunables.analysis import (
     Span,
     TunedRegion,
     analyze,
+    comment_only,
     discover_source,
     evaluated,
     parse_scalar,
@@ -1066,7 +1067,8 @@ def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedT
     lines += [f"{region.indent}{d} = dict({d})  # {TUNED}\n" for d in copied]
     lines += [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
     if table is not None and table.key is not None:  # another device's rows stay as they are, before this one's
-        lines += [text for key, text in region.keyed if key != table.key]
+        kept = [text for key, text in region.keyed if key != table.key]
+        lines += [line for text in kept for line in text.splitlines(keepends=True) if not comment_only(line)]
     for i, row in enumerate(table.buckets if table is not None else []):
         assert table is not None
         keyed = f" and {table.key}" if table.key else ""
