@@ -166,8 +166,7 @@ def test_l95_a_table_for_a_second_device_keeps_the_first_device_s_rows(tmp_path:
     from kernelopt.tunables.edit import write_table
     from kernelopt.tunables.guard import guard_edit
     from kernelopt.tunables.model import AutotuneEvaluation, Bucket, TunedTable
-    from tests.test_breaker7_cases import _correct_padded
-    from tests.test_configs24_cases import FP8, FP8_RUN, KEY_CPU
+    from tests.test_configs24_cases import FP8, FP8_RUN, KEY_CPU, fp8_correct
 
     kernel, h100 = "_w8a8_triton_block_scaled_mm", 'get_device_name() == "NVIDIA H100 80GB HBM3"'
     run = AutotuneEvaluation(launch_values={kernel: FP8_RUN})
@@ -195,13 +194,7 @@ def test_l95_a_table_for_a_second_device_keeps_the_first_device_s_rows(tmp_path:
     assert again.count(mine.strip()) == 1 and again.count(own.strip()) == 1, again
     table = {t.key: t for t in discover_source(again, evaluation=run)}[f"{kernel}:BLOCK_SIZE_M"].tuned_table
     assert table is not None and table.key == KEY_CPU and [b.upto for b in table.buckets] == [128], table
-    folder = tmp_path / "fp8"
-    folder.mkdir()
-    shutil.copy(FP8 / "reference.py", folder / "reference.py")
-    (folder / "kernel.py").write_text(again)
-    (folder / "configs").symlink_to(FP8 / "configs", target_is_directory=True)
-    got = _correct_padded(folder, [{"M": 3, "N": 130, "K": 200}, {"M": 129, "N": 256, "K": 128}])
-    assert all(v is True for v in got.values()), got
+    fp8_correct(tmp_path, again, [{"M": 3, "N": 130, "K": 200}, {"M": 129, "N": 256, "K": 128}])
 
 
 @pytest.mark.gpu
