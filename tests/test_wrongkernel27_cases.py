@@ -146,3 +146,38 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
             )
             verdicts.append(got["n_rows=3,n_cols=192"])
     assert verdicts[0] is True and "No valid autotuner configs after pruning" in str(verdicts[1]), verdicts
+
+
+def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_compiles_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v138 (mm_int8_path: a masked GEMM of float or int8 operands, the accumulator int32 for int8 (``ACC`` chosen
+    by the launcher), ``BLOCK_K = 32``; fp32 entries): ``tunables --set BLOCK_K=16`` wrote it (16 compiles for
+    fp32), and with int8 operands, which the original multiplies, a GPU compile refuses the dot: "a GPU compile
+    needs K >= 32" (Triton's ``min_dot_size``, which the patched interpreter checks). The K side of a dot (a range
+    laid along A's second axis and B's first) is legal from the original's value or 32, whichever is less."""
+    import torch
+
+    from kernelopt.tunables import discover_source
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    base = (VARIANTS / "mm_int8_path" / "kernel.py").read_text()
+    knobs = {t.key: t for t in discover_source(base)}
+    k, m = knobs["mm_kernel:BLOCK_K"].legality, knobs["mm_kernel:BLOCK_M"].legality
+    assert k is not None and "must be >= 32" in (k.problem(16) or "") and k.problem(64) is None, k
+    assert m is not None and m.problem(16) is None, m  # BLOCK_M is no dot's K
+    # a K tile the original keeps at 16 (a 16-bit GEMM) keeps its 16
+    sixteen = {t.key: t for t in discover_source(base.replace("BLOCK_K=32,", "BLOCK_K=16,"))}["mm_kernel:BLOCK_K"]
+    assert sixteen.legality is not None and sixteen.legality.problem(16) is None
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    (tmp_path / "k16.py").write_text(base.replace("BLOCK_K=32,", "BLOCK_K=16,"))
+    int8 = {"M": 33, "N": 40, "K": 70, "dtype": "int8"}
+    verdicts = []
+    with triton_interpreted():
+        for kernel_py in (None, tmp_path / "k16.py"):
+            got = gpu_correct.correct_on_device(
+                VARIANTS / "mm_int8_path", [int8], lambda ran: bool(torch.equal(ran.got, ran.want)), kernel_py=kernel_py
+            )
+            verdicts.append(got["M=33,N=40,K=70,dtype=int8"])
+    assert verdicts[0] is True and "a GPU compile needs K >= 32" in str(verdicts[1]), verdicts

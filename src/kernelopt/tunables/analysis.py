@@ -85,6 +85,8 @@ from kernelopt.tunables.one_scope import OneScope, Returns
 from kernelopt.tunables.quotients import quotient_divisors
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
+from kernelopt.tunables.tile_numel import crossed_ranges
+from kernelopt.vocabulary import DOT_MIN_K, DOT_MIN_K_DEFAULT
 
 MARKER = "kernelopt: tunable"
 NOT_TAKEN = "a branch the task's run did not take"
@@ -5388,11 +5390,39 @@ def _quotient_floor(s: Site, legal: Legality, quotients: frozenset[tuple[str, in
     return legal.model_copy(update={"minimum": float(floor), "source": source})
 
 
+def _dot_k_floor(s: Site, legal: Legality, kernel: cst.FunctionDef) -> Legality:
+    """``legal`` with the shared dimension K of a kernel's ``tl.dot`` (:func:`tile_numel.crossed_ranges`) kept at or
+    above the original's value, or at the K every operand width compiles with (32, 8-bit operands'; 16 for wider:
+    :data:`~kernelopt.vocabulary.DOT_MIN_K`), whichever is less: a K tile legal for the entries' fp32 (16) fails a GPU
+    compile of the int8 operands the original multiplies (wrongkernel27, v138: ``tunables --set BLOCK_K=16`` of 32
+    wrote it, "a GPU compile needs K >= 32"); the net builds ``get_inputs``' default dtype only. As v118's descriptor
+    floor: the original's value serves every width it serves."""
+    names = {*s.feeds, s.name}
+    if not is_int(s.value) or not names & crossed_ranges(kernel) or not _multiplies_dot(kernel):
+        return legal
+    floor = min(int(s.value), max([*DOT_MIN_K.values(), DOT_MIN_K_DEFAULT]))  # type: ignore[arg-type]
+    if legal.minimum is not None and legal.minimum >= floor:
+        return legal
+    why = (
+        f"{s.name} is the shared dimension K of the kernel's tl.dot, which a GPU compiles only with K >= "
+        f"{DOT_MIN_K_DEFAULT}, K >= {DOT_MIN_K[8]} for 8-bit operands (Triton's NVIDIA backend, min_dot_size): at "
+        f"least {floor}, the original's or {DOT_MIN_K[8]}, so every operand width it takes still compiles"
+    )
+    source = f"{legal.source}; {why}" if legal.source else why
+    return legal.model_copy(update={"minimum": float(floor), "source": source})
+
+
+def _multiplies_dot(kernel: cst.FunctionDef) -> bool:
+    """Whether ``kernel``'s body calls ``tl.dot``."""
+    return any(isinstance(n, cst.Call) and (_dotted(n.func) or "").split(".")[-1] == "dot" for n in walk(kernel.body))
+
+
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
     cats, legal = _knob_legality(s, _arange_ranges(an, s.kernel))
     legal = _descriptor_floor(s, legal, _descriptor_last_sides(an, s.kernel))
     if (kdef := an.jit_kernel(s.kernel)) is not None:
         legal = _quotient_floor(s, legal, _shape_quotients(kdef.node.body))
+        legal = _dot_k_floor(s, legal, kdef.node)
     name = s.key if len(s.feeds) > 1 else s.name
     unknown = s.refused is not None and s.refused.endswith(GIVE_REFERENCE)
     return Tunable(

@@ -144,6 +144,25 @@ def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
     return out + _budgets(kernel, params)
 
 
+def crossed_ranges(kernel: cst.FunctionDef) -> frozenset[str]:
+    """The constexpr parameters whose ranges ``kernel`` lays along a tile's second axis in one place and its first in
+    another (``rk[None, :]`` in A's pointers, ``rk[:, None]`` in B's): the shared dimension K of a product ``A @ B``
+    the kernel multiplies with ``tl.dot``, whatever the knob is named."""
+    params = constexpr_params(kernel)
+    ranges: dict[str, str] = {}
+    for name, value in assigned_once(kernel).items():
+        side = _ranged(value, params, ranges)
+        if side is not None:
+            ranges[name] = side
+    axes: dict[str, set[int]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Subscript) and (axis := _axis(node)) is not None and len(node.slice) == 2:
+            side = _ranged(node.value, params, ranges)
+            if side is not None:
+                axes.setdefault(side, set()).add(axis)
+    return frozenset(side for side, laid in axes.items() if laid == {0, 1})
+
+
 def _budgets(kernel: cst.FunctionDef, params: set[str]) -> list[_Tile]:
     """The tiles ``kernel`` bounds itself: ``tl.static_assert(ROWS * BLOCK_N <= 65536)`` (or ``<``), a product of
     constexpr parameters and integers held to an integer (the author's register budget, v103)."""
