@@ -365,6 +365,7 @@ break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 wrongkernel26 480 scripts/gpu_wrongkernel26.sh
+wrongkernel27 480 scripts/gpu_wrongkernel27.sh
 leftovers24 480 scripts/gpu_leftovers24.sh
 leftovers23 360 scripts/gpu_leftovers23.sh
 refusals23 300 scripts/gpu_refusals23.sh

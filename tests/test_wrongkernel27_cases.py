@@ -5,6 +5,7 @@ need and viewed) is v119's test's fourth folder (tests/test_wrongkernel26_cases.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,3 +182,70 @@ def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_
             )
             verdicts.append(got["M=33,N=40,K=70,dtype=int8"])
     assert verdicts[0] is True and "a GPU compile needs K >= 32" in str(verdicts[1]), verdicts
+
+
+#: (folder, a size the original handles, the written text's change, the line its failure says, or ``None``)
+_ON_CUDA = [
+    ("desc_prehook_side", {"M": 33, "N": 40, "dtype": "bfloat16"}, ('"BLOCK_N": 8}', '"BLOCK_N": 4}'), "16 bytes"),
+    ("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, ("BLOCK_N=1024)", "BLOCK_N=2048)"), "numel"),
+    ("prune_divides", {"n_rows": 3, "n_cols": 192}, ('{"BLOCK": 64}', '{"BLOCK": 128}'), "No valid autotuner"),
+    ("mm_int8_path", {"M": 33, "N": 40, "K": 70, "dtype": "int8"}, ("BLOCK_K=32,", "BLOCK_K=16,"), None),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("folder", "size", "change", "said"), _ON_CUDA, ids=[f for f, *_ in _ON_CUDA])
+def test_on_cuda_v133_v135_v137_v138_the_texts_set_wrote_fail_where_the_original_is_right(
+    folder: str, size: dict[str, object], change: tuple[str, str], said: str | None, tmp_path: Path
+) -> None:
+    """On a GPU: each text ``tunables --set`` wrote before this hunt's rules (v133's ``BLOCK_N`` 4 of a descriptor
+    block a pre_hook sets, v135's ``BLOCK_N = 2048`` beside a falling ``ROWS``, v137's pruned list without 64, v138's
+    ``BLOCK_K = 16`` of an int8 dot) fails at a size its original runs right, as Triton's interpreter (and its
+    patched ``min_dot_size`` check) said on the CPU. A written text that runs right here would mean the interpreter
+    refuses what a GPU runs: the rule then costs speed, not a wrong kernel."""
+    import torch
+
+    from tests.gpu_correct import correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got.double(), ran.want.double(), atol=1e-2, rtol=1e-2))
+
+    base = (VARIANTS / folder / "kernel.py").read_text()
+    assert change[0] in base
+    (tmp_path / "written.py").write_text(base.replace(*change))
+    original = correct_on_device(VARIANTS / folder, [size], judge)
+    written = correct_on_device(VARIANTS / folder, [size], judge, kernel_py=tmp_path / "written.py")
+    print(folder, "original", original, "written", written)
+    assert all(v is True for v in original.values()), original
+    assert all(v is not True and (said is None or said in str(v)) for v in written.values()), written
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v132_a_grown_workspace_s_padded_stride_wraps_where_the_original_s_is_right(tmp_path: Path) -> None:
+    """On a GPU: v132 (pad_rows_grown) at 262145 rows of 1025 columns (1.07 GB of float32 in): the original pads each
+    row to 2048 (a 2.1 GB workspace) and sums every row right; ``BLOCK = 8192``, as ``tune`` wrote it before the rule,
+    pads to 8192 (8.6 GB), and row 262144's ``row * stride`` reaches 2**31 in int32 and wraps: its stores land 8 GB
+    before the workspace (an illegal address, or another tensor overwritten) and its sum reads zeros. The wrong kernel
+    runs last: an illegal address spoils the process's CUDA context."""
+    import torch
+
+    from tests.gpu_correct import StickyFault, correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got, ran.want, atol=1e-2, rtol=1e-4))
+
+    base = (VARIANTS / "pad_rows_grown" / "kernel.py").read_text()
+    (tmp_path / "grown.py").write_text(base.replace("    BLOCK = 1024\n", "    BLOCK = 8192\n"))
+    size = {"n_rows": 262145, "n_cols": 1025}
+    original = correct_on_device(VARIANTS / "pad_rows_grown", [size], judge)
+    torch.cuda.empty_cache()
+    print("v132 original", original)
+    assert all(v is True for v in original.values()), original
+    try:
+        grown = correct_on_device(VARIANTS / "pad_rows_grown", [size], judge, kernel_py=tmp_path / "grown.py")
+    except StickyFault as fault:  # the wrapped store's illegal address: wrong there, as an overwritten tensor is
+        grown = fault.out
+    print("v132 grown", grown)
+    assert all(v is not True for v in grown.values()), grown

@@ -1171,34 +1171,41 @@ def _made_strides(
     local: Mapping[str, cst.BaseExpression],
     helpers: Mapping[str, cst.FunctionDef],
     seen: frozenset[str],
-) -> tuple[list[cst.BaseExpression], bool] | None:
-    """(the strides of each dimension, whether contiguous) of the tensor ``expr`` makes, in the launcher's names
-    (:func:`_buffer_stride`); ``None`` where its making does not show them."""
+) -> tuple[list[cst.BaseExpression], bool, list[cst.BaseExpression] | None] | None:
+    """(the strides of each dimension, whether contiguous, its shape where known) of the tensor ``expr`` makes, in the
+    launcher's names (:func:`_buffer_stride`); ``None`` where its making does not show them."""
     if isinstance(expr, cst.Name):
         if expr.value in seen or expr.value not in local:
             return None
         return _made_strides(local[expr.value], local, helpers, seen | {expr.value})
     if isinstance(expr, cst.Subscript):  # the first values of a flat buffer kept across calls (``ws[:need]``)
         made = _made_strides(expr.value, local, helpers, seen)
-        return made if made is not None and len(made[0]) == 1 and _plain_slice(expr) else None
+        if made is None or len(made[0]) != 1 or not _plain_slice(expr):
+            return None
+        run = cst.ensure_type(expr.slice[0].slice, cst.Slice)
+        return made[0], made[1], [run.upper] if run.lower is None and run.upper is not None else None
     if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
         return None
     positional = [a.value for a in expr.args if a.keyword is None]
     maker = dotted(expr.func)
     if maker in _SHAPED_ALLOCATIONS:
-        return _contiguous(positional[:1] if maker == "torch.full" else positional), True  # full: its fill follows
+        dims = _listed(positional[:1] if maker == "torch.full" else positional)  # full: its fill follows
+        return _contiguous(dims), True, dims
     if maker == "torch.empty_strided" and len(positional) >= 2:
-        return _listed(positional[1:2]), False
+        return _listed(positional[1:2]), False, _listed(positional[:1])
     if isinstance(expr.func, cst.Attribute):
         method, source = expr.func.attr.value, expr.func.value
         if method == "as_strided" and len(positional) >= 2:
-            return _listed(positional[1:2]), False
+            return _listed(positional[1:2]), False, _listed(positional[:1])
         if method in ("view", "reshape") and positional:  # a contiguous tensor's view of a new shape is contiguous
             made = _made_strides(source, local, helpers, seen)
-            return (_contiguous(positional), True) if made is not None and made[1] else None
+            dims = _inferred(_listed(positional), made[2], local) if made is not None and made[1] else None
+            return (_contiguous(dims), True, dims) if dims is not None else None
         if method == "t" and not positional:
             made = _made_strides(source, local, helpers, seen)
-            return (made[0][::-1], False) if made is not None and len(made[0]) == 2 else None
+            if made is None or len(made[0]) != 2:
+                return None
+            return made[0][::-1], False, made[2][::-1] if made[2] is not None else None
         if method in _IN_PLACE:  # ``.zero_()`` of a view returns the view itself
             return _made_strides(source, local, helpers, seen)
     named = isinstance(expr.func, cst.Name) and expr.func.value not in seen
@@ -1214,8 +1221,40 @@ def _made_strides(
         if made is None:
             return None
         given = {name: _parenthesized(a.value) for name, a in zip(params, expr.args, strict=True)}
-        return [_substituted(stride, given) for stride in made[0]], made[1]
+        shape = [_substituted(d, given) for d in made[2]] if made[2] is not None else None
+        return [_substituted(stride, given) for stride in made[0]], made[1], shape
     return None
+
+
+def _inferred(
+    dims: list[cst.BaseExpression], base: list[cst.BaseExpression] | None, local: Mapping[str, cst.BaseExpression]
+) -> list[cst.BaseExpression] | None:
+    """A view's shape ``dims`` with its one ``-1`` worked out from the viewed tensor's shape ``base``: the factors of
+    ``base``'s values left once the other dimensions' are taken out (``torch.zeros(n_rows * n_pad).view(n_rows,
+    -1)``: ``n_pad``; wrongkernel27, v139, whose padded stride was read as ``-1``); ``dims`` as they are where none is
+    ``-1``; ``None`` where the factors do not cancel so."""
+    unknown = [
+        i
+        for i, d in enumerate(dims)
+        if isinstance(d, cst.UnaryOperation) and isinstance(d.operator, cst.Minus) and _int(d.expression) == 1
+    ]
+    if not unknown:
+        return dims
+    if len(unknown) > 1 or base is None:
+        return None
+    left = [f for d in base for f in _bound_factors(d, local)]
+    for i, d in enumerate(dims):
+        for factor in _bound_factors(d, local) if i != unknown[0] else []:
+            match = next((j for j, f in enumerate(left) if _code(f).strip() == _code(factor).strip()), None)
+            if match is None:
+                return None
+            left.pop(match)
+    if not left:
+        return None
+    product = left[0]
+    for factor in left[1:]:
+        product = cst.BinaryOperation(_parenthesized(product), cst.Multiply(), _parenthesized(factor))
+    return [*dims[: unknown[0]], product, *dims[unknown[0] + 1 :]]
 
 
 def _cached(returned: cst.BaseExpression, helper: cst.FunctionDef) -> cst.BaseExpression:
