@@ -12,6 +12,33 @@ import pytest
 from tests.test_wrongkernel17_cases import VARIANTS
 
 
+def _interpreted(
+    folder: str, size: dict[str, object], written: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[object, object]:
+    """The verdicts (``True`` where out matches the reference, else the error raised) of ``folder``'s original kernel
+    and of the text ``written`` at ``size`` in Triton's interpreter (kernelopt's patches on: its ``min_dot_size``
+    check among them)."""
+    import torch
+
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    (tmp_path / "written.py").write_text(written)
+    label = ",".join(f"{k}={v}" for k, v in size.items())
+    verdicts = []
+    with triton_interpreted():
+        for kernel_py in (None, tmp_path / "written.py"):
+            got = gpu_correct.correct_on_device(
+                VARIANTS / folder,
+                [size],
+                lambda ran: bool(torch.allclose(ran.got.double(), ran.want.double(), atol=1e-3, rtol=1e-3)),
+                kernel_py=kernel_py,
+            )
+            verdicts.append(got[label])
+    return verdicts[0], verdicts[1]
+
+
 def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_bytes_in_bf16(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -22,11 +49,8 @@ def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_b
     the written kernel raises "Descriptor block shape must have at least 16 bytes in the last dimension" (in the
     interpreter as in a GPU compile). v122's floor read a descriptor's block where it is made, not where a hook
     sets it: the hook's last side is read through its locals to the config's key."""
-    import torch
 
     from kernelopt.tunables import discover_source
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "desc_prehook_side" / "kernel.py").read_text()
     side = next(t for t in discover_source(base) if t.key == "scale_kernel.configs[0].BLOCK_N")
@@ -45,19 +69,14 @@ def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_b
     )
     plain = next(t for t in discover_source(unpacked) if t.key == "scale_kernel.configs[0].BLOCK_N")
     assert plain.legality is not None and "must be >= 8" in (plain.legality.problem(4) or ""), plain.legality
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    bf16 = {"M": 33, "N": 40, "dtype": "bfloat16"}
-    for value, right in ((8, True), (4, False)):
-        (tmp_path / f"k{value}.py").write_text(base.replace('"BLOCK_N": 8}', f'"BLOCK_N": {value}}}'))
-        with triton_interpreted():
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "desc_prehook_side",
-                [bf16],
-                lambda ran: bool(torch.equal(ran.got, ran.want)),
-                kernel_py=tmp_path / f"k{value}.py",
-            )
-        verdict = got["M=33,N=40,dtype=bfloat16"]
-        assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)
+    original, written = _interpreted(
+        "desc_prehook_side",
+        {"M": 33, "N": 40, "dtype": "bfloat16"},
+        base.replace('"BLOCK_N": 8}', '"BLOCK_N": 4}'),
+        tmp_path,
+        monkeypatch,
+    )
+    assert original is True and "at least 16 bytes" in str(written), (original, written)
 
 
 def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_within_the_limit(
@@ -69,11 +88,8 @@ def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_withi
     tile (1024, 2048) raises "numel (2097152) exceeds triton maximum tensor numel" (in the interpreter as on a GPU),
     where the original's (1024, 1024) sums them. v102's rule read sides that rise with their size: a budget over one
     falls, largest at the least size, and no guard by the size from above keeps it."""
-    import torch
 
     from kernelopt.tunables.guard import guard_edit
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "rows_heuristic_falling" / "kernel.py").read_text()
     grown = base.replace("BLOCK_N=1024)", "BLOCK_N=2048)")
@@ -95,19 +111,8 @@ def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_withi
         guard_edit(local, local.replace("    BLOCK_N = 1024\n", "    BLOCK_N = 4096\n")).note or ""
     )
     assert guard_edit(base, base.replace("BLOCK_N=1024)", "BLOCK_N=512)")).tests == ("n_cols <= 512",)
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "grown.py").write_text(grown)
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "grown.py"):
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "rows_heuristic_falling",
-                [{"n_rows": 3, "n_cols": 1}],
-                lambda ran: bool(torch.allclose(ran.got, ran.want)),
-                kernel_py=kernel_py,
-            )
-            verdicts.append(got["n_rows=3,n_cols=1"])
-    assert verdicts[0] is True and "exceeds triton maximum tensor numel" in str(verdicts[1]), verdicts
+    original, written = _interpreted("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, grown, tmp_path, monkeypatch)
+    assert original is True and "exceeds triton maximum tensor numel" in str(written), (original, written)
 
 
 def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_original_tile(
@@ -120,11 +125,8 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     The decorator rule asked each new value to divide the least common multiple of the original's (256), which
     holds without a prune, where any config may run; with one, the original ran whichever divides the size, so each
     original value needs a divisor among the new ones. The list pinned to its largest (as ``tune`` pins a pick) alike."""
-    import torch
 
     from kernelopt.tunables.guard import guard_edit
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "prune_divides" / "kernel.py").read_text()
     raised = base.replace('{"BLOCK": 64}', '{"BLOCK": 128}')
@@ -134,19 +136,8 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     assert guard_edit(base, pinned).new_source is None
     halved = base.replace('{"BLOCK": 256}', '{"BLOCK": 32}')  # 32 divides 64: every size still has a divisor
     assert guard_edit(base, halved).new_source == halved
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "raised.py").write_text(raised)
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "raised.py"):
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "prune_divides",
-                [{"n_rows": 3, "n_cols": 192}],
-                lambda ran: bool(torch.allclose(ran.got, ran.want, atol=1e-3, rtol=1e-4)),
-                kernel_py=kernel_py,
-            )
-            verdicts.append(got["n_rows=3,n_cols=192"])
-    assert verdicts[0] is True and "No valid autotuner configs after pruning" in str(verdicts[1]), verdicts
+    original, written = _interpreted("prune_divides", {"n_rows": 3, "n_cols": 192}, raised, tmp_path, monkeypatch)
+    assert original is True and "No valid autotuner configs after pruning" in str(written), (original, written)
 
 
 def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_compiles_with(
@@ -157,11 +148,8 @@ def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_
     fp32), and with int8 operands, which the original multiplies, a GPU compile refuses the dot: "a GPU compile
     needs K >= 32" (Triton's ``min_dot_size``, which the patched interpreter checks). The K side of a dot (a range
     laid along A's second axis and B's first) is legal from the original's value or 32, whichever is less."""
-    import torch
 
     from kernelopt.tunables import discover_source
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "mm_int8_path" / "kernel.py").read_text()
     knobs = {t.key: t for t in discover_source(base)}
@@ -171,17 +159,10 @@ def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_
     # a K tile the original keeps at 16 (a 16-bit GEMM) keeps its 16
     sixteen = {t.key: t for t in discover_source(base.replace("BLOCK_K=32,", "BLOCK_K=16,"))}["mm_kernel:BLOCK_K"]
     assert sixteen.legality is not None and sixteen.legality.problem(16) is None
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "k16.py").write_text(base.replace("BLOCK_K=32,", "BLOCK_K=16,"))
     int8 = {"M": 33, "N": 40, "K": 70, "dtype": "int8"}
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "k16.py"):
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "mm_int8_path", [int8], lambda ran: bool(torch.equal(ran.got, ran.want)), kernel_py=kernel_py
-            )
-            verdicts.append(got["M=33,N=40,K=70,dtype=int8"])
-    assert verdicts[0] is True and "a GPU compile needs K >= 32" in str(verdicts[1]), verdicts
+    k16 = base.replace("BLOCK_K=32,", "BLOCK_K=16,")
+    original, written = _interpreted("mm_int8_path", int8, k16, tmp_path, monkeypatch)
+    assert original is True and "a GPU compile needs K >= 32" in str(written), (original, written)
 
 
 #: (folder, a size the original handles, the written text's change, the line its failure says, or ``None``)
