@@ -2034,6 +2034,7 @@ class _Analyzer:
                         groups=[group],
                         refused=self.unread_why.get(code)
                         or self.read_from_file(la, code)
+                        or self.handed_config(la, code)
                         or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
                         needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
@@ -3799,6 +3800,22 @@ class _Analyzer:
                 continue
             out += self.returned_tables(called[0], depth + 1)
         return out
+
+    def handed_config(self, la: _Launch, code: str) -> str | None:
+        """Why ``**code`` is no knob when it is ``P.kwargs`` of a parameter ``P`` of the launching function: a
+        ``triton.Config`` its caller hands in (torchao's ``**config.kwargs``, ``config`` picked at run time by
+        torchao's own search over its module list: breaker27's q71, said "its dict is built by code"), whose
+        settings are the caller's choice; ``None`` otherwise."""
+        base, _, attr = code.partition(".")
+        func = la.func
+        if func is None or attr != "kwargs" or base in func.locals or base not in {p.name.value for p in func.params}:
+            return None
+        return (
+            f"the argument **{code} passes the settings of {base}, a triton.Config the caller of "
+            f"{func.node.name.value}() hands in "
+            "(chosen at run time, as by a search over a list of configs): they are not listed; pass them at the "
+            "launch as literals, or under @triton.autotune, to tune them"
+        )
 
     def read_from_file(self, la: _Launch, code: str) -> str | None:
         """Why ``**code`` is no knob when its dict is read from a file at run time through this file's code (AITER's
