@@ -100,6 +100,10 @@ def test_l90_a_retune_over_an_earlier_guard_states_its_gain_over_what_the_file_r
     )
     assert after.edit_note is not None and after.edit_note.endswith(named), after.edit_note
     assert after.judgement.reason.startswith(f"as written it runs BLOCK=2048 at {AT_8192}; BLOCK=2048 at {AT_4096}; ")
+    # a pick that runs at every entry (512 under its grid's limit) is measured against the same, and says so
+    before, after = _retuned(retune, {1024: NOW, 512: dict.fromkeys(NOW, 0.5)})
+    assert "        BLOCK = 512\n" in after.edit.new_source and "n_cols % 4096" not in after.edit.new_source
+    assert after.result.speedup == pytest.approx(4.0 / 1.5) and after.edit_note.endswith(named), after.edit_note
 
 
 def test_l91_the_one_configuration_s_line_agrees_with_the_per_shape_figures_as_written(retune) -> None:
