@@ -143,6 +143,9 @@ class Divides:
     # the count of programs on a grid's axis a tile is one factor of a product in (``triton.cdiv(M, BLOCK_M) *
     # triton.cdiv(N, BLOCK_N)``): a table's row may hold its limit as a test (configs24's c44)
     count: cst.BaseExpression | None = None
+    # the most :attr:`count` may be (:data:`GRID_AXIS_MOST` for a grid's axis; a host assert's own bound, ``assert
+    # grid_size0 < 65536``: 65535, leftovers25 l80); ``None`` where no count is read
+    count_most: int | None = None
     # the launching function takes the size modulo the tile itself (vLLM's ``assert max_num_tokens % BLOCK_M == 0``):
     # a row over a computed tile may hold the divisibility as a test, where it fails the computation runs (c44)
     host: bool = False
@@ -959,7 +962,9 @@ def _asserted_counts(
     does not divide the original pads past the original's at some size, a larger one first (wrongkernel22, v97):
     only a divisor of the original holds everywhere, any other tile where it divides the size (refusals24, u41). A
     count bounded from below (``assert triton.cdiv(n, BLOCK) >= 8``, v70) fails at small sizes, where the net's floor
-    runs it."""
+    runs it. A count the assert's test needs (a conjunct of it) under an integer (``assert grid_size0 < 65536``)
+    carries itself, read through the locals bound once, and that integer's most (65535): a table's row whose test
+    implies it (``if N <= 1024:`` with ``BLOCK = 128``, at most 8) keeps the assert passing (leftovers25, l80)."""
     local = assigned_once(fn)
     out: list[Divides] = []
     for node in walk(fn.body):
@@ -969,19 +974,24 @@ def _asserted_counts(
         asserts = f"line {line} asserts {_code(node.test).strip()}"
         why = f"{asserts}, a count of tiles bounded from above"
         padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
+        needed = [c for c in conjuncts(node.test) if isinstance(c, cst.Comparison)]
         for comparison in (c for c in walk(node.test) if isinstance(c, cst.Comparison)):
             left = comparison.left
             for target in comparison.comparisons:
                 op = target.operator
-                bounded = (
-                    left
+                bounded, bounding = (
+                    (left, target.comparator)
                     if isinstance(op, cst.LessThan | cst.LessThanEqual)
-                    else target.comparator
+                    else (target.comparator, left)
                     if isinstance(op, cst.GreaterThan | cst.GreaterThanEqual)
-                    else None
+                    else (None, None)
                 )
                 left = target.comparator
                 factors = _bound_factors(bounded, local) if bounded is not None else []
+                most = _evaluated(_bound_value(bounding, local)) if bounding is not None else None
+                if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
+                    most -= 1
+                counted = _product(factors) if most is not None and any(comparison is c for c in needed) else None
                 for factor in factors:
                     count = _tile_count(factor, helpers or {})
                     if count is None:
@@ -995,7 +1005,15 @@ def _asserted_counts(
                             why = padded.format(tile=tile[1]) + _pads_nothing(size)
                             out.append(Divides(tile, size, line, why, padded=True))
                         else:
-                            out.append(Divides(tile, None, line, why, covers=True))
+                            out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
+    return out
+
+
+def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:
+    """``factors`` multiplied, each parenthesized where it must be (``n_rows * triton.cdiv(n_cols, BLOCK)``)."""
+    out = _parenthesized(factors[0])
+    for factor in factors[1:]:
+        out = cst.BinaryOperation(out, cst.Multiply(), _parenthesized(factor))
     return out
 
 
@@ -1498,7 +1516,10 @@ def _product_limits(
     else:
         tile = _tile_id(tile_expr)
         tiles = [tile] if tile is not None else []
-    return [Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1), count=count) for t in tiles]
+    most = GRID_AXIS_MOST if count is not None else None
+    return [
+        Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1), count=count, count_most=most) for t in tiles
+    ]
 
 
 def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | None:
@@ -4430,9 +4451,15 @@ def _unbounded_row(
         before = _fallback_values(row.fn, target)
         if before and all(d.holds(b, value) for b in before):
             continue
-        limit = _count_limit(row, d)
-        if limit is not None and isinstance(row.node, cst.If) and limit in _conjunct_codes(row.node.test):
-            continue  # the row holds the count's limit: a size past it falls to the next row or the fallback
+        counted = _row_count(row, d)
+        limit = f"{_code(counted).strip()} <= {d.count_most}" if counted is not None else None
+        if (
+            counted is not None
+            and d.count_most is not None
+            and isinstance(row.node, cst.If)
+            and (limit in _conjunct_codes(row.node.test) or _bounds_size(row.node.test, counted, d.count_most))
+        ):
+            continue  # the row's test holds, or implies, the count's limit: a size past it falls to the next row
         if limit is not None and needed is not None and isinstance(row.node, cst.If) and _rows_alone(row.fn, row.node):
             needed.append((row.node, limit, f"{target}={value} only where {limit} ({d.why})"))
             continue
@@ -4450,15 +4477,15 @@ def _targets(assign: cst.Assign) -> set[str]:
     return {n.value for t in assign.targets for n in walk(t.target) if isinstance(n, cst.Name)}
 
 
-def _count_limit(row: _Row, d: Divides) -> str | None:
-    """The test that keeps a grid axis's count of programs, a product of counts (``triton.cdiv(max_num_tokens,
-    BLOCK_M) * triton.cdiv(B.size(1), BLOCK_N)``: vLLM's batched MoE), within :data:`GRID_AXIS_MOST` where a table's
-    row sets tiles of it: the count with each tile the row sets as its value (``triton.cdiv(max_num_tokens, 16) *
-    triton.cdiv(B.size(1), config["BLOCK_SIZE_N"]) <= 65535``). A local computed after the row stands as its one
-    computation, with the row's tiles in it (``n_blocks = triton.cdiv(L, BLOCK)``: ``H * triton.cdiv(L, 256)``): a tile
-    so computed has rows of its own that test the count again with the final tiles. ``None`` where a name is computed
-    otherwise, or for a grid function's tile (``META["BLOCK_N"]``), which no test before the launch reads (configs24's
-    c44)."""
+def _row_count(row: _Row, d: Divides) -> cst.BaseExpression | None:
+    """A count a table's row sets tiles of, as the row's test must keep it within its most (``d.count_most``: a grid
+    axis's count of programs, a product of counts, ``triton.cdiv(max_num_tokens, BLOCK_M) * triton.cdiv(B.size(1),
+    BLOCK_N)``: vLLM's batched MoE; a count a host assert bounds): the count with each tile the row sets as its value
+    (``triton.cdiv(max_num_tokens, 16) * triton.cdiv(B.size(1), config["BLOCK_SIZE_N"])``). A local computed after
+    the row stands as its one computation, with the row's tiles in it (``n_blocks = triton.cdiv(L, BLOCK)``: ``H *
+    triton.cdiv(L, 256)``): a tile so computed has rows of its own that test the count again with the final tiles.
+    ``None`` where a name is computed otherwise, or for a grid function's tile (``META["BLOCK_N"]``), which no test
+    before the launch reads (configs24's c44)."""
     if d.count is None or not isinstance(row.node, cst.If) or not isinstance(row.node.body, cst.IndentedBlock):
         return None
     if any(isinstance(n, cst.Subscript) for n in walk(d.count)):
@@ -4482,7 +4509,7 @@ def _count_limit(row: _Row, d: Divides) -> str | None:
         and _int(small.value) is not None
     }
     later = {name: _parenthesized(_substituted(value, tiles)) for name, value in later.items()}  # ``n_blocks``'s tile
-    return f"{_code(_substituted(d.count, {**later, **tiles})).strip()} <= {GRID_AXIS_MOST}"
+    return _substituted(d.count, {**later, **tiles})
 
 
 def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[cst.If, str, str]] | None) -> str | None:
@@ -4854,9 +4881,22 @@ def _bounds_size(test: cst.BaseExpression, size: cst.BaseExpression, most: int) 
 
 def _rising_at(expr: cst.BaseExpression, x: str, value: int) -> int | None:
     """``expr``'s value where the expression whose text is ``x`` is ``value``, when ``expr`` is it or rises with it
-    alone (integer constants beside it: ``x // 2``, ``2 * x``, ``x + 1``); ``None`` otherwise."""
+    alone (integer constants beside it: ``x // 2``, ``2 * x``, ``x + 1``, a count of tiles of a positive integer,
+    ``triton.cdiv(x, 128)``, and a ``max`` or ``min`` of such and integers: leftovers25's l80); ``None``
+    otherwise."""
     if _code(expr).strip().strip("()") == x:
         return value
+    if (counted := ceil_count(expr)) is not None:
+        at, tile = _rising_at(counted[0], x, value), _evaluated(counted[1])
+        return -(-at // tile) if at is not None and tile is not None and tile > 0 else None
+    if isinstance(expr, cst.Call) and dotted(expr.func) in ("max", "min") and expr.args:
+        if any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        values = [v if (v := _evaluated(a.value)) is not None else _rising_at(a.value, x, value) for a in expr.args]
+        known = [v for v in values if v is not None]
+        if len(known) < len(values):
+            return None
+        return max(known) if dotted(expr.func) == "max" else min(known)
     if not isinstance(expr, cst.BinaryOperation):
         return None
     left, right = expr.left, expr.right
