@@ -87,3 +87,21 @@ def test_l81_a_mask_assigned_where_the_flag_fails_is_read_by_the_slow_path(test:
         if isinstance(n, cst.FunctionDef) and n.name.value == "_fwd_combine_kv_splits"
     ]
     assert ("BLOCK_M" in unchecked_blocks(kernel, flags={"DIVISIBLE_M"})) is unchecked  # BLOCK_DMODEL is D itself
+
+
+UNPACKED = Path(__file__).parent / "data" / "leftovers25" / "unpacked_counts" / "kernel.py"
+PAIRED = "    grid_m, n_tiles = triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)\n"
+
+
+@pytest.mark.parametrize("spelling", ["paired", "two lines"])
+def test_l82_a_count_unpacked_beside_a_masked_kernel_s_grid_keeps_its_own_kernel_s_divisor(spelling: str) -> None:
+    """l82: ``_grid_nodes`` followed a name an unpacking binds to the whole tuple (a2c745b9's ``_targets``), so
+    ``n_tiles``'s count, beside the masked kernel's ``grid_m``, was read as that kernel's grid and the unmasked
+    ``sum_tiles``' divisor dropped: ``BLOCK_N = 128`` was written plainly, wrong at N = 192 (two tiles of 128 read 64
+    past the end) where the original's three of 64 are right. Each name now takes its own element: the move is
+    guarded as the two-line spelling's is."""
+    base = UNPACKED.read_text(encoding="utf-8")
+    if spelling == "two lines":
+        base = base.replace(PAIRED, "    grid_m = triton.cdiv(M, BLOCK_M)\n    n_tiles = triton.cdiv(N, BLOCK_N)\n")
+    guarded = guard_edit(base, base.replace("BLOCK_N = 64", "BLOCK_N = 128"))
+    assert guarded.tests == ("N % 128 == 0",), guarded.note

@@ -36,7 +36,14 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
-from kernelopt.tunables.bindings import assigned_once, bindings, element_names, element_read, element_spellings
+from kernelopt.tunables.bindings import (
+    assigned_once,
+    bindings,
+    element_names,
+    element_read,
+    element_spellings,
+    made_by,
+)
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -657,7 +664,11 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
 def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None) -> set[int]:
     """The ids of the nodes of ``fn``'s launch grids: each launch's subscript, and the values of the assignments to
     the names it reads (``programs = n // BLOCK`` beside ``kernel[(programs,)]``), followed through names so bound;
-    ``of``: the launches of those kernels only (``None``: every launch)."""
+    ``of``: the launches of those kernels only (``None``: every launch). A name an unpacking binds is followed to the
+    element it takes (``grid_m, n_tiles = triton.cdiv(M, BM), triton.cdiv(N, BN)``: ``grid_m``'s count alone), and
+    not at all where the sides do not pair (``M, N = x.shape``): since a2c745b9 the whole tuple was read as the grid,
+    so a count beside a masked kernel's grid (``n_tiles``, an unmasked loop's) was taken for that grid's and its
+    kernel's divisor dropped (leftovers25, l82)."""
     grids: list[cst.CSTNode] = [
         element
         for _, call in _launch_calls(fn)
@@ -665,7 +676,13 @@ def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None) -> set[i
         for element in call.func.slice
     ]
     names = {n for grid in grids for n in _names(grid)}
-    assigned = [(made, node.value) for node in walk(fn.body) if isinstance(node, cst.Assign) for made in _targets(node)]
+    assigned = [
+        (b.name, b.taken)
+        for node in walk(fn.body)
+        if isinstance(node, cst.Assign)
+        for b in made_by(node)
+        if b.taken is not None and (b.value is not None or b.taken is not node.value)
+    ]
     seen: set[str] = set()
     while names - seen:
         seen |= names
