@@ -105,3 +105,18 @@ def test_l82_a_count_unpacked_beside_a_masked_kernel_s_grid_keeps_its_own_kernel
         base = base.replace(PAIRED, "    grid_m = triton.cdiv(M, BLOCK_M)\n    n_tiles = triton.cdiv(N, BLOCK_N)\n")
     guarded = guard_edit(base, base.replace("BLOCK_N = 64", "BLOCK_N = 128"))
     assert guarded.tests == ("N % 128 == 0",), guarded.note
+
+
+@pytest.mark.parametrize(("value", "test"), [(512, None), (256, None), (2048, "n_cols % 2048 == 0")])
+def test_l84_a_size_rounded_down_keeps_a_divisor_of_the_original_out(value: int, test: str | None) -> None:
+    """l83 (refusals24's Seen line): a size rounded down to whole tiles (``n_whole = n_cols // BLOCK * BLOCK``) that a
+    kernel multiplies in int32 took a divisor of the original as holding everywhere, as a size rounded up does: 512
+    was written plainly, where 1536 columns round down to 1536, not the original's 1024, so the index ``row * n_whole``
+    passes 2**31 at 1.4 million rows, where the original's stays within. A divisor is refused; a multiple rounds down as
+    far or further, and is written under the floor's own test (``n_cols // BLOCK``)."""
+    base = (Path(__file__).parent / "data" / "leftovers25" / "whole_rows" / "kernel.py").read_text(encoding="utf-8")
+    guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n"))
+    if test is None:
+        assert guarded.new_source is None and "rounded down to whole tiles" in (guarded.note or ""), guarded.note
+    else:
+        assert guarded.tests == (test,), guarded.note

@@ -159,6 +159,10 @@ class Divides:
     # the size is padded to whole tiles (v97, v113): a divisor of the original pads no further, any tile that divides
     # the size pads nothing (refusals24 u41)
     padded: bool = False
+    # the padded size is rounded down (``n // BLOCK * BLOCK``): a divisor of the original rounds it down less, a larger
+    # size past the original's (1536 by 512, 1024 by 1024), and only a multiple rounds it as far or further
+    # (leftovers25, l83: a divisor held as a size rounded up has it)
+    rounded_down: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -172,6 +176,8 @@ class Divides:
             return covers_as_before(self.scale, before * self.times_before, after * self.times)
         if self.divided:  # every size dividing the original divides the new value
             return after % before == 0
+        if self.rounded_down:  # a multiple of the original rounds down as far or further
+            return (after * self.times) % (before * self.times_before) == 0
         part = after * self.times // self.per
         return part > 0 and (before * self.times_before // self.per) % part == 0
 
@@ -1018,9 +1024,10 @@ def _asserted_counts(
                     for tile in tiles:
                         if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
                             # a tile dividing the size pads nothing, within the original's padding (refusals24, u41)
-                            size = count[1] if one is not None and _counted_up(factor) else None
+                            up = _counted_up(factor)
+                            size = count[1] if one is not None and up else None
                             why = padded.format(tile=tile[1]) + _pads_nothing(size)
-                            out.append(Divides(tile, size, line, why, padded=True))
+                            out.append(Divides(tile, size, line, why, padded=True, rounded_down=not up))
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
     return out
@@ -1072,8 +1079,19 @@ def _int32_strides(
                 # where the new tile divides the size it pads nothing: the index stays within the original's, at
                 # every size the original handled (refusals24, u41: a larger tile of stencil_pad was refused whole)
                 assert count is not None
-                size = count[1] if _counted_up(factor) else None
-                out.append(Divides(tile, size, line, why + _pads_nothing(size), padded=True, missing=_ROUNDED_DOWN))
+                up = _counted_up(factor)
+                size = count[1] if up else None
+                out.append(
+                    Divides(
+                        tile,
+                        size,
+                        line,
+                        why + _pads_nothing(size),
+                        padded=True,
+                        missing=_ROUNDED_DOWN,
+                        rounded_down=not up,
+                    )
+                )
     return out
 
 
