@@ -101,7 +101,12 @@ def test_a_padded_stride_is_read_through_every_maker_that_shows_it(made: str, ax
 
 @pytest.mark.parametrize(
     ("folder", "now", "floor", "small"),
-    [("desc_half_side", 16, 16, 8), ("desc_host_side", 8, 8, 4), ("desc_last_side", 8, 8, 4)],
+    [
+        ("desc_half_side", 16, 16, 8),
+        ("desc_host_side", 8, 8, 4),
+        ("desc_last_side", 8, 8, 4),
+        ("desc_host_local", 8, 8, 4),
+    ],
 )
 def test_v121_v122_a_descriptor_s_last_side_halved_or_made_on_the_host_keeps_sixteen_bytes_in_bf16(
     folder: str, now: int, floor: int, small: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -112,7 +117,9 @@ def test_v121_v122_a_descriptor_s_last_side_halved_or_made_on_the_host_keeps_six
     by the grid's axis limit alone, and at 33 x 40 in bf16, which the original scales, the written kernel raises
     "Descriptor block shape must have at least 16 bytes in the last dimension, but got 4 * 2 = 8 bytes" (in the
     interpreter as on a GPU). v118's floor read a kernel's descriptor side that is a plain name: a side that is the
-    knob scaled is floored in the knob's values, and a host descriptor's side by the launcher's name."""
+    knob scaled is floored in the knob's values, and a host descriptor's side by the launcher's name; v140
+    (wrongkernel27, desc_host_local: the block shape bound to a local first, ``block = [BLOCK_M, BLOCK_N]``, which
+    ``--set BLOCK_N=4`` wrote under the grid's limit alone) through the launcher's locals."""
     import torch
 
     from kernelopt.tunables import discover_source

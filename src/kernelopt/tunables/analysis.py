@@ -5248,34 +5248,34 @@ def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
     """The knobs a launcher passes as the last side of a host-side ``TensorDescriptor``'s ``block_shape``
     (``TensorDescriptor.from_tensor(x, [BLOCK_M, BLOCK_N])``, Triton's ``triton.tools.tensor_descriptor``), read by
     their names anywhere in the module: the kernel it is passed to checks the same 16 bytes (wrongkernel26, v122:
-    v118's floor read the kernel's own descriptors alone); kept by module."""
-    out: set[SideScale] = set()
-    for n in walk(module):
-        maker = _dotted(n.func) if isinstance(n, cst.Call) else None
-        spelled = next((k for k in _HOST_DESCRIPTORS if maker == k or (maker or "").endswith("." + k)), None)
-        if spelled is not None:
-            shape = call_args(n, _HOST_DESCRIPTORS[spelled]).get("block_shape")  # type: ignore[arg-type]
-            if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
-                out |= _side_scales(shape.elements[-1].value)
-        if isinstance(n, cst.FunctionDef):
-            out |= _hooked_sides(n)
+    v118's floor read the kernel's own descriptors alone); in a function, a block shape bound to a local first
+    (``block = [BLOCK_M, BLOCK_N]``: wrongkernel27, v140) and one a hook sets (:func:`_hosted_sides`); kept by
+    module."""
+    out = _hosted_sides(module, {})
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef)):
+        out |= _hosted_sides(fn.body, {**_unpacked_pairs(fn), **assigned_once(fn)})
     return frozenset(out)
 
 
-def _hooked_sides(fn: cst.FunctionDef) -> set[SideScale]:
-    """The last sides a function sets on a host descriptor, ``nargs["x_desc"].block_shape = [BM, nargs["BLOCK_N"]]``
-    (an autotune config's ``pre_hook``, as Triton's persistent matmul tutorial sets its descriptors' blocks on
-    placeholders made ``[1, 1]``), the side read through the function's locals (``BLOCK_N = nargs["BLOCK_SIZE_N"]``,
-    a list bound first) to the config's key it names (wrongkernel27, v133: ``tunables --set`` wrote ``BLOCK_N=4`` of
-    8, 8 bytes of bf16)."""
-    local = {**_unpacked_pairs(fn), **assigned_once(fn)}
+def _hosted_sides(node: cst.CSTNode, local: Mapping[str, cst.BaseExpression]) -> set[SideScale]:
+    """The last sides of the host descriptors' block shapes under ``node``: each maker's ``block_shape`` argument,
+    and each ``X.block_shape = [..]`` a function sets (``nargs["x_desc"].block_shape = [BM, nargs["BLOCK_N"]]``, an
+    autotune config's ``pre_hook``, as Triton's persistent matmul tutorial sets its descriptors' blocks on
+    placeholders made ``[1, 1]``: wrongkernel27, v133), a shape or a side read through ``local`` (a list bound first,
+    ``BLOCK_N = nargs["BLOCK_SIZE_N"]``) to the name it gives (a config's key)."""
     out: set[SideScale] = set()
-    for n in walk(fn.body):
-        if not isinstance(n, cst.Assign) or not any(
+    for n in walk(node):
+        shape: cst.BaseExpression | None = None
+        if isinstance(n, cst.Call):
+            maker = _dotted(n.func)
+            spelled = next((k for k in _HOST_DESCRIPTORS if maker == k or (maker or "").endswith("." + k)), None)
+            shape = call_args(n, _HOST_DESCRIPTORS[spelled]).get("block_shape") if spelled is not None else None
+        elif isinstance(n, cst.Assign) and any(
             isinstance(t.target, cst.Attribute) and t.target.attr.value == "block_shape" for t in n.targets
         ):
-            continue
-        shape = local.get(n.value.value, n.value) if isinstance(n.value, cst.Name) else n.value
+            shape = n.value
+        if isinstance(shape, cst.Name):
+            shape = local.get(shape.value, shape)
         if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
             out |= _side_scales(_keyed_names(shape.elements[-1].value, local))
     return out
