@@ -74,6 +74,7 @@ SLOW_FILES = (
     "test_breaker25_cases.py",  # 5.4 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_breaker26_cases.py",  # 2.3 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_breaker27_cases.py",  # 3.3 CPU-s, 10.5 s wall at load 7 (breaker27, 13:36 UTC): its GPU picks' opt in
+    "test_late42_cases.py",  # 6.2 CPU-s, 15-17 s wall at load 6 (late42, 13:46 UTC): fla_matmul prepared for cuda
     "test_batch_pool.py",  # 9.2 CPU-s, 8 s waiting
     "test_knob_patterns_e2e.py",  # 13.1 CPU-s (alone, less a fork server's start)
     "test_breaker_cases.py",  # 8.0 CPU-s, 10 s waiting

@@ -1071,19 +1071,7 @@ def tune_folder(
     )
     earlier = None if prepared.record_path.exists() else latest_beside(prepared.record_path, header.folder)
     record = SessionRecord.open(prepared.record_path, header)
-    editor = _remembered(
-        knob_editor(
-            prepared.base_source,
-            limits=prepared.limits,
-            kernel=space.kernel,
-            gpu=prepared.gpu,
-            evaluation=prepared.evaluation,
-            origins=space.origins,
-            pin_current=prepared.problem.interpreted,
-            writable=True,
-            found=prepared.found,
-        )
-    )
+    editor = _remembered(session_editor(prepared))
     evaluator = _session_evaluator(prepared, editor, record)
     # a literal that runs as the kernel as written on every shape timed (a computation of one value over them, or
     # the values of a guard an earlier write left): the current point, not timed twice
@@ -1224,17 +1212,17 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
     if edit is None or result.best_config is None or result.current_config is None:
         return tuning
-    current, table = Config.of(result.current_config), tuning.judgement.table
-    now_runs = _runs_now(prepared, current)
-    if now_runs is None:
-        return tuning
     ifs = tuned_ifs(edit.new_source)
-    if not ifs:  # the pick runs everywhere: the session's figures are the written kernel's
-        return _noted(tuning, _retune_note(prepared, current, now_runs))
+    if not ifs:
+        return tuning
+    current, table = Config.of(result.current_config), tuning.judgement.table
     plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning)) if table else None
     if table and plan is None:
         return tuning
     served = _serving(tuning, *plan, _rows(tuning, *plan)) if plan is not None else {}
+    now_runs = _runs_now(prepared, current)
+    if now_runs is None:
+        return tuning
     judged: dict[str, Config] = {}
     runs: dict[str, Config] = {}
     for shape in prepared.ran_shapes:
@@ -1347,8 +1335,7 @@ def _retune_note(prepared: PreparedFolder, current: Config, now_runs: Mapping[st
     if not guarded:
         return None
     name = prepared.problem.kernel_py.name
-    said = _said(now_runs, current)
-    where = "; ".join(f"{said[label]} at {label}" for label in prepared.in_user_order(said))
+    where = "; ".join(f"{c} at {label}" for label, c in _said(now_runs, current).items())
     return (
         f"measured against {name} as it runs now ({where}); the original computation its guards fall back to "
         f"({config_text(current.as_dict())}) was not timed at {', '.join(guarded)}, where they hold: no figure "
@@ -1762,6 +1749,37 @@ def list_configs(prepared: PreparedFolder) -> list[Config]:
     differing by noise was written as "3.7x faster than the current"."""
     out = _list_entries(prepared)
     return out if 2 <= len(out) <= list_most(prepared) else []
+
+
+def session_editor(prepared: PreparedFolder) -> Apply:
+    """What makes each configuration's source in ``prepared``'s session (:func:`knob_editor`): a write the guard
+    refuses is refused, and the current configuration pinned where :func:`pins_current` says."""
+    space = prepared.space
+    return knob_editor(
+        prepared.base_source,
+        limits=prepared.limits,
+        kernel=space.kernel,
+        gpu=prepared.gpu,
+        evaluation=prepared.evaluation,
+        origins=space.origins,
+        pin_current=pins_current(prepared),
+        writable=True,
+        found=prepared.found,
+    )
+
+
+def pins_current(prepared: PreparedFolder) -> bool:
+    """Whether the session runs its current configuration as the others, its autotune list pinned to that one
+    configuration: in Triton's interpreter (the list as written cannot run there), and where the keyed list is judged as
+    a list (:func:`list_configs`): each of its configurations is then seeded, checked and timed pinned on every shape,
+    and the current latency at each shape is the fastest of them (:func:`judge_against_list`), so the list as written
+    is the same computation, its autotuner's pick among those. Run whole on a GPU, each of its requests compiled and
+    benchmarked every configuration at each new key under one candidate's limit: fla's eight-config matmul's first check
+    had no reply in the 25.6 s its 60 s wall had left after the current's own compile of 33.4 s (the H100, 2026-12-07;
+    docs/faults.md l101), and its figure was the autotuner's pick, not the pinned configuration
+    :func:`list_as_written` compares it with. A list judged as one configuration (longer than :func:`list_most`)
+    still runs as written on a GPU: its current is the list, not one of its entries."""
+    return prepared.problem.interpreted or bool(list_configs(prepared))
 
 
 def list_note(prepared: PreparedFolder) -> str | None:

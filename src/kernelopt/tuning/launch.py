@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
@@ -49,6 +50,7 @@ from kernelopt.tunables.block_tiles import (
     tile_problems,
 )
 from kernelopt.tunables.compile_cache import cached_launch_note
+from kernelopt.tunables.empty_counts import Count, sized_counts
 from kernelopt.tunables.guard import tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, TRITON_MAX_TENSOR_NUMEL
 from kernelopt.tunables.launches import (
@@ -131,7 +133,9 @@ def space_from_tunables(
     )
     extents = _extents(source, chosen.kernel, evaluation, problem_sizes) if problem_sizes else {}
     numel = kernel_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
-    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles, extents, numel)
+    counts = _knob_counts(source, chosen.kernel, origins, _given(tunables, chosen.kernel)) if source else ()
+    notes += [line for c in counts if (line := c.as_written()) is not None]
+    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles, extents, numel, counts)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
     growth = tile_growth(source, chosen.kernel) if source is not None and chosen.kernel is not None else None
     space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes), growth)
@@ -469,6 +473,7 @@ def _fit(
     tiles: HeldTiles | None = None,
     extents: Mapping[str | int, int] | None = None,
     numel: Sequence[Sequence[str | int]] = (),
+    counts: Sequence[KnobCount] = (),
 ) -> tuple[Fit | None, list[str]]:
     """The fit callable of the launch and the words for the rules it checks (``fixed``: the launch options it is
     written with that are no knobs, which the resource estimate reads; ``floors``: knob -> the smallest value that
@@ -477,7 +482,9 @@ def _fit(
     thread :func:`~kernelopt.tunables.block_tiles.tile_problems` bounds; ``extents``: a 1-D block's tile, by name or
     literal value -> the largest extent the launch's grid counts it over, :func:`_extents`; ``numel``: the sides of
     the tiles the kernel's body builds, :func:`~kernelopt.tunables.tile_numel.kernel_tiles`, each tile whose every
-    side is a knob or an integer held to Triton's limit on a tensor's values, :func:`_numel_tiles`)."""
+    side is a knob or an integer held to Triton's limit on a tensor's values, :func:`_numel_tiles`; ``counts``: the
+    counts of pieces a loop or the grid is sized by that the knobs alone compute, none of which may be 0,
+    :func:`_knob_counts`)."""
     rules: list[str] = []
     tiles = tiles if tiles is not None and tiles.entries and limits is not None else None
     tile = _tile_limits(knobs, origins, problem_sizes, extents or {}) if problem_sizes else {}
@@ -495,12 +502,15 @@ def _fit(
     if held:
         spans = ", ".join(" x ".join(str(s) for s in t) for t in held)
         rules.append(f"a tile's values <= {TRITON_MAX_TENSOR_NUMEL} (Triton's limit): {spans}")
+    if counts:
+        rules.append("a count of pieces the knobs compute is not 0: " + "; ".join(c.rule() for c in counts))
     if not rules:
         return None, rules
 
     def fit(config: Config) -> list[str]:
         out = [f"{n}={config[n]} > {m}: larger than the problem" for n, m in tile.items() if _gt(config[n], m)]
         out += _numel_problems(held, config)
+        out += [why for c in counts if (why := c.problem(config)) is not None]
         if limits is not None:
             values = {**fixed, **{feed: config[n] for n, o in origins.items() for feed in o.feeds}}
             out += resource_problems(values, limits)
@@ -536,6 +546,83 @@ def _numel_problems(tiles: Sequence[tuple[str | int, ...]], config: Config) -> l
         if all(is_int(v) for v in values) and (n := math.prod(values)) > TRITON_MAX_TENSOR_NUMEL:
             shown = " x ".join(f"{s}={v}" if isinstance(s, str) else str(v) for s, v in zip(tile, values, strict=True))
             out.append(f"a tile of {shown} holds {n} values, past Triton's {TRITON_MAX_TENSOR_NUMEL}")
+    return out
+
+
+@dataclass(frozen=True)
+class KnobCount:
+    """A count of pieces the kernel's loop or grid is sized by (:func:`~kernelopt.tunables.empty_counts.sized_counts`)
+    that the launch's knobs alone compute: ``knobs`` the knob each named factor is (by a name it feeds), ``given``
+    the values the launch gives the others, ``current`` the knobs' values as written."""
+
+    count: Count
+    knobs: Mapping[str, str]
+    given: Mapping[str, int]
+    current: Mapping[str, Value | None]
+
+    def rule(self) -> str:
+        return f"{self.count.formula()} ({self.count.sizes})"
+
+    def _value(self, values: Mapping[str, Value | None]) -> int | None:
+        of = dict(self.given)
+        for name, knob in self.knobs.items():
+            if (v := plain_int(values.get(knob))) is None:
+                return None
+            of[name] = v
+        return self.count.value(of)
+
+    def _own(self, config: Config) -> bool:
+        """Every knob of the count at its value as written: the user's own configuration, kept (:meth:`as_written`)."""
+        return all(config.get(k) == self.current.get(k) for k in set(self.knobs.values()))
+
+    def problem(self, config: Config) -> str | None:
+        """Why ``config`` computes nothing there (the count is 0), ``None`` where it does or is the file's own."""
+        if self._value(config) != 0 or self._own(config):
+            return None
+        shown = ", ".join(f"{k}={config[k]}" for k in sorted(set(self.knobs.values())))
+        return f"{shown} make {self.count.formula()} 0: {self.count.sizes} runs over nothing"
+
+    def as_written(self) -> str | None:
+        """The line saying the file as written already makes the count 0 (kept as the current configuration, not
+        refused), ``None`` where it does not."""
+        if self._value(self.current) != 0:
+            return None
+        shown = ", ".join(f"{k}={self.current[k]}" for k in sorted(set(self.knobs.values())))
+        return (
+            f"as written, {shown} make {self.count.formula()} 0, so {self.count.sizes} runs over nothing: the "
+            "current configuration is kept as the file's own, and no other configuration with a count of 0 is proposed"
+        )
+
+
+def _knob_counts(
+    source: str, kernel: str | None, origins: Mapping[str, KnobOrigin], given: Mapping[str, int]
+) -> list[KnobCount]:
+    """The counts of pieces ``kernel`` loops or is launched over that the knobs of ``origins`` compute, each named
+    factor a knob (by its name or a name it feeds) or a value the launch gives (``given``) and at least one a knob: a
+    count that reads a size (``triton.cdiv(n, BLOCK)``, ``n // BLOCK``) is 0 at small sizes by design and is left
+    out (docs/faults.md l100)."""
+    if kernel is None:
+        return []
+    by_name = {feed: n for n, o in origins.items() for feed in (n, *o.feeds)}
+    out: list[KnobCount] = []
+    for count in sized_counts(source, kernel):
+        knobs: dict[str, str] = {}
+        fixed: dict[str, int] = {}
+        for factor in (*count.dividend, *count.divisor):
+            if isinstance(factor, int):
+                continue
+            knob = next((by_name[n] for n in factor if n in by_name), None)
+            value = next((given[n] for n in factor if n in given), None)
+            if knob is not None:
+                knobs[factor[0]] = knob
+            elif value is not None:
+                fixed[factor[0]] = value
+            else:
+                break
+        else:
+            if knobs:
+                current = {k: origins[k].value for k in knobs.values()}
+                out.append(KnobCount(count, knobs, fixed, current))
     return out
 
 

@@ -1,0 +1,195 @@
+"""A count of pieces a loop or a grid is sized by, computed from settings alone: where it is 0, nothing is computed.
+
+Lightning attention's backward (breaker25's la_nodecay) walks each block of ``BLOCK`` steps in sub-blocks of
+``CBLOCK``: its launcher computes ``NUM_CBLOCK = BLOCK // CBLOCK`` and the kernel loops ``for j in
+range(NUM_CBLOCK)``. A ``CBLOCK`` larger than ``BLOCK`` makes the count 0, the loop runs no step, and the kernel
+leaves its outputs' inter-block part unwritten: every size fails the check. ``tune`` spent 2 of its 7 evaluations on
+such pairs on an H100 (docs/faults.md l100). The count is read from the source, not learnt by a run:
+
+- a name the kernel's body binds to ``A // B`` (``A // (B * C)``, factors names or integer literals), or a parameter
+  the launch passes such a quotient (a local of the launching function bound to it once, or the quotient itself);
+- that sizes a ``range`` / ``tl.range`` / ``tl.static_range`` of the kernel (an argument that is the count, or the
+  count plus or minus an integer: ``range(NUM_CBLOCK - 1, -1, -1)`` walks back over the same pieces), or an axis
+  of the launch's grid (a tuple, or a name bound to one in the launching function).
+
+A quotient that reads a size (``NUM_BLOCK = triton.cdiv(n, BLOCK)``, ``n // BLOCK``) is 0 at some sizes by design
+and is no rule here: which operands are settings the space tunes is the caller's to say
+(:func:`kernelopt.tuning.launch.space_from_tunables` keeps only the counts whose every name is a knob or a value
+the launch gives).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import libcst as cst
+
+from kernelopt.tunables.blocks import dotted, is_jit, launched, named_args, walk
+from kernelopt.tunables.signature import param_names
+from kernelopt.tunables.syntax import parsed
+
+#: A factor of a quotient: the names one operand may go by (a launching function's local, and the kernel parameter
+#: the launch passes it as), or an integer literal.
+Factor = tuple[str, ...] | int
+
+
+@dataclass(frozen=True)
+class Count:
+    """``name = dividend // divisor`` (each a product of :data:`Factor` s) and what it sizes (``range(NUM_CBLOCK) in
+    _bwd_inter_kernel``)."""
+
+    name: str
+    dividend: tuple[Factor, ...]
+    divisor: tuple[Factor, ...]
+    sizes: str
+
+    def formula(self) -> str:
+        return f"{self.name} = {_product(self.dividend)} // {_product(self.divisor, bracket=True)}"
+
+    def value(self, of: Mapping[str, int]) -> int | None:
+        """The count where ``of`` gives each named factor's value (a factor by any of its names); ``None`` where one
+        is not given, or the divisor is 0."""
+        top, bottom = _value(self.dividend, of), _value(self.divisor, of)
+        return None if top is None or not bottom else top // bottom
+
+
+def sized_counts(source: str, kernel: str) -> list[Count]:
+    """The counts of pieces ``kernel`` (a ``@triton.jit`` function of ``source``) loops over or is launched over that
+    are a quotient of products (module docstring); empty where the source does not parse or holds no such kernel."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return []
+    fns = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    kernels = [f for f in fns if f.name.value == kernel and is_jit(f)]
+    if len(kernels) != 1:
+        return []
+    fn = kernels[0]
+    ranged = _ranged(fn)
+    out: list[Count] = []
+    for name, value in _bindings(fn):
+        if name in ranged and (q := _quotient(value, {})) is not None:
+            out.append(Count(name, *q, f"{ranged[name]} in {kernel}"))
+    params = set(param_names(fn))
+    for host in (f for f in fns if not is_jit(f)):
+        local = dict(_bindings(host, once=True))
+        for call in _launches(host, kernel):
+            passed = named_args([a for a in call.args if not a.star], param_names(fn))
+            alias = {v.value: k for k, v in passed.items() if isinstance(v, cst.Name)}
+            for param in sorted(params & ranged.keys() & passed.keys()):
+                q = _quotient(_resolved(passed[param], local), alias)
+                if q is not None:
+                    out.append(Count(param, *q, f"{ranged[param]} in {kernel}, passed by {host.name.value}()"))
+            for axis, expr in _grid_axes(call, local):
+                q = _quotient(_resolved(expr, local), alias)
+                if q is not None:
+                    name = expr.value if isinstance(expr, cst.Name) else f"axis {axis}"
+                    out.append(Count(name, *q, f"axis {axis} of {kernel}'s grid in {host.name.value}()"))
+    return out
+
+
+def _product(factors: tuple[Factor, ...], *, bracket: bool = False) -> str:
+    text = " * ".join(str(f) if isinstance(f, int) else f[0] for f in factors)
+    return f"({text})" if bracket and len(factors) > 1 else text
+
+
+def _value(factors: tuple[Factor, ...], of: Mapping[str, int]) -> int | None:
+    values = []
+    for f in factors:
+        v = f if isinstance(f, int) else next((of[n] for n in f if n in of), None)
+        if v is None:
+            return None
+        values.append(v)
+    return math.prod(values)
+
+
+def _ranged(fn: cst.FunctionDef) -> dict[str, str]:
+    """Name -> the loop it sizes (``range(NUM_CBLOCK)``): each name a ``range`` / ``tl.range`` / ``tl.static_range``
+    of ``fn``'s body takes as an argument, bare or plus or minus an integer literal."""
+    out: dict[str, str] = {}
+    for node in walk(fn.body):
+        if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
+            continue
+        name = dotted(node.iter.func)
+        if name != "range" and not (name.startswith(("tl.", "triton.language.")) and name.endswith("range")):
+            continue
+        for arg in node.iter.args:
+            value = arg.value
+            if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add | cst.Subtract):
+                value = value.left if isinstance(value.right, cst.Integer) else value.right
+            if isinstance(value, cst.Name):
+                out.setdefault(value.value, f"{name}({value.value})")
+    return out
+
+
+def _bindings(fn: cst.FunctionDef, *, once: bool = False) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """(name, value) of each plain assignment of ``fn``'s body (``Q = A // B``, ``Q: tl.constexpr = A // B``);
+    ``once``: only the names bound once (a local assigned twice has no one value)."""
+    seen: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk(fn.body):
+        if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None:
+            seen.setdefault(node.target.value, []).append(node.value)
+        elif isinstance(node, cst.Assign):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    seen.setdefault(t.target.value, []).append(node.value)
+    for name, values in seen.items():
+        if not once or len(values) == 1:
+            yield from ((name, v) for v in values)
+
+
+def _resolved(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """``expr``, or the value a local of that name is bound to once."""
+    return local.get(expr.value, expr) if isinstance(expr, cst.Name) else expr
+
+
+def _quotient(
+    expr: cst.BaseExpression, alias: Mapping[str, str]
+) -> tuple[tuple[Factor, ...], tuple[Factor, ...]] | None:
+    """(dividend, divisor) of ``A // B`` whose operands are products of names and integer literals; a name goes by
+    itself and by the kernel parameter ``alias`` says the launch passes it as."""
+    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide)):
+        return None
+    top, bottom = _factors(expr.left, alias), _factors(expr.right, alias)
+    if top is None or bottom is None or all(isinstance(f, int) for f in (*top, *bottom)):
+        return None
+    return top, bottom
+
+
+def _factors(expr: cst.BaseExpression, alias: Mapping[str, str]) -> tuple[Factor, ...] | None:
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        left, right = _factors(expr.left, alias), _factors(expr.right, alias)
+        return None if left is None or right is None else (*left, *right)
+    if isinstance(expr, cst.Integer):
+        return (int(expr.value, 0),)
+    if isinstance(expr, cst.Name):
+        names = (expr.value, alias[expr.value]) if expr.value in alias else (expr.value,)
+        return (names,)
+    return None
+
+
+def _launches(host: cst.FunctionDef, kernel: str) -> Iterator[cst.Call]:
+    """The calls ``kernel[grid](...)`` of ``host``'s body (through a launch wrapper too)."""
+    for node in walk(host.body):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Subscript)
+            and dotted(launched(node.func.value)) == kernel
+        ):
+            yield node
+
+
+def _grid_axes(call: cst.Call, local: Mapping[str, cst.BaseExpression]) -> Iterator[tuple[int, cst.BaseExpression]]:
+    """(axis, the expression it is) of a launch's grid written as a tuple, or as a name bound once to one."""
+    sub = call.func
+    if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1:
+        return
+    index = sub.slice[0].slice
+    grid = index.value if isinstance(index, cst.Index) else None
+    grid = _resolved(grid, local) if grid is not None else None
+    if isinstance(grid, cst.Tuple | cst.List):
+        for axis, el in enumerate(grid.elements):
+            if not isinstance(el, cst.StarredElement):
+                yield axis, el.value

@@ -1,0 +1,183 @@
+"""late42: two tune defects of the twenty-fourth session's H100 run (docs/gpu-runs/2026-12-07-h100-q, docs/faults.md
+"Tune on the H100's kernels (late42, 2026-12-07)"): a count of pieces the knobs alone compute that a proposal makes 0
+(l100), and the limit of a check of a file whose autotune list is still whole (l101)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import discover_source
+from kernelopt.tuning.candidate import Config
+from kernelopt.tuning.launch import space_from_tunables
+from kernelopt.tuning.space import Space
+
+DATA = Path(__file__).parent / "data" / "breaker25"
+
+#: A kernel whose counts of pieces the knobs compute in the body (``NUM_SUB``), in the launcher (``PARTS``) and in the
+#: grid (``SUB // 8``), beside two that read a size (``n // BLOCK`` and ``triton.cdiv(n, BLOCK)``), which are 0 at
+#: small ``n`` by design.
+_SPLIT = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(X, Y, n, BLOCK: tl.constexpr, SUB: tl.constexpr, PARTS: tl.constexpr):
+    pid = tl.program_id(0)
+    NUM_SUB: tl.constexpr = BLOCK // SUB
+    for j in tl.static_range(NUM_SUB):
+        offs = pid * BLOCK + j * SUB + tl.arange(0, SUB)
+        x = tl.load(X + offs, mask=offs < n, other=0.0)
+        for k in range(PARTS - 1, -1, -1):
+            x = x * 1.0
+        tl.store(Y + offs, x * 2.0, mask=offs < n)
+    for t in range(n // BLOCK):
+        pass
+
+
+def scale(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    BLOCK = {block}
+    SUB = 16
+    PARTS = BLOCK // (SUB * 2)
+    scale_kernel[(triton.cdiv(n, BLOCK), SUB // 8)](x, y, n, BLOCK=BLOCK, SUB=SUB, PARTS=PARTS, num_warps=4)
+    return y
+"""
+
+
+def _space(source: str, kernel: str | None = None) -> Space:
+    return space_from_tunables(discover_source(source), kernel=kernel, held_options={}, source=source)
+
+
+def _pairs(space: Space, a: str, b: str) -> set[tuple[int, int]]:
+    return {(c[a], c[b]) for c in space.configs()}
+
+
+def test_l100_la_nodecay_s_sub_block_above_its_block_is_never_proposed() -> None:
+    """Seen on the H100 on 2026-12-07 (breaker25): la_nodecay's ``_bwd_inter_kernel`` is launched with ``NUM_CBLOCK =
+    BLOCK // CBLOCK`` (backward()) and loops ``for j in range(NUM_CBLOCK)``; tune proposed ``CBLOCK=128`` over
+    ``BLOCK=64`` and 32 over 16, where the count is 0 and the inter-block part is never computed: 2 of its 7
+    evaluations were spent on candidates the check then caught ("1120 of 3200 elements", "2633 of 3200" off). The
+    space held all 8112 (13 x 13 x 6 x 8) configurations before; now the 91 pairs with ``CBLOCK <= BLOCK`` of 169,
+    4368, none with ``CBLOCK > BLOCK``. ``NUM_BLOCK = triton.cdiv(n, BLOCK)`` reads a size: no rule, every BLOCK
+    stays."""
+    source = (DATA / "la_nodecay" / "kernel.py").read_text()
+    space = _space(source, "_bwd_inter_kernel")
+    assert space.raw_size == 8112
+    assert space.size.count == 8112 * 91 // 169 == 4368
+    pairs = _pairs(space, "BLOCK", "CBLOCK")
+    assert not {(b, c) for b, c in pairs if c > b} and (64, 32) in pairs and (65536, 16) in pairs
+    (rule,) = (r for r in space.fit_rules if r.startswith("a count of pieces"))
+    assert "NUM_CBLOCK = BLOCK // CBLOCK (range(NUM_CBLOCK) in _bwd_inter_kernel, passed by backward())" in rule
+    assert "NUM_BLOCK" not in rule
+    (why,) = space.fit_problems(Config.of({"BLOCK": 64, "CBLOCK": 128, "num_warps": 4, "num_stages": 3}))
+    assert why == (
+        "BLOCK=64, CBLOCK=128 make NUM_CBLOCK = BLOCK // CBLOCK 0: range(NUM_CBLOCK) in _bwd_inter_kernel, passed by "
+        "backward() runs over nothing"
+    )
+    assert space.fits(space.current())
+
+
+def test_l100_counts_in_the_body_the_launcher_and_the_grid_and_a_size_s_count_is_no_rule() -> None:
+    """The rule in general: a count of the body (``NUM_SUB: tl.constexpr = BLOCK // SUB`` sizing ``tl.static_range``),
+    one the launcher passes (``PARTS = BLOCK // (SUB * 2)``, walked back by ``range(PARTS - 1, -1, -1)``) and a grid
+    axis (``SUB // 8``) are each never 0; ``range(n // BLOCK)`` and the grid's ``triton.cdiv(n, BLOCK)`` read ``n``,
+    are 0 at small sizes by design, and prune nothing: BLOCK=16 with SUB=16 (``n // 16`` is 0 below 16) stays. Where
+    the file's own values already make a count 0 (BLOCK=16, SUB=16: ``PARTS`` = 16 // 32), the current configuration
+    stays and one line says so, and no other configuration with a count of 0 is proposed."""
+    space = _space(_SPLIT.format(block=64))
+    rules = " ".join(space.fit_rules)
+    for said in (
+        "NUM_SUB = BLOCK // SUB (tl.static_range(NUM_SUB) in scale_kernel)",
+        "PARTS = BLOCK // (SUB * 2) (range(PARTS) in scale_kernel, passed by scale())",
+        "axis 1 = SUB // 8 (axis 1 of scale_kernel's grid in scale())",
+    ):
+        assert said in rules, rules
+    assert "n //" not in rules and "cdiv" not in rules
+    pairs = _pairs(space, "BLOCK", "SUB")
+    assert pairs == {
+        (b, s) for b in (1 << i for i in range(4, 17)) for s in (1 << i for i in range(4, 17)) if 2 * s <= b
+    }
+    assert space.size.count == len(pairs) * 48 and not space.domain_notes
+
+    own = _space(_SPLIT.format(block=16))
+    (note,) = own.domain_notes
+    assert note.startswith("as written, BLOCK=16, SUB=16 make PARTS = BLOCK // (SUB * 2) 0, so range(PARTS)"), note
+    assert own.fits(own.current())
+    assert _pairs(own, "BLOCK", "SUB") == {*pairs, (16, 16)}
+
+
+def test_l101_a_keyed_list_judged_as_a_list_runs_its_current_pinned_on_a_gpu(tmp_path: Path) -> None:
+    """Seen on the H100 on 2026-12-07 (breaker25): ``tune --device cuda`` on fla_matmul (eight literal configs keyed on
+    ``M, N, K``) timed no candidate in its 60 s wall. The current configuration ran as the file is written, the whole
+    list: its compile took 33.4 s, and its first check, where Triton's autotuner compiles and benchmarks all eight at
+    the entry's new key, had the 25.6 s the wall had left (``min(60 s, the wall left)``: the arithmetic below) and no
+    reply. Each of the eight is also seeded, checked and timed pinned, and the current latency at each shape is the
+    fastest of them: the list as written is the same computation, its autotuner's pick among them. The session's
+    editor now pins the current configuration on a GPU too where the list is judged as a list (one config, as every
+    other candidate); it made the whole file (eight configs) before. A CPU holds no GPU: the folder is prepared for
+    ``cuda`` (the task's run fails there, the literal list is read from the source) and no kernel runs."""
+    from kernelopt.tuning.budget import Budget
+    from kernelopt.tuning.folder import TuneRequest, list_configs, pins_current, prepare_folder, session_editor
+    from kernelopt.tuning.pace import CandidateLimit
+
+    folder = Path(shutil.copytree(DATA / "fla_matmul", tmp_path / "fla_matmul"))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda"))
+    assert not prepared.problem.interpreted and len(list_configs(prepared)) == 8
+    assert pins_current(prepared)
+    current = session_editor(prepared)(prepared.space.current())
+    assert isinstance(current, str) and current != prepared.base_source
+    assert current.count("triton.Config(") == 1 and prepared.base_source.count("        triton.Config(") == 8
+    assert 'configs=[triton.Config({"BM": 128, "BK": 64, "BN": 256, "G": 4}, num_warps=8, num_stages=3)]' in current
+
+    # the H100's first check: the budget's clock at the current's compile (33.4 s) and its worker's start (1 s in)
+    now = [0.0]
+    limit = CandidateLimit(Budget(4800, lambda: now[0], 60.0))
+    limit.budget.start()
+    now[0] = 1.0 + 33.4313
+    seconds = limit.seconds(60.0)
+    assert seconds is not None and abs(seconds - 25.5687) < 1e-3
+    assert limit.why(seconds, 60.0) == "cut at the end of the session's wall time (60 s), under the 60 s limit"
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(290)
+def test_on_cuda_l100_l101_the_h100_s_two_tunes_spend_nothing_on_an_empty_count_or_a_whole_list(tmp_path: Path) -> None:
+    """On an NVIDIA GPU (Triton compiled; scripts/gpu_late42.sh): the two tunes of breaker25 that the H100 showed.
+    fla_matmul, ``tune --device cuda`` with a 60 s wall: the current configuration is checked and timed pinned (no
+    candidate's source is the file as written, the whole list), and more than one candidate is timed (none was on 2026-12-07,
+    "no reply within 25.5687 s"). la_nodecay, a 30 s wall: no candidate with ``CBLOCK > BLOCK`` is evaluated, and none
+    is wrong. What the tunes said is printed (pace, outcomes)."""
+    import csv
+    import json
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    said: dict[str, dict] = {}
+    for name, wall in (("fla_matmul", "60"), ("la_nodecay", "30")):
+        folder = Path(shutil.copytree(DATA / name, tmp_path / name))
+        out = tmp_path / f"sessions_{name}"
+        argv = [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--json", "--dry-run",
+                "--budget-wall-s", wall, "--out", str(out)]  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=220, env=env)
+        assert done.stdout, done.stderr[-3000:]
+        said[name] = json.loads(done.stdout)
+        print(f"late42 {name}: rc {done.returncode}, outcomes {said[name]['outcomes']}, pace {said[name]['pace']}")
+        print(f"late42 {name}: {said[name]['verdict']}")
+        (session,) = out.iterdir()
+        rows = list(csv.DictReader((session / "candidates.csv").open()))
+        if name == "fla_matmul":
+            sources = [p.read_text() for p in (session / "candidates").glob("*/kernel.py")]
+            assert sources and (DATA / name / "kernel.py").read_text() not in sources, "the whole list ran as written"
+            timed = [r for r in rows if r["outcome"] == "ok"]
+            assert rows[0]["outcome"] == "ok" and len(timed) > 1, rows[:4]
+        else:
+            assert rows and all(int(r["CBLOCK"]) <= int(r["BLOCK"]) for r in rows), rows
+            assert not [r for r in rows if r["outcome"] == "wrong_result"], rows
