@@ -257,6 +257,9 @@
 #   late33     scripts/gpu_late33.sh: the code net on cuda over a right rewrite of a cdist (268 MB output at n = 8192):
 #              every far size it runs fits the room by its own footprint read on the meta device; the rung the
 #              linear reading would have run past the room (19.4 GB at n = 34816) is not run (docs/faults.md z100)
+#   late41     scripts/gpu_late41.sh: vLLM's fp8 GEMM holding another GPU model's keyed row, then this GPU's table
+#              written after it as tune writes it: both kept, this GPU's rows compiled and right under its row and
+#              past it (256 MB of fp8 a side) (docs/faults.md l95)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -362,6 +365,7 @@ break21 480 scripts/gpu_break21.sh
 wrongkernel23 300 scripts/gpu_wrongkernel23.sh
 wrongkernel25 480 scripts/gpu_wrongkernel25.sh
 wrongkernel26 480 scripts/gpu_wrongkernel26.sh
+wrongkernel27 480 scripts/gpu_wrongkernel27.sh
 leftovers24 480 scripts/gpu_leftovers24.sh
 leftovers23 360 scripts/gpu_leftovers23.sh
 refusals23 300 scripts/gpu_refusals23.sh
@@ -370,6 +374,7 @@ configs23 600 scripts/gpu_configs23.sh
 configs24 480 scripts/gpu_configs24.sh
 late33 300 scripts/gpu_late33.sh
 late35 420 scripts/gpu_late35.sh
+late41 300 scripts/gpu_late41.sh
 late42 300 scripts/gpu_late42.sh
 gputests 560 -
 EOF

@@ -90,6 +90,27 @@ def test_q70_a_hook_its_factory_rebuilds_is_carried_and_a_tile_no_config_holds_i
     assert f"num_stages=3, pre_hook=init_to_zero({nine}))]" in text, text
 
 
+def test_q71_a_config_object_the_caller_hands_in_is_named_as_such() -> None:
+    """Seen on 2026-12-07: ``tunables`` and ``tune --device cpu`` on ao_int_scaled_mm (``num_warps=config.num_warps,
+    ..., **config.kwargs`` at the launch, ``config`` a parameter of ``int_scaled_matmul_kernel``: the
+    ``triton.Config`` torchao's own search picked from its module list) refused ``**config.kwargs`` as "its dict is
+    built by code or changed after it is built ... build it from literals to tune them": no dict is built there. The
+    settings are a ``Config`` object the caller hands in; the refusal says so, and where they could be tuned. A
+    ``.kwargs`` of a local (a ``Config`` built in the launcher) keeps the old words."""
+    from kernelopt.tunables.analysis import discover_source
+
+    source = (DATA / "ao_int_scaled_mm" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(source)}
+    why = found["scaled_matmul_kernel_with_block_pointers:**config.kwargs"].refused_reason or ""
+    assert "passes the settings of config, a triton.Config the caller of int_scaled_matmul_kernel() hands in" in why
+    local = source.replace("    M, K = a.shape\n    K, N = b.shape\n    grid = lambda", "    config = cfg(config)\n"
+                           "    M, K = a.shape\n    K, N = b.shape\n    grid = lambda")  # fmt: skip
+    assert local != source
+    found = {t.key: t for t in discover_source(local)}
+    why = found["scaled_matmul_kernel_with_block_pointers:**config.kwargs"].refused_reason or ""
+    assert "cannot be read (its dict is built by code" in why, why
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the

@@ -324,12 +324,18 @@ def test_c46_vllm_s_fp8_settings_from_its_file_or_its_default_are_tuned_after_th
         '        }\n    if M <= 64 and get_device_name() == "cpu":  # kernelopt: tuned\n        config = dict(config)\n'
         '        config["BLOCK_SIZE_M"] = 32\n'
     ) in written, written
+    fp8_correct(tmp_path, written, [{"M": 3, "N": 130, "K": 200}, {"M": 65, "N": 256, "K": 128}])
+
+
+def fp8_correct(tmp_path: Path, kernel_py: str, shapes: list[dict[str, int]]) -> None:
+    """``kernel_py`` (a written form of vLLM's fp8 GEMM) right in Triton's interpreter at ``shapes``, its authors'
+    files linked beside it as ``tune``'s folders link them."""
     folder = tmp_path / "fp8"
     folder.mkdir()
     shutil.copy(FP8 / "reference.py", folder / "reference.py")
-    (folder / "kernel.py").write_text(written)
+    (folder / "kernel.py").write_text(kernel_py)
     (folder / "configs").symlink_to(FP8 / "configs", target_is_directory=True)
-    got = _correct_padded(folder, [{"M": 3, "N": 130, "K": 200}, {"M": 65, "N": 256, "K": 128}])
+    got = _correct_padded(folder, shapes)
     assert all(v is True for v in got.values()), got
 
 

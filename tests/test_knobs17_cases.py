@@ -72,21 +72,22 @@ def test_the_least_k_of_a_dot_is_triton_s_own_rule(dtype: str, bits: int) -> Non
     assert dot_min_k(bits) == min_dot_size(None)(operand[dtype], operand[dtype])[2]
 
 
-@pytest.mark.parametrize(("dtype", "least"), [("int8", 32), ("fp16", 16), (None, 16)])
-def test_an_int8_dot_s_k_tile_starts_at_32_in_the_space(dtype: str | None, least: int) -> None:
+@pytest.mark.parametrize(("dtype", "original", "least"), [("int8", 64, 32), ("fp16", 64, 32), (None, 16, 16)])
+def test_an_int8_dot_s_k_tile_starts_at_32_in_the_space(dtype: str | None, original: int, least: int) -> None:
     """Seen on an H100 on 2026-12-06 (docs/gpu-runs/2026-12-06-h100-k): ``tune`` on breaker16's bnb_int8_mm searched
     ``BLOCK_K: [16, 32, 64, 128, 256]`` for an int8 ``tl.dot``, and a candidate at 16 failed to compile (sm_90 needs
-    K >= 32 for 8-bit operands). The K tile of a dot kernel now starts at the dot's least K for the operands' width:
-    32 for int8, the family's 16 for fp16 or an unknown dtype (fp32's portable 4 bytes), and the space says why."""
-    found = discover_source(_INT8_GEMM)
-    space = space_from_tunables(found, held_options={}, source=_INT8_GEMM, limits=ResourceLimits.portable(dtype))
+    K >= 32 for 8-bit operands). The K tile of a dot kernel now starts at 32 wherever the original holds it at 32 or
+    more, whatever the entries' width (wrongkernel27, v138: the int8 operands the original may take need it), and
+    the knob's legality says why; a K tile the original holds at 16 starts at 16 for an unknown dtype."""
+    source = _INT8_GEMM.replace("BLOCK_K=64)", f"BLOCK_K={original})")
+    found = discover_source(source)
+    space = space_from_tunables(found, held_options={}, source=source, limits=ResourceLimits.portable(dtype))
     k = next(knob for knob in space.knobs if knob.name == "BLOCK_K")
     assert min(k.values) == least
     assert [min(knob.values) for knob in space.knobs if knob.name in ("BLOCK_M", "BLOCK_N")] == [16, 16]
-    said = [n for n in space.domain_notes if n.startswith("BLOCK_K starts at 32")]
-    assert said == ([] if least == 16 else [said[0]])
-    if said:
-        assert "8-bit operands" in said[0] and "min_dot_size" in said[0] and "(16)" in said[0]
+    legal = next(t for t in found if t.name == "BLOCK_K").legality
+    why = legal.source if legal is not None else ""
+    assert "8-bit operands" in (why or "") and f"min_dot_size): at least {least}," in (why or ""), why
 
 
 _MAMBA = Path(__file__).parent / "data" / "breaker16" / "mamba_chunk_state" / "kernel.py"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -99,6 +100,10 @@ def test_l90_a_retune_over_an_earlier_guard_states_its_gain_over_what_the_file_r
     )
     assert after.edit_note is not None and after.edit_note.endswith(named), after.edit_note
     assert after.judgement.reason.startswith(f"as written it runs BLOCK=2048 at {AT_8192}; BLOCK=2048 at {AT_4096}; ")
+    # a pick that runs at every entry (512 under its grid's limit) is measured against the same, and says so
+    before, after = _retuned(retune, {1024: NOW, 512: dict.fromkeys(NOW, 0.5)})
+    assert "        BLOCK = 512\n" in after.edit.new_source and "n_cols % 4096" not in after.edit.new_source
+    assert after.result.speedup == pytest.approx(4.0 / 1.5) and after.edit_note.endswith(named), after.edit_note
 
 
 def test_l91_the_one_configuration_s_line_agrees_with_the_per_shape_figures_as_written(retune) -> None:
@@ -151,3 +156,91 @@ def test_l94_the_file_as_it_is_as_a_shape_s_own_best_is_named_by_what_it_ran_the
         AT_3000: ({"BLOCK": 1024}, 2.0),
     }, bests
     assert [s.best_config for s in summarize(after).per_shape] == [b for b, _ in bests.values()]
+
+
+def test_l95_a_table_for_a_second_device_keeps_the_first_device_s_rows(tmp_path: Path) -> None:
+    """configs24's Seen line: vLLM's fp8 GEMM keys its settings files by the device, and ``tune`` keys its rows so
+    (``and get_device_name() == ...``); a session on a second GPU model rewrote the table for its own, and the first
+    model's rows were gone (its entries back to the files). The table ``tune`` writes (``write_table``, then
+    ``guard_edit`` over the file as it was, as ``_table_edit`` does) keeps another device's chain as written, before
+    its own rows; a retune on the same device still replaces its own, and a user's comment among the rows is kept
+    once. The written kernel is right on the CPU where its row serves and past it, and its table reads back as this
+    device's."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import AutotuneEvaluation, Bucket, TunedTable
+    from tests.test_configs24_cases import FP8, FP8_RUN, KEY_CPU, fp8_correct
+
+    kernel, h100 = "_w8a8_triton_block_scaled_mm", 'get_device_name() == "NVIDIA H100 80GB HBM3"'
+    run = AutotuneEvaluation(launch_values={kernel: FP8_RUN})
+
+    def written(source: str, key: str, upto: int, block_m: int) -> str:
+        table = TunedTable(size="M", buckets=[Bucket(upto=upto, values={"BLOCK_SIZE_M": block_m})], key=key)
+        edit = write_table(source, table, kernel=kernel, evaluation=run)
+        out = guard_edit(source, edit.new_source or "").new_source
+        assert out is not None
+        return out
+
+    first = written((FP8 / "kernel.py").read_text(), h100, 256, 64)  # the H100's session
+    h100_row = f"    if M <= 256 and {h100}:  # kernelopt: tuned\n        config = dict(config)\n"
+    assert h100_row in first
+    mine = "        # mine: 64 rows suit my H100\n"  # a user's comment among the rows: kept once (newuser8's n39)
+    first = first.replace(h100_row, h100_row + mine, 1)
+    second = written(first, KEY_CPU, 64, 32)  # the second device's
+    assert second.count(h100_row) == 1, second
+    ours = f"    if M <= 64 and {KEY_CPU}:  # kernelopt: tuned\n        config = dict(config)\n"
+    assert second.index(h100_row) < second.index(ours), second
+    own = "        # mine: 32 rows on my CPU\n"
+    second = second.replace(ours, ours + own, 1)
+    again = written(second, KEY_CPU, 128, 16)  # the same device again: its own rows replaced, the H100's kept
+    assert again.count(h100_row) == 1 and ours not in again and f"if M <= 128 and {KEY_CPU}:" in again, again
+    assert again.count(mine.strip()) == 1 and again.count(own.strip()) == 1, again
+    table = {t.key: t for t in discover_source(again, evaluation=run)}[f"{kernel}:BLOCK_SIZE_M"].tuned_table
+    assert table is not None and table.key == KEY_CPU and [b.upto for b in table.buckets] == [128], table
+    fp8_correct(tmp_path, again, [{"M": 3, "N": 130, "K": 200}, {"M": 129, "N": 256, "K": 128}])
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(280)
+def test_on_cuda_l95_two_devices_rows_compile_and_this_gpu_s_run_right_at_realistic_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU: vLLM's fp8 GEMM holding another GPU model's keyed row (``BLOCK_SIZE_M = 128`` under
+    ``M <= 4096`` for an H200 where this is not one, an H100 where it is), then this GPU's own table written after it
+    as ``tune`` writes it (``write_table``, ``guard_edit``): both chains there, this GPU's rows in effect, compiled and
+    right under its row (M=37 through the GPU's file, M=64 at 7168 x 16384 through the default dict) and past it
+    (M=4096, and 16384 x 4096 x 16384: 256 MB of fp8 a side)."""
+    import json
+
+    from kernelopt.tunables.edit import write_table
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.model import AutotuneEvaluation, Bucket, TunedTable
+    from tests.conftest import load_fresh
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_configs24_cases import FP8, FP8_RUN, GPU_SIZES
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    kernel = "_w8a8_triton_block_scaled_mm"
+    name = load_fresh(FP8 / "kernel.py", "_l95_name").get_device_name()
+    other = "NVIDIA H100 80GB HBM3" if "H200" in name else "NVIDIA H200"
+    run = AutotuneEvaluation(launch_values={kernel: FP8_RUN})
+    source = (FP8 / "kernel.py").read_text()
+    for device, rows in (
+        (other, [Bucket(upto=4096, values={"BLOCK_SIZE_M": 128})]),
+        (name, [Bucket(upto=64, values={"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "GROUP_SIZE_M": 8})]),
+    ):
+        table = TunedTable(size="M", buckets=rows, key=f"get_device_name() == {json.dumps(device)}")
+        edit = write_table(source, table, kernel=kernel, evaluation=run)
+        written = guard_edit(source, edit.new_source or "").new_source
+        assert written is not None
+        source = written
+    for device, bound in ((other, 4096), (name, 64)):
+        assert f"    if M <= {bound} and get_device_name() == {json.dumps(device)}:  # kernelopt: tuned\n" in source
+    print(f"this GPU: {name}; the other device's row kept: {other}")
+    folder = Path(shutil.copytree(FP8, tmp_path / "fp8", ignore=shutil.ignore_patterns(".kernelopt")))
+    (folder / "kernel.py").write_text(source)
+    assert_correct(
+        folder, [{"M": 37, "N": 2048, "K": 512}, {"M": 64, "N": 7168, "K": 16384}, *GPU_SIZES[3:]], _outputs_checked
+    )

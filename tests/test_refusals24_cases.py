@@ -58,10 +58,13 @@ def test_u41_a_larger_tile_of_a_padded_size_is_guarded_by_dividing_the_size(tmp_
     text = (rows / "kernel.py").read_text()
     wide = guard_edit(text, text.replace("    BLOCK = 1024\n", "    BLOCK = 2048\n"))
     assert wide.tests == ("n_cols % 2048 == 0",) and wide.new_source is not None, wide.note
-    # a size rounded down to whole tiles is the size itself where the tile divides it, past the original's: refused
+    # a size rounded down to whole tiles is the size itself where the tile divides it, past the original's: refused;
+    # a divisor of the original rounds it down less, past the original's too (leftovers25, l83), a multiple does not
     floor = text.replace("n_pad = triton.cdiv(n_cols, BLOCK) * BLOCK", "n_pad = n_cols // BLOCK * BLOCK")
-    down = guard_edit(floor, floor.replace("    BLOCK = 1024\n", "    BLOCK = 2048\n"))
-    assert down.new_source is None and "a size rounded down to whole tiles it is the size itself" in (down.note or "")
+    for value, refused in ((512, True), (2048, False)):
+        down = guard_edit(floor, floor.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n"))
+        said = "a size rounded down to whole tiles it is the size itself" in (down.note or "")
+        assert said is refused and (down.new_source is None or not refused), (value, down.note)
     sizes = [{"n_rows": 2, "n_cols": 2048}, {"n_rows": 3, "n_cols": 2047}, {"n_rows": 1, "n_cols": 2049}]
     (tmp_path / "rows").mkdir()
     more = [*sizes, {"n_rows": 1, "n_cols": 4096}]

@@ -137,13 +137,18 @@ def test_a_size_bound_after_the_tile_is_not_written() -> None:
 @pytest.mark.timeout(30)
 def test_a_loop_step_of_a_kernel_without_masks_must_divide_the_size_it_steps_over() -> None:
     """mm_nomask without its assert: ``for _ in range(0, K, BLOCK_K)`` over unmasked loads covers K only in whole
-    steps, so BLOCK_K=64 is guarded by K (passed at the launch as the kernel's K); 16 divides 32 and is not."""
+    steps, so BLOCK_K=64 is guarded by K (passed at the launch as the kernel's K); 16 divides 32 and is not (the
+    original's K tile lowered to 16, as 32 itself is illegal below 32: the dot's K of 8-bit operands, v138)."""
     source = (BREAKER / "mm_nomask" / "kernel.py").read_text()
     source = "".join(line for line in source.splitlines(keepends=True) if "assert M %" not in line)
     _, note, text = _guarded(source, {"BLOCK_K": 64})
     assert "    if K % 64 == 0:  # kernelopt: tuned\n        BLOCK_K = 64\n" in text, text
     assert note is not None and "steps range(.., K, BLOCK_K) over loads without masks" in note
-    plain, note, text = _guarded(source, {"BLOCK_K": 16})
+    sixteen = source.replace("BLOCK_M, BLOCK_N, BLOCK_K = 32, 32, 32", "BLOCK_M, BLOCK_N, BLOCK_K = 32, 32, 16")
+    assert sixteen != source
+    plain, note, text = _guarded(sixteen, {"BLOCK_K": 32})
+    assert "    if K % 32 == 0:  # kernelopt: tuned\n        BLOCK_K = 32\n" in text, text
+    plain, note, text = _guarded(source.replace("= 32, 32, 32", "= 32, 32, 64"), {"BLOCK_K": 32})
     assert text == plain and note is None
 
 

@@ -40,7 +40,9 @@ def _original_and_written(folder: Path, written: str, size: dict[str, int], tmp_
     return verdicts[0], verdicts[1]
 
 
-@pytest.mark.parametrize("folder", ["pad_rows_helper", "pad_rows_view", "pad_rows_cached", "pad_rows_grown"])
+@pytest.mark.parametrize(
+    "folder", ["pad_rows_helper", "pad_rows_view", "pad_rows_cached", "pad_rows_grown", "pad_rows_inferred"]
+)
 def test_v119_v120_a_padded_stride_of_a_helper_s_buffer_or_a_view_keeps_to_divisors_of_the_original(
     folder: str,
 ) -> None:
@@ -48,7 +50,8 @@ def test_v119_v120_a_padded_stride_of_a_helper_s_buffer_or_a_view_keeps_to_divis
     v120 (pad_rows_view: ``torch.zeros(n_rows * n_pad).view(n_rows, n_pad)``) and v128 (pad_rows_cached: the helper
     returning ``_WORKSPACES[key].zero_()``, stored once as ``torch.zeros(rows, cols)``) and v132 (wrongkernel27,
     pad_rows_grown: one flat module buffer grown by need, ``_SCRATCH[:need].view(rows, cols).zero_()``; ``tune`` wrote
-    ``BLOCK = 8192`` plainly, ``tunables --set BLOCK=4096`` that), the kernel storing at ``row * stride +
+    ``BLOCK = 8192`` plainly, ``tunables --set BLOCK=4096`` that) and v139 (pad_rows_inferred: v120's view written
+    ``.view(n_rows, -1)``, its padded stride read as ``-1``), the kernel storing at ``row * stride +
     cols`` in int32 with ``stride = ws.stride(0)``: ``kernelopt tune --device cpu`` wrote ``BLOCK = 4096`` plainly
     (v119) and tables (v120: ``BLOCK = 8192`` where ``n_cols <= 3000``; v128: 2048 and 4096), each padding a row of 1025 columns past the
     original's 2048 and wrapping past 2**31 at 262144 to 524288 rows, where the original indexes right (v113's GPU
@@ -98,7 +101,12 @@ def test_a_padded_stride_is_read_through_every_maker_that_shows_it(made: str, ax
 
 @pytest.mark.parametrize(
     ("folder", "now", "floor", "small"),
-    [("desc_half_side", 16, 16, 8), ("desc_host_side", 8, 8, 4), ("desc_last_side", 8, 8, 4)],
+    [
+        ("desc_half_side", 16, 16, 8),
+        ("desc_host_side", 8, 8, 4),
+        ("desc_last_side", 8, 8, 4),
+        ("desc_host_local", 8, 8, 4),
+    ],
 )
 def test_v121_v122_a_descriptor_s_last_side_halved_or_made_on_the_host_keeps_sixteen_bytes_in_bf16(
     folder: str, now: int, floor: int, small: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -109,7 +117,9 @@ def test_v121_v122_a_descriptor_s_last_side_halved_or_made_on_the_host_keeps_six
     by the grid's axis limit alone, and at 33 x 40 in bf16, which the original scales, the written kernel raises
     "Descriptor block shape must have at least 16 bytes in the last dimension, but got 4 * 2 = 8 bytes" (in the
     interpreter as on a GPU). v118's floor read a kernel's descriptor side that is a plain name: a side that is the
-    knob scaled is floored in the knob's values, and a host descriptor's side by the launcher's name."""
+    knob scaled is floored in the knob's values, and a host descriptor's side by the launcher's name; v140
+    (wrongkernel27, desc_host_local: the block shape bound to a local first, ``block = [BLOCK_M, BLOCK_N]``, which
+    ``--set BLOCK_N=4`` wrote under the grid's limit alone) through the launcher's locals."""
     import torch
 
     from kernelopt.tunables import discover_source

@@ -5,10 +5,38 @@ need and viewed) is v119's test's fourth folder (tests/test_wrongkernel26_cases.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.test_wrongkernel17_cases import VARIANTS
+
+
+def _interpreted(
+    folder: str, size: dict[str, object], written: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[object, object]:
+    """The verdicts (``True`` where out matches the reference, else the error raised) of ``folder``'s original kernel
+    and of the text ``written`` at ``size`` in Triton's interpreter (kernelopt's patches on: its ``min_dot_size``
+    check among them)."""
+    import torch
+
+    from tests import gpu_correct
+    from tests.conftest import triton_interpreted
+
+    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
+    (tmp_path / "written.py").write_text(written)
+    label = ",".join(f"{k}={v}" for k, v in size.items())
+    verdicts = []
+    with triton_interpreted():
+        for kernel_py in (None, tmp_path / "written.py"):
+            got = gpu_correct.correct_on_device(
+                VARIANTS / folder,
+                [size],
+                lambda ran: bool(torch.allclose(ran.got.double(), ran.want.double(), atol=1e-3, rtol=1e-3)),
+                kernel_py=kernel_py,
+            )
+            verdicts.append(got[label])
+    return verdicts[0], verdicts[1]
 
 
 def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_bytes_in_bf16(
@@ -21,11 +49,8 @@ def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_b
     the written kernel raises "Descriptor block shape must have at least 16 bytes in the last dimension" (in the
     interpreter as in a GPU compile). v122's floor read a descriptor's block where it is made, not where a hook
     sets it: the hook's last side is read through its locals to the config's key."""
-    import torch
 
     from kernelopt.tunables import discover_source
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "desc_prehook_side" / "kernel.py").read_text()
     side = next(t for t in discover_source(base) if t.key == "scale_kernel.configs[0].BLOCK_N")
@@ -44,19 +69,14 @@ def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_b
     )
     plain = next(t for t in discover_source(unpacked) if t.key == "scale_kernel.configs[0].BLOCK_N")
     assert plain.legality is not None and "must be >= 8" in (plain.legality.problem(4) or ""), plain.legality
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    bf16 = {"M": 33, "N": 40, "dtype": "bfloat16"}
-    for value, right in ((8, True), (4, False)):
-        (tmp_path / f"k{value}.py").write_text(base.replace('"BLOCK_N": 8}', f'"BLOCK_N": {value}}}'))
-        with triton_interpreted():
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "desc_prehook_side",
-                [bf16],
-                lambda ran: bool(torch.equal(ran.got, ran.want)),
-                kernel_py=tmp_path / f"k{value}.py",
-            )
-        verdict = got["M=33,N=40,dtype=bfloat16"]
-        assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)
+    original, written = _interpreted(
+        "desc_prehook_side",
+        {"M": 33, "N": 40, "dtype": "bfloat16"},
+        base.replace('"BLOCK_N": 8}', '"BLOCK_N": 4}'),
+        tmp_path,
+        monkeypatch,
+    )
+    assert original is True and "at least 16 bytes" in str(written), (original, written)
 
 
 def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_within_the_limit(
@@ -68,11 +88,8 @@ def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_withi
     tile (1024, 2048) raises "numel (2097152) exceeds triton maximum tensor numel" (in the interpreter as on a GPU),
     where the original's (1024, 1024) sums them. v102's rule read sides that rise with their size: a budget over one
     falls, largest at the least size, and no guard by the size from above keeps it."""
-    import torch
 
     from kernelopt.tunables.guard import guard_edit
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "rows_heuristic_falling" / "kernel.py").read_text()
     grown = base.replace("BLOCK_N=1024)", "BLOCK_N=2048)")
@@ -94,19 +111,8 @@ def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_withi
         guard_edit(local, local.replace("    BLOCK_N = 1024\n", "    BLOCK_N = 4096\n")).note or ""
     )
     assert guard_edit(base, base.replace("BLOCK_N=1024)", "BLOCK_N=512)")).tests == ("n_cols <= 512",)
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "grown.py").write_text(grown)
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "grown.py"):
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "rows_heuristic_falling",
-                [{"n_rows": 3, "n_cols": 1}],
-                lambda ran: bool(torch.allclose(ran.got, ran.want)),
-                kernel_py=kernel_py,
-            )
-            verdicts.append(got["n_rows=3,n_cols=1"])
-    assert verdicts[0] is True and "exceeds triton maximum tensor numel" in str(verdicts[1]), verdicts
+    original, written = _interpreted("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, grown, tmp_path, monkeypatch)
+    assert original is True and "exceeds triton maximum tensor numel" in str(written), (original, written)
 
 
 def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_original_tile(
@@ -119,11 +125,8 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     The decorator rule asked each new value to divide the least common multiple of the original's (256), which
     holds without a prune, where any config may run; with one, the original ran whichever divides the size, so each
     original value needs a divisor among the new ones. The list pinned to its largest (as ``tune`` pins a pick) alike."""
-    import torch
 
     from kernelopt.tunables.guard import guard_edit
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
     base = (VARIANTS / "prune_divides" / "kernel.py").read_text()
     raised = base.replace('{"BLOCK": 64}', '{"BLOCK": 128}')
@@ -133,16 +136,97 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     assert guard_edit(base, pinned).new_source is None
     halved = base.replace('{"BLOCK": 256}', '{"BLOCK": 32}')  # 32 divides 64: every size still has a divisor
     assert guard_edit(base, halved).new_source == halved
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "raised.py").write_text(raised)
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "raised.py"):
-            got = gpu_correct.correct_on_device(
-                VARIANTS / "prune_divides",
-                [{"n_rows": 3, "n_cols": 192}],
-                lambda ran: bool(torch.allclose(ran.got, ran.want, atol=1e-3, rtol=1e-4)),
-                kernel_py=kernel_py,
-            )
-            verdicts.append(got["n_rows=3,n_cols=192"])
-    assert verdicts[0] is True and "No valid autotuner configs after pruning" in str(verdicts[1]), verdicts
+    original, written = _interpreted("prune_divides", {"n_rows": 3, "n_cols": 192}, raised, tmp_path, monkeypatch)
+    assert original is True and "No valid autotuner configs after pruning" in str(written), (original, written)
+
+
+def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_compiles_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v138 (mm_int8_path: a masked GEMM of float or int8 operands, the accumulator int32 for int8 (``ACC`` chosen
+    by the launcher), ``BLOCK_K = 32``; fp32 entries): ``tunables --set BLOCK_K=16`` wrote it (16 compiles for
+    fp32), and with int8 operands, which the original multiplies, a GPU compile refuses the dot: "a GPU compile
+    needs K >= 32" (Triton's ``min_dot_size``, which the patched interpreter checks). The K side of a dot (a range
+    laid along A's second axis and B's first) is legal from the original's value or 32, whichever is less."""
+
+    from kernelopt.tunables import discover_source
+
+    base = (VARIANTS / "mm_int8_path" / "kernel.py").read_text()
+    knobs = {t.key: t for t in discover_source(base)}
+    k, m = knobs["mm_kernel:BLOCK_K"].legality, knobs["mm_kernel:BLOCK_M"].legality
+    assert k is not None and "must be >= 32" in (k.problem(16) or "") and k.problem(64) is None, k
+    assert m is not None and m.problem(16) is None, m  # BLOCK_M is no dot's K
+    # a K tile the original keeps at 16 (a 16-bit GEMM) keeps its 16
+    sixteen = {t.key: t for t in discover_source(base.replace("BLOCK_K=32,", "BLOCK_K=16,"))}["mm_kernel:BLOCK_K"]
+    assert sixteen.legality is not None and sixteen.legality.problem(16) is None
+    int8 = {"M": 33, "N": 40, "K": 70, "dtype": "int8"}
+    k16 = base.replace("BLOCK_K=32,", "BLOCK_K=16,")
+    original, written = _interpreted("mm_int8_path", int8, k16, tmp_path, monkeypatch)
+    assert original is True and "a GPU compile needs K >= 32" in str(written), (original, written)
+
+
+#: (folder, a size the original handles, the written text's change, the line its failure says, or ``None``)
+_ON_CUDA = [
+    ("desc_prehook_side", {"M": 33, "N": 40, "dtype": "bfloat16"}, ('"BLOCK_N": 8}', '"BLOCK_N": 4}'), "16 bytes"),
+    ("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, ("BLOCK_N=1024)", "BLOCK_N=2048)"), "numel"),
+    ("prune_divides", {"n_rows": 3, "n_cols": 192}, ('{"BLOCK": 64}', '{"BLOCK": 128}'), "No valid autotuner"),
+    ("mm_int8_path", {"M": 33, "N": 40, "K": 70, "dtype": "int8"}, ("BLOCK_K=32,", "BLOCK_K=16,"), None),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("folder", "size", "change", "said"), _ON_CUDA, ids=[f for f, *_ in _ON_CUDA])
+def test_on_cuda_v133_v135_v137_v138_the_texts_set_wrote_fail_where_the_original_is_right(
+    folder: str, size: dict[str, object], change: tuple[str, str], said: str | None, tmp_path: Path
+) -> None:
+    """On a GPU: each text ``tunables --set`` wrote before this hunt's rules (v133's ``BLOCK_N`` 4 of a descriptor
+    block a pre_hook sets, v135's ``BLOCK_N = 2048`` beside a falling ``ROWS``, v137's pruned list without 64, v138's
+    ``BLOCK_K = 16`` of an int8 dot) fails at a size its original runs right, as Triton's interpreter (and its
+    patched ``min_dot_size`` check) said on the CPU. A written text that runs right here would mean the interpreter
+    refuses what a GPU runs: the rule then costs speed, not a wrong kernel."""
+    import torch
+
+    from tests.gpu_correct import correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got.double(), ran.want.double(), atol=1e-2, rtol=1e-2))
+
+    base = (VARIANTS / folder / "kernel.py").read_text()
+    assert change[0] in base
+    (tmp_path / "written.py").write_text(base.replace(*change))
+    original = correct_on_device(VARIANTS / folder, [size], judge)
+    written = correct_on_device(VARIANTS / folder, [size], judge, kernel_py=tmp_path / "written.py")
+    print(folder, "original", original, "written", written)
+    assert all(v is True for v in original.values()), original
+    assert all(v is not True and (said is None or said in str(v)) for v in written.values()), written
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_v132_a_grown_workspace_s_padded_stride_wraps_where_the_original_s_is_right(tmp_path: Path) -> None:
+    """On a GPU: v132 (pad_rows_grown) at 262145 rows of 1025 columns (1.07 GB of float32 in): the original pads each
+    row to 2048 (a 2.1 GB workspace) and sums every row right; ``BLOCK = 8192``, as ``tune`` wrote it before the rule,
+    pads to 8192 (8.6 GB), and row 262144's ``row * stride`` reaches 2**31 in int32 and wraps: its stores land 8 GB
+    before the workspace (an illegal address, or another tensor overwritten) and its sum reads zeros. The wrong kernel
+    runs last: an illegal address spoils the process's CUDA context."""
+    import torch
+
+    from tests.gpu_correct import StickyFault, correct_on_device
+
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got, ran.want, atol=1e-2, rtol=1e-4))
+
+    base = (VARIANTS / "pad_rows_grown" / "kernel.py").read_text()
+    (tmp_path / "grown.py").write_text(base.replace("    BLOCK = 1024\n", "    BLOCK = 8192\n"))
+    size = {"n_rows": 262145, "n_cols": 1025}
+    original = correct_on_device(VARIANTS / "pad_rows_grown", [size], judge)
+    torch.cuda.empty_cache()
+    print("v132 original", original)
+    assert all(v is True for v in original.values()), original
+    try:
+        grown = correct_on_device(VARIANTS / "pad_rows_grown", [size], judge, kernel_py=tmp_path / "grown.py")
+    except StickyFault as fault:  # the wrapped store's illegal address: wrong there, as an overwritten tensor is
+        grown = fault.out
+    print("v132 grown", grown)
+    assert all(v is not True for v in grown.values()), grown

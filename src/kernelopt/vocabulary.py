@@ -21,6 +21,15 @@ size; the computation is 16 at 10 columns and 128 at 100). The edit of a configu
 written (``kernelopt.tuning.kernel_evaluator.config_changes``); only the current configuration holds it."""
 
 
+DOT_MIN_K = {8: 32}
+"""The smallest K of a ``tl.dot`` a GPU compiles, by operand bit width (Triton 3.6's NVIDIA backend, ``min_dot_size``:
+32 for 8-bit operands, else :data:`DOT_MIN_K_DEFAULT`; AMD's accepts any): the interpreter's refusal, the tuning
+space's floor and a dot's K knob's legality (``kernelopt.tunables.analysis``) read it."""
+
+DOT_MIN_K_DEFAULT = 16
+"""The smallest K of a ``tl.dot`` of operands wider than 8 bits a GPU compiles (:data:`DOT_MIN_K`)."""
+
+
 GRID_AXES_MOST = (2**31 - 1, 65535, 65535)
 """The most programs a CUDA launch takes on each grid axis (CUDA C++ Programming Guide, "Compute Capabilities":
 maximum x-, y- and z-dimension of a grid of thread blocks). Triton passes its grid to the driver unchecked; the

@@ -128,13 +128,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from kernelopt.numeric import is_int
-from kernelopt.vocabulary import GRID_AXES_MOST
+from kernelopt.vocabulary import DOT_MIN_K, DOT_MIN_K_DEFAULT, GRID_AXES_MOST
 
 FIXED_IN = (3, 7)
-#: The smallest K of a ``tl.dot`` a GPU compiles, by operand bit width (Triton 3.6's NVIDIA backend,
-#: ``min_dot_size``: 32 for 8-bit operands, else 16; AMD's accepts any).
-DOT_MIN_K = {8: 32}
-DOT_MIN_K_DEFAULT = 16
 #: The launch options the GPU backends check and the interpreter drops unread.
 CHECKED_OPTIONS = ("num_warps",)
 

@@ -85,6 +85,8 @@ from kernelopt.tunables.one_scope import OneScope, Returns
 from kernelopt.tunables.quotients import quotient_divisors
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
+from kernelopt.tunables.tile_numel import crossed_ranges
+from kernelopt.vocabulary import DOT_MIN_K, DOT_MIN_K_DEFAULT
 
 MARKER = "kernelopt: tunable"
 NOT_TAKEN = "a branch the task's run did not take"
@@ -203,7 +205,7 @@ class Hoist:
         return [self.span, *self.also]
 
 
-def _comment_only(line: str) -> bool:
+def comment_only(line: str) -> bool:
     """A line that is a comment and nothing else (a tuned line's ``# kernelopt: tuned`` follows its code)."""
     return line.lstrip().startswith("#")
 
@@ -227,6 +229,10 @@ class TunedRegion:
     table: TunedTable | None = None
     hoist: Hoist | None = None
     comments: tuple[str, ...] = ()  # the user's own comment lines among the tuned lines: a rewrite keeps them
+    #: each keyed table's chain among the tuned lines, its device test and its text as written (its comment lines are
+    #: among ``comments``): a table written for another device keeps them (a second GPU model's session replaced the
+    #: first one's rows, late41)
+    keyed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -2028,6 +2034,7 @@ class _Analyzer:
                         groups=[group],
                         refused=self.unread_why.get(code)
                         or self.read_from_file(la, code)
+                        or self.handed_config(la, code)
                         or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
                         needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
@@ -2648,10 +2655,12 @@ class _Analyzer:
         end, end_line = start, rng.end.line
         values: dict[str, Value] = {}
         table: TunedTable | None = None
+        keyed: list[tuple[str, str]] = []
         for stmt in block[index + 1 :]:
             if not _is_tuned(stmt):
                 break
             srng = self.positions[stmt]
+            first = self.line_starts[srng.start.line - 1]
             end_line = srng.end.line
             end = self.line_starts[end_line] if end_line < len(self.line_starts) else len(self.source)
             read = self.read_tuned(stmt)
@@ -2659,6 +2668,8 @@ class _Analyzer:
                 return f"the tuned lines at {self.loc(srng.start.line)} cannot be read; rewrite or remove them"
             if isinstance(read, TunedTable):
                 table = read
+                if read.key is not None:
+                    keyed.append((read.key, self.source[first:end]))
             else:
                 values.update(read)
         region = TunedRegion(
@@ -2671,7 +2682,8 @@ class _Analyzer:
             indent + self.module.default_indent,
             values,
             table,
-            comments=tuple(line for line in self.source[start:end].splitlines(keepends=True) if _comment_only(line)),
+            comments=tuple(line for line in self.source[start:end].splitlines(keepends=True) if comment_only(line)),
+            keyed=tuple(keyed),
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
         values = [e for b in binds for e in _assigned_values(b)]
@@ -3788,6 +3800,22 @@ class _Analyzer:
                 continue
             out += self.returned_tables(called[0], depth + 1)
         return out
+
+    def handed_config(self, la: _Launch, code: str) -> str | None:
+        """Why ``**code`` is no knob when it is ``P.kwargs`` of a parameter ``P`` of the launching function: a
+        ``triton.Config`` its caller hands in (torchao's ``**config.kwargs``, ``config`` picked at run time by
+        torchao's own search over its module list: breaker27's q71, said "its dict is built by code"), whose
+        settings are the caller's choice; ``None`` otherwise."""
+        base, _, attr = code.partition(".")
+        func = la.func
+        if func is None or attr != "kwargs" or base in func.locals or base not in {p.name.value for p in func.params}:
+            return None
+        return (
+            f"the argument **{code} passes the settings of {base}, a triton.Config the caller of "
+            f"{func.node.name.value}() hands in "
+            "(chosen at run time, as by a search over a list of configs): they are not listed; pass them at the "
+            "launch as literals, or under @triton.autotune, to tune them"
+        )
 
     def read_from_file(self, la: _Launch, code: str) -> str | None:
         """Why ``**code`` is no knob when its dict is read from a file at run time through this file's code (AITER's
@@ -5220,34 +5248,34 @@ def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
     """The knobs a launcher passes as the last side of a host-side ``TensorDescriptor``'s ``block_shape``
     (``TensorDescriptor.from_tensor(x, [BLOCK_M, BLOCK_N])``, Triton's ``triton.tools.tensor_descriptor``), read by
     their names anywhere in the module: the kernel it is passed to checks the same 16 bytes (wrongkernel26, v122:
-    v118's floor read the kernel's own descriptors alone); kept by module."""
-    out: set[SideScale] = set()
-    for n in walk(module):
-        maker = _dotted(n.func) if isinstance(n, cst.Call) else None
-        spelled = next((k for k in _HOST_DESCRIPTORS if maker == k or (maker or "").endswith("." + k)), None)
-        if spelled is not None:
-            shape = call_args(n, _HOST_DESCRIPTORS[spelled]).get("block_shape")  # type: ignore[arg-type]
-            if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
-                out |= _side_scales(shape.elements[-1].value)
-        if isinstance(n, cst.FunctionDef):
-            out |= _hooked_sides(n)
+    v118's floor read the kernel's own descriptors alone); in a function, a block shape bound to a local first
+    (``block = [BLOCK_M, BLOCK_N]``: wrongkernel27, v140) and one a hook sets (:func:`_hosted_sides`); kept by
+    module."""
+    out = _hosted_sides(module, {})
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef)):
+        out |= _hosted_sides(fn.body, {**_unpacked_pairs(fn), **assigned_once(fn)})
     return frozenset(out)
 
 
-def _hooked_sides(fn: cst.FunctionDef) -> set[SideScale]:
-    """The last sides a function sets on a host descriptor, ``nargs["x_desc"].block_shape = [BM, nargs["BLOCK_N"]]``
-    (an autotune config's ``pre_hook``, as Triton's persistent matmul tutorial sets its descriptors' blocks on
-    placeholders made ``[1, 1]``), the side read through the function's locals (``BLOCK_N = nargs["BLOCK_SIZE_N"]``,
-    a list bound first) to the config's key it names (wrongkernel27, v133: ``tunables --set`` wrote ``BLOCK_N=4`` of
-    8, 8 bytes of bf16)."""
-    local = {**_unpacked_pairs(fn), **assigned_once(fn)}
+def _hosted_sides(node: cst.CSTNode, local: Mapping[str, cst.BaseExpression]) -> set[SideScale]:
+    """The last sides of the host descriptors' block shapes under ``node``: each maker's ``block_shape`` argument,
+    and each ``X.block_shape = [..]`` a function sets (``nargs["x_desc"].block_shape = [BM, nargs["BLOCK_N"]]``, an
+    autotune config's ``pre_hook``, as Triton's persistent matmul tutorial sets its descriptors' blocks on
+    placeholders made ``[1, 1]``: wrongkernel27, v133), a shape or a side read through ``local`` (a list bound first,
+    ``BLOCK_N = nargs["BLOCK_SIZE_N"]``) to the name it gives (a config's key)."""
     out: set[SideScale] = set()
-    for n in walk(fn.body):
-        if not isinstance(n, cst.Assign) or not any(
+    for n in walk(node):
+        shape: cst.BaseExpression | None = None
+        if isinstance(n, cst.Call):
+            maker = _dotted(n.func)
+            spelled = next((k for k in _HOST_DESCRIPTORS if maker == k or (maker or "").endswith("." + k)), None)
+            shape = call_args(n, _HOST_DESCRIPTORS[spelled]).get("block_shape") if spelled is not None else None
+        elif isinstance(n, cst.Assign) and any(
             isinstance(t.target, cst.Attribute) and t.target.attr.value == "block_shape" for t in n.targets
         ):
-            continue
-        shape = local.get(n.value.value, n.value) if isinstance(n.value, cst.Name) else n.value
+            shape = n.value
+        if isinstance(shape, cst.Name):
+            shape = local.get(shape.value, shape)
         if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
             out |= _side_scales(_keyed_names(shape.elements[-1].value, local))
     return out
@@ -5379,11 +5407,39 @@ def _quotient_floor(s: Site, legal: Legality, quotients: frozenset[tuple[str, in
     return legal.model_copy(update={"minimum": float(floor), "source": source})
 
 
+def _dot_k_floor(s: Site, legal: Legality, kernel: cst.FunctionDef) -> Legality:
+    """``legal`` with the shared dimension K of a kernel's ``tl.dot`` (:func:`tile_numel.crossed_ranges`) kept at or
+    above the original's value, or at the K every operand width compiles with (32, 8-bit operands'; 16 for wider:
+    :data:`~kernelopt.vocabulary.DOT_MIN_K`), whichever is less: a K tile legal for the entries' fp32 (16) fails a GPU
+    compile of the int8 operands the original multiplies (wrongkernel27, v138: ``tunables --set BLOCK_K=16`` of 32
+    wrote it, "a GPU compile needs K >= 32"); the net builds ``get_inputs``' default dtype only. As v118's descriptor
+    floor: the original's value serves every width it serves."""
+    names = {*s.feeds, s.name}
+    if not is_int(s.value) or not names & crossed_ranges(kernel) or not _multiplies_dot(kernel):
+        return legal
+    floor = min(int(s.value), max([*DOT_MIN_K.values(), DOT_MIN_K_DEFAULT]))  # type: ignore[arg-type]
+    if legal.minimum is not None and legal.minimum >= floor:
+        return legal
+    why = (
+        f"{s.name} is the shared dimension K of the kernel's tl.dot, which a GPU compiles only with K >= "
+        f"{DOT_MIN_K_DEFAULT}, K >= {DOT_MIN_K[8]} for 8-bit operands (Triton's NVIDIA backend, min_dot_size): at "
+        f"least {floor}, the original's or {DOT_MIN_K[8]}, so every operand width it takes still compiles"
+    )
+    source = f"{legal.source}; {why}" if legal.source else why
+    return legal.model_copy(update={"minimum": float(floor), "source": source})
+
+
+def _multiplies_dot(kernel: cst.FunctionDef) -> bool:
+    """Whether ``kernel``'s body calls ``tl.dot``."""
+    return any(isinstance(n, cst.Call) and (_dotted(n.func) or "").split(".")[-1] == "dot" for n in walk(kernel.body))
+
+
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
     cats, legal = _knob_legality(s, _arange_ranges(an, s.kernel))
     legal = _descriptor_floor(s, legal, _descriptor_last_sides(an, s.kernel))
     if (kdef := an.jit_kernel(s.kernel)) is not None:
         legal = _quotient_floor(s, legal, _shape_quotients(kdef.node.body))
+        legal = _dot_k_floor(s, legal, kdef.node)
     name = s.key if len(s.feeds) > 1 else s.name
     unknown = s.refused is not None and s.refused.endswith(GIVE_REFERENCE)
     return Tunable(

@@ -1099,15 +1099,44 @@ def _values_outside_flags(
     """``values`` less those assigned in an ``if FLAG:`` branch of a flag the block divides under (AITER's ``if
     EVEN_MN: offs_am = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)`` / ``else: ... % M``, ``EVEN_MN`` set by a
     heuristic from ``M % BLOCK_SIZE_M == 0``): an access after the ``if`` reads that index only where the block
-    divides the size, and the wrapped one elsewhere (configs24)."""
-
-    def assigned(nodes: Iterable[cst.CSTNode]) -> set[int]:
-        return {id(n.value) for n in nodes if isinstance(n, cst.Assign | cst.AnnAssign)}
-
-    inside = assigned(walk(kernel.body)) - assigned(_outside_flags(kernel.body, flags))
+    divides the size, and the wrapped one elsewhere (configs24). A branch taken where the flag fails (``if not
+    DIVISIBLE_M: mask_m = offs_m < M``, FlagAttention's) keeps its values: they are what the slow path reads
+    (leftovers25, l81: its mask was dropped, the masked loads read as unchecked, breaker19's pick refused)."""
+    inside = {
+        id(n.value)
+        for branch in _flag_branches(kernel.body, flags)
+        for n in walk(branch)
+        if isinstance(n, cst.Assign | cst.AnnAssign)
+    }
     if not inside:
         return values
     return {name: [v for v in vs if id(v) not in inside] for name, vs in values.items()}
+
+
+def _flag_branches(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CSTNode]:
+    """The branches under ``node`` taken only where a flag that vouches for the block holds: the body of ``if FLAG:``
+    (``if FLAG and x:``), the ``else`` of ``if not FLAG:``; a test that reads a flag otherwise (``if FLAG or x:``)
+    gives none."""
+    for here in walk(node):
+        if not isinstance(here, cst.If):
+            continue
+        held = _flag_held(here.test, flags)
+        if held is True:
+            yield here.body
+        elif held is False and here.orelse is not None:
+            yield here.orelse
+
+
+def _flag_held(test: cst.BaseExpression, flags: Collection[str]) -> bool | None:
+    """``True`` where ``test`` holds only where one of ``flags`` holds (``FLAG``, ``FLAG and x``), ``False`` where it
+    holds only where one fails (``not FLAG``), ``None`` for any other test."""
+    if isinstance(test, cst.Name):
+        return True if test.value in flags else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return False if isinstance(test.expression, cst.Name) and test.expression.value in flags else None
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return True if True in (_flag_held(test.left, flags), _flag_held(test.right, flags)) else None
+    return None
 
 
 def filled_by_data(

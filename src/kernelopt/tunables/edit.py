@@ -22,6 +22,7 @@ from kernelopt.tunables.analysis import (
     Span,
     TunedRegion,
     analyze,
+    comment_only,
     discover_source,
     evaluated,
     parse_scalar,
@@ -1057,12 +1058,17 @@ def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedT
     """The ``# kernelopt: tuned`` lines of a computed setting, as Triton users write them: the values for every
     size first, then the size-bucketed rows (``if n <= 1024:`` / ``elif n <= 4096:``), keyed by the variable
     names of the function. Sizes no row covers keep the computation above the lines. A comment the user wrote among
-    the earlier lines (``# mine: 4096 fits my GPU's cache better``) is kept, above the rows (newuser8, n39)."""
+    the earlier lines (``# mine: 4096 fits my GPU's cache better``) is kept, above the rows (newuser8, n39). A
+    table keyed by the device (:attr:`TunedTable.key`) keeps the chains an earlier write keyed to another device,
+    as written, before its own rows (a second GPU model's session replaced the first one's rows, late41)."""
     lines = [f"{region.indent}{region.variable} = {region.hoist.text}\n"] if region.hoist is not None else []
     lines += [c if c.endswith("\n") else f"{c}\n" for c in region.comments]  # the user's, kept above the rows
     copied = _dicts_set(values)
     lines += [f"{region.indent}{d} = dict({d})  # {TUNED}\n" for d in copied]
     lines += [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
+    if table is not None and table.key is not None:  # another device's rows stay as they are, before this one's
+        kept = [text for key, text in region.keyed if key != table.key]
+        lines += [line for text in kept for line in text.splitlines(keepends=True) if not comment_only(line)]
     for i, row in enumerate(table.buckets if table is not None else []):
         assert table is not None
         keyed = f" and {table.key}" if table.key else ""

@@ -36,7 +36,14 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
-from kernelopt.tunables.bindings import assigned_once, bindings, element_names, element_read, element_spellings
+from kernelopt.tunables.bindings import (
+    assigned_once,
+    bindings,
+    element_names,
+    element_read,
+    element_spellings,
+    made_by,
+)
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
     ONE,
@@ -143,12 +150,19 @@ class Divides:
     # the count of programs on a grid's axis a tile is one factor of a product in (``triton.cdiv(M, BLOCK_M) *
     # triton.cdiv(N, BLOCK_N)``): a table's row may hold its limit as a test (configs24's c44)
     count: cst.BaseExpression | None = None
+    # the most :attr:`count` may be (:data:`GRID_AXIS_MOST` for a grid's axis; a host assert's own bound, ``assert
+    # grid_size0 < 65536``: 65535, leftovers25 l80); ``None`` where no count is read
+    count_most: int | None = None
     # the launching function takes the size modulo the tile itself (vLLM's ``assert max_num_tokens % BLOCK_M == 0``):
     # a row over a computed tile may hold the divisibility as a test, where it fails the computation runs (c44)
     host: bool = False
     # the size is padded to whole tiles (v97, v113): a divisor of the original pads no further, any tile that divides
     # the size pads nothing (refusals24 u41)
     padded: bool = False
+    # the padded size is rounded down (``n // BLOCK * BLOCK``): a divisor of the original rounds it down less, a larger
+    # size past the original's (1536 by 512, 1024 by 1024), and only a multiple rounds it as far or further
+    # (leftovers25, l83: a divisor held as a size rounded up has it)
+    rounded_down: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -162,6 +176,8 @@ class Divides:
             return covers_as_before(self.scale, before * self.times_before, after * self.times)
         if self.divided:  # every size dividing the original divides the new value
             return after % before == 0
+        if self.rounded_down:  # a multiple of the original rounds down as far or further
+            return (after * self.times) % (before * self.times_before) == 0
         part = after * self.times // self.per
         return part > 0 and (before * self.times_before // self.per) % part == 0
 
@@ -654,7 +670,11 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
 def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None) -> set[int]:
     """The ids of the nodes of ``fn``'s launch grids: each launch's subscript, and the values of the assignments to
     the names it reads (``programs = n // BLOCK`` beside ``kernel[(programs,)]``), followed through names so bound;
-    ``of``: the launches of those kernels only (``None``: every launch)."""
+    ``of``: the launches of those kernels only (``None``: every launch). A name an unpacking binds is followed to the
+    element it takes (``grid_m, n_tiles = triton.cdiv(M, BM), triton.cdiv(N, BN)``: ``grid_m``'s count alone), and
+    not at all where the sides do not pair (``M, N = x.shape``): since a2c745b9 the whole tuple was read as the grid,
+    so a count beside a masked kernel's grid (``n_tiles``, an unmasked loop's) was taken for that grid's and its
+    kernel's divisor dropped (leftovers25, l82)."""
     grids: list[cst.CSTNode] = [
         element
         for _, call in _launch_calls(fn)
@@ -662,7 +682,13 @@ def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None) -> set[i
         for element in call.func.slice
     ]
     names = {n for grid in grids for n in _names(grid)}
-    assigned = [(made, node.value) for node in walk(fn.body) if isinstance(node, cst.Assign) for made in _targets(node)]
+    assigned = [
+        (b.name, b.taken)
+        for node in walk(fn.body)
+        if isinstance(node, cst.Assign)
+        for b in made_by(node)
+        if b.taken is not None and (b.value is not None or b.taken is not node.value)
+    ]
     seen: set[str] = set()
     while names - seen:
         seen |= names
@@ -959,7 +985,9 @@ def _asserted_counts(
     does not divide the original pads past the original's at some size, a larger one first (wrongkernel22, v97):
     only a divisor of the original holds everywhere, any other tile where it divides the size (refusals24, u41). A
     count bounded from below (``assert triton.cdiv(n, BLOCK) >= 8``, v70) fails at small sizes, where the net's floor
-    runs it."""
+    runs it. A count the assert's test needs (a conjunct of it) under an integer (``assert grid_size0 < 65536``)
+    carries itself, read through the locals bound once, and that integer's most (65535): a table's row whose test
+    implies it (``if N <= 1024:`` with ``BLOCK = 128``, at most 8) keeps the assert passing (leftovers25, l80)."""
     local = assigned_once(fn)
     out: list[Divides] = []
     for node in walk(fn.body):
@@ -969,19 +997,24 @@ def _asserted_counts(
         asserts = f"line {line} asserts {_code(node.test).strip()}"
         why = f"{asserts}, a count of tiles bounded from above"
         padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
+        needed = [c for c in conjuncts(node.test) if isinstance(c, cst.Comparison)]
         for comparison in (c for c in walk(node.test) if isinstance(c, cst.Comparison)):
             left = comparison.left
             for target in comparison.comparisons:
                 op = target.operator
-                bounded = (
-                    left
+                bounded, bounding = (
+                    (left, target.comparator)
                     if isinstance(op, cst.LessThan | cst.LessThanEqual)
-                    else target.comparator
+                    else (target.comparator, left)
                     if isinstance(op, cst.GreaterThan | cst.GreaterThanEqual)
-                    else None
+                    else (None, None)
                 )
                 left = target.comparator
                 factors = _bound_factors(bounded, local) if bounded is not None else []
+                most = _evaluated(_bound_value(bounding, local)) if bounding is not None else None
+                if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
+                    most -= 1
+                counted = _product(factors) if most is not None and any(comparison is c for c in needed) else None
                 for factor in factors:
                     count = _tile_count(factor, helpers or {})
                     if count is None:
@@ -991,11 +1024,20 @@ def _asserted_counts(
                     for tile in tiles:
                         if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
                             # a tile dividing the size pads nothing, within the original's padding (refusals24, u41)
-                            size = count[1] if one is not None and _counted_up(factor) else None
+                            up = _counted_up(factor)
+                            size = count[1] if one is not None and up else None
                             why = padded.format(tile=tile[1]) + _pads_nothing(size)
-                            out.append(Divides(tile, size, line, why, padded=True))
+                            out.append(Divides(tile, size, line, why, padded=True, rounded_down=not up))
                         else:
-                            out.append(Divides(tile, None, line, why, covers=True))
+                            out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
+    return out
+
+
+def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:
+    """``factors`` multiplied, each parenthesized where it must be (``n_rows * triton.cdiv(n_cols, BLOCK)``)."""
+    out = _parenthesized(factors[0])
+    for factor in factors[1:]:
+        out = cst.BinaryOperation(out, cst.Multiply(), _parenthesized(factor))
     return out
 
 
@@ -1037,8 +1079,19 @@ def _int32_strides(
                 # where the new tile divides the size it pads nothing: the index stays within the original's, at
                 # every size the original handled (refusals24, u41: a larger tile of stencil_pad was refused whole)
                 assert count is not None
-                size = count[1] if _counted_up(factor) else None
-                out.append(Divides(tile, size, line, why + _pads_nothing(size), padded=True, missing=_ROUNDED_DOWN))
+                up = _counted_up(factor)
+                size = count[1] if up else None
+                out.append(
+                    Divides(
+                        tile,
+                        size,
+                        line,
+                        why + _pads_nothing(size),
+                        padded=True,
+                        missing=_ROUNDED_DOWN,
+                        rounded_down=not up,
+                    )
+                )
     return out
 
 
@@ -1171,34 +1224,41 @@ def _made_strides(
     local: Mapping[str, cst.BaseExpression],
     helpers: Mapping[str, cst.FunctionDef],
     seen: frozenset[str],
-) -> tuple[list[cst.BaseExpression], bool] | None:
-    """(the strides of each dimension, whether contiguous) of the tensor ``expr`` makes, in the launcher's names
-    (:func:`_buffer_stride`); ``None`` where its making does not show them."""
+) -> tuple[list[cst.BaseExpression], bool, list[cst.BaseExpression] | None] | None:
+    """(the strides of each dimension, whether contiguous, its shape where known) of the tensor ``expr`` makes, in the
+    launcher's names (:func:`_buffer_stride`); ``None`` where its making does not show them."""
     if isinstance(expr, cst.Name):
         if expr.value in seen or expr.value not in local:
             return None
         return _made_strides(local[expr.value], local, helpers, seen | {expr.value})
     if isinstance(expr, cst.Subscript):  # the first values of a flat buffer kept across calls (``ws[:need]``)
         made = _made_strides(expr.value, local, helpers, seen)
-        return made if made is not None and len(made[0]) == 1 and _plain_slice(expr) else None
+        if made is None or len(made[0]) != 1 or not _plain_slice(expr):
+            return None
+        run = cst.ensure_type(expr.slice[0].slice, cst.Slice)
+        return made[0], made[1], [run.upper] if run.lower is None and run.upper is not None else None
     if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
         return None
     positional = [a.value for a in expr.args if a.keyword is None]
     maker = dotted(expr.func)
     if maker in _SHAPED_ALLOCATIONS:
-        return _contiguous(positional[:1] if maker == "torch.full" else positional), True  # full: its fill follows
+        dims = _listed(positional[:1] if maker == "torch.full" else positional)  # full: its fill follows
+        return _contiguous(dims), True, dims
     if maker == "torch.empty_strided" and len(positional) >= 2:
-        return _listed(positional[1:2]), False
+        return _listed(positional[1:2]), False, _listed(positional[:1])
     if isinstance(expr.func, cst.Attribute):
         method, source = expr.func.attr.value, expr.func.value
         if method == "as_strided" and len(positional) >= 2:
-            return _listed(positional[1:2]), False
+            return _listed(positional[1:2]), False, _listed(positional[:1])
         if method in ("view", "reshape") and positional:  # a contiguous tensor's view of a new shape is contiguous
             made = _made_strides(source, local, helpers, seen)
-            return (_contiguous(positional), True) if made is not None and made[1] else None
+            dims = _inferred(_listed(positional), made[2], local) if made is not None and made[1] else None
+            return (_contiguous(dims), True, dims) if dims is not None else None
         if method == "t" and not positional:
             made = _made_strides(source, local, helpers, seen)
-            return (made[0][::-1], False) if made is not None and len(made[0]) == 2 else None
+            if made is None or len(made[0]) != 2:
+                return None
+            return made[0][::-1], False, made[2][::-1] if made[2] is not None else None
         if method in _IN_PLACE:  # ``.zero_()`` of a view returns the view itself
             return _made_strides(source, local, helpers, seen)
     named = isinstance(expr.func, cst.Name) and expr.func.value not in seen
@@ -1214,8 +1274,40 @@ def _made_strides(
         if made is None:
             return None
         given = {name: _parenthesized(a.value) for name, a in zip(params, expr.args, strict=True)}
-        return [_substituted(stride, given) for stride in made[0]], made[1]
+        shape = [_substituted(d, given) for d in made[2]] if made[2] is not None else None
+        return [_substituted(stride, given) for stride in made[0]], made[1], shape
     return None
+
+
+def _inferred(
+    dims: list[cst.BaseExpression], base: list[cst.BaseExpression] | None, local: Mapping[str, cst.BaseExpression]
+) -> list[cst.BaseExpression] | None:
+    """A view's shape ``dims`` with its one ``-1`` worked out from the viewed tensor's shape ``base``: the factors of
+    ``base``'s values left once the other dimensions' are taken out (``torch.zeros(n_rows * n_pad).view(n_rows,
+    -1)``: ``n_pad``; wrongkernel27, v139, whose padded stride was read as ``-1``); ``dims`` as they are where none is
+    ``-1``; ``None`` where the factors do not cancel so."""
+    unknown = [
+        i
+        for i, d in enumerate(dims)
+        if isinstance(d, cst.UnaryOperation) and isinstance(d.operator, cst.Minus) and _int(d.expression) == 1
+    ]
+    if not unknown:
+        return dims
+    if len(unknown) > 1 or base is None:
+        return None
+    left = [f for d in base for f in _bound_factors(d, local)]
+    for i, d in enumerate(dims):
+        for factor in _bound_factors(d, local) if i != unknown[0] else []:
+            match = next((j for j, f in enumerate(left) if _code(f).strip() == _code(factor).strip()), None)
+            if match is None:
+                return None
+            left.pop(match)
+    if not left:
+        return None
+    product = left[0]
+    for factor in left[1:]:
+        product = cst.BinaryOperation(_parenthesized(product), cst.Multiply(), _parenthesized(factor))
+    return [*dims[: unknown[0]], product, *dims[unknown[0] + 1 :]]
 
 
 def _cached(returned: cst.BaseExpression, helper: cst.FunctionDef) -> cst.BaseExpression:
@@ -1459,7 +1551,10 @@ def _product_limits(
     else:
         tile = _tile_id(tile_expr)
         tiles = [tile] if tile is not None else []
-    return [Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1), count=count) for t in tiles]
+    most = GRID_AXIS_MOST if count is not None else None
+    return [
+        Divides(t, None, line, why, covers=True, scale=(GRID_AXIS_MOST, 1), count=count, count_most=most) for t in tiles
+    ]
 
 
 def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | None:
@@ -4391,9 +4486,15 @@ def _unbounded_row(
         before = _fallback_values(row.fn, target)
         if before and all(d.holds(b, value) for b in before):
             continue
-        limit = _count_limit(row, d)
-        if limit is not None and isinstance(row.node, cst.If) and limit in _conjunct_codes(row.node.test):
-            continue  # the row holds the count's limit: a size past it falls to the next row or the fallback
+        counted = _row_count(row, d)
+        limit = f"{_code(counted).strip()} <= {d.count_most}" if counted is not None else None
+        if (
+            counted is not None
+            and d.count_most is not None
+            and isinstance(row.node, cst.If)
+            and (limit in _conjunct_codes(row.node.test) or _bounds_size(row.node.test, counted, d.count_most))
+        ):
+            continue  # the row's test holds, or implies, the count's limit: a size past it falls to the next row
         if limit is not None and needed is not None and isinstance(row.node, cst.If) and _rows_alone(row.fn, row.node):
             needed.append((row.node, limit, f"{target}={value} only where {limit} ({d.why})"))
             continue
@@ -4411,15 +4512,15 @@ def _targets(assign: cst.Assign) -> set[str]:
     return {n.value for t in assign.targets for n in walk(t.target) if isinstance(n, cst.Name)}
 
 
-def _count_limit(row: _Row, d: Divides) -> str | None:
-    """The test that keeps a grid axis's count of programs, a product of counts (``triton.cdiv(max_num_tokens,
-    BLOCK_M) * triton.cdiv(B.size(1), BLOCK_N)``: vLLM's batched MoE), within :data:`GRID_AXIS_MOST` where a table's
-    row sets tiles of it: the count with each tile the row sets as its value (``triton.cdiv(max_num_tokens, 16) *
-    triton.cdiv(B.size(1), config["BLOCK_SIZE_N"]) <= 65535``). A local computed after the row stands as its one
-    computation, with the row's tiles in it (``n_blocks = triton.cdiv(L, BLOCK)``: ``H * triton.cdiv(L, 256)``): a tile
-    so computed has rows of its own that test the count again with the final tiles. ``None`` where a name is computed
-    otherwise, or for a grid function's tile (``META["BLOCK_N"]``), which no test before the launch reads (configs24's
-    c44)."""
+def _row_count(row: _Row, d: Divides) -> cst.BaseExpression | None:
+    """A count a table's row sets tiles of, as the row's test must keep it within its most (``d.count_most``: a grid
+    axis's count of programs, a product of counts, ``triton.cdiv(max_num_tokens, BLOCK_M) * triton.cdiv(B.size(1),
+    BLOCK_N)``: vLLM's batched MoE; a count a host assert bounds): the count with each tile the row sets as its value
+    (``triton.cdiv(max_num_tokens, 16) * triton.cdiv(B.size(1), config["BLOCK_SIZE_N"])``). A local computed after
+    the row stands as its one computation, with the row's tiles in it (``n_blocks = triton.cdiv(L, BLOCK)``: ``H *
+    triton.cdiv(L, 256)``): a tile so computed has rows of its own that test the count again with the final tiles.
+    ``None`` where a name is computed otherwise, or for a grid function's tile (``META["BLOCK_N"]``), which no test
+    before the launch reads (configs24's c44)."""
     if d.count is None or not isinstance(row.node, cst.If) or not isinstance(row.node.body, cst.IndentedBlock):
         return None
     if any(isinstance(n, cst.Subscript) for n in walk(d.count)):
@@ -4443,7 +4544,7 @@ def _count_limit(row: _Row, d: Divides) -> str | None:
         and _int(small.value) is not None
     }
     later = {name: _parenthesized(_substituted(value, tiles)) for name, value in later.items()}  # ``n_blocks``'s tile
-    return f"{_code(_substituted(d.count, {**later, **tiles})).strip()} <= {GRID_AXIS_MOST}"
+    return _substituted(d.count, {**later, **tiles})
 
 
 def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[cst.If, str, str]] | None) -> str | None:
@@ -4815,9 +4916,22 @@ def _bounds_size(test: cst.BaseExpression, size: cst.BaseExpression, most: int) 
 
 def _rising_at(expr: cst.BaseExpression, x: str, value: int) -> int | None:
     """``expr``'s value where the expression whose text is ``x`` is ``value``, when ``expr`` is it or rises with it
-    alone (integer constants beside it: ``x // 2``, ``2 * x``, ``x + 1``); ``None`` otherwise."""
+    alone (integer constants beside it: ``x // 2``, ``2 * x``, ``x + 1``, a count of tiles of a positive integer,
+    ``triton.cdiv(x, 128)``, and a ``max`` or ``min`` of such and integers: leftovers25's l80); ``None``
+    otherwise."""
     if _code(expr).strip().strip("()") == x:
         return value
+    if (counted := ceil_count(expr)) is not None:
+        at, tile = _rising_at(counted[0], x, value), _evaluated(counted[1])
+        return -(-at // tile) if at is not None and tile is not None and tile > 0 else None
+    if isinstance(expr, cst.Call) and dotted(expr.func) in ("max", "min") and expr.args:
+        if any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        values = [v if (v := _evaluated(a.value)) is not None else _rising_at(a.value, x, value) for a in expr.args]
+        known = [v for v in values if v is not None]
+        if len(known) < len(values):
+            return None
+        return max(known) if dotted(expr.func) == "max" else min(known)
     if not isinstance(expr, cst.BinaryOperation):
         return None
     left, right = expr.left, expr.right

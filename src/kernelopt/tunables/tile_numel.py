@@ -116,15 +116,22 @@ def _axis(node: cst.Subscript) -> int | None:
     return full[0] if len(full) == 1 and len(full) + len(nones) == len(node.slice) >= 2 else None
 
 
-def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
-    """The tiles of two or more sides ``kernel``'s body builds: ranges laid along axes of one statement
-    (``rows[:, None] * n_cols + cols[None, :]``), and shapes a maker is given (``tl.zeros((ROWS, BLOCK_N))``)."""
-    params = constexpr_params(kernel)
+def _range_locals(kernel: cst.FunctionDef, params: set[str]) -> dict[str, str]:
+    """Each local ``kernel`` binds once to a range of one constexpr parameter (``rows = pid * ROWS + tl.arange(0,
+    ROWS)``) -> that parameter."""
     ranges: dict[str, str] = {}
     for name, value in assigned_once(kernel).items():
         side = _ranged(value, params, ranges)
         if side is not None:
             ranges[name] = side
+    return ranges
+
+
+def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
+    """The tiles of two or more sides ``kernel``'s body builds: ranges laid along axes of one statement
+    (``rows[:, None] * n_cols + cols[None, :]``), and shapes a maker is given (``tl.zeros((ROWS, BLOCK_N))``)."""
+    params = constexpr_params(kernel)
+    ranges = _range_locals(kernel, params)
     out: list[_Tile] = []
     for line in (n for n in walk(kernel.body) if isinstance(n, cst.SimpleStatementLine)):
         axes: dict[int, str] = {}
@@ -142,6 +149,21 @@ def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
         if len(axes) >= 2 and sorted(axes) == list(range(len(axes))):
             out.append(_Tile(tuple(axes[i] for i in range(len(axes))), line))
     return out + _budgets(kernel, params)
+
+
+def crossed_ranges(kernel: cst.FunctionDef) -> frozenset[str]:
+    """The constexpr parameters whose ranges ``kernel`` lays along a tile's second axis in one place and its first in
+    another (``rk[None, :]`` in A's pointers, ``rk[:, None]`` in B's): the shared dimension K of a product ``A @ B``
+    the kernel multiplies with ``tl.dot``, whatever the knob is named."""
+    params = constexpr_params(kernel)
+    ranges = _range_locals(kernel, params)
+    axes: dict[str, set[int]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Subscript) and (axis := _axis(node)) is not None and len(node.slice) == 2:
+            side = _ranged(node.value, params, ranges)
+            if side is not None:
+                axes.setdefault(side, set()).add(axis)
+    return frozenset(side for side, laid in axes.items() if laid == {0, 1})
 
 
 def _budgets(kernel: cst.FunctionDef, params: set[str]) -> list[_Tile]:

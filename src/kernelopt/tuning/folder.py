@@ -1212,17 +1212,17 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
     if edit is None or result.best_config is None or result.current_config is None:
         return tuning
-    ifs = tuned_ifs(edit.new_source)
-    if not ifs:
-        return tuning
     current, table = Config.of(result.current_config), tuning.judgement.table
+    now_runs = _runs_now(prepared, current)
+    if now_runs is None:
+        return tuning
+    ifs = tuned_ifs(edit.new_source)
+    if not ifs:  # the pick runs everywhere: the session's figures are the written kernel's
+        return _noted(tuning, _retune_note(prepared, current, now_runs))
     plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning)) if table else None
     if table and plan is None:
         return tuning
     served = _serving(tuning, *plan, _rows(tuning, *plan)) if plan is not None else {}
-    now_runs = _runs_now(prepared, current)
-    if now_runs is None:
-        return tuning
     judged: dict[str, Config] = {}
     runs: dict[str, Config] = {}
     for shape in prepared.ran_shapes:
@@ -1335,7 +1335,8 @@ def _retune_note(prepared: PreparedFolder, current: Config, now_runs: Mapping[st
     if not guarded:
         return None
     name = prepared.problem.kernel_py.name
-    where = "; ".join(f"{c} at {label}" for label, c in _said(now_runs, current).items())
+    said = _said(now_runs, current)
+    where = "; ".join(f"{said[label]} at {label}" for label in prepared.in_user_order(said))
     return (
         f"measured against {name} as it runs now ({where}); the original computation its guards fall back to "
         f"({config_text(current.as_dict())}) was not timed at {', '.join(guarded)}, where they hold: no figure "
