@@ -140,28 +140,32 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     assert original is True and "No valid autotuner configs after pruning" in str(written), (original, written)
 
 
-def test_v138_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_compiles_with(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("folder", "kernel", "k"), [("mm_int8_path", "mm_kernel", 70), ("bp_int8_path", "bp_matmul", 96)]
+)
+def test_v138_v141_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_compiles_with(
+    folder: str, kernel: str, k: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """v138 (mm_int8_path: a masked GEMM of float or int8 operands, the accumulator int32 for int8 (``ACC`` chosen
-    by the launcher), ``BLOCK_K = 32``; fp32 entries): ``tunables --set BLOCK_K=16`` wrote it (16 compiles for
+    by the launcher), ``BLOCK_K = 32``; fp32 entries) and v141 (bp_int8_path: the same over block pointers of
+    ``(BLOCK_M, BLOCK_K)`` and ``(BLOCK_K, BLOCK_N)``): ``tunables --set BLOCK_K=16`` wrote each (16 compiles for
     fp32), and with int8 operands, which the original multiplies, a GPU compile refuses the dot: "a GPU compile
     needs K >= 32" (Triton's ``min_dot_size``, which the patched interpreter checks). The K side of a dot (a range
-    laid along A's second axis and B's first) is legal from the original's value or 32, whichever is less."""
-
+    laid along A's second axis and B's first, or a block's side so) is legal from the original's value or 32,
+    whichever is less."""
     from kernelopt.tunables import discover_source
 
-    base = (VARIANTS / "mm_int8_path" / "kernel.py").read_text()
+    base = (VARIANTS / folder / "kernel.py").read_text()
     knobs = {t.key: t for t in discover_source(base)}
-    k, m = knobs["mm_kernel:BLOCK_K"].legality, knobs["mm_kernel:BLOCK_M"].legality
-    assert k is not None and "must be >= 32" in (k.problem(16) or "") and k.problem(64) is None, k
-    assert m is not None and m.problem(16) is None, m  # BLOCK_M is no dot's K
-    # a K tile the original keeps at 16 (a 16-bit GEMM) keeps its 16
-    sixteen = {t.key: t for t in discover_source(base.replace("BLOCK_K=32,", "BLOCK_K=16,"))}["mm_kernel:BLOCK_K"]
-    assert sixteen.legality is not None and sixteen.legality.problem(16) is None
-    int8 = {"M": 33, "N": 40, "K": 70, "dtype": "int8"}
+    legal_k, legal_m = knobs[f"{kernel}:BLOCK_K"].legality, knobs[f"{kernel}:BLOCK_M"].legality
+    assert legal_k is not None and "must be >= 32" in (legal_k.problem(16) or ""), legal_k
+    assert legal_k.problem(64) is None and legal_m is not None and legal_m.problem(16) is None  # BLOCK_M: no K
     k16 = base.replace("BLOCK_K=32,", "BLOCK_K=16,")
-    original, written = _interpreted("mm_int8_path", int8, k16, tmp_path, monkeypatch)
+    # a K tile the original keeps at 16 (a 16-bit GEMM) keeps its 16
+    sixteen = {t.key: t for t in discover_source(k16)}[f"{kernel}:BLOCK_K"]
+    assert sixteen.legality is not None and sixteen.legality.problem(16) is None
+    int8 = {"M": 33, "N": 40, "K": k, "dtype": "int8"}
+    original, written = _interpreted(folder, int8, k16, tmp_path, monkeypatch)
     assert original is True and "a GPU compile needs K >= 32" in str(written), (original, written)
 
 
@@ -171,18 +175,19 @@ _ON_CUDA = [
     ("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, ("BLOCK_N=1024)", "BLOCK_N=2048)"), "numel"),
     ("prune_divides", {"n_rows": 3, "n_cols": 192}, ('{"BLOCK": 64}', '{"BLOCK": 128}'), "No valid autotuner"),
     ("mm_int8_path", {"M": 33, "N": 40, "K": 70, "dtype": "int8"}, ("BLOCK_K=32,", "BLOCK_K=16,"), None),
+    ("bp_int8_path", {"M": 33, "N": 40, "K": 96, "dtype": "int8"}, ("BLOCK_K=32,", "BLOCK_K=16,"), None),
 ]
 
 
 @pytest.mark.gpu
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("folder", "size", "change", "said"), _ON_CUDA, ids=[f for f, *_ in _ON_CUDA])
-def test_on_cuda_v133_v135_v137_v138_the_texts_set_wrote_fail_where_the_original_is_right(
+def test_on_cuda_v133_v135_v137_v138_v141_the_texts_set_wrote_fail_where_the_original_is_right(
     folder: str, size: dict[str, object], change: tuple[str, str], said: str | None, tmp_path: Path
 ) -> None:
     """On a GPU: each text ``tunables --set`` wrote before this hunt's rules (v133's ``BLOCK_N`` 4 of a descriptor
-    block a pre_hook sets, v135's ``BLOCK_N = 2048`` beside a falling ``ROWS``, v137's pruned list without 64, v138's
-    ``BLOCK_K = 16`` of an int8 dot) fails at a size its original runs right, as Triton's interpreter (and its
+    block a pre_hook sets, v135's ``BLOCK_N = 2048`` beside a falling ``ROWS``, v137's pruned list without 64, v138's and
+    v141's ``BLOCK_K = 16`` of an int8 dot) fails at a size its original runs right, as Triton's interpreter (and its
     patched ``min_dot_size`` check) said on the CPU. A written text that runs right here would mean the interpreter
     refuses what a GPU runs: the rule then costs speed, not a wrong kernel."""
     import torch

@@ -32,7 +32,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.bindings import assigned_once, made_by, rebound
-from kernelopt.tunables.blocks import dotted, launched, named_args, walk
+from kernelopt.tunables.blocks import BLOCK_PTR_ARGS, DESCRIPTOR_ARGS, call_args, dotted, launched, named_args, walk
 from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.knobs import TRITON_MAX_TENSOR_NUMEL
@@ -41,6 +41,9 @@ from kernelopt.tunables.syntax import NODES_KEPT
 
 #: the tensor makers whose first argument is a shape (``tl.zeros((ROWS, BLOCK_N), dtype=...)``)
 _SHAPED = ("zeros", "full", "empty")
+
+#: the makers of a block whose ``block_shape`` is a tile, with the names of their arguments in order
+_BLOCK_MAKERS = {"make_block_ptr": BLOCK_PTR_ARGS, "make_tensor_descriptor": DESCRIPTOR_ARGS}
 
 #: Whose limit a tile's is where Triton's own (:data:`~kernelopt.tunables.knobs.TRITON_MAX_TENSOR_NUMEL`).
 _TRITON = "in Triton"
@@ -153,8 +156,9 @@ def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
 
 def crossed_ranges(kernel: cst.FunctionDef) -> frozenset[str]:
     """The constexpr parameters whose ranges ``kernel`` lays along a tile's second axis in one place and its first in
-    another (``rk[None, :]`` in A's pointers, ``rk[:, None]`` in B's): the shared dimension K of a product ``A @ B``
-    the kernel multiplies with ``tl.dot``, whatever the knob is named."""
+    another (``rk[None, :]`` in A's pointers, ``rk[:, None]`` in B's; a block pointer's or descriptor's block shape
+    ``(BLOCK_M, BLOCK_K)`` beside ``(BLOCK_K, BLOCK_N)``): the shared dimension K of a product ``A @ B`` the kernel
+    multiplies with ``tl.dot``, whatever the knob is named."""
     params = constexpr_params(kernel)
     ranges = _range_locals(kernel, params)
     axes: dict[str, set[int]] = {}
@@ -163,6 +167,12 @@ def crossed_ranges(kernel: cst.FunctionDef) -> frozenset[str]:
             side = _ranged(node.value, params, ranges)
             if side is not None:
                 axes.setdefault(side, set()).add(axis)
+        names = _BLOCK_MAKERS.get(dotted(node.func).split(".")[-1]) if isinstance(node, cst.Call) else None
+        shape = call_args(node, names).get("block_shape") if names is not None else None  # type: ignore[arg-type]
+        if isinstance(shape, cst.Tuple | cst.List) and len(shape.elements) == 2:  # A's (BLOCK_M, BLOCK_K), B's
+            for axis, element in enumerate(shape.elements):  # (BLOCK_K, BLOCK_N): a block's side i lies on axis i
+                if isinstance(element.value, cst.Name) and element.value.value in params:
+                    axes.setdefault(element.value.value, set()).add(axis)
     return frozenset(side for side, laid in axes.items() if laid == {0, 1})
 
 
