@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from kernelopt.stages import guard
 from kernelopt.stages.implement import stage_context
 from kernelopt.stages.plan import PlanVerdict
 
-from .backends_support import AGENTS, fake_parse_plan, implement, make_plan, make_ws, plan_stage, write_plan
+from .backends_support import AGENTS, DATA, fake_parse_plan, implement, make_plan, make_ws, plan_stage, write_plan
 
 PY = shlex.quote(sys.executable)
 
@@ -34,6 +35,9 @@ def ws(ws_root: Path):
 
 
 def _plan_ctx(ws, version: int = 1):
+    """Stage 2's context after a timing-only Stage 1: the profile's summary a plan cites (behave.py, rogue.py)."""
+    ws.profile_dir(version).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DATA / "loop" / "summary_timing_only.json", ws.profile_dir(version) / "summary.json")
     return stage_context(ws, version)
 
 
@@ -73,8 +77,9 @@ def test_missing_command_is_a_usage_error(ws, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_planner_that_behaves(ws) -> None:
+    ctx = _plan_ctx(ws)
     before = guard.snapshot(ws.root)
-    out = AgentCliPlanner(agent("behave.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    out = AgentCliPlanner(agent("behave.py")).plan(ctx)  # the real plan reader (n165)
     assert out.plan is not None
     # only the plan changed, as an orchestrator's guard sees it (the transcript is not a stage write)
     assert [(c.path, c.kind) for c in guard.changes(before, guard.snapshot(ws.root))] == [("plans/v1_plan.md", "added")]
@@ -87,7 +92,8 @@ def test_planner_that_behaves(ws) -> None:
 
 def test_planner_that_edits_the_kernel_is_reverted_and_fails(ws) -> None:
     kernel = ws.kernel_py.read_bytes()
-    out = plan_stage(ws, 1, AgentCliPlanner(agent("rogue.py"), parse_plan=fake_parse_plan))
+    _plan_ctx(ws)
+    out = plan_stage(ws, 1, AgentCliPlanner(agent("rogue.py")))  # its plan passes: refused for the trespass alone
     assert out.verdict is PlanVerdict.FAILED and out.error_type == "write_violation"
     assert out.violations == ["kernel.py (modified)"]
     assert out.reason == "the planner wrote outside plans/v1_plan.md: kernel.py (modified)"
@@ -122,6 +128,19 @@ def test_planner_crash_and_invalid_plan(ws) -> None:
 
     with pytest.raises(BackendFailure, match="is not a valid plan: missing section"):
         AgentCliPlanner(agent("behave.py"), parse_plan=strict).plan(_plan_ctx(ws))
+
+
+def test_n165_a_scripted_agent_s_plan_is_one_the_orchestrator_accepts(ws) -> None:
+    """`kernelopt optimize DIR --device cpu --max-iters 1 --planner agent-cli -P command='python3
+    tests/data/agents/behave.py {prompt_file}'` failed V1 at its plan: "the agent's plans/v1_plan.md is not a valid
+    plan: plan: missing section '## Search Log'" (newuser21's seen line): behave.py wrote front matter only, citing
+    a stall figure no profile measured, and its tests read it with a stand-in parser, so the well-behaved agent
+    tested nothing the loop runs. Its plan (rogue.py's too) is now kernelopt's own rendering citing the profile's
+    measured latency: Stage 2 as the loop runs it (the real reader, then every plan rule) accepts it."""
+    _plan_ctx(ws)
+    out = plan_stage(ws, 1, AgentCliPlanner(agent("behave.py")))
+    assert out.verdict is PlanVerdict.PLANNED, out.reason
+    assert out.plan.parameters == {"num_warps": 8} and not out.plan.counters_available
 
 
 def test_planner_hang_is_killed(ws) -> None:

@@ -39,6 +39,7 @@ from kernelopt.backends.protocol import (
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.hardware.gpu import require_gpu
+from kernelopt.harness.compile_backend import check_compile_backend
 from kernelopt.loop.journal import IterationState, Journal, RunState, RunStatus, VersionOutcome
 from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import baseline_commit
@@ -412,13 +413,19 @@ def _held(call: Callable[P, R]) -> Callable[P, R]:
 
 def _require_device(ws: Workspace, device: str | None, *, on_cpu: str) -> None:
     """The run's device (``device``, else the run's setting in the journal, else ``cuda``) checked before the loop
-    starts: with no GPU, ``profile`` gated V0 for 12-16 s before Stage 1's profiler found no CUDA device.
+    starts: with no GPU, ``profile`` gated V0 for 12-16 s before Stage 1's profiler found no CUDA device. The gate's
+    ``torch.compile`` backend too, as ``validate`` and ``optimize`` check it at their start: a misspelt
+    ``KERNELOPT_COMPILE_BACKEND`` was taken by the server and said only as each gate's "not timed: its compile
+    failed" (newuser22 n164). The server's start does not ask torch (a child of seconds, past an agent CLI's wait
+    for its tools); the first call that gates does, once a process.
 
     Raises:
         NoGpu: the run is on a GPU and this machine has none (the caller words the advice in its form).
+        UsageError: the compile backend is not one of this torch's.
     """
     settings, _ = resolve_settings(ws, LoopRequest(planner=AGENT, implementer=AGENT, device=device))
     require_gpu(settings.device, on_cpu=on_cpu)
+    check_compile_backend()
 
 
 def _expect(ws: Workspace, allowed: set[NextStep], tool: str) -> StageStatus:

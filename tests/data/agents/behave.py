@@ -1,23 +1,14 @@
-"""A well-behaved agent: does exactly the stage's job."""
+"""A well-behaved agent: does exactly the stage's job (Stage 2: a plan the orchestrator accepts, n165)."""
 
-import os
-import sys
 from pathlib import Path
 
-stage = os.environ["KERNELOPT_STAGE"]
-version = int(os.environ["KERNELOPT_VERSION"])
-prompt = Path(sys.argv[1]).read_text() if len(sys.argv) > 1 else ""
-assert "kernelopt Stage" in prompt, "the prompt file was not passed"
+from _agent import PROMPT, STAGE, write_plan
 
-if stage == "plan":
-    Path("plans").mkdir(exist_ok=True)
-    Path(f"plans/v{version}_plan.md").write_text(
-        f"---\nversion: {version}\nbottleneck_type: latency_bound\naction_category: num_warps\n"
-        "targets: [num_warps]\nparameters: {num_warps: 8}\naction: raise num_warps to 8\n"
-        "expected_impact: more latency hiding\nrisks_and_rollback: revert kernel.py\n---\n"
-        "## Input Evidence\n- stall_long_scoreboard = 61 % [profiles/v1/summary.json] -> latency -> more warps\n"
-    )
-    print(f"wrote plans/v{version}_plan.md")
+assert "kernelopt Stage" in PROMPT, "the prompt file was not passed"
+
+if STAGE == "plan":
+    plan = write_plan("num_warps", "raise num_warps to 8", "latency bound -> more warps", {"num_warps": 8})
+    print(f"wrote {plan}")
 else:
     k = Path("kernel.py")
     k.write_text(k.read_text().replace("num_warps=4", "num_warps=8"))

@@ -1,13 +1,12 @@
-"""An agent that writes files it must not, besides doing its job."""
+"""An agent that writes files it must not, besides doing its job (its plan one the orchestrator accepts, n165)."""
 
-import os
 from pathlib import Path
 
-stage = os.environ["KERNELOPT_STAGE"]
-version = int(os.environ["KERNELOPT_VERSION"])
+from _agent import STAGE, write_plan
+
 k = Path("kernel.py")
-if stage == "plan":
-    Path(f"plans/v{version}_plan.md").write_text("---\nversion: 1\n---\n")
+if STAGE == "plan":
+    write_plan("num_warps", "raise num_warps to 8", "latency bound -> more warps", {"num_warps": 8})
     k.write_text(k.read_text() + "\n# the planner edited the kernel\n")
 else:
     k.write_text(k.read_text().replace("num_warps=4", "num_warps=8"))
