@@ -1261,6 +1261,11 @@ def _made_strides(
             return made[0][::-1], False, made[2][::-1] if made[2] is not None else None
         if method in _IN_PLACE:  # ``.zero_()`` of a view returns the view itself
             return _made_strides(source, local, helpers, seen)
+        if method == "contiguous" and not positional:  # a contiguous tensor itself, else a copy in its shape's strides
+            made = _made_strides(source, local, helpers, seen)
+            if made is None or made[1]:
+                return made
+            return (_contiguous(made[2]), True, made[2]) if made[2] is not None else None
     named = isinstance(expr.func, cst.Name) and expr.func.value not in seen
     if named and (helper := helpers.get(expr.func.value)) is not None:  # type: ignore[attr-defined]
         params = param_names(helper)
@@ -1331,9 +1336,14 @@ def _cached(returned: cst.BaseExpression, helper: cst.FunctionDef) -> cst.BaseEx
     return stores[0] if len(stores) == 1 else returned
 
 
-#: Tensor methods that return the tensor they are called on, its strides as they were (a workspace zeroed or filled
-#: before its use: ``ws[:need].view(rows, cols).zero_()``).
-_IN_PLACE = frozenset({"zero_", "fill_", "detach", "detach_", "requires_grad_", "normal_", "uniform_"})
+#: Tensor methods that return the tensor they are called on, or a copy of its strides (torch's ``preserve_format`` of a
+#: dense tensor), its strides as they were: a workspace zeroed or filled before its use (``ws[:need].view(rows,
+#: cols).zero_()``), moved to the input's device or cast (``torch.zeros(n_rows, n_pad).to(x.device)``: wrongkernel27,
+#: v142).
+_IN_PLACE = frozenset(
+    {"zero_", "fill_", "detach", "detach_", "requires_grad_", "normal_", "uniform_"}
+    | {"to", "cuda", "float", "half", "bfloat16", "double", "type", "clone"}
+)
 
 
 def _plain_slice(expr: cst.Subscript) -> bool:
