@@ -146,8 +146,8 @@ def test_l51_tune_says_in_one_line_why_a_record_of_other_rules_was_not_served(
     changed = prepare_folder(TuneRequest(folder=folder, device="cpu"))
     assert changed.record_path != Path(first["record"]) and not changed.record_path.exists()
     assert new_session_line(latest_beside(changed.record_path), changed.key_parts) == (
-        f"a new session: the last one's record ({first['record']}, 2 configuration(s)) was made for other kernel.py's "
-        "code, so none of it is served; it is kept there"
+        f"a new session: the last one's record ({first['record']}, 2 configuration(s)) does not match this run in "
+        "kernel.py's code, so none of it is served; it is kept there"
     )
 
 

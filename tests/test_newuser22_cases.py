@@ -41,3 +41,29 @@ def test_n164_the_mcp_server_s_gating_tools_refuse_a_misspelt_compile_backend_fi
     )
     assert ws.head() == head and drive.read_state(ws) is None  # no V0 gated, no run begun
     compile_backend._torch_backends.cache_clear()
+
+
+def test_n166_a_retune_after_a_guarded_write_says_why_it_is_a_new_session_in_words(tmp_path: Path) -> None:
+    """`kernelopt tune DIR --device cpu` run twice on a kernel with a computed `BLOCK` (the trial's row sum of squares):
+    the first wrote `if n_cols <= 1000:  # kernelopt: tuned` above the launch, and the second said "a new session: the
+    last one's record (...) was made for other the launch tuned, so none of it is served": no sentence, and naming a
+    launch the user never changed (its label holds its line, which the written lines moved; the kernel's code, its
+    knob values and tuned lines aside, was the same). The line now says which part of what was measured differs, in
+    words that read."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.new_session import new_session_line
+    from kernelopt.tuning.record import RecordHeader, SessionRecord
+    from kernelopt.tuning.replay import space_from_sweep
+
+    from .test_tuning_session import sweep
+
+    space = space_from_sweep(sweep("sumsq"))
+    was = {"kernel": "k", "launch": "launch _rowsq_kernel (kernel.py:24)"}
+    now = {"kernel": "k", "launch": "launch _rowsq_kernel (kernel.py:26)"}
+    earlier = SessionRecord.open(tmp_path / "a" / "record.jsonl", RecordHeader.for_space(space, key_parts=was))
+    earlier.append(Result(config=space.default().as_dict(), outcome=Outcome.OK, latency_us=2.0))
+    assert new_session_line(earlier, now) == (
+        f"a new session: the last one's record ({earlier.path}, 1 configuration(s)) does not match this run in the "
+        "launch tuned (its kernel and its line in kernel.py, which lines an earlier tune wrote above it move), so none "
+        "of it is served; it is kept there"
+    )

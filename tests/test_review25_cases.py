@@ -32,7 +32,7 @@ def test_r50_another_kernels_record_in_a_shared_out_is_not_the_last_session(tmp_
     # the same folder's earlier session (a real change of its kernel.py) is still named
     again = latest_beside(out / "ccc" / "record.jsonl", "/k/a")
     assert again is not None and again.path == theirs.path
-    assert "was made for other kernel.py's code" in (new_session_line(again, ours) or "")
+    assert "does not match this run in kernel.py's code" in (new_session_line(again, ours) or "")
 
     # a record from before the folder was kept: it may be this kernel's, as before
     older = SessionRecord.open(out / "ddd" / "record.jsonl", RecordHeader.for_space(space, key_parts=parts))

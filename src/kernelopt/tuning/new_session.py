@@ -23,7 +23,9 @@ PART_WORDS: dict[str, str] = {
     "problem": "the problem (device, sizes, dtype, tolerance)",
     "shapes": "the SHAPES entries",
     "space": "the knobs and their values",
-    "launch": "the launch tuned",
+    "launch": (
+        "the launch tuned (its kernel and its line in kernel.py, which lines an earlier tune wrote above it move)"
+    ),
     "gpu": "the GPU",
     "environment": "the workers' variables (TRITON_INTERPRET, the visible devices, the CPU threads)",
 }
@@ -45,8 +47,10 @@ def part_digests(parts: Mapping[str, Any]) -> dict[str, str]:
 
 def new_session_line(earlier: SessionRecord | None, parts: Mapping[str, str]) -> str | None:
     """The one line that says why the last session's record (``earlier``, another session folder's) was not served to a
-    new session of ``parts`` (:func:`part_digests`): the parts that differ, in words; ``None`` when there was no
-    earlier record, or it had no result."""
+    new session of ``parts`` (:func:`part_digests`): the parts that differ, in words ("does not match this run in the
+    launch tuned (...)": "was made for other the launch tuned" read as no sentence, and a retune after a guarded write
+    named a launch the user had not changed; newuser22 n166); ``None`` when there was no earlier record, or it had no
+    result."""
     if earlier is None or not earlier.results:
         return None
     kept = earlier.header.key_parts
@@ -54,7 +58,7 @@ def new_session_line(earlier: SessionRecord | None, parts: Mapping[str, str]) ->
         why = "was made by a kernelopt that did not keep what it was for"
     else:
         changed = [words for name, words in PART_WORDS.items() if kept.get(name) != parts.get(name)]
-        why = f"was made for other {', '.join(changed)}" if changed else "was made for another session key"
+        why = f"does not match this run in {', '.join(changed)}" if changed else "was made for another session key"
     return (
         f"a new session: the last one's record ({earlier.path}, {len(earlier.served())} configuration(s)) {why}, so "
         "none of it is served; it is kept there"
