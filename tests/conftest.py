@@ -66,6 +66,7 @@ SLOW_FILES = (
     "test_harness_gate.py",  # 13.7 CPU-s
     "test_agent_skill_codex.py",  # 2.2 CPU-s, 23 s waiting
     "test_wrongkernel20_cases.py",  # 8.3 CPU-s, 14 s waiting (leftovers21, 02:05 UTC, load 5)
+    "test_late42_cases.py",  # 7.6 CPU-s, 14-17 s wall at load 3-6 (late42, 13:58 UTC): fla_matmul prepared for cuda twice
     "test_breaker20_cases.py",  # 11.4 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_breaker21_cases.py",  # 5.2 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_breaker22_cases.py",  # 5.8 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
@@ -74,7 +75,6 @@ SLOW_FILES = (
     "test_breaker25_cases.py",  # 5.4 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_breaker26_cases.py",  # 2.3 CPU-s (suite26, 11:59 UTC): its GPU picks' CPU check opts in
     "test_breaker27_cases.py",  # 3.3 CPU-s, 10.5 s wall at load 7 (breaker27, 13:36 UTC): its GPU picks' opt in
-    "test_late42_cases.py",  # 6.2 CPU-s, 15-17 s wall at load 6 (late42, 13:46 UTC): fla_matmul prepared for cuda
     "test_batch_pool.py",  # 9.2 CPU-s, 8 s waiting
     "test_knob_patterns_e2e.py",  # 13.1 CPU-s (alone, less a fork server's start)
     "test_breaker_cases.py",  # 8.0 CPU-s, 10 s waiting

@@ -125,13 +125,20 @@ def test_l101_a_keyed_list_judged_as_a_list_runs_its_current_pinned_on_a_gpu(tmp
     other candidate); it made the whole file (eight configs) before. A CPU holds no GPU: the folder is prepared for
     ``cuda`` (the task's run fails there, the literal list is read from the source) and no kernel runs."""
     from kernelopt.tuning.budget import Budget
-    from kernelopt.tuning.folder import TuneRequest, list_configs, pins_current, prepare_folder, session_editor
+    from kernelopt.tuning.folder import (
+        TuneRequest,
+        list_configs,
+        pins_current,
+        prepare_folder,
+        session_editor,
+        whole_list_configs,
+    )
     from kernelopt.tuning.pace import CandidateLimit
 
     folder = Path(shutil.copytree(DATA / "fla_matmul", tmp_path / "fla_matmul"))
     prepared = prepare_folder(TuneRequest(folder=folder, device="cuda"))
     assert not prepared.problem.interpreted and len(list_configs(prepared)) == 8
-    assert pins_current(prepared)
+    assert pins_current(prepared) and whole_list_configs(prepared) == 0
     current = session_editor(prepared)(prepared.space.current())
     assert isinstance(current, str) and current != prepared.base_source
     assert current.count("triton.Config(") == 1 and prepared.base_source.count("        triton.Config(") == 8
@@ -145,6 +152,29 @@ def test_l101_a_keyed_list_judged_as_a_list_runs_its_current_pinned_on_a_gpu(tmp
     seconds = limit.seconds(60.0)
     assert seconds is not None and abs(seconds - 25.5687) < 1e-3
     assert limit.why(seconds, 60.0) == "cut at the end of the session's wall time (60 s), under the 60 s limit"
+
+
+def test_l102_a_whole_list_s_requests_count_its_configs(tmp_path: Path) -> None:
+    """l101's other side: a keyed list judged as one configuration (more distinct configs than ``list_most``: fla's
+    list with its eight commented fp8 configs restored, sixteen, under a budget of 4) still runs whole as the current
+    configuration on a GPU, and each of its requests compiled and benchmarked all sixteen at each new key under one
+    candidate's own limit (60 s, ``--candidate-timeout-s``). Its requests now have that limit times its configs (960 s),
+    the session's wall still bounding them; another candidate keeps 60 s."""
+    from kernelopt.tuning.folder import TuneRequest, list_configs, pins_current, prepare_folder, whole_list_configs
+    from kernelopt.tuning.kernel_evaluator import KernelEvaluator
+
+    folder = Path(shutil.copytree(DATA / "fla_matmul", tmp_path / "fla_matmul"))
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("        # triton.Config(", "        triton.Config("))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", budget=4))
+    current = prepared.space.current()
+    assert current is not None and not list_configs(prepared) and not pins_current(prepared)
+    assert whole_list_configs(prepared) == 16
+    evaluator = KernelEvaluator(prepared.problem, prepared.base_source, lambda c: prepared.base_source,
+                                session_dir=tmp_path / "session")  # fmt: skip
+    evaluator.runs_whole_list(current.key(), whole_list_configs(prepared))
+    assert evaluator.own_s([current.key()], 60.0) == 960.0
+    assert evaluator.own_s(["BK=16"], 60.0) == 60.0
 
 
 @pytest.mark.gpu

@@ -1080,6 +1080,8 @@ def tune_folder(
     listed_now = list_configs(prepared)  # a keyed list runs each of them somewhere: each one is timed
     # the kernel as written is what the cut's best is measured against: never cut itself
     evaluator.never_cut(c.key() for c in (space.current(), *twins, *listed_now) if c is not None)
+    if (whole := whole_list_configs(prepared)) and (current := space.current()) is not None:
+        evaluator.runs_whole_list(current.key(), whole)  # its requests' limits count the list it runs (l102)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         if isinstance(evaluator, ShapesEvaluator) and _served_on_fewer(record, space.current(), evaluator):
@@ -1781,6 +1783,17 @@ def pins_current(prepared: PreparedFolder) -> bool:
     :func:`list_as_written` compares it with. A list judged as one configuration (longer than :func:`list_most`)
     still runs as written on a GPU: its current is the list, not one of its entries."""
     return prepared.problem.interpreted or bool(list_configs(prepared))
+
+
+def whole_list_configs(prepared: PreparedFolder) -> int:
+    """How many configs the current configuration's source runs whole, the autotune list as written, where the session
+    does not pin it (:func:`pins_current`: a list on a GPU judged as one configuration) and it holds several: Triton
+    compiles and benchmarks each at every new key, so its requests' limits count them
+    (:meth:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator.runs_whole_list`; docs/faults.md l102); 0 otherwise."""
+    listed = prepared.listed
+    if listed is None or len(listed.configs) < 2 or pins_current(prepared):
+        return 0
+    return len(listed.configs)
 
 
 def list_note(prepared: PreparedFolder) -> str | None:

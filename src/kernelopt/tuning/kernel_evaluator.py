@@ -20,7 +20,6 @@ candidate runs.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -454,6 +453,9 @@ class KernelEvaluator:
         self._best_from_outside = self.settings.first_best_us is not None
         # the kernel as written's own configuration (config keys): never cut, it is what the best is measured against
         self.uncut: set[str] = set()
+        # config key -> the configs of the autotune list its source runs whole (the kernel as written on a GPU, its list
+        # judged as one configuration): each of its requests' own limits counts them (:meth:`own_s`)
+        self.whole_lists: dict[str, int] = {}
         # the original's error here (rel_err of the uncut configurations that passed): every other candidate's, and the
         # text to be written, is compared with it (kernelopt.tuning.accuracy)
         self.original_err: float | None = None
@@ -646,6 +648,24 @@ class KernelEvaluator:
         and never held to the interpreter's shared-memory bound."""
         self.uncut.update(keys)
 
+    def runs_whole_list(self, key: str, configs: int) -> None:
+        """The configuration ``key``'s source runs an autotune list of ``configs`` configs whole: Triton compiles and
+        benchmarks each at every new key, so its compile, check and timing have ``configs`` times a candidate's own
+        limit (:meth:`own_s`), the session's wall still bounding them (docs/faults.md l102)."""
+        self.whole_lists[key] = max(1, configs)
+
+    def own_s(self, keys: Iterable[str], own_s: float) -> float:
+        """The own limit of one request of the configurations ``keys``, seconds: ``own_s`` (the settings' limit of one
+        candidate), times the most configs one of them runs whole (:meth:`runs_whole_list`)."""
+        return own_s * max((self.whole_lists.get(k, 1) for k in keys), default=1)
+
+    def _own_of(self, paths: Sequence[Path], own_s: float) -> float:
+        """:meth:`own_s` of the candidate files ``paths`` (their configurations, by :attr:`_paths`)."""
+        if not self.whole_lists:
+            return own_s
+        wanted = set(map(str, paths))
+        return self.own_s((k for k, p in self._paths.items() if str(p) in wanted), own_s)
+
     def _write(self, source: str) -> Path:
         digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
         path = self.session_dir / "candidates" / digest / "kernel.py"
@@ -724,7 +744,8 @@ class KernelEvaluator:
             return dict.fromkeys(paths)
         fresh = [p for p in paths if p not in self._compiled]
         sent: list[tuple[float, float]] = []
-        bound = functools.partial(self._limit_s, sent=sent) if self.limit is not None else None
+        scale = self._own_of(fresh, 1.0)
+        bound = (lambda own: self._limit_s(own * scale, sent)) if self.limit is not None else None
         try:
             done = self._compile.compile(fresh, bound=bound) if fresh else []
         except WorkerStartError as exc:
@@ -746,7 +767,8 @@ class KernelEvaluator:
         assert self._bench is not None
         if not paths:
             return []
-        limit_s = self._bounded(self.settings.bench_timeout_s, sent if sent is not None else [])
+        own_s = self._own_of(paths, self.settings.bench_timeout_s)
+        limit_s = self._bounded(own_s, sent if sent is not None else [])
 
         # a Triton kernel in the interpreter reads and writes raw host memory: one that failed may have written
         # past its buffers into the worker's heap (a GEMM without masks), and the next candidate crashed on it
@@ -764,7 +786,7 @@ class KernelEvaluator:
                         job.payload["cut_us"] = self._cut_us()
             if self.limit is not None:  # the wall time moved: the timing plans within what its request will get
                 for job in built:
-                    job.payload["limit_s"] = self._request_room()
+                    job.payload["limit_s"] = self._request_room(own_s)
             if isinstance(answer, Reply) and answer.payload.get("restart"):
                 worker.kill()  # its process is unusable (a sticky CUDA error): the next request starts it again
             elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
@@ -779,7 +801,7 @@ class KernelEvaluator:
                         time=timed,
                         calls_per_sample=self.calls_per_sample,
                         cut_us=self._cut_us() if timed and str(p) not in uncut else None,
-                        limit_s=self._request_room(),
+                        limit_s=self._request_room(own_s),
                         dot_bytes_limit=self.settings.dot_bytes_limit if interpreted and str(p) not in uncut else None,
                     ).model_dump(mode="json"),
                 )
@@ -804,9 +826,10 @@ class KernelEvaluator:
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
 
-    def _request_room(self) -> float:
-        """The seconds a bench request sent now may take (the worker plans its timing within them)."""
-        own = self.settings.bench_timeout_s
+    def _request_room(self, own_s: float | None = None) -> float:
+        """The seconds a bench request sent now may take (the worker plans its timing within them); ``own_s``: its own
+        limit (the settings' by default)."""
+        own = self.settings.bench_timeout_s if own_s is None else own_s
         seconds = self._limit_s(own)
         return own if seconds is None else seconds
 

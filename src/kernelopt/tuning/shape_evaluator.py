@@ -606,6 +606,11 @@ class ShapesEvaluator:
         for ev in self.evaluators:
             ev.never_cut(wanted)
 
+    def runs_whole_list(self, key: str, configs: int) -> None:
+        """Every shape's :meth:`KernelEvaluator.runs_whole_list`."""
+        for ev in self.evaluators:
+            ev.runs_whole_list(key, configs)
+
     def close(self) -> None:
         """Shut every shape's workers down (those of the entries set aside too)."""
         errors: list[KerneloptError] = []
