@@ -67,3 +67,92 @@ def test_n166_a_retune_after_a_guarded_write_says_why_it_is_a_new_session_in_wor
         "launch tuned (its kernel and its line in kernel.py, which lines an earlier tune wrote above it move), so none "
         "of it is served; it is kept there"
     )
+
+
+ROWSQ_TUNED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _rowsq_kernel(x_ptr, out_ptr, n_cols, stride, scale, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=0.0)
+        acc += v * v
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) * scale)
+
+
+def run(x, scale):
+    n_rows, n_cols = x.shape
+    out = torch.empty(n_rows, device=x.device, dtype=torch.float32)
+    BLOCK = min(triton.next_power_of_2(n_cols), 64)
+    if n_cols <= 1000:  # kernelopt: tuned
+        BLOCK = 1024
+    _rowsq_kernel[(n_rows,)](x, out, n_cols, x.stride(0), scale, BLOCK=BLOCK, num_warps=4)
+    return out
+"""
+
+
+def test_n167_tunables_names_the_rows_an_earlier_tune_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kernelopt tunables DIR/kernel.py` after `tune DIR` wrote `if n_cols <= 1000:  # kernelopt: tuned` /
+    `BLOCK = 1024` (the trial's row sum of squares): the listing said "computed" and "it is tuned where it is computed
+    ...: one value for every size, or a table by size", as if it were not tuned yet; the rows were in `--json`'s
+    `tuned_table` only. Now one line says them, as they run, and what a new tune does with them."""
+    from kernelopt.cli.app import main
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(ROWSQ_TUNED)
+    assert main(["tunables", str(kernel)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        "_rowsq_kernel:BLOCK is tuned already: an earlier tune's rows after kernel.py:20 (`# kernelopt: tuned`) run "
+        "BLOCK=1024 where n_cols <= 1000; above 1000, the computation; a new tune is measured against them and writes "
+        "its rows in their place"
+    ) in lines, lines
+    kernel.write_text(ROWSQ_TUNED.replace("    if n_cols <= 1000:  # kernelopt: tuned\n        BLOCK = 1024\n", ""))
+    assert main(["tunables", str(kernel)]) == 0
+    assert "tuned already" not in capsys.readouterr().out  # no rows, no line
+
+
+CONFIG_HANDED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _twice_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+
+
+def twice(x, config):
+    out = torch.empty_like(x)
+    n = x.numel()
+    grid = (triton.cdiv(n, config.kwargs["BLOCK"]),)
+    _twice_kernel[grid](x, out, n, num_warps=config.num_warps, **config.kwargs)
+    return out
+
+
+def run(x):
+    return twice(x, triton.Config({"BLOCK": 128}, num_warps=4))
+"""
+
+
+def test_n168_a_launch_option_read_from_a_handed_config_is_tabled_by_the_function_s_sizes() -> None:
+    """`kernelopt tunables` of a launch taking `num_warps=config.num_warps, **config.kwargs` of a `triton.Config` the
+    caller hands in (breaker27's q71 as a user writes it): the `**config.kwargs` line read well ("... a triton.Config
+    the caller of twice() hands in (chosen at run time ...): ... pass them at the launch as literals, or under
+    @triton.autotune, to tune them"), but `num_warps` was offered as "a table by size, by config": a table keyed on a
+    Config object, which no size bound can compare. A setting read as an attribute of a parameter handed in is the
+    caller's settings, as one read by a string key already was (configs23): its table is by the function's own sizes
+    (`n = x.numel()`), falling back on the caller's config."""
+    from kernelopt.tunables.analysis import discover_source
+
+    found = {t.key: t for t in discover_source(CONFIG_HANDED)}
+    assert found["_twice_kernel:num_warps"].size_names == ["n"]
+    why = found["_twice_kernel:**config.kwargs"].refused_reason or ""
+    assert "a triton.Config the caller of twice() hands in" in why and why.endswith("to tune them"), why

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not 
     from collections.abc import Mapping
 
     from kernelopt.tunables.knobs import ResourceLimits
-    from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
+    from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable, TunedTable
     from kernelopt.tuning.candidate import Value
 
 
@@ -418,6 +418,21 @@ def _show_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) 
     info(result.diff.rstrip() if dry_run else f"wrote {file}")
 
 
+def _earlier_rows(t: Tunable, table: TunedTable) -> str:
+    """The rows an earlier tune wrote after ``t``'s computation, as they run (newuser22 n167: after a tune that wrote
+    ``if n_cols <= 1000:  # kernelopt: tuned``, the listing said "computed" and how it would be tuned, as if it were
+    not yet: the rows were in ``--json``'s ``tuned_table`` only)."""
+    rows = "; ".join(
+        f"{', '.join(f'{k}={v}' for k, v in b.values.items())} where {table.size} <= {b.upto}" for b in table.buckets
+    )
+    keyed = f" (on the device where {table.key})" if table.key else ""
+    return (
+        f"{t.key} is tuned already: an earlier tune's rows after {t.tuned_at} (`# kernelopt: tuned`){keyed} run "
+        f"{rows}; above {table.buckets[-1].upto}, the computation; a new tune is measured against them and writes its "
+        "rows in their place"
+    )
+
+
 def _show_knobs(file: Path, found: list[Tunable]) -> None:
     """The knobs' table, then why a knob is not edited, or how a computed one is."""
     if not found:
@@ -461,6 +476,8 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
             )
             if t.helper_note:
                 info(f"{t.key}: {t.helper_note}")
+            if t.tuned_table is not None and t.tuned_table.buckets:
+                info(_earlier_rows(t, t.tuned_table))
             if len(t.groups) > 1:
                 info(
                     f"{t.key} is one setting read by {len(t.groups)} launches ({'; '.join(t.groups)}): "

@@ -2706,18 +2706,23 @@ class _Analyzer:
         """Whether ``name`` is a dict of settings the caller hands in, read here by string keys alone (vLLM's
         ``BLOCK_M = config["BLOCK_SIZE_M"]``, ``config`` chosen by ``run`` from the device's JSON file or
         ``get_default_config`` by the sizes): a parameter bound nowhere in ``func``, each value that reads it a
-        subscript of it by a string. The sizes it stands for are the function's own (:meth:`own_sizes`): a table
-        over them falls back on the caller's dict at every other size (configs23)."""
+        subscript of it by a string, or an attribute of it (a ``triton.Config`` handed in:
+        ``num_warps=config.num_warps``, offered as "a table by size, by config", newuser22 n168). The sizes it stands
+        for are the function's own (:meth:`own_sizes`): a table over them falls back on the caller's settings at every
+        other size (configs23)."""
         if name in func.locals or name not in {p.name.value for p in func.params}:
             return False
         reading = [v for v in values if any(n.value == name for n in _names_in(v))]
         return bool(reading) and all(
-            isinstance(v, cst.Subscript)
-            and isinstance(v.value, cst.Name)
-            and v.value.value == name
-            and len(v.slice) == 1
-            and isinstance(v.slice[0].slice, cst.Index)
-            and isinstance(v.slice[0].slice.value, cst.SimpleString)
+            (isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) and v.value.value == name)
+            or (
+                isinstance(v, cst.Subscript)
+                and isinstance(v.value, cst.Name)
+                and v.value.value == name
+                and len(v.slice) == 1
+                and isinstance(v.slice[0].slice, cst.Index)
+                and isinstance(v.slice[0].slice.value, cst.SimpleString)
+            )
             for v in reading
         )
 
@@ -2880,6 +2885,8 @@ class _Analyzer:
         )
         in_scope = ({p.name.value for p in func.params} | set(func.locals)) - _receiver(func)
         size_names = self.chosen_sizes([x.value for x in _names_in(expr)], func, in_scope)
+        if size_names and all(self.handed_settings(n, [expr], func) for n in size_names):
+            size_names = self.own_sizes(func)  # ``num_warps=config.num_warps``: no table "by config" (n168)
         return region, size_names
 
     def chosen_sizes(self, names: list[str], func: _FuncInfo, in_scope: set[str]) -> list[str]:
