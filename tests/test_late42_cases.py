@@ -35,6 +35,8 @@ def scale_kernel(X, Y, n, BLOCK: tl.constexpr, SUB: tl.constexpr, PARTS: tl.cons
         x = tl.load(X + offs, mask=offs < n, other=0.0)
         for k in range(PARTS - 1, -1, -1):
             x = x * 1.0
+        for k in tl.static_range(BLOCK // (SUB * 2)):
+            x = x * 1.0
         tl.store(Y + offs, x * 2.0, mask=offs < n)
     for t in range(n // BLOCK):
         pass
@@ -87,8 +89,9 @@ def test_l100_la_nodecay_s_sub_block_above_its_block_is_never_proposed() -> None
 
 def test_l100_counts_in_the_body_the_launcher_and_the_grid_and_a_size_s_count_is_no_rule() -> None:
     """The rule in general: a count of the body (``NUM_SUB: tl.constexpr = BLOCK // SUB`` sizing ``tl.static_range``),
-    one the launcher passes (``PARTS = BLOCK // (SUB * 2)``, walked back by ``range(PARTS - 1, -1, -1)``) and a grid
-    axis (``SUB // 8``) are each never 0; ``range(n // BLOCK)`` and the grid's ``triton.cdiv(n, BLOCK)`` read ``n``,
+    one the launcher passes (``PARTS = BLOCK // (SUB * 2)``, walked back by ``range(PARTS - 1, -1, -1)``), the same
+    quotient as a loop's argument (``tl.static_range(BLOCK // (SUB * 2))``) and a grid axis (``SUB // 8``) are each
+    never 0; ``range(n // BLOCK)`` and the grid's ``triton.cdiv(n, BLOCK)`` read ``n``,
     are 0 at small sizes by design, and prune nothing: BLOCK=16 with SUB=16 (``n // 16`` is 0 below 16) stays. Where
     the file's own values already make a count 0 (BLOCK=16, SUB=16: ``PARTS`` = 16 // 32), the current configuration
     stays and one line says so, and no other configuration with a count of 0 is proposed."""
@@ -98,6 +101,7 @@ def test_l100_counts_in_the_body_the_launcher_and_the_grid_and_a_size_s_count_is
         "NUM_SUB = BLOCK // SUB (tl.static_range(NUM_SUB) in scale_kernel)",
         "PARTS = BLOCK // (SUB * 2) (range(PARTS) in scale_kernel, passed by scale())",
         "axis 1 = SUB // 8 (axis 1 of scale_kernel's grid in scale())",
+        ": BLOCK // (SUB * 2) (tl.static_range(BLOCK // (SUB * 2)) in scale_kernel);",
     ):
         assert said in rules, rules
     assert "n //" not in rules and "cdiv" not in rules
@@ -108,8 +112,9 @@ def test_l100_counts_in_the_body_the_launcher_and_the_grid_and_a_size_s_count_is
     assert space.size.count == len(pairs) * 48 and not space.domain_notes
 
     own = _space(_SPLIT.format(block=16))
-    (note,) = own.domain_notes
-    assert note.startswith("as written, BLOCK=16, SUB=16 make PARTS = BLOCK // (SUB * 2) 0, so range(PARTS)"), note
+    loop, passed = own.domain_notes  # the static_range's quotient and PARTS, each 16 // 32
+    assert loop.startswith("as written, BLOCK=16, SUB=16 make BLOCK // (SUB * 2) 0, so tl.static_range("), loop
+    assert passed.startswith("as written, BLOCK=16, SUB=16 make PARTS = BLOCK // (SUB * 2) 0, so range(PARTS)"), passed
     assert own.fits(own.current())
     assert _pairs(own, "BLOCK", "SUB") == {*pairs, (16, 16)}
 

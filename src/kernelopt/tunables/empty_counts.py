@@ -9,8 +9,9 @@ such pairs on an H100 (docs/faults.md l100). The count is read from the source, 
 - a name the kernel's body binds to ``A // B`` (``A // (B * C)``, factors names or integer literals), or a parameter
   the launch passes such a quotient (a local of the launching function bound to it once, or the quotient itself);
 - that sizes a ``range`` / ``tl.range`` / ``tl.static_range`` of the kernel (an argument that is the count, or the
-  count plus or minus an integer: ``range(NUM_CBLOCK - 1, -1, -1)`` walks back over the same pieces), or an axis
-  of the launch's grid (a tuple, or a name bound to one in the launching function).
+  count plus or minus an integer: ``range(NUM_CBLOCK - 1, -1, -1)`` walks back over the same pieces, or the quotient
+  as written: ``range(BLOCK // CBLOCK)``), or an axis of the launch's grid (a tuple, or a name bound to one in the
+  launching function).
 
 A quotient that reads a size (``NUM_BLOCK = triton.cdiv(n, BLOCK)``, ``n // BLOCK``) is 0 at some sizes by design
 and is no rule here: which operands are settings the space tunes is the caller's to say
@@ -46,7 +47,9 @@ class Count:
     sizes: str
 
     def formula(self) -> str:
-        return f"{self.name} = {_product(self.dividend)} // {_product(self.divisor, bracket=True)}"
+        """``NUM_CBLOCK = BLOCK // CBLOCK``; the quotient alone where a loop takes it as written (no name)."""
+        quotient = f"{_product(self.dividend)} // {_product(self.divisor, bracket=True)}"
+        return f"{self.name} = {quotient}" if self.name else quotient
 
     def value(self, of: Mapping[str, int]) -> int | None:
         """The count where ``of`` gives each named factor's value (a factor by any of its names); ``None`` where one
@@ -67,8 +70,8 @@ def sized_counts(source: str, kernel: str) -> list[Count]:
     if len(kernels) != 1:
         return []
     fn = kernels[0]
-    ranged = _ranged(fn)
-    out: list[Count] = []
+    ranged, direct = _ranged(fn)
+    out = [Count("", *q, f"{loop} in {kernel}") for loop, q in direct]
     for name, value in _bindings(fn):
         if name in ranged and (q := _quotient(value, {})) is not None:
             out.append(Count(name, *q, f"{ranged[name]} in {kernel}"))
@@ -87,7 +90,7 @@ def sized_counts(source: str, kernel: str) -> list[Count]:
                 if q is not None:
                     name = expr.value if isinstance(expr, cst.Name) else f"axis {axis}"
                     out.append(Count(name, *q, f"axis {axis} of {kernel}'s grid in {host.name.value}()"))
-    return out
+    return list(dict.fromkeys(out))  # two loops over one quotient are one rule
 
 
 def _product(factors: tuple[Factor, ...], *, bracket: bool = False) -> str:
@@ -105,15 +108,20 @@ def _value(factors: tuple[Factor, ...], of: Mapping[str, int]) -> int | None:
     return math.prod(values)
 
 
-def _ranged(fn: cst.FunctionDef) -> dict[str, str]:
+def _ranged(
+    fn: cst.FunctionDef,
+) -> tuple[dict[str, str], list[tuple[str, tuple[tuple[Factor, ...], tuple[Factor, ...]]]]]:
     """Name -> the loop it sizes (``range(NUM_CBLOCK)``): each name a ``range`` / ``tl.range`` / ``tl.static_range``
-    of ``fn``'s body takes as an argument, bare or plus or minus an integer literal."""
+    of ``fn``'s body takes as an argument, bare or plus or minus an integer literal; and (the loop, the quotient) of
+    each such argument that is a quotient as written (``range(BLOCK // CBLOCK)``)."""
     out: dict[str, str] = {}
+    direct: list[tuple[str, tuple[tuple[Factor, ...], tuple[Factor, ...]]]] = []
     for node in walk(fn.body):
         if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
             continue
         name = dotted(node.iter.func)
-        if name != "range" and not (name.startswith(("tl.", "triton.language.")) and name.endswith("range")):
+        parts = name.split(".")
+        if name != "range" and not (parts[0] in ("tl", "triton") and parts[-1] in ("range", "static_range")):
             continue
         for arg in node.iter.args:
             value = arg.value
@@ -121,7 +129,9 @@ def _ranged(fn: cst.FunctionDef) -> dict[str, str]:
                 value = value.left if isinstance(value.right, cst.Integer) else value.right
             if isinstance(value, cst.Name):
                 out.setdefault(value.value, f"{name}({value.value})")
-    return out
+            elif (q := _quotient(value, {})) is not None:
+                direct.append((f"{name}({_product(q[0])} // {_product(q[1], bracket=True)})", q))
+    return out, direct
 
 
 def _bindings(fn: cst.FunctionDef, *, once: bool = False) -> Iterator[tuple[str, cst.BaseExpression]]:
