@@ -28,7 +28,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -111,13 +111,17 @@ class Kind:
         """How many sums an entry makes (every size but the reduced one), at most :data:`MOST_OUTPUTS`."""
         return min(int(np.prod([v for k, v in size.items() if k != self.reduced])), MOST_OUTPUTS)
 
-    def run(self, config: dict[str, int], terms: np.ndarray) -> np.ndarray:
-        """The output of ``config`` over ``terms`` (row length x outputs) in this accumulation."""
+    def run(self, config: dict[str, int], terms: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        """The output of ``config`` over ``terms`` (row length x outputs) in this accumulation: each program's share a
+        contiguous ``1 / split`` of the row, or, where ``config`` names a ``block_k``, every ``split``-th tile of
+        ``block_k`` from its own (a split-K GEMM's: a program whose first tile lies past the row adds nothing, so the
+        partials added into the output number ``min(split, ceil(K / block_k))``, growing with K up to ``split``),
+        added in a random order where ``rng`` is given (atomics land as the programs finish; the contiguous shares
+        keep the programs' order, as leftovers24 measured them)."""
         outs = terms.shape[1]
-        split = config.get("split", 1)
         inner, lanes = self.inner(config), self.lanes(config)
         out = np.zeros(outs)
-        for part in np.array_split(terms, split, axis=0):
+        for part in _shares(config, terms, rng):
             step = inner * lanes
             trips = -(-len(part) // step)
             padded = np.zeros((trips * step, outs))
@@ -129,6 +133,16 @@ class Kind:
             partial = acc.sum(axis=0)  # the lanes' sum (fp32 tl.sum: exact beside the chain)
             out = self.atomics(out + self.output(partial)) if self.atomics else out + partial
         return self.output(out)
+
+
+def _shares(config: dict[str, int], terms: np.ndarray, rng: np.random.Generator | None) -> list[np.ndarray]:
+    """Each program's terms (see :meth:`Kind.run`), those with none left out (their partial is an exact zero)."""
+    split, block = config.get("split", 1), config.get("block_k")
+    if block is None:  # the other kinds' contiguous shares, added in program order (their draws as before)
+        return list(np.array_split(terms, split, axis=0))
+    tiles = [terms[t : t + block] for t in range(0, len(terms), block)]
+    parts = [np.concatenate(tiles[p::split]) for p in range(min(split, len(tiles)))]
+    return [parts[i] for i in rng.permutation(len(parts))] if rng is not None else parts
 
 
 def _gemm_terms(fmt: Format) -> Callable[[np.random.Generator, int, int], np.ndarray]:
@@ -214,6 +228,25 @@ KINDS = (
 )
 
 
+KINDS = (
+    *KINDS,
+    # breaker21's ai_splitk as the kernel runs it (leftovers26, l110): program p sums every split_k-th tile of block_k
+    # from the p-th, so at the entries' K (512 to 2500, under split_k x block_k) a larger split_k adds more partials
+    # as K grows, up to split_k; the atomics land in a random order. The H100's 13 refusals of 2026-12-07 (split_k
+    # 16 to 64, their chains a quarter to a sixteenth of the original's) are right picks here: K = 8192 is the net's
+    replace(
+        KINDS[0],
+        name="fp8 dot, split-K over block_k tiles, fp16 atomics",
+        net={"M": 32, "N": 32, "K": 8192},
+        original={"split": 4, "block_k": 512},
+        candidates=[
+            {"split": s, "block_k": b}
+            for s, b in ((16, 128), (32, 64), (32, 32), (64, 512), (16, 64), (8, 64), (2, 64))
+        ],
+    ),
+)
+
+
 def checked(kind: Kind, out: np.ndarray, exact: np.ndarray) -> Result:
     """The tuner's check of ``out`` against the exact sum rounded to the output's format, as a passing ``Result``
     (``WRONG_RESULT`` past the tolerance)."""
@@ -253,7 +286,7 @@ def trial(kind: Kind, rng: np.random.Generator, tally: Tally) -> None:
     for size in sizes:
         terms = kind.terms(rng, size[kind.reduced], kind.outputs(size))
         exact = terms.sum(axis=0)
-        original = checked(kind, kind.run(kind.original, terms), exact)
+        original = checked(kind, kind.run(kind.original, terms, rng), exact)
         runs.append((size, terms, exact, original))
     for config in kind.candidates:
         if config == kind.original:
@@ -264,7 +297,7 @@ def trial(kind: Kind, rng: np.random.Generator, tally: Tally) -> None:
         errors = []
         caught = False  # failed the net's size where the original passed: the net refuses it
         for i, (size, terms, exact, original) in enumerate(runs):
-            result = checked(kind, kind.run(config, terms), exact)
+            result = checked(kind, kind.run(config, terms, rng), exact)
             if i == len(runs) - 1:  # the net's size, run only where the original passes there (as the net does)
                 caught = original.outcome.ok and not result.outcome.ok
                 if original.outcome.ok and result.outcome.ok:

@@ -928,15 +928,14 @@ def _accesses(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
 
 
 def _calls_outside_flags(node: cst.CSTNode, params: Collection[str]) -> Iterator[cst.Call]:
-    """Every call under ``node``, outside a branch on a flag the launch passes (see :func:`_accesses`)."""
-    if isinstance(node, cst.If) and _names(node.test) & set(params):
-        if node.orelse is not None:
-            yield from _calls_outside_flags(node.orelse, params)
-        return
+    """Every call under ``node``, outside a branch taken only where a flag the launch passes holds (see
+    :func:`_accesses`, :func:`_fast_branch`)."""
     if isinstance(node, cst.Call):
         yield node
+    fast = _fast_branch(node, params)
     for child in child_nodes(node):
-        yield from _calls_outside_flags(child, params)
+        if child is not fast:
+            yield from _calls_outside_flags(child, params)
 
 
 #: How deep helpers calling helpers are followed (a helper calling itself, or a chain deeper than this, is read
@@ -1118,13 +1117,21 @@ def _flag_branches(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CS
     (``if FLAG and x:``), the ``else`` of ``if not FLAG:``; a test that reads a flag otherwise (``if FLAG or x:``)
     gives none."""
     for here in walk(node):
-        if not isinstance(here, cst.If):
-            continue
-        held = _flag_held(here.test, flags)
-        if held is True:
-            yield here.body
-        elif held is False and here.orelse is not None:
-            yield here.orelse
+        if (fast := _fast_branch(here, flags)) is not None:
+            yield fast
+
+
+def _fast_branch(node: cst.CSTNode, flags: Collection[str]) -> cst.CSTNode | None:
+    """The branch of ``node`` (an ``if``) taken only where a flag that vouches for the block holds (:func:`_flag_held`):
+    the body of ``if FLAG:`` (``if FLAG and x:``), the ``else`` of ``if not FLAG:``; ``None`` for any other node or
+    test. The one rule every reader of a flag's branches keeps (leftovers26, l111: the walkers of calls and loads left
+    out the body of any ``if`` naming the flag, ``if not FLAG:``'s slow path too, and read its ``else``)."""
+    if not isinstance(node, cst.If):
+        return None
+    held = _flag_held(node.test, flags)
+    if held is True:
+        return node.body
+    return node.orelse if held is False else None
 
 
 def _flag_held(test: cst.BaseExpression, flags: Collection[str]) -> bool | None:
@@ -1856,17 +1863,15 @@ def _combines(helpers: Mapping[str, cst.FunctionDef] | None) -> dict[str, str]:
 
 
 def _outside_flags(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CSTNode]:
-    """:func:`walk`, leaving out the body of an ``if FLAG:`` on a flag that vouches for the block (its else
-    kept): the fast path taken only where the block divides, as :func:`_calls_outside_flags` reads it."""
+    """:func:`walk`, leaving out the branch taken only where a flag that vouches for the block holds
+    (:func:`_fast_branch`): the fast path taken only where the block divides, as :func:`_calls_outside_flags` reads
+    it."""
     stack = [node]
     while stack:
         here = stack.pop()
-        if isinstance(here, cst.If) and _names(here.test) & set(flags):
-            if here.orelse is not None:
-                stack.append(here.orelse)
-            continue
         yield here
-        stack.extend(reversed(child_nodes(here)))
+        fast = _fast_branch(here, flags)
+        stack.extend(reversed([c for c in child_nodes(here) if c is not fast]))
 
 
 def _mask_of(call: cst.Call) -> cst.BaseExpression | None:

@@ -997,11 +997,11 @@ def _asserted_counts(
         asserts = f"line {line} asserts {_code(node.test).strip()}"
         why = f"{asserts}, a count of tiles bounded from above"
         padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
-        needed = [c for c in conjuncts(node.test) if isinstance(c, cst.Comparison)]
-        for comparison in (c for c in walk(node.test) if isinstance(c, cst.Comparison)):
+        for comparison, negated, needed in _polarized(node.test):
             left = comparison.left
+            needed = needed and (not negated or len(comparison.comparisons) == 1)  # a chain negated needs no link
             for target in comparison.comparisons:
-                op = target.operator
+                op = _NEGATED.get(type(target.operator), type(target.operator))() if negated else target.operator
                 bounded, bounding = (
                     (left, target.comparator)
                     if isinstance(op, cst.LessThan | cst.LessThanEqual)
@@ -1014,7 +1014,7 @@ def _asserted_counts(
                 most = _evaluated(_bound_value(bounding, local)) if bounding is not None else None
                 if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
                     most -= 1
-                counted = _product(factors) if most is not None and any(comparison is c for c in needed) else None
+                counted = _product(factors) if most is not None and needed else None
                 for factor in factors:
                     count = _tile_count(factor, helpers or {})
                     if count is None:
@@ -1031,6 +1031,37 @@ def _asserted_counts(
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
     return out
+
+
+#: a comparison's operator under ``not``: ``not grid_size0 >= 65536`` bounds ``grid_size0`` from above
+_NEGATED: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
+    cst.LessThan: cst.GreaterThanEqual,
+    cst.LessThanEqual: cst.GreaterThan,
+    cst.GreaterThan: cst.LessThanEqual,
+    cst.GreaterThanEqual: cst.LessThan,
+}
+
+
+def _polarized(
+    test: cst.BaseExpression, negated: bool = False, needed: bool = True
+) -> Iterator[tuple[cst.Comparison, bool, bool]]:
+    """Each comparison of an assert's ``test`` with whether it stands under an odd count of ``not`` (its sense
+    turned: ``not grid_size0 >= 65536`` bounds the count from above, leftovers26 l113, where it was read as bounding
+    65536 and the count went uncarried, a smaller tile's row written plainly) and whether the assert needs it to
+    pass (a conjunct, or a disjunct of a negated ``or``: ``not (a >= X or b >= Y)``); one inside an ``or`` (``a < X
+    or N == 0``) is needed by none and carries no count (l80: its tile refused)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        yield from _polarized(test.expression, not negated, needed)
+    elif isinstance(test, cst.BooleanOperation):
+        both = isinstance(test.operator, cst.Or) if negated else isinstance(test.operator, cst.And)
+        yield from _polarized(test.left, negated, needed and both)
+        yield from _polarized(test.right, negated, needed and both)
+    elif isinstance(test, cst.Comparison):
+        yield test, negated, needed
+    else:
+        for child in walk(test)[1:]:
+            if isinstance(child, cst.Comparison):
+                yield child, negated, False
 
 
 def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:

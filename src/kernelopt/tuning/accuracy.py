@@ -26,7 +26,10 @@ the original's rises ``r`` times as fast, or ``sqrt(r)`` for a rounding accumula
 every size (the output's rounding, a larger ``split_k``'s fp16 atomics) cancels in the rise, so the H100's halved
 split-K pick rises 2.0 times as fast as the original's where its error was 1.21 times it against a threshold of 1.2
 (docs/faults.md, "The accuracy rule's margins"; benchmarks/accuracy_margins.py measures the margins on a numeric model
-of fp8, bf16, fp16 and fp32 accumulations). Entries that never vary a size leave the ratio to decide (review23 r34).
+of fp8, bf16, fp16 and fp32 accumulations). A count of atomics that grows with the size does not cancel: split-K's
+partials number ``min(split_k, ceil(K / block_k))``, rising along entries under ``split_k * block_k`` and flat past
+it, which the entries cannot tell from a longer chain; the refusal names both (:meth:`ChainRise.cause`, leftovers26
+l110) and the net's larger sizes judge them apart. Entries that never vary a size leave the ratio to decide (r34).
 Both judge every
 candidate and the text ``tune`` writes; an entry where the original is exact is compared at none.
 """
@@ -136,8 +139,8 @@ def entry_size(values: Mapping[str, object]) -> int:
 class ChainRise:
     """How a candidate's error and the original's rise along one size (:func:`chain_rise`): the size's ``name``, each
     error's least-squares rise from its smallest value among the entries to its largest (``candidate``,
-    ``original``), the entries at those two ends (``low``, ``high``) and the least ratio of the candidate's error to
-    the original's at an entry (``least``)."""
+    ``original``), the entries at those two ends (``low``, ``high``) and the least and the largest ratio of the
+    candidate's error to the original's at an entry (``least``, ``most``)."""
 
     name: str
     candidate: float
@@ -145,6 +148,7 @@ class ChainRise:
     low: EntryError
     high: EntryError
     least: float = 0.0
+    most: float = math.inf
 
     @property
     def excess(self) -> float:
@@ -170,9 +174,29 @@ class ChainRise:
             f"its error rises along {self.name} {pace} on the same inputs (rel_err "
             f"{lo.result.rel_err:.3g} at {self.name}={lo.values[self.name]} to {hi.result.rel_err:.3g} at "
             f"{self.name}={hi.values[self.name]}, the original's {lo.original:.3g} to {hi.original:.3g}; at least "
-            f"{self.least:.2g} times it at every entry): a longer "
-            "reduction chain or a lower-precision path, which grows past the tolerance at larger sizes the original "
-            "handles"
+            f"{self.least:.2g} times it at every entry): {self.cause()}"
+        )
+
+    def cause(self) -> str:
+        """What the rise says of its cause. Past :data:`ERROR_GROWTH` times the original's at an entry: a longer
+        chain or a lower-precision path, a loss at that size already (split_k=32's 32 rounded fp16 adds against the
+        original's 4 on an H100: 1.5 to 2 times its error at an entry). Within it at every entry, the entries' sizes
+        cannot tell a longer chain from more rounded partial adds (leftovers26, l110): a split-K's fp16 atomics
+        number ``min(split_k, ceil(K / block_k))``, growing along K until every split has a tile and flat past it,
+        where the shorter chain is the more accurate (breaker21's split_k=16 tiles on an H100, refused at K <= 2500,
+        err 7.5e-4 against the original's 8.9e-4 at K = 8192); the net's larger sizes, judged beside the entries, tell
+        them apart."""
+        if self.most > ERROR_GROWTH:
+            return (
+                f"a longer reduction chain or a lower-precision path (more rounded partial adds among them), "
+                f"{self.most:.2g} times the original's error at an entry already, which grows past the tolerance at "
+                "larger sizes the original handles"
+            )
+        return (
+            f"a longer reduction chain, which grows past the tolerance at larger sizes the original handles, or more "
+            f"rounded partial adds (a split-K's atomics, whose count grows along {self.name} only until every split "
+            f"has a tile), which stop growing there: within {self.most:.2g} times the original's at every entry, "
+            f"the entries' sizes cannot tell the two apart, so it is refused"
         )
 
 
@@ -196,8 +220,8 @@ def chain_rise(errors: Sequence[EntryError]) -> ChainRise | None:
         original = _slope(xs, [e.original for e in errors]) * span
         low = min(errors, key=lambda e: e.values[name])
         high = max(errors, key=lambda e: e.values[name])
-        least = min((e.result.rel_err or 0.0) / e.original for e in errors)
-        rises.append(ChainRise(name, candidate, original, low, high, least))
+        ratios = [(e.result.rel_err or 0.0) / e.original for e in errors]
+        rises.append(ChainRise(name, candidate, original, low, high, min(ratios), max(ratios)))
     # The original's error marks the reduction alone where it rises past its noise: a candidate's noise then picks no
     # size (an fp8 split-K's atomics rose along M by chance). An original whose error is flat (an fp32 sum, its
     # output's rounding) rises along a size only by its inputs' chance, and that chance chose more rows over the row

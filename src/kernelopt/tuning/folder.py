@@ -2285,7 +2285,7 @@ def _checked(
         wall.check("the net (the written kernel at sizes the SHAPES entries do not name)")
     rows = _keyed_table_rows(tuning)
     if rows:  # a keyed list's table: its autotuner may run any row at any key, so each row is netted alone
-        return _keyed_rows_checked(tuning, evaluator, edit, note, rows, known, cap, entries)
+        return _keyed_rows_checked(tuning, evaluator, edit, note, rows, known, cap, entries, wall)
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
         return None, note, net, in_user_lines(net.line(), base, edit.new_source), net.failed.shape
@@ -2346,14 +2346,18 @@ def _keyed_rows_checked(
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None,
     entries: EntryTimes | None,
+    wall: TailWall | None = None,
 ) -> tuple[EditResult | None, str | None, NetVerdict | None, str | None, ProblemShape | None]:
     """:func:`_checked`'s net for a keyed list's table: each row that moves a knob pinned alone (:func:`_pinned_one`)
     and netted as a pick of its own (its sizes by its own moves), in place of the list's net, whose every size checked
     only the row the interpreter's autotuner picked there (:func:`_keyed_table_rows`); the first row failing is named,
-    and nothing is written, nor where a row cannot be pinned alone. The rows' checks together are the table's net."""
+    and nothing is written, nor where a row cannot be pinned alone. Each row's error at the net's largest sizes it
+    passed is compared with the original's there, as a single pick's is (:func:`_accurate_at_net`; leftovers26, l112:
+    a row less accurate is the table's net failure). The rows' checks together are the table's net."""
     checks: list[SizeCheck] = []
     kept: list[str] = []
-    seconds, not_cast = 0.0, None
+    said: list[str] = []
+    seconds, not_cast, compared_s = 0.0, None, 0.0
     for row in rows:
         alone = replace(tuning, result=tuning.result.model_copy(update={"best_config": row}))
         pinned = _pinned_one(alone)
@@ -2365,9 +2369,19 @@ def _keyed_rows_checked(
             said = in_user_lines(net.line(), tuning.prepared.base_source, pinned.new_source)
             line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {said}"
             return None, note, net, line, net.failed.shape
+        compared = _accurate_at_net(alone, evaluator, pinned.new_source, net, wall)
+        compared_s += compared.seconds
+        if compared.refused:  # less accurate at the net's largest sizes: the table's net failure there
+            line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {compared.line}"
+            return None, note, net.model_copy(update={"compared_s": compared_s}), line, compared.shape
+        said += [f"row {config_text(row)}: {clause}"] if (clause := compared.said()) else []
+        cap = _past_compared(cap, net.model_copy(update={"compared_s": compared.seconds}), wall)
         checks += [c.model_copy(update={"row": config_text(row)}) for c in net.checks]  # the line names each row's
         seconds, kept, not_cast = seconds + net.seconds, kept or net.kept, not_cast or net.not_cast
-    together = NetVerdict(checks=checks, kept=kept, seconds=seconds, not_cast=None if checks else not_cast)
+    together = NetVerdict(
+        checks=checks, kept=kept, seconds=seconds, not_cast=None if checks else not_cast,
+        compared="; ".join(said) or None, compared_s=compared_s,
+    )  # fmt: skip
     _refuse_unchecked(tuning, together, cap)  # its autotuner may run any row at any size: every size is one it changes
     return edit, note, together, None, None
 
