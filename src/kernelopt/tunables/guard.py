@@ -990,14 +990,11 @@ def _asserted_counts(
     implies it (``if N <= 1024:`` with ``BLOCK = 128``, at most 8) keeps the assert passing (leftovers25, l80)."""
     local = assigned_once(fn)
     out: list[Divides] = []
-    for node in walk(fn.body):
-        if not isinstance(node, cst.Assert):
-            continue
-        line = pos[node].start.line
-        asserts = f"line {line} asserts {_code(node.test).strip()}"
+    for line, test in _host_asserts(fn, pos, helpers or {}):
+        asserts = f"line {line} asserts {_code(test).strip()}"
         why = f"{asserts}, a count of tiles bounded from above"
         padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
-        for comparison, negated, needed in _polarized(node.test):
+        for comparison, negated, needed in _polarized(test):
             left = comparison.left
             needed = needed and (not negated or len(comparison.comparisons) == 1)  # a chain negated needs no link
             for target in comparison.comparisons:
@@ -1062,6 +1059,28 @@ def _polarized(
         for child in walk(test)[1:]:
             if isinstance(child, cst.Comparison):
                 yield child, negated, False
+
+
+def _host_asserts(
+    fn: cst.FunctionDef, pos: Positions, helpers: Mapping[str, cst.FunctionDef]
+) -> Iterator[tuple[int, cst.BaseExpression]]:
+    """(line, test) of each ``assert`` of ``fn``'s body, and of each of a module function's body that ``fn`` calls
+    (``_check_grid(grid_size0)`` over ``def _check_grid(g): assert g < 65536``), its parameters replaced by what the
+    call passes and the line the call's: the assert fails in the helper as it would in ``fn`` (review26, r60: a
+    helper's bound was unread, and a row of a smaller tile was written plainly where its count failed it)."""
+    for node in walk(fn.body):
+        if isinstance(node, cst.Assert):
+            yield pos[node].start.line, node.test
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            helper = helpers.get(node.func.value)
+            if helper is None or helper is fn or any(a.star for a in node.args):
+                continue
+            passed = named_args(list(node.args), param_names(helper))
+            given = {p.name.value: p.default for p in params_of(helper) if p.default is not None}
+            given.update({k: _parenthesized(v) for k, v in passed.items()})
+            for inner in walk(helper.body):
+                if isinstance(inner, cst.Assert):
+                    yield pos[node].start.line, _substituted(inner.test, given)
 
 
 def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:
