@@ -106,9 +106,9 @@ def test_n167_tunables_names_the_rows_an_earlier_tune_wrote(tmp_path: Path, caps
     assert main(["tunables", str(kernel)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert (
-        "_rowsq_kernel:BLOCK is tuned already: an earlier tune's rows after kernel.py:20 (`# kernelopt: tuned`) run "
-        "BLOCK=1024 where n_cols <= 1000; above 1000, the computation; a new tune is measured against them and writes "
-        "its rows in their place"
+        "_rowsq_kernel:BLOCK is tuned already: the rows an earlier tune wrote after kernel.py:20 (`# kernelopt: tuned`), "
+        "which ran BLOCK=1024 where n_cols <= 1000; above 1000, the computation; a new tune is measured against them "
+        "and writes its rows in their place"
     ) in lines, lines
     kernel.write_text(ROWSQ_TUNED.replace("    if n_cols <= 1000:  # kernelopt: tuned\n        BLOCK = 1024\n", ""))
     assert main(["tunables", str(kernel)]) == 0
@@ -154,3 +154,26 @@ def test_n168_a_launch_option_read_from_a_handed_config_is_tabled_by_the_functio
     assert found["_twice_kernel:num_warps"].size_names == ["n"]
     why = found["_twice_kernel:**config.kwargs"].refused_reason or ""
     assert "a triton.Config the caller of twice() hands in" in why and why.endswith("to tune them"), why
+
+
+def test_n169_a_set_over_earlier_tuned_rows_says_what_it_replaces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt tunables kernel.py --set _rowsq_kernel:BLOCK=128 --dry-run` over the rows a tune wrote (`if n_cols <=
+    1000:  # kernelopt: tuned` / `BLOCK = 1024`): "_rowsq_kernel:BLOCK: None -> 128 at kernel.py:23 (overrides the
+    computed ...)", the rows gone from the diff without a word. Now the value before is "computed", and one line says
+    the rows the edit replaces; a set over a computation with no rows says no such line."""
+    from kernelopt.cli.app import main
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(ROWSQ_TUNED)
+    assert main(["tunables", str(kernel), "--set", "_rowsq_kernel:BLOCK=128", "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        "_rowsq_kernel:BLOCK: the edit replaces the rows an earlier tune wrote after kernel.py:20 (`# kernelopt: "
+        "tuned`), which ran BLOCK=1024 where n_cols <= 1000; shown (--dry-run)"
+    ) in lines, lines
+    assert any(line.startswith("_rowsq_kernel:BLOCK: computed -> 128 at kernel.py:") for line in lines), lines
+    kernel.write_text(ROWSQ_TUNED.replace("    if n_cols <= 1000:  # kernelopt: tuned\n        BLOCK = 1024\n", ""))
+    assert main(["tunables", str(kernel), "--set", "_rowsq_kernel:BLOCK=128", "--dry-run"]) == 0
+    assert "replaces the rows" not in capsys.readouterr().out

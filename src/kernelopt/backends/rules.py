@@ -152,7 +152,7 @@ def _planned_changes(plan: Plan, tunables: list[Tunable]) -> dict[str, Any] | st
 def _moves(result: EditResult) -> str:
     """``BLOCK 64 -> 128 (kernel.py:12; ...)`` for every knob an edit moved."""
     return ", ".join(
-        f"{e.key} {e.before} -> {e.after} ({e.location}"
+        f"{e.key} {e.before_said} -> {e.after} ({e.location}"
         + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
         + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
         + ")"

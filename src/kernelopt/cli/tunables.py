@@ -126,6 +126,7 @@ def register(app: typer.Typer) -> None:
                     raise problem from None
             done = "shown (--dry-run)" if dry_run else "written as asked"
             _say_guarded(before, result, dry_run=dry_run)
+            _say_rows_replaced(found, result, dry_run=dry_run)
             _warn_computed_from(found, before, changes, done)
             _note_tiles_unestimated(found, before, changes, limits, evaluation, done)
             _say_edit(file, result, dry_run=dry_run, as_json=as_json)
@@ -399,7 +400,7 @@ def _say_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -
     except StdoutLost as exc:
         if dry_run or not result.edits:
             raise
-        edits = ", ".join(f"{e.key}: {e.before} -> {e.after}" for e in result.edits)
+        edits = ", ".join(f"{e.key}: {e.before_said} -> {e.after}" for e in result.edits)
         sys.stderr.write(
             f"kernelopt: wrote {file} ({edits}); the summary could not be printed: stdout refused it ({exc.reason})\n"
         )
@@ -414,22 +415,45 @@ def _show_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) 
     for e in result.edits:
         linked = f" (grid kept consistent: {', '.join(e.linked)})" if e.linked else ""
         how = " (inserted)" if e.inserted else f" (overrides the computed {e.overrides})" if e.overrides else ""
-        info(f"{e.key}: {e.before} -> {e.after} at {e.location}{how}{linked}")
+        info(f"{e.key}: {e.before_said} -> {e.after} at {e.location}{how}{linked}")
     info(result.diff.rstrip() if dry_run else f"wrote {file}")
+
+
+def _say_rows_replaced(found: list[Tunable], result: EditResult, *, dry_run: bool) -> None:
+    """One line for each knob whose ``# kernelopt: tuned`` rows an earlier tune wrote the edit replaced: the rows went
+    without a word (n169: ``--set BLOCK=128`` over ``if n_cols <= 1000:  # kernelopt: tuned`` / ``BLOCK = 1024``
+    wrote ``BLOCK = 128`` at every size, the diff alone showing the rows gone)."""
+    tables = {t.key: t.tuned_table for t in found if t.tuned_table is not None and t.tuned_table.buckets}
+    edited = [e for e in result.edits if e.key in tables]
+    if not edited:
+        return
+    from kernelopt.tunables.analysis import discover_source
+
+    after = {t.key: t.tuned_table for t in discover_source(result.new_source)}
+    done = "shown (--dry-run)" if dry_run else "written as asked"
+    for e in edited:
+        if after.get(e.key) != tables[e.key]:
+            t = next(t for t in found if t.key == e.key)
+            info(f"{e.key}: the edit replaces {_rows_text(t, tables[e.key])}; {done}")
+
+
+def _rows_text(t: Tunable, table: TunedTable) -> str:
+    """``the rows an earlier tune wrote after kernel.py:23 (`# kernelopt: tuned`), which ran BLOCK=1024 where n_cols <=
+    1000``."""
+    rows = "; ".join(
+        f"{', '.join(f'{k}={v}' for k, v in b.values.items())} where {table.size} <= {b.upto}" for b in table.buckets
+    )
+    keyed = f" (on the device where {table.key})" if table.key else ""
+    return f"the rows an earlier tune wrote after {t.tuned_at} (`# kernelopt: tuned`){keyed}, which ran {rows}"
 
 
 def _earlier_rows(t: Tunable, table: TunedTable) -> str:
     """The rows an earlier tune wrote after ``t``'s computation, as they run (newuser22 n167: after a tune that wrote
     ``if n_cols <= 1000:  # kernelopt: tuned``, the listing said "computed" and how it would be tuned, as if it were
     not yet: the rows were in ``--json``'s ``tuned_table`` only)."""
-    rows = "; ".join(
-        f"{', '.join(f'{k}={v}' for k, v in b.values.items())} where {table.size} <= {b.upto}" for b in table.buckets
-    )
-    keyed = f" (on the device where {table.key})" if table.key else ""
     return (
-        f"{t.key} is tuned already: an earlier tune's rows after {t.tuned_at} (`# kernelopt: tuned`){keyed} run "
-        f"{rows}; above {table.buckets[-1].upto}, the computation; a new tune is measured against them and writes its "
-        "rows in their place"
+        f"{t.key} is tuned already: {_rows_text(t, table)}; above {table.buckets[-1].upto}, the computation; a new "
+        "tune is measured against them and writes its rows in their place"
     )
 
 

@@ -379,6 +379,12 @@ class KnobEdit(BaseModel):
         "last row's value",
     )
 
+    @property
+    def before_said(self) -> Value | str | None:
+        """:attr:`before` as a line says it: a computed one's is "computed" (newuser22 n169: ``tunables --set
+        _rowsq_kernel:BLOCK=128`` said "_rowsq_kernel:BLOCK: None -> 128")."""
+        return "computed" if self.before is None and self.overrides else self.before
+
 
 class EditResult(BaseModel):
     """The outcome of :func:`apply`.
