@@ -264,3 +264,65 @@ def test_l113_an_asserted_count_under_not_is_bounded_from_above_and_one_inside_o
         assert guarded.new_source is None and "a count of tiles bounded from above" in (guarded.note or ""), guarded
     else:
         assert guarded.new_source == base.replace(SILU_COMPUTED, SILU_COMPUTED + SILU_ROW.format(row)), guarded.note
+
+
+@pytest.mark.parametrize("entries", [False, True])
+def test_l112_a_row_s_errors_at_the_entries_as_the_session_checked_them_join_the_net_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entries: bool
+) -> None:
+    """l112, a session of several entries: a row's checks there are kept by the session's evaluator
+    (``ShapesEvaluator.config_errors``) and judged beside the net's sizes with no run of their own. The net's three
+    largest sizes here are one row length (80000 columns at 8, 16 and 32 rows): the row at 1.4 times the original's
+    error there is kept on them alone (the ratio, 1.5); with its errors at the entries (1024 and 2048 columns, equal
+    to the original's) its error rises along n_cols 1.7 times as fast: refused."""
+    import shutil
+
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.accuracy import entry_values
+    from kernelopt.tuning.candidate import Config, Outcome, Result
+    from kernelopt.tuning.net import NetVerdict, SizeCheck, SizeClass
+    from kernelopt.tuning.problem import ProblemShape
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from tests.test_wrongkernel17_cases import VARIANTS
+    from tests.test_wrongkernel19_cases import _keyed_table_session
+
+    folder = Path(shutil.copytree(VARIANTS / "tail_keyed_list", tmp_path / "tail_keyed_list"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    tuning = _keyed_table_session(prepared, [({"BLOCK": 128, "TAIL": 128}, (10.0, 100.0)),
+                                             ({"BLOCK": 64, "TAIL": 32}, (5.0, 200.0))])  # fmt: skip
+    [row] = tf._keyed_table_rows(tuning)
+    edit, _ = tf.shaped_edit(tuning)
+    assert edit is not None
+    shapes = [ProblemShape(kwargs={"n_rows": r, "n_cols": 80000}) for r in (8, 16, 32)]
+    net = NetVerdict(checks=[SizeCheck(kind=SizeClass.FAR, shape=s, passed=True, seconds=1.0) for s in shapes])
+    monkeypatch.setattr(tf, "_cast_net", lambda *args, **kwargs: net)
+    base = prepared.base_source
+    theirs = {"n_rows=4,n_cols=1024": 2.0e-6, "n_rows=8,n_cols=2048": 2.2e-6}
+
+    def result(err: float) -> Result:
+        return Result(config={}, outcome=Outcome.OK, rel_err=err, worst_ratio=0.1, roundoff=2**-23)
+
+    class Entry:  # an entry's evaluator as errors_by reads it: the original's error there
+        def __init__(self, err: float) -> None:
+            self.original_err = err
+
+    class Shapes(ShapesEvaluator):  # the session's evaluator as the comparison reads it, no bench worker started
+        def __init__(self) -> None:
+            self.labels = [s.label() for s in prepared.shapes]
+            assert self.labels == list(theirs), self.labels
+            self.evaluators = [Entry(theirs[label]) for label in self.labels]  # type: ignore[list-item]
+            self.values = {s.label(): entry_values(s.kwargs) for s in prepared.shapes}
+            self._last_checked = ("", {})
+            self._checked_by = {Config.of(row).key(): {k: result(v) for k, v in theirs.items()}} if entries else {}
+
+        def error_at(self, source: str, shape: ProblemShape) -> Result | None:
+            return result(5.0e-6 if source == base else 7.0e-6)
+
+        def check_at(self, source: str, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, None]:
+            return Outcome.OK, None
+
+    done, _, verdict, line, _ = tf._keyed_rows_checked(tuning, Shapes(), edit, None, [row], {}, None, None)
+    if entries:
+        assert done is None and "its error rises along n_cols 1.7 times as fast" in (line or ""), line
+    else:
+        assert done is edit and verdict is not None and "no less accurate" in (verdict.compared or ""), verdict

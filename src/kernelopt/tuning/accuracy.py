@@ -195,8 +195,8 @@ class ChainRise:
         return (
             f"a longer reduction chain, which grows past the tolerance at larger sizes the original handles, or more "
             f"rounded partial adds (a split-K's atomics, whose count grows along {self.name} only until every split "
-            f"has a tile), which stop growing there: within {self.most:.2g} times the original's at every entry, "
-            f"the entries' sizes cannot tell the two apart, so it is refused"
+            f"has a tile), which stop growing there: within {self.most:.2g} times the original's at every size "
+            f"compared, its rise cannot tell the two apart, so it is refused"
         )
 
 

@@ -2315,10 +2315,12 @@ def _accurate_at_net(
     written: str,
     net: NetVerdict,
     wall: TailWall | None,
+    row: Mapping[str, Value] | None = None,
 ) -> AtNet:
     """The written kernel's errors at the entries and at the net's largest size, each beside the original's
     (:func:`kernelopt.tuning.net_accuracy.judged_at_net`): the entries' as the edit's check on them found them (a
-    session of one entry: the pick's own check there, the written text being the pick's)."""
+    session of one entry: the pick's own check there, the written text being the pick's; a keyed list's ``row``: its
+    checks there in the session, :meth:`ShapesEvaluator.config_errors`)."""
     prepared = tuning.prepared
     primary = prepared.shapes[0]
     first = _primary_evaluator(evaluator)
@@ -2326,6 +2328,8 @@ def _accurate_at_net(
     if error_at is None:  # a test's fake evaluator keeps no errors
         return AtNet()
     entries = evaluator.entry_errors(written) if isinstance(evaluator, ShapesEvaluator) else []
+    if not entries and row is not None and isinstance(evaluator, ShapesEvaluator):
+        entries = evaluator.config_errors(row)
     best = next((r for r in tuning.result.results if r.config == tuning.result.best_config and r.outcome.ok), None)
     if not entries and len(prepared.shapes) == 1 and best is not None and original_err:
         values = entry_values({**primary.kwargs, **primary.constants})
@@ -2369,7 +2373,7 @@ def _keyed_rows_checked(
             said = in_user_lines(net.line(), tuning.prepared.base_source, pinned.new_source)
             line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {said}"
             return None, note, net, line, net.failed.shape
-        compared = _accurate_at_net(alone, evaluator, pinned.new_source, net, wall)
+        compared = _accurate_at_net(alone, evaluator, pinned.new_source, net, wall, row=row)
         compared_s += compared.seconds
         if compared.refused:  # less accurate at the net's largest sizes: the table's net failure there
             line = f"the keyed list's row {config_text(row)}, which its autotuner may pick at any key: {compared.line}"

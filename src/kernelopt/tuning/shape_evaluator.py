@@ -52,7 +52,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.harness.unrunnable import CANNOT_RUN
 from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values, refused
 from kernelopt.tuning.bench_worker import BenchReady
-from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
 from kernelopt.tuning.pace import CandidateLimit
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, ReferenceDoesNotImport
@@ -120,6 +120,8 @@ class ShapesEvaluator:
         self.values = {s.label(): entry_values({**s.kwargs, **s.constants}) for s in shapes}
         self.uncut: set[str] = set()  # the original's configurations (never_cut)
         self._last_checked: tuple[str, dict[str, Result]] = ("", {})  # the last source checked, each entry's check
+        # each candidate's checks at the entries, by its key: a keyed list's rows judged beside the net's sizes (l112)
+        self._checked_by: dict[str, dict[str, Result]] = {}
         if len(self.evaluators) > 1:
             for ev in self.evaluators:
                 ev.judges = False
@@ -337,6 +339,7 @@ class ShapesEvaluator:
             else:
                 merged = self._merged(c, {**checked[c], **timed.get(c, {})})
             by = {**checked[c], **timed.get(c, {})}
+            self._checked_by[c.key()] = by
             out.append(self._partial(c, self._accurate(c, merged, by), by))
         return out
 
@@ -362,6 +365,12 @@ class ShapesEvaluator:
             for label, original in originals.items()
             if (r := by.get(label)) is not None and r.outcome.ok and original is not None
         ]
+
+    def config_errors(self, config: Mapping[str, Value]) -> list[EntryError]:
+        """``config``'s errors at the entries as the session checked it (:meth:`errors_by`; none where this session
+        did not evaluate it: a resumed session's served candidates): a keyed list's row, judged beside the net's sizes
+        with no run of its own (leftovers26, l112)."""
+        return self.errors_by(self._checked_by.get(Config.of(config).key(), {}))
 
     def entry_errors(self, source: str) -> list[EntryError]:
         """``source``'s errors at the entries as its last :meth:`check_source` found them (:meth:`errors_by`; none
