@@ -158,6 +158,30 @@ def test_l94_the_file_as_it_is_as_a_shape_s_own_best_is_named_by_what_it_ran_the
     assert [s.best_config for s in summarize(after).per_shape] == [b for b, _ in bests.values()]
 
 
+def test_r61_the_json_s_shape_choice_table_names_the_file_as_it_ran_as_per_shape_does(retune) -> None:
+    """review26, r61: the CPU's real retune of v119 (``tune --device cpu --budget 4 --json`` a third time, 4096 and
+    3000 columns) said ``per_shape`` BLOCK=4096 at 4096 columns (l94: the file's earlier row ran there) and
+    ``shape_choice.table`` BLOCK=1024 there, the current configuration's nominal value, for the same run of the file.
+    The summary's table names it as ``per_shape`` does; a configuration other than the file's stays as it is."""
+    from kernelopt.tuning.folder import summarize
+
+    now = {**NOW, AT_4096: 0.4}
+    _, after = _retuned(retune, {1024: now, 2048: {AT_8192: 0.2, AT_4096: 0.5, AT_3000: 2.5}})
+    said = summarize(after)
+    bests = {s.shape: s.best_config for s in said.per_shape}
+    assert said.shape_choice is not None and said.shape_choice.kind.value == "table", said.shape_choice
+    assert (
+        said.shape_choice.table
+        == bests
+        == {
+            AT_8192: {"BLOCK": 2048},
+            AT_4096: {"BLOCK": 4096},
+            AT_3000: {"BLOCK": 1024},
+        }
+    ), said.shape_choice.table
+    assert after.choice is not None and after.choice.table[AT_4096] == {"BLOCK": 1024}  # the session's own, unmoved
+
+
 def test_l95_a_table_for_a_second_device_keeps_the_first_device_s_rows(tmp_path: Path) -> None:
     """configs24's Seen line: vLLM's fp8 GEMM keys its settings files by the device, and ``tune`` keys its rows so
     (``and get_device_name() == ...``); a session on a second GPU model rewrote the table for its own, and the first

@@ -3737,17 +3737,39 @@ def per_shape_in_user_order(tuning: FolderTuning) -> list[ShapeBest]:
     file's earlier guard ran ``BLOCK = 4096``, late41)."""
     order = tuning.prepared.in_user_order(s.shape for s in tuning.per_shape)
     shapes = sorted(tuning.per_shape, key=lambda s: order.index(s.shape))
-    current = tuning.result.current_config
-    if not tuning.guarded or current is None:
-        return shapes
-    ran = _runs_now(tuning.prepared, Config.of(current)) or {}
-    as_is = {Config.of(current), Config.of(tuning.guarded)}
+    named = _named_as_ran(tuning)
     return [
-        s.model_copy(update={"best_config": ran[s.shape].as_dict()})
-        if s.best_config is not None and Config.of(s.best_config) in as_is and s.shape in ran
-        else s
+        s.model_copy(update={"best_config": named(s.shape, s.best_config)}) if s.best_config is not None else s
         for s in shapes
     ]
+
+
+def _named_as_ran(tuning: FolderTuning) -> Callable[[str, dict[str, Value]], dict[str, Value]]:
+    """What names a configuration at a shape's label as the file ran it there: the file as it is (the current
+    configuration, or its guarded twin: one run) by what its guards ran at that shape (:func:`_runs_now`), any other
+    as it is."""
+    current = tuning.result.current_config
+    ran: dict[str, Config] = {}
+    if tuning.guarded and current is not None:
+        ran = _runs_now(tuning.prepared, Config.of(current)) or {}
+    as_is = {Config.of(current), Config.of(tuning.guarded)} if ran else set()
+
+    def named(label: str, config: dict[str, Value]) -> dict[str, Value]:
+        return ran[label].as_dict() if label in ran and Config.of(config) in as_is else config
+
+    return named
+
+
+def choice_as_ran(tuning: FolderTuning) -> ShapeChoice | None:
+    """The session's choice across shapes for the summary, its table's configurations named as
+    :func:`per_shape_in_user_order` names the per-shape bests (review26, r61: a retune's ``--json`` said
+    ``shape_choice.table`` BLOCK=1024 at 4096 columns beside ``per_shape``'s BLOCK=4096 there, the file's earlier
+    row, for one run of the file)."""
+    choice = tuning.choice
+    if choice is None or not choice.table:
+        return choice
+    named = _named_as_ran(tuning)
+    return choice.model_copy(update={"table": {label: named(label, c) for label, c in choice.table.items()}})
 
 
 def summarize(tuning: FolderTuning) -> TuneSummary:
@@ -3780,7 +3802,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         shapes=[s.label() for s in p.user_shapes if s.label() not in dict(tuning.set_aside)],
         set_aside=dict(tuning.set_aside),
         per_shape=per_shape_in_user_order(tuning),
-        shape_choice=tuning.choice,
+        shape_choice=choice_as_ran(tuning),
         edit_note=tuning.edit_note,
         computed=computed_knobs(p),
         computed_by_shape=computed_by_shape(p),
