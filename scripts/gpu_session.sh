@@ -376,6 +376,7 @@ late33 300 scripts/gpu_late33.sh
 late35 420 scripts/gpu_late35.sh
 late41 300 scripts/gpu_late41.sh
 late42 300 scripts/gpu_late42.sh
+leftovers26 420 scripts/gpu_leftovers26.sh
 gputests 560 -
 EOF
 }

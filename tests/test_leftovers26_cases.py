@@ -326,3 +326,43 @@ def test_l112_a_row_s_errors_at_the_entries_as_the_session_checked_them_join_the
         assert done is None and "its error rises along n_cols 1.7 times as fast" in (line or ""), line
     else:
         assert done is edit and verdict is not None and "no less accurate" in (verdict.compared or ""), verdict
+
+
+#: ai_splitk's original (its knobs as written) and the H100's refused picks of 2026-12-07 (the record's full configs),
+#: m24's tiles with num_warps 4 (refused) and 8 (kept by l42), split_k=2 the doubled chain beside them
+SPLITK_NOW = {"block_m": 64, "block_n": 64, "block_k": 512, "split_k": 4, "group_m": 8, "num_stages": 3, "num_warps": 8}
+SPLITK_REFUSED = (
+    {"block_m": 64, "block_n": 128, "block_k": 128, "split_k": 16, "group_m": 2, "num_stages": 3, "num_warps": 4},
+    {"block_m": 64, "block_n": 128, "block_k": 128, "split_k": 16, "group_m": 2, "num_stages": 3, "num_warps": 8},
+    {"block_m": 16, "block_n": 64, "block_k": 128, "split_k": 16, "group_m": 16, "num_stages": 4, "num_warps": 4},
+    {"block_m": 16, "block_n": 32, "block_k": 64, "split_k": 32, "group_m": 32, "num_stages": 5, "num_warps": 8},
+    {"block_m": 32, "block_n": 16, "block_k": 512, "split_k": 64, "group_m": 4, "num_stages": 3, "num_warps": 4},
+)
+SPLITK_DOUBLED = {"block_k": 64, "split_k": 2, "num_stages": 2}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(400)
+def test_on_cuda_l110_split_k_s_refused_picks_at_a_k_past_split_times_block(tmp_path: Path) -> None:
+    """On an NVIDIA GPU (owed: scripts/gpu_leftovers26.sh): l110's model on the hardware. ai_splitk's picks the H100
+    refused at its entries (split_k 16 to 64; m24's tiles with num_warps 4 and 8), each checked by a session's
+    evaluators at the entries and at 512 x 512 x 8192 (past split_k x block_k, where the count of fp16 atomics stops
+    growing), beside the original and split_k=2. Printed: each pick's errors and the rule's word with the entries
+    alone and with 8192. Asserted: split_k=2 refused; no pick fails; the split_k 16 and 64 picks (within 1.25 times
+    the original's at the entries) are not refused with 8192 beside them (the model's prediction: the shorter chain
+    no less accurate there)."""
+    import json
+
+    from tests.test_leftovers24_cases import margins
+
+    folder = Path(__file__).parent / "data" / "breaker21" / "ai_splitk"
+    larger = {"M": 512, "N": 512, "K": 8192}
+    got = margins(folder, SPLITK_NOW, larger, [*SPLITK_REFUSED, SPLITK_DOUBLED], "cuda", tmp_path)
+    for key, seen in got.items():
+        print("l110", key, json.dumps(seen, default=str))
+    *refused, doubled = got.values()
+    assert doubled["failed"] or doubled["refused_at_entries"] or doubled["refused_with_larger"], doubled
+    for pick, seen in zip(SPLITK_REFUSED, refused, strict=True):
+        assert not seen["failed"], (pick, seen)
+        if pick["split_k"] != 32:  # 32's 1.5 to 2 times the original's at an entry is a loss there: printed only
+            assert seen["refused_with_larger"] is None, (pick, seen)
