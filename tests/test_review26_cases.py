@@ -37,3 +37,67 @@ def test_r60_a_count_a_helper_asserts_on_is_bounded_as_the_launcher_s_own_assert
     rows = "    if {}:  # kernelopt: tuned\n        BLOCK_SIZE_N = 16\n"
     guarded = guard_edit(base, base.replace(COMPUTED, COMPUTED + rows.format("N <= 2 ** 24")))
     assert guarded.new_source == base.replace(COMPUTED, COMPUTED + rows.format(row)), guarded.note
+
+
+#: A kernel copying ``X`` in sub-blocks of ``SUB`` of each block of ``BLOCK`` (``BLOCK // SUB`` of them), and the
+#: launcher; each case below fills in the body and the launch.
+_SUBS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(X, Y, n, BLOCK: tl.constexpr, SUB: tl.constexpr):
+    pid = tl.program_id(0)
+{body}
+
+
+def scale(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    BLOCK = 64
+    SUB = 16
+    {launch}
+    return y
+"""
+_COPY = "offs = pid * BLOCK + j * SUB + tl.arange(0, SUB)\n{0}tl.store(Y + offs, tl.load(X + offs, mask=offs < n), mask=offs < n)"
+_LOOP = "    for j in tl.static_range(BLOCK // SUB):\n        " + _COPY.format("        ")
+_ELSE = (
+    "    if BLOCK >= SUB:\n        for j in tl.static_range(BLOCK // SUB):\n            " + _COPY.format("            ")
+    + "\n    else:\n        j = 0\n        " + _COPY.format("        ").replace("tl.arange(0, SUB)", "tl.arange(0, BLOCK)")
+)  # fmt: skip
+_GRID = "    j = tl.program_id(1)\n    " + _COPY.format("    ")
+_LAUNCH = "k[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK, SUB=SUB)"
+
+
+@pytest.mark.parametrize(
+    ("body", "launch", "rule"),
+    [
+        (_LOOP, _LAUNCH, "BLOCK // SUB (tl.static_range(BLOCK // SUB) in k)"),
+        # r62: the else branch computes where the count is 0: no rule, SUB > BLOCK proposed again
+        (_ELSE, _LAUNCH, None),
+        # r63: a grid written as a lambda over META reads its count as a tuple's does
+        (_GRID, "k[lambda META: (triton.cdiv(n, META['BLOCK']), META['BLOCK'] // META['SUB'])](x, y, n, BLOCK=BLOCK, SUB=SUB)",
+         "axis 1 = BLOCK // SUB (axis 1 of k's grid in scale())"),
+    ],
+    ids=["loop", "r62-else", "r63-lambda"],
+)  # fmt: skip
+def test_r62_r63_a_count_tested_around_its_loop_is_no_rule_and_a_lambda_grid_s_count_is_one(
+    body: str, launch: str, rule: str | None
+) -> None:
+    """late42's l100 rule (a count of pieces the knobs compute is never 0 in a proposal) tried on the CPU. r62: a
+    kernel whose loop over ``BLOCK // SUB`` sits under ``if BLOCK >= SUB:`` and whose ``else`` copies the block whole
+    lost every ``SUB > BLOCK`` (78 of 169 pairs), right as the interpreter runs them, "runs over nothing" said of a
+    branch that never runs there; a loop under an ``if`` that tests the count or an operand is the author's case of
+    0. r63: the same count as a grid's axis written ``lambda META: (..., META['BLOCK'] // META['SUB'])`` had no rule, so
+    ``SUB > BLOCK`` was proposed at 0 programs (nothing launched, every output unwritten), where the tuple's is read."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = _SUBS.format(body=body, launch=launch)
+    space = space_from_tunables(discover_source(source), kernel="k", held_options={}, source=source)
+    rules = [r for r in space.fit_rules if r.startswith("a count of pieces")]
+    pairs = {(c["BLOCK"], c["SUB"]) for c in space.configs()}
+    assert (rule is None) == (not rules) and (rule is None or rule in rules[0]), rules
+    assert any(b < s for b, s in pairs) == (rule is None) and (64, 16) in pairs

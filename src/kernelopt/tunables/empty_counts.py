@@ -13,8 +13,11 @@ such pairs on an H100 (docs/faults.md l100). The count is read from the source, 
   as written: ``range(BLOCK // CBLOCK)``), or an axis of the launch's grid (a tuple, or a name bound to one in the
   launching function).
 
-A quotient that reads a size (``NUM_BLOCK = triton.cdiv(n, BLOCK)``, ``n // BLOCK``) is 0 at some sizes by design
-and is no rule here: which operands are settings the space tunes is the caller's to say
+A loop or a launch under an ``if`` (or its ``else``) whose test reads the count or one of its operands (``if BLOCK >=
+SUB:`` around ``range(BLOCK // SUB)``, another branch computing where it is 0; ``if NUM > 0:``) is the author's
+case of a count of 0, and no rule either (review26, r62: such a kernel lost every ``SUB > BLOCK`` its ``else``
+computes right). A quotient that reads a size (``NUM_BLOCK = triton.cdiv(n, BLOCK)``, ``n // BLOCK``) is 0 at some
+sizes by design and is no rule here: which operands are settings the space tunes is the caller's to say
 (:func:`kernelopt.tuning.launch.space_from_tunables` keeps only the counts whose every name is a knob or a value
 the launch gives).
 """
@@ -70,27 +73,70 @@ def sized_counts(source: str, kernel: str) -> list[Count]:
     if len(kernels) != 1:
         return []
     fn = kernels[0]
-    ranged, direct = _ranged(fn)
-    out = [Count("", *q, f"{loop} in {kernel}") for loop, q in direct]
+    tested = _tested(fn)
+    ranged, direct = _ranged(fn, tested)
+    out = [Count("", *q, f"{loop} in {kernel}") for loop, q, reads in direct if not reads & _names("", q)]
     for name, value in _bindings(fn):
-        if name in ranged and (q := _quotient(value, {})) is not None:
-            out.append(Count(name, *q, f"{ranged[name]} in {kernel}"))
+        if name in ranged and (q := _quotient(value, {})) is not None and (loop := _untested(ranged[name], name, q)):
+            out.append(Count(name, *q, f"{loop} in {kernel}"))
     params = set(param_names(fn))
     for host in (f for f in fns if not is_jit(f)):
         local = dict(_bindings(host, once=True))
+        around = _tested(host)
         for call in _launches(host, kernel):
             passed = named_args([a for a in call.args if not a.star], param_names(fn))
             alias = {v.value: k for k, v in passed.items() if isinstance(v, cst.Name)}
             for param in sorted(params & ranged.keys() & passed.keys()):
-                q = _quotient(_resolved(passed[param], local), alias)
-                if q is not None:
-                    out.append(Count(param, *q, f"{ranged[param]} in {kernel}, passed by {host.name.value}()"))
+                expr = passed[param]
+                q = _quotient(_resolved(expr, local), alias)
+                if q is None or around.get(id(call), frozenset()) & _names(dotted(expr), q):
+                    continue  # a launch under an ``if`` that tests the count: the author's case of 0
+                if loop := _untested(ranged[param], param, q):
+                    out.append(Count(param, *q, f"{loop} in {kernel}, passed by {host.name.value}()"))
             for axis, expr in _grid_axes(call, local):
                 q = _quotient(_resolved(expr, local), alias)
-                if q is not None:
-                    name = expr.value if isinstance(expr, cst.Name) else f"axis {axis}"
-                    out.append(Count(name, *q, f"axis {axis} of {kernel}'s grid in {host.name.value}()"))
+                name = expr.value if isinstance(expr, cst.Name) else ""
+                if q is not None and not around.get(id(call), frozenset()) & _names(name, q):
+                    out.append(
+                        Count(name or f"axis {axis}", *q, f"axis {axis} of {kernel}'s grid in {host.name.value}()")
+                    )
     return list(dict.fromkeys(out))  # two loops over one quotient are one rule
+
+
+def _names(name: str, q: tuple[tuple[Factor, ...], tuple[Factor, ...]]) -> set[str]:
+    """The names a count goes by: its own (where it has one) and each of its operands'."""
+    return {*([name] if name else []), *(n for f in (*q[0], *q[1]) if not isinstance(f, int) for n in f)}
+
+
+def _untested(
+    loops: list[tuple[str, frozenset[str]]], name: str, q: tuple[tuple[Factor, ...], tuple[Factor, ...]]
+) -> str:
+    """The first loop over the count ``name`` that no ``if`` around it tests (by the count's name or an operand's);
+    ``""`` where each is so tested."""
+    names = _names(name, q)
+    return next((loop for loop, reads in loops if not reads & names), "")
+
+
+def _tested(fn: cst.FunctionDef) -> dict[int, frozenset[str]]:
+    """By a node's id, each ``for`` loop and call of ``fn``'s body: the names the tests of the ``if`` statements
+    around it read (its ``else`` branches too)."""
+    out: dict[int, frozenset[str]] = {}
+
+    def visit(node: cst.CSTNode, reads: frozenset[str]) -> None:
+        if isinstance(node, cst.For | cst.Call):
+            out[id(node)] = reads
+        if isinstance(node, cst.If):
+            inner = reads | {n.value for n in walk(node.test) if isinstance(n, cst.Name)}
+            visit(node.test, reads)
+            visit(node.body, inner)
+            if node.orelse is not None:
+                visit(node.orelse, inner)
+            return
+        for child in node.children:
+            visit(child, reads)
+
+    visit(fn.body, frozenset())
+    return out
 
 
 def _product(factors: tuple[Factor, ...], *, bracket: bool = False) -> str:
@@ -109,13 +155,17 @@ def _value(factors: tuple[Factor, ...], of: Mapping[str, int]) -> int | None:
 
 
 def _ranged(
-    fn: cst.FunctionDef,
-) -> tuple[dict[str, str], list[tuple[str, tuple[tuple[Factor, ...], tuple[Factor, ...]]]]]:
-    """Name -> the loop it sizes (``range(NUM_CBLOCK)``): each name a ``range`` / ``tl.range`` / ``tl.static_range``
-    of ``fn``'s body takes as an argument, bare or plus or minus an integer literal; and (the loop, the quotient) of
-    each such argument that is a quotient as written (``range(BLOCK // CBLOCK)``)."""
-    out: dict[str, str] = {}
-    direct: list[tuple[str, tuple[tuple[Factor, ...], tuple[Factor, ...]]]] = []
+    fn: cst.FunctionDef, tested: Mapping[int, frozenset[str]]
+) -> tuple[
+    dict[str, list[tuple[str, frozenset[str]]]],
+    list[tuple[str, tuple[tuple[Factor, ...], tuple[Factor, ...]], frozenset[str]]],
+]:
+    """Name -> the loops it sizes (``range(NUM_CBLOCK)``), each with the names the ``if`` tests around it read
+    (``tested``): each name a ``range`` / ``tl.range`` / ``tl.static_range`` of ``fn``'s body takes as an argument,
+    bare or plus or minus an integer literal; and (the loop, the quotient, those names) of each such argument that is
+    a quotient as written (``range(BLOCK // CBLOCK)``)."""
+    out: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    direct: list[tuple[str, tuple[tuple[Factor, ...], tuple[Factor, ...]], frozenset[str]]] = []
     for node in walk(fn.body):
         if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
             continue
@@ -127,10 +177,11 @@ def _ranged(
             value = arg.value
             if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add | cst.Subtract):
                 value = value.left if isinstance(value.right, cst.Integer) else value.right
+            reads = tested.get(id(node), frozenset())
             if isinstance(value, cst.Name):
-                out.setdefault(value.value, f"{name}({value.value})")
+                out.setdefault(value.value, []).append((f"{name}({value.value})", reads))
             elif (q := _quotient(value, {})) is not None:
-                direct.append((f"{name}({_product(q[0])} // {_product(q[1], bracket=True)})", q))
+                direct.append((f"{name}({_product(q[0])} // {_product(q[1], bracket=True)})", q, reads))
     return out, direct
 
 
@@ -199,7 +250,28 @@ def _grid_axes(call: cst.Call, local: Mapping[str, cst.BaseExpression]) -> Itera
     index = sub.slice[0].slice
     grid = index.value if isinstance(index, cst.Index) else None
     grid = _resolved(grid, local) if grid is not None else None
+    if isinstance(grid, cst.Lambda) and len(grid.params.params) == 1:  # lambda META: (META["BLOCK"] // ..., ...)
+        grid = grid.body.visit(_MetaNames(grid.params.params[0].name.value))
     if isinstance(grid, cst.Tuple | cst.List):
         for axis, el in enumerate(grid.elements):
             if not isinstance(el, cst.StarredElement):
                 yield axis, el.value
+
+
+class _MetaNames(cst.CSTTransformer):
+    """A grid function's ``META["BLOCK"]`` read as the setting's own name, ``BLOCK`` (review26, r63: a grid written
+    as a lambda had no count read, so ``lambda META: (META["BLOCK"] // META["SUB"], ...)`` was proposed at 0
+    programs)."""
+
+    def __init__(self, meta: str) -> None:
+        super().__init__()
+        self.meta = meta
+
+    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        if dotted(original_node.value) != self.meta or len(original_node.slice) != 1:
+            return updated_node
+        index = original_node.slice[0].slice
+        key = index.value if isinstance(index, cst.Index) else None
+        if isinstance(key, cst.SimpleString) and isinstance(name := key.evaluated_value, str) and name.isidentifier():
+            return cst.Name(name)
+        return updated_node
