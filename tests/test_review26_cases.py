@@ -3,6 +3,7 @@ Each test failed before its fix."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,27 @@ def test_r62_r63_a_count_tested_around_its_loop_is_no_rule_and_a_lambda_grid_s_c
     pairs = {(c["BLOCK"], c["SUB"]) for c in space.configs()}
     assert (rule is None) == (not rules) and (rule is None or rule in rules[0]), rules
     assert any(b < s for b, s in pairs) == (rule is None) and (64, 16) in pairs
+
+
+def test_r64_a_hook_factory_s_infinite_argument_is_written_so_it_reads_back(tmp_path: Path) -> None:
+    """breaker27's q70 (a pre_hook a module-level factory's call rebuilds is carried into a pinned list, by that call's
+    text) tried with a factory that fills an output with a value: ``init_to_value("M", float("-inf"))``, a max
+    reduction's start, was written back as ``init_to_value('M', -inf)``, a NameError where the pinned file is
+    imported (or another ``inf``'s value). Each argument is written so it reads back as the value the hook holds."""
+    import torch
+
+    from kernelopt.tunables.autotune_worker import _hook_name
+    from tests.conftest import load_fresh
+
+    path = tmp_path / "hooks.py"
+    path.write_text(
+        "def init_to_value(name, value):\n    def hook(nargs):\n        nargs[name].fill_(value)\n\n    return hook\n\n\n"
+        "LOW = init_to_value('M', float('-inf'))\nODD = init_to_value('M', float('nan'))\n"
+    )
+    module = load_fresh(path, "_review26_hooks")
+    for hook, want in ((module.LOW, float("-inf")), (module.ODD, float("nan"))):
+        text = _hook_name(hook)
+        assert text is not None and text.startswith("init_to_value('M', float("), text
+        out = {"M": torch.zeros(2)}
+        eval(text, vars(module))(out)  # the written call rebuilds the hook: it fills what the original fills
+        assert bool(out["M"].isnan().all()) if math.isnan(want) else bool((out["M"] == want).all()), out

@@ -11,6 +11,7 @@ importing this module does nothing.
 from __future__ import annotations
 
 import inspect
+import math
 import traceback
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -121,7 +122,12 @@ def _factory_call(hook: Any) -> str | None:
 
 
 def _literal_repr(v: Any) -> str | None:
-    """``repr(v)`` where it reads back as ``v`` (a str, int, float, bool or ``None``); else ``None``."""
+    """``repr(v)`` where it reads back as ``v`` (a str, int, finite float, bool or ``None``), ``float('-inf')`` for
+    an infinite or NaN float (its ``repr``, ``-inf``, reads as a name: review26, r64, a hook factory's
+    ``init_to_value('M', float('-inf'))`` was written back as ``init_to_value('M', -inf)``, a NameError at the pinned
+    file's import); else ``None``."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"float({str(v)!r})"
     return repr(v) if v is None or isinstance(v, str | int | float | bool) else None
 
 
