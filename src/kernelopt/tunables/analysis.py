@@ -156,6 +156,8 @@ class Site:
     heuristic_wrap: str | None = None
     # refused until a run of the task tells which entry of ``**configs[key]`` the launch uses
     needs_run: bool = False
+    # a literal that conditions override after it (``BLOCK = 1024`` then ``if n <= 2048: BLOCK = ...``)
+    overridden: bool = False
     # a computed setting of a settings helper imported from another module: where it comes from, what is not read
     helper_note: str | None = None
 
@@ -2203,6 +2205,7 @@ class _Analyzer:
         elif site.literal is not None and site.refused is None and isinstance(expr, cst.Name):
             self.place_bound_literal(site, la, expr)
         site.needs_run = site.needs_run or overridden
+        site.overridden = overridden and site.literal is not None
         return site
 
     def place_bound_literal(self, site: Site, la: _Launch, expr: cst.Name) -> None:
@@ -5473,6 +5476,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         tuned_at=an.loc(region.line) if (region := s.tuned or s.table_region) is not None else None,
         tuned_table=_table_of(s),
         helper_note=s.helper_note if s.refused is None else None,
+        overridden=s.overridden and s.refused is None,
         loop_option=an.loop_option(s.kernel, s.name) if not s.semantic else None,
         covers=an.covers(s.kernel, s.feeds or [s.name], held=an.held(s))
         if not s.semantic and s.refused is None

@@ -607,7 +607,11 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         shapes=tuple(shapes),
         entries=tuple(dict(e) for e in entries),
         within=within,
-        idle=idle_shapes(evaluation, space.kernel, shapes),
+        idle=_untimed(
+            idle_shapes(evaluation, space.kernel, shapes),
+            overridden_shapes(evaluation, space, tunables, shapes),
+            shapes,
+        ),
         screen=_screen(base, space.kernel, evaluation, tunables),
     )
     pinned = pinned_line(prepared) or only_current_line(prepared)
@@ -728,25 +732,82 @@ def idle_shapes(
     return tuple(idle) if len(idle) < len(shapes) else ()
 
 
+def _untimed(idle: tuple[str, ...], overridden: tuple[str, ...], shapes: Sequence[ProblemShape]) -> tuple[str, ...]:
+    """The shapes a session checks and does not time: where the launch does not run, and where the literals it
+    tunes are overridden; none when that would be every shape."""
+    out = tuple(dict.fromkeys((*idle, *overridden)))
+    return out if len(out) < len(shapes) else ()
+
+
+def _overridden_there(
+    evaluation: AutotuneEvaluation, space: Space, tunables: Sequence[Tunable], shape: ProblemShape
+) -> dict[str, Value]:
+    """The value the launch got at ``shape`` for each knob of ``space``, where every knob is a literal that a
+    conditional override replaced there (:attr:`Tunable.overridden`, the launch's value not the literal's); ``{}``
+    where one knob is in effect (or the run told nothing of the shape)."""
+    kernel = space.kernel
+    entry = next((e for e in evaluation.shape_sizes if e.shape == dict(shape.kwargs)), None)
+    launched = entry.launch_values.get(kernel, {}) if entry is not None and kernel is not None else {}
+    by_key = {t.key: t for t in tunables}
+    got: dict[str, Value] = {}
+    for name, origin in space.origins.items():
+        knobs = [by_key[k] for k in origin.keys if k in by_key]
+        feed = origin.feeds[0] if origin.feeds else name
+        if not knobs or not all(t.overridden for t in knobs) or feed not in launched:
+            return {}
+        if launched[feed] == knobs[0].value:
+            return {}
+        got[feed] = launched[feed]
+    return got
+
+
+def overridden_shapes(
+    evaluation: AutotuneEvaluation | None, space: Space, tunables: Sequence[Tunable], shapes: Sequence[ProblemShape]
+) -> tuple[str, ...]:
+    """Labels of the ``shapes`` where every knob tuned is a literal a conditional override replaced
+    (:func:`_overridden_there`: ``BLOCK = 1024`` then ``if n_cols <= 2048: BLOCK = next_power_of_2(n_cols)``, at
+    300 columns): every candidate is the kernel as written there, so its timing is noise that would rank the
+    candidates and be reported as a gain (fresh25 f30: "+26.6 %" at an entry whose kernel no candidate changed).
+    They are checked, as :func:`idle_shapes`' are, and timed only where the literal is in effect."""
+    if evaluation is None or len(shapes) < 2:
+        return ()
+    out = tuple(s.label() for s in shapes if _overridden_there(evaluation, space, tunables, s))
+    return out if len(out) < len(shapes) else ()
+
+
 def idle_line(prepared: PreparedFolder) -> str | None:
     """One line naming the shapes the launch tuned does not run at (:attr:`PreparedFolder.idle`) and what runs
     there instead; ``None`` when there are none."""
-    if not prepared.idle or prepared.evaluation is None:
+    evaluation = prepared.evaluation
+    if not prepared.idle or evaluation is None:
         return None
+    held = {
+        s.label(): got
+        for s in prepared.shapes
+        if s.label() in prepared.idle and (got := _overridden_there(evaluation, prepared.space, prepared.tunables, s))
+    }
+    idle = [label for label in prepared.idle if label not in held]
     instead = sorted(
         {
             k
-            for e in prepared.evaluation.shape_sizes
+            for e in evaluation.shape_sizes
             for s in prepared.shapes
-            if s.label() in prepared.idle and e.shape == dict(s.kwargs)
+            if s.label() in idle and e.shape == dict(s.kwargs)
             for k in e.launch_values
         }
     )
     ran = f"launched {', '.join(instead)} there" if instead else "launched no kernel there"
-    return (
-        f"launch {prepared.space.kernel} does not run at {'; '.join(prepared.idle)} (the task's run {ran}): every "
-        "candidate is checked there, and timed only where the launch runs"
-    )
+    parts = [f"launch {prepared.space.kernel} does not run at {'; '.join(idle)} (the task's run {ran})"] if idle else []
+    if held:
+        names = ", ".join(prepared.space.names)
+        got = [f"{config_text(values)} at {label}" for label, values in held.items()]
+        there = f"{config_text(next(iter(held.values())))} there" if len(held) == 1 else "; ".join(got)
+        parts.append(
+            f"the literal {names} is overridden at {'; '.join(held)} (the launch got {there}; a SHAPES entry past "
+            "the override's condition times it at another size)"
+        )
+    where = "the launch runs with the literal in effect" if held else "the launch runs"
+    return f"{' and '.join(parts)}: every candidate is checked there, and timed only where {where}"
 
 
 def _screen(
