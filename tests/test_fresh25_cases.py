@@ -69,3 +69,32 @@ def test_f30_an_entry_where_the_override_replaces_the_literal_is_checked_not_tim
         "the override's condition times it at another size): every candidate is checked there, and timed only where "
         "the launch runs with the literal in effect"
     )
+
+
+@pytest.mark.parametrize(
+    ("kernel", "words"),
+    [
+        (
+            "import triton\n",
+            "runs it on the CPU (its Triton kernel in Triton's interpreter) in timing-only mode: "
+            "`kernelopt optimize {folder} --device cpu --max-iters 1`",
+        ),
+        (
+            'import torch\nfrom torch.utils.cpp_extension import load_inline\nSRC = "__global__ void k() {}"\n',
+            "runs torch CPU tensors and Triton kernels (in Triton's interpreter) in timing-only mode (try "
+            "`kernelopt optimize tests/data/loop --device cpu`)",
+        ),
+    ],
+    ids=["triton", "cuda"],
+)
+def test_f31_the_no_gpu_line_names_the_user_s_own_cpu_command_where_it_runs(
+    tmp_path: Path, kernel: str, words: str
+) -> None:
+    """README's main job, ``kernelopt optimize examples/softmax`` without a GPU, said "--device cpu runs kernels
+    written for torch CPU tensors ... (try `kernelopt optimize tests/data/loop --device cpu`)": a Triton kernel
+    was sent away to another folder, though README's own next lines run examples/softmax on the CPU. The line now
+    gives the user's folder's command where its kernel runs on the CPU, the CPU example where it is GPU-only code."""
+    from kernelopt.cli.optimize import _on_cpu_words
+
+    (tmp_path / "kernel.py").write_text(kernel)
+    assert _on_cpu_words(tmp_path) == words.format(folder=tmp_path)

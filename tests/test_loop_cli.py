@@ -37,9 +37,8 @@ def test_no_gpu_says_so_in_one_line(fakes: Fakes, ws_root: Path, capsys: pytest.
     assert main(["optimize", str(DATA), "--root", str(ws_root)]) == 3
     err = capsys.readouterr().err
     assert err == (
-        "kernelopt: error: no NVIDIA GPU found; run `kernelopt doctor` to check the setup; --device cpu runs "
-        "kernels written for torch CPU tensors in timing-only mode (try `kernelopt optimize tests/data/loop "
-        "--device cpu`)\n"
+        "kernelopt: error: no NVIDIA GPU found; run `kernelopt doctor` to check the setup; --device cpu runs it on "
+        f"the CPU in timing-only mode: `kernelopt optimize {DATA} --device cpu --max-iters 1`\n"
     )
     assert list(ws_root.iterdir()) == []  # nothing created
 

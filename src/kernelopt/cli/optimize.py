@@ -220,6 +220,28 @@ def _kernel_bytes(folder: Path) -> bytes | None:
         return None
 
 
+def _on_cpu_words(folder: Path) -> str:
+    """What ``--device cpu`` does, for the no-GPU line: the user's own folder's command where its kernel runs on the
+    CPU (torch on the CPU, a Triton kernel in Triton's interpreter: README's ``examples/softmax``, which "kernels
+    written for torch CPU tensors" sent away to tests/data/loop, fresh25 f31), the CPU example where it is GPU-only
+    code (CUDA, HIP) or no task folder."""
+    from kernelopt.kernelsource import detect_framework
+    from kernelopt.taskcard import cpu_refusal, folder_framework
+
+    kernel = folder / "kernel.py"
+    framework = (folder_framework(folder) or detect_framework(kernel).value) if kernel.is_file() else None
+    if framework is not None and cpu_refusal(framework) is None:
+        how = " (its Triton kernel in Triton's interpreter)" if framework == "triton" else ""
+        return (
+            f"runs it on the CPU{how} in timing-only mode: "
+            f"`kernelopt optimize {shell_word(str(folder))} --device cpu --max-iters 1`"
+        )
+    return (
+        "runs torch CPU tensors and Triton kernels (in Triton's interpreter) in timing-only mode "
+        "(try `kernelopt optimize tests/data/loop --device cpu`)"
+    )
+
+
 def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
     """Refuse ``--device cpu`` for a kernel whose task card (or, a folder's card naming none, its kernel.py) says it
     is CUDA or HIP code (:func:`~kernelopt.taskcard.folder_framework`, :func:`~kernelopt.taskcard.cpu_refusal`); for
@@ -307,11 +329,7 @@ def _run(
     if chosen is None and existing is not None:
         chosen = resolve_settings(existing, request)[0].device
     if chosen != "cpu" and not nvidia_gpu_present():
-        raise NoGpu(
-            "no NVIDIA GPU found",
-            on_cpu="runs kernels written for torch CPU tensors in timing-only mode "
-            "(try `kernelopt optimize tests/data/loop --device cpu`)",
-        )
+        raise NoGpu("no NVIDIA GPU found", on_cpu=_on_cpu_words(existing.root if existing is not None else Path(path)))
     if chosen == "cpu":
         interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
         if interpreted is not None:
