@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROWSUM_OVERRIDE = '''
+ROWSUM_OVERRIDE = """
 import torch
 import triton
 import triton.language as tl
@@ -31,9 +31,9 @@ def run(x):
         BLOCK = triton.next_power_of_2(n_cols)
     _rowsum[(n_rows,)](x, out, n_cols, BLOCK=BLOCK)
     return out
-'''
+"""
 
-ROWSUM_REFERENCE = '''
+ROWSUM_REFERENCE = """
 import torch
 
 SHAPES = [{"rows": 4, "cols": 300}, {"rows": 2, "cols": 3000}]
@@ -45,7 +45,7 @@ def get_inputs(rows=4, cols=300, device="cpu"):
 
 def reference(x):
     return x.sum(dim=1)
-'''
+"""
 
 
 @pytest.mark.timeout(120)
