@@ -126,3 +126,33 @@ def test_r64_a_hook_factory_s_infinite_argument_is_written_so_it_reads_back(tmp_
         out = {"M": torch.zeros(2)}
         eval(text, vars(module))(out)  # the written call rebuilds the hook: it fills what the original fills
         assert bool(out["M"].isnan().all()) if math.isnan(want) else bool((out["M"] == want).all()), out
+
+
+_MOVED = DATA / "variants" / "pad_rows_moved" / "kernel.py"
+_MADE = "    ws = torch.zeros(n_rows, n_pad, dtype=x.dtype).to(x.device)\n"
+
+
+@pytest.mark.parametrize(
+    ("made", "stride"),
+    [
+        ("    ws = x.new_zeros(n_rows, n_pad)\n", "ws.stride(0)"),
+        ("    ws = x.new_empty((n_rows, n_pad)).zero_()\n", "ws.stride(0)"),
+        ("    ws = x.new_full((n_rows, n_pad), 0.0)\n", "ws.stride(0)"),
+        (_MADE, "ws.stride()[0]"),
+        (_MADE, "ws.stride(-2)"),
+    ],
+)
+def test_r65_a_padded_stride_made_by_new_zeros_or_read_as_stride_0_keeps_to_the_tile_s_guard(
+    made: str, stride: str
+) -> None:
+    """wrongkernel27's v142 (a padded buffer moved or cast keeps the strides its making shows) tried with the other
+    spellings a user writes: ``x.new_zeros(n_rows, n_pad)`` (``new_empty``, ``new_full``), and the stride passed as
+    ``ws.stride()[0]`` or ``ws.stride(-2)``. Each was unread, and ``BLOCK = 4096`` over the original 1024 was written
+    plainly: at 1025 columns its rows pad to 4096, not 2048, so ``row * stride`` passes 2**31 in int32 at half the
+    rows where the original's stays within. Each is now the padded size, and the tile is guarded where it divides
+    the columns (it pads nothing there)."""
+    base = _MOVED.read_text(encoding="utf-8")
+    assert _MADE in base and "ws.stride(0), BLOCK=BLOCK)" in base
+    base = base.replace(_MADE, made).replace("ws.stride(0), BLOCK=BLOCK)", f"{stride}, BLOCK=BLOCK)")
+    guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n"))
+    assert guarded.tests == ("n_cols % 4096 == 0",), guarded.note

@@ -1214,6 +1214,9 @@ def _padded_index(
 
 #: torch's allocations whose leading positional arguments (or one tuple or list of them) are a new tensor's shape
 _SHAPED_ALLOCATIONS = frozenset(f"torch.{f}" for f in ("empty", "zeros", "ones", "full", "rand", "randn"))
+#: A tensor's methods that make a new dense tensor of the shape they are given (``x.new_zeros(n_rows, n_pad)``:
+#: review26, r65, whose padded stride was unread and a larger tile written plainly)
+_NEW_ALLOCATIONS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
 
 
 #: Why a size rounded down to whole tiles (``n // BLOCK * BLOCK``) gets no guard by the tile dividing it: there it is
@@ -1256,17 +1259,28 @@ def _buffer_stride(
     anything else (a caller's tensor, ``torch.empty_like``: strides unknown)."""
     if isinstance(expr, cst.Name) and expr.value in local:
         expr = local[expr.value]  # a stride bound to a local first (``s = ws.stride(0)``)
-    if not (
-        isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Attribute)
-        and expr.func.attr.value == "stride"
-        and len(expr.args) == 1
-        and (axis := _int(expr.args[0].value)) is not None
-        and axis >= 0
-    ):
+    axis: int | None = None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        axis = _signed_int(expr.slice[0].slice.value)  # ``ws.stride()[0]``: the tuple of every axis's stride
+        expr = expr.value
+        if not (isinstance(expr, cst.Call) and not expr.args):
+            return None
+    elif isinstance(expr, cst.Call) and len(expr.args) == 1:
+        axis = _signed_int(expr.args[0].value)
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "stride"):
         return None
     made = _made_strides(expr.func.value, local, helpers, frozenset())
-    return made[0][axis] if made is not None and axis < len(made[0]) else None
+    if axis is None or made is None or not -len(made[0]) <= axis < len(made[0]):
+        return None
+    return made[0][axis]  # ``ws.stride(-2)`` counts from the last axis, as torch does
+
+
+def _signed_int(expr: cst.BaseExpression) -> int | None:
+    """The integer ``expr`` is, a negative one written ``-2`` too."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        value = _int(expr.expression)
+        return -value if value is not None else None
+    return _int(expr)
 
 
 def _made_strides(
@@ -1298,6 +1312,9 @@ def _made_strides(
         return _listed(positional[1:2]), False, _listed(positional[:1])
     if isinstance(expr.func, cst.Attribute):
         method, source = expr.func.attr.value, expr.func.value
+        if method in _NEW_ALLOCATIONS and positional:  # ``x.new_zeros(n_rows, n_pad)``: a new dense tensor
+            dims = _listed(positional[:1] if method == "new_full" else positional)  # new_full: its fill follows
+            return _contiguous(dims), True, dims
         if method == "as_strided" and len(positional) >= 2:
             return _listed(positional[1:2]), False, _listed(positional[:1])
         if method in ("view", "reshape") and positional:  # a contiguous tensor's view of a new shape is contiguous
