@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from kernelopt import pyparse
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import read_python
 from kernelopt.numeric import is_int, is_number
@@ -61,7 +62,7 @@ def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
     if not path.is_file():
         raise InputFileError(path, why_missing(path))
     try:
-        tree = ast.parse(read_python(path), filename=str(path))
+        tree = pyparse.parse(read_python(path), filename=str(path))
     except SyntaxError as exc:
         raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
     funcs: set[str] = set()
@@ -112,16 +113,16 @@ def check_reference(path: Path) -> KernelForm:
 def _written_shapes_fault(path: Path) -> str | None:
     """:func:`shapes_fault` of a ``SHAPES`` written as a literal that names no case (``{"n": 4096}``, ``5``, ``[]``,
     ``["n=4"]``); ``None`` for a good one or one built by code (``[dict(n=k) for k in ...]``: the run checks it)."""
-    tree = ast.parse(read_python(path), filename=str(path))
+    tree = pyparse.parse(read_python(path), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             value = node.value
             if isinstance(value, ast.List | ast.Tuple):  # an entry that is a plain constant is no dict
-                loose = [ast.literal_eval(e) for e in value.elts if isinstance(e, ast.Constant)]
+                loose = [pyparse.literal(e) for e in value.elts if isinstance(e, ast.Constant)]
                 return shapes_fault(loose) if loose or not value.elts else None
             if isinstance(value, ast.Constant | ast.Dict | ast.Set):
                 try:
-                    return shapes_fault(ast.literal_eval(value))
+                    return shapes_fault(pyparse.literal(value))
                 except ValueError:  # a dict of arithmetic ({"n": 2**27}): the run says it
                     return None
     return None
@@ -130,7 +131,7 @@ def _written_shapes_fault(path: Path) -> str | None:
 def written_entries(path: Path) -> list[dict[str, object]]:
     """The entries of a ``SHAPES`` written once at the top level as a literal list of dicts (integer arithmetic
     of literals allowed: ``{"n": 2**20}``); ``[]`` for one built by code, absent, or not a list of dicts."""
-    tree = ast.parse(read_python(path), filename=str(path))
+    tree = pyparse.parse(read_python(path), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             if not isinstance(node.value, ast.List | ast.Tuple):
@@ -234,7 +235,7 @@ def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], boo
     """``get_inputs``'s parameter names, its literal defaults, whether it takes ``**kwargs`` and the parameters
     annotated ``int``; ``None`` when reference.py defines no such function at module level."""
     try:
-        tree = ast.parse(read_python(path), filename=str(path))
+        tree = pyparse.parse(read_python(path), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:
@@ -250,7 +251,7 @@ def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], boo
     pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
     for p, d in pairs:
         try:
-            defaults[p.arg] = ast.literal_eval(d)
+            defaults[p.arg] = pyparse.literal(d)
         except (ValueError, TypeError, SyntaxError):
             continue
     annotated_int = {
@@ -284,7 +285,7 @@ def literal_value(node: ast.expr) -> object:
         return [literal_value(e) for e in node.elts]
     if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
         return {literal_value(k): literal_value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
-    return ast.literal_eval(node)
+    return pyparse.literal(node)
 
 
 def shapes_built_by_code(path: Path) -> bool:
@@ -294,7 +295,7 @@ def shapes_built_by_code(path: Path) -> bool:
     literals included: ``{"n": 2**27}``), which is read from the text. Parses, imports nothing; False when the
     file does not parse (the form's check says so)."""
     try:
-        tree = ast.parse(read_python(path), filename=str(path))
+        tree = pyparse.parse(read_python(path), filename=str(path))
     except (OSError, SyntaxError, InputFileError, ValueError):
         return False
     found: list[tuple[ast.stmt, bool]] = []  # (assignment, at the top level)
@@ -472,7 +473,7 @@ def missing_imports(path: Path) -> list[str]:
     Raises:
         SyntaxError: the file does not parse (callers check the file's form first).
     """
-    tree = ast.parse(read_python(path), filename=str(path))
+    tree = pyparse.parse(read_python(path), filename=str(path))
     names: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -535,7 +536,7 @@ def folder_imports(path: Path) -> list[str]:
     a kernel could not load in one. Parses, imports nothing; ``[]`` when the file does not parse (the form's
     check says so)."""
     try:
-        tree = ast.parse(read_python(path), filename=str(path))
+        tree = pyparse.parse(read_python(path), filename=str(path))
     except (SyntaxError, InputFileError, ValueError):
         return []
     out: list[str] = []
@@ -559,7 +560,7 @@ def entry_imported(source: str) -> str | None:
     ``acme.ops.scale.run``; ``None`` when the file defines it, or does not parse. Tune and the loop edit kernel.py
     alone, so the knobs of a kernel so imported are out of their reach (newuser19 n133)."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except (SyntaxError, ValueError):
         return None
     found: str | None = None
@@ -643,7 +644,7 @@ def folder_files(path: Path) -> list[tuple[str, int]]:
     kernel.py and reference.py themselves are in both. Parses, imports nothing; ``[]`` when the file does not
     parse (the form's check says so)."""
     try:
-        tree = ast.parse(read_python(path), filename=str(path))
+        tree = pyparse.parse(read_python(path), filename=str(path))
     except (SyntaxError, InputFileError, ValueError):
         return []
     docstrings = {
@@ -912,7 +913,7 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
     (:func:`kernelopt.harness.inputs.rerandomize`), which may break a structure the kernel relies on (sorted
     boundaries). Read statically (a file that does not parse, or has no ``get_inputs``: ``False``)."""
     try:
-        tree = ast.parse(read_python(reference_py))
+        tree = pyparse.parse(read_python(reference_py))
     except (OSError, SyntaxError, InputFileError, ValueError):
         return False
     fn = next(
@@ -936,7 +937,7 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
 def triton_dots(kernel_py: Path) -> list[ast.Call]:
     """The ``tl.dot`` (``triton.language.dot``) calls of ``kernel_py``; none when it cannot be read."""
     try:
-        tree = ast.parse(read_python(kernel_py))
+        tree = pyparse.parse(read_python(kernel_py))
     except (OSError, SyntaxError, InputFileError, ValueError):
         return []
     out: list[ast.Call] = []

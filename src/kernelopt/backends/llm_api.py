@@ -20,7 +20,6 @@ The exchange (messages, reply, usage; never the key) is saved to ``profiles/v<N>
 
 from __future__ import annotations
 
-import ast
 import http.client
 import json
 import re
@@ -31,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelopt import pyparse
 from kernelopt.backends.patch import PatchError, apply_diff
 from kernelopt.backends.prompts import PromptChannel, render_prompt
 from kernelopt.backends.protocol import (
@@ -257,7 +257,7 @@ def kernel_from_reply(reply: str, current: str) -> tuple[str, str]:
     else:
         raise ReplyError("the reply holds no python block and no diff")
     try:
-        ast.parse(new, filename="kernel.py")
+        pyparse.parse(new, filename="kernel.py")
     except SyntaxError as exc:
         raise ReplyError(f"the reply's kernel.py does not parse as Python: line {exc.lineno}: {exc.msg}") from None
     if new == current:

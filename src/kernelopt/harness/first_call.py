@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from kernelopt import pyparse
+
 WRITES = frozenset(
     {"store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg"}
 )
@@ -90,7 +92,7 @@ def written_pointers(fn: Any) -> tuple[str, ...]:
     """The parameters of ``fn`` (a ``@triton.jit`` function's Python body) named in the pointer of a
     ``tl.store`` / ``tl.atomic_*`` call, in order; ``()`` when its source cannot be read."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = pyparse.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return ()
     func = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)

@@ -18,7 +18,6 @@ the text).
 
 from __future__ import annotations
 
-import ast
 import json
 import sys
 import traceback
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernelopt import pyparse
 from kernelopt.errors import InputFileError
 from kernelopt.kernelsource import input_list
 from kernelopt.oneline import first_line, last_line
@@ -382,7 +382,7 @@ def main(argv: list[str]) -> int:
     """``python -m kernelopt.harness.infer REFERENCE``: print the probe's JSON object (a fork server's entry
     point too); ``--shapes REFERENCE CONSTANTS_JSON``: what reference.py's ``SHAPES`` holds once imported."""
     if argv and argv[0] == "--shapes":
-        read = _read_shapes(Path(argv[1]), ast.literal_eval(argv[2]) if len(argv) > 2 else {})
+        read = _read_shapes(Path(argv[1]), pyparse.literal(argv[2]) if len(argv) > 2 else {})
         sys.stdout.write("\n" + json.dumps(read) + "\n")
         return 0
     try:

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from kernelopt import pyparse
 from kernelopt.harness.sizes import TENSOR_MAKERS, size_args
 from kernelopt.kernelsource import OWN_SEEDING
 
@@ -302,7 +303,7 @@ def key_roles(source: str) -> dict[str, KeyReading]:
     dimension that also seeds the generator (``manual_seed(M * 1000 + N)``) is a size; one handed to ``run()`` that also
     seeds it (``manual_seed(chunk)`` beside ``return [x, chunk]``) is handed to ``run()`` (wrongkernel18)."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except (SyntaxError, ValueError):
         return {}
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt import pyparse
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.fileio import read_python
 from kernelopt.numeric import is_int, is_number
@@ -201,7 +202,7 @@ def fmt_size(value: SizeValue) -> str:
 def _parse(reference_py: Path) -> ast.Module:
     path = Path(reference_py)
     try:
-        return ast.parse(read_python(path), filename=str(path))
+        return pyparse.parse(read_python(path), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:

@@ -31,6 +31,8 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt import pyparse
+
 #: The hints that claim an offset's alignment (``tl.multiple_of``) and its contiguity (``tl.max_contiguous``).
 HINTS = ("multiple_of", "max_contiguous")
 
@@ -81,7 +83,7 @@ def wrapped_hints(source: str) -> list[WrappedHint]:
     alone, of an offset wrapped by ``% SIZE`` (a plain name: the size the hint is false at): the claim of a block's
     alignment that the wrap breaks. ``[]`` for a source that does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except SyntaxError:
         return []
     out: list[WrappedHint] = []

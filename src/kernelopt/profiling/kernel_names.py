@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
+from kernelopt import pyparse
+
 _GLOBAL = re.compile(r"__global__\s+(?:[\w:<>,\s*&]+?\s+)?(\w+)\s*\(")
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 _JIT_NAMES = {"jit"}
@@ -30,7 +32,7 @@ def _is_jit(decorator: ast.expr) -> bool:
 def triton_kernel_names(source: str) -> list[str]:
     """Functions decorated with ``@triton.jit`` / ``@jit`` / ``@gluon.jit`` (in definition order)."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except SyntaxError:
         return []
     names = []

@@ -11,12 +11,12 @@ attempts met. On failure ``kernel.py`` (and the auxiliary files) are put back as
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernelopt import pyparse
 from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
 from kernelopt.backends.protocol import (
     AGENT_UNAVAILABLE,
@@ -321,7 +321,7 @@ def _inspect(ws: Workspace, good_kernel: bytes | None, was: str | None = None) -
             repairable=False,
         )
     try:
-        ast.parse(text, filename="kernel.py")
+        pyparse.parse(text, filename="kernel.py")
     except SyntaxError as exc:
         return _Attempt(f"kernel.py does not parse: line {exc.lineno}: {exc.msg}", "correctness", repairable=True)
     return None

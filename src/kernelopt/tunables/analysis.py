@@ -6,7 +6,6 @@ Pure: nothing is imported or run (autotune configs built by code come in evaluat
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import Any, TypeGuard
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from kernelopt import pyparse
 from kernelopt.actions import ActionCategory
 from kernelopt.numeric import is_int
 from kernelopt.oneline import one_line
@@ -929,7 +929,7 @@ def _not_python(source: str, filename: str, parser_line: int) -> str:
     """One line for a file libcst cannot parse (a pyproject.toml, a Markdown file): the line Python's own
     compiler names, not libcst's grammar internals ("error at 3:16: expected one of !=, %, ...")."""
     try:
-        ast.parse(source, filename)
+        pyparse.parse(source, filename)
     except SyntaxError as exc:
         return f"{filename}: not Python: syntax error at line {exc.lineno or parser_line}: {exc.msg}"
     except ValueError:  # a NUL byte
@@ -2957,8 +2957,8 @@ class _Analyzer:
         if not isinstance(index, cst.Index) or not self.constant(expr.value.value, func):
             return None
         try:
-            table = ast.literal_eval(self.module.code_for_node(func.locals[expr.value.value][0].value).strip())
-            found = table[ast.literal_eval(self.code(index.value))]
+            table = pyparse.literal(self.module.code_for_node(func.locals[expr.value.value][0].value).strip())
+            found = table[pyparse.literal(self.code(index.value))]
         except (ValueError, TypeError, SyntaxError, KeyError, IndexError, MemoryError, RecursionError):
             return None
         return found if is_int(found) else None
@@ -2967,7 +2967,7 @@ class _Analyzer:
         """Whether ``value`` is literals alone (``[(1024, 4), (4096, 8)]``, ``{"BLOCK": 1024}``), as Python reads
         them."""
         try:
-            ast.literal_eval(self.module.code_for_node(value).strip())
+            pyparse.literal(self.module.code_for_node(value).strip())
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return False
         return True

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
+from kernelopt import pyparse
 from kernelopt.kernelsource import input_list, interpreted_cases, timed_shape_index
 from kernelopt.numeric import is_int
 from kernelopt.tunables.model import argument_key
@@ -90,7 +91,7 @@ def _factory_call(hook: Any) -> str | None:
     if not inspect.isfunction(factory) or hook.__closure__ is None:
         return None
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(factory))).body[0]
+        tree = pyparse.parse(textwrap.dedent(inspect.getsource(factory))).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
         return None
     body = [s for s in getattr(tree, "body", []) if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]

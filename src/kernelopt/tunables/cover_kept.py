@@ -31,6 +31,7 @@ from collections.abc import Collection
 
 import libcst as cst
 
+from kernelopt import pyparse
 from kernelopt.numeric import is_number
 from kernelopt.tunables.bindings import assigned_once, bindings, rebound
 from kernelopt.tunables.blocks import launched, named_args, walk
@@ -103,7 +104,7 @@ def _computation(tunable: Tunable, cover: Cover, source: str, moved: frozenset[s
 def _ast(module: cst.Module, node: cst.BaseExpression) -> ast.expr | None:
     """``node`` as a Python expression (``None`` where it does not parse alone)."""
     try:
-        return ast.parse(module.code_for_node(node).strip(), mode="eval").body
+        return pyparse.parse(module.code_for_node(node).strip(), mode="eval").body
     except SyntaxError:
         return None
 
@@ -127,7 +128,7 @@ def _substituted(expr: ast.expr | None, values: dict[str, ast.expr | None], dept
                 return node
             return inner
 
-    out = Inline().visit(ast.parse(ast.unparse(expr), mode="eval").body)
+    out = Inline().visit(pyparse.parse(ast.unparse(expr), mode="eval").body)
     return None if Inline.failed else out
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from kernelopt import pyparse
 from kernelopt.errors import KerneloptError
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.numeric import is_int
@@ -200,7 +201,7 @@ def benchmarks_unreset(source: str) -> bool:
     a call's own tensors, and only a run tells whether that leaves the first call's output wrong
     (:mod:`kernelopt.harness.first_call`)."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except SyntaxError:
         return False
     for node in ast.walk(tree):

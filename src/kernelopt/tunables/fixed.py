@@ -21,6 +21,7 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
+from kernelopt import pyparse
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import read_python
 from kernelopt.numeric import is_int
@@ -34,7 +35,7 @@ def reference_constants(reference_source: str) -> dict[str, int]:
     """The module-level integer constants reference.py assigns (``CHUNK = 16``) and reads in its operator;
     empty when it does not parse (its loader says why, elsewhere)."""
     try:
-        tree = ast.parse(reference_source)
+        tree = pyparse.parse(reference_source)
     except (SyntaxError, ValueError):
         return {}
     assigned: dict[str, int] = {}

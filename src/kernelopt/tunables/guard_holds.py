@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from kernelopt import pyparse
 from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.inline_guard import block_settings, conjuncts, marked_tuned, read_statement_guard
 from kernelopt.tunables.launch_value import value_at_launch
@@ -175,7 +176,7 @@ def _holds(test: cst.BaseExpression, value_of: Callable[[str], int | None]) -> b
     comparisons); ``None`` where a name has no value or the evaluation raises."""
     code = cst.Module([]).code_for_node(test)
     try:
-        tree = ast.parse(code.strip(), mode="eval")
+        tree = pyparse.parse(code.strip(), mode="eval")
     except SyntaxError:
         return None
     names: dict[str, int] = {}

@@ -20,6 +20,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from kernelopt import pyparse
 from kernelopt.tunables.model import Tunable, TunableKind
 
 #: The label of the knobs that belong to no launch (marked constants of a CUDA kernel).
@@ -72,7 +73,7 @@ def same_launch(stored: str | None, identity: str) -> bool:
 def loop_kernels(source: str) -> frozenset[str]:
     """The functions of ``source`` whose body holds a ``for`` or ``while`` loop (empty when it does not parse)."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except SyntaxError:
         return frozenset()
     return frozenset(
@@ -91,7 +92,7 @@ def branch_kernels(source: str) -> frozenset[str]:
     were timed at two entries where it never ran, their noise read as one entry's "own best", late30 z81). Empty
     when it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except SyntaxError:
         return frozenset()
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt import pyparse
 from kernelopt.digits import size_text
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.fileio import read_python
@@ -195,7 +196,7 @@ def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
         InputFileError: the file is missing or is not valid Python.
     """
     try:
-        tree = ast.parse(read_python(reference_py), filename=str(reference_py))
+        tree = pyparse.parse(read_python(reference_py), filename=str(reference_py))
     except FileNotFoundError:
         raise InputFileError(reference_py, "no such file") from None
     except SyntaxError as exc:

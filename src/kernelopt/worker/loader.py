@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
+from kernelopt import pyparse
+
 _counter = itertools.count()
 
 PREFIX = "kernelopt_user_"
@@ -62,7 +64,7 @@ def substitute(tree: ast.Module, overrides: Mapping[str, object]) -> set[str]:
             continue
         for bound in dict.fromkeys(n for t in targets for n in _bound_names(t)):
             if bound in overrides:
-                value = ast.parse(repr(overrides[bound]), mode="eval").body
+                value = pyparse.parse(repr(overrides[bound]), mode="eval").body
                 assign = ast.Assign(targets=[ast.Name(id=bound, ctx=ast.Store())], value=value)
                 body.append(ast.fix_missing_locations(ast.copy_location(assign, stmt)))
                 found.add(bound)
@@ -109,7 +111,7 @@ def load_module(
         sys.path.insert(0, folder)
     try:
         if overrides:
-            tree = ast.parse(path.read_bytes(), filename=str(path))  # bytes: Python's own reading (PEP 263)
+            tree = pyparse.parse(path.read_bytes(), filename=str(path))  # bytes: Python's own reading (PEP 263)
             found = substitute(tree, overrides)
             exec(compile(tree, str(path), "exec"), module.__dict__)  # the user's file, as an import runs it
             for key, value in overrides.items():
@@ -130,7 +132,7 @@ def _imports_relatively(path: Path) -> bool:
     """True when the file has a relative import (``from .settings import pick``); ``False`` when it does not
     parse (the import then says why)."""
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))  # bytes: Python's own reading (PEP 263)
+        tree = pyparse.parse(path.read_bytes(), filename=str(path))  # bytes: Python's own reading (PEP 263)
     except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
         return False
     return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
