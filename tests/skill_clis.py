@@ -36,6 +36,7 @@ import pytest
 
 from kernelopt.cli.app import main
 
+from .conftest import BENCH_S
 from .model_server import ModelServer, RecordedRequest, Text, ToolCall, Turn
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -91,7 +92,7 @@ def mcp_env(home: Path) -> dict[str, str]:
         "PYTHONPATH": SRC,
         "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
-        "KERNELOPT_BENCH_S": "0.1",
+        "KERNELOPT_BENCH_S": BENCH_S,
         "KERNELOPT_SEEDS": "1",
         "OMP_NUM_THREADS": "1",
     }

@@ -23,12 +23,12 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.fixture(scope="module")
 def profiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A workspace of tests/data/loop with V0 committed and V1 profiled (waiting for its plan), made once."""
-    from .conftest import git_home
+    from .conftest import BENCH_S, git_home
 
     root = tmp_path_factory.mktemp("drive")
     home = git_home(tmp_path_factory.mktemp("drive_home"))
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in {**home, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1"}.items():
+        for name, value in {**home, "KERNELOPT_BENCH_S": BENCH_S, "KERNELOPT_SEEDS": "1"}.items():
             mp.setenv(name, value)
         ws = Workspace.create("add", kernel=LOOP / "kernel.py", reference=LOOP / "reference.py", root=root)
         result = drive.profile(ws, device="cpu")
@@ -38,8 +38,7 @@ def profiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def ws(profiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
-    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")  # KERNELOPT_BENCH_S: conftest's BENCH_S
     return Workspace(shutil.copytree(profiled, tmp_path / profiled.name, symlinks=True))
 
 

@@ -19,6 +19,8 @@ import pytest
 from kernelopt.loop.journal import JOURNAL_FILE
 from kernelopt.stages import guard
 
+from .conftest import BENCH_S
+
 pytestmark = pytest.mark.timeout(240)
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -72,7 +74,7 @@ def _env() -> dict[str, str]:
     env = {k: os.environ[k] for k in keep if k in os.environ}
     # the GPU machine's carried wheels (/tmp/site) stay importable: the server needs the MCP SDK from there
     path = os.pathsep.join([SRC, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]])
-    return {**env, "PYTHONPATH": path, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
+    return {**env, "PYTHONPATH": path, "KERNELOPT_BENCH_S": BENCH_S, "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
 
 
 def session(roots: list[Path], body: Callable[[Call], Awaitable[None]], *, device: str = "cpu") -> None:

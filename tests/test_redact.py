@@ -17,7 +17,7 @@ from kernelopt.fileio import atomic_write_text, redact_tree
 from kernelopt.proc import child_env, run_command, start_command
 from kernelopt.redact import REDACTED, Redactor, named_values, redact, secret_values
 
-from .conftest import with_baseline
+from .conftest import BENCH_S, with_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ROOT / "tests" / "data" / "agents"
@@ -141,7 +141,7 @@ def test_a_key_read_from_proc_environ_is_nowhere_in_the_workspace(tmp_path: Path
         **os.environ,
         "OPENAI_API_KEY": KEY,  # in kernelopt's environment from its start: in /proc/<pid>/environ
         "PYTHONPATH": str(ROOT / "src"),
-        "KERNELOPT_BENCH_S": "0.1",
+        "KERNELOPT_BENCH_S": BENCH_S,
         "KERNELOPT_SEEDS": "1",
         "OMP_NUM_THREADS": "1",
     }
