@@ -314,20 +314,6 @@ def test_a_problem_past_the_batch_limit_is_killed_and_recorded(tmp_path: Path, m
     )
 
 
-def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for k, v in CPU_ENV.items():
-        monkeypatch.setenv(k, v)
-    problems = tmp_path / "problems"
-    shutil.copytree(KB / "function_form", problems / "function_form")
-    opts = BatchOptions(out_dir=tmp_path / "out", mode=BatchMode.OPTIMIZE, max_iters=0, device="cpu")
-    (row,) = run_batch(problems, opts).rows
-    assert row.status is ProblemStatus.PASS and row.correct is True, row.reason
-    assert row.best_version == "v0"
-    assert timed_or_withheld(row.speedup_vs_eager, row.reason), row
-    ws = Workspace(Path(row.workspace or ""))
-    assert ws.memory.read(0).performance.speedup_vs_reference is not None  # the loop's gate timed the reference
-
-
 def test_two_folders_of_one_name_get_default_outputs_of_their_own(tmp_path: Path) -> None:
     """breaker12 (2026-12-06): a batch of /work/tmp/breaker12/batchdir met breaker9's batchdir's output, the default
     being /tmp/kernelopt_batch_<name>. The default now carries a hash of the folder's path; --out is as given."""

@@ -33,7 +33,7 @@ from kernelopt.memory.model import (
 from kernelopt.oneline import one_line
 from kernelopt.workspace import Workspace
 
-from .conftest import DATA
+from .conftest import DATA, timed_or_withheld
 
 SRC = str(Path(kernelopt.__file__).resolve().parents[1])
 CPU_ENV = {"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_S": "0.05", "KERNELOPT_SEEDS": "1", "COLUMNS": "100"}
@@ -88,6 +88,9 @@ def test_a_torch_only_modelnew_is_a_row_that_says_why_nothing_changed(
     table = BatchTable.model_validate_json((out / "batch.json").read_text(encoding="utf-8"))
     row = next(r for r in table.rows if r.problem == "relu_torch")
     assert row.status is ProblemStatus.PASS and row.correct is True and row.best_version == "v0"
+    # an --optimize row reports its best version's figures (test_batch's optimize-mode test of its own, suite27 s61)
+    assert timed_or_withheld(row.speedup_vs_eager, row.reason), row
+    assert Workspace(Path(row.workspace or "")).memory.read(0).performance.speedup_vs_reference is not None
     assert row.changed == NO_KNOB
     assert (row.stop or "").startswith("no_new_plan: ")
     csv_rows = {r["problem"]: r for r in csv.DictReader((out / "batch.csv").read_text(encoding="utf-8").splitlines())}
