@@ -263,26 +263,44 @@ def test_a_test_kernel_that_cannot_compile_for_sm_90_is_found_without_a_gpu(tmp_
 
 @pytest.mark.timeout(300)
 def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``tune --device cpu --target sm_90``: the pick about to be written is compiled for the target first (the same
     launches, :func:`~kernelopt.harness.target_compile.target_check`); tile_lse_zero's BLOCK_M=32 does not compile
-    there, nor does the original, and the line says both: not refused for a failure the original shares. A target that is not ``sm_NN`` is one line, exit 2,
-    before any work."""
+    there, nor does the original, and the line says both, the entries joined: not refused for a failure the original
+    shares. The compiles are the ones tile_lse_zero gets for sm_90 (its original's line is :data:`FAILS_ON_SM_90`'s,
+    ``KERNELOPT_AOT_TESTS=1``); the rule with a real compile is refblame14's
+    ``test_a_pick_failing_the_compile_only_where_the_original_fails_it_too_is_not_refused`` (suite27 s62: two compiles
+    for sm_90 here, 4.4 CPU-s, proved it a second time). A target that is not ``sm_NN`` is one line, exit 2, before any
+    work."""
     from kernelopt.cli.app import main
-    from kernelopt.harness.target_compile import target_check
-    from tests.conftest import skip_without
+    from kernelopt.harness import target_compile
+    from kernelopt.harness.target_compile import LaunchCompile, TargetReport, target_check
 
-    skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
     folder = DATA / "variants" / "tile_lse_zero"
     original = (folder / "kernel.py").read_text()
     pick = original.replace("BLOCK_M=16, BLOCK_N=32)", "BLOCK_M=32, BLOCK_N=32)")
     assert pick != original
+    failed = "RuntimeError: PassManager::run failed"
+
+    def compiled(folders: list[Path], target: str, triton_cache: Path | None = None) -> list[TargetReport]:
+        assert target == "sm_90" and (folders[0] / "kernel.py").read_text() in (pick, original)
+        block = 32 if folders[0].name == "written" else 16
+        constexprs = {"BLOCK_M": block, "BLOCK_N": 32}
+        launches = [
+            LaunchCompile(
+                kernel="tile_lse", shape=s, signature={}, constexprs=constexprs, divisible=[], options={}, error=failed
+            )
+            for s in ({"M": 20, "N": 64}, {"M": 33, "N": 128})
+        ]
+        return [TargetReport(folder=folders[0].name, launches=launches)]
+
+    monkeypatch.setattr(target_compile, "compile_for_target", compiled)
     checked = target_check(pick, folder / "reference.py", tmp_path, "sm_90", original)
     # the original fails the same compile at both entries: a failure it shares is not the pick's (refblame14 r11)
     assert not checked.refused and checked.line == (
         "compiled for sm_90 before the write: the pick does not compile at M=20,N=64; M=33,N=128 "
-        "(tile_lse: RuntimeError: PassManager::run failed), nor does kernel.py as it is there (sizes the original "
+        f"(tile_lse: {failed}), nor does kernel.py as it is there (sizes the original "
         "cannot run on sm_90: not the pick's)"
     )
     assert main(["tune", str(folder), "--device", "cpu", "--target", "gfx942"]) == 2
