@@ -9,9 +9,11 @@ between, one above the largest) that the original kernel handled."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,7 +90,9 @@ def _tune_edit(
     from kernelopt.tuning.shapes import choose, per_shape
 
     if prepared is None:
-        prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
+        prepared = _prepared_once(
+            folder, kernel, lambda: prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
+        )
     by_shape = {s.label(): 1.0 for s in prepared.shapes}
     won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
     slower = {k: 2.0 for k in by_shape}
@@ -108,6 +112,32 @@ def _tune_edit(
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
     edit, note = shaped_edit(tuning)
     return (edit.new_source if edit is not None else None), note
+
+
+_PREPARED: dict[tuple[str, ...], PreparedFolder] = {}
+"""The current test's preparations of a folder by :func:`_tune_edit` (:func:`_prepared_once`)."""
+
+
+def _prepared_once(folder: Path, kernel: str | None, prepare: Callable[[], PreparedFolder]) -> PreparedFolder:
+    """``prepare()``, or what it gave for ``folder`` earlier in the same test while the folder's files (every file
+    outside its hidden folders and caches) and kernelopt's and Triton's settings are as they were then: a test that
+    asks for a refused pick, then a written one, of one unchanged folder (most of variants' and the guard tests) paid
+    the preparation twice, a worker's evaluation of kernel.py and the space's checked edits each time (about two
+    thirds of such a test's CPU-s; suite27 s63). The preparations of an earlier test are forgotten."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    digest = hashlib.sha256()
+    root = folder.resolve()
+    for path in sorted(root.rglob("*")):
+        part = path.relative_to(root).parts
+        if path.is_file() and not any(p.startswith(".") or p == "__pycache__" for p in part):
+            digest.update(f"{path.relative_to(root)}\0".encode() + path.read_bytes() + b"\0")
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith(("KERNELOPT_", "TRITON_")))
+    key = (test, str(root), kernel or "", digest.hexdigest(), repr(settings))
+    if any(k[0] != test for k in _PREPARED):
+        _PREPARED.clear()
+    if key not in _PREPARED:
+        _PREPARED[key] = prepare()
+    return _PREPARED[key]
 
 
 # ------------------------------------------------------------------------------------- wrong kernels written
