@@ -156,3 +156,20 @@ def test_r65_a_padded_stride_made_by_new_zeros_or_read_as_stride_0_keeps_to_the_
     base = base.replace(_MADE, made).replace("ws.stride(0), BLOCK=BLOCK)", f"{stride}, BLOCK=BLOCK)")
     guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n"))
     assert guarded.tests == ("n_cols % 4096 == 0",), guarded.note
+
+
+@pytest.mark.parametrize(("value", "test"), [(512, None), (2048, "n_cols % 2048 == 0")])
+def test_r66_a_size_rounded_down_as_n_minus_its_remainder_keeps_a_divisor_out(value: int, test: str | None) -> None:
+    """leftovers25's l83 (a size rounded down to whole tiles, ``n_cols // BLOCK * BLOCK``, holds a multiple of the
+    original, not a divisor) with the size spelt ``n_cols - n_cols % BLOCK``: read as no product, so ``BLOCK = 512``
+    over 1024 was written plainly, where 1536 columns round down to 1536, not 1024, and ``row * n_whole`` passes 2**31
+    in int32 at 1.4 million rows where the original's stays within. It is the same size: 512 refused, 2048 guarded."""
+    base = (DATA / "leftovers25" / "whole_rows" / "kernel.py").read_text(encoding="utf-8")
+    spelt = "    n_whole = n_cols // BLOCK * BLOCK\n"
+    assert spelt in base
+    base = base.replace(spelt, "    n_whole = n_cols - n_cols % BLOCK\n")
+    guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n"))
+    if test is None:
+        assert guarded.new_source is None and "rounded down to whole tiles" in (guarded.note or ""), guarded.note
+    else:
+        assert guarded.tests == (test,), guarded.note

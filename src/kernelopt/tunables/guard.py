@@ -1446,14 +1446,30 @@ def _bound_factors(
     the count (``n_rows * n_pad`` with ``n_pad = triton.cdiv(n_cols, BLOCK) * BLOCK``: ``n_rows``, the count and
     ``BLOCK``, a tile kept by its name)."""
     out: list[cst.BaseExpression] = []
-    for factor in _product_factors(_bound_value(expr, local)):
-        bound = _bound_value(factor, local)
+    for factor in _product_factors(_whole_tiles(_bound_value(expr, local))):
+        bound = _whole_tiles(_bound_value(factor, local))
         named = isinstance(factor, cst.Name) and factor.value not in seen
         if named and len(_product_factors(bound)) > 1:
             out += _bound_factors(factor, local, seen | {factor.value})  # type: ignore[attr-defined]
         else:
             out.append(bound if _tile_count(bound) is not None else factor)
     return out
+
+
+def _whole_tiles(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``n - n % BLOCK`` read as the size rounded down to whole tiles it is, ``n // BLOCK * BLOCK`` (review26, r66:
+    that spelling of l83's size was read as no product, and a divisor of the original tile written plainly);
+    ``expr`` itself otherwise."""
+    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)):
+        return expr
+    right = expr.right
+    if not (isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Modulo)):
+        return expr
+    size, tile = expr.left, right.right
+    if _code(size).strip().strip("()") != _code(right.left).strip().strip("()") or _int(tile) is not None:
+        return expr
+    count = cst.BinaryOperation(_parenthesized(size), cst.FloorDivide(), _parenthesized(tile))
+    return cst.BinaryOperation(count, cst.Multiply(), _parenthesized(tile))
 
 
 def _helper_ceiling(
