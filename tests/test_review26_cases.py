@@ -140,14 +140,16 @@ _MADE = "    ws = torch.zeros(n_rows, n_pad, dtype=x.dtype).to(x.device)\n"
         ("    ws = x.new_full((n_rows, n_pad), 0.0)\n", "ws.stride(0)"),
         (_MADE, "ws.stride()[0]"),
         (_MADE, "ws.stride(-2)"),
+        # r67: the buffer bound again to itself moved
+        ("    ws = torch.zeros(n_rows, n_pad, dtype=x.dtype)\n    ws = ws.to(x.device).contiguous()\n", "ws.stride(0)"),
     ],
 )
-def test_r65_a_padded_stride_made_by_new_zeros_or_read_as_stride_0_keeps_to_the_tile_s_guard(
+def test_r65_r67_a_padded_stride_made_by_new_zeros_or_rebound_or_read_as_stride_0_keeps_to_the_tile_s_guard(
     made: str, stride: str
 ) -> None:
     """wrongkernel27's v142 (a padded buffer moved or cast keeps the strides its making shows) tried with the other
-    spellings a user writes: ``x.new_zeros(n_rows, n_pad)`` (``new_empty``, ``new_full``), and the stride passed as
-    ``ws.stride()[0]`` or ``ws.stride(-2)``. Each was unread, and ``BLOCK = 4096`` over the original 1024 was written
+    spellings a user writes: ``x.new_zeros(n_rows, n_pad)`` (``new_empty``, ``new_full``), the stride passed as
+    ``ws.stride()[0]`` or ``ws.stride(-2)``, and (r67) the buffer bound again, ``ws = ws.to(x.device).contiguous()``. Each was unread, and ``BLOCK = 4096`` over the original 1024 was written
     plainly: at 1025 columns its rows pad to 4096, not 2048, so ``row * stride`` passes 2**31 in int32 at half the
     rows where the original's stays within. Each is now the padded size, and the tile is guarded where it divides
     the columns (it pads nothing there)."""

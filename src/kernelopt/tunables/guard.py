@@ -1116,7 +1116,8 @@ def _int32_strides(
             ),
             None,
         )
-        factors = _bound_factors(_buffer_stride(expr, local, helpers) or expr, local) if product is not None else []
+        stride = _buffer_stride(expr, {**_restrided(fn, local), **local}, helpers) if product is not None else None
+        factors = _bound_factors(stride or expr, local) if product is not None else []
         for factor in factors:
             count = _tile_count(factor, helpers)
             tile = _tile_id(count[0]) if count is not None else None
@@ -1245,6 +1246,37 @@ def _pads_nothing(size: cst.BaseExpression | None) -> str:
     if size is None:
         return ""
     return f"; where the tile divides {_code(size).strip()} it pads nothing, no further than the original's"
+
+
+def _restrided(fn: cst.FunctionDef, local: Mapping[str, cst.BaseExpression]) -> dict[str, cst.BaseExpression]:
+    """A buffer bound again to itself moved, cast or copied in its strides in ``fn``'s own statements (``ws =
+    torch.zeros(n_rows, n_pad)`` then ``ws = ws.to(x.device)``), read as the one chain (``torch.zeros(n_rows,
+    n_pad).to(x.device)``): each binding after the first a method of :data:`_IN_PLACE` (or ``contiguous``) called on
+    the name itself (review26, r67: such a rebinding left the padded stride unread, a larger tile written plainly).
+    Names bound once (``local``) and any other binding are left out."""
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for line in fn.body.body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target = small.targets[0].target
+                if isinstance(target, cst.Name) and target.value not in local:
+                    bound.setdefault(target.value, []).append(small.value)
+    out: dict[str, cst.BaseExpression] = {}
+    for name, values in bound.items():
+        chain = values[0]
+        for value in values[1:]:
+            call = value
+            while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+                if call.func.attr.value not in _IN_PLACE | {"contiguous"}:
+                    break
+                call = call.func.value
+            if not (isinstance(call, cst.Name) and call.value == name) or call is value:
+                break
+            chain = _substituted(value, {name: _parenthesized(chain)})
+        else:
+            if len(values) > 1 and all(n.value != name for n in walk(chain) if isinstance(n, cst.Name)):
+                out[name] = chain
+    return out
 
 
 def _buffer_stride(
