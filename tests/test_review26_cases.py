@@ -175,3 +175,28 @@ def test_r66_a_size_rounded_down_as_n_minus_its_remainder_keeps_a_divisor_out(va
         assert guarded.new_source is None and "rounded down to whole tiles" in (guarded.note or ""), guarded.note
     else:
         assert guarded.tests == (test,), guarded.note
+
+
+def test_r68_a_descriptor_a_module_helper_makes_keeps_its_last_side_s_floor() -> None:
+    """wrongkernel27's v140 (a host descriptor's block shape read through the launcher's locals) tried with the
+    descriptors made in a module helper, ``_desc(x, BLOCK_M, BLOCK_N)`` over ``def _desc(t, bm, bn): return
+    TensorDescriptor.from_tensor(t, [bm, bn])``: the side was the helper's parameter ``bn``, no knob, so ``BLOCK_N=4``
+    was legal, a 4-wide last side of 8 bytes in bf16 (as a model calls it), under the 16 a descriptor needs. The
+    helper's parameter is each call's argument: 4 is refused, 8 (the original's) stays."""
+    from kernelopt.tunables import discover_source
+
+    base = (DATA / "variants" / "desc_host_local" / "kernel.py").read_text(encoding="utf-8")
+    made = (
+        "    block = [BLOCK_M, BLOCK_N]\n    x_desc = TensorDescriptor.from_tensor(x, block)\n"
+        "    o_desc = TensorDescriptor.from_tensor(out, block)\n"
+    )
+    assert made in base
+    source = base.replace(
+        made, "    x_desc = _desc(x, BLOCK_M, BLOCK_N)\n    o_desc = _desc(out, BLOCK_M, bn=BLOCK_N)\n"
+    )
+    source = source.replace(
+        "def run(x):", "def _desc(t, bm, bn):\n    return TensorDescriptor.from_tensor(t, [bm, bn])\n\n\ndef run(x):"
+    )
+    legal = {t.name: t for t in discover_source(source)}["BLOCK_N"].legality
+    assert legal is not None and "must be >= 8" in (legal.problem(4) or ""), legal
+    assert legal.problem(8) is None

@@ -5262,8 +5262,19 @@ def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
     (``block = [BLOCK_M, BLOCK_N]``: wrongkernel27, v140) and one a hook sets (:func:`_hosted_sides`); kept by
     module."""
     out = _hosted_sides(module, {})
-    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef)):
-        out |= _hosted_sides(fn.body, {**_unpacked_pairs(fn), **assigned_once(fn)})
+    fns = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    for fn in fns:
+        sides = _hosted_sides(fn.body, {**_unpacked_pairs(fn), **assigned_once(fn)})
+        out |= sides
+        # a helper's parameter (``def _desc(t, bm, bn): return TensorDescriptor.from_tensor(t, [bm, bn])``) is the
+        # argument each call passes it (``_desc(x, BLOCK_M, BLOCK_N)``: review26, r68, whose 4-wide bf16 side the
+        # floor did not see)
+        params = set(param_names(fn))
+        for name, times, over in [side for side in sides if side[0] in params]:
+            for call in (n for n in walk(module) if isinstance(n, cst.Call) and _dotted(n.func) == fn.name.value):
+                passed = named_args([a for a in call.args if not a.star], param_names(fn)).get(name)
+                for knob, m, d in _side_scales(passed) if passed is not None else ():
+                    out.add((knob, m * times, d * over))
     return frozenset(out)
 
 
