@@ -54,6 +54,7 @@ def test_f30_an_entry_where_the_override_replaces_the_literal_is_checked_not_tim
     512 whatever the literal, so every candidate is the kernel as written there. ``tune`` timed it anyway and ranked
     and reported that noise ("no slower beyond 2 % on any shape (least +26.6 % on rows=8,cols=300)" on an entry no
     candidate changed). The entry is now checked and not timed, and one line says why."""
+    from kernelopt.tunables import discover
     from kernelopt.tuning.folder import TuneRequest, idle_line, prepare_folder
 
     folder = tmp_path / "rowsum_override"
@@ -69,6 +70,10 @@ def test_f30_an_entry_where_the_override_replaces_the_literal_is_checked_not_tim
         "the override's condition times it at another size): every candidate is checked there, and timed only where "
         "the launch runs with the literal in effect"
     )
+    # an override that reads the literal (``min(BLOCK, ...)``) keeps it in effect where it holds: timed there
+    reads = ROWSUM_OVERRIDE.replace("BLOCK = triton.next_power_of_2(n_cols)", "BLOCK = min(BLOCK, 4 * n_cols)")
+    (folder / "kernel.py").write_text(reads)
+    assert [t.overridden for t in discover(folder / "kernel.py") if t.name == "BLOCK"] == [False]
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,8 @@ class Site:
     heuristic_wrap: str | None = None
     # refused until a run of the task tells which entry of ``**configs[key]`` the launch uses
     needs_run: bool = False
-    # a literal that conditions override after it (``BLOCK = 1024`` then ``if n <= 2048: BLOCK = ...``)
+    # a literal that conditions override after it (``BLOCK = 1024`` then ``if n <= 2048: BLOCK = ...``), each
+    # override replacing it (none reads it: ``BLOCK = min(BLOCK, cap)`` keeps the literal in effect where it holds)
     overridden: bool = False
     # a computed setting of a settings helper imported from another module: where it comes from, what is not read
     helper_note: str | None = None
@@ -339,6 +340,7 @@ class _Resolved:
     at_module: bool = False
     defined_as: str | None = None
     overridden_at: list[int] = field(default_factory=list)  # lines of conditional overrides of the literal
+    override_reads: bool = False  # an override reads the name itself (``BLOCK = min(BLOCK, cap)``)
 
 
 @dataclass
@@ -354,6 +356,7 @@ class _Read:
     refused: str | None = None
     computed: str | None = None
     overridden: bool = False
+    replaced: bool = False  # where an override holds, it replaces the literal (reads no value of it)
     note: str | None = None
     branched: bool = False
 
@@ -1599,8 +1602,16 @@ class _Analyzer:
             # conditions leave alone, and the knob; the overrides stay as written
             lit = self.literal(first.value)
             if lit is not None and not first.chained:
+                reads = any(
+                    b.value is None or any(isinstance(n, cst.Name) and n.value == name for n in walk(b.value))
+                    for b in binds[1:]
+                )
                 return _Resolved(
-                    lit, at_module=func is None, defined_as=name, overridden_at=[b.line for b in binds[1:]]
+                    lit,
+                    at_module=func is None,
+                    defined_as=name,
+                    overridden_at=[b.line for b in binds[1:]],
+                    override_reads=reads,
                 )
         if len(binds) > 1:
             lines = ", ".join(str(b.line) for b in binds)
@@ -2205,7 +2216,7 @@ class _Analyzer:
         elif site.literal is not None and site.refused is None and isinstance(expr, cst.Name):
             self.place_bound_literal(site, la, expr)
         site.needs_run = site.needs_run or overridden
-        site.overridden = overridden and site.literal is not None
+        site.overridden = site.overridden and site.literal is not None
         return site
 
     def place_bound_literal(self, site: Site, la: _Launch, expr: cst.Name) -> None:
@@ -2321,6 +2332,7 @@ class _Analyzer:
             semantic=semantic,
             needs_run=read.branched and refused is not None and refused.endswith(GIVE_REFERENCE),
             helper_note=read.note,
+            overridden=read.replaced,
         )
         return site, read.overridden
 
@@ -2358,6 +2370,7 @@ class _Analyzer:
         if read.literal is not None and res.overridden_at:
             read.refused = self.override_in_effect(kname, name, read.literal.value, res.overridden_at)
             read.overridden = True  # a run tells whether the literal is in effect at the task's sizes
+            read.replaced = not res.override_reads
             if read.refused is not None and not res.at_module:
                 # an override is in effect at every entry the run saw (breaker6 j10): the value in effect is
                 # tuned where it is computed, after the overrides, as any computed setting (the literal and

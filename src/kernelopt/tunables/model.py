@@ -264,9 +264,10 @@ class Tunable(BaseModel):
             and that the helper's body is not read (a cap or limit inside it is no knob of this file). For a
             literal that conditions override (``GROUP_SIZE_M = 64`` then ``if N <= 8192: GROUP_SIZE_M = 96``) and no
             run told which is in effect: where the overrides are.
-        overridden: a literal that conditions override after its binding (the same ``GROUP_SIZE_M = 64``) and
-            is in effect at some ``SHAPES`` entry: at an entry where the launch got another value, moving it changes
-            nothing (tune checks candidates there and times them only where the literal is in effect).
+        overridden: a literal that conditions override after its binding (the same ``GROUP_SIZE_M = 64``), each
+            override replacing it (none reads it, as ``BLOCK = min(BLOCK, cap)`` would), in effect at some
+            ``SHAPES`` entry: at an entry where the launch got another value, moving it changes nothing (tune checks
+            candidates there and times them only where the literal is in effect).
         loop_option: for a ``constexpr`` the kernel body reads only as an option of its ``tl.range`` loops
             (``num_stages=NUM_STAGES``), that option: like the launch's ``num_stages``, Triton's interpreter
             ignores it.
