@@ -15,26 +15,42 @@ SILU = DATA / "breaker19" / "lmd_silu" / "kernel.py"
 COMPUTED = "    BLOCK_SIZE_N = min(BLOCK_SIZE_N, 512)\n"
 ASSERT = "    assert grid_size0 < 65536 and grid_size1 < 65536\n"
 CHECK = "def _check_grid(size0, size1=1):\n    assert size0 < 65536 and size1 < 65536\n\n\n"
+#: r69: the helper's own local bound to the count
+COUNTED = "def _check_grid(n, b):\n    tiles = triton.cdiv(n, b)\n    assert tiles < 65536\n\n\n"
 
 
 @pytest.mark.parametrize(
-    ("call", "row"),
+    ("helper", "call", "row"),
     [
-        ("_check_grid(grid_size0, grid_size1)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
-        ("_check_grid(size1=grid_size1, size0=grid_size0)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
-        ("_check_grid(grid_size0)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
-        ("_check_grid(1, grid_size1)", "N <= 2 ** 24"),  # the helper bounds no count of tiles
+        (CHECK, "_check_grid(grid_size0, grid_size1)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
+        (CHECK, "_check_grid(size1=grid_size1, size0=grid_size0)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
+        (CHECK, "_check_grid(grid_size0)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
+        (CHECK, "_check_grid(1, grid_size1)", "N <= 2 ** 24"),  # the helper bounds no count of tiles
+        (COUNTED, "_check_grid(N, BLOCK_SIZE_N)", "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535"),
+        # r69: the launcher's own assert on an element of the grid's tuple
+        (
+            "",
+            "grid = (grid_size0, grid_size1)\n    assert grid[0] < 65536",
+            "N <= 2 ** 24 and triton.cdiv(N, 16) <= 65535",
+        ),
     ],
+    ids=["positional", "keywords", "default", "no-count", "r69-helper-local", "r69-grid-element"],
 )
-def test_r60_a_count_a_helper_asserts_on_is_bounded_as_the_launcher_s_own_assert(call: str, row: str) -> None:
+def test_r60_a_count_a_helper_asserts_on_is_bounded_as_the_launcher_s_own_assert(
+    helper: str, call: str, row: str
+) -> None:
     """r60: lmd_silu's ``assert grid_size0 < 65536`` moved into a module helper the launcher calls
     (``_check_grid(grid_size0, grid_size1)``) was unread: a table's row ``if N <= 2 ** 24:`` / ``BLOCK_SIZE_N = 16``
     was written as it is, where at N = 2**24 its 1048576 tiles fail the helper's assert and the original's 512 (32768
-    tiles) passes. The helper's asserts are read with what the call passes (by position, by keyword, a default):
-    the count's limit is added to the row, as for the launcher's own assert (l80)."""
+    tiles) passes. The helper's asserts are read with what the call passes (by position, by keyword, a default) and
+    (r69) through the helper's own locals bound once (``tiles = triton.cdiv(n, b)``): the count's limit is added to
+    the row, as for the launcher's own assert (l80)."""
     base = SILU.read_text(encoding="utf-8")
     assert ASSERT in base
-    base = base.replace(ASSERT, f"    {call}\n").replace("@functools.lru_cache\n", CHECK + "@functools.lru_cache\n")
+    grid = "    grid = (grid_size0, grid_size1)\n"
+    assert ASSERT + grid in base
+    called = f"    {call}\n" + ("" if "grid = " in call else grid)
+    base = base.replace(ASSERT + grid, called).replace("@functools.lru_cache\n", helper + "@functools.lru_cache\n")
     rows = "    if {}:  # kernelopt: tuned\n        BLOCK_SIZE_N = 16\n"
     guarded = guard_edit(base, base.replace(COMPUTED, COMPUTED + rows.format("N <= 2 ** 24")))
     assert guarded.new_source == base.replace(COMPUTED, COMPUTED + rows.format(row)), guarded.note

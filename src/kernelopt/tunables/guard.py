@@ -1078,9 +1078,10 @@ def _host_asserts(
             passed = named_args(list(node.args), param_names(helper))
             given = {p.name.value: p.default for p in params_of(helper) if p.default is not None}
             given.update({k: _parenthesized(v) for k, v in passed.items()})
+            own = {k: _parenthesized(v) for k, v in assigned_once(helper).items() if k not in given}
             for inner in walk(helper.body):
-                if isinstance(inner, cst.Assert):
-                    yield pos[node].start.line, _substituted(inner.test, given)
+                if isinstance(inner, cst.Assert):  # its own locals read first (``g = triton.cdiv(n, b)``), then ours
+                    yield pos[node].start.line, _substituted(_substituted(inner.test, own), given)
 
 
 def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:
@@ -1605,6 +1606,15 @@ def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpressio
     BLOCK)`` called ``n_blocks(n_cols)``: wrongkernel22, v96)."""
     if isinstance(expr, cst.Name):
         return local.get(expr.value, expr)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+        # ``grid[0]`` of ``grid = (grid_size0, grid_size1)``: that element (review26, r69: ``assert grid[0] < 65536``
+        # bounded no count, and a row of a smaller tile was written plainly)
+        index, tuple_ = expr.slice[0].slice, local.get(expr.value.value)
+        at = _int(index.value) if isinstance(index, cst.Index) else None
+        if isinstance(tuple_, cst.Tuple | cst.List) and at is not None and at < len(tuple_.elements):
+            element = tuple_.elements[at]
+            return expr if isinstance(element, cst.StarredElement) else element.value
+        return expr
     if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)):
         return expr
     bound = local.get(expr.func.value)
