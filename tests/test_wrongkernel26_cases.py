@@ -42,7 +42,10 @@ def _original_and_written(folder: Path, written: str, size: dict[str, int], tmp_
 
 @pytest.mark.parametrize(
     "folder",
-    ["pad_rows_helper", "pad_rows_view", "pad_rows_cached", "pad_rows_grown", "pad_rows_inferred", "pad_rows_moved"],
+    [
+        *("pad_rows_helper", "pad_rows_view", "pad_rows_cached", "pad_rows_grown", "pad_rows_inferred"),
+        *("pad_rows_moved", "pad_rows_fpad", "pad_rows_cat", "pad_rows_zeros_like", "pad_rows_repeat"),
+    ],
 )
 def test_v119_v120_a_padded_stride_of_a_helper_s_buffer_or_a_view_keeps_to_divisors_of_the_original(
     folder: str,
@@ -53,7 +56,8 @@ def test_v119_v120_a_padded_stride_of_a_helper_s_buffer_or_a_view_keeps_to_divis
     pad_rows_grown: one flat module buffer grown by need, ``_SCRATCH[:need].view(rows, cols).zero_()``; ``tune`` wrote
     ``BLOCK = 8192`` plainly, ``tunables --set BLOCK=4096`` that) and v139 (pad_rows_inferred: v120's view written
     ``.view(n_rows, -1)``, its padded stride read as ``-1``) and v142 (pad_rows_moved: ``torch.zeros(n_rows,
-    n_pad).to(x.device)``), the kernel storing at ``row * stride +
+    n_pad).to(x.device)``) and v143-v146 (wrongkernel28: ``F.pad``, ``torch.cat``, ``zeros_like``, ``.repeat``, makers not read,
+    their stride unknown: the rule fails closed, guarding the padding's tile), the kernel storing at ``row * stride +
     cols`` in int32 with ``stride = ws.stride(0)``: ``kernelopt tune --device cpu`` wrote ``BLOCK = 4096`` plainly
     (v119) and tables (v120: ``BLOCK = 8192`` where ``n_cols <= 3000``; v128: 2048 and 4096), each padding a row of 1025 columns past the
     original's 2048 and wrapping past 2**31 at 262144 to 524288 rows, where the original indexes right (v113's GPU

@@ -322,6 +322,7 @@ def _requirements(
         out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, every=every: every)
         out += _kernel_divisions(call, kernel, pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line, kernel)
+        out += _unpaired_counts(fn, call, pos[written].start.line)
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
@@ -386,6 +387,44 @@ def _requirements(
             for i, one in enumerate(tiles):
                 others = tiles[:i] + tiles[i + 1 :]
                 out.append(Divides(one, size, line, why, factors=others, times=literal, times_before=literal))
+    return out
+
+
+#: Why a count bound by an unpacking kernelopt does not pair gets no guard by a size (:func:`_unpaired_counts`)
+_UNPAIRED = "the count's size is not read, so no guard by it can be written"
+
+
+def _unpaired_counts(fn: cst.FunctionDef, call: cst.Call, line: int) -> list[Divides]:
+    """A name the launch of a kernel without masks reads (in its grid or arguments, through the locals bound once to
+    what it reads) that an unpacking binds where its sides do not pair (``grid_m, n_tiles = (triton.cdiv(s, b) for s,
+    b in ((M, BLOCK_M), (N, BLOCK_N)))``, a list comprehension, ``map(...)``), its value naming a tile: the count is
+    not read, so it is unknown, not unbounded, and the rule fails closed: each tile the value names must divide the
+    original (which pads no further), else the change is refused (wrongkernel28, v147: ``BLOCK_N = 128`` over 64 was
+    written plainly, its unmasked loop reading 64 values past the end at N = 192). ``M, N = x.shape`` names no tile a
+    launch sets, so no move is refused by it."""
+    local = assigned_once(fn)
+    read = {n for n in _names(call)}
+    todo = list(read)
+    while todo:
+        name = todo.pop()
+        for n in _names(local[name]) if name in local else ():
+            if n not in read:
+                read.add(n)
+                todo.append(n)
+    out: list[Divides] = []
+    for node in walk(fn.body):
+        if not isinstance(node, cst.Assign):
+            continue
+        unpaired = [b.name for b in made_by(node) if b.value is None and b.taken is node.value and b.name in read]
+        if not unpaired:
+            continue
+        bound = {b.name for b in made_by(node)}
+        why = (
+            f"line {line} launches a kernel without masks on {', '.join(unpaired)}, bound by an unpacking of "
+            f"{_code(node.value).strip()} that kernelopt does not follow"
+        )
+        for tile in sorted(_names(node.value) - bound):
+            out.append(Divides(("name", tile), None, line, why, missing=_UNPAIRED))
     return out
 
 
@@ -1117,8 +1156,11 @@ def _int32_strides(
             ),
             None,
         )
-        stride = _buffer_stride(expr, {**_restrided(fn, local), **local}, helpers) if product is not None else None
+        buffers = {**_restrided(fn, local), **local}
+        stride = _buffer_stride(expr, buffers, helpers) if product is not None else None
         factors = _bound_factors(stride or expr, local) if product is not None else []
+        if product is not None and stride is None:
+            factors += _unread_padding(expr, buffers)  # fail closed: a maker not read keeps its padding's tile
         for factor in factors:
             count = _tile_count(factor, helpers)
             tile = _tile_id(count[0]) if count is not None else None
@@ -1280,16 +1322,39 @@ def _restrided(fn: cst.FunctionDef, local: Mapping[str, cst.BaseExpression]) -> 
     return out
 
 
-def _buffer_stride(
-    expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], helpers: Mapping[str, cst.FunctionDef]
-) -> cst.BaseExpression | None:
-    """A buffer's stride the launch passes, where its making shows it: ``ws.stride(0)`` where ``ws =
-    torch.zeros(n_rows, n_pad, ...)`` (or ``torch.empty((n_rows, n_pad))``) is ``n_pad`` (wrongkernel25, v117:
-    v113's padded row stride taken from the buffer was read by no rule), and so where a module helper returns such an
-    allocation (``ws = _workspace(n_rows, n_pad, x)``, its parameters replaced by the call's arguments: v119) or the
-    buffer is a view of one (``torch.zeros(n_rows * n_pad).view(n_rows, n_pad)``: v120), a transpose of one, or
-    strided by its maker (``torch.empty_strided(shape, (n_pad, 1))``, ``.as_strided(shape, strides)``); ``None`` for
-    anything else (a caller's tensor, ``torch.empty_like``: strides unknown)."""
+def _unread_padding(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> list[cst.BaseExpression]:
+    """The factors of every size padded to whole tiles that the making of a launcher's own buffer names, where
+    ``expr`` is that buffer's stride and :func:`_buffer_stride` does not read it (``F.pad(x, (0, n_pad - n_cols))``,
+    ``torch.cat([x, pad], dim=1)``, any maker not recognized): the stride is unknown, so the rule fails closed and
+    reads it as padded by each such size's tile (wrongkernel28, v143-v146: such a buffer's padded stride was read as
+    no size, and a larger tile written plainly). A caller's tensor (no making in the launcher) gives none."""
+    source = _stride_source(expr, local)
+    if source is None:
+        return []
+    padded: dict[str, list[cst.BaseExpression]] = {}
+    todo, seen = [source[0]], set[str]()
+    while todo:
+        for node in walk(todo.pop()):
+            if isinstance(node, cst.Name) and node.value in local and node.value not in seen:
+                seen.add(node.value)
+                todo.append(local[node.value])
+            if not isinstance(node, cst.Name | cst.BinaryOperation):
+                continue
+            factors = _bound_factors(node, local)
+            for count in factors:
+                tile = _tile_count(count)
+                key = _tile_id(tile[0]) if tile is not None else None
+                at = next((f for f in factors if key is not None and _tile_id(f) == key), None)
+                if at is not None and _code(count).strip() not in padded:
+                    padded[_code(count).strip()] = [count, at]
+    return [f for pair in padded.values() for f in pair]
+
+
+def _stride_source(
+    expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]
+) -> tuple[cst.BaseExpression, int | None] | None:
+    """(the tensor, the axis) of a buffer's stride the launch passes (``ws.stride(0)``, ``ws.stride()[0]``, a local
+    bound to either); ``None`` for anything else."""
     if isinstance(expr, cst.Name) and expr.value in local:
         expr = local[expr.value]  # a stride bound to a local first (``s = ws.stride(0)``)
     axis: int | None = None
@@ -1302,7 +1367,23 @@ def _buffer_stride(
         axis = _signed_int(expr.args[0].value)
     if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "stride"):
         return None
-    made = _made_strides(expr.func.value, local, helpers, frozenset())
+    return expr.func.value, axis
+
+
+def _buffer_stride(
+    expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], helpers: Mapping[str, cst.FunctionDef]
+) -> cst.BaseExpression | None:
+    """A buffer's stride the launch passes, where its making shows it: ``ws.stride(0)`` where ``ws =
+    torch.zeros(n_rows, n_pad, ...)`` (or ``torch.empty((n_rows, n_pad))``) is ``n_pad`` (wrongkernel25, v117:
+    v113's padded row stride taken from the buffer was read by no rule), and so where a module helper returns such an
+    allocation (``ws = _workspace(n_rows, n_pad, x)``, its parameters replaced by the call's arguments: v119) or the
+    buffer is a view of one (``torch.zeros(n_rows * n_pad).view(n_rows, n_pad)``: v120), a transpose of one, or
+    strided by its maker (``torch.empty_strided(shape, (n_pad, 1))``, ``.as_strided(shape, strides)``); ``None`` for
+    anything else (a caller's tensor, ``torch.empty_like`` of one: strides unknown; :func:`_unread_padding`)."""
+    source = _stride_source(expr, local)
+    if source is None:
+        return None
+    made, axis = _made_strides(source[0], local, helpers, frozenset()), source[1]
     if axis is None or made is None or not -len(made[0]) <= axis < len(made[0]):
         return None
     return made[0][axis]  # ``ws.stride(-2)`` counts from the last axis, as torch does
