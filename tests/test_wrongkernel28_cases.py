@@ -93,3 +93,34 @@ def test_v147_a_count_unpacked_from_a_generator_is_unknown_not_unbounded(spellin
     assert refused.new_source is None and "does not follow" in (refused.note or ""), refused.note
     smaller = guard_edit(base, base.replace("BLOCK_N = 64", "BLOCK_N = 32"))
     assert smaller.new_source is not None and smaller.tests == (), smaller.note
+
+
+Z = "dtype=x.dtype, device=x.device"
+
+
+@pytest.mark.parametrize(
+    ("made", "axis", "guarded"),
+    [
+        (f"F.pad(torch.zeros(n_rows, n_cols, {Z}), (0, n_pad - n_cols))", 0, True),
+        (f"torch.cat([torch.zeros(n_rows, n_cols, {Z}), torch.zeros(n_rows, n_pad - n_cols, {Z})], dim=1)", 0, True),
+        (f"torch.cat([torch.zeros(n_rows, n_pad, {Z}), torch.zeros(n_rows, n_pad, {Z})])", 0, True),
+        (f"torch.zeros(1, n_pad, {Z}).repeat(n_rows, 1)", 0, True),
+        (f"torch.zeros_like(torch.empty(n_pad, n_rows, {Z}))", 1, False),
+        (f"torch.cat([torch.zeros(n_pad, n_rows, {Z}), torch.zeros(n_pad, n_rows, {Z})], dim=0)", 0, False),
+        (f"torch.zeros(n_pad, 1, {Z}).repeat(1, n_rows)", 0, False),
+        (f"F.pad(torch.zeros(n_pad, n_rows, {Z}), (0, 0))", 0, False),
+    ],
+)
+def test_pad_cat_repeat_and_like_are_read_where_their_stride_is_plain(made: str, axis: int, guarded: bool) -> None:
+    """Where the source's shape is read, ``F.pad`` (``n_cols`` padded by ``n_pad - n_cols``: ``n_pad``), ``torch.cat``
+    (the parts agreeing off the joined dimension), ``.repeat`` and ``zeros_like`` of a dense tensor are read as the
+    contiguous tensor each makes: a padded row stride is guarded as v119's, and a stride that is no padded size
+    (``n_rows``, 1) guards nothing, where failing closed alone would hold every tile the making names to a divisor."""
+    from kernelopt.tunables.guard import guard_edit
+
+    v120 = (VARIANTS / "pad_rows_view" / "kernel.py").read_text()
+    flat = "torch.zeros(n_rows * n_pad, device=x.device, dtype=x.dtype).view(n_rows, n_pad)"
+    base = v120.replace(flat, made).replace("ws.stride(0)", f"ws.stride({axis})")
+    base = base.replace("import torch\n", "import torch\nimport torch.nn.functional as F\n", 1)
+    assert made in base
+    assert guard_edit(base, _grown(base, 4096)).tests == (("n_cols % 4096 == 0",) if guarded else ())
