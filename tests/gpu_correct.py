@@ -120,6 +120,33 @@ def assert_correct(folder: Path, shapes: Sequence[dict[str, int]], judge: Judge,
     assert all(v is True for v in got.values()), (folder.name, options.get("kernel_py"), got)
 
 
+def original_and_written(
+    folder: Path, written: str, size: dict[str, Any], tmp_path: Path, judge: Judge | None = None
+) -> tuple[object, object]:
+    """The verdicts of ``folder``'s original kernel and of the text ``written`` at ``size`` in Triton's interpreter on
+    the CPU (kernelopt's patches on: its ``min_dot_size`` check among them): ``judge``'s (default ``torch.allclose``
+    of out and the reference), or the error the run raised."""
+    import torch
+
+    from tests.conftest import triton_interpreted
+
+    global DEVICE
+    device, DEVICE = DEVICE, "cpu"
+    (tmp_path / "written.py").write_text(written)
+    label = ",".join(f"{k}={v}" for k, v in size.items())
+    verdicts = []
+    try:
+        with triton_interpreted():
+            for kernel_py in (None, tmp_path / "written.py"):
+                got = correct_on_device(
+                    folder, [size], judge or (lambda ran: bool(torch.allclose(ran.got, ran.want))), kernel_py=kernel_py
+                )
+                verdicts.append(got[label])
+    finally:
+        DEVICE = device
+    return verdicts[0], verdicts[1]
+
+
 def tuned_on_device(folder: Path, wall_s: int = 120) -> None:
     """``kernelopt tune folder --device cuda`` run as a user runs it (a process of its own, Triton's interpreter off,
     a ``wall_s`` wall), its output printed; it must succeed. The kernel.py it leaves is then checked at sizes no

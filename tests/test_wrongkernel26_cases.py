@@ -20,26 +20,6 @@ def _grown(text: str, value: int) -> str:
     return text.replace("    BLOCK = 1024\n", f"    BLOCK = {value}\n")
 
 
-def _original_and_written(folder: Path, written: str, size: dict[str, int], tmp_path: Path) -> tuple[object, object]:
-    """The verdicts (``torch.allclose`` of out and the reference, or the error raised) of ``folder``'s original
-    kernel and of the text ``written`` at ``size`` in Triton's interpreter."""
-    import torch
-
-    from tests import gpu_correct
-    from tests.conftest import triton_interpreted
-
-    (tmp_path / "written.py").write_text(written)
-    label = ",".join(f"{k}={v}" for k, v in size.items())
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "written.py"):
-            got = gpu_correct.correct_on_device(
-                folder, [size], lambda ran: bool(torch.allclose(ran.got, ran.want)), kernel_py=kernel_py
-            )
-            verdicts.append(got[label])
-    return verdicts[0], verdicts[1]
-
-
 @pytest.mark.parametrize(
     "folder",
     [
@@ -258,9 +238,7 @@ def test_v125_a_knob_a_shape_divides_keeps_a_side_of_one_value_at_least(
         assert (got["n=64"] is True) is right and (right or "total number of elements" in str(got["n=64"])), got
 
 
-def test_v126_a_list_pruned_to_covering_blocks_keeps_its_largest(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v126_a_list_pruned_to_covering_blocks_keeps_its_largest(tmp_path: Path) -> None:
     """v126 (softmax_prune_cover: a one-block row softmax whose ``@triton.autotune`` list offers ``BLOCK_N`` 1024,
     2048 and 4096, ``prune_configs_by``'s early prune keeping the blocks that cover the row; rows up to 4096):
     ``tunables --set "softmax_rows.configs[2].BLOCK_N=2048"`` wrote a list of 1024 and 2048, and at rows of 3000
@@ -279,14 +257,11 @@ def test_v126_a_list_pruned_to_covering_blocks_keeps_its_largest(
     refused = guard_edit(base, lowered)
     assert refused.new_source is None and "BLOCK_N=2048 as the list's largest" in (refused.note or ""), refused
     assert guard_edit(base, base.replace(smallest, '{"BLOCK_N": 2048}, num_warps=4')).new_source is not None
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    original, written = _original_and_written(folder, lowered, {"n_rows": 2, "n_cols": 3000}, tmp_path)
+    original, written = gpu_correct.original_and_written(folder, lowered, {"n_rows": 2, "n_cols": 3000}, tmp_path)
     assert original is True and "No valid autotuner configs after pruning" in str(written), (original, written)
 
 
-def test_v127_a_fixed_block_in_place_of_a_computed_covering_one_is_not_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v127_a_fixed_block_in_place_of_a_computed_covering_one_is_not_written(tmp_path: Path) -> None:
     """v127 (rows_heuristic_pair: row sums whose ``@triton.heuristics`` compute ``BLOCK_N =
     triton.next_power_of_2(args["n_cols"])``, one block a row, and ``ROWS = 4096 // triton.next_power_of_2(
     args["n_cols"])`` from the same argument; rows of at most 4096): ``tunables --set rows_sum.heuristics.BLOCK_N=1024``
@@ -309,5 +284,4 @@ def test_v127_a_fixed_block_in_place_of_a_computed_covering_one_is_not_written(
         computed, 'lambda args: 1024 if args["n_cols"] <= 1000 else triton.next_power_of_2(args["n_cols"]),', 1
     )
     assert "in place of the computed" not in (guard_edit(base, tabled).note or "")
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    assert _original_and_written(folder, fixed, {"n_rows": 5, "n_cols": 2000}, tmp_path) == (True, False)
+    assert gpu_correct.original_and_written(folder, fixed, {"n_rows": 5, "n_cols": 2000}, tmp_path) == (True, False)

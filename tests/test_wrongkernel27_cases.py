@@ -12,36 +12,19 @@ import pytest
 from tests.test_wrongkernel17_cases import VARIANTS
 
 
-def _interpreted(
-    folder: str, size: dict[str, object], written: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[object, object]:
-    """The verdicts (``True`` where out matches the reference, else the error raised) of ``folder``'s original kernel
-    and of the text ``written`` at ``size`` in Triton's interpreter (kernelopt's patches on: its ``min_dot_size``
-    check among them)."""
+def _interpreted(folder: str, size: dict[str, object], written: str, tmp_path: Path) -> tuple[object, object]:
+    """:func:`tests.gpu_correct.original_and_written` of the variant ``folder``, its outputs compared in float64."""
     import torch
 
     from tests import gpu_correct
-    from tests.conftest import triton_interpreted
 
-    monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-    (tmp_path / "written.py").write_text(written)
-    label = ",".join(f"{k}={v}" for k, v in size.items())
-    verdicts = []
-    with triton_interpreted():
-        for kernel_py in (None, tmp_path / "written.py"):
-            got = gpu_correct.correct_on_device(
-                VARIANTS / folder,
-                [size],
-                lambda ran: bool(torch.allclose(ran.got.double(), ran.want.double(), atol=1e-3, rtol=1e-3)),
-                kernel_py=kernel_py,
-            )
-            verdicts.append(got[label])
-    return verdicts[0], verdicts[1]
+    def judge(ran: Any) -> bool:
+        return bool(torch.allclose(ran.got.double(), ran.want.double(), atol=1e-3, rtol=1e-3))
+
+    return gpu_correct.original_and_written(VARIANTS / folder, written, size, tmp_path, judge)
 
 
-def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_bytes_in_bf16(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_bytes_in_bf16(tmp_path: Path) -> None:
     """v133 (desc_prehook_side: v122's host descriptors made on a placeholder block ``[1, 1]``, their block shape set
     by the autotune config's ``pre_hook``, ``nargs["x_desc"].block_shape = [nargs["BLOCK_M"], nargs["BLOCK_N"]]``, as
     Triton's persistent matmul tutorial sets it; one config ``BLOCK_N = 8``): ``tunables --set
@@ -74,14 +57,11 @@ def test_v133_a_descriptor_block_shape_an_autotune_pre_hook_sets_keeps_sixteen_b
         {"M": 33, "N": 40, "dtype": "bfloat16"},
         base.replace('"BLOCK_N": 8}', '"BLOCK_N": 4}'),
         tmp_path,
-        monkeypatch,
     )
     assert original is True and "at least 16 bytes" in str(written), (original, written)
 
 
-def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_within_the_limit(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_within_the_limit(tmp_path: Path) -> None:
     """v135 (rows_heuristic_falling: short rows packed ``ROWS = max(1, 1024 // triton.next_power_of_2(args["n_cols"]))``
     a program by the kernel's heuristic, one block of ``BLOCK_N = 1024`` a row at the launch, rows of at most 1024
     columns): ``tunables --set BLOCK_N=2048`` wrote it plainly, and at rows of one column, where ``ROWS`` is 1024, the
@@ -111,13 +91,11 @@ def test_v135_a_tile_whose_rows_fall_as_the_row_grows_keeps_its_fixed_side_withi
         guard_edit(local, local.replace("    BLOCK_N = 1024\n", "    BLOCK_N = 4096\n")).note or ""
     )
     assert guard_edit(base, base.replace("BLOCK_N=1024)", "BLOCK_N=512)")).tests == ("n_cols <= 512",)
-    original, written = _interpreted("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, grown, tmp_path, monkeypatch)
+    original, written = _interpreted("rows_heuristic_falling", {"n_rows": 3, "n_cols": 1}, grown, tmp_path)
     assert original is True and "exceeds triton maximum tensor numel" in str(written), (original, written)
 
 
-def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_original_tile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_original_tile(tmp_path: Path) -> None:
     """v137 (prune_divides: row sums over whole blocks without masks, an autotune list of ``BLOCK`` 64, 128 and 256
     whose ``prune_configs_by`` keeps the blocks dividing the row, ``assert n_cols % 64 == 0``): ``tunables --set
     row_sum.configs[0].BLOCK=128`` wrote a list of 128, 128 and 256, and at rows of 192 columns, which the original
@@ -136,7 +114,7 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     assert guard_edit(base, pinned).new_source is None
     halved = base.replace('{"BLOCK": 256}', '{"BLOCK": 32}')  # 32 divides 64: every size still has a divisor
     assert guard_edit(base, halved).new_source == halved
-    original, written = _interpreted("prune_divides", {"n_rows": 3, "n_cols": 192}, raised, tmp_path, monkeypatch)
+    original, written = _interpreted("prune_divides", {"n_rows": 3, "n_cols": 192}, raised, tmp_path)
     assert original is True and "No valid autotuner configs after pruning" in str(written), (original, written)
 
 
@@ -144,7 +122,7 @@ def test_v137_a_list_pruned_to_its_dividing_tiles_keeps_a_divisor_of_each_origin
     ("folder", "kernel", "k"), [("mm_int8_path", "mm_kernel", 70), ("bp_int8_path", "bp_matmul", 96)]
 )
 def test_v138_v141_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_takes_compiles_with(
-    folder: str, kernel: str, k: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    folder: str, kernel: str, k: int, tmp_path: Path
 ) -> None:
     """v138 (mm_int8_path: a masked GEMM of float or int8 operands, the accumulator int32 for int8 (``ACC`` chosen
     by the launcher), ``BLOCK_K = 32``; fp32 entries) and v141 (bp_int8_path: the same over block pointers of
@@ -165,7 +143,7 @@ def test_v138_v141_a_dot_s_k_tile_keeps_the_k_every_operand_width_the_original_t
     sixteen = {t.key: t for t in discover_source(k16)}[f"{kernel}:BLOCK_K"]
     assert sixteen.legality is not None and sixteen.legality.problem(16) is None
     int8 = {"M": 33, "N": 40, "K": k, "dtype": "int8"}
-    original, written = _interpreted(folder, int8, k16, tmp_path, monkeypatch)
+    original, written = _interpreted(folder, int8, k16, tmp_path)
     assert original is True and "a GPU compile needs K >= 32" in str(written), (original, written)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_wrongkernel17_cases import VARIANTS
-from tests.test_wrongkernel26_cases import PADDED, _grown, _original_and_written
+from tests.test_wrongkernel26_cases import PADDED, _grown
 
 INT32_MOST = 2**31 - 1
 NEW = ("pad_rows_fpad", "pad_rows_cat", "pad_rows_zeros_like", "pad_rows_repeat")
@@ -33,9 +33,7 @@ def test_v143_v146_a_larger_tile_wraps_the_int32_row_index_at_fewer_rows() -> No
 
 
 @pytest.mark.parametrize("folder", NEW)
-def test_v143_v146_an_unread_maker_s_padded_stride_is_guarded_by_its_tile(
-    folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_v143_v146_an_unread_maker_s_padded_stride_is_guarded_by_its_tile(folder: str, tmp_path: Path) -> None:
     """v143-v146: a padded buffer made by ``F.pad``, ``torch.cat``, ``zeros_like`` of a padded template or
     ``.repeat`` of one padded row, its ``ws.stride(0)`` (``n_pad``) multiplied by the kernel in int32: ``guard_edit``
     wrote ``BLOCK = 4096`` over 1024 plainly (main 41f5e9b0), its stride unread. The rule now fails closed: an unread
@@ -51,8 +49,7 @@ def test_v143_v146_an_unread_maker_s_padded_stride_is_guarded_by_its_tile(
     if folder == "pad_rows_fpad":  # one run: the variant is real (the interpreter's first import is the cost)
         from tests import gpu_correct
 
-        monkeypatch.setattr(gpu_correct, "DEVICE", "cpu")
-        original, written = _original_and_written(
+        original, written = gpu_correct.original_and_written(
             VARIANTS / folder, guarded.new_source or "", {"n_rows": 3, "n_cols": 1025}, tmp_path
         )
         assert original is True and written is True, (original, written)
