@@ -175,9 +175,9 @@ def test_n90_n93_tune_off_a_terminal_writes_a_line_a_round_as_batch_writes_one_a
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2, lines
     assert lines[0].startswith("tuning: 2 of 7 candidates, none timed yet, ") and lines[0].endswith(" s in")
-    assert lines[1].startswith("tuning: 4 of 7 candidates, best 490700 us (BLOCK_D=1024), ")
+    assert lines[1].startswith("tuning: 4 of 7 candidates, first-round best 490700 us (BLOCK_D=1024), ")
     # n93: the one line of a session's progress, which the MCP tool's progress said as Python's float
-    assert best.line() == "4 of 7 candidates, best 490700 us (BLOCK_D=1024)"
+    assert best.line() == "4 of 7 candidates, first-round best 490700 us (BLOCK_D=1024)"
 
 
 def test_n91_n98_a_report_of_versions_timed_on_the_cpu_alone_names_no_gpu_cpu(ws_root: Path, tmp_path: Path) -> None:

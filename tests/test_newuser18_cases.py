@@ -301,9 +301,11 @@ def test_n117_a_session_s_progress_line_says_its_best_sums_its_shapes() -> None:
         on_progress=lambda p: lines.append(p.line()),
     )
     timed = [line for line in lines if "best" in line and "none timed" not in line]
-    assert timed and all(re.match(r"\d+ of 8 candidates, best \S+ us for its 2 shapes together \(", t) for t in timed)
+    assert timed and all(
+        re.match(r"\d+ of 8 candidates, first-round best \S+ us for its 2 shapes together \(", t) for t in timed
+    )
     one = Progress(candidates=4, budget=7, evaluations=4, best_latency_us=490700.0, best_config={"B": 1}, batch=())
-    assert one.line() == "4 of 7 candidates, best 490700 us (B=1)"
+    assert one.line() == "4 of 7 candidates, first-round best 490700 us (B=1)"
 
 
 def test_n118_a_kernel_writing_an_out_buffer_its_reference_leaves_alone_is_told_both_ways_out() -> None:
@@ -441,7 +443,9 @@ def test_n111_n112_n113_n117_n119_on_a_gpu_the_autotuned_scale_s_session_says_wh
     folder = _gpu_folder(tmp_path, "at", "[dict(n=1 << 26), dict(n=(1 << 26) + 4099)]")
     out, err = _tuned_on_gpu(folder, capsys, "--budget-wall-s", "120")
     assert str(out["timed_on"]).startswith("NVIDIA"), out["timed_on"]
-    assert re.search(r"tuning: \d+ of \d+ candidates, best \S+ us for its 2 shapes together \(", err), err[-2000:]
+    assert re.search(r"tuning: \d+ of \d+ candidates, first-round best \S+ us for its 2 shapes together \(", err), err[
+        -2000:
+    ]
     assert "its 6 configs" not in out["verdict"], out["verdict"]
     if "autotuner's pick of its" in out["verdict"]:
         assert "its 24 configs" in out["verdict"], out["verdict"]
@@ -564,8 +568,10 @@ def test_n123_tune_off_a_terminal_says_the_wall_its_seconds_run_against(capsys: 
     with _Bar(10) as bar:
         bar.update(best)
     first, second = capsys.readouterr().err.splitlines()
-    assert re.fullmatch(r"tuning: 4 of 10 candidates, best 5303 us \(BLOCK=2048\), \d+ s in of its 120 s wall", first)
-    assert re.fullmatch(r"tuning: 4 of 10 candidates, best 5303 us \(BLOCK=2048\), \d+ s in", second)
+    assert re.fullmatch(
+        r"tuning: 4 of 10 candidates, first-round best 5303 us \(BLOCK=2048\), \d+ s in of its 120 s wall", first
+    )
+    assert re.fullmatch(r"tuning: 4 of 10 candidates, first-round best 5303 us \(BLOCK=2048\), \d+ s in", second)
 
 
 def test_n124_a_keyed_table_written_on_the_cpu_says_the_launch_options_no_timing_chose(at_prepared: Any) -> None:

@@ -201,7 +201,7 @@ def test_a_latency_in_a_progress_note_is_written_out_as_the_bar_writes_it(monkey
             candidates=4, budget=6, evaluations=4, best_latency_us=51510.0, best_config={"BLOCK_SIZE": 512}, batch=()
         )
     )
-    assert said == ["tuning: 4 of 6 candidates, best 51510 us (BLOCK_SIZE=512)"]
+    assert said == ["tuning: 4 of 6 candidates, first-round best 51510 us (BLOCK_SIZE=512)"]
 
 
 @pytest.mark.timeout(30)

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, say_stop, table, warn, width_of
+from kernelopt.cli.output import StdoutLost, emit_json, info, note, printing, say_stop, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError, WritePlace, disk_problem
 from kernelopt.oneline import shell_word
 from kernelopt.tuning.budget import DEFAULT_WALL_S, FLOOR, BudgetRule, check_wall_s
@@ -909,6 +909,9 @@ def _render(
         ],
         wide="configuration",
     )
+    retimed = r.retime_note()  # the table's figures are the re-time's: said where they differ from the progress's
+    if retimed:
+        info(retimed)
     computed = computed_line(tuning)
     if computed:
         info(computed)
@@ -1094,9 +1097,11 @@ def _outcome_line(
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
     summed = _summed(result, set_aside, kept)
     best_at = f"{_latency(result.best_latency_us)}{summed}"
+    # the re-time picked other than the progress lines' best: the line names it (fresh25, late43's l120)
+    reordered = f"; {note}" if result.reordered() and (note := result.retime_note()) else ""
     if not judgement.better:
         if not changed:
-            return f"the current configuration is the best found ({best_at}); {left}"
+            return f"the current configuration is the best found ({best_at}{reordered}); {left}"
         if judgement.gain_pct is None or judgement.gain_pct >= judgement.min_gain_pct:
             # faster by the gain, yet kept out: too noisy to rank, or the edit could not be written as checked
             why = _refusal(judgement.reason)
@@ -1122,6 +1127,7 @@ def _outcome_line(
             line += f"; the current {current_text} did not run"
     else:
         line += "; the current configuration is unknown"
+    line += reordered
     if written:
         return f"{line}; written to {kernel_py}"
     if dry_run:
@@ -1258,8 +1264,10 @@ class _Bar:
         return self
 
     def update(self, p: Progress) -> None:
-        together = f" for {p.best_shapes} shapes" if p.best_shapes > 1 else ""  # a sum, as the line says (n117)
-        best = f"best {fmt(p.best_latency_us)} us{together}" if p.best_latency_us is not None else "best n/a"
+        from kernelopt.tuning.figures import first_round_best
+
+        # the first round's figure, a sum over the shapes as the line says (n117, late43)
+        best = first_round_best(p.best_latency_us, p.best_shapes) if p.best_latency_us is not None else "best n/a"
         best += f"; {self.wall_s:g} s wall" if self.wall_s is not None else ""
         self.progress.update(self.task, completed=p.candidates, total=p.budget, best=best)
         if self.progress.disable and p.candidates > self.logged:

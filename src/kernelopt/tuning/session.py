@@ -59,6 +59,7 @@ from kernelopt.proc import interrupt_signal
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value, config_text, machine_outcome
 from kernelopt.tuning.evaluator import Evaluator
+from kernelopt.tuning.figures import first_best, first_round_best, retime_note
 from kernelopt.tuning.noise import (
     MIN_PAIRS,
     SIGN_TEST_P,
@@ -127,16 +128,16 @@ class Progress:
     best_shapes: int = 1
 
     def line(self) -> str:
-        """``4 of 7 candidates, best 490700 us (BLOCK_D=1024)``: the one progress line of a session, said by
+        """``4 of 7 candidates, first-round best 490700 us (BLOCK_D=1024)``: the one progress line of a session, said by
         `kernelopt tune` off a terminal, the loop's tuning note and the MCP tool's progress (which said the
         latency as Python's float, "best 93748.1984998385 us")."""
         # a sum over several entries is said as one (newuser18's n117: the loop's "V1 implement best 121200 us |
-        # V1 tuning: ..., best 282500 us" read as a session 2.3x slower than V0, its 282500 the sum of two shapes)
-        together = f" for its {self.best_shapes} shapes together" if self.best_shapes > 1 else ""
+        # V1 tuning: ..., best 282500 us" read as a session 2.3x slower than V0, its 282500 the sum of two shapes);
+        # the figure is the first round's, which the re-time at the end may change (late43, :mod:`figures`)
         best = (
             "none timed yet"
             if self.best_latency_us is None or self.best_config is None
-            else f"best {sig(self.best_latency_us)} us{together} ({config_text(self.best_config)})"
+            else first_round_best(self.best_latency_us, self.best_shapes, self.best_config)
         )
         return f"{self.candidates} of {self.budget} candidates, {best}"
 
@@ -191,6 +192,19 @@ class SessionResult(BaseModel):
     unretimed: str | None = None
     interrupted_by: str | None = None
     pace: SessionPace | None = None
+
+    def retime_note(self) -> str | None:
+        """What the re-time changed of the progress lines' best (:func:`~kernelopt.tuning.figures.retime_note`)."""
+        return retime_note(self.results, self.retimed, self.best_config, self.best_latency_us)
+
+    def reordered(self) -> bool:
+        """Whether the pick is other than the first round's fastest (the re-time changed the order)."""
+        fastest = first_best(self.results)
+        return (
+            fastest is not None
+            and self.best_config is not None
+            and Config.of(fastest.config) != Config.of(self.best_config)
+        )
 
     @property
     def speedup(self) -> float | None:
@@ -284,8 +298,7 @@ class _Run:
         ]
 
     def best(self) -> Result | None:
-        ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None and not r.cut_slow]
-        return min(ok, key=lambda r: r.latency_us or 0.0) if ok else None
+        return first_best(self.results)
 
 
 def tune(
