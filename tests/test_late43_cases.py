@@ -102,3 +102,18 @@ def test_l120_no_note_where_the_progress_best_is_the_pick_at_its_figure() -> Non
     same = ev.first[best].model_copy(update={"retimed": True})
     assert retime_note(first, [same], best, same.latency_us) is None
     assert retime_note(first, [], best, ev.first[best].latency_us) is None
+
+
+def test_l121_batch_s_default_output_is_under_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh25: ``batch`` wrote its table to /tmp/kernelopt_batch_batch_<hash>/ with TMPDIR set elsewhere; its default
+    folder is now in the temporary folder TMPDIR names (/tmp where unset, :func:`tempfile.gettempdir`'s rule)."""
+    import tempfile
+
+    from kernelopt.cli.batch import _out_dir
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    monkeypatch.setenv("TMPDIR", str(mine))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read again, as a process started with this TMPDIR reads it
+    out = _out_dir(tmp_path / "batch", None)
+    assert out.parent == mine.resolve() and out.name.startswith("kernelopt_batch_batch_"), out

@@ -257,9 +257,9 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
     # the fresh-user trial of 2026-12-04 saw 4.5 minutes of Stage 3 without a line
     err = " ".join(captured.err.split())  # the console wraps long lines
     # the loop's two SHAPES entries: the best is their sum, and says so (newuser18's n117)
-    assert re.search(r"V1 tuning: \d+ of 9 candidates, first-round best \S+ us for its 2 shapes together \(BLOCK=\d+\)", err), (
-        captured.err
-    )
+    assert re.search(
+        r"V1 tuning: \d+ of 9 candidates, first-round best \S+ us for its 2 shapes together \(BLOCK=\d+\)", err
+    ), captured.err
     # the loop's session writes the table `kernelopt tune` writes, from the one writer (claims21 w7), named for its
     # version so that V2's session in the same folder leaves it as V1 measured it (late26 z41)
     table = Path(re.search(r"V1 tuning: the session's candidates as a table: (\S+candidates_v1\.csv)", err).group(1))  # type: ignore[union-attr]

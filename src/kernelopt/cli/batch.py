@@ -31,7 +31,6 @@ from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, Verdict
 from kernelopt.oneline import one_line
 from kernelopt.report.headline import figure, unreliable
 from kernelopt.taskcard import StopConditions, TaskCard
-from kernelopt.workspace import DEFAULT_ROOT
 
 if TYPE_CHECKING:  # the runner (the loop, the planner, the tunables reader) is imported when a batch runs
     from kernelopt.batch.runner import BatchEvent, BatchOptions
@@ -297,7 +296,7 @@ def register(app: typer.Typer) -> None:
             None,
             "--out",
             help="Output folder: batch.json, batch.csv, workspaces/, logs/ "
-            "(default /tmp/kernelopt_batch_<DIR>_<path hash>).",
+            "(default $TMPDIR/kernelopt_batch_<DIR>_<path hash>, /tmp where TMPDIR is unset).",
         ),
         fresh: bool = typer.Option(False, "--fresh", help="Start again instead of resuming from batch.json."),
         device: str | None = typer.Option(None, "--device", help="cuda or cpu (default: cuda when present)."),
@@ -380,7 +379,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _out_dir(directory: Path, out: Path | None) -> Path:
-    """``--out``, else ``/tmp/kernelopt_batch_<DIR's name>_<8 hex digits of DIR's path>``; never a file, never in a
+    """``--out``, else ``kernelopt_batch_<DIR's name>_<8 hex digits of DIR's path>`` in the temporary folder
+    (``TMPDIR`` as :func:`tempfile.gettempdir` reads it, /tmp where unset: fresh25 saw /tmp with TMPDIR set elsewhere,
+    late43's l121); never a file, never in a
     workspace (:func:`kernelopt.destination.output_folder`). The digits tell two folders of one name apart: by name
     alone, a batch of /work/tmp/breaker12/batchdir met breaker9's batchdir's output (breaker12, 2026-12-06; refused
     clearly, nothing lost, but a second --out was needed).
@@ -389,13 +390,14 @@ def _out_dir(directory: Path, out: Path | None) -> Path:
         UsageError: the folder is a file, or lies in a workspace.
     """
     import hashlib
+    import tempfile
 
     from kernelopt.destination import output_folder
 
     where = Path(directory).expanduser().resolve()
     if out is None:
         tag = hashlib.sha1(str(where).encode(), usedforsecurity=False).hexdigest()[:8]
-        out = DEFAULT_ROOT / f"kernelopt_batch_{where.name or 'batch'}_{tag}"
+        out = Path(tempfile.gettempdir()) / f"kernelopt_batch_{where.name or 'batch'}_{tag}"
     return output_folder(Path(out).expanduser().resolve(), "--out", hint="give a folder (it is created when missing)")
 
 
