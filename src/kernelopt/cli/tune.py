@@ -909,8 +909,8 @@ def _render(
         ],
         wide="configuration",
     )
-    retimed = r.retime_note()  # the table's figures are the re-time's: said where they differ from the progress's
-    if retimed:
+    retimed = r.retime_note()  # the table's figures are the re-time's: said where they differ from the progress's,
+    if retimed and not (r.reordered() and not j.table):  # here unless the verdict says it (a pick it reordered)
         info(retimed)
     computed = computed_line(tuning)
     if computed:
