@@ -43,11 +43,19 @@ def _clear_caches() -> None:
             clear = getattr(value, "cache_clear", None)
             if callable(clear):
                 clear()
-            elif isinstance(value, dict) and value and all(hasattr(k, "children") for k in list(value)[:3]):
-                value.clear()  # a cache by libcst node (blocks' _CHILDREN, _WALKED, ...)
-    walked = sys.modules.get("kernelopt.tunables.blocks")
-    if walked is not None and hasattr(walked, "_walked_nodes"):
-        walked._walked_nodes[0] = 0
+            elif isinstance(value, dict) and value and all(_by_node(k) for k in list(value)[:3]):
+                value.clear()  # a cache by libcst node (blocks' _CHILDREN, _WALKED, _TYPED ...)
+    blocks = sys.modules.get("kernelopt.tunables.blocks")
+    for count in ("_walked_nodes", "_typed_nodes"):
+        if blocks is not None and hasattr(blocks, count):
+            getattr(blocks, count)[0] = 0
+
+
+def _by_node(key: object) -> bool:
+    """Whether ``key`` is a libcst node, or a tuple that starts with one."""
+    import libcst as cst
+
+    return isinstance(key[0] if isinstance(key, tuple) and key else key, cst.CSTNode)
 
 
 def _edits(source: str) -> list[str]:

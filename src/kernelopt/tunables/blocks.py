@@ -39,6 +39,7 @@ _LESS = (cst.LessThan, cst.LessThanEqual)
 _GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
 _HINTS = ("multiple_of", "max_contiguous")  # compiler hints that return their first argument
 T = TypeVar("T")
+N = TypeVar("N", bound=cst.CSTNode)
 
 
 #: how a range derived from a block scales it: (multiplier, divisor), the range ``block * mul // div`` long;
@@ -157,6 +158,28 @@ def walk(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         _WALKED[node] = found
         _walked_nodes[0] += len(found)
     return found
+
+
+_TYPED: dict[tuple[cst.CSTNode, type | tuple[type, ...]], tuple[cst.CSTNode, ...]] = {}
+_typed_nodes = [0]  # the nodes the kept lists hold
+
+
+def typed(node: cst.CSTNode, kind: type[N] | tuple[type[N], ...]) -> tuple[N, ...]:
+    """The nodes of :func:`walk` (``node`` and every node under it, in source order) that are instances of ``kind``,
+    found once per node and kind: the rules ask each kernel body for its calls, assignments and products again and
+    again, and every ``isinstance`` on libcst's nodes goes through ``ABCMeta`` (27 million of them in 21 guarded
+    edits of two kernels, a third of the guard's CPU under cProfile; perf27 s71). Kept as :func:`walk` keeps its
+    walks, the trees immutable."""
+    key = (node, kind)
+    found = _TYPED.get(key)
+    if found is None:
+        found = tuple(n for n in walk(node) if isinstance(n, kind))
+        if _typed_nodes[0] + len(found) > WALKED_KEPT:
+            _TYPED.clear()
+            _typed_nodes[0] = 0
+        _TYPED[key] = found
+        _typed_nodes[0] += len(found) + 1
+    return found  # type: ignore[return-value]
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -295,7 +318,7 @@ def _names(expr: cst.CSTNode) -> frozenset[str]:
 def _calls(expr: cst.CSTNode, name: str) -> list[cst.Call]:
     """The calls of ``name`` (``tl.arange``, ``triton.language.arange``, ``arange``: the last dotted part) in
     ``expr``."""
-    return [n for n in walk(expr) if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == name]
+    return [n for n in typed(expr, cst.Call) if dotted(n.func).split(".")[-1] == name]
 
 
 def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -307,6 +330,10 @@ def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+#: The statements :meth:`_Kernel.add` reads (a local's values, a loop's variables).
+_BINDS = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
 
 
 class _Kernel:
@@ -360,7 +387,7 @@ class _Kernel:
         call (:class:`_Accesses`)."""
         self.bodies.append(code)
         self.stepped.clear()
-        for node in walk(code):
+        for node in typed(code, _BINDS):
             if isinstance(node, cst.Assign):
                 for t in node.targets:
                     for name, value in _unpacked(t.target, node.value):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.blocks import dotted, typed, walk
 from kernelopt.tunables.syntax import parsed
 
 
@@ -52,9 +52,7 @@ def warmed_kernels(fn: cst.CSTNode) -> dict[str, cst.Call]:
     ``k[grid](...)``); a name given two different compiles is left out."""
     out: dict[str, cst.Call] = {}
     seen: set[str] = set()
-    for node in walk(fn):
-        if not isinstance(node, cst.Assign):
-            continue
+    for node in typed(fn, cst.Assign):
         call = _compile_call(node.value)
         if call is None or not dotted(call.func).endswith(".warmup"):
             continue

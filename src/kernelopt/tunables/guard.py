@@ -68,6 +68,7 @@ from kernelopt.tunables.blocks import (
     reach_of,
     reach_text,
     reached_accesses,
+    typed,
     unchecked_blocks,
     visit,
     walk,
@@ -742,9 +743,7 @@ def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
     the tensors come later)."""
     out: list[tuple[cst.Call, cst.Call]] = []
     warmed = warmed_kernels(fn)
-    for node in walk(fn.body if isinstance(fn, cst.FunctionDef) else fn):
-        if not isinstance(node, cst.Call):
-            continue
+    for node in typed(fn.body if isinstance(fn, cst.FunctionDef) else fn, cst.Call):
         if isinstance(node.func, cst.Subscript) and (compiled := _warmed_launch(node, warmed)) is not None:
             out.append((node, compiled))
             continue
@@ -1148,9 +1147,8 @@ def _int32_strides(
         product = next(
             (
                 n
-                for n in walk(kernel.body)
-                if isinstance(n, cst.BinaryOperation)
-                and isinstance(n.operator, cst.Multiply)
+                for n in typed(kernel.body, cst.BinaryOperation)
+                if isinstance(n.operator, cst.Multiply)
                 and any(isinstance(side, cst.Name) and side.value == param for side in (n.left, n.right))
                 and not any(_int(side) is not None for side in (n.left, n.right))
             ),
@@ -2111,42 +2109,38 @@ def _grouped_rows(kernel: cst.FunctionDef) -> tuple[str, set[str]] | None:
     params = constexpr_params(kernel)  # a group and a block, not a size
     clamped = {
         n.value
-        for call in walk(kernel.body)
-        if isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] in ("min", "minimum")
-        for n in walk(call)
-        if isinstance(n, cst.Name)
+        for call in typed(kernel.body, cst.Call)
+        if dotted(call.func).split(".")[-1] in ("min", "minimum")
+        for n in typed(call, cst.Name)
     }
     for group in sorted(params - clamped):
         names = {group} | {  # a local bound to the group as it is (group_size_m = GROUP_SIZE_M: newuser9 n52)
             t.target.value
-            for node in walk(kernel.body)
-            if isinstance(node, cst.Assign) and dotted(node.value) == group
+            for node in typed(kernel.body, cst.Assign)
+            if dotted(node.value) == group
             for t in node.targets
             if isinstance(t.target, cst.Name)
         }
         rows = {
             t.target.value
-            for node in walk(kernel.body)
-            if isinstance(node, cst.Assign)
+            for node in typed(kernel.body, cst.Assign)
             for t in node.targets
             if isinstance(t.target, cst.Name)
             and any(
-                isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo) and dotted(m.right) in names
-                for m in walk(node.value)
+                isinstance(m.operator, cst.Modulo) and dotted(m.right) in names
+                for m in typed(node.value, cst.BinaryOperation)
             )
         }
         blocks = {
             dotted(other)
-            for node in walk(kernel.body)
-            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)
+            for node in typed(kernel.body, cst.BinaryOperation)
+            if isinstance(node.operator, cst.Multiply)
             for one, other in ((node.left, node.right), (node.right, node.left))
             if dotted(one) in rows and dotted(other) in params
         }
         starts = any(  # the group's first row of tiles: group_id * GROUP_M
-            isinstance(node, cst.BinaryOperation)
-            and isinstance(node.operator, cst.Multiply)
-            and group in (dotted(node.left), dotted(node.right))
-            for node in walk(kernel.body)
+            isinstance(node.operator, cst.Multiply) and group in (dotted(node.left), dotted(node.right))
+            for node in typed(kernel.body, cst.BinaryOperation)
         )
         if rows and blocks and starts and any(_calls_program_id(kernel, r) for r in rows):
             return group, blocks
