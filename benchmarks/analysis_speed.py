@@ -46,7 +46,7 @@ def _clear_caches() -> None:
             elif isinstance(value, dict) and value and all(_by_node(k) for k in list(value)[:3]):
                 value.clear()  # a cache by libcst node (blocks' _CHILDREN, _WALKED, _TYPED ...)
     blocks = sys.modules.get("kernelopt.tunables.blocks")
-    for count in ("_walked_nodes", "_typed_nodes"):
+    for count in ("_walked_nodes", "_typed_nodes", "_outside_nodes"):
         if blocks is not None and hasattr(blocks, count):
             getattr(blocks, count)[0] = 0
 
