@@ -1050,6 +1050,8 @@ def _asserted_counts(
                 if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
                     most -= 1
                 counted = _product(factors) if most is not None and needed else None
+                if most is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
+                    out += _unread_counts(bounded, fn, line, f"{asserts}, a bound on a value counted from tiles")  # type: ignore[arg-type]
                 for factor in factors:
                     count = _tile_count(factor, helpers or {})
                     if count is None:
@@ -1066,6 +1068,36 @@ def _asserted_counts(
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
     return out
+
+
+def _unread_counts(bounded: cst.BaseExpression, fn: cst.FunctionDef, line: int, why: str) -> list[Divides]:
+    """An assert's side bounded from above by an integer that kernelopt does not read as a count or a product of
+    counts, though a count of tiles makes its value (followed through every binding of ``fn``, an unpacking's whole
+    value included: ``assert max(grid) < 65536``, ``assert grid[-1] < 65536``, ``g0, g1 = grid`` then ``assert g0 <
+    65536``): unknown, not unbounded, so each such count's tile is refused any move (wrongkernel29, v148: a smaller
+    ``BLOCK_SIZE_N`` was written plainly, its grid failing the assert at sizes the original's passed)."""
+    values: dict[str, list[cst.BaseExpression]] = {}
+    for node in typed(fn.body, cst.Assign):
+        for b in made_by(node):
+            if b.taken is not None:
+                values.setdefault(b.name, []).append(node.value if b.value is None else b.taken)
+    seen: set[str] = set()
+    todo: list[cst.BaseExpression] = [bounded]
+    tiles: set[tuple[str, str]] = set()
+    while todo:
+        expr = todo.pop()
+        for node in walk(expr):
+            count = _tile_count(node) if isinstance(node, cst.BaseExpression) else None
+            tile = _tile_id(count[0]) if count is not None else None
+            if tile is not None:
+                tiles.add(tile)
+        for name in _names(expr) - seen:
+            seen.add(name)
+            todo += values.get(name, [])
+    return [
+        Divides(tile, None, line, f"{why} of {tile[1]} in a form kernelopt does not read", covers=True, scale=None)
+        for tile in sorted(tiles)
+    ]
 
 
 #: a comparison's operator under ``not``: ``not grid_size0 >= 65536`` bounds ``grid_size0`` from above
