@@ -734,7 +734,7 @@ def one_block(
         reader.collect(kernel.body, (), kernel=kernel.name.value)
         unread = reader.unread
     out: list[OneBlock] = []
-    for node, left, right in _bounds(n for code in body.bodies for n in walk(code)):
+    for node, left, right in _bounds(*body.bodies):
         spans = body.spans(left)
         blocks = set(spans) - body.ranges(right)
         if not blocks or body.ranges(right):
@@ -782,7 +782,7 @@ def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel) -> list[OneBlo
     ``w_blk`` and of what it was made from, not axis 1: variants v30, a small GEMM advanced along K with every
     output column in one block); an advance not read so (of a pointer not named, by offsets not a literal tuple)
     leaves no axis one block."""
-    calls = [n for n in walk(kernel.body) if isinstance(n, cst.Call)]
+    calls = typed(kernel.body, cst.Call)
     advanced = _advanced_axes(kernel)
     if advanced is None:
         return []
@@ -825,8 +825,8 @@ def _descriptor_blocks(kernel: cst.FunctionDef, body: _Kernel) -> list[OneBlock]
     and writes out of bounds as zeros, so its blocks need no divisor; a descriptor given to anything else (a
     helper, a host-made one) is not read."""
     out: list[OneBlock] = []
-    for node in walk(kernel.body):
-        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+    for node in typed(kernel.body, cst.Assign):
+        if not (len(node.targets) == 1 and isinstance(node.value, cst.Call)):
             continue
         target, call = node.targets[0].target, node.value
         if not isinstance(target, cst.Name) or dotted(call.func).split(".")[-1] != "make_tensor_descriptor":
@@ -863,7 +863,7 @@ def _descriptor_offsets(kernel: cst.FunctionDef, desc: str) -> list[list[cst.Bas
     bound again)."""
     out: list[list[cst.BaseExpression]] = []
     uses = 0
-    for node in walk(kernel.body):
+    for node in typed(kernel.body, (cst.Name, cst.Call)):
         if isinstance(node, cst.Name) and node.value == desc:
             uses += 1
         if not isinstance(node, cst.Call):
@@ -887,8 +887,8 @@ def _descriptor_offsets(kernel: cst.FunctionDef, desc: str) -> list[list[cst.Bas
 def _made_as(kernel: cst.FunctionDef, call: cst.Call) -> str | None:
     """The name ``kernel`` binds the block pointer ``call`` makes to (``x_blk = tl.make_block_ptr(...)``);
     ``None`` where it binds none (made inside a load)."""
-    for node in walk(kernel.body):
-        if isinstance(node, cst.Assign) and node.value is call and len(node.targets) == 1:
+    for node in typed(kernel.body, cst.Assign):
+        if node.value is call and len(node.targets) == 1:
             target = node.targets[0].target
             return target.value if isinstance(target, cst.Name) else None
     return None
@@ -899,10 +899,10 @@ def _advanced_axes(kernel: cst.FunctionDef) -> dict[str | None, set[int]] | None
     (``w_blk = tl.advance(w_blk, (BLOCK_K, 0))``: ``{"w_blk": {0}}``; ``w2 = tl.advance(w_blk, ..)`` counts for
     ``w_blk``); ``None`` when an advance is not read so (its pointer not a name, its offsets not a literal tuple):
     then any axis may move."""
-    advances = [n for n in walk(kernel.body) if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "advance"]
+    advances = [n for n in typed(kernel.body, cst.Call) if dotted(n.func).split(".")[-1] == "advance"]
     origin: dict[str, str] = {}  # ``q = tl.advance(p, ..)``: q's moves are p's
-    for node in walk(kernel.body):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and node.value in advances:
+    for node in typed(kernel.body, cst.Assign):
+        if len(node.targets) == 1 and node.value in advances:
             target, first = node.targets[0].target, node.value.args[0].value  # type: ignore[attr-defined]
             if isinstance(target, cst.Name) and isinstance(first, cst.Name) and target.value != first.value:
                 origin[target.value] = first.value
@@ -936,11 +936,12 @@ def _unpacked(
     return []
 
 
-def _bounds(nodes: Iterable[cst.CSTNode]) -> Iterator[tuple[cst.Comparison, cst.BaseExpression, cst.BaseExpression]]:
-    """Each single comparison of ``nodes`` read as ``left < right`` (``n_cols > cols`` turned around): (node,
-    left, right); ``==`` and the like left out."""
-    for node in nodes:
-        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+def _bounds(*roots: cst.CSTNode) -> Iterator[tuple[cst.Comparison, cst.BaseExpression, cst.BaseExpression]]:
+    """Each single comparison under ``roots`` (in order, each in source order) read as ``left < right`` (``n_cols >
+    cols`` turned around): (node, left, right); ``==`` and the like left out. Its comparisons are :func:`typed`'s,
+    not a walk testing every node's type per call (perf28)."""
+    for node in (n for root in roots for n in typed(root, cst.Comparison)):
+        if len(node.comparisons) != 1:
             continue
         op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator
         if isinstance(op, _GREATER):
@@ -954,7 +955,7 @@ def compared_sizes(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     ``BLOCK_M`` -> ``{"M"}``): the size each block tiles, as the kernel's own masks say."""
     body = _Kernel(kernel)
     out: dict[str, set[str]] = {}
-    for _node, left, right in _bounds(walk(kernel.body)):
+    for _node, left, right in _bounds(kernel.body):
         for block in body.ranges(left) - body.ranges(right):
             size = body.size(left, right, block)
             if size is not None:
@@ -968,7 +969,7 @@ def compared_names(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     :func:`compared_sizes` leaves out: a program mapped to its tile through ``tl.cdiv(N, 64)``, v45)."""
     body = _Kernel(kernel)
     out: dict[str, set[str]] = {}
-    for _node, left, right in _bounds(walk(kernel.body)):
+    for _node, left, right in _bounds(kernel.body):
         for block in body.ranges(left) - body.ranges(right):
             named = {n for n in _names(right) if n in body.params and n != block}
             out.setdefault(block, set()).update(named)
@@ -1205,7 +1206,7 @@ def _flag_branches(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CS
     """The branches under ``node`` taken only where a flag that vouches for the block holds: the body of ``if FLAG:``
     (``if FLAG and x:``), the ``else`` of ``if not FLAG:``; a test that reads a flag otherwise (``if FLAG or x:``)
     gives none."""
-    for here in walk(node):
+    for here in typed(node, cst.If):
         if (fast := _fast_branch(here, flags)) is not None:
             yield fast
 
@@ -1215,7 +1216,7 @@ def _fast_branch(node: cst.CSTNode, flags: Collection[str]) -> cst.CSTNode | Non
     the body of ``if FLAG:`` (``if FLAG and x:``), the ``else`` of ``if not FLAG:``; ``None`` for any other node or
     test. The one rule every reader of a flag's branches keeps (leftovers26, l111: the walkers of calls and loads left
     out the body of any ``if`` naming the flag, ``if not FLAG:``'s slow path too, and read its ``else``)."""
-    if not isinstance(node, cst.If):
+    if type(node) is not cst.If:  # libcst's ``If`` has no subclass: asked of every node by the walks, without ABCMeta
         return None
     held = _flag_held(node.test, flags)
     if held is True:
