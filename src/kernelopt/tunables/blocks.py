@@ -953,7 +953,7 @@ def _bounds(*roots: cst.CSTNode) -> Iterator[tuple[cst.Comparison, cst.BaseExpre
 def compared_sizes(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     """Block parameter -> the kernel parameters a range of it is compared with (``rm[:, None] < M`` gives
     ``BLOCK_M`` -> ``{"M"}``): the size each block tiles, as the kernel's own masks say."""
-    body = _Kernel(kernel)
+    body = _read_only(kernel)
     out: dict[str, set[str]] = {}
     for _node, left, right in _bounds(kernel.body):
         for block in body.ranges(left) - body.ranges(right):
@@ -967,7 +967,7 @@ def compared_names(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     """Block parameter -> every kernel parameter a comparison with a range of it names on its other side
     (``rn[None, :] < N`` gives ``BLOCK_N`` -> ``{"N"}`` even where ``rn``'s base reads ``N`` too, which
     :func:`compared_sizes` leaves out: a program mapped to its tile through ``tl.cdiv(N, 64)``, v45)."""
-    body = _Kernel(kernel)
+    body = _read_only(kernel)
     out: dict[str, set[str]] = {}
     for _node, left, right in _bounds(kernel.body):
         for block in body.ranges(left) - body.ranges(right):
