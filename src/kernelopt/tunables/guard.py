@@ -88,7 +88,7 @@ from kernelopt.tunables.inline_guard import (
     read_statement_guard,
 )
 from kernelopt.tunables.launch_bound import launch_test
-from kernelopt.tunables.launch_value import value_at_launch
+from kernelopt.tunables.launch_value import Substitute, value_at_launch
 from kernelopt.tunables.list_filters import module_names
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
@@ -519,7 +519,7 @@ def _group_size(
         return None
     if not all(isinstance(n, cst.Name | cst.BinaryOperation | cst.Integer) for n in [divisor]):
         return None
-    return divisor.visit(_Substitute({n: _parenthesized(passed[n]) for n in names}))  # type: ignore[return-value]
+    return divisor.visit(Substitute({n: _parenthesized(passed[n]) for n in names}))  # type: ignore[return-value]
 
 
 def _kept_literals(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], fn: cst.FunctionDef) -> set[int]:
@@ -633,15 +633,6 @@ def _grid_divs(
             if tile is not None and tile[1] not in _names(by_ceil[0]) | _strings(by_ceil[0]):
                 out.append((node, by_ceil[1], by_ceil[0]))
     return out
-
-
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, mapping: Mapping[str, cst.BaseExpression]) -> None:
-        super().__init__()
-        self.mapping = mapping
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        return self.mapping.get(original_node.value, updated_node)
 
 
 def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -1800,7 +1791,7 @@ def _returned_grid(
     if len(returns) != 1 or not isinstance(returns[0].value, cst.Tuple | cst.List):
         return None
     value = returns[0].value
-    return cst.ensure_type(value.visit(_Substitute(given)), cst.Tuple | cst.List) if given else value
+    return cst.ensure_type(value.visit(Substitute(given)), cst.Tuple | cst.List) if given else value
 
 
 def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
@@ -1835,7 +1826,7 @@ def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpressio
 
 def _substituted(expr: cst.BaseExpression, given: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
     """``expr`` with each name of ``given`` replaced by its expression."""
-    return cast(cst.BaseExpression, expr.visit(_Substitute(given)))
+    return cast(cst.BaseExpression, expr.visit(Substitute(given)))
 
 
 def _product_factors(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -2964,7 +2955,7 @@ def _one_block_covers(
             if reading.bound is not None:  # ``cols < 2 * n_pairs``: the bound, in the launch's arguments
                 names = {n.value for n in walk(reading.bound) if isinstance(n, cst.Name)}
                 given = {n: _parenthesized(passed[n]) for n in names if n in passed}
-                size_expr = reading.bound.visit(_Substitute(given)) if len(given) == len(names) else None
+                size_expr = reading.bound.visit(Substitute(given)) if len(given) == len(names) else None
                 covers = _code(reading.bound)
                 why = f"the kernel {kernel.name.value} covers {covers} with {of} ({reading.test})"
             others = tuple(_passed_tile(passed, f) or ("meta", f) for f in reading.factors)
@@ -3005,7 +2996,7 @@ def _kernel_count(
     names = _names(bound) - {"tl", "triton", "cdiv"}
     if not names <= params or not names <= set(passed):
         return None
-    return cst.ensure_type(bound.visit(_Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression)
+    return cst.ensure_type(bound.visit(Substitute({n: _parenthesized(passed[n]) for n in names})), cst.BaseExpression)
 
 
 def _program_covers(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
@@ -5175,7 +5166,7 @@ def _uncovered_lambda_rows(
             source = reading.bound if reading.bound is not None else cst.Name(reading.size or "_")
             names = {n.value for n in walk(source) if isinstance(n, cst.Name)}
             given = {n: cst.parse_expression(f'{args}["{n}"]') for n in names}
-            size = cst.ensure_type(source.visit(_Substitute(given)), cst.BaseExpression)
+            size = cst.ensure_type(source.visit(Substitute(given)), cst.BaseExpression)
             covers = _code(source) if reading.size is not None else "a size"
             why = f"the kernel {kernel.name.value} covers {covers} with one block of {key} ({reading.test})"
             rows: list[cst.IfExp] = []

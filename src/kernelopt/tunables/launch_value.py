@@ -10,6 +10,8 @@ place) or says why it cannot.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import libcst as cst
 
 from kernelopt.tunables.blocks import walk
@@ -48,7 +50,7 @@ def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpres
         given[name] = value if isinstance(value, cst.Name | cst.Call | cst.Integer) else _in_parens(value)
     if isinstance(expr, cst.Name) and expr.value in given:
         return given[expr.value].with_changes(lpar=[], rpar=[])  # its reader parenthesizes it where it must
-    return expr if not given else cst.ensure_type(expr.visit(_Put(given)), cst.BaseExpression)
+    return expr if not given else cst.ensure_type(expr.visit(Substitute(given)), cst.BaseExpression)
 
 
 class UnreadSize(TunableError):
@@ -126,8 +128,11 @@ def _in_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr if expr.lpar else expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-class _Put(cst.CSTTransformer):
-    def __init__(self, given: dict[str, cst.BaseExpression]) -> None:
+class Substitute(cst.CSTTransformer):
+    """Each name of ``given`` replaced by its expression in the tree it visits; an attribute's own name is kept
+    (``B.size`` stays ``B.size`` where ``size`` is given). The one substitution of a bound's or a size's names."""
+
+    def __init__(self, given: Mapping[str, cst.BaseExpression]) -> None:
         super().__init__()
         self.given = given
 
