@@ -16,7 +16,10 @@ tuner's check does) and asks the rule, with the ``SHAPES`` entries alone and wit
 (run only where the original passes there, as the net does; a candidate failing there is the net's refusal): false
 refusals (right picks refused) and misses (wrong picks accepted) are counted, and the pace of the candidate's rise
 against the original's that the rule read (:func:`kernelopt.tuning.accuracy.chain_rise`): the most in a right pick,
-the least in a wrong one. Run it against another tree's rule with ``PYTHONPATH=that/src``.
+the least in a wrong one. A session (leftovers27 l130) judges a refusal whose rise is ambiguous
+(:attr:`~kernelopt.tuning.accuracy.ChainRise.ambiguous`) again with the size
+:func:`~kernelopt.tuning.accuracy.past_partials` derives beside the entries: its false refusals and misses are counted
+too ("session"). Run it against another tree's rule with ``PYTHONPATH=that/src``.
 
 Usage: ``python benchmarks/accuracy_margins.py [--trials 10] [--seed 0] [--json OUT]`` (CPU, numpy, one thread:
 ``OMP_NUM_THREADS=1``; about 5 s of CPU a trial).
@@ -34,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values
+from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values, past_partials, refusing_rise
 from kernelopt.tuning.candidate import Outcome, Result
 
 try:  # leftovers24's rule reads the rise along the reduction's size; an older tree's has none
@@ -70,6 +73,10 @@ class Format:
 #: the most outputs a size's sums are drawn for: a root mean square over 1024 of them is steady within a few percent,
 #: and the CPU's time goes as the outputs times the row
 MOST_OUTPUTS = 1024
+
+#: the most terms a size's draw holds (its row times its outputs): a session's derived size (K = 65536 for split_k=64
+#: over block_k=512) draws fewer outputs, 128 there, so a draw stays under 64 MB an array
+MOST_TERMS = 2**23
 
 FP32 = Format("fp32", 24)
 FP16 = Format("fp16", 11)
@@ -108,8 +115,10 @@ class Kind:
         return length / (config.get("split", 1) * self.inner(config) * self.lanes(config))
 
     def outputs(self, size: dict[str, int]) -> int:
-        """How many sums an entry makes (every size but the reduced one), at most :data:`MOST_OUTPUTS`."""
-        return min(int(np.prod([v for k, v in size.items() if k != self.reduced])), MOST_OUTPUTS)
+        """How many sums an entry makes (every size but the reduced one), at most :data:`MOST_OUTPUTS` and
+        :data:`MOST_TERMS` over its row."""
+        most = min(MOST_OUTPUTS, max(1, MOST_TERMS // size[self.reduced]))
+        return min(int(np.prod([v for k, v in size.items() if k != self.reduced])), most)
 
     def run(self, config: dict[str, int], terms: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
         """The output of ``config`` over ``terms`` (row length x outputs) in this accumulation: each program's share a
@@ -272,6 +281,10 @@ class Tally:
     misses: int = 0
     false_refusals_net: int = 0
     misses_net: int = 0
+    false_refusals_session: int = 0
+    misses_session: int = 0
+    derived: int = 0
+    told: list[tuple[str, str, bool]] = field(default_factory=list)  # (config, derived size, kept) a session's
     failed_check: int = 0
     refused_lines: list[str] = field(default_factory=list)
     missed_lines: list[str] = field(default_factory=list)
@@ -279,8 +292,10 @@ class Tally:
     growth_wrong: list[float] = field(default_factory=list)
 
 
-def trial(kind: Kind, rng: np.random.Generator, tally: Tally) -> None:
-    """Draw inputs at every entry and the net's size, run the original and each candidate, tally the rule's calls."""
+def trial(kind: Kind, rng: np.random.Generator, tally: Tally, derive: np.random.Generator | None = None) -> None:
+    """Draw inputs at every entry and the net's size, run the original and each candidate, tally the rule's calls;
+    a session's derived sizes drawn from ``derive`` (its own generator, so the entries' draws stay as they were;
+    ``None``: none drawn, the session's tally the entries')."""
     sizes = [*kind.entries, kind.net]
     runs = []
     for size in sizes:
@@ -314,29 +329,63 @@ def trial(kind: Kind, rng: np.random.Generator, tally: Tally) -> None:
         entries = errors[: len(kind.entries)]
         at_entries = across_entries(entries) is not None
         with_net = caught or across_entries(errors) is not None
+        in_session = at_entries and not (derive is not None and _told_apart(kind, config, entries, derive, tally))
         if rise is not None and (r := rise(entries)) is not None and r.original > 0:
             (tally.growth_right if ratio <= 1.0 else tally.growth_wrong).append(r.candidate / r.original)
         if ratio <= 1.0:
             tally.right += 1
             tally.false_refusals += at_entries
             tally.false_refusals_net += with_net
+            tally.false_refusals_session += in_session
             if at_entries:
                 tally.refused_lines.append(f"{config} (chain x{ratio:g})")
         else:
             tally.wrong += 1
             tally.misses += not at_entries
             tally.misses_net += not with_net
+            tally.misses_session += not in_session
             if not at_entries:
                 tally.missed_lines.append(f"{config} (chain x{ratio:g})")
 
 
-def measure(trials: int, seed: int, kinds: Sequence[Kind] = KINDS) -> dict[str, Tally]:
-    """Each kind's tally over ``trials`` trials of fresh inputs (numpy's generator from ``seed``)."""
-    rng = np.random.default_rng(seed)
+def _knobs(config: dict[str, int]) -> dict[str, int]:
+    """A model's config by the names a kernel's knobs take (``split`` is a split-K's ``split_k``)."""
+    return {("split_k" if k == "split" else k): v for k, v in config.items()}
+
+
+def _told_apart(
+    kind: Kind, config: dict[str, int], entries: list[EntryError], rng: np.random.Generator, tally: Tally
+) -> bool:
+    """Whether a session keeps ``config`` refused at the entries: its rise ambiguous, the size
+    :func:`~kernelopt.tuning.accuracy.past_partials` derives drawn, both run there, and the rule with that size beside
+    the entries keeps it (a candidate failing there where the original passes stays refused)."""
+    rise = refusing_rise(entries)
+    if rise is None or not rise.ambiguous:
+        return False
+    size = past_partials(rise, [_knobs(config), _knobs(kind.original)])
+    if size is None:
+        return False
+    terms = kind.terms(rng, size[kind.reduced], kind.outputs(size))
+    exact = terms.sum(axis=0)
+    original = checked(kind, kind.run(kind.original, terms, rng), exact)
+    result = checked(kind, kind.run(config, terms, rng), exact)
+    kept = False
+    if original.outcome.ok and result.outcome.ok:
+        derived = EntryError(_label(size), result, original.rel_err or 0.0, entry_values(size))
+        kept = across_entries([*entries, derived]) is None
+    tally.derived += 1
+    tally.told.append((str(config), _label(size), kept))
+    return kept
+
+
+def measure(trials: int, seed: int, kinds: Sequence[Kind] = KINDS, session: bool = False) -> dict[str, Tally]:
+    """Each kind's tally over ``trials`` trials of fresh inputs (numpy's generator from ``seed``); ``session``: each
+    ambiguous refusal judged again at its derived size too (:func:`_told_apart`, drawn from ``seed + 1``)."""
+    rng, derive = np.random.default_rng(seed), np.random.default_rng(seed + 1) if session else None
     tallies = {k.name: Tally() for k in kinds}
     for _ in range(trials):
         for kind in kinds:
-            trial(kind, rng, tallies[kind.name])
+            trial(kind, rng, tallies[kind.name], derive)
     return tallies
 
 
@@ -346,13 +395,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    tallies = measure(args.trials, args.seed)
-    print(f"{'kind':34} right  false refusals (net)  wrong  misses (net)  failed the check")
+    tallies = measure(args.trials, args.seed, session=True)
+    print(f"{'kind':34} right  false refusals (net, session)  wrong  misses (net, session)  failed the check")
     for name, t in tallies.items():
         print(
-            f"{name:34} {t.right:5}  {t.false_refusals:5} ({t.false_refusals_net:3})          {t.wrong:5}"
-            f"  {t.misses:5} ({t.misses_net:3})  {t.failed_check}"
+            f"{name:34} {t.right:5}  {t.false_refusals:5} ({t.false_refusals_net:3}, {t.false_refusals_session:3})"
+            f"          {t.wrong:5}  {t.misses:5} ({t.misses_net:3}, {t.misses_session:3})  {t.failed_check}"
         )
+        if t.derived:
+            kept = sorted({c for c, _, k in t.told if k})
+            print(f"    a size past the splits derived for {t.derived} ambiguous refusals, kept there: {kept}")
         for line in sorted(set(t.refused_lines))[:6]:
             print(f"    refused right: {line}")
         for line in sorted(set(t.missed_lines))[:6]:

@@ -220,9 +220,17 @@ def test_l110_split_k_s_refusals_name_the_rounded_partial_adds_and_a_size_past_t
     assert verdicts == {"1/64,": True, "2/64,": True, "8/64,": False, "16/64,": False, "16/128": False}, verdicts
     kind = KINDS[-1]  # the model's picks the H100 refused (split_k=16 over block_k=128, 32 over 64) and split_k=2
     picks = [c for c in kind.candidates if (c["split"], c["block_k"]) in ((16, 128), (32, 64), (2, 64))]
-    [tally] = measure(1, 0, [replace(kind, candidates=picks)]).values()
+    [tally] = measure(1, 0, [replace(kind, candidates=picks)], session=True).values()
     assert tally.false_refusals + tally.misses > 0, tally  # the entries alone misjudge one or the other
     assert (tally.false_refusals_net, tally.misses_net, tally.failed_check) == (0, 0, 0), tally
+    # leftovers27 l130: the session runs the ambiguous refusals at a size past their splits (K = 8192 here): split_k=16
+    # kept, split_k=2's doubled chain still refused; split_k=32's (1.5 to 2 times the original's at an entry) run none
+    assert tally.told == [
+        ("{'split': 16, 'block_k': 128}", "M=64,N=64,K=8192", True),
+        ("{'split': 2, 'block_k': 64}", "M=64,N=64,K=8192", False),
+    ], tally.told
+    assert (tally.false_refusals_session, tally.misses_session) == (1, 0), tally
+    assert tally.refused_lines[-1].startswith("{'split': 32, 'block_k': 64}"), tally.refused_lines
 
 
 SILU = Path(__file__).parent / "data" / "breaker19" / "lmd_silu" / "kernel.py"

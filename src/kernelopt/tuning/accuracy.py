@@ -29,7 +29,11 @@ split-K pick rises 2.0 times as fast as the original's where its error was 1.21 
 of fp8, bf16, fp16 and fp32 accumulations). A count of atomics that grows with the size does not cancel: split-K's
 partials number ``min(split_k, ceil(K / block_k))``, rising along entries under ``split_k * block_k`` and flat past
 it, which the entries cannot tell from a longer chain; the refusal names both (:meth:`ChainRise.cause`, leftovers26
-l110) and the net's larger sizes judge them apart. Entries that never vary a size leave the ratio to decide (r34).
+l110). Such a refusal (:attr:`ChainRise.ambiguous`) is judged again with one size more, for accuracy alone, derived
+from the entry at the rise's high end (:func:`past_partials`: that size past where every split has a tile, the
+candidate's and the original's), both run there on the same inputs (the session's
+:class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`, leftovers27 l130). Entries that never vary a size leave
+the ratio to decide (r34).
 Both judge every
 candidate and the text ``tune`` writes; an entry where the original is exact is compared at none.
 """
@@ -41,6 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kernelopt.numeric import is_int
+from kernelopt.planning.knobs import KnobFamily, family
 from kernelopt.tuning.candidate import Outcome, Result
 
 #: how many times the original's root-mean-square error a candidate's may be at one entry: a chain twice as long
@@ -78,6 +83,16 @@ ERROR_FLOOR = 0.05
 #: the share of the output's unit roundoff (``Result.roundoff``: 2**-10 for fp16) under which no error is compared:
 #: a relative root mean square this small is the reference's own values but for a few flips of the last bit
 ROUNDOFF_SHARE = 0.125
+
+#: how far past the size where a split's count of partials stops growing (``split_k * block_k`` along K, the
+#: candidate's and the original's, or the entry's own where larger) the accuracy-only size lies (:func:`past_partials`):
+#: at twice it, both counts are flat over the last half of the span while a chain keeps lengthening
+#: (benchmarks/accuracy_margins.py's split-K model, leftovers27 l130; the H100's 512 x 512 x 8192, leftovers26 l110)
+PAST_SPLIT = 2
+
+#: the most an accuracy-only size's product of sizes may be, times the largest entry's: past it the size is not run
+#: and the refusal stands (its line says so); split_k=64 over block_k=512 at ai_splitk's 64 x 64 x 2500 is 26 times
+PAST_MOST = 64
 
 #: the error class of the refusal (:func:`kernelopt.harness.hints.failure_class` reads an unknown one as raised)
 LESS_ACCURATE = "LessAccurate"
@@ -151,6 +166,12 @@ class ChainRise:
     most: float = math.inf
 
     @property
+    def ambiguous(self) -> bool:
+        """Whether the rise cannot tell a longer chain from more rounded partial adds (:meth:`cause`): the candidate
+        within :data:`ERROR_GROWTH` times the original's error at every entry."""
+        return self.most <= ERROR_GROWTH
+
+    @property
     def excess(self) -> float:
         """How much faster the candidate's error rises than the original's over the span (negative: slower)."""
         return self.candidate - self.original
@@ -185,8 +206,8 @@ class ChainRise:
         number ``min(split_k, ceil(K / block_k))``, growing along K until every split has a tile and flat past it,
         where the shorter chain is the more accurate (breaker21's split_k=16 tiles on an H100, refused at K <= 2500,
         err 7.5e-4 against the original's 8.9e-4 at K = 8192); the net's larger sizes, judged beside the entries, tell
-        them apart."""
-        if self.most > ERROR_GROWTH:
+        them apart, as does a size past the splits beside them in the session (:func:`past_partials`)."""
+        if not self.ambiguous:
             return (
                 f"a longer reduction chain or a lower-precision path (more rounded partial adds among them), "
                 f"{self.most:.2g} times the original's error at an entry already, which grows past the tolerance at "
@@ -238,6 +259,28 @@ def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
+def past_partials(
+    rise: ChainRise, configs: Iterable[Mapping[str, object]], most: int = PAST_MOST
+) -> dict[str, int] | None:
+    """The sizes of an accuracy-only size that tells an ambiguous rise (:attr:`ChainRise.ambiguous`) apart: the entry
+    at its high end (:attr:`ChainRise.high`) with the rise's size (``rise.name``, a GEMM's K) the least power of two at
+    least :data:`PAST_SPLIT` times the largest of its value there and of each of ``configs``' (the candidate's and the
+    original's) split times tile along it (a knob of the split-K family times one of the K-tile family, 1 where it
+    names none): past it every split has a tile, so each count of rounded partial adds is flat while a longer chain
+    keeps growing (leftovers26 l110; leftovers27 l130). ``None`` where its product of sizes would pass ``most`` times
+    the largest entry's (too large to run for accuracy alone)."""
+    values = dict(rise.high.values)
+    reach = values[rise.name]
+    for config in configs:
+        splits = [v for k, v in config.items() if is_int(v) and v > 0 and family(k) is KnobFamily.SPLIT_K]
+        tiles = [v for k, v in config.items() if is_int(v) and v > 0 and family(k) is KnobFamily.TILE_K]
+        reach = max(reach, max(splits, default=1) * max(tiles, default=1))
+    values[rise.name] = 1 << math.ceil(math.log2(PAST_SPLIT * reach))
+    if entry_size(values) > most * max(entry_size(e.values) for e in (rise.low, rise.high)):
+        return None
+    return values
+
+
 def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
     """The entry and the line of a candidate less accurate than the original, from its errors at entries of different
     sizes (the ``SHAPES`` entries, the net's larger sizes): where a size varies among them, its error rising along the
@@ -250,19 +293,27 @@ def across_entries(errors: Sequence[EntryError]) -> tuple[str, str] | None:
     rows at one row length: review23 r34, v116's fp16 lanes 14 and 8 times the original's error at 8 and 32 rows of
     20000 columns) and one entry, or entries of one size, leave the ratio (:func:`accuracy_line`, :data:`ERROR_GROWTH`)
     to decide. An entry where the original is exact is compared at none. ``None``: not refused."""
+    found = refusing_rise(errors)
+    if found is not None:
+        return found.high.label, found.line()
     errors = [e for e in errors if e.original > 0 and e.result.outcome.ok and e.result.rel_err is not None]
-    rise = chain_rise(errors)
-    if rise is not None:
-        noise = RISE_NOISE * max(e.original for e in errors)
-        if rise.grows(noise) and _judgeable(errors):
-            return rise.high.label, rise.line()
-        if _every_size_varies(errors):
-            return None
+    if chain_rise(errors) is not None and _every_size_varies(errors):
+        return None
     flagged = [(e, line) for e in errors if (line := accuracy_line(e.result, e.original)) is not None]
     if not flagged:
         return None
     entry, line = max(flagged, key=lambda f: f[0].size)
     return entry.label, line
+
+
+def refusing_rise(errors: Sequence[EntryError]) -> ChainRise | None:
+    """The rise (:func:`chain_rise`) by which :func:`across_entries` refuses a candidate, else ``None`` (kept, or
+    refused by its ratio at an entry alone)."""
+    errors = [e for e in errors if e.original > 0 and e.result.outcome.ok and e.result.rel_err is not None]
+    rise = chain_rise(errors)
+    if rise is None:
+        return None
+    return rise if rise.grows(RISE_NOISE * max(e.original for e in errors)) and _judgeable(errors) else None
 
 
 def _judgeable(errors: Sequence[EntryError]) -> bool:

@@ -889,6 +889,11 @@ class KernelEvaluator:
         """A bench request's limit, seconds (``tune --candidate-timeout-s``)."""
         return self.settings.bench_timeout_s
 
+    def request_limit_s(self) -> float | None:
+        """The limit of one bench request sent now, seconds: :attr:`request_s` bounded by the session's
+        (:meth:`_limit_s`; ``None``: the session leaves it no time)."""
+        return self._limit_s(self.request_s)
+
     def build_at(self, shape: ProblemShape, limit_s: float | None = None) -> tuple[Outcome, str | None]:
         """Build a size the ``SHAPES`` entries do not name (its inputs and reference output, kept for the next
         :meth:`check_at`) in the first bench worker, in a request of its own: ``OK``, or why reference.py cannot

@@ -50,7 +50,8 @@ from typing import TypeVar
 
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.unrunnable import CANNOT_RUN
-from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values, refused
+from kernelopt.tuning.accuracy import EntryError, across_entries, entry_values, refused, refusing_rise
+from kernelopt.tuning.accuracy_size import TellApart, tell_apart
 from kernelopt.tuning.bench_worker import BenchReady
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
@@ -118,6 +119,10 @@ class ShapesEvaluator:
         ]
         # a candidate's errors are judged across the entries (kernelopt.tuning.accuracy): each entry's size
         self.values = {s.label(): entry_values({**s.kwargs, **s.constants}) for s in shapes}
+        self.shapes = {s.label(): s for s in shapes}
+        #: each candidate refused by an ambiguous rise at the entries, by its key: what the size past its splits said
+        #: (:func:`kernelopt.tuning.accuracy_size.tell_apart`, leftovers27 l130)
+        self.told_apart: dict[str, TellApart] = {}
         self.uncut: set[str] = set()  # the original's configurations (never_cut)
         self._last_checked: tuple[str, dict[str, Result]] = ("", {})  # the last source checked, each entry's check
         # each candidate's checks at the entries, by its key: a keyed list's rows judged beside the net's sizes (l112)
@@ -349,11 +354,22 @@ class ShapesEvaluator:
         original itself (its configurations never cut) is what they are measured against."""
         if not merged.outcome.ok or config.key() in self.uncut:
             return merged
-        found = across_entries(self.errors_by(by))
+        errors = self.errors_by(by)
+        found = across_entries(errors)
         if found is None:
             return merged
         label, line = found
-        return refused(merged, f"on the SHAPES entry {label}: {line}").model_copy(update={"failed_entry": label})
+        line = f"on the SHAPES entry {label}: {line}"
+        rise = refusing_rise(errors)
+        if rise is not None and rise.ambiguous:  # a longer chain or a count of partials: a size past the splits tells
+            told = self.told_apart.get(config.key())
+            if told is None:
+                told = tell_apart(self.evaluators[0], config, self.original, errors, rise, self.shapes)
+                self.told_apart[config.key()] = told
+            if told.kept:
+                return merged
+            label, line = told.label, told.line
+        return refused(merged, line).model_copy(update={"failed_entry": label})
 
     def errors_by(self, by: Mapping[str, Result]) -> list[EntryError]:
         """A candidate's errors at the entries where it passed (``by``: label -> its check there), each beside the
