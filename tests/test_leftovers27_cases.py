@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.test_late41_cases import retune  # noqa: F401  (the module-scoped retune folder)
 from tests.test_leftovers26_cases import H100_ORIGINAL, H100_REFUSED, SPLITK_ENTRIES, SPLITK_NOW, _splitk_errors
 
 #: l42's H100 figures (docs/gpu-runs/2026-12-07-h100-q/leftovers24_l42.json): each config's and the original's error
@@ -242,3 +243,130 @@ def test_on_cuda_l130_a_session_tells_split_k_s_partials_from_a_longer_chain_pas
         if config.key() in told:
             assert told[config.key()].kept and told[config.key()].size is not None, told[config.key()]
     assert thirty_two[0].key() not in told or told[thirty_two[0].key()].size is None, told
+
+
+class Timer:
+    """A session's evaluator as the retune's re-time against the original reads it: each text's figure at an entry
+    (``figures``: "original" / "written" -> label -> us; a label missing fails), the texts it was given kept."""
+
+    def __init__(self, figures: dict[str, dict[str, float]]) -> None:
+        self.figures, self.asked = figures, []
+
+    def retime_sources_at(self, label: str, sources: Any) -> list[Any]:
+        from kernelopt.tuning.candidate import Outcome, Result
+
+        self.asked.append((label, [(c.key(), s) for c, s in sources]))
+        out = []
+        for name, (config, _) in zip(("original", "written"), sources, strict=True):
+            us = self.figures[name].get(label)
+            if us is None:
+                out.append(Result.failed(config, Outcome.RUN_TIMEOUT, "no reply within the limit (300 s)"))
+            else:
+                out.append(Result(config=config.as_dict(), outcome=Outcome.OK, latency_us=us, retimed=True))
+        return out
+
+
+@pytest.mark.parametrize("case", ["timed", "fails at an entry", "wall spent"])
+def test_l131_a_retune_s_figure_against_the_original_computation_is_timed_beside_the_written_kernel(
+    retune: Any,  # noqa: F811 (the fixture)
+    case: str,
+) -> None:
+    """l131 (late41's Seen line): a retune (v119, kernel.py holding ``BLOCK = 4096`` under ``n_cols % 4096 == 0``; its
+    session's figures against the file as it runs now: 1.33x) never timed the original computation ``BLOCK = 1024``
+    where the guard holds, and said "no figure against it". Once the edit is to be written, the original (kernel.py
+    with its tuned ``if`` taken out: the variant's own text, byte for byte) and the written text are re-timed side by
+    side at each entry (:func:`kernelopt.tuning.original_figure.time_against_original`), and the note gives that
+    figure (2.0 us at each entry against 0.5, 0.5 and 2.0: 2.00x); where an entry's re-time fails or the wall is spent,
+    the note keeps "no figure against it" and says why."""
+    from kernelopt.tuning.folder import _against_original, judge_as_written
+    from kernelopt.tuning.tail_wall import TailWall
+    from tests.test_late41_cases import AT_3000, AT_4096, AT_8192, NOW, _retuned
+    from tests.test_wrongkernel17_cases import VARIANTS
+
+    before, after = _retuned(retune, {1024: NOW, 2048: dict.fromkeys(NOW, 0.5)})
+    original = {AT_8192: 2.0, AT_4096: 2.0, AT_3000: 2.0}
+    if case == "fails at an entry":
+        del original[AT_4096]
+    timer = Timer({"original": original, "written": {AT_8192: 0.5, AT_4096: 0.5, AT_3000: 2.0}})
+    wall = TailWall(60.0, 100.0, lambda: 101.0) if case == "wall spent" else None
+    against = _against_original(after, timer, wall)  # type: ignore[arg-type]
+    assert against is not None
+    judged = judge_as_written(before, against)
+    head = f"measured against kernel.py as it runs now (BLOCK=4096 at {AT_8192}; BLOCK=4096 at {AT_4096}; the original "
+    head += f"at {AT_3000}); "
+    fallback = "the original computation its guards fall back to (BLOCK=1024)"
+    none = f"{fallback} was not timed at {AT_8192}, {AT_4096}, where they hold: no figure against it"
+    if case == "wall spent":
+        assert timer.asked == [] and against.why is not None and judged.edit_note is not None, against
+        assert judged.edit_note.endswith(f"{head}{none} (timed beside the written kernel after the session: "
+                                         f"{against.why})"), judged.edit_note  # fmt: skip
+        return
+    stripped = (VARIANTS / "pad_rows_helper" / "kernel.py").read_text()
+    written = after.edit.new_source
+    assert timer.asked[0] == (AT_8192, [("BLOCK=1024", stripped), ("BLOCK=2048", written)]), timer.asked[0][0]
+    if case == "fails at an entry":
+        assert [label for label, _ in timer.asked] == [AT_8192, AT_4096]
+        assert judged.edit_note.endswith(
+            f"{head}{none} (timed beside the written kernel after the session: the original computation at "
+            f"{AT_4096}: no reply within the limit (300 s))"
+        ), judged.edit_note
+        return
+    assert [label for label, _ in timer.asked] == [AT_8192, AT_4096, AT_3000] and against.speedup == 2.0
+    said = f"against {fallback}, re-timed beside the written kernel after the session at each entry: 3 us against 6 us"
+    assert judged.edit_note.endswith(f"{head}{said} for its 3 shapes together, 2.00x faster"), judged.edit_note
+    assert judged.judgement.reason.endswith(f"{said} for its 3 shapes together, 2.00x faster"), judged.judgement
+    assert judged.result.speedup == after.result.speedup  # the write is still judged against the file as it runs now
+
+
+def test_l131_no_re_time_where_the_file_runs_the_original_at_every_entry(
+    retune: Any,  # noqa: F811 (the fixture)
+) -> None:
+    """l131: a file whose guards hold at no entry timed (the session's current is the original there: its figures are
+    against it already) and a session that writes nothing re-time nothing."""
+    from dataclasses import replace
+
+    from kernelopt.tuning.folder import _against_original
+    from tests.test_late41_cases import NOW, _retuned
+
+    _, after = _retuned(retune, {1024: NOW, 2048: dict.fromkeys(NOW, 0.5)})
+    timer = Timer({"original": {}, "written": {}})
+    assert _against_original(replace(after, edit=None), timer, None) is None  # type: ignore[arg-type]
+    plain = replace(after.prepared, base_source=(after.prepared.base_source.replace("n_cols % 4096 == 0", "False")))
+    assert _against_original(replace(after, prepared=plain), timer, None) is None  # type: ignore[arg-type]
+    assert timer.asked == []
+
+
+def test_l132_the_re_time_of_a_whole_list_s_current_counts_its_configs(tmp_path: Path) -> None:
+    """l132 (late42's Seen line): l102 gave each request of a keyed list judged as one configuration (fla_matmul's
+    sixteen, its fp8 configs restored, under a budget of 4: the current runs the list whole on a GPU) its own limit
+    times its configs; the re-time of the top few, where a fresh worker autotunes the list again at each key, kept
+    ``retime_timeout_s`` (300 s). Its request now has 300 s times 16 (4800 s, the session's wall still bounding it);
+    a re-time without the current keeps 300 s. The worker's request is read, not run: no kernel runs."""
+    from kernelopt.tuning.candidate import Config, Outcome
+    from kernelopt.tuning.kernel_evaluator import KernelEvaluator
+    from kernelopt.tuning.problem import Problem
+    from kernelopt.worker.messages import Failure, FailureKind
+    from tests.test_late42_cases import DATA
+
+    folder = DATA / "fla_matmul"  # l102's test proves its restored list is judged as one configuration of 16
+    base = (folder / "kernel.py").read_text()
+    current, other = Config.of({"BK": 64, "BM": 128}), Config.of({"BK": 16, "BM": 128})
+    texts = {current.key(): base, other.key(): base + "\n# another\n"}
+    evaluator = KernelEvaluator(Problem.from_folder(folder, device="cuda"), base, lambda c: texts[c.key()],
+                                session_dir=tmp_path / "session")  # fmt: skip
+    evaluator.runs_whole_list(current.key(), 16)
+    limits = []
+
+    class Worker:  # the first bench worker as the re-time asks it: its limit kept, no reply
+        def request(self, kind: Any, payload: Any, timeout_s: float) -> Failure:
+            limits.append(timeout_s)
+            return Failure(id=1, outcome=FailureKind.RUN_TIMEOUT, reason=f"no reply within {timeout_s:g} s")
+
+    class Pool:
+        workers = (Worker(),)
+
+    evaluator._bench, evaluator.ready = Pool(), object()  # type: ignore[assignment]
+    results = evaluator.retime([current, other])
+    assert [r.outcome for r in results] == [Outcome.RUN_TIMEOUT] * 2, results
+    evaluator.retime([other])
+    assert limits == [300.0 * 16, 300.0], limits

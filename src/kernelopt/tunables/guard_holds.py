@@ -45,6 +45,36 @@ def _tuned_ifs(module: cst.Module) -> list[cst.If]:
     return [n for n in found if id(n) not in inner]
 
 
+class _WithoutIfs(cst.CSTTransformer):
+    """Drops the ``if`` statements given (by identity), their ``elif`` and ``else`` with them."""
+
+    def __init__(self, ifs: list[cst.If]) -> None:
+        super().__init__()
+        self.ids = {id(n) for n in ifs}
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If | cst.RemovalSentinel:
+        return cst.RemoveFromParent() if id(original_node) in self.ids else updated_node
+
+
+def without_guards(source: str) -> str | None:
+    """``source`` without its tuned ``if`` statements (:func:`tuned_ifs`): the original computation the guards an
+    earlier write left fall back to, the rest byte for byte (leftovers27 l131: a retune times it beside the written
+    kernel); ``source`` itself where it holds none, ``None`` where it does not parse or a block would be left empty."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return None
+    ifs = _tuned_ifs(module)
+    if not ifs:
+        return source
+    try:
+        text = module.visit(_WithoutIfs(ifs)).code
+        ast.parse(text)
+    except (cst.CSTValidationError, SyntaxError, ValueError):
+        return None
+    return text
+
+
 def guard_tests(ifs: list[cst.If]) -> list[str]:
     """The tests of the tuned ``ifs`` (:func:`tuned_ifs`) as written, each ``elif`` of a chain after its ``if``."""
     return [cst.Module([]).code_for_node(b.test) for node in ifs for b in _chain(node) if isinstance(b, cst.If)]

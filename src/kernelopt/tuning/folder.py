@@ -144,6 +144,7 @@ from kernelopt.tuning.net import (
 )
 from kernelopt.tuning.net_accuracy import AtNet, judged_at_net
 from kernelopt.tuning.new_session import key_of, new_session_line, part_digests
+from kernelopt.tuning.original_figure import OriginalFigure, time_against_original
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, latest_beside, read_sweeps
@@ -1251,11 +1252,36 @@ def _judged(
     if isinstance(evaluator, ShapesEvaluator) and not listed_now and result.stop is not StopReason.INTERRUPTED:
         tuning = retimed_at_refusal(tuning, evaluator, judged, record, wall)
     if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
-        tuning = judge_as_written(_checked_edit(tuning, evaluator, wall))
+        checked = _checked_edit(tuning, evaluator, wall)
+        tuning = judge_as_written(checked)
+        if (against := _against_original(tuning, evaluator, wall)) is not None:
+            tuning = judge_as_written(checked, against)
     return replace(tuning, timed_on=_timed_on(prepared, evaluator))
 
 
-def judge_as_written(tuning: FolderTuning) -> FolderTuning:
+def _against_original(
+    tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator, wall: TailWall | None
+) -> OriginalFigure | None:
+    """A written retune's figure against the original computation its earlier guards fall back to, where they hold
+    at an entry the session timed (:mod:`kernelopt.tuning.original_figure`, leftovers27 l131): the original and the
+    text to be written re-timed side by side at each entry; ``None`` where nothing is written or the file runs the
+    original at every entry (the session's figures are against it already)."""
+    prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
+    if edit is None or edit.new_source is None or result.best_config is None or result.current_config is None:
+        return None
+    current = Config.of(result.current_config)
+    now_runs = _runs_now(prepared, current)
+    if now_runs is None or all(c == current for c in now_runs.values()):
+        return None
+    aside = evaluator.set_aside if isinstance(evaluator, ShapesEvaluator) else {}
+    labels = prepared.in_user_order(s.label() for s in prepared.ran_shapes if s.label() not in aside)
+    best = next((r for r in result.retimed if r.config == result.best_config and r.outcome.ok), None)
+    need_s = 2 * ((best.bench_s or 0.0) if best is not None else 0.0)
+    pick = Config.of(result.best_config)
+    return time_against_original(evaluator, labels, prepared.base_source, edit.new_source, current, pick, wall, need_s)
+
+
+def judge_as_written(tuning: FolderTuning, against: OriginalFigure | None = None) -> FolderTuning:
     """The session's figures as the written kernel's: where the edit's tuned guards (a pick's guard, a table's rows
     with the tests the guard joined to them) do not hold at a ``SHAPES`` entry, the written kernel runs the original
     there, and that entry's figure is the original's (:func:`~kernelopt.tunables.guard_holds.guard_run`, each test
@@ -1271,7 +1297,9 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
     (:func:`_runs_now`: the session's current configuration ran as the file is, its guards and all), never against
     the original computation the guards fall back to, which the session did not time where they hold; where the two
     differ, the note names both (late41's l90: a retune's "3.00x" of ``BLOCK = 2048`` under ``n_cols % 2048 ==
-    0``, where the file it replaced already ran ``BLOCK = 4096`` at 4096 columns, was 1.2x as written)."""
+    0``, where the file it replaced already ran ``BLOCK = 4096`` at 4096 columns, was 1.2x as written), with the
+    written kernel's figure against the original computation where ``against`` holds it (re-timed side by side after
+    the session, :func:`_against_original`; leftovers27 l131), else that there is none and why."""
     prepared, result, edit = tuning.prepared, tuning.result, tuning.edit
     if edit is None or result.best_config is None or result.current_config is None:
         return tuning
@@ -1281,7 +1309,7 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
         return tuning
     ifs = tuned_ifs(edit.new_source)
     if not ifs:  # the pick runs everywhere: the session's figures are the written kernel's
-        return _noted(tuning, _retune_note(prepared, current, now_runs))
+        return _noted(tuning, _retune_note(prepared, current, now_runs, against))
     plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning)) if table else None
     if table and plan is None:
         return tuning
@@ -1301,7 +1329,7 @@ def judge_as_written(tuning: FolderTuning) -> FolderTuning:
         runs[label] = _as_run(judged[label], ran, current)
     now_runs = {label: now_runs[label] for label in prepared.in_user_order(runs)}
     runs = {label: runs[label] for label in now_runs}
-    retune = _retune_note(prepared, current, now_runs)
+    retune = _retune_note(prepared, current, now_runs, against)
     if runs == judged:  # the pick runs wherever it was judged: the session's figures are the written kernel's
         return _noted(tuning, retune)
     if all(c == current for c in runs.values()):
@@ -1390,21 +1418,21 @@ def _runs_now(prepared: PreparedFolder, current: Config) -> dict[str, Config] | 
     return runs
 
 
-def _retune_note(prepared: PreparedFolder, current: Config, now_runs: Mapping[str, Config]) -> str | None:
+def _retune_note(
+    prepared: PreparedFolder, current: Config, now_runs: Mapping[str, Config], against: OriginalFigure | None = None
+) -> str | None:
     """Of a retune whose file runs other than the original computation at some entry: what the figures are measured
-    against (kernel.py as it runs now, named), and the original the guards fall back to, which the session timed
-    only where the guards do not hold: no figure against it; ``None`` where the file runs the original everywhere."""
+    against (kernel.py as it runs now, named), and the written kernel's figure against the original the guards fall
+    back to (``against``, re-timed beside it after the session), or, which the session timed only where the guards do
+    not hold, that there is no figure against it (and why); ``None`` where the file runs the original everywhere."""
     guarded = [label for label, c in now_runs.items() if c != current]
     if not guarded:
         return None
     name = prepared.problem.kernel_py.name
     said = _said(now_runs, current)
     where = "; ".join(f"{said[label]} at {label}" for label in prepared.in_user_order(said))
-    return (
-        f"measured against {name} as it runs now ({where}); the original computation its guards fall back to "
-        f"({config_text(current.as_dict())}) was not timed at {', '.join(guarded)}, where they hold: no figure "
-        "against it"
-    )
+    figure = against if against is not None else OriginalFigure(current)
+    return f"measured against {name} as it runs now ({where}); {figure.clause(guarded)}"
 
 
 def _said(runs: Mapping[str, Config], current: Config) -> dict[str, str]:

@@ -997,25 +997,10 @@ class KernelEvaluator:
     def retime(self, batch: Sequence[Config]) -> list[Result]:
         """Check and time ``batch`` again in one bench worker, interleaved (ABBA rounds); results are ``retimed``."""
         self.start()
-        assert self._bench is not None
         unknown = [c for c in batch if c.key() not in self._paths]
         refused = {c.key(): r for c, r in zip(unknown, self._sources(unknown), strict=True) if isinstance(r, Result)}
         paths = [self._paths.get(c.key()) for c in batch]
-        wanted = list(dict.fromkeys(p for p in paths if p is not None))
-        replies: dict[Path, BenchReply | Failure] = {}
-        if wanted:
-            worker = self._bench.workers[0]
-            try:
-                retime = RetimeRequest(paths=[str(p) for p in wanted], calls_per_sample=self.calls_per_sample)
-                bounded = self._limit_s(self.settings.retime_timeout_s)
-                answer = worker.request(BenchKind.RETIME, retime, LEAST_REQUEST_S if bounded is None else bounded)
-            except WorkerStartError as exc:
-                raise _problem_error(exc) from None
-            if isinstance(answer, Reply):
-                for p, r in zip(wanted, RetimeReply.model_validate(answer.payload).results, strict=True):
-                    replies[p] = r
-            else:
-                replies = dict.fromkeys(wanted, answer)
+        replies = self._retimed(list(dict.fromkeys(p for p in paths if p is not None)))
         out = []
         for config, path in zip(batch, paths, strict=True):
             if path is None:
@@ -1024,6 +1009,47 @@ class KernelEvaluator:
             result = _merge(config, None, replies[path])
             out.append(result.model_copy(update={"retimed": result.outcome is Outcome.OK}))
         return out
+
+    def retime_sources(self, sources: Sequence[tuple[Config, str]]) -> list[Result]:
+        """:meth:`retime` of kernel texts no configuration makes (each named by the configuration it runs as: the
+        original computation under a retune's guards, the text to be written; leftovers27 l131), interleaved in one
+        request; one result each, in order."""
+        self.start()
+        paths = [self._write(source) for _, source in sources]
+        replies = self._retimed(list(dict.fromkeys(paths)))
+        out = []
+        for (config, _), path in zip(sources, paths, strict=True):
+            result = _merge(config, None, replies[path])
+            out.append(result.model_copy(update={"retimed": result.outcome is Outcome.OK}))
+        return out
+
+    def retime_sources_at(self, label: str, sources: Sequence[tuple[Config, str]]) -> list[Result]:
+        """:meth:`retime_sources`, each latency keyed by the entry ``label`` in ``latency_us_by_shape`` (this
+        evaluator's one entry; :meth:`ShapesEvaluator.retime_sources_at` asks the entry's own)."""
+        return [
+            r.model_copy(update={"latency_us_by_shape": {label: r.latency_us}}) if r.latency_us is not None else r
+            for r in self.retime_sources(sources)
+        ]
+
+    def _retimed(self, wanted: Sequence[Path]) -> dict[Path, BenchReply | Failure]:
+        """The first bench worker's re-time of the candidate files ``wanted``, interleaved in one request within the
+        session's limit of a re-time: its own limit (``retime_timeout_s``) times the most configs one of them runs
+        whole (:meth:`runs_whole_list`: a fresh worker autotunes the list again at each key, as each of its other
+        requests does; leftovers27 l132), the session's wall still bounding it; each file's reply, or the request's
+        failure for each."""
+        assert self._bench is not None
+        if not wanted:
+            return {}
+        worker = self._bench.workers[0]
+        try:
+            retime = RetimeRequest(paths=[str(p) for p in wanted], calls_per_sample=self.calls_per_sample)
+            bounded = self._limit_s(self._own_of(wanted, self.settings.retime_timeout_s))
+            answer = worker.request(BenchKind.RETIME, retime, LEAST_REQUEST_S if bounded is None else bounded)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+        if isinstance(answer, Reply):
+            return dict(zip(wanted, RetimeReply.model_validate(answer.payload).results, strict=True))
+        return dict.fromkeys(wanted, answer)
 
     def close(self) -> None:
         """Shut every worker down (their process groups killed); the session folder stays."""

@@ -551,6 +551,11 @@ class ShapesEvaluator:
             for r in results
         ]
 
+    def retime_sources_at(self, label: str, sources: Sequence[tuple[Config, str]]) -> list[Result]:
+        """:meth:`retime_at` of kernel texts no configuration makes (:meth:`KernelEvaluator.retime_sources`)."""
+        self.start()
+        return self.evaluators[self.labels.index(label)].retime_sources_at(label, sources)
+
     def check_source(self, source: str, config: Config) -> Result:
         """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry); then
         at each entry set aside (:meth:`_set_aside`), where it must raise as the original does, or pass: any other
