@@ -378,7 +378,7 @@ late35 420 scripts/gpu_late35.sh
 late41 300 scripts/gpu_late41.sh
 late42 300 scripts/gpu_late42.sh
 leftovers26 420 scripts/gpu_leftovers26.sh
-leftovers27 360 scripts/gpu_leftovers27.sh
+leftovers27 420 scripts/gpu_leftovers27.sh
 gputests 560 -
 EOF
 }

@@ -370,3 +370,93 @@ def test_l132_the_re_time_of_a_whole_list_s_current_counts_its_configs(tmp_path:
     assert [r.outcome for r in results] == [Outcome.RUN_TIMEOUT] * 2, results
     evaluator.retime([other])
     assert limits == [300.0 * 16, 300.0], limits
+
+
+THREE = (
+    '@triton.autotune(configs=[triton.Config({"BLOCK": 128, "TAIL": 128}, num_warps=4), '
+    'triton.Config({"BLOCK": 64, "TAIL": 64}, num_warps=4), triton.Config({"BLOCK": 256, "TAIL": 256}, num_warps=4)], '
+    'key=["n_cols"])'
+)
+
+
+def test_l133_discovery_s_runs_after_the_first_hold_a_keyed_list_pinned(tmp_path: Path) -> None:
+    """l133 (late42's Seen line): fla_matmul's discovery ran the task at each ``SHAPES`` entry with its keyed list of
+    eight whole, Triton's autotuner compiling and benchmarking all eight at each new key (118 s on the H100 before its
+    session, outside the wall), for each entry's sizes and its autotuner's pick, where the session then times each of
+    the eight pinned at every entry (l101). The runs after the first now hold such a list (2 to
+    ``LIST_CURRENT_MOST`` configs) pinned to its first pick (``autotune_worker.pinned_lists``): each entry's sizes as
+    before, no pick of its kept there. In process on the lists' objects (one of three pinned and restored, nine or
+    unkeyed left), and tail_keyed_list with three configs read by the real worker in Triton's interpreter: its two
+    entries' sizes the same pinned or not, its picks gone where pinned."""
+    import shutil
+    import types
+
+    import triton
+    import triton.language as tl
+
+    from kernelopt.tunables.autotune_worker import pinned_lists
+    from kernelopt.tunables.evaluate import evaluate_autotune
+    from kernelopt.tuning.folder import LIST_CURRENT_MOST
+
+    def kernel(x_ptr, BLOCK: tl.constexpr):  # never launched: its autotuners' lists are what is pinned
+        tl.store(x_ptr + tl.arange(0, BLOCK), 0.0)
+
+    def listed(n: int, key: list[str]) -> Any:
+        configs = [triton.Config({"BLOCK": 16 * (i + 1)}) for i in range(n)]
+        return triton.autotune(configs=configs, key=key)(triton.jit(kernel))
+
+    module = types.ModuleType("l133")
+    module.three, module.nine, module.unkeyed = listed(3, ["n"]), listed(9, ["n"]), listed(3, [])
+    first = module.three.configs[0]
+    with pinned_lists(module, LIST_CURRENT_MOST) as names:
+        assert names == {"kernel"} and module.three.configs == [first], module.three.configs
+        assert len(module.nine.configs) == 9 and len(module.unkeyed.configs) == 3
+    assert len(module.three.configs) == 3
+    with pinned_lists(module, 0) as names:
+        assert names == set() and len(module.three.configs) == 3
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "tail_keyed_list", tmp_path / "t"))
+    text = (folder / "kernel.py").read_text()
+    one = '@triton.autotune(configs=[triton.Config({"BLOCK": 128, "TAIL": 128}, num_warps=4)], key=["n_cols"])'
+    assert one in text
+    (folder / "kernel.py").write_text(text.replace(one, THREE))
+    read = {
+        pin: evaluate_autotune(folder / "kernel.py", reference=folder / "reference.py", device="cpu", pin_lists=pin)
+        for pin in (0, LIST_CURRENT_MOST)
+    }
+    whole, pinned = read[0].shape_sizes, read[LIST_CURRENT_MOST].shape_sizes
+    assert [e.shape for e in whole] == [e.shape for e in pinned] == [{"n_rows": 4, "n_cols": 1024},
+                                                                     {"n_rows": 8, "n_cols": 2048}]  # fmt: skip
+    assert [e.sizes for e in whole] == [e.sizes for e in pinned], (whole, pinned)
+    assert all("rowsum_kernel" in e.picks for e in whole), whole
+    # pinned: its pick kept at the first run's entry alone (the smallest in the interpreter), its autotuner's own there
+    assert ["rowsum_kernel" in e.picks for e in pinned] == [True, False], pinned  # the interpreter's pick: noise
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_cuda_l133_fla_matmul_s_discovery_runs_its_list_whole_at_the_first_entry_alone() -> None:
+    """On an NVIDIA GPU (owed: scripts/gpu_leftovers27.sh): fla_matmul's discovery as ``tune --device cuda`` makes it
+    (``discover_evaluated`` with ``pin_lists=LIST_CURRENT_MOST``): its list of eight benchmarked whole at the first
+    run's key alone, the other entries run pinned to that pick (118 s on the H100 of 2026-12-07 before, 3 keys x 8
+    compiles). Printed: the seconds it took, each entry's picks. Asserted: every ``SHAPES`` entry's sizes read, the
+    list's pick kept at one entry (the first run's) and none elsewhere, under 90 s (one key's 8 compiles and two
+    pinned ones)."""
+    import time
+
+    from kernelopt.tunables.evaluate import discover_evaluated
+    from kernelopt.tuning.folder import LIST_CURRENT_MOST
+    from tests.test_late42_cases import DATA
+
+    folder = DATA / "fla_matmul"
+    t0 = time.monotonic()
+    _, evaluation = discover_evaluated(
+        folder / "kernel.py", reference=folder / "reference.py", device="cuda", first_call=True,
+        pin_lists=LIST_CURRENT_MOST,
+    )  # fmt: skip
+    seconds = time.monotonic() - t0
+    assert evaluation is not None and evaluation.problem is None, evaluation
+    entries = evaluation.shape_sizes
+    print(f"l133 discovery {seconds:.1f} s; picks by entry: {[(e.shape, sorted(e.picks)) for e in entries]}")
+    assert len(entries) == 3 and all(e.sizes for e in entries), entries
+    assert sum(bool(e.picks) for e in entries) == 1, entries
+    assert seconds < 90, seconds

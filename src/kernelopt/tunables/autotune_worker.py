@@ -13,8 +13,8 @@ from __future__ import annotations
 import inspect
 import math
 import traceback
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -358,6 +358,7 @@ def read_module(
     on_cpu: Callable[[], object] | None = None,
     first_call: FirstCallWatch | None = None,
     sizes: bool = True,
+    pin_lists: int = 0,
 ) -> dict[str, Any]:
     """What the autotuners of ``kernel_py`` hold (``{"spaces": ...}``), after one run of the task when
     ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``; ``sizes``: then a run at each
@@ -399,7 +400,7 @@ def read_module(
     result["launch_values"] = recorder.launches
     result["device_key"] = _device_key(module, kernel_py)
     result["shape"] = shape
-    result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device) if sizes else []
+    result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device, pin_lists, shape) if sizes else []
     for name, best in picked_configs(module).items():
         if name in spaces:
             spaces[name]["best_config"] = best
@@ -430,25 +431,68 @@ def _device_key(module: ModuleType, kernel_py: Path) -> list[Any] | None:
     return [call, value] if isinstance(value, str) or is_int(value) else None
 
 
-def _shape_sizes(module: ModuleType, kernel_py: Path, reference: Path, device: str) -> list[dict[str, Any]]:
+def _shape_sizes(
+    module: ModuleType,
+    kernel_py: Path,
+    reference: Path,
+    device: str,
+    pin_lists: int = 0,
+    first: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """For each ``SHAPES`` entry the device runs (in Triton's interpreter: those small enough for it), the
     integer locals of each kernel's launching function (:attr:`_LaunchRecorder.sizes`) and the config each autotuner
     picked there (:func:`picked_configs`: what the list as written runs at that key); an entry whose run fails is
-    left out (the checks say why, not this)."""
+    left out (the checks say why, not this). ``pin_lists``: a keyed list of 2 to that many configs runs pinned to
+    the config its autotuner picked in the task's first run (:func:`pinned_lists`), its pick kept only at that run's
+    entry (``first``: elsewhere it is not the autotuner's own); an entry whose pinned run fails runs again as
+    written."""
     _, shapes = _shapes(reference)
     indices = interpreted_cases(shapes) if device == "cpu" else list(range(len(shapes)))
     out = []
     for i in indices:
-        recorder = _LaunchRecorder(str(kernel_py.resolve()))
-        try:
-            with recorder:
-                shape = _run_task(module, reference, device, i)
-        except Exception:  # the user's code failed on this entry: it has no sizes
+        found = None
+        for pin in (pin_lists, 0) if pin_lists else (0,):
+            recorder = _LaunchRecorder(str(kernel_py.resolve()))
+            try:
+                with recorder, pinned_lists(module, pin) as pinned:
+                    shape = _run_task(module, reference, device, i)
+            except Exception:  # the user's code failed on this entry (pinned: as written, next): it has no sizes
+                continue
+            found = shape, recorder, pinned
+            break
+        if found is None:
             continue
+        shape, recorder, pinned = found
         # each autotuner's pick at this entry's key (the list as written), of those this entry launched
-        picks = {k: v for k, v in picked_configs(module).items() if k in recorder.launches}
+        own = shape == first or not pinned  # a pinned list's pick is its own at the first run's key alone
+        picks = {k: v for k, v in picked_configs(module).items() if k in recorder.launches and (own or k not in pinned)}
         out.append({"shape": shape, "sizes": recorder.sizes, "launch_values": recorder.launches, "picks": picks})
     return out
+
+
+@contextmanager
+def pinned_lists(module: ModuleType, most: int) -> Iterator[set[str]]:
+    """Within it, each keyed autotune list of ``module`` holding 2 to ``most`` configs runs pinned to one: the config
+    its autotuner picked last (the task's first run), else its first; yields the names of the kernels pinned. A keyed
+    list the session judges as a list (at most ``folder.LIST_CURRENT_MOST`` configs) is timed there entry by entry,
+    each config pinned (late42's l101): discovery's runs at the other ``SHAPES`` entries need their sizes, not the
+    autotuner's benchmark of every config at each new key (fla_matmul: 3 keys x 8 compiles, 118 s on the H100 before
+    its session; leftovers27 l133). ``most`` 0: nothing pinned."""
+    held: list[tuple[Any, list[Any]]] = []
+    names: set[str] = set()
+    for at in autotuners(module) if most else []:
+        configs = list(getattr(at, "configs", None) or [])
+        if not getattr(at, "keys", None) or not 2 <= len(configs) <= most:
+            continue
+        best = getattr(at, "best_config", None)
+        held.append((at, configs))
+        at.configs = [best if best is not None else configs[0]]
+        names.add(str(getattr(base_fn(at), "__name__", "?")))
+    try:
+        yield names
+    finally:
+        for at, configs in held:
+            at.configs = configs
 
 
 class AutotuneService:
@@ -473,6 +517,7 @@ class AutotuneService:
             self._on_cpu,
             self._first_call,
             bool(payload.get("sizes", True)),
+            int(payload.get("pin_lists", 0)),
         )
 
     def close(self) -> None:

@@ -126,6 +126,7 @@ def evaluate_autotune(
     timeout_s: float = EVALUATE_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
     sizes: bool = True,
+    pin_lists: int = 0,
 ) -> AutotuneEvaluation:
     """Import ``kernel_py`` in a worker process and read back its autotuned kernels.
 
@@ -142,6 +143,9 @@ def evaluate_autotune(
         env: the worker's environment (default: this process's).
         sizes: with ``reference``, the task also runs at each ``SHAPES`` entry for ``shape_sizes`` (``False``: the
             first run and the first-call check alone).
+        pin_lists: those runs hold each keyed list of 2 to that many configs pinned to its autotuner's pick in the
+            first run (:class:`~kernelopt.tunables.autotune_worker.pinned_lists`: no pick of its kept at an entry);
+            0: every list runs as written.
 
     Returns:
         The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated. A run of
@@ -164,6 +168,7 @@ def evaluate_autotune(
             "reference": str(Path(reference).resolve()) if reference is not None else None,
             "device": device,
             "sizes": sizes,
+            "pin_lists": pin_lists,
         }
         try:
             answer = worker.request(READ, payload, timeout_s)
@@ -254,6 +259,7 @@ def discover_evaluated(
     env: Mapping[str, str] | None = None,
     first_call: bool = False,
     run_task: bool = False,
+    pin_lists: int = 0,
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
     """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
 
@@ -263,6 +269,9 @@ def discover_evaluated(
     ``first_call`` (``tune``): where static reading needs no run but an autotune list benchmarks on the call's own
     tensors with nothing to undo it (:func:`benchmarks_unreset`), the task still runs once, with ``reference``, for the
     first-call check alone: the evaluation returned holds only its line (``None`` when the first call is right).
+
+    ``pin_lists`` (``tune`` on a GPU): the task's runs at the ``SHAPES`` entries after its first hold each keyed list of
+    2 to that many configs pinned to its first pick (:func:`evaluate_autotune`; leftovers27 l133).
 
     The module is imported (in a worker) only when static reading meets an autotune list built by code,
     or, with ``reference``, a computed knob or (on a GPU) an autotune list keyed on the problem: the task then runs
@@ -296,7 +305,12 @@ def discover_evaluated(
                 return found, AutotuneEvaluation(first_call=seen.first_call, interpreted=seen.interpreted)
         return found, None
     evaluation = evaluate_autotune(
-        Path(kernel_py), reference=reference if run else None, device=device, timeout_s=timeout_s, env=env
+        Path(kernel_py),
+        reference=reference if run else None,
+        device=device,
+        timeout_s=timeout_s,
+        env=env,
+        pin_lists=pin_lists,
     )
     found = analyze(source, name, gpu=gpu, **evaluated(evaluation))[2]
     fix_by_reference(found, reference_text(Path(kernel_py), reference))
