@@ -233,18 +233,18 @@ def test_a_session_of_one_launch_names_the_other_launches_it_leaves_alone() -> N
     ``_ln_bwd_dx`` and never said that ``_ln_bwd_dwdb`` (``BLOCK_P``, ``BLOCK_COL``) was there too, left alone: a
     user reads "kept the current" as the whole file converged. ``tune`` now says "not tuned in this session:
     launch _ln_bwd_dwdb (kernel.py:63) (--kernel NAME tunes one)"."""
-    from kernelopt.tuning.launch import other_launches, space_from_tunables
+    from kernelopt.tuning.launch import choice_line, space_from_tunables
 
     found = discover_source((DATA / "ln_bwd2" / "kernel.py").read_text())
     space = space_from_tunables(found)
     # the two launches tie on knobs and neither has an autotune list: the first in source order is tuned first
     # (tunables.launches.tuned_first, breaker8 m3), the other is named
     assert space.launch == "launch _ln_bwd_dx (kernel.py:59)"
-    assert other_launches(found, space) == ["launch _ln_bwd_dwdb (kernel.py:63)"]
+    assert "and leaves launch _ln_bwd_dwdb (kernel.py:63) as it is: --kernel NAME" in (choice_line(found, space) or "")
     second = space_from_tunables(found, kernel="_ln_bwd_dwdb")
-    assert other_launches(found, second) == ["launch _ln_bwd_dx (kernel.py:59)"]
+    assert "and leaves launch _ln_bwd_dx (kernel.py:59) as it is" in (choice_line(found, second) or "")
     single = discover_source((DATA / "op_int64" / "kernel.py").read_text())
-    assert other_launches(single, space_from_tunables(single)) == []
+    assert choice_line(single, space_from_tunables(single)) is None
 
 
 INIT_BLOCK = ("num_warps: int = 4):", "num_warps: int = 4, block: int = 1024):")

@@ -460,3 +460,31 @@ def test_on_cuda_l133_fla_matmul_s_discovery_runs_its_list_whole_at_the_first_en
     assert len(entries) == 3 and all(e.sizes for e in entries), entries
     assert sum(bool(e.picks) for e in entries) == 1, entries
     assert seconds < 90, seconds
+
+
+def test_l134_tune_says_which_of_several_launches_it_takes_why_and_how_to_take_another() -> None:
+    """l134 (the brief's item 5): ``tune`` without ``--kernel`` takes one launch of a file of several
+    (``tunables.launches.tuned_first``: the most knobs, an autotune list on a tie, then the first in source order)
+    and said only "not tuned in this session: launch _ln_bwd_dwdb (kernel.py:63) (--kernel NAME tunes one)": not
+    which it took, nor why, nor a name ``--kernel`` takes. The line now says all three, from the rule's one place
+    (``first_reason``): ln_bwd2's two launches tie at four knobs (the first in source order), la_nodecay's backward
+    inter-block launch has the most; a session given the launch says so (a file of one launch: nothing, test_breaker4)."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.launch import choice_line, space_from_tunables
+
+    data = Path(__file__).parent / "data"
+    found = discover_source((data / "breaker4" / "ln_bwd2" / "kernel.py").read_text())
+    assert choice_line(found, space_from_tunables(found)) == (
+        "the file has 2 launches with knobs; this session tunes launch _ln_bwd_dx (kernel.py:59), the first in source "
+        "order of those with the most knobs (4), and leaves launch _ln_bwd_dwdb (kernel.py:63) as it is: --kernel NAME "
+        "tunes another (a kernel's name or a launch's label as `kernelopt tunables` prints it: --kernel _ln_bwd_dwdb)"
+    )
+    second = space_from_tunables(found, kernel="_ln_bwd_dwdb")
+    assert "this session tunes launch _ln_bwd_dwdb (kernel.py:63), the one this session was given" in (
+        choice_line(found, second) or ""
+    )
+    nodecay = discover_source((data / "breaker25" / "la_nodecay" / "kernel.py").read_text())
+    line = choice_line(nodecay, space_from_tunables(nodecay)) or ""
+    assert line.startswith("the file has 3 launches with knobs; this session tunes launch _bwd_inter_kernel "
+                           "(kernel.py:462), the one with the most knobs (4), and leaves launch _fwd_kernel "
+                           "(kernel.py:397); launch _bwd_intra_kernel (kernel.py:441) as they are: "), line  # fmt: skip

@@ -674,7 +674,7 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.dot_precision import tf32_line
     from kernelopt.tuning.folder import idle_line, list_note, screen_lines
-    from kernelopt.tuning.launch import other_launches
+    from kernelopt.tuning.launch import choice_line
     from kernelopt.tuning.problem import default_size_hint
 
     kernel_py = prepared.problem.kernel_py
@@ -691,9 +691,9 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
     if unmarked is not None:
         note(unmarked)
-    others = other_launches(prepared.tunables, space) if request.kernel is None else []
-    if others:
-        note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
+    chosen = choice_line(prepared.tunables, space) if request.kernel is None else None
+    if chosen is not None:
+        note(chosen)
     note(f"timed on {_timed_shape(prepared.problem, prepared.user_shapes)}")
     large = default_size_hint(prepared.problem, [s.kwargs for s in prepared.shapes if s.kwargs])
     if large is not None:

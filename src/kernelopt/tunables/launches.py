@@ -189,7 +189,21 @@ def tuned_first(pool: Sequence[Launch]) -> Launch:
     declared for tuning: Mamba's ``_chunk_cumsum_fwd_kernel`` autotunes ``BLOCK_SIZE_H`` and computes the chunk's
     block at its launch, breaker8 m3), then the first in source order."""
 
-    def rank(la: Launch) -> tuple[int, bool]:
-        return len(la.knob_names()), any(t.kind is TunableKind.AUTOTUNE_CONFIG for t in la.tunables)
+    return max(pool, key=_rank)
 
-    return max(pool, key=rank)
+
+def _rank(la: Launch) -> tuple[int, bool]:
+    """:func:`tuned_first`'s order: its knobs, then whether it holds an autotune list."""
+    return len(la.knob_names()), any(t.kind is TunableKind.AUTOTUNE_CONFIG for t in la.tunables)
+
+
+def first_reason(pool: Sequence[Launch], chosen: Launch) -> str:
+    """Why :func:`tuned_first` takes ``chosen`` among ``pool`` (leftovers27 l134): the most knobs, else an autotune
+    list on a tie (its authors' space), else the first in source order on a tie."""
+    knobs, listed = _rank(chosen)
+    tied = [la for la in pool if la is not chosen and len(la.knob_names()) == knobs]
+    if not tied:
+        return f"the one with the most knobs ({knobs})"
+    if listed and not any(_rank(la)[1] for la in tied):
+        return f"an autotune list, its authors' space, where another launch has as many knobs ({knobs})"
+    return f"the first in source order of those with the most knobs ({knobs})"

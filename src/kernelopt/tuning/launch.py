@@ -55,6 +55,7 @@ from kernelopt.tunables.guard import tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, TRITON_MAX_TENSOR_NUMEL
 from kernelopt.tunables.launches import (
     Launch,
+    first_reason,
     held_knobs,
     launches,
     same_launch,
@@ -186,11 +187,24 @@ def seen_knobs(tunables: Sequence[Tunable], source: str | None = None) -> str:
 # ---------------------------------------------------------------------------------------------- launches
 
 
-def other_launches(tunables: Sequence[Tunable], space: Space, looped: Collection[str] | None = None) -> list[str]:
-    """The other launches of the file with a knob tune could move (``launch _ln_bwd_dwdb (kernel.py:63)``), which
-    a session of ``space``'s launch leaves alone: a kernel file of several launches (a backward's two passes) is
-    tuned one launch a session (``--kernel``)."""
-    return [la.label for la in launches(tunables, looped) if la.label != space.launch]
+def choice_line(tunables: Sequence[Tunable], space: Space, looped: Collection[str] | None = None) -> str | None:
+    """Where the file has several launches with a knob (a backward's two passes), which one a session of ``space``
+    tunes and why (:func:`~kernelopt.tunables.launches.tuned_first`'s rule, or the launch it was given), the others
+    it leaves alone by name (``launch _ln_bwd_dwdb (kernel.py:63)``), and how to tune one of them (``--kernel``;
+    leftovers27 l134); ``None`` for a file of one launch."""
+    pool = launches(tunables, looped)
+    chosen = next((la for la in pool if la.label == space.launch), None)
+    others = [la for la in pool if la is not chosen]
+    if chosen is None or not others:
+        return None
+    names = "; ".join(la.label for la in others)
+    example = others[0].kernel or others[0].label
+    why = first_reason(pool, chosen) if tuned_first(pool) is chosen else "the one this session was given"
+    return (
+        f"the file has {len(pool)} launches with knobs; this session tunes {chosen.label}, {why}, and leaves {names} "
+        f"as {'it is' if len(others) == 1 else 'they are'}: --kernel NAME tunes another (a kernel's name or a "
+        f"launch's label as `kernelopt tunables` prints it: --kernel {example})"
+    )
 
 
 def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
