@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
     from kernelopt.tunables import EditResult
     from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
+    from kernelopt.tuning.original_figure import OriginalFigure
     from kernelopt.tuning.pace import RunWall
     from kernelopt.tuning.problem import Problem, ProblemShape
     from kernelopt.tuning.session import GainJudgement, Progress, SessionResult
@@ -512,6 +513,7 @@ def _tune_locked(
                     set_aside=tuple(label for label, _ in tuning.set_aside),
                     kept=_kept(tuning),
                     unchecked=unchecked,
+                    original=tuning.against_original,
                 )
                 emit_json(
                     {
@@ -936,6 +938,7 @@ def _render(
         set_aside=tuple(label for label, _ in tuning.set_aside),
         kept=_kept(tuning),
         unchecked=unchecked,
+        original=tuning.against_original,
     )
     note = note_beside(tuning.edit_note, verdict)
     if note:
@@ -1021,17 +1024,20 @@ def verdict_line(
     set_aside: tuple[str, ...] = (),
     kept: tuple[str, ...] = (),
     unchecked: str | None = None,
+    original: OriginalFigure | None = None,
 ) -> str:
     """The session's outcome in one line: the best and how much faster it is than the current configuration
     (the knobs that differ), and what happened to kernel.py; or why the current configuration stays. Where the
     session set ``SHAPES`` entries aside (``set_aside``, their labels), the figures say they are the entries kept's
     (``kept``) alone (:func:`_summed`). A kernel written (or shown, ``--dry-run``) with net sizes unchecked for want
-    of time says so at its end (``unchecked``, :meth:`~kernelopt.tuning.net.NetVerdict.unchecked_line`).
+    of time says so at its end (``unchecked``, :meth:`~kernelopt.tuning.net.NetVerdict.unchecked_line`). A retune
+    over guards an earlier write left (``original``: the written kernel re-timed beside the original computation
+    they fall back to) names its current as kernel.py as it runs now and gives the figure against the original too.
 
     ``best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304.1 us); written to kernel.py``
     """
     line = _outcome_line(result, judgement, kernel_py=kernel_py, written=written, dry_run=dry_run,
-                         set_aside=set_aside, kept=kept)  # fmt: skip
+                         set_aside=set_aside, kept=kept, original=original)  # fmt: skip
     return f"{line}; {unchecked}" if unchecked and (written or dry_run) else line
 
 
@@ -1059,6 +1065,7 @@ def _outcome_line(
     dry_run: bool,
     set_aside: tuple[str, ...],
     kept: tuple[str, ...],
+    original: OriginalFigure | None = None,
 ) -> str:
     """:func:`verdict_line` less what the net left unchecked."""
     from kernelopt.tuning.folder import config_text
@@ -1086,12 +1093,16 @@ def _outcome_line(
     best_text = config_text(changed or best)
     current_text = config_text({k: current[k] for k in changed if k in current} if current else None)
     left = f"{kernel_py} left unchanged"
+    # a retune over guards an earlier write left: the written kernel against the original computation (l131)
+    pace = original.pace() if original is not None else None
+    against = f"; {pace} than the original computation ({current_text}), re-timed beside it" if pace else ""
     if judgement.table:  # a per-bucket table, judged shape by shape
         if not judgement.better:
             return f"the current configuration stays: {judgement.reason}; {left}"
         line = judgement.reason  # one configuration judged shape by shape against a keyed list names itself
         if judgement.per_bucket:
             line = f"a per-bucket table (each shape's own best for its size): {line}"
+        line += against
         if written:
             return f"{line}; written to {kernel_py}"
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
@@ -1115,9 +1126,11 @@ def _outcome_line(
         return f"{_stays(result, current_text, best_text, best_at)} {by}, so it is not written; {left}"
     line = f"best {best_text}: {best_at}"
     if result.current_latency_us is not None and result.speedup is not None:
-        line += (
-            f", {result.speedup:.3g}x faster than the current {current_text} ({_latency(result.current_latency_us)})"
-        )
+        now = f"the current {current_text} ({_latency(result.current_latency_us)})"
+        if original is not None:  # a retune: the current ran with the guards an earlier write left (l131)
+            now = f"{kernel_py} as it runs now ({_latency(result.current_latency_us)}: {current_text} where its tuned "
+            now += "rows do not hold)"
+        line += f", {result.speedup:.3g}x faster than {now}{against}"
     elif current is not None:
         failed = next((r for r in result.results if r.config == current and r.outcome.value != "ok" and r.reason), None)
         if failed is not None:  # it ran and failed (past the candidate limit on a loaded machine, say)

@@ -443,6 +443,9 @@ class FolderTuning:
     list_as_written: str | None = None
     """Where the keyed list's autotuner, run as written, picked another configuration than the fastest pinned at a
     shape: the line that says so (:func:`list_as_written`)."""
+    against_original: OriginalFigure | None = None
+    """A written retune's figure against the original computation its earlier guards fall back to, re-timed beside
+    the written kernel after the session, or why there is none (:func:`_against_original`, leftovers27 l131)."""
     set_aside: tuple[tuple[str, str], ...] = ()
     """``SHAPES`` entries the kernel as written cannot run, set aside by the session ((label, the line that says so):
     :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`)."""
@@ -1258,7 +1261,7 @@ def _judged(
         checked = _checked_edit(tuning, evaluator, wall)
         tuning = judge_as_written(checked)
         if (against := _against_original(tuning, evaluator, wall)) is not None:
-            tuning = judge_as_written(checked, against)
+            tuning = replace(judge_as_written(checked, against), against_original=against)
     return replace(tuning, timed_on=_timed_on(prepared, evaluator))
 
 
@@ -1314,8 +1317,8 @@ def judge_as_written(tuning: FolderTuning, against: OriginalFigure | None = None
     if not ifs:  # the pick runs everywhere: the session's figures are the written kernel's
         return _noted(tuning, _retune_note(prepared, current, now_runs, against))
     plan = _table_plan(prepared, result.best_config, literal=_table_chosen(tuning)) if table else None
-    if table and plan is None:
-        return tuning
+    if table and plan is None:  # one configuration where a table was judged: its figures are the session's
+        return _noted(tuning, _retune_note(prepared, current, now_runs, against))
     served = _serving(tuning, *plan, _rows(tuning, *plan)) if plan is not None else {}
     judged: dict[str, Config] = {}
     runs: dict[str, Config] = {}
@@ -3716,6 +3719,10 @@ class TuneSummary(BaseModel):
         computed_by_shape: shape label -> knob -> the value that computation gave there, where the run told.
         guarded: the configuration a guard an earlier write left in kernel.py runs where it holds (the current
             configuration there, timed once as it: :func:`guarded_twin`); ``None`` without such a guard.
+        speedup_over_original: where such a guard holds at an entry and the retune writes, the original
+            computation's latency over the written kernel's, the two re-timed side by side after the session (the
+            sums over the entries; ``speedup`` is over kernel.py as it runs now); ``None`` otherwise (the edit's note
+            says why where none was measured; leftovers27 l131).
         current_list: the configurations of the keyed autotune list kernel.py runs, one picked per key at run time
             (:func:`judge_against_list`; ``current_config`` is its first): ``current_latency_us`` and each shape's
             ``current_latency_us`` are the fastest of them there; ``[]`` otherwise.
@@ -3773,6 +3780,7 @@ class TuneSummary(BaseModel):
     computed: dict[str, str] = Field(default_factory=dict)
     computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
     guarded: dict[str, Value] | None = None
+    speedup_over_original: float | None = None
     current_list: list[dict[str, Value]] = Field(default_factory=list)
     list_note: str | None = None
     list_as_written: str | None = None
@@ -3899,6 +3907,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         computed=computed_knobs(p),
         computed_by_shape=computed_by_shape(p),
         guarded=tuning.guarded,
+        speedup_over_original=tuning.against_original.speedup if tuning.against_original is not None else None,
         current_list=list(tuning.current_list),
         list_note=list_note(p),
         list_as_written=tuning.list_as_written,

@@ -58,11 +58,18 @@ class OriginalFigure:
         n = len(self.written_us)
         together = f"for its {n} shapes together" if n > 1 else f"at {next(iter(self.written_us))}"
         mine, theirs = sum(self.written_us.values()), sum(self.original_us.values())
-        pace = f"{speedup:.2f}x faster" if speedup >= 1 else f"{1 / speedup:.2f}x slower"
         return (
             f"against {fallback}, re-timed beside the written kernel after the session at each entry: "
-            f"{sig(mine)} us against {sig(theirs)} us {together}, {pace}"
+            f"{sig(mine)} us against {sig(theirs)} us {together}, {self.pace()}"
         )
+
+    def pace(self) -> str | None:
+        """``1.67x faster`` (or ``1.25x slower``): the written kernel against the original; ``None`` without a
+        figure."""
+        speedup = self.speedup
+        if speedup is None:
+            return None
+        return f"{speedup:.3g}x faster" if speedup >= 1 else f"{1 / speedup:.3g}x slower"
 
 
 def time_against_original(
