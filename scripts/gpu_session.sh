@@ -137,6 +137,9 @@
 #   breaker27  scripts/gpu_breaker27.sh: the twenty-seventh held-out trial's kernels (xformers' RMS norm with a fused
 #              add and its tiled matmul, torchao's searched int8 matmul, fla's gated layer norm) and its written forms
 #              compiled and correct at realistic sizes, tune --device cuda on three
+#   breaker28  scripts/gpu_breaker28.sh: the twenty-eighth held-out trial's kernels (FlagAttention's flash forward,
+#              LMDeploy's rotary embedding, W8A8 linear and paged fp8 KV-cache fill) and its written forms compiled
+#              and correct at realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -309,6 +312,7 @@ breaker24 600 scripts/gpu_breaker24.sh
 breaker25 600 scripts/gpu_breaker25.sh
 breaker26 600 scripts/gpu_breaker26.sh
 breaker27 600 scripts/gpu_breaker27.sh
+breaker28 600 scripts/gpu_breaker28.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

@@ -53,7 +53,7 @@ from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
 from kernelopt.tunables.dict_origin import COPIES, file_origin
 from kernelopt.tunables.filters import divisors, filter_sizes, layout_tiles
-from kernelopt.tunables.grains import grain_sizes
+from kernelopt.tunables.grains import grain_sizes, passed_grains, split_groups
 from kernelopt.tunables.groups import group_refusal
 from kernelopt.tunables.inline_guard import marked_tuned, read_inline_guard, read_statement_guard
 from kernelopt.tunables.kernel_params import parameter_kernel
@@ -1173,6 +1173,13 @@ class _Analyzer:
                 **quotient_divisors(kdef.node),
                 **divisors(kdef.node),
                 **grain_sizes(kdef.node),
+                # a group the data is split into under a knob's name (breaker28's q81: LMDeploy's GROUP_SIZE, an
+                # fp8 quantization group); other names keep their own reasons (a size of the problem)
+                **{
+                    k: why
+                    for k, why in {**split_groups(kdef.node), **passed_grains(kdef.node, self.jit_helpers)}.items()
+                    if knob_rule(k) is not None
+                },
                 **filter_sizes(kdef.node),
             }
         return self._filters[kernel].get(name)
@@ -1538,6 +1545,22 @@ class _Analyzer:
             f"'{expr.value}' is a size of the problem, unpacked from {self.code(value)} in {func.node.name.value}() "
             f"(line {binds[0].line}): another value is another problem, not the same one faster"
         )
+
+    def size_renamed(self, expr: cst.Name, func: _FuncInfo | None) -> str | None:
+        """:meth:`shape_unpacked`'s reason for ``expr`` or for the name it renames, followed through names each
+        bound once to the next (``BLOCK = block_size``, ``block_size = k_caches.size(s_dim)``); ``None`` where the
+        chain reaches anything else (a computation, a parameter, a name bound twice)."""
+        seen: set[str] = set()
+        while func is not None and expr.value not in seen:
+            seen.add(expr.value)
+            why = self.shape_unpacked(expr, func)
+            if why is not None:
+                return why
+            binds = func.locals.get(expr.value, [])
+            if len(binds) != 1 or not isinstance(binds[0].value, cst.Name):
+                return None
+            expr = binds[0].value
+        return None
 
     def module_literal(self, expr: cst.BaseExpression | None, at: cst.CSTNode) -> SourceLiteral | None:
         """The literal of a module-level name bound once to one and never changed, read at ``at`` where no
@@ -2437,6 +2460,10 @@ class _Analyzer:
                     "changes what the kernel computes"
                 ),
             )
+        elif performance and isinstance(expr, cst.Name) and (whole := self.size_renamed(expr, la.func)) is not None:
+            # the same size under another name (FlagAttention's BLOCK_DMODEL=D of ``B, H, M, D = q.shape``, LMDeploy's
+            # BLOCK = block_size of ``block_size = k_caches.size(s_dim)``, the cache's page): breaker28's q80
+            left, refused = True, f"{name}={expr.value} passes a size of the problem whole, not a choice: {whole}"
         elif performance and isinstance(expr, cst.Name):
             found = self.tuned_region(expr.value, la)
         elif performance and lit is None:

@@ -17,12 +17,14 @@ Pure: libcst nodes in, a line out.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 import libcst as cst
 
 from kernelopt.tunables.bindings import assigned_once
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.filters import constexpr_params
+from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import NODES_KEPT
 
 
@@ -78,6 +80,55 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
                 "quantization block that picks a scale, a count that groups slots), not a tile; another value reads "
                 "other elements, so it is held at its value"
             )
+    return out
+
+
+#: the calls whose arguments are a tensor's new shape (``x.reshape(M, N // G, G)``, ``tl.reshape(x, (M, N // G, G))``)
+_SPLITS = frozenset({"reshape", "view"})
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def split_groups(kernel: cst.FunctionDef) -> dict[str, str]:
+    """``tl.constexpr`` parameter -> why it is a group the data is split into: the whole divisor of an axis of a
+    reshape (LMDeploy's blocked fp8 quantization, ``x.reshape(M, N // GROUP_SIZE, GROUP_SIZE)`` under one scale a
+    group; its name is an L2 swizzle's, breaker28's q81). A tile split into pairs divides by a literal (``(BLOCK //
+    2, 2)``) and is no such group. Read once per node (the cached dict is shared: callers copy it)."""
+    params = constexpr_params(kernel)
+    out: dict[str, str] = {}
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in _SPLITS):
+            continue
+        for part in (n for a in node.args for n in walk(a.value)):
+            if not (isinstance(part, cst.BinaryOperation) and isinstance(part.operator, cst.FloorDivide)):
+                continue
+            name = part.right.value if isinstance(part.right, cst.Name) else None
+            if name in params and name not in out and name not in _names(part.left):
+                split = cst.Module([]).code_for_node(node)
+                out[name] = (
+                    f"'{name}' splits an axis of the data into groups ({split}): a grain of what the kernel computes "
+                    "(a group under one scale), not a tile or the programs' order; another value groups other "
+                    "elements, so it is held at its value"
+                )
+    return out
+
+
+def passed_grains(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef]) -> dict[str, str]:
+    """``tl.constexpr`` parameter of ``kernel`` -> why: the kernel passes it as a parameter that a ``@triton.jit``
+    helper of ``helpers`` (by name) splits its data by (:func:`split_groups`; LMDeploy's ``_quant_blocked_fp8(k,
+    fp8_min, fp8_max, dtype, GROUP_SIZE, ROUND_SCALE)``)."""
+    params = constexpr_params(kernel)
+    out: dict[str, str] = {}
+    for node in walk(kernel.body):
+        helper = helpers.get(dotted(node.func)) if isinstance(node, cst.Call) else None
+        groups = split_groups(helper) if helper is not None and helper is not kernel else {}
+        if not groups:
+            continue
+        names = [p.name.value for p in params_of(helper)]
+        for i, arg in enumerate(node.args):
+            target = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None
+            passed = arg.value.value if isinstance(arg.value, cst.Name) and not arg.star else None
+            if target in groups and passed in params and passed not in out:
+                out[passed] = f"'{passed}' is {dotted(node.func)}()'s {target}: {groups[target]}"
     return out
 
 

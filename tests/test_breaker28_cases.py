@@ -1,0 +1,218 @@
+"""Issue 32's twenty-eighth held-out trial, as a new user runs it (tests/data/breaker28/README.md: four public Triton
+kernels from FlagAttention and LMDeploy: FlagAttention's flash attention forward, its settings from a table keyed by
+the device's capability and its mask flags computed from the chosen blocks; LMDeploy's rotary embedding of the query
+and key in one launch, every stride a constexpr and a head count under a block's name; LMDeploy's W8A8 linear, a
+per-token int8 quantization then an autotuned int8 GEMM that splats a helper's dict; LMDeploy's paged KV-cache fill
+with blocked fp8 quantization, the cache's page size under a block's name and the quantization group under an L2
+swizzle's). Each finding is a test: each original once in Triton's interpreter at a small odd size against its
+reference (``_all_correct``: NaN around the inputs and the outputs), the defects' own cases, the forms ``tune``
+writes for GPU picks checked at sizes the ``SHAPES`` do not name, and the GPU test the lead's session runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gpu_correct import Ran, costly_picks
+from tests.test_breaker7_cases import _all_correct
+
+DATA = Path(__file__).parent / "data" / "breaker28"
+
+#: one small size each original has not been checked at, odd where the kernel allows it (the W8A8 linear's K a
+#: multiple of its list's BLOCK_K, 128: its K tail loads take ``other=None``; the fp8 fill's head a multiple of its
+#: group, 64; a page of 4 slots, one new token past a page's end)
+SMALL: dict[str, dict[str, int]] = {
+    "flag_flash": {"B": 1, "H": 1, "M": 33, "N": 65, "D": 16, "CAUSAL": 1},
+    "lmd_rope": {"S": 33, "Hq": 3, "Hk": 1, "D": 32, "R": 32},
+    "lmd_w8a8": {"M": 17, "N": 65, "K": 128},
+    "lmd_fill_fp8": {"batch": 2, "Q": 9, "hist": 5, "H": 1, "D": 64, "BS": 4},
+}
+
+
+@pytest.mark.timeout(180)
+def test_each_original_is_right_at_a_small_odd_size() -> None:
+    """The four kernels as their authors launch them, each once in the interpreter at a size no entry names
+    (FlagAttention's forward through its table's last branch, causal over 33 queries and 65 keys, both masked;
+    LMDeploy's rope over 33 tokens, two programs of 16 and a wrapped one; its per-token quantization and autotuned
+    int8 GEMM over wrapped rows and columns; its fp8 cache fill over pages of 4 slots)."""
+    for name, size in SMALL.items():
+        _all_correct(DATA / name, [size])
+
+
+# ------------------------------------------------------------------------------------- the defects
+
+
+def _found(name: str, source: str | None = None) -> dict[str, object]:
+    from kernelopt.tunables.analysis import discover_source
+
+    text = source if source is not None else (DATA / name / "kernel.py").read_text()
+    return {t.key: t for t in discover_source(text)}
+
+
+def test_q80_a_block_bound_to_a_size_of_the_problem_through_a_name_is_no_knob() -> None:
+    """Seen on 2026-12-07: ``tunables`` on flag_flash listed ``BLOCK_DMODEL`` (``BLOCK_DMODEL=D`` of ``B, H, M, D =
+    q.shape``: the head dimension) as a computed setting "tuned where it is computed ... a table by size", and ``tune
+    --device cpu`` spent 14 of its 24 candidates on other head sizes (7 worker crashes reading out of bounds, 7 wrong
+    results); on lmd_fill_fp8 it offered ``BLOCK`` (``BLOCK = block_size``, ``block_size = k_caches.size(s_dim)``: the
+    cache's page size, which picks each token's page and slot) the same way. A launch name followed through its
+    renames to a size unpacked from a shape, or one size of a tensor, is refused as a size passed whole; a block
+    computed from a size is still a knob."""
+    flash = _found("flag_flash")
+    why = flash["_fwd_kernel:BLOCK_DMODEL"].refused_reason or ""  # type: ignore[attr-defined]
+    assert "BLOCK_DMODEL=D passes a size of the problem whole, not a choice: 'D' is a size of the problem, " in why
+    assert "unpacked from q.shape in flash_attention_forward() (line 30)" in why, why
+    assert flash["_fwd_kernel:BLOCK_M"].refused_reason is None  # type: ignore[attr-defined]
+
+    fill = _found("lmd_fill_fp8")
+    why = fill["_fill_kv_cache_blocked_fp8_kernel:BLOCK"].refused_reason or ""  # type: ignore[attr-defined]
+    assert "'block_size' is a size of the problem, k_caches.size(s_dim) in fill_kv_cache_blocked_fp8()" in why, why
+    assert fill["_fill_kv_cache_blocked_fp8_kernel:BLOCK_D"].refused_reason is None  # type: ignore[attr-defined]
+
+    source = (DATA / "flag_flash" / "kernel.py").read_text()
+    rounded = source.replace("BLOCK_DMODEL=D,", "BLOCK_DMODEL=BD,").replace(
+        "        divisible_m = M % BLOCK_M == 0\n",
+        "        BD = triton.next_power_of_2(D)\n        divisible_m = M % BLOCK_M == 0\n",
+    )
+    assert rounded.count("BD") == 2
+    site = _found("flag_flash", rounded)["_fwd_kernel:BLOCK_DMODEL"]
+    assert site.refused_reason is None and site.kind.value == "computed_setting", site  # type: ignore[attr-defined]
+
+
+def test_q81_a_group_the_data_is_split_into_under_a_swizzle_s_name_is_no_knob() -> None:
+    """Seen on 2026-12-07: ``tunables`` on lmd_fill_fp8 listed ``GROUP_SIZE`` (passed to the helper
+    ``_quant_blocked_fp8``, which reshapes each row ``x.reshape(M, N // GROUP_SIZE, GROUP_SIZE)`` under one fp8 scale a
+    group) as a knob of category l2_rasterization, the name of a GEMM's grouped program order, and ``tune`` searched
+    it beside the blocks: another group quantizes other values and writes other scales. A constexpr that divides an
+    axis of a reshape, in the kernel or in a jit helper it is passed to, is a grain of the data; a GEMM's
+    ``GROUP_SIZE_M`` read in program-id arithmetic stays a knob, and a tile split into pairs by a literal is no
+    group."""
+    import libcst as cst
+
+    from kernelopt.tunables.grains import split_groups
+
+    why = _found("lmd_fill_fp8")["_fill_kv_cache_blocked_fp8_kernel:GROUP_SIZE"].refused_reason or ""  # type: ignore[attr-defined]
+    assert why.startswith("'GROUP_SIZE' is _quant_blocked_fp8()'s GROUP_SIZE: 'GROUP_SIZE' splits an axis"), why
+    assert "(x.reshape(M, N // GROUP_SIZE, GROUP_SIZE))" in why, why
+    assert _found("lmd_w8a8")["_linear:GROUP_SIZE_M"].refused_reason is None  # type: ignore[attr-defined]
+
+    pairs = cst.parse_module(
+        "@triton.jit\ndef k(x, BLOCK: tl.constexpr, G: tl.constexpr):\n"
+        "    a = tl.reshape(tl.load(x + tl.arange(0, BLOCK)), (BLOCK // 2, 2))\n"
+        "    b = tl.reshape(a, (BLOCK // G, G))\n"
+    ).body[0]
+    assert isinstance(pairs, cst.FunctionDef)
+    assert set(split_groups(pairs)) == {"G"}
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes for three of the trial's kernels when its session (a GPU's space) picks these, checked on the
+#: GPU and written on the CPU too (:func:`test_the_gpu_picks_are_written_on_the_cpu`): FlagAttention's blocks a table
+#: after its device table (the mask flags computed after it follow); LMDeploy's W8A8 list pinned to a smaller tile
+#: (K steps of 64 inside the original's multiples of 128); its fp8 fill's head block a table over the computation
+#: (wider than the head: the wrapped features quantized and masked off)
+GPU_PICKS = {
+    "flag_flash": {"BLOCK_M": 128, "BLOCK_N": 64},
+    "lmd_w8a8": {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    "lmd_fill_fp8": {"BLOCK_D": 256},
+}
+
+#: (folder, sizes) of the originals on the GPU: the small odd size and realistic ones (256 MB - 1 GB a tensor where
+#: memory matters)
+GPU_SIZES: dict[str, list[dict[str, int]]] = {
+    "flag_flash": [
+        SMALL["flag_flash"],
+        {"B": 2, "H": 8, "M": 4096, "N": 4096, "D": 128, "CAUSAL": 1},
+        {"B": 2, "H": 8, "M": 3001, "N": 5003, "D": 64, "CAUSAL": 0},
+    ],
+    "lmd_rope": [
+        SMALL["lmd_rope"],
+        {"S": 32768, "Hq": 32, "Hk": 8, "D": 128, "R": 128},
+        {"S": 4097, "Hq": 5, "Hk": 3, "D": 80, "R": 80},
+    ],
+    "lmd_w8a8": [SMALL["lmd_w8a8"], {"M": 8192, "N": 8192, "K": 8192}, {"M": 4097, "N": 3001, "K": 4096}],
+    "lmd_fill_fp8": [
+        SMALL["lmd_fill_fp8"],
+        {"batch": 16, "Q": 512, "hist": 1000, "H": 8, "D": 128, "BS": 64},
+        {"batch": 64, "Q": 1, "hist": 4093, "H": 8, "D": 576, "BS": 64},
+    ],
+}
+
+#: past 2**31 elements, by reading: FlagAttention's ``off_z * stride_qz`` and ``offs_m * stride_qm`` are int32 (wrong
+#: past 2**31 elements of q as written); LMDeploy's rope offsets ``pos_offset * stride_qs`` with constexpr strides in
+#: int32, its W8A8 GEMM ``offs_am * stride_am`` int32, its fp8 fill ``block_off`` int64 (a page's start) but
+#: ``q_offs * stride_kss`` int32: each wrong there as written, and no written form changes index arithmetic
+
+#: the written forms' sizes: none a SHAPES entry names, odd ones, past the tables' rows, realistic ones
+GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
+    "flag_flash": [
+        {"B": 1, "H": 3, "M": 129, "N": 257, "D": 32, "CAUSAL": 1},
+        {"B": 2, "H": 8, "M": 4096, "N": 4097, "D": 128, "CAUSAL": 0},
+        {"B": 3, "H": 4, "M": 1000, "N": 1000, "D": 64, "CAUSAL": 1},
+    ],
+    "lmd_w8a8": [{"M": 7, "N": 5, "K": 128}, {"M": 4097, "N": 3001, "K": 4096}, {"M": 8192, "N": 8192, "K": 8192}],
+    "lmd_fill_fp8": [
+        {"batch": 3, "Q": 17, "hist": 9, "H": 3, "D": 192, "BS": 16},
+        {"batch": 16, "Q": 512, "hist": 1000, "H": 8, "D": 128, "BS": 64},
+        {"batch": 64, "Q": 1, "hist": 4093, "H": 8, "D": 64, "BS": 128},
+    ],
+}
+
+
+@costly_picks
+@pytest.mark.timeout(300)
+def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
+    """Every pick of the GPU test is written by the CPU's logic as the GPU test expects, and each written kernel holds
+    in the interpreter at a size no entry names (odd sizes, one past a block, past a table's rows)."""
+    from tests.gpu_correct import written_files, written_hold
+
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    flash = written["flag_flash"].read_text()
+    assert "            BLOCK_M = 128\n            BLOCK_N = 64\n" in flash and "kernelopt: tuned" in flash, flash
+    w8a8 = written["lmd_w8a8"].read_text()
+    assert 'configs=[triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3)]' in w8a8
+    fill = written["lmd_fill_fp8"].read_text()
+    assert "        BLOCK_D = 256\n" in fill, fill
+    small = {
+        "flag_flash": [{"B": 1, "H": 1, "M": 129, "N": 65, "D": 32, "CAUSAL": 1}],  # one past a block of 128 rows
+        "lmd_w8a8": [{"M": 65, "N": 129, "K": 256}],  # one past a block of each
+        "lmd_fill_fp8": [{"batch": 2, "Q": 3, "hist": 6, "H": 2, "D": 192, "BS": 8}],  # a head of three groups in 256
+    }
+    written_hold(DATA, written, small, tmp_path, _all_correct)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_twenty_eighth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the four originals (:data:`GPU_SIZES`: FlagAttention's
+    forward causal over 4 x 16 heads of 4096 and at odd lengths, through its device table's branch for the card;
+    LMDeploy's rope over 32768 tokens and at an odd count; its W8A8 linear at 8192 cubed and at odd M / N; its fp8
+    cache fill for a prefill of 16 x 1024 tokens and a decode step of 64 sequences of a 576-wide head), and the forms
+    ``tune`` writes (:data:`GPU_PICKS`), correct at sizes no entry names (:data:`GPU_WRITTEN_SIZES`)."""
+    from tests.gpu_correct import trial_holds
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    trial_holds(DATA, GPU_SIZES, GPU_PICKS, GPU_WRITTEN_SIZES, _within_an_fp8_step, tmp_path)
+
+
+def _within_an_fp8_step(ran: Ran) -> bool | str:
+    """:func:`~tests.test_breaker7_cases._outputs_checked`, but an fp8 output within one fp8 step of the reference's
+    (e4m3's 3 mantissa bits: a relative 2**-3): a GPU's ``x / scale`` may round an ulp off torch's on the CPU and move
+    a value across an fp8 rounding boundary (breaker10's fp8_row, docs/faults.md); a page or slot written wrong differs
+    by far more."""
+    import torch
+
+    from tests.test_breaker7_cases import _leaves, _outputs_checked
+
+    got, want = _leaves(ran.got), _leaves(ran.want)
+    if not any(w.dtype == torch.float8_e4m3fn for w in want):
+        return _outputs_checked(ran)
+    far = [
+        i
+        for i, (g, w) in enumerate(zip(got, want, strict=True))
+        if not torch.allclose(g.float(), w.float(), rtol=2**-3, atol=2**-9)
+    ]
+    return not far or f"outputs {far} beyond one fp8 step"
