@@ -147,7 +147,7 @@ GPU_SIZES: dict[str, list[dict[str, int]]] = {
 #: the written forms' sizes: none a SHAPES entry names, odd ones, past the tables' rows, realistic ones
 GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
     "flag_flash": [
-        {"B": 1, "H": 3, "M": 129, "N": 257, "D": 32, "CAUSAL": 1},
+        {"B": 1, "H": 3, "M": 257, "N": 129, "D": 32, "CAUSAL": 1},  # M > N: 128 causal rows see no key
         {"B": 2, "H": 8, "M": 4096, "N": 4097, "D": 128, "CAUSAL": 0},
         {"B": 3, "H": 4, "M": 1000, "N": 1000, "D": 64, "CAUSAL": 1},
     ],
@@ -216,3 +216,18 @@ def _within_an_fp8_step(ran: Ran) -> bool | str:
         if not torch.allclose(g.float(), w.float(), rtol=2**-3, atol=2**-9)
     ]
     return not far or f"outputs {far} beyond one fp8 step"
+
+
+def test_q82_fp8_inputs_are_told_apart_across_seeds_without_nan_to_num() -> None:
+    """Seen on 2026-12-07: ``batch --device cpu`` on lmd_fill_fp8 (its paged caches ``float8_e4m3fn`` inputs the
+    kernel fills in place) passed its check, then ended ERROR "the problem's reference failed: timing ... building the
+    inputs (reference.py get_inputs): ... NotImplementedError: "nan_to_num" not implemented for 'Float8_e4m3fn'":
+    the harness's own test of whether two seeds' inputs are the same values (:func:`same_values`) called
+    ``nan_to_num`` on every floating tensor. An fp8 tensor is compared by its float32 values (NaN equal to NaN)."""
+    import torch
+
+    from kernelopt.harness.inputs import same_values
+
+    a = torch.tensor([1.0, float("nan"), -2.5]).to(torch.float8_e4m3fn)
+    assert same_values([a, torch.ones(2)], [a.clone(), torch.ones(2)])
+    assert not same_values([a], [torch.tensor([1.0, float("nan"), 3.0]).to(torch.float8_e4m3fn)])

@@ -379,15 +379,21 @@ def build_inputs(
 
 
 def same_values(a: Any, b: Any) -> bool:
-    """True when the floating tensors of ``a`` and ``b`` are equal (NaN equal to NaN)."""
+    """True when the floating tensors of ``a`` and ``b`` are equal (NaN equal to NaN; an fp8 tensor, which has no
+    ``nan_to_num``, by its float32 values: breaker28's q82, LMDeploy's fp8 KV caches among the inputs)."""
     ta = [t for t in tensors_in(a) if t.is_floating_point()]
     tb = [t for t in tensors_in(b) if t.is_floating_point()]
     if len(ta) != len(tb) or not ta:
         return False
     return all(
-        x.shape == y.shape and bool(torch.equal(x.nan_to_num(0.0), y.nan_to_num(0.0)))
-        for x, y in zip(ta, tb, strict=True)
+        x.shape == y.shape and bool(torch.equal(_nan_zeroed(x), _nan_zeroed(y))) for x, y in zip(ta, tb, strict=True)
     )
+
+
+def _nan_zeroed(t: torch.Tensor) -> torch.Tensor:
+    """``t`` with its NaNs as 0 (a one-byte float, fp8, widened to float32 first: torch has no ``nan_to_num`` for
+    it)."""
+    return (t.float() if t.element_size() == 1 else t).nan_to_num(0.0)
 
 
 PERMUTED_NOTE = (

@@ -3,8 +3,9 @@ import math
 import torch
 
 # q (B, H, M, D), k, v (B, H, N, D) float16, causal a flag (a 0-d int tensor; causal rows see the P_SEQ = N - M keys
-# before their own); out = softmax(q k^T / sqrt(D)) v (float16) and L = the rows' log-sum-exp (float32). M and N any
-# length (masks unless a block divides them), D in {16, 32, 64, 128}
+# before their own; with M > N the first M - N rows see none: 0 and -inf); out = softmax(q k^T / sqrt(D)) v (float16)
+# and L = the rows' log-sum-exp (float32). M and N any length (masks unless a block divides them), D in {16, 32, 64,
+# 128}
 SHAPES = [
     {"B": 1, "H": 2, "M": 64, "N": 64, "D": 64, "CAUSAL": 1},
     {"B": 2, "H": 1, "M": 50, "N": 77, "D": 32, "CAUSAL": 1},
@@ -29,5 +30,6 @@ def reference(q, k, v, causal):
         rows = torch.arange(M, device=q.device)[:, None] + (N - M)
         s = s.masked_fill(rows < torch.arange(N, device=q.device)[None, :], float("-inf"))
     lse = torch.logsumexp(s, -1)
-    out = torch.softmax(s, -1) @ v.double()
+    # a causal row before every key (M > N) sees none: the kernel writes 0 and a log normalizer of -inf there
+    out = (torch.softmax(s, -1) @ v.double()).nan_to_num(0.0)
     return out.half(), lse.float()
