@@ -70,10 +70,10 @@ def tell_apart(
     high = entries.get(label)
     values = past_partials(rise, [config, original or {}])
     if values is None or high is None or rise.name not in high.kwargs:
-        reason = "its size past the splits would pass the most an accuracy-only size may be"
+        unrun = "its size past the splits would pass the most an accuracy-only size may be"
         if values is not None:
-            reason = f"{rise.name} is no argument of get_inputs at {label}"
-        return TellApart(False, label, f"{why} (not told apart: {reason})")
+            unrun = f"{rise.name} is no argument of get_inputs at {label}"
+        return TellApart(False, label, f"{why} (not told apart: {unrun})")
     shape = ProblemShape(kwargs={**high.kwargs, rise.name: values[rise.name]}, constants=high.constants)
     size = shape.label()
     ours_src = primary.apply(config)
