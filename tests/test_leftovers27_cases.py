@@ -120,7 +120,9 @@ def _session(primary: Primary, originals: tuple[float, ...]) -> Any:
     return Shapes()
 
 
-@pytest.mark.parametrize("case", ["m24 split_k=16", "split_k=2", "original fails there", "no time left"])
+@pytest.mark.parametrize(
+    "case", ["m24 split_k=16", "split_k=2", "original fails there", "pick fails there", "no time left"]
+)
 def test_l130_an_ambiguous_refusal_is_judged_again_at_a_size_past_its_splits(case: str) -> None:
     """l130: the session's rule (``ShapesEvaluator._accurate``) refused the H100's m24 tiles (split_k=16 over
     block_k=128, num_warps=4: 1.06 to 1.24 times the original's error at the entries, rising along K 2.2 times as fast)
@@ -129,7 +131,7 @@ def test_l130_an_ambiguous_refusal_is_judged_again_at_a_size_past_its_splits(cas
     size, judged with the entries: with the H100's figures at 8192 (l42: the same tiles with num_warps=8, 7.49e-4
     against the original's 8.88e-4) kept; l42's split_k=2 (1.30e-3 against 8.88e-4 there) still refused, at that size.
     Where the size tells nothing (the original failing there, the session's time spent) the refusal stands, its line
-    saying why."""
+    saying why; a pick failing its check there where the original passes is refused for that."""
     from kernelopt.tuning.accuracy import LESS_ACCURATE
     from kernelopt.tuning.candidate import Config, Outcome, Result
 
@@ -146,6 +148,8 @@ def test_l130_an_ambiguous_refusal_is_judged_again_at_a_size_past_its_splits(cas
         at = {"candidate": L42[M24_NW8]["errors"][AT_8192][1], "original": L42[M24_NW8]["errors"][AT_8192][0]}
         if case == "original fails there":
             at["original"] = Outcome.WRONG_RESULT
+        if case == "pick fails there":
+            at["candidate"] = Outcome.WRONG_RESULT
     primary = Primary(at, None if case == "no time left" else 60.0)
     session = _session(primary, originals)
     by = {
@@ -171,6 +175,11 @@ def test_l130_an_ambiguous_refusal_is_judged_again_at_a_size_past_its_splits(cas
             "rises along K"
         ), got.reason
         assert len(primary.ran) == 2
+    elif case == "pick fails there":  # a failure where the original passes is its own refusal
+        assert got.reason == (
+            "at M=64,N=64,K=8192, a size past its splits derived from the SHAPES entry M=64,N=64,K=2500, where the "
+            "original passes: wrong_result: differs from the reference at 12 of 4096 elements"
+        ), got.reason
     elif case == "original fails there":
         assert got.reason.startswith("on the SHAPES entry M=64,N=64,K=2500: its error rises along K"), got.reason
         assert got.reason.endswith(

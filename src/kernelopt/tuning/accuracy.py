@@ -90,7 +90,8 @@ ROUNDOFF_SHARE = 0.125
 #: (benchmarks/accuracy_margins.py's split-K model, leftovers27 l130; the H100's 512 x 512 x 8192, leftovers26 l110)
 PAST_SPLIT = 2
 
-#: the most an accuracy-only size's product of sizes may be, times the largest entry's: past it the size is not run
+#: the most an accuracy-only size's product of sizes may be, times the larger of the entries at the rise's two ends
+#: (:attr:`ChainRise.low`, :attr:`ChainRise.high`): past it the size is not run
 #: and the refusal stands (its line says so); split_k=64 over block_k=512 at ai_splitk's 64 x 64 x 2500 is 26 times
 PAST_MOST = 64
 
@@ -268,7 +269,7 @@ def past_partials(
     original's) split times tile along it (a knob of the split-K family times one of the K-tile family, 1 where it
     names none): past it every split has a tile, so each count of rounded partial adds is flat while a longer chain
     keeps growing (leftovers26 l110; leftovers27 l130). ``None`` where its product of sizes would pass ``most`` times
-    the largest entry's (too large to run for accuracy alone)."""
+    the larger of the entries at the rise's two ends (too large to run for accuracy alone)."""
     values = dict(rise.high.values)
     reach = values[rise.name]
     for config in configs:

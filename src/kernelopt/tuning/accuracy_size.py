@@ -95,10 +95,11 @@ def tell_apart(
         return TellApart(False, label, f"{why} (not told apart: no time left to run {size})")
     outcome, reason = primary.check_at(ours_src, shape, limit)
     ours = primary.error_at(ours_src, shape)
-    if outcome is not Outcome.OK or ours is None:
-        said = f"{outcome.value}: {reason}" if outcome is not Outcome.OK else "its error not measured"
+    if outcome is not Outcome.OK:  # a failure where the original passes: its own refusal
         failed = f"at {size}, a size past its splits derived from the SHAPES entry {label}, where the original passes"
-        return TellApart(False, label, f"{failed}: {said}", size)
+        return TellApart(False, label, f"{failed}: {outcome.value}: {reason}", size)
+    if ours is None or ours.rel_err is None:
+        return TellApart(False, label, f"{why} (not told apart: its error at {size} not measured)", size)
     assert theirs.rel_err is not None
     found = across_entries([*errors, EntryError(size, ours, theirs.rel_err, values)])
     if found is None:
