@@ -27,6 +27,7 @@ from kernelopt.tunables.bindings import (
     element_read,
     held_path,
     path_parts,
+    reached_names,
     through_names,
     unpacking,
 )
@@ -5276,17 +5277,30 @@ def _descriptor_last_sides(an: _Analyzer, kernel: str | None) -> frozenset[SideS
     """The knobs the ``@triton.jit`` kernel ``kernel`` passes as the last side of a ``tl.make_tensor_descriptor``'s
     ``block_shape``, each with its scaling: a name (``BLOCK_N``), a name times or over an integer (``BLOCK_N // 2``,
     an epilogue stored in halves: wrongkernel26, v121), each branch of a conditional (``BLOCK_N if not SUBTILE else
-    BLOCK_N // 2``: either may run)."""
+    BLOCK_N // 2``: either may run); the shape read through a local bound once to it; a side or shape in a form not
+    read, each name its value may read with :data:`UNREAD_SIDE` (wrongkernel30, v152: ``block_shape=block`` was read
+    as no shape, and ``tunables --set BLOCK_N=4`` of 8 wrote a bf16 descriptor Triton refuses)."""
     kdef = an.jit_kernel(kernel)
     if kdef is None:
         return frozenset()
     out: set[SideScale] = set(_host_descriptor_sides(an.module))
+    once = assigned_once(kdef.node)
     for n in walk(kdef.node.body):
         if isinstance(n, cst.Call) and (_dotted(n.func) or "").split(".")[-1] == "make_tensor_descriptor":
             shape = call_args(n, DESCRIPTOR_ARGS).get("block_shape")
+            if isinstance(shape, cst.Name) and shape.value in once:  # ``block = (BLOCK_M, BLOCK_N)``: v152
+                shape = once[shape.value]
             if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
-                out |= _side_scales(shape.elements[-1].value)
+                last = shape.elements[-1].value
+                out |= _side_scales(last) or {(k, *UNREAD_SIDE) for k in reached_names(last, kdef.node)}
+            elif shape is not None:  # a shape kernelopt does not read: each name it may hold, its side unknown
+                out |= {(k, *UNREAD_SIDE) for k in reached_names(shape, kdef.node)}
     return frozenset(out)
+
+
+#: The scaling of a descriptor's last side kernelopt does not read (:func:`_descriptor_last_sides`): unknown, so the
+#: knob is held at the original's value (:func:`_descriptor_floor`), which serves every dtype it served
+UNREAD_SIDE = (0, 1)
 
 
 #: a host-side ``TensorDescriptor``'s makers and the arguments each takes, its block shape among them
@@ -5415,11 +5429,16 @@ def _descriptor_floor(s: Site, legal: Legality, last_sides: frozenset[SideScale]
     if not scales or not is_int(s.value):
         return legal
     value = int(s.value)  # type: ignore[arg-type]
-    # the least knob k with k * m // d at the side's floor, the original's side or 16 values, whichever is less
-    floor = max(-(-min(value * m // d, DESCRIPTOR_LAST_BYTES) * d // m) for m, d in scales)
+    # the least knob k with k * m // d at the side's floor, the original's side or 16 values, whichever is less; a
+    # side not read (m 0), the original's value
+    floor = max(-(-min(value * m // d, DESCRIPTOR_LAST_BYTES) * d // m) if m else value for m, d in scales)
     if legal.minimum is not None and legal.minimum >= floor:
         return legal
-    scaled = [f"{s.name} * {m} // {d}".replace(" * 1", "").replace(" // 1", "") for m, d in scales if (m, d) != (1, 1)]
+    scaled = [
+        f"{s.name} * {m} // {d}".replace(" * 1", "").replace(" // 1", "") if m else "in a form kernelopt does not read"
+        for m, d in scales
+        if (m, d) != (1, 1)
+    ]
     side = f" (its side {', '.join(scaled)})" if scaled else ""
     why = (
         f"a tensor descriptor's last block side{side} holds {DESCRIPTOR_LAST_BYTES} bytes (Triton's "

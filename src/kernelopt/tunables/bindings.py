@@ -29,7 +29,7 @@ Pure: libcst nodes in, names and nodes out.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -270,3 +270,68 @@ def rebound(fn: cst.FunctionDef) -> frozenset[str]:
     """The names ``fn`` binds more than once (a parameter assigned in the body counts twice): names that may hold
     another value where they are read again."""
     return frozenset(name for name, values in bindings(fn).items() if len(values) > 1)
+
+
+def reached_values(start: Sequence[cst.CSTNode], fn: cst.FunctionDef) -> list[cst.CSTNode]:
+    """``start`` and every value its names take in ``fn``, followed through every binding of each name: an
+    assignment's (the element a paired unpacking takes, the whole value of one that does not pair), an augmented
+    assignment's, a walrus's, a loop's iterable, a ``with``'s item, a nested function's body, and the test of each
+    ``if``, loop and conditional expression a binding stands under (``g = 0; for _ in range(0, n, BLOCK): g += 1``:
+    ``g`` is counted by the loop). The one reading of where a value may come from for the rules that fail closed
+    (the guard's unread counts and grids, a block shape kernelopt does not read): a name bound in no way read here
+    (a parameter, a global, an import) is a leaf."""
+    values: dict[str, list[cst.CSTNode]] = {}
+
+    def bind(name: str, value: cst.CSTNode | None, tests: Sequence[cst.CSTNode]) -> None:
+        values.setdefault(name, []).extend([*([value] if value is not None else []), *tests])
+
+    def visit_node(node: cst.CSTNode, tests: tuple[cst.CSTNode, ...]) -> None:
+        if isinstance(node, cst.FunctionDef) and node is not fn:
+            bind(node.name.value, node.body, tests)
+            return
+        for b in made_by(node):
+            if isinstance(node, cst.Assign | cst.AnnAssign):
+                bind(b.name, b.taken if b.taken is not None and b.value is None else node.value, tests)
+            elif isinstance(node, cst.AugAssign | cst.NamedExpr):
+                bind(b.name, node.value, tests)
+            elif isinstance(node, cst.For):
+                bind(b.name, node.iter, tests)
+            elif isinstance(node, cst.WithItem):
+                bind(b.name, node.item, tests)
+        if isinstance(node, cst.CompFor):  # ``g`` of ``all(g < 65536 for g in grid)``: each element of ``grid``
+            for name in read_names(node.target):
+                bind(name, node.iter, tests)
+        inner = (
+            (node.iter,)
+            if isinstance(node, cst.For)
+            else (node.test,)
+            if isinstance(node, cst.If | cst.While | cst.IfExp)
+            else ()
+        )
+        for child in child_nodes(node):
+            visit_node(child, tests + inner if child not in inner else tests)
+
+    visit_node(fn.body, ())
+    out = list(start)
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        for name in read_names(todo.pop()) - seen:
+            seen.add(name)
+            out += values.get(name, [])
+            todo += values.get(name, [])
+    return out
+
+
+def read_names(expr: cst.CSTNode) -> set[str]:
+    """The names ``expr`` reads, a lambda's body included, not an attribute's own name (``cdiv`` of
+    ``triton.cdiv``)."""
+    nodes = walk(expr)
+    attrs = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+    return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in attrs}
+
+
+def reached_names(start: cst.CSTNode, fn: cst.FunctionDef) -> set[str]:
+    """Every name ``start`` reads or a value it takes in ``fn`` reads (:func:`reached_values`): the constexprs a
+    block shape kernelopt does not read may hold, read as unknown."""
+    return {name for value in reached_values([start], fn) for name in read_names(value)}

@@ -43,6 +43,8 @@ from kernelopt.tunables.bindings import (
     element_read,
     element_spellings,
     made_by,
+    reached_values,
+    read_names,
 )
 from kernelopt.tunables.blocks import (
     BLOCK_PTR_ARGS,
@@ -324,6 +326,7 @@ def _requirements(
         out += _kernel_divisions(call, kernel, pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line, kernel)
         out += _unpaired_counts(fn, call, pos[written].start.line)
+        out += _unread_grids(fn, call, kernel, pos[written].start.line, helpers or {})
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
@@ -339,7 +342,13 @@ def _requirements(
                 out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, e=every: e, floor=True)
                 jit = (kernels or {}, imported)
                 out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
-    out += _asserted_counts(fn, pos, helpers or {})
+    launched_tiles = {
+        tile
+        for _, call in _launch_calls(fn)
+        if isinstance(call.func, cst.Subscript) and (k := (kernels or {}).get(dotted(call.func.value))) is not None
+        for tile in _launch_tiles(call, k)
+    }
+    out += _asserted_counts(fn, pos, helpers or {}, launched_tiles)
     for written, call in _launch_calls(fn):  # after a host assert's reading of the same padded size (v97's)
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
@@ -389,6 +398,79 @@ def _requirements(
                 others = tiles[:i] + tiles[i + 1 :]
                 out.append(Divides(one, size, line, why, factors=others, times=literal, times_before=literal))
     return out
+
+
+#: Why a grid whose count of tiles is not read gets no guard by a size (:func:`_unread_grids`)
+_UNREAD_GRID = "the grid's count of tiles is not read, so no guard by a size can be written"
+
+
+def _unread_grids(
+    fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int, helpers: Mapping[str, cst.FunctionDef]
+) -> list[Divides]:
+    """A tile the launch ``call`` of a kernel without masks passes it that its grid's value names (through every
+    binding of ``fn``, :func:`_tile_reading`) though kernelopt reads no count of it there (``from triton import cdiv
+    as cd`` then ``cd(n, BLOCK)``, ``getattr(triton, "cdiv")(n, BLOCK)``, ``triton.cdiv(*sizes)``, ``int((n + BLOCK
+    - 1) / BLOCK)``, ``len(range(0, n, BLOCK))``, a loop counting tiles, a helper of another module): the count is
+    unknown, not unbounded, so a divisor of the original holds (it covers every size the original covered in whole
+    tiles) and any other tile is refused (wrongkernel30, v149: ``BLOCK = 512`` over 256 was written plainly, its
+    unmasked loads reading past the end at n = 768). A tile that is itself a grid's count (``(NUM_SMS,)``, a ``min``
+    or ``max``'s bare argument) is read as that count."""
+    if not isinstance(call.func, cst.Subscript):
+        return []
+    named, counted = _tile_reading([e.slice for e in call.func.slice], fn, _launch_tiles(call, kernel), helpers)
+    why = (
+        f"line {line} launches a kernel without masks on a grid that counts tiles of {{tile}} in a form kernelopt "
+        "does not read"
+    )
+    return [
+        Divides(tile, None, line, why.format(tile=tile[1]), missing=_UNREAD_GRID) for tile in sorted(named - counted)
+    ]
+
+
+def _launch_tiles(call: cst.Call, kernel: cst.FunctionDef) -> set[tuple[str, str]]:
+    """The tiles the launch ``call`` sets ``kernel``'s constexprs by (``BLOCK=BLOCK``: ``("name", "BLOCK")``), and
+    each constexpr as a grid function's ``meta`` key."""
+    constexprs = set(constexpr_params(kernel))
+    passed = _passed(call, kernel)
+    return {("meta", p) for p in constexprs} | {
+        t for p, v in passed.items() if p in constexprs and _int(v) is None and (t := _tile_id(v)) is not None
+    }
+
+
+def _tile_reading(
+    starts: Sequence[cst.BaseExpression],
+    fn: cst.FunctionDef,
+    tiles: Collection[tuple[str, str]],
+    helpers: Mapping[str, cst.FunctionDef],
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(named, counted) of the values ``starts`` take in ``fn`` (:func:`~kernelopt.tunables.bindings.reached_values`):
+    the ``tiles`` they name inside a computation (not a start itself, nor a ``min`` or ``max``'s bare argument: a
+    count of programs the tile is), and
+    every tile of a count of tiles kernelopt reads among them (:func:`_tile_count`, a module helper's ``cdiv``, a
+    ``math.ceil``). A tile named and not counted is counted in a form not read: the rules that fail closed take it
+    as unknown (:func:`_unread_grids`, :func:`_unread_counts`)."""
+    named: set[tuple[str, str]] = set()
+    counted: set[tuple[str, str] | None] = set()
+    for expr in reached_values(starts, fn):
+        bare = {id(expr)} | {
+            id(a.value)
+            for n in walk(expr)
+            if isinstance(n, cst.Call) and dotted(n.func) in ("min", "max")
+            for a in n.args
+        }
+        for node in walk(expr):
+            if not isinstance(node, cst.BaseExpression):
+                continue
+            if id(node) not in bare and (tile := _tile_id(node)) in tiles:
+                named.add(tile)  # type: ignore[arg-type]
+            if (count := _tile_count(node, helpers)) is not None:
+                product = _tile_product(count[0])
+                counted |= {_tile_id(count[0]), *(product[0] if product is not None else ())}
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers:
+                counted |= {_tile_id(t) for _, t, _ in _helper_call_cdivs(node, fn, helpers)}
+            if (by_ceil := ceil_args(node)) is not None:
+                counted.add(_tile_id(by_ceil[1]))
+    return named, {t for t in counted if t is not None}
 
 
 #: Why a count bound by an unpacking kernelopt does not pair gets no guard by a size (:func:`_unpaired_counts`)
@@ -650,24 +732,33 @@ def _helper_cdivs(
     ``lambda meta: _grid(M, N, meta)``), each with its size as ``fn`` passes it (the helper's parameters replaced
     by the arguments of the call, in its tile too); a size that reads a name the call does not pass is left out. A
     ceiling helper's call (``ceil_div(n, BLOCK)``) is :func:`_grid_divs`'s, read where it is called."""
-    out: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
-    for call in walk(fn.body):
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
-            continue
-        helper = (helpers or {}).get(call.func.value)
-        if helper is None or helper is fn or any(a.star for a in call.args) or _helper_ceiling(call, helpers or {}):
-            continue
-        params = param_names(helper)
-        given: dict[str, cst.BaseExpression] = {}
-        for i, arg in enumerate(call.args):
-            if arg.keyword is not None:
-                given[arg.keyword.value] = arg.value
-            elif i < len(params):
-                given[params[i]] = arg.value
-        for node, tile, size in _grid_divs(helper, _rounded_up(helper)[0]):
-            if _names(size) <= set(given):
-                out.append((node, _substituted(tile, given), _substituted(size, given)))
-    return out
+    return [
+        found
+        for call in walk(fn.body)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+        for found in _helper_call_cdivs(call, fn, helpers or {})
+    ]
+
+
+def _helper_call_cdivs(
+    call: cst.Call, fn: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef]
+) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
+    """:func:`_helper_cdivs` of the one call ``call`` of ``fn``."""
+    helper = helpers.get(call.func.value) if isinstance(call.func, cst.Name) else None
+    if helper is None or helper is fn or any(a.star for a in call.args) or _helper_ceiling(call, helpers):
+        return []
+    params = param_names(helper)
+    given: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            given[arg.keyword.value] = arg.value
+        elif i < len(params):
+            given[params[i]] = arg.value
+    return [
+        (node, _substituted(tile, given), _substituted(size, given))
+        for node, tile, size in _grid_divs(helper, _rounded_up(helper)[0])
+        if _names(size) <= set(given)
+    ]
 
 
 def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str]]]:
@@ -1003,7 +1094,10 @@ def _kept_count(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression
 
 
 def _asserted_counts(
-    fn: cst.FunctionDef, pos: Positions, helpers: Mapping[str, cst.FunctionDef] | None = None
+    fn: cst.FunctionDef,
+    pos: Positions,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    tiles: Collection[tuple[str, str]] = (),
 ) -> list[Divides]:
     """What a host ``assert`` bounding a count of tiles from above says (``assert n_rows * n_parts <= WORKSPACE``
     with ``n_parts = triton.cdiv(n_cols, BLOCK)``, a workspace of partials; ``assert grid_size0 < 65536``): a smaller
@@ -1016,7 +1110,9 @@ def _asserted_counts(
     count bounded from below (``assert triton.cdiv(n, BLOCK) >= 8``, v70) fails at small sizes, where the net's floor
     runs it. A count the assert's test needs (a conjunct of it) under an integer (``assert grid_size0 < 65536``)
     carries itself, read through the locals bound once, and that integer's most (65535): a table's row whose test
-    implies it (``if N <= 1024:`` with ``BLOCK = 128``, at most 8) keeps the assert passing (leftovers25, l80)."""
+    implies it (``if N <= 1024:`` with ``BLOCK = 128``, at most 8) keeps the assert passing (leftovers25, l80).
+    ``tiles``: those the launches set (:func:`_launch_tiles`), refused where a bound side computes one in a form
+    kernelopt does not read (:func:`_unread_counts`)."""
     local = assigned_once(fn)
     out: list[Divides] = []
     for line, test in _host_asserts(fn, pos, helpers or {}):
@@ -1042,7 +1138,8 @@ def _asserted_counts(
                     most -= 1
                 counted = _product(factors) if most is not None and needed else None
                 if most is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
-                    out += _unread_counts(bounded, fn, line, f"{asserts}, a bound on a value counted from tiles")  # type: ignore[arg-type]
+                    said = f"{asserts}, a bound on a value counted from tiles"
+                    out += _unread_counts(factors, fn, line, said, tiles, helpers or {})
                 for factor in factors:
                     count = _tile_count(factor, helpers or {})
                     if count is None:
@@ -1061,33 +1158,25 @@ def _asserted_counts(
     return out
 
 
-def _unread_counts(bounded: cst.BaseExpression, fn: cst.FunctionDef, line: int, why: str) -> list[Divides]:
-    """An assert's side bounded from above by an integer that kernelopt does not read as a count or a product of
-    counts, though a count of tiles makes its value (followed through every binding of ``fn``, an unpacking's whole
-    value included: ``assert max(grid) < 65536``, ``assert grid[-1] < 65536``, ``g0, g1 = grid`` then ``assert g0 <
-    65536``): unknown, not unbounded, so each such count's tile is refused any move (wrongkernel29, v148: a smaller
-    ``BLOCK_SIZE_N`` was written plainly, its grid failing the assert at sizes the original's passed)."""
-    values: dict[str, list[cst.BaseExpression]] = {}
-    for node in typed(fn.body, cst.Assign):
-        for b in made_by(node):
-            if b.taken is not None:
-                values.setdefault(b.name, []).append(node.value if b.value is None else b.taken)
-    seen: set[str] = set()
-    todo: list[cst.BaseExpression] = [bounded]
-    tiles: set[tuple[str, str]] = set()
-    while todo:
-        expr = todo.pop()
-        for node in walk(expr):
-            count = _tile_count(node) if isinstance(node, cst.BaseExpression) else None
-            tile = _tile_id(count[0]) if count is not None else None
-            if tile is not None:
-                tiles.add(tile)
-        for name in _names(expr) - seen:
-            seen.add(name)
-            todo += values.get(name, [])
+def _unread_counts(
+    factors: Sequence[cst.BaseExpression],
+    fn: cst.FunctionDef,
+    line: int,
+    why: str,
+    tiles: Collection[tuple[str, str]],
+    helpers: Mapping[str, cst.FunctionDef],
+) -> list[Divides]:
+    """An assert's side bounded from above by an integer (its ``factors``) that kernelopt does not read as a count or
+    a product of counts, though a count of tiles makes its value, or a tile the launches set (``tiles``) is computed
+    into it in a form not read (followed through every binding of ``fn``, :func:`_tile_reading`: ``assert max(grid)
+    < 65536``, ``assert grid[-1] < 65536``, ``g0, g1 = grid`` then ``assert g0 < 65536``, ``getattr(triton,
+    "cdiv")(N, BLOCK)``): unknown, not unbounded, so each such tile is refused any move (wrongkernel29, v148, and
+    wrongkernel30, v150: a smaller ``BLOCK_SIZE_N`` was written plainly, its grid failing the assert at sizes the
+    original's passed)."""
+    named, counted = _tile_reading(factors, fn, tiles, helpers)
     return [
         Divides(tile, None, line, f"{why} of {tile[1]} in a form kernelopt does not read", covers=True, scale=None)
-        for tile in sorted(tiles)
+        for tile in sorted(named | counted)
     ]
 
 
@@ -1116,10 +1205,23 @@ def _polarized(
         yield from _polarized(test.right, negated, needed and both)
     elif isinstance(test, cst.Comparison):
         yield test, negated, needed
+    elif (each := _each_of(test)) is not None:  # ``all(g < 65536 for g in grid)``: a conjunction over the grid
+        yield from _polarized(each[1], negated, needed and (negated if each[0] == "any" else not negated))
     else:
         for child in walk(test)[1:]:
             if isinstance(child, cst.Comparison):
                 yield child, negated, False
+
+
+def _each_of(test: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+    """(``all`` or ``any``, the element) of ``all(g < 65536 for g in grid)`` (a generator, a list or set
+    comprehension, the call's one argument); ``None`` for any other expression."""
+    if not (isinstance(test, cst.Call) and dotted(test.func) in ("all", "any") and len(test.args) == 1):
+        return None
+    arg = test.args[0]
+    if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.GeneratorExp | cst.ListComp | cst.SetComp):
+        return None
+    return dotted(test.func), arg.value.elt
 
 
 def _host_asserts(
@@ -1130,8 +1232,8 @@ def _host_asserts(
     call passes and the line the call's: the assert fails in the helper as it would in ``fn`` (review26, r60: a
     helper's bound was unread, and a row of a smaller tile was written plainly where its count failed it)."""
     for node in walk(fn.body):
-        if isinstance(node, cst.Assert):
-            yield pos[node].start.line, node.test
+        if (test := _checked(node)) is not None:
+            yield pos[node].start.line, test
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
             helper = helpers.get(node.func.value)
             if helper is None or helper is fn or any(a.star for a in node.args):
@@ -1141,8 +1243,27 @@ def _host_asserts(
             given.update({k: _parenthesized(v) for k, v in passed.items()})
             own = {k: _parenthesized(v) for k, v in assigned_once(helper).items() if k not in given}
             for inner in walk(helper.body):
-                if isinstance(inner, cst.Assert):  # its own locals read first (``g = triton.cdiv(n, b)``), then ours
-                    yield pos[node].start.line, _substituted(_substituted(inner.test, own), given)
+                if (test := _checked(inner)) is not None:  # its own locals read first (``g = cdiv(n, b)``), then ours
+                    yield pos[node].start.line, _substituted(_substituted(test, own), given)
+
+
+def _checked(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What a host check ``node`` requires to pass: an ``assert``'s test, or ``not (test)`` of an ``if test:`` whose
+    body only raises (``if grid_size0 >= 65536: raise ValueError(...)``, wrongkernel30 v150: read as no check, a
+    smaller tile's row was written plainly where its count raised); ``None`` for any other node."""
+    if isinstance(node, cst.Assert):
+        return node.test
+    if not (isinstance(node, cst.If) and node.orelse is None):
+        return None
+    body = node.body.body
+    raises = (
+        len(body) == 1
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and len(body[0].body) == 1
+        and isinstance(body[0].body[0], cst.Raise)
+    )
+    test = node.test if node.test.lpar else node.test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(cst.Not(), test) if raises else None
 
 
 def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:
@@ -1167,12 +1288,13 @@ def _int32_strides(
     passed = named_args([a for a in call.args if not a.star], param_names(kernel))
     out: list[Divides] = []
     for param, expr in passed.items():
+        held = _held_by(kernel, param)
         product = next(
             (
                 n
                 for n in typed(kernel.body, cst.BinaryOperation)
                 if isinstance(n.operator, cst.Multiply)
-                and any(isinstance(side, cst.Name) and side.value == param for side in (n.left, n.right))
+                and any(read_names(side) & held for side in (n.left, n.right))
                 and not any(_int(side) is not None for side in (n.left, n.right))
             ),
             None,
@@ -1180,7 +1302,7 @@ def _int32_strides(
         buffers = {**_restrided(fn, local), **local}
         stride = _buffer_stride(expr, buffers, helpers) if product is not None else None
         factors = _bound_factors(stride or expr, local) if product is not None else []
-        if product is not None and stride is None:
+        if product is not None and stride is None and not _padded_among(factors, helpers):
             factors += _unread_padding(expr, buffers)  # fail closed: a maker not read keeps its padding's tile
         for factor in factors:
             count = _tile_count(factor, helpers)
@@ -1208,6 +1330,34 @@ def _int32_strides(
                     )
                 )
     return out
+
+
+def _held_by(kernel: cst.FunctionDef, param: str) -> set[str]:
+    """``param`` and every local of ``kernel`` whose value reads it or a local so bound (``st = tl.multiple_of(stride,
+    16)``, ``s = stride``): where the kernel may multiply the value it is given (wrongkernel30, v154: a stride
+    multiplied through a hint's local was read as never multiplied, and a larger tile's padded stride written
+    plainly)."""
+    held = {param}
+    assigned = [(b.name, n.value) for n in typed(kernel.body, cst.Assign) for b in made_by(n)]
+    grew = True
+    while grew:
+        grew = False
+        for name, value in assigned:
+            if name not in held and read_names(value) & held:
+                held.add(name)
+                grew = True
+    return held
+
+
+def _padded_among(factors: Sequence[cst.BaseExpression], helpers: Mapping[str, cst.FunctionDef]) -> bool:
+    """Whether ``factors`` hold a count of tiles beside its own tile: a size padded to whole tiles
+    (:func:`_int32_strides`)."""
+    for factor in factors:
+        count = _tile_count(factor, helpers)
+        tile = _tile_id(count[0]) if count is not None else None
+        if tile is not None and any(_tile_id(f) == tile for f in factors):
+            return True
+    return False
 
 
 def _flat_masks(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
@@ -1348,12 +1498,15 @@ def _unread_padding(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpres
     ``expr`` is that buffer's stride and :func:`_buffer_stride` does not read it (``F.pad(x, (0, n_pad - n_cols))``,
     ``torch.cat([x, pad], dim=1)``, any maker not recognized): the stride is unknown, so the rule fails closed and
     reads it as padded by each such size's tile (wrongkernel28, v143-v146: such a buffer's padded stride was read as
-    no size, and a larger tile written plainly). A caller's tensor (no making in the launcher) gives none."""
+    no size, and a larger tile written plainly). A buffer's size or stride in a form :func:`_stride_source` does not
+    read (``ws.shape[1]``, ``ws.size(1)``, ``strides[0]`` of ``strides = ws.stride()``: wrongkernel30, v155) is the
+    buffer's (:func:`_sized_source`). A caller's tensor (no making in the launcher) gives none."""
     source = _stride_source(expr, local)
-    if source is None:
+    start = source[0] if source is not None else _sized_source(expr, local)
+    if start is None:
         return []
     padded: dict[str, list[cst.BaseExpression]] = {}
-    todo, seen = [source[0]], set[str]()
+    todo, seen = [start], set[str]()
     while todo:
         for node in walk(todo.pop()):
             if isinstance(node, cst.Name) and node.value in local and node.value not in seen:
@@ -1389,6 +1542,30 @@ def _stride_source(
     if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "stride"):
         return None
     return expr.func.value, axis
+
+
+def _sized_source(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """The tensor whose size or stride ``expr`` reads where :func:`_stride_source` does not read it: ``ws.shape[1]``,
+    ``ws.size(1)``, ``ws.size()[1]``, ``ws.stride()[1]`` through a local bound once to the tuple (``strides =
+    ws.stride()`` then ``strides[0]``); ``None`` for anything else."""
+    if isinstance(expr, cst.Name) and expr.value in local:
+        expr = local[expr.value]
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size":
+        return expr.func.value
+    if not isinstance(expr, cst.Subscript):
+        return None
+    held = expr.value
+    if isinstance(held, cst.Name) and held.value in local:
+        held = local[held.value]
+    if isinstance(held, cst.Attribute) and held.attr.value == "shape":
+        return held.value
+    if (
+        isinstance(held, cst.Call)
+        and isinstance(held.func, cst.Attribute)
+        and held.func.attr.value in ("size", "stride")
+    ):
+        return held.func.value
+    return None
 
 
 def _buffer_stride(
@@ -1730,8 +1907,8 @@ def _helper_ceiling(
 
 
 def _ceil_spelled(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(tile, size) of a count of tiles rounded up in the two other spellings authors write, ``(n - 1) // BLOCK + 1``
-    and ``-(-n // BLOCK)`` (wrongkernel21: a grid's second axis so counted was read by no rule)."""
+    """(tile, size) of a count of tiles rounded up in the other spellings authors write, ``(n - 1) // BLOCK + 1``,
+    ``-(-n // BLOCK)`` and ``-(n // -BLOCK)`` (wrongkernel21: a grid's second axis so counted was read by no rule)."""
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
         for floor, one in ((expr.left, expr.right), (expr.right, expr.left)):
             if _int(one) != 1 or not isinstance(floor, cst.BinaryOperation):
@@ -1755,6 +1932,14 @@ def _ceil_spelled(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.Bas
             and _tile_id(floor.right) is not None
         ):
             return floor.right, floor.left.expression
+        if (  # ``-(n // -BLOCK)``: the same ceiling, the divisor negated
+            isinstance(floor, cst.BinaryOperation)
+            and isinstance(floor.operator, cst.FloorDivide)
+            and isinstance(floor.right, cst.UnaryOperation)
+            and isinstance(floor.right.operator, cst.Minus)
+            and _tile_id(floor.right.expression) is not None
+        ):
+            return floor.right.expression, floor.left
     return None
 
 
@@ -3340,6 +3525,10 @@ def _unchecked_axes(
             )
             why = f"{counted} of {kernel.name.value}, whose accesses leave {tile[1]} unchecked"
             out.append(Divides(tile, size, line, why))
+    for d in _unread_grids(fn, call, kernel, line, helpers or {}):  # a count not read (wrongkernel30, v153)
+        if d.tile in tiles:
+            unread = f"{kernel.name.value}, whose accesses leave {d.tile[1]} unchecked,"
+            out.append(replace(d, why=d.why.replace("a kernel without masks", unread)))
     for d in _grid_literals(call, line, kernel):  # the grid's own copy of the block's literal (variants v24)
         if d.tile[1] in blocks:
             unread = f"of {kernel.name.value}, whose accesses leave {d.tile[1]} unchecked"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from kernelopt.tunables.bindings import assigned_once, made_by, rebound
+from kernelopt.tunables.bindings import assigned_once, made_by, reached_names, rebound
 from kernelopt.tunables.blocks import BLOCK_PTR_ARGS, DESCRIPTOR_ARGS, call_args, dotted, launched, named_args, walk
 from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
@@ -158,9 +158,13 @@ def crossed_ranges(kernel: cst.FunctionDef) -> frozenset[str]:
     """The constexpr parameters whose ranges ``kernel`` lays along a tile's second axis in one place and its first in
     another (``rk[None, :]`` in A's pointers, ``rk[:, None]`` in B's; a block pointer's or descriptor's block shape
     ``(BLOCK_M, BLOCK_K)`` beside ``(BLOCK_K, BLOCK_N)``): the shared dimension K of a product ``A @ B`` the kernel
-    multiplies with ``tl.dot``, whatever the knob is named."""
+    multiplies with ``tl.dot``, whatever the knob is named. A block shape bound to a local once is read through it;
+    one kernelopt does not read (a local bound twice, a conditional, a side computed) is unknown, every constexpr it
+    names taken as laid on both axes (wrongkernel30, v151: ``block_shape=a_block`` was read as no shape, and
+    ``tunables --set BLOCK_K=16`` of 32 wrote a dot of int8 operands a GPU does not compile)."""
     params = constexpr_params(kernel)
     ranges = _range_locals(kernel, params)
+    once = assigned_once(kernel)
     axes: dict[str, set[int]] = {}
     for node in walk(kernel.body):
         if isinstance(node, cst.Subscript) and (axis := _axis(node)) is not None and len(node.slice) == 2:
@@ -169,10 +173,18 @@ def crossed_ranges(kernel: cst.FunctionDef) -> frozenset[str]:
                 axes.setdefault(side, set()).add(axis)
         names = _BLOCK_MAKERS.get(dotted(node.func).split(".")[-1]) if isinstance(node, cst.Call) else None
         shape = call_args(node, names).get("block_shape") if names is not None else None  # type: ignore[arg-type]
+        if isinstance(shape, cst.Name) and shape.value in once:  # ``a_block = (BLOCK_M, BLOCK_K)``: v151
+            shape = once[shape.value]
         if isinstance(shape, cst.Tuple | cst.List) and len(shape.elements) == 2:  # A's (BLOCK_M, BLOCK_K), B's
             for axis, element in enumerate(shape.elements):  # (BLOCK_K, BLOCK_N): a block's side i lies on axis i
                 if isinstance(element.value, cst.Name) and element.value.value in params:
                     axes.setdefault(element.value.value, set()).add(axis)
+                elif not isinstance(element.value, cst.Integer):  # a side computed (``BLOCK_K // 2``): unknown
+                    for name in reached_names(element.value, kernel) & set(params):
+                        axes.setdefault(name, set()).update((0, 1))
+        elif shape is not None:  # a shape kernelopt does not read (a local bound twice, a conditional): unknown
+            for name in reached_names(shape, kernel) & set(params):
+                axes.setdefault(name, set()).update((0, 1))
     return frozenset(side for side, laid in axes.items() if laid == {0, 1})
 
 
