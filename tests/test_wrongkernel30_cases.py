@@ -63,12 +63,13 @@ def test_v149_a_read_grid_is_still_guarded_by_its_size() -> None:
         assert guarded.tests == ("n % 512 == 0",), guarded.note
 
 
-def test_v149_v153_the_plain_writes_read_past_the_end_in_the_interpreter(tmp_path: Path) -> None:
+def test_v149_v153_v158_the_plain_writes_are_wrong_in_the_interpreter(tmp_path: Path) -> None:
     """What the refusals prevent, run in Triton's interpreter: at n = 768 (a size v149's original 256 handles in
     three whole tiles) the plainly written ``BLOCK = 512`` launches two programs that read 256 values past the end;
     over a view of a longer buffer those values are summed in, where the original's sum is right. v153's
     ``BLOCK_N = 128`` at 3 x 192 (the original's 64 covers each row in three tiles) sums each row's second tile 64
-    values into the next row."""
+    values into the next row. v158's ``BLOCK = 2048`` fails its launcher's assert at n = 768, which the original's
+    256 scales right."""
     import torch
 
     from tests.conftest import load_fresh, triton_interpreted
@@ -92,8 +93,18 @@ def test_v149_v153_the_plain_writes_read_past_the_end_in_the_interpreter(tmp_pat
             path = tmp_path / f"rowsum_{block}.py"
             path.write_text(v153.replace("    BLOCK_N = 64\n", f"    BLOCK_N = {block}\n"), encoding="utf-8")
             sums[block] = load_fresh(path, f"_wk30_v153_{block}").run(matrix)
+        v158 = (V158 / "kernel.py").read_text(encoding="utf-8")
+        checked = {}
+        for block in (256, 2048):
+            path = tmp_path / f"scale_{block}.py"
+            path.write_text(v158.replace("    BLOCK = 256\n", f"    BLOCK = {block}\n"), encoding="utf-8")
+            try:
+                checked[block] = load_fresh(path, f"_wk30_v158_{block}").run(x)
+            except AssertionError as e:
+                checked[block] = e
     assert got[256] == pytest.approx(want, rel=1e-5)
     assert got[512] == pytest.approx(want + 256 * 100.0**2, rel=1e-5)
+    assert torch.equal(checked[256], x * 2.0) and isinstance(checked[2048], AssertionError), checked
     assert torch.equal(sums[64], matrix.sum(dim=1))
     assert torch.equal(sums[128], matrix.sum(dim=1) + rows[192:].unfold(0, 64, 192)[:3].sum(dim=1)), sums
 
@@ -233,7 +244,6 @@ def test_v152_the_set_text_is_refused_by_triton_under_bf16_in_the_interpreter(
         assert (verdict is True) is right and (right or "at least 16 bytes" in str(verdict)), (value, got)
 
 
-
 V153 = VARIANTS / "rowsum_cols_intdiv"
 V153_GRID = "    grid = (triton.cdiv(n_rows, BLOCK_M), int((n_cols + BLOCK_N - 1) / BLOCK_N))\n"
 
@@ -297,3 +307,78 @@ def test_v154_v155_a_padded_stride_multiplied_or_passed_in_a_form_not_read_is_gu
         assert PADDED.replace("(row * stride)", "") in (guarded.note or ""), guarded.note
     halved = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 512\n")).note or ""
     assert "a size padded to whole tiles" not in halved, "a divisor of the original pads within it"
+
+
+V156 = VARIANTS / "two_pass_counted_up"
+V156_COUNTED = "    programs = 0\n    programs += n_tiles\n"
+
+
+@pytest.mark.parametrize(
+    "counted",
+    [
+        V156_COUNTED,
+        "    if (programs := n_tiles) == 0:\n        return z\n",
+        "    for programs in (n_tiles,):\n        pass\n",
+    ],
+    ids=["augmented", "walrus", "loop-variable"],
+)
+def test_v156_a_count_a_masked_grid_shares_with_an_unmasked_one_through_another_binding_is_kept(counted: str) -> None:
+    """v156 (two_pass_counted_up: ``n_tiles = triton.cdiv(n, BLOCK)`` the grid of a masked scale and, through
+    ``programs = 0; programs += n_tiles`` (or a walrus, a loop's variable), of an unmasked finishing pass):
+    ``_grid_nodes`` followed plain assignments alone, so the count was taken for the masked kernel's only and
+    dropped, and ``BLOCK = 512`` over 256 was written plainly (main e24173de): at n = 768 its two finishing programs
+    cover 1024 values, 256 past the end, where the original's three cover 768. The unmasked kernel's grid is now
+    followed through every binding: guarded ``n % 512 == 0``."""
+    cdiv = lambda n, b: -(-n // b)  # noqa: E731
+    assert cdiv(768, 256) * 256 == 768 < cdiv(768, 512) * 512
+    base = (V156 / "kernel.py").read_text(encoding="utf-8")
+    assert V156_COUNTED in base
+    base = base.replace(V156_COUNTED, counted)
+    guarded = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert guarded.tests == ("n % 512 == 0",), guarded.note
+
+
+V157 = VARIANTS / "partials_int32_assert"
+
+
+def test_v157_a_bound_on_a_product_of_a_size_and_the_tile_refuses_a_larger_tile() -> None:
+    """v157 (partials_int32_assert: ``assert n_rows * BLOCK < 2**31`` over a workspace indexed in int32): the bound, a
+    power, was read as no integer and the product as no count, so ``BLOCK = 512`` over 256 was written plainly (main
+    e24173de), failing the assert at 2**22 rows where the original passes; now refused, a divisor (128) written. v148's
+    ``assert max(grid) < 2 ** 16`` (its bound a power) refuses its row as ``< 65536`` does."""
+    assert 2**22 * 256 < 2**31 <= 2**22 * 512
+    base = (V157 / "kernel.py").read_text(encoding="utf-8")
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert refused.new_source is None and "a bound on a product of BLOCK" in (refused.note or ""), refused.note
+    halved = base.replace("    BLOCK = 256\n", "    BLOCK = 128\n")
+    assert guard_edit(base, halved).new_source == halved
+    v148 = (VARIANTS / "grid_assert_max" / "kernel.py").read_text(encoding="utf-8")
+    v148 = v148.replace("    assert max(grid) < 65536\n", "    assert max(grid) < 2 ** 16\n")
+    assert guard_edit(v148, v148.replace(COMPUTED, COMPUTED + ROW)).new_source is None
+
+
+V158 = VARIANTS / "block_assert_most"
+
+
+@pytest.mark.parametrize(
+    ("check", "past"),
+    [
+        ('    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n', 2048),
+        ("    assert BLOCK * 4 <= 4096\n", 2048),
+        ("    if BLOCK > 1024:\n        raise ValueError('BLOCK past 1024')\n", 2048),
+        ("    assert BLOCK < 2 ** 10\n", 1024),
+    ],
+    ids=["assert", "times-integer", "raise", "power-bound"],
+)
+def test_v158_a_host_check_bounding_the_tile_itself_refuses_a_tile_past_it(check: str, past: int) -> None:
+    """v158 (block_assert_most: ``assert BLOCK <= 1024`` beside ``BLOCK = 256`` over a masked kernel): a bound on the
+    tile itself was read by no rule (discovery's legality reads no host check), so ``BLOCK = 2048`` was written
+    (main e24173de), failing the assert at every size the original ran; a tile within the bound (512) is right and
+    written plainly. A bound not read (``2 ** 10``) is unknown: a divisor of the original holds, 512 refused."""
+    base = (V158 / "kernel.py").read_text(encoding="utf-8")
+    base = base.replace('    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n', check)
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", f"    BLOCK = {past}\n"))
+    assert refused.new_source is None and "a bound on BLOCK itself" in (refused.note or ""), refused.note
+    for within in (512, 128) if past == 2048 else (128,):
+        written = base.replace("    BLOCK = 256\n", f"    BLOCK = {within}\n")
+        assert guard_edit(base, written).new_source == written

@@ -166,6 +166,9 @@ class Divides:
     # size past the original's (1536 by 512, 1024 by 1024), and only a multiple rounds it as far or further
     # (leftovers25, l83: a divisor held as a size rounded up has it)
     rounded_down: bool = False
+    # the tile itself (times :attr:`times`) must be at most this: a host check bounding the tile (``assert BLOCK <=
+    # 1024``, wrongkernel30 v158), right at every size for a tile under it and at none past it
+    at_most: int | None = None
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -173,6 +176,8 @@ class Divides:
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
+        if self.at_most is not None:
+            return after * self.times <= self.at_most
         if self.most is not None:  # a ceiling is handed over only where the moved tile passes the limit
             return False
         if self.covers:
@@ -188,7 +193,9 @@ class Divides:
     def fails(self) -> str:
         """What a tile that does not hold fails to do, in words."""
         return (
-            "does not cover"
+            "fails the check at"
+            if self.at_most is not None
+            else "does not cover"
             if self.covers or self.most is not None
             else "is not a multiple of"
             if self.divided
@@ -383,7 +390,7 @@ def _requirements(
                 out.append(Divides(tile, node.left, line, said, per=per))
     # a count in the grids of the module's masked kernels alone is no kernel's without masks (wrongkernel18: a
     # grid-stride sum masked ``offs < n`` beside an unmasked finishing kernel was guarded "without masks")
-    masked = _grid_nodes(fn, [k for k in kernels or {} if k not in unmasked]) - _grid_nodes(fn, unmasked)
+    masked = _grid_nodes(fn, [k for k in kernels or {} if k not in unmasked]) - _grid_nodes(fn, unmasked, every=True)
     counts = _grid_divs(fn, rounded, helpers) + _helper_cdivs(fn, helpers) if launches_unmasked else []
     for node, tile_expr, size in counts:
         if id(node) in masked:
@@ -789,20 +796,26 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
     return rounded, padded
 
 
-def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None) -> set[int]:
+def _grid_nodes(fn: cst.FunctionDef, of: Collection[str] | None = None, every: bool = False) -> set[int]:
     """The ids of the nodes of ``fn``'s launch grids: each launch's subscript, and the values of the assignments to
     the names it reads (``programs = n // BLOCK`` beside ``kernel[(programs,)]``), followed through names so bound;
     ``of``: the launches of those kernels only (``None``: every launch). A name an unpacking binds is followed to the
     element it takes (``grid_m, n_tiles = triton.cdiv(M, BM), triton.cdiv(N, BN)``: ``grid_m``'s count alone), and
     not at all where the sides do not pair (``M, N = x.shape``): since a2c745b9 the whole tuple was read as the grid,
     so a count beside a masked kernel's grid (``n_tiles``, an unmasked loop's) was taken for that grid's and its
-    kernel's divisor dropped (leftovers25, l82)."""
+    kernel's divisor dropped (leftovers25, l82). ``every``: followed through every binding instead
+    (:func:`~kernelopt.tunables.bindings.reached_values`: an augmented assignment, a walrus, a loop's variable, an
+    unpacking not paired), the reading that fails closed for the grids of kernels without masks, whose nodes a
+    masked kernel's grid must not take from them (wrongkernel30, v156: ``g += n_tiles`` was not followed, the count
+    taken for a masked kernel's alone, and the unmasked kernel's tile written plainly)."""
     grids: list[cst.CSTNode] = [
         element
         for _, call in _launch_calls(fn)
         if isinstance(call.func, cst.Subscript) and (of is None or dotted(call.func.value) in of)
         for element in call.func.slice
     ]
+    if every:
+        return {id(node) for value in reached_values(grids, fn) for node in walk(value)}
     names = {n for grid in grids for n in _names(grid)}
     assigned = [
         (b.name, b.taken)
@@ -1137,7 +1150,9 @@ def _asserted_counts(
                 if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
                     most -= 1
                 counted = _product(factors) if most is not None and needed else None
-                if most is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
+                if bounded is not None and needed:
+                    out += _bounded_tiles(_product_factors(bounded), tiles, most, line, asserts)
+                if bounded is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
                     said = f"{asserts}, a bound on a value counted from tiles"
                     out += _unread_counts(factors, fn, line, said, tiles, helpers or {})
                 for factor in factors:
@@ -1166,18 +1181,71 @@ def _unread_counts(
     tiles: Collection[tuple[str, str]],
     helpers: Mapping[str, cst.FunctionDef],
 ) -> list[Divides]:
-    """An assert's side bounded from above by an integer (its ``factors``) that kernelopt does not read as a count or
-    a product of counts, though a count of tiles makes its value, or a tile the launches set (``tiles``) is computed
-    into it in a form not read (followed through every binding of ``fn``, :func:`_tile_reading`: ``assert max(grid)
-    < 65536``, ``assert grid[-1] < 65536``, ``g0, g1 = grid`` then ``assert g0 < 65536``, ``getattr(triton,
-    "cdiv")(N, BLOCK)``): unknown, not unbounded, so each such tile is refused any move (wrongkernel29, v148, and
-    wrongkernel30, v150: a smaller ``BLOCK_SIZE_N`` was written plainly, its grid failing the assert at sizes the
-    original's passed)."""
+    """An assert's side bounded from above (its ``factors``; by an integer, or by a bound not read: ``2 ** 16``)
+    that kernelopt does not read as a count or a product of counts, though a count of tiles makes its value, or a
+    tile the launches set (``tiles``) is computed into it in a form not read (followed through every binding of
+    ``fn``, :func:`_tile_reading`: ``assert max(grid) < 65536``, ``assert grid[-1] < 65536``, ``g0, g1 = grid``
+    then ``assert g0 < 65536``, ``getattr(triton, "cdiv")(N, BLOCK)``): unknown, not unbounded, so each such tile is
+    refused any move (wrongkernel29, v148, and wrongkernel30, v150: a smaller ``BLOCK_SIZE_N`` was written plainly,
+    its grid failing the assert at sizes the original's passed). A tile the launches set that is itself a factor
+    beside a size (``assert n_rows * BLOCK < 2**31``) grows the product: a divisor of the original holds, any other
+    tile is refused (wrongkernel30, v157: ``BLOCK = 512`` over 256 was written plainly, failing the assert at 2**22
+    rows)."""
     named, counted = _tile_reading(factors, fn, tiles, helpers)
     return [
         Divides(tile, None, line, f"{why} of {tile[1]} in a form kernelopt does not read", covers=True, scale=None)
         for tile in sorted(named | counted)
+    ] + [
+        Divides(
+            tile, None, line, f"{why.replace('a value counted from tiles', 'a product')} of {tile[1]}", missing=_PRODUCT
+        )
+        for tile in sorted(_factor_tiles(factors, tiles) - named - counted)
     ]
+
+
+def _bounded_tiles(
+    factors: Sequence[cst.BaseExpression],
+    tiles: Collection[tuple[str, str]],
+    most: int | None,
+    line: int,
+    asserts: str,
+) -> list[Divides]:
+    """A host check bounding a tile the launches set by itself, times integers alone (``assert BLOCK <= 1024``,
+    ``BLOCK * 4 <= 4096``): a tile past the bound fails it at every size, one under it at none (wrongkernel30, v158:
+    read by no rule, ``BLOCK = 2048`` was written guarded by ``n % 2048 == 0``, the assert failing wherever it ran). A
+    bound not read (a module constant, a call) is unknown: a divisor of the original holds, any other tile refused."""
+    found = [t for t in map(_tile_id, factors) if t is not None and t in tiles]
+    times = [_int(f) for f in factors if _tile_id(f) not in tiles]
+    if len(found) != 1 or any(t is None for t in times):
+        return []
+    k = math.prod(t for t in times if t is not None)
+    why = f"{asserts}, a bound on {found[0][1]} itself"
+    if most is None:
+        return [Divides(found[0], None, line, why, missing="the bound is not read")]
+    return [
+        Divides(
+            found[0],
+            None,
+            line,
+            why,
+            times=k,
+            times_before=k,
+            at_most=most,
+            missing=f"the check holds no {found[0][1]} past {most // k}",
+        )
+    ]
+
+
+def _factor_tiles(factors: Sequence[cst.BaseExpression], tiles: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The ``tiles`` among ``factors`` themselves beside a factor that is no integer (``BLOCK`` of ``n * BLOCK``; not
+    of ``BLOCK * 4``, a bound of the tile's own, its knob's legality)."""
+    if all(_int(f) is not None for f in factors if _tile_id(f) not in tiles):
+        return set()
+    return {t for t in map(_tile_id, factors) if t is not None and t in tiles}
+
+
+#: Why a tile a bounded product holds gets no guard by a size (:func:`_unread_counts`)
+_PRODUCT = "a larger tile takes the product past the bound at sizes the original passed, and no guard by a size is read"
 
 
 #: a comparison's operator under ``not``: ``not grid_size0 >= 65536`` bounds ``grid_size0`` from above
