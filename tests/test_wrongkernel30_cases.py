@@ -382,3 +382,39 @@ def test_v158_a_host_check_bounding_the_tile_itself_refuses_a_tile_past_it(check
     for within in (512, 128) if past == 2048 else (128,):
         written = base.replace("    BLOCK = 256\n", f"    BLOCK = {within}\n")
         assert guard_edit(base, written).new_source == written
+
+
+SPLIT_AXIS = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def part_scale(x_ptr, ws_ptr, n, BLOCK: tl.constexpr, SPLIT: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    part = tl.program_id(1)
+    tl.store(ws_ptr + part * n + offs, tl.load(x_ptr + offs) * part)
+
+
+def run(x):
+    n = x.numel()
+    BLOCK = 256
+    SPLIT = 4
+    ws = torch.empty(SPLIT, n, device=x.device, dtype=x.dtype)
+    grid = GRID
+    part_scale[grid](x, ws, n, BLOCK=BLOCK, SPLIT=SPLIT)
+    return ws
+"""
+
+
+@pytest.mark.parametrize(
+    "grid",
+    ["(triton.cdiv(n, BLOCK), SPLIT)", "lambda meta: (triton.cdiv(n, meta['BLOCK']), meta['SPLIT'])"],
+    ids=["tuple", "lambda"],
+)
+def test_v149_a_tile_on_a_grid_axis_of_its_own_is_that_axis_s_count(grid: str) -> None:
+    """The rule of v149 leaves a tile that is a grid's axis itself (``SPLIT`` of ``(triton.cdiv(n, BLOCK), SPLIT)``):
+    that axis's count, read; ``SPLIT = 8`` over 4 is written plainly as before (a first draft refused it)."""
+    base = SPLIT_AXIS.replace("GRID", grid)
+    moved = base.replace("    SPLIT = 4\n", "    SPLIT = 8\n")
+    assert guard_edit(base, moved).new_source == moved

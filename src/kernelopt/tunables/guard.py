@@ -424,7 +424,8 @@ def _unread_grids(
     or ``max``'s bare argument) is read as that count."""
     if not isinstance(call.func, cst.Subscript):
         return []
-    named, counted = _tile_reading([e.slice for e in call.func.slice], fn, _launch_tiles(call, kernel), helpers)
+    starts = [e.slice.value if isinstance(e.slice, cst.Index) else e.slice for e in call.func.slice]
+    named, counted = _tile_reading(starts, fn, _launch_tiles(call, kernel), helpers, _axis_counts(starts, fn))
     why = (
         f"line {line} launches a kernel without masks on a grid that counts tiles of {{tile}} in a form kernelopt "
         "does not read"
@@ -432,6 +433,30 @@ def _unread_grids(
     return [
         Divides(tile, None, line, why.format(tile=tile[1]), missing=_UNREAD_GRID) for tile in sorted(named - counted)
     ]
+
+
+def _axis_counts(starts: Sequence[cst.BaseExpression], fn: cst.FunctionDef) -> set[int]:
+    """The ids of the expressions that are a grid's axes, each a count of programs itself, and of their factors
+    (``SPLIT_K`` of ``(triton.cdiv(M, BLOCK_M), SPLIT_K)``, ``B * H``): the tuple or list written at the launch, or
+    each one a name it is bound to (:func:`~kernelopt.tunables.bindings.bindings`), a lambda so bound returns or a
+    nested function of that name returns. A tile on an axis of its own is that axis's count, read; a tuple elsewhere
+    (``sizes = (n, BLOCK)`` splatted into a call) is none."""
+    bound = bindings(fn)
+    nested = {d.name.value: d for d in typed(fn.body, cst.FunctionDef)}
+    grids: list[cst.CSTNode] = []
+    for start in starts:
+        values = [v for v in bound.get(start.value, ()) if v is not None] if isinstance(start, cst.Name) else [start]
+        for value in values:
+            grids.append(value.body if isinstance(value, cst.Lambda) else value)
+        if isinstance(start, cst.Name) and start.value in nested:
+            grids += [r.value for r in typed(nested[start.value].body, cst.Return) if r.value is not None]
+    return {
+        id(factor)
+        for grid in grids
+        if isinstance(grid, cst.Tuple | cst.List)
+        for element in grid.elements
+        for factor in [element.value, *_product_factors(element.value)]
+    }
 
 
 def _launch_tiles(call: cst.Call, kernel: cst.FunctionDef) -> set[tuple[str, str]]:
@@ -449,17 +474,18 @@ def _tile_reading(
     fn: cst.FunctionDef,
     tiles: Collection[tuple[str, str]],
     helpers: Mapping[str, cst.FunctionDef],
+    axes: Collection[int] = (),
 ) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     """(named, counted) of the values ``starts`` take in ``fn`` (:func:`~kernelopt.tunables.bindings.reached_values`):
     the ``tiles`` they name inside a computation (not a start itself, nor a ``min`` or ``max``'s bare argument: a
-    count of programs the tile is), and
+    count of programs the tile is, nor one of ``axes``: :func:`_axis_counts`), and
     every tile of a count of tiles kernelopt reads among them (:func:`_tile_count`, a module helper's ``cdiv``, a
     ``math.ceil``). A tile named and not counted is counted in a form not read: the rules that fail closed take it
     as unknown (:func:`_unread_grids`, :func:`_unread_counts`)."""
     named: set[tuple[str, str]] = set()
     counted: set[tuple[str, str] | None] = set()
     for expr in reached_values(starts, fn):
-        bare = {id(expr)} | {
+        bare = {id(expr), *axes} | {
             id(a.value)
             for n in walk(expr)
             if isinstance(n, cst.Call) and dotted(n.func) in ("min", "max")
