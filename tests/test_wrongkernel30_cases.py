@@ -361,26 +361,30 @@ V158 = VARIANTS / "block_assert_most"
 
 
 @pytest.mark.parametrize(
-    ("check", "past"),
+    ("check", "past", "within"),
     [
-        ('    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n', 2048),
-        ("    assert BLOCK * 4 <= 4096\n", 2048),
-        ("    if BLOCK > 1024:\n        raise ValueError('BLOCK past 1024')\n", 2048),
-        ("    assert BLOCK < 2 ** 10\n", 1024),
+        ('    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n', 2048, (512, 128)),
+        ("    assert BLOCK * 4 <= 4096\n", 2048, (512, 128)),
+        ("    if BLOCK > 1024:\n        raise ValueError('BLOCK past 1024')\n", 2048, (512, 128)),
+        ("    assert BLOCK < 2 ** 10\n", 1024, (128,)),
+        ("    assert 128 <= BLOCK <= 1024\n", 64, (512, 128)),
     ],
-    ids=["assert", "times-integer", "raise", "power-bound"],
+    ids=["assert", "times-integer", "raise", "power-bound", "from-below"],
 )
-def test_v158_a_host_check_bounding_the_tile_itself_refuses_a_tile_past_it(check: str, past: int) -> None:
+def test_v158_a_host_check_bounding_the_tile_itself_refuses_a_tile_past_it(
+    check: str, past: int, within: tuple[int, ...]
+) -> None:
     """v158 (block_assert_most: ``assert BLOCK <= 1024`` beside ``BLOCK = 256`` over a masked kernel): a bound on the
     tile itself was read by no rule (discovery's legality reads no host check), so ``BLOCK = 2048`` was written
     (main e24173de), failing the assert at every size the original ran; a tile within the bound (512) is right and
-    written plainly. A bound not read (``2 ** 10``) is unknown: a divisor of the original holds, 512 refused."""
+    written plainly. A bound not read (``2 ** 10``) is unknown: a divisor of the original holds, 512 refused; a
+    floor (``128 <= BLOCK``) refuses 64."""
     base = (V158 / "kernel.py").read_text(encoding="utf-8")
     base = base.replace('    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n', check)
     refused = guard_edit(base, base.replace("    BLOCK = 256\n", f"    BLOCK = {past}\n"))
     assert refused.new_source is None and "a bound on BLOCK itself" in (refused.note or ""), refused.note
-    for within in (512, 128) if past == 2048 else (128,):
-        written = base.replace("    BLOCK = 256\n", f"    BLOCK = {within}\n")
+    for value in within:
+        written = base.replace("    BLOCK = 256\n", f"    BLOCK = {value}\n")
         assert guard_edit(base, written).new_source == written
 
 

@@ -169,6 +169,8 @@ class Divides:
     # the tile itself (times :attr:`times`) must be at most this: a host check bounding the tile (``assert BLOCK <=
     # 1024``, wrongkernel30 v158), right at every size for a tile under it and at none past it
     at_most: int | None = None
+    # ... and at least this (``assert BLOCK >= 16``)
+    at_least: int | None = None
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -176,8 +178,10 @@ class Divides:
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
-        if self.at_most is not None:
-            return after * self.times <= self.at_most
+        if self.at_most is not None or self.at_least is not None:
+            return (self.at_most is None or after * self.times <= self.at_most) and (
+                self.at_least is None or after * self.times >= self.at_least
+            )
         if self.most is not None:  # a ceiling is handed over only where the moved tile passes the limit
             return False
         if self.covers:
@@ -194,7 +198,7 @@ class Divides:
         """What a tile that does not hold fails to do, in words."""
         return (
             "fails the check at"
-            if self.at_most is not None
+            if self.at_most is not None or self.at_least is not None
             else "does not cover"
             if self.covers or self.most is not None
             else "is not a multiple of"
@@ -1178,6 +1182,10 @@ def _asserted_counts(
                 counted = _product(factors) if most is not None and needed else None
                 if bounded is not None and needed:
                     out += _bounded_tiles(_product_factors(bounded), tiles, most, line, asserts)
+                    least = _evaluated(_bound_value(bounded, local))
+                    if least is not None and bounding is not None:  # ``assert BLOCK >= 16``: a floor of its own
+                        least += 1 if isinstance(op, cst.LessThan | cst.GreaterThan) else 0
+                        out += _bounded_tiles(_product_factors(bounding), tiles, least, line, asserts, below=True)
                 if bounded is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
                     said = f"{asserts}, a bound on a value counted from tiles"
                     out += _unread_counts(factors, fn, line, said, tiles, helpers or {})
@@ -1232,34 +1240,28 @@ def _unread_counts(
 def _bounded_tiles(
     factors: Sequence[cst.BaseExpression],
     tiles: Collection[tuple[str, str]],
-    most: int | None,
+    bound: int | None,
     line: int,
     asserts: str,
+    below: bool = False,
 ) -> list[Divides]:
     """A host check bounding a tile the launches set by itself, times integers alone (``assert BLOCK <= 1024``,
-    ``BLOCK * 4 <= 4096``): a tile past the bound fails it at every size, one under it at none (wrongkernel30, v158:
-    read by no rule, ``BLOCK = 2048`` was written guarded by ``n % 2048 == 0``, the assert failing wherever it ran). A
-    bound not read (a module constant, a call) is unknown: a divisor of the original holds, any other tile refused."""
+    ``BLOCK * 4 <= 4096``; from ``below``, ``assert BLOCK >= 16``): a tile past the bound fails it at every size, one
+    within it at none (wrongkernel30, v158: read by no rule, ``BLOCK = 2048`` was written guarded by ``n % 2048 ==
+    0``, the assert failing wherever it ran). A bound from above not read (a module constant, a call) is unknown: a
+    divisor of the original holds, any other tile refused."""
     found = [t for t in map(_tile_id, factors) if t is not None and t in tiles]
     times = [_int(f) for f in factors if _tile_id(f) not in tiles]
     if len(found) != 1 or any(t is None for t in times):
         return []
     k = math.prod(t for t in times if t is not None)
     why = f"{asserts}, a bound on {found[0][1]} itself"
-    if most is None:
-        return [Divides(found[0], None, line, why, missing="the bound is not read")]
-    return [
-        Divides(
-            found[0],
-            None,
-            line,
-            why,
-            times=k,
-            times_before=k,
-            at_most=most,
-            missing=f"the check holds no {found[0][1]} past {most // k}",
-        )
-    ]
+    if bound is None:
+        return [] if below else [Divides(found[0], None, line, why, missing="the bound is not read")]
+    edge = -(-bound // k) if below else bound // k
+    missing = f"the check holds no {found[0][1]} {'under' if below else 'past'} {edge}"
+    held = {"at_least": bound} if below else {"at_most": bound}
+    return [Divides(found[0], None, line, why, times=k, times_before=k, missing=missing, **held)]  # type: ignore[arg-type]
 
 
 def _factor_tiles(factors: Sequence[cst.BaseExpression], tiles: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
