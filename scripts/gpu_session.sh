@@ -382,6 +382,7 @@ late41 300 scripts/gpu_late41.sh
 late42 300 scripts/gpu_late42.sh
 leftovers26 420 scripts/gpu_leftovers26.sh
 leftovers27 420 scripts/gpu_leftovers27.sh
+late45 300 scripts/gpu_late45.sh
 gputests 560 -
 EOF
 }

@@ -15,7 +15,9 @@
    reason (a refusal is appended to the record too) and costs the budget nothing, up to
    :data:`FREE_SCREENED` times the budget's candidates (past that they are charged: a session always ends);
 3. it stops when the budget's candidates or wall time are spent (a round is only as large as the wall time
-   left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time), when a default
+   left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time; an evaluator whose
+   rounds check every candidate at every entry before any timing, ``first_alone``, has a first round of one: the
+   kernel as written), when a default
    budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
 4. unless interrupted, a current configuration that ran past its limit, lost its worker or the host's memory
@@ -239,6 +241,7 @@ class _Run:
     redone_s: float = 0.0  # within them, passes thrown away (a batch evaluated again without an entry set aside)
     retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
     tail: Callable[[Sequence[Result]], float] | None = None  # the phases after the session's estimate (tune's ``tail``)
+    current: Config | None = None  # the kernel as written (never written: no tail kept for it alone)
     screen_s: float = 0.0  # the rounds' configurations made and screened before they ran (the edit layer's)
 
     def why_not_timed(self, config: Config) -> tuple[str, bool] | None:
@@ -371,7 +374,7 @@ def tune(
         else strategy
     )
     run = _Run(budget, record, record.served() if record is not None else {}, excluded, screen, space=space)
-    run.limit, run.start_s, run.tail = limit, start_s, tail
+    run.limit, run.start_s, run.tail, run.current = limit, start_s, tail, current
     if caught is not None:
         run.interrupted_by = interrupt_signal(caught)
         return _result(space, run, current, [], StopReason.INTERRUPTED, name)
@@ -643,6 +646,8 @@ def _loop(
             if run.limit is not None:  # the round's requests end before the re-time's share and the tail's, a hung one
                 run.limit.reserve_s, run.limit.tail_s = reserve, tail
             fits = run.budget.affordable(min(batch_size, room), reserve_s=reserve + tail)
+            if run.budget.candidate_s is None and getattr(evaluator, "first_alone", False):
+                fits = min(fits, 1)  # no pace yet, on a GPU across entries: the kernel as written is timed first, alone
             if fits == 0:  # the wall time left cannot fit one more candidate beside the re-time's and the tail's
                 return StopReason.WALL_TIME
             batch = strat.propose(fits)[:fits]
@@ -668,14 +673,21 @@ def _retime_share_s(run: _Run, current: Config | None, top: int) -> float:
     if top <= 0 or not each:
         return 0.0
     picks = len(_retime_picks(run, current, top))
+    if picks < 2:  # under two the re-time takes none (:func:`_within_wall`): nothing to keep for it (late45 l151)
+        return 0.0
     return min(picks * each, RETIME_SHARE * run.budget.wall_s)
 
 
 def _tail_s(run: _Run) -> float:
     """The wall seconds the session leaves the phases after it (tune's ``tail``, from its results so far; 0 without
     one). On the CPU (2026-12-06 19:06 UTC) breaker18's inductor_scan spent its 600 s wall on its rounds and re-time,
-    and its pick's check on the entries and the net were not run: nothing written (leftovers19's l1)."""
-    return run.tail(run.results) if run.tail is not None else 0.0
+    and its pick's check on the entries and the net were not run: nothing written (leftovers19's l1). None while no
+    candidate but the kernel as written passed: there is nothing to write, so nothing to check after the session
+    (late45 l151: fla_matmul's current alone, its checks at three entries, kept 15 s of a 60 s wall for its own
+    write's checks, and the wall left fitted no candidate beside them)."""
+    if run.tail is None or not any(r.outcome.ok and Config.of(r.config) != run.current for r in run.results):
+        return 0.0
+    return run.tail(run.results)
 
 
 def _retime_each_s(run: _Run) -> float | None:

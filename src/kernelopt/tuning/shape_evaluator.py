@@ -398,6 +398,18 @@ class ShapesEvaluator:
         """The primary shape's :meth:`KernelEvaluator.error_at`: the worker that checks every size of the net."""
         return self.evaluators[0].error_at(source, shape)
 
+    @property
+    def first_alone(self) -> bool:
+        """Whether a session's first round holds one candidate (the kernel as written, the strategy's first): on a GPU
+        across several entries, where a round's candidates are each compiled for every entry's own specialization and
+        checked there before any is timed (:meth:`evaluate`). With no pace yet a round takes as many as it is given:
+        on the H100 (2026-12-07) fla_matmul's first round of four, pinned configs of its keyed list, spent its 60 s wall
+        on their compiles (42.9 s across the pool) and checks (40.6 s) and timed none, the kernel as written
+        included (late45 l150); alone, on that pace it is timed in about 25 s (``tests/test_late45_cases.py``'s model),
+        and its pace sizes the rounds after it. Never in the interpreter (its sessions' walls are the CPU's, and its
+        rounds are timed as before)."""
+        return not self.interpreted and len(self.evaluators) > 1
+
     def together(self) -> bool:
         """Whether the entries after the primary check a candidate at once, each in its own bench worker, rather than
         one after another: on a GPU, where each entry's first call of a candidate compiles it for its own

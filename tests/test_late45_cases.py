@@ -1,0 +1,143 @@
+"""late45: fla_matmul's tune on a GPU timed nothing in a 60 s wall (the H100 of 2026-12-07, late42's l101 test): a
+first round of four pinned configs, each compiled and checked at three ``SHAPES`` entries before any was timed, and
+then, with the kernel as written alone timed, the wall kept for its own write's checks (l150, l151)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tuning.budget import Budget
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.pace import CandidateLimit
+from kernelopt.tuning.space import Space
+
+DATA = Path(__file__).parent / "data" / "breaker25" / "fla_matmul"
+
+#: fla_matmul's eight literal configs (kernel.py's list, in its order: the first is the current one, pinned).
+LISTED = [
+    (128, 64, 256, 3, 8), (64, 32, 256, 4, 4), (128, 32, 128, 4, 4), (128, 32, 64, 4, 4),
+    (64, 32, 128, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 32, 64, 5, 2),
+]  # fmt: skip
+ENTRIES = ["B=2,M=40,N=72,K=100", "B=1,M=130,N=33,K=64", "B=3,M=8,N=260,K=17"]
+
+#: The H100's pace of that session (late42's l101 printed it, 2026-12-07 16:10 UTC): its one round of four spent 3.3 s
+#: screening, its compiles 42.9 s across the pool's four workers (about 10.7 s of wall), then checked every candidate at
+#: the three entries (40.6 s measured, the rest of its 58.6 s of rounds cut): about 11.2 s a candidate. A timing at
+#: the three entries after them is put at 2 s (the H100 timed none).
+SCREEN_S, COMPILE_S, CHECK_S, TIME_S, ENTRY_COMPILE_S = 0.8, 10.7, 11.2, 2.0, 8.0
+
+
+class _H100Round:
+    """An evaluator on the session's fake clock, spending what the H100's round spent: its compiles in parallel, then
+    each candidate's checks at every entry, then each one's timing; a request the session's limit (the real
+    :class:`CandidateLimit`: the wall left, the re-time's and the tail's reserve) cannot fit is cut, as the bench
+    workers' are."""
+
+    first_alone = True
+
+    def __init__(self, now: list[float]) -> None:
+        self.now = now
+        self.limit: CandidateLimit | None = None
+        self.rounds: list[list[str]] = []
+
+    def bound(self, limit: CandidateLimit | None) -> None:
+        self.limit = limit
+
+    def _spend(self, seconds: float) -> bool:
+        assert self.limit is not None
+        room = self.limit.seconds(600.0)
+        if room is None or room < seconds:
+            self.now[0] += room or 0.0
+            return False
+        self.now[0] += seconds
+        return True
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        self.rounds.append([c.key() for c in batch])
+        self.now[0] += SCREEN_S * len(batch) + COMPILE_S
+        checked = [self._spend(CHECK_S) for _ in batch]
+        out = []
+        for k, (c, ok) in enumerate(zip(batch, checked, strict=True)):
+            if not (ok and self._spend(TIME_S)):
+                out.append(Result.failed(c, Outcome.NOT_RUN_BUDGET, "cut at the end of the session's wall time"))
+                continue
+            by = {label: 10.0 + k + i for i, label in enumerate(ENTRIES)}
+            out.append(Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=sum(by.values()),
+                              latency_us_by_shape=by, compile_s=COMPILE_S, check_s=CHECK_S, bench_s=TIME_S,
+                              entry_compile_s=ENTRY_COMPILE_S))  # fmt: skip
+        return out
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def _session(first_alone: bool) -> tuple[list[Result], list[list[str]], Config]:
+    """fla_matmul's session as ``tune --device cuda --budget-wall-s 60`` runs it (its list's eight seeds, the current
+    first; the tail of its three entries), on the H100's pace."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.launch import space_from_tunables
+    from kernelopt.tuning.session import tune
+    from kernelopt.tuning.tail_wall import TailCost
+
+    source = (DATA / "kernel.py").read_text()
+    space: Space = space_from_tunables(discover_source(source), kernel=None, held_options={}, source=source)
+    seeds = [
+        Config.of({"BM": m, "BK": k, "BN": n, "G": 4, "num_stages": s, "num_warps": w}) for m, k, n, s, w in LISTED
+    ]
+    assert space.current() == seeds[0]
+    now = [0.0]
+    evaluator = _H100Round(now)
+    evaluator.first_alone = first_alone
+    budget = Budget(8, lambda: now[0], wall_s=60.0)
+    result = tune(space, evaluator, budget=budget, seeds=seeds, originals=seeds,
+                  tail=TailCost(entries=3, target=False, wall_s=60.0).need_s)  # fmt: skip
+    return result.results, evaluator.rounds, seeds[0]
+
+
+def test_l150_l151_a_60_s_wall_on_a_gpu_times_the_kernel_as_written_and_a_candidate() -> None:
+    """l150: with no pace a session's first round took the four it was given (``Budget.affordable``), and on a GPU
+    across entries each was compiled and checked at all three before any was timed: on the H100's pace the round of
+    four ran into the wall and timed none, the kernel as written included (what the H100 said: "no candidate ran").
+    Its first round is now the kernel as written alone (``ShapesEvaluator.first_alone``), timed at about 25 s.
+    l151: the rounds after it kept the re-time's share for one pick (a re-time of under two takes none) and 15 s of
+    tail for the checks of a write of the kernel as written (never written): 35 s left fitted no second candidate at
+    its 25 s. Both are now kept once a candidate other than it passed: one more is timed, then the session ends."""
+    results, rounds, current = _session(first_alone=False)
+    assert rounds == [[c.key() for c in map(Config.of, (r.config for r in results))]] and len(rounds[0]) == 4
+    assert [r.outcome for r in results] == [Outcome.NOT_RUN_BUDGET] * 4, results  # the H100's "no candidate ran"
+
+    results, rounds, current = _session(first_alone=True)
+    assert rounds[0] == [current.key()] and len(rounds) == 2 and len(rounds[1]) == 1, rounds
+    assert [r.outcome for r in results] == [Outcome.OK, Outcome.OK], results
+    assert Config.of(results[0].config) == current
+
+
+def test_l151_no_reserve_while_the_kernel_as_written_alone_passed() -> None:
+    """l151 in the session's own reckoning: with only the current configuration timed, the tail keeps nothing and
+    the re-time's share is 0; once another candidate passed, both are kept as before (the tail capped at a quarter
+    of the wall, the re-time at two picks' cost)."""
+    from kernelopt.tuning.session import _retime_share_s, _Run, _tail_s
+    from kernelopt.tuning.tail_wall import TailCost
+
+    now = [0.0]
+    budget = Budget(8, lambda: now[0], wall_s=60.0)
+    budget.start()
+    budget.charge(1, evaluated=1, seconds=25.0)
+    current, other = Config.of({"BM": 128}), Config.of({"BM": 64})
+    run = _Run(budget, None, {}, current=current, tail=TailCost(entries=3, target=False, wall_s=60.0).need_s)
+
+    def timed(c: Config, us: float) -> Result:
+        return Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=us, check_s=CHECK_S, bench_s=TIME_S,
+                      entry_compile_s=ENTRY_COMPILE_S, latency_us_by_shape={ENTRIES[0]: us})  # fmt: skip
+
+    run.results.append(timed(current, 30.0))
+    assert _tail_s(run) == 0.0 and _retime_share_s(run, current, 3) == 0.0
+    run.results.append(timed(other, 40.0))
+    assert _tail_s(run) == 15.0
+    assert _retime_share_s(run, current, 3) == pytest.approx(2 * (CHECK_S + TIME_S - ENTRY_COMPILE_S))
