@@ -141,3 +141,22 @@ def test_l151_no_reserve_while_the_kernel_as_written_alone_passed() -> None:
     run.results.append(timed(other, 40.0))
     assert _tail_s(run) == 15.0
     assert _retime_share_s(run, current, 3) == pytest.approx(2 * (CHECK_S + TIME_S - ENTRY_COMPILE_S))
+
+
+def test_l150_the_first_round_alone_is_a_gpu_session_across_entries_only(tmp_path: Path) -> None:
+    """``ShapesEvaluator.first_alone`` on fla_matmul's folder as ``tune`` builds it (no worker starts): prepared for
+    ``cuda``, its three entries, yes; in Triton's interpreter (``cpu``), or with its primary entry alone (one request
+    checks and times a candidate there), no: those sessions' rounds are as before."""
+    from kernelopt.tuning.problem import Problem, reference_shapes
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from kernelopt.tuning.shapes import session_shapes
+
+    said = {}
+    for device in ("cuda", "cpu"):
+        problem = Problem.from_folder(DATA, device=device)
+        entries = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
+        shapes = session_shapes(problem, entries)
+        for n in (len(shapes), 1):
+            evaluator = ShapesEvaluator(problem, shapes[:n], "", lambda c: "", session_dir=tmp_path / "session")
+            said[device, n] = evaluator.first_alone
+    assert said == {("cuda", 3): True, ("cuda", 1): False, ("cpu", 3): False, ("cpu", 1): False}, said
