@@ -240,11 +240,13 @@ def test_a_session_of_one_launch_names_the_other_launches_it_leaves_alone() -> N
     # the two launches tie on knobs and neither has an autotune list: the first in source order is tuned first
     # (tunables.launches.tuned_first, breaker8 m3), the other is named
     assert space.launch == "launch _ln_bwd_dx (kernel.py:59)"
-    assert "and leaves launch _ln_bwd_dwdb (kernel.py:63) as it is: --kernel NAME" in (choice_line(found, space) or "")
+    assert "and leaves launch _ln_bwd_dwdb (kernel.py:63) as it is: --kernel NAME" in (
+        choice_line(found, space, None) or ""
+    )
     second = space_from_tunables(found, kernel="_ln_bwd_dwdb")
-    assert "and leaves launch _ln_bwd_dx (kernel.py:59) as it is" in (choice_line(found, second) or "")
+    assert "and leaves launch _ln_bwd_dx (kernel.py:59) as it is" in (choice_line(found, second, None) or "")
     single = discover_source((DATA / "op_int64" / "kernel.py").read_text())
-    assert choice_line(single, space_from_tunables(single)) is None
+    assert choice_line(single, space_from_tunables(single), None) is None
 
 
 INIT_BLOCK = ("num_warps: int = 4):", "num_warps: int = 4, block: int = 1024):")

@@ -497,17 +497,17 @@ def test_l134_tune_says_which_of_several_launches_it_takes_why_and_how_to_take_a
 
     data = Path(__file__).parent / "data"
     found = discover_source((data / "breaker4" / "ln_bwd2" / "kernel.py").read_text())
-    assert choice_line(found, space_from_tunables(found)) == (
+    assert choice_line(found, space_from_tunables(found), None) == (
         "the file has 2 launches with knobs; this session tunes launch _ln_bwd_dx (kernel.py:59), the first in source "
         "order of those with the most knobs (4), and leaves launch _ln_bwd_dwdb (kernel.py:63) as it is: --kernel NAME "
         "tunes another (a kernel's name or a launch's label as `kernelopt tunables` prints it: --kernel _ln_bwd_dwdb)"
     )
     second = space_from_tunables(found, kernel="_ln_bwd_dwdb")
     assert "this session tunes launch _ln_bwd_dwdb (kernel.py:63), the one this session was given" in (
-        choice_line(found, second) or ""
+        choice_line(found, second, None) or ""
     )
     nodecay = discover_source((data / "breaker25" / "la_nodecay" / "kernel.py").read_text())
-    line = choice_line(nodecay, space_from_tunables(nodecay)) or ""
+    line = choice_line(nodecay, space_from_tunables(nodecay), None) or ""
     assert line.startswith("the file has 3 launches with knobs; this session tunes launch _bwd_inter_kernel "
                            "(kernel.py:462), the one with the most knobs (4), and leaves launch _fwd_kernel "
                            "(kernel.py:397); launch _bwd_intra_kernel (kernel.py:441) as they are: "), line  # fmt: skip

@@ -674,6 +674,7 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     and budget, what the space leaves out, the other launches, the shapes timed, and the notes on the problem (its
     sizes, idle shapes, a tl.dot in TF32, the author's screen, ``--within``, a space below the budget's floor)."""
     from kernelopt.tunables.inline_guard import unmarked_guards
+    from kernelopt.tunables.launches import loop_kernels
     from kernelopt.tuning.dot_precision import tf32_line
     from kernelopt.tuning.folder import idle_line, list_note, screen_lines
     from kernelopt.tuning.launch import choice_line
@@ -693,7 +694,8 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
     if unmarked is not None:
         note(unmarked)
-    chosen = choice_line(prepared.tunables, space) if request.kernel is None else None
+    looped = loop_kernels(prepared.base_source)
+    chosen = choice_line(prepared.tunables, space, looped) if request.kernel is None else None
     if chosen is not None:
         note(chosen)
     note(f"timed on {_timed_shape(prepared.problem, prepared.user_shapes)}")

@@ -187,24 +187,35 @@ def seen_knobs(tunables: Sequence[Tunable], source: str | None = None) -> str:
 # ---------------------------------------------------------------------------------------------- launches
 
 
-def choice_line(tunables: Sequence[Tunable], space: Space, looped: Collection[str] | None = None) -> str | None:
+def choice_line(tunables: Sequence[Tunable], space: Space, looped: Collection[str] | None) -> str | None:
     """Where the file has several launches with a knob (a backward's two passes), which one a session of ``space``
     tunes and why (:func:`~kernelopt.tunables.launches.tuned_first`'s rule, or the launch it was given), the others
     it leaves alone by name (``launch _ln_bwd_dwdb (kernel.py:63)``), and how to tune one of them (``--kernel``;
-    leftovers27 l134); ``None`` for a file of one launch."""
+    leftovers27 l134); ``None`` for a file of one launch. ``looped`` is the space's own (:func:`loop_kernels` of the
+    source): a loopless kernel's ``num_stages`` is no knob of it, so counted it would tie launches the space did not
+    and call the pick "given" (review27 r70)."""
     pool = launches(tunables, looped)
     chosen = next((la for la in pool if la.label == space.launch), None)
     others = [la for la in pool if la is not chosen]
     if chosen is None or not others:
         return None
     names = "; ".join(la.label for la in others)
-    example = others[0].kernel or others[0].label
     why = first_reason(pool, chosen) if tuned_first(pool) is chosen else "the one this session was given"
     return (
         f"the file has {len(pool)} launches with knobs; this session tunes {chosen.label}, {why}, and leaves {names} "
         f"as {'it is' if len(others) == 1 else 'they are'}: --kernel NAME tunes another (a kernel's name or a "
-        f"launch's label as `kernelopt tunables` prints it: --kernel {example})"
+        f"launch's label as `kernelopt tunables` prints it: --kernel {_taking(pool, others[0])})"
     )
+
+
+def _taking(pool: list[Launch], la: Launch) -> str:
+    """What ``--kernel`` takes to tune ``la`` (:func:`_choose`): its kernel's name where no other launch of ``pool``
+    runs that kernel, else its key (``_scale#2``, the label's own words), which a kernel launched twice needs: its
+    name takes the first launch again (review27 r71)."""
+    if la.kernel is not None and sum(o.kernel == la.kernel for o in pool) == 1:
+        return la.kernel
+    key = la.label.removeprefix("launch ").split(" (")[0]
+    return key if _choose(pool, key) is la else repr(la.label)
 
 
 def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
