@@ -231,3 +231,39 @@ def test_q82_fp8_inputs_are_told_apart_across_seeds_without_nan_to_num() -> None
     a = torch.tensor([1.0, float("nan"), -2.5]).to(torch.float8_e4m3fn)
     assert same_values([a, torch.ones(2)], [a.clone(), torch.ones(2)])
     assert not same_values([a], [torch.tensor([1.0, float("nan"), 3.0]).to(torch.float8_e4m3fn)])
+
+
+def test_q83_a_table_is_keyed_by_a_size_that_tells_every_entry_apart() -> None:
+    """Seen on 2026-12-07: ``tune --device cpu`` on flag_flash (after q80) found other blocks best at each entry (64 x
+    64, 64 x 128, 128 x 32) and judged a per-bucket table, but the table's size was the first name of
+    ``get_fwd_config(B, H, M, N, D, causal)`` whose value differs between the entries: ``B`` (1, 2, 1), one row for
+    the first and third entries. The third got the first's tile, 28.6 % slower than the original there, and nothing
+    was written, where ``M``, ``N`` or ``D`` (each different at all three) gives each entry its own row. The size
+    that tells every entry apart comes first; where none does, the first that tells some apart, as before. (The
+    folder's tunables and SHAPES as they are; the preparation's runs, which give the sizes under a launcher's
+    names, replaced by the entries' own values.)"""
+    from types import SimpleNamespace
+
+    from kernelopt.tunables.model import TunableKind
+    from kernelopt.tuning.folder import _planned_table
+    from kernelopt.tuning.problem import ProblemShape
+    from tests.conftest import load_fresh
+
+    found = _found("flag_flash").values()
+    tabled = {t.name: t for t in found if t.kind is TunableKind.COMPUTED_SETTING}  # type: ignore[attr-defined]
+    shapes = load_fresh(DATA / "flag_flash" / "reference.py", "_breaker28_flash_ref").SHAPES
+
+    def plan(entries: list[dict[str, int]]) -> object:
+        prepared = SimpleNamespace(
+            tabled=tabled,
+            literal_tabled={},
+            space=SimpleNamespace(origins={}, kernel=None),
+            ran_shapes=[ProblemShape(kwargs=s) for s in entries],
+            bounds={},
+        )
+        return _planned_table(prepared, {"BLOCK_M": 128, "BLOCK_N": 64})  # type: ignore[arg-type]
+
+    assert [s["B"] for s in shapes] == [1, 2, 1] and len({s["M"] for s in shapes}) == 3
+    assert plan(shapes) == (["BLOCK_M", "BLOCK_N"], "M")
+    alike = [{**s, "M": 64, "N": 64, "D": 64} for s in shapes]  # only B tells any apart
+    assert plan(alike) == (["BLOCK_M", "BLOCK_N"], "B")

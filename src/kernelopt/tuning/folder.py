@@ -3257,8 +3257,9 @@ def _planned_table(
     """:func:`_table_plan`, made.
 
     The size is a name their computation reads that every shape gives, the one that tells the shapes apart
-    first: a name whose value differs between the entries, or is a size an entry names (``n_cols`` from ``cols``),
-    before one that holds one value at every entry that no entry names. ``min(MAX_FUSED_SIZE,
+    first: a name whose value differs at every entry, then one whose value differs between some entries or is a
+    size an entry names (``n_cols`` from ``cols``), before one that holds one value at every entry that no entry
+    names. ``min(MAX_FUSED_SIZE,
     next_power_of_2(n_cols))`` with ``MAX_FUSED_SIZE = 65536 // x.element_size()`` buckets on ``n_cols``: a
     table over the cap (16384 for every float32 row) would hold the pick at every row length, a one-block
     kernel's block too small above the sizes checked."""
@@ -3285,7 +3286,10 @@ def _planned_table(
         named = all(v in _entry_sizes(s) for v, s in zip(values, ran, strict=True))
         if literals and not varies:
             continue  # a literal's rows over a size every shape gives alike would hold one value for all of them
-        known.append((not (varies or named), i, x))
+        # one that tells every shape apart first, each its own row: FlagAttention's get_fwd_config(B, H, M, N, D,
+        # causal) was tabled over B (1, 2, 1), two shapes with other bests in one row (breaker28's q83)
+        apart = varies and len(set(values)) == len(values)
+        known.append((0 if apart else 1 if varies or named else 2, i, x))
     if not known:
         return None
     size = min(known)[2]
