@@ -77,7 +77,7 @@ class _H100Round:
         pass
 
 
-def _session(first_alone: bool) -> tuple[list[Result], list[list[str]], Config]:
+def _session(first_alone: bool, wall_s: float = 60.0) -> tuple[list[Result], list[list[str]], Config]:
     """fla_matmul's session as ``tune --device cuda --budget-wall-s 60`` runs it (its list's eight seeds, the current
     first; the tail of its three entries), on the H100's pace."""
     from kernelopt.tunables import discover_source
@@ -94,9 +94,9 @@ def _session(first_alone: bool) -> tuple[list[Result], list[list[str]], Config]:
     now = [0.0]
     evaluator = _H100Round(now)
     evaluator.first_alone = first_alone
-    budget = Budget(8, lambda: now[0], wall_s=60.0)
+    budget = Budget(8, lambda: now[0], wall_s=wall_s)
     result = tune(space, evaluator, budget=budget, seeds=seeds, originals=seeds,
-                  tail=TailCost(entries=3, target=False, wall_s=60.0).need_s)  # fmt: skip
+                  tail=TailCost(entries=3, target=False, wall_s=wall_s).need_s)  # fmt: skip
     return result.results, evaluator.rounds, seeds[0]
 
 
@@ -105,9 +105,10 @@ def test_l150_l151_a_60_s_wall_on_a_gpu_times_the_kernel_as_written_and_a_candid
     across entries each was compiled and checked at all three before any was timed: on the H100's pace the round of
     four ran into the wall and timed none, the kernel as written included (what the H100 said: "no candidate ran").
     Its first round is now the kernel as written alone (``ShapesEvaluator.first_alone``), timed at about 25 s.
-    l151: the rounds after it kept the re-time's share for one pick (a re-time of under two takes none) and 15 s of
-    tail for the checks of a write of the kernel as written (never written): 35 s left fitted no second candidate at
-    its 25 s. Both are now kept once a candidate other than it passed: one more is timed, then the session ends."""
+    l151: the rounds after it kept 15 s of tail for the checks of a write and the re-time's share for one pick, though
+    with the kernel as written alone passed nothing is to be re-timed or written: 35 s left fitted no second candidate
+    at its 25 s. Where those reserves leave no room, one more candidate now gets the wall left; where they leave room
+    (a 120 s wall) the rounds keep them as before."""
     results, rounds, current = _session(first_alone=False)
     assert rounds == [[c.key() for c in map(Config.of, (r.config for r in results))]] and len(rounds[0]) == 4
     assert [r.outcome for r in results] == [Outcome.NOT_RUN_BUDGET] * 4, results  # the H100's "no candidate ran"
@@ -117,12 +118,19 @@ def test_l150_l151_a_60_s_wall_on_a_gpu_times_the_kernel_as_written_and_a_candid
     assert [r.outcome for r in results] == [Outcome.OK, Outcome.OK], results
     assert Config.of(results[0].config) == current
 
+    # 120 s: after the current's 24.7 s, 95.3 s less the tail's 30 s fit two at its pace; then the tail and the
+    # re-time of three are kept (l151's first form, 1918b8e9, dropped the reserves whenever the current alone had
+    # passed, and sent three there)
+    results, rounds, current = _session(first_alone=True, wall_s=120.0)
+    assert [len(r) for r in rounds] == [1, 2] and all(r.outcome is Outcome.OK for r in results), rounds
 
-def test_l151_no_reserve_while_the_kernel_as_written_alone_passed() -> None:
-    """l151 in the session's own reckoning: with only the current configuration timed, the tail keeps nothing and
-    the re-time's share is 0; once another candidate passed, both are kept as before (the tail capped at a quarter
-    of the wall, the re-time at two picks' cost)."""
-    from kernelopt.tuning.session import _retime_share_s, _Run, _tail_s
+
+def test_l151_the_reserves_while_the_kernel_as_written_alone_passed() -> None:
+    """l151 in the session's own reckoning: with only the current configuration timed, the re-time's share is 0 (a
+    re-time of under two takes none) and ``_current_alone`` holds (the tail, still estimated, gives way where it
+    leaves no room for a round); once another candidate passed, the re-time keeps two picks' cost and the tail its
+    15 s (a quarter of the wall), and nothing gives way."""
+    from kernelopt.tuning.session import _current_alone, _retime_share_s, _Run, _tail_s
     from kernelopt.tuning.tail_wall import TailCost
 
     now = [0.0]
@@ -136,10 +144,11 @@ def test_l151_no_reserve_while_the_kernel_as_written_alone_passed() -> None:
         return Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=us, check_s=CHECK_S, bench_s=TIME_S,
                       entry_compile_s=ENTRY_COMPILE_S, latency_us_by_shape={ENTRIES[0]: us})  # fmt: skip
 
+    assert not _current_alone(run)
     run.results.append(timed(current, 30.0))
-    assert _tail_s(run) == 0.0 and _retime_share_s(run, current, 3) == 0.0
+    assert _current_alone(run) and _retime_share_s(run, current, 3) == 0.0 and _tail_s(run) == 15.0
     run.results.append(timed(other, 40.0))
-    assert _tail_s(run) == 15.0
+    assert not _current_alone(run) and _tail_s(run) == 15.0
     assert _retime_share_s(run, current, 3) == pytest.approx(2 * (CHECK_S + TIME_S - ENTRY_COMPILE_S))
 
 

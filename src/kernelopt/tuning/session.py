@@ -241,7 +241,7 @@ class _Run:
     redone_s: float = 0.0  # within them, passes thrown away (a batch evaluated again without an entry set aside)
     retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
     tail: Callable[[Sequence[Result]], float] | None = None  # the phases after the session's estimate (tune's ``tail``)
-    current: Config | None = None  # the kernel as written (never written: no tail kept for it alone)
+    current: Config | None = None  # the kernel as written (never written: :func:`_current_alone`)
     screen_s: float = 0.0  # the rounds' configurations made and screened before they ran (the edit layer's)
 
     def why_not_timed(self, config: Config) -> tuple[str, bool] | None:
@@ -643,9 +643,12 @@ def _loop(
             # reckons): on the H100 (2026-12-06) scaled_mm's rounds took its 60 s to 0.6 s, its 3.04x could not be
             # re-timed, and nothing was written
             reserve, tail = _retime_share_s(run, current, retime_top), _tail_s(run)
+            fits = run.budget.affordable(min(batch_size, room), reserve_s=reserve + tail)
+            if fits == 0 and _current_alone(run):  # nothing to re-time or write yet: the wall left is one candidate's
+                reserve = tail = 0.0
+                fits = run.budget.affordable(min(1, room))
             if run.limit is not None:  # the round's requests end before the re-time's share and the tail's, a hung one
                 run.limit.reserve_s, run.limit.tail_s = reserve, tail
-            fits = run.budget.affordable(min(batch_size, room), reserve_s=reserve + tail)
             if run.budget.candidate_s is None and getattr(evaluator, "first_alone", False):
                 fits = min(fits, 1)  # no pace yet, on a GPU across entries: the kernel as written is timed first, alone
             if fits == 0:  # the wall time left cannot fit one more candidate beside the re-time's and the tail's
@@ -681,13 +684,17 @@ def _retime_share_s(run: _Run, current: Config | None, top: int) -> float:
 def _tail_s(run: _Run) -> float:
     """The wall seconds the session leaves the phases after it (tune's ``tail``, from its results so far; 0 without
     one). On the CPU (2026-12-06 19:06 UTC) breaker18's inductor_scan spent its 600 s wall on its rounds and re-time,
-    and its pick's check on the entries and the net were not run: nothing written (leftovers19's l1). None while no
-    candidate but the kernel as written passed: there is nothing to write, so nothing to check after the session
-    (late45 l151: fla_matmul's current alone, its checks at three entries, kept 15 s of a 60 s wall for its own
-    write's checks, and the wall left fitted no candidate beside them)."""
-    if run.tail is None or not any(r.outcome.ok and Config.of(r.config) != run.current for r in run.results):
-        return 0.0
-    return run.tail(run.results)
+    and its pick's check on the entries and the net were not run: nothing written (leftovers19's l1)."""
+    return run.tail(run.results) if run.tail is not None else 0.0
+
+
+def _current_alone(run: _Run) -> bool:
+    """Whether the kernel as written (``run.current``) passed and no other candidate has: nothing is to be re-timed
+    or written yet, so where the re-time's share and the tail leave no room for a round, the rounds still get one
+    candidate in the wall left (late45 l151: fla_matmul's current, timed alone in about 25 s of a 60 s wall on the
+    H100's pace, kept 15 s for the checks of its own write, which is never made, and the 35 s left fitted none)."""
+    passed = {Config.of(r.config) for r in run.results if r.outcome.ok}
+    return run.current is not None and passed == {run.current}
 
 
 def _retime_each_s(run: _Run) -> float | None:
