@@ -147,9 +147,10 @@ GPU_SIZES: dict[str, list[dict[str, int]]] = {
 #: the written forms' sizes: none a SHAPES entry names, odd ones, past the tables' rows, realistic ones
 GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
     "flag_flash": [
-        {"B": 1, "H": 3, "M": 257, "N": 129, "D": 32, "CAUSAL": 1},  # M > N: 128 causal rows see no key
+        {"B": 1, "H": 3, "M": 95, "N": 129, "D": 32, "CAUSAL": 1},  # the table's row (M <= 96), one past a block
+        {"B": 8, "H": 32, "M": 96, "N": 16384, "D": 128, "CAUSAL": 1},  # the row at 16384 keys (268 MB each)
+        {"B": 1, "H": 3, "M": 257, "N": 129, "D": 32, "CAUSAL": 1},  # above it, M > N: 128 rows see no key
         {"B": 2, "H": 8, "M": 4096, "N": 4097, "D": 128, "CAUSAL": 0},
-        {"B": 3, "H": 4, "M": 1000, "N": 1000, "D": 64, "CAUSAL": 1},
     ],
     "lmd_w8a8": [{"M": 7, "N": 5, "K": 128}, {"M": 4097, "N": 3001, "K": 4096}, {"M": 8192, "N": 8192, "K": 8192}],
     "lmd_fill_fp8": [
@@ -169,13 +170,15 @@ def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
 
     written = written_files(DATA, GPU_PICKS, tmp_path)
     flash = written["flag_flash"].read_text()
-    assert "            BLOCK_M = 128\n            BLOCK_N = 64\n" in flash and "kernelopt: tuned" in flash, flash
+    assert "        if M <= 96:  # kernelopt: tuned\n            BLOCK_M = 128\n            BLOCK_N = 64\n" in flash, (
+        flash
+    )
     w8a8 = written["lmd_w8a8"].read_text()
     assert 'configs=[triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3)]' in w8a8
     fill = written["lmd_fill_fp8"].read_text()
     assert "        BLOCK_D = 256\n" in fill, fill
     small = {
-        "flag_flash": [{"B": 1, "H": 1, "M": 129, "N": 65, "D": 32, "CAUSAL": 1}],  # one past a block of 128 rows
+        "flag_flash": [{"B": 1, "H": 1, "M": 95, "N": 129, "D": 32, "CAUSAL": 1}],  # the row, one past two key blocks
         "lmd_w8a8": [{"M": 65, "N": 129, "K": 256}],  # one past a block of each
         "lmd_fill_fp8": [{"batch": 2, "Q": 3, "hist": 6, "H": 2, "D": 192, "BS": 8}],  # a head of three groups in 256
     }
@@ -188,7 +191,7 @@ def test_the_twenty_eighth_trial_s_kernels_and_written_forms_compile_and_hold_on
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On an NVIDIA GPU (Triton compiled, not interpreted): the four originals (:data:`GPU_SIZES`: FlagAttention's
-    forward causal over 4 x 16 heads of 4096 and at odd lengths, through its device table's branch for the card;
+    forward causal over 2 x 8 heads of 4096 and at odd lengths, through its device table's branch for the card;
     LMDeploy's rope over 32768 tokens and at an odd count; its W8A8 linear at 8192 cubed and at odd M / N; its fp8
     cache fill for a prefill of 16 x 1024 tokens and a decode step of 64 sequences of a 576-wide head), and the forms
     ``tune`` writes (:data:`GPU_PICKS`), correct at sizes no entry names (:data:`GPU_WRITTEN_SIZES`)."""
