@@ -389,7 +389,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
