@@ -4,6 +4,7 @@ then, with the kernel as written alone timed, the wall kept for its own write's 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -77,16 +78,23 @@ class _H100Round:
         pass
 
 
+@functools.cache
+def _space() -> Space:
+    """fla_matmul's space as discovery reads its source (the literal list's knobs), once for this file's sessions."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = (DATA / "kernel.py").read_text()
+    return space_from_tunables(discover_source(source), kernel=None, held_options={}, source=source)
+
+
 def _session(first_alone: bool, wall_s: float = 60.0) -> tuple[list[Result], list[list[str]], Config]:
     """fla_matmul's session as ``tune --device cuda --budget-wall-s 60`` runs it (its list's eight seeds, the current
     first; the tail of its three entries), on the H100's pace."""
-    from kernelopt.tunables import discover_source
-    from kernelopt.tuning.launch import space_from_tunables
     from kernelopt.tuning.session import tune
     from kernelopt.tuning.tail_wall import TailCost
 
-    source = (DATA / "kernel.py").read_text()
-    space: Space = space_from_tunables(discover_source(source), kernel=None, held_options={}, source=source)
+    space = _space()
     seeds = [
         Config.of({"BM": m, "BK": k, "BN": n, "G": 4, "num_stages": s, "num_warps": w}) for m, k, n, s, w in LISTED
     ]
