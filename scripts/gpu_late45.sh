@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# late45's GPU proof: a 60 s wall on a GPU times fla_matmul's current and a candidate (docs/faults.md l150, l151), on one
+# late45's GPU proof: a 60 s wall on a GPU times fla_matmul's current and a candidate (docs/faults.md l150-l152), on one
 # NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 3 minutes (its
 # discovery before the wall, then the 60 s session), 300 s at most. The CPU half (tests/test_late45_cases.py) replays
 # the H100's pace of 2026-12-07 on a fake clock through the real session: a first round of four timed none, the kernel

@@ -177,3 +177,59 @@ def test_l150_the_first_round_alone_is_a_gpu_session_across_entries_only(tmp_pat
             evaluator = ShapesEvaluator(problem, shapes[:n], "", lambda c: "", session_dir=tmp_path / "session")
             said[device, n] = evaluator.first_alone
     assert said == {("cuda", 3): True, ("cuda", 1): False, ("cpu", 3): False, ("cpu", 1): False}, said
+
+
+class _Raises:
+    """A GPU entry where the kernel as written raises (a ``RUN_ERROR``, as an ``assert`` in ``run``) or runs."""
+
+    def __init__(self, raises: bool) -> None:
+        from tests.test_table14_cases import _GpuEntry
+
+        self.entry, self.raises = _GpuEntry(None), raises
+        self.ready = self.entry.ready
+
+    def spawn(self) -> None:
+        pass
+
+    def start(self, compile_workers: int = 0) -> object:
+        return self.ready
+
+    def evaluate(self, batch: Sequence[Config], *, timed: bool = True) -> list[Result]:
+        if not self.raises:
+            return self.entry.evaluate(batch, timed=timed)
+        return [Result.failed(c, Outcome.RUN_ERROR, "AssertionError") for c in batch]
+
+
+@pytest.mark.timeout(60)
+def test_l152_the_kernel_as_written_alone_is_checked_at_every_entry_at_once(tmp_path: Path) -> None:
+    """l152: on a GPU across three entries the primary checked a round first, alone, and the other entries what passed
+    it at once: the kernel as written, alone in its round (l150), compiled for three specializations in three steps
+    (the pool's at the smallest entry, the primary's, then the two others beside each other). Alone in its round it is
+    now checked at all three at once (the three fakes' untimed checks meet at one barrier of three: one after another
+    they would break it), then timed as before. Where it raises at the primary and at another entry beside it, the
+    primary's failure is the one judged, as when the primary checked first: the session stops naming the entry it runs
+    (leftovers17's l4), and no entry is set aside for the other raise."""
+    import threading
+
+    from kernelopt.tuning.problem import ProblemError
+    from tests.test_shape_failures import _shapes_evaluator
+    from tests.test_table14_cases import _GpuEntry
+
+    original = Config.of({"BLOCK": 64})
+    ev, _ = _shapes_evaluator(tmp_path, [set(), set(), set()])
+    ev.interpreted, ev.original = False, original  # a GPU's session
+    meet = threading.Barrier(3, timeout=10)
+    fakes = [_GpuEntry(meet), _GpuEntry(meet), _GpuEntry(meet)]
+    ev.evaluators = fakes
+    assert ev.together() and ev.first_alone
+    (result,) = ev.evaluate([original])
+    assert result.outcome is Outcome.OK and len(result.latency_us_by_shape) == 3, result
+    assert [f.calls[0] for f in fakes] == [([64], False)] * 3  # each entry's check, at once, before any timing
+    assert all(([64], True) in f.calls for f in fakes)
+
+    ev, _ = _shapes_evaluator(tmp_path / "raised", [set(), set(), set()])
+    ev.interpreted, ev.original = False, original
+    ev.evaluators = [_Raises(True), _Raises(True), _Raises(False)]
+    with pytest.raises(ProblemError, match=r"the SHAPES entry rows=4,cols=40 .* while it runs rows=4,cols=200"):
+        ev.evaluate([original])
+    assert not ev.set_aside

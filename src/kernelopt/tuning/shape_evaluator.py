@@ -175,7 +175,8 @@ class ShapesEvaluator:
         set aside at an entry goes on to the others, and is timed where it is valid (:meth:`_partial`). On a GPU with
         three entries or more (:meth:`together`), the entries after the primary check what passed it at once, the
         last's check apart from its timing, so each entry's compile of a candidate for its own specialization
-        overlaps the others'.
+        overlaps the others'; the kernel as written alone in its round (:attr:`first_alone`) is checked at every entry
+        at once, the primary too (late45 l152: it is checked everywhere whatever the primary says).
         """
         while True:
             started, starts_s = time.monotonic(), self.worker_start_s
@@ -312,9 +313,11 @@ class ShapesEvaluator:
         together = self.together()
         if together:  # every entry checked before any timing: the last's check is not joined to its timing
             first = pairs
+        # the kernel as written alone (a GPU session's first round, :attr:`first_alone`): checked at every entry at once
+        alone = together and self.original is not None and left == [self.original]
         for k, (label, ev) in enumerate(first):
-            if together and k == 1:  # the primary's check passed: the other entries check what passed at once
-                left = self._check_together(first[1:], left, checked, aside)
+            if together and k == (0 if alone else 1):  # the primary passed (or is checked too): the rest at once
+                left = self._check_together(first[k:], left, checked, aside)
                 break
             if left:
                 results = self._at_entry(label, ev, left, timed=False)
@@ -441,8 +444,13 @@ class ShapesEvaluator:
             return []
         answers = _at_once([(label, lambda ev=ev, label=label: self._caught(label, ev, left)) for label, ev in pairs])
         raised = next((a for _, a in answers if isinstance(a, _Raised)), None)
-        if raised is not None:  # every entry's thread has ended: the batch may go again
+        primary = next((a for label, a in answers if label == self.labels[0]), None)
+        failed_first = isinstance(primary, list) and any(r.outcome in RAISED_OUTCOMES for r in primary)
+        if raised is not None and not failed_first:  # every entry's thread has ended: the batch may go again
             raise _RaisedAlone(raised)
+        # the original raising at the primary too (checked beside the others): that failure is the one judged, as
+        # where the primary checks first (:meth:`_primary_unrunnable`), and no other entry is set aside for it
+        answers = [(label, a) for label, a in answers if not isinstance(a, _Raised)]
         going = set(left)
         for label, results in answers:
             going &= set(self._step(results, left, label, into, aside))
