@@ -201,12 +201,12 @@ class _Raises:
 
 
 @pytest.mark.timeout(60)
-def test_l152_the_kernel_as_written_alone_is_checked_at_every_entry_at_once(tmp_path: Path) -> None:
+def test_l152_a_candidate_alone_in_its_round_is_checked_at_every_entry_at_once(tmp_path: Path) -> None:
     """l152: on a GPU across three entries the primary checked a round first, alone, and the other entries what passed
     it at once: the kernel as written, alone in its round (l150), compiled for three specializations in three steps
-    (the pool's at the smallest entry, the primary's, then the two others beside each other). Alone in its round it is
-    now checked at all three at once (the three fakes' untimed checks meet at one barrier of three: one after another
-    they would break it), then timed as before. Where it raises at the primary and at another entry beside it, the
+    (the pool's at the smallest entry, the primary's, then the two others beside each other). A candidate alone in its
+    round is now checked at all three at once (the three fakes' untimed checks meet at one barrier of three: one after
+    another they would break it), then timed as before; a round of two keeps the primary first. Where it raises at the primary and at another entry beside it, the
     primary's failure is the one judged, as when the primary checked first: the session stops naming the entry it runs
     (leftovers17's l4), and no entry is set aside for the other raise."""
     import threading
@@ -226,6 +226,20 @@ def test_l152_the_kernel_as_written_alone_is_checked_at_every_entry_at_once(tmp_
     assert result.outcome is Outcome.OK and len(result.latency_us_by_shape) == 3, result
     assert [f.calls[0] for f in fakes] == [([64], False)] * 3  # each entry's check, at once, before any timing
     assert all(([64], True) in f.calls for f in fakes)
+    # any candidate alone in its round (l151's one in the wall left), and one failing: judged at the primary as before
+    (other,) = ev.evaluate([Config.of({"BLOCK": 128})])
+    (wrong,) = ev.evaluate([Config.of({"BLOCK": 16})])
+    assert other.outcome is Outcome.OK and [f.calls[2] for f in fakes] == [([128], False)] * 3
+    assert wrong.outcome is Outcome.WRONG_RESULT and wrong.failed_entry == ev.labels[0], wrong
+    assert [f.calls[-1] for f in fakes] == [([16], False)] * 3  # checked everywhere at once, timed nowhere
+    # a round of two: the primary first, then the others what passed it (table14's order)
+    for f in fakes:
+        f.calls.clear()
+    meet2 = threading.Barrier(2, timeout=10)
+    fakes[1].meet = fakes[2].meet = meet2
+    fakes[0].meet = None
+    ev.evaluate([Config.of({"BLOCK": 256}), Config.of({"BLOCK": 16})])
+    assert fakes[0].calls[0] == ([256, 16], False) and fakes[1].calls[0] == fakes[2].calls[0] == ([256], False)
 
     ev, _ = _shapes_evaluator(tmp_path / "raised", [set(), set(), set()])
     ev.interpreted, ev.original = False, original

@@ -175,8 +175,9 @@ class ShapesEvaluator:
         set aside at an entry goes on to the others, and is timed where it is valid (:meth:`_partial`). On a GPU with
         three entries or more (:meth:`together`), the entries after the primary check what passed it at once, the
         last's check apart from its timing, so each entry's compile of a candidate for its own specialization
-        overlaps the others'; the kernel as written alone in its round (:attr:`first_alone`) is checked at every entry
-        at once, the primary too (late45 l152: it is checked everywhere whatever the primary says).
+        overlaps the others'; a candidate alone in its round (the kernel as written in the first, :attr:`first_alone`)
+        is checked at every entry at once, the primary too (late45 l152: the other entries' workers would wait idle on
+        its check at the primary; its failure there is still the one judged).
         """
         while True:
             started, starts_s = time.monotonic(), self.worker_start_s
@@ -313,8 +314,9 @@ class ShapesEvaluator:
         together = self.together()
         if together:  # every entry checked before any timing: the last's check is not joined to its timing
             first = pairs
-        # the kernel as written alone (a GPU session's first round, :attr:`first_alone`): checked at every entry at once
-        alone = together and self.original is not None and left == [self.original]
+        # a round of one (the kernel as written in a GPU session's first, :attr:`first_alone`; one the wall left fits):
+        # checked at every entry at once, the primary too, the workers of the others idle while it checks there
+        alone = together and len(left) == 1
         for k, (label, ev) in enumerate(first):
             if together and k == (0 if alone else 1):  # the primary passed (or is checked too): the rest at once
                 left = self._check_together(first[k:], left, checked, aside)
