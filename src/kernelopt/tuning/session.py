@@ -17,9 +17,10 @@
 3. it stops when the budget's candidates or wall time are spent (a round is only as large as the wall time
    left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time; an evaluator whose
    rounds check every candidate at every entry before any timing, ``first_alone``, has a first round of one: the
-   kernel as written), when a default
-   budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
-   ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
+   kernel as written; while it alone passed, a round the re-time's share and the tail leave no room for gets one
+   candidate in the wall left, :func:`_current_alone`), when a default budget's session has stalled
+   (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on ``KeyboardInterrupt`` (the
+   batch in flight is lost, everything before it is kept);
 4. unless interrupted, a current configuration that ran past its limit, lost its worker or the host's memory
    (:func:`machine_failed`) is timed once more, alone, with the re-time's limit (:func:`_time_baseline`): nothing is
    written over a baseline never timed (:func:`untimed_current`); then the best :data:`RETIME_TOP`, those whose noisy
