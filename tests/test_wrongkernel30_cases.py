@@ -422,3 +422,42 @@ def test_v149_a_tile_on_a_grid_axis_of_its_own_is_that_axis_s_count(grid: str) -
     base = SPLIT_AXIS.replace("GRID", grid)
     moved = base.replace("    SPLIT = 4\n", "    SPLIT = 8\n")
     assert guard_edit(base, moved).new_source == moved
+
+
+@pytest.mark.parametrize(
+    "change",
+    [None, ("    mask = (cols", "    total = M * N\n    mask = (cols"), ("(offs < numel)", "(numel > offs)")],
+    ids=["numel-argument", "local-total", "swapped"],
+)
+def test_v159_a_flat_mask_whose_size_is_not_read_as_rows_times_width_keeps_the_rows_tile_to_divisors(
+    change: tuple[str, str] | None,
+) -> None:
+    """v159 (rows_flat_numel: v124's flat int32 index masked by ``offs < numel``, ``numel = x.numel()`` passed as
+    one argument, or a local ``total = M * N``): ``_flat_masks`` read a flat size only as a product of two parameters,
+    so ``ROWS = 128`` over 16 was written under the tile's numel guard alone (main e24173de), its last tile's padded
+    rows wrapping past 2**31 at 10526880 x 204 (v124's arithmetic) where the original's pad none; now refused, a
+    divisor (8) written."""
+    from tests.test_wrongkernel26_cases import _v124_wrapped_lanes
+
+    assert _v124_wrapped_lanes(16) == 0 < _v124_wrapped_lanes(128)
+    base = (VARIANTS / "rows_flat_numel" / "kernel.py").read_text(encoding="utf-8")
+    if change is not None:
+        base = base.replace(*change)
+        if change[1].startswith("    total"):
+            base = base.replace("(offs < numel)", "(offs < total)")
+    refused = guard_edit(base, base.replace("    ROWS = 16\n", "    ROWS = 128\n"))
+    assert refused.new_source is None and "is masked by the flat size" in (refused.note or ""), refused.note
+    halved = base.replace("    ROWS = 16\n", "    ROWS = 8\n")
+    assert guard_edit(base, halved).new_source == halved
+
+
+def test_v160_a_tile_whose_sides_two_statements_lay_is_read_as_a_tile() -> None:
+    """v160 (rows_flat_split: v124's index built in two statements, ``row_start = rows[:, None] * N`` then ``offs =
+    row_start + cols[None, :]``): no one statement laid both sides, so neither the tile's numel limit nor the flat
+    mask's wrap was read and ``ROWS = 128`` over 16 was written plainly (main e24173de): from N = 8193 its tile of 128
+    x 16384 values passes Triton's 1048576 (the original's 16 x 16384 does not), and past M = 10526880 its index
+    wraps. The locals carry their axes now: guarded as v124 is."""
+    assert 128 * 16384 > 1048576 >= 16 * 16384
+    base = (VARIANTS / "rows_flat_split" / "kernel.py").read_text(encoding="utf-8")
+    guarded = guard_edit(base, base.replace("    ROWS = 16\n", "    ROWS = 128\n"))
+    assert guarded.tests == ("M % 128 == 0 and N <= 1048576 // 128",), guarded.note

@@ -1464,39 +1464,63 @@ def _flat_masks(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divi
     (gigabytes) where the original's rows stayed below 2**31 (wrongkernel26, v124: ``ROWS=128`` for 16 wrote 8 GB
     before the output at 262160 x 8191). As v113's padded stride: a divisor of the original holds, any other tile
     only where it divides the rows (it pads nothing there). A mask on the rows themselves (``rows < M``) holds at
-    every tile: a wrapped index is masked out."""
+    every tile: a wrapped index is masked out. The index is followed through every binding of the kernel, the mask
+    read either way round (``M * N > offs``); a flat size not read as two parameters (``offs < numel``, a local
+    ``total = M * N``) keeps the tile to divisors of the original (wrongkernel30, v159: each was written plainly)."""
     local = assigned_once(kernel)
     params = set(param_names(kernel))
     tiles = constexpr_params(kernel)
     passed = named_args([a for a in call.args if not a.star], param_names(kernel))
     out: list[Divides] = []
-    for comparison in (n for n in walk(kernel.body) if isinstance(n, cst.Comparison)):
-        if len(comparison.comparisons) != 1 or not isinstance(comparison.left, cst.Name):
+    for comparison in typed(kernel.body, cst.Comparison):
+        if len(comparison.comparisons) != 1:
             continue
         target = comparison.comparisons[0]
-        flat = local.get(comparison.left.value)
-        sizes = [f.value for f in _product_factors(target.comparator) if isinstance(f, cst.Name) and f.value in params]
-        if flat is None or len(sizes) != 2 or not isinstance(target.operator, cst.LessThan | cst.LessThanEqual):
+        if isinstance(target.operator, cst.LessThan | cst.LessThanEqual):
+            flat, bound = comparison.left, target.comparator
+        elif isinstance(target.operator, cst.GreaterThan | cst.GreaterThanEqual):  # ``M * N > offs``
+            flat, bound = target.comparator, comparison.left
+        else:
             continue
-        for product in (n for n in walk(flat) if isinstance(n, cst.BinaryOperation)):
-            if not isinstance(product.operator, cst.Multiply):
-                continue
+        if not isinstance(flat, cst.Name):
+            continue
+        sizes = [f.value for f in _product_factors(bound) if isinstance(f, cst.Name) and f.value in params]
+        # the index through every binding of the kernel (``row_start = rows[:, None] * N`` then ``offs = row_start +
+        # cols[None, :]``, or ``offs`` rebound): wrongkernel30, v159
+        products = {
+            id(n): n
+            for value in reached_values([flat], kernel)
+            for n in typed(value, cst.BinaryOperation)
+            if isinstance(n.operator, cst.Multiply)
+        }
+        for product in products.values():
             for index, width in ((product.left, product.right), (product.right, product.left)):
                 tile = _padded_index(index, local, tiles)
-                if tile is None or not isinstance(width, cst.Name) or width.value not in sizes:
+                if tile is None or not isinstance(width, cst.Name) or width.value not in params:
+                    continue
+                launched = _tile_id(passed[tile]) if tile in passed else None
+                if launched is None:
+                    continue
+                masked = _code(comparison.with_changes(lpar=[], rpar=[])).strip()
+                why = (
+                    f"line {line} launches {kernel.name.value}, whose index {flat.value} "
+                    f"({_code(product).strip()}) in int32 is masked by the flat size ({masked}): "
+                )
+                if len(sizes) != 2 or width.value not in sizes:  # ``offs < numel``, ``offs < total``: rows not read
+                    why += "the last tile's rows wrap past 2**31 at fewer rows where it pads further"
+                    out.append(Divides(launched, None, line, why, missing=_FLAT_UNREAD))
                     continue
                 rows = sizes[1] if sizes[0] == width.value else sizes[0]
-                launched, size = _tile_id(passed[tile]) if tile in passed else None, passed.get(rows)
-                if launched is None or size is None:
+                size = passed.get(rows)
+                if size is None:
                     continue
-                why = (
-                    f"line {line} launches {kernel.name.value}, whose index {comparison.left.value} "
-                    f"({_code(product).strip()}) in int32 is masked by the flat size "
-                    f"({_code(comparison.with_changes(lpar=[], rpar=[])).strip()}): "
-                    f"the last tile's rows past {rows} wrap past 2**31 at fewer rows where it pads further"
-                )
+                why += f"the last tile's rows past {rows} wrap past 2**31 at fewer rows where it pads further"
                 out.append(Divides(launched, size, line, why + _pads_nothing(size)))
     return out
+
+
+#: Why a flat mask whose size is not read as rows times the width gets no guard (:func:`_flat_masks`)
+_FLAT_UNREAD = "the flat size is not read as the rows times the width, so no guard by the rows can be written"
 
 
 def _padded_index(

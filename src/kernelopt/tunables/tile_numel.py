@@ -132,10 +132,13 @@ def _range_locals(kernel: cst.FunctionDef, params: set[str]) -> dict[str, str]:
 
 def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
     """The tiles of two or more sides ``kernel``'s body builds: ranges laid along axes of one statement
-    (``rows[:, None] * n_cols + cols[None, :]``), and shapes a maker is given (``tl.zeros((ROWS, BLOCK_N))``)."""
+    (``rows[:, None] * n_cols + cols[None, :]``), or of several through the locals that carry them (``row_start =
+    rows[:, None] * N`` then ``offs = row_start + cols[None, :]``: wrongkernel30, v160, read as no tile before), and
+    shapes a maker is given (``tl.zeros((ROWS, BLOCK_N))``)."""
     params = constexpr_params(kernel)
     ranges = _range_locals(kernel, params)
     out: list[_Tile] = []
+    laid: dict[str, dict[int, str]] = {}  # a local's axes (``row_start = rows[:, None] * N``: axis 0, ROWS)
     for line in (n for n in walk(kernel.body) if isinstance(n, cst.SimpleStatementLine)):
         axes: dict[int, str] = {}
         for node in walk(line):
@@ -143,6 +146,11 @@ def _tiles(kernel: cst.FunctionDef) -> list[_Tile]:
                 side = _ranged(node.value, params, ranges)
                 if side is not None:
                     axes.setdefault(axis, side)
+            if isinstance(node, cst.Name) and node.value in laid:
+                for axis, side in laid[node.value].items():
+                    axes.setdefault(axis, side)
+        for b in (b for small in line.body for b in made_by(small)):
+            laid[b.name] = {**laid.get(b.name, {}), **axes}
             if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in _SHAPED and node.args:
                 shape = node.args[0].value
                 if isinstance(shape, cst.Tuple | cst.List) and len(shape.elements) >= 2:
