@@ -63,13 +63,13 @@ def test_v149_a_read_grid_is_still_guarded_by_its_size() -> None:
         assert guarded.tests == ("n % 512 == 0",), guarded.note
 
 
-def test_v149_v153_v158_the_plain_writes_are_wrong_in_the_interpreter(tmp_path: Path) -> None:
+def test_v149_v153_v158_v162_the_plain_writes_are_wrong_in_the_interpreter(tmp_path: Path) -> None:
     """What the refusals prevent, run in Triton's interpreter: at n = 768 (a size v149's original 256 handles in
     three whole tiles) the plainly written ``BLOCK = 512`` launches two programs that read 256 values past the end;
     over a view of a longer buffer those values are summed in, where the original's sum is right. v153's
     ``BLOCK_N = 128`` at 3 x 192 (the original's 64 covers each row in three tiles) sums each row's second tile 64
-    values into the next row. v158's ``BLOCK = 2048`` fails its launcher's assert at n = 768, which the original's
-    256 scales right."""
+    values into the next row, and v162's ``while`` loop of ``BLOCK_K = 128`` chunks the same. v158's ``BLOCK = 2048``
+    fails its launcher's assert at n = 768, which the original's 256 scales right."""
     import torch
 
     from tests.conftest import load_fresh, triton_interpreted
@@ -88,7 +88,7 @@ def test_v149_v153_v158_the_plain_writes_are_wrong_in_the_interpreter(tmp_path: 
         v153 = (V153 / "kernel.py").read_text(encoding="utf-8")
         rows = torch.arange(3 * 192 + 64, dtype=torch.float32) % 7
         matrix = rows[: 3 * 192].view(3, 192)  # the last row's second tile reads the 64 values after it
-        sums = {}
+        sums: dict[object, torch.Tensor] = {}
         for block in (64, 128):
             path = tmp_path / f"rowsum_{block}.py"
             path.write_text(v153.replace("    BLOCK_N = 64\n", f"    BLOCK_N = {block}\n"), encoding="utf-8")
@@ -102,11 +102,18 @@ def test_v149_v153_v158_the_plain_writes_are_wrong_in_the_interpreter(tmp_path: 
                 checked[block] = load_fresh(path, f"_wk30_v158_{block}").run(x)
             except AssertionError as e:
                 checked[block] = e
+        v162 = (VARIANTS / "rowsum_while_step" / "kernel.py").read_text(encoding="utf-8")
+        for block in (64, 128):
+            path = tmp_path / f"while_{block}.py"
+            path.write_text(v162.replace("    BLOCK_K = 64\n", f"    BLOCK_K = {block}\n"), encoding="utf-8")
+            sums[f"while {block}"] = load_fresh(path, f"_wk30_v162_{block}").run(matrix)
     assert got[256] == pytest.approx(want, rel=1e-5)
     assert got[512] == pytest.approx(want + 256 * 100.0**2, rel=1e-5)
     assert torch.equal(checked[256], x * 2.0) and isinstance(checked[2048], AssertionError), checked
-    assert torch.equal(sums[64], matrix.sum(dim=1))
-    assert torch.equal(sums[128], matrix.sum(dim=1) + rows[192:].unfold(0, 64, 192)[:3].sum(dim=1)), sums
+    spill = rows[192:].unfold(0, 64, 192)[:3].sum(dim=1)  # the 64 values after each row
+    assert torch.equal(sums[64], matrix.sum(dim=1)) and torch.equal(sums["while 64"], matrix.sum(dim=1))
+    assert torch.equal(sums[128], matrix.sum(dim=1) + spill), sums
+    assert torch.equal(sums["while 128"], matrix.sum(dim=1) + spill), sums
 
 
 V150 = VARIANTS / "grid_assert_all"
@@ -461,3 +468,66 @@ def test_v160_a_tile_whose_sides_two_statements_lay_is_read_as_a_tile() -> None:
     base = (VARIANTS / "rows_flat_split" / "kernel.py").read_text(encoding="utf-8")
     guarded = guard_edit(base, base.replace("    ROWS = 16\n", "    ROWS = 128\n"))
     assert guarded.tests == ("M % 128 == 0 and N <= 1048576 // 128",), guarded.note
+
+
+V161_TILE = "    tile = (BLOCK_M, BLOCK_N)\n"
+
+
+@pytest.mark.parametrize(
+    ("tile", "shape"),
+    [
+        (V161_TILE, "list(tile)"),
+        ("    block = [BLOCK_M, BLOCK_N] if M > 0 else [BLOCK_M, BLOCK_N]\n", "block"),
+        ("    block = [BLOCK_M, BLOCK_M]\n    block = [BLOCK_M, BLOCK_N]\n", "block"),
+        ("    bm, bn = BLOCK_M, BLOCK_N\n", "[bm, bn]"),
+        ("    sides = (BLOCK_M, BLOCK_N)\n", "[*sides]"),
+    ],
+    ids=["list-of-tuple", "conditional", "bound-twice", "paired-locals", "splat"],
+)
+def test_v161_a_host_descriptor_shape_in_a_form_not_read_keeps_its_last_side_s_bytes(tile: str, shape: str) -> None:
+    """v161 (desc_host_list: v122's host descriptors made on ``list(tile)`` of ``tile = (BLOCK_M, BLOCK_N)``; also a
+    conditional shape, one bound twice, paired locals, a splat): ``_hosted_sides`` read a shape written as a list or
+    a local bound once to one, so ``BLOCK_N`` was no descriptor's last side and ``tunables --set BLOCK_N=4`` of 8 was
+    legal (main e24173de); in bf16, which the original scales, Triton refuses a 4-wide side ("at least 16 bytes",
+    v122's interpreter run of the same kernel). ``list(...)`` of a tuple is read now (``BLOCK_M`` free as before); a
+    shape not read holds each name it may hold at the original's value."""
+    from kernelopt.tunables import discover_source
+
+    base = (VARIANTS / "desc_host_list" / "kernel.py").read_text(encoding="utf-8")
+    assert V161_TILE in base
+    base = base.replace(V161_TILE, tile).replace("list(tile)", shape)
+    knobs = {t.key: t for t in discover_source(base)}
+    side = knobs["scale_kernel:BLOCK_N"].legality
+    assert side is not None and "must be >= 8" in (side.problem(4) or ""), side
+    assert side.problem(8) is None and side.problem(16) is None
+    if shape == "list(tile)":
+        assert knobs["scale_kernel:BLOCK_M"].legality.problem(16) is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        None,
+        "    step = BLOCK_K\n    for k in range(0, K, step):\n",
+        "    for k in range(0, K, max(BLOCK_K, 16)):\n",
+    ],
+    ids=["while", "step-local", "step-unread"],
+)
+def test_v162_a_loop_over_loads_without_masks_stepped_in_a_form_not_read_keeps_the_step_dividing(
+    loop: str | None,
+) -> None:
+    """v162 (rowsum_while_step: ``k = 0; while k < K: ...; k += BLOCK_K`` over loads without masks; also a ``for``
+    stepping by a local ``step = BLOCK_K``): read by no rule, ``BLOCK_K = 128`` over 64 was written plainly (main
+    e24173de), its second chunk reading 64 values of the next row at K = 192. The ``while`` is read as ``range(k, K,
+    BLOCK_K)`` and the step through the local: guarded ``K % 128 == 0``; a step in a form not read naming the block
+    keeps it to divisors of the original (refused)."""
+    base = (VARIANTS / "rowsum_while_step" / "kernel.py").read_text(encoding="utf-8")
+    if loop is not None:
+        base = base.replace("    k = 0\n    while k < K:\n", loop).replace("        k += BLOCK_K\n", "")
+    guarded = guard_edit(base, base.replace("    BLOCK_K = 64\n", "    BLOCK_K = 128\n"))
+    if loop is not None and "max(" in loop:
+        assert guarded.new_source is None and "in a form kernelopt does not read" in (guarded.note or "")
+    else:
+        assert guarded.tests == ("K % 128 == 0",), guarded.note
+    halved = base.replace("    BLOCK_K = 64\n", "    BLOCK_K = 32\n")
+    assert guard_edit(base, halved).new_source == halved

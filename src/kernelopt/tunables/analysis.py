@@ -28,6 +28,7 @@ from kernelopt.tunables.bindings import (
     held_path,
     path_parts,
     reached_names,
+    read_names,
     through_names,
     unpacking,
 )
@@ -5318,7 +5319,7 @@ def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
     out = _hosted_sides(module, {})
     fns = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
     for fn in fns:
-        sides = _hosted_sides(fn.body, {**_unpacked_pairs(fn), **assigned_once(fn)})
+        sides = _hosted_sides(fn.body, {**_unpacked_pairs(fn), **assigned_once(fn)}, fn)
         out |= sides
         # a helper's parameter (``def _desc(t, bm, bn): return TensorDescriptor.from_tensor(t, [bm, bn])``) is the
         # argument each call passes it (``_desc(x, BLOCK_M, BLOCK_N)``: review26, r68, whose 4-wide bf16 side the
@@ -5332,12 +5333,17 @@ def _host_descriptor_sides(module: cst.Module) -> frozenset[SideScale]:
     return frozenset(out)
 
 
-def _hosted_sides(node: cst.CSTNode, local: Mapping[str, cst.BaseExpression]) -> set[SideScale]:
+def _hosted_sides(
+    node: cst.CSTNode, local: Mapping[str, cst.BaseExpression], fn: cst.FunctionDef | None = None
+) -> set[SideScale]:
     """The last sides of the host descriptors' block shapes under ``node``: each maker's ``block_shape`` argument,
     and each ``X.block_shape = [..]`` a function sets (``nargs["x_desc"].block_shape = [BM, nargs["BLOCK_N"]]``, an
     autotune config's ``pre_hook``, as Triton's persistent matmul tutorial sets its descriptors' blocks on
     placeholders made ``[1, 1]``: wrongkernel27, v133), a shape or a side read through ``local`` (a list bound first,
-    ``BLOCK_N = nargs["BLOCK_SIZE_N"]``) to the name it gives (a config's key)."""
+    ``BLOCK_N = nargs["BLOCK_SIZE_N"]``) to the name it gives (a config's key). In a function ``fn``, a shape or a
+    last side kernelopt does not read (a conditional, a local bound twice, ``list(...)``, a side computed into a
+    local) gives each name its value may read (:func:`~kernelopt.tunables.bindings.reached_names`, the shape's own
+    name aside) with :data:`UNREAD_SIDE` (wrongkernel30, v161: read as no shape, a 4-wide bf16 side was legal)."""
     out: set[SideScale] = set()
     for n in walk(node):
         shape: cst.BaseExpression | None = None
@@ -5349,10 +5355,18 @@ def _hosted_sides(node: cst.CSTNode, local: Mapping[str, cst.BaseExpression]) ->
             isinstance(t.target, cst.Attribute) and t.target.attr.value == "block_shape" for t in n.targets
         ):
             shape = n.value
-        if isinstance(shape, cst.Name):
+        given = shape
+        if isinstance(shape, cst.Call) and _dotted(shape.func) in ("list", "tuple") and len(shape.args) == 1:
+            shape = shape.args[0].value if not shape.args[0].star and shape.args[0].keyword is None else shape
+        if isinstance(shape, cst.Name):  # ``list(tile)`` of ``tile = (BLOCK_M, BLOCK_N)``: v161
             shape = local.get(shape.value, shape)
         if isinstance(shape, cst.Tuple | cst.List) and shape.elements:
-            out |= _side_scales(_keyed_names(shape.elements[-1].value, local))
+            last = shape.elements[-1].value
+            out |= _side_scales(_keyed_names(last, local))
+            if fn is not None:  # a side computed into a local (``bn = BLOCK_N // 2`` then ``[BLOCK_M, bn]``)
+                out |= {(k, *UNREAD_SIDE) for k in reached_names(last, fn) - read_names(last)}
+        elif fn is not None and given is not None:
+            out |= {(k, *UNREAD_SIDE) for k in reached_names(given, fn) - read_names(given)}
     return out
 
 

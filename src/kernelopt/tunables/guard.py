@@ -43,6 +43,7 @@ from kernelopt.tunables.bindings import (
     element_read,
     element_spellings,
     made_by,
+    reached_names,
     reached_values,
     read_names,
 )
@@ -3475,14 +3476,35 @@ def _loop_steps(
     this gives for it (the blocks its own accesses leave unchecked)."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
+    once = assigned_once(kernel)
+    blocks = set(constexpr_params(kernel))
     out: list[Divides] = []
-    for node in walk(kernel.body):
-        args = _range_args(node.iter) if isinstance(node, cst.For) else None
-        if args is None or len(args) != 3 or not isinstance(args[1].value, cst.Name):
+    for node, args in _stepped_loops(kernel):
+        if len(args) != 3 or not isinstance(args[1].value, cst.Name):
             continue
-        stop, factors = args[1].value.value, _step_factors(args[2].value)
+        stop, given = args[1].value.value, args[2].value
+        if isinstance(given, cst.Name) and given.value not in passed and given.value in once:
+            given = once[given.value]  # ``step = BLOCK_K`` then ``range(0, K, step)``: wrongkernel30, v162
+        factors = _step_factors(given)
         stop = stop if stop in passed else aliases.get(stop, stop)
         loaded = stop not in passed and stop in _loaded_locals(kernel)  # a length read from memory (cu_seqlens)
+        if (
+            (stop in passed or loaded)
+            and steps is None
+            and not bare_only
+            and (factors is None or any(f not in passed for f in factors[0]))
+        ):  # a step kernelopt does not read, naming a block the launch sets: unknown, not unbounded
+            named = (reached_names(given, kernel) | read_names(given)) & blocks & set(passed)
+            why = (
+                f"the kernel {kernel.name.value} steps over {stop} by {_code(args[2].value).strip()} over loads "
+                "without masks, in a form kernelopt does not read"
+            )
+            out += [
+                Divides(t, None, line, why, missing=_UNREAD_STEP)
+                for b in sorted(named)
+                if (t := _passed_tile(passed, b)) is not None
+            ]
+            continue
         if factors is None or (stop not in passed and not loaded) or any(f not in passed for f in factors[0]):
             continue
         if steps is not None and not set(factors[0]) & set(steps(node)):
@@ -3503,6 +3525,40 @@ def _loop_steps(
         elif None not in tiles:  # a step of several settings (``BLOCK * UNROLL``, v42): the product divides
             out += _product_needs([t for t in tiles if t is not None], size, line, why, factors[1])
     return out + _split_loops(call, kernel, line, bare_only=bare_only)
+
+
+#: Why a loop's step kernelopt does not read gets no guard by a size (:func:`_loop_steps`)
+_UNREAD_STEP = "the step is not read, so no guard by the size can be written"
+
+
+def _stepped_loops(kernel: cst.FunctionDef) -> list[tuple[cst.CSTNode, list[cst.Arg]]]:
+    """Each loop of ``kernel`` with the arguments of the ``range`` it runs: a ``for`` over ``range(...)`` /
+    ``tl.range(...)``, and a ``while k < K:`` whose body steps ``k += step`` (read as ``range(k, K, step)``:
+    wrongkernel30, v162, where such a loop over loads without masks was read by no rule)."""
+    out: list[tuple[cst.CSTNode, list[cst.Arg]]] = []
+    for node in walk(kernel.body):
+        if isinstance(node, cst.For) and (args := _range_args(node.iter)) is not None:
+            out.append((node, args))
+        elif (
+            isinstance(node, cst.While)
+            and isinstance(node.test, cst.Comparison)
+            and isinstance(node.test.left, cst.Name)
+            and len(node.test.comparisons) == 1
+            and isinstance(node.test.comparisons[0].operator, cst.LessThan)
+        ):
+            counter = node.test.left.value
+            steps = [
+                n.value
+                for n in typed(node.body, cst.AugAssign)
+                if isinstance(n.target, cst.Name)
+                and n.target.value == counter
+                and isinstance(n.operator, cst.AddAssign)
+            ]
+            if len(steps) == 1:
+                out.append(
+                    (node, [cst.Arg(node.test.left), cst.Arg(node.test.comparisons[0].comparator), cst.Arg(steps[0])])
+                )
+    return out
 
 
 def _product_needs(
