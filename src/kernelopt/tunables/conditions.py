@@ -32,3 +32,19 @@ def conditions_over(root: cst.CSTNode) -> dict[int, list[cst.BaseExpression]]:
 
     enter(root, [])
     return out
+
+
+def raised_on(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The test of ``if test: raise ...`` (no ``else``, its body the raise alone): where it holds the function stops,
+    so past the statement ``not test`` holds; ``None`` for any other statement. The one reading of a raising check,
+    the guard's host checks' (wrongkernel30, v150) and a tile's limit's bounds (v112)."""
+    if not (isinstance(node, cst.If) and node.orelse is None and isinstance(node.body, cst.IndentedBlock)):
+        return None
+    body = node.body.body
+    raises = (
+        len(body) == 1
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and len(body[0].body) == 1
+        and isinstance(body[0].body[0], cst.Raise)
+    )
+    return node.test if raises else None

@@ -78,6 +78,7 @@ from kernelopt.tunables.blocks import (
 )
 from kernelopt.tunables.called_autotune import as_decorators
 from kernelopt.tunables.compile_cache import cache_refusal, warmed_kernels
+from kernelopt.tunables.conditions import raised_on
 from kernelopt.tunables.decorator_words import aliased, decorator_configs, plain_decorators
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import tile_offset
@@ -1346,21 +1347,16 @@ def _host_asserts(
 
 def _checked(node: cst.CSTNode) -> cst.BaseExpression | None:
     """What a host check ``node`` requires to pass: an ``assert``'s test, or ``not (test)`` of an ``if test:`` whose
-    body only raises (``if grid_size0 >= 65536: raise ValueError(...)``, wrongkernel30 v150: read as no check, a
-    smaller tile's row was written plainly where its count raised); ``None`` for any other node."""
+    body only raises (:func:`~kernelopt.tunables.conditions.raised_on`: ``if grid_size0 >= 65536: raise
+    ValueError(...)``, wrongkernel30 v150: read as no check, a smaller tile's row was written plainly where its count
+    raised); ``None`` for any other node."""
     if isinstance(node, cst.Assert):
         return node.test
-    if not (isinstance(node, cst.If) and node.orelse is None):
+    test = raised_on(node)
+    if test is None:
         return None
-    body = node.body.body
-    raises = (
-        len(body) == 1
-        and isinstance(body[0], cst.SimpleStatementLine)
-        and len(body[0].body) == 1
-        and isinstance(body[0].body[0], cst.Raise)
-    )
-    test = node.test if node.test.lpar else node.test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.UnaryOperation(cst.Not(), test) if raises else None
+    test = test if test.lpar else test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(cst.Not(), test)
 
 
 def _product(factors: Sequence[cst.BaseExpression]) -> cst.BaseExpression:

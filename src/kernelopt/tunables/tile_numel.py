@@ -33,6 +33,7 @@ from libcst.metadata import CodeRange
 
 from kernelopt.tunables.bindings import assigned_once, made_by, reached_names, rebound
 from kernelopt.tunables.blocks import BLOCK_PTR_ARGS, DESCRIPTOR_ARGS, call_args, dotted, launched, named_args, walk
+from kernelopt.tunables.conditions import raised_on
 from kernelopt.tunables.decorator_words import decorator_configs
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.knobs import TRITON_MAX_TENSOR_NUMEL
@@ -276,13 +277,10 @@ def _bounded(fn: cst.FunctionDef, size: str, constants: Mapping[str, int] | None
 def _raised_past(node: cst.CSTNode) -> cst.Comparison | None:
     """What holds past ``if a > b: raise ...`` (no ``else``, its body the raise alone): ``a <= b`` (``a >= b``: ``a <
     b``); ``None`` for any other statement."""
-    if not (isinstance(node, cst.If) and node.orelse is None and isinstance(node.test, cst.Comparison)):
+    test = raised_on(node)
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
-    body = cst.ensure_type(node.body, cst.IndentedBlock).body
-    raises = len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Raise)
-    if not raises or len(node.test.comparisons) != 1:
-        return None
-    op = node.test.comparisons[0].operator
+    op = test.comparisons[0].operator
     flipped = (
         cst.LessThanEqual()
         if isinstance(op, cst.GreaterThan)
@@ -292,7 +290,7 @@ def _raised_past(node: cst.CSTNode) -> cst.Comparison | None:
     )
     if flipped is None:
         return None
-    return node.test.with_changes(comparisons=[node.test.comparisons[0].with_changes(operator=flipped)])
+    return test.with_changes(comparisons=[test.comparisons[0].with_changes(operator=flipped)])
 
 
 def _shape_names(fn: cst.FunctionDef) -> set[str]:
