@@ -58,7 +58,7 @@ def standing(ws: Workspace) -> RunStanding:
     from kernelopt.agents import drive
     from kernelopt.loop.journal import RunStatus
     from kernelopt.loop.stop import StopReason
-    from kernelopt.memory.model import GateResult, best_version
+    from kernelopt.memory.model import GateResult, best_version, speedup_over_v0
 
     now = drive.status(ws)
     state = drive.read_state(ws)
@@ -68,8 +68,7 @@ def standing(ws: Workspace) -> RunStanding:
     flight = it.version if it is not None else None
     records = [r for r in ws.memory.records() if not r.masked and r.number != flight]
     best = best_version(records)
-    v0 = next((r for r in records if r.number == 0), None)
-    base, lat = (v0.performance.latency_us if v0 else None), (best.performance.latency_us if best else None)
+    lat = best.performance.latency_us if best else None
     word = shell_word(ws.root)
     stop = now.stop.line() if now.stop is not None else None
     if now.held_by:
@@ -105,7 +104,7 @@ def standing(ws: Workspace) -> RunStanding:
         versions=len(records),
         best=best.version if best else None,
         best_latency_us=lat,
-        speedup_vs_v0=base / lat if base and lat else None,
+        speedup_vs_v0=speedup_over_v0(records, best.number) if best is not None else None,
         converged=[r.version for r in records if r.converged],
         failed=[
             r.version

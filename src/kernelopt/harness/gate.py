@@ -1235,6 +1235,7 @@ def _performance(
             speedup_effect_size_d=s.effect_size_d,
             verdict=s.verdict.value,
             speedup_retime=s.retime_speedup,
+            against=bench.previous_label,
         )
     method = method_line(primary.method, primary.launches_per_sample, cur.n, primary.l2_flushed)
     return Performance(

@@ -14,12 +14,13 @@ past V0's and a reason cut at 120 characters (newuser20 n145).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
 from kernelopt.digits import sig
 from kernelopt.evidence.model import ProfileSummary
-from kernelopt.memory.model import IterationRecord, Performance
+from kernelopt.memory.model import IterationRecord, Performance, parse_version
 from kernelopt.oneline import one_line
 from kernelopt.report.headline import interval_text, reference_headline, speedup_words
 
@@ -123,23 +124,27 @@ def baseline_message(perf: Performance, evidence: str) -> str:
 
 
 def pass_body(
-    record: IterationRecord, *, previous: int | None, v0_latency_us: float | None, why: str | None, plan: str
+    record: IterationRecord, *, previous: int | None, over_v0: float | None, why: str | None, plan: str
 ) -> str:
     """The body of a passing version's commit: what it measured and why it was made, a line each.
 
     Args:
         record: the version's record as the gate wrote it.
-        previous: the version the gate timed it against (``None``: not known).
-        v0_latency_us: V0's latency, for the speedup over V0.
+        previous: the version the gate timed it against where the record does not say (``None``: not known).
+        over_v0: its speedup over V0 by the chain of side-by-side verdicts
+            (:func:`kernelopt.memory.model.speedup_over_v0`).
         why: the first evidence line of the plan (``evidence -> inference -> action``; its inference is said).
         plan: the plan's file in the workspace.
     """
     perf = record.performance
+    against = perf.comparison_with_previous.against  # the version its gate ran beside: the best so far, where said
+    if against is not None and re.fullmatch(r"v[0-9]+", against):
+        previous = parse_version(against)
     lines = []
     if perf.latency_us is not None:
-        over = (  # against V0 itself, the gate's interleaved figure below says it (two figures of one comparison)
-            f"; {speedup_words(v0_latency_us / perf.latency_us, 'V0')} (V0 {sig(v0_latency_us)} us)"
-            if v0_latency_us and perf.latency_us > 0 and previous != 0
+        over = (  # against V0 itself, the gate's interleaved figure below says it (one figure of one comparison)
+            f"; {speedup_words(over_v0, 'V0')} (the gates' side-by-side speedups chained from V0)"
+            if over_v0 and previous != 0
             else ""
         )
         lines.append(f"latency: {sig(perf.latency_us)} us{over}")

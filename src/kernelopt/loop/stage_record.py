@@ -20,7 +20,7 @@ from kernelopt.loop.journal import IterationState, VersionOutcome
 from kernelopt.loop.protocols import EventKind, Stage
 from kernelopt.loop.record import finalize_record
 from kernelopt.loop.run import LoopRun
-from kernelopt.memory.model import GateResult, IterationRecord, version_label
+from kernelopt.memory.model import GateResult, IterationRecord, speedup_over_v0, version_label
 from kernelopt.redact import redact
 
 VERSION_REF = "refs/kernelopt/v{n}"
@@ -110,7 +110,7 @@ def _record_pass(run: LoopRun, it: IterationState, summary: ProfileSummary | Non
             + commits.pass_body(
                 record,
                 previous=it.good_version,
-                v0_latency_us=_v0_latency(run),
+                over_v0=speedup_over_v0(run.records(), n),
                 why=plan.evidence[0] if plan is not None and plan.evidence else None,
                 plan=f"plans/v{n}_plan.md",
             )
@@ -123,14 +123,6 @@ def _record_pass(run: LoopRun, it: IterationState, summary: ProfileSummary | Non
         *ending.profile_paths(run.ws, n),
     ]
     return _commit(run, it, paths, it.commit_message or f"V{n}")
-
-
-def _v0_latency(run: LoopRun) -> float | None:
-    """V0's recorded latency (``None`` where its record is missing or unreadable)."""
-    try:
-        return run.ws.memory.read(0).performance.latency_us if run.ws.memory.exists(0) else None
-    except RecordError:
-        return None
 
 
 def _finalize(run: LoopRun, it: IterationState, *, result: GateResult, failure_reason: str | None) -> IterationRecord:

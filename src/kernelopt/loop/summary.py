@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 from kernelopt.loop.commits import change_summary
 from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
 from kernelopt.loop.stop import RooflineBounds, StopDecision
-from kernelopt.memory.model import IterationRecord, ReferenceSpeedup, best_version
+from kernelopt.memory.model import IterationRecord, ReferenceSpeedup, best_version, speedup_over_v0
 from kernelopt.workspace import version_commit
 
 
@@ -92,7 +92,8 @@ class LoopSummary(BaseModel):
         baseline_latency_us: V0 latency, microseconds.
         best_version: the fastest passing version (V0 when nothing improved).
         best_latency_us: its latency, microseconds.
-        speedup_vs_baseline: V0 latency / best latency.
+        speedup_vs_baseline: the best version over V0 by the chain of side-by-side verdicts
+            (:func:`~kernelopt.memory.model.speedup_over_v0`), never V0's median over the best's (two gate runs).
         best_roofline: both roofline bounds of the best version.
         speedup_vs_reference: the best version against the reference (eager), timed beside it by the gate.
         speedup_vs_compiled: the best version against ``torch.compile(reference)``, when it was timed.
@@ -161,7 +162,7 @@ def build_summary(
         baseline_latency_us=base_lat,
         best_version=best.version if best is not None else None,
         best_latency_us=best_lat,
-        speedup_vs_baseline=base_lat / best_lat if base_lat and best_lat else None,
+        speedup_vs_baseline=speedup_over_v0(records, best.number) if best is not None else None,
         best_roofline=best_roofline,
         iterations=state.iterations_done,
         failures=state.failures,

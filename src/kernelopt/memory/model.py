@@ -87,6 +87,12 @@ class Comparison(_Model):
         description="the speedup of the re-time made because the first timing claimed a difference: the claim "
         "(verdict) stands only when the re-time claims the same; null when there was no claim to re-time",
     )
+    against: str | None = Field(
+        default=None,
+        description="the version the interleaved timing ran beside (v<N>, the best version so far in a run): the "
+        "link of the chain of side-by-side verdicts the best version follows; null in records written before it was "
+        "kept (then the best version below this one)",
+    )
 
 
 class RooflineBounds(_Model):
@@ -405,12 +411,64 @@ class IterationRecord(_Model):
         )
 
 
+def _good(r: IterationRecord) -> bool:
+    return not r.masked and r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
+
+
+def _against(c: Comparison, incumbent: int) -> int | None:
+    """The version ``c``'s interleaved timing ran beside: its recorded label, else ``incumbent`` (older records);
+    ``None`` where the label names no version (``v-2``, HEAD's kernel.py of ``kernelopt validate``)."""
+    if c.against is None:
+        return incumbent
+    try:
+        return parse_version(c.against)
+    except ValueError:
+        return None
+
+
+def chain_speeds(records: Iterable[IterationRecord]) -> dict[int, float]:
+    """Each measured unmasked version's speed relative to the first passing one (V0 in a run), by the chain of
+    side-by-side verdicts: a version's speed is that of the version its gate timed it beside (the best version below
+    it) times the gate's interleaved speedup over it (``comparison_with_previous``). Two gates' medians are compared
+    only where a version has no such speedup (no comparison was made, or it ran beside no version of the chain): on a
+    loaded host two gates minutes apart are not comparable (flag_flash's V1 1.71x faster beside V0 in its gate, its
+    median 68.8 ms against V0's 27.2 ms at the baseline: late46 l160). Versions before the first passing one, and
+    masked ones, have none."""
+    speeds: dict[int, float] = {}
+    best: IterationRecord | None = None
+    for r in sorted((r for r in records if not r.masked), key=lambda r: r.number):
+        lat = r.performance.latency_us
+        if lat is None or (best is None and not _good(r)):
+            continue
+        if best is None:
+            speed = 1.0
+        else:
+            c = r.performance.comparison_with_previous
+            against = _against(c, best.number)
+            if c.speedup is not None and against in speeds:
+                speed = speeds[against] * c.speedup
+            else:
+                base = best.performance.latency_us or 0.0
+                speed = speeds[best.number] * base / lat if lat > 0 else float("inf")
+        speeds[r.number] = speed
+        if _good(r) and (best is None or speed > speeds[best.number]):
+            best = r
+    return speeds
+
+
+def speedup_over_v0(records: Iterable[IterationRecord], version: int) -> float | None:
+    """``version``'s speedup over V0 by the chain of side-by-side verdicts (:func:`chain_speeds`); ``None`` where V0
+    did not pass with a measured latency or ``version`` has no measured latency."""
+    speeds = chain_speeds(records)
+    return speeds[version] / speeds[0] if 0 in speeds and version in speeds and speeds[0] > 0 else None
+
+
 def best_version(records: Iterable[IterationRecord]) -> IterationRecord | None:
-    """The one rule for "best version": the fastest unmasked version that passed the gate with a
-    measured latency (the earliest of equal latencies); ``None`` when there is none."""
-    good = [
-        r
-        for r in records
-        if not r.masked and r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
-    ]
-    return min(good, key=lambda r: (r.performance.latency_us or 0.0, r.number)) if good else None
+    """The one rule for "best version": the unmasked version that passed the gate with a measured latency and is
+    fastest by the chain of side-by-side verdicts (:func:`chain_speeds`: in a run, the last version whose gate timed
+    it faster than the best version so far, beside it), the earliest of equal speeds; ``None`` when there is none.
+    Records without interleaved speedups rank by their medians, as before."""
+    pool = list(records)
+    speeds = chain_speeds(pool)
+    good = [r for r in pool if _good(r) and r.number in speeds]
+    return max(good, key=lambda r: (speeds[r.number], -r.number)) if good else None

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
-from kernelopt.memory.model import GateResult, IterationRecord, best_version
+from kernelopt.memory.model import GateResult, IterationRecord, best_version, speedup_over_v0
 
 REPORT_TITLE = "kernelopt report: "
 """How a report's title begins (the workspace's name follows): how kernelopt knows a report it wrote."""
@@ -244,12 +244,12 @@ class ReportData(_Model):
         return [v for v in self.versions if v.record.masked]
 
     def speedup(self, entry: VersionEntry | None) -> float | None:
-        """V0 latency / ``entry`` latency (the runs :func:`v0_runs` says); ``None`` when either is missing."""
-        base = self.baseline()
-        if entry is None or base is None:
+        """``entry``'s speedup over V0 by the chain of side-by-side verdicts (:func:`v0_runs` says it in words;
+        :func:`~kernelopt.memory.model.speedup_over_v0`); ``None`` when either has no measured latency or V0 did not
+        pass."""
+        if entry is None:
             return None
-        b, e = base.record.performance.latency_us, entry.record.performance.latency_us
-        return b / e if b and e else None
+        return speedup_over_v0((v.record for v in self.versions), entry.record.number)
 
     def timing_only_versions(self) -> list[VersionEntry]:
         """Versions whose Stage 1 evidence had no hardware counters."""
@@ -257,12 +257,13 @@ class ReportData(_Model):
 
 
 def v0_runs(label: str) -> str:
-    """The runs a speedup over V0 divides, in words (:meth:`ReportData.speedup`): each version's median comes from its
-    own gate run, so it drifts with the GPU's clocks apart from the gate's interleaved comparison
-    (:data:`PREVIOUS_RUNS`). newuser13's report read "speedup over V0: 13.97x" beside "Against the previous version:
-    ... speedup 11.01x" for V1, whose previous is V0, with nothing to say the two divide different runs (V0 timed
-    240.7 ms alone, about 182 ms beside V1). The one rule the summary and the timeline's note read."""
-    return f"V0's median over {label}'s, each from its own gate run"
+    """The runs a speedup over V0 multiplies (:meth:`ReportData.speedup`), in words: each gate's interleaved timing of
+    its version beside the best version before it, chained from V0, never V0's median over the version's (two gate
+    runs, which drift with the host's load and the GPU's clocks). newuser13's report read "speedup over V0: 13.97x"
+    (two runs' medians) beside "Against the previous version: ... speedup 11.01x" for V1, whose previous is V0;
+    flag_flash's run ended on V0 over a V1 its gate timed 1.71x faster beside it (late46 l160). The one rule the
+    summary and the timeline's note read."""
+    return f"the gates' interleaved speedups chained from V0 to {label}, each version timed beside the best before it"
 
 
 #: The runs the comparison with the previous version divides (``Comparison``: the gate's interleaved timing).

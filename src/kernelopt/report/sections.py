@@ -25,8 +25,9 @@ TIMELINE_NOTE = (
     "interval, or, where the samples are skewed and the ratio of the two versions' medians lies outside that "
     "interval, the smaller of the two readings, its interval widened to hold both (the gate warns), the one figure "
     "the CSV, the JSON and the version's result lines say, to trust when the two disagree: "
-    f"`speedup vs V0` divides {v0_runs('the version')}, and medians of separate runs drift with the GPU's clocks, "
-    "which kernelopt never locks. `% of roofline` is the roofline bound's latency over the measured one."
+    f"`speedup vs V0` multiplies {v0_runs('the version')}: medians of separate runs drift with the host's load and "
+    "the GPU's clocks, which kernelopt never locks, so two versions' latencies are compared only beside each other. "
+    "`% of roofline` is the roofline bound's latency over the measured one."
 )
 TIMELINE_COLUMNS = (
     "version",
@@ -402,8 +403,8 @@ def reference_line(p: Performance) -> str | None:
 
 
 def _over_v0(data: ReportData, v: VersionEntry | None) -> str:
-    """`` (speedup over V0: 13.97x: V0's median over V1's, each from its own gate run)``: the figure and the runs it
-    divides (:func:`~kernelopt.report.model.v0_runs`)."""
+    """`` (speedup over V0: 11x: the gates' interleaved speedups chained from V0 to V1, ...)``: the figure and the runs
+    it multiplies (:func:`~kernelopt.report.model.v0_runs`)."""
     shown = cells.speedup(data.speedup(v))
     return (
         f" (speedup over V0: {shown}: {v0_runs(v.label)})"
