@@ -164,7 +164,7 @@ def test_the_report_says_which_runs_each_speedup_divides() -> None:
     final = next(line for line in summary if line.startswith("Final V1"))
     # late46 l160: one figure for one question, the gate's interleaved speedup chained from V0 (not two runs' medians)
     assert final.endswith(
-        "(speedup over V0: 11x: the gates' interleaved speedups chained from V0 to V1, each version timed beside the "
+        "(speedup over V0: 11.01x: the gates' interleaved speedups chained from V0 to V1, each version timed beside the "
         "best before it)"
     )
     stories = version_stories(data)

@@ -92,3 +92,82 @@ def test_l160_each_ratio_is_chained_to_the_version_it_was_timed_beside() -> None
     plain = [_timed(0, 100.0, None, None), _timed(1, 80.0, None, None), _timed(2, 80.0, None, None)]
     assert best_version(plain).version == "v1"  # type: ignore[union-attr]
     assert speedup_over_v0(plain, 2) == pytest.approx(1.25)
+
+
+#: A problem with an fp8 buffer among its inputs (as LMDeploy's paged fp8 KV caches are, breaker28's lmd_fill_fp8).
+FP8 = """import torch
+from torch import nn
+
+
+class {name}(nn.Module):
+    def forward(self, cache, x):
+        return x * 2
+
+
+def get_inputs():
+    return [torch.zeros(64, dtype=torch.float8_e4m3fn), torch.randn(64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_l161_the_harness_s_own_error_in_the_timing_is_neither_the_problem_s_nor_the_kernel_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """q82's path, its fault put back: the timing's check of the timed output asks whether fresh inputs hold the values
+    of the timing's (``same_values``), and a harness that calls ``nan_to_num`` on fp8 raises there, past every boundary
+    of the problem's code. The worker died, the runner blamed the step it was in (building the inputs), and the row read
+    "the problem's reference failed". It is now the harness's own failure (culprit checker: an ERROR), with its frame."""
+    import torch
+
+    from kernelopt.harness import inputs
+    from kernelopt.harness.gate import _bench_report
+    from kernelopt.harness.model import RunOutcome
+
+    from .bench_job import bench_job
+
+    monkeypatch.setattr(inputs, "_nan_zeroed", torch.Tensor.nan_to_num)  # q82's same_values, before its fix
+    res = bench_job(tmp_path, monkeypatch, FP8.format(name="Model"), FP8.format(name="ModelNew"))
+    failure = res.failure
+    assert failure is not None and failure.culprit == "checker", failure  # the worker raised before
+    assert failure.error_class == "NotImplementedError"
+    assert failure.message.startswith(
+        "the worker: kernelopt's harness failed in its own code around building the inputs (reference.py get_inputs): "
+        "NotImplementedError: \"nan_to_num\" not implemented for 'Float8_e4m3fn' at kernelopt/harness/inputs.py:"
+    ), failure.message
+    assert failure.message.endswith("in same_values() (a bug in kernelopt; please report)")
+    bench = _bench_report(RunOutcome(result=res, returncode=0), current="t", previous=None, min_gain_pct=2.0)
+    assert not bench.ok and bench.culprit == "checker"  # the gate's culprit: the batch row's ERROR, not a FAIL
+
+
+def test_l161_a_harness_helper_failing_inside_the_problem_s_boundary_is_the_harness_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside the boundary around ``get_inputs`` (its errors the problem's), the harness's own call failing is the
+    harness's; the problem's own error there stays the problem's, and kernelopt's deliberate verdict (its own
+    ``raise``) too."""
+    import torch
+
+    from kernelopt.harness import inputs
+
+    from .conftest import check_in_process
+
+    for name in ("Model", "ModelNew"):
+        (tmp_path / ("reference.py" if name == "Model" else "kernel.py")).write_text(FP8.format(name=name))
+    monkeypatch.setattr(inputs, "map_tensors", torch.Tensor.nan_to_num)  # moving the inputs to the device, broken
+    failure = check_in_process(tmp_path).failure
+    assert failure is not None and failure.culprit == "checker", failure
+    assert "kernelopt's harness failed in its own code around reference.py get_inputs: TypeError" in failure.message
+    assert "at kernelopt/harness/inputs.py:" in failure.message and " in make_inputs() " in failure.message
+    monkeypatch.undo()
+    (tmp_path / "reference.py").write_text(FP8.format(name="Model").replace("torch.randn(64)", "torch.randn(-1)"))
+    failure = check_in_process(tmp_path).failure
+    assert failure is not None and failure.culprit == "problem", failure  # reference.py's own call failed
+    assert "reference.py get_inputs raised RuntimeError" in failure.message
+    (tmp_path / "reference.py").write_text(
+        FP8.format(name="Model").replace("def get_inputs", "SHAPES = []\n\n\ndef get_inputs")
+    )
+    failure = check_in_process(tmp_path).failure
+    assert failure is not None and failure.culprit == "problem" and "SHAPES" in failure.message, failure

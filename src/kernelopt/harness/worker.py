@@ -58,6 +58,7 @@ from kernelopt.harness.model import (
     WorkerResult,
     shape_label,
 )
+from kernelopt.harness.own_fault import harness_failed, own_frame
 from kernelopt.harness.patches import (
     active_modes,
     checker_replaced,
@@ -69,7 +70,7 @@ from kernelopt.harness.patches import (
     replaced,
     snapshot,
 )
-from kernelopt.harness.progress import Phase, ProgressWriter, Step
+from kernelopt.harness.progress import STEP_WORDS, Phase, ProgressWriter, Step
 from kernelopt.harness.tolerance import reference_tolerance
 from kernelopt.jsontext import dump_json, load_json
 from kernelopt.kernelsource import (
@@ -140,6 +141,7 @@ class _Ctx:
     reference_module: Any = None  # reference.py's module, as kernel.py finds it in sys.modules
     reference_bindings: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # patches.module_snapshot, likewise
     import_rng: Any = None  # torch's CPU random state as reference.py was imported (a fresh import starts from it)
+    at: Step | None = None  # the step said last (:meth:`step`): what an error of kernelopt's own code was around
 
     def warn_once(self, key: str, text: str) -> None:
         if key not in self.warned:
@@ -155,6 +157,7 @@ class _Ctx:
     def step(self, step: Step) -> None:
         """Say what the current case or timing phase does from now on (the per-phase seconds; whose code a
         kill there was in)."""
+        self.at = step
         self.progress.emit("step", step=step.value)
 
     def inputs_on_host(self, text: str) -> None:
@@ -204,6 +207,18 @@ def _failure(
             version=version,
             traceback=_tb(exc),
             culprit=out_of_memory,
+        )
+    own = own_frame(exc) if culprit is Culprit.PROBLEM else None
+    if (
+        own is not None
+    ):  # kernelopt's own call failed inside the problem's boundary: not the problem's, not the kernel's
+        return Failure(
+            message=harness_failed(where, what, f"{type(exc).__name__}" + (f": {detail}" if detail else ""), own),
+            error_class=type(exc).__name__,
+            case=case,
+            version=version,
+            traceback=_tb(exc),
+            culprit=Culprit.CHECKER,
         )
     msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
     return Failure(
@@ -2066,6 +2081,18 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
                 _bench(ctx, loaded)
     except CandidateFailed as failed:
         result.failure = failed.failure
+    except Exception as exc:  # past every boundary of the problem's and the kernel's code: kernelopt's own, or a crash
+        own = own_frame(exc)
+        if own is None:
+            raise
+        what = STEP_WORDS.get(ctx.at, f"the {ctx.at.value} step") if ctx.at is not None else f"its {job.mode} job"
+        said = f"{type(exc).__name__}: {_first_line(exc)}"
+        result.failure = Failure(
+            message=harness_failed("the worker", what, said, own),
+            error_class=type(exc).__name__,
+            traceback=_tb(exc),
+            culprit=Culprit.CHECKER,
+        )
     finally:
         _ACTIVE.remove(ctx)
     triton = sys.modules.get("triton")

@@ -2,8 +2,9 @@
 
 The rule, in one place:
 
-- **best version**: the fastest unmasked version whose gate passed (lowest recorded median latency);
-  V0 until something beats it. :func:`kernelopt.memory.model.best_version` computes it; the summary,
+- **best version**: the unmasked version whose gate passed and that is fastest by the chain of the gates'
+  side-by-side verdicts (each version timed beside the best before it; never two gates' medians); V0 until
+  something beats it beside it. :func:`kernelopt.memory.model.best_version` computes it; the summary,
   the report and the stop check read the same records.
 - **the gate compares with the best version so far**, not only with the previous one
   (:func:`gate_previous`). A "no significant change" pass is judged against the fastest kernel seen,
