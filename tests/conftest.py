@@ -7,6 +7,7 @@ import compileall
 import contextlib
 import gc
 import getpass
+import hashlib
 import importlib.util
 import os
 import re
@@ -400,6 +401,50 @@ def rows_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
             assert code == 0
             done.touch()
     return root / "kernel_opt_rows"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _report_reads_shared(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """kernelopt's memo of Nsight Compute report reads (``ncu_rep._READ``, by the report's bytes, the name asked for
+    and the reader's PYTHONPATH) shared by the run's workers: a read one worker made (a ``python -m
+    kernelopt.profiling.ncu_rep`` process, ~0.8 CPU-s for each of the H200 test reports) serves the others as it
+    serves later reads in its own process. Each worker read the six H200 reports again (suite28 s92). The tests of
+    the reader and its memo set ``_READ`` to a dict of their own, as before."""
+    from kernelopt.profiling import ncu_rep
+
+    folder = _run_folder(tmp_path_factory) / "ncu_reads"
+    folder.mkdir(exist_ok=True)
+    ncu_rep._READ = SharedReads(folder)
+
+
+class SharedReads(dict[Any, str]):
+    """A memo kept in this process and as one file a key in ``folder``: a key another process wrote there is found
+    (and kept here); a key written here lands there whole (a temporary file renamed), once."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def _file(self, key: object) -> Path:
+        return self.folder / f"{hashlib.sha256(repr(key).encode()).hexdigest()}.json"
+
+    def __contains__(self, key: object) -> bool:
+        if super().__contains__(key):
+            return True
+        try:
+            text = self._file(key).read_text(encoding="utf-8")
+        except OSError:
+            return False
+        super().__setitem__(key, text)
+        return True
+
+    def __setitem__(self, key: object, value: str) -> None:
+        super().__setitem__(key, value)
+        path = self._file(key)
+        if not path.is_file():
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_text(value, encoding="utf-8")
+            tmp.replace(path)
 
 
 def _run_folder(factory: pytest.TempPathFactory) -> Path:
