@@ -27,6 +27,7 @@ from kernelopt.tunables.edit import literal_autotune_key
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.launches import branch_kernels
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind, Value
+from kernelopt.tunables.size_tiles import needs_sizes
 from kernelopt.tunables.unmoved_grid import refuse_unmoved_grids
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -226,14 +227,16 @@ def benchmarks_unreset(source: str) -> bool:
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
     """True when some editable knob has a computed value that only a run can tell, a ``**configs[key]``
     launch needs a run to tell which entry it uses, the file picks between kernels by a branch (which runs at
-    each ``SHAPES`` entry: :func:`~kernelopt.tunables.launches.branch_kernels`), or one block of a knob must cover a
+    each ``SHAPES`` entry: :func:`~kernelopt.tunables.launches.branch_kernels`), one block of a knob must cover a
     size of the kernel (:attr:`~kernelopt.tunables.model.Tunable.covers`: the run tells the size at each entry, where
-    the search starts)."""
+    the search starts), or a block knob spans a tile beside a size of the problem (the sizes at each entry bound a
+    raise of it: :func:`~kernelopt.tunables.size_tiles.needs_sizes`, late44's l140)."""
     _, sites, found = analyze(source, filename)
     return (
         any(t.editable and (t.value is None or t.covers) for t in found)
         or any(s.needs_run for s in sites)
         or bool(branch_kernels(source))
+        or needs_sizes(found, source)
     )
 
 

@@ -1,0 +1,96 @@
+"""A raised tile beside tiles the problem's sizes span: where a pick's on-chip footprint also grows with the inputs
+(pure).
+
+A tile's shared memory and registers are the product of its sides. Lightning Attention's backward holds ``[BLOCK, d]``
+and ``[e, d]`` tiles, ``d`` and ``e`` the head's sizes passed as ``tl.constexpr``: a session whose ``SHAPES`` name
+``D = E <= 64`` timed ``BLOCK = 128`` where it fits, and the written kernel asked 458752 B of shared memory of 232448
+on an H100 at ``D = E = 128``, where the original's ``BLOCK = 64`` runs (late44, l140). The sizes the entries name
+bound what the session saw fit; past them, a tile raised above the original's is a footprint never compiled.
+
+:func:`size_tile_params` reads, for each kernel, the ``tl.constexpr`` parameters that span a tile of its body
+(:func:`~kernelopt.tunables.tile_growth.tile_growth`, growing or either way) and whose value the problem sets: a size
+of the problem (discovery's semantic parameters: ``d`` unpacked from ``q.shape``) or a value computed at the launch
+(``triton.next_power_of_2(n_cols)``), never a literal knob. :func:`raised_sizes` gives, for a pick's changes, the
+kernels where it raises such a tile (a block knob above its original value, spanning a tile that grows with it) and
+the size parameters beside it: the bound the writer sets the pick under, as ``args["d"]`` per parameter (the form
+:func:`~kernelopt.tunables.launch_bound.launch_test` spells as the launch passes it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from kernelopt.actions import ActionCategory
+from kernelopt.tunables.model import Tunable, argument_key
+from kernelopt.tunables.tile_growth import tile_growth
+
+#: the kernel a launch group names: ``launch _bwd_inter_kernel (kernel.py:462)``
+_LAUNCH = re.compile(r"^launch (\w+) \(")
+
+
+def _fixed(t: Tunable) -> bool:
+    """Whether ``t`` holds a literal of the file (a knob's value, a refused literal): no size moves it."""
+    return not t.semantic and t.computed is None and t.value is not None
+
+
+def size_tile_params(found: Sequence[Tunable], source: str) -> dict[str, list[str]]:
+    """Kernel -> its ``tl.constexpr`` parameters that span a tile and whose value the problem sets (module
+    docstring), in discovery's order; kernels with none are left out."""
+    growth: dict[str, dict[str, int]] = {}
+    out: dict[str, list[str]] = {}
+    for t in found:
+        if t.kernel is None or _fixed(t):
+            continue
+        ways = growth.setdefault(t.kernel, tile_growth(source, t.kernel))
+        if ways.get(t.name, -1) >= 0 and t.name not in out.get(t.kernel, []):
+            out.setdefault(t.kernel, []).append(t.name)
+    return out
+
+
+def _kernels(t: Tunable) -> list[str]:
+    """The kernels knob ``t`` reaches: those of the launches it is set for, else its own."""
+    named = [m.group(1) for g in t.groups if (m := _LAUNCH.match(g))]
+    return list(dict.fromkeys(named or ([t.kernel] if t.kernel else [])))
+
+
+def raised_sizes(
+    moved: Mapping[str, tuple[Sequence[str], object, object]], source: str, found: Sequence[Tunable]
+) -> dict[str, list[str]]:
+    """Kernel -> the size parameters (:func:`size_tile_params`) beside a tile a pick raises there. ``moved``: each
+    setting the pick changes -> (the tunable keys it moves, its original value, the pick's); a block moved above its
+    original integer raises each tile of a kernel it reaches that grows with it. A parameter the pick moves itself (a
+    computed block it sets) is left out. Empty where the pick raises no tile beside a size."""
+    sizes = size_tile_params(found, source)
+    by_key = {t.key: t for t in found}
+    out: dict[str, list[str]] = {}
+    for keys, old, new in moved.values():
+        if not isinstance(old, int) or not isinstance(new, int) or new <= old:
+            continue
+        for t in (by_key[k] for k in keys if k in by_key):
+            for kernel in _kernels(t):
+                if tile_growth(source, kernel).get(t.name, -1) < 0:
+                    continue  # no tile of this kernel grows with the knob
+                beside = [p for p in sizes.get(kernel, []) if p not in moved]
+                if beside:
+                    out[kernel] = list(dict.fromkeys([*out.get(kernel, []), *beside]))
+    return out
+
+
+def needs_sizes(found: Sequence[Tunable], source: str) -> bool:
+    """Whether a block knob of ``found`` spans a tile of a kernel that a size of the problem spans too: a raise of it
+    is bounded by those sizes at the ``SHAPES`` entries, which a run of the task tells."""
+    sizes = size_tile_params(found, source)
+    return any(
+        t.editable
+        and not t.semantic
+        and t.category is ActionCategory.BLOCK_SIZE
+        and any(sizes.get(k) and tile_growth(source, k).get(t.name, -1) >= 0 for k in _kernels(t))
+        for t in found
+    )
+
+
+def bound_test(bounds: Mapping[str, int]) -> str:
+    """The test a raised tile is set under: each size parameter at most its largest value at the entries, as a
+    heuristic reads the kernel's arguments (``args["d"] <= 32 and args["e"] <= 64``)."""
+    return " and ".join(f"{argument_key(p)} <= {v}" for p, v in bounds.items())
