@@ -58,3 +58,26 @@ def test_l140_a_raised_tile_beside_the_head_s_sizes_is_set_under_the_sizes_check
         ran = recorder.launches["_bwd_inter_kernel"]
         assert (ran["BLOCK"], ran["CBLOCK"]) == blocks, (size, ran)
     _all_correct(folder, [past])
+
+
+def test_l142_a_guard_reading_a_block_an_earlier_row_set_reads_the_row_s_value() -> None:
+    """Seen on 2026-12-07 with l140's text: ``judge_as_written`` read ``if d <= 32 and e <= 64 and BLOCK % 128 == 0:``
+    (``CBLOCK = 128``) with ``BLOCK`` at 64, the value the original's run gave it at the launch, below the row that sets
+    ``BLOCK = 128`` where ``d <= 32 and e <= 64``: "as written it runs BLOCK=128, CBLOCK=32 ...: a configuration never
+    timed there: not written". A test reads what the rows above it in its function set; past them, the launch's."""
+    from kernelopt.tunables.guard_holds import guard_run
+
+    text = (
+        "def backward(x, d):\n"
+        "    BLOCK = 64\n"
+        "    if d <= 32:  # kernelopt: tuned\n"
+        "        BLOCK = 128\n"
+        "    CBLOCK = 32\n"
+        "    if d <= 32 and BLOCK % 128 == 0:  # kernelopt: tuned\n"
+        "        CBLOCK = 128\n"
+        "    kernel[(1,)](x, d, BLOCK=BLOCK, CBLOCK=CBLOCK)\n"
+    )
+    for d, held in ((32, {"BLOCK": 128, "CBLOCK": 128}), (128, {})):
+        launch = {"d": d, "BLOCK": 64, "CBLOCK": 32}  # the original's run
+        ran = guard_run(text, launch.get)
+        assert ran is not None and ran.held == held, (d, ran)

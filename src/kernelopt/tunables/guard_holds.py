@@ -93,6 +93,7 @@ def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | 
         return None
     guarded: set[str] = set()
     held: dict[str, int] = {}
+    set_in: dict[int, dict[str, int]] = {}  # id of a launching function -> what its rows that held set
     for node in _tuned_ifs(module):
         fn = _launcher(module, node)
         taken = False
@@ -105,11 +106,17 @@ def guard_run(source: str, value_of: Callable[[str], int | None]) -> GuardRun | 
                 test = _at_launch(fn, node, branch.test) if isinstance(branch, cst.If) else None
                 if isinstance(branch, cst.If) and test is None:
                     return None
-                holds = _holds(test, value_of) if test is not None else True
+                # a name an earlier row of the same function set reads that row's value (``BLOCK % 128 == 0`` below a
+                # row setting ``BLOCK = 128``; late44's l142), not the value the original's run gave it at the launch
+                own = set_in.get(id(fn), {})
+                holds = (
+                    _holds(test, lambda n, own=own: own[n] if n in own else value_of(n)) if test is not None else True
+                )
                 if holds is None:
                     return None
                 if holds:
                     held.update(settings)
+                    set_in.setdefault(id(fn), {}).update(settings)
                     taken = True
     return GuardRun(frozenset(guarded), held)
 
