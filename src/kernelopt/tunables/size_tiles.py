@@ -25,8 +25,9 @@ from kernelopt.actions import ActionCategory
 from kernelopt.tunables.model import Tunable, argument_key
 from kernelopt.tunables.tile_growth import tile_growth
 
-#: the kernel a launch group names: ``launch _bwd_inter_kernel (kernel.py:462)``
-_LAUNCH = re.compile(r"^launch (\w+) \(")
+#: the kernel a launch group names: ``launch _bwd_inter_kernel (kernel.py:462)``, ``launch k#2 (kernel.py:80)`` for
+#: its second launch (discovery's group labels)
+_LAUNCH = re.compile(r"^launch (\w+)(?:#\d+)? \(")
 
 
 def _fixed(t: Tunable) -> bool:
