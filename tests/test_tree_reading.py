@@ -1,0 +1,90 @@
+"""The tunables package's own reading of a parsed tree gives libcst's answers (perf29): a node's children
+(:func:`kernelopt.tunables.blocks.child_nodes`, read from its fields rather than by rebuilding it) and a text's
+positions (:func:`kernelopt.tunables.syntax.parsed`, without the wrapper's empty batched visit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from kernelopt.tunables import blocks
+from kernelopt.tunables.syntax import parsed
+
+DATA = Path(__file__).parent / "data"
+KERNELS = ("breaker21/tb_streamk", "breaker25/la_nodecay", "breaker22/mg_bi_matmul")
+# forms whose class visits a field only when it is set (an f-string's format spec), met first without it, then with
+# it; the others a kernel file rarely holds
+FORMS = """
+from . import a as b, c
+from .m import (d, e)
+from x import *
+import os.path as p
+x = f"{n}" + f"{n!r:>{w}}" + f"{n:{w}.{p}}" + f"{n=}"
+@dec
+async def g(a, /, b: int = 1, *c, d, **e) -> None:
+    global q
+    async with m() as (h, i):
+        async for j in k:
+            yield j
+    try:
+        del a[1:2, ::3]
+    except* (E, F) as err:
+        raise G from err
+    finally:
+        pass
+    match a:
+        case [1, *rest] | {"k": _} if rest:
+            lam = lambda s, *t, u=2: (s, *t, u)
+        case Point(x=0) as pt:
+            return {**pt, "a": [i async for i in b if i]}
+    while not a is not b:
+        a @= b ** -c
+    else:
+        assert a, "why"
+class C(B, metaclass=M):
+    v: list[int] = []; w = ...
+type Alias[T: int, *Ts, **P] = dict[T, P]
+"""
+
+
+def _texts() -> list[tuple[str, str]]:
+    return [(k, (DATA / k / "kernel.py").read_text(encoding="utf-8")) for k in KERNELS] + [("forms", FORMS)]
+
+
+@pytest.mark.parametrize(("name", "text"), _texts(), ids=[n for n, _ in _texts()])
+def test_child_nodes_are_libcsts_children_of_every_node(name: str, text: str) -> None:
+    tree = cst.parse_module(text)
+    nodes, seen = [tree], 0
+    while nodes:
+        node = nodes.pop()
+        theirs = tuple(node.children)
+        ours = blocks.child_nodes(node)
+        assert len(ours) == len(theirs) and all(a is b for a, b in zip(ours, theirs, strict=True)), (
+            f"{name}: {type(node).__name__}"
+        )
+        nodes.extend(theirs)
+        seen += 1
+    assert seen > 200  # a tree read, not an empty one
+
+
+def test_an_f_string_met_first_without_its_format_spec_still_gives_it_as_a_child_later() -> None:
+    plain, spec = cst.parse_expression('f"{a}"'), cst.parse_expression('f"{b:>{w}}"')
+    blocks._FIELDS.pop(cst.FormattedStringExpression, None)
+    part = plain.parts[0]
+    assert blocks.child_nodes(part) == tuple(part.children)
+    assert cst.FormattedStringExpression not in blocks._FIELDS  # the order is not read from a node that lacks one
+    part = spec.parts[0]
+    assert [type(c).__name__ for c in blocks.child_nodes(part)].count("FormattedStringText") == 1
+    assert blocks.child_nodes(part) == tuple(part.children)
+
+
+def test_parsed_positions_are_the_wrappers_positions() -> None:
+    text = (DATA / KERNELS[0] / "kernel.py").read_text(encoding="utf-8") + "\n" + FORMS
+    ours = parsed(text)
+    module = cst.parse_module(text)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert len(ours.positions) == len(theirs) > 1000
+    assert [ours.positions.get(n) for n in blocks.walk(ours.module)] == [theirs.get(n) for n in blocks.walk(module)]
