@@ -37,7 +37,8 @@ PHASES = ("discover", "guard", "prepare")
 
 def _clear_caches() -> None:
     """Forget every kept result of the package (functools caches, :func:`~kernelopt.tunables.syntax.kept_by_text`,
-    the node caches of :mod:`kernelopt.tunables.blocks`), so each phase is timed as a fresh process meets it."""
+    the node caches of :mod:`kernelopt.tunables.blocks` and its answers by a kernel's text), so each phase is timed
+    as a fresh process meets it."""
     for name, module in list(sys.modules.items()):
         if not name.startswith("kernelopt"):
             continue
@@ -48,6 +49,8 @@ def _clear_caches() -> None:
             elif isinstance(value, dict) and value and all(_by_node(k) for k in list(value)[:3]):
                 value.clear()  # a cache by libcst node (blocks' _CHILDREN, _WALKED, _TYPED ...)
     blocks = sys.modules.get("kernelopt.tunables.blocks")
+    if blocks is not None and hasattr(blocks, "_BY_CODE"):
+        blocks._BY_CODE.clear()  # answers kept by a kernel's text (perf29), not by a node
     for count in ("_walked_nodes", "_typed_nodes", "_outside_nodes"):
         if blocks is not None and hasattr(blocks, count):
             getattr(blocks, count)[0] = 0

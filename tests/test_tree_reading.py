@@ -88,3 +88,43 @@ def test_parsed_positions_are_the_wrappers_positions() -> None:
     theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert len(ours.positions) == len(theirs) > 1000
     assert [ours.positions.get(n) for n in blocks.walk(ours.module)] == [theirs.get(n) for n in blocks.walk(module)]
+
+
+HELPED = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def _store(ptr, offs, x, n):
+    tl.store(ptr + offs, x, mask=offs < n)
+
+@triton.jit
+def _copy(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(src + offs, mask=offs < n)
+    _store(dst, offs, x, n)
+"""
+
+
+def _functions(text: str) -> dict[str, cst.FunctionDef]:
+    return {n.name.value: n for n in cst.parse_module(text).body if isinstance(n, cst.FunctionDef)}
+
+
+def test_an_answer_kept_by_a_kernels_text_is_a_new_one_where_the_kernel_or_a_helper_it_calls_is_edited() -> None:
+    """An access reading is kept by the text of the kernel and of the helpers it names (perf29 s82): the same texts
+    parsed again get the kept answer; a helper's store without its mask, or the kernel's load without its own, is
+    another text and gets its own answer; a helper the kernel does not name is no part of it."""
+    unchecked = blocks.unchecked_blocks
+    first = _functions(HELPED)
+    assert unchecked(first["_copy"], helpers=first) == set()
+    again = _functions(HELPED + "\n@triton.jit\ndef _other(p):\n    tl.store(p, 0)\n")  # new nodes, one more helper
+    assert blocks.node_code(again["_copy"]) == blocks.node_code(first["_copy"])
+    assert unchecked(again["_copy"], helpers=again) == set()
+    unmasked_helper = _functions(HELPED.replace("x, mask=offs < n)", "x)"))
+    assert unchecked(unmasked_helper["_copy"], helpers=unmasked_helper) == {"BLOCK"}
+    unmasked_load = _functions(HELPED.replace("src + offs, mask=offs < n)", "src + offs)"))
+    assert unchecked(unmasked_load["_copy"], helpers=unmasked_load) == {"BLOCK"}
+    # the helper's store is not read where no helper is given, and the kept answer is the caller's own copy
+    alone = unchecked(first["_copy"])
+    alone.add("changed")
+    assert unchecked(first["_copy"]) == set()

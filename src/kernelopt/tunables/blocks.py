@@ -712,6 +712,64 @@ def _kept(cache: dict[cst.FunctionDef, T], kernel: cst.FunctionDef, read: Callab
     return found
 
 
+CODES_KEPT = 4096
+"""Our choice: how many nodes' source texts :func:`node_code` keeps, and how many answers :func:`_by_code` keeps, before
+they forget them all (a text per kernel and helper of the files read lately; an answer is a few names)."""
+_CODE: dict[cst.CSTNode, str] = {}
+_BY_CODE: dict[tuple[object, ...], set[str]] = {}
+_NO_MODULE = cst.Module([])
+
+
+def node_code(node: cst.CSTNode) -> str:
+    """``node``'s source text as libcst writes it, found once per node."""
+    found = _CODE.get(node)
+    if found is None:
+        if len(_CODE) >= CODES_KEPT:
+            _CODE.clear()
+        found = _CODE[node] = _NO_MODULE.code_for_node(node)
+    return found
+
+
+def _by_code(
+    reading: Callable[[], set[str]],
+    name: str,
+    kernel: cst.FunctionDef,
+    helpers: Mapping[str, cst.FunctionDef] | None,
+    *args: object,
+    within: cst.CSTNode | None = None,
+) -> set[str]:
+    """``reading()``, a reading of ``kernel``'s accesses named ``name`` (its answer block names, no node), found once
+    per text rather than per node: each edit the guard judges is a new parse, its kernels new nodes, though the edit
+    moved a literal of a launch or a decorator and left their text as it was (tb_streamk's lane simulation,
+    :meth:`_Lanes.spoiled`, ran once per edit and per rule, a quarter of the guard's CPU in the benchmark's 26 edits;
+    perf29 s82). The answer depends on the kernel's text, on the text of the helpers it reads (those named in it,
+    and in them, by a name: the only way a reading finds a helper, :class:`_Accesses` and :func:`_combines`), on
+    ``args`` (hashable: the external names, the flags) and on ``within`` (a node of the kernel, by its place in
+    :func:`walk`'s order): two calls alike in all of them get the same answer, an edited kernel or helper a new key.
+    A copy is returned (the callers may change theirs)."""
+    place = None if within is None else next(i for i, n in enumerate(walk(kernel)) if n is within)
+    key = (name, node_code(kernel), _helper_codes(kernel, helpers or {}), args, place)
+    found = _BY_CODE.get(key)
+    if found is None:
+        if len(_BY_CODE) >= CODES_KEPT:
+            _BY_CODE.clear()
+        found = _BY_CODE[key] = reading()
+    return set(found)
+
+
+def _helper_codes(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef]) -> tuple[tuple[str, str], ...]:
+    """(name, text) of each of ``helpers`` named in ``kernel``, or in a helper so named, in the order of their names."""
+    read: dict[str, str] = {}
+    waiting = [kernel]
+    while waiting:
+        for name in _names(waiting.pop()):
+            helper = helpers.get(name)
+            if helper is not None and name not in read:
+                read[name] = node_code(helper)
+                waiting.append(helper)
+    return tuple(sorted(read.items()))
+
+
 def _read_only(kernel: cst.FunctionDef) -> _Kernel:
     """The reading of ``kernel``'s own body alone (no helper's added), for the rules that only ask it."""
     return _kept(_READ_ONLY, kernel, _Kernel)
@@ -1213,7 +1271,26 @@ def unchecked_blocks(
     unchecked. ``flags``: the parameters whose ``if FLAG:`` branch is the fast path taken only where the block
     divides (``EVEN_K`` set from ``K % BLOCK_K == 0``), its accesses left out; ``None``: every parameter (the
     caller knows no launch). A flag computed from anything else (``K % 16 == 0``, the tile's value copied) says
-    nothing of the block once it moves: its branch is read (variants v9)."""
+    nothing of the block once it moves: its branch is read (variants v9). Found once per text (:func:`_by_code`)."""
+    kept = None if flags is None else frozenset(flags)
+    return _by_code(
+        lambda: _unchecked_blocks(kernel, within, helpers, external, flags),
+        "unchecked",
+        kernel,
+        helpers,
+        frozenset(external),
+        kept,
+        within=within,
+    )
+
+
+def _unchecked_blocks(
+    kernel: cst.FunctionDef,
+    within: cst.CSTNode | None,
+    helpers: Mapping[str, cst.FunctionDef] | None,
+    external: Collection[str],
+    flags: Collection[str] | None,
+) -> set[str]:
     body = _Kernel(kernel)
     reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, external)
     skipped = body.params if flags is None else set(flags)
@@ -1306,7 +1383,15 @@ def filled_by_data(
     lanes says nothing of another (fill12: a max over random rows of 200 columns passes, over 2 negative columns
     fails). ``flags``: as :func:`unchecked_blocks`' (their ``if FLAG:`` branches left out of what follows; ``None``:
     every parameter's). A fill chosen by a flag (``other=float("-inf") if IS_MAX else 0.0``) or returned by a
-    ``@triton.jit`` helper, and a row a helper loads, are read as the kernel's own (leftovers13)."""
+    ``@triton.jit`` helper, and a row a helper loads, are read as the kernel's own (leftovers13). Found once per text
+    (:func:`_by_code`)."""
+    kept = None if flags is None else frozenset(flags)
+    return _by_code(lambda: _filled_by_data(kernel, helpers, flags), "by data", kernel, helpers, kept)
+
+
+def _filled_by_data(
+    kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None, flags: Collection[str] | None
+) -> set[str]:
     body = _Kernel(kernel)
     skipped = body.params if flags is None else set(flags)
     # the helpers read at their calls, as unchecked_blocks reads them: a row loaded by a helper is the kernel's
@@ -1323,7 +1408,12 @@ def padded_blocks(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef
     value not neutral for it: a ``boundary_check`` on the axis pads the tail with zeros (or NaN), as a mask's fill
     does (:class:`_Lanes`), so a row max over ``tl.load(blk, boundary_check=(0, 1), padding_option="zero")`` of
     values below zero is right only where the block divides the row (variants v39). A checked axis of such a
-    block is as good as unchecked. ``helpers``: the module's ``@triton.jit`` functions, read at their calls."""
+    block is as good as unchecked. ``helpers``: the module's ``@triton.jit`` functions, read at their calls. Found
+    once per text (:func:`_by_code`)."""
+    return _by_code(lambda: _padded_blocks(kernel, helpers), "padded", kernel, helpers)
+
+
+def _padded_blocks(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None) -> set[str]:
     body = _Kernel(kernel)
     reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, ())
     reader.collect(kernel.body, (), kernel=kernel.name.value)
