@@ -79,6 +79,12 @@ def test_an_f_string_met_first_without_its_format_spec_still_gives_it_as_a_child
     part = spec.parts[0]
     assert [type(c).__name__ for c in blocks.child_nodes(part)].count("FormattedStringText") == 1
     assert blocks.child_nodes(part) == tuple(part.children)
+    assert cst.FormattedStringExpression in blocks._FIELDS
+    # a field left None that holds no node (a newline's value, an index's star) does not keep its class unread
+    line = cst.parse_module("a[i]\n").body[0]
+    for node in blocks.walk(line):
+        assert blocks.child_nodes(node) == tuple(node.children)
+    assert {cst.Newline, cst.Index} <= set(blocks._FIELDS)
 
 
 def test_parsed_positions_are_the_wrappers_positions() -> None:

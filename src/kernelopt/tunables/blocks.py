@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import typing
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -146,6 +147,19 @@ class _FieldOrder(cst.CSTVisitor):
         self.fields.append(attribute)
 
 
+def _may_hold_nodes(annotation: object) -> bool:
+    """Whether a field so annotated may hold a node (``Optional[Sequence[BaseFormattedStringContent]]``), not only a
+    string or a flag (``Optional[str]``, ``Literal["*"]``: a ``Newline``'s ``value``, an ``Index``'s ``star``, which
+    no visit passes); an annotation not read (a forward reference) may."""
+    if isinstance(annotation, type):
+        return issubclass(annotation, cst.CSTNode)
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    if isinstance(annotation, str | typing.ForwardRef):
+        return True
+    return any(_may_hold_nodes(a) for a in typing.get_args(annotation))
+
+
 def _empty(value: object) -> bool:
     """Whether a node's field holds nothing a visit could pass: ``None``, ``MaybeSentinel`` or an empty sequence."""
     return value is None or isinstance(value, cst.MaybeSentinel) or (isinstance(value, tuple | list) and not value)
@@ -170,7 +184,10 @@ def _children(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         order = _FieldOrder()
         node._visit_and_replace_children(order)
         fields = tuple(order.fields)
-        if any(f.name not in fields and _empty(getattr(node, f.name)) for f in dataclasses.fields(node)):
+        if any(
+            f.name not in fields and _empty(getattr(node, f.name)) and _may_hold_nodes(f.type)
+            for f in dataclasses.fields(node)
+        ):
             return tuple(node.children)  # a field this node left empty may be one its class visits only when set
         _FIELDS[kind] = fields
     out: list[cst.CSTNode] = []
