@@ -14,7 +14,7 @@ import pytest
 
 from kernelopt.cli.optimize import _render
 from kernelopt.loop.commits import pass_body
-from kernelopt.loop.ending import gate_previous
+from kernelopt.loop.ending import _fastest, gate_previous
 from kernelopt.loop.journal import RunState
 from kernelopt.loop.summary import build_summary
 from kernelopt.memory.model import (
@@ -46,6 +46,12 @@ def test_l160_the_best_version_follows_the_gates_side_by_side_verdicts(capsys: p
     assert best is not None and best.version == "v1"  # was v0
     assert speedup_over_v0(records, 1) == pytest.approx(1.7052, abs=1e-4)
     assert gate_previous(records, 2, last_good=1) == 1  # the next gate times beside V1
+    # the run ends on V1, and its end-of-run commit says why V1 (its own median is the larger)
+    assert (
+        _fastest(records, v1)
+        == "the fastest passing version (1.71x over V0 by the gates' side-by-side timings; 68750 us)"
+    )
+    assert _fastest(records, v0) == "the fastest passing version (27160 us)"
     # what the run prints says the same: the summary's final line, the report's headline, the commit body
     summary = build_summary(workspace="ws", state=RunState(), records=records, best_roofline=None, git_log=[])
     assert summary.best_version == "v1" and summary.speedup_vs_baseline == pytest.approx(1.7052, abs=1e-4)
