@@ -16,6 +16,7 @@ from kernelopt.cli.optimize import _render
 from kernelopt.loop.commits import pass_body
 from kernelopt.loop.ending import _fastest, gate_previous
 from kernelopt.loop.journal import RunState
+from kernelopt.loop.stop import decide
 from kernelopt.loop.summary import build_summary
 from kernelopt.memory.model import (
     Comparison,
@@ -29,6 +30,7 @@ from kernelopt.memory.model import (
 )
 from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.sections import headline
+from kernelopt.taskcard import StopConditions
 
 RUN = Path(__file__).parent / "data" / "breaker28" / "flag_flash_run" / "memory"
 
@@ -52,6 +54,12 @@ def test_l160_the_best_version_follows_the_gates_side_by_side_verdicts(capsys: p
         == "the fastest passing version (1.71x over V0 by the gates' side-by-side timings; 68750 us)"
     )
     assert _fastest(records, v0) == "the fastest passing version (27160 us)"
+    # the stop check's target_speedup reads the same chain (V0's median over V1's is 0.395x)
+    goal = dict(conditions=StopConditions(target_speedup=1.5), current=v1.performance, roofline=None)
+    goal.update(baseline_latency_us=v0.performance.latency_us, iterations_done=1, consecutive_failures=0)
+    goal.update(last_failed=False, stop_on_failure=False, elapsed_s=0.0)
+    stop = decide(**goal, speedup_vs_v0=speedup_over_v0(records, 1))  # type: ignore[arg-type]
+    assert stop is not None and stop.line() == "target_speedup: speedup over V0 1.71x >= target 1.5x"
     # what the run prints says the same: the summary's final line, the report's headline, the commit body
     summary = build_summary(workspace="ws", state=RunState(), records=records, best_roofline=None, git_log=[])
     assert summary.best_version == "v1" and summary.speedup_vs_baseline == pytest.approx(1.7052, abs=1e-4)

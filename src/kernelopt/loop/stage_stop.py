@@ -7,7 +7,7 @@ from kernelopt.loop.journal import IterationState, RunStatus
 from kernelopt.loop.protocols import EventKind, Stage
 from kernelopt.loop.run import LoopRun
 from kernelopt.loop.stop import StopDecision, StopReason, decide, profiler_figures
-from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.memory.model import GateResult, IterationRecord, speedup_over_v0
 from kernelopt.oneline import one_line
 from kernelopt.stages.implement import NO_GAIN
 
@@ -117,6 +117,7 @@ def _decide(
         elapsed_s=run.elapsed(),
         converged_session=converged_session,
         next_version_min_s=next_version_min_s,
+        speedup_vs_v0=speedup_over_v0(run.records(), good.number) if good else None,
     )
 
 

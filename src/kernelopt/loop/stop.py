@@ -70,6 +70,7 @@ def decide(
     elapsed_s: float,
     converged_session: str | None = None,
     next_version_min_s: float | None = None,
+    speedup_vs_v0: float | None = None,
 ) -> StopDecision | None:
     """The Stage 6 decision: a reason to stop, or None to run another iteration.
 
@@ -93,8 +94,11 @@ def decide(
         next_version_min_s: the least wall time another version takes (the last one's outside Stage 3:
             profile, plan, gate, record); with a wall-time limit, a version that cannot end inside it is
             not started.
+        speedup_vs_v0: the current kernel's speedup over V0 by the chain of the gates' side-by-side verdicts
+            (:func:`~kernelopt.memory.model.speedup_over_v0`), read by ``target_speedup`` before V0's median over its
+            own (two gate runs, late46 l160).
     """
-    goal = _goal_met(conditions, current, roofline, baseline_latency_us)
+    goal = _goal_met(conditions, current, roofline, baseline_latency_us, speedup_vs_v0)
     if goal is not None:
         return goal
     if converged_session is not None:
@@ -144,6 +148,7 @@ def _goal_met(
     current: Performance | None,
     roofline: RooflineBounds | None,
     baseline_latency_us: float | None,
+    speedup_vs_v0: float | None = None,
 ) -> StopDecision | None:
     """The first goal the current kernel meets: roofline utilization, target latency, speedup over V0,
     speedup over the reference (arguments as :func:`decide`'s)."""
@@ -162,8 +167,10 @@ def _goal_met(
             reason=StopReason.TARGET_LATENCY,
             detail=f"latency {sig(lat)} us <= target {conditions.target_latency_us:g} us",
         )
-    if lat and conditions.target_speedup is not None and baseline_latency_us:
-        speedup = baseline_latency_us / lat
+    if speedup_vs_v0 is None and lat and baseline_latency_us:
+        speedup_vs_v0 = baseline_latency_us / lat
+    if conditions.target_speedup is not None and speedup_vs_v0 is not None:
+        speedup = speedup_vs_v0
         if speedup >= conditions.target_speedup:
             return StopDecision(
                 reason=StopReason.TARGET_SPEEDUP,
