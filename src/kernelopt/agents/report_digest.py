@@ -37,7 +37,7 @@ class VersionLine(BaseModel):
         version: ``V<N>``.
         status: the gate's verdict (``PASS``, ``FAIL``, ``TIMEOUT_FAIL``, ``not gated``), ``, masked`` when masked.
         latency_us: the gate's median latency, microseconds.
-        speedup_vs_v0: V0's latency over this one's.
+        speedup_vs_v0: its speedup over V0 by the chain of the gates' side-by-side verdicts (``ReportData.speedup``).
         speedup_vs_reference: the reference's (PyTorch eager) latency over this one's, timed beside it; ``None``
             when not timed or withheld as not reliable.
         speedup_vs_compiled: the same against ``torch.compile(reference)``, when it was timed.
