@@ -383,6 +383,7 @@ late42 300 scripts/gpu_late42.sh
 leftovers26 420 scripts/gpu_leftovers26.sh
 leftovers27 420 scripts/gpu_leftovers27.sh
 late45 300 scripts/gpu_late45.sh
+cost30 300 scripts/gpu_cost30.sh
 gputests 560 -
 EOF
 }
