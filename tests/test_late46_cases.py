@@ -185,3 +185,24 @@ def test_l161_a_harness_helper_failing_inside_the_problem_s_boundary_is_the_harn
     )
     failure = check_in_process(tmp_path).failure
     assert failure is not None and failure.culprit == "problem" and "SHAPES" in failure.message, failure
+
+
+def test_l161_the_batch_footer_counts_kernelopt_s_own_errors_apart() -> None:
+    """`batch --device cpu` on lmd_fill_fp8 with q82's fault put back (a copy of src, 16:58 UTC): the row read ERROR
+    "timing: the worker: kernelopt's harness failed ... in _nan_zeroed() (a bug in kernelopt; please report)", and the
+    fast_p footer still said "1 ERROR row(s), the problem's own failure"."""
+    from kernelopt.batch.model import ProblemRow, ProblemStatus
+    from kernelopt.cli.batch import _whose
+
+    ours = "timing: the worker: kernelopt's harness failed in its own code around building the inputs (reference.py "
+    ours += "get_inputs): NotImplementedError: ... (a bug in kernelopt; please report)"
+    rows = [
+        ProblemRow(problem=name, folder=f"/x/{name}", status=ProblemStatus.ERROR, reason=why)
+        for name, why in (("fp8", ours), ("ref", "the problem's reference failed: ValueError"))
+    ]
+    assert _whose(rows[:1], 1) == ", kernelopt's own failure (a bug in kernelopt; please report)"
+    assert (
+        _whose(rows, 2)
+        == " (1 kernelopt's own failure (a bug in kernelopt; please report), the rest the problem's own failure)"
+    )
+    assert _whose(rows[1:], 1) == ", the problem's own failure"

@@ -26,6 +26,7 @@ from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, printing, say
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError, WritePlace, disk_problem
 from kernelopt.harness.model import CHECK_DOES_NOT_FIT, HOST_DOES_NOT_FIT
+from kernelopt.harness.own_fault import HARNESS_FAILED
 from kernelopt.harness.sizes import fmt_size
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, Verdict
 from kernelopt.oneline import one_line
@@ -126,6 +127,26 @@ def how_timed(result: BatchTable) -> str | None:
     )
 
 
+def _whose(rows: list[ProblemRow], errors: int) -> str:
+    """Whose the ERROR rows are, in words: a check that does not fit the device's or the host's memory, kernelopt's
+    own failure (``kernelopt's harness failed``, late46 l161: counted as the problem's before), the rest the problem's
+    own failure."""
+    erred = [r.reason or "" for r in rows if r.status is ProblemStatus.ERROR]
+    too_large = sum(1 for why in erred if any(m in why for m in (CHECK_DOES_NOT_FIT, HOST_DOES_NOT_FIT)))
+    ours = sum(1 for why in erred if HARNESS_FAILED in why)
+    kinds = [
+        (too_large, "a check that does not fit the device's or the host's memory"),
+        (ours, "kernelopt's own failure (a bug in kernelopt; please report)"),
+    ]
+    said = [(n, words) for n, words in kinds if n]
+    if not said:
+        return ", the problem's own failure"
+    if len(said) == 1 and said[0][0] >= errors:
+        return f", {said[0][1]}"
+    rest = ", the rest the problem's own failure" if sum(n for n, _ in said) < errors else ""
+    return f" ({'; '.join(f'{n} {words}' for n, words in said)}{rest})"
+
+
 def render(result: BatchTable, out_dir: Path) -> None:
     """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout; with
     --optimize the last column says what the loop changed)."""
@@ -164,21 +185,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
     if timed is not None:
         info(timed)
     errors = next((f.errors for f in result.fast_p if f.errors), 0)
-    too_large = sum(
-        1
-        for r in result.rows
-        if r.status is ProblemStatus.ERROR
-        and any(m in (r.reason or "") for m in (CHECK_DOES_NOT_FIT, HOST_DOES_NOT_FIT))
-    )
-    whose = (
-        f" ({too_large} a check that does not fit the device's or the host's memory, the rest the problem's own "
-        "failure)"
-        if 0 < too_large < errors
-        else ", a check that does not fit the device's or the host's memory"
-        if too_large
-        else ", the problem's own failure"
-    )
-    apart = f"; {errors} ERROR row(s){whose}, counted apart" if errors else ""
+    apart = f"; {errors} ERROR row(s){_whose(result.rows, errors)}, counted apart" if errors else ""
     table(
         "fast_p (correct and faster than p x the reference, over all problems"
         + apart
