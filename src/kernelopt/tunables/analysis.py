@@ -161,6 +161,9 @@ class Site:
     # a literal that conditions override after it (``BLOCK = 1024`` then ``if n <= 2048: BLOCK = ...``), each
     # override replacing it (none reads it: ``BLOCK = min(BLOCK, cap)`` keeps the literal in effect where it holds)
     overridden: bool = False
+    # the lines of those overrides: a run that executed one at an entry saw the literal replaced there, whatever
+    # value the override gave (``elif n < 256: BLOCK = next_power_of_2(n)`` gives the literal's 256 at n=200)
+    override_lines: list[int] = field(default_factory=list)
     # a computed setting of a settings helper imported from another module: where it comes from, what is not read
     helper_note: str | None = None
 
@@ -359,6 +362,7 @@ class _Read:
     computed: str | None = None
     overridden: bool = False
     replaced: bool = False  # where an override holds, it replaces the literal (reads no value of it)
+    override_lines: list[int] = field(default_factory=list)  # the overrides' lines
     note: str | None = None
     branched: bool = False
 
@@ -2358,6 +2362,7 @@ class _Analyzer:
             needs_run=read.branched and refused is not None and refused.endswith(GIVE_REFERENCE),
             helper_note=read.note,
             overridden=read.replaced,
+            override_lines=list(read.override_lines) if read.replaced else [],
         )
         return site, read.overridden
 
@@ -2396,6 +2401,7 @@ class _Analyzer:
             read.refused = self.override_in_effect(kname, name, read.literal.value, res.overridden_at)
             read.overridden = True  # a run tells whether the literal is in effect at the task's sizes
             read.replaced = not res.override_reads
+            read.override_lines = list(res.overridden_at)
             if read.refused is not None and not res.at_module:
                 # an override is in effect at every entry the run saw (breaker6 j10): the value in effect is
                 # tuned where it is computed, after the overrides, as any computed setting (the literal and
@@ -5561,6 +5567,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         tuned_table=_table_of(s),
         helper_note=s.helper_note if s.refused is None else None,
         overridden=s.overridden and s.refused is None,
+        override_lines=list(s.override_lines) if s.overridden and s.refused is None else [],
         loop_option=an.loop_option(s.kernel, s.name) if not s.semantic else None,
         covers=an.covers(s.kernel, s.feeds or [s.name], held=an.held(s))
         if not s.semantic and s.refused is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -208,6 +209,9 @@ class _LaunchRecorder:
         self.sizes: dict[str, dict[str, int]] = {}
         self._file = kernel_file
         self._saved: list[tuple[Any, Any]] = []
+        #: the lines of the kernel file the run executed (its host code's branches: which override ran)
+        self.lines: set[int] = set()
+        self._trace: Any = None
 
     def __enter__(self) -> _LaunchRecorder:
         from triton.runtime.interpreter import InterpretedFunction
@@ -217,7 +221,19 @@ class _LaunchRecorder:
             original = cls.run
             self._saved.append((cls, original))
             setattr(cls, "run", self._wrap(original))  # noqa: B010 (a class attribute patched and restored)
+        if self._file is not None:
+            self._trace = sys.gettrace()
+            sys.settrace(self._on_call)
         return self
+
+    def _on_call(self, frame: Any, event: str, arg: Any) -> Any:
+        """Line events only in the kernel file's frames: every other frame runs untraced."""
+        return self._on_line if frame.f_code.co_filename == self._file else None
+
+    def _on_line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            self.lines.add(frame.f_lineno)
+        return self._on_line
 
     def _wrap(self, original: Any) -> Any:
         recorder = self
@@ -248,6 +264,8 @@ class _LaunchRecorder:
         return {k: v for k, v in frame.f_locals.items() if is_int(v)}
 
     def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            sys.settrace(self._trace)
         for cls, original in self._saved:
             setattr(cls, "run", original)  # noqa: B010
 
@@ -466,7 +484,15 @@ def _shape_sizes(
         # each autotuner's pick at this entry's key (the list as written), of those this entry launched
         own = shape == first or not pinned  # a pinned list's pick is its own at the first run's key alone
         picks = {k: v for k, v in picked_configs(module).items() if k in recorder.launches and (own or k not in pinned)}
-        out.append({"shape": shape, "sizes": recorder.sizes, "launch_values": recorder.launches, "picks": picks})
+        out.append(
+            {
+                "shape": shape,
+                "sizes": recorder.sizes,
+                "launch_values": recorder.launches,
+                "picks": picks,
+                "ran_lines": sorted(recorder.lines),
+            }
+        )
     return out
 
 

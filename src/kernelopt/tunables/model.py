@@ -268,6 +268,8 @@ class Tunable(BaseModel):
             override replacing it (none reads it, as ``BLOCK = min(BLOCK, cap)`` would), in effect at some
             ``SHAPES`` entry: at an entry where the launch got another value, moving it changes nothing (tune checks
             candidates there and times them only where the literal is in effect).
+        override_lines: the lines of those overrides in kernel.py: an entry whose run executed one had the literal
+            replaced, even where the override gave the literal's own value (:attr:`ShapeSizes.ran_lines`).
         loop_option: for a ``constexpr`` the kernel body reads only as an option of its ``tl.range`` loops
             (``num_stages=NUM_STAGES``), that option: like the launch's ``num_stages``, Triton's interpreter
             ignores it.
@@ -301,6 +303,7 @@ class Tunable(BaseModel):
     tuned_table: TunedTable | None = None
     helper_note: str | None = None
     overridden: bool = False
+    override_lines: list[int] = Field(default_factory=list)
     loop_option: str | None = None
     covers: list[Cover] = Field(default_factory=list)
 
@@ -607,6 +610,10 @@ class ShapeSizes(BaseModel):
     picks: dict[str, AutotuneConfig] = Field(
         default_factory=dict,
         description="kernel -> the config its autotuner picked at this entry: the list as written, run at this key",
+    )
+    ran_lines: list[int] = Field(
+        default_factory=list,
+        description="the lines of kernel.py's host code the run executed at this entry (which branches were taken)",
     )
 
 

@@ -106,7 +106,7 @@ from kernelopt.tunables.knobs import (
 from kernelopt.tunables.launch_value import UnreadSize
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
-from kernelopt.tunables.model import argument_as, argument_key, argument_name, size_name
+from kernelopt.tunables.model import ShapeSizes, argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
 from kernelopt.tunables.size_tiles import bound_test, raised_sizes
 from kernelopt.tunables.user_lines import in_user_lines
@@ -763,10 +763,18 @@ def _overridden_there(
         feed = origin.feeds[0] if origin.feeds else name
         if not knobs or not all(t.overridden for t in knobs) or feed not in launched:
             return {}
-        if launched[feed] == knobs[0].value:
+        if launched[feed] == knobs[0].value and not _an_override_ran(entry, knobs):
             return {}
         got[feed] = launched[feed]
     return got
+
+
+def _an_override_ran(entry: ShapeSizes | None, knobs: Sequence[Tunable]) -> bool:
+    """Whether the run at ``entry`` executed an override of every knob's literal: one that gave the literal's own
+    value there (``BLOCK_SIZE = 256`` then ``elif n < 256: BLOCK_SIZE = triton.next_power_of_2(n)`` at n=200) still
+    replaced it, so no candidate changes the kernel there (fresh26 f40)."""
+    ran = set(entry.ran_lines) if entry is not None else set()
+    return bool(ran) and all(set(t.override_lines) & ran for t in knobs)
 
 
 def overridden_shapes(
