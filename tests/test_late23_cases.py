@@ -73,7 +73,7 @@ def test_z20_a_keyed_list_timed_on_one_shape_is_judged_against_the_figure_its_ta
     judged = judge_against_list(before, listed)
     r, j = judged.result, judged.judgement
     assert r.current_latency_us == 1000.0 and j.gain_pct == pytest.approx((1000.0 / 990.0 - 1) * 100), j
-    assert not j.better and j.reason == "the best does not beat the current configuration by 2 % (+1.0 %)", j
+    assert not j.better and j.reason == "the best does not beat the current configuration by the 2 % asked (+1.0 %)", j
     _render(judged, "", written=False, dry_run=False, plot=None)
     out = capsys.readouterr()
     said = " ".join((out.out + out.err).split())
