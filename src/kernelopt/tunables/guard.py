@@ -30,6 +30,7 @@ import itertools
 import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 from typing import cast
 
 import libcst as cst
@@ -173,6 +174,10 @@ class Divides:
     at_most: int | None = None
     # ... and at least this (``assert BLOCK >= 16``)
     at_least: int | None = None
+    # a host check's comparison of the tile with integers alone that is no bound (``assert BLOCK in (128, 256)``,
+    # ``BLOCK & (BLOCK - 1) == 0``), as Python reading the tile by its name: a tile passes it at every size or at none
+    # (review27 r73)
+    check: str | None = None
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -180,6 +185,12 @@ class Divides:
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
+        if self.check is not None:  # a reading that fails at the original holds nothing but the original
+            return (
+                _passes(self.check, self.tile[1], after)
+                if _passes(self.check, self.tile[1], before)
+                else after == before
+            )
         if self.at_most is not None or self.at_least is not None:
             return (self.at_most is None or after * self.times <= self.at_most) and (
                 self.at_least is None or after * self.times >= self.at_least
@@ -201,6 +212,8 @@ class Divides:
         return (
             "fails the check at"
             if self.at_most is not None or self.at_least is not None
+            else "fails the check at"
+            if self.check is not None
             else "does not cover"
             if self.covers or self.most is not None
             else "is not a multiple of"
@@ -369,6 +382,8 @@ def _requirements(
             out += _flat_masks(call, kernel, pos[written].start.line)
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
+    unmasked_grids = _grid_nodes(fn, unmasked, every=True) if launches_unmasked else set()
+    local_once = assigned_once(fn)
     ceilings = _ceil_floors(fn.body)  # counts rounded up: no floor (n48); without masks, _grid_divs reads them
     grid_nodes = _grid_nodes(fn)
     for node in walk(fn.body):
@@ -394,6 +409,16 @@ def _requirements(
                     else f"line {line} takes {_code(node)}"
                 )
                 out.append(Divides(tile, node.left, line, said, per=per))
+            elif tile is not None and padded.get(dotted(node.left)) == tile and id(node) in unmasked_grids:
+                # ``Hp // BLOCK`` over ``Hp = triton.cdiv(H, BLOCK) * BLOCK``: cdiv(H, BLOCK) programs of a kernel
+                # without masks, which read past ``H`` where the tile does not divide it unless its inputs are padded
+                # alike (review27 r74: 512 over 256 was written plainly over an unpadded input): the tile divides the
+                # size padded, or, not read, keeps to divisors of the original
+                said = f"the grid at line {line} has {_code(node)} programs of a kernel without masks, a size padded "
+                said += f"to whole tiles of {tile[1]}"
+                size = _unpadded(node.left, local_once, tile)
+                missing = None if size is not None else "the size padded is not read apart from its tile"
+                out.append(Divides(tile, size, line, said, missing=missing))
     # a count in the grids of the module's masked kernels alone is no kernel's without masks (wrongkernel18: a
     # grid-stride sum masked ``offs < n`` beside an unmasked finishing kernel was guarded "without masks")
     masked = _grid_nodes(fn, [k for k in kernels or {} if k not in unmasked]) - _grid_nodes(fn, unmasked, every=True)
@@ -1115,14 +1140,14 @@ def _unpadded(
     """The size ``size`` pads to whole tiles of ``tile`` where it is a local bound once to ``triton.cdiv(H, T) * T``
     (breaker6's stencil_pad, ``Hp``): ``H``, whose whole tiles ``Hp // T`` counts (``cdiv(H, T)``), known where the
     tile is set while ``Hp`` is computed from it (refusals23, u32: v33's guard of a smaller tile read ``Hp``, "not
-    known where BLOCK_H is set"); ``None`` for any other size."""
+    known where BLOCK_H is set"), and so of ``(H + T - 1) // T * T``; ``None`` for any other size."""
     value = local.get(size.value) if isinstance(size, cst.Name) else None
     if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)):
         return None
     for count, other in ((value.left, value.right), (value.right, value.left)):
-        counted = cdiv_args(count)
-        if counted is not None and _tile_id(other) == tile and _tile_id(counted[1]) == tile:
-            return counted[0]
+        counted = _tile_count(count)  # ``triton.cdiv(H, T)``, or ``(H + T - 1) // T`` (review27 r74)
+        if counted is not None and _tile_id(other) == tile and _tile_id(counted[0]) == tile and _counted_up(count):
+            return counted[1]
     return None
 
 
@@ -1176,12 +1201,17 @@ def _asserted_counts(
                     if isinstance(op, cst.GreaterThan | cst.GreaterThanEqual)
                     else (None, None)
                 )
+                if bounded is None and needed:  # ``BLOCK in (128, 256)``, ``BLOCK == 256``: the tile's own check
+                    link = cst.Comparison(left=_chain_left(comparison, target), comparisons=[target])
+                    out += _tile_check(link, negated, tiles, line, asserts)
                 left = target.comparator
                 factors = _bound_factors(bounded, local) if bounded is not None else []
                 most = _evaluated(_bound_value(bounding, local)) if bounding is not None else None
                 if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
                     most -= 1
                 counted = _product(factors) if most is not None and needed else None
+                if bounding is not None and needed:
+                    out += _falling_bounds(bounding, tiles, line, asserts)
                 if bounded is not None and needed:
                     out += _bounded_tiles(_product_factors(bounded), tiles, most, line, asserts)
                     least = _evaluated(_bound_value(bounded, local))
@@ -1196,8 +1226,9 @@ def _asserted_counts(
                     if count is None:
                         continue
                     one, product = _tile_id(count[0]), _tile_product(count[0])
-                    tiles = [one] if one is not None else list(product[0]) if product is not None else []
-                    for tile in tiles:
+                    # the count's own tiles; ``tiles`` stays the launches' for the asserts after (review27 r72)
+                    counts_of = [one] if one is not None else list(product[0]) if product is not None else []
+                    for tile in counts_of:
                         if any(_tile_id(f) == tile for f in factors):  # the count times its tile: a padded size
                             # a tile dividing the size pads nothing, within the original's padding (refusals24, u41)
                             up = _counted_up(factor)
@@ -1206,6 +1237,8 @@ def _asserted_counts(
                             out.append(Divides(tile, size, line, why, padded=True, rounded_down=not up))
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
+        if not all(needed for _, _, needed in _polarized(test)):  # ``BLOCK == 128 or BLOCK == 256``: as a whole
+            out += _tile_check(test, False, tiles, line, asserts)
     return out
 
 
@@ -1264,6 +1297,71 @@ def _bounded_tiles(
     missing = f"the check holds no {found[0][1]} {'under' if below else 'past'} {edge}"
     held = {"at_least": bound} if below else {"at_most": bound}
     return [Divides(found[0], None, line, why, times=k, times_before=k, missing=missing, **held)]  # type: ignore[arg-type]
+
+
+def _falling_bounds(
+    bounding: cst.BaseExpression, tiles: Collection[tuple[str, str]], line: int, asserts: str
+) -> list[Divides]:
+    """A host check's bound from above that divides by a tile the launches set (``assert n_rows <= 2**31 // BLOCK``):
+    a larger tile lowers it below sizes the original passed, so only a divisor of the original holds (review27 r75:
+    the floor was read as a size the tile must divide, ``(2**31) % 512 == 0``, which always holds, and ``BLOCK = 512``
+    was written under it, the assert failing at 2**22 + 1 rows where the original's 256 passes)."""
+    out: list[Divides] = []
+    for node in walk(bounding):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Divide):
+            tile = _tile_part(node.right)[0]
+            if tile is not None and tile in tiles:
+                why = f"{asserts}, a bound that falls as {tile[1]} grows"
+                out.append(Divides(tile, None, line, why, missing="a larger tile lowers the bound"))
+    return out
+
+
+def _tile_check(
+    test: cst.BaseExpression, negated: bool, tiles: Collection[tuple[str, str]], line: int, asserts: str
+) -> list[Divides]:
+    """A host check's ``test`` (or one needed link of it, ``negated`` where it stands under a ``not``) that reads one
+    tile the launches set and integers alone (``min``, ``max``, ``triton.next_power_of_2`` of them): it holds at every
+    size or at none, so the tile keeps to the values that pass it (:func:`_passes`). review27 r73: such a check that is
+    no bound (``assert BLOCK in (128, 256)``, ``BLOCK == 256``, ``BLOCK & (BLOCK - 1) == 0``, ``if BLOCK not in (128,
+    256): raise``, an ``or`` of bounds) was read by no rule, and ``BLOCK = 2048`` was written plainly, the check
+    failing at every size the original ran. A test that reads a size is another rule's (``assert N % BLOCK == 0``)."""
+    names = _names(test) - _PURE
+    named = [t for t in tiles if t[0] == "name" and t[1] in names]
+    if len(named) != 1 or names != {named[0][1]}:
+        return []
+    text = _code(test).strip()
+    text = f"not ({text})" if negated else text
+    why, missing = f"{asserts}, a check on {named[0][1]} by itself", "the check passes it at no size"
+    return [Divides(named[0], None, line, why, check=text, missing=missing)]
+
+
+def _chain_left(comparison: cst.Comparison, target: cst.ComparisonTarget) -> cst.BaseExpression:
+    """The left side of ``target``'s link in ``comparison``'s chain (``a < b < c``: ``b`` for ``< c``)."""
+    left = comparison.left
+    for each in comparison.comparisons:
+        if each is target:
+            return left
+        left = each.comparator
+    return left
+
+
+#: the names a tile's own check may call beside the tile (:func:`_passes` gives them)
+_PURE = frozenset({"min", "max", "abs", "range", "len", "triton", "next_power_of_2"})
+
+
+def _passes(check: str, name: str, value: int) -> bool:
+    """Whether ``check`` (Python text of a comparison, :func:`_unread_tile_checks`) holds with ``name`` at ``value``;
+    ``False`` where it cannot be evaluated so."""
+
+    def next_power_of_2(n: int) -> int:
+        return 1 << (int(n) - 1).bit_length() if n > 0 else 1
+
+    given = {"min": min, "max": max, "abs": abs, "range": range, "len": len, "next_power_of_2": next_power_of_2}
+    given["triton"] = SimpleNamespace(next_power_of_2=next_power_of_2)
+    try:
+        return bool(eval(check, {"__builtins__": {}}, {**given, name: value}))
+    except Exception:
+        return False
 
 
 def _factor_tiles(factors: Sequence[cst.BaseExpression], tiles: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -1617,11 +1715,12 @@ def _unread_padding(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpres
     reads it as padded by each such size's tile (wrongkernel28, v143-v146: such a buffer's padded stride was read as
     no size, and a larger tile written plainly). A buffer's size or stride in a form :func:`_stride_source` does not
     read (``ws.shape[1]``, ``ws.size(1)``, ``strides[0]`` of ``strides = ws.stride()``: wrongkernel30, v155) is the
-    buffer's (:func:`_sized_source`). A caller's tensor (no making in the launcher) gives none."""
+    buffer's (:func:`_sized_source`), and any other spelling is read through the names it holds. A caller's tensor (no
+    making in the launcher) gives none."""
     source = _stride_source(expr, local)
-    start = source[0] if source is not None else _sized_source(expr, local)
-    if start is None:
-        return []
+    # any other spelling (``len(ws[0])``, ``ws[0].numel()``, ``ws.numel() // n_rows``, ``int(n_pad)``) is read through
+    # every name it holds: a padded size its making names is the stride's (review27 r76: each was written plainly)
+    start = source[0] if source is not None else _sized_source(expr, local) or expr
     padded: dict[str, list[cst.BaseExpression]] = {}
     todo, seen = [start], set[str]()
     while todo:

@@ -215,7 +215,7 @@ def _taking(pool: list[Launch], la: Launch) -> str:
     if la.kernel is not None and sum(o.kernel == la.kernel for o in pool) == 1:
         return la.kernel
     key = la.label.removeprefix("launch ").split(" (")[0]
-    return key if _choose(pool, key) is la else repr(la.label)
+    return key if " " not in key and _choose(pool, key) is la else repr(la.label)
 
 
 def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
