@@ -74,3 +74,27 @@ def test_f40_an_override_that_gives_the_literal_s_own_value_still_replaces_it(tm
         "override's condition times it at another size): every candidate is checked there, and timed only where the "
         "launch runs with the literal in effect"
     )
+
+
+def test_f42_sizes_the_original_fails_at_too_are_one_group_in_the_net_s_line() -> None:
+    """A maskless GEMM's net skipped eleven sizes where the original fails too, each said whole with its failure: the
+    line ran to 3,000 characters. Past the first they are now one group: how many, where, and the first's reason."""
+    from kernelopt.tuning.net import NetVerdict, SizeCheck, SizeClass
+    from kernelopt.tuning.problem import ProblemShape
+
+    def skip(m: int, why: str) -> SizeCheck:
+        reason = f"m={m}: the original fails there too: wrong_result: {why}"
+        return SizeCheck(kind=SizeClass.PAST, shape=ProblemShape(kwargs={"m": m}), passed=None, reason=reason)
+
+    ok = SizeCheck(kind=SizeClass.PAST, shape=ProblemShape(kwargs={"m": 192}), passed=True)
+    late = SizeCheck(kind=SizeClass.PAST, shape=ProblemShape(kwargs={"m": 4096}), passed=None, reason="not run: wall")
+    net = NetVerdict(checks=[ok, skip(129, "output not written"), skip(17, "NaN"), late], seconds=1.0)
+    assert net.line() == (
+        "checked at sizes the SHAPES entries do not name (1.0 s): correct at m=192; skipped m=4096 (not run: wall); "
+        "2 sizes where the original fails too (m=129, m=17; the first: m=129: the original fails there too: "
+        "wrong_result: output not written)"
+    )
+    alone = NetVerdict(checks=[ok, skip(129, "output not written")], seconds=1.0)
+    assert alone.line().endswith(
+        "skipped m=129 (m=129: the original fails there too: wrong_result: output not written)"
+    )
