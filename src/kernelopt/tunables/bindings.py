@@ -280,6 +280,23 @@ def reached_values(start: Sequence[cst.CSTNode], fn: cst.FunctionDef) -> list[cs
     ``g`` is counted by the loop). The one reading of where a value may come from for the rules that fail closed
     (the guard's unread counts and grids, a block shape kernelopt does not read): a name bound in no way read here
     (a parameter, a global, an import) is a leaf."""
+    values = _bound_values(fn)
+    out = list(start)
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        for name in read_names(todo.pop()) - seen:
+            seen.add(name)
+            out += values.get(name, ())
+            todo += values.get(name, ())
+    return out
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _bound_values(fn: cst.FunctionDef) -> Mapping[str, tuple[cst.CSTNode, ...]]:
+    """Name -> every value :func:`reached_values` follows it to in ``fn``, in source order: read once per function
+    node, not once per asked start (perf29 s84: 234 walks of tb_streamk's launcher in 14 guarded edits, 922,000 visits
+    and 40 % of the guard's CPU under cProfile, for a map that depends on ``fn`` alone). Shared: never changed."""
     values: dict[str, list[cst.CSTNode]] = {}
 
     def bind(name: str, value: cst.CSTNode | None, tests: Sequence[cst.CSTNode]) -> None:
@@ -312,15 +329,7 @@ def reached_values(start: Sequence[cst.CSTNode], fn: cst.FunctionDef) -> list[cs
             visit_node(child, tests + inner if child not in inner else tests)
 
     visit_node(fn.body, ())
-    out = list(start)
-    seen: set[str] = set()
-    todo = list(start)
-    while todo:
-        for name in read_names(todo.pop()) - seen:
-            seen.add(name)
-            out += values.get(name, [])
-            todo += values.get(name, [])
-    return out
+    return {name: tuple(found) for name, found in values.items()}
 
 
 def read_names(expr: cst.CSTNode) -> set[str]:
