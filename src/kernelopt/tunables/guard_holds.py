@@ -69,7 +69,7 @@ def without_guards(source: str) -> str | None:
         return source
     try:
         text = module.visit(_WithoutIfs(ifs)).code
-        ast.parse(text)
+        pyparse.parse(text)
     except (cst.CSTValidationError, SyntaxError, ValueError):
         return None
     return text
