@@ -221,3 +221,22 @@ def test_r76_a_padded_buffer_s_row_length_in_any_spelling_is_guarded(stride: str
     guarded = guard_edit(base, base.replace("    BLOCK = 1024\n", "    BLOCK = 4096\n"))
     assert guarded.tests == ("n_cols % 4096 == 0",), guarded.note
     assert 524288 * 4096 >= 2**31 > 1048575 * 2048  # the rows each tile's padding indexes within int32
+
+
+@pytest.mark.parametrize("order", [("0.0", 'float("-inf")'), ('float("-inf")', "0.0")])
+def test_r77_a_fill_named_by_a_module_constant_is_a_value_the_text_may_fix(order: tuple[str, str]) -> None:
+    """r77 (fill12's rule, perf29's answers kept by the kernel's text): rowmax_fast1's row max with its masked-out
+    lanes loaded as ``other=FILL`` over a module constant ``FILL = 0.0`` read the fill as data, so the evidence a session
+    has (the original ran masked-out lanes at 200 columns and passed) lifted the fill rule, and n58's table (``BLOCK =
+    1024`` up to 1000 columns) was written, wrong at 2 and 4 columns of negatives (0 returned, test_fill12's
+    interpreter run of the same table). A name the kernel does not bind is the module's, a value its text may fix: the
+    rule holds, and the answer, kept by the kernel's text alone, is the same for ``FILL = float("-inf")`` in either
+    order in one process (a reading of the constant would have made it depend on text outside the key)."""
+    from kernelopt.tunables.guard import BY_DATA_FILL, guard_edit
+    from tests.test_fill12_cases import DATA, LAMBDA, TABLE
+
+    base = (DATA / "variants" / "rowmax_fast1" / "kernel.py").read_text().replace("other=0.0", "other=FILL")
+    for fill in order:
+        text = base.replace("@triton.heuristics", f"FILL = {fill}\n\n\n@triton.heuristics", 1)
+        refused = guard_edit(text, text.replace(LAMBDA, TABLE), ran_masked={("BLOCK", 'args["n_cols"]')})
+        assert refused.new_source is None and BY_DATA_FILL in (refused.note or ""), (fill, refused.note)

@@ -429,6 +429,19 @@ def _code(node: cst.CSTNode) -> str:
 _BINDS = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
 
 
+def _names_bound(code: cst.CSTNode) -> set[str]:
+    """The names ``code`` binds: an assignment's, a loop's, a walrus's or a comprehension's targets, a function's
+    parameters (a helper's body read at a call)."""
+    out = {
+        n.value
+        for node in walk(code)
+        if isinstance(node, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr | cst.CompFor)
+        for n in walk(node.target)
+        if isinstance(n, cst.Name)
+    }
+    return out | {p.name.value for node in walk(code) if isinstance(node, cst.Param) for p in (node,)}
+
+
 class _Kernel:
     """What the rule reads of one kernel body: the local assignments (in order, control flow ignored) and the
     loop variables."""
@@ -436,6 +449,9 @@ class _Kernel:
     def __init__(self, kernel: cst.FunctionDef, fixed: Collection[str] | None = None) -> None:
         self.params = set(param_names(kernel))
         self.body = kernel.body
+        # every name the kernel binds (its parameters, its locals, a loop's or a walrus's, and a helper's read at a
+        # call: :meth:`add`, :meth:`bind`): any other it reads is the module's (review27 r77, :meth:`_Lanes.lane`)
+        self.bound = self.params | _names_bound(kernel.body)
         # what :meth:`spans` found of a name, by the names it was reached through that it can reach again: the
         # same locals are read once per index of every access (perf27: 38 million calls in 24 guarded edits);
         # forgotten whenever :attr:`values` changes (:meth:`bind`, :meth:`add`, a new dict)
@@ -469,6 +485,7 @@ class _Kernel:
     def bind(self, name: str, value: cst.BaseExpression) -> None:
         """Read ``value`` as assigned to the local ``name`` (after its earlier values)."""
         self._values.setdefault(name, []).append(value)
+        self.bound.add(name)
         self._forget()
 
     def _forget(self) -> None:
@@ -479,6 +496,7 @@ class _Kernel:
         """Read the local assignments and loop variables of ``code``: the body, or a helper's body taken at a
         call (:class:`_Accesses`)."""
         self.bodies.append(code)
+        self.bound |= _names_bound(code)
         self.stepped.clear()
         for node in typed(code, _BINDS):
             if isinstance(node, cst.Assign):
@@ -1993,7 +2011,11 @@ class _Lanes:
         if known is not None:
             return known, frozenset()
         if isinstance(expr, cst.Name):
-            return env.get(expr.value, (FINITE, frozenset()))  # a parameter or a global holds data
+            if expr.value not in env and expr.value not in self.body.bound:  # the module's: a value its text may fix
+                # (``other=FILL`` over ``FILL = 0.0``: read as data, a run's evidence lifted the fill rule off a max
+                # and a row of negatives gave 0; review27 r77), not read here, so the answers stay the kernel text's
+                return _Fixed(FINITE), frozenset()
+            return env.get(expr.value, (FINITE, frozenset()))  # a parameter or a local holds data
         if isinstance(expr, cst.UnaryOperation):
             value, reached = self.lane(expr.expression, env)
             if isinstance(expr.operator, cst.Minus) and isinstance(value, float):
