@@ -178,6 +178,9 @@ class Divides:
     # ``BLOCK & (BLOCK - 1) == 0``), as Python reading the tile by its name: a tile passes it at every size or at none
     # (review27 r73)
     check: str | None = None
+    # the grid counts the launch's programs by a constant, not by the tile (``(n + BLOCK - 1) >> 8`` beside ``BLOCK =
+    # 256``): the count does not move with the tile, so only the original holds (late47, v170)
+    fixed: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -185,6 +188,8 @@ class Divides:
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
+        if self.fixed:
+            return after == before
         if self.check is not None:  # a reading that fails at the original holds nothing but the original
             return (
                 _passes(self.check, self.tile[1], after)
@@ -210,7 +215,9 @@ class Divides:
     def fails(self) -> str:
         """What a tile that does not hold fails to do, in words."""
         return (
-            "fails the check at"
+            "does not match the grid's count at"
+            if self.fixed
+            else "fails the check at"
             if self.at_most is not None or self.at_least is not None
             else "fails the check at"
             if self.check is not None
@@ -327,13 +334,15 @@ def _requirements(
     kernels: Mapping[str, cst.FunctionDef] | None = None,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     imported: Collection[str] = (),
+    module: Mapping[str, cst.BaseExpression] | None = None,
 ) -> list[Divides]:
     """What the launching function ``fn`` says each tile must divide (see the module docstring), and what the
     kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
     ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``. ``helpers``: the
     module's functions, where a grid ``fn`` calls is written (``lambda meta: _grid(M, N, meta)``). ``kernels``: the
     module's ``@triton.jit`` functions, whose accesses a kernel's calls of them are read through; ``imported``: the
-    names of functions imported from another module (:func:`kernelopt.tunables.blocks.unchecked_blocks`)."""
+    names of functions imported from another module (:func:`kernelopt.tunables.blocks.unchecked_blocks`); ``module``:
+    the module's constant values (:func:`_module_values`), which a host check on a tile may read."""
     launches = [
         (written, call)
         for written, call in _launch_calls(fn)
@@ -358,6 +367,7 @@ def _requirements(
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
             out += _program_covers(fn, call, kernel, pos[written].start.line)
+            out += _constant_counts(fn, call, kernel, pos[written].start.line)
             out += _grid_axis_limits(fn, call, kernel, pos[written].start.line, helpers)
             out += _divided_tiles(call, kernel, pos[written].start.line)
             out += _grouped_tiles(call, kernel, pos[written].start.line)
@@ -374,7 +384,7 @@ def _requirements(
         if isinstance(call.func, cst.Subscript) and (k := (kernels or {}).get(dotted(call.func.value))) is not None
         for tile in _launch_tiles(call, k)
     }
-    out += _asserted_counts(fn, pos, helpers or {}, launched_tiles)
+    out += _asserted_counts(fn, pos, helpers or {}, launched_tiles, module or {})
     for written, call in _launch_calls(fn):  # after a host assert's reading of the same padded size (v97's)
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
@@ -464,6 +474,52 @@ def _unread_grids(
     return [
         Divides(tile, None, line, why.format(tile=tile[1]), missing=_UNREAD_GRID) for tile in sorted(named - counted)
     ]
+
+
+#: Why a grid that counts its programs by a constant gets no guard by a size (:func:`_constant_counts`)
+_FIXED_COUNT = "the grid's count does not move with the tile"
+
+#: The operators a grid's count divides by (``>> 8``, ``// 256``, ``/ 256``)
+_COUNT_DIVISIONS = (cst.RightShift, cst.FloorDivide, cst.Divide)
+
+
+def _sized(dividend: cst.BaseExpression, tiles: Collection[tuple[str, str]]) -> bool:
+    """Whether ``dividend`` names a size, a name no tile is (``n + BLOCK - 1``, ``n + 255``, ``x.shape[0]``): a count
+    of it by a constant counts the size (``BLOCK_M // 16``, the tile alone, counts parts of the tile, which move with
+    it)."""
+    return any(isinstance(n, cst.Name) and _tile_id(n) not in tiles for n in walk(dividend))
+
+
+def _constant_counts(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """Each tile the launch ``call`` sets, where its grid counts the programs by dividing by a constant (an integer
+    kernelopt reads, ``>> 8``, ``// 2**8``; a literal divisor, ``// 256``, is the copy rules' own: a grid's copy of a
+    launch literal moves with it, :func:`_grid_literals`, and a copy left behind is refused, :func:`_stale_copies`) an
+    axis of the grid itself or a size beside one of those tiles (``((n + BLOCK - 1) >> 8,)`` beside ``BLOCK =
+    256``): the count is the original tile's and does not move with a
+    new one, so a smaller tile leaves the rest undone (masked or not) and a larger one reads past the end of a kernel
+    without masks; only the original holds, failing closed (late47, v170: ``BLOCK = 128`` was written plainly and
+    covered half of ``n``; :func:`_unread_grids`' rule held it, as a count that grows as the tile shrinks)."""
+    if not isinstance(call.func, cst.Subscript):
+        return []
+    starts = [e.slice.value if isinstance(e.slice, cst.Index) else e.slice for e in call.func.slice]
+    tiles = _launch_tiles(call, kernel)
+    axes = _axis_counts(starts, fn)
+    found: cst.BaseExpression | None = None
+    for expr in reached_values(starts, fn):
+        for node in walk(expr):
+            if (
+                isinstance(node, cst.BinaryOperation)
+                and isinstance(node.operator, _COUNT_DIVISIONS)
+                and integer_value(node.right) is not None
+                and not (isinstance(node.right, cst.Integer) and not isinstance(node.operator, cst.RightShift))
+                and _sized(node.left, tiles)
+                and (id(node) in axes or any(_tile_id(n) in tiles for n in walk(node.left)))
+            ):
+                found = found or node
+    if found is None:
+        return []
+    why = f"line {line} launches {kernel.name.value} on a grid that counts its programs by a constant, {_code(found)}"
+    return [Divides(t, None, line, f"{why}, not by {t[1]}", missing=_FIXED_COUNT, fixed=True) for t in sorted(tiles)]
 
 
 def _axis_counts(starts: Sequence[cst.BaseExpression], fn: cst.FunctionDef) -> set[int]:
@@ -1168,6 +1224,7 @@ def _asserted_counts(
     pos: Positions,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     tiles: Collection[tuple[str, str]] = (),
+    module: Mapping[str, cst.BaseExpression] | None = None,
 ) -> list[Divides]:
     """What a host ``assert`` bounding a count of tiles from above says (``assert n_rows * n_parts <= WORKSPACE``
     with ``n_parts = triton.cdiv(n_cols, BLOCK)``, a workspace of partials; ``assert grid_size0 < 65536``): a smaller
@@ -1182,11 +1239,15 @@ def _asserted_counts(
     carries itself, read through the locals bound once, and that integer's most (65535): a table's row whose test
     implies it (``if N <= 1024:`` with ``BLOCK = 128``, at most 8) keeps the assert passing (leftovers25, l80).
     ``tiles``: those the launches set (:func:`_launch_tiles`), refused where a bound side computes one in a form
-    kernelopt does not read (:func:`_unread_counts`)."""
+    kernelopt does not read (:func:`_unread_counts`). ``module``: the module's constant values, which a check on a
+    tile by itself reads where the function binds no such name (:func:`_tile_check`)."""
     local = assigned_once(fn)
+    own = {p.name.value for p in params_of(fn)} | set(bindings(fn))
+    constants = {k: _parenthesized(v) for k, v in (module or {}).items() if k not in own}
     out: list[Divides] = []
-    for line, test in _host_asserts(fn, pos, helpers or {}):
-        asserts = f"line {line} asserts {_code(test).strip()}"
+    for line, written in _host_asserts(fn, pos, helpers or {}):
+        asserts = f"line {line} asserts {_code(written).strip()}"
+        test = _substituted(written, constants)  # ``BLOCK in SUPPORTED``: the module's value read (late47, v171)
         why = f"{asserts}, a count of tiles bounded from above"
         padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
         for comparison, negated, needed in _polarized(test):
@@ -1450,6 +1511,14 @@ def _checked(node: cst.CSTNode) -> cst.BaseExpression | None:
     raised); ``None`` for any other node."""
     if isinstance(node, cst.Assert):
         return node.test
+    if (  # ``torch._assert(BLOCK <= 1024, "...")``: an assert as a call (late47, v171)
+        isinstance(node, cst.Call)
+        and dotted(node.func) in ("torch._assert", "_assert")
+        and node.args
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    ):
+        return node.args[0].value
     test = raised_on(node)
     if test is None:
         return None
@@ -1494,7 +1563,8 @@ def _int32_strides(
         stride = _buffer_stride(expr, buffers, helpers) if product is not None else None
         factors = _bound_factors(stride or expr, local) if product is not None else []
         if product is not None and stride is None and not _padded_among(factors, helpers):
-            factors += _unread_padding(expr, buffers)  # fail closed: a maker not read keeps its padding's tile
+            # fail closed: a maker not read keeps its padding's tile; a name unpacked is read through its whole value
+            factors += _unread_padding(expr, {**_unpacked(fn), **buffers})
         for factor in factors:
             count = _tile_count(factor, helpers)
             tile = _tile_id(count[0]) if count is not None else None
@@ -1705,6 +1775,22 @@ def _restrided(fn: cst.FunctionDef, local: Mapping[str, cst.BaseExpression]) -> 
         else:
             if len(values) > 1 and all(n.value != name for n in walk(chain) if isinstance(n, cst.Name)):
                 out[name] = chain
+    return out
+
+
+def _unpacked(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Name -> the whole value it is unpacked from, for each name ``fn`` binds once, by unpacking that value (``_, w1 =
+    ws.shape``, ``s0, _ = ws.stride()``, ``*_, w1 = ws.size()``): which side it takes is not read, so a rule that
+    fails closed reads it through every name the value holds (late47, v172: a padded buffer's row length so bound was
+    no stride, and a larger tile was written plainly, v117's wrap in int32)."""
+    once = {name for name, values in bindings(fn).items() if len(values) == 1}
+    out: dict[str, cst.BaseExpression] = {}
+    for assign in typed(fn.body, cst.Assign):
+        for target in assign.targets:
+            if isinstance(target.target, cst.Tuple | cst.List):
+                for node in walk(target.target):
+                    if isinstance(node, cst.Name) and node.value in once:
+                        out[node.value] = assign.value
     return out
 
 
@@ -3174,6 +3260,27 @@ def _constants(collector: _Collector) -> dict[str, int]:
     return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
 
 
+def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
+    """The module's constant values: a name bound once at module level to a value of integers alone (``SUPPORTED =
+    (128, 256, 512)``, ``MOST = 1 << 10``, ``range(64, 1025)``), which a host check on a tile may read (late47, v171:
+    ``assert BLOCK in SUPPORTED`` was read by no rule, and a tile past it written plainly)."""
+    bound: dict[str, list[cst.BaseExpression | None]] = {}
+    for line, fn in collector.statements:
+        if fn is not None:
+            continue
+        for small in line.body:
+            targets = (
+                [t.target for t in small.targets] if isinstance(small, cst.Assign)
+                else [small.target] if isinstance(small, cst.AnnAssign | cst.AugAssign) else []
+            )  # fmt: skip
+            value = getattr(small, "value", None)
+            once = isinstance(small, cst.Assign | cst.AnnAssign) and value is not None and not (_names(value) - _PURE)
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    bound.setdefault(target.value, []).append(_constant(value) if once else None)
+    return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
+
+
 def _grid_text(fn: cst.FunctionDef, call: cst.Call) -> str:
     """A launch's grid as written, a local bound once shown with its value (``grid = (tiles, 4)``)."""
     index = call.func.slice[0].slice if isinstance(call.func, cst.Subscript) else None
@@ -4128,7 +4235,7 @@ def _helper_argument(
                     d
                     for f in new.functions
                     if not is_jit(f)
-                    for d in _requirements(f, unmasked, pos, kernels, imported=new.imported)
+                    for d in _requirements(f, unmasked, pos, kernels, imported=new.imported, module=_module_values(new))
                     if d.tile == ("name", attr) and d.literal is None and not d.holds(before, after)
                 ]
                 if needs:
@@ -4158,7 +4265,7 @@ def _helper_argument(
         needs = [
             d
             for f in launchers
-            for d in _requirements(f, unmasked, pos, kernels, imported=new.imported)
+            for d in _requirements(f, unmasked, pos, kernels, imported=new.imported, module=_module_values(new))
             if d.tile in ids and d.literal is None and not d.holds(before, after)
         ]
         if needs:
@@ -4837,7 +4944,9 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
                     continue
                 if id(fn) not in requirements:
                     helpers = {f.name.value: f for f in new_collector.functions if not is_jit(f)}
-                    requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers, new_collector.imported)
+                    requirements[id(fn)] = _requirements(
+                        fn, unmasked, pos, kernels, helpers, new_collector.imported, _module_values(new_collector)
+                    )
                     kept[id(fn)] = _kept_literals(old_collector.functions, new_collector.functions, fn)
                 needs = _launch_needs(change, fn, requirements[id(fn)], kept[id(fn)], moves, new_collector)
                 if isinstance(needs, str):
@@ -5533,7 +5642,7 @@ def _plain_requirements(
         return made[id(fn)]
     kernels = {f.name.value: f for f in collector.functions if is_jit(f)}
     helpers = {f.name.value: f for f in collector.functions if not is_jit(f)}
-    found = _requirements(fn, unmasked, pos, kernels, helpers, imported=collector.imported)
+    found = _requirements(fn, unmasked, pos, kernels, helpers, collector.imported, _module_values(collector))
     if made is not None:
         made[id(fn)] = found
     return found
