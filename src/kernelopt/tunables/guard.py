@@ -31,7 +31,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
-from typing import cast
+from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -3243,7 +3243,24 @@ def _grid_number_copies(old: cst.FunctionDef, new: cst.FunctionDef, change: _Cha
 def _constants(collector: _Collector) -> dict[str, int]:
     """The module's integer constants: a name bound once at module level, to an integer literal (``ROWS = 256``,
     ``ROWS: int = 256``, ``ROWS = tl.constexpr(256)``)."""
-    bound: dict[str, list[int | None]] = {}
+    return _module_bound(collector, lambda value: _int(_constant(value)))
+
+
+def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
+    """The module's constant values: a name bound once at module level to a value of integers alone (``SUPPORTED =
+    (128, 256, 512)``, ``MOST = 1 << 10``, ``range(64, 1025)``), which a host check on a tile may read (late47, v171:
+    ``assert BLOCK in SUPPORTED`` was read by no rule, and a tile past it written plainly)."""
+    return _module_bound(collector, lambda value: None if _names(value) - _PURE else _constant(value))
+
+
+#: what :func:`_module_bound` reads a module constant's value as
+_Read = TypeVar("_Read")
+
+
+def _module_bound(collector: _Collector, read: Callable[[cst.BaseExpression], _Read | None]) -> dict[str, _Read]:
+    """Name -> ``read`` of its value, for each name bound once at module level by a plain or annotated assignment
+    whose value ``read`` gives (``None``: not read)."""
+    bound: dict[str, list[_Read | None]] = {}
     for line, fn in collector.statements:
         if fn is not None:
             continue
@@ -3256,28 +3273,7 @@ def _constants(collector: _Collector) -> dict[str, int]:
             for target in targets:
                 if isinstance(target, cst.Name):
                     once = isinstance(small, cst.Assign | cst.AnnAssign) and value is not None
-                    bound.setdefault(target.value, []).append(_int(_constant(value)) if once else None)
-    return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
-
-
-def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
-    """The module's constant values: a name bound once at module level to a value of integers alone (``SUPPORTED =
-    (128, 256, 512)``, ``MOST = 1 << 10``, ``range(64, 1025)``), which a host check on a tile may read (late47, v171:
-    ``assert BLOCK in SUPPORTED`` was read by no rule, and a tile past it written plainly)."""
-    bound: dict[str, list[cst.BaseExpression | None]] = {}
-    for line, fn in collector.statements:
-        if fn is not None:
-            continue
-        for small in line.body:
-            targets = (
-                [t.target for t in small.targets] if isinstance(small, cst.Assign)
-                else [small.target] if isinstance(small, cst.AnnAssign | cst.AugAssign) else []
-            )  # fmt: skip
-            value = getattr(small, "value", None)
-            once = isinstance(small, cst.Assign | cst.AnnAssign) and value is not None and not (_names(value) - _PURE)
-            for target in targets:
-                if isinstance(target, cst.Name):
-                    bound.setdefault(target.value, []).append(_constant(value) if once else None)
+                    bound.setdefault(target.value, []).append(read(value) if once else None)
     return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
 
 
