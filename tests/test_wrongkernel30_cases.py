@@ -531,3 +531,39 @@ def test_v162_a_loop_over_loads_without_masks_stepped_in_a_form_not_read_keeps_t
         assert guarded.tests == ("K % 128 == 0",), guarded.note
     halved = base.replace("    BLOCK_K = 64\n", "    BLOCK_K = 32\n")
     assert guard_edit(base, halved).new_source == halved
+
+
+ROWS_MASKED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sum(x_ptr, y_ptr, M, K, ROWS: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    acc = tl.zeros((ROWS, BLOCK_K), dtype=tl.float32)
+    for k in range(0, K, max(BLOCK_K, 16)):
+        offs = rows[:, None] * K + k + tl.arange(0, BLOCK_K)[None, :]
+        acc += tl.load(x_ptr + offs, mask=(rows < M)[:, None], other=0.0)
+    tl.store(y_ptr + rows, tl.sum(acc, axis=1), mask=rows < M)
+
+
+def run(x):
+    M, K = x.shape
+    y = torch.empty(M, device=x.device, dtype=torch.float32)
+    ROWS = 16
+    BLOCK_K = 64
+    row_sum[(triton.cdiv(M, ROWS),)](x, y, M, K, ROWS=ROWS, BLOCK_K=BLOCK_K)
+    return y
+"""
+
+
+def test_v162_a_masked_kernel_s_unchecked_block_stepped_in_a_form_not_read_keeps_to_divisors() -> None:
+    """v162's rule for a kernel whose masks check the rows and leave K unchecked: a step ``max(BLOCK_K, 16)`` is
+    not read, and ``BLOCK_K = 128`` over 64 was written plainly (main e24173de), its second chunk past K at K = 192;
+    now refused, a divisor (32) written; ``ROWS`` (checked by the masks) moves as before."""
+    refused = guard_edit(ROWS_MASKED, ROWS_MASKED.replace("    BLOCK_K = 64\n", "    BLOCK_K = 128\n"))
+    assert refused.new_source is None and "in a form kernelopt does not read" in (refused.note or ""), refused.note
+    for moved in (("    BLOCK_K = 64\n", "    BLOCK_K = 32\n"), ("    ROWS = 16\n", "    ROWS = 32\n")):
+        written = ROWS_MASKED.replace(*moved)
+        assert guard_edit(ROWS_MASKED, written).new_source == written

@@ -3686,13 +3686,14 @@ def _loop_steps(
         factors = _step_factors(given)
         stop = stop if stop in passed else aliases.get(stop, stop)
         loaded = stop not in passed and stop in _loaded_locals(kernel)  # a length read from memory (cu_seqlens)
-        if (
-            (stop in passed or loaded)
-            and steps is None
-            and not bare_only
-            and (factors is None or any(f not in passed for f in factors[0]))
-        ):  # a step kernelopt does not read, naming a block the launch sets: unknown, not unbounded
+        if (stop in passed or loaded) and (factors is None or any(f not in passed for f in factors[0])):
+            # a step kernelopt does not read, naming a block the launch sets: unknown, not unbounded (of a masked
+            # kernel, a block this loop's accesses leave unchecked, or over an access without a mask)
             named = (reached_names(given, kernel) | read_names(given)) & blocks & set(passed)
+            if steps is not None:
+                named &= set(steps(node))
+            if bare_only and not _bare_access(node.body, set(param_names(kernel))):
+                named = set()
             why = (
                 f"the kernel {kernel.name.value} steps over {stop} by {_code(args[2].value).strip()} over loads "
                 "without masks, in a form kernelopt does not read"
