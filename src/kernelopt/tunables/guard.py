@@ -3683,7 +3683,10 @@ def _loop_steps(
         stop, given = args[1].value.value, args[2].value
         if isinstance(given, cst.Name) and given.value not in passed and given.value in once:
             given = once[given.value]  # ``step = BLOCK_K`` then ``range(0, K, step)``: wrongkernel30, v162
-        factors = _step_factors(given)
+        # a grid stride (``nprog * BLOCK``, ``nprog = tl.num_programs(0)``, or the call itself) steps whole blocks
+        parts = _product_factors(given)
+        kept = [f for f in parts if not _programs_count(f, once, passed)]
+        factors = _step_factors(_product(kept) if kept and len(kept) < len(parts) else given)
         stop = stop if stop in passed else aliases.get(stop, stop)
         loaded = stop not in passed and stop in _loaded_locals(kernel)  # a length read from memory (cu_seqlens)
         if (stop in passed or loaded) and (factors is None or any(f not in passed for f in factors[0])):
@@ -3724,6 +3727,14 @@ def _loop_steps(
         elif None not in tiles:  # a step of several settings (``BLOCK * UNROLL``, v42): the product divides
             out += _product_needs([t for t in tiles if t is not None], size, line, why, factors[1])
     return out + _split_loops(call, kernel, line, bare_only=bare_only)
+
+
+def _programs_count(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], passed: Collection[str]) -> bool:
+    """Whether ``expr`` is the count of programs (``tl.num_programs(0)``, or a local of the kernel bound once to it):
+    a grid-stride loop's step times it visits whole blocks, as a step of the blocks alone does."""
+    if isinstance(expr, cst.Name) and expr.value not in passed:
+        expr = local.get(expr.value, expr)
+    return isinstance(expr, cst.Call) and dotted(expr.func).split(".")[-1] == "num_programs"
 
 
 #: Why a loop's step kernelopt does not read gets no guard by a size (:func:`_loop_steps`)
