@@ -191,7 +191,8 @@ def test_l2_a_grid_stride_sum_masked_on_its_size_beside_an_unmasked_finish_is_wr
 
     bare = CAPPED.replace("mask=offs < n, other=0.0", "").replace("tl.load(x_ptr + offs, )", "tl.load(x_ptr + offs)")
     guarded = guard_edit(bare, bare.replace("BLOCK = 128", "BLOCK = 512"))
-    assert guarded.tests == ("n % 512 == 0",) and "of a kernel without masks" in (guarded.note or "")
+    # the grid's words or the loop's (wrongkernel30 reads the grid-stride step, nprog * BLOCK, as the block's)
+    assert guarded.tests == ("n % 512 == 0",) and "without masks" in (guarded.note or "")
 
 
 @pytest.mark.timeout(60)
