@@ -1554,7 +1554,7 @@ def _int32_strides(
                 n
                 for n in typed(kernel.body, cst.BinaryOperation)
                 if isinstance(n.operator, cst.Multiply)
-                and any(read_names(side) & held for side in (n.left, n.right))
+                and any(_index_names(side) & held for side in (n.left, n.right))
                 and not any(_int(side) is not None for side in (n.left, n.right))
             ),
             None,
@@ -1608,6 +1608,20 @@ def _held_by(kernel: cst.FunctionDef, param: str) -> set[str]:
                 held.add(name)
                 grew = True
     return held
+
+
+def _index_names(expr: cst.CSTNode) -> set[str]:
+    """The names ``expr`` computes with as an index (:func:`~kernelopt.tunables.bindings.read_names`), not those
+    inside a call but a hint's (``tl.multiple_of(stride, 16)``): ``wv * tl.load(src + offs)`` multiplies a loaded
+    value, not the pointer ``src`` (a pointer's buffer was read as a stride multiplied in int32, breaker6's
+    stencil_pad)."""
+    if isinstance(expr, cst.Call) and dotted(expr.func).split(".")[-1] not in ("multiple_of", "max_contiguous"):
+        return set()
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    if isinstance(expr, cst.Attribute):
+        return _index_names(expr.value)
+    return {n for child in child_nodes(expr) for n in _index_names(child)}
 
 
 def _padded_among(factors: Sequence[cst.BaseExpression], helpers: Mapping[str, cst.FunctionDef]) -> bool:
