@@ -19,9 +19,9 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker19 breaker26 late33 leftovers23
+#   owed       parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 cost30 breaker19 breaker26 late33 leftovers23
 #              newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
-#              (carry .whl/deps; about 106 minutes in all, so four sessions' device time: the three phases the H100
+#              (carry .whl/deps; about 110 minutes in all, so four sessions' device time: the three phases the H100
 #              run of 2026-12-07 15:51 failed (breaker25 and late42 on defects late44 and late45 fix, wrongkernel27
 #              on its words, mended in d45); then the trials and proofs it never reached),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
@@ -390,7 +390,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
