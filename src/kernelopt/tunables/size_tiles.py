@@ -23,11 +23,27 @@ from collections.abc import Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.model import Tunable, argument_key
+from kernelopt.tunables.syntax import kept_by_text
 from kernelopt.tunables.tile_growth import tile_growth
 
 #: the kernel a launch group names: ``launch _bwd_inter_kernel (kernel.py:462)``, ``launch k#2 (kernel.py:80)`` for
 #: its second launch (discovery's group labels)
 _LAUNCH = re.compile(r"^launch (\w+)(?:#\d+)? \(")
+
+
+@kept_by_text
+def _growths(source: str) -> dict[str, Mapping[str, int]]:
+    """Kernel -> its :func:`~kernelopt.tunables.tile_growth.tile_growth` in ``source``, filled as :func:`_growth`
+    asks: each question of this module asks it per knob, and the text's kernels are read once."""
+    return {}
+
+
+def _growth(source: str, kernel: str) -> Mapping[str, int]:
+    """How the tiles of ``kernel`` in ``source`` move as each parameter grows (read once per text and kernel)."""
+    found = _growths(source)
+    if kernel not in found:
+        found[kernel] = tile_growth(source, kernel)
+    return found[kernel]
 
 
 def _fixed(t: Tunable) -> bool:
@@ -38,13 +54,11 @@ def _fixed(t: Tunable) -> bool:
 def size_tile_params(found: Sequence[Tunable], source: str) -> dict[str, list[str]]:
     """Kernel -> its ``tl.constexpr`` parameters that span a tile and whose value the problem sets (module
     docstring), in discovery's order; kernels with none are left out."""
-    growth: dict[str, dict[str, int]] = {}
     out: dict[str, list[str]] = {}
     for t in found:
         if t.kernel is None or _fixed(t):
             continue
-        ways = growth.setdefault(t.kernel, tile_growth(source, t.kernel))
-        if ways.get(t.name, -1) >= 0 and t.name not in out.get(t.kernel, []):
+        if _growth(source, t.kernel).get(t.name, -1) >= 0 and t.name not in out.get(t.kernel, []):
             out.setdefault(t.kernel, []).append(t.name)
     return out
 
@@ -70,7 +84,7 @@ def raised_sizes(
             continue
         for t in (by_key[k] for k in keys if k in by_key):
             for kernel in _kernels(t):
-                if tile_growth(source, kernel).get(t.name, -1) < 0:
+                if _growth(source, kernel).get(t.name, -1) < 0:
                     continue  # no tile of this kernel grows with the knob
                 beside = [p for p in sizes.get(kernel, []) if p not in moved]
                 if beside:
@@ -86,7 +100,7 @@ def needs_sizes(found: Sequence[Tunable], source: str) -> bool:
         t.editable
         and not t.semantic
         and t.category is ActionCategory.BLOCK_SIZE
-        and any(sizes.get(k) and tile_growth(source, k).get(t.name, -1) >= 0 for k in _kernels(t))
+        and any(sizes.get(k) and _growth(source, k).get(t.name, -1) >= 0 for k in _kernels(t))
         for t in found
     )
 
