@@ -806,7 +806,9 @@ def input_list(inputs: object) -> list[Any]:
     A dict, one tensor (or array) and a string are refused: ``list()`` of them is their keys, their rows or their
     characters, and every later line blamed the reference for it (newuser18's n114: ``return {"x": x, "scale": 0.5}``
     for a ``run(x, *, scale)`` said "the reference raised TypeError: reference() takes 1 positional argument but 2
-    were given", and ``init`` "no floating-point tensor").
+    were given", and ``init`` "no floating-point tensor"). So is a tensor among the inputs that holds no data the
+    harness can read (:func:`unreadable_input`): moving, fingerprinting or comparing it raised in kernelopt's own
+    code, and the line read "a bug in kernelopt" for the user's value (leftovers28 l180).
 
     Raises:
         TypeError: one line that says what it returned and what to return instead (raised inside the call that
@@ -826,7 +828,49 @@ def input_list(inputs: object) -> list[Any]:
         )
     if isinstance(inputs, str | bytes) or not isinstance(inputs, Iterable):
         raise TypeError(f"get_inputs() returned {type(inputs).__name__}, not a list of inputs; return [x, ...]")
-    return list(inputs)
+    listed = list(inputs)
+    for i, value in enumerate(listed):
+        why = unreadable_input(value, f"input {i}")
+        if why is not None:
+            raise TypeError(why)
+    return listed
+
+
+def unreadable_input(value: object, at: str) -> str | None:
+    """Why a tensor ``get_inputs()`` returned at ``at`` (``input 1``; inside a list or dict of inputs ``input 0[2]``)
+    cannot be checked or timed, in one line that names it and says what to return instead; ``None`` for every other
+    value (a dense tensor with data, a number, an object the problem's code alone reads). The harness moves each
+    tensor to the device, fingerprints it and compares it, all on dense (strided) tensors with data: a meta tensor
+    has none ("Cannot copy out of meta tensor"), and a sparse, MKL-DNN or nested one has no ``any`` or
+    ``contiguous`` there. Duck-typed: torch is not imported here."""
+    if isinstance(value, list | tuple):
+        inner = (unreadable_input(v, f"{at}[{j}]") for j, v in enumerate(value))
+    elif isinstance(value, Mapping):
+        inner = (unreadable_input(v, f"{at}[{k!r}]") for k, v in value.items())
+    else:
+        inner = iter(())
+    found = next((why for why in inner if why is not None), None)
+    if found is not None or not all(hasattr(value, a) for a in ("is_meta", "is_nested", "layout", "dtype")):
+        return found
+    said = f"get_inputs() returned {{kind}} tensor as {at} ({value.dtype}{{shape}})"  # type: ignore[attr-defined]
+    if value.is_nested:  # type: ignore[attr-defined]
+        return (
+            said.format(kind="a nested", shape="")
+            + ": the harness checks and times dense tensors; return its parts (x.unbind()) or a padded tensor "
+            "(x.to_padded_tensor(0.0)), and nest them inside run() and reference() if they need it"
+        )
+    shape = f" {list(value.shape)}"  # type: ignore[attr-defined]
+    if value.is_meta:  # type: ignore[attr-defined]
+        return said.format(kind="a meta", shape=shape) + (
+            ': it holds no data to check or time; make it on a real device (no device="meta")'
+        )
+    layout = str(value.layout).removeprefix("torch.").lstrip("_")  # type: ignore[attr-defined]
+    if layout != "strided":
+        return said.format(kind=f"a {layout}", shape=shape) + (
+            f": the harness checks and times dense (strided) tensors; return x.to_dense(), and make it {layout} "
+            "inside run() and reference() if they need it"
+        )
+    return None
 
 
 OPAQUE_ENTRY_HINT = (

@@ -64,6 +64,27 @@ def _package_roots() -> tuple[str, ...]:
     return tuple(roots)
 
 
+def library_roots() -> tuple[str, ...]:
+    """The folders whose files are a library's: the interpreter's (:func:`_standard_roots`, read once) and those of
+    :data:`LIBRARY_PACKAGES` imported so far (read now: a package imported later adds its own)."""
+    return _standard_roots() + _package_roots()
+
+
+def library_file(filename: str, roots: tuple[str, ...] | None = None) -> bool:
+    """Whether ``filename`` (as a code object names it) is an installed library's, by the module docstring's rule:
+    the import system's frozen modules, a file under a ``site-packages`` / ``dist-packages`` folder, or one under
+    ``roots`` (default :func:`library_roots`). The one judgement of "a library's code" for the reference's traced
+    lines and for whose call failed (:mod:`kernelopt.harness.own_fault`)."""
+    if filename.startswith("<frozen"):
+        return True
+    if filename.startswith("<"):
+        return False  # code built at run time (``<string>``): its maker's
+    real = os.path.realpath(filename)
+    if LIBRARY_FOLDER_NAMES.intersection(Path(real).parts):
+        return True
+    return real.startswith(library_roots() if roots is None else roots)
+
+
 class OwnCode:
     """The files of a reference's own code (module docstring): ``filename in own`` answers for one file, cached.
 
@@ -93,12 +114,9 @@ class OwnCode:
             return True
         if filename.startswith("<") or not filename.endswith(".py"):  # <frozen ...>, <string>, a compiled module
             return False
-        real = os.path.realpath(filename)
-        if LIBRARY_FOLDER_NAMES.intersection(Path(real).parts):
-            return False
         if self._roots is None:
-            self._roots = _standard_roots() + _package_roots()
-        return not real.startswith(self._roots)
+            self._roots = library_roots()
+        return not library_file(filename, self._roots)
 
     def name(self, filename: str) -> str:
         """``filename`` as the log shows it: relative to reference.py's folder when under it, else as it is."""

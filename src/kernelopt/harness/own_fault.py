@@ -7,22 +7,23 @@ seeds' inputs, moving them to the device), and q82's row read "the problem's ref
 ``same_values`` had called ``torch.nan_to_num`` on an fp8 tensor, which torch lacks (late46 l161).
 
 The raising frame tells them apart: walking the traceback from where it was raised outwards, past the frames of
-libraries (torch, numpy, triton, the standard library: called by whoever called them), the first frame of other code is
-the one whose call failed. When that frame is in kernelopt's package, and its line is a call rather than kernelopt's own
-``raise`` (a verdict kernelopt gives on purpose, such as a ``SHAPES`` that names no case), the error is kernelopt's.
-"""
+libraries (torch, numpy, triton, the standard library, a site folder: called by whoever called them; the one judgement
+of :func:`kernelopt.harness.branches.library_file`), the first frame of other code is the one whose call failed.
+When that frame is in kernelopt's package, and its line is a call rather than kernelopt's own ``raise`` (a verdict
+kernelopt gives on purpose, such as a ``SHAPES`` that names no case), the error is kernelopt's. A tensor of the user's
+that the harness cannot read is refused where ``get_inputs``' value is taken (``kernelsource.input_list``), in one
+line that names it: the harness never calls torch on it, so the user's value is never read as kernelopt's bug
+(leftovers28 l180)."""
 
 from __future__ import annotations
 
 import linecache
-import sysconfig
 from pathlib import Path
 from types import TracebackType
 
+from kernelopt.harness.branches import library_file, library_roots
+
 _PACKAGE = Path(__file__).resolve().parent.parent  # src/kernelopt
-_LIBRARIES = tuple(
-    {Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_path(key))}
-)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -45,13 +46,14 @@ def own_frame(exc: BaseException) -> str | None:
     exception of kernelopt's own classes, or its own ``raise`` statement)."""
     if type(exc).__module__.split(".")[0] == _PACKAGE.name:
         return None
+    libraries = library_roots()
     for raw, line, name in reversed(_frames(exc.__traceback__)):
         path = raw.resolve() if raw.is_absolute() else raw
         if _inside(path, _PACKAGE):
             if linecache.getline(str(raw), line).lstrip().startswith("raise"):
                 return None
             return f"{_PACKAGE.name}/{path.relative_to(_PACKAGE).as_posix()}:{line} in {name}()"
-        if str(raw).startswith("<frozen") or any(_inside(path, lib) for lib in _LIBRARIES):
+        if library_file(str(raw), libraries):
             continue  # a library's frame (the import system's among them): called by whoever called it
         return None  # the user's code (reference.py, a module of theirs), or code built at run time (`<string>`)
     return None
