@@ -70,6 +70,7 @@ from kernelopt.tunables.knobs import (
     knob_rule,
     semantic_reason,
 )
+from kernelopt.tunables.launches import launch_label
 from kernelopt.tunables.model import (
     AutotuneEvaluation,
     AutotuneSpace,
@@ -2060,7 +2061,7 @@ class _Analyzer:
                 continue
             if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
                 continue
-            group = f"launch {launch_id} ({self.loc(la.line)})"
+            group = launch_label(launch_id, self.loc(la.line))
             self.launch_ids[group] = launch_identity(launch_id, la.wrapper)
             launch_sites: list[Site] = []
             for code in unread:  # said, never skipped in silence

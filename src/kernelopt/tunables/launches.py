@@ -31,6 +31,30 @@ NO_LAUNCH = "module constants (no launch)"
 _AT_LINE = re.compile(r" \([^()]*:\d+\)$")
 #: an identity's function suffix: `` in run()`` or `` at module level``
 _IN_FUNCTION = re.compile(r"( in [\w.]+\(\)| at module level)$")
+#: a launch site's label (:func:`launch_label`): ``launch _bwd_inter_kernel (kernel.py:462)``, ``launch k#2
+#: (kernel.py:80)`` for the second launch of a kernel the file launches more than once
+_LAUNCH_LABEL = re.compile(r"^launch (?P<key>(?P<kernel>\w+)(?:#\d+)?) \([^()]*:\d+\)$")
+
+
+def launch_label(launch_id: str, at: str) -> str:
+    """The group label of a launch site as discovery lists it: ``launch k#2 (kernel.py:80)`` (``launch_id``: the
+    kernel's name, with ``#N`` where the file launches it more than once; ``at``: ``file:line``). The one maker of the
+    form :func:`launch_key` and :func:`launched_kernel` read."""
+    return f"launch {launch_id} ({at})"
+
+
+def launch_key(label: str) -> str | None:
+    """The launch's key of a launch site's label (``k#2`` of ``launch k#2 (kernel.py:80)``, what ``--kernel`` takes);
+    ``None`` for any other group (an autotune list's ``k.configs``, a heuristics entry, :data:`NO_LAUNCH`)."""
+    found = _LAUNCH_LABEL.match(label)
+    return found.group("key") if found else None
+
+
+def launched_kernel(label: str) -> str | None:
+    """The kernel a launch site's label launches (``k`` of ``launch k#2 (kernel.py:80)``); ``None`` for any other
+    group, or a launch whose kernel discovery could not name."""
+    found = _LAUNCH_LABEL.match(label)
+    return found.group("kernel") if found else None
 
 
 @dataclass

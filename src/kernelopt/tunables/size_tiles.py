@@ -18,17 +18,13 @@ the size parameters beside it: the bound the writer sets the pick under, as ``ar
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
+from kernelopt.tunables.launches import launched_kernel
 from kernelopt.tunables.model import Tunable, argument_key
 from kernelopt.tunables.syntax import kept_by_text
 from kernelopt.tunables.tile_growth import tile_growth
-
-#: the kernel a launch group names: ``launch _bwd_inter_kernel (kernel.py:462)``, ``launch k#2 (kernel.py:80)`` for
-#: its second launch (discovery's group labels)
-_LAUNCH = re.compile(r"^launch (\w+)(?:#\d+)? \(")
 
 
 @kept_by_text
@@ -65,7 +61,7 @@ def size_tile_params(found: Sequence[Tunable], source: str) -> dict[str, list[st
 
 def _kernels(t: Tunable) -> list[str]:
     """The kernels knob ``t`` reaches: those of the launches it is set for, else its own."""
-    named = [m.group(1) for g in t.groups if (m := _LAUNCH.match(g))]
+    named = [k for g in t.groups if (k := launched_kernel(g)) is not None]
     return list(dict.fromkeys(named or ([t.kernel] if t.kernel else [])))
 
 

@@ -57,6 +57,7 @@ from kernelopt.tunables.launches import (
     Launch,
     first_reason,
     held_knobs,
+    launch_key,
     launches,
     same_launch,
     tuned_first,
@@ -214,8 +215,8 @@ def _taking(pool: list[Launch], la: Launch) -> str:
     name takes the first launch again (review27 r71)."""
     if la.kernel is not None and sum(o.kernel == la.kernel for o in pool) == 1:
         return la.kernel
-    key = la.label.removeprefix("launch ").split(" (")[0]
-    return key if " " not in key and _choose(pool, key) is la else repr(la.label)
+    key = launch_key(la.label)
+    return key if key is not None and _choose(pool, key) is la else repr(la.label)
 
 
 def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
