@@ -3,7 +3,7 @@
 Four significant digits, written out up to 7 digits: a CPU latency of 51,120 us is ``51120``, never
 ``5.112e+04`` (a progress line said "best 51120 us" and, after the bar, "V0 PASS: 5.112e+04 us"); larger and
 tiny values keep the exponent (``1.718e+10``, ``9.898e-06``); a size in bytes is written in binary units
-(:func:`size_text`). This module imports nothing.
+(:func:`size_text`); a ratio as ``1.71x`` (:func:`times`). This module imports nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +13,12 @@ def sig(value: float, digits: int = 4) -> str:
     """``value`` with ``digits`` significant digits, written out below 1e7 (``51120``, ``7.39``, ``0.0123``)."""
     short = f"{value:.{digits}g}"
     return f"{float(short):.0f}" if "e+" in short and abs(value) < 1e7 else short
+
+
+def times(ratio: float) -> str:
+    """A ratio (a speedup, an end of its interval) as ``1.71x``, ``2400x`` or ``0.0312x``: three significant digits
+    by :func:`sig`'s rule, written out below 1e7 (``f"{ratio:.3g}x"`` wrote 2400 as ``2.4e+03x`` past 999.5x)."""
+    return f"{sig(ratio, 3)}x"
 
 
 def size_text(n: float) -> str:

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kernelopt.cli.output import StdoutLost, emit_json, info, note, printing, say_stop, table, warn, width_of
+from kernelopt.digits import times
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError, WritePlace, disk_problem
 from kernelopt.oneline import shell_word
 from kernelopt.tuning.budget import DEFAULT_WALL_S, FLOOR, BudgetRule, check_wall_s
@@ -1132,7 +1133,7 @@ def _outcome_line(
         if original is not None:  # a retune: the current ran with the guards an earlier write left (l131)
             now = f"{kernel_py} as it runs now ({_latency(result.current_latency_us)}: {current_text} where its tuned "
             now += "rows do not hold)"
-        line += f", {result.speedup:.3g}x faster than {now}{against}"
+        line += f", {times(result.speedup)} faster than {now}{against}"
     elif current is not None:
         failed = next((r for r in result.results if r.config == current and r.outcome.value != "ok" and r.reason), None)
         if failed is not None:  # it ran and failed (past the candidate limit on a loaded machine, say)

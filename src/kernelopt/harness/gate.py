@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from kernelopt.digits import sig, times
 from kernelopt.errors import (
     EnvironmentProblem,
     GitError,
@@ -1281,7 +1282,7 @@ def _skewed(
         return None
     if s.ci_low <= medians <= s.ci_high:
         return None
-    said = f"{s.speedup:.3g}x (95 % CI {s.ci_low:.3g}-{s.ci_high:.3g}x)"
+    said = f"{times(s.speedup)} (95 % CI {sig(s.ci_low, 3)}-{times(s.ci_high)})"
     split = (medians - 1.0) * (s.speedup - 1.0) < 0 and s.verdict != Verdict.NO_CHANGE
     neither = (
         f"; the two readings fall on either side of 1, so neither faster nor slower is claimed (verdict "
@@ -1293,13 +1294,13 @@ def _skewed(
     held = {"ci_low": min(s.ci_low, medians), "ci_high": max(s.ci_high, medians), "verdict": verdict}
     if abs(math.log(medians)) >= abs(math.log(s.speedup)):  # the blocks' median is the smaller claim
         return s.model_copy(update=held), (
-            f"the samples are skewed: the ratio of {medians_of}, {medians:.3g}x, lies outside the interval of the "
+            f"the samples are skewed: the ratio of {medians_of}, {times(medians)}, lies outside the interval of the "
             f"ABBA blocks' median ratio, {said}; the smaller claim, the blocks', is said (its interval widened to "
             f"hold the other){neither}"
         )
     return s.model_copy(update={**held, "speedup": medians}), (
         f"the samples are skewed: the ABBA blocks' median ratio says {said}, the ratio of {medians_of} "
-        f"{medians:.3g}x, outside that interval; the smaller claim, {medians:.3g}x, is said (its interval widened "
+        f"{times(medians)}, outside that interval; the smaller claim, {times(medians)}, is said (its interval widened "
         f"to hold it){neither}"
     )
 

@@ -49,6 +49,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from kernelopt.digits import sig, times
+
 #: torch.utils.benchmark.Measurement warns when the IQR exceeds 10 % of the median
 #: ("Interquartile range is X% of the median measurement. This suggests significant environmental influence").
 NOISY_REL_IQR_PCT = 10.0
@@ -445,7 +447,7 @@ def too_wide(estimate: SpeedupEstimate) -> str | None:
     """Why a speedup is too uncertain to report, or ``None``: its interval spans over
     :data:`MAX_REPORTED_SPEEDUP_SPREAD` across 1, or over :data:`MAX_ONE_SIDED_SPEEDUP_SPREAD`."""
     spread = estimate.ci_high / estimate.ci_low if estimate.ci_low > 0 else math.inf
-    interval = f"its 95 % interval {estimate.ci_low:.3g}x..{estimate.ci_high:.3g}x spans a factor {spread:.3g}"
+    interval = f"its 95 % interval {times(estimate.ci_low)}..{times(estimate.ci_high)} spans a factor {sig(spread, 3)}"
     if spread > MAX_REPORTED_SPEEDUP_SPREAD and estimate.ci_low <= 1.0 <= estimate.ci_high:
         return f"{interval} (over {MAX_REPORTED_SPEEDUP_SPREAD:g}) across 1: the timing cannot say faster or slower"
     if spread > MAX_ONE_SIDED_SPEEDUP_SPREAD:

@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from kernelopt.digits import sig
+from kernelopt.digits import sig, times
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.harness.roofline import roofline_bounds
 from kernelopt.memory.model import Performance, RooflineBounds
@@ -174,7 +174,7 @@ def _goal_met(
         if speedup >= conditions.target_speedup:
             return StopDecision(
                 reason=StopReason.TARGET_SPEEDUP,
-                detail=f"speedup over V0 {speedup:.3g}x >= target {conditions.target_speedup:g}x",
+                detail=f"speedup over V0 {times(speedup)} >= target {conditions.target_speedup:g}x",
             )
     vs_ref = current.speedup_vs_reference if current is not None else None
     if conditions.target_speedup_vs_reference is not None and vs_ref is not None and vs_ref.eager is not None:
@@ -182,7 +182,7 @@ def _goal_met(
         if speedup >= conditions.target_speedup_vs_reference:
             return StopDecision(
                 reason=StopReason.TARGET_SPEEDUP_VS_REFERENCE,
-                detail=f"speedup over the reference {speedup:.3g}x >= target "
+                detail=f"speedup over the reference {times(speedup)} >= target "
                 f"{conditions.target_speedup_vs_reference:g}x",
             )
     return None

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from kernelopt.digits import sig
+from kernelopt.digits import sig, times
 from kernelopt.tunables.guard_holds import without_guards
 from kernelopt.tuning.candidate import Config, Result, config_text
 from kernelopt.tuning.tail_wall import TailWall
@@ -69,7 +69,7 @@ class OriginalFigure:
         speedup = self.speedup
         if speedup is None:
             return None
-        return f"{speedup:.3g}x faster" if speedup >= 1 else f"{1 / speedup:.3g}x slower"
+        return f"{times(speedup)} faster" if speedup >= 1 else f"{times(1 / speedup)} slower"
 
 
 def time_against_original(

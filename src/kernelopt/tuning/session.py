@@ -55,7 +55,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from kernelopt.digits import sig
+from kernelopt.digits import sig, times
 from kernelopt.errors import UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.proc import interrupt_signal
@@ -469,7 +469,7 @@ def outliers(retimed: Sequence[Result], results: Sequence[Result], *, then: str 
                 how = f"; timed {r.timing}, {then} {first.timing}" if apart else ""
                 out.append(
                     f"{config_text(r.config)} {sig(again)} us{at} against {sig(before)} us {then} "
-                    f"({again / before:.3g}x{how})"
+                    f"({times(again / before)}{how})"
                 )
                 break
     return out
