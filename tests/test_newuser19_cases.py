@@ -59,7 +59,16 @@ def test_n125_optimize_s_own_summary_says_converged_where_the_report_does(
     assert [r.said for r in rows] == ["PASS", "PASS", "FAIL", "converged"]
     assert rows[3].result == "FAIL"  # --json keeps the record's gate beside `converged`
     values: dict[str, object] = {name: None for name in LoopSummary.model_fields}
-    values.update(workspace="ws", versions=rows, iterations=3, failures=1, converged=1, elapsed_s=8.0, stage_seconds={})
+    values.update(
+        workspace="ws",
+        versions=rows,
+        iterations=3,
+        failures=1,
+        converged=1,
+        elapsed_s=8.0,
+        stage_seconds={},
+        unlinked=[],
+    )
     _render(LoopSummary.model_construct(**values))  # type: ignore[arg-type]
     out = capsys.readouterr().out
     cells = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if "│ v" in line}

@@ -145,6 +145,8 @@ def _render(summary: LoopSummary) -> None:
             # Latencies of different gate runs: a difference below the gate's margin is noise, not a win.
             speedup += f", within the gate's {MIN_GAIN_PCT:g} % noise margin: no significant gain"
         info(f"best: {summary.best_version} at {fmt(summary.best_latency_us)} us ({speedup})")
+    for line in summary.unlinked:
+        info(f"  note: {line}")
     headline = reference_headline(summary.reference_speedup)
     if headline is not None:
         info(f"  {headline}")

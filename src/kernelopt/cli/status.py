@@ -35,6 +35,8 @@ class RunStanding(BaseModel):
         versions: versions recorded (V0 included); ``best`` the fastest passing one, its ``best_latency_us`` and
             ``speedup_vs_v0``; ``converged`` and ``failed`` the versions so recorded (a session that kept nothing is
             converged, not failed: :attr:`~kernelopt.memory.model.IterationRecord.converged`).
+        unlinked: what the chain of the gates' verdicts lacks to link a version to the one its gate ran beside
+            (:func:`~kernelopt.memory.model.unlinked_versions`: records written before the gate kept it).
         next: what to run next, a command line or what to wait for.
     """
 
@@ -48,6 +50,7 @@ class RunStanding(BaseModel):
     best: str | None = None
     best_latency_us: float | None = None
     speedup_vs_v0: float | None = None
+    unlinked: list[str] = []
     converged: list[str] = []
     failed: list[str] = []
     next: str
@@ -58,7 +61,7 @@ def standing(ws: Workspace) -> RunStanding:
     from kernelopt.agents import drive
     from kernelopt.loop.journal import RunStatus
     from kernelopt.loop.stop import StopReason
-    from kernelopt.memory.model import GateResult, best_version, speedup_over_v0
+    from kernelopt.memory.model import GateResult, best_version, speedup_over_v0, unlinked_versions
 
     now = drive.status(ws)
     state = drive.read_state(ws)
@@ -105,6 +108,7 @@ def standing(ws: Workspace) -> RunStanding:
         best=best.version if best else None,
         best_latency_us=lat,
         speedup_vs_v0=speedup_over_v0(records, best.number) if best is not None else None,
+        unlinked=unlinked_versions(records),
         converged=[r.version for r in records if r.converged],
         failed=[
             r.version
@@ -138,6 +142,7 @@ def lines(s: RunStanding) -> list[str]:
             if v
         ]
         out.append(f"versions: {s.versions} recorded{best}" + (f"; {'; '.join(kinds)}" if kinds else ""))
+        out += [f"note: {line}" for line in s.unlinked]
     out.append(f"next: {s.next}")
     return out
 

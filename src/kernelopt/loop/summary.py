@@ -7,7 +7,13 @@ from pydantic import BaseModel, Field
 from kernelopt.loop.commits import change_summary
 from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
 from kernelopt.loop.stop import RooflineBounds, StopDecision
-from kernelopt.memory.model import IterationRecord, ReferenceSpeedup, best_version, speedup_over_v0
+from kernelopt.memory.model import (
+    IterationRecord,
+    ReferenceSpeedup,
+    best_version,
+    speedup_over_v0,
+    unlinked_versions,
+)
 from kernelopt.workspace import version_commit
 
 
@@ -94,6 +100,8 @@ class LoopSummary(BaseModel):
         best_latency_us: its latency, microseconds.
         speedup_vs_baseline: the best version over V0 by the chain of side-by-side verdicts
             (:func:`~kernelopt.memory.model.speedup_over_v0`), never V0's median over the best's (two gate runs).
+        unlinked: what the chain lacks to link a version to the one its gate ran beside, one line a version (records
+            written before the gate kept it: :func:`~kernelopt.memory.model.unlinked_versions`).
         best_roofline: both roofline bounds of the best version.
         speedup_vs_reference: the best version against the reference (eager), timed beside it by the gate.
         speedup_vs_compiled: the best version against ``torch.compile(reference)``, when it was timed.
@@ -121,6 +129,7 @@ class LoopSummary(BaseModel):
     best_version: str | None
     best_latency_us: float | None
     speedup_vs_baseline: float | None
+    unlinked: list[str] = Field(default_factory=list)
     best_roofline: RooflineBounds | None
     iterations: int
     failures: int
@@ -163,6 +172,7 @@ def build_summary(
         best_version=best.version if best is not None else None,
         best_latency_us=best_lat,
         speedup_vs_baseline=speedup_over_v0(records, best.number) if best is not None else None,
+        unlinked=unlinked_versions(records),
         best_roofline=best_roofline,
         iterations=state.iterations_done,
         failures=state.failures,

@@ -15,6 +15,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kernelopt.actions import SEARCH_NO_GAIN, ActionCategory
+from kernelopt.digits import times
 
 RECORD_SCHEMA_VERSION = 1
 _VERSION_RE = re.compile(r"[vV]?([0-9]+)")  # ASCII digits: int() reads "v٢" as 2
@@ -434,8 +435,24 @@ def chain_speeds(records: Iterable[IterationRecord]) -> dict[int, float]:
     loaded host two gates minutes apart are not comparable (flag_flash's V1 1.71x faster beside V0 in its gate, its
     median 68.8 ms against V0's 27.2 ms at the baseline: late46 l160). Versions before the first passing one, and
     masked ones, have none."""
+    return _chain(records)[0]
+
+
+def unlinked_versions(records: Iterable[IterationRecord]) -> list[str]:
+    """What the chain (:func:`chain_speeds`) lacks to link each version to the one its gate timed it beside, one line
+    a version: a record written before the gate kept that version's label (``comparison_with_previous.against``,
+    late46 l160) is chained to the best version below it by the chain, and where the rule of its day (the least
+    median) names another best below it, its gate may have timed it beside that one. Empty where no record lacks it
+    so (records with their labels, or an old run whose two rules agree): its ratios are linked as timed."""
+    return _chain(records)[1]
+
+
+def _chain(records: Iterable[IterationRecord]) -> tuple[dict[int, float], list[str]]:
+    """:func:`chain_speeds` and :func:`unlinked_versions`, in one walk of the records."""
     speeds: dict[int, float] = {}
+    unlinked: list[str] = []
     best: IterationRecord | None = None
+    passed: list[IterationRecord] = []
     for r in sorted((r for r in records if not r.masked), key=lambda r: r.number):
         lat = r.performance.latency_us
         if lat is None or (best is None and not _good(r)):
@@ -447,13 +464,23 @@ def chain_speeds(records: Iterable[IterationRecord]) -> dict[int, float]:
             against = _against(c, best.number)
             if c.speedup is not None and against in speeds:
                 speed = speeds[against] * c.speedup
+                median_best = min(passed, key=lambda p: (p.performance.latency_us or 0.0, p.number))
+                if c.against is None and median_best is not best:
+                    unlinked.append(
+                        f"{r.version}'s record has no comparison_with_previous.against (written before late46's "
+                        f"l160): its gate's {times(c.speedup)} is chained to {best.version}, the best version below it "
+                        f"by the chain, though the rule of its day (the least median) named {median_best.version}, "
+                        "which its gate may have timed it beside"
+                    )
             else:
                 base = best.performance.latency_us or 0.0
                 speed = speeds[best.number] * base / lat if lat > 0 else float("inf")
         speeds[r.number] = speed
-        if _good(r) and (best is None or speed > speeds[best.number]):
-            best = r
-    return speeds
+        if _good(r):
+            passed.append(r)
+            if best is None or speed > speeds[best.number]:
+                best = r
+    return speeds, unlinked
 
 
 def speedup_over_v0(records: Iterable[IterationRecord], version: int) -> float | None:
