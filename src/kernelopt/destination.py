@@ -26,8 +26,16 @@ from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
 from kernelopt.workspace import STATE_DIR, enclosing_workspace
 
+PATH_MAX = 4096
+"""Bytes of a path, its terminating NUL included (Linux's ``PATH_MAX``): a longer one fails every system call
+with ``ENAMETOOLONG``, which reached the agent as the SDK's bare "Error executing tool status"."""
+
+NAME_MAX = 255
+"""Bytes of one name in a path (Linux's ``NAME_MAX``)."""
+
 SHOWN_CHARS = 200
-"""A refusal quotes at most this many characters of the path it refuses."""
+"""A refusal quotes at most this many characters of a text given as a path that no path can be (:func:`may_be_path`:
+an agent's whole text passed as one); a path that can be one is quoted whole (:func:`shown_path`)."""
 
 HEAD_BYTES = 4096
 """How much of an existing file is read to tell whether kernelopt wrote it."""
@@ -49,8 +57,20 @@ class FileKind:
     is_ours: Callable[[str], bool]
 
 
-def _shown(path: str | Path) -> str:
-    return one_line(str(path), SHOWN_CHARS)
+def shown_path(path: str | Path) -> str:
+    """``path`` as a refusal quotes it: whole (whitespace folded) where it can name a file, cut to :data:`SHOWN_CHARS`
+    where it is too long to be a path. Cut at 200 characters, a refusal named ``/work/tmp/.../pytest-of-roo...``
+    for a path of 259: its file's name, the part that says which file, was what the cut took (leftovers28 l185)."""
+    text = str(path)
+    return one_line(text, max(len(text), 1) if may_be_path(text) else SHOWN_CHARS)
+
+
+def may_be_path(text: str) -> bool:
+    """Whether ``text`` is short enough to name a file: under :data:`PATH_MAX` bytes, and no name in it over
+    :data:`NAME_MAX` (UTF-8, any lone surrogate an agent's JSON may hold counted as its three bytes, never raised
+    on)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(encoded) < PATH_MAX and all(len(name) <= NAME_MAX for name in encoded.split(b"/"))
 
 
 def _resolved(path: str | Path, what: str) -> Path:
@@ -71,7 +91,7 @@ def outside_workspaces(path: str | Path, what: str, *, state_ok: bool = False, g
     ws = enclosing_workspace(target)
     if ws is None or (state_ok and target.is_relative_to(ws / STATE_DIR)):
         return target
-    shown = _shown(path if given is None else given)
+    shown = shown_path(path if given is None else given)
     where = f"name a path outside it{f' (or in its {STATE_DIR}/)' if state_ok else ''}"
     raise UsageError(f"{what} {shown}: inside the workspace {ws}, whose files only its stages write; {where}")
 
@@ -82,7 +102,7 @@ def output_file(
     """``path`` resolved (links followed, ``~`` expanded), when kernelopt may write a ``kind`` file there.
 
     Args:
-        path: the path as the caller gave it (quoted in a refusal, cut at :data:`SHOWN_CHARS`).
+        path: the path as the caller gave it (quoted in a refusal: :func:`shown_path`).
         what: how the caller named it: ``--markdown`` (the CLI), ``markdown`` (an MCP argument).
         kind: what is written there.
         state_ok: a path in a workspace's ``.kernelopt/`` is allowed (its own state: a result of its harness).
@@ -93,7 +113,7 @@ def output_file(
             an existing file that kernelopt did not write as a ``kind``.
     """
     target = _resolved(path, what)
-    shown = _shown(path if given is None else given)
+    shown = shown_path(path if given is None else given)
     if target.is_dir():
         raise UsageError(f"{what} {shown}: is a folder; give a file name (e.g. {shown}/{kind.noun}{kind.suffixes[0]})")
     if target.suffix.lower() not in kind.suffixes:
@@ -138,7 +158,7 @@ def output_folder(
         UsageError: an empty path, a file (or a path under one), or a path in a workspace.
     """
     target = _resolved(path, what)
-    shown = _shown(path if given is None else given)
+    shown = shown_path(path if given is None else given)
     for part in (target, *target.parents):
         if part.exists():
             if not part.is_dir():

@@ -38,6 +38,7 @@ from kernelopt.agents import drive
 from kernelopt.agents.evidence_digest import DiffDigest, EvidenceDigest
 from kernelopt.agents.report_digest import ReportDigest
 from kernelopt.agents.roots import Roots
+from kernelopt.destination import may_be_path
 from kernelopt.errors import KerneloptError, NoGpu, UsageError, disk_problem
 from kernelopt.evidence.diff import SummaryDiff
 from kernelopt.evidence.model import ProfileSummary
@@ -468,14 +469,16 @@ def _known_arguments(tool: Any, name: str, arguments: dict[str, Any]) -> None:
 
 
 ECHO_CHARS = 120
-"""A refusal quotes at most this many characters of one argument: ``evidence(kernel=<200 kB>)`` was refused with a
-line of 200 kB ("no kernel matches '<the whole argument>'"), into the agent's context."""
+"""A refusal quotes at most this many characters of one argument too long to be a path: ``evidence(kernel=<200 kB>)``
+was refused with a line of 200 kB ("no kernel matches '<the whole argument>'"), into the agent's context."""
 
 
 def _echo_shortened(text: str, arguments: dict[str, Any]) -> str:
-    """``text`` with each string argument longer than :data:`ECHO_CHARS` that it quotes cut to its first characters
-    and its length (``'kkkk...' (200000 characters)``); the refusal's own words are kept whole."""
-    values = [v for v in _strings(arguments) if len(v) > ECHO_CHARS]
+    """``text`` with each string argument that no path can be (:func:`~kernelopt.destination.may_be_path`)
+    that it quotes cut to its first :data:`ECHO_CHARS` characters and its length (``'kkkk...' (200000 characters)``);
+    the refusal's own words, and a path it names, are kept whole (a 259-character path was cut to its first 120,
+    "... (259 characters)", and the refusal no longer said which file: leftovers28 l185)."""
+    values = [v for v in _strings(arguments) if not may_be_path(v)]
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, f"{value[:ECHO_CHARS]}... ({len(value)} characters)")
     return text

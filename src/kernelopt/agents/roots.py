@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelopt.destination import SHOWN_CHARS
+from kernelopt.destination import NAME_MAX, PATH_MAX, may_be_path, shown_path
 from kernelopt.errors import UsageError
-from kernelopt.oneline import one_line, shell_word
+from kernelopt.oneline import shell_word
 
 if TYPE_CHECKING:
     from kernelopt.report.files import ReportFormat
-
-PATH_MAX = 4096
-"""Bytes of a path, its terminating NUL included (Linux's ``PATH_MAX``): a longer one fails every system call
-with ``ENAMETOOLONG``, which reached the agent as the SDK's bare "Error executing tool status"."""
-
-NAME_MAX = 255
-"""Bytes of one name in a path (Linux's ``NAME_MAX``)."""
 
 
 class OutsideRoots(UsageError):
@@ -56,13 +48,13 @@ class Roots:
         text = str(path)
         if not text.strip():
             raise UsageError(f"{what}: empty; give a path under the server's roots ({roots})")
-        shown = one_line(text, SHOWN_CHARS)
+        shown = shown_path(text)
         if "\0" in text:  # no path holds one: the system call refuses it (Python raised ValueError, unsaid)
             raise UsageError(f"{what} {shown!r}: holds a NUL character, which no path can")
-        encoded = os.fsencode(text)
-        if len(encoded) >= PATH_MAX or any(len(os.fsencode(part)) > NAME_MAX for part in Path(text).parts):
+        if not may_be_path(text):
             limits = f"at most {PATH_MAX - 1}, and {NAME_MAX} a name"
-            raise UsageError(f"{what} {shown}: too long for a path ({len(encoded)} bytes; {limits})")
+            size = len(text.encode("utf-8", "surrogatepass"))
+            raise UsageError(f"{what} {shown}: too long for a path ({size} bytes; {limits})")
         given = Path(text).expanduser()
         resolved = (given if given.is_absolute() else self.folders[0] / given).resolve()
         if not any(resolved.is_relative_to(root) for root in self.folders):
