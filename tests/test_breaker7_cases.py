@@ -186,15 +186,19 @@ def test_a_cap_the_launching_code_dispatches_on_is_no_limit_of_the_helper_that_r
     the masked-out lanes (``other=-inf``) become ``-SOFTCAP`` through ``tanh`` and enter the chunk's logsumexp, so
     the block's padding is data wherever it does not divide the vocabulary: another block, another loss.
     wrongkernel30's v153 reads the grid's count for such a block and finds ``n_chunks = div + (mod != 0)`` over
-    ``divmod(vocab_size, MAX_FUSED_SIZE)``, a form it does not read, so the write is refused (failing closed) where it
-    was written plainly; the cap is still a knob."""
+    ``divmod(vocab_size, MAX_FUSED_SIZE)``, a form it did not read, so the write was refused (failing closed) where it
+    was written plainly; the cap is still a knob. wrongkernel31 (v186) reads ``divmod``'s whole tiles as the count
+    they are: the block must divide the vocabulary, and a module constant takes no guard by a size, so the refusal
+    now says that."""
     found = _tunables("xent_chunked")
     assert found["MAX_FUSED_SIZE"].editable and found["MAX_FUSED_SIZE"].refused_reason is None, found["MAX_FUSED_SIZE"]
     written, note = _launch_edit(
         _copy("xent_chunked", tmp_path), {"BLOCK_SIZE": 1024}, "_chunked_cross_entropy_forward"
     )
     assert written is None, written
-    assert "whose accesses leave MAX_FUSED_SIZE unchecked" in (note or "") and "does not read" in (note or ""), note
+    assert "divmod(vocab_size, MAX_FUSED_SIZE) whole tiles" in (note or ""), note
+    assert "whose accesses leave MAX_FUSED_SIZE unchecked" in (note or ""), note
+    assert "a module-level constant cannot be guarded by a size" in (note or ""), note
     # the original at a vocabulary its block does not divide, soft-capped: the padding counts (the reason)
     import torch
 

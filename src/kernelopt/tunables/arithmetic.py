@@ -98,3 +98,83 @@ def integer_value(
         return None
 
     return value(expr)
+
+
+#: The longest sequence of integers worked out (:func:`integer_values`): a module's ``tuple(range(2**40))`` is not
+#: known, where building it would take the reading's memory.
+SEQUENCE_MOST = 4096
+
+#: The calls that make a sequence of their one argument's integers (``tuple(range(...))``, ``sorted({...})``).
+_SEQUENCES = frozenset({"tuple", "list", "sorted", "set", "frozenset"})
+
+
+def integer_values(expr: cst.BaseExpression, names: Mapping[str, object] | None = None) -> tuple[int, ...] | None:
+    """The integers a sequence ``expr`` holds with ``names`` bound (a name bound to an integer or to a tuple of them),
+    in order (a set's sorted), or ``None``: a tuple, list or set of integers (:func:`integer_value`, a ``*`` of a
+    sequence spliced), ``range`` of integers, ``tuple``/``list``/``sorted``/``set``/``frozenset`` of one sequence, a
+    sum of two sequences (``SMALL + (512,)``), a comprehension with one ``for`` over a sequence and no
+    condition (``tuple(1 << k for k in range(7, 10))``). A sequence longer than :data:`SEQUENCE_MOST` is not known."""
+    known = names or {}
+
+    def ints(node: cst.BaseExpression, extra: Mapping[str, object]) -> int | None:
+        return integer_value(node, {**known, **extra})
+
+    def seq(node: cst.BaseExpression) -> tuple[int, ...] | None:
+        out: tuple[int, ...] | None = None
+        if isinstance(node, cst.Name):
+            v = known.get(node.value)
+            out = v if isinstance(v, tuple) and all(is_int(x) for x in v) else None
+        elif isinstance(node, cst.Tuple | cst.List | cst.Set):
+            items: list[int] = []
+            for element in node.elements:
+                if isinstance(element, cst.StarredElement):
+                    inner = seq(element.value)
+                    if inner is None:
+                        return None
+                    items += inner
+                elif (one := ints(element.value, {})) is not None:
+                    items.append(one)
+                else:
+                    return None
+                if len(items) > SEQUENCE_MOST:
+                    return None
+            out = tuple(sorted(set(items))) if isinstance(node, cst.Set) else tuple(items)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            a, b = seq(node.left), seq(node.right)
+            out = None if a is None or b is None else a + b
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            out = called(node)
+        elif isinstance(node, cst.GeneratorExp | cst.ListComp | cst.SetComp):
+            out = comprehended(node)
+            if out is not None and isinstance(node, cst.SetComp):
+                out = tuple(sorted(set(out)))
+        return out if out is None or len(out) <= SEQUENCE_MOST else None
+
+    def called(node: cst.Call) -> tuple[int, ...] | None:
+        if any(a.keyword is not None or a.star for a in node.args):
+            return None
+        name = node.func.value  # type: ignore[attr-defined]
+        if name == "range" and 1 <= len(node.args) <= 3:
+            bounds = [ints(a.value, {}) for a in node.args]
+            if any(b is None for b in bounds) or (len(bounds) == 3 and bounds[2] == 0):
+                return None
+            span = range(*bounds)  # type: ignore[arg-type]
+            return tuple(span) if len(span) <= SEQUENCE_MOST else None
+        if name in _SEQUENCES and len(node.args) == 1:
+            inner = seq(node.args[0].value)
+            if inner is None:
+                return None
+            return tuple(sorted(inner)) if name == "sorted" else tuple(sorted(set(inner))) if "set" in name else inner
+        return None
+
+    def comprehended(node: cst.GeneratorExp | cst.ListComp | cst.SetComp) -> tuple[int, ...] | None:
+        loop = node.for_in
+        if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None:
+            return None  # one ``for``, no condition
+        over = seq(loop.iter) if isinstance(loop.target, cst.Name) else None
+        if over is None:
+            return None
+        out = [ints(node.elt, {loop.target.value: x}) for x in over]  # type: ignore[attr-defined]
+        return None if any(one is None for one in out) else tuple(out)  # type: ignore[arg-type]
+
+    return seq(expr)

@@ -46,6 +46,7 @@ from kernelopt.tunables.model import (
     TunableKind,
     TunedTable,
     Value,
+    argument_key,
     size_name,
 )
 
@@ -1187,12 +1188,18 @@ def apply(
         keys = ", ".join(e.key for e in result.edits)
         raise TunableError(f"{keys} cannot be edited safely: {unmoved.removesuffix(': not written')}")
     result.path = str(p)
+    sized = _size_bounded(source.text, result, gpu, evaluation, p.name) if result.edits else None
+    if sized is not None:
+        result.new_source = keep_newlines(source.text, sized[0])
     chosen = set_edit(source.text, result.new_source) if result.edits else None
     if chosen is not None and chosen.text is None:
         raise TunableError(f"{p}: {chosen.refusal}", hint=_UNPROVEN_HINT)
     if chosen is not None and chosen.guard is not None:  # tune's text: the original kept where the value fails
-        result.new_source, result.guard = keep_newlines(source.text, chosen.text or result.new_source), chosen.guard
+        result.new_source = keep_newlines(source.text, chosen.text or result.new_source)
+        result.guard = f"{sized[1]}; {chosen.guard}" if sized is not None else chosen.guard
         result.diff = edit_diff(source.text, result.new_source, p.name)
+    elif sized is not None:
+        result.guard, result.diff = sized[1], edit_diff(source.text, result.new_source, p.name)
     elif chosen is not None and (bounded := _covered_rows(source.text, result.edits, p.name)) is not None:
         result.new_source, result.guard = keep_newlines(source.text, bounded[0]), bounded[1]
         result.diff = edit_diff(source.text, result.new_source, p.name)
@@ -1203,6 +1210,45 @@ def apply(
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True
     return result
+
+
+def _size_bounded(
+    old: str, result: EditResult, gpu: str | None, evaluation: AutotuneEvaluation | None, filename: str
+) -> tuple[str, str] | None:
+    """The text ``tunables --set`` writes for an edit that raises a tile of a kernel whose tiles a size of the problem
+    spans too, and the line saying so: every setting it moved set under the largest values of those sizes the run of
+    the task told at its ``SHAPES`` entries (``evaluation``), the original's values past them, as ``tune`` writes its
+    pick (:func:`~kernelopt.tunables.size_tiles.size_bounded`); ``None`` where the edit raises no such tile.
+    wrongkernel31, v184: ``--set`` wrote such a raise for every size, a footprint never compiled past the entries.
+
+    Raises:
+        TunableError: such a raise where no run told the size (a lone file, no ``--reference``), or whose bound
+            cannot be written where the settings are set.
+    """
+    from kernelopt.tunables.guard import option_defaults
+    from kernelopt.tunables.size_tiles import size_bounded
+
+    found = analyze(old, filename, gpu=gpu, **evaluated(evaluation))[2]
+    moved = {e.key: ((e.key,), e.before, e.after) for e in result.edits}
+
+    def told(kernel: str, param: str) -> list[int]:
+        if evaluation is None:
+            return []
+        sizes = (evaluation.size_value(kernel, argument_key(param), e.shape) for e in evaluation.shape_sizes)
+        return [v for v in sizes if is_int(v)]
+
+    said = ", ".join(f"{e.key}={e.after}" for e in result.edits)
+    text, line = size_bounded(old, result.new_source, moved, found, told, defaults=option_defaults(gpu), said=said)
+    if text is None:
+        raise TunableError(f"{filename}: {line}", hint=_SIZED_HINT)
+    return None if line is None else (text, line)
+
+
+#: What a refused raise beside a size of the problem needs (:func:`_size_bounded`)
+_SIZED_HINT = (
+    "give --reference REFERENCE.py (the task's) so a run of the task tells the sizes at its SHAPES entries, as "
+    "kernelopt tune does"
+)
 
 
 def _covered_rows(old: str, edits: Sequence[KnobEdit], filename: str) -> tuple[str, str] | None:

@@ -36,7 +36,7 @@ from typing import TypeVar, cast
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value
+from kernelopt.tunables.arithmetic import BOUND_OPERATORS, integer_value, integer_values
 from kernelopt.tunables.bindings import (
     assigned_once,
     bindings,
@@ -219,6 +219,8 @@ class Divides:
             if self.fixed
             else "fails the check at"
             if self.at_most is not None or self.at_least is not None
+            else "may fail the check at"
+            if self.check is not None and self.missing == _UNREAD_CHECK
             else "fails the check at"
             if self.check is not None
             else "does not cover"
@@ -492,25 +494,46 @@ def _sized(dividend: cst.BaseExpression, tiles: Collection[tuple[str, str]]) -> 
 
 def _constant_counts(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
     """Each tile the launch ``call`` sets, where its grid counts the programs by dividing by a constant (an integer
-    kernelopt reads, ``>> 8``, ``// 2**8``; a literal divisor, ``// 256``, is the copy rules' own: a grid's copy of a
-    launch literal moves with it, :func:`_grid_literals`, and a copy left behind is refused, :func:`_stale_copies`) an
-    axis of the grid itself or a size beside one of those tiles (``((n + BLOCK - 1) >> 8,)`` beside ``BLOCK =
-    256``): the count is the original tile's and does not move with a
+    kernelopt reads, ``>> 8``, ``// 2**8``, or a power of two of names ``fn`` neither takes nor binds, the module's
+    constants read or not, ``>> SHIFT``, ``// 2**SHIFT``; a literal divisor, ``// 256``, is the copy rules' own, a
+    module constant's too, ``// TILE``: a grid's copy of a launch literal moves with it, :func:`_grid_literals`, and a
+    copy left behind is refused, :func:`_stale_copies`) an axis of the grid itself or a size beside one of those tiles
+    (``((n + BLOCK - 1) >> 8,)`` beside ``BLOCK = 256``): the count is the original tile's and does not move with a
     new one, so a smaller tile leaves the rest undone (masked or not) and a larger one reads past the end of a kernel
     without masks; only the original holds, failing closed (late47, v170: ``BLOCK = 128`` was written plainly and
-    covered half of ``n``; :func:`_unread_grids`' rule held it, as a count that grows as the tile shrinks)."""
+    covered half of ``n``; :func:`_unread_grids`' rule held it, as a count that grows as the tile shrinks;
+    wrongkernel31, v180: ``>> SHIFT`` over a module's ``SHIFT = 8`` was no constant, and 128 was written plainly
+    the same)."""
     if not isinstance(call.func, cst.Subscript):
         return []
     starts = [e.slice.value if isinstance(e.slice, cst.Index) else e.slice for e in call.func.slice]
     tiles = _launch_tiles(call, kernel)
     axes = _axis_counts(starts, fn)
+    own = {p.name.value for p in params_of(fn)} | set(bindings(fn))
+
+    def constant(division: cst.BinaryOperation) -> bool:
+        divisor = division.right
+        if integer_value(divisor) is not None:
+            return True
+        names = _names(divisor)
+        shifted = isinstance(division.operator, cst.RightShift) or any(
+            isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Power | cst.LeftShift)
+            for n in walk(divisor)
+        )  # a count by a power of two a name gives (``>> SHIFT``, ``// 2**SHIFT``), not ``// WORLD`` (a split)
+        return (
+            shifted
+            and bool(names)
+            and not names & own
+            and not any(isinstance(n, cst.Call) or _tile_id(n) in tiles for n in walk(divisor))
+        )
+
     found: cst.BaseExpression | None = None
     for expr in reached_values(starts, fn):
         for node in walk(expr):
             if (
                 isinstance(node, cst.BinaryOperation)
                 and isinstance(node.operator, _COUNT_DIVISIONS)
-                and integer_value(node.right) is not None
+                and constant(node)
                 and not (isinstance(node.right, cst.Integer) and not isinstance(node.operator, cst.RightShift))
                 and _sized(node.left, tiles)
                 and (id(node) in axes or any(_tile_id(n) in tiles for n in walk(node.left)))
@@ -588,7 +611,7 @@ def _tile_reading(
                 counted |= {_tile_id(count[0]), *(product[0] if product is not None else ())}
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers:
                 counted |= {_tile_id(t) for _, t, _ in _helper_call_cdivs(node, fn, helpers)}
-            if (by_ceil := ceil_args(node)) is not None:
+            if (by_ceil := ceil_args(node) or _divmod_args(node)) is not None:
                 counted.add(_tile_id(by_ceil[1]))
     return named, {t for t in counted if t is not None}
 
@@ -619,7 +642,7 @@ def _unpaired_counts(fn: cst.FunctionDef, call: cst.Call, line: int) -> list[Div
         if not isinstance(node, cst.Assign):
             continue
         unpaired = [b.name for b in made_by(node) if b.value is None and b.taken is node.value and b.name in read]
-        if not unpaired:
+        if not unpaired or _divmod_args(node.value) is not None:  # whole tiles and the rest: read (_grid_divs)
             continue
         bound = {b.name for b in made_by(node)}
         why = (
@@ -816,9 +839,9 @@ def _grid_divs(
 ) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
     """The counts of whole tiles ``fn`` takes, ``triton.cdiv(size, tile)`` or ``(size + tile - 1) // tile``, or a
     call of the module's own ceiling helper among ``helpers`` (``ceil_div(size, tile)``, :func:`_helper_ceiling`:
-    wrongkernel22, v95), as (node, tile, size), less those in ``rounded`` (a size rounded up to the tile,
-    :func:`_rounded_up`): a grid of that many programs covers ``size`` in whole tiles, so over accesses that do not
-    check the tile's axis the tile must divide the size."""
+    wrongkernel22, v95), or ``divmod(size, tile)`` (:func:`_divmod_args`), as (node, tile, size), less those in
+    ``rounded`` (a size rounded up to the tile, :func:`_rounded_up`): a grid of that many programs covers ``size`` in
+    whole tiles, so over accesses that do not check the tile's axis the tile must divide the size."""
     out: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
     ceilings = _ceil_floors(fn.body)
     for node in walk(fn.body):
@@ -830,11 +853,25 @@ def _grid_divs(
             out.append((node, counted[1], counted[0]))
         elif (ceil := _ceil_div(node)) is not None:
             out.append((node, *ceil))
+        elif (split := _divmod_args(node)) is not None:
+            out.append((node, split[1], split[0]))
         elif (by_ceil := ceil_args(node) or ceilings.get(id(node))) is not None:
             tile = _tile_id(by_ceil[1])
             if tile is not None and tile[1] not in _names(by_ceil[0]) | _strings(by_ceil[0]):
                 out.append((node, by_ceil[1], by_ceil[0]))
     return out
+
+
+def _divmod_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(size, tile) of ``divmod(size, tile)``, two plain arguments: the whole tiles of ``size`` and the rest, a count
+    rounded down (``div``) or up (``div + (mod != 0)``, unsloth's chunked cross-entropy): either covers ``size`` in
+    whole tiles of ``tile`` exactly where the tile divides it (wrongkernel31, v186: such a count was read as none,
+    and a tile past a divisor of the original refused where a guard by the size makes it right; lead's d46)."""
+    if not (isinstance(node, cst.Call) and dotted(node.func) == "divmod" and len(node.args) == 2):
+        return None
+    if any(a.keyword is not None or a.star for a in node.args):
+        return None
+    return node.args[0].value, node.args[1].value
 
 
 def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -1264,10 +1301,10 @@ def _asserted_counts(
                 )
                 if bounded is None and needed:  # ``BLOCK in (128, 256)``, ``BLOCK == 256``: the tile's own check
                     link = cst.Comparison(left=_chain_left(comparison, target), comparisons=[target])
-                    out += _tile_check(link, negated, tiles, line, asserts)
+                    out += _tile_check(link, negated, tiles, line, asserts, own)
                 left = target.comparator
                 factors = _bound_factors(bounded, local) if bounded is not None else []
-                most = _evaluated(_bound_value(bounding, local)) if bounding is not None else None
+                most = _bound_integer(bounding, local, fn, min) if bounding is not None else None
                 if most is not None and isinstance(op, cst.LessThan | cst.GreaterThan):
                     most -= 1
                 counted = _product(factors) if most is not None and needed else None
@@ -1275,7 +1312,7 @@ def _asserted_counts(
                     out += _falling_bounds(bounding, tiles, line, asserts)
                 if bounded is not None and needed:
                     out += _bounded_tiles(_product_factors(bounded), tiles, most, line, asserts)
-                    least = _evaluated(_bound_value(bounded, local))
+                    least = _bound_integer(bounded, local, fn, max)
                     if least is not None and bounding is not None:  # ``assert BLOCK >= 16``: a floor of its own
                         least += 1 if isinstance(op, cst.LessThan | cst.GreaterThan) else 0
                         out += _bounded_tiles(_product_factors(bounding), tiles, least, line, asserts, below=True)
@@ -1299,7 +1336,7 @@ def _asserted_counts(
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
         if not all(needed for _, _, needed in _polarized(test)):  # ``BLOCK == 128 or BLOCK == 256``: as a whole
-            out += _tile_check(test, False, tiles, line, asserts)
+            out += _tile_check(test, False, tiles, line, asserts, own)
     return out
 
 
@@ -1378,22 +1415,41 @@ def _falling_bounds(
 
 
 def _tile_check(
-    test: cst.BaseExpression, negated: bool, tiles: Collection[tuple[str, str]], line: int, asserts: str
+    test: cst.BaseExpression,
+    negated: bool,
+    tiles: Collection[tuple[str, str]],
+    line: int,
+    asserts: str,
+    own: Collection[str] = (),
 ) -> list[Divides]:
     """A host check's ``test`` (or one needed link of it, ``negated`` where it stands under a ``not``) that reads one
     tile the launches set and integers alone (``min``, ``max``, ``triton.next_power_of_2`` of them): it holds at every
     size or at none, so the tile keeps to the values that pass it (:func:`_passes`). review27 r73: such a check that is
     no bound (``assert BLOCK in (128, 256)``, ``BLOCK == 256``, ``BLOCK & (BLOCK - 1) == 0``, ``if BLOCK not in (128,
     256): raise``, an ``or`` of bounds) was read by no rule, and ``BLOCK = 2048`` was written plainly, the check
-    failing at every size the original ran. A test that reads a size is another rule's (``assert N % BLOCK == 0``)."""
+    failing at every size the original ran. A test that reads a size is another rule's (``assert N % BLOCK == 0``).
+    A check of the tile against names the launching function neither takes nor binds (``own``), whose values the
+    module does not give (:func:`_module_values`: ``SUPPORTED`` imported, or made by a call), is a check not read: it
+    holds at every size or at none still, so only the original holds (wrongkernel31, v181: ``BLOCK = 2048`` was
+    written plainly past ``assert BLOCK in SUPPORTED``)."""
     names = _names(test) - _PURE
     named = [t for t in tiles if t[0] == "name" and t[1] in names]
-    if len(named) != 1 or names != {named[0][1]}:
+    if len(named) != 1:
+        return []
+    others = names - {named[0][1]}
+    if others & set(own):
         return []
     text = _code(test).strip()
     text = f"not ({text})" if negated else text
     why, missing = f"{asserts}, a check on {named[0][1]} by itself", "the check passes it at no size"
+    if others:  # evaluated, the unread names fail it at the original too: only the original holds
+        why = f"{asserts}, a check on {named[0][1]} against {', '.join(sorted(others))}"
+        missing = _UNREAD_CHECK
     return [Divides(named[0], None, line, why, check=text, missing=missing)]
+
+
+#: Why a tile's check against a value not read holds nothing but the original (:func:`_tile_check`)
+_UNREAD_CHECK = "the value it is checked against is not read"
 
 
 def _chain_left(comparison: cst.Comparison, target: cst.ComparisonTarget) -> cst.BaseExpression:
@@ -1564,7 +1620,7 @@ def _int32_strides(
         factors = _bound_factors(stride or expr, local) if product is not None else []
         if product is not None and stride is None and not _padded_among(factors, helpers):
             # fail closed: a maker not read keeps its padding's tile; a name unpacked is read through its whole value
-            factors += _unread_padding(expr, {**_unpacked(fn), **buffers})
+            factors += _unread_padding(expr, {**_unpacked(fn), **buffers}, fn)
         for factor in factors:
             count = _tile_count(factor, helpers)
             tile = _tile_id(count[0]) if count is not None else None
@@ -1808,21 +1864,25 @@ def _unpacked(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     return out
 
 
-def _unread_padding(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> list[cst.BaseExpression]:
+def _unread_padding(
+    expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression], fn: cst.FunctionDef
+) -> list[cst.BaseExpression]:
     """The factors of every size padded to whole tiles that the making of a launcher's own buffer names, where
     ``expr`` is that buffer's stride and :func:`_buffer_stride` does not read it (``F.pad(x, (0, n_pad - n_cols))``,
     ``torch.cat([x, pad], dim=1)``, any maker not recognized): the stride is unknown, so the rule fails closed and
     reads it as padded by each such size's tile (wrongkernel28, v143-v146: such a buffer's padded stride was read as
     no size, and a larger tile written plainly). A buffer's size or stride in a form :func:`_stride_source` does not
     read (``ws.shape[1]``, ``ws.size(1)``, ``strides[0]`` of ``strides = ws.stride()``: wrongkernel30, v155) is the
-    buffer's (:func:`_sized_source`), and any other spelling is read through the names it holds. A caller's tensor (no
-    making in the launcher) gives none."""
+    buffer's (:func:`_sized_source`), and any other spelling is read through the names it holds, each through every
+    binding ``fn`` gives it (:func:`~kernelopt.tunables.bindings.reached_values`: a buffer made in each branch of an
+    ``if``, or rebound; wrongkernel31, v182: such a buffer was followed by no name, and a larger tile was written
+    plainly). A caller's tensor (no making in the launcher) gives none."""
     source = _stride_source(expr, local)
     # any other spelling (``len(ws[0])``, ``ws[0].numel()``, ``ws.numel() // n_rows``, ``int(n_pad)``) is read through
     # every name it holds: a padded size its making names is the stride's (review27 r76: each was written plainly)
     start = source[0] if source is not None else _sized_source(expr, local) or expr
     padded: dict[str, list[cst.BaseExpression]] = {}
-    todo, seen = [start], set[str]()
+    todo, seen = [start, *reached_values([start], fn)[1:]], set[str]()
     while todo:
         for node in walk(todo.pop()):
             if isinstance(node, cst.Name) and node.value in local and node.value not in seen:
@@ -2293,6 +2353,32 @@ def _returned_grid(
         return None
     value = returns[0].value
     return cst.ensure_type(value.visit(Substitute(given)), cst.Tuple | cst.List) if given else value
+
+
+def _bound_integer(
+    expr: cst.BaseExpression,
+    local: Mapping[str, cst.BaseExpression],
+    fn: cst.FunctionDef,
+    tightest: Callable[[list[int]], int],
+) -> int | None:
+    """The integer a check's bound ``expr`` is (:func:`_bound_value`), or, where it takes several (a local ``fn``
+    binds in each branch of an ``if``, or to ``512 if ... else 1024``), the ``tightest`` of them (``min`` for a bound
+    from above, ``max`` for one from below): a tile within it passes wherever the original passed. ``None`` where any
+    value is not read (an augmented assignment, a call). wrongkernel31, v183: such a bound was not read, and a tile
+    within every value of it was refused (a divisor of the original held)."""
+    found: list[int] = []
+    todo = [_bound_value(expr, local)]
+    if isinstance(expr, cst.Name) and expr.value not in local:
+        todo = list(bindings(fn).get(expr.value, ())) or todo  # type: ignore[arg-type]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, cst.IfExp):
+            todo += [value.body, value.orelse]
+        elif value is None or (one := _evaluated(value)) is None:
+            return None
+        else:
+            found.append(one)
+    return tightest(found) if found else None
 
 
 def _bound_value(expr: cst.BaseExpression, local: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression:
@@ -3263,8 +3349,39 @@ def _constants(collector: _Collector) -> dict[str, int]:
 def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
     """The module's constant values: a name bound once at module level to a value of integers alone (``SUPPORTED =
     (128, 256, 512)``, ``MOST = 1 << 10``, ``range(64, 1025)``), which a host check on a tile may read (late47, v171:
-    ``assert BLOCK in SUPPORTED`` was read by no rule, and a tile past it written plainly)."""
-    return _module_bound(collector, lambda value: None if _names(value) - _PURE else _constant(value))
+    ``assert BLOCK in SUPPORTED`` was read by no rule, and a tile past it written plainly), or to one worked out from
+    those and the module's other constants (:func:`~kernelopt.tunables.arithmetic.integer_values`: ``MOST = WARP *
+    32``, ``SUPPORTED = tuple(range(128, 1025, 128))``, ``SMALL + (512,)``, ``tuple(1 << k for k in ...)``), given as
+    its literal (wrongkernel31, v181: such a set was read by no rule, and a tile past it written plainly)."""
+    raw = _module_bound(collector, _constant)
+    known: dict[str, object] = {}
+    for _ in range(len(raw)):  # a constant of another is worked out once that one is (a chain, in any order)
+        before = len(known)
+        for name, value in raw.items():
+            if name not in known:
+                one = integer_value(value, known)
+                found = one if one is not None else integer_values(value, known)
+                if found is not None:
+                    known[name] = found
+        if len(known) == before:
+            break
+    out: dict[str, cst.BaseExpression] = {}
+    for name, value in raw.items():
+        if not _names(value) - _PURE:
+            out[name] = value  # as written (``range(64, 1025)``)
+        elif name in known:
+            out[name] = _literal(known[name])
+    return out
+
+
+def _literal(value: object) -> cst.BaseExpression:
+    """An integer or a tuple of them (:func:`_module_values`) as Python text."""
+    if isinstance(value, tuple):
+        return cst.Tuple([cst.Element(_literal(v)) for v in value])
+    number = cast(int, value)
+    if number < 0:
+        return cst.UnaryOperation(cst.Minus(), cst.Integer(str(-number)))
+    return cst.Integer(str(number))
 
 
 #: what :func:`_module_bound` reads a module constant's value as
@@ -5189,6 +5306,35 @@ def _launch_needs(
             f"handled ({needs[0].why}), and {where} cannot be guarded by a size: not written"
         )
     return needs
+
+
+def tile_checks(source: str) -> dict[str, list[Divides]]:
+    """Tile name -> the host checks of ``source``'s launching functions that bound it by itself (``assert BLOCK <=
+    1024``, ``assert BLOCK in SUPPORTED``, ``if BLOCK > MOST: raise``; :func:`_asserted_counts`, the guard's one
+    reading of them): each holds at every size or at none, so a value that fails one (:meth:`Divides.holds` from the
+    original's) fails wherever the original ran, and no write of it is made; a search need not time it either
+    (wrongkernel31, v185: tune timed v158's 2048 up to 1048576 past ``assert BLOCK <= 1024``). Empty where the text
+    does not parse."""
+    collector = _collected(source)
+    if collector is None:
+        return {}
+    kernels = {f.name.value: f for f in collector.functions if is_jit(f)}
+    helpers = {f.name.value: f for f in collector.functions if not is_jit(f)}
+    module = _module_values(collector)
+    out: dict[str, list[Divides]] = {}
+    for fn in helpers.values():
+        if not any(isinstance(n, cst.Assert | cst.Raise) or dotted(n) == "torch._assert" for n in walk(fn.body)):
+            continue  # no check to read (the common launcher): nothing walked further
+        launched = {
+            tile
+            for _, call in _launch_calls(fn)
+            if isinstance(call.func, cst.Subscript) and (k := kernels.get(dotted(call.func.value))) is not None
+            for tile in _launch_tiles(call, k)
+        }
+        for d in _asserted_counts(fn, collector.positions, helpers, launched, module) if launched else ():
+            if d.at_most is not None or d.at_least is not None or d.check is not None:
+                out.setdefault(d.tile[1], []).append(d)
+    return out
 
 
 def guarded_values(source: str) -> dict[str, int]:

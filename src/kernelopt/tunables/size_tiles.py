@@ -13,12 +13,13 @@ of the problem (discovery's semantic parameters: ``d`` unpacked from ``q.shape``
 (``triton.next_power_of_2(n_cols)``), never a literal knob. :func:`raised_sizes` gives, for a pick's changes, the
 kernels where it raises such a tile (a block knob above its original value, spanning a tile that grows with it) and
 the size parameters beside it: the bound the writer sets the pick under, as ``args["d"]`` per parameter (the form
-:func:`~kernelopt.tunables.launch_bound.launch_test` spells as the launch passes it).
+:func:`~kernelopt.tunables.launch_bound.launch_test` spells as the launch passes it). :func:`size_bounded` sets a
+pick's text under that bound, for each writer of a pick (``tune``'s and ``tunables --set``'s: wrongkernel31, v184).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.launches import launched_kernel
@@ -105,3 +106,48 @@ def bound_test(bounds: Mapping[str, int]) -> str:
     """The test a raised tile is set under: each size parameter at most its largest value at the entries, as a
     heuristic reads the kernel's arguments (``args["d"] <= 32 and args["e"] <= 64``)."""
     return " and ".join(f"{argument_key(p)} <= {v}" for p, v in bounds.items())
+
+
+def size_bounded(
+    base: str,
+    new: str,
+    moved: Mapping[str, tuple[Sequence[str], object, object]],
+    found: Sequence[Tunable],
+    told: Callable[[str, str], Sequence[int]],
+    *,
+    defaults: Mapping[str, int] | None = None,
+    said: str,
+) -> tuple[str | None, str | None]:
+    """``new`` (``base`` with the settings ``moved`` written plainly, :func:`raised_sizes`' ``moved``) with every
+    setting it moved set under the sizes the ``SHAPES`` entries checked, where it raises a tile of a kernel whose
+    tiles a size of the problem spans too (``if d <= 32 and e <= 64:  # kernelopt: tuned``, the original's values past
+    them, late44's l140); ``new`` itself and no note where it raises none. ``told(kernel, param)``: the values of the
+    size ``param`` where ``kernel`` was launched at the entries a run of the task ran; ``said``: the pick in words. No
+    text, and why, where such a size was not told at any entry or the bound cannot be written where the settings are
+    set: past the entries the raised tile's footprint was never compiled, and may not fit where the original does.
+    The one rule for ``tune``'s write and ``tunables --set``'s (wrongkernel31, v184: ``--set`` wrote the raise for
+    every size)."""
+    from kernelopt.tunables.guard import PORTABLE_DEFAULTS, bound_moves
+
+    raised = raised_sizes(moved, base, found)
+    if not raised:
+        return new, None
+    bounds: dict[str, int] = {}
+    for kernel, params in raised.items():
+        for param in params:
+            seen = list(told(kernel, param))
+            if not seen:
+                return None, (
+                    f"{said} raises a tile of {kernel} beside {param}, a size of the problem no run told at the "
+                    "SHAPES entries: past them its footprint was never compiled; not written"
+                )
+            bounds[param] = max(bounds.get(param, 0), *seen)
+    test = bound_test(bounds)
+    bounded = bound_moves(base, new, test, PORTABLE_DEFAULTS if defaults is None else defaults, at_launch=True)
+    if bounded.new_source is None:
+        return None, (
+            f"{said} raises a tile beside sizes of the problem, set only up to the SHAPES entries' ({test}), and "
+            f"{bounded.note}: not written"
+        )
+    why = ", ".join(f"{p} up to {v}" for p, v in bounds.items())
+    return bounded.new_source, f"{bounded.note}: the raised tile's footprint grows with {why} checked (l140)"

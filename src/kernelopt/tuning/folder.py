@@ -108,7 +108,7 @@ from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tunables.model import ShapeSizes, argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
-from kernelopt.tunables.size_tiles import bound_test, raised_sizes
+from kernelopt.tunables.size_tiles import size_bounded
 from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.tuning.accuracy import EntryError, entry_values
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
@@ -3651,43 +3651,20 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
 def _size_bounded(
     prepared: PreparedFolder, changes: Mapping[str, Value], new: str | None
 ) -> tuple[str | None, str | None]:
-    """``new`` (the pick ``changes`` written plainly) with every setting it moved set under the sizes the ``SHAPES``
-    entries checked, where it raises a tile of a kernel whose tiles a size of the problem spans too
-    (:func:`~kernelopt.tunables.size_tiles.raised_sizes`: ``if d <= 32 and e <= 64:  # kernelopt: tuned``, the
-    original's values past them, late44's l140); ``new`` itself and no note where it raises none. No text, and why,
-    where such a size was not told at the entries or the bound cannot be written where the settings are set: past
-    the entries the raised tile's footprint was never compiled, and may not fit where the original does."""
+    """``new`` (the pick ``changes`` written plainly) set under the sizes the ``SHAPES`` entries this session ran
+    told (:func:`~kernelopt.tunables.size_tiles.size_bounded`, the rule ``tunables --set`` writes by too)."""
     if new is None:
         return None, None
-    found = prepared.tunables
     origins = prepared.space.origins
     moved = {k: (origins[k].keys, origins[k].value, v) for k, v in changes.items() if k in origins}
-    raised = raised_sizes(moved, prepared.base_source, found)
-    if not raised:
-        return new, None
-    bounds: dict[str, int] = {}
-    for kernel, params in raised.items():
-        for param in params:
-            seen = [
-                v
-                for s in prepared.ran_shapes
-                if (v := _size_of(prepared.evaluation, kernel, argument_key(param), s)) is not None
-            ]
-            if not seen:
-                return None, (
-                    f"{config_text(dict(changes))} raises a tile of {kernel} beside {param}, a size of the problem "
-                    f"no run told at the SHAPES entries: past them its footprint was never compiled; not written"
-                )
-            bounds[param] = max(bounds.get(param, 0), *seen)
-    test = bound_test(bounds)
-    bounded = bound_moves(prepared.base_source, new, test, option_defaults(prepared.gpu), at_launch=True)
-    if bounded.new_source is None:
-        return None, (
-            f"{config_text(dict(changes))} raises a tile beside sizes of the problem, set only up to the SHAPES "
-            f"entries' ({test}), and {bounded.note}: not written"
-        )
-    why = ", ".join(f"{p} up to {v}" for p, v in bounds.items())
-    return bounded.new_source, f"{bounded.note}: the raised tile's footprint grows with {why} checked (l140)"
+
+    def told(kernel: str, param: str) -> list[int]:
+        sizes = (_size_of(prepared.evaluation, kernel, argument_key(param), s) for s in prepared.ran_shapes)
+        return [v for v in sizes if v is not None]
+
+    defaults = option_defaults(prepared.gpu)
+    said = config_text(dict(changes))
+    return size_bounded(prepared.base_source, new, moved, prepared.tunables, told, defaults=defaults, said=said)
 
 
 def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:

@@ -51,7 +51,7 @@ from kernelopt.tunables.block_tiles import (
 )
 from kernelopt.tunables.compile_cache import cached_launch_note
 from kernelopt.tunables.empty_counts import Count, sized_counts
-from kernelopt.tunables.guard import tiled_extents
+from kernelopt.tunables.guard import Divides, tile_checks, tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, TRITON_MAX_TENSOR_NUMEL
 from kernelopt.tunables.launches import (
     Launch,
@@ -127,7 +127,8 @@ def space_from_tunables(
         _raise_floors(least, pick_floors(source, chosen.kernel, chosen.tunables))
     if source and chosen.kernel and limits is not None and limits.elem_bytes:
         _raise_floors(least, _dot_k_floors(source, chosen.kernel, chosen.tunables, limits.elem_bytes))
-    knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {}, least)
+    checks = tile_checks(source) if source is not None else {}
+    knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {}, least, checks)
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
     held_tiles = HeldTiles(
@@ -263,11 +264,13 @@ def _knobs(
     evaluation: AutotuneEvaluation | None,
     covered: Mapping[tuple[str, str], int],
     least: Mapping[str, tuple[int, str]],
+    checks: Mapping[str, Sequence[Divides]],
 ) -> tuple[list[Knob], dict[str, KnobOrigin], list[str], dict[str, int]]:
     """The launch's knobs by name (an autotune list: one knob per name over all its configs), one line for each
     whose domain starts where its block covers the sizes checked (:func:`_cover_bound`) or where a range its body
-    sizes by a quotient of it is empty below (``least``: :func:`kernelopt.tunables.quotients.quotient_floors`), and
-    that start by knob."""
+    sizes by a quotient of it is empty below (``least``: :func:`kernelopt.tunables.quotients.quotient_floors`), or
+    leaves out the values a host check of the launcher fails at every size (``checks``:
+    :func:`~kernelopt.tunables.guard.tile_checks`, :func:`_checked_cut`), and that start by knob."""
     by_name: dict[str, list[Tunable]] = {}
     for t in la.tunables:
         by_name.setdefault(_knob_name(t), []).append(t)
@@ -298,6 +301,9 @@ def _knobs(
             if note is not None:
                 notes.append(note)
                 floors[name] = max(floors.get(name, 0), least[name][0])
+        values, default, note = _checked_cut(name, first, values, default, value, checks)
+        if note is not None:
+            notes.append(note)
         knobs.append(knob_of(name, values, default))
         origins[name] = KnobOrigin(
             keys=tuple(t.key for t in ts),
@@ -394,6 +400,31 @@ def _least_cut(
         default = min((v for v in kept if not _lt(v, low)), key=_int_key, default=kept[0])
     left = ", ".join(str(v) for v in values if v not in kept)
     return kept, default, f"{name} starts at {low}: {why}, so a smaller {name} ({left}) is never proposed"
+
+
+def _checked_cut(
+    name: str,
+    t: Tunable,
+    values: list[Value],
+    default: Value,
+    current: Value | None,
+    checks: Mapping[str, Sequence[Divides]],
+) -> tuple[list[Value], Value, str | None]:
+    """``values`` without those a host check of the launcher bounding the tile by itself fails (``assert BLOCK <=
+    1024``: :func:`~kernelopt.tunables.guard.tile_checks`), the current one kept, and the line that says why
+    (``None``: nothing cut). Such a value fails the check at every size, so it is never written; timed, it ran the
+    assert (wrongkernel31, v185: v158's tune timed BLOCK up to 1048576 past ``assert BLOCK <= 1024``). The check
+    is matched by the tile's name as the knob or a parameter it feeds."""
+    found = [d for n in dict.fromkeys([name, *t.feeds]) for d in checks.get(n, ())]
+    if not found or not is_int(current):
+        return values, default, None
+    kept = [v for v in values if v == current or not is_int(v) or all(d.holds(current, v) for d in found)]
+    if len(kept) == len(values):
+        return values, default, None
+    if default not in kept:
+        default = current
+    left = ", ".join(str(v) for v in values if v not in kept)
+    return kept, default, f"{name} leaves out {left}: they fail {found[0].why}, at every size"
 
 
 def _lt(value: Value, limit: int) -> bool:
