@@ -19,9 +19,10 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 cost30 breaker19 breaker26 late33 leftovers23
+#   owed       parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26
+#              late33 leftovers23
 #              newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
-#              (carry .whl/deps; about 110 minutes in all, so four sessions' device time: the three phases the H100
+#              (carry .whl/deps; about 118 minutes in all, so four sessions' device time: the three phases the H100
 #              run of 2026-12-07 15:51 failed (breaker25 and late42 on defects late44 and late45 fix, wrongkernel27
 #              on its words, mended in d45); then the trials and proofs it never reached),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
@@ -139,6 +140,9 @@
 #   breaker28  scripts/gpu_breaker28.sh: the twenty-eighth held-out trial's kernels (FlagAttention's flash forward,
 #              LMDeploy's rotary embedding, W8A8 linear and paged fp8 KV-cache fill) and its written forms compiled
 #              and correct at realistic sizes, tune --device cuda on three
+#   breaker29  scripts/gpu_breaker29.sh: the twenty-ninth held-out trial's kernels (a layer-norm backward with a
+#              two-stage reduction, a split row argmax, a segmented prefix sum, a paged KV gather, an int4 GEMM) and its
+#              written forms compiled and correct at realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -312,6 +316,7 @@ breaker25 600 scripts/gpu_breaker25.sh
 breaker26 600 scripts/gpu_breaker26.sh
 breaker27 600 scripts/gpu_breaker27.sh
 breaker28 600 scripts/gpu_breaker28.sh
+breaker29 600 scripts/gpu_breaker29.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
@@ -390,7 +395,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 

@@ -29,7 +29,7 @@ from kernelopt.tunables.analysis import (
     read_source,
 )
 from kernelopt.tunables.block_tiles import HeldTiles, block_tiles, tile_entries, tile_problems
-from kernelopt.tunables.blocks import walk
+from kernelopt.tunables.blocks import is_jit, launched, named_args, walk
 from kernelopt.tunables.heuristic_layout import lay_out_heuristics
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import CONSTANT_SOURCE, ResourceLimits, resource_problems
@@ -38,6 +38,7 @@ from kernelopt.tunables.list_filters import size_assert_reads
 from kernelopt.tunables.model import (
     AutotuneConfig,
     AutotuneEvaluation,
+    Cover,
     EditResult,
     KnobEdit,
     Tunable,
@@ -49,6 +50,7 @@ from kernelopt.tunables.model import (
     argument_key,
     size_name,
 )
+from kernelopt.tunables.signature import param_names
 
 _DIRECTION = re.compile(r"^\s*(x|\*|/|\+|-)\s*(\d+(?:\.\d+)?)\s*$")
 _UP_WORDS = {"up", "increase", "bigger", "larger", "more", "deeper", "double", "next"}
@@ -1273,9 +1275,20 @@ def _covered_rows(old: str, edits: Sequence[KnobEdit], filename: str) -> tuple[s
         tunable = found.get(edit.key)
         if tunable is None or tunable.kind is not TunableKind.COMPUTED_SETTING or not is_int(edit.after):
             continue
-        covers = [c for c in tunable.covers if not c.held and c.size in tunable.size_names]
-        if len(covers) == 1:
+        # the size as the launching function names it: the kernel's ``SPLITS`` is run()'s ``splits`` where the
+        # launch passes ``SPLITS=splits`` (breaker29's q91: only a size of the same name in both was bounded, and
+        # ``BLOCK_S = 4`` over ``next_power_of_2(splits)`` was written plainly, wrong past 4 splits)
+        named = [c.model_copy(update={"size": _launch_size(old, c)}) for c in tunable.covers if not c.held]
+        covers = [c for c in named if c.size in tunable.size_names]
+        unread = next((c for c in named if c.size not in tunable.size_names), None)
+        if unread is None and len(covers) == 1:
             covered.append((edit, tunable, covers[0]))
+        elif unread is not None:
+            raise TunableError(
+                f"{edit.key}={edit.after} cannot be written safely: a block one program spans {unread.size} with "
+                f"({unread.test}), and {unread.size} is not a size {tunable.computed} reads where it is computed, so "
+                "no row up to the size it covers can be written"
+            )
     if not covered:
         return None
     edit, tunable, cover = covered[0]
@@ -1304,6 +1317,30 @@ def _covered_rows(old: str, edits: Sequence[KnobEdit], filename: str) -> tuple[s
             f"with {tunable.computed} above it"
         )
     return tabled, line
+
+
+def _launch_size(source: str, cover: Cover) -> str:
+    """The size a block covers (:attr:`Cover.size`, the kernel's parameter) as the launching function names it: the
+    name every launch of the kernel passes for it (``SPLITS=splits`` gives ``splits``); the parameter's own name
+    where a launch passes none, or launches pass different ones."""
+    module = cst.parse_module(source)
+    kernel = next(
+        (n for n in walk(module) if isinstance(n, cst.FunctionDef) and n.name.value == cover.kernel and is_jit(n)),
+        None,
+    )
+    if kernel is None:
+        return cover.size
+    passed: set[str] = set()
+    for node in walk(module):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript)):
+            continue
+        name = launched(node.func.value)
+        if not (isinstance(name, cst.Name) and name.value == cover.kernel):
+            continue
+        read = list(itertools.takewhile(lambda a: not a.star, node.args))
+        given = named_args(read, param_names(kernel)).get(cover.size)
+        passed.add(given.value if isinstance(given, cst.Name) else cover.size)
+    return passed.pop() if len(passed) == 1 else cover.size
 
 
 def verify_only(old: str, new: str, expected: Mapping[str, Value], *, filename: str = "kernel.py") -> list[str]:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import libcst as cst
+
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.launches import launched_kernel
 from kernelopt.tunables.model import Tunable, argument_key
@@ -102,6 +104,28 @@ def needs_sizes(found: Sequence[Tunable], source: str) -> bool:
     )
 
 
+def computed_most(found: Sequence[Tunable], kernel: str, param: str) -> int | None:
+    """The most the computed setting ``kernel`` gets as ``param`` can be, where its computation caps it by an integer
+    literal (``BLOCK_D = min(triton.next_power_of_2(D), 64)``: 64, whatever ``D``); ``None`` where it is not so
+    capped (a cap by a name, a knob of its own, moves with its edit)."""
+    computed = [t.computed for t in found if t.kernel == kernel and t.name == param and t.computed is not None]
+    if len(computed) != 1:
+        return None
+    text = computed[0]
+    try:
+        line = cst.parse_statement(text) if "=" in text.replace("==", "") else None
+        expr = cst.parse_expression(text) if line is None else None
+    except cst.ParserSyntaxError:
+        return None
+    if line is not None:
+        body = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        expr = body.value if isinstance(body, cst.Assign) else None
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "min"):
+        return None
+    caps = [int(a.value.evaluated_value) for a in expr.args if not a.star and isinstance(a.value, cst.Integer)]
+    return min(caps) if caps else None
+
+
 def bound_test(bounds: Mapping[str, int]) -> str:
     """The test a raised tile is set under: each size parameter at most its largest value at the entries, as a
     heuristic reads the kernel's arguments (``args["d"] <= 32 and args["e"] <= 64``)."""
@@ -141,7 +165,12 @@ def size_bounded(
                     f"{said} raises a tile of {kernel} beside {param}, a size of the problem no run told at the "
                     "SHAPES entries: past them its footprint was never compiled; not written"
                 )
+            most = computed_most(found, kernel, param)
+            if most is not None and most <= max(seen):
+                continue  # the computation never passes what the entries gave it (breaker29's q92: ``min(..., 64)``)
             bounds[param] = max(bounds.get(param, 0), *seen)
+    if not bounds:
+        return new, None
     test = bound_test(bounds)
     bounded = bound_moves(base, new, test, PORTABLE_DEFAULTS if defaults is None else defaults, at_launch=True)
     if bounded.new_source is None:

@@ -257,12 +257,32 @@ def _bound_in(test: cst.BaseExpression, size: str, constants: Mapping[str, int] 
             continue
         left, op, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
         bound = _int(right) if _int(right) is not None else (constants or {}).get(getattr(right, "value", ""))
-        if not (isinstance(left, cst.Name) and left.value == size and bound is not None):
+        if not (_at_least(left, size) and bound is not None):
             continue
         value = bound if isinstance(op, cst.LessThanEqual) else bound - 1 if isinstance(op, cst.LessThan) else None
         if value is not None:
             most = value if most is None else min(most, value)
     return most
+
+
+#: calls whose value is never less than their one argument's: a bound on the call bounds the argument
+_AT_LEAST_CALLS = frozenset({"next_power_of_2", "next_power_of_two"})
+
+
+def _at_least(expr: cst.BaseExpression, size: str) -> bool:
+    """Whether ``expr`` is ``size`` (a name) or a call never less than it (``triton.next_power_of_2(D)``: a row tested
+    ``triton.next_power_of_2(D) <= 128``, as ``tune`` bounds a tile beside a computed block, holds only where ``D <=
+    128``; breaker29's q93)."""
+    if isinstance(expr, cst.Name):
+        return expr.value == size
+    return (
+        isinstance(expr, cst.Call)
+        and dotted(expr.func).split(".")[-1] in _AT_LEAST_CALLS
+        and len(expr.args) == 1
+        and not expr.args[0].star
+        and isinstance(expr.args[0].value, cst.Name)
+        and expr.args[0].value.value == size
+    )
 
 
 def _bounded(fn: cst.FunctionDef, size: str, constants: Mapping[str, int] | None = None) -> int | None:

@@ -3062,10 +3062,19 @@ def _table_alone(
     )
     if alone == best or any(k not in current for k in others) or timed is None or timed.latency_us is None:
         return None, f"{mixed}: not written"
-    edit, note = _shaped_edit(replace(tuning, result=result.model_copy(update={"best_config": alone})))
+    kept = config_text({k: alone[k] for k in others})
+    # the table so written is judged by what it runs, its rows timed beside the original's literals (breaker29's
+    # q90: the session's table was judged with the pick's ROWS=32 beside it, then written with the original's
+    # ROWS=8, the same kernel as the original at every entry, and the pick's +150 % claimed for it)
+    judged = judge_choice(replace(tuning, result=result.model_copy(update={"best_config": alone})))
+    if not judged.judgement.better:
+        return (
+            None,
+            f"{mixed}; the table alone, {kept} as the original has them: {judged.judgement.reason}: not written",
+        )
+    edit, note = _shaped_edit(judged)
     if edit is None:
         return None, f"{mixed}: not written" + (f" ({note})" if note else "")
-    kept = config_text({k: alone[k] for k in others})
     return (
         edit,
         f"{note}; {mixed}: the table written alone, {kept} as the original has them ({timed.latency_us:.1f} us)",
