@@ -1190,12 +1190,15 @@ def apply(
         keys = ", ".join(e.key for e in result.edits)
         raise TunableError(f"{keys} cannot be edited safely: {unmoved.removesuffix(': not written')}")
     result.path = str(p)
+    chosen = set_edit(source.text, result.new_source) if result.edits else None
+    if chosen is not None and chosen.text is None:  # a refusal of the edit itself first, bounded or not
+        raise TunableError(f"{p}: {chosen.refusal}", hint=_UNPROVEN_HINT)
     sized = _size_bounded(source.text, result, gpu, evaluation, p.name) if result.edits else None
     if sized is not None:
         result.new_source = keep_newlines(source.text, sized[0])
-    chosen = set_edit(source.text, result.new_source) if result.edits else None
-    if chosen is not None and chosen.text is None:
-        raise TunableError(f"{p}: {chosen.refusal}", hint=_UNPROVEN_HINT)
+        chosen = set_edit(source.text, result.new_source)
+        if chosen.text is None:
+            raise TunableError(f"{p}: {chosen.refusal}", hint=_UNPROVEN_HINT)
     if chosen is not None and chosen.guard is not None:  # tune's text: the original kept where the value fails
         result.new_source = keep_newlines(source.text, chosen.text or result.new_source)
         result.guard = f"{sized[1]}; {chosen.guard}" if sized is not None else chosen.guard
@@ -1220,8 +1223,8 @@ def _size_bounded(
     """The text ``tunables --set`` writes for an edit that raises a tile of a kernel whose tiles a size of the problem
     spans too, and the line saying so: every setting it moved set under the largest values of those sizes the run of
     the task told at its ``SHAPES`` entries (``evaluation``), the original's values past them, as ``tune`` writes its
-    pick (:func:`~kernelopt.tunables.size_tiles.size_bounded`); ``None`` where the edit raises no such tile.
-    wrongkernel31, v184: ``--set`` wrote such a raise for every size, a footprint never compiled past the entries.
+    pick (:func:`~kernelopt.tunables.size_tiles.size_bounded`); ``None`` where the edit raises no such tile (an autotune
+    list's config is pinned unbounded, as tune pins it). wrongkernel31, v184: ``--set`` wrote such a raise for every size, a footprint never compiled past the entries.
 
     Raises:
         TunableError: such a raise where no run told the size (a lone file, no ``--reference``), or whose bound
@@ -1231,7 +1234,11 @@ def _size_bounded(
     from kernelopt.tunables.size_tiles import size_bounded
 
     found = analyze(old, filename, gpu=gpu, **evaluated(evaluation))[2]
-    moved = {e.key: ((e.key,), e.before, e.after) for e in result.edits}
+    listed = {t.key for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}
+    # an autotune list's config has no launch to set a bound at: tune pins it unbounded (late44's Seen line)
+    moved = {e.key: ((e.key,), e.before, e.after) for e in result.edits if e.key not in listed}
+    if not moved:
+        return None
 
     def told(kernel: str, param: str) -> list[int]:
         if evaluation is None:
