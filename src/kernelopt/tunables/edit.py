@@ -1224,7 +1224,8 @@ def _size_bounded(
     spans too, and the line saying so: every setting it moved set under the largest values of those sizes the run of
     the task told at its ``SHAPES`` entries (``evaluation``), the original's values past them, as ``tune`` writes its
     pick (:func:`~kernelopt.tunables.size_tiles.size_bounded`); ``None`` where the edit raises no such tile (an autotune
-    list's config is pinned unbounded, as tune pins it). wrongkernel31, v184: ``--set`` wrote such a raise for every size, a footprint never compiled past the entries.
+    list's config is pinned unbounded, as tune pins it). wrongkernel31, v184: ``--set`` wrote such a raise for every
+    size, a footprint never compiled past the entries.
 
     Raises:
         TunableError: such a raise where no run told the size (a lone file, no ``--reference``), or whose bound
