@@ -267,6 +267,9 @@
 #   late41     scripts/gpu_late41.sh: vLLM's fp8 GEMM holding another GPU model's keyed row, then this GPU's table
 #              written after it as tune writes it: both kept, this GPU's rows compiled and right under its row and
 #              past it (256 MB of fp8 a side) (docs/faults.md l95)
+#   leftovers28 scripts/gpu_leftovers28.sh: fla_matmul's tune on cuda in a 60 s wall: what discovery's run compiled
+#              (its list of eight at the first entry) is linked into the session's Triton cache before its workers
+#              start, not compiled again (docs/faults.md l186); entries and the session's compile seconds printed
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -388,6 +391,7 @@ late42 300 scripts/gpu_late42.sh
 leftovers26 420 scripts/gpu_leftovers26.sh
 leftovers27 420 scripts/gpu_leftovers27.sh
 late45 300 scripts/gpu_late45.sh
+leftovers28 300 scripts/gpu_leftovers28.sh
 cost30 300 scripts/gpu_cost30.sh
 gputests 560 -
 EOF

@@ -246,3 +246,101 @@ def test_l185_a_refusal_quotes_a_path_whole_and_cuts_only_what_no_path_can_be() 
     blob = "k" * PATH_MAX
     assert shown_path(blob).endswith("...") and len(shown_path(blob)) <= SHOWN_CHARS
     assert shown_path("\ud800" * 2000).endswith("...")  # a lone surrogate an agent's JSON may hold: counted, no raise
+
+
+# == l186: what discovery's run compiled on a GPU is not compiled again by the session ===============================
+
+FLA = Path(__file__).parent / "data" / "breaker25" / "fla_matmul"
+
+
+def test_l186_discovery_s_compiles_are_linked_into_the_session_s_cache(tmp_path: Path) -> None:
+    """``seed_cache`` links each kernel of discovery's Triton cache the session's lacks (an entry the session's cache
+    holds stays its own; an interrupted seeding's partial folder is never read as an entry); nothing to link: 0."""
+    import os
+
+    from kernelopt.tuning.compile_pool import CACHE_DIR, seed_cache
+
+    found = tmp_path / "out" / CACHE_DIR
+    for key, files in {"KEYA": ("k.cubin", "__grp__k.json"), "KEYB": ("k.cubin",), ".tmp": ("x",)}.items():
+        (found / key).mkdir(parents=True)
+        for name in files:
+            (found / key / name).write_text(f"{key}/{name}")
+    session = tmp_path / "out" / "abc123"
+    (session / CACHE_DIR / "KEYB").mkdir(parents=True)
+    (session / CACHE_DIR / "KEYB" / "k.cubin").write_text("the session's own")
+    (session / CACHE_DIR / ".KEYA.seeding").mkdir()  # an interrupted seeding's
+    assert seed_cache(found, session) == 1 and seed_cache(found, session) == 0
+    linked = session / CACHE_DIR / "KEYA" / "k.cubin"
+    assert os.stat(linked).st_ino == os.stat(found / "KEYA" / "k.cubin").st_ino  # a link, no copy
+    assert (session / CACHE_DIR / "KEYB" / "k.cubin").read_text() == "the session's own"
+    assert sorted(p.name for p in (session / CACHE_DIR).iterdir()) == ["KEYA", "KEYB"]
+    assert seed_cache(tmp_path / "none", session) == 0
+
+
+def test_l186_on_a_gpu_discovery_compiles_into_the_output_folder_s_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fla_matmul's discovery on a GPU compiled its list of eight at the first entry in the user's Triton cache, and the
+    session's workers compiled them again in the session's (late45's Seen line: "pinning the first run too, or sharing
+    the cache, would save most of it"). ``prepare_folder`` now gives discovery's worker ``<out>/triton-cache``, which
+    each session links in before its workers start; in Triton's interpreter (nothing compiles) nothing changes. Read
+    up to discovery's call (no worker starts)."""
+    from kernelopt.env import TRITON_CACHE_DIR
+    from kernelopt.tuning import folder as folder_module
+    from kernelopt.tuning.compile_pool import CACHE_DIR
+
+    given: dict[str, dict[str, str]] = {}
+
+    class Stop(Exception):
+        pass
+
+    def discover(kernel_py: Path, **kwargs: object) -> None:
+        given[str(kwargs["device"])] = dict(kwargs["env"])  # type: ignore[call-overload]
+        raise Stop
+
+    monkeypatch.setattr(folder_module, "discover_evaluated", discover)
+    monkeypatch.setattr(folder_module, "_gpu_name", lambda request, card: "NVIDIA H100 80GB HBM3")
+    for device in ("cuda", "cpu"):
+        with pytest.raises(Stop):
+            folder_module.prepare_folder(folder_module.TuneRequest(folder=str(FLA), device=device, out=str(tmp_path)))
+    assert given["cuda"][TRITON_CACHE_DIR] == str(tmp_path / CACHE_DIR)
+    assert given["cpu"].get(TRITON_CACHE_DIR) != str(tmp_path / CACHE_DIR)
+    assert not (FLA / ".kernelopt").exists()  # --out given: nothing written into the kernel's folder
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(285)
+def test_on_cuda_l186_fla_matmul_s_session_starts_from_what_discovery_compiled(tmp_path: Path) -> None:
+    """On an NVIDIA GPU (Triton compiled; scripts/gpu_leftovers28.sh): late42's tune of breaker25's fla_matmul
+    (``tune --device cuda --json --dry-run --budget-wall-s 60``). Discovery's run compiled its list of eight at the first
+    entry into ``<out>/triton-cache``, and the session's cache holds each of those kernels as a link before its workers
+    start, so its compile and bench workers load them where they ask for the same compile. Printed: the entries
+    discovery compiled, those linked into the session and those the session compiled itself, its pace (compile and
+    check seconds, against 42.9 s and 40.6 s on the H100 of 2026-12-07 16:10) and its run wall."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    from kernelopt.tuning.compile_pool import CACHE_DIR
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    folder = Path(shutil.copytree(FLA, tmp_path / "fla_matmul"))
+    out = tmp_path / "sessions"
+    argv = [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cuda", "--json", "--dry-run",
+            "--budget-wall-s", "60", "--out", str(out)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=275, env=env)
+    assert done.stdout, done.stderr[-3000:]
+    said = json.loads(done.stdout)
+    found = {p.name for p in (out / CACHE_DIR).iterdir() if p.is_dir()}
+    (session,) = (p for p in out.iterdir() if p.name != CACHE_DIR)
+    inodes = {f.stat().st_ino for f in (out / CACHE_DIR).rglob("*") if f.is_file()}
+    linked, own = set(), set()
+    for entry in (p for p in (session / CACHE_DIR).iterdir() if p.is_dir()):
+        files = [f for f in entry.rglob("*") if f.is_file()]
+        (linked if files and all(f.stat().st_ino in inodes for f in files) else own).add(entry.name)
+    print(f"leftovers28 l186: rc {done.returncode}; discovery compiled {len(found)} entries, {len(linked)} linked into")
+    print(f"leftovers28 l186: the session, {len(own)} compiled by the session; pace {said['pace']}")
+    print(f"leftovers28 l186: run_wall {said['run_wall']}; outcomes {said['outcomes']}")
+    assert len(found) >= 8, found  # the list of eight at the first entry at least
+    assert found <= linked | own and len(linked) >= 8, (sorted(found - linked), sorted(own))

@@ -21,6 +21,7 @@ Worker side, :class:`CompileService`: the handler of the ``compile`` service.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,7 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelopt.env import build_folders, inherited
+from kernelopt.env import TRITON_CACHE_DIR, build_folders, inherited
 from kernelopt.tunables.list_model import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
@@ -373,3 +374,43 @@ def shared_cache_env(base: Mapping[str, str], session_dir: Path) -> dict[str, st
     """``base`` with the session's one Triton cache and extension build folder (every worker of a session
     uses them, so what a compile worker built the bench worker loads)."""
     return dict(base) | build_folders(Path(session_dir) / CACHE_DIR, Path(session_dir) / EXTENSIONS_DIR)
+
+
+def discovery_env(base: Mapping[str, str], out: Path) -> dict[str, str]:
+    """``base`` with the Triton cache of discovery's run of the task on a GPU: ``out / CACHE_DIR``, beside the session
+    folders of ``tune``'s output folder, kept from one run to the next (as Triton's own cache would be) and linked
+    into each session's cache before its workers start (:func:`seed_cache`)."""
+    return dict(base) | {TRITON_CACHE_DIR: str(Path(out) / CACHE_DIR)}
+
+
+def seed_cache(source: Path, session_dir: Path) -> int:
+    """Each kernel of the Triton cache ``source`` (discovery's, :func:`discovery_env`) that the session's cache lacks,
+    linked into it (copied where a link cannot be made): the number added. Discovery's run compiled what it ran (a
+    keyed list of eight whole at its first ``SHAPES`` entry, the pinned pick at the others), in the user's Triton
+    cache, and the session's compile and bench workers compiled the same kernels again in theirs (fla_matmul on the
+    H100, late45's Seen line). Triton keys an entry by all its compile reads (the kernel's source, its specialization,
+    the options, the target), so an entry serves whichever process asks for that compile; Triton replaces a file
+    whole, never writes into one, so a link shared by two caches stays what each wrote. Call it before the session's
+    workers start (nothing else writes the session's cache then: its run lock)."""
+    target = Path(session_dir) / CACHE_DIR
+    if not Path(source).is_dir():
+        return 0
+    added = 0
+    for entry in sorted(Path(source).iterdir()):
+        dest = target / entry.name
+        if not entry.is_dir() or entry.name.startswith(".") or dest.exists():
+            continue
+        target.mkdir(parents=True, exist_ok=True)
+        partial = target / f".{entry.name}.seeding"  # an interrupted seeding's, never read by Triton
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.copytree(entry, partial, copy_function=_link_or_copy)
+        os.replace(partial, dest)
+        added += 1
+    return added
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or one without hard links
+        shutil.copy2(src, dst)

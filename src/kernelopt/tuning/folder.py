@@ -113,7 +113,7 @@ from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.tuning.accuracy import EntryError, entry_values
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, config_text, is_computed
-from kernelopt.tuning.compile_pool import CACHE_DIR, EXTENSIONS_DIR
+from kernelopt.tuning.compile_pool import CACHE_DIR, EXTENSIONS_DIR, discovery_env, seed_cache
 from kernelopt.tuning.dot_precision import operands_dtype
 from kernelopt.tuning.entry_retime import retime_refusal
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -288,6 +288,9 @@ class PreparedFolder:
             :func:`idle_shapes`): every candidate is checked there, and timed only where the launch runs.
         screen: the tuned kernel's autotune list's own filters (:func:`~kernelopt.tunables.list_filters.list_screen`),
             which the workers apply to every candidate: one they reject is set aside untimed.
+        discovery_cache: on a GPU, the Triton cache discovery's run of the task compiled into (the output folder's
+            own, :func:`~kernelopt.tuning.compile_pool.discovery_env`), linked into the session's cache before its
+            workers start; ``None`` in the interpreter (nothing compiles).
     """
 
     request: TuneRequest
@@ -309,6 +312,7 @@ class PreparedFolder:
     idle: tuple[str, ...] = ()
     screen: ListScreen | None = None
     key_parts: Mapping[str, str] = field(default_factory=dict)
+    discovery_cache: Path | None = None
 
     @property
     def record_path(self) -> Path:
@@ -551,12 +555,17 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     shapes = session_shapes(problem, entries)
     env = worker_env(None, device=request.device)
     gpu = _gpu_name(request, card)
+    out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
+    # on a GPU, what discovery's run compiles goes where each session's workers find it (seed_cache, l186)
+    discovery_cache = None if problem.interpreted else out / CACHE_DIR
+    if discovery_cache is not None and request.out is None:
+        _ignored_by_git(folder / DEFAULT_OUT.parent)
     tunables, evaluation = discover_evaluated(
         problem.kernel_py,
         gpu=gpu,
         reference=problem.reference_py,
         device=request.device or "auto",
-        env=env,
+        env=env if discovery_cache is None else discovery_env(env, out),
         first_call=True,
         # a keyed list a session times entry by entry, pinned (l101), is not benchmarked whole at every entry's key
         # before it: the runs after the first pinned to its first pick (leftovers27 l133)
@@ -594,7 +603,6 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     found = discover_source(base, problem.kernel_py.name, gpu=gpu, evaluation=evaluation)
     edits = functools.partial(knob_editor, base, limits=limits, gpu=gpu, evaluation=evaluation, found=found)
     space = writable_space(space, edits(kernel=space.kernel, origins=space.origins, writable=True), tunables)
-    out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = edits(kernel=space.kernel, origins=space.origins, pin_current=problem.interpreted)
     parts = session_parts(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
     prepared = PreparedFolder(
@@ -621,6 +629,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
             shapes,
         ),
         screen=_screen(base, space.kernel, evaluation, tunables),
+        discovery_cache=discovery_cache,
     )
     pinned = pinned_line(prepared) or only_current_line(prepared)
     if pinned is not None:
@@ -1135,6 +1144,8 @@ def tune_folder(
     # no worker of this session runs yet, and its run lock keeps any other off: a build lock there is an interrupted
     # session's, which every candidate of the rerun waited on until its limit (n97)
     release_build_locks(prepared.session_dir / EXTENSIONS_DIR)
+    if prepared.discovery_cache is not None:  # what discovery's run compiled, not compiled again (l186)
+        seed_cache(prepared.discovery_cache, prepared.session_dir)
     if req.out is None:
         _ignored_by_git(Path(req.folder) / DEFAULT_OUT.parent)
     header = RecordHeader.for_space(
