@@ -103,6 +103,40 @@ def test_q90_a_table_written_without_the_pick_s_literals_is_judged_by_what_it_ru
     ), note
 
 
+def test_q94_a_table_not_written_gives_way_to_the_pick_as_one_configuration(ln_bwd_session: Any) -> None:
+    """After q90 the same session wrote nothing, though its pick itself, the row block computed and ``ROWS=32`` for
+    every size, was faster than the original at every entry (234 / 689 / 207 ms against 586 / 1133 / 255) and 1.75x on
+    their sum: a session that chose a per-bucket table had no next-best pick (``_next_picks``), and its table's rows
+    fell back to the computation alone. Where the table is not written, the pick is judged as one configuration for
+    every size against the current one, in one round, and offered next (then checked on the entries and by the net,
+    as any next pick): ``ROWS_PER_PROG = 32``."""
+    from kernelopt.tuning.candidate import COMPUTED
+    from kernelopt.tuning.folder import FolderTuning, _as_one, judge_choice, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape
+
+    prepared, results = ln_bwd_session
+    current, best = {"BLOCK": COMPUTED, "ROWS": 8}, {"BLOCK": COMPUTED, "ROWS": 32}
+    mine, now = (next(r for r in results if r.config == c) for c in (best, current))
+    result = SessionResult(
+        best_config=best, best_latency_us=mine.latency_us, current_config=current, current_latency_us=now.latency_us,
+        results=results, retimed=[], evaluations=len(results), served=0, budget=24, space_size=10, wall_s=102.5,
+        stop=StopReason.WALL_TIME, strategy="local",
+    )  # fmt: skip
+    shapes = per_shape(results, [], best, current)
+    tuning = judge_choice(
+        FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+    )
+    one = _as_one(tuning)
+    assert one is not None and one.choice is not None and one.choice.kind is ChoiceKind.ONE
+    assert one.judgement.better and not one.judgement.table, one.judgement
+    assert one.judgement.reason == "the best beats the current configuration by +74.6 % (2 % asked)"
+    edit, note = shaped_edit(one)
+    assert edit is not None and note is None, note
+    assert "-ROWS_PER_PROG = 8\n+ROWS_PER_PROG = 32\n" in edit.diff, edit.diff
+    assert _as_one(one) is None  # one configuration already
+
+
 def test_q91_tunables_set_of_a_block_covering_a_renamed_size_is_written_up_to_it(tmp_path: Path) -> None:
     """Seen on 2026-12-07: ``tunables kernel.py --set _argmax_final:BLOCK_S=4`` on split_argmax (``s < SPLITS`` over
     one block of ``BLOCK_S=triton.next_power_of_2(splits)``, the kernel's ``SPLITS`` run()'s ``splits``, up to 16)

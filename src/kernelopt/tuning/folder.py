@@ -2233,6 +2233,17 @@ def _checked_edit(
                 break
         if edit is None and line is not None:  # a table's rows give way (a single pick's next-best came above)
             tuning, edit, note, net = _table_fallback(tuning, evaluator, known, cap, (note, net, line, at), wall)
+        # a table refused (not one whose text failed a check: the pick shares its rows' values) and none of its rows'
+        # fallbacks written: the session's pick itself, one configuration for every size (q94)
+        one = _as_one(tuning) if edit is None and failed is None and refused is not None else None
+        if one is not None:
+            pick = config_text(one.result.best_config)
+            said = f"{line}: the per-bucket table not written; the pick for every size, {pick}"
+            alt_edit, alt_note, alt_net, _, _ = _after(said, one, evaluator, known, cap, wall)
+            cap = _past_compared(cap, alt_net, wall)
+            if alt_edit is not None:
+                tuning, edit, net = one, alt_edit, alt_net
+                note = f"{said}, passes: written instead" + (f" ({alt_note})" if alt_note else "")
         if edit is None and failed is not None:
             note = f"{failed}: nothing written"
     except WallSpent as exc:  # a check the wall time left cannot fit: nothing is written unchecked
@@ -2831,6 +2842,28 @@ def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
             break
         out.append(alt)
     return out
+
+
+def _as_one(tuning: FolderTuning) -> FolderTuning | None:
+    """The session whose per-bucket table was not written (its text refused, its rows' fallbacks too) as if
+    it had chosen its pick as one configuration for every size, judged as itself against the current configuration in
+    one round (:func:`_picked`), where it beats it; ``None`` for any other session. breaker29's q94: ln_bwd's table
+    over N could not carry ``ROWS_PER_PROG=32`` (a module constant), and the pick itself, the row block computed and
+    32 rows a band, 1.75x faster on the entries together and faster at each, was never offered."""
+    result = tuning.result
+    if tuning.choice is None or tuning.choice.kind is not ChoiceKind.TABLE or result.best_config is None:
+        return None
+    if result.current_config is None or Config.of(result.best_config) == Config.of(result.current_config):
+        return None
+    pool = result.retimed if _latency_in(result.retimed, Config.of(result.best_config)) is not None else result.results
+    mine = _latency_in(pool, Config.of(result.best_config))
+    now = _latency_in(pool, Config.of(result.current_config))
+    if mine is None or now is None:
+        return None
+    alt = _picked(tuning, dict(result.best_config), mine, now, tuning.prepared.request.min_gain_pct)
+    reason = "the per-bucket table was not written: the pick itself, one configuration for every size"
+    alt = replace(alt, choice=ShapeChoice(kind=ChoiceKind.ONE, reason=reason))
+    return alt if alt.judgement.better else None
 
 
 def _latency_in(pool: Sequence[Result], config: Config | None) -> float | None:
