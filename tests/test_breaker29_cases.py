@@ -207,6 +207,35 @@ def test_q93_a_row_tested_on_the_next_power_of_two_of_a_size_bounds_that_size() 
     assert "its row's test does not bound D to 16384 (the row needs `and D <= 16384`)" in note, note
 
 
+def test_q95_an_int4_code_unpacked_from_a_masked_out_byte_is_a_finite_integer() -> None:
+    """Seen on 2026-12-07: ``tune --device cpu`` on int4_mm set aside every K step past 64 ("BLOCK_K=128 does not divide
+    every size the original BLOCK_K=64 handled (the kernel _int4_mm steps range(0, K, BLOCK_K) over loads whose masks
+    leave it unchecked), and a setting in _int4_mm's decorator cannot be guarded by a size"), though every K load is
+    masked: the lanes past K (activations 0.0, the packed byte 0, its scale and zero 0.0) were read as any value once
+    the code is unpacked, ``(packed >> shift) & 0xF``, so ``(code - zero) * scale`` could be NaN and the dot's ``0.0 *
+    w`` not zero. A bitwise operation is of integers alone: finite, and zero where a zero is shifted or masked; the
+    dequantized lane is then 0.0. Where the masked-out lanes hold something else (``other=1.0``: 1.0 times ``(0 - 1.0) * 1.0``)
+    the block stays unchecked."""
+    import libcst as cst
+
+    from kernelopt.tunables.blocks import unchecked_blocks
+    from kernelopt.tunables.guard import guard_edit
+
+    def blocks(text: str) -> set[str]:
+        kernel = next(
+            n for n in cst.parse_module(text).body if isinstance(n, cst.FunctionDef) and n.name.value == "_int4_mm"
+        )
+        return unchecked_blocks(kernel)
+
+    old = (DATA / "int4_mm" / "kernel.py").read_text()
+    assert blocks(old) == set()
+    tile = '"BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}'
+    new = old.replace(tile, tile.replace('"BLOCK_K": 64', '"BLOCK_K": 128'))
+    assert new != old and guard_edit(old, new).new_source == new
+    ones = old.replace("other=0.0)", "other=1.0)")  # the activations, the scale and the zero past K: w is -1.0
+    assert ones.count("other=1.0)") == 3 and blocks(ones) == {"BLOCK_K"}
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session picks these (the CPU session's own picks:

@@ -1594,10 +1594,18 @@ def _same(a: Lane, b: Lane) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
+#: libcst's names of the bitwise operators: Triton applies them to integer tensors alone
+_BITWISE = frozenset({"BitAnd", "BitOr", "BitXor", "LeftShift", "RightShift"})
+
+
 def _apply(op: str, a: Lane, b: Lane) -> Lane:
     """``a op b`` (``op`` ``Add``, ``Subtract``, ``Multiply``, ``Divide``) over lane values: numbers as Python's
     floats give them (``0 * inf`` is NaN), a finite value not known times zero is zero, an infinity plus one is the
-    infinity; anything else not known."""
+    infinity; a bitwise operation (integers alone, never an infinity) finite, zero where a zero is shifted or masked
+    (breaker29's q95: an int4 code unpacked from a masked-out byte, ``(packed >> shift) & 0xF``); anything else not
+    known."""
+    if op in _BITWISE:
+        return 0.0 if _same(a, 0.0) and op in ("BitAnd", "LeftShift", "RightShift") else FINITE
     if ANY in (a, b) or op not in ("Add", "Subtract", "Multiply", "Divide"):
         return ANY
     if isinstance(a, float) and isinstance(b, float):
