@@ -19,10 +19,10 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26
+#   owed       parity breaker25 wrongkernel27 late42 late48 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26
 #              late33 leftovers23
 #              newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
-#              (carry .whl/deps; about 118 minutes in all, so four sessions' device time: the three phases the H100
+#              (carry .whl/deps; about 121 minutes in all, so four sessions' device time: the three phases the H100
 #              run of 2026-12-07 15:51 failed (breaker25 and late42 on defects late44 and late45 fix, wrongkernel27
 #              on its words, mended in d45); then the trials and proofs it never reached),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
@@ -270,6 +270,9 @@
 #   leftovers28 scripts/gpu_leftovers28.sh: fla_matmul's tune on cuda in a 60 s wall: what discovery's run compiled
 #              (its list of eight at the first entry) is linked into the session's Triton cache before its workers
 #              start, not compiled again (docs/faults.md l186); entries and the session's compile seconds printed
+#   late48     scripts/gpu_late48.sh: breaker12's LightLLM and breaker13's SGLang picks written again with late44's
+#              bound where their launchers bind the sizes (a tile's line moved below them): compiled and right within
+#              the bound and past it (docs/faults.md l170-l171)
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -392,6 +395,7 @@ leftovers26 420 scripts/gpu_leftovers26.sh
 leftovers27 420 scripts/gpu_leftovers27.sh
 late45 300 scripts/gpu_late45.sh
 leftovers28 300 scripts/gpu_leftovers28.sh
+late48 300 scripts/gpu_late48.sh
 cost30 300 scripts/gpu_cost30.sh
 gputests 560 -
 EOF
@@ -399,7 +403,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity breaker25 wrongkernel27 late42 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity breaker25 wrongkernel27 late42 late48 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 

@@ -222,9 +222,10 @@ def test_the_thirteenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_
         (
             "sgl_decode_grouped",
             written["sgl_decode_grouped"],
-            [
+            [  # the pick within late44's bound (head blocks up to 128), the original's blocks past it (late48, l171)
                 {"B": 2, "HQ": 64, "HK": 2, "D": 96, "S": 130, "P": 3},
                 {"B": 1, "HQ": 4, "HK": 4, "D": 16, "S": 1, "P": 1},
+                {"B": 2, "HQ": 16, "HK": 2, "D": 192, "S": 300, "P": 4},
             ],
         ),
     ]

@@ -92,8 +92,8 @@ from kernelopt.tunables.inline_guard import (
     read_inline_guard,
     read_statement_guard,
 )
-from kernelopt.tunables.launch_bound import launch_test
-from kernelopt.tunables.launch_value import Substitute, value_at_launch
+from kernelopt.tunables.launch_bound import LaterRow, later_rows, launch_test
+from kernelopt.tunables.launch_value import Substitute, statement_binds, value_at_launch
 from kernelopt.tunables.list_filters import module_names
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import kept_by_text, parsed
@@ -6315,6 +6315,7 @@ def bound_moves(
     restores: list[_Splice] = []
     by_statement: dict[int, list[_Change]] = {}
     tests: dict[int, str] = {}  # statement -> the bound as its function reads it
+    rows: dict[int, LaterRow] = {}  # statement -> where its line moves below, its bound known only there
     copies: dict[int, list[tuple[_Change, cst.CSTNode]]] = {}  # statement -> its moved tiles' grid copies
     claims: dict[int, tuple[cst.CSTNode, list[_Change]]] = {}  # a copy -> the settings it moved with
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
@@ -6335,33 +6336,26 @@ def bound_moves(
                 if isinstance(change.statement, cst.SimpleStatementSuite)
                 else None
             )
-            # a heuristic's table bounds args["N"]: the launch's own argument N is the same size where it is set
-            own = launch_test(test, change.statement, fn, new_tree.module, change.target) if fn and not where else test
-            if own is None:
-                where = "args is not known where it is set, and the launch passes no argument it reads again the same"
-            elif at_launch and fn is not None and where is None:
-                read = value_at_launch(fn, change.statement, cst.parse_expression(own))
-                if isinstance(read, str):
-                    where = read
-                else:
-                    own = cst.Module([]).code_for_node(read)
-            missing = (
-                sorted(
-                    _names(cst.parse_expression(own))
-                    - _LIBRARIES
-                    - (module_names(new_tree.module) - _bound_before(fn, pos[fn].end.line + 1, pos))  # a module's
-                    - _bound_before(fn, pos[change.statement].start.line, pos)  # function the fn never binds (c43)
-                )
-                if fn and own is not None
-                else []
-            )
-            if where is None and missing:
-                where = f"{', '.join(missing)} is not known where it is set"
+            own: str | None = test
+            later: LaterRow | None = None  # where the literal's line moves below, its bound known only there
+            if fn is not None and where is None:
+                read = _row_test(test, change, fn, new_tree.module, pos, at_launch, change.statement)
+                if isinstance(read, str) and change.target is not None:
+                    # the sizes bound below the literal's line: the line moved below them, unchanged (late48, l170)
+                    places, ends = later_rows(fn, change.statement)
+                    tried = ((p, _row_test(test, change, fn, new_tree.module, pos, at_launch, p.below)) for p in places)
+                    later, found = next(((p, t) for p, t in tried if not isinstance(t, str)), (None, read))
+                    if later is None and ends is not None and change.target in statement_binds(ends):
+                        found = f"{read}, nor below it before line {pos[ends].start.line} sets {change.target} again"
+                    read = found
+                own, where = (None, read) if isinstance(read, str) else (read[0], None)
             if where is not None or own is None:
                 return Guarded(None, f"{name}={change.after} cannot be set under {test} ({where})")
             restores.append(cut)
             by_statement.setdefault(id(change.statement), []).append(change)
             tests[id(change.statement)] = own
+            if later is not None:
+                rows[id(change.statement)] = later
             for lit in _moved_copies(o[1], n[1], change):  # a tile's grid copy (``triton.cdiv(M, 32)``) moves with it
                 claims.setdefault(id(lit), (lit, []))[1].append(change)
     for lit, changes in claims.values():
@@ -6380,7 +6374,9 @@ def bound_moves(
     for key, moved in by_statement.items():
         fn = moved[0].function
         assert fn is not None
-        written = _set_under(moved, [tests[key]] * len(moved), fn, new, pos, tests[key], copies.get(key, []))
+        written = _set_under(
+            moved, [tests[key]] * len(moved), fn, new, pos, tests[key], copies.get(key, []), below=rows.get(key)
+        )
         if written is None:
             return Guarded(None, "an assignment and a launch literal moved on one line cannot be set under a bound")
         splices += written
@@ -6391,7 +6387,44 @@ def bound_moves(
     where = sorted(set(tests.values()))
     spelled = "; ".join(t for t in where if t != test)
     said = f"{' and '.join(where)} ({test} at the launch)" if spelled else test
-    return Guarded(_spliced(new, splices), f"{sets} only where {said}, the original values elsewhere")
+    moves = "".join(
+        f"; line {pos[by_statement[key][0].statement].start.line}"
+        f"{''.join(f' and line {pos[c].start.line}' for c in later.carried)} moved below line "
+        f"{_last_line(later.below, pos)}, where its bound is known"
+        for key, later in rows.items()
+    )
+    return Guarded(_spliced(new, splices), f"{sets} only where {said}, the original values elsewhere{moves}")
+
+
+def _row_test(
+    test: str,
+    change: _Change,
+    fn: cst.FunctionDef,
+    module: cst.Module,
+    pos: Positions,
+    at_launch: bool,
+    row: cst.CSTNode,
+) -> tuple[str] | str:
+    """:func:`bound_moves`' ``test`` as ``fn`` reads it in a row right after ``row`` (the moved literal's statement,
+    or a later statement its line is moved below), in a 1-tuple; why it cannot be read there, a string."""
+    # a heuristic's table bounds args["N"]: the launch's own argument N is the same size where it is set
+    own = launch_test(test, change.statement, fn, module, change.target, row if change.target is not None else None)
+    if own is None:
+        return "args is not known where it is set, and the launch passes no argument it reads again the same"
+    if at_launch:
+        read = value_at_launch(fn, row, cst.parse_expression(own))
+        if isinstance(read, str):
+            return read
+        own = cst.Module([]).code_for_node(read)
+    # names bound before the row: the literal's statement's own line, or the lines through a later one
+    line = pos[row].start.line if row is change.statement else _last_line(row, pos) + 1
+    missing = sorted(
+        _names(cst.parse_expression(own))
+        - _LIBRARIES
+        - (module_names(module) - _bound_before(fn, pos[fn].end.line + 1, pos))  # a module's name the fn never
+        - _bound_before(fn, line, pos)  # binds (c43)
+    )
+    return f"{', '.join(missing)} is not known where it is set" if missing else (own,)
 
 
 def _moved_copies(old: cst.FunctionDef | None, new: cst.FunctionDef | None, change: _Change) -> list[cst.CSTNode]:
@@ -6439,6 +6472,12 @@ def _guard_block(indent: str, conditions: str, targets: str, values: str) -> str
     ``<targets> = <values>`` one step further in (the form :func:`_guard_values` and
     :func:`~kernelopt.tunables.guard_blocks.one_block_per_condition` read back)."""
     return f"{indent}if {conditions}:  # {TUNED}\n{indent}{_step(indent)}{targets} = {values}\n"
+
+
+def _last_line(statement: cst.CSTNode, pos: Positions) -> int:
+    """The last line of ``statement`` (an indented block's range ends at the start of the line after it)."""
+    end = pos[statement].end
+    return end.line - 1 if end.column == 0 and end.line > pos[statement].start.line else end.line
 
 
 def _step(indent: str) -> str:
@@ -6499,6 +6538,7 @@ def _set_under(
     conditions: str,
     copies: Sequence[tuple[_Change, cst.CSTNode]] = (),
     inline: frozenset[str] = frozenset(),
+    below: LaterRow | None = None,
 ) -> list[_Splice] | None:
     """The splices that set the literals ``moved`` on one statement of ``fn`` only where ``conditions`` hold, their
     original values elsewhere (``tests``: each literal's own condition, for the inline form): the one writer of the
@@ -6508,6 +6548,9 @@ def _set_under(
     condition follows it (``BM = 16`` / ``if M % 32 == 0:  # kernelopt: tuned`` / ``BM = 32``; the launch passes
     ``BM=BM``), the grid's ``copies`` of them named too; where the function already uses such a name, inline at
     the launch (``BM=32 if M % 32 == 0 else 16``), and where the launch held an inline guard (``inline``).
+    Assigned tiles whose condition is known only ``below`` a later statement (:func:`~kernelopt.tunables.
+    launch_bound.later_rows`) have their line, as the original wrote it, moved below that one and the condition
+    follows it there (``Lq, Lk = ...`` / ``BLOCK = 32`` / ``if Lk <= 128:  # kernelopt: tuned`` / ``BLOCK = 128``).
     ``None`` where an assignment and a launch literal moved on one line."""
     statement = moved[0].statement
     starts = _line_starts(new)
@@ -6518,7 +6561,18 @@ def _set_under(
         targets, values = ", ".join(c.target for c in moved), ", ".join(str(c.after) for c in moved)  # type: ignore[misc]
         block = _guard_block(indent, conditions, targets, values)
         end_of_statement = starts[rng.end.line]  # the statement line ends with its newline
-        return [*((c.start, c.end, str(c.before)) for c in moved), (end_of_statement, end_of_statement, block)]
+        restored = [(c.start, c.end, str(c.before)) for c in moved]
+        if below is None:
+            return [*restored, (end_of_statement, end_of_statement, block)]
+        start = starts[rng.start.line - 1 - len(statement.leading_lines)]  # its comments move with it
+        original = _spliced(new[start:end_of_statement], [(a - start, b - start, v) for a, b, v in restored])
+        cuts = [(start, end_of_statement, "")]
+        for carried in below.carried:
+            cut = (starts[pos[carried].start.line - 1 - len(carried.leading_lines)], starts[_last_line(carried, pos)])
+            cuts.append((*cut, ""))
+            block += new[cut[0] : cut[1]]
+        at = starts[_last_line(below.below, pos)]
+        return [*cuts, (at, at, original + block)]
     if any(c.target is not None for c in moved):
         return None
     names = [c.keyword for c in moved]

@@ -34,17 +34,23 @@ def value_at_launch(fn: cst.FunctionDef, node: cst.CSTNode, expr: cst.BaseExpres
         return expr
     launches = [i for i, s in enumerate(statements) if i > at and any(_launch(n) for n in walk(s))]
     after = [s for s in statements[at + 1 : (launches[-1] + 1 if launches else None)] if not marked_tuned(s)]
-    before = set(param_names(fn)).union(*(_bound(s) for s in statements[:at]))
+    before = set(param_names(fn)).union(*(statement_binds(s) for s in statements[:at]))
     given: dict[str, cst.BaseExpression] = {}
-    for name in sorted(_read(expr) & before):  # a name first bound after the row is its callers' (a later tile)
-        last = max((i for i, s in enumerate(after) if name in _read(s, targets=False)), default=0)
-        rebinding = [i for i, s in enumerate(after[:last]) if name in _bound(s)]  # before the launch's read
+    for name in sorted(
+        statement_reads(expr) & before
+    ):  # a name first bound after the row is its callers' (a later tile)
+        last = max((i for i, s in enumerate(after) if name in statement_reads(s, targets=False)), default=0)
+        rebinding = [i for i, s in enumerate(after[:last]) if name in statement_binds(s)]  # before the launch's read
         if not rebinding:
             continue  # kept at the row's value wherever the launch reads it
         value = _plain_value(after[rebinding[0]], name) if len(rebinding) == 1 else None
         if value is None:
             return f"{name} is rebound after the row in a way its test cannot read (one plain assignment is read)"
-        moved = {n for n in _read(value) if n != name and any(n in _bound(s) for s in after[: rebinding[0]])}
+        moved = {
+            n
+            for n in statement_reads(value)
+            if n != name and any(n in statement_binds(s) for s in after[: rebinding[0]])
+        }
         if moved:
             return f"{name} is rebound after the row from {', '.join(sorted(moved))}, itself rebound after the row"
         given[name] = value if isinstance(value, cst.Name | cst.Call | cst.Integer) else _in_parens(value)
@@ -88,7 +94,7 @@ def _launch(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript)
 
 
-def _read(node: cst.CSTNode, *, targets: bool = True) -> set[str]:
+def statement_reads(node: cst.CSTNode, *, targets: bool = True) -> set[str]:
     """The variable names ``node`` reads, and binds unless ``targets`` is false (an attribute's own name left out:
     ``B.size`` reads ``B``)."""
     left = {id(n.attr) for n in walk(node) if isinstance(n, cst.Attribute)}
@@ -98,7 +104,7 @@ def _read(node: cst.CSTNode, *, targets: bool = True) -> set[str]:
     return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in left}
 
 
-def _bound(statement: cst.CSTNode) -> set[str]:
+def statement_binds(statement: cst.CSTNode) -> set[str]:
     """The names a statement binds anywhere in it: assignments of every form, loop and ``with`` targets."""
     targets: list[cst.CSTNode] = []
     for n in walk(statement):
