@@ -204,7 +204,8 @@ def _timed(n: int, latency: float, speedup: float | None, against: str | None) -
 def test_l184_a_record_without_against_is_chained_and_what_it_lacks_is_said() -> None:
     """Records written before l160 have no ``against``: the chain takes the best version below as the one they ran
     beside. Where the rule of their day (the least median) named another best, their gate may have timed them beside
-    that one, and nothing said so; now ``unlinked_versions`` says it, and ``status`` and the summary print it."""
+    that one, and nothing said so; now ``unlinked_versions`` says it, and ``status``, the summary and the report's
+    headline print it."""
     from kernelopt.cli.status import RunStanding, lines
 
     old = [
@@ -225,6 +226,11 @@ def test_l184_a_record_without_against_is_chained_and_what_it_lacks_is_said() ->
         workspace="/w", run="stopped", versions=3, best="v2", best_latency_us=95.0, unlinked=said, next="n"
     )
     assert f"note: {said[0]}" in lines(standing)
+    from kernelopt.report.model import ReportData, VersionEntry
+    from kernelopt.report.sections import headline
+
+    report = headline(ReportData(name="old", root="/w", versions=[VersionEntry(record=r) for r in old]))
+    assert f"Note: {said[0]}" in report
     labelled = [old[0], old[1], _timed(2, 95.0, 1.1, "v1")]
     agreed = [old[0], _timed(1, 90.0, 1.1, None), _timed(2, 80.0, 1.1, None)]  # both rules name v1 below v2
     assert unlinked_versions(labelled) == [] and unlinked_versions(agreed) == []
