@@ -149,7 +149,7 @@ def test_l182_one_maker_and_parser_of_a_launch_site_s_label() -> None:
     second = launch_label("_bwd_kernel#2", "kernel.py:80")
     assert second == "launch _bwd_kernel#2 (kernel.py:80)"
     assert (launch_key(second), launched_kernel(second)) == ("_bwd_kernel#2", "_bwd_kernel")
-    spaced = launch_label("k", "my kernels/kernel.py:7")
+    spaced = launch_label("k", "my kernels (v2)/kernel.py:7")
     assert (launch_key(spaced), launched_kernel(spaced)) == ("k", "k")
     for other in ("k.configs", "k.heuristics (kernel.py:12)", NO_LAUNCH, "launch ? (kernel.py:3)"):
         assert launch_key(other) is None and launched_kernel(other) is None, other

@@ -34,6 +34,7 @@ from kernelopt.tunables.heuristic_layout import lay_out_heuristics
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import CONSTANT_SOURCE, ResourceLimits, resource_problems
 from kernelopt.tunables.launch_value import size_at_launch
+from kernelopt.tunables.launches import launch_key
 from kernelopt.tunables.list_filters import size_assert_reads
 from kernelopt.tunables.model import (
     AutotuneConfig,
@@ -598,8 +599,7 @@ def _select(tunables: list[Tunable], ident: str, kernel: str | None) -> list[Tun
         # a local read by several launches is keyed by its first kernel; it is this kernel's too where one of its
         # launches is (Lightning Attention's backward ``BLOCK`` keyed by the intra kernel feeds the inter kernel:
         # a session of the inter launch moved the forward's ``BLOCK`` as well, breaker25's q50)
-        launch = f"launch {kernel} "
-        mine = [t for t in found if t.kernel in (kernel, None) or any(g.startswith(launch) for g in t.groups)]
+        mine = [t for t in found if t.kernel in (kernel, None) or any(launch_key(g) == kernel for g in t.groups)]
         return mine or found
     return found
 

@@ -33,7 +33,7 @@ _AT_LINE = re.compile(r" \([^()]*:\d+\)$")
 _IN_FUNCTION = re.compile(r"( in [\w.]+\(\)| at module level)$")
 #: a launch site's label (:func:`launch_label`): ``launch _bwd_inter_kernel (kernel.py:462)``, ``launch k#2
 #: (kernel.py:80)`` for the second launch of a kernel the file launches more than once
-_LAUNCH_LABEL = re.compile(r"^launch (?P<key>(?P<kernel>\w+)(?:#\d+)?) \([^()]*:\d+\)$")
+_LAUNCH_LABEL = re.compile(r"^launch (?P<key>(?P<kernel>\w+)(?:#\d+)?) \(.*:\d+\)$")
 
 
 def launch_label(launch_id: str, at: str) -> str:

@@ -226,11 +226,7 @@ def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunab
     ``tunables`` (discovery's) says why a kernel named that has none."""
     pool = launches
     if kernel is not None:
-        pool = [
-            la
-            for la in launches
-            if kernel in (la.label, la.kernel, la.identity) or la.label.startswith(f"launch {kernel} ")
-        ]
+        pool = [la for la in launches if kernel in (la.label, la.kernel, la.identity) or launch_key(la.label) == kernel]
         pool = pool or [la for la in launches if same_launch(kernel, la.identity)]
         pool = pool or [la for la in launches if la.label.startswith(kernel)]
         if not pool:
