@@ -1223,9 +1223,10 @@ def _size_bounded(
     """The text ``tunables --set`` writes for an edit that raises a tile of a kernel whose tiles a size of the problem
     spans too, and the line saying so: every setting it moved set under the largest values of those sizes the run of
     the task told at its ``SHAPES`` entries (``evaluation``), the original's values past them, as ``tune`` writes its
-    pick (:func:`~kernelopt.tunables.size_tiles.size_bounded`); ``None`` where the edit raises no such tile (an autotune
-    list's config is pinned unbounded, as tune pins it). wrongkernel31, v184: ``--set`` wrote such a raise for every
-    size, a footprint never compiled past the entries.
+    pick (:func:`~kernelopt.tunables.size_tiles.size_bounded`); ``None`` where the edit raises no such tile (a config of
+    an autotune list that keeps another config as it was is left to the autotuner, which passes over a config that
+    cannot run at a key; a list of one config Triton runs unbenched, so it is bounded). wrongkernel31, v184: ``--set``
+    wrote such a raise for every size, a footprint never compiled past the entries.
 
     Raises:
         TunableError: such a raise where no run told the size (a lone file, no ``--reference``), or whose bound
@@ -1235,9 +1236,16 @@ def _size_bounded(
     from kernelopt.tunables.size_tiles import size_bounded
 
     found = analyze(old, filename, gpu=gpu, **evaluated(evaluation))[2]
-    listed = {t.key for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}
-    # an autotune list's config has no launch to set a bound at: tune pins it unbounded (late44's Seen line)
-    moved = {e.key: ((e.key,), e.before, e.after) for e in result.edits if e.key not in listed}
+    listed = {t.key: t.key.split("].", 1)[0] for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}
+    raised = {listed[e.key] for e in result.edits if e.key in listed}
+    # a config of a list that keeps another as it was is left to its autotuner, which times every config at each
+    # key and passes over one that cannot run (OutOfResources); a list of one config is run unbenched (review28 r80)
+    kept = {c.rsplit(".configs[", 1)[0] for c in set(listed.values()) - raised}
+    moved = {
+        e.key: ((e.key,), e.before, e.after)
+        for e in result.edits
+        if e.key not in listed or listed[e.key].rsplit(".configs[", 1)[0] not in kept
+    }
     if not moved:
         return None
 
