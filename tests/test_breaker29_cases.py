@@ -236,6 +236,43 @@ def test_q95_an_int4_code_unpacked_from_a_masked_out_byte_is_a_finite_integer() 
     assert ones.count("other=1.0)") == 3 and blocks(ones) == {"BLOCK_K"}
 
 
+def test_q96_a_session_where_the_kernel_as_written_ran_past_its_limit_says_so() -> None:
+    """Seen on 2026-12-07: ``optimize --device cpu --max-iters 1`` on ln_bwd (under a load of 14 on two cores) failed
+    V1 at implement: "autotune: no candidate of launch _ln_bwd_rows (kernel.py:75) was correct and timed (3 candidate(s)
+    ...): BLOCK=computed, ROWS=8: run_timeout (on the SHAPES entry M=37,N=100: checking and timing: no reply within 60
+    s...); ...", recorded "this action (autotune) failed as planned: do not repeat it unchanged". The first of them is
+    the kernel as written, which V0's gate had timed: the limit was short for the machine's pace. The line says so
+    first, and how to give a candidate more time."""
+    from types import SimpleNamespace
+
+    from kernelopt.backends.launch_tuning import apply_best
+    from kernelopt.tuning.candidate import COMPUTED, Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    why = "on the SHAPES entry M=37,N=100: checking and timing: no reply within 60 s; the worker's process group was killed"
+    configs = [{"BLOCK": COMPUTED, "ROWS": r} for r in (8, 2, 32)]
+    results = [Result(config=c, outcome=Outcome.RUN_TIMEOUT, reason=why) for c in configs]
+    result = SessionResult(
+        best_config=None, best_latency_us=None, current_config=configs[0], current_latency_us=None, results=results,
+        retimed=[], evaluations=3, served=0, budget=24, space_size=10, wall_s=388.2, stop=StopReason.WALL_TIME,
+        strategy="local",
+    )  # fmt: skip
+    prepared = SimpleNamespace(space=SimpleNamespace(launch="launch _ln_bwd_rows (kernel.py:75)"),
+                               problem=SimpleNamespace(kernel_py=Path("kernel.py")))  # fmt: skip
+    outcome = apply_best(SimpleNamespace(result=result, judgement=None, prepared=prepared))  # type: ignore[arg-type]
+    assert not outcome.changed
+    assert "of a space of 10): kernel.py as written ran past the limit too (on the SHAPES entry M=37,N=100: " in (
+        outcome.error or ""
+    ), outcome.error
+    assert "give each candidate more time (optimize -I bench_timeout_s=SECONDS, tune --candidate-timeout-s)" in (
+        outcome.error or ""
+    )
+    wrong = [r.model_copy(update={"outcome": Outcome.WRONG_RESULT}) if i == 0 else r for i, r in enumerate(results)]
+    other = apply_best(SimpleNamespace(result=result.model_copy(update={"results": wrong}), judgement=None,
+                                       prepared=prepared))  # type: ignore[arg-type]  # fmt: skip
+    assert "as written ran past the limit" not in (other.error or "")
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for three of the trial's kernels when its session picks these (the CPU session's own picks:

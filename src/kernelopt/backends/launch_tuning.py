@@ -226,12 +226,13 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
         counted += f"; {r.unretimed}"
     if r.best_config is None:
         failed = current_failed_line(r, tuning.prepared.problem.kernel_py.name)
+        slow = _written_past_its_limit(r, tuning.prepared.problem.kernel_py.name)
         return ImplementOutcome(
             changed=False,
             error=f"{LAUNCH_CONFIGURATION.value}: {failed} ({counted})"
             if failed is not None
             else f"{LAUNCH_CONFIGURATION.value}: no candidate of {launch} was correct and timed ({counted}): "
-            f"{_failures(r.results)}",
+            f"{slow + '; ' if slow else ''}{_failures(r.results)}",
             candidates=candidate_results(r, applied=None),
         )
     edit = best_edit(tuning) if judgement.better else None
@@ -329,6 +330,24 @@ def candidate_results(result: SessionResult, *, applied: dict | None) -> list[Ca
             )
         )
     return out
+
+
+def _written_past_its_limit(result: SessionResult, kernel_py: str) -> str | None:
+    """The line of a session where the kernel as written (the current configuration, which its gate timed) ran past a
+    candidate's limit too: the limit is short for the machine's pace, no verdict on any candidate (breaker29's q96:
+    ln_bwd's optimize under a load of 14 on two cores, every candidate "no reply within 60 s", the current among
+    them, read as an action that failed); ``None`` for any other session."""
+    if result.current_config is None:
+        return None
+    current = Config.of(result.current_config)
+    ran = [x for x in result.results if Config.of(x.config) == current]
+    if not ran or any(x.outcome.ok for x in ran) or ran[0].outcome is not Outcome.RUN_TIMEOUT:
+        return None
+    return (
+        f"{kernel_py} as written ran past the limit too ({one_line(ran[0].reason or 'run_timeout', 120)}): the limit "
+        "is short for this machine's pace (a loaded machine?), not a verdict on the candidates; run again, or give "
+        "each candidate more time (optimize -I bench_timeout_s=SECONDS, tune --candidate-timeout-s)"
+    )
 
 
 def _failures(results: list[Result]) -> str:
