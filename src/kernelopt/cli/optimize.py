@@ -145,7 +145,7 @@ def _render(summary: LoopSummary) -> None:
             # Latencies of different gate runs: a difference below the gate's margin is noise, not a win.
             speedup += f", within the gate's {MIN_GAIN_PCT:g} % noise margin: no significant gain"
         info(f"best: {summary.best_version} at {fmt(summary.best_latency_us)} us ({speedup})")
-    for line in summary.unlinked:
+    for line in summary.unlinked or ():  # a summary built field by field may leave it None
         info(f"  note: {line}")
     headline = reference_headline(summary.reference_speedup)
     if headline is not None:
