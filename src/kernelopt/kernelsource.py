@@ -514,10 +514,15 @@ def check_installed(*paths: Path) -> None:
     the workspace and V0's gate failed "No module named 'acme'" for a project not installed).
 
     Raises:
-        InputFileError: one line naming the file and the packages, and how a project's own package is made importable.
+        InputFileError: one line naming the file and the packages, and how a project's own package is made importable;
+            or naming a file that does not parse (fresh27 f50: ``optimize`` checks the packages before the form, and
+            a kernel.py with a syntax error was kernelopt's own crash, exit 70).
     """
     for path in paths:
-        missing = missing_imports(path)
+        try:
+            missing = missing_imports(path)
+        except SyntaxError as exc:
+            raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
         if missing:
             verb = "is" if len(missing) == 1 else "are"
             raise InputFileError(

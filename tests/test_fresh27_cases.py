@@ -1,0 +1,74 @@
+"""fresh27's cases: a fresh clone tried as a new user, with bad input (a kernel.py that does not parse, a ``run()``
+that raises, a ``SHAPES`` entry of the wrong type) on the CPU (docs/faults.md, "A fresh clone, twenty-seventh
+round")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+
+KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, a * tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+def run(x, y):
+    out = torch.empty_like(x)
+    n = x.numel()
+    axpy_kernel[(triton.cdiv(n, 32),)](x, y, out, 2.0, n, BLOCK=32)
+    return out
+"""
+
+REFERENCE = """
+import torch
+
+SHAPES = [{"n": 1000}, {"n": 3000}]
+
+
+def get_inputs(n: int = 1000, device: str = "cpu"):
+    return [torch.randn(n, device=device), torch.randn(n, device=device)]
+
+
+def reference(x, y):
+    return 2.0 * x + y
+"""
+
+
+def _folder(tmp_path: Path, kernel: str = KERNEL, reference: str = REFERENCE) -> Path:
+    folder = tmp_path / "axpy"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(kernel)
+    (folder / "reference.py").write_text(reference)
+    return folder
+
+
+@pytest.mark.parametrize("broken", ["kernel.py", "reference.py"])
+def test_f50_optimize_of_a_file_that_does_not_parse_is_one_line_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], broken: str
+) -> None:
+    """f50: ``optimize DIR --device cpu`` checks a new workspace's packages before the files' form, and a kernel.py
+    (or reference.py) with a syntax error was kernelopt's own crash: "internal error: SyntaxError: '(' was never
+    closed", exit 70 and a crash log. It is the one line ``tune`` and ``init`` say, exit 2, no workspace made."""
+    folder = _folder(tmp_path)
+    path = folder / broken
+    path.write_text(path.read_text().replace("2.0 * x + y", "(2.0 * x + y").replace("empty_like(x)", "empty_like(x"))
+    root = tmp_path / "root"
+    code = main(["optimize", str(folder), "--device", "cpu", "--root", str(root)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    line = 15 if broken == "kernel.py" else 12
+    assert (
+        err.strip().splitlines()[-1] == f"kernelopt: error: {path}: syntax error at line {line}: '(' was never closed"
+    )
+    assert not (root / "kernel_opt_axpy").exists()
