@@ -72,3 +72,46 @@ def test_f50_optimize_of_a_file_that_does_not_parse_is_one_line_not_a_crash(
         err.strip().splitlines()[-1] == f"kernelopt: error: {path}: syntax error at line {line}: '(' was never closed"
     )
     assert not (root / "kernel_opt_axpy").exists()
+
+
+def test_f51_tune_says_the_kernel_as_written_fails_where_no_candidate_passed() -> None:
+    """f51: ``tune`` of a kernel whose ``run()`` raises whatever its knobs ran every candidate, the current one
+    among them, and ended "no candidate ran (each one's outcome is in the session record)": each had run and raised.
+    Where the current configuration failed by the kernel's own error, the line says the kernel fails as written and
+    how; a current cut by its time limit (the machine's, maybe) and one not evaluated keep the old line."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    reason = "on the SHAPES entry n=1000: raised while running: ValueError: boom (kernel.py:17)"
+
+    def session(*results: Result) -> SessionResult:
+        return SessionResult(
+            best_config=None,
+            best_latency_us=None,
+            current_config={"BLOCK": 32},
+            current_latency_us=None,
+            results=list(results),
+            retimed=[],
+            evaluations=len(results),
+            served=0,
+            budget=3,
+            space_size=9,
+            wall_s=50.0,
+            stop=StopReason.CANDIDATES,
+            strategy="local",
+        )
+
+    def line(result: SessionResult) -> str:
+        return verdict_line(result, judge_gain(result), kernel_py="kernel.py", written=False, dry_run=False)
+
+    def raised(block: int, outcome: Outcome = Outcome.RUN_ERROR) -> Result:
+        return Result(config={"BLOCK": block}, outcome=outcome, reason=reason, failed_entry="n=1000")
+
+    assert line(session(raised(32), raised(64), raised(1024))) == (
+        f"no candidate passed: kernel.py fails as written (BLOCK=32, run_error: {reason}); fix it, then run again; "
+        "kernel.py left unchanged"
+    )
+    old = "no candidate ran (each one's outcome is in the session record); kernel.py left unchanged"
+    assert line(session(raised(32, Outcome.RUN_TIMEOUT), raised(64))) == old
+    assert line(session(raised(64), raised(1024))) == old

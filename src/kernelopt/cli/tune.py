@@ -1091,6 +1091,12 @@ def _outcome_line(
                 f"no candidate ran: {kernel_py} fails as it is imported, whatever its knobs ({loading}); fix it, "
                 f"then run again; {kernel_py} left unchanged"
             )
+        written_fails = _current_fails(result)
+        if written_fails is not None:  # the kernel as written fails too (f51): the user's to fix, not a search's
+            return (
+                f"no candidate passed: {kernel_py} fails as written ({written_fails}); fix it, then run again; "
+                f"{kernel_py} left unchanged"
+            )
         return f"no candidate ran (each one's outcome is in the session record); {kernel_py} left unchanged"
     changed = {k: v for k, v in best.items() if current is None or not (k in current and same_value(current[k], v))}
     best_text = config_text(changed or best)
@@ -1186,6 +1192,32 @@ def _fails_as_loaded(result: SessionResult) -> str | None:
         if x.outcome is not Outcome.NOT_RUN_BUDGET
     }
     return next(iter(said)) if len(said) == 1 and None not in said else None
+
+
+def _current_fails(result: SessionResult) -> str | None:
+    """How the current configuration, the kernel as written, failed where no candidate passed (``BLOCK=32, run_error:
+    on the SHAPES entry n=1000: raised while running: ValueError: ...``), else ``None`` (not evaluated, passed, or
+    failed in a way that may be the machine's: a time limit, a worker killed). fresh27 f51: a ``run()`` that raises
+    whatever its knobs ended "no candidate ran", though each ran and raised."""
+    from kernelopt.oneline import one_line
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.folder import config_text
+
+    current = result.current_config
+    failed = next(
+        (
+            x
+            for x in result.results
+            if current is not None
+            and x.config == current
+            and x.outcome in (Outcome.RUN_ERROR, Outcome.WRONG_RESULT, Outcome.COMPILE_ERROR)
+            and x.reason
+        ),
+        None,
+    )
+    if failed is None or failed.reason is None:
+        return None
+    return f"{config_text(current)}, {failed.outcome.value}: {one_line(failed.reason, 160)}"
 
 
 def failures_line(result: SessionResult) -> str | None:
