@@ -115,3 +115,29 @@ def test_f51_tune_says_the_kernel_as_written_fails_where_no_candidate_passed() -
     old = "no candidate ran (each one's outcome is in the session record); kernel.py left unchanged"
     assert line(session(raised(32, Outcome.RUN_TIMEOUT), raised(64))) == old
     assert line(session(raised(64), raised(1024))) == old
+
+
+@pytest.mark.parametrize("entry", ["[3000]", "(3000,)", '"n=3000"'])
+def test_f52_a_shapes_entry_written_as_a_list_is_refused_before_a_workspace_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], entry: str
+) -> None:
+    """f52: ``SHAPES = [{"n": 1000}, [3000]]`` passed the written check (it read a constant entry alone), so
+    ``init`` and ``optimize`` made a workspace and ``optimize`` committed V0's failure ("reference.py fails, not the
+    kernel: ... SHAPES must be a list of dicts"), and ``batch`` ran the reference to say it. An entry written as a
+    list or a tuple is refused in the one line, before anything is made, as a constant entry was."""
+    folder = _folder(tmp_path, reference=REFERENCE.replace('{"n": 3000}', entry))
+    root = tmp_path / "root"
+    kernel, reference = str(folder / "kernel.py"), str(folder / "reference.py")
+    code = main(["init", "axpy", "--kernel", kernel, "--reference", reference, "--root", str(root)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    kind = {
+        "[3000]": "list of list ([3000])",
+        "(3000,)": "list of tuple ((3000,))",
+        '"n=3000"': "list of str ('n=3000')",
+    }
+    assert err.strip().splitlines()[-1] == (
+        f"kernelopt: error: {folder / 'reference.py'}: SHAPES must be a list of dicts (keyword arguments of "
+        f"get_inputs), one per case, not {kind[entry]}"
+    )
+    assert not (root / "kernel_opt_axpy").exists()

@@ -117,8 +117,8 @@ def _written_shapes_fault(path: Path) -> str | None:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             value = node.value
-            if isinstance(value, ast.List | ast.Tuple):  # an entry that is a plain constant is no dict
-                loose = [pyparse.literal(e) for e in value.elts if isinstance(e, ast.Constant)]
+            if isinstance(value, ast.List | ast.Tuple):  # an entry that is a constant, a list or a tuple is no dict
+                loose = [e for e in (_literal_entry(e) for e in value.elts) if e is not None]
                 return shapes_fault(loose) if loose or not value.elts else None
             if isinstance(value, ast.Constant | ast.Dict | ast.Set):
                 try:
@@ -126,6 +126,19 @@ def _written_shapes_fault(path: Path) -> str | None:
                 except ValueError:  # a dict of arithmetic ({"n": 2**27}): the run says it
                     return None
     return None
+
+
+def _literal_entry(node: ast.expr) -> object | None:
+    """A ``SHAPES`` entry written as a literal that is no dict (``4096``, ``"n=4"``, ``[3000]``, ``(4, 40)``), else
+    ``None`` (a dict, a call, arithmetic: the run reads those). fresh27 f52: ``[{"n": 1000}, [3000]]`` was read as
+    good here, so ``init`` and ``optimize`` made a workspace and committed V0's failure, and ``batch`` ran the
+    reference, before the worker said "SHAPES must be a list of dicts"."""
+    if not isinstance(node, ast.Constant | ast.List | ast.Tuple | ast.Set):
+        return None
+    try:
+        return pyparse.literal(node)
+    except ValueError:  # [2**10]: not a literal, the run says what it is
+        return None
 
 
 def written_entries(path: Path) -> list[dict[str, object]]:
