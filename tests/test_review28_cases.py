@@ -53,3 +53,65 @@ def test_r80_a_raised_tile_in_an_autotune_list_of_one_config_is_bounded_as_a_lau
     assert '[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 16}' in result.new_source
     with pytest.raises(TunableError, match="a size of the problem no run told"):  # no config left as it was
         apply(kernel, {"head_scale.configs[0].BLOCK": 128, "head_scale.configs[1].BLOCK": 64}, write=False)
+
+
+#: v158's launcher (``BLOCK = 256``, masked) with its check against a module name in place of ``1024``
+V158_CHECK = '    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n'
+
+
+@pytest.mark.parametrize(
+    ("module", "check"),
+    [
+        (
+            "most = 1024\n\n\ndef configure():\n    global most\n    most = 256\n",
+            "    configure()\n    assert BLOCK <= most\n",
+        ),
+        ("SUPPORTED = (128, 256, 512)\nfor SUPPORTED in [(256,)]:\n    pass\n", "    assert BLOCK in SUPPORTED\n"),
+        ("SUPPORTED = (128, 256, 512)\nif (SUPPORTED := (256,)):\n    pass\n", "    assert BLOCK in SUPPORTED\n"),
+    ],
+    ids=["global", "loop", "walrus"],
+)
+def test_r81_a_module_name_another_binding_changes_is_no_constant_of_a_check(module: str, check: str) -> None:
+    """v171/v181 read a host check's module name as a constant where the module assigns it once (``_module_bound``),
+    blind to a function's ``global`` rebinding it and to a module-level loop's or walrus's target: over ``most =
+    1024`` that ``configure()`` sets to 256 before ``assert BLOCK <= most``, ``BLOCK = 512`` was written plainly, the
+    assert failing at every size where the original's 256 passed (alike past ``SUPPORTED`` rebound to ``(256,)``). Such
+    a name is now no constant: the check is not read and only the original holds; a name assigned once still is."""
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_wrongkernel30_cases import V158
+
+    text = (V158 / "kernel.py").read_text(encoding="utf-8")
+    base = text.replace("\n\n@triton.jit", f"\n{module}\n\n@triton.jit", 1).replace(V158_CHECK, check)
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert refused.new_source is None and "BLOCK=512" in (refused.note or ""), refused.note
+    once = text.replace("\n\n@triton.jit", "\nmost = 1024\n\n\n@triton.jit", 1).replace(
+        V158_CHECK, "    assert BLOCK <= most\n"
+    )
+    written = once.replace("    BLOCK = 256\n", "    BLOCK = 512\n")
+    assert guard_edit(once, written).new_source == written
+
+
+def test_r82_a_check_against_a_value_not_read_is_not_said_to_fail_in_tune_s_space() -> None:
+    """wrongkernel31's v185 cuts tune's space by the launcher's own checks on the tile (``guard.tile_checks``), and
+    v181 holds a check against a value not read (``from kernel_sizes import SUPPORTED`` then ``assert BLOCK in
+    SUPPORTED``) to the original alone: the space kept 256 and said every other value "fail[s] line 24 asserts BLOCK in
+    SUPPORTED ..., at every size", where no value is known to fail it (128 and 512 may well pass). The note now says
+    the value is not read, so no value but the current can be written; a check read still says they fail."""
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tuning.launch import space_from_tunables
+    from tests.test_wrongkernel30_cases import V158
+
+    text = (V158 / "kernel.py").read_text(encoding="utf-8")
+
+    def notes(module: str) -> tuple[str, ...]:
+        source = text.replace("\n\n@triton.jit", f"\n{module}\n\n@triton.jit", 1)
+        source = source.replace(V158_CHECK, "    assert BLOCK in SUPPORTED\n")
+        space = space_from_tunables(discover_source(source), source=source)
+        assert next(k for k in space.knobs if k.name == "BLOCK").values[0] == (256 if "import" in module else 128)
+        return space.domain_notes
+
+    (unread,) = notes("from kernel_sizes import SUPPORTED\n")
+    assert "they fail" not in unread and "at every size" not in unread, unread
+    assert unread.endswith("and the value it is checked against is not read, so no value but 256 can be written")
+    (read,) = notes("SUPPORTED = tuple(range(128, 1025, 128))\n")
+    assert "BLOCK leaves out 16, 32, 64, 2048" in read and "they fail line" in read and read.endswith("at every size")

@@ -212,6 +212,12 @@ class Divides:
         return part > 0 and (before * self.times_before // self.per) % part == 0
 
     @property
+    def unread(self) -> bool:
+        """A host check of the tile against a value not read (:func:`_tile_check`): no value but the original is known
+        to pass it, and none is known to fail it."""
+        return self.check is not None and self.missing == _UNREAD_CHECK
+
+    @property
     def fails(self) -> str:
         """What a tile that does not hold fails to do, in words."""
         return (
@@ -220,7 +226,7 @@ class Divides:
             else "fails the check at"
             if self.at_most is not None or self.at_least is not None
             else "may fail the check at"
-            if self.check is not None and self.missing == _UNREAD_CHECK
+            if self.unread
             else "fails the check at"
             if self.check is not None
             else "does not cover"
@@ -3353,7 +3359,10 @@ def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
     those and the module's other constants (:func:`~kernelopt.tunables.arithmetic.integer_values`: ``MOST = WARP *
     32``, ``SUPPORTED = tuple(range(128, 1025, 128))``, ``SMALL + (512,)``, ``tuple(1 << k for k in ...)``), given as
     its literal (wrongkernel31, v181: such a set was read by no rule, and a tile past it written plainly)."""
-    raw = _module_bound(collector, _constant)
+    # a name another binding may change (a function's ``global``, a module loop's target, an import) is no constant
+    # (review28 r81: ``assert BLOCK <= most`` over ``most = 1024`` that a ``global most`` set to 256 wrote 512 plainly)
+    unread = collector.rebound | collector.imported
+    raw = {k: v for k, v in _module_bound(collector, _constant).items() if k not in unread}
     known: dict[str, object] = {}
     for _ in range(len(raw)):  # a constant of another is worked out once that one is (a chain, in any order)
         before = len(known)
@@ -4595,6 +4604,25 @@ class _Collector(cst.CSTVisitor):
         self.class_defs: list[cst.ClassDef] = []
         self.class_level: set[int] = set()  # statements of a class body (outside its methods)
         self.imported: set[str] = set()  # functions imported from a module other than triton's or torch's
+        # module names bound otherwise than by an assignment: a function's ``global``, a module-level loop's, ``with``'s
+        # or walrus's target (:func:`_module_values` reads none of them as a constant)
+        self.rebound: set[str] = set()
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.rebound.update(n.name.value for n in node.names)
+
+    def _module_binding(self, node: cst.For | cst.WithItem | cst.NamedExpr) -> None:
+        if not self.stack:
+            self.rebound.update(b.name for b in made_by(node))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._module_binding(node)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        self._module_binding(node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._module_binding(node)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted(node.module) if node.module is not None else ""

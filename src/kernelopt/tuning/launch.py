@@ -420,6 +420,10 @@ def _checked_cut(
     if default not in kept:
         default = current
     left = ", ".join(str(v) for v in values if v not in kept)
+    unread = next((d for d in found if d.unread), None)
+    if unread is not None:  # no value is known to fail it (review28 r82: "they fail ..., at every size" was said)
+        said = f"{unread.why}, and {unread.missing}, so no value but {current} can be written"
+        return kept, default, f"{name} leaves out {left}: {said}"
     return kept, default, f"{name} leaves out {left}: they fail {found[0].why}, at every size"
 
 
