@@ -218,7 +218,7 @@ def test_v185_a_search_leaves_out_the_values_the_launcher_s_own_check_fails() ->
     """v185: v158's launcher asserts ``BLOCK <= 1024``; discovery lists BLOCK up to Triton's 1048576, and tune's
     space held 2048 to 65536 too (624 configurations), each of which fails the assert at every size and is never
     written. The space leaves them out (336), saying why; the guard's one reading of the check
-    (``guard.tile_checks``) tells it."""
+    (``guard.tile_checks``) tells it, for a launcher's local passed under another name too (``BLOCK=block``)."""
     from kernelopt.tunables.analysis import discover_source
     from kernelopt.tuning.launch import space_from_tunables
 
@@ -227,6 +227,13 @@ def test_v185_a_search_leaves_out_the_values_the_launcher_s_own_check_fails() ->
     block = next(k for k in space.knobs if k.name == "BLOCK")
     assert block.values[-1] == 1024 and 256 in block.values, block
     assert any("BLOCK leaves out 2048" in n and "asserts BLOCK <= 1024" in n for n in space.domain_notes)
+    renamed = source.replace("    BLOCK = 256\n", "    block = 256\n").replace(
+        "assert BLOCK <= 1024", "assert block <= 1024"
+    )
+    renamed = renamed.replace("cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)", "cdiv(n, block),)](x, y, n, BLOCK=block)")
+    assert "BLOCK=block" in renamed  # the launcher's local passed as the kernel's BLOCK: the same check
+    cut = space_from_tunables(discover_source(renamed), source=renamed)
+    assert next(k for k in cut.knobs if k.name == "BLOCK").values[-1] == 1024
     plain = source.replace(V158_CHECK, "")
     whole = space_from_tunables(discover_source(plain), source=plain)
     assert next(k for k in whole.knobs if k.name == "BLOCK").values[-1] > 1024  # no check: no cut
@@ -250,3 +257,29 @@ def test_v186_divmod_s_whole_tiles_are_read_as_a_count(grid: str) -> None:
     guarded = guard_edit(base, _grown(base, 512))
     assert guarded.tests == ("n % 512 == 0",), guarded.note
     assert guard_edit(base, _grown(base, 128)).new_source == _grown(base, 128)
+
+
+@pytest.mark.parametrize(
+    ("module", "says"),
+    [
+        ("BASE = 256\nTILE = BASE\n", "still divides by 256"),
+        ("TILE = 1 << 8\n", "still divides by 256"),
+        ("TILE = 2 * 128\n", "still divides by 256"),
+        ("from kernel_sizes import TILE\n", "a grid that counts its programs by a constant"),
+    ],
+    ids=["chain", "shift", "product", "imported"],
+)
+def test_v187_a_grid_divided_by_a_module_copy_of_the_tile_not_a_literal_refuses_a_smaller_tile(
+    module: str, says: str
+) -> None:
+    """v187 (v181's reading, asked of the copy rules): v149's sum without masks on ``grid = ((n + BLOCK - 1) //
+    TILE,)`` beside ``BLOCK = 256``: with ``TILE = 256`` the copy rule refuses 128 (the grid still counts tiles of
+    256); with ``TILE`` worked out from another constant, a shift or a product, or imported, no rule read the copy,
+    and ``BLOCK = 128`` was written plainly: ``cdiv(n, 256)`` programs of 128 lanes cover half of ``n``."""
+    grid = "    grid = ((n + BLOCK - 1) // TILE,)\n"
+    base = _with_module((V149 / "kernel.py").read_text(encoding="utf-8").replace(V149_GRID, grid), module)
+    refused = guard_edit(base, _grown(base, 128))
+    assert refused.new_source is None and says in (refused.note or ""), refused.note
+    scope = {"n": 1024, "BLOCK": 128, "TILE": 256}  # the launcher's own line at n = 1024: four programs of 128 lanes
+    exec(grid.strip(), {}, scope)
+    assert scope["grid"][0] * 128 == 512 < 1024

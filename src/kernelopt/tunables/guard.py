@@ -375,7 +375,7 @@ def _requirements(
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
             out += _program_covers(fn, call, kernel, pos[written].start.line)
-            out += _constant_counts(fn, call, kernel, pos[written].start.line)
+            out += _constant_counts(fn, call, kernel, pos[written].start.line, module or {})
             out += _grid_axis_limits(fn, call, kernel, pos[written].start.line, helpers)
             out += _divided_tiles(call, kernel, pos[written].start.line)
             out += _grouped_tiles(call, kernel, pos[written].start.line)
@@ -498,7 +498,13 @@ def _sized(dividend: cst.BaseExpression, tiles: Collection[tuple[str, str]]) -> 
     return any(isinstance(n, cst.Name) and _tile_id(n) not in tiles for n in walk(dividend))
 
 
-def _constant_counts(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+def _constant_counts(
+    fn: cst.FunctionDef,
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    module: Mapping[str, cst.BaseExpression] | None = None,
+) -> list[Divides]:
     """Each tile the launch ``call`` sets, where its grid counts the programs by dividing by a constant (an integer
     kernelopt reads, ``>> 8``, ``// 2**8``, or a power of two of names ``fn`` neither takes nor binds, the module's
     constants read or not, ``>> SHIFT``, ``// 2**SHIFT``; a literal divisor, ``// 256``, is the copy rules' own, a
@@ -509,13 +515,17 @@ def _constant_counts(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDe
     without masks; only the original holds, failing closed (late47, v170: ``BLOCK = 128`` was written plainly and
     covered half of ``n``; :func:`_unread_grids`' rule held it, as a count that grows as the tile shrinks;
     wrongkernel31, v180: ``>> SHIFT`` over a module's ``SHIFT = 8`` was no constant, and 128 was written plainly
-    the same)."""
+    the same). A division by a name whose value the module does not give (``module``, :func:`_module_values`: an
+    imported ``TILE``) is no copy the copy rules can read, so over a size it is a constant too (v187: ``(n + BLOCK -
+    1) // TILE`` with ``from sizes import TILE`` wrote 128 plainly); over a count of tiles read (``triton.cdiv(n,
+    BLOCK) // WORLD``, a split) it is not."""
     if not isinstance(call.func, cst.Subscript):
         return []
     starts = [e.slice.value if isinstance(e.slice, cst.Index) else e.slice for e in call.func.slice]
     tiles = _launch_tiles(call, kernel)
     axes = _axis_counts(starts, fn)
     own = {p.name.value for p in params_of(fn)} | set(bindings(fn))
+    given = {k for k, v in (module or {}).items() if integer_value(v) is not None}  # the copy rules read these
 
     def constant(division: cst.BinaryOperation) -> bool:
         divisor = division.right
@@ -526,8 +536,13 @@ def _constant_counts(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDe
             isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Power | cst.LeftShift)
             for n in walk(divisor)
         )  # a count by a power of two a name gives (``>> SHIFT``, ``// 2**SHIFT``), not ``// WORLD`` (a split)
+        unread = (
+            isinstance(divisor, cst.Name)
+            and divisor.value not in given
+            and not any(cdiv_args(n) is not None or _ceil_div(n) is not None for n in walk(division.left))
+        )  # ``(n + BLOCK - 1) // TILE``, ``TILE`` imported: no copy rule reads it
         return (
-            shifted
+            (shifted or unread)
             and bool(names)
             and not names & own
             and not any(isinstance(n, cst.Call) or _tile_id(n) in tiles for n in walk(divisor))
@@ -3348,8 +3363,10 @@ def _grid_number_copies(old: cst.FunctionDef, new: cst.FunctionDef, change: _Cha
 
 def _constants(collector: _Collector) -> dict[str, int]:
     """The module's integer constants: a name bound once at module level, to an integer literal (``ROWS = 256``,
-    ``ROWS: int = 256``, ``ROWS = tl.constexpr(256)``)."""
-    return _module_bound(collector, lambda value: _int(_constant(value)))
+    ``ROWS: int = 256``, ``ROWS = tl.constexpr(256)``) or to one worked out from integers and the module's other
+    constants (:func:`_module_values`: ``TILE = BASE``, ``TILE = 1 << 8``; wrongkernel31, v187: such a copy of a
+    tile's value dividing the grid was read by no copy rule, and a smaller tile written plainly)."""
+    return {k: v for k, e in _module_values(collector).items() if (v := integer_value(e)) is not None}
 
 
 def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
@@ -5341,8 +5358,9 @@ def tile_checks(source: str) -> dict[str, list[Divides]]:
     1024``, ``assert BLOCK in SUPPORTED``, ``if BLOCK > MOST: raise``; :func:`_asserted_counts`, the guard's one
     reading of them): each holds at every size or at none, so a value that fails one (:meth:`Divides.holds` from the
     original's) fails wherever the original ran, and no write of it is made; a search need not time it either
-    (wrongkernel31, v185: tune timed v158's 2048 up to 1048576 past ``assert BLOCK <= 1024``). Empty where the text
-    does not parse."""
+    (wrongkernel31, v185: tune timed v158's 2048 up to 1048576 past ``assert BLOCK <= 1024``). A check is listed under
+    the tile's name and each kernel parameter a launch passes it as (``assert block <= 1024`` beside ``BLOCK=block``).
+    Empty where the text does not parse."""
     collector = _collected(source)
     if collector is None:
         return {}
@@ -5353,15 +5371,21 @@ def tile_checks(source: str) -> dict[str, list[Divides]]:
     for fn in helpers.values():
         if not any(isinstance(n, cst.Assert | cst.Raise) or dotted(n) == "torch._assert" for n in walk(fn.body)):
             continue  # no check to read (the common launcher): nothing walked further
-        launched = {
-            tile
+        calls = [
+            (call, k)
             for _, call in _launch_calls(fn)
             if isinstance(call.func, cst.Subscript) and (k := kernels.get(dotted(call.func.value))) is not None
-            for tile in _launch_tiles(call, k)
-        }
+        ]
+        launched = {tile for call, k in calls for tile in _launch_tiles(call, k)}
+        passed_as: dict[tuple[str, str], set[str]] = {}  # a launcher's ``block`` passed as ``BLOCK=block``
+        for call, k in calls:
+            for param, value in _passed(call, k).items():
+                if (tile := _tile_id(value)) is not None:
+                    passed_as.setdefault(tile, set()).add(param)
         for d in _asserted_counts(fn, collector.positions, helpers, launched, module) if launched else ():
             if d.at_most is not None or d.at_least is not None or d.check is not None:
-                out.setdefault(d.tile[1], []).append(d)
+                for name in sorted({d.tile[1], *passed_as.get(d.tile, ())}):
+                    out.setdefault(name, []).append(d)
     return out
 
 
