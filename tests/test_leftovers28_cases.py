@@ -34,9 +34,12 @@ SRC = Path(__file__).parent.parent / "src" / "kernelopt"
 def test_l180_a_tensor_the_harness_cannot_read_is_refused_as_get_inputs_value() -> None:
     """A meta, sparse or nested tensor among the inputs raised in the harness's own calls on it (moving it, its
     fingerprint), and the row read "kernelopt's harness failed ... (a bug in kernelopt; please report)" for the
-    user's value. ``input_list`` (where get_inputs' value is taken) now refuses it in one line naming get_inputs, the
-    input and what to return; every value the harness reads passes as before."""
+    user's value. ``make_inputs`` (where the inputs are built to be checked and timed) now refuses it in one line
+    naming get_inputs, the input and what to return; every value the harness reads passes as before, and
+    ``input_list`` still takes the meta inputs kernelopt's own probes build (card inference, the far footprint)."""
     import torch
+
+    from kernelopt.harness.inputs import make_inputs
 
     cases = {
         "a meta tensor as input 1 (torch.float32 [4]): it holds no data": [
@@ -53,11 +56,15 @@ def test_l180_a_tensor_the_harness_cannot_read_is_refused_as_get_inputs_value() 
     }
     for said, inputs in cases.items():
         with pytest.raises(TypeError) as caught:
-            input_list(inputs)
+            make_inputs(lambda inputs=inputs: inputs, {}, "cpu", 0)
         line = str(caught.value)
         assert line.startswith(f"get_inputs() returned {said}") and "\n" not in line, line
     dense = [torch.ones(2), 3, None, (torch.zeros(1), 0.5), {"k": torch.ones(1)}, "mode", object]
-    assert input_list(dense) == dense and unreadable_input(torch.ones(1), "input 0") is None
+    made = make_inputs(lambda: dense, {}, "cpu", 0)
+    assert made[1:] == dense[1:] and torch.equal(made[0], dense[0])
+    assert unreadable_input(torch.ones(1), "input 0") is None
+    with torch.device("meta"):  # kernelopt's own probe on the meta device: its inputs taken as built
+        assert input_list([torch.empty(4)])[0].is_meta
 
 
 def test_l180_the_meta_input_reads_as_the_problem_s_in_the_worker(tmp_path: Path) -> None:

@@ -824,9 +824,9 @@ def input_list(inputs: object) -> list[Any]:
     A dict, one tensor (or array) and a string are refused: ``list()`` of them is their keys, their rows or their
     characters, and every later line blamed the reference for it (newuser18's n114: ``return {"x": x, "scale": 0.5}``
     for a ``run(x, *, scale)`` said "the reference raised TypeError: reference() takes 1 positional argument but 2
-    were given", and ``init`` "no floating-point tensor"). So is a tensor among the inputs that holds no data the
-    harness can read (:func:`unreadable_input`): moving, fingerprinting or comparing it raised in kernelopt's own
-    code, and the line read "a bug in kernelopt" for the user's value (leftovers28 l180).
+    were given", and ``init`` "no floating-point tensor"). The inputs themselves are as built: kernelopt's own probes
+    build them on the meta device (``harness.infer``, ``tuning.far_footprint``); where they are built to be checked and
+    timed, :func:`unreadable_input` refuses a tensor with no data the harness can read (``harness.inputs.make_inputs``).
 
     Raises:
         TypeError: one line that says what it returned and what to return instead (raised inside the call that
@@ -846,12 +846,7 @@ def input_list(inputs: object) -> list[Any]:
         )
     if isinstance(inputs, str | bytes) or not isinstance(inputs, Iterable):
         raise TypeError(f"get_inputs() returned {type(inputs).__name__}, not a list of inputs; return [x, ...]")
-    listed = list(inputs)
-    for i, value in enumerate(listed):
-        why = unreadable_input(value, f"input {i}")
-        if why is not None:
-            raise TypeError(why)
-    return listed
+    return list(inputs)
 
 
 def unreadable_input(value: object, at: str) -> str | None:
@@ -860,7 +855,10 @@ def unreadable_input(value: object, at: str) -> str | None:
     value (a dense tensor with data, a number, an object the problem's code alone reads). The harness moves each
     tensor to the device, fingerprints it and compares it, all on dense (strided) tensors with data: a meta tensor
     has none ("Cannot copy out of meta tensor"), and a sparse, MKL-DNN or nested one has no ``any`` or
-    ``contiguous`` there. Duck-typed: torch is not imported here."""
+    ``contiguous`` there; each raised in kernelopt's own code, and the line read "a bug in kernelopt" for the user's
+    value (leftovers28 l180). Asked where inputs are built to be checked and timed
+    (:func:`~kernelopt.harness.inputs.make_inputs`), never of kernelopt's own meta probes. Duck-typed: torch is not
+    imported here."""
     if isinstance(value, list | tuple):
         inner = (unreadable_input(v, f"{at}[{j}]") for j, v in enumerate(value))
     elif isinstance(value, Mapping):

@@ -30,7 +30,7 @@ from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
 from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY, ReferenceFault, shown_value
 from kernelopt.harness.poison import OTHER_POISON_BYTE, POISON_BYTE, host_fill
-from kernelopt.kernelsource import input_list
+from kernelopt.kernelsource import input_list, unreadable_input
 from kernelopt.oneline import first_line
 
 
@@ -347,6 +347,8 @@ def make_inputs(
     Raises:
         InputsDoNotFit: on the CPU, the inputs would not fit the available memory (nothing built).
         torch.OutOfMemoryError: the inputs do not fit the device (no CPU build: they could not be moved).
+        TypeError: ``get_inputs`` returned a tensor the harness cannot check or time (a meta, sparse, MKL-DNN or
+            nested one: :func:`~kernelopt.kernelsource.unreadable_input`), in one line naming it.
         Exception: whatever ``get_inputs`` raises on the CPU (the caller's boundary blames the problem).
     """
     available = host_available_bytes() if torch.device(device).type == "cpu" else None
@@ -365,6 +367,10 @@ def make_inputs(
         inputs = input_list(get_inputs(**kwargs))  # raising here too, the fault is get_inputs's own: no note
         if on_host is not None and torch.device(device).type != "cpu":  # on the CPU nothing was moved
             on_host(host_inputs_note(device, exc))
+    for i, value in enumerate(inputs):  # a tensor the harness cannot read is get_inputs' value, said so (l180)
+        why = unreadable_input(value, f"input {i}")
+        if why is not None:
+            raise TypeError(why)
     return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
 
 

@@ -11,9 +11,9 @@ libraries (torch, numpy, triton, the standard library, a site folder: called by 
 of :func:`kernelopt.harness.branches.library_file`), the first frame of other code is the one whose call failed.
 When that frame is in kernelopt's package, and its line is a call rather than kernelopt's own ``raise`` (a verdict
 kernelopt gives on purpose, such as a ``SHAPES`` that names no case), the error is kernelopt's. A tensor of the user's
-that the harness cannot read is refused where ``get_inputs``' value is taken (``kernelsource.input_list``), in one
-line that names it: the harness never calls torch on it, so the user's value is never read as kernelopt's bug
-(leftovers28 l180)."""
+that the harness cannot read is refused where the inputs are built to be checked and timed
+(``harness.inputs.make_inputs``), in one line that names it: the harness never calls torch on it, so the user's value
+is never read as kernelopt's bug (leftovers28 l180)."""
 
 from __future__ import annotations
 
