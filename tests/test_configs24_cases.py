@@ -223,7 +223,9 @@ def test_c43_a_pick_is_written_for_the_device_the_session_timed_it_on(tmp_path: 
     )
     (folder / "kernel.py").write_text(source.replace(anchor, anchor + row, 1))
     with triton_interpreted():
-        answered = _worker_key(load_fresh(AITER / "kernel.py", "_c43_plain"), AITER / "kernel.py")
+        answered = _worker_key(
+            load_fresh(AITER / "kernel.py", "_c43_plain"), device_key((AITER / "kernel.py").read_text())
+        )
         assert answered == ["get_arch()", "cpu"] and _evaluation_key(answered) == ("get_arch()", "cpu"), answered
         ref = load_fresh(folder / "reference.py", "_c43_ref")
         for arch, want in (("cpu", 32), (90, 64)):

@@ -57,6 +57,8 @@ def test_z81_a_launch_an_entry_never_reaches_is_timed_only_where_it_runs(tmp_pat
         folder / "kernel.py", reference=folder / "reference.py", device="cpu", first_call=True
     )
     assert evaluation is not None and evaluation.shape_sizes, evaluation
+    # the file keys its settings by get_arch() (read from the text by this process, suite29 s100); the worker answers it
+    assert evaluation.device_key == ("get_arch()", "cpu"), evaluation.device_key
     shapes = [ProblemShape(kwargs=e.shape) for e in evaluation.shape_sizes]
     idle = idle_shapes(evaluation, "_gemm_splitk_reduce_kernel", shapes)
     # the first entry's (N, K) = (96, 200) has a file of its own splitting K by 4; the other two are unsplit

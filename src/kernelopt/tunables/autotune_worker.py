@@ -377,11 +377,13 @@ def read_module(
     first_call: FirstCallWatch | None = None,
     sizes: bool = True,
     pin_lists: int = 0,
+    key_call: str | None = None,
 ) -> dict[str, Any]:
     """What the autotuners of ``kernel_py`` hold (``{"spaces": ...}``), after one run of the task when
     ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``; ``sizes``: then a run at each
     ``SHAPES`` entry for ``shape_sizes``, none for a first-call check alone); a module that fails to import is
-    ``{"error": ..., "line": N}``. A result, never an exception of the user's code."""
+    ``{"error": ..., "line": N}``. A result, never an exception of the user's code. ``key_call``: the call by which
+    the file keys its settings by the device, read from its text by the caller (:func:`_device_key`)."""
     if reference is not None and device == "auto":
         import torch
 
@@ -416,7 +418,7 @@ def read_module(
     except Exception:  # the second call failed: the checks say why, not this
         result["first_call"] = None
     result["launch_values"] = recorder.launches
-    result["device_key"] = _device_key(module, kernel_py)
+    result["device_key"] = _device_key(module, key_call)
     result["shape"] = shape
     result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device, pin_lists, shape) if sizes else []
     for name, best in picked_configs(module).items():
@@ -426,16 +428,12 @@ def read_module(
     return result
 
 
-def _device_key(module: ModuleType, kernel_py: Path) -> list[Any] | None:
-    """``[call, value]``: the call by which kernel.py keys the settings it reads from files by the device
-    (:func:`kernelopt.tunables.dict_origin.device_key`, ``get_arch()``) and what it answers in this run (``"cpu"`` in
-    Triton's interpreter, ``90`` on an H100); ``None`` where the file has none or it answers no string or integer."""
-    from kernelopt.tunables.dict_origin import device_key
-
-    try:
-        call = device_key(kernel_py.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return None
+def _device_key(module: ModuleType, call: str | None) -> list[Any] | None:
+    """``[call, value]``: what ``call``, the call by which kernel.py keys the settings it reads from files by the device
+    (``get_arch()``), answers in this run (``"cpu"`` in Triton's interpreter, ``90`` on an H100); ``None`` where the
+    file has none (``call`` None) or it answers no string or integer. The call is read from the file's text by the
+    process that asks for the evaluation (:func:`kernelopt.tunables.dict_origin.device_key`, kept there by text):
+    read here, each worker imported the tunables' libcst readers for it, about 0.3 CPU-s a worker (suite29 s100)."""
     if call is None:
         return None
     first, *rest = call.removesuffix("()").split(".")
@@ -523,8 +521,8 @@ def pinned_lists(module: ModuleType, most: int) -> Iterator[set[str]]:
 
 class AutotuneService:
     """The ``autotune`` service of ``python -m kernelopt.child autotune``: one ``read`` request per module
-    (payload ``{"kernel_py": ..., "reference": ... | None, "device": "auto"}``), answered by :func:`read_module`'s
-    result. Setup does nothing."""
+    (payload ``{"kernel_py": ..., "reference": ... | None, "device": "auto", "device_key": call | None}``), answered
+    by :func:`read_module`'s result. Setup does nothing."""
 
     def __init__(self, on_cpu: Callable[[], object] | None = None, first_call: FirstCallWatch | None = None) -> None:
         self._on_cpu, self._first_call = on_cpu, first_call
@@ -544,6 +542,7 @@ class AutotuneService:
             self._first_call,
             bool(payload.get("sizes", True)),
             int(payload.get("pin_lists", 0)),
+            key if isinstance(key := payload.get("device_key"), str) else None,
         )
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.numeric import is_int
 from kernelopt.tunables.analysis import GIVE_REFERENCE, analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
+from kernelopt.tunables.dict_origin import device_key
 from kernelopt.tunables.edit import literal_autotune_key
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.launches import branch_kernels
@@ -170,6 +171,7 @@ def evaluate_autotune(
             "device": device,
             "sizes": sizes,
             "pin_lists": pin_lists,
+            "device_key": _key_call(kernel_py) if reference is not None else None,
         }
         try:
             answer = worker.request(READ, payload, timeout_s)
@@ -178,6 +180,16 @@ def evaluate_autotune(
         finally:
             worker.close()
     return parse_answer(answer, kernel_py, timeout_s, interpreted=interpreted)
+
+
+def _key_call(kernel_py: Path) -> str | None:
+    """The call by which ``kernel_py`` keys the settings it reads from files by the device (``get_arch()``;
+    :func:`~kernelopt.tunables.dict_origin.device_key`), which the worker answers in its run; ``None`` where it has
+    none or cannot be read. Read here, where the file's parse is kept, not in each worker."""
+    try:
+        return device_key(Path(kernel_py).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 LIST_RUN_MOST = 16
