@@ -100,7 +100,7 @@ def test_a_layout_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     shutil.copy(LAYOUT / "level1" / "2_Sigmoid.py", level / "1_Sigmoid.py")
     with pytest.raises(InputFileError, match="problem 1 is both 1_ReLU.py and 1_Sigmoid.py"):
         problem_files(level)
-    with pytest.raises(InputFileError, match="is not a folder"):
+    with pytest.raises(InputFileError, match="no_runs: no such folder"):
         sample_files(tmp_path / "no_runs", 1)
 
 

@@ -141,3 +141,19 @@ def test_f52_a_shapes_entry_written_as_a_list_is_refused_before_a_workspace_is_m
         f"get_inputs), one per case, not {kind[entry]}"
     )
     assert not (root / "kernel_opt_axpy").exists()
+
+
+def test_f53_batch_of_a_folder_that_is_not_there_says_no_such_folder(tmp_path: Path) -> None:
+    """f53: ``kernelopt batch nonexist`` said "nonexist: is not a folder", as if something else were there; it says
+    what ``tune`` and ``optimize`` say of a missing folder (``why_missing``), and a file keeps "is a file"."""
+    from kernelopt.batch.kernelbench import problem_files
+    from kernelopt.batch.problems import problem_folders
+    from kernelopt.errors import InputFileError
+
+    with pytest.raises(InputFileError, match=r"nonexist: no such folder$"):
+        problem_folders(tmp_path / "nonexist")
+    (tmp_path / "k.py").write_text("")
+    with pytest.raises(InputFileError, match=r"k\.py: is a file, not a folder$"):
+        problem_folders(tmp_path / "k.py")
+    with pytest.raises(InputFileError, match=r"level1: no such folder$"):
+        problem_files(tmp_path / "level1")

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.batch.problems import PROBLEM_FILE, BatchItem, reference_fault, source_defect
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.fileio import atomic_write_code
+from kernelopt.kernelsource import why_missing
 
 LEVEL_NAME = re.compile(r"level_?(\d+)$")
 SAMPLE_FILE = re.compile(r"^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
@@ -54,7 +55,9 @@ def problem_files(level_dir: Path) -> dict[int, Path]:
     """
     level_dir = Path(level_dir)
     if not level_dir.is_dir():
-        raise InputFileError(level_dir, "is not a folder", hint="give a KernelBench level folder (level1/)")
+        raise InputFileError(
+            level_dir, why_missing(level_dir, "folder"), hint="give a KernelBench level folder (level1/)"
+        )
     found: dict[int, Path] = {}
     for path in sorted(level_dir.glob("*.py")):
         match = PROBLEM_FILE.match(path.name)
@@ -109,7 +112,9 @@ def read_runs(run_dir: Path, level: int) -> RunsFolder:
     """
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise InputFileError(run_dir, "is not a folder", hint="give the runs folder of the generated kernels")
+        raise InputFileError(
+            run_dir, why_missing(run_dir, "folder"), hint="give the runs folder of the generated kernels"
+        )
     found: dict[int, dict[int, Path]] = {}
     unread: dict[Path, str] = {}
     levels: set[int] = set()

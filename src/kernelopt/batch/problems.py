@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError, KerneloptError
 from kernelopt.harness.infer import shapes_by_code
-from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
+from kernelopt.kernelsource import check_kernel, check_reference, missing_imports, why_missing
 from kernelopt.oneline import shell_word
 from kernelopt.taskcard import cpu_refusal, folder_framework
 from kernelopt.workspace import PREFIX, default_name
@@ -87,7 +87,10 @@ def problem_folders(directory: Path) -> list[Path]:
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise InputFileError(directory, "is not a folder", hint="give a folder whose sub-folders are problems")
+        # "no such folder" where nothing is there (fresh27 f53: a typo read "is not a folder")
+        raise InputFileError(
+            directory, why_missing(directory, "folder"), hint="give a folder whose sub-folders are problems"
+        )
     found = sorted(
         p for p in directory.iterdir() if p.is_dir() and not p.name.startswith((".", "_")) and any(p.glob("*.py"))
     )
