@@ -115,3 +115,40 @@ def test_r82_a_check_against_a_value_not_read_is_not_said_to_fail_in_tune_s_spac
     assert unread.endswith("and the value it is checked against is not read, so no value but 256 can be written")
     (read,) = notes("SUPPORTED = tuple(range(128, 1025, 128))\n")
     assert "BLOCK leaves out 16, 32, 64, 2048" in read and "they fail line" in read and read.endswith("at every size")
+
+
+#: int4_mm's dequantized weight (breaker29): its masked-out lanes past K are 0.0, so the dot's ``0.0 * w`` is zero
+INT4_W = "        w = (code.to(tl.float32) - zero) * scale\n"
+
+
+@pytest.mark.parametrize(
+    "weight",
+    [
+        "        w = tl.cast((code.to(tl.float32) - zero) / scale, tl.float32)\n",
+        "        w = tl.broadcast_to((code.to(tl.float32) - zero) / scale, (BLOCK_K, BLOCK_N))\n",
+        "        w = tl.multiple_of((code.to(tl.float32) - zero) / scale, 1)\n",
+        "        w = ((code + 0xFF) << 23).to(tl.float32, bitcast=True) * scale\n",
+        "        w = tl.cast(code | 0x7F800000, tl.float32, bitcast=True) * scale\n",
+    ],
+    ids=["cast", "broadcast_to", "multiple_of", "shift-bitcast", "or-bitcast"],
+)
+def test_r83_a_lane_through_a_module_function_or_a_bitcast_is_its_argument_s_bits(weight: str) -> None:
+    """breaker29's int4_mm with its weight's masked-out lanes past K not zero: ``(0 - 0.0) / 0.0`` is NaN, and
+    ``(0 + 0xFF) << 23`` read as a float is +inf, so the dot's ``0.0 * w`` is NaN there and BLOCK_K must divide every K
+    the original's 64 handled. ``.to(...)`` read the same NaN and left BLOCK_K unchecked, but the module's functions
+    ``tl.cast(x, ...)``, ``tl.broadcast_to(x, ...)``, ``tl.multiple_of(x, ...)`` read the lane of ``tl`` (a finite
+    module value) in place of ``x``, and q95's finite integer kept its value through ``bitcast=True``: BLOCK_K was
+    read as checked, so 128 could be written plainly. The function's value is its first argument's; a bitcast keeps
+    only a zero. int4_mm as written stays checked (breaker29's q95 test)."""
+    import libcst as cst
+
+    from kernelopt.tunables.blocks import unchecked_blocks
+
+    def blocks(text: str) -> set[str]:
+        module = cst.parse_module(text)
+        kernel = next(n for n in module.body if isinstance(n, cst.FunctionDef) and n.name.value == "_int4_mm")
+        return unchecked_blocks(kernel)
+
+    old = (Path(__file__).parent / "data" / "breaker29" / "int4_mm" / "kernel.py").read_text(encoding="utf-8")
+    assert INT4_W in old  # as written, checked: breaker29's q95 test
+    assert blocks(old.replace(INT4_W, weight)) == {"BLOCK_K"}

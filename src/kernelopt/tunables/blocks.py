@@ -1594,6 +1594,23 @@ def _same(a: Lane, b: Lane) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
+def _bitcasts(call: cst.Call) -> bool:
+    """Whether a ``to`` or ``cast`` call reinterprets the bits (``bitcast=`` anything but ``False``)."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "bitcast"
+        and not (isinstance(a.value, cst.Name) and a.value.value == "False")
+        for a in call.args
+    )
+
+
+def _bitcast_lane(value: Lane) -> Lane:
+    """A lane's value with its bits read as another type: +0.0 (all bits zero) stays zero; any other is not known (a
+    finite integer's bits may be an infinity or a NaN, ``(e + 127) << 23`` at ``e = 128``; review28 r83: the value was
+    kept, so a bitwise operation's finite integer, q95, read as a finite float)."""
+    return 0.0 if isinstance(value, float) and value == 0.0 and math.copysign(1.0, value) > 0 else ANY
+
+
 #: libcst's names of the bitwise operators: Triton applies them to integer tensors alone
 _BITWISE = frozenset({"BitAnd", "BitOr", "BitXor", "LeftShift", "RightShift"})
 
@@ -2049,6 +2066,13 @@ class _Lanes:
             return FINITE, ra | rb
         return FINITE, frozenset()  # an attribute: no lane of a masked load
 
+    def _module_name(self, expr: cst.BaseExpression, env: dict[str, Reached]) -> bool:
+        """Whether ``expr`` names a module (``tl``, ``triton.language``): a name the kernel does not bind."""
+        head = expr
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        return isinstance(head, cst.Name) and head.value not in env and head.value not in self.body.bound
+
     def _call(self, call: cst.Call, env: dict[str, Reached]) -> Reached:
         inlined = self.body.inlined.get(call)
         if inlined is not None:  # a helper read at this call (:class:`_Accesses`): what it returns
@@ -2078,10 +2102,12 @@ class _Lanes:
         if name == "full":
             value = _bound(call).get("value")
             return self.lane(value, env) if value is not None else (ANY, frozenset())
-        if isinstance(call.func, cst.Attribute) and name in _KEEP:
-            return self.lane(call.func.value, env)  # ``x.to(tl.float32)``
-        if name in _KEEP and args:
-            return self.lane(args[0], env)
+        if name in _KEEP and (isinstance(call.func, cst.Attribute) or args):
+            # ``x.to(tl.float32)`` a method of the tensor; ``tl.cast(x, ...)``, ``tl.broadcast_to(x, ...)`` a function
+            # of the module, whose value is its first argument's (review28 r83: the lane of ``tl`` was read, finite)
+            method = isinstance(call.func, cst.Attribute) and not (args and self._module_name(call.func.value, env))
+            value, reached = self.lane(call.func.value if method else args[0], env)  # type: ignore[union-attr]
+            return (_bitcast_lane(value) if _bitcasts(call) else value), reached
         if name in _MATH and args:
             value, reached = self.lane(args[0], env)
             if isinstance(value, float):
