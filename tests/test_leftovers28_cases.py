@@ -65,6 +65,7 @@ def test_l180_a_tensor_the_harness_cannot_read_is_refused_as_get_inputs_value() 
     assert unreadable_input(torch.ones(1), "input 0") is None
     with torch.device("meta"):  # kernelopt's own probe on the meta device: its inputs taken as built
         assert input_list([torch.empty(4)])[0].is_meta
+    assert make_inputs(lambda: [torch.empty(4)], {}, "meta", 0)[0].is_meta  # the device itself (tests' stand-in)
 
 
 def test_l180_the_meta_input_reads_as_the_problem_s_in_the_worker(tmp_path: Path) -> None:

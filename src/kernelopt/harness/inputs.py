@@ -367,7 +367,9 @@ def make_inputs(
         inputs = input_list(get_inputs(**kwargs))  # raising here too, the fault is get_inputs's own: no note
         if on_host is not None and torch.device(device).type != "cpu":  # on the CPU nothing was moved
             on_host(host_inputs_note(device, exc))
-    for i, value in enumerate(inputs):  # a tensor the harness cannot read is get_inputs' value, said so (l180)
+    # a tensor the harness cannot read is get_inputs' value, said so (l180); on the meta device itself (a stand-in
+    # for one, as the tests build it) a meta tensor is the device's own
+    for i, value in enumerate(inputs if torch.device(device).type != "meta" else ()):
         why = unreadable_input(value, f"input {i}")
         if why is not None:
             raise TypeError(why)
