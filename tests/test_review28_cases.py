@@ -152,3 +152,20 @@ def test_r83_a_lane_through_a_module_function_or_a_bitcast_is_its_argument_s_bit
     old = (Path(__file__).parent / "data" / "breaker29" / "int4_mm" / "kernel.py").read_text(encoding="utf-8")
     assert INT4_W in old  # as written, checked: breaker29's q95 test
     assert blocks(old.replace(INT4_W, weight)) == {"BLOCK_K"}
+
+
+def test_r84_the_size_bound_paragraph_names_the_rule_where_it_is_and_who_writes_by_it() -> None:
+    """docs/tuning-engine.md's "A raised tile beside a size of the problem" named ``folder._size_bounded`` (tune's
+    caller) as the rule and said nothing of ``tunables --set`` writing by it (v184), of a size its computation caps
+    (q92) or of an autotune list's config (fe012c21, r80). Each dotted name the paragraph cites is the package's own."""
+    import importlib
+    import re
+
+    text = (Path(__file__).parent.parent / "docs" / "tuning-engine.md").read_text(encoding="utf-8")
+    start = text.index("**A raised tile beside a size of the problem")
+    paragraph = text[start : text.index("\n\n", start)]
+    for said in ("`size_tiles.size_bounded`", "`tunables --set`", "`size_tiles.computed_most`", "autotune list"):
+        assert said in paragraph, said
+    assert "folder._size_bounded" not in paragraph  # tune's caller, not the rule
+    for module, name in re.findall(r"`(?:tunables\.)?(size_tiles|guard)\.(\w+)`", paragraph):
+        assert hasattr(importlib.import_module(f"kernelopt.tunables.{module}"), name), (module, name)
