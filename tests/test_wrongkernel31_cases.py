@@ -283,3 +283,34 @@ def test_v187_a_grid_divided_by_a_module_copy_of_the_tile_not_a_literal_refuses_
     scope = {"n": 1024, "BLOCK": 128, "TILE": 256}  # the launcher's own line at n = 1024: four programs of 128 lanes
     exec(grid.strip(), {}, scope)
     assert scope["grid"][0] * 128 == 512 < 1024
+
+
+def test_v184_tunables_set_in_a_task_folder_runs_its_reference_to_bound_the_raise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v184 in the command: ``tunables kernel.py --set BLOCK=128`` in a task folder (its reference.py beside it), no
+    ``--reference`` given, refused the raise for want of a run, where ``tune`` on the same folder runs the task and
+    writes it bounded. The command now runs the reference beside the kernel once, as tune does, and writes ``if d <=
+    64:``. The run is stood in for (discovery's worker with its sizes at two entries, built from its models): this
+    test is of the command's wiring, not the run."""
+    from kernelopt.cli import tunables as command
+    from kernelopt.cli.app import main
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tunables.model import AutotuneEvaluation, ShapeSizes
+
+    (tmp_path / "kernel.py").write_text(HEAD_SCALE, encoding="utf-8")
+    (tmp_path / "reference.py").write_text("SHAPES = [{'N': 100, 'D': 16}, {'N': 100, 'D': 64}]\n", encoding="utf-8")
+    runs: list[Path | None] = []
+
+    def discovered(file: Path, *, reference: Path | None, **_: object) -> tuple[list[object], object]:
+        runs.append(reference)
+        told = [ShapeSizes(shape={"N": 100, "D": d}, sizes={"head_scale": {'args["D"]': d}}) for d in (16, 64)]
+        evaluation = AutotuneEvaluation(shape_sizes=told) if reference is not None else None
+        return discover_source(file.read_text(encoding="utf-8")), evaluation
+
+    monkeypatch.setattr(command, "_discover", discovered)
+    code = main(["tunables", str(tmp_path / "kernel.py"), "--set", "BLOCK=128", "--dry-run"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert runs == [None, tmp_path / "reference.py"], runs
+    assert "+    if d <= 64:  # kernelopt: tuned" in out and "running " in err, (out, err)

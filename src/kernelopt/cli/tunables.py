@@ -103,6 +103,15 @@ def register(app: typer.Typer) -> None:
 
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
             changes = parse_assignments(list(sets))
+            told = _sizes_told(file, changes, limits, gpu, evaluation) if reference is None and evaluate else None
+            if told is not None:  # tune's reading: its run tells the sizes a raised tile is bounded by (v184)
+                note(
+                    f"{', '.join(changes)}: a raised tile beside a size of the problem is written only up to the "
+                    f"sizes the SHAPES entries tell, as tune writes it; running {told} once to tell them"
+                )
+                found, evaluation = _discover(
+                    file, gpu=gpu, evaluate=evaluate, reference=told, device=device, run_task=tiled
+                )
             from kernelopt.fileio import read_source
 
             before = read_source(file).text  # as the edit reads it: line endings as they are (CRLF kept)
@@ -142,6 +151,31 @@ def register(app: typer.Typer) -> None:
             unmarked = unmarked_guards(read_kernel(file), file.name)  # read as discovery reads it (its encoding)
             if unmarked is not None:
                 note(unmarked)
+
+
+def _sizes_told(
+    file: Path,
+    changes: Mapping[str, Value],
+    limits: ResourceLimits | None,
+    gpu: str | None,
+    evaluation: AutotuneEvaluation | None,
+) -> Path | None:
+    """The task's ``reference.py`` beside a ``kernel.py`` where the edit ``changes`` raises a tile beside a size of the
+    problem that no run told (:class:`~kernelopt.tunables.model.TunableSizesUntold`): a run of it tells the sizes at
+    its ``SHAPES`` entries, which bound the raise as ``tune`` bounds it; ``None`` otherwise (nothing to run, or the
+    edit is said by its write, refused or not)."""
+    from kernelopt.tunables import TunableError, TunableSizesUntold, apply
+
+    reference = file.parent / "reference.py"
+    if file.name != "kernel.py" or not reference.is_file():
+        return None
+    try:
+        apply(file, changes, write=False, limits=limits, gpu=gpu, evaluation=evaluation)
+    except TunableSizesUntold:
+        return reference
+    except TunableError:
+        return None
+    return None
 
 
 def _checked_set(

@@ -46,6 +46,7 @@ from kernelopt.tunables.model import (
     TunableError,
     TunableFitError,
     TunableKind,
+    TunableSizesUntold,
     TunedTable,
     Value,
     argument_key,
@@ -1229,11 +1230,12 @@ def _size_bounded(
     wrote such a raise for every size, a footprint never compiled past the entries.
 
     Raises:
-        TunableError: such a raise where no run told the size (a lone file, no ``--reference``), or whose bound
+        TunableSizesUntold: such a raise where no run told the size (a lone file, no ``--reference``).
+        TunableError: such a raise whose bound
             cannot be written where the settings are set.
     """
     from kernelopt.tunables.guard import option_defaults
-    from kernelopt.tunables.size_tiles import size_bounded
+    from kernelopt.tunables.size_tiles import raised_sizes, size_bounded
 
     found = analyze(old, filename, gpu=gpu, **evaluated(evaluation))[2]
     listed = {t.key: t.key.split("].", 1)[0] for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}
@@ -1258,7 +1260,8 @@ def _size_bounded(
     said = ", ".join(f"{e.key}={e.after}" for e in result.edits)
     text, line = size_bounded(old, result.new_source, moved, found, told, defaults=option_defaults(gpu), said=said)
     if text is None:
-        raise TunableError(f"{filename}: {line}", hint=_SIZED_HINT)
+        untold = any(not told(k, p) for k, ps in raised_sizes(moved, old, found).items() for p in ps)
+        raise (TunableSizesUntold if untold else TunableError)(f"{filename}: {line}", hint=_SIZED_HINT)
     return None if line is None else (text, line)
 
 

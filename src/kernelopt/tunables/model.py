@@ -78,6 +78,11 @@ class TunableFitError(TunableError):
     """The requested configuration cannot fit the GPU's block limits (shared memory, registers, threads)."""
 
 
+class TunableSizesUntold(TunableError):
+    """The edit raises a tile beside a size of the problem, written only up to the sizes a run of the task tells at
+    its ``SHAPES`` entries, and no run told them (:func:`kernelopt.tunables.edit.apply`)."""
+
+
 class TunableKind(StrEnum):
     """Where the edited literal lives."""
 
