@@ -169,3 +169,41 @@ def test_r84_the_size_bound_paragraph_names_the_rule_where_it_is_and_who_writes_
     assert "folder._size_bounded" not in paragraph  # tune's caller, not the rule
     for module, name in re.findall(r"`(?:tunables\.)?(size_tiles|guard)\.(\w+)`", paragraph):
         assert hasattr(importlib.import_module(f"kernelopt.tunables.{module}"), name), (module, name)
+
+
+@pytest.mark.parametrize(
+    ("check", "written", "refused"),
+    [
+        ("    allowed = (128, 256)\n    assert BLOCK in allowed\n", 128, (512, 2048)),
+        ("    allowed = [128, 256]\n    if BLOCK not in allowed:\n        raise ValueError(BLOCK)\n", 128, (512, 2048)),
+        ("    ok = range(128, 513, 128)\n    assert BLOCK in ok\n", 512, (2048,)),
+        ("    want = 256\n    assert BLOCK == want\n", None, (128, 512)),
+    ],
+    ids=["tuple", "list-raise", "range", "equal"],
+)
+def test_r85_a_check_against_a_constant_of_the_launcher_s_own_is_read(
+    check: str, written: int | None, refused: tuple[int, ...]
+) -> None:
+    """r73/v181 read a host check on the tile by itself, or against the module's constants, but left one against a name
+    the launcher binds to the size rules (``assert n % BLOCK == 0`` is theirs), which read no ``in`` or ``==``: over
+    ``allowed = (128, 256)`` then ``assert BLOCK in allowed`` (v158's masked scale, ``BLOCK = 256``), ``BLOCK = 2048``
+    was written plainly, the assert failing at every size where the original's 256 passes (bf9388d4 the same). A
+    local bound once to a value that reads nothing the launcher takes or binds is now read as that value; a parameter
+    with such a default (a caller may pass another) is a value not read, so only the original holds."""
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_wrongkernel30_cases import V158
+
+    base = (V158 / "kernel.py").read_text(encoding="utf-8").replace(V158_CHECK, check)
+
+    def edit(value: int) -> str:
+        return base.replace("    BLOCK = 256\n", f"    BLOCK = {value}\n")
+
+    for value in refused:
+        guarded = guard_edit(base, edit(value))
+        assert guarded.new_source is None and "fails the check" in (guarded.note or ""), (value, guarded.note)
+    if written is not None:
+        assert guard_edit(base, edit(written)).new_source == edit(written)
+    given = (V158 / "kernel.py").read_text(encoding="utf-8").replace(V158_CHECK, "    assert BLOCK in allowed\n")
+    given = given.replace("def run(x):", "def run(x, allowed=(128, 256, 512)):")
+    unread = guard_edit(given, given.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert unread.new_source is None and "may fail the check" in (unread.note or ""), unread.note

@@ -1322,7 +1322,7 @@ def _asserted_counts(
                 )
                 if bounded is None and needed:  # ``BLOCK in (128, 256)``, ``BLOCK == 256``: the tile's own check
                     link = cst.Comparison(left=_chain_left(comparison, target), comparisons=[target])
-                    out += _tile_check(link, negated, tiles, line, asserts, own)
+                    out += _tile_check(link, negated, tiles, line, asserts, own, fn)
                 left = target.comparator
                 factors = _bound_factors(bounded, local) if bounded is not None else []
                 most = _bound_integer(bounding, local, fn, min) if bounding is not None else None
@@ -1357,7 +1357,7 @@ def _asserted_counts(
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
         if not all(needed for _, _, needed in _polarized(test)):  # ``BLOCK == 128 or BLOCK == 256``: as a whole
-            out += _tile_check(test, False, tiles, line, asserts, own)
+            out += _tile_check(test, False, tiles, line, asserts, own, fn)
     return out
 
 
@@ -1442,6 +1442,7 @@ def _tile_check(
     line: int,
     asserts: str,
     own: Collection[str] = (),
+    fn: cst.FunctionDef | None = None,
 ) -> list[Divides]:
     """A host check's ``test`` (or one needed link of it, ``negated`` where it stands under a ``not``) that reads one
     tile the launches set and integers alone (``min``, ``max``, ``triton.next_power_of_2`` of them): it holds at every
@@ -1452,14 +1453,21 @@ def _tile_check(
     A check of the tile against names the launching function neither takes nor binds (``own``), whose values the
     module does not give (:func:`_module_values`: ``SUPPORTED`` imported, or made by a call), is a check not read: it
     holds at every size or at none still, so only the original holds (wrongkernel31, v181: ``BLOCK = 2048`` was
-    written plainly past ``assert BLOCK in SUPPORTED``)."""
+    written plainly past ``assert BLOCK in SUPPORTED``). A name of ``fn``'s own bound once to a value that reads
+    nothing ``fn`` takes or binds (``allowed = (128, 256)``) is read as that value; one bound to several such values,
+    or a parameter with such a default, is a value not read (review28 r85: ``assert BLOCK in allowed`` over a local
+    ``allowed`` was left to the size rules, which read none, and ``BLOCK = 2048`` was written plainly)."""
     names = _names(test) - _PURE
     named = [t for t in tiles if t[0] == "name" and t[1] in names]
     if len(named) != 1:
         return []
     others = names - {named[0][1]}
     if others & set(own):
-        return []
+        found = _local_constants(fn, others & set(own), {t[1] for t in tiles}) if fn is not None else None
+        if found is None:
+            return []  # a size the function reads (``assert n % BLOCK == 0``): another rule's
+        test = _substituted(test, found)
+        others = _names(test) - _PURE - {named[0][1]}
     text = _code(test).strip()
     text = f"not ({text})" if negated else text
     why, missing = f"{asserts}, a check on {named[0][1]} by itself", "the check passes it at no size"
@@ -1467,6 +1475,33 @@ def _tile_check(
         why = f"{asserts}, a check on {named[0][1]} against {', '.join(sorted(others))}"
         missing = _UNREAD_CHECK
     return [Divides(named[0], None, line, why, check=text, missing=missing)]
+
+
+def _local_constants(
+    fn: cst.FunctionDef, names: Collection[str], tiles: Collection[str]
+) -> dict[str, cst.BaseExpression] | None:
+    """Of ``names`` (names a check on a tile reads that ``fn`` takes or binds, none of them a tile): each bound once to
+    a value reading nothing ``fn`` takes or binds (a constant of the function's, ``allowed = (128, 256)``), as that
+    value; ``None`` where any is a size (it reads what ``fn`` takes or binds, is a parameter with no default or one
+    that reads it, or is bound otherwise than by a plain assignment): the size rules' (:func:`_tile_check`). A name
+    bound to several such values, or a parameter with such a default (a caller may pass another), is left as it is,
+    a value not read."""
+    bound = bindings(fn)
+    own = set(bound)
+    params = {p.name.value: p for p in params_of(fn, posonly=True, kwonly=True, stars=True)}
+    given: dict[str, cst.BaseExpression] = {}
+    for name in names:
+        param = params.get(name)
+        values = bound.get(name, ())[1:] if param is not None else bound.get(name, ())
+        defaults = [param.default] if param is not None and param.default is not None else []
+        if name in tiles or (param is not None and not defaults):
+            return None
+        read = [*values, *defaults]
+        if not read or any(v is None or (_names(v) - _PURE) & own for v in read):
+            return None
+        if param is None and len(values) == 1:
+            given[name] = _parenthesized(cast(cst.BaseExpression, values[0]))
+    return given
 
 
 #: Why a tile's check against a value not read holds nothing but the original (:func:`_tile_check`)
