@@ -64,6 +64,9 @@ PRELOAD = (
     "kernelopt.worker.server",
     "kernelopt.tuning.bench_worker",
     "kernelopt.tunables.autotune_worker",
+    # Triton's native argument specialization imports Gluon's layouts at a process's first kernel launch (Triton
+    # 3.6): 0.04 CPU-s in every child that launches a kernel, once here instead (suite29 s101)
+    "triton.experimental.gluon",
 )
 #: Variables read when CUDA starts: a run that sets them otherwise than the server does gets a fresh
 #: child, never the spare that already started CUDA.
