@@ -157,3 +157,20 @@ def test_f53_batch_of_a_folder_that_is_not_there_says_no_such_folder(tmp_path: P
         problem_folders(tmp_path / "k.py")
     with pytest.raises(InputFileError, match=r"level1: no such folder$"):
         problem_files(tmp_path / "level1")
+
+
+def test_f54_the_interpreter_s_timeout_hint_names_a_size_scale_optimize_takes() -> None:
+    """f54: ``optimize``'s V0 past its limit in Triton's interpreter said "or scale the sizes (--size-scale)", an
+    option ``optimize`` lacks (validate, tune and batch take it), and "of at most 2**22" beside a column mean of
+    98,304 elements whose 8 x 16 tiles made it slow. The hint names the task card's ``size_scale`` beside the flag,
+    and says the tiles count."""
+    import typer.main
+
+    from kernelopt.cli.app import build_app
+    from kernelopt.harness.gate import INTERPRETER_HINT
+
+    commands = typer.main.get_command(build_app()).commands  # type: ignore[attr-defined]
+    flags = {name: {o for p in commands[name].params for o in p.opts} for name in ("optimize", "validate", "batch")}
+    assert "--size-scale" not in flags["optimize"] and {"--size-scale"} <= flags["validate"] & flags["batch"]
+    assert "(the task card's size_scale, or --size-scale)" in INTERPRETER_HINT
+    assert "small tiles" in INTERPRETER_HINT

@@ -597,11 +597,15 @@ def _interpreter_timeout(report: CorrectnessReport | BenchReport, kernel_py: Pat
 
 
 INTERPRETER_HINT = (
-    "on the CPU a Triton kernel runs in Triton's interpreter, one program at a time: give reference.py a SHAPES "
-    f"entry it can run in seconds (of at most {INTERPRETER_MAX_SIZE_TEXT}), or scale the sizes (--size-scale)"
+    "on the CPU a Triton kernel runs in Triton's interpreter, one program at a time, so its time grows with its "
+    "programs and their loop steps (small tiles make many): give reference.py a SHAPES entry it can run in seconds "
+    f"(of at most {INTERPRETER_MAX_SIZE_TEXT} elements, fewer where the tiles are small), or scale its size constants "
+    "(the task card's size_scale, or --size-scale)"
 )
 """What a check that timed out in Triton's interpreter adds to its message (a GPU-sized problem there takes
-minutes to hours; the fresh-user trial of 2026-12-04 read only "the kernel hangs or is far too slow")."""
+minutes to hours; the fresh-user trial of 2026-12-04 read only "the kernel hangs or is far too slow"). fresh27 f54:
+``optimize``, which shows it at V0, has no ``--size-scale`` (the task card's ``size_scale`` is its way), and a
+column mean of 98,304 elements in 8 x 16 tiles, far under the size named, ran past the limit there."""
 
 
 def bench_files(
