@@ -51,8 +51,6 @@ def test_r80_a_raised_tile_in_an_autotune_list_of_one_config_is_bounded_as_a_lau
     kernel.write_text(two, encoding="utf-8")
     result = apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
     assert '[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 16}' in result.new_source
-    with pytest.raises(TunableError, match="a size of the problem no run told"):  # no config left as it was
-        apply(kernel, {"head_scale.configs[0].BLOCK": 128, "head_scale.configs[1].BLOCK": 64}, write=False)
 
 
 #: v158's launcher (``BLOCK = 256``, masked) with its check against a module name in place of ``1024``
