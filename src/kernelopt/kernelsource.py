@@ -1002,11 +1002,7 @@ def triton_dots(kernel_py: Path) -> list[ast.Call]:
         return []
     out: list[ast.Call] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func  # tl.dot, triton.language.dot
-        of = func.value if isinstance(func, ast.Attribute) and func.attr == "dot" else None
-        if (isinstance(of, ast.Name) and of.id == "tl") or (isinstance(of, ast.Attribute) and of.attr == "language"):
+        if isinstance(node, ast.Call) and _is_tl_dot(node):
             out.append(node)
     return out
 
@@ -1018,3 +1014,62 @@ def dots_default_precision(kernel_py: Path) -> bool:
     return any(
         not any(k.arg in ("input_precision", "allow_tf32") for k in node.keywords) for node in triton_dots(kernel_py)
     )
+
+
+def dot_operand_casts(kernel_py: Path) -> list[str]:
+    """The ``tl`` dtypes (``"float32"``, ``"float16"``, ...) a ``tl.dot`` of ``kernel_py`` is given its operands in,
+    read where the text says: an operand cast at the call (``a.to(tl.float32)``, ``tl.cast(a, tl.float32)``), or a
+    name the kernel assigns from such a cast (``w = (code.to(tl.float32) - zero) * scale``); every cast in the
+    expression counts. An operand read otherwise (a load, a cast to ``C.dtype.element_ty``) says nothing; none when
+    the file cannot be read. breaker29's int4_mm loads uint8 codes and float16 activations and multiplies both in
+    float32: the reference's tensors (mostly int8) undercount what the dot stages (docs/faults.md, l200)."""
+    try:
+        tree = pyparse.parse(read_python(kernel_py))
+    except (OSError, SyntaxError, InputFileError, ValueError):
+        return []
+    out: list[str] = []
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        assigned: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        assigned.setdefault(target.id, []).append(node.value)
+        for node in ast.walk(func):
+            if not (isinstance(node, ast.Call) and _is_tl_dot(node)):
+                continue
+            operands = list(node.args[:2]) + [k.value for k in node.keywords if k.arg in ("input", "other", "a", "b")]
+            for operand in operands:
+                exprs = assigned.get(operand.id, []) if isinstance(operand, ast.Name) else [operand]
+                for expr in exprs:
+                    out.extend(_tl_casts(expr))
+    return out
+
+
+def _is_tl_dot(node: ast.Call) -> bool:
+    func = node.func  # tl.dot, triton.language.dot
+    of = func.value if isinstance(func, ast.Attribute) and func.attr == "dot" else None
+    return (isinstance(of, ast.Name) and of.id == "tl") or (isinstance(of, ast.Attribute) and of.attr == "language")
+
+
+def _tl_casts(expr: ast.expr) -> list[str]:
+    """The ``tl.<dtype>`` names ``expr`` casts to: ``x.to(tl.float32)``, ``x.to(dtype=tl.float32)``,
+    ``tl.cast(x, tl.float32)``."""
+    out: list[str] = []
+    for node in ast.walk(expr):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        func = node.func
+        if func.attr == "to":
+            given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "dtype")]
+        elif func.attr == "cast" and isinstance(func.value, ast.Name) and func.value.id == "tl":
+            given = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "dtype")]
+        else:
+            continue
+        for value in given:
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "tl":
+                out.append(value.attr)
+    return out

@@ -229,7 +229,7 @@ class ResourceLimits(BaseModel):
         Raises:
             UsageError: unknown GPU name or dtype.
         """
-        elem = _dtype_bytes(dtype)
+        elem = dtype_bytes(dtype)
         if not gpu:
             return cls(elem_bytes=elem)
         from kernelopt.hardware.specs import lookup
@@ -276,7 +276,7 @@ class ResourceLimits(BaseModel):
             if s.vendor.lower() == Vendor.NVIDIA and key in s.figures and s.figures[key].value is not None
         ]
         try:
-            elem = _dtype_bytes(dtype) or PORTABLE_ELEM_BYTES
+            elem = dtype_bytes(dtype) or PORTABLE_ELEM_BYTES
         except UsageError:
             elem = PORTABLE_ELEM_BYTES
         if not sheets:
@@ -294,7 +294,13 @@ class ResourceLimits(BaseModel):
 PORTABLE_ELEM_BYTES = 4
 
 
-def _dtype_bytes(dtype: str | None) -> int | None:
+def dtype_bytes(dtype: str | None) -> int | None:
+    """Bytes an element of ``dtype`` (a dtype word or spelling; ``int8``, which no card dtype names, is 1); ``None``
+    when none is given or it is not a width we know.
+
+    Raises:
+        UsageError: not a known dtype.
+    """
     if not dtype:
         return None
     if dtype == "int8":  # an integer GEMM's operands (kernelopt.harness.infer.INT8), which no card dtype names

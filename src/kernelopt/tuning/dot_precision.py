@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from kernelopt.errors import UsageError
 from kernelopt.harness.sizes import size_constants
-from kernelopt.kernelsource import dots_default_precision, triton_dots
+from kernelopt.kernelsource import dot_operand_casts, dots_default_precision, triton_dots
+from kernelopt.tunables.knobs import dtype_bytes
 from kernelopt.tuning.problem import Problem
 
 #: The relative tolerance a check of a TF32 ``tl.dot`` needs: the one the H100 run's fp32 GEMMs were given
@@ -87,12 +88,44 @@ of 1e-4 (docs/gpu-runs/2026-12-06-h100-e), and told of TF32, which it does not u
 def operands_dtype(problem: Problem, named: str | None) -> str | None:
     """The dtype a kernel's ``tl.dot`` multiplies: ``named`` (``--dtype``, the task card's), else, for a kernel with
     a ``tl.dot``, what reference.py's tensors mostly hold (:func:`kernelopt.harness.infer.operand_dtype`, int8
-    included: breaker11's int8 GEMM was sized at 4 B an element and told of TF32, docs/faults.md small11 s1)."""
-    if named or not triton_dots(problem.kernel_py):
+    included: breaker11's int8 GEMM was sized at 4 B an element and told of TF32, docs/faults.md small11 s1); and
+    where the kernel casts a dot's operand to a wider dtype (:func:`~kernelopt.kernelsource.dot_operand_casts`), the
+    widest of those casts: breaker29's int4_mm multiplies its uint8 codes and float16 activations in float32, and
+    its tiles were sized at 1 B an element (docs/faults.md, l200)."""
+    if not triton_dots(problem.kernel_py):
         return named
-    from kernelopt.harness.infer import operand_dtype
+    found = named
+    if not found:
+        from kernelopt.harness.infer import operand_dtype
 
-    return operand_dtype(problem.reference_py, device=problem.device or "auto")
+        found = operand_dtype(problem.reference_py, device=problem.device or "auto")
+    return _widest([found, *(_cast_word(c) for c in dot_operand_casts(problem.kernel_py))])
+
+
+def _cast_word(tl_dtype: str) -> str | None:
+    """``float32`` -> ``fp32``, ``float8e4nv`` -> ``fp8``, ``int8``/``uint8`` -> ``int8``; ``None``: not an operand
+    width we know (an integer index, ``int32``)."""
+    if tl_dtype.startswith("float8"):
+        return "fp8"
+    if tl_dtype in ("int8", "uint8"):
+        return "int8"
+    return _dtype_of(tl_dtype)
+
+
+def _widest(dtypes: list[str | None]) -> str | None:
+    """The dtype of the most bytes an element among ``dtypes`` (the first of them on a tie, so a named dtype stays
+    where nothing is wider); ``None`` when none is given."""
+    best, most = None, 0
+    for dtype in dtypes:
+        if dtype is None:
+            continue
+        try:
+            size = dtype_bytes(dtype) or 0
+        except UsageError:
+            size = 0
+        if best is None or size > most:
+            best, most = dtype, size
+    return best
 
 
 def _operand_kind(problem: Problem) -> str | None:
