@@ -55,3 +55,9 @@ SEARCH_TOO_NOISY = "search_too_noisy"
 """The ``error_type`` of an iteration whose tuning session ran but could not rank its candidates (their timing too
 noisy, issue 32 item 7): nothing was written and nothing converged; the next version may tune again (on a quieter
 machine), where an implementer's error is not repeated unchanged."""
+
+SEARCH_LIMIT_SHORT = "search_limit_short"
+"""The ``error_type`` of an iteration whose tuning session timed nothing because every candidate ran past its time
+limit, the kernel as written among them (which its gate had timed): the limit is short for the machine's pace, no
+verdict on the action nor on the kernel; a later version may tune again, given more time (``optimize -I
+bench_timeout_s=SECONDS``; docs/faults.md, breaker29's q96, late50's l201)."""

@@ -234,6 +234,7 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
             else f"{LAUNCH_CONFIGURATION.value}: no candidate of {launch} was correct and timed ({counted}): "
             f"{slow + '; ' if slow else ''}{_failures(r.results)}",
             candidates=candidate_results(r, applied=None),
+            limit_short=failed is None and slow is not None,
         )
     edit = best_edit(tuning) if judgement.better else None
     if edit is None:

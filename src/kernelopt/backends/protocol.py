@@ -101,6 +101,9 @@ class ImplementOutcome:
             a measured result, not a failure of the implementer.
         noisy: the tuning session ran but its timing was too noisy to rank its candidates (``changed`` False):
             nothing converged, nothing failed to apply; a later version may tune again.
+        limit_short: the tuning session timed nothing because the kernel as written ran past a candidate's time limit
+            too (``changed`` False): the limit is the machine's, no verdict on the action; a later version may tune
+            again with more time (:data:`~kernelopt.actions.SEARCH_LIMIT_SHORT`).
         checked: the implementer checked the kernel.py it wrote on the full problem already (the tuning
             engine's winner): Stage 3 does not check it again, the gate checks it once.
         unavailable: the implementer's own infrastructure failed (an agent that could not start, ran past
@@ -119,6 +122,7 @@ class ImplementOutcome:
     candidates: list[CandidateResult] = field(default_factory=list)
     no_gain: bool = False
     noisy: bool = False
+    limit_short: bool = False
     checked: bool = False
     unavailable: bool = False
     unfinished: bool = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
+from kernelopt.actions import SEARCH_LIMIT_SHORT, SEARCH_NO_GAIN, SEARCH_TOO_NOISY
 from kernelopt.backends.protocol import AGENT_UNFINISHED
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.loop import commits
@@ -79,7 +79,9 @@ def stage3_record(it: IterationState, plan: Plan) -> IterationRecord:
 def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
     """What a failed version teaches, by how it failed: with no plan (the planner's output refused, the
     planner writing outside its file) no action was tried, so none is to avoid; a tuning session that kept
-    nothing has converged, one too noisy to rank measured no order (the next version may tune again); an agent
+    nothing has converged, one too noisy to rank measured no order (the next version may tune again), one whose
+    every candidate, the kernel as written too, ran past its time limit met the machine's pace (the same, with more
+    time); an agent
     that answered but did not finish by its limit (calling tools, or stalled) wants more time or a smaller step
     (d33, n155); anything else is not repeated."""
     if error_type == AGENT_UNFINISHED:  # a model calling tools until its limit: no setup problem (d33)
@@ -94,6 +96,12 @@ def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
         return f"this action{sig} ran and kept nothing: the launch configuration has converged"
     if error_type == SEARCH_TOO_NOISY:
         return f"this action{sig} was too noisy to rank: nothing was found better or worse; it may run again"
+    if error_type == SEARCH_LIMIT_SHORT:
+        return (
+            f"this action{sig} timed nothing: every candidate, the kernel as written too, ran past its time limit, "
+            "which is short for this machine's pace (no verdict on the action nor the kernel); it may run again "
+            "with more time (optimize -I bench_timeout_s=SECONDS)"
+        )
     return f"this action{sig} failed as planned: do not repeat it unchanged"
 
 

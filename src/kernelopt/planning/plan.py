@@ -66,7 +66,8 @@ class Plan(BaseModel):
         excluding: the versions whose tuning session of the same kernel.py wrote a winner the gate rejected:
             this session tunes again outside their regions (issue 32, item 4), so it is a new action.
         retrying: the versions whose tuning session of the same kernel.py was too noisy to rank its candidates
-            (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`): this session times them again, so it is a new action.
+            (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`), or whose every candidate ran past its time limit
+            (:data:`~kernelopt.actions.SEARCH_LIMIT_SHORT`): this session times them again, so it is a new action.
         launch: the launch a tuning session tunes, by its identity (``launch _ln_bwd_dwdb in run()``: no line
             number, the same after a version moves lines; :mod:`kernelopt.tunables.launches`), as ``kernelopt tune
             --kernel`` takes it: a kernel.py of several launches gets one session a launch (issue 32, case h11);

@@ -45,7 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN, SEARCH_TOO_NOISY, ActionCategory
+from kernelopt.actions import (
+    LAUNCH_CONFIGURATION,
+    SEARCH_LIMIT_SHORT,
+    SEARCH_NO_GAIN,
+    SEARCH_TOO_NOISY,
+    ActionCategory,
+)
 from kernelopt.digits import sig
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
@@ -773,7 +779,9 @@ def _tuned_before(p: _Planning, versions: list[str]) -> tuple[str | None, list[s
     :data:`~kernelopt.actions.SEARCH_NO_GAIN`). When every earlier session of this launch wrote a winner
     that the gate rejected, the next session tunes again among the configurations outside the rejected
     regions (the rules implementer excludes them); a session too noisy to rank
-    (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`) is run again too. A session that failed otherwise (the
+    (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`) is run again too, and so is one whose every candidate, the kernel
+    as written too, ran past its time limit (:data:`~kernelopt.actions.SEARCH_LIMIT_SHORT`: the machine's pace, no
+    verdict on the action). A session that failed otherwise (the
     implementer's error) is not repeated unchanged, and that is said, never called converged. A session whose
     winner passed and whose kernel.py came back is the same convergence.
     """
@@ -794,7 +802,9 @@ def _tuned_before(p: _Planning, versions: list[str]) -> tuple[str | None, list[s
         r for r in tried if r.quality_gate.result in gated and any(c.chosen and not c.current for c in r.candidates)
     ]
     # a session too noisy to rank measured no order: it neither converged nor failed, so it may run again
-    noisy = [r for r in tried if any(x.error_type == SEARCH_TOO_NOISY for x in r.pitfalls_and_fixes)]
+    # and one whose every candidate, the kernel as written too, ran past its limit met the machine's pace (l201)
+    again = (SEARCH_TOO_NOISY, SEARCH_LIMIT_SHORT)
+    noisy = [r for r in tried if any(x.error_type in again for x in r.pitfalls_and_fixes)]
     if len(rejected) + len(noisy) == len(tried):  # tune again, outside the regions of rejected winners
         return None, [r.version for r in rejected], [r.version for r in noisy]
     failed = [r for r in tried if r not in rejected and r not in noisy]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelopt import pyparse
-from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
+from kernelopt.actions import SEARCH_LIMIT_SHORT, SEARCH_NO_GAIN, SEARCH_TOO_NOISY
 from kernelopt.backends.protocol import (
     AGENT_UNAVAILABLE,
     AGENT_UNFINISHED,
@@ -262,6 +262,9 @@ def _verdict(
     if outcome is not None and outcome.error and outcome.noisy:
         # a session too noisy to rank: measured, not a plan the implementer could not apply (and not converged)
         return _Attempt(outcome.error, SEARCH_TOO_NOISY, repairable=False)
+    if outcome is not None and outcome.error and outcome.limit_short:
+        # every candidate past its limit, the kernel as written too: the machine's pace, not the action (l201)
+        return _Attempt(outcome.error, SEARCH_LIMIT_SHORT, repairable=False)
     if outcome is not None and outcome.error and outcome.unavailable:
         return _Attempt(f"the implementer was unavailable: {outcome.error}", AGENT_UNAVAILABLE, repairable=False)
     if outcome is not None and outcome.error and outcome.unfinished:
