@@ -117,7 +117,7 @@ def test_f51_tune_says_the_kernel_as_written_fails_where_no_candidate_passed() -
     assert line(session(raised(64), raised(1024))) == old
 
 
-@pytest.mark.parametrize("entry", ["[3000]", "(3000,)", '"n=3000"'])
+@pytest.mark.parametrize("entry", ["[3000]", "(3000,)", '"n=3000"', "None"])
 def test_f52_a_shapes_entry_written_as_a_list_is_refused_before_a_workspace_is_made(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], entry: str
 ) -> None:
@@ -135,6 +135,7 @@ def test_f52_a_shapes_entry_written_as_a_list_is_refused_before_a_workspace_is_m
         "[3000]": "list of list ([3000])",
         "(3000,)": "list of tuple ((3000,))",
         '"n=3000"': "list of str ('n=3000')",
+        "None": "list of NoneType (None)",
     }
     assert err.strip().splitlines()[-1] == (
         f"kernelopt: error: {folder / 'reference.py'}: SHAPES must be a list of dicts (keyword arguments of "

@@ -118,7 +118,7 @@ def _written_shapes_fault(path: Path) -> str | None:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             value = node.value
             if isinstance(value, ast.List | ast.Tuple):  # an entry that is a constant, a list or a tuple is no dict
-                loose = [e for e in (_literal_entry(e) for e in value.elts) if e is not None]
+                loose = [v for e in value.elts for v in _literal_entry(e)]
                 return shapes_fault(loose) if loose or not value.elts else None
             if isinstance(value, ast.Constant | ast.Dict | ast.Set):
                 try:
@@ -128,17 +128,17 @@ def _written_shapes_fault(path: Path) -> str | None:
     return None
 
 
-def _literal_entry(node: ast.expr) -> object | None:
-    """A ``SHAPES`` entry written as a literal that is no dict (``4096``, ``"n=4"``, ``[3000]``, ``(4, 40)``), else
-    ``None`` (a dict, a call, arithmetic: the run reads those). fresh27 f52: ``[{"n": 1000}, [3000]]`` was read as
-    good here, so ``init`` and ``optimize`` made a workspace and committed V0's failure, and ``batch`` ran the
-    reference, before the worker said "SHAPES must be a list of dicts"."""
+def _literal_entry(node: ast.expr) -> list[object]:
+    """A ``SHAPES`` entry written as a literal that is no dict (``4096``, ``None``, ``"n=4"``, ``[3000]``,
+    ``(4, 40)``), as a list of that one value; ``[]`` for a dict, a call or arithmetic (the run reads those). fresh27
+    f52: ``[{"n": 1000}, [3000]]`` was read as good here, so ``init`` and ``optimize`` made a workspace and committed
+    V0's failure, and ``batch`` ran the reference, before the worker said "SHAPES must be a list of dicts"."""
     if not isinstance(node, ast.Constant | ast.List | ast.Tuple | ast.Set):
-        return None
+        return []
     try:
-        return pyparse.literal(node)
+        return [pyparse.literal(node)]
     except ValueError:  # [2**10]: not a literal, the run says what it is
-        return None
+        return []
 
 
 def written_entries(path: Path) -> list[dict[str, object]]:
