@@ -53,6 +53,8 @@ from kernelopt.proc import die_with_parent, exit_process, kill_descendants
 #: The modules the server imports before it forks anything (a missing one is skipped and reported).
 PRELOAD = (
     "numpy",
+    # numpy 2 loads numpy.random at its first use: each child's reseeding (_python_flags) imported it afresh
+    "numpy.random",
     "torch",
     "triton",
     "kernelopt.harness.worker",
