@@ -135,6 +135,37 @@ def test_l172_the_line_does_not_move_past_a_read_of_its_tile_and_the_note_names_
     assert refused.new_source is None and "nor below it before line 76 sets BLOCK again" in (refused.note or "")
 
 
+HEURISTIC = DATA / "late48" / "heur_rows"
+
+
+def test_l173_a_tile_a_heuristic_sets_is_bounded_in_its_lambda(tmp_path: Path) -> None:
+    """A row block set by ``@triton.heuristics({"BLOCK_N": lambda args: 16})`` beside ``D: tl.constexpr`` (its
+    ``[BLOCK_N, D]`` tile; SHAPES D up to 32). Before: discovery never ran the task at the entries for it (its knob is
+    a heuristic's, category tiling, where ``size_tiles.needs_sizes`` asked for block sizes alone), so the pick
+    ``BLOCK_N=64`` was refused ("a size of the problem no run told at the SHAPES entries"), and ``bound_moves`` read
+    no literal outside a launching function ("the edit moved more than literals that can be set under ..."). Now the
+    run is asked and the bound is written in the lambda, the original's literal its fallback: ``lambda args: 64 if
+    args["D"] <= 32 else 16`` (a lambda naming its arguments otherwise reads them by its own name). In the
+    interpreter the pick runs at D=32 and the original's 16 at D=128, each right."""
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tunables.guard import bound_moves
+    from kernelopt.tunables.size_tiles import bound_test, needs_sizes
+
+    source = (HEURISTIC / "kernel.py").read_text()
+    assert needs_sizes(discover_source(source), source)
+    plain = source.replace("lambda args: 16}", "lambda args: 64}")
+    bounded = bound_moves(source, plain, bound_test({"D": 32}), at_launch=True)
+    text = bounded.new_source
+    assert text == source.replace("lambda args: 16}", 'lambda args: 64 if args["D"] <= 32 else 16}'), bounded.note
+    assert bounded.note == 'BLOCK_N=64 only where args["D"] <= 32, the original values elsewhere'
+    named = source.replace("lambda args: 16}", "lambda nargs: 16}")
+    renamed = bound_moves(named, named.replace(": 16}", ": 64}"), bound_test({"D": 32}), at_launch=True).new_source
+    assert renamed == named.replace(": 16}", ': 64 if nargs["D"] <= 32 else 16}')
+    folder = Path(shutil.copytree(HEURISTIC, tmp_path / "heur_rows"))
+    for size, block in (({"R": 70, "D": 32}, 64), ({"R": 5, "D": 128}, 16)):
+        assert _checked(folder, text, size, "_rows")["BLOCK_N"] == block, size
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(280)
 def test_on_cuda_l170_l171_the_two_picks_written_again_compile_and_hold(

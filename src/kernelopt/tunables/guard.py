@@ -6378,12 +6378,14 @@ def bound_moves(
     literal set under ``test`` (``Lq <= 48``: the bound of the tuned table written beside them), its original value
     the fallback above it, as the guard writes a tile (``num_stages = 1`` / ``if Lq <= 48:  # kernelopt: tuned`` /
     ``num_stages = 6``; a launch literal gets a line of its own first, or, where the function already uses its
-    name, ``num_warps=8 if Lq <= 48 else 4``). A pick is one configuration: where a table falls back on the
-    original computation, every setting the pick moved falls back with it (tablebound11: extend_attn's six stages
-    beside a BLOCK_M/BLOCK_N table over Lq up to 48 ran with the original tiles at D=65, 458752 B of shared memory
-    of 232448 on an H100). No text, and why, when a moved literal cannot be set under ``test``: a module constant,
-    a kernel's own literal, an entry of a dict of settings, a branch of a conditional, a name of ``test`` not
-    known where it is set, or an edit that is not literals alone (an inserted launch option). ``at_launch``: ``test``
+    name, ``num_warps=8 if Lq <= 48 else 4``; a literal of a ``@triton.heuristics`` lambda in the lambda itself,
+    ``lambda args: 64 if args["D"] <= 32 else 16``, late48's l173). A pick is one configuration: where a table falls
+    back on the original computation, every setting the pick moved falls back with it (tablebound11: extend_attn's
+    six stages beside a BLOCK_M/BLOCK_N table over Lq up to 48 ran with the original tiles at D=65, 458752 B of
+    shared memory of 232448 on an H100). No text, and why, when a moved literal cannot be set under ``test``: a
+    module constant, a kernel's own literal, an entry of a dict of settings, a branch of a conditional, a name of
+    ``test`` not known where it is set, or an edit that is not literals alone (an inserted launch option).
+    ``at_launch``: ``test``
     reads the sizes as the launch reads them (a table's bound over the sizes recorded there), so where a size is
     rebound between a moved literal and the launch (``n = n * 2``) its test reads the rebinding
     (:func:`~kernelopt.tunables.launch_value.value_at_launch`, ``(n * 2) <= 64``; late39's l73 for the table's own
@@ -6455,9 +6457,24 @@ def bound_moves(
             return Guarded(None, f"{_code(lit)} moved with two settings: no bound names it")
         copies.setdefault(id(owners[0].statement), []).append((owners[0], lit))
         restores.append((*collector.offset(lit), str(owners[0].before)))
+    lambdas: list[tuple[str, str]] = []  # (the setting moved, the bound as its heuristic reads it)
+    splices: list[_Splice] = []
+    for change in _heuristic_changes(old, new_tree.module):
+        start, end = collector.offset(change.literal)
+        own = _in_heuristic(test, change.parameter)
+        unknown = sorted(_names(cst.parse_expression(own)) - {change.parameter} - _LIBRARIES)
+        if unknown:
+            return Guarded(
+                None,
+                f"{change.name}={change.after} cannot be set under {test} (its heuristic reads {', '.join(unknown)}, "
+                "which it is not given)",
+            )
+        restores.append((start, end, str(change.before)))
+        written = f"{change.after} if {own} else {change.before}"
+        splices.append((start, end, written if change.whole else f"({written})"))
+        lambdas.append((f"{change.name}={change.after}", own))
     if _spliced(new, restores) != old:
         return Guarded(None, f"the edit moved more than literals that can be set under {test}")
-    splices: list[_Splice] = []
     for key, moved in by_statement.items():
         fn = moved[0].function
         assert fn is not None
@@ -6469,9 +6486,12 @@ def bound_moves(
         splices += written
     # a setting moved in each of two launches is said once
     sets = ", ".join(
-        dict.fromkeys(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
+        dict.fromkeys(
+            [*(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)]
+            + [s for s, _ in lambdas]
+        )
     )
-    where = sorted(set(tests.values()))
+    where = sorted({*tests.values(), *(t for _, t in lambdas)})
     spelled = "; ".join(t for t in where if t != test)
     said = f"{' and '.join(where)} ({test} at the launch)" if spelled else test
     moves = "".join(
@@ -6481,6 +6501,69 @@ def bound_moves(
         for key, later in rows.items()
     )
     return Guarded(_spliced(new, splices), f"{sets} only where {said}, the original values elsewhere{moves}")
+
+
+@dataclass(frozen=True)
+class _HeuristicChange:
+    """An integer literal a plain edit moved in a ``@triton.heuristics`` lambda (``lambda args: 32`` -> ``64``)."""
+
+    literal: cst.Integer  # in the edited text
+    before: int
+    after: int
+    name: str  # the setting the entry sets
+    parameter: str  # the lambda's own name for the kernel's arguments
+    whole: bool  # the literal is the lambda's whole body
+
+
+def _heuristic_lambdas(module: cst.Module) -> list[tuple[str, cst.Lambda]]:
+    """Each entry of a ``@triton.heuristics({...})`` decorator of ``module``'s functions whose value is a lambda,
+    with the setting it names, in source order."""
+    out = []
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef)):
+        for deco in fn.decorators:
+            call = deco.decorator
+            if not isinstance(call, cst.Call) or dotted(call.func).split(".")[-1] != "heuristics" or not call.args:
+                continue
+            table = call.args[0].value
+            for e in table.elements if isinstance(table, cst.Dict) else ():
+                if isinstance(e, cst.DictElement) and isinstance(e.value, cst.Lambda):
+                    key = e.key.evaluated_value if isinstance(e.key, cst.SimpleString) else None
+                    out.append((key if isinstance(key, str) else "?", e.value))
+    return out
+
+
+def _heuristic_changes(old: str, new: cst.Module) -> list[_HeuristicChange]:
+    """The integer literals a plain edit of ``old`` moved inside a heuristic's lambda (late48, l173); none where the
+    two texts' heuristics differ in any other way (the caller's check of the whole edit refuses that)."""
+    try:
+        before = _heuristic_lambdas(parsed(old).module)
+    except cst.ParserSyntaxError:
+        return []
+    after = _heuristic_lambdas(new)
+    if len(before) != len(after):
+        return []
+    out = []
+    for (name, o), (_, n) in zip(before, after, strict=True):
+        params = n.params.params
+        if len(params) != 1:
+            continue
+        olds = [x for x in walk(o.body) if isinstance(x, cst.Integer)]
+        news = [x for x in walk(n.body) if isinstance(x, cst.Integer)]
+        if len(olds) != len(news):
+            continue
+        for ol, nl in zip(olds, news, strict=True):
+            b, a = _int(ol), _int(nl)
+            if b is not None and a is not None and a != b:
+                out.append(_HeuristicChange(nl, b, a, name, params[0].name.value, n.body is nl))
+    return out
+
+
+def _in_heuristic(test: str, parameter: str) -> str:
+    """``test`` (over ``args["X"]``) as a heuristic whose lambda names the kernel's arguments ``parameter`` reads it."""
+    if parameter == "args":
+        return test
+    renamed = cst.parse_expression(test).visit(Substitute({"args": cst.Name(parameter)}))
+    return cst.Module([]).code_for_node(renamed)
 
 
 def _row_test(

@@ -92,13 +92,14 @@ def raised_sizes(
 
 
 def needs_sizes(found: Sequence[Tunable], source: str) -> bool:
-    """Whether a block knob of ``found`` spans a tile of a kernel that a size of the problem spans too: a raise of it
-    is bounded by those sizes at the ``SHAPES`` entries, which a run of the task tells."""
+    """Whether a block knob of ``found`` (a block size or a tiling knob: a heuristic's ``BLOCK_N``, late48's l173)
+    spans a tile of a kernel that a size of the problem spans too: a raise of it is bounded by those sizes at the
+    ``SHAPES`` entries, which a run of the task tells."""
     sizes = size_tile_params(found, source)
     return any(
         t.editable
         and not t.semantic
-        and t.category is ActionCategory.BLOCK_SIZE
+        and t.category in (ActionCategory.BLOCK_SIZE, ActionCategory.TILING)
         and any(sizes.get(k) and _growth(source, k).get(t.name, -1) >= 0 for k in _kernels(t))
         for t in found
     )
