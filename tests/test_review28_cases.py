@@ -205,3 +205,41 @@ def test_r85_a_check_against_a_constant_of_the_launcher_s_own_is_read(
     given = given.replace("def run(x):", "def run(x, allowed=(128, 256, 512)):")
     unread = guard_edit(given, given.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert unread.new_source is None and "may fail the check" in (unread.note or ""), unread.note
+
+
+#: a row's max or sum over one masked load of ``BLOCK`` lanes (masked-out lanes 0.0, the load's fill left out)
+_ROW = """
+@triton.jit
+def row(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    m = REDUCED
+    tl.store(y_ptr, m)
+"""
+
+
+@pytest.mark.parametrize(
+    ("reduced", "unchecked"),
+    [
+        ("x.max(0)", {"BLOCK"}),
+        ("x.max(axis=0)", {"BLOCK"}),
+        ("tl.exp(x).sum(0)", {"BLOCK"}),
+        ("tl.max(x.reshape(BLOCK), 0)", {"BLOCK"}),
+        ("tl.sum(x.reshape(BLOCK), 0)", set()),
+    ],
+    ids=["max-method", "max-axis-method", "exp-sum-method", "max-of-reshape", "sum-of-reshape"],
+)
+def test_r86_a_tensor_s_method_reads_its_lanes(reduced: str, unchecked: set[str]) -> None:
+    """``blocks._Lanes`` read a call's arguments alone, so a tensor's method (``x.max(0)``, ``tl.exp(x).sum(axis=0)``,
+    ``x.reshape(...)``) read the tensor as no lane: over masked-out lanes filled with 0.0 a max of negatives gives 0,
+    and ``tl.exp(0.0)`` summed is 1 a lane, yet BLOCK was read as checked (only ``tl.max(x, 0)`` was judged). A
+    reduction written as a method now leaves the block unchecked where it holds masked lanes; a reshape, a transpose or
+    a broadcast by method carries the tensor's lanes, judged where they are reduced (a zero fill summed stays checked).
+    The 679 ``@triton.jit`` kernels of tests/data read the same before and after."""
+    import libcst as cst
+
+    from kernelopt.tunables.blocks import unchecked_blocks
+
+    kernel = cst.parse_module(_ROW.replace("REDUCED", reduced)).body[0]
+    assert isinstance(kernel, cst.FunctionDef)
+    assert unchecked_blocks(kernel) == unchecked

@@ -1537,6 +1537,8 @@ _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "GreaterThan": lambda a, b: a > b,
     "GreaterThanEqual": lambda a, b: a >= b,
 }
+#: Methods of a tensor whose lanes are the tensor's own (``x.broadcast_to(...)``, ``x.expand_dims(0)``): read as it
+_KEEP_METHODS = frozenset({"broadcast_to", "expand_dims", "multiple_of", "max_contiguous", "cast"})
 _MOVES_AXES = frozenset({"trans", "permute", "reshape", "view", "join", "split", "interleave"})
 #: Scans across lanes and the reduction each lane's result is over the lanes before it (after it, reversed);
 #: ``associative_scan``'s is its combine's (:meth:`_Lanes._kind`)
@@ -2108,6 +2110,16 @@ class _Lanes:
             method = isinstance(call.func, cst.Attribute) and not (args and self._module_name(call.func.value, env))
             value, reached = self.lane(call.func.value if method else args[0], env)  # type: ignore[union-attr]
             return (_bitcast_lane(value) if _bitcasts(call) else value), reached
+        if isinstance(call.func, cst.Attribute) and not self._module_name(call.func.value, env):
+            # a method of a tensor (``x.max(0)``, ``x.sum(axis=0)``, ``x.reshape(...)``, ``x.trans()``): review28 r86,
+            # the receiver was read as no lane at all, and ``x.max(0)`` over a zero fill of negatives left the block
+            # checked; a reduction so written is not judged, so a masked load it holds leaves the block unchecked
+            value, reached = self.lane(call.func.value, env)
+            if name in _MOVES_AXES or name in _KEEP_METHODS:
+                return value, reached  # the same lanes, moved or broadcast (a reduction over them is judged there)
+            if reached and (name in _NEUTRAL or name in _SCANS or name in ("reduce", "dot")) and not self.quiet:
+                self.found |= reached  # a reduction not judged by its method form: the block is left unchecked
+            return (ANY if reached else FINITE), reached
         if name in _MATH and args:
             value, reached = self.lane(args[0], env)
             if isinstance(value, float):
