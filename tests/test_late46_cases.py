@@ -64,7 +64,9 @@ def test_l160_the_best_version_follows_the_gates_side_by_side_verdicts(capsys: p
     summary = build_summary(workspace="ws", state=RunState(), records=records, best_roofline=None, git_log=[])
     assert summary.best_version == "v1" and summary.speedup_vs_baseline == pytest.approx(1.7052, abs=1e-4)
     _render(summary)
-    assert "best: v1 at 68750 us (1.71x over V0)" in " ".join(capsys.readouterr().out.split())
+    assert "best: v1 at 68750 us (1.71x over V0; that is the gates' side-by-side timings" in " ".join(
+        capsys.readouterr().out.split()
+    )
     data = ReportData(name="flag_flash", root="/w", versions=[VersionEntry(record=r) for r in records])
     assert data.best() is not None and data.best().label == "V1"  # type: ignore[union-attr]
     final = next(line for line in headline(data) if line.startswith("Final "))

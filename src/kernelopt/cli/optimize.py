@@ -104,6 +104,20 @@ def _action_cell(row: VersionRow) -> str:
     return one_line(f"{what} -> {row.failure_reason}", 160)
 
 
+def _medians_disagree(summary: LoopSummary) -> str:
+    """Why the best line's speedup and the table's ``us`` column point different ways, said in the line (fresh27:
+    "best: v1 at 107700 us (2.2x over V0)" under a V0 row of 94910 us): the speedup is the gates' side-by-side timings
+    chained from V0 (:func:`~kernelopt.memory.model.speedup_over_v0`), each ``us`` one gate run's own median, and two
+    runs drift apart with the host's load; empty where both say the same (or either is missing)."""
+    over, base, best = summary.speedup_vs_baseline, summary.baseline_latency_us, summary.best_latency_us
+    if not over or not base or not best or (base / best >= 1) == (over >= 1):
+        return ""
+    return (
+        f"; that is the gates' side-by-side timings chained from V0, where the table's us are each gate run's own"
+        f" median (V0's {fmt(base)} us), which drift apart with the host's load"
+    )
+
+
 def _render(summary: LoopSummary) -> None:
     # the commit beside the version: a narrow pipe folds the text column, never drops the hash
     rows = [
@@ -144,6 +158,7 @@ def _render(summary: LoopSummary) -> None:
         if summary.speedup_vs_baseline and summary.speedup_vs_baseline < 1 + MIN_GAIN_PCT / 100:
             # Latencies of different gate runs: a difference below the gate's margin is noise, not a win.
             speedup += f", within the gate's {MIN_GAIN_PCT:g} % noise margin: no significant gain"
+        speedup += _medians_disagree(summary)
         info(f"best: {summary.best_version} at {fmt(summary.best_latency_us)} us ({speedup})")
     for line in summary.unlinked or ():  # a summary built field by field may leave it None
         info(f"  note: {line}")
