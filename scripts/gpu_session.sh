@@ -275,6 +275,9 @@
 #   late48     scripts/gpu_late48.sh: breaker12's LightLLM and breaker13's SGLang picks written again with late44's
 #              bound where their launchers bind the sizes (a tile's line moved below them): compiled and right within
 #              the bound and past it (docs/faults.md l170-l171)
+#   late49     scripts/gpu_late49.sh: fla_matmul's tune on cuda in a 60 s wall ends near 60 s: discovery's run no
+#              longer benchmarks its keyed list of eight, and the wall counts what came before the session
+#              (docs/faults.md l190-l191); the line said before the session, run_wall and the run's seconds printed
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -398,6 +401,7 @@ leftovers27 420 scripts/gpu_leftovers27.sh
 late45 300 scripts/gpu_late45.sh
 leftovers28 300 scripts/gpu_leftovers28.sh
 late48 300 scripts/gpu_late48.sh
+late49 300 scripts/gpu_late49.sh
 cost30 300 scripts/gpu_cost30.sh
 gputests 560 -
 EOF

@@ -112,6 +112,7 @@ def test_w6_a_run_past_its_wall_says_how_far_and_where_the_seconds_went(
 
     import kernelopt.tuning.folder as folder_module
     from kernelopt.cli.app import main
+    from kernelopt.tuning.budget import Budget
     from tests.test_tune_edges import Stopwatch
 
     class Slow(Stopwatch):
@@ -123,6 +124,9 @@ def test_w6_a_run_past_its_wall_says_how_far_and_where_the_seconds_went(
     monkeypatch.setattr(Slow, "retimed", [])
     monkeypatch.setattr(folder_module, "ShapesEvaluator", Slow)
     monkeypatch.setattr(folder_module, "KernelEvaluator", Slow)
+    # the wall counts what came before the session (late49's l191): held at nothing here, so the scripted round runs
+    # under this CPU's load whatever its discovery took, and the line still counts it in the wall
+    monkeypatch.setattr(Budget, "count_before", lambda self, seconds: setattr(self, "before_s", 0.0))
     folder = Path(shutil.copytree(Path(__file__).parent / "data" / "claims21" / "order", tmp_path / "order"))
     assert main(["tune", str(folder), "--device", "cpu", "--budget-wall-s", "1", "--dry-run", "--json"]) in (0, 1, 3)
     out, err = capsys.readouterr()
@@ -130,7 +134,8 @@ def test_w6_a_run_past_its_wall_says_how_far_and_where_the_seconds_went(
     assert wall["stated_s"] == 1.0 and wall["session_s"] >= 2.5, wall
     total = wall["before_s"] + wall["session_s"] + wall["checks_s"] + wall["after_s"]
     said = " ".join(err.split())
-    assert re.search(r"\d+ s in of its 1 s wall, \d+ s past it \(the workers' start and the round in flight\)", said)
+    assert re.search(r"\d+ s in of its 1 s wall, \d+ s past it \(the round in flight\)", said)
     line = next(x for x in err.splitlines() if x.startswith("the run took"))
     assert line.startswith(f"the run took {total:.1f} s against its 1 s wall, {total - 1:.1f} s past it: "), line
-    assert f"the session {wall['session_s']:.1f} s ({wall['session_s'] - 1:.1f} s past its wall: the round in" in line
+    past = wall["before_s"] + wall["session_s"] - 1  # the session's wall is what the stated one left
+    assert f"the session {wall['session_s']:.1f} s ({past:.1f} s past its wall: the round in" in line

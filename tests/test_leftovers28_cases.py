@@ -356,5 +356,7 @@ def test_on_cuda_l186_fla_matmul_s_session_starts_from_what_discovery_compiled(t
     print(f"leftovers28 l186: rc {done.returncode}; discovery compiled {len(found)} entries, {len(linked)} linked into")
     print(f"leftovers28 l186: the session, {len(own)} compiled by the session; pace {said['pace']}")
     print(f"leftovers28 l186: run_wall {said['run_wall']}; outcomes {said['outcomes']}")
-    assert len(found) >= 8, found  # the list of eight at the first entry at least
-    assert found <= linked | own and len(linked) >= 8, (sorted(found - linked), sorted(own))
+    # since late49's l190 discovery runs the list pinned to its first config: each launch's specialization at each
+    # entry (two launches, three entries), no longer the eight at the first entry
+    assert len(found) >= 2, found
+    assert found <= linked, (sorted(found - linked), sorted(own))

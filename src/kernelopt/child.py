@@ -46,11 +46,17 @@ def handler_for(service: Service) -> Handler:
 
         return CompileService()
     if service is Service.AUTOTUNE:
-        from kernelopt.harness.first_call import calls_differ, first_call_line, kept_outputs, watch_benchmarks
+        from kernelopt.harness.first_call import (
+            adds_into,
+            calls_differ,
+            first_call_line,
+            kept_outputs,
+            watch_benchmarks,
+        )
         from kernelopt.harness.interpreter import patch_interpreter
         from kernelopt.tunables.autotune_worker import AutotuneService, FirstCallWatch
 
-        watch = FirstCallWatch(watch_benchmarks, kept_outputs, calls_differ, first_call_line)
+        watch = FirstCallWatch(watch_benchmarks, kept_outputs, calls_differ, first_call_line, adds_into)
         return AutotuneService(on_cpu=patch_interpreter, first_call=watch)
     raise ServiceNotMoved(f"the {service.value} service still runs as its own module")
 

@@ -439,6 +439,7 @@ def _tune_locked(
     from kernelopt.backends.session_files import write_table
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tuning.folder import prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.pace import before_line
     from kernelopt.tuning.session import StopReason
     from kernelopt.workspace import RunLock
 
@@ -463,11 +464,13 @@ def _tune_locked(
     kernel_py = prepared.problem.kernel_py
     space = prepared.space
     _say_before(prepared, request)
+    if (before := before_line(time.monotonic() - began, prepared.budget.wall_s)) is not None:
+        note(before)  # the wall counts discovery (late49's l191): said before the session, with what is left
     try:
-        # the total from the start, not "0/?", and the wall the session keeps to
-        with _Bar(prepared.budget.candidates(space.size.count), prepared.budget.wall_s) as bar:
+        # the total from the start, not "0/?", and the wall the session keeps to, counted from the run's start
+        with _Bar(prepared.budget.candidates(space.size.count), prepared.budget.wall_s, began) as bar:
             session_began = time.monotonic()
-            tuning = tune_folder(prepared, on_progress=bar.update)
+            tuning = tune_folder(prepared, on_progress=bar.update, began_s=began)
             session_ended = time.monotonic()
     except KeyboardInterrupt as exc:  # the evaluator's start, or the bar's end: the session's own is a stop
         _interrupted(
@@ -1285,9 +1288,10 @@ class _Bar:
     the interpreter said nothing for 9 minutes between its header and its verdict. The total is the budget's from the
     start: the bar read "0/?" while the workers started (8 s of the CPU demo's 10)."""
 
-    def __init__(self, total: int | None = None, wall_s: float | None = None) -> None:
+    def __init__(self, total: int | None = None, wall_s: float | None = None, began: float | None = None) -> None:
         self.total = total
         self.wall_s = wall_s  # the session's wall: how long the work may take, said beside the seconds so far (n123)
+        self.began = began  # the run's start of work, which the wall counts from (late49's l191); else the bar's
         self.logged = 0  # candidates a line off a terminal has said
 
     def __enter__(self) -> _Bar:
@@ -1308,7 +1312,7 @@ class _Bar:
         )
         self.task = self.progress.add_task("tune", total=self.total, best="best n/a")
         self.progress.start()
-        self.started = time.monotonic()
+        self.started = time.monotonic() if self.began is None else self.began
         return self
 
     def update(self, p: Progress) -> None:
@@ -1323,7 +1327,7 @@ class _Bar:
             elapsed = round(time.monotonic() - self.started)
             wall = f" of its {self.wall_s:g} s wall" if self.wall_s is not None else ""
             if self.wall_s is not None and elapsed > self.wall_s:  # said as it happens, not only at the end (w6)
-                wall += f", {elapsed - self.wall_s:g} s past it (the workers' start and the round in flight)"
+                wall += f", {elapsed - self.wall_s:g} s past it (the round in flight)"
             note(f"tuning: {p.line()}, {elapsed} s in{wall}")
 
     def __exit__(self, *exc: object) -> None:

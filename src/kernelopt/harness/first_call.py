@@ -112,6 +112,25 @@ def written_pointers(fn: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def adds_into(fn: Any) -> bool:
+    """Whether ``fn`` (a ``@triton.jit`` function's Python body) writes through a ``tl.atomic_*`` call: it adds into
+    an output, which its autotuner's benchmark runs on the call's own tensors leave summed into the first call's
+    result (break13's partial sums), so only that benchmark tells whether the first call is wrong. Tune's discovery on
+    a GPU runs such a list whole in the task's first run and pins every other keyed list to its first config
+    (:func:`kernelopt.tunables.autotune_worker.pinned_lists`, late49's l190). ``False`` when the source cannot be
+    read."""
+    try:
+        tree = pyparse.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in WRITES and name != "store":
+                return True
+    return False
+
+
 def kept_outputs(out: Any) -> list[Any]:
     """A call's outputs (:func:`kernelopt.harness.compare.as_outputs`), each tensor copied: a buffer the next call
     reuses keeps its first values here."""

@@ -44,12 +44,16 @@ class FirstCallWatch:
         differs: what differs between the first call's kept outputs and the next call's, held to the gate's
             tolerance with the task's reference module (``calls_differ``); ``None`` where they agree.
         line: the line naming the cause and the fix, from them and what differed (``first_call_line``).
+        adds_into: whether an autotuned kernel's body adds into an output (``adds_into``: a ``tl.atomic_*`` write),
+            so that only its autotuner's own benchmark on the call's tensors tells whether its first call is wrong: a
+            list :func:`pinned_lists` would pin from the task's first run is left whole there (late49's l190).
     """
 
     watch: Callable[[], AbstractContextManager[list[Any]]]
     kept: Callable[[Any], list[Any]]
     differs: Callable[[list[Any], Any, Any], str | None]
     line: Callable[[list[Any], str], str]
+    adds_into: Callable[[Any], bool] = lambda fn: False
 
 
 def _line_in(path: Path, tb: TracebackType | None) -> int | None:
@@ -405,24 +409,35 @@ def read_module(
         return result
     if device == "cpu":
         time_autotune_on_cpu(module)
-    recorder = _LaunchRecorder(str(kernel_py.resolve()))
-    try:
-        with recorder, first_call.watch() if first_call is not None else nullcontext([]) as benchmarked:
-            shape, first = _call_task(module, reference, device)
-    except BaseException as exc:  # the task run failed: the configs are still known
-        result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
-        return result
-    try:  # the kernel as written wrong on its first call (leftovers13's leftover: tune never said so)
-        if first_call is not None:
-            result["first_call"] = _first_call_line(module, reference, device, first, benchmarked, first_call)
-    except Exception:  # the second call failed: the checks say why, not this
-        result["first_call"] = None
+    # a keyed list of 2 to pin_lists configs runs pinned to its first from the task's first run on: its autotuner's
+    # benchmark (a compile and a do_bench of every config at each new key) tells discovery nothing it needs, the
+    # session times each config pinned (l101), and it was most of the seconds before a GPU session (late49's l190)
+    keep = first_call.adds_into if first_call is not None else None
+    for pin in (pin_lists, 0) if pin_lists else (0,):
+        recorder = _LaunchRecorder(str(kernel_py.resolve()))
+        with pinned_lists(module, pin, keep=keep) as first_pinned:
+            try:
+                with recorder, first_call.watch() if first_call is not None else nullcontext([]) as benchmarked:
+                    shape, first = _call_task(module, reference, device)
+            except BaseException as exc:  # the task run failed (pinned: as written, next); the configs are known
+                if pin and first_pinned and isinstance(exc, Exception):
+                    continue
+                result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                return result
+            try:  # the kernel as written wrong on its first call (leftovers13's leftover: tune never said so)
+                if first_call is not None:
+                    result["first_call"] = _first_call_line(module, reference, device, first, benchmarked, first_call)
+            except Exception:  # the second call failed: the checks say why, not this
+                result["first_call"] = None
+        break
     result["launch_values"] = recorder.launches
     result["device_key"] = _device_key(module, key_call)
     result["shape"] = shape
-    result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device, pin_lists, shape) if sizes else []
+    result["shape_sizes"] = (
+        _shape_sizes(module, kernel_py, reference, device, pin_lists, shape, first_pinned) if sizes else []
+    )
     for name, best in picked_configs(module).items():
-        if name in spaces:
+        if name in spaces and name not in first_pinned:  # a list pinned from the first run has no pick of its own
             spaces[name]["best_config"] = best
             spaces[name]["best_config_shape"] = shape
     return result
@@ -454,14 +469,15 @@ def _shape_sizes(
     device: str,
     pin_lists: int = 0,
     first: dict[str, Any] | None = None,
+    first_pinned: frozenset[str] | set[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """For each ``SHAPES`` entry the device runs (in Triton's interpreter: those small enough for it), the
     integer locals of each kernel's launching function (:attr:`_LaunchRecorder.sizes`) and the config each autotuner
     picked there (:func:`picked_configs`: what the list as written runs at that key); an entry whose run fails is
     left out (the checks say why, not this). ``pin_lists``: a keyed list of 2 to that many configs runs pinned to
     the config its autotuner picked in the task's first run (:func:`pinned_lists`), its pick kept only at that run's
-    entry (``first``: elsewhere it is not the autotuner's own); an entry whose pinned run fails runs again as
-    written."""
+    entry (``first``: elsewhere it is not the autotuner's own), and nowhere for a kernel the first run held pinned too
+    (``first_pinned``); an entry whose pinned run fails runs again as written."""
     _, shapes = _shapes(reference)
     indices = interpreted_cases(shapes) if device == "cpu" else list(range(len(shapes)))
     out = []
@@ -481,7 +497,11 @@ def _shape_sizes(
         shape, recorder, pinned = found
         # each autotuner's pick at this entry's key (the list as written), of those this entry launched
         own = shape == first or not pinned  # a pinned list's pick is its own at the first run's key alone
-        picks = {k: v for k, v in picked_configs(module).items() if k in recorder.launches and (own or k not in pinned)}
+        picks = {
+            k: v
+            for k, v in picked_configs(module).items()
+            if k in recorder.launches and (own or k not in pinned) and k not in first_pinned
+        }
         out.append(
             {
                 "shape": shape,
@@ -495,18 +515,20 @@ def _shape_sizes(
 
 
 @contextmanager
-def pinned_lists(module: ModuleType, most: int) -> Iterator[set[str]]:
+def pinned_lists(module: ModuleType, most: int, keep: Callable[[Any], bool] | None = None) -> Iterator[set[str]]:
     """Within it, each keyed autotune list of ``module`` holding 2 to ``most`` configs runs pinned to one: the config
     its autotuner picked last (the task's first run), else its first; yields the names of the kernels pinned. A keyed
     list the session judges as a list (at most ``folder.LIST_CURRENT_MOST`` configs) is timed there entry by entry,
     each config pinned (late42's l101): discovery's runs at the other ``SHAPES`` entries need their sizes, not the
     autotuner's benchmark of every config at each new key (fla_matmul: 3 keys x 8 compiles, 118 s on the H100 before
-    its session; leftovers27 l133). ``most`` 0: nothing pinned."""
+    its session; leftovers27 l133); since late49's l190 the task's first run too. ``keep``: a list whose kernel it
+    holds true of (the function the autotuner wraps: :attr:`FirstCallWatch.adds_into`) is left whole. ``most`` 0:
+    nothing pinned."""
     held: list[tuple[Any, list[Any]]] = []
     names: set[str] = set()
     for at in autotuners(module) if most else []:
         configs = list(getattr(at, "configs", None) or [])
-        if not getattr(at, "keys", None) or not 2 <= len(configs) <= most:
+        if not getattr(at, "keys", None) or not 2 <= len(configs) <= most or (keep is not None and keep(base_fn(at))):
             continue
         best = getattr(at, "best_config", None)
         held.append((at, configs))

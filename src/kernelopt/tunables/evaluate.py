@@ -145,9 +145,10 @@ def evaluate_autotune(
         env: the worker's environment (default: this process's).
         sizes: with ``reference``, the task also runs at each ``SHAPES`` entry for ``shape_sizes`` (``False``: the
             first run and the first-call check alone).
-        pin_lists: those runs hold each keyed list of 2 to that many configs pinned to its autotuner's pick in the
-            first run (:class:`~kernelopt.tunables.autotune_worker.pinned_lists`: no pick of its kept at an entry);
-            0: every list runs as written.
+        pin_lists: the task's runs hold each keyed list of 2 to that many configs pinned to its first config, the
+            first run too (:class:`~kernelopt.tunables.autotune_worker.pinned_lists`: nothing benchmarked, no pick of
+            its kept; a list whose kernel adds into an output runs whole in the first run, for the first-call check:
+            late49's l190); 0: every list runs as written.
 
     Returns:
         The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated. A run of
@@ -285,8 +286,10 @@ def discover_evaluated(
     tensors with nothing to undo it (:func:`benchmarks_unreset`), the task still runs once, with ``reference``, for the
     first-call check alone: the evaluation returned holds only its line (``None`` when the first call is right).
 
-    ``pin_lists`` (``tune`` on a GPU): the task's runs at the ``SHAPES`` entries after its first hold each keyed list of
-    2 to that many configs pinned to its first pick (:func:`evaluate_autotune`; leftovers27 l133).
+    ``pin_lists`` (``tune`` on a GPU): the task's runs hold each keyed list of 2 to that many configs pinned to its
+    first config (:func:`evaluate_autotune`; leftovers27 l133 the runs after the first, late49 l190 the first too):
+    Triton's autotuner compiled and benchmarked every config at each new key (fla_matmul: two launches' keys x 8
+    configs, most of the 90 s before its session on the H100 of 2026-12-07 19:29), where the session times each pinned.
 
     The module is imported (in a worker) only when static reading meets an autotune list built by code,
     or, with ``reference``, a computed knob or (on a GPU) an autotune list keyed on the problem: the task then runs
@@ -301,8 +304,8 @@ def discover_evaluated(
     """
     source = read_source(kernel_py)
     name = Path(kernel_py).name
-    # on a GPU a keyed list runs once as written at each entry, its autotuner's own picks kept (ShapeSizes.picks):
-    # a do_bench of each config a key there; in the interpreter its picks are noise, and its run costs a call a config
+    # on a GPU a keyed list runs at each entry for its sizes and launch values (and, with no pin_lists, its autotuner's
+    # own picks, ShapeSizes.picks: a do_bench of each config a key there); in the interpreter its picks are noise
     listed = reference is not None and not runs_on_cpu(device) and keyed_lists(source, name)
     run = reference is not None and (
         run_task or needs_values(source, name) or bool(needs_evaluation(source, name)) or listed

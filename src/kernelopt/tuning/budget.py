@@ -133,6 +133,9 @@ class Budget:
         stall: the session also ends when it has :func:`stalled` (the default rule's budgets).
         candidate_s: wall seconds per evaluated candidate in the last round that evaluated any (``None``
             before one has): the estimate :meth:`affordable` uses.
+        before_s: seconds of the stated wall spent before the session's clock started, taken off :attr:`wall_s`
+            (:meth:`count_before`); ``None`` where the stated wall is the session's own (the loop's Stage 3, the MCP
+            server), and then the session's workers' start is not counted either.
     """
 
     candidates: int
@@ -141,6 +144,7 @@ class Budget:
     spent: int = 0
     stall: bool = False
     candidate_s: float | None = None
+    before_s: float | None = None
     _started_s: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -175,6 +179,15 @@ class Budget:
         if count < 1:
             raise ValueError(f"a budget is at least one candidate, not {count}")
         return cls(min(space_size, count), clock, wall_s)
+
+    def count_before(self, seconds: float) -> None:
+        """Count ``seconds`` spent before the session (kernel.py's discovery, the workers' start) against the wall:
+        :attr:`wall_s` is what is left of it, never below 0. ``kernelopt tune --budget-wall-s 60`` meant 60 s of
+        session after up to 90 s of discovery on the H100 of 2026-12-07 (late49's l191): a user's wall is the run's."""
+        spent = max(0.0, seconds)
+        self.before_s = (self.before_s or 0.0) + spent
+        if not math.isinf(self.wall_s):
+            self.wall_s = max(0.0, self.wall_s - spent)
 
     def start(self) -> None:
         """Start the wall clock (a second call keeps the first start)."""

@@ -568,8 +568,8 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         device=request.device or "auto",
         env=env if discovery_cache is None else discovery_env(env, out),
         first_call=True,
-        # a keyed list a session times entry by entry, pinned (l101), is not benchmarked whole at every entry's key
-        # before it: the runs after the first pinned to its first pick (leftovers27 l133)
+        # a keyed list a session times entry by entry, pinned (l101), is not benchmarked whole at any entry's key
+        # before it: every run pinned to its first config (leftovers27 l133 after the first, late49 l190 the first)
         pin_lists=0 if problem.interpreted else LIST_CURRENT_MOST,
     )
     held_options: dict[str, dict[str, Value]] = {}
@@ -1126,6 +1126,7 @@ def tune_folder(
     *,
     evidence: KernelEvidence | None = None,
     on_progress: Callable[[Progress], None] | None = None,
+    began_s: float | None = None,
 ) -> FolderTuning:
     """Run one tuning session on ``prepared`` (see the module docstring).
 
@@ -1133,6 +1134,9 @@ def tune_folder(
         prepared: from :func:`prepare_folder`.
         evidence: Stage 1's evidence of the kernel: its favoured configurations are seeds.
         on_progress: called after each round (a progress bar).
+        began_s: the ``time.monotonic()`` second the command began its work (``kernelopt tune``): the budget's wall
+            counts what came before the session, discovery and the workers' start, as spent (late49's l191);
+            ``None``: the wall is the session's own.
 
     Raises:
         ProblemDoesNotFit: the problem does not fit on the device (exit 3), before any candidate runs.
@@ -1172,6 +1176,8 @@ def tune_folder(
     if (whole := whole_list_configs(prepared)) and (current := space.current()) is not None:
         evaluator.runs_whole_list(current.key(), whole)  # its requests' limits count the list it runs (l102)
     budget = prepared.budget.build(space.size.count, time.monotonic)
+    if began_s is not None:
+        budget.count_before(time.monotonic() - began_s)
     with evaluator:
         if isinstance(evaluator, ShapesEvaluator) and _served_on_fewer(record, space.current(), evaluator):
             evaluator.seek_set_aside()  # resumed: the entries the original cannot run, set aside as the record's were
@@ -2142,7 +2148,9 @@ def list_as_written(
     ``SHAPES`` entry: :attr:`~kernelopt.tunables.model.ShapeSizes.picks`), picked another of its configurations than
     the fastest of them timed pinned alone there (``pool``), the line that says so: the session judges the list by
     its fastest configuration at each shape (:func:`judge_against_list`), which the list as written runs only where
-    its autotuner's own benchmark picks it. ``None`` where every pick is the fastest, or no pick is known."""
+    its autotuner's own benchmark picks it. ``None`` where every pick is the fastest, or no pick is known: on a GPU
+    discovery runs a list of at most ``LIST_CURRENT_MOST`` configs pinned to its first (late49's l190), so none is
+    known there unless its kernel adds into an output (its first run whole, for the first-call check)."""
     listed, evaluation = prepared.keyed_list, prepared.evaluation
     if listed is None or evaluation is None:
         return None

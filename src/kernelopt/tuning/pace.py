@@ -20,6 +20,7 @@ the rounds' wall and the candidates' own compile, check and timing seconds withi
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 
@@ -207,7 +208,8 @@ class RunWall(BaseModel):
         stated_s: the session's wall time as the budget states it.
         before_s: from the command's start of work to the session's clock: kernel.py's discovery (a worker imports
             it), the space and the checks before it, and the workers' start (:attr:`SessionPace.start_s`), which the
-            stated wall does not count.
+            stated wall counts (the session gets what is left: late49's l191; before, fla_matmul's 90 s on the H100
+            came on top of its 60 s wall).
         session_s: the session's own seconds (its rounds and re-time, :attr:`SessionPace.wall_s`): past the stated wall
             by at most :data:`WALL_MARGIN_S`, the round in flight when the wall ran out finishing.
         checks_s: the checks of the pick after the session (its check on the entries, the net), which keep the
@@ -234,7 +236,7 @@ class RunWall(BaseModel):
         past = self.total_s - self.stated_s
         if past <= PAST_WALL_SAID_S:
             return None
-        session_past = self.session_s - self.stated_s
+        session_past = self.before_s + self.session_s - self.stated_s  # the session's wall: what the stated one left
         why = (
             f" ({session_past:.1f} s past its wall: the round in flight when it ran out finishes, at most "
             f"{WALL_MARGIN_S:g} s past it)"
@@ -243,8 +245,28 @@ class RunWall(BaseModel):
         )
         return (
             f"the run took {self.total_s:.1f} s against its {self.stated_s:g} s wall, {past:.1f} s past it: "
-            f"{self.before_s:.1f} s before the session (kernel.py's discovery and the workers' start, which the wall "
-            f"does not count), the session {self.session_s:.1f} s{why}, the pick's checks {self.checks_s:.1f} s (on "
+            f"{self.before_s:.1f} s before the session (kernel.py's discovery and the workers' start, counted in the "
+            f"wall), the session {self.session_s:.1f} s{why}, the pick's checks {self.checks_s:.1f} s (on "
             f"the entries and the net, within the session's deadline), {self.after_s:.1f} s after them (the plot and "
             "the table)"
         )
+
+
+def before_line(before_s: float, stated_s: float) -> str | None:
+    """The line said before a ``kernelopt tune`` session whose discovery took ``before_s`` of its stated wall
+    (``stated_s``, ``--budget-wall-s``), which counts it (:meth:`~kernelopt.tuning.budget.Budget.count_before`): how
+    long, why, and what is left for the session; ``None`` under :data:`PAST_WALL_SAID_S`. On the H100 of 2026-12-07
+    fla_matmul's discovery took 90 s before its 60 s session and nothing said so until the run was killed (late49's
+    l191)."""
+    if before_s < PAST_WALL_SAID_S or math.isinf(stated_s):
+        return None
+    left = stated_s - before_s
+    said = (
+        f"{left:.1f} s left for the session, its workers' start included"
+        if left > 0
+        else "nothing left for the session, which times no candidate (a longer --budget-wall-s times them)"
+    )
+    return (
+        f"{before_s:.1f} s before the session: kernel.py's discovery (a worker imports it and runs the task at its "
+        f"SHAPES entries); the {stated_s:g} s wall counts it: {said}"
+    )

@@ -364,6 +364,8 @@ def tune(
         start_s = _start_workers(evaluator, budget, batch_size)
     except KeyboardInterrupt as exc:
         start_s, caught = 0.0, exc
+    if budget.before_s is not None:  # the command counts what came before the session: the workers' start too
+        budget.count_before(start_s)
     budget.start()
     current = space.current()
     literal = current is not None and space.literal(current)
