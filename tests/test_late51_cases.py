@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -32,3 +34,44 @@ def test_l210_a_best_line_whose_speedup_the_table_s_medians_contradict_says_why(
     _render(_summary(94910.0, 50000.0, 2.2))  # type: ignore[arg-type]
     out = " ".join(capsys.readouterr().out.split())
     assert "best: v1 at 50000 us (2.2x over V0)" in out and "drift apart" not in out
+
+
+def test_l211_an_entry_of_no_work_is_said_with_its_name(tmp_path: Path) -> None:
+    """fresh27's ``SHAPES = [{"n": 0}]``: ``tune`` timed an empty problem (the grid ``cdiv(0, 32)`` launches nothing)
+    and said "the current configuration is the best found (5.825 ms)", the overhead alone. One warning line names the
+    entry (still checked, never refused); a zero for a key that sizes nothing (a seed, a dim) says nothing."""
+    from kernelopt.tuning.problem import empty_entry_lines
+
+    ref = tmp_path / "reference.py"
+    ref.write_text(
+        "import torch\n\n"
+        "def get_inputs(n: int = 4096, seed: int = 0, dim: int = 0):\n"
+        "    torch.manual_seed(seed)\n"
+        "    return [torch.randn(n, 8), dim]\n"
+    )
+    lines = empty_entry_lines(ref, [{"n": 4096}, {"n": 0}, {"n": 64, "seed": 0, "dim": 0}])
+    assert lines == [
+        "SHAPES entry {'n': 0} holds no work (n sizes a tensor get_inputs builds, and it is 0): its timing is the "
+        "launch overhead alone, so a configuration tuned there is tuned on nothing; it is still checked for "
+        "correctness"
+    ]
+
+
+def test_l212_a_documented_copy_into_tmp_is_fresh_each_time() -> None:
+    """README's and ``tune --help``'s ``cp -r tests/data/loop /tmp/loop && kernelopt tune /tmp/loop ...``, run a second
+    time, copied into ``/tmp/loop/loop`` and tuned the first run's written kernel (fresh27). Every documented ``cp -r``
+    into a folder (the README, docs/ but the faults record, each command's examples) removes it first."""
+    import re
+
+    from kernelopt.cli.examples import EXAMPLES
+
+    root = Path(__file__).resolve().parents[1]
+    texts = [(root / "README.md").read_text(encoding="utf-8")]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((root / "docs").glob("*.md")) if p.name != "faults.md"]
+    texts += [" && ".join(lines) for shown in EXAMPLES.values() for _, lines in shown]
+    copies = [
+        (m.group(0), m.group(1), text[: m.start()]) for text in texts for m in re.finditer(r"cp -r \S+ (\S+)", text)
+    ]
+    assert copies, "the README's copy of tests/data/loop is gone: read this test again"
+    stale = [cp for cp, dest, before in copies if not before.rstrip().endswith(f"rm -rf {dest} &&")]
+    assert stale == []

@@ -27,7 +27,8 @@ EXAMPLES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "tune": (
         (
             "tune a copy (kernel.py is edited in place)",
-            ("cp -r tests/data/loop /tmp/loop && kernelopt tune /tmp/loop --device cpu",),
+            # a fresh copy each time: a second `cp -r` into an existing /tmp/loop copied into /tmp/loop/loop (fresh27)
+            ("rm -rf /tmp/loop && cp -r tests/data/loop /tmp/loop", "kernelopt tune /tmp/loop --device cpu"),
         ),
         ("the best found, kernel.py left unchanged", ("kernelopt tune /tmp/loop --device cpu --dry-run --json",)),
     ),

@@ -682,7 +682,7 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     from kernelopt.tuning.dot_precision import tf32_line
     from kernelopt.tuning.folder import idle_line, list_note, screen_lines
     from kernelopt.tuning.launch import choice_line
-    from kernelopt.tuning.problem import default_size_hint
+    from kernelopt.tuning.problem import default_size_hint, empty_entry_lines
 
     kernel_py = prepared.problem.kernel_py
     for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
@@ -703,6 +703,8 @@ def _say_before(prepared: PreparedFolder, request: TuneRequest) -> None:
     if chosen is not None:
         note(chosen)
     note(f"timed on {_timed_shape(prepared.problem, prepared.user_shapes)}")
+    for line in empty_entry_lines(prepared.problem.reference_py, prepared.entries):
+        warn(line)
     large = default_size_hint(prepared.problem, [s.kwargs for s in prepared.shapes if s.kwargs])
     if large is not None:
         note(large)

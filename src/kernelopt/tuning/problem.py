@@ -31,6 +31,7 @@ from kernelopt.fileio import read_python
 from kernelopt.harness.sizes import SizeValue, effective_constants, module_sizes, size_constants
 from kernelopt.kernelsource import (
     OPAQUE_ENTRY_HINT,
+    entry_text,
     literal_value,
     opaque_entry,
     runs_in_interpreter,
@@ -275,6 +276,36 @@ def default_size_hint(problem: Problem, shapes: Sequence[Mapping[str, object]]) 
         f"give reference.py a small SHAPES entry for the CPU (at most 2**{INTERPRETER_DEFAULT_MOST.bit_length() - 1} "
         "elements), or scale the sizes (--size-scale)"
     )
+
+
+def empty_entry_lines(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> list[str]:
+    """One warning line for each ``SHAPES`` entry holding a zero for a key ``get_inputs`` builds a tensor dimension
+    from (:func:`~kernelopt.harness.sizekeys.key_roles`, ``{"n": 0}``): that entry holds no work, so its timing is the
+    launch overhead alone (fresh27: ``tune`` said "the current configuration is the best found (5.825 ms)" of an empty
+    problem, the interpreter's overhead, without a word). Said, never refused: a user may want an empty input checked
+    for correctness. A zero for a key that is no dimension (a seed, a flag, ``dim=0``) says nothing."""
+    from kernelopt.harness.sizekeys import KeyRole, key_roles
+
+    try:
+        roles = key_roles(read_python(reference_py))
+    except (OSError, ValueError):
+        return []
+    out = []
+    for entry in shapes:
+        empty = [
+            k
+            for k, v in entry.items()
+            if k in roles
+            and roles[k].role is KeyRole.SIZE
+            and (v == 0 if is_int(v) else isinstance(v, tuple) and any(d == 0 for d in v))
+        ]
+        if empty:
+            out.append(
+                f"SHAPES entry {entry_text(entry)} holds no work ({', '.join(empty)} sizes a tensor get_inputs "
+                "builds, and it is 0): its timing is the launch overhead alone, so a configuration tuned there is "
+                "tuned on nothing; it is still checked for correctness"
+            )
+    return out
 
 
 class Problem(BaseModel):
