@@ -546,6 +546,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     folder = Path(request.folder).resolve()
     card_path = folder / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
+    budget = budget_rule(request, card)  # an invalid budget is one line before anything is made beside the kernel
     problem = Problem.from_folder(folder, device=request.device, card=card, size_scale=request.size_scale)
     # the files' contract and imports, before any candidate: a kernel.py without run() or importing a package
     # that is not installed failed every candidate ("raised while building ModelNew", "compile_error")
@@ -617,7 +618,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         gpu=gpu,
         base_source=base,
         source=source,
-        budget=budget_rule(request, card),
+        budget=budget,
         session_dir=out / key_of(parts),
         key_parts=part_digests(parts),
         env=env,
