@@ -89,3 +89,23 @@ def test_l201_a_session_whose_every_candidate_ran_past_its_limit_is_the_machine_
     again = planner.plan(StageContext(workspace=ws, version=2, summary=cpu_timing_summary(ws, 2), history=[v0, v1]))
     assert again.plan is not None, again.reason
     assert again.plan.retrying == ["v1"] and again.plan.excluding == []
+
+
+def test_l202_rows_a_program_is_a_launch_configuration_knob_by_the_name_rule() -> None:
+    """breaker29's ln_bwd: ``ROWS_PER_PROG = 8`` (a band of rows a program, passed as ``ROWS``) was listed by
+    ``tunables`` with no category, so no plan but the launch's joint search could move it. The name rule gives rows a
+    program the block-size and occupancy categories (upper case only: a lower-case ``rows`` is the problem's size);
+    a ``ROWS`` a ``tl.arange`` spans (breaker5's swiglu_meta) keeps its tile's rule."""
+    from kernelopt.actions import ActionCategory as AC
+    from kernelopt.planning.knobs import may_move
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tunables.knobs import knob_rule
+
+    found = {t.key: t for t in discover_source((DATA / "ln_bwd" / "kernel.py").read_text(), "kernel.py")}
+    rows = found["ROWS_PER_PROG"]
+    assert rows.categories == [AC.BLOCK_SIZE, AC.OCCUPANCY] and rows.value == 8
+    assert may_move(AC.OCCUPANCY, "ROWS", tuple(rows.categories))
+    assert knob_rule("rows") is None and knob_rule("n_rows") is None and knob_rule("ROWS_PER_PROGRAM") is not None
+    swiglu = Path(__file__).parent / "data" / "breaker5" / "swiglu_meta" / "kernel.py"
+    tile = {t.key: t for t in discover_source(swiglu.read_text(), "kernel.py")}["_swiglu_fwd:ROWS"]
+    assert AC.BLOCK_SIZE in tile.categories and tile.legality.power_of_two

@@ -156,6 +156,15 @@ _KNOB_RULES: tuple[_KnobRule, ...] = (
         source="items a program handles in a loop bounded by min(start + G, n), the groups counted by a ceiling: any "
         "count >= 1 (kernelopt.tunables.groups)",
     ),
+    # upper case only, as a constexpr or a setting is spelled: a lower-case rows / n_rows is the problem's size
+    _rule(
+        r"^ROWS(_PER_(PROG|PROGRAM|BLOCK|CTA))?$",
+        [AC.BLOCK_SIZE, AC.OCCUPANCY],
+        cased=True,
+        minimum=1,
+        source="rows a program handles (a band of rows, the grid counted by a ceiling; a tile of rows where a "
+        "tl.arange spans it): a count >= 1; more rows a program are fewer programs (docs/faults.md, late50 l202)",
+    ),
     _rule(r"^SPLIT_?K$", [AC.SPLIT_K], minimum=1, source="split-K factor >= 1"),
     _rule(
         r"^(NUM_KV_SPLITS|KV_SPLITS|NUM_SPLITS|SPLIT_KV|NUM_SPLITS_KV)$",
