@@ -75,3 +75,35 @@ def test_l212_a_documented_copy_into_tmp_is_fresh_each_time() -> None:
     assert copies, "the README's copy of tests/data/loop is gone: read this test again"
     stale = [cp for cp, dest, before in copies if not before.rstrip().endswith(f"rm -rf {dest} &&")]
     assert stale == []
+
+
+def test_l213_a_write_timed_in_the_interpreter_says_it_is_no_gpu_s_evidence() -> None:
+    """fresh27's ``tune --device cpu --budget 4`` of a clip-and-scale's two-config ``@triton.autotune`` list wrote a
+    list of one, ``BLOCK=1024``, on the interpreter's timing (the fewest programs win there) without a word. The write
+    stays; its verdict says what it rests on, and that the list's autotuner no longer chooses on a GPU."""
+    from kernelopt.cli.tune import interpreted_word, verdict_line
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    listed = [{"BLOCK": 128, "num_warps": 4}, {"BLOCK": 256, "num_warps": 8}]
+    pick = {"BLOCK": 1024, "num_warps": 4}
+    word = interpreted_word(interpreted=True, current_list=listed, best_config=pick, per_bucket=False)
+    assert word == (
+        "timed in Triton's interpreter on the CPU, which says nothing of a GPU's speed (it favours the fewest "
+        "programs): time it on a GPU (--device cuda) before keeping it; the autotune list of 2 configs becomes "
+        "BLOCK=1024, num_warps=4 alone, so a GPU's autotuner no longer chooses among them (the diff shows the list "
+        "it had)"
+    )
+    literal = interpreted_word(interpreted=True, current_list=[], best_config=pick, per_bucket=False)
+    assert literal is not None and word.startswith(literal) and "autotune list" not in literal
+    assert interpreted_word(interpreted=False, current_list=listed, best_config=pick, per_bucket=False) is None
+    assert interpreted_word(interpreted=True, current_list=listed, best_config=pick, per_bucket=True) == literal
+    result = SessionResult(
+        best_config=pick, best_latency_us=10.0, current_config=listed[0], current_latency_us=27.0, results=[],
+        retimed=[], evaluations=4, served=0, budget=4, space_size=10, wall_s=30.0, stop=StopReason.CANDIDATES,
+        strategy="local",
+    )  # fmt: skip
+    judgement = judge_gain(result)
+    written = verdict_line(result, judgement, kernel_py="kernel.py", written=True, dry_run=False, interpreted=word)
+    assert written.endswith(f"; {word}; written to kernel.py")  # the write's words stay the end
+    kept = verdict_line(result, judgement, kernel_py="kernel.py", written=False, dry_run=False, interpreted=word)
+    assert word not in kept  # nothing written, nothing to say of it

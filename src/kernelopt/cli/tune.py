@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from kernelopt.tunables import EditResult
+    from kernelopt.tunables.model import Value
     from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
     from kernelopt.tuning.original_figure import OriginalFigure
     from kernelopt.tuning.pace import RunWall
@@ -518,6 +519,7 @@ def _tune_locked(
                     kept=_kept(tuning),
                     unchecked=unchecked,
                     original=tuning.against_original,
+                    interpreted=_interpreted(tuning),
                 )
                 emit_json(
                     {
@@ -947,6 +949,7 @@ def _render(
         kept=_kept(tuning),
         unchecked=unchecked,
         original=tuning.against_original,
+        interpreted=_interpreted(tuning),
     )
     note = note_beside(tuning.edit_note, verdict)
     if note:
@@ -1033,6 +1036,7 @@ def verdict_line(
     kept: tuple[str, ...] = (),
     unchecked: str | None = None,
     original: OriginalFigure | None = None,
+    interpreted: str | None = None,
 ) -> str:
     """The session's outcome in one line: the best and how much faster it is than the current configuration
     (the knobs that differ), and what happened to kernel.py; or why the current configuration stays. Where the
@@ -1041,12 +1045,57 @@ def verdict_line(
     of time says so at its end (``unchecked``, :meth:`~kernelopt.tuning.net.NetVerdict.unchecked_line`). A retune
     over guards an earlier write left (``original``: the written kernel re-timed beside the original computation
     they fall back to) names its current as kernel.py as it runs now and gives the figure against the original too.
+    A Triton kernel timed in the interpreter says so before the write's words (``interpreted``,
+    :func:`interpreted_word`).
 
     ``best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304.1 us); written to kernel.py``
     """
     line = _outcome_line(result, judgement, kernel_py=kernel_py, written=written, dry_run=dry_run,
                          set_aside=set_aside, kept=kept, original=original)  # fmt: skip
+    if interpreted and (written or dry_run):  # before the write's words, which stay the line's end
+        tail = f"; written to {kernel_py}" if written else f"; --dry-run: {kernel_py} left unchanged"
+        line = f"{line.removesuffix(tail)}; {interpreted}{tail}" if line.endswith(tail) else line
     return f"{line}; {unchecked}" if unchecked and (written or dry_run) else line
+
+
+def interpreted_word(
+    *,
+    interpreted: bool,
+    current_list: Sequence[dict[str, Value]],
+    best_config: dict[str, Value] | None,
+    per_bucket: bool,
+) -> str | None:
+    """What a pick timed in Triton's interpreter on the CPU (``interpreted``) is evidence of, said where it is written
+    (or shown, ``--dry-run``); ``None`` for any other session. The interpreter runs one program at a time, so its
+    timing favours the fewest programs and says nothing of a GPU's speed (``num_warps`` and ``num_stages`` change
+    nothing there): fresh27's ``tune --device cpu`` cut a two-config ``@triton.autotune`` list to one config on such
+    timings without a word. The write stays (the CPU path is the documented way to try ``tune`` and to check a written
+    kernel's results), and the words say what it rests on; a keyed list (``current_list``) written as one config
+    (``best_config``, not a table by bucket, ``per_bucket``) says that its autotuner no longer chooses on a GPU."""
+    from kernelopt.tuning.folder import config_text
+
+    if not interpreted:
+        return None
+    word = (
+        "timed in Triton's interpreter on the CPU, which says nothing of a GPU's speed (it favours the fewest "
+        "programs): time it on a GPU (--device cuda) before keeping it"
+    )
+    if len(current_list) > 1 and best_config is not None and not per_bucket:
+        word += (
+            f"; the autotune list of {len(current_list)} configs becomes {config_text(best_config)} alone, so a "
+            "GPU's autotuner no longer chooses among them (the diff shows the list it had)"
+        )
+    return word
+
+
+def _interpreted(tuning: FolderTuning) -> str | None:
+    """:func:`interpreted_word` of a session."""
+    return interpreted_word(
+        interpreted=tuning.prepared.problem.interpreted,
+        current_list=tuning.current_list,
+        best_config=tuning.result.best_config,
+        per_bucket=tuning.judgement.per_bucket,
+    )
 
 
 def _stays(result: SessionResult, current_text: str, best_text: str, best_at: str) -> str:
