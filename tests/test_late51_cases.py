@@ -50,6 +50,10 @@ def test_l211_an_entry_of_no_work_is_said_with_its_name(tmp_path: Path) -> None:
         "    return [torch.randn(n, 8), dim]\n"
     )
     lines = empty_entry_lines(ref, [{"n": 4096}, {"n": 0}, {"n": 64, "seed": 0, "dim": 0}])
+    from kernelopt.cli.optimize import _empty_entries
+
+    ref.write_text(ref.read_text() + '\nSHAPES = [{"n": 4096}, {"n": 0}]\n')
+    assert _empty_entries(ref) == lines  # optimize says it too, before V0's gate
     assert lines == [
         "SHAPES entry {'n': 0} holds no work (n sizes a tensor get_inputs builds, and it is 0): its timing is the "
         "launch overhead alone, so a configuration tuned there is tuned on nothing; it is still checked for "

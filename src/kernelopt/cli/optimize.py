@@ -325,6 +325,20 @@ def _check_backends(
         warn(line)
 
 
+def _empty_entries(reference_py: Path) -> list[str]:
+    """``tune``'s line for each ``SHAPES`` entry of no work (:func:`~kernelopt.tuning.problem.empty_entry_lines`), of
+    entries written as literals (one built by code is read by the workers alone); a reference.py that cannot be read
+    here says nothing (the gate says why)."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.tuning.problem import empty_entry_lines, literal_shapes
+
+    try:
+        entries = literal_shapes(reference_py)
+    except InputFileError:
+        return []
+    return empty_entry_lines(reference_py, entries or [])
+
+
 def _run(
     path: Path,
     name: str | None,
@@ -370,6 +384,8 @@ def _run(
             note(found.line())
     for problem in ws.task_card().warnings():
         warn(problem)
+    for line in _empty_entries(ws.reference_py):
+        warn(line)
     settings, _ = resolve_settings(ws, request)
     progress = TerminalProgress()
     collaborators = build_collaborators(
