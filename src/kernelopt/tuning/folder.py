@@ -3679,9 +3679,17 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
             filename=prepared.problem.kernel_py.name,
             evaluation=prepared.evaluation,
         )
-        kept = guard_edit(prepared.base_source, pinned.new_source) if pinned is not None else None
-        if kept is not None and kept.new_source is None:
+        if pinned is None:
+            return None, None
+        sized, sized_note = _pin_bounded(prepared, listed, best, pinned.new_source)
+        if sized is None:
+            return None, sized_note  # a pinned tile raised beside a size of the problem, unbounded in a decorator
+        kept = guard_edit(prepared.base_source, sized)
+        if kept.new_source is None:
             return None, kept.note  # a pinned tile no longer divides a size the original handled
+        if sized != pinned.new_source:
+            diff = edit_diff(prepared.base_source, sized, prepared.problem.kernel_py.name)
+            return pinned.model_copy(update={"new_source": sized, "diff": diff}), sized_note
         return pinned, None
     changes = pick_moves(prepared, best)[1]
     if not changes:
@@ -3726,13 +3734,47 @@ def _size_bounded(
     origins = prepared.space.origins
     moved = {k: (origins[k].keys, origins[k].value, v) for k, v in changes.items() if k in origins}
 
+    defaults = option_defaults(prepared.gpu)
+    said = config_text(dict(changes))
+    told = _told(prepared)
+    return size_bounded(prepared.base_source, new, moved, prepared.tunables, told, defaults=defaults, said=said)
+
+
+def _told(prepared: PreparedFolder) -> Callable[[str, str], list[int]]:
+    """``told(kernel, param)``: the values of the size ``param`` where ``kernel`` was launched at the ``SHAPES``
+    entries this session ran (:func:`~kernelopt.tunables.size_tiles.size_bounded`'s question)."""
+
     def told(kernel: str, param: str) -> list[int]:
         sizes = (_size_of(prepared.evaluation, kernel, argument_key(param), s) for s in prepared.ran_shapes)
         return [v for v in sizes if v is not None]
 
+    return told
+
+
+def _pin_bounded(
+    prepared: PreparedFolder, listed: AutotuneSpace, best: Mapping[str, Value], new: str | None
+) -> tuple[str | None, str | None]:
+    """``new`` (the autotune list pinned to ``best`` alone, :func:`~kernelopt.tuning.kernel_evaluator.pin_config`)
+    set under the sizes the ``SHAPES`` entries told, by the rule :func:`_size_bounded` writes a launch's pick by
+    (:func:`~kernelopt.tunables.size_tiles.size_bounded`). A list of one config Triton runs unbenched at every size,
+    so each tile of the pin is judged against the least value the list held (where its other configs were, the
+    autotuner passed over one that could not run at a key, review28 r80): a tile above it, beside a size of the problem,
+    is bounded, and a decorator's config has no launch to set a bound at, so it is not written and the note says why
+    (late44's Seen line, late52 l220: the pin was written for every size)."""
+    if new is None:
+        return None, None
+    origins = prepared.space.origins
+    moved: dict[str, tuple[Sequence[str], object, object]] = {}
+    for name, value in best.items():
+        held = [c.kwargs[name] for c in listed.configs if is_int(c.kwargs.get(name))]
+        if name in origins and is_int(value) and held:
+            moved[name] = (origins[name].keys, min(held), value)
+
+    said = config_text({n: best[n] for n in moved}) if moved else ""
     defaults = option_defaults(prepared.gpu)
-    said = config_text(dict(changes))
-    return size_bounded(prepared.base_source, new, moved, prepared.tunables, told, defaults=defaults, said=said)
+    return size_bounded(
+        prepared.base_source, new, moved, prepared.tunables, _told(prepared), defaults=defaults, said=said
+    )
 
 
 def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:

@@ -1,0 +1,68 @@
+"""late52: three fail-open writes review28 left (docs/faults.md, "review28's leftovers (late52, 2026-12-07)"). Each
+test failed on main before its fix; none runs a kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.test_review28_cases import _autotuned
+
+
+def _pinned(monkeypatch: pytest.MonkeyPatch, configs: str, pick: dict[str, int]) -> tuple[str, object, str | None]:
+    """tune's write (``folder._config_edit``) of ``pick`` over head_scale's autotune list of ``configs``, the run at
+    the entries standing in (the head's ``BD`` told 16 and 64 there)."""
+    from kernelopt.tunables.analysis import analyze
+    from kernelopt.tunables.model import AutotuneConfig, AutotuneSpace
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.space import KnobOrigin
+
+    text = _autotuned(configs)
+    found = analyze(text, "kernel.py")[2]
+    keys = tuple(t.key for t in found if t.name == "BLOCK" and ".configs[" in t.key)
+    blocks = [int(b) for b in configs.split('{"BLOCK": ')[1:] for b in [b.split("}")[0]]]
+    listed = AutotuneSpace(
+        kernel="head_scale", line=6, configs=[AutotuneConfig(kwargs={"BLOCK": b}) for b in blocks], key=["n"]
+    )
+    prepared = SimpleNamespace(
+        base_source=text,
+        space=SimpleNamespace(origins={"BLOCK": KnobOrigin(keys=keys, value=max(blocks))}),  # the pick at the entries
+        listed=listed,
+        problem=SimpleNamespace(kernel_py=Path("kernel.py")),
+        evaluation=None,
+        tunables=found,
+        gpu=None,
+    )
+    monkeypatch.setattr(
+        tf, "_told", lambda _prepared: lambda kernel, param: [16, 64] if param == "BD" else [], raising=False
+    )
+    edit, note = tf._config_edit(prepared, pick)  # type: ignore[arg-type]
+    return text, edit, note
+
+
+def test_l220_tune_s_pin_of_an_autotune_list_raising_a_tile_beside_a_size_takes_the_size_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """late44's Seen line, review28's r80: ``tune``'s own pin of an autotune list (``pin_config``, a list of one
+    config, which Triton runs unbenched at every size) was written for every size where ``tunables --set`` bounds the
+    same raise (v184): ``BLOCK = 128`` beside the head's ``BD`` (told up to 64 at the entries, up to 4096 past them) ran
+    a footprint never compiled past the entries. It now goes through the same rule (``size_tiles.size_bounded``) against
+    the least value the list held: a decorator's config has no launch to bound it at, so it is not written and the note
+    says why; a pin at or below that value is written as before."""
+    _, edit, note = _pinned(monkeypatch, 'triton.Config({"BLOCK": 32}, num_warps=4)', {"BLOCK": 128})
+    assert edit is None and note is not None, note
+    assert "BLOCK=128 raises a tile beside sizes of the problem" in note and note.endswith("not written"), note
+    _, edit, note = _pinned(
+        monkeypatch,
+        'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)',
+        {"BLOCK": 128, "num_warps": 8},
+    )
+    assert edit is None and note is not None and "BLOCK=128" in note, note  # the list's 32 ran where 128 could not
+    _, edit, note = _pinned(
+        monkeypatch,
+        'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)',
+        {"BLOCK": 32},
+    )
+    assert edit is not None and note is None and '[triton.Config({"BLOCK": 32}' in edit.new_source
