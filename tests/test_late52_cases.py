@@ -66,3 +66,36 @@ def test_l220_tune_s_pin_of_an_autotune_list_raising_a_tile_beside_a_size_takes_
         {"BLOCK": 32},
     )
     assert edit is not None and note is None and '[triton.Config({"BLOCK": 32}' in edit.new_source
+
+
+#: v158's launcher (``BLOCK = 256``, masked) with its check against ``1024`` (replaced below)
+_V158_CHECK = '    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n'
+
+
+@pytest.mark.parametrize(
+    ("params", "check"),
+    [
+        ("x, allowed", "    assert BLOCK in allowed\n"),
+        ("x, want", "    assert BLOCK == want\n"),
+        ("x, allowed", "    if BLOCK not in allowed:\n        raise ValueError(BLOCK)\n"),
+    ],
+    ids=["in", "eq", "not-in-raise"],
+)
+def test_l221_a_check_against_a_parameter_with_no_default_holds_the_original(params: str, check: str) -> None:
+    """review28's r85 Seen line: a host check comparing the tile against a launcher parameter with no default (``def
+    run(x, allowed)``, ``assert BLOCK in allowed``) was left to the size rules, which read no ``in`` or ``==``, and
+    ``BLOCK = 2048`` (or 128) was written plainly, failing wherever the caller's ``allowed`` holds 256 alone. Such a
+    parameter may be a size, its value known to no rule, so only the original holds; a size in the tile's arithmetic
+    (``assert n % BLOCK == 0``) is the size rules' still, guarded as before."""
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_wrongkernel30_cases import V158
+
+    text = (V158 / "kernel.py").read_text(encoding="utf-8")
+    base = text.replace("def run(x):", f"def run({params}):").replace(_V158_CHECK, check)
+    for value in (128, 2048):
+        refused = guard_edit(base, base.replace("    BLOCK = 256\n", f"    BLOCK = {value}\n"))
+        assert refused.new_source is None, value
+        assert f"BLOCK={value} may fail the check" in (refused.note or "") and "is not read" in (refused.note or "")
+    size = text.replace(_V158_CHECK, "    assert n % BLOCK == 0\n")
+    guarded = guard_edit(size, size.replace("    BLOCK = 256\n", "    BLOCK = 2048\n"))
+    assert guarded.new_source is not None and "only where n % 2048 == 0" in (guarded.note or ""), guarded.note

@@ -1464,10 +1464,11 @@ def _tile_check(
     others = names - {named[0][1]}
     if others & set(own):
         found = _local_constants(fn, others & set(own), {t[1] for t in tiles}) if fn is not None else None
-        if found is None:
+        if found is None and not _tile_compared(test, named[0][1]):
             return []  # a size the function reads (``assert n % BLOCK == 0``): another rule's
-        test = _substituted(test, found)
-        others = _names(test) - _PURE - {named[0][1]}
+        if found is not None:
+            test = _substituted(test, found)
+            others = _names(test) - _PURE - {named[0][1]}
     text = _code(test).strip()
     text = f"not ({text})" if negated else text
     why, missing = f"{asserts}, a check on {named[0][1]} by itself", "the check passes it at no size"
@@ -1502,6 +1503,25 @@ def _local_constants(
         if param is None and len(values) == 1:
             given[name] = _parenthesized(cast(cst.BaseExpression, values[0]))
     return given
+
+
+def _tile_compared(test: cst.BaseExpression, tile: str) -> bool:
+    """Whether every comparison of ``test`` sets the tile ``tile`` by itself (integers and :data:`_PURE` calls beside
+    it) against a side that does not read it, by ``in``, ``not in``, ``==`` or ``!=`` (``BLOCK in allowed``, ``BLOCK
+    == want``): a check no size rule reads, whatever the other side is (a parameter with no default, a value the
+    launcher computes), so only the original is known to pass it where the original did (late52, l221: over ``def
+    run(x, allowed)``, ``BLOCK = 2048`` was written plainly past ``assert BLOCK in allowed``). A tile inside the
+    arithmetic of a size (``n % BLOCK == 0``) is the size rules'."""
+    found = [n for n in walk(test) if isinstance(n, cst.Comparison)]
+    for comparison in found:
+        sides = [comparison.left, *(t.comparator for t in comparison.comparisons)]
+        ops = (cst.In, cst.NotIn, cst.Equal, cst.NotEqual)
+        if not all(isinstance(t.operator, ops) for t in comparison.comparisons):
+            return False
+        alone = [s for s in sides if _names(s) - _PURE == {tile}]
+        if len(alone) != 1 or any(tile in _names(s) for s in sides if s is not alone[0]):
+            return False
+    return bool(found)
 
 
 #: Why a tile's check against a value not read holds nothing but the original (:func:`_tile_check`)
