@@ -99,3 +99,26 @@ def test_l221_a_check_against_a_parameter_with_no_default_holds_the_original(par
     size = text.replace(_V158_CHECK, "    assert n % BLOCK == 0\n")
     guarded = guard_edit(size, size.replace("    BLOCK = 256\n", "    BLOCK = 2048\n"))
     assert guarded.new_source is not None and "only where n % 2048 == 0" in (guarded.note or ""), guarded.note
+
+
+def test_l222_a_raised_config_of_a_list_whose_key_leaves_out_the_size_is_refused(tmp_path: Path) -> None:
+    """review28's r80 Seen line: a config raised in an autotune list that keeps another config is left to the
+    autotuner, but with ``key=["n"]`` beside ``BD`` (from the head's ``d``) the autotuner's pick is cached per ``n``:
+    ``BLOCK=128``, picked at a small head, ran unbenched at a large one, and ``tunables --set`` wrote it with no note.
+    It is refused now, naming the key; with ``BD`` in the key, or the ``d`` the launcher computes it from, the autotuner
+    times it at each size and it is written."""
+    from kernelopt.tunables.edit import apply
+    from kernelopt.tunables.model import TunableError
+
+    kernel = tmp_path / "kernel.py"
+    two = _autotuned('triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 16}, num_warps=4)')
+    kernel.write_text(two, encoding="utf-8")
+    with pytest.raises(TunableError, match=r"beside BD, a size of the problem its autotune key \['n'\] leaves out"):
+        apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
+    for key in ('key=["n", "BD"]', 'key=["n", "d"]'):  # BD itself, or the head's d that the launcher computes it from
+        kernel.write_text(two.replace('key=["n"]', key), encoding="utf-8")
+        result = apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
+        assert '[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 16}' in result.new_source, key
+    kernel.write_text(two, encoding="utf-8")  # a smaller tile raises no footprint: left to the autotuner as before
+    lowered = apply(kernel, {"head_scale.configs[0].BLOCK": 8}, write=False)
+    assert '[triton.Config({"BLOCK": 8}, num_warps=4), triton.Config({"BLOCK": 16}' in lowered.new_source

@@ -48,7 +48,7 @@ def test_r80_a_raised_tile_in_an_autotune_list_of_one_config_is_bounded_as_a_lau
     with pytest.raises(TunableError, match="raises a tile of head_scale beside BD, a size of the problem no run told"):
         apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
     two = _autotuned('triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 16}, num_warps=4)')
-    kernel.write_text(two, encoding="utf-8")
+    kernel.write_text(two.replace('key=["n"]', 'key=["n", "BD"]'), encoding="utf-8")  # timed at each BD (l222)
     result = apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
     assert '[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 16}' in result.new_source
 

@@ -1243,6 +1243,8 @@ def _size_bounded(
     # a config of a list that keeps another as it was is left to its autotuner, which times every config at each
     # key and passes over one that cannot run (OutOfResources); a list of one config is run unbenched (review28 r80)
     kept = {c.rsplit(".configs[", 1)[0] for c in set(listed.values()) - raised}
+    said = ", ".join(f"{e.key}={e.after}" for e in result.edits)
+    _keyed_sizes(old, result, found, kept, listed, evaluation, filename, said)
     moved = {
         e.key: ((e.key,), e.before, e.after)
         for e in result.edits
@@ -1257,12 +1259,97 @@ def _size_bounded(
         sizes = (evaluation.size_value(kernel, argument_key(param), e.shape) for e in evaluation.shape_sizes)
         return [v for v in sizes if is_int(v)]
 
-    said = ", ".join(f"{e.key}={e.after}" for e in result.edits)
     text, line = size_bounded(old, result.new_source, moved, found, told, defaults=option_defaults(gpu), said=said)
     if text is None:
         untold = any(not told(k, p) for k, ps in raised_sizes(moved, old, found).items() for p in ps)
         raise (TunableSizesUntold if untold else TunableError)(f"{filename}: {line}", hint=_SIZED_HINT)
     return None if line is None else (text, line)
+
+
+def _keyed_sizes(
+    old: str,
+    result: EditResult,
+    found: Sequence[Tunable],
+    kept: Collection[str],
+    listed: Mapping[str, str],
+    evaluation: AutotuneEvaluation | None,
+    filename: str,
+    said: str,
+) -> None:
+    """Refuse a raise of a config in an autotune list that keeps another config (``kept``, left to the autotuner by
+    :func:`_size_bounded`) where the list's ``key`` leaves out a size of the problem the raised tile grows beside
+    (:func:`~kernelopt.tunables.size_tiles.raised_sizes`): the autotuner times its configs once per key and caches the
+    pick, so a raised config picked where it fits runs unbenched at another value of that size, where it may not
+    (review28 r80's Seen line, late52 l222: ``key=["n"]`` beside ``BD`` from ``d``).
+
+    Raises:
+        TunableError: such a raise, naming the key and the sizes it leaves out.
+    """
+    from kernelopt.tunables.size_tiles import raised_sizes
+
+    left = {
+        e.key: ((e.key,), e.before, e.after)
+        for e in result.edits
+        if e.key in listed and listed[e.key].rsplit(".configs[", 1)[0] in kept
+    }
+    knobs = {t.name for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}  # the autotuner's own: no size
+    for kernel, params in raised_sizes(left, old, found).items():
+        space = evaluation.spaces.get(kernel) if evaluation is not None else None
+        key = list(space.key) if space is not None else literal_autotune_key(old, kernel, filename=filename)
+        missing = [p for p in params if p not in knobs and not _keyed(old, kernel, p, key)]
+        if missing:
+            sizes = ", ".join(missing)
+            raise TunableError(
+                f"{filename}: {said} raises a tile of {kernel} beside {sizes}, a size of the problem its autotune "
+                f"key {key!r} leaves out: the autotuner's pick cached at one {missing[0]} runs unbenched at another, "
+                "where the raised tile's footprint was never compiled; not written",
+                hint=f"add {sizes} to the key of {kernel}'s @triton.autotune, so its configs are timed at each size",
+            )
+
+
+def _keyed(source: str, kernel: str, param: str, key: Collection[str]) -> bool:
+    """Whether the autotune ``key`` of ``kernel`` follows its parameter ``param``: ``param`` is in it, or every launch
+    of ``kernel`` passes ``param`` a value that reads (through the launching function's locals bound once) what it
+    passes for a parameter of the key (fla's l2norm: ``BD = min(max_fused_size, next_power_of_2(D))`` beside
+    ``key=["D", "NB"]``). ``False`` where no launch is found (:func:`_keyed_sizes` refuses)."""
+    from kernelopt.tunables.bindings import assigned_once
+
+    if param in key:
+        return True
+    module = cst.parse_module(source)
+    jit = next(
+        (n for n in walk(module) if isinstance(n, cst.FunctionDef) and n.name.value == kernel and is_jit(n)), None
+    )
+    if jit is None:
+        return False
+    seen = 0
+    for fn in (n for n in walk(module) if isinstance(n, cst.FunctionDef) and not is_jit(n)):
+        local = assigned_once(fn)
+        for node in walk(fn):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript)):
+                continue
+            name = launched(node.func.value)
+            if not (isinstance(name, cst.Name) and name.value == kernel):
+                continue
+            given = named_args(list(itertools.takewhile(lambda a: not a.star, node.args)), param_names(jit))
+            keyed = {
+                n.value for k in key if (v := given.get(k)) is not None for n in walk(v) if isinstance(n, cst.Name)
+            }
+            value = given.get(param)
+            if value is None or not keyed:
+                return False
+            read: set[str] = set()
+            todo = [value]
+            while todo:  # the names the value reads, through locals bound once (a cycle stops at a name seen)
+                for n in walk(todo.pop()):
+                    if isinstance(n, cst.Name) and n.value not in read:
+                        read.add(n.value)
+                        if n.value in local:
+                            todo.append(local[n.value])
+            if not read & keyed:
+                return False
+            seen += 1
+    return seen > 0
 
 
 #: What a refused raise beside a size of the problem needs (:func:`_size_bounded`)
