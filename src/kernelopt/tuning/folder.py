@@ -37,6 +37,7 @@ import itertools
 import json
 import math
 import re
+import shutil
 import time
 import tokenize
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -543,6 +544,18 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         TunableError: kernel.py does not parse.
         WorkspaceError: the task card is invalid.
     """
+    session_folders = Path(request.folder).resolve() / DEFAULT_OUT.parent
+    made_here = request.out is None and not session_folders.exists()
+    try:
+        return _prepared_folder(request)
+    except BaseException:  # a refusal (no knob, an empty space) or an interrupt leaves nothing half-made beside it
+        if made_here and session_folders.is_dir():
+            shutil.rmtree(session_folders, ignore_errors=True)  # discovery's GPU cache and its .gitignore
+        raise
+
+
+def _prepared_folder(request: TuneRequest) -> PreparedFolder:
+    """:func:`prepare_folder`'s reading, discovery and space."""
     folder = Path(request.folder).resolve()
     card_path = folder / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
