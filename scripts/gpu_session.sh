@@ -19,12 +19,13 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity late42 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26
+#   owed       parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26
 #              late33 leftovers23
 #              newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
 #              (carry .whl/deps; about 110 minutes in all, so four sessions' device time: late42 first after the
 #              parity check, with its own 300 s (fla_matmul's 60 s tune failed at 15:51 on 2026-12-07 and was cut at
-#              115 s at 19:33; it needs about 160 s); breaker25, wrongkernel27 and late48 passed on the H100 of
+#              115 s at 19:33; it needs about 160 s), then late49 and leftovers28 (the same tune after
+#              l190-l191 and l186, about 5 minutes together); breaker25, wrongkernel27 and late48 passed on the H100 of
 #              2026-12-07 19:22 (docs/gpu-runs/2026-12-07-h100-s) and left the plan; then the trials and proofs
 #              never reached),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
@@ -409,7 +410,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity late42 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
