@@ -68,7 +68,8 @@ def test_p1_a_project_s_own_autotune_decorator_is_an_autotune() -> None:
 
 
 def test_p1_the_pinned_pick_keeps_the_project_s_decorator(tmp_path: Path) -> None:
-    """p1's list on a copy without the JSON files (FLA's default, no tuned files shipped): ``tune``'s pick is written
+    """p1's list on a copy without the JSON files (FLA's default, no tuned files shipped): ``tune``'s pick (one that
+    raises no tile beside the head's ``BD``, late52's l220) is written
     as a one-config list inside ``@fla_cache_autotune(...)``, its key and ``**autotune_cache_kwargs`` kept, right at
     sizes no entry names (Triton's ``Autotuner.run`` of one config never reads the cache the JSON lookup fills)."""
     from tests.test_breaker_cases import _tune_edit
@@ -77,10 +78,14 @@ def test_p1_the_pinned_pick_keeps_the_project_s_decorator(tmp_path: Path) -> Non
     folder.mkdir()
     for name in ("kernel.py", "reference.py"):
         shutil.copy(DATA / "fla_kda_gate" / name, folder / name)
-    written, note = _tune_edit(folder, {"BT": 128, "num_warps": 8, "num_stages": 2})
+    # a pin raising BT above the list's least (32) beside BD, a size of the problem, has no launch to be bounded at:
+    # not written (late52's l220: a list of one config runs unbenched at every size)
+    refused, why = _tune_edit(folder, {"BT": 128, "num_warps": 8, "num_stages": 2})
+    assert refused is None and why is not None and "BT=128 raises a tile beside sizes of the problem" in why, why
+    written, note = _tune_edit(folder, {"BT": 32, "num_warps": 8, "num_stages": 2})
     assert written is not None, note
     assert (
-        '@fla_cache_autotune(\n    configs=[triton.Config({"BT": 128}, num_warps=8, num_stages=2)],\n'
+        '@fla_cache_autotune(\n    configs=[triton.Config({"BT": 32}, num_warps=8, num_stages=2)],\n'
         '    key=["H", "D"],\n    **autotune_cache_kwargs,\n)' in written
     ), written
     (folder / "kernel.py").write_text(written)
