@@ -254,7 +254,10 @@ def test_a_check_that_times_out_in_the_interpreter_says_what_to_do(tmp_path: Pat
     settings = HarnessSettings(device="cpu", seeds=1, case_timeout_s=2.0)
     report = check_files(examples / "kernel.py", ref, tmp_path / "state", settings=settings)
     assert report.status is CorrectnessStatus.TIMEOUT_FAIL
-    assert report.message.endswith("(--size-scale)") and "Triton's interpreter, one program at a time" in report.message
+    assert (
+        report.message.endswith("(the task card's size_scale, or --size-scale)")
+        and "Triton's interpreter, one program at a time" in report.message
+    )
 
 
 @pytest.mark.parametrize(
