@@ -115,6 +115,12 @@ def made_a_link(path: Path, was: str | None) -> bool:
     return now is not None and now != was
 
 
+def file_in_the_way(folder: Path) -> Path | None:
+    """The first of ``folder`` and the folders above it that exists and is not a folder (a file where a folder of
+    the path goes, so nothing can be made there), or ``None``."""
+    return next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text``, redacted (:func:`kernelopt.redact.redact`), to ``path`` atomically (temp file in
     the same folder, fsync, rename), as UTF-8 with its line endings as given.

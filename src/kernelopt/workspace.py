@@ -31,7 +31,7 @@ from kernelopt.errors import (
     disk_problem,
     disk_problem_in,
 )
-from kernelopt.fileio import atomic_write_text, new_folder_mode
+from kernelopt.fileio import atomic_write_text, file_in_the_way, new_folder_mode
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
 from kernelopt.memory.store import MemoryStore
@@ -162,7 +162,7 @@ class RunLock:
         try:
             parent.mkdir(parents=True, exist_ok=True)
         except (NotADirectoryError, FileExistsError):  # a file where a folder of the path goes (faults7, f11)
-            in_the_way = next(p for p in (parent, *parent.parents) if p.exists() and not p.is_dir())
+            in_the_way = file_in_the_way(parent)
             raise UsageError(
                 f"{in_the_way}: is a file, not a folder, and kernelopt {self.command} keeps its run lock (and "
                 f"its state) in {parent}",

@@ -53,7 +53,7 @@ from kernelopt import __version__
 from kernelopt.digits import sig
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
-from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
+from kernelopt.fileio import SourceText, atomic_write_text, file_in_the_way, read_python, read_source
 from kernelopt.harness.runner import release_build_locks
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
@@ -572,7 +572,7 @@ def _prepared_folder(request: TuneRequest) -> PreparedFolder:
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     # on a GPU, what discovery's run compiles goes where each session's workers find it (seed_cache, l186)
     # a file where the session folders go is the session lock's one line (faults7, f11), not a crash here
-    discovery_cache = None if problem.interpreted or _file_in_the_way(out) else out / CACHE_DIR
+    discovery_cache = None if problem.interpreted or file_in_the_way(out) is not None else out / CACHE_DIR
     if discovery_cache is not None and request.out is None:
         _ignored_by_git(folder / DEFAULT_OUT.parent)
     tunables, evaluation = discover_evaluated(
@@ -1668,11 +1668,6 @@ def judge_keyed_table(tuning: FolderTuning) -> FolderTuning:
     judgement = judge_table(by_shape, tuning.result, min_gain_pct=tuning.judgement.min_gain_pct)
     shapes = tuple(_table_latency(s, s.best_latency_us) for s in tuning.per_shape)
     return replace(tuning, judgement=judgement, per_shape=shapes)
-
-
-def _file_in_the_way(folder: Path) -> bool:
-    """Whether ``folder`` or a folder above it is a file (or another non-folder), so nothing can be made there."""
-    return any(p.exists() and not p.is_dir() for p in (folder, *folder.parents))
 
 
 def _ignored_by_git(folder: Path) -> None:
