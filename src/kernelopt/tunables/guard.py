@@ -518,14 +518,22 @@ def _constant_counts(
     the same). A division by a name whose value the module does not give (``module``, :func:`_module_values`: an
     imported ``TILE``) is no copy the copy rules can read, so over a size it is a constant too (v187: ``(n + BLOCK -
     1) // TILE`` with ``from sizes import TILE`` wrote 128 plainly); over a count of tiles read (``triton.cdiv(n,
-    BLOCK) // WORLD``, a split) it is not."""
+    BLOCK) // WORLD``, a split) it is not. A name ``fn`` binds is such a constant where no value it takes reads a
+    tile the launch sets (wrongkernel32, v190: ``SHIFT = 8``, ``int(os.environ[...])``, each branch of an ``if``, a
+    ``global``, was read as moving with the tile, and 128 written plainly); ``SHIFT = BLOCK.bit_length() - 1`` moves
+    with it."""
     if not isinstance(call.func, cst.Subscript):
         return []
     starts = [e.slice.value if isinstance(e.slice, cst.Index) else e.slice for e in call.func.slice]
     tiles = _launch_tiles(call, kernel)
     axes = _axis_counts(starts, fn)
-    own = {p.name.value for p in params_of(fn)} | set(bindings(fn))
     given = {k for k, v in (module or {}).items() if integer_value(v) is not None}  # the copy rules read these
+
+    def moves(divisor: cst.BaseExpression) -> bool:
+        """Whether a value ``divisor`` takes in ``fn`` (through every binding, the tests each stands under) reads a
+        tile the launch sets (``SHIFT = BLOCK.bit_length() - 1``): a count that moves with the tile. A parameter, a
+        global or an import reads none here."""
+        return any(_tile_id(n) in tiles for value in reached_values([divisor], fn) for n in walk(value))
 
     def constant(division: cst.BinaryOperation) -> bool:
         divisor = division.right
@@ -544,7 +552,7 @@ def _constant_counts(
         return (
             (shifted or unread)
             and bool(names)
-            and not names & own
+            and not moves(divisor)
             and not any(isinstance(n, cst.Call) or _tile_id(n) in tiles for n in walk(divisor))
         )
 
