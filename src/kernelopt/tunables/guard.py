@@ -1345,6 +1345,9 @@ def _asserted_counts(
                     if least is not None and bounding is not None:  # ``assert BLOCK >= 16``: a floor of its own
                         least += 1 if isinstance(op, cst.LessThan | cst.GreaterThan) else 0
                         out += _bounded_tiles(_product_factors(bounding), tiles, least, line, asserts, below=True)
+                    elif bounding is not None:  # ``assert BLOCK >= n``: a floor that is no integer
+                        strict = isinstance(op, cst.LessThan | cst.GreaterThan)
+                        out += _unread_floors(_product_factors(bounding), bounded, strict, tiles, line, asserts)
                 if bounded is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
                     said = f"{asserts}, a bound on a value counted from tiles"
                     out += _unread_counts(factors, fn, line, said, tiles, helpers or {})
@@ -1424,6 +1427,36 @@ def _bounded_tiles(
     missing = f"the check holds no {found[0][1]} {'under' if below else 'past'} {edge}"
     held = {"at_least": bound} if below else {"at_most": bound}
     return [Divides(found[0], None, line, why, times=k, times_before=k, missing=missing, **held)]  # type: ignore[arg-type]
+
+
+def _unread_floors(
+    factors: Sequence[cst.BaseExpression],
+    floor: cst.BaseExpression,
+    strict: bool,
+    tiles: Collection[tuple[str, str]],
+    line: int,
+    asserts: str,
+) -> list[Divides]:
+    """A host check bounding a tile the launches set (times integers alone) from below by a value that is no integer
+    (``assert BLOCK >= n``, ``if n > BLOCK: raise``, ``assert BLOCK >= lo``): one block of the tile must cover the
+    ``floor``, so a tile at least the original passes it wherever the original did, and a smaller one only where the
+    floor is within it (``n <= 64``; ``n + 1 <= 64`` for a strict bound). A floor that reads a tile is no guard's
+    test: a smaller tile is refused (review29, r90: no rule read such a floor, and ``BLOCK = 64`` over 256 was
+    written plainly past ``assert BLOCK >= n``, failing the assert at every ``n`` from 65 to 256)."""
+    found = [t for t in map(_tile_id, factors) if t is not None and t in tiles]
+    times = [_int(f) for f in factors if _tile_id(f) not in tiles]
+    if len(found) != 1 or any(t is None for t in times):
+        return []
+    k = math.prod(t for t in times if t is not None)
+    why = f"{asserts}, a bound on {found[0][1]} itself from below"
+    if _names(floor) & {t[1] for t in tiles}:
+        return [Divides(found[0], None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
+    size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
+    return [Divides(found[0], size, line, why, covers=True, times=k, times_before=k)]
+
+
+#: Why a tile's bound from below that reads a tile cannot be guarded (:func:`_unread_floors`)
+_UNREAD_FLOOR = "the bound reads a tile, no size a guard can test"
 
 
 def _falling_bounds(
