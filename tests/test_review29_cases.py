@@ -3,8 +3,11 @@ landings (review29, 2026-12-07)"). Each test failed on main before its fix; none
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.test_review28_cases import _autotuned
 from tests.test_wrongkernel30_cases import V158
 
 #: v158's launcher check (``BLOCK = 256``, masked), replaced below by a bound from below
@@ -52,3 +55,34 @@ def test_r90_a_floor_that_reads_another_tile_is_no_guard() -> None:
     )
     refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
     assert refused.new_source is None and "the bound reads a tile" in (refused.note or ""), refused.note
+
+
+@pytest.mark.parametrize(
+    ("given", "computed"),
+    [
+        ("x.shape[0], x.shape[1]", "min(triton.next_power_of_2(x.shape[1]), 4096)"),
+        ("x.numel() // d, d", "min(triton.next_power_of_2(d), 4096)"),
+    ],
+    ids=["shape", "numel"],
+)
+def test_r91_a_key_sharing_a_name_with_the_size_does_not_key_it(tmp_path: Path, given: str, computed: str) -> None:
+    """late52's l222 took a launch's ``BD`` for keyed where any name it read was a name of a key's value: with
+    ``key=["n"]`` and ``n`` passed as ``x.shape[0]`` beside ``BD`` from ``x.shape[1]`` (or ``n`` as ``x.numel() //
+    d``, which reads ``d``), ``tunables --set head_scale.configs[0].BLOCK=128`` was written: the autotuner's pick,
+    cached per ``n``, ran unbenched at another head size. A value is keyed now only where what it reads stands inside
+    a key's value (a name bound otherwise, ``n, d = x.shape``, is a size of its own)."""
+    from kernelopt.tunables.edit import apply
+    from kernelopt.tunables.model import TunableError
+
+    two = _autotuned('triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 16}, num_warps=4)')
+    text = two.replace("min(triton.next_power_of_2(d), 4096)", computed).replace(
+        "(x, w, y, n, d, BD=BD)", f"(x, w, y, {given}, BD=BD)"
+    )
+    assert text.count(given) == 1 and text.count(computed) == 1
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(text, encoding="utf-8")
+    with pytest.raises(TunableError, match=r"beside BD, a size of the problem its autotune key \['n'\] leaves out"):
+        apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
+    kernel.write_text(text.replace('key=["n"]', 'key=["n", "d"]'), encoding="utf-8")  # the head's size keyed
+    result = apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
+    assert '[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 16}' in result.new_source

@@ -1312,7 +1312,7 @@ def _keyed(source: str, kernel: str, param: str, key: Collection[str]) -> bool:
     of ``kernel`` passes ``param`` a value that reads (through the launching function's locals bound once) what it
     passes for a parameter of the key (fla's l2norm: ``BD = min(max_fused_size, next_power_of_2(D))`` beside
     ``key=["D", "NB"]``). ``False`` where no launch is found (:func:`_keyed_sizes` refuses)."""
-    from kernelopt.tunables.bindings import assigned_once
+    from kernelopt.tunables.bindings import assigned_once, bindings
 
     if param in key:
         return True
@@ -1332,24 +1332,51 @@ def _keyed(source: str, kernel: str, param: str, key: Collection[str]) -> bool:
             if not (isinstance(name, cst.Name) and name.value == kernel):
                 continue
             given = named_args(list(itertools.takewhile(lambda a: not a.star, node.args)), param_names(jit))
-            keyed = {
-                n.value for k in key if (v := given.get(k)) is not None for n in walk(v) if isinstance(n, cst.Name)
-            }
+            keys = {_code(v) for k in key if (v := given.get(k)) is not None}
             value = given.get(param)
-            if value is None or not keyed:
-                return False
-            read: set[str] = set()
-            todo = [value]
-            while todo:  # the names the value reads, through locals bound once (a cycle stops at a name seen)
-                for n in walk(todo.pop()):
-                    if isinstance(n, cst.Name) and n.value not in read:
-                        read.add(n.value)
-                        if n.value in local:
-                            todo.append(local[n.value])
-            if not read & keyed:
+            if value is None or not keys or not _follows(value, keys, local, set(bindings(fn))):
                 return False
             seen += 1
     return seen > 0
+
+
+#: What a tensor's attribute or method reads of it that Triton's autotuner keys on besides ``key`` (its cache key
+#: adds each tensor argument's dtype): its dtype, not a size
+_DTYPE_READS = frozenset({"dtype", "element_size", "itemsize"})
+
+
+def _follows(
+    value: cst.BaseExpression, keys: Collection[str], local: Mapping[str, cst.BaseExpression], own: Collection[str]
+) -> bool:
+    """Whether ``value`` (what a launch passes a kernel parameter) is worked out from what the launch passes its
+    autotune key (``keys``, as text) alone: every name it reads, through the launching function's locals bound once
+    (``local``), stands inside a key's value, or is no name of the function's (``own``: a module's or a builtin's), or
+    is a tensor read for its dtype alone (``x.element_size()``, which the autotuner keys on). review29 r91: l222 took a
+    name shared with a key's value for the key's size (``x`` of ``n=x.shape[0]`` beside ``BD`` from ``x.shape[1]``),
+    and wrote a raised tile the autotuner never timed at another head size."""
+    seen: set[str] = set()
+    todo: list[cst.CSTNode] = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.BaseExpression) and _code(node) in keys:
+            continue
+        if isinstance(node, cst.Name):
+            if node.value in local:
+                if node.value not in seen:
+                    seen.add(node.value)
+                    todo.append(local[node.value])
+            elif node.value in own:
+                return False  # a parameter, or a name bound otherwise (``n, d = x.shape``): a size of its own
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value not in _DTYPE_READS:
+                todo.append(node.value)
+        elif isinstance(node, cst.Call):
+            todo += [a.value for a in node.args]
+            if not isinstance(node.func, cst.Name):  # ``x.size(1)`` reads ``x``; ``min``, ``cdiv`` read nothing
+                todo.append(node.func)
+        else:
+            todo += node.children
+    return True
 
 
 #: What a refused raise beside a size of the problem needs (:func:`_size_bounded`)
