@@ -86,3 +86,21 @@ def test_r91_a_key_sharing_a_name_with_the_size_does_not_key_it(tmp_path: Path, 
     kernel.write_text(text.replace('key=["n"]', 'key=["n", "d"]'), encoding="utf-8")  # the head's size keyed
     result = apply(kernel, {"head_scale.configs[0].BLOCK": 128}, write=False)
     assert '[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 16}' in result.new_source
+
+
+@pytest.mark.parametrize("check", ["    assert BLOCK <= cap\n", "    assert not BLOCK > cap\n"], ids=["le", "not-gt"])
+def test_r92_a_tile_past_a_bound_not_read_may_fail_the_check(check: str) -> None:
+    """A raise past a host bound from above that is not read (a launcher parameter, ``def run(x, cap)``) is refused,
+    but the note said "BLOCK=512 does not divide every size the original BLOCK=256 handled (... a bound on BLOCK
+    itself), and the bound is not read": no size is divided, and nothing is known to fail. It says "may fail the
+    check" now, as a check against a value not read does (l221)."""
+    from kernelopt.tunables.guard import guard_edit
+
+    text = (V158 / "kernel.py").read_text(encoding="utf-8")
+    base = text.replace("def run(x):", "def run(x, cap):").replace(_V158_CHECK, check)
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert refused.new_source is None, refused.note
+    assert (refused.note or "").startswith(
+        "BLOCK=512 may fail the check at every size the original BLOCK=256 handled (line 22 asserts"
+    ), refused.note
+    assert "does not divide" not in (refused.note or "") and "the bound is not read" in (refused.note or "")

@@ -226,7 +226,7 @@ class Divides:
             else "fails the check at"
             if self.at_most is not None or self.at_least is not None
             else "may fail the check at"
-            if self.unread
+            if self.unread or self.missing == _UNREAD_BOUND
             else "fails the check at"
             if self.check is not None
             else "does not cover"
@@ -1422,7 +1422,7 @@ def _bounded_tiles(
     k = math.prod(t for t in times if t is not None)
     why = f"{asserts}, a bound on {found[0][1]} itself"
     if bound is None:
-        return [] if below else [Divides(found[0], None, line, why, missing="the bound is not read")]
+        return [] if below else [Divides(found[0], None, line, why, missing=_UNREAD_BOUND)]
     edge = -(-bound // k) if below else bound // k
     missing = f"the check holds no {found[0][1]} {'under' if below else 'past'} {edge}"
     held = {"at_least": bound} if below else {"at_most": bound}
@@ -1454,6 +1454,10 @@ def _unread_floors(
     size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
     return [Divides(found[0], size, line, why, covers=True, times=k, times_before=k)]
 
+
+#: Why a tile's bound from above not read (a parameter, a module name imported) holds only a divisor of the original
+#: (:func:`_bounded_tiles`): said "may fail the check", not "does not divide" (review29 r92)
+_UNREAD_BOUND = "the bound is not read"
 
 #: Why a tile's bound from below that reads a tile cannot be guarded (:func:`_unread_floors`)
 _UNREAD_FLOOR = "the bound reads a tile, no size a guard can test"
