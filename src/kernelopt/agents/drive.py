@@ -21,6 +21,7 @@ A call that does not fit the stage in flight is refused (:class:`StageRefused`) 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from enum import StrEnum
 from typing import ParamSpec, TypeVar
@@ -168,6 +169,8 @@ def status(ws: Workspace) -> StageStatus:
     held = lock.holder()
     gone = _interrupted(ws, state) if running and held is None and not lock.held_here() else None
     mark = served(ws.state_dir)
+    if lock.held_here():  # inside a stage call of this process (its result's status): it serves the workspace
+        mark = mark.calling(os.getpid())
     if running and held is None and gone is None:
         gone = _server_gone(ws, state, mark)
     other = _other_server(state, mark) if running and held is None and gone is None else None

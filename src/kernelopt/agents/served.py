@@ -70,6 +70,12 @@ class Served:
         or the mark does not say which made it)."""
         return self.holders if self.last is not None and self.last not in self.holders else ()
 
+    def calling(self, pid: int) -> Served:
+        """The mark as process ``pid`` makes it when its stage call in flight returns (:func:`mark_served`): a
+        status read inside that call (the call's own result) names ``pid`` as the server that serves the workspace
+        and made its last call, never the server before it, which may have ended (fresh28 f60)."""
+        return Served(True, tuple(sorted({*self.holders, pid})), pid)
+
     @property
     def gone(self) -> bool:
         """A server marked it and none holds it now: the one that paused the run has ended."""

@@ -1,0 +1,59 @@
+"""fresh28's cases: a fresh clone tried as a new user and as a coding agent (the skill, the plugin files, the MCP
+server driven by the ``mcp`` SDK's stdio client, ``batch`` with a reference that raises or is slow) on the CPU
+(docs/faults.md, "A fresh clone, twenty-eighth round")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def test_f60_a_stage_call_s_own_status_names_its_server_not_the_one_before(tmp_path: Path) -> None:
+    """f60: a second ``kernelopt mcp`` server (the first, which made the last stage call, had ended) answered
+    ``submit_plan`` with a status saying "the run is paused ... and that server has ended (killed, or closed by its
+    client): nothing serves it now", ``running: false``, ``served_by: []``, while it was the server serving the call:
+    the result's status was read before the call marked the workspace as served. Inside a stage call (the run lock
+    held here) the status now reads the mark as the call leaves it."""
+    from kernelopt.agents import drive
+    from kernelopt.agents.served import MARK
+    from kernelopt.loop.journal import IterationState, Journal, RunSettings, RunState
+    from kernelopt.stagenames import Stage
+    from kernelopt.workspace import RunLock
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    it = IterationState(version=1, stage=Stage.IMPLEMENT, base_commit=ws.head(), good_version=0)
+    settings = RunSettings(planner=drive.AGENT, implementer=drive.AGENT)
+    Journal(ws.state_dir).save(RunState(settings=settings, current=it, paused=True))
+    (ws.state_dir / MARK).write_text("999999999\n")  # the server of the last call, ended: no lock held on the mark
+    between = drive.status(ws)  # between calls, no server lives: said as before
+    assert not between.running and (between.interrupted or "").endswith("where it paused"), between
+    with RunLock(ws.root, command="mcp"):  # a stage call of this process in flight, its result's status read
+        inside = drive.status(ws)
+    assert inside.running and inside.interrupted is None, inside
+    assert inside.served_by == [os.getpid()] and "has ended" not in inside.why, inside
+
+
+def test_f61_every_argument_of_every_mcp_tool_is_in_the_agents_page_s_table(tmp_path: Path) -> None:
+    """f61: docs/agents.md's table of the MCP tools wrote ``profile(workspace)``, ``tune(path, kernel?, budget?,
+    budget_wall_s?)`` and ``memory_summary(workspace)``, where the server takes ``device`` (profile, tune) and
+    ``include_masked`` (memory_summary) too: an agent reading the page could not know that ``device="cpu"`` is the
+    way to tune without a GPU. Each tool's arguments, as the server lists them, are named in its rows."""
+    import re
+
+    import anyio
+
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    tools = anyio.run(build_server(Roots([tmp_path])).list_tools)
+    page = (Path(__file__).parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
+    table = page.split("| tool | stage | result", 1)[1].split("\n\n", 1)[0]
+    cells = [line.split(" | ")[0] for line in table.splitlines()[2:]]  # each row's first cell, its calls
+    missing = {}
+    for tool in tools:
+        said = {word for cell in cells if f"`{tool.name}(" in cell for word in re.findall(r"\w+", cell)}
+        left = [arg for arg in tool.input_schema.get("properties", {}) if arg not in said]
+        if left:
+            missing[tool.name] = left
+    assert len(tools) == 13 and not missing, missing
