@@ -1,8 +1,11 @@
 """wrongkernel32: the unread forms still open after wrongkernel31, review28, late49, late52 and breaker29
 (docs/faults.md, "The unread forms still open"): a grid counted by a shift by a name the launching function binds to
-a constant (v190), ... Each test fails before its fix; none runs a kernel."""
+a constant (v190), an output the check cannot compare read as kernelopt's own bug (v191), ... Each test fails before
+its fix; none runs a kernel."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +56,51 @@ def test_v190_a_shift_that_moves_with_the_tile_keeps_a_divisor_of_the_original()
     base = (V149 / "kernel.py").read_text(encoding="utf-8").replace(V149_GRID, grid)
     written = _grown(base, 128)
     assert guard_edit(base, written).new_source == written
+
+
+_FUNCTION_REFERENCE = (
+    "import torch\n\n\ndef reference(x):\n    return {body}\n\n\ndef get_inputs():\n"
+    "    return [torch.arange(6, dtype=torch.float32)]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("'done'", "returns its output as str ('done')"),
+        ("[x * 2, 'ok']", "returns output 1 as str ('ok')"),
+        ("[x * 2, object()]", "returns output 1 as object (<object object"),
+        ("__import__('numpy').array([object()])", "returns its output as ndarray of dtype object"),
+    ],
+    ids=["str", "list-str", "list-object", "object-array"],
+)
+def test_v191_an_output_the_check_cannot_compare_is_the_problem_s(body: str, said: str, tmp_path: Path) -> None:
+    """v191 (leftovers28's Seen line on l180): a reference (and a kernel) returning a value no tensor holds, a string,
+    an object, an ndarray of objects, raised in the comparison's own call (``compare._as_tensors``) past every
+    boundary: "kernelopt's harness failed in its own code around the check step: TypeError: new(): invalid data type
+    'str' ... (a bug in kernelopt; please report)", culprit checker. It is the problem's now, in one line, in the
+    gate's check and in tune's setup alike; a number, a list of numbers, ``None`` and a numeric ndarray still compare."""
+    from kernelopt.harness.compare import ReferenceIncomparable
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from tests.conftest import check_in_process
+
+    (tmp_path / "reference.py").write_text(_FUNCTION_REFERENCE.format(body=body), encoding="utf-8")
+    (tmp_path / "kernel.py").write_text(f"import torch\n\n\ndef run(x):\n    return {body}\n", encoding="utf-8")
+    failure = check_in_process(tmp_path).failure
+    assert failure is not None and failure.culprit == "problem", failure
+    assert f"case 0 (default): reference.py {said}" in failure.message and "a bug in kernelopt" not in failure.message
+    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
+    with pytest.raises(ReferenceIncomparable, match="which the check cannot compare"):
+        LoadedProblem.load(problem, "cpu").build(ProblemShape(kwargs={}))  # tune's bench worker's setup
+
+
+def test_v191_outputs_the_check_compares_are_not_refused() -> None:
+    """The control: numbers, lists of numbers, ``None`` and numeric ndarrays beside tensors are compared as before."""
+    import numpy as np
+    import torch
+
+    from kernelopt.harness.compare import incomparable_reference_line
+
+    for value in (1.5, 3, [1.0, 2.0], (torch.ones(2), None), np.ones(3), {"y": torch.ones(1), "n": 2}):
+        assert incomparable_reference_line(value) is None, value

@@ -20,7 +20,7 @@ import torch
 from kernelopt.harness.chunks import chunk_for
 from kernelopt.harness.indices import judge_selection
 from kernelopt.harness.inputs import poisoned_mask, tensors_in
-from kernelopt.harness.model import ReferenceFault
+from kernelopt.harness.model import ReferenceFault, shown_value
 from kernelopt.harness.tolerance import (
     Tolerance,
     default_tolerance,
@@ -209,6 +209,36 @@ NO_VALUES_DEVICES = ("meta",)
 class ReferenceElsewhere(ReferenceFault):
     """A reference output on a device with no values (:data:`NO_VALUES_DEVICES`): the reference's fault, its line
     naming reference.py and the fix."""
+
+
+class ReferenceIncomparable(ReferenceFault):
+    """A reference output no tensor holds (a string, an object, a list holding one): nothing to check a kernel
+    against, the problem's fault (:func:`incomparable_reference_line`)."""
+
+
+def incomparable_reference_line(ref_obj: Any, what: str = "reference.py") -> str | None:
+    """The one line saying the reference returned an output the check cannot compare: a leaf of its result
+    (:func:`as_outputs`) that is neither a tensor, ``None``, nor a value ``torch.as_tensor`` takes (a number, a list
+    of numbers, a numeric ndarray): a string, an object, an ndarray of objects. ``None`` where every output can be
+    compared. wrongkernel32, v191 (late46 l180's Seen line): such an output raised in the comparison's own call
+    (``_as_tensors``, "TypeError: new(): invalid data type 'str'"), past every boundary, and the row read "kernelopt's
+    harness failed ... (a bug in kernelopt; please report)" for the problem's own output."""
+    outs = as_outputs(ref_obj)
+    for k, out in enumerate(outs):
+        if out is None or isinstance(out, torch.Tensor):
+            continue
+        try:
+            torch.as_tensor(out)
+        except (TypeError, ValueError, RuntimeError):
+            name = f"output {k}" if len(outs) > 1 else "its output"
+            kind = type(out).__name__ + (f" of dtype {out.dtype}" if hasattr(out, "dtype") else "")
+            shown = shown_value(out, as_repr=True)
+            return (
+                f"{what} returns {name} as {kind} ({shown}), which the check cannot compare (it compares tensors and "
+                "numbers): nothing to check the kernel against; return tensors or numbers, and keep such a value out "
+                "of what reference() and run() return"
+            )
+    return None
 
 
 def inputs_device_type(inputs: Any) -> str | None:

@@ -1265,8 +1265,11 @@ def _fail_if_reference_elsewhere(ctx: _Ctx, cc: CaseCheck, ref_native: Any, inpu
     """Say once that the reference made an output on a device type other than its inputs' (its values are compared
     where the kernel's are: :func:`~kernelopt.harness.compare.reference_device_line`); fail the case as the
     problem's when that device holds no values (``meta``): never the kernel's fault."""
-    from kernelopt.harness.compare import ReferenceElsewhere, reference_device_line
+    from kernelopt.harness.compare import ReferenceElsewhere, incomparable_reference_line, reference_device_line
 
+    incomparable = incomparable_reference_line(ref_native)  # a string, an object: nothing to compare (v191)
+    if incomparable is not None:
+        _fail_case(ctx, cc, f"{where}: {incomparable}", "ReferenceIncomparable", Culprit.PROBLEM)
     try:
         line = reference_device_line(ref_native, inputs)
     except ReferenceElsewhere as exc:

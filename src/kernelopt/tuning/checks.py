@@ -307,8 +307,10 @@ class LoadedProblem:
                 self.expected = ref(*self.inputs)
                 synchronize(self.device)
                 random = drew(before, generator_states(self.device))
-        from kernelopt.harness.compare import reference_device_line
+        from kernelopt.harness.compare import ReferenceIncomparable, incomparable_reference_line, reference_device_line
 
+        if (incomparable := incomparable_reference_line(self.expected)) is not None:
+            raise ReferenceIncomparable(f"{where}: {incomparable}")  # nothing to check a candidate against (v191)
         self.expected = _own_memory(self.expected)
         self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
         from kernelopt.harness.inputs import ReferenceNotWritten
