@@ -5,6 +5,7 @@ its fix; none runs a kernel."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,21 @@ def test_v191_outputs_the_check_compares_are_not_refused() -> None:
 
     for value in (1.5, 3, [1.0, 2.0], (torch.ones(2), None), np.ones(3), {"y": torch.ones(1), "n": 2}):
         assert incomparable_reference_line(value) is None, value
+
+
+def test_v192_on_the_meta_device_a_sparse_or_nested_input_is_still_refused() -> None:
+    """v192 (review28's Seen line on 4e7db43d): ``make_inputs`` on the meta device itself (a test's stand-in for a
+    device) skipped l180's rule whole, so a sparse input was built there silently and a nested one raised
+    "NotImplementedError: Could not run 'aten::_to_copy' ... 'NestedTensorMeta'" in kernelopt's own move. Only the
+    meta tensor is the device's own now; the others are refused in one line as on any device."""
+    import torch
+
+    from kernelopt.harness.inputs import make_inputs
+
+    for said, build in {
+        "a sparse_coo tensor as input 0": lambda: [torch.eye(2).to_sparse()],
+        "a nested tensor as input 0[1]": lambda: [[torch.ones(2), torch.nested.nested_tensor([torch.ones(2)])]],
+    }.items():
+        with pytest.raises(TypeError, match=f"^get_inputs\\(\\) returned {re.escape(said)}"):
+            make_inputs(build, {}, "meta", 0)
+    assert make_inputs(lambda: [torch.empty(4)], {}, "meta", 0)[0].is_meta  # the device's own tensor, as before

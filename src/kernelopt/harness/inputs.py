@@ -368,9 +368,9 @@ def make_inputs(
         if on_host is not None and torch.device(device).type != "cpu":  # on the CPU nothing was moved
             on_host(host_inputs_note(device, exc))
     # a tensor the harness cannot read is get_inputs' value, said so (l180); on the meta device itself (a stand-in
-    # for one, as the tests build it) a meta tensor is the device's own
-    for i, value in enumerate(inputs if torch.device(device).type != "meta" else ()):
-        why = unreadable_input(value, f"input {i}")
+    # for one, as the tests build it) a meta tensor is the device's own, a sparse or nested one not (v192)
+    for i, value in enumerate(inputs):
+        why = unreadable_input(value, f"input {i}", meta_device=torch.device(device).type == "meta")
         if why is not None:
             raise TypeError(why)
     return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
