@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 
 def test_f60_a_stage_call_s_own_status_names_its_server_not_the_one_before(tmp_path: Path) -> None:
     """f60: a second ``kernelopt mcp`` server (the first, which made the last stage call, had ended) answered
@@ -34,26 +36,61 @@ def test_f60_a_stage_call_s_own_status_names_its_server_not_the_one_before(tmp_p
     assert inside.served_by == [os.getpid()] and "has ended" not in inside.why, inside
 
 
-def test_f61_every_argument_of_every_mcp_tool_is_in_the_agents_page_s_table(tmp_path: Path) -> None:
+def test_f61_every_argument_of_every_mcp_tool_is_in_the_agents_page_s_table() -> None:
     """f61: docs/agents.md's table of the MCP tools wrote ``profile(workspace)``, ``tune(path, kernel?, budget?,
     budget_wall_s?)`` and ``memory_summary(workspace)``, where the server takes ``device`` (profile, tune) and
     ``include_masked`` (memory_summary) too: an agent reading the page could not know that ``device="cpu"`` is the
     way to tune without a GPU. Each tool's arguments, as the server lists them, are named in its rows."""
+    import ast
     import re
 
-    import anyio
-
-    from kernelopt.agents.mcp_server import build_server
-    from kernelopt.agents.roots import Roots
-
-    tools = anyio.run(build_server(Roots([tmp_path])).list_tools)
+    src = Path(__file__).parents[1] / "src" / "kernelopt" / "agents" / "mcp_server.py"
+    tools = {
+        node.name: [a.arg for a in node.args.args + node.args.kwonlyargs if "Context" not in ast.unparse(a.annotation)]
+        for node in ast.walk(ast.parse(src.read_text(encoding="utf-8")))
+        if isinstance(node, ast.AsyncFunctionDef) and any("server.tool" in ast.unparse(d) for d in node.decorator_list)
+    }  # the server's tools as declared (their arguments, less the SDK's Context, are the schema's), read, not imported
     page = (Path(__file__).parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
     table = page.split("| tool | stage | result", 1)[1].split("\n\n", 1)[0]
     cells = [line.split(" | ")[0] for line in table.splitlines()[2:]]  # each row's first cell, its calls
     missing = {}
-    for tool in tools:
-        said = {word for cell in cells if f"`{tool.name}(" in cell for word in re.findall(r"\w+", cell)}
-        left = [arg for arg in tool.input_schema.get("properties", {}) if arg not in said]
+    for name, arguments in tools.items():
+        said = {word for cell in cells if f"`{name}(" in cell for word in re.findall(r"\w+", cell)}
+        left = [arg for arg in arguments if arg not in said]
         if left:
-            missing[tool.name] = left
+            missing[name] = left
     assert len(tools) == 13 and not missing, missing
+
+
+def test_f62_an_agent_s_run_whose_server_ended_names_the_commands_that_continue_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f62: ``kernelopt status`` of a workspace an MCP server drove, the server ended between its calls, said
+    "`kernelopt optimize WS` resumes it, rolling that stage back first"; that command refused "unknown implementer
+    backend 'mcp-agent'; known: agent-cli, llm-api, rules" (exit 2), and a paused run has no stage to roll back.
+    ``status`` names the server's next stage call and ``optimize --planner rules --implementer rules``; ``optimize``
+    without backends says whose run it is and the same command."""
+    from kernelopt.agents import drive
+    from kernelopt.agents.served import MARK
+    from kernelopt.cli.app import main
+    from kernelopt.cli.status import standing
+    from kernelopt.loop.journal import IterationState, Journal, RunSettings, RunState
+    from kernelopt.oneline import shell_word
+    from kernelopt.stagenames import Stage
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    it = IterationState(version=1, stage=Stage.PLAN, base_commit=ws.head(), good_version=0)
+    settings = RunSettings(planner=drive.AGENT, implementer=drive.AGENT, device="cpu")
+    Journal(ws.state_dir).save(RunState(settings=settings, current=it, paused=True))
+    (ws.state_dir / MARK).write_text("999999999\n")  # the server that paused it has ended
+    command = f"`kernelopt optimize {shell_word(ws.root)} --planner rules --implementer rules`"
+    now = standing(ws)
+    assert now.run == "interrupted" and now.next == (
+        f"a `kernelopt mcp` server's next stage call (submit_plan) continues it where it paused; or {command} "
+        "continues it with kernelopt's own backends"
+    ), now.next
+    assert main(["optimize", str(ws.root), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"kernelopt: error: {ws.root}: this run is an agent's, through `kernelopt mcp`"), err
+    assert err.endswith(f"name kernelopt's own backends: {command} (or agent-cli, llm-api: docs/backends.md)"), err

@@ -303,6 +303,7 @@ def _check_backends(
         UsageError: a bad option or a missing setting.
         EnvironmentProblem: the agent command's program is not found, or is too old.
     """
+    from kernelopt.agents.drive import AGENT
     from kernelopt.backends.agent_cli import build_argv
     from kernelopt.backends.coding_agents import command_advice
     from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
@@ -313,6 +314,14 @@ def _check_backends(
     run = resolve_settings(existing, request)[0] if existing is not None else RunSettings()
     planner = request.planner or run.planner
     implementer = request.implementer or run.implementer
+    if existing is not None and AGENT in (planner, implementer):  # an agent's run through the MCP server (f62)
+        raise UsageError(
+            f"{existing.root}: this run is an agent's, through `kernelopt mcp` (its planner and implementer are the "
+            f"agent's stage calls, '{AGENT}', which optimize cannot run): the server's next stage call continues it "
+            f"where it paused; to continue it here, name kernelopt's own backends: `kernelopt optimize "
+            f"{shell_word(existing.root)} --planner rules --implementer rules` (or agent-cli, llm-api: "
+            "docs/backends.md)"
+        )
     build_planner(planner, planner_options, implementer=implementer)
     build_implementer(implementer, implementer_options)
     advice: list[str] = []

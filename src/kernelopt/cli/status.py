@@ -76,6 +76,14 @@ def standing(ws: Workspace) -> RunStanding:
     stop = now.stop.line() if now.stop is not None else None
     if now.held_by:
         run, step = "running", f"wait for it, or stop it (Ctrl-C there); `kernelopt optimize {word}` then resumes it"
+    elif now.interrupted and state is not None and state.settings.planner == drive.AGENT:
+        # an agent's run through the MCP server, whose server ended: optimize cannot run its backends (f62)
+        how = "where it paused" if state.paused else "rolling that stage back first"
+        run, step = (
+            "interrupted",
+            f"a `kernelopt mcp` server's next stage call ({now.next.value}) continues it {how}; or `kernelopt optimize "
+            f"{word} --planner rules --implementer rules` continues it with kernelopt's own backends",
+        )
     elif now.interrupted:
         run, step = "interrupted", f"`kernelopt optimize {word}` resumes it, rolling that stage back first"
     elif now.running and state is not None and state.settings.planner == drive.AGENT:
