@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from kernelopt.tunables.guard import guard_edit
-from tests.test_wrongkernel30_cases import V149, V149_GRID, _grown
+from tests.test_wrongkernel30_cases import V149, V149_GRID, V158, _grown
+
+V158_CHECK = '    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n'
 
 
 def _with_module(text: str, module: str) -> str:
@@ -123,3 +125,36 @@ def test_v192_on_the_meta_device_a_sparse_or_nested_input_is_still_refused() -> 
         with pytest.raises(TypeError, match=f"^get_inputs\\(\\) returned {re.escape(said)}"):
             make_inputs(build, {}, "meta", 0)
     assert make_inputs(lambda: [torch.empty(4)], {}, "meta", 0)[0].is_meta  # the device's own tensor, as before
+
+
+@pytest.mark.parametrize(
+    ("module", "check", "past", "within"),
+    [
+        ("SUPPORTED = (128, 256, 512)\nSUPPORTED += (1024,)\n", "    assert BLOCK in SUPPORTED\n", 2048, 1024),
+        ("MOST = 512\nMOST *= 2\n", "    assert BLOCK <= MOST\n", 2048, 1024),
+        ("MOST = 2048\nMOST //= 4\n", "    assert BLOCK <= MOST\n", 1024, 512),
+    ],
+    ids=["tuple-grown", "bound-doubled", "bound-divided"],
+)
+def test_v193_a_module_constant_grown_by_an_augmented_assignment_is_read(
+    module: str, check: str, past: int, within: int
+) -> None:
+    """v193 (wrongkernel31's Seen line on v181): v158's masked scale, ``BLOCK = 256``, its check against a module
+    name the module binds and then grows (``SUPPORTED += (1024,)``, ``MOST *= 2``): a name bound more than once was
+    no constant, so the check was not read and only the original held (``BLOCK = 1024`` refused, speed lost). The
+    module's top-level assignments are folded in order: within the value written, past it refused ("fails")."""
+    base = _with_module((V158 / "kernel.py").read_text(encoding="utf-8").replace(V158_CHECK, check), module)
+    written = base.replace("    BLOCK = 256\n", f"    BLOCK = {within}\n")
+    assert guard_edit(base, written).new_source == written
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", f"    BLOCK = {past}\n"))
+    assert refused.new_source is None and f"BLOCK={past} fails the check at every size" in (refused.note or "")
+
+
+def test_v193_an_augmented_binding_under_a_condition_is_not_folded() -> None:
+    """The control: a growth under an ``if`` may not run, so the name stays unread and only the original holds."""
+    module = "import os\nSUPPORTED = (128, 256)\nif os.environ.get('WIDE'):\n    SUPPORTED += (512,)\n"
+    base = _with_module(
+        (V158 / "kernel.py").read_text(encoding="utf-8").replace(V158_CHECK, "    assert BLOCK in SUPPORTED\n"), module
+    )
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert refused.new_source is None and "is not read" in (refused.note or ""), refused.note

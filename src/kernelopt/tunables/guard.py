@@ -3479,7 +3479,8 @@ def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
     # a name another binding may change (a function's ``global``, a module loop's target, an import) is no constant
     # (review28 r81: ``assert BLOCK <= most`` over ``most = 1024`` that a ``global most`` set to 256 wrote 512 plainly)
     unread = collector.rebound | collector.imported
-    raw = {k: v for k, v in _module_bound(collector, _constant).items() if k not in unread}
+    folded = {k: v for k, v in _module_folded(collector).items() if k not in unread}
+    raw = {k: v for k, v in _module_bound(collector, _constant).items() if k not in unread} | folded
     known: dict[str, object] = {}
     for _ in range(len(raw)):  # a constant of another is worked out once that one is (a chain, in any order)
         before = len(known)
@@ -3493,10 +3494,50 @@ def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
             break
     out: dict[str, cst.BaseExpression] = {}
     for name, value in raw.items():
-        if not _names(value) - _PURE:
+        if not _names(value) - _PURE and name not in folded:
             out[name] = value  # as written (``range(64, 1025)``)
         elif name in known:
             out[name] = _literal(known[name])
+    return out
+
+
+def _module_folded(collector: _Collector) -> dict[str, cst.BaseExpression]:
+    """Name -> the value it holds once the module has run, for each name the module's own top-level statements bind
+    by one plain assignment and then augmented ones (``SUPPORTED = (128, 256)`` then ``SUPPORTED += (512,)``, ``MOST
+    = 512`` then ``MOST *= 2``): the assignments folded in order (``((128, 256)) + ((512,))``), for
+    :func:`_module_values` to work out. A binding under an ``if``, a loop or a class body, or an augmented one first,
+    leaves the name out (wrongkernel32, v193: wrongkernel31's Seen line on v181, the name was not read, and a check
+    against it held only the original)."""
+    steps: dict[str, list[cst.BaseSmallStatement | None]] = {}
+    for line, fn in collector.statements:
+        if fn is not None:
+            continue
+        top = id(line) in collector.top
+        for small in line.body:
+            targets = (
+                [t.target for t in small.targets] if isinstance(small, cst.Assign)
+                else [small.target] if isinstance(small, cst.AnnAssign | cst.AugAssign) else []
+            )  # fmt: skip
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    plain = isinstance(small, cst.Assign) and len(small.targets) == 1
+                    readable = top and (plain or isinstance(small, cst.AnnAssign | cst.AugAssign))
+                    steps.setdefault(target.value, []).append(small if readable else None)
+    out: dict[str, cst.BaseExpression] = {}
+    for name, made in steps.items():
+        first, *augmented = made
+        if not augmented or not isinstance(first, cst.Assign | cst.AnnAssign) or first.value is None:
+            continue
+        if not all(isinstance(a, cst.AugAssign) for a in augmented):
+            continue
+        value: cst.BaseExpression = _parenthesized(_constant(first.value))
+        for step in cast(list[cst.AugAssign], augmented):
+            operator = getattr(cst, type(step.operator).__name__.removesuffix("Assign"), None)
+            if operator is None:
+                break
+            value = _parenthesized(cst.BinaryOperation(value, operator(), _parenthesized(step.value)))
+        else:
+            out[name] = value
     return out
 
 
@@ -4724,6 +4765,7 @@ class _Collector(cst.CSTVisitor):
         # module names bound otherwise than by an assignment: a function's ``global``, a module-level loop's, ``with``'s
         # or walrus's target (:func:`_module_values` reads none of them as a constant)
         self.rebound: set[str] = set()
+        self.top: set[int] = set()  # the module's own top-level statements (:func:`_module_folded`)
 
     def visit_Global(self, node: cst.Global) -> None:
         self.rebound.update(n.name.value for n in node.names)
@@ -4763,6 +4805,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._block(node.body)
+        self.top.update(id(statement) for statement in node.body)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._block(node.body)
