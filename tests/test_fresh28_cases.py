@@ -94,3 +94,30 @@ def test_f62_an_agent_s_run_whose_server_ended_names_the_commands_that_continue_
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith(f"kernelopt: error: {ws.root}: this run is an agent's, through `kernelopt mcp`"), err
     assert err.endswith(f"name kernelopt's own backends: {command} (or agent-cli, llm-api: docs/backends.md)"), err
+
+
+def test_f63_a_kernel_folder_given_to_a_stage_tool_is_refused_in_the_tools_words(tmp_path: Path) -> None:
+    """f63: ``status(workspace="loop")`` (any stage tool) on a kernel folder under the server's root answered with the
+    CLI's advice: "`kernelopt init NAME --kernel ...` makes one from it ...; a workspace of this folder's name is
+    /tmp/kernel_opt_loop ...: give that", a path outside the server's roots that the next call was refused for. The
+    refusal names the ``init`` call that makes a workspace from it; a workspace's own fault is said as before."""
+    from kernelopt.agents import drive
+    from kernelopt.errors import WorkspaceError
+    from tests.backends_support import make_ws
+
+    folder = tmp_path / "loop"
+    folder.mkdir()
+    for name in ("kernel.py", "reference.py"):
+        (folder / name).write_text("")
+    with pytest.raises(WorkspaceError) as refused:
+        drive.open_workspace(folder)
+    kernel, reference = str(folder / "kernel.py"), str(folder / "reference.py")
+    assert refused.value.one_line() == (
+        f"{folder}: a kernel folder, not a kernelopt workspace: call init(name=..., kernel={kernel!r}, "
+        f"reference={reference!r}) to make one from it (under the server's first root), then call the stages on that "
+        "workspace; tune takes the folder as it is"
+    )
+    ws = make_ws(tmp_path / "w")
+    (ws.root / "kernel.py").unlink()
+    with pytest.raises(WorkspaceError, match="kernel.py deleted from the workspace"):
+        drive.open_workspace(ws.root)

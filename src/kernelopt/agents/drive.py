@@ -24,6 +24,7 @@ import functools
 import os
 from collections.abc import Callable
 from enum import StrEnum
+from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from pydantic import BaseModel
@@ -37,7 +38,7 @@ from kernelopt.backends.protocol import (
     StageContext,
     read_plan_reply,
 )
-from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.errors import KerneloptError, UsageError, WorkspaceError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.hardware.gpu import require_gpu
 from kernelopt.harness.compile_backend import check_compile_backend
@@ -58,7 +59,7 @@ from kernelopt.stages.allowance import editable_files, may_write
 from kernelopt.stages.guard import Captured, capture, gate_state_back, restore, violation_message
 from kernelopt.stages.implement import kernel_problem, summary_of
 from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
-from kernelopt.workspace import RunLock, Workspace
+from kernelopt.workspace import RunLock, Workspace, has_workspace_state
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -155,6 +156,28 @@ class StepResult(BaseModel):
 
 def read_state(ws: Workspace) -> RunState | None:
     return Journal(ws.state_dir).load()
+
+
+def open_workspace(folder: Path) -> Workspace:
+    """The workspace a tool call names. A kernel folder (kernel.py and reference.py, no workspace made) is refused
+    in the tools' words: the CLI's advice named `kernelopt init NAME --kernel ...` and a workspace under /tmp that
+    `optimize` had made, outside the server's roots (fresh28 f63).
+
+    Raises:
+        WorkspaceError: ``folder`` is no workspace.
+    """
+    try:
+        return Workspace(folder)
+    except WorkspaceError:
+        files = [folder / "kernel.py", folder / "reference.py"]
+        if has_workspace_state(folder) or not all(f.is_file() for f in files):
+            raise
+    kernel, reference = (str(f) for f in files)
+    raise WorkspaceError(
+        f"{folder}: a kernel folder, not a kernelopt workspace: call init(name=..., kernel={kernel!r}, "
+        f"reference={reference!r}) to make one from it (under the server's first root), then call the stages on "
+        "that workspace; tune takes the folder as it is"
+    )
 
 
 def status(ws: Workspace) -> StageStatus:

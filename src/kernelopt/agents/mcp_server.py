@@ -583,7 +583,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         return folder
 
     def open_ws(path: str) -> Workspace:
-        return Workspace(folder_of(path, "workspace"))
+        return drive.open_workspace(folder_of(path, "workspace"))
 
     @server.tool()
     async def init(
