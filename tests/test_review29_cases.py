@@ -104,3 +104,25 @@ def test_r92_a_tile_past_a_bound_not_read_may_fail_the_check(check: str) -> None
         "BLOCK=512 may fail the check at every size the original BLOCK=256 handled (line 22 asserts"
     ), refused.note
     assert "does not divide" not in (refused.note or "") and "the bound is not read" in (refused.note or "")
+
+
+@pytest.mark.parametrize(
+    "helper", ["    _, m = x.shape[0], x.numel()\n", "    m = x.numel()\n    m = m + 0\n"], ids=["unpacked", "rebound"]
+)
+def test_r94_a_helper_s_own_name_is_not_the_launcher_s(helper: str) -> None:
+    """review26's r60 reads a helper's assert in its launcher, the helper's parameters replaced by what the call
+    passes and its locals bound once by their values; a name it binds otherwise (``_, m = ...``, ``m`` bound twice)
+    was left as it was and read as the launcher's own: with ``m = 7`` in the launcher, ``assert block >= m`` (the
+    helper's ``m``, the input's size) passed ``BLOCK = 64`` for every size by the integer 7, and 64 over 256 was
+    written plainly, failing the helper's check from 65 elements to 256. The helper's name is its own now
+    (``m_in_check``): nothing the launcher binds, so no guard tests it and a smaller tile is refused."""
+    from kernelopt.tunables.guard import guard_edit
+
+    text = (V158 / "kernel.py").read_text(encoding="utf-8")
+    check = f"def check(x, block):\n{helper}    assert block >= m\n\n\ndef run(x):"
+    base = text.replace(_V158_CHECK, "    m = 7\n    check(x, BLOCK)\n").replace("def run(x):", check)
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert refused.new_source is None, refused.note
+    assert "asserts BLOCK >= m_in_check" in (refused.note or ""), refused.note
+    larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert larger.new_source is not None and larger.note is None

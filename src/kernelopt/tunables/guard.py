@@ -1664,7 +1664,10 @@ def _host_asserts(
     """(line, test) of each ``assert`` of ``fn``'s body, and of each of a module function's body that ``fn`` calls
     (``_check_grid(grid_size0)`` over ``def _check_grid(g): assert g < 65536``), its parameters replaced by what the
     call passes and the line the call's: the assert fails in the helper as it would in ``fn`` (review26, r60: a
-    helper's bound was unread, and a row of a smaller tile was written plainly where its count failed it)."""
+    helper's bound was unread, and a row of a smaller tile was written plainly where its count failed it). A name the
+    helper binds that is not replaced so (``_, m = x.shape``, a name bound twice) is renamed ``m_in_check``, a name
+    ``fn`` does not bind (review29 r94: read as ``fn``'s own ``m``, ``m = 7`` passed ``assert block >= m`` for a tile
+    of 64, and a guard would test ``fn``'s ``m``)."""
     for node in walk(fn.body):
         if (test := _checked(node)) is not None:
             yield pos[node].start.line, test
@@ -1676,9 +1679,10 @@ def _host_asserts(
             given = {p.name.value: p.default for p in params_of(helper) if p.default is not None}
             given.update({k: _parenthesized(v) for k, v in passed.items()})
             own = {k: _parenthesized(v) for k, v in assigned_once(helper).items() if k not in given}
+            scoped = {k: cst.Name(f"{k}_in_{helper.name.value}") for k in bindings(helper) if k not in given}
             for inner in walk(helper.body):
                 if (test := _checked(inner)) is not None:  # its own locals read first (``g = cdiv(n, b)``), then ours
-                    yield pos[node].start.line, _substituted(_substituted(test, own), given)
+                    yield pos[node].start.line, _substituted(_substituted(_substituted(test, own), scoped), given)
 
 
 def _checked(node: cst.CSTNode) -> cst.BaseExpression | None:
