@@ -158,3 +158,46 @@ def test_v193_an_augmented_binding_under_a_condition_is_not_folded() -> None:
     )
     refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert refused.new_source is None and "is not read" in (refused.note or ""), refused.note
+
+
+@pytest.mark.parametrize(
+    ("module", "check", "within", "past"),
+    [
+        (
+            "MOST = 1024\n\n\ndef configure():\n    global MOST\n    MOST = 512\n",
+            "    configure()\n    assert BLOCK <= MOST\n",
+            512,
+            1024,
+        ),
+        (
+            "SUPPORTED = (128, 256, 512)\n\n\ndef configure():\n    global SUPPORTED\n    SUPPORTED = (256, 512)\n",
+            "    assert BLOCK in SUPPORTED\n",
+            512,
+            128,
+        ),
+    ],
+    ids=["bound", "set"],
+)
+def test_v194_a_module_name_a_function_sets_global_is_read_with_each_value(
+    module: str, check: str, within: int, past: int
+) -> None:
+    """v194 (wrongkernel31's Seen line on v181): a check against a module name a function rebinds ``global``
+    (``MOST = 1024``, ``configure()`` setting 512) was a value not read after review28's r81, so only the original held
+    (``BLOCK = 512`` refused, speed lost). The check is read with each value the name may hold: a tile passing all of
+    them is written, one failing any is refused, "may fail the check" (which value holds depends on what ran last)."""
+    base = _with_module((V158 / "kernel.py").read_text(encoding="utf-8").replace(V158_CHECK, check), module)
+    written = base.replace("    BLOCK = 256\n", f"    BLOCK = {within}\n")
+    assert guard_edit(base, written).new_source == written
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", f"    BLOCK = {past}\n"))
+    assert refused.new_source is None and f"BLOCK={past} may fail the check at every size" in (refused.note or "")
+
+
+def test_v194_a_global_rebinding_not_read_leaves_the_name_unread() -> None:
+    """The control (review28's r81 stands): a function growing the name (``SUPPORTED += (512,)``) or setting it from a
+    call leaves it unread, so only the original holds."""
+    for body in ("    SUPPORTED += (512,)\n", "    SUPPORTED = tuple(json.loads('[512]'))\n"):
+        module = f"import json\nSUPPORTED = (128, 256)\n\n\ndef configure():\n    global SUPPORTED\n{body}"
+        text = (V158 / "kernel.py").read_text(encoding="utf-8").replace(V158_CHECK, "    assert BLOCK in SUPPORTED\n")
+        base = _with_module(text, module)
+        refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 128\n"))
+        assert refused.new_source is None and "is not read" in (refused.note or ""), refused.note

@@ -181,6 +181,9 @@ class Divides:
     # the grid counts the launch's programs by a constant, not by the tile (``(n + BLOCK - 1) >> 8`` beside ``BLOCK =
     # 256``): the count does not move with the tile, so only the original holds (late47, v170)
     fixed: bool = False
+    # the check reads a module name of several values (:class:`Choices`, v194): a tile failing it with one of them
+    # fails where that value was assigned last, so it may fail, not fails at every size
+    chosen: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -223,6 +226,8 @@ class Divides:
         return (
             "does not match the grid's count at"
             if self.fixed
+            else "may fail the check at"
+            if self.chosen
             else "fails the check at"
             if self.at_most is not None or self.at_least is not None
             else "may fail the check at"
@@ -342,7 +347,7 @@ def _requirements(
     kernels: Mapping[str, cst.FunctionDef] | None = None,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     imported: Collection[str] = (),
-    module: Mapping[str, cst.BaseExpression] | None = None,
+    module: Mapping[str, cst.BaseExpression | Choices] | None = None,
 ) -> list[Divides]:
     """What the launching function ``fn`` says each tile must divide (see the module docstring), and what the
     kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
@@ -503,7 +508,7 @@ def _constant_counts(
     call: cst.Call,
     kernel: cst.FunctionDef,
     line: int,
-    module: Mapping[str, cst.BaseExpression] | None = None,
+    module: Mapping[str, cst.BaseExpression | Choices] | None = None,
 ) -> list[Divides]:
     """Each tile the launch ``call`` sets, where its grid counts the programs by dividing by a constant (an integer
     kernelopt reads, ``>> 8``, ``// 2**8``, or a power of two of names ``fn`` neither takes nor binds, the module's
@@ -527,7 +532,9 @@ def _constant_counts(
     starts = [e.slice.value if isinstance(e.slice, cst.Index) else e.slice for e in call.func.slice]
     tiles = _launch_tiles(call, kernel)
     axes = _axis_counts(starts, fn)
-    given = {k for k, v in (module or {}).items() if integer_value(v) is not None}  # the copy rules read these
+    given = {  # the copy rules read these
+        k for k, v in (module or {}).items() if isinstance(v, cst.BaseExpression) and integer_value(v) is not None
+    }
 
     def moves(divisor: cst.BaseExpression) -> bool:
         """Whether a value ``divisor`` takes in ``fn`` (through every binding, the tests each stands under) reads a
@@ -1290,7 +1297,7 @@ def _asserted_counts(
     pos: Positions,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     tiles: Collection[tuple[str, str]] = (),
-    module: Mapping[str, cst.BaseExpression] | None = None,
+    module: Mapping[str, cst.BaseExpression | Choices] | None = None,
 ) -> list[Divides]:
     """What a host ``assert`` bounding a count of tiles from above says (``assert n_rows * n_parts <= WORKSPACE``
     with ``n_parts = triton.cdiv(n_cols, BLOCK)``, a workspace of partials; ``assert grid_size0 < 65536``): a smaller
@@ -1309,11 +1316,15 @@ def _asserted_counts(
     tile by itself reads where the function binds no such name (:func:`_tile_check`)."""
     local = assigned_once(fn)
     own = {p.name.value for p in params_of(fn)} | set(bindings(fn))
-    constants = {k: _parenthesized(v) for k, v in (module or {}).items() if k not in own}
+    given = {k: v for k, v in (module or {}).items() if k not in own}
+    constants = {k: _parenthesized(v) for k, v in given.items() if isinstance(v, cst.BaseExpression)}
+    choices = {k: v.values for k, v in given.items() if isinstance(v, Choices)}
     out: list[Divides] = []
     for line, written in _host_asserts(fn, pos, helpers or {}):
         asserts = f"line {line} asserts {_code(written).strip()}"
         test = _substituted(written, constants)  # ``BLOCK in SUPPORTED``: the module's value read (late47, v171)
+        test, chosen = _each_choice(test, choices), len(out)
+        chosen = chosen if test is not written and any(k in _names(written) for k in choices) else None
         why = f"{asserts}, a count of tiles bounded from above"
         padded = f"{asserts}, a size padded to whole tiles of {{tile}} bounded from above"
         for comparison, negated, needed in _polarized(test):
@@ -1369,7 +1380,28 @@ def _asserted_counts(
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
         if not all(needed for _, _, needed in _polarized(test)):  # ``BLOCK == 128 or BLOCK == 256``: as a whole
             out += _tile_check(test, False, tiles, line, asserts, own, fn)
+        if chosen is not None:  # read with each value the name may hold: a tile failing one may fail (v194)
+            out[chosen:] = [replace(d, chosen=d.check is not None or d.at_most is not None or d.at_least is not None)
+                            for d in out[chosen:]]  # fmt: skip
     return out
+
+
+def _each_choice(test: cst.BaseExpression, choices: Mapping[str, Sequence[cst.BaseExpression]]) -> cst.BaseExpression:
+    """``test`` with each module name of several values (:class:`Choices`) it reads replaced by each of them, the
+    copies joined by ``and``: the check passes only where it passes whichever value the name holds (v194). At most
+    64 copies; past that the names are left unread (the check holds only the original)."""
+    read = [k for k in choices if k in _names(test)]
+    combos = math.prod(len(choices[k]) for k in read)
+    if not read or combos > 64:
+        return test
+    copies = [
+        _parenthesized(_substituted(test, {k: _parenthesized(v) for k, v in zip(read, combo, strict=True)}))
+        for combo in itertools.product(*(choices[k] for k in read))
+    ]
+    joined = copies[0]
+    for copy in copies[1:]:
+        joined = cst.BooleanOperation(joined, cst.And(), copy)
+    return joined
 
 
 def _unread_counts(
@@ -3470,10 +3502,14 @@ def _constants(collector: _Collector) -> dict[str, int]:
     ``ROWS: int = 256``, ``ROWS = tl.constexpr(256)``) or to one worked out from integers and the module's other
     constants (:func:`_module_values`: ``TILE = BASE``, ``TILE = 1 << 8``; wrongkernel31, v187: such a copy of a
     tile's value dividing the grid was read by no copy rule, and a smaller tile written plainly)."""
-    return {k: v for k, e in _module_values(collector).items() if (v := integer_value(e)) is not None}
+    return {
+        k: v
+        for k, e in _module_values(collector).items()
+        if isinstance(e, cst.BaseExpression) and (v := integer_value(e)) is not None
+    }
 
 
-def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
+def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression | Choices]:
     """The module's constant values: a name bound once at module level to a value of integers alone (``SUPPORTED =
     (128, 256, 512)``, ``MOST = 1 << 10``, ``range(64, 1025)``), which a host check on a tile may read (late47, v171:
     ``assert BLOCK in SUPPORTED`` was read by no rule, and a tile past it written plainly), or to one worked out from
@@ -3496,12 +3532,52 @@ def _module_values(collector: _Collector) -> dict[str, cst.BaseExpression]:
                     known[name] = found
         if len(known) == before:
             break
-    out: dict[str, cst.BaseExpression] = {}
+    out: dict[str, cst.BaseExpression | Choices] = {}
     for name, value in raw.items():
         if not _names(value) - _PURE and name not in folded:
             out[name] = value  # as written (``range(64, 1025)``)
         elif name in known:
             out[name] = _literal(known[name])
+    out.update(_global_choices(collector, known))
+    return out
+
+
+@dataclass(frozen=True)
+class Choices:
+    """The values a module name may hold when a host check reads it: the module's own and each a function declaring
+    it ``global`` assigns (:func:`_global_choices`); a check on a tile against it must pass with each."""
+
+    values: tuple[cst.BaseExpression, ...]
+
+
+def _global_choices(collector: _Collector, known: Mapping[str, object]) -> dict[str, Choices]:
+    """Name -> its :class:`Choices`, for each module name that functions declare ``global`` and bind only by plain
+    assignments of values worked out from integers and the module's constants (``known``), the module binding it
+    once too (``most = 1024`` and ``def configure(): global most; most = 256``): whichever ran last, it holds one of
+    them (wrongkernel32, v194: wrongkernel31's Seen line on v181, review28's r81 made such a name unread, and a check
+    against it held only the original, 512 refused under a ``most`` of 1024 or 512). A name a loop, ``with`` or
+    walrus binds at module level, an import, an augmented or unpacking assignment in a function, or a value not
+    worked out leaves it unread."""
+    module = {
+        k: v
+        for k, v in {**_module_bound(collector, _constant), **_module_folded(collector)}.items()
+        if k not in collector.looped and k not in collector.imported
+    }
+    out: dict[str, Choices] = {}
+    for name, functions in collector.globals.items():
+        if name not in module or name in collector.looped or name in collector.imported:
+            continue
+        values: list[object] = []
+        for value in (module[name], *(v for fn in dict.fromkeys(functions) for v in bindings(fn).get(name, ()))):
+            if value is None:
+                break
+            one = integer_value(value, known)
+            found = one if one is not None else integer_values(value, known)
+            if found is None:
+                break
+            values.append(found)
+        else:
+            out[name] = Choices(tuple(_literal(v) for v in dict.fromkeys(values)))
     return out
 
 
@@ -4770,13 +4846,19 @@ class _Collector(cst.CSTVisitor):
         # or walrus's target (:func:`_module_values` reads none of them as a constant)
         self.rebound: set[str] = set()
         self.top: set[int] = set()  # the module's own top-level statements (:func:`_module_folded`)
+        self.globals: dict[str, list[cst.FunctionDef]] = {}  # a name -> the functions declaring it ``global``
+        self.looped: set[str] = set()  # module names a loop's, ``with``'s or walrus's target binds
 
     def visit_Global(self, node: cst.Global) -> None:
         self.rebound.update(n.name.value for n in node.names)
+        for n in node.names:
+            if self.stack:
+                self.globals.setdefault(n.name.value, []).append(self.stack[-1])
 
     def _module_binding(self, node: cst.For | cst.WithItem | cst.NamedExpr) -> None:
         if not self.stack:
             self.rebound.update(b.name for b in made_by(node))
+            self.looped.update(b.name for b in made_by(node))
 
     def visit_For(self, node: cst.For) -> None:
         self._module_binding(node)

@@ -424,6 +424,9 @@ def _checked_cut(
     if unread is not None:  # no value is known to fail it (review28 r82: "they fail ..., at every size" was said)
         said = f"{unread.why}, and {unread.missing}, so no value but {current} can be written"
         return kept, default, f"{name} leaves out {left}: {said}"
+    chosen = next((d for d in found if d.chosen), None)
+    if chosen is not None:  # a module name of several values: they fail it with one of them (v194)
+        return kept, default, f"{name} leaves out {left}: they may fail {chosen.why}, with one of the values it reads"
     return kept, default, f"{name} leaves out {left}: they fail {found[0].why}, at every size"
 
 
