@@ -191,9 +191,10 @@ def test_the_twelfth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu
     token attention over a 1.2 GB cache, GemLite's int4 GEMV of 16384 x 16384), and the forms ``tune`` writes
     (:data:`GPU_PICKS`: DyT's table over N after the branches' dict, the LoRA tiles with BLOCK_N guarded, GemLite's
     pinned config with its pre_hook and prune wrapper, LightLLM's BLOCK = 128 under ``if Lk <= 128:`` with its line
-    moved below ``Lk`` (late48, l170), fla's BT = 512 list, the CPU's pick),
-    correct at sizes no entry names. fla's written list is run at D <= 128 only: at D = 512 its one config is a
-    512 x 512 fp32 block on one warp, whose compile for sm_90 took 8 min 52 s on this CPU (docs/faults.md, f6)."""
+    moved below ``Lk`` (late48, l170), fla's BT = 512 set by a heuristic under its list where ``BD <= 128``, the
+    CPU's pick: late53 l230), correct at sizes no entry names. fla's written form is run at D <= 128 only: pinned,
+    its one config at D = 512 was a 512 x 512 fp32 block on one warp, whose compile for sm_90 took 8 min 52 s on this
+    CPU (docs/faults.md, f6); past the bound it now runs fla's own list."""
     from tests.gpu_correct import assert_correct, written_files
     from tests.test_breaker7_cases import _outputs_checked
 

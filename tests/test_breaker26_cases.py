@@ -93,7 +93,12 @@ GPU_SIZES: dict[str, list[dict[str, int]]] = {
 GPU_WRITTEN_SIZES: dict[str, list[dict[str, int]]] = {
     "liger_relu_sq": [{"B": 1, "T": 7, "H": 5001}, {"B": 8, "T": 8192, "H": 4095}, {"B": 2, "T": 4097, "H": 16385}],
     "liger_poly_norm": [{"B": 1, "T": 7, "H": 5001}, {"B": 8, "T": 4096, "H": 4095}, {"B": 2, "T": 4097, "H": 16385}],
-    "fla_logcumsumexp": [{"B": 1, "H": 2, "T": 33, "S": 16}, {"B": 8, "H": 16, "T": 8191, "S": 64}],
+    # S=128 past the entries' 64: the written heuristic's fallback, fla's list autotuned (late53 l230)
+    "fla_logcumsumexp": [
+        {"B": 1, "H": 2, "T": 33, "S": 16},
+        {"B": 8, "H": 16, "T": 8191, "S": 64},
+        {"B": 2, "H": 4, "T": 1025, "S": 128},
+    ],
 }
 
 
@@ -113,11 +118,15 @@ def test_the_gpu_picks_are_written_on_the_cpu(tmp_path: Path) -> None:
     poly = written["liger_poly_norm"].read_text()
     assert "    if n_cols <= 5000:  # kernelopt: tuned\n        BLOCK_SIZE = 8192\n" in poly, poly
     scan = written["fla_logcumsumexp"].read_text()
-    assert 'triton.Config({"BT": 32}' in scan, scan
+    # the pick under the sizes checked, fla's list past them (late53 l230: late52's l220 refused the pinned list)
+    assert '"BT": lambda args: 32 if args["S"] <= 64 else args["BT"],' in scan, scan
     small = {
         "liger_relu_sq": [{"B": 1, "T": 2, "H": 5001}],  # past the table's row: the computation
         "liger_poly_norm": [{"B": 1, "T": 2, "H": 5001}],  # past the table's row: the computation
-        "fla_logcumsumexp": [{"B": 1, "H": 1, "T": 33, "S": 32}],  # one past a chunk of 32
+        "fla_logcumsumexp": [
+            {"B": 1, "H": 1, "T": 33, "S": 32},  # one past a chunk of 32
+            {"B": 1, "H": 1, "T": 33, "S": 128},  # past the entries' S: fla's list, autotuned
+        ],
     }
     written_hold(DATA, written, small, tmp_path, _all_correct)
 

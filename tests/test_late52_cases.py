@@ -11,20 +11,28 @@ import pytest
 from tests.test_review28_cases import _autotuned
 
 
-def _pinned(monkeypatch: pytest.MonkeyPatch, configs: str, pick: dict[str, int]) -> tuple[str, object, str | None]:
+def _pinned(
+    monkeypatch: pytest.MonkeyPatch, configs: str, pick: dict[str, int], *, hook: str | None = None
+) -> tuple[str, object, str | None]:
     """tune's write (``folder._config_edit``) of ``pick`` over head_scale's autotune list of ``configs``, the run at
-    the entries standing in (the head's ``BD`` told 16 and 64 there)."""
+    the entries standing in (the head's ``BD`` told 16 and 64 there); ``hook``: each config's ``pre_hook``, a
+    function of the file by that name."""
     from kernelopt.tunables.analysis import analyze
     from kernelopt.tunables.model import AutotuneConfig, AutotuneSpace
     from kernelopt.tuning import folder as tf
     from kernelopt.tuning.space import KnobOrigin
 
     text = _autotuned(configs)
+    if hook is not None:
+        text = text.replace("\n\n\n@triton.autotune", f"\n\n\ndef {hook}(nargs):\n    pass\n\n\n@triton.autotune")
     found = analyze(text, "kernel.py")[2]
     keys = tuple(t.key for t in found if t.name == "BLOCK" and ".configs[" in t.key)
     blocks = [int(b) for b in configs.split('{"BLOCK": ')[1:] for b in [b.split("}")[0]]]
     listed = AutotuneSpace(
-        kernel="head_scale", line=6, configs=[AutotuneConfig(kwargs={"BLOCK": b}) for b in blocks], key=["n"]
+        kernel="head_scale",
+        line=6,
+        configs=[AutotuneConfig(kwargs={"BLOCK": b}, pre_hook=hook is not None, pre_hook_name=hook) for b in blocks],
+        key=["n"],
     )
     prepared = SimpleNamespace(
         base_source=text,
@@ -48,18 +56,17 @@ def test_l220_tune_s_pin_of_an_autotune_list_raising_a_tile_beside_a_size_takes_
     """late44's Seen line, review28's r80: ``tune``'s own pin of an autotune list (``pin_config``, a list of one
     config, which Triton runs unbenched at every size) was written for every size where ``tunables --set`` bounds the
     same raise (v184): ``BLOCK = 128`` beside the head's ``BD`` (told up to 64 at the entries, up to 4096 past them) ran
-    a footprint never compiled past the entries. It now goes through the same rule (``size_tiles.size_bounded``) against
-    the least value the list held: a decorator's config has no launch to bound it at, so it is not written and the note
-    says why; a pin at or below that value is written as before."""
-    _, edit, note = _pinned(monkeypatch, 'triton.Config({"BLOCK": 32}, num_warps=4)', {"BLOCK": 128})
+    a footprint never compiled past the entries. It now goes through the same rule (``size_tiles.size_bounds``) against
+    the least value the list held; a decorator's config has no launch to bound it at, so the pick is written as a
+    heuristic under the list (late53 l230, :func:`test_l230_a_bounded_pin_is_a_heuristic_under_the_user_s_list`), and
+    where that form cannot hold it (a config's ``pre_hook``, which the autotuner calls with the config's own values)
+    it is not written and the note says why; a pin at or below that value is written as before."""
+    _, edit, note = _pinned(
+        monkeypatch, 'triton.Config({"BLOCK": 32}, num_warps=4, pre_hook=_zero)', {"BLOCK": 128}, hook="_zero"
+    )
     assert edit is None and note is not None, note
     assert "BLOCK=128 raises a tile beside sizes of the problem" in note and note.endswith("not written"), note
-    _, edit, note = _pinned(
-        monkeypatch,
-        'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)',
-        {"BLOCK": 128, "num_warps": 8},
-    )
-    assert edit is None and note is not None and "BLOCK=128" in note, note  # the list's 32 ran where 128 could not
+    assert "a config of the list has a pre_hook" in note, note
     _, edit, note = _pinned(
         monkeypatch,
         'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)',

@@ -133,6 +133,34 @@ def bound_test(bounds: Mapping[str, int]) -> str:
     return " and ".join(f"{argument_key(p)} <= {v}" for p, v in bounds.items())
 
 
+def size_bounds(
+    base: str,
+    moved: Mapping[str, tuple[Sequence[str], object, object]],
+    found: Sequence[Tunable],
+    told: Callable[[str, str], Sequence[int]],
+    *,
+    said: str,
+) -> dict[str, int] | str:
+    """The bound a pick's settings ``moved`` (:func:`raised_sizes`' ``moved``) are set under: each size parameter
+    beside a tile it raises, at most its largest value where ``told`` says the entries ran it (:func:`size_bounded`);
+    empty where the pick raises no such tile, or the computation caps the size at what the entries gave it; why not,
+    where no run told such a size at any entry."""
+    bounds: dict[str, int] = {}
+    for kernel, params in raised_sizes(moved, base, found).items():
+        for param in params:
+            seen = list(told(kernel, param))
+            if not seen:
+                return (
+                    f"{said} raises a tile of {kernel} beside {param}, a size of the problem no run told at the "
+                    "SHAPES entries: past them its footprint was never compiled; not written"
+                )
+            most = computed_most(found, kernel, param)
+            if most is not None and most <= max(seen):
+                continue  # the computation never passes what the entries gave it (breaker29's q92: ``min(..., 64)``)
+            bounds[param] = max(bounds.get(param, 0), *seen)
+    return bounds
+
+
 def size_bounded(
     base: str,
     new: str,
@@ -154,22 +182,9 @@ def size_bounded(
     every size)."""
     from kernelopt.tunables.guard import PORTABLE_DEFAULTS, bound_moves
 
-    raised = raised_sizes(moved, base, found)
-    if not raised:
-        return new, None
-    bounds: dict[str, int] = {}
-    for kernel, params in raised.items():
-        for param in params:
-            seen = list(told(kernel, param))
-            if not seen:
-                return None, (
-                    f"{said} raises a tile of {kernel} beside {param}, a size of the problem no run told at the "
-                    "SHAPES entries: past them its footprint was never compiled; not written"
-                )
-            most = computed_most(found, kernel, param)
-            if most is not None and most <= max(seen):
-                continue  # the computation never passes what the entries gave it (breaker29's q92: ``min(..., 64)``)
-            bounds[param] = max(bounds.get(param, 0), *seen)
+    bounds = size_bounds(base, moved, found, told, said=said)
+    if isinstance(bounds, str):
+        return None, bounds
     if not bounds:
         return new, None
     test = bound_test(bounds)

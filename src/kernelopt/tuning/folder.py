@@ -107,9 +107,10 @@ from kernelopt.tunables.knobs import (
 from kernelopt.tunables.launch_value import UnreadSize
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
+from kernelopt.tunables.list_pin import heuristic_pin, pin_settings
 from kernelopt.tunables.model import ShapeSizes, argument_as, argument_key, argument_name, size_name
 from kernelopt.tunables.readers import chained_values, computed_readers, shrunk_covers
-from kernelopt.tunables.size_tiles import size_bounded
+from kernelopt.tunables.size_tiles import bound_test, size_bounded, size_bounds
 from kernelopt.tunables.user_lines import in_user_lines
 from kernelopt.tuning.accuracy import EntryError, entry_values
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
@@ -3691,8 +3692,8 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
             return None, None
         sized, sized_note = _pin_bounded(prepared, listed, best, pinned.new_source)
         if sized is None:
-            return None, sized_note  # a pinned tile raised beside a size of the problem, unbounded in a decorator
-        kept = guard_edit(prepared.base_source, sized)
+            return None, sized_note  # a pinned tile raised beside a size of the problem, no bound can be written
+        kept = guard_edit(prepared.base_source, pinned.new_source)  # the pick's tiles, wherever it runs
         if kept.new_source is None:
             return None, kept.note  # a pinned tile no longer divides a size the original handled
         if sized != pinned.new_source:
@@ -3763,12 +3764,14 @@ def _pin_bounded(
     prepared: PreparedFolder, listed: AutotuneSpace, best: Mapping[str, Value], new: str | None
 ) -> tuple[str | None, str | None]:
     """``new`` (the autotune list pinned to ``best`` alone, :func:`~kernelopt.tuning.kernel_evaluator.pin_config`)
-    set under the sizes the ``SHAPES`` entries told, by the rule :func:`_size_bounded` writes a launch's pick by
-    (:func:`~kernelopt.tunables.size_tiles.size_bounded`). A list of one config Triton runs unbenched at every size,
-    so each tile of the pin is judged against the least value the list held (where its other configs were, the
-    autotuner passed over one that could not run at a key, review28 r80): a tile above it, beside a size of the problem,
-    is bounded, and a decorator's config has no launch to set a bound at, so it is not written and the note says why
-    (late44's Seen line, late52 l220: the pin was written for every size)."""
+    where the pick raises no tile beside a size of the problem; else the pick set under the sizes the ``SHAPES``
+    entries told (:func:`~kernelopt.tunables.size_tiles.size_bounds`, the rule :func:`_size_bounded` writes a launch's
+    pick by). A list of one config Triton runs unbenched at every size, so each tile of the pin is judged against the
+    least value the list held (where its other configs were, the autotuner passed over one that could not run at a
+    key, review28 r80; late52 l220). A decorator's config has no launch to set a bound at, so the bounded pick is
+    written as a ``@triton.heuristics`` under the list's ``@triton.autotune`` (:func:`~kernelopt.tunables.list_pin.
+    heuristic_pin`): the pick within the bound, the user's whole list, autotuned as before, past it (late53 l230: the
+    six trial picks l220 refused). No text, and why, where that form cannot hold the pick."""
     if new is None:
         return None, None
     origins = prepared.space.origins
@@ -3779,10 +3782,22 @@ def _pin_bounded(
             moved[name] = (origins[name].keys, min(held), value)
 
     said = config_text({n: best[n] for n in moved}) if moved else ""
-    defaults = option_defaults(prepared.gpu)
-    return size_bounded(
-        prepared.base_source, new, moved, prepared.tunables, _told(prepared), defaults=defaults, said=said
-    )
+    bounds = size_bounds(prepared.base_source, moved, prepared.tunables, _told(prepared), said=said)
+    if isinstance(bounds, str):
+        return None, bounds
+    if not bounds:
+        return new, None
+    test = bound_test(bounds)
+    pick = pin_base(listed, best).with_values(dict(best))
+    settings, why = pin_settings(pick, listed.configs)
+    text, note = (None, why) if settings is None else heuristic_pin(prepared.base_source, listed.kernel, settings, test)
+    if text is None:
+        return None, (
+            f"{said} raises a tile beside sizes of the problem, set only up to the SHAPES entries' ({test}), and "
+            f"{note}: not written"
+        )
+    grows = ", ".join(f"{p} up to {v}" for p, v in bounds.items())
+    return text, f"{note}: the raised tile's footprint grows with {grows} checked (l140)"
 
 
 def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:
