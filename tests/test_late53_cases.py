@@ -1,7 +1,7 @@
-"""late53: the pins late52's l220 refused, written where a bound can go, and the key reading late52 left (docs/faults.md,
-"l220's refused pins where a bound can go (late53, 2026-12-07)"). Each test failed on main before its fix; none runs a
-kernel (the trials' interpreter checks run the six written picks: tests/test_breaker26_cases.py and
-tests/test_breaker27_cases.py under ``KERNELOPT_GPU_PICKS=1``)."""
+"""late53: the pins late52's l220 refused, written where a bound can go (docs/faults.md, "l220's refused pins where a
+bound can go (late53, 2026-12-07)"). The test failed on main before its fix; it runs no kernel (the trials'
+interpreter checks run the written picks: tests/test_breaker26_cases.py and tests/test_breaker27_cases.py under
+``KERNELOPT_GPU_PICKS=1``)."""
 
 from __future__ import annotations
 
