@@ -121,3 +121,24 @@ def test_f63_a_kernel_folder_given_to_a_stage_tool_is_refused_in_the_tools_words
     (ws.root / "kernel.py").unlink()
     with pytest.raises(WorkspaceError, match="kernel.py deleted from the workspace"):
         drive.open_workspace(ws.root)
+
+
+def test_f64_an_agent_s_plan_is_shown_without_a_current_value_it_does_not_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f64: ``kernelopt plan WS --planner agent-cli`` of an agent's plan (``parameters: {BLOCK: 2048}``, no current
+    values, which only the rules planner fills) printed "v3: block_size (BLOCK ? -> 2048), risk low". The line names
+    the new value alone where the plan names no current one, and the change as before where it does."""
+    from kernelopt.cli.plan import _show
+    from kernelopt.stages.plan import PlanResult, PlanVerdict
+    from tests.backends_support import make_plan
+
+    agent = make_plan("block_size", {"BLOCK": 2048}, version=3)
+    ruled = agent.model_copy(update={"current_values": {"BLOCK": 1024}})
+    for plan in (agent, ruled):
+        _show(3, tmp_path / "v3_plan.md", PlanResult(3, "x", PlanVerdict.PLANNED, plan=plan), False)
+    out = capsys.readouterr()
+    said = [line for line in (out.out + out.err).splitlines() if line.startswith("v3: ")]
+    assert said == ["v3: block_size (BLOCK = 2048), risk medium", "v3: block_size (BLOCK 1024 -> 2048), risk medium"], (
+        said
+    )

@@ -175,7 +175,9 @@ def _show(n: int, path: Path, result: PlanResult, as_json: bool) -> None:
         info(f"v{n}: no plan: {result.reason}")
         return
     p = result.plan
-    change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
+    change = ", ".join(  # an agent's plan names no current value: the new one alone, never "BLOCK ? -> 2048" (f64)
+        f"{k} {p.current_values[k]} -> {v}" if k in p.current_values else f"{k} = {v}" for k, v in p.parameters.items()
+    )
     if not p.parameters and p.current_values:
         now = ", ".join(f"{k}={v}" for k, v in p.current_values.items())
         change = f"one tuning session from {now}"
