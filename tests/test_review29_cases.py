@@ -126,3 +126,32 @@ def test_r94_a_helper_s_own_name_is_not_the_launcher_s(helper: str) -> None:
     assert "asserts BLOCK >= m_in_check" in (refused.note or ""), refused.note
     larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert larger.new_source is not None and larger.note is None
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "SUPPORTED = [128, 256, 512]\nSUPPORTED.remove(512)\n",
+        "SUPPORTED = [128, 256, 512]\ndel SUPPORTED[-1]\n",
+        "SUPPORTED = {128, 256, 512}\n\n\ndef _narrow():\n    SUPPORTED.discard(512)\n",
+        "SUPPORTED = [128, 256, 512]\nSUPPORTED[2] = 64\n",
+    ],
+    ids=["remove", "del", "discard-in-a-function", "item"],
+)
+def test_r95_a_module_list_changed_in_place_is_no_constant(module: str) -> None:
+    """wrongkernel31's v181 and review28's r81 read a module name as the value it was bound to unless another binding
+    changes it (a ``global``, a loop, a walrus, v193's augmented assignments folded); a list or set changed in place
+    (``SUPPORTED.remove(512)``, ``del SUPPORTED[-1]``, an item assigned, in a function too) binds nothing, so
+    ``SUPPORTED`` read ``[128, 256, 512]`` and ``BLOCK = 512`` was written plainly past ``assert BLOCK in SUPPORTED``,
+    failing it at every size. Such a name is a value not read now: only the original holds."""
+    from kernelopt.tunables.guard import guard_edit
+
+    text = (V158 / "kernel.py").read_text(encoding="utf-8")
+    base = text.replace("import triton.language as tl\n", f"import triton.language as tl\n\n{module}", 1)
+    base = base.replace(_V158_CHECK, "    assert BLOCK in SUPPORTED\n")
+    refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert refused.new_source is None, refused.note
+    assert "BLOCK=512 may fail the check" in (refused.note or "") and "is not read" in (refused.note or "")
+    kept = base.split(module)[0] + "SUPPORTED = [128, 256, 512]\n" + base.split(module)[1]  # the control: unchanged
+    written = guard_edit(kept, kept.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert written.new_source is not None and written.note is None, written.note

@@ -4828,6 +4828,17 @@ class _Change:
 _LIBRARIES = frozenset({"triton", "torch", "math", "numpy", "functools", "typing", "__future__", "os"})
 
 
+#: Methods that change a list, a set or a dict in place: a module constant one is called on anywhere is no constant
+#: (review29 r95: ``SUPPORTED = [128, 256, 512]`` then ``SUPPORTED.remove(512)`` was read as holding 512)
+_MUTATORS = frozenset(
+    {
+        "append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "add", "discard", "update",
+        "difference_update", "intersection_update", "symmetric_difference_update", "setdefault", "popitem",
+        "__setitem__", "__delitem__", "__iadd__", "__ior__",
+    }
+)  # fmt: skip
+
+
 class _Collector(cst.CSTVisitor):
     """Every statement line in order, with its function; offsets of the nodes of the edited text."""
 
@@ -4843,7 +4854,8 @@ class _Collector(cst.CSTVisitor):
         self.class_level: set[int] = set()  # statements of a class body (outside its methods)
         self.imported: set[str] = set()  # functions imported from a module other than triton's or torch's
         # module names bound otherwise than by an assignment: a function's ``global``, a module-level loop's, ``with``'s
-        # or walrus's target (:func:`_module_values` reads none of them as a constant)
+        # or walrus's target, or a value changed in place anywhere (``SUPPORTED.remove(512)``, ``del SUPPORTED[-1]``,
+        # review29 r95) (:func:`_module_values` reads none of them as a constant)
         self.rebound: set[str] = set()
         self.top: set[int] = set()  # the module's own top-level statements (:func:`_module_folded`)
         self.globals: dict[str, list[cst.FunctionDef]] = {}  # a name -> the functions declaring it ``global``
@@ -4868,6 +4880,26 @@ class _Collector(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._module_binding(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # ``SUPPORTED.remove(512)``, anywhere: the list or set the module bound holds other values when it is read
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _MUTATORS:
+            self.rebound.add(func.value.value)
+
+    def _changed_item(self, target: cst.BaseExpression) -> None:
+        for node in walk(target):  # ``SUPPORTED[2] = 64``, ``del SUPPORTED[-1]``, ``LIMITS["most"] += 1``
+            if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+                self.rebound.add(node.value.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._changed_item(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._changed_item(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._changed_item(node.target)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted(node.module) if node.module is not None else ""
