@@ -201,3 +201,74 @@ def test_v194_a_global_rebinding_not_read_leaves_the_name_unread() -> None:
         base = _with_module(text, module)
         refused = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 128\n"))
         assert refused.new_source is None and "is not read" in (refused.note or ""), refused.note
+
+
+def test_v195_discovery_keeps_a_list_whole_whose_kernel_stores_one_slot_a_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v195 (late49's Seen line on l190): leftovers13's partial sum in break13's first form, each program storing its
+    block's partial (``tl.store(parts_ptr + pid, ...)``, ``pid * BLOCK`` beside it), its list keyed by ``n``: a
+    config of another block stores another count of slots, so the autotuner's benchmark on the call's own partials
+    leaves slots the pick does not write, and the first call is wrong where the pick is not the smallest block.
+    ``first_call.adds_into`` read atomics alone, so discovery on a GPU pinned this list from the first run and ``tune``
+    never checked its first call. It is kept whole now (its three configs benchmarked, as the atomic form's are); a
+    norm storing one ``rstd`` a row beside a list of ``num_warps`` alone stays pinned."""
+    import ast
+    import shutil
+
+    from kernelopt.harness.first_call import writes_by_program
+    from kernelopt.tuning.folder import LIST_CURRENT_MOST
+    from tests.test_late49_cases import DATA, _read, triton_interpreted
+
+    folder = Path(shutil.copytree(DATA / "leftovers13" / "first_call", tmp_path / "stored"))
+    text = (folder / "kernel.py").read_text(encoding="utf-8")
+    stored = text.replace("tl.atomic_add(parts_ptr + pid,", "tl.store(parts_ptr + pid,")
+    assert stored != text
+    (folder / "kernel.py").write_text(stored, encoding="utf-8")
+    with triton_interpreted():
+        _, benched = _read(folder, LIST_CURRENT_MOST, monkeypatch)
+    assert benched.count("partial_sum") == 3, benched
+    norm = (
+        "@triton.jit\ndef rms(x_ptr, rstd_ptr, stride, n, BLOCK_N: tl.constexpr):\n    row = tl.program_id(0)\n"
+        "    cols = tl.arange(0, BLOCK_N)\n    x = tl.load(x_ptr + row * stride + cols, mask=cols < n, other=0.0)\n"
+        "    tl.store(rstd_ptr + row, 1 / tl.sqrt(tl.sum(x * x, 0) / n))\n"
+    )
+    assert not writes_by_program(ast.parse(norm))
+    rows = norm.replace("row * stride", "row * BLOCK_N")  # a row's one block: a key of no list of num_warps
+    assert writes_by_program(ast.parse(rows)) and not writes_by_program(ast.parse(rows), keys=())
+
+
+def test_v196_a_wall_spent_before_the_session_starts_no_worker() -> None:
+    """v196 (late49's Seen line on l191): where discovery spent the whole ``--budget-wall-s`` (75 s of a 60 s wall),
+    the session timed nothing, yet started its workers first (every entry's bench workers and the compile pool:
+    about 24 s for three entries on the H100 of 2026-12-06), seconds spent for no candidate and counted past the wall.
+    No worker is started now (the evaluator starts them lazily should anything after the session need one); a wall
+    with time left starts them as before (l191's test)."""
+    from typing import Any
+
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
+    from kernelopt.tuning.session import StopReason, tune
+    from tests.test_tuning_session import sweep
+
+    swept = sweep("layernorm")
+
+    class Starting(ReplayEvaluator):  # the workers' start: 10 s on the session's clock
+        started = False
+
+        def start(self, batch_size: int = 1) -> None:
+            self.started = True
+            self.clock.advance(10.0)
+
+        def evaluate(self, batch: Any) -> Any:
+            self.clock.advance(2.0 * len(batch))
+            return super().evaluate(batch)
+
+    clock = ManualClock()
+    space = space_from_sweep(swept)
+    budget = Budget(space.size.count, clock, 60.0)
+    budget.count_before(75.0)
+    evaluator = Starting(swept, clock)
+    result = tune(space, evaluator, budget=budget, rng_seed=7)
+    assert not evaluator.started and result.results == [] and result.stop is StopReason.WALL_TIME
+    assert budget.before_s == 75.0 and clock() == 0.0  # nothing past discovery's own seconds

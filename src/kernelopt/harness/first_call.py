@@ -23,7 +23,7 @@ import ast
 import inspect
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -112,21 +112,79 @@ def written_pointers(fn: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def adds_into(fn: Any) -> bool:
-    """Whether ``fn`` (a ``@triton.jit`` function's Python body) writes through a ``tl.atomic_*`` call: it adds into
-    an output, which its autotuner's benchmark runs on the call's own tensors leave summed into the first call's
-    result (break13's partial sums), so only that benchmark tells whether the first call is wrong. Tune's discovery on
-    a GPU runs such a list whole in the task's first run and pins every other keyed list to its first config
-    (:func:`kernelopt.tunables.autotune_worker.pinned_lists`, late49's l190). ``False`` when the source cannot be
-    read."""
+def adds_into(fn: Any, keys: Collection[str] | None = None) -> bool:
+    """Whether ``fn`` (a ``@triton.jit`` function's Python body) writes into an output so that its autotuner's
+    benchmark runs on the call's own tensors can leave the first call's result wrong (:func:`writes_by_program`), so
+    only that benchmark tells whether the first call is wrong. Tune's discovery on a GPU runs such a list whole in the
+    task's first run and pins every other keyed list to its first config
+    (:func:`kernelopt.tunables.autotune_worker.pinned_lists`, late49's l190). ``keys``: the names its autotune
+    list's configs set (``None``: every ``tl.constexpr`` parameter). ``False`` when the source cannot be read."""
     try:
         tree = pyparse.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-            if name in WRITES and name != "store":
+    return writes_by_program(tree, keys)
+
+
+def writes_by_program(tree: ast.AST, keys: Collection[str] | None = None) -> bool:
+    """Whether a kernel's tree writes through a ``tl.atomic_*`` call (it adds into an output: break13's partial sums)
+    or stores one slot a program (``tl.store(parts_ptr + pid, ...)``: a store whose pointer reads the program's id
+    and no ``tl.constexpr`` parameter, while elsewhere the id is scaled by one, ``pid * BLOCK``): a config of another
+    block writes another count of slots, so the benchmark's runs leave slots the pick does not write (break13's first
+    form, stored partials; wrongkernel32, v195: late49's Seen line on l190, such a list was pinned in discovery and its
+    first call never checked by ``tune``). A kernel storing one value a row of a grid no tile counts (a norm's
+    ``rstd``) reads no scaled id, and stays pinned. ``keys``: the parameters the configs set, the only tiles read
+    (a row's one block, ``pid * BLOCK_SIZE`` beside a list of ``num_warps`` alone, moves no count of slots)."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    names = [n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None) for n in calls]
+    if any(name in WRITES and name != "store" for name in names):
+        return True
+    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)), None)
+    if func is None:
+        return False
+    tiles = {a.arg for a in func.args.args if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)}
+    tiles &= set(keys) if keys is not None else tiles
+    values: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in (t.id for t in ast.walk(target) if isinstance(t, ast.Name)):
+                    values.setdefault(name, []).append(node.value)
+
+    def reads(expr: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
+        """The names ``expr`` reads through the kernel's locals, ``program_id`` for a call of it; not through a
+        ``tl.load`` (what it reads is data, not where a program writes)."""
+        out: set[str] = set()
+        todo = [expr]
+        while todo:
+            sub = todo.pop()
+            called = sub.func.attr if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) else None
+            if called == "program_id":
+                out.add("program_id")
+                continue
+            if called == "load":
+                continue
+            if isinstance(sub, ast.Name) and sub.id not in seen:
+                out.add(sub.id)
+                for value in values.get(sub.id, ()):
+                    out |= reads(value, seen | {sub.id})
+            todo.extend(ast.iter_child_nodes(sub))
+        return out
+
+    def scales(pid: ast.AST, tile: ast.AST) -> bool:  # ``pid * BLOCK``: the id on one side, a tile alone on the other
+        other = reads(tile)
+        return "program_id" in reads(pid) and bool(tiles & other) and "program_id" not in other
+
+    scaled = any(
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (scales(n.left, n.right) or scales(n.right, n.left))
+        for n in ast.walk(func)
+    )
+    if not scaled or not tiles:
+        return False
+    for call, name in zip(calls, names, strict=True):
+        if name == "store" and call.args:
+            pointer = reads(call.args[0])
+            if "program_id" in pointer and not tiles & pointer:
                 return True
     return False
 

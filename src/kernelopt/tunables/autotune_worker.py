@@ -14,7 +14,7 @@ import inspect
 import math
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,16 +44,17 @@ class FirstCallWatch:
         differs: what differs between the first call's kept outputs and the next call's, held to the gate's
             tolerance with the task's reference module (``calls_differ``); ``None`` where they agree.
         line: the line naming the cause and the fix, from them and what differed (``first_call_line``).
-        adds_into: whether an autotuned kernel's body adds into an output (``adds_into``: a ``tl.atomic_*`` write),
-            so that only its autotuner's own benchmark on the call's tensors tells whether its first call is wrong: a
-            list :func:`pinned_lists` would pin from the task's first run is left whole there (late49's l190).
+        adds_into: whether an autotuned kernel's body (and the names its configs set) adds into an output or stores
+            one slot a program (``adds_into``: a ``tl.atomic_*`` write, stored partials), so that only its autotuner's
+            own benchmark on the call's tensors tells whether its first call is wrong: a list :func:`pinned_lists`
+            would pin from the task's first run is left whole there (late49's l190, wrongkernel32's v195).
     """
 
     watch: Callable[[], AbstractContextManager[list[Any]]]
     kept: Callable[[Any], list[Any]]
     differs: Callable[[list[Any], Any, Any], str | None]
     line: Callable[[list[Any], str], str]
-    adds_into: Callable[[Any], bool] = lambda fn: False
+    adds_into: Callable[[Any, Collection[str]], bool] = lambda fn, keys: False
 
 
 def _line_in(path: Path, tb: TracebackType | None) -> int | None:
@@ -515,7 +516,9 @@ def _shape_sizes(
 
 
 @contextmanager
-def pinned_lists(module: ModuleType, most: int, keep: Callable[[Any], bool] | None = None) -> Iterator[set[str]]:
+def pinned_lists(
+    module: ModuleType, most: int, keep: Callable[[Any, Collection[str]], bool] | None = None
+) -> Iterator[set[str]]:
     """Within it, each keyed autotune list of ``module`` holding 2 to ``most`` configs runs pinned to one: the config
     its autotuner picked last (the task's first run), else its first; yields the names of the kernels pinned. A keyed
     list the session judges as a list (at most ``folder.LIST_CURRENT_MOST`` configs) is timed there entry by entry,
@@ -528,7 +531,12 @@ def pinned_lists(module: ModuleType, most: int, keep: Callable[[Any], bool] | No
     names: set[str] = set()
     for at in autotuners(module) if most else []:
         configs = list(getattr(at, "configs", None) or [])
-        if not getattr(at, "keys", None) or not 2 <= len(configs) <= most or (keep is not None and keep(base_fn(at))):
+        keys = {k for c in configs for k in (getattr(c, "kwargs", None) or {})}
+        if (
+            not getattr(at, "keys", None)
+            or not 2 <= len(configs) <= most
+            or (keep is not None and keep(base_fn(at), keys))
+        ):
             continue
         best = getattr(at, "best_config", None)
         held.append((at, configs))

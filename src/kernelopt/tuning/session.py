@@ -876,6 +876,8 @@ def _start_workers(evaluator: Evaluator, budget: Budget, batch_size: int) -> flo
     start = getattr(evaluator, "start", None)
     if start is None:
         return 0.0
+    if budget.before_s is not None and budget.wall_s <= 0:  # the command's wall spent before the session: nothing
+        return 0.0  # will be timed, so no worker is started for it (wrongkernel32, v196: late49's Seen line on l191)
     started_s = budget.clock()
     start(batch_size)
     return budget.clock() - started_s
