@@ -70,8 +70,9 @@ def test_z91_tunables_set_refuses_an_edit_tune_refuses_and_writes_nothing(
     and said the guard's refusal as a warning, "written as asked". A row kernel whose ``BLOCK_N`` is
     ``next_power_of_2(N)`` (up to 2^20 where the original's one row a program runs): ``--set BLOCK_M=16`` wrote tiles
     of 16 x 2^20 values, past Triton's limit at sizes the original handles (exit 0). Now --set (and --dry-run) refuse
-    it in one line by the guard's own refusal, the file as it was; review22's l22 form (a grid bound apart reading
-    cfg[0]) is refused too; a setting the guard passes is still written. (``BLOCK_M`` is set before ``N`` is known:
+    it in one line by the guard's own refusal, the file as it was; a grid counted by a helper not handed the tile
+    is refused too (review22's l22 form, a grid bound apart reading cfg[0], is written since breaker30's q100, the
+    grid reading the tile); a setting the guard passes is still written. (``BLOCK_M`` is set before ``N`` is known:
     the guard ``if N <= 65536`` that keeps 16 rows within the limit, written since refusals23, cannot be placed.)"""
     from kernelopt.cli.app import main
     from kernelopt.tunables.edit import apply_source
@@ -91,13 +92,18 @@ def test_z91_tunables_set_refuses_an_edit_tune_refuses_and_writes_nothing(
     assert main([*argv, "num_warps=8"]) == 0  # no tile moves: written
     assert "num_warps=8" in kernel.read_text() and "warning" not in capsys.readouterr().err
 
+    source = (DATA / "leftovers22" / "grid_class" / "kernel.py").read_text()  # a grid the tile is not handed to
+    kernel.write_text(source)
+    assert main([*argv, "BLOCK=512"]) == 2 and kernel.read_text() == source
+    assert "and the launch does not hand it BLOCK" in capsys.readouterr().err
+
     source = (DATA / "leftovers22" / "cfg_index" / "kernel.py").read_text()  # review22's seen l22 form
     launch = "    scale_kernel[(triton.cdiv(n, cfg[0]),)]("
     assert launch in source
     source = source.replace(launch, "    grid = (triton.cdiv(n, cfg[0]),)\n    scale_kernel[grid](")
-    kernel.write_text(source)
-    assert main([*argv, "BLOCK=512"]) == 2 and kernel.read_text() == source
-    assert "the grid of BLOCK reads cfg[0]" in capsys.readouterr().err
+    kernel.write_text(source)  # since breaker30's q100 the hoisted line goes above the grid, which reads it: written
+    assert main([*argv, "BLOCK=512"]) == 0
+    assert "BLOCK = 512  # kernelopt: tuned\n    grid = (triton.cdiv(n, BLOCK),)\n" in kernel.read_text()
 
 
 def net_workspace(root: Path, v0: dict[str, bytes]) -> SimpleNamespace:

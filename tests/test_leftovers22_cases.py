@@ -80,8 +80,9 @@ def test_l16_the_plain_edit_is_wrong_and_a_helper_handed_the_tile_is_written_rig
     """grid_class's plain ``BLOCK = 512`` doubles only the values of the first half of each 1024 in the interpreter
     (what main wrote); the same class handing the tile to its grid (``Cfg.grid(n, BLOCK)``, the tile computed by
     ``Cfg.block(n)`` as before) is written, and right at sizes no SHAPES entry names. A grid bound to a local before
-    the launch that reads the config element the tile was computed from (``grid = (triton.cdiv(n, cfg[0]),)``) is
-    refused: the hoisted line follows it (l15 moves only a grid written at the launch)."""
+    the launch that reads the config element the tile was computed from (``grid = (triton.cdiv(n, cfg[0]),)``) was
+    refused (the hoisted line followed it); since breaker30's q100 the line goes above the grid, which reads it,
+    right at sizes no entry names."""
     import torch
 
     from kernelopt.tunables.edit import apply_source
@@ -113,9 +114,14 @@ def test_l16_the_plain_edit_is_wrong_and_a_helper_handed_the_tile_is_written_rig
         "    scale_kernel[(triton.cdiv(n, cfg[0]),)](", "    grid = (triton.cdiv(n, cfg[0]),)\n    scale_kernel[grid]("
     )
     guarded = guard_edit(bound, apply_source(bound, {"scale_kernel:BLOCK": 512}).new_source)
-    assert guarded.new_source is None and "the grid of BLOCK reads cfg[0], the value BLOCK was computed from" in (
-        guarded.note or ""
-    )
+    assert guarded.new_source is not None, guarded.note  # breaker30's q100: the hoisted line above the grid
+    assert "BLOCK = 512  # kernelopt: tuned\n    grid = (triton.cdiv(n, BLOCK),)\n" in guarded.new_source
+    (tmp_path / "bound.py").write_text(guarded.new_source)
+    with triton_interpreted():
+        above = load_fresh(tmp_path / "bound.py", "leftovers22_l16_bound")
+        for n in (1, 513, 4097):
+            x = torch.randn(n)
+            assert torch.equal(above.run(x), x * 2.0), n
 
 
 def test_l16_tune_refuses_a_folder_whose_kernel_imports_its_helpers_from_beside_it() -> None:

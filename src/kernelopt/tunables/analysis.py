@@ -2918,6 +2918,9 @@ class _Analyzer:
         if first is not None:  # an earlier launch holds the hoisted line: this launch is one of its readers
             stmt, expr, also = first
         also = also + self.grid_copies(la, expr, inline)
+        if not inline and (bound := self.grid_line(la, stmt, expr)) is not None:
+            stmt, copies = bound
+            also = also + copies
         rng = self.positions[stmt]
         line_start = self.line_starts[rng.start.line - 1]
         indent = self.source[line_start : line_start + rng.start.column]
@@ -2958,8 +2961,24 @@ class _Analyzer:
             if values and all(v is not None and self.chooses(v, func) for v in values):
                 todo += [x.value for v in values if v is not None for x in _names_in(v)]
                 continue
+            if len(values) == 1 and isinstance(values[0], cst.Call) and self.settings_call(values[0]):
+                todo += [x.value for a in values[0].args for x in _names_in(a.value)]
+                continue
             out.append(n)
         return out
+
+    def settings_call(self, call: cst.Call) -> bool:
+        """Whether ``call`` builds a settings object with a helper of this file (``tiles = _pick(N)`` returning a
+        ``NamedTuple``, ``cfg = StencilTiles.for_width(W)`` a dataclass's classmethod): a local bound once to it
+        stands for the sizes its arguments read (``N``, ``W``), not itself; a table "by tiles" was offered by
+        ``tunables`` and refused by ``tune`` ("which no SHAPES entry names as a size"), and with it the one value for
+        every size (breaker30, q101)."""
+        func = call.func
+        while isinstance(func, cst.Attribute):
+            func = func.value
+        if not isinstance(func, cst.Name):
+            return False
+        return func.value in self.functions or any(name == func.value for name, _ in self.class_bodies)
 
     def chooses(self, value: cst.BaseExpression, func: _FuncInfo) -> bool:
         """Whether ``value`` picks one of a table of literals (``configs[1]``, ``configs[n >= 8192]`` of a list of
@@ -3033,6 +3052,40 @@ class _Analyzer:
         for launch in [la, *(other for other, _ in inline)]:
             out += [self.span(node) for node in _copies_in(launch.sub.slice, text, self.code)]
         return out
+
+    def grid_line(
+        self, la: _Launch, stmt: cst.BaseStatement, expr: cst.BaseExpression
+    ) -> tuple[cst.BaseStatement, list[Span]] | None:
+        """The grid bound once by name above the launch (``grid = (triton.cdiv(W, cfg.BLOCK_W), B)`` then
+        ``k[grid](.., BLOCK_W=cfg.BLOCK_W)``) when it holds copies of the hoisted expression: the hoisted line goes
+        above the grid's statement and the copies read the variable too, so the grid counts tiles of the tuned value
+        (breaker30, q100: the grid kept ``cfg.BLOCK_W`` and every edit of the tile was refused, l16). ``None`` where
+        the grid is written at the launch, is bound more than once or in another block, holds no copy, or a name the
+        expression reads is bound between the grid's line and the launch."""
+        func = la.func
+        sl = la.sub.slice
+        index = sl[0].slice if len(sl) == 1 else None
+        grid = index.value if isinstance(index, cst.Index) else None
+        if func is None or not isinstance(grid, cst.Name):
+            return None
+        binds = func.locals.get(grid.value, [])
+        if len(binds) != 1 or binds[0].value is None or binds[0].statement is None or binds[0].conditional:
+            return None
+        grid_stmt = binds[0].statement
+        if len(grid_stmt.body) != 1 or self.block_of(func.node.body.body, grid_stmt) is not self.block_of(
+            func.node.body.body, stmt
+        ):
+            return None
+        copies = _copies_in([binds[0].value], self.code(expr), self.code)
+        lo, hi = self.positions[grid_stmt].start.line, self.positions[stmt].start.line
+        if not copies or lo >= hi:
+            return None
+        for n in dict.fromkeys(x.value for x in _names_in(expr)):
+            if any(lo <= b.line <= hi for b in func.locals.get(n, [])) or any(
+                lo <= line <= hi for line in func.mutations.get(n, [])
+            ):
+                return None
+        return grid_stmt, [self.span(node) for node in copies]
 
     def shared_hoist(
         self,

@@ -3293,6 +3293,13 @@ def size_table_unheld(
             prepared
         )
     knobs = [n for n in prepared.space.names if n in best]
+    beside = [n for n in knobs if n in prepared.literal_tabled]
+    if beside:  # literals a table may hold after their lines (leftovers21 l9), as `tunables` says: why not this one
+        each = "; ".join(f"{n} beside {', '.join(prepared.literal_tabled[n].size_names)}" for n in beside)
+        return (
+            f"{', '.join(knobs)} are literals; a table holds literals bound beside a size that every SHAPES entry "
+            f"gives and each of them reads ({each}), and none is both" + _sizes_unread(prepared)
+        )
     verb = "is" if len(knobs) == 1 else "are"
     return f"{', '.join(knobs)} {verb} not computed from a size (a literal or a cap), which no table can hold"
 

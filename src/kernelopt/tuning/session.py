@@ -1004,16 +1004,21 @@ def _load_only_adds(retimed: list[Result], results: Sequence[Result]) -> list[Re
     of its two figures on its own mixed the rounds: the pick's first figure against the current's re-time in the
     gain line (:func:`~kernelopt.tuning.shapes.same_round`, the rule every comparison keeps). The first round is
     read only where every passing re-time has a first measurement; otherwise the re-time's round stands."""
-    firsts = {Config.of(r.config): r.latency_us for r in results if r.outcome.ok and r.latency_us is not None}
+    firsts = {Config.of(r.config): r for r in results if r.outcome.ok and r.latency_us is not None}
     passing = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
     loaded = any(
-        len(r.samples_us) < MIN_PAIRS and firsts.get(Config.of(r.config), math.inf) < (r.latency_us or 0.0)
+        len(r.samples_us) < MIN_PAIRS
+        and (firsts[Config.of(r.config)].latency_us if Config.of(r.config) in firsts else math.inf)
+        < (r.latency_us or 0.0)
         for r in passing
     )
     if not loaded or any(Config.of(r.config) not in firsts for r in passing):
         return retimed
+    # the first round whole: its total and its figure at each shape (breaker30, q102: the per-shape table and the
+    # per-bucket choice read the re-time's shapes beside the first round's totals, BLOCK_W=128 faster at every
+    # shape in one and "9.4 % slower, not written" in the other)
     return [
-        r.model_copy(update={"latency_us": firsts[Config.of(r.config)]})
+        r.model_copy(update={k: getattr(firsts[Config.of(r.config)], k) for k in ("latency_us", "latency_us_by_shape")})
         if r.outcome.ok and r.latency_us is not None
         else r
         for r in retimed
