@@ -19,10 +19,10 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26
-#              late33 leftovers23
+#   owed       parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 breaker30 cost30
+#              breaker19 breaker26 late33 leftovers23
 #              newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
-#              (carry .whl/deps; about 110 minutes in all, so four sessions' device time: late42 first after the
+#              (carry .whl/deps; about 120 minutes in all, so four sessions' device time: late42 first after the
 #              parity check, with its own 300 s (fla_matmul's 60 s tune failed at 15:51 on 2026-12-07 and was cut at
 #              115 s at 19:33; it needs about 160 s), then late49 and leftovers28 (the same tune after
 #              l190-l191 and l186, about 5 minutes together); breaker25, wrongkernel27 and late48 passed on the H100 of
@@ -146,6 +146,10 @@
 #   breaker29  scripts/gpu_breaker29.sh: the twenty-ninth held-out trial's kernels (a layer-norm backward with a
 #              two-stage reduction, a split row argmax, a segmented prefix sum, a paged KV gather, an int4 GEMM) and its
 #              written forms compiled and correct at realistic sizes, tune --device cuda on three
+#   breaker30  scripts/gpu_breaker30.sh: the thirtieth held-out trial's kernels (a ragged MoE GEMM over a per-expert
+#              offsets table, a five-point stencil with dataclass settings, QK-norm + rotary, a scatter-add by atomics,
+#              an fp8 row quantization) and its written forms compiled and correct at realistic sizes, tune --device
+#              cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -329,6 +333,7 @@ breaker26 600 scripts/gpu_breaker26.sh
 breaker27 600 scripts/gpu_breaker27.sh
 breaker28 600 scripts/gpu_breaker28.sh
 breaker29 600 scripts/gpu_breaker29.sh
+breaker30 600 scripts/gpu_breaker30.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
@@ -410,7 +415,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 breaker30 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
