@@ -155,3 +155,23 @@ def test_r95_a_module_list_changed_in_place_is_no_constant(module: str) -> None:
     kept = base.split(module)[0] + "SUPPORTED = [128, 256, 512]\n" + base.split(module)[1]  # the control: unchanged
     written = guard_edit(kept, kept.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert written.new_source is not None and written.note is None, written.note
+
+
+def test_r96_a_host_reading_the_pick_back_takes_no_heuristic_pin() -> None:
+    """late53's l230 sets a bounded pick of an autotune list by a ``@triton.heuristics`` under it, the user's list
+    kept: the kernel runs the heuristic's values, but ``kernel.best_config`` still names the cached config's own. A
+    host reading the pick back after the launch (Mamba-2's state-passing backward sums ``cdiv(dim,
+    best_config.kwargs["BLOCK_SIZE"])`` partials, breaker15's b4) then works with a block the kernel did not run:
+    review28's head_scale with such a read was written so. That form is refused now, naming the read; the same file
+    without it is written as l230 writes it."""
+    from kernelopt.tunables.list_pin import heuristic_pin
+
+    two = 'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 16}, num_warps=4)'
+    text = _autotuned(two).replace('key=["n"]', 'key=["n", "BD"]')
+    launch = '    head_scale[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, w, y, n, d, BD=BD)\n'
+    read = launch + '    rows = head_scale.best_config.kwargs["BLOCK"]\n    assert rows >= 1\n'
+    assert text.count(launch) == 1
+    refused, why = heuristic_pin(text.replace(launch, read), "head_scale", {"BLOCK": 128}, 'args["BD"] <= 64')
+    assert refused is None and why.startswith("the host reads head_scale.best_config (line 23)"), why
+    written, note = heuristic_pin(text, "head_scale", {"BLOCK": 128}, 'args["BD"] <= 64')
+    assert written is not None and 'lambda args: 128 if args["BD"] <= 64 else args["BLOCK"]' in written, note

@@ -24,7 +24,9 @@ the list. No text, and why, where the form cannot hold the pick: a config with a
 it with the config's values, not the heuristic's), a setting some config leaves unset (its fallback would read no
 value), a heuristic of the kernel setting one of the names already, a bound reading a name the kernel is not passed
 (a parameter with a default, or none), or a decorator stack this reader does not know (a project's own autotuner, a
-decorator between it and ``jit`` that is not Triton's, a file with no ``import triton`` to spell the heuristic by).
+decorator between it and ``jit`` that is not Triton's, a file with no ``import triton`` to spell the heuristic by),
+or a host reading the kernel's pick back (``kernel.best_config``: the config's own values, not the heuristic's, so
+Mamba-2's backward would sum partials by a block the kernel did not run; review29 r96).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from kernelopt.tunables.analysis import analyze
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
 from kernelopt.tunables.model import AutotuneConfig, Value
+from kernelopt.tunables.pick_readers import pick_reads
 from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import parsed
 
@@ -149,6 +152,11 @@ def heuristic_pin(source: str, kernel: str, settings: Mapping[str, Value], test:
             return None, f"{name}'s autotuner is the project's own ({spelled}), not Triton's"
         if prefix is None:
             return None, "kernel.py binds no module name of triton (import triton) to spell a heuristic by"
+        if read := pick_reads(source, name):  # the config's own values, where the heuristic ran others (review29 r96)
+            return None, (
+                f"the host reads {name}.best_config (line {read[0]}), which names a config's own values, not the "
+                "heuristic's the kernel ran"
+            )
         params = {p.name.value: p for p in params_of(fn)}
         unread = [s for s in sizes if s not in params or params[s].default is not None]
         if unread:

@@ -26,23 +26,7 @@ from kernelopt.tunables.syntax import parsed
 def pick_floors(source: str, kernel: str, listed: Iterable[Tunable]) -> dict[str, tuple[int, str]]:
     """Setting -> (the least value ``kernel``'s autotune list gives it, why) when ``source`` reads
     ``kernel.best_config`` (``listed``: the list's tunables, ``k.configs[i].NAME``); empty otherwise."""
-    try:
-        tree = parsed(source)  # the text's one parse, discovery's
-    except cst.ParserSyntaxError:
-        return {}
-    # the kernel's own name, and each name a plain assignment binds to it (``k = kernel``; ``k.best_config``)
-    names = {kernel} | {
-        t.target.value
-        for n in walk(tree.module)
-        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Name) and n.value.value == kernel
-        for t in n.targets
-        if isinstance(t.target, cst.Name)
-    }
-    reads = sorted(
-        tree.positions[n].start.line
-        for n in walk(tree.module)
-        if _best_config_of(n, names) or _getattr_best_config(n, names)
-    )
+    reads = pick_reads(source, kernel)
     if not reads:
         return {}
     least: dict[str, int] = {}
@@ -57,6 +41,29 @@ def pick_floors(source: str, kernel: str, listed: Iterable[Tunable]) -> dict[str
         )
         for name, low in least.items()
     }
+
+
+def pick_reads(source: str, kernel: str) -> list[int]:
+    """The lines where ``source`` reads ``kernel``'s pick back, ``kernel.best_config`` (through a name bound to the
+    kernel too, ``k = kernel``, or ``getattr(kernel, "best_config")``: break16's b18), in order; empty where it reads
+    none or does not parse."""
+    try:
+        tree = parsed(source)  # the text's one parse, discovery's
+    except cst.ParserSyntaxError:
+        return []
+    # the kernel's own name, and each name a plain assignment binds to it (``k = kernel``; ``k.best_config``)
+    names = {kernel} | {
+        t.target.value
+        for n in walk(tree.module)
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Name) and n.value.value == kernel
+        for t in n.targets
+        if isinstance(t.target, cst.Name)
+    }
+    return sorted(
+        tree.positions[n].start.line
+        for n in walk(tree.module)
+        if _best_config_of(n, names) or _getattr_best_config(n, names)
+    )
 
 
 def _best_config_of(node: cst.CSTNode, names: set[str]) -> bool:
