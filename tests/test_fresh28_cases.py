@@ -90,6 +90,11 @@ def test_f62_an_agent_s_run_whose_server_ended_names_the_commands_that_continue_
         f"a `kernelopt mcp` server's next stage call (submit_plan) continues it where it paused; or {command} "
         "continues it with kernelopt's own backends"
     ), now.next
+    it.stage = Stage.IMPLEMENT  # the agent's edit is due: the call that takes it is validate
+    Journal(ws.state_dir).save(RunState(settings=settings, current=it, paused=True))
+    assert standing(ws).next.startswith(
+        "a `kernelopt mcp` server's next stage call (validate, after the edit of kernel.py) continues it where it paused"
+    )
     assert main(["optimize", str(ws.root), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith(f"kernelopt: error: {ws.root}: this run is an agent's, through `kernelopt mcp`"), err

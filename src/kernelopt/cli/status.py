@@ -79,10 +79,11 @@ def standing(ws: Workspace) -> RunStanding:
     elif now.interrupted and state is not None and state.settings.planner == drive.AGENT:
         # an agent's run through the MCP server, whose server ended: optimize cannot run its backends (f62)
         how = "where it paused" if state.paused else "rolling that stage back first"
+        call = "validate, after the edit of kernel.py" if now.next is drive.NextStep.IMPLEMENT_THEN_VALIDATE else None
         run, step = (
             "interrupted",
-            f"a `kernelopt mcp` server's next stage call ({now.next.value}) continues it {how}; or `kernelopt optimize "
-            f"{word} --planner rules --implementer rules` continues it with kernelopt's own backends",
+            f"a `kernelopt mcp` server's next stage call ({call or now.next.value}) continues it {how}; or `kernelopt "
+            f"optimize {word} --planner rules --implementer rules` continues it with kernelopt's own backends",
         )
     elif now.interrupted:
         run, step = "interrupted", f"`kernelopt optimize {word}` resumes it, rolling that stage back first"
