@@ -57,8 +57,39 @@ def test_v190_a_shift_that_moves_with_the_tile_keeps_a_divisor_of_the_original()
     so its count is the tile's own: a divisor of the original is written, as before."""
     grid = "    SHIFT = BLOCK.bit_length() - 1\n    grid = ((n + BLOCK - 1) >> SHIFT,)\n"
     base = (V149 / "kernel.py").read_text(encoding="utf-8").replace(V149_GRID, grid)
+    for tile in (64, 128):
+        written = _grown(base, tile)
+        assert guard_edit(base, written).new_source == written
+
+
+@pytest.mark.parametrize(
+    "shift",
+    ["8 if BLOCK >= 256 else 7", "max(7, BLOCK.bit_length() - 1)"],
+    ids=["conditional", "floored"],
+)
+def test_v197_a_shift_that_moves_with_the_tile_counts_its_tiles_only_where_it_is_the_tile_s_power(shift: str) -> None:
+    """v197 (seen beside v190): a shift the launcher computes from the tile but that is not its power at every value
+    (``SHIFT = 8 if BLOCK >= 256 else 7``, ``max(7, BLOCK.bit_length() - 1)``) was the divisor rule's, and ``BLOCK =
+    64`` was written plainly: ``(n + 63) >> 7`` programs of 64 lanes cover half of ``n``. The count is whole tiles
+    only where ``1 << SHIFT`` is the tile: 64 refused ("fails the check"), 128 written."""
+    grid = f"    SHIFT = {shift}\n    grid = ((n + BLOCK - 1) >> SHIFT,)\n"
+    base = (V149 / "kernel.py").read_text(encoding="utf-8").replace(V149_GRID, grid)
+    refused = guard_edit(base, _grown(base, 64))
+    assert refused.new_source is None and "BLOCK=64 fails the check at every size" in (refused.note or "")
+    scope = {"n": 1024, "BLOCK": 64}  # the launcher's own lines at n = 1024: 8 programs of 64 lanes
+    exec(f"SHIFT = {shift}\ngrid = ((n + BLOCK - 1) >> SHIFT,)", {"max": max}, scope)
+    assert scope["grid"][0] * 64 == 512 < 1024
     written = _grown(base, 128)
     assert guard_edit(base, written).new_source == written
+
+
+def test_v197_a_shift_beside_a_literal_copy_of_the_tile_holds_the_original() -> None:
+    """``(n + 255) >> SHIFT`` with ``SHIFT = BLOCK.bit_length() - 1``: the shift moves, the ``255`` does not, so a
+    smaller tile counts one program past the end of a kernel without masks (n = 1024, 128: nine programs of 128
+    lanes): only the original holds."""
+    grid = "    SHIFT = BLOCK.bit_length() - 1\n    grid = ((n + 255) >> SHIFT,)\n"
+    base = (V149 / "kernel.py").read_text(encoding="utf-8").replace(V149_GRID, grid)
+    assert guard_edit(base, _grown(base, 128)).new_source is None
 
 
 _FUNCTION_REFERENCE = (

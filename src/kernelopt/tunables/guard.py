@@ -563,22 +563,69 @@ def _constant_counts(
             and not any(isinstance(n, cst.Call) or _tile_id(n) in tiles for n in walk(divisor))
         )
 
+    def powered(division: cst.BinaryOperation) -> bool:  # ``>> SHIFT``, ``// 2**SHIFT``, ``// (1 << SHIFT)``
+        return isinstance(division.operator, cst.RightShift) or any(
+            isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Power | cst.LeftShift)
+            for n in walk(division.right)
+        )
+
     found: cst.BaseExpression | None = None
+    moving: list[Divides] = []
     for expr in reached_values(starts, fn):
         for node in walk(expr):
-            if (
+            if not (
                 isinstance(node, cst.BinaryOperation)
                 and isinstance(node.operator, _COUNT_DIVISIONS)
-                and constant(node)
-                and not (isinstance(node.right, cst.Integer) and not isinstance(node.operator, cst.RightShift))
                 and _sized(node.left, tiles)
                 and (id(node) in axes or any(_tile_id(n) in tiles for n in walk(node.left)))
             ):
+                continue
+            if constant(node) and not (
+                isinstance(node.right, cst.Integer) and not isinstance(node.operator, cst.RightShift)
+            ):
                 found = found or node
+            elif powered(node) and moves(node.right):
+                moving += _moving_power(fn, node, tiles, line, kernel.name.value)
     if found is None:
-        return []
+        return moving
     why = f"line {line} launches {kernel.name.value} on a grid that counts its programs by a constant, {_code(found)}"
     return [Divides(t, None, line, f"{why}, not by {t[1]}", missing=_FIXED_COUNT, fixed=True) for t in sorted(tiles)]
+
+
+def _moving_power(
+    fn: cst.FunctionDef, division: cst.BinaryOperation, tiles: Collection[tuple[str, str]], line: int, kernel: str
+) -> list[Divides]:
+    """A grid's count by a power of two that moves with a tile the launch sets (``(n + BLOCK - 1) >> SHIFT`` with
+    ``SHIFT = BLOCK.bit_length() - 1`` in the launcher): whole tiles of the size only where the power is the tile
+    (``1 << SHIFT == BLOCK``), a check on the tile by itself, read through ``fn``'s locals bound once (the copy of the
+    tile's value in the dividend counted too: ``(n + 255) >> SHIFT`` moves no ``255``, so only the original holds).
+    wrongkernel32, v197: any such count was the divisor rule's, and ``SHIFT = 8 if BLOCK >= 256 else 7`` (or ``max(7,
+    BLOCK.bit_length() - 1)``) wrote ``BLOCK = 64`` plainly, ``(n + 63) >> 7`` programs of 64 lanes covering half of
+    ``n``. A power not worked out (a local bound in each branch of an ``if``, a call) holds only the original."""
+    power = (
+        cst.BinaryOperation(cst.Integer("1"), cst.LeftShift(), _parenthesized(division.right))
+        if isinstance(division.operator, cst.RightShift)
+        else division.right
+    )
+    named = {t[1] for t in tiles if t[0] == "name"}  # the tile stays a name: the check reads it at each value
+    local = {k: _parenthesized(v) for k, v in assigned_once(fn).items() if k not in named}
+    for _ in range(8):  # a chain of locals (``shift = bits - 1``, ``bits = BLOCK.bit_length()``), worked out in turn
+        worked = _substituted(power, local)
+        if _code(worked) == _code(power):
+            break
+        power = worked
+    read = {t for n in walk(division) if (t := _tile_id(n)) in tiles and t[0] == "name"}
+    out: list[Divides] = []
+    for tile in sorted(read | {t for n in walk(power) if (t := _tile_id(n)) in tiles and t[0] == "name"}):
+        why = (
+            f"line {line} launches {kernel} on a grid counting its programs by {_code(division)}, whole tiles of "
+            f"{tile[1]} only where {_code(power)} is {tile[1]}"
+        )
+        fixed = not any(_tile_id(n) == tile for n in walk(division.left))  # ``n + 255``: a copy that does not move
+        check = f"({_code(power)}) == {tile[1]}"
+        missing = "its count of programs is then no count of tiles"
+        out.append(Divides(tile, None, line, why, check=check, missing=missing, fixed=fixed))
+    return out
 
 
 def _axis_counts(starts: Sequence[cst.BaseExpression], fn: cst.FunctionDef) -> set[int]:
