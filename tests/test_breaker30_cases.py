@@ -135,6 +135,63 @@ def test_q103_a_table_of_literals_refused_says_which_size_each_literal_lacks() -
     assert "(BLOCK_M beside offsets; BLOCK_N beside N), and none is both" in why, why
 
 
+def _stencil_in_a_class(call_tiles: bool) -> str:
+    """stencil_cfg launched by a class holding its settings (``self.tiles``, the dataclass) through
+    ``functools.partial(_jacobi5[grid], num_warps=t.num_warps)``, the tiles passed where the partial is called
+    (``call_tiles``) or in the partial itself."""
+    source = (DATA / "stencil_cfg" / "kernel.py").read_text()
+    head = source.partition("def run(x, alpha=0.2):")[0].replace(
+        "from dataclasses", "import functools\nfrom dataclasses"
+    )
+    at_call, in_partial = ("BLOCK_H=t.BLOCK_H, BLOCK_W=t.BLOCK_W", "") if call_tiles else ("", ", BLOCK_H=t.BLOCK_H")
+    return head + (
+        "class Jacobi:\n"
+        "    def __init__(self, tiles: StencilTiles = StencilTiles()):\n"
+        "        self.tiles = tiles\n\n"
+        "    def __call__(self, x, alpha=0.2):\n"
+        "        B, H, W = x.shape\n"
+        "        out = torch.empty_like(x)\n"
+        "        t = self.tiles\n"
+        "        grid = (triton.cdiv(W, t.BLOCK_W), triton.cdiv(H, t.BLOCK_H), B)\n"
+        f"        launch = functools.partial(_jacobi5[grid], num_warps=t.num_warps{in_partial})\n"
+        f"        launch(x, out, H, W, x.stride(0), x.stride(1), alpha, {at_call or 'BLOCK_W=t.BLOCK_W'})\n"
+        "        return out\n\n\n"
+        "def run(x, alpha=0.2):\n"
+        "    return Jacobi()(x, alpha)\n"
+    )
+
+
+def test_q104_a_setting_passed_where_a_partial_launch_is_called_is_said() -> None:
+    """Seen on 2026-12-07: stencil_cfg moved into a class (``t = self.tiles``) and launched through ``launch =
+    functools.partial(_jacobi5[grid], num_warps=t.num_warps)`` then ``launch(x, out, ..., BLOCK_H=t.BLOCK_H,
+    BLOCK_W=t.BLOCK_W)``: ``tunables`` listed ``num_warps`` and ``num_stages`` alone, the two tiles nowhere and
+    unsaid. Discovery reads the partial's arguments; a kernel's constexpr or a launch option passed only where the
+    partial's variable is called is listed, not editable, with why and what to change."""
+    from kernelopt.tunables import discover_source
+
+    found = {t.key: t for t in discover_source(_stencil_in_a_class(call_tiles=True))}
+    for tile in ("BLOCK_H", "BLOCK_W"):
+        why = found[f"_jacobi5:{tile}"].refused_reason or ""
+        assert why.startswith("passed where the partial launch is called (kernel.py:57), not in its functools"), why
+        assert f"pass {tile} in the partial, or launch the kernel directly, to tune it" in why
+    split = {t.key: t for t in discover_source(_stencil_in_a_class(call_tiles=False))}  # BLOCK_H in the partial
+    assert (
+        split["_jacobi5:BLOCK_H"].refused_reason is None
+        or "passed where" not in split["_jacobi5:BLOCK_H"].refused_reason
+    )
+    assert (split["_jacobi5:BLOCK_W"].refused_reason or "").startswith("passed where the partial launch is called")
+
+
+def test_q105_a_setting_read_from_the_object_s_settings_is_no_table_by_that_local() -> None:
+    """Seen on 2026-12-07 (the class form of q104): ``t = self.tiles`` then ``num_warps=t.num_warps`` was offered as
+    "one value for every size, or a table by size, by t" (a dataclass, no size). A local bound once to an attribute of
+    the method's object stands for the method's own sizes, as a settings object handed in does (newuser22's n168)."""
+    from kernelopt.tunables import discover_source
+
+    found = {t.key: t for t in discover_source(_stencil_in_a_class(call_tiles=True))}
+    assert found["_jacobi5:num_warps"].size_names == []
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for the trial's kernels when its session picks these (the CPU sessions' own bests: ragged_moe's

@@ -2057,7 +2057,8 @@ class _Analyzer:
             absent = self.absent_at(la, kdef, args, opaque)
             implicit = self.implicit_constexprs(la, kdef, args, opaque)
             args += implicit
-            if not args and not absent and not unread:
+            later = self.partial_call_settings(la, kdef)
+            if not args and not absent and not unread and not later:
                 continue
             if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
                 continue
@@ -2081,6 +2082,22 @@ class _Analyzer:
                         or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
                         needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
+                    )
+                )
+            for name, line, partial in later:  # said, never skipped in silence (breaker30, q104)
+                launch_sites.append(
+                    Site(
+                        f"{launch_id}:{name}",
+                        name,
+                        TunableKind.LAUNCH_KWARG,
+                        None,
+                        line,
+                        kernel=kname,
+                        used_at=[line],
+                        groups=[group],
+                        refused=f"passed where the partial {partial} is called ({self.loc(line)}), not in its "
+                        f"functools.partial(...) ({self.loc(la.line)}): not read there; pass {name} in the partial, "
+                        "or launch the kernel directly, to tune it",
                     )
                 )
             tiled: list[tuple[Site, str]] = []  # body-bound tiles the programs step by, held below unless linked
@@ -2779,6 +2796,17 @@ class _Analyzer:
         )
 
     @staticmethod
+    def held_settings(name: str, func: _FuncInfo) -> bool:
+        """Whether ``name`` is a local bound once to an attribute of the method's object (``t = self.tiles``, a
+        dataclass of settings the instance holds): like a settings object handed in (:meth:`handed_settings`), it
+        stands for the method's own sizes, not itself (breaker30, q105: "a table by size, by t" was offered)."""
+        binds = func.locals.get(name, [])
+        if len(binds) != 1 or binds[0].conditional or not isinstance(binds[0].value, cst.Attribute):
+            return False
+        base = binds[0].value.value
+        return isinstance(base, cst.Name) and base.value in _receiver(func)
+
+    @staticmethod
     def own_sizes(func: _FuncInfo) -> list[str]:
         """The locals ``func`` binds, once each, to a size of a tensor as it is (``max_num_tokens = A.size(1)``)."""
         return [
@@ -2940,7 +2968,7 @@ class _Analyzer:
         )
         in_scope = ({p.name.value for p in func.params} | set(func.locals)) - _receiver(func)
         size_names = self.chosen_sizes([x.value for x in _names_in(expr)], func, in_scope)
-        if size_names and all(self.handed_settings(n, [expr], func) for n in size_names):
+        if size_names and all(self.handed_settings(n, [expr], func) or self.held_settings(n, func) for n in size_names):
             size_names = self.own_sizes(func)  # ``num_warps=config.num_warps``: no table "by config" (n168)
         return region, size_names
 
@@ -3569,6 +3597,33 @@ class _Analyzer:
         close = self.span(call).start + text.rstrip().rfind(")")
         line = rng.end.line
         return Insertion(close, line, "")
+
+    def partial_call_settings(self, la: _Launch, kdef: _FuncInfo | None) -> list[tuple[str, int, str]]:
+        """(name, line, the partial's variable) of each setting a ``functools.partial(kernel[grid], ...)`` launch bound
+        to a local gets only where that local is called (``launch = functools.partial(k[grid], num_warps=4)`` then
+        ``launch(x, y, n, BLOCK=1024)``): a ``tl.constexpr`` parameter of the kernel or a launch option given by
+        keyword there. Discovery reads the partial's arguments alone, so these were listed nowhere (breaker30, q104:
+        a stencil's tiles, its ``num_warps`` listed alone)."""
+        func = la.func
+        if func is None or isinstance(la.call.func, cst.Subscript):
+            return []
+        bound = [n for n, binds in func.locals.items() if any(b.value is la.call for b in binds)]
+        if len(bound) != 1:
+            return []
+        settings = {p.name.value for p in kdef.params if _is_constexpr(p.annotation)} if kdef is not None else set()
+        settings |= set(LAUNCH_OPTIONS)
+        given = {a.keyword.value for a in la.args if a.keyword is not None}
+        out: list[tuple[str, int, str]] = []
+        for node in walk(func.node.body):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == bound[0]):
+                continue
+            line = self.positions[node].start.line
+            out += [
+                (a.keyword.value, line, bound[0])
+                for a in node.args
+                if a.keyword is not None and a.keyword.value in settings and a.keyword.value not in given
+            ]
+        return out
 
     def absent_at(
         self,
