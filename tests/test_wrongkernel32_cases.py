@@ -303,3 +303,43 @@ def test_v196_a_wall_spent_before_the_session_starts_no_worker() -> None:
     result = tune(space, evaluator, budget=budget, rng_seed=7)
     assert not evaluator.started and result.results == [] and result.stop is StopReason.WALL_TIME
     assert budget.before_s == 75.0 and clock() == 0.0  # nothing past discovery's own seconds
+
+
+@pytest.mark.parametrize(("key", "refused"), [('key=["n"]', True), ('key=["n", "d"]', False)], ids=["n", "n-and-d"])
+def test_v198_tune_s_keyed_list_table_raising_a_tile_beside_a_size_its_key_leaves_out_is_refused(
+    key: str, refused: bool
+) -> None:
+    """v198 (review28's keyed-list Seen line, late52's l222 asked of ``tune``): review28's ``head_scale`` (``BLOCK``
+    rows by ``BD = min(next_power_of_2(d), 4096)``) with a list of 32 and 16 keyed by ``n``; a session whose shapes'
+    own bests were 128 (d = 16) and 16 (d = 64) wrote the list ``[BLOCK=128, BLOCK=16]`` under ``key=["n"]``
+    (``folder._keyed_list_edit``, run through ``prepare_folder`` and ``shaped_edit`` at 22:20 UTC): the autotuner's pick
+    cached per ``n`` runs 128 unbenched at a larger head, a footprint never compiled, where ``tunables --set`` refuses
+    the same raise (l222). The table takes the same rule (``edit.unkeyed_raise``); with ``d`` in the key it is
+    written."""
+    from types import SimpleNamespace
+
+    from kernelopt.tunables.analysis import analyze
+    from kernelopt.tunables.model import AutotuneConfig, AutotuneSpace
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.space import KnobOrigin
+    from tests.test_review28_cases import _autotuned
+
+    text = _autotuned('triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 16}, num_warps=4)')
+    text = text.replace('key=["n"]', key)
+    found = analyze(text, "kernel.py")[2]
+    keys = tuple(t.key for t in found if t.name == "BLOCK" and ".configs[" in t.key)
+    listed = AutotuneSpace(
+        kernel="head_scale", line=6, configs=[AutotuneConfig(kwargs={"BLOCK": b}) for b in (32, 16)],
+        key=["n", "d"] if "d" in key else ["n"],
+    )  # fmt: skip
+    prepared = SimpleNamespace(
+        base_source=text, tunables=found, space=SimpleNamespace(origins={"BLOCK": KnobOrigin(keys=keys, value=32)})
+    )
+    rows = [AutotuneConfig(kwargs={"BLOCK": 128}), AutotuneConfig(kwargs={"BLOCK": 16})]
+    note = tf._unkeyed_rows(prepared, listed, rows)  # type: ignore[arg-type]
+    if refused:
+        assert note is not None and "BLOCK=128 raises a tile of head_scale beside BD" in note, note
+        assert "its autotune key ['n'] leaves out" in note and "add BD to the key" in note
+    else:
+        assert note is None
+    assert tf._unkeyed_rows(prepared, listed, rows[1:]) is None  # no row past the list's 32: nothing raised

@@ -7,7 +7,7 @@ import difflib
 import itertools
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -1285,26 +1285,51 @@ def _keyed_sizes(
     Raises:
         TunableError: such a raise, naming the key and the sizes it leaves out.
     """
-    from kernelopt.tunables.size_tiles import raised_sizes
-
     left = {
         e.key: ((e.key,), e.before, e.after)
         for e in result.edits
         if e.key in listed and listed[e.key].rsplit(".configs[", 1)[0] in kept
     }
-    knobs = {t.name for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}  # the autotuner's own: no size
-    for kernel, params in raised_sizes(left, old, found).items():
+
+    def key_of(kernel: str) -> list[str]:
         space = evaluation.spaces.get(kernel) if evaluation is not None else None
-        key = list(space.key) if space is not None else literal_autotune_key(old, kernel, filename=filename)
-        missing = [p for p in params if p not in knobs and not _keyed(old, kernel, p, key)]
+        return list(space.key) if space is not None else literal_autotune_key(old, kernel, filename=filename)
+
+    refused = unkeyed_raise(old, left, found, key_of, said)
+    if refused is not None:
+        raise TunableError(f"{filename}: {refused[0]}", hint=refused[1])
+
+
+def unkeyed_raise(
+    source: str,
+    moved: Mapping[str, tuple[Sequence[str], object, object]],
+    found: Sequence[Tunable],
+    key_of: Callable[[str], list[str]],
+    said: str,
+) -> tuple[str, str] | None:
+    """The one rule of a raised config in an autotune list its autotuner picks from at run time (``moved``: each
+    setting -> the tunable keys it moves, the value the list held, the raised one): where the list's key (``key_of``
+    the kernel) leaves out a size of the problem the raised tile grows beside
+    (:func:`~kernelopt.tunables.size_tiles.raised_sizes`), the line refusing it and its hint; ``None`` where every
+    such size is keyed (:func:`_keyed`). The autotuner times its configs once per key and caches the pick, so a
+    raised config picked where it fits runs unbenched at another value of that size, where its footprint was never
+    compiled (late52 l222: ``tunables --set``; wrongkernel32, v198: ``tune``'s own keyed list of the shapes' bests,
+    ``folder._keyed_list_edit``, wrote ``[BLOCK=128, BLOCK=16]`` under ``key=["n"]`` beside ``BD`` from ``d``)."""
+    from kernelopt.tunables.size_tiles import raised_sizes
+
+    knobs = {t.name for t in found if t.kind is TunableKind.AUTOTUNE_CONFIG}  # the autotuner's own: no size
+    for kernel, params in raised_sizes(moved, source, found).items():
+        key = key_of(kernel)
+        missing = [p for p in params if p not in knobs and not _keyed(source, kernel, p, key)]
         if missing:
             sizes = ", ".join(missing)
-            raise TunableError(
-                f"{filename}: {said} raises a tile of {kernel} beside {sizes}, a size of the problem its autotune "
-                f"key {key!r} leaves out: the autotuner's pick cached at one {missing[0]} runs unbenched at another, "
-                "where the raised tile's footprint was never compiled; not written",
-                hint=f"add {sizes} to the key of {kernel}'s @triton.autotune, so its configs are timed at each size",
+            return (
+                f"{said} raises a tile of {kernel} beside {sizes}, a size of the problem its autotune key {key!r} "
+                f"leaves out: the autotuner's pick cached at one {missing[0]} runs unbenched at another, where the "
+                "raised tile's footprint was never compiled; not written",
+                f"add {sizes} to the key of {kernel}'s @triton.autotune, so its configs are timed at each size",
             )
+    return None
 
 
 def _keyed(source: str, kernel: str, param: str, key: Collection[str]) -> bool:

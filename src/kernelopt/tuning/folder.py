@@ -83,7 +83,7 @@ from kernelopt.tunables import (
     write_table,
 )
 from kernelopt.tunables.branched_list import branched_list
-from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
+from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key, unkeyed_raise
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, kernel_masks, option_defaults
 from kernelopt.tunables.guard_blocks import one_block_per_condition
@@ -3171,6 +3171,9 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
         )
         for c in bests
     ]
+    unkeyed = _unkeyed_rows(prepared, listed, configs)
+    if unkeyed is not None:  # a raised row the autotuner would run unbenched at a size its key leaves out (v198)
+        return None, unkeyed
     table = pin_configs(prepared.base_source, listed.kernel, configs, filename=fn, evaluation=prepared.evaluation)
     kept = guard_edit(prepared.base_source, table.new_source)
     if kept.new_source is None:
@@ -3183,6 +3186,26 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     )
     held = _options_held(listed, configs) if prepared.problem.interpreted else None
     return table.model_copy(update={"edits": one.edits}), f"{note}; {held}" if held else note
+
+
+def _unkeyed_rows(prepared: PreparedFolder, listed: AutotuneSpace, rows: Sequence[AutotuneConfig]) -> str | None:
+    """Why a keyed list's table (``rows``, :func:`_keyed_list_edit`) is not written, where a row raises a setting
+    past every value the list held beside a size of the problem its key leaves out (the one rule,
+    :func:`~kernelopt.tunables.edit.unkeyed_raise`): its autotuner times the rows once per key and caches the pick, so
+    the raised row, picked where it fits, runs unbenched at another value of that size (wrongkernel32, v198); ``None``
+    where no row does."""
+    origins = prepared.space.origins
+    moved: dict[str, tuple[Sequence[str], object, object]] = {}
+    for name, origin in origins.items():
+        held = [c.kwargs[name] for c in listed.configs if is_int(c.kwargs.get(name))]
+        new = [r.kwargs[name] for r in rows if is_int(r.kwargs.get(name))]
+        if held and new and max(new) > max(held):
+            moved[name] = (origin.keys, max(held), max(new))
+    if not moved:
+        return None
+    said = config_text({n: v[2] for n, v in moved.items()})
+    refused = unkeyed_raise(prepared.base_source, moved, prepared.tunables, lambda _kernel: list(listed.key), said)
+    return None if refused is None else f"the keyed list's table of the shapes' own bests: {refused[0]} ({refused[1]})"
 
 
 def _options_held(listed: AutotuneSpace, rows: Sequence[AutotuneConfig]) -> str | None:
