@@ -5,6 +5,8 @@ interpreter checks run the written picks: tests/test_breaker26_cases.py and test
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.test_late52_cases import _pinned
@@ -33,3 +35,28 @@ def test_l230_a_bounded_pin_is_a_heuristic_under_the_user_s_list(monkeypatch: py
         "})\n@triton.jit\n",
     ), edit.new_source
     assert f"configs=[{two}]" in edit.new_source  # the user's list, kept for every size past the bound
+
+
+def test_l232_a_list_s_value_a_heuristic_under_it_sets_is_no_knob_of_the_list(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A retune of l230's written fla_logcumsumexp (``tune --device cpu``, 22:05 UTC) searched ``BT`` over the list's
+    configs and timed ``BT=16`` and ``64`` at the entries, where the heuristic under the list ran 32 in every config:
+    figures of configurations that never ran. A config's value that a heuristic under the list sets is no knob of the
+    list, and a heuristic falling back on the config's own value (``args["num_warps"]``) no computed setting to
+    tabulate; the list as the user wrote it keeps its knobs."""
+    from kernelopt.tunables import discover
+
+    two = 'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)'
+    text, edit, _ = _pinned(monkeypatch, two, {"BLOCK": 128, "num_warps": 8})
+    assert edit is not None
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(edit.new_source, encoding="utf-8")
+    found = {t.key: t for t in discover(kernel)}
+    for key in ("head_scale.configs[0].BLOCK", "head_scale.configs[1].num_warps"):
+        assert not found[key].editable and "set per call by the @triton.heuristics" in (found[key].refused_reason or "")
+    heuristic = found["head_scale.heuristics.num_warps"]
+    assert not heuristic.editable and "falls back on the num_warps" in (heuristic.refused_reason or ""), heuristic
+    kernel.write_text(text, encoding="utf-8")
+    found = {t.key: t for t in discover(kernel)}
+    assert found["head_scale.configs[0].BLOCK"].editable and found["head_scale.configs[1].num_warps"].editable

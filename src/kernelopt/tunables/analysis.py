@@ -5800,12 +5800,14 @@ def discover(
         InputFileError: the file does not exist or is not UTF-8 text.
     """
     from kernelopt.tunables.fixed import fix_by_reference, reference_text
+    from kernelopt.tunables.list_pin import refuse_overridden
     from kernelopt.tunables.unmoved_grid import refuse_unmoved_grids
 
     source = read_source(path)
     found = discover_source(source, Path(path).name, gpu=gpu, evaluation=evaluation)
     fix_by_reference(found, reference_text(Path(path), reference))
     refuse_unmoved_grids(found, source)
+    refuse_overridden(found, source)
     return found
 
 

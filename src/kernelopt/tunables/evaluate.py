@@ -27,6 +27,7 @@ from kernelopt.tunables.dict_origin import device_key
 from kernelopt.tunables.edit import literal_autotune_key
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.launches import branch_kernels
+from kernelopt.tunables.list_pin import refuse_overridden
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind, Value
 from kernelopt.tunables.size_tiles import needs_sizes
 from kernelopt.tunables.unmoved_grid import refuse_unmoved_grids
@@ -314,6 +315,7 @@ def discover_evaluated(
         found = analyze(source, name, gpu=gpu)[2]
         fix_by_reference(found, reference_text(Path(kernel_py), reference))
         refuse_unmoved_grids(found, source)
+        refuse_overridden(found, source)
         if first_call and reference is not None and benchmarks_unreset(source):
             # a literal list is read without a run, so the first-call check had none (newuser12's n66)
             seen = evaluate_autotune(
@@ -333,6 +335,7 @@ def discover_evaluated(
     found = analyze(source, name, gpu=gpu, **evaluated(evaluation))[2]
     fix_by_reference(found, reference_text(Path(kernel_py), reference))
     refuse_unmoved_grids(found, source)
+    refuse_overridden(found, source)
     if evaluation.problem is not None and not evaluation.spaces:
         for t in found:
             if t.kind is TunableKind.AUTOTUNE_CONFIG and t.key.endswith(".configs"):

@@ -27,18 +27,21 @@ value), a heuristic of the kernel setting one of the names already, a bound read
 decorator between it and ``jit`` that is not Triton's, a file with no ``import triton`` to spell the heuristic by),
 or a host reading the kernel's pick back (``kernel.best_config``: the config's own values, not the heuristic's, so
 Mamba-2's backward would sum partials by a block the kernel did not run; review29 r96).
+
+Read back (:func:`refuse_overridden`, discovery's), a config value the heuristic sets is no knob of the list: a
+candidate moving it would be timed at the heuristic's value where its test holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import libcst as cst
 
 from kernelopt.tunables.analysis import analyze
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
-from kernelopt.tunables.model import AutotuneConfig, Value
+from kernelopt.tunables.model import AutotuneConfig, Tunable, TunableKind, Value
 from kernelopt.tunables.pick_readers import pick_reads
 from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import parsed
@@ -188,3 +191,54 @@ def heuristic_pin(source: str, kernel: str, settings: Mapping[str, Value], test:
         f"{said} only where {test} (a @{prefix}.heuristics under {' and '.join(kernels)}'s @autotune), the autotune "
         "list elsewhere"
     )
+
+
+def overridden(source: str, kernel: str) -> frozenset[str]:
+    """The names a ``@triton.heuristics`` placed under ``kernel``'s ``@triton.autotune`` sets (a pick this module
+    wrote, or the authors' own): the autotuner passes each config's value, and the heuristic may replace it."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return frozenset()
+    fn = _kernel_def(module, kernel)
+    if fn is None:
+        return frozenset()
+    aliases = decorator_aliases(module)
+    words = [decorator_word(d, aliases) for d in fn.decorators]
+    if "autotune" not in words:
+        return frozenset()
+    out: set[str] = set()
+    for d, w in list(zip(fn.decorators, words, strict=True))[words.index("autotune") + 1 :]:
+        table = d.decorator.args[0].value if w == "heuristics" and isinstance(d.decorator, cst.Call) else None
+        for e in table.elements if isinstance(table, cst.Dict) else ():
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString):
+                key = e.key.evaluated_value
+                out.update([key] if isinstance(key, str) else [])
+    return frozenset(out)
+
+
+def refuse_overridden(found: Iterable[Tunable], source: str) -> None:
+    """Mark each config value of an autotune list that a heuristic under the list sets (:func:`overridden`) as not
+    editable (in place): a candidate moving it in the list would be timed at the heuristic's value wherever the
+    heuristic replaces it (late53 l232: a retune of l230's written fla_logcumsumexp timed ``BT`` 16 and 64 of the list
+    at the entries, where every config ran the heuristic's 32). So is a heuristic's value that falls back on the
+    config's own (``args["num_warps"]``, read as a computed setting): a table by it has no size to go by."""
+    for t in found:
+        if (
+            t.kind is TunableKind.HEURISTIC
+            and t.editable
+            and any(f"[{q}{t.name}{q}]" in (t.computed or "") for q in "\"'")
+        ):
+            t.refused_reason = (
+                f"a heuristic of {t.kernel} that falls back on the {t.name} its autotuner's config (or its launch) "
+                f"passes (read as {t.computed}): no size to tabulate it by; edit the heuristic by hand"
+            )
+            continue
+        if t.kind is not TunableKind.AUTOTUNE_CONFIG or not t.kernel or ".configs[" not in t.key or not t.editable:
+            continue
+        if t.name in overridden(source, t.kernel):
+            t.refused_reason = (
+                f"set per call by the @triton.heuristics under {t.kernel}'s @autotune, which replaces the config's "
+                f"{t.name} where its test holds: a config moved here would be timed at the heuristic's value; edit "
+                "the heuristic (or remove it to tune the list)"
+            )
