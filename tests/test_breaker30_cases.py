@@ -192,6 +192,31 @@ def test_q105_a_setting_read_from_the_object_s_settings_is_no_table_by_that_loca
     assert found["_jacobi5:num_warps"].size_names == []
 
 
+def test_q106_a_setting_reading_a_name_bound_by_walrus_in_the_launch_is_not_moved_above_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-07: fp8_rowquant's launch written as ``BLOCK=(b := _pick(N)).block, num_warps=b.warps``.
+    ``tunables kernel.py --set _fp8_rows:num_warps=8`` wrote ``num_warps = b.warps`` / ``num_warps = 8  # kernelopt:
+    tuned`` above the launch and exited 0: ``b`` is bound by the launch's own ``:=``, so every call raised
+    ``UnboundLocalError: cannot access local variable 'b'``. A value reading a name that ``:=`` binds elsewhere in the
+    statement is not moved above it; the walrus's own expression still is (``BLOCK = (b := _pick(N)).block``)."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.edit import apply
+    from kernelopt.tunables.model import TunableError
+
+    source = (DATA / "fp8_rowquant" / "kernel.py").read_text()
+    source = source.replace("    tiles = _pick(N)\n", "").replace(
+        "BLOCK=tiles.block, num_warps=tiles.warps)", "BLOCK=(b := _pick(N)).block, num_warps=b.warps)"
+    )
+    found = {t.key: t for t in discover_source(source)}
+    why = found["_fp8_rows:num_warps"].refused_reason or ""
+    assert "which reads b, bound by := in the same statement: not moved above it" in why, why
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(source)
+    with pytest.raises(TunableError, match="bound by := in the same statement"):
+        apply(kernel, {"_fp8_rows:num_warps": 8}, write=False)
+    done = apply(kernel, {"_fp8_rows:BLOCK": 1024}, write=False)
+    assert "    BLOCK = (b := _pick(N)).block\n    BLOCK = 1024  # kernelopt: tuned\n" in done.new_source, done.diff
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for the trial's kernels when its session picks these (the CPU sessions' own bests: ragged_moe's

@@ -2925,6 +2925,13 @@ class _Analyzer:
         visit(stmt, nested)
         if any(self._inside(held, node) for node in nested.nodes):
             return f"{where} inside a lambda or a comprehension"
+        walrus = {  # bound by ``:=`` elsewhere in the statement: unbound on a line above it (breaker30, q106)
+            n.target.value
+            for n in walk(stmt)
+            if isinstance(n, cst.NamedExpr) and isinstance(n.target, cst.Name) and not self._inside(n, expr)
+        }
+        if late := sorted(walrus & {x.value for x in _names_in(expr)}):
+            return f"{where}, which reads {', '.join(late)}, bound by := in the same statement: not moved above it"
         used = {p.name.value for p in func.params} | set(func.locals) | {n.value for n in _names_in(func.node)}
         fname = func.node.name.value
         if name in used or name in self.module_bindings:
