@@ -147,3 +147,40 @@ def test_f64_an_agent_s_plan_is_shown_without_a_current_value_it_does_not_name(
     assert said == ["v3: block_size (BLOCK = 2048), risk medium", "v3: block_size (BLOCK 1024 -> 2048), risk medium"], (
         said
     )
+
+
+def test_f65_an_mcp_agent_s_edit_past_its_repairs_is_checked_once_and_counted_once(tmp_path: Path) -> None:
+    """f65: the third ``validate`` of an MCP agent whose edit kept failing its check (its two repairs spent in the
+    calls before) ran Stage 3's two repair attempts on the same edit: three checks of one kernel.py, events "...;
+    repairing" twice, and a record of "repair attempt by the implementer" at attempts 2 and 3 of 3 that no one made.
+    Past its repairs the agent's edit is checked once and fails the version; with repairs left, a failed check still
+    goes back to the agent (``_RepairByTheAgent``)."""
+    from kernelopt.agents import drive
+    from kernelopt.harness.model import CorrectnessReport, CorrectnessStatus
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import run_implement
+    from tests.backends_support import make_plan, make_ws
+
+    ws = make_ws(tmp_path)
+    plan = make_plan("block_size", {"BLOCK": 2048})
+    edit = ws.kernel_py.read_bytes() + b"\n# the agent's edit\n"
+    checks: list[str] = []
+
+    def check(_ws: object) -> CorrectnessReport:
+        checks.append(ws.kernel_py.read_text())
+        return CorrectnessReport(passed=False, status=CorrectnessStatus.FAIL, message="output differs")
+
+    def stage(repairs: bool) -> object:
+        agent = drive.AgentEdits("BLOCK 2048", repairs=repairs)
+        agent.edits = {"kernel.py": edit}
+        return run_implement(
+            ws, 1, plan, agent, guard=RunGuard(ws), check=check, repair_attempts=2, history=[], summary=None
+        )
+
+    res = stage(repairs=False)
+    assert len(checks) == 1 and not res.ok and res.attempts == 1, (len(checks), res.attempts)
+    assert res.reason == "correctness FAIL: output differs", res.reason
+    assert [p.fix_applied for p in res.pitfalls] == ["none: kernel.py restored to the last good version"]
+    with pytest.raises(drive._RepairByTheAgent):  # repairs left: the failure goes back to the agent, as before
+        stage(repairs=True)
+    assert len(checks) == 2

@@ -348,7 +348,8 @@ class _RepairByTheAgent(KeyboardInterrupt):
 class AgentEdits:
     """Stage 3's implementer: the edits the agent made to ``kernel.py`` (and the plan's auxiliary files)
     before it asked for the gate, applied again under Stage 3's guard. With ``repairs``, a repair attempt
-    (the edit failed its check) goes back to the agent; without, the same edit is tried again."""
+    (the edit failed its check) goes back to the agent; without, a failed check fails the version at once
+    (``ImplementOutcome.final``: the same edit was checked again twice, each counted a repair, fresh28 f65)."""
 
     name = AGENT
 
@@ -362,7 +363,8 @@ class AgentEdits:
             raise _RepairByTheAgent(ctx.failure or "the correctness check failed")
         restore(ctx.workspace.root, self.edits)
         what = self.description or (ctx.plan.action if ctx.plan else "the agent's edit")
-        return ImplementOutcome(changed=bool(self.edits), description=" ".join(what.split()))
+        # past its repairs the agent's edit is checked once: a loop's repair attempt would check the same edit again
+        return ImplementOutcome(changed=bool(self.edits), description=" ".join(what.split()), final=not self.repairs)
 
 
 class _NoAgent:

@@ -110,6 +110,9 @@ class ImplementOutcome:
             its limit, is not logged in, met an API error): ``error`` says what; the action was never tried.
         unfinished: the agent answered, calling tools, but did not finish in its time or turn limit: the action was
             tried and not done (``AGENT_UNFINISHED``), no problem of the agent's setup.
+        final: no repair attempt follows a failed check of this one: the implementer has none left (an MCP agent,
+            which repairs across its calls, past its repairs: Stage 3 called again would only check the same edit
+            again, and the record would count repairs never made; fresh28 f65).
     """
 
     changed: bool
@@ -126,6 +129,7 @@ class ImplementOutcome:
     checked: bool = False
     unavailable: bool = False
     unfinished: bool = False
+    final: bool = False
 
 
 class BackendFailure(KerneloptError):

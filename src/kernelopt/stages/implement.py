@@ -174,11 +174,12 @@ def run_implement(
             res.ok = True
             res.diff = _diff(good_kernel, ws.kernel_py.read_bytes())
             return res
-        last = attempt == attempts.total - 1 or not why.repairable
+        final = res.outcome is not None and res.outcome.final  # the implementer makes no repair attempt (f65)
+        last = attempt == attempts.total - 1 or not why.repairable or final
         attempts.failed(why, attempt, last)
         if last:
-            if why.repairable and attempts.total > 1:
-                why.message = f"{why.message} after {attempts.total} attempt(s)"
+            if why.repairable and attempt > 0:
+                why.message = f"{why.message} after {attempt + 1} attempt(s)"
             return _fail(ws, res, good, why, attempts.first)
     raise AssertionError("unreachable")  # pragma: no cover
 
