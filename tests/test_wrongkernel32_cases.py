@@ -343,3 +343,22 @@ def test_v198_tune_s_keyed_list_table_raising_a_tile_beside_a_size_its_key_leave
     else:
         assert note is None
     assert tf._unkeyed_rows(prepared, listed, rows[1:]) is None  # no row past the list's 32: nothing raised
+
+
+def test_v199_a_divisor_the_launcher_computes_from_the_tile_counts_whole_tiles_only_where_it_is_the_tile() -> None:
+    """v199 (review29's Seen line on v190/v197): ``TILE = 256 if BLOCK else 1`` then ``grid = ((n + BLOCK - 1) //
+    TILE,)`` over v149's sum without masks: the divisor reads the tile, so v190 took it for a count that moves with it
+    and v197 read shifts and powers alone; ``BLOCK = 128`` was written plainly over ``cdiv(n, 256)`` programs (half of
+    ``n``). A divisor so computed counts whole tiles only where it is the tile: 128 refused, ``TILE = BLOCK`` written;
+    a shift bound twice (``SHIFT = 8``, then ``SHIFT = 3`` under an ``if``) is not worked out: "may fail"."""
+    base = (V149 / "kernel.py").read_text(encoding="utf-8")
+    computed = base.replace(V149_GRID, "    TILE = 256 if BLOCK else 1\n    grid = ((n + BLOCK - 1) // TILE,)\n")
+    refused = guard_edit(computed, _grown(computed, 128))
+    assert refused.new_source is None and "BLOCK=128 fails the check at every size" in (refused.note or "")
+    copy = base.replace(V149_GRID, "    TILE = BLOCK\n    grid = ((n + BLOCK - 1) // TILE,)\n")
+    assert guard_edit(copy, _grown(copy, 128)).new_source == _grown(copy, 128)
+    twice = base.replace(
+        V149_GRID, "    SHIFT = 8\n    if BLOCK < 16:\n        SHIFT = 3\n    grid = ((n + BLOCK - 1) >> SHIFT,)\n"
+    )
+    unread = guard_edit(twice, _grown(twice, 128))
+    assert unread.new_source is None and "BLOCK=128 may fail the check" in (unread.note or ""), unread.note

@@ -569,6 +569,13 @@ def _constant_counts(
             for n in walk(division.right)
         )
 
+    def copied(division: cst.BinaryOperation) -> bool:  # ``(n + BLOCK - 1) // TILE``, a local computed from the tile
+        return (
+            isinstance(division.right, cst.Name)
+            and _tile_id(division.right) not in tiles
+            and not any(cdiv_args(n) is not None or _ceil_div(n) is not None for n in walk(division.left))
+        )
+
     found: cst.BaseExpression | None = None
     moving: list[Divides] = []
     for expr in reached_values(starts, fn):
@@ -584,7 +591,7 @@ def _constant_counts(
                 isinstance(node.right, cst.Integer) and not isinstance(node.operator, cst.RightShift)
             ):
                 found = found or node
-            elif powered(node) and moves(node.right):
+            elif (powered(node) or copied(node)) and moves(node.right):
                 moving += _moving_power(fn, node, tiles, line, kernel.name.value)
     if found is None:
         return moving
@@ -601,7 +608,9 @@ def _moving_power(
     tile's value in the dividend counted too: ``(n + 255) >> SHIFT`` moves no ``255``, so only the original holds).
     wrongkernel32, v197: any such count was the divisor rule's, and ``SHIFT = 8 if BLOCK >= 256 else 7`` (or ``max(7,
     BLOCK.bit_length() - 1)``) wrote ``BLOCK = 64`` plainly, ``(n + 63) >> 7`` programs of 64 lanes covering half of
-    ``n``. A power not worked out (a local bound in each branch of an ``if``, a call) holds only the original."""
+    ``n``. A power not worked out (a local bound in each branch of an ``if``, a call) holds only the original. A
+    plain divisor the launcher computes from the tile (``TILE = 256 if BLOCK else 1`` then ``(n + BLOCK - 1) //
+    TILE``, review29's Seen line on v197) is read the same: whole tiles where it is the tile."""
     power = (
         cst.BinaryOperation(cst.Integer("1"), cst.LeftShift(), _parenthesized(division.right))
         if isinstance(division.operator, cst.RightShift)
@@ -623,7 +632,8 @@ def _moving_power(
         )
         fixed = not any(_tile_id(n) == tile for n in walk(division.left))  # ``n + 255``: a copy that does not move
         check = f"({_code(power)}) == {tile[1]}"
-        missing = "its count of programs is then no count of tiles"
+        unknown = _names(power) - _PURE - {tile[1]}  # a local bound twice (``SHIFT = 8``, then under an ``if``)
+        missing = _UNREAD_CHECK if unknown else "its count of programs is then no count of tiles"
         out.append(Divides(tile, None, line, why, check=check, missing=missing, fixed=fixed))
     return out
 
