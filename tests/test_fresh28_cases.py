@@ -184,3 +184,33 @@ def test_f65_an_mcp_agent_s_edit_past_its_repairs_is_checked_once_and_counted_on
     with pytest.raises(drive._RepairByTheAgent):  # repairs left: the failure goes back to the agent, as before
         stage(repairs=True)
     assert len(checks) == 2
+
+
+def test_f66_the_timing_s_inputs_are_off_the_case_clock_as_the_check_s_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f66: ``batch`` (and every gate) of a correct kernel of 20 ms a call whose reference's ``get_inputs`` takes
+    1.96 s, ``TEST_TIMEOUT_SEC=2``: TIMEOUT_FAIL, "timing of case 0 (n=4096) [v0] ran past the per-case limit of 2 s
+    (TEST_TIMEOUT_SEC); the kernel hangs or is far too slow": the check built its inputs on the checker's clock, the
+    timing on the kernel's. The timing's inputs are now the checker's work too (``check_start`` / ``check_end``), so
+    the per-case clock the watchdog keeps holds none of ``get_inputs``'s seconds."""
+    import json
+
+    from kernelopt.harness.progress import Limits, Watchdog
+    from tests.bench_job import bench_job
+
+    reference = (
+        "import time\nimport torch\n\n\ndef get_inputs():\n    time.sleep(0.3)\n    return [torch.ones(8)]\n\n\n"
+        "def reference(x):\n    return x + 1\n"
+    )
+    res = bench_job(tmp_path, monkeypatch, reference, "def run(x):\n    return x + 1\n")
+    assert res.failure is None and res.timings, res.failure
+    dog = Watchdog(limits=Limits(startup_s=60, compile_s=60, case_s=0.25, run_s=60, check_s=60), started_at=0.0)
+    events = [json.loads(line) for line in (tmp_path / "progress.jsonl").read_text().splitlines()]
+    past = []
+    for event in events:
+        timeout = dog.check(event["t"])  # the kernel's 20 us calls fit 0.25 s; get_inputs's 0.3 s does not
+        if timeout is not None and timeout.kind.value == "case":
+            past.append(timeout.message)
+        dog.feed(event)
+    assert any(e.get("phase") == "bench" for e in events) and not past, past

@@ -1590,10 +1590,14 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
     pair = current.pair
     label = shape_label(pair.shapes[i])
     ctx.progress.phase(Phase.BENCH, case=i, label=label, version=current.source.label)
-    fit = _Fit(limit_s=limit_s, since=time.monotonic(), compile_s=ctx.compile_s)
     where = f"case {i} ({label})"
+    # building the timing's inputs is the problem's work, as in the check: off the case's clock, on the checker's
+    # (a get_inputs of 1.96 s under a 2 s case limit made a kernel of 20 ms a call "hang": fresh28 f66)
+    ctx.progress.emit("check_start")
     ctx.step(Step.INPUTS)
     sets = _bench_inputs(ctx, pair, i, where)
+    ctx.progress.emit("check_end")
+    fit = _Fit(limit_s=limit_s, since=time.monotonic(), compile_s=ctx.compile_s)
     ctx.step(Step.TIMING)
     timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(timed.versions) > 1)
     samplers, out_bytes = _version_samplers(ctx, timed, sets, timing, i, where, fit)
