@@ -64,6 +64,10 @@ def test_q100_a_grid_bound_above_the_launch_from_the_settings_object_moves_with_
     kernel.write_text(source.replace("    _jacobi5[grid]", "    cfg = StencilTiles(BLOCK_W=16)\n    _jacobi5[grid]"))
     with pytest.raises(TunableError, match="the grid of BLOCK_W reads cfg.BLOCK_W"):
         apply(kernel, {"_jacobi5:BLOCK_W": 32}, write=False)
+    changed = source.replace("@dataclass(frozen=True)", "@dataclass")  # changed in place between: the same
+    kernel.write_text(changed.replace("    _jacobi5[grid]", "    cfg.BLOCK_W = 32\n    _jacobi5[grid]"))
+    with pytest.raises(TunableError, match="the grid of BLOCK_W reads cfg.BLOCK_W"):
+        apply(kernel, {"_jacobi5:BLOCK_W": 128}, write=False)
 
 
 def test_q101_a_settings_object_built_by_a_helper_stands_for_the_sizes_it_is_built_from() -> None:

@@ -3107,19 +3107,19 @@ class _Analyzer:
         if len(binds) != 1 or binds[0].value is None or binds[0].statement is None or binds[0].conditional:
             return None
         grid_stmt = binds[0].statement
-        if len(grid_stmt.body) != 1 or self.block_of(func.node.body.body, grid_stmt) is not self.block_of(
-            func.node.body.body, stmt
-        ):
+        block = self.block_of(func.node.body.body, stmt)
+        if len(grid_stmt.body) != 1 or block is None or self.block_of(func.node.body.body, grid_stmt) is not block:
             return None
         copies = _copies_in([binds[0].value], self.code(expr), self.code)
-        lo, hi = self.positions[grid_stmt].start.line, self.positions[stmt].start.line
-        if not copies or lo >= hi:
+        at = [i for i, inner in enumerate(block) if inner is grid_stmt or inner is stmt]
+        if not copies or len(at) != 2 or block[at[0]] is not grid_stmt:
             return None
-        for n in dict.fromkeys(x.value for x in _names_in(expr)):
-            if any(lo <= b.line <= hi for b in func.locals.get(n, [])) or any(
-                lo <= line <= hi for line in func.mutations.get(n, [])
-            ):
-                return None
+        # a statement between that names what the expression reads may change it (``cfg.BLOCK_W = 32``,
+        # ``_shrink(cfg)``): the table's fallback would read it before the change, where the launch read it after
+        reads = {x.value for x in _names_in(expr)}
+        between = block[at[0] + 1 : at[1]]
+        if any(isinstance(n, cst.Name) and n.value in reads for inner in between for n in walk(inner)):
+            return None
         return grid_stmt, [self.span(node) for node in copies]
 
     def shared_hoist(
