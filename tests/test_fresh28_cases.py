@@ -214,3 +214,17 @@ def test_f66_the_timing_s_inputs_are_off_the_case_clock_as_the_check_s_are(
             past.append(timeout.message)
         dog.feed(event)
     assert any(e.get("phase") == "bench" for e in events) and not past, past
+
+
+def test_f67_the_mcp_server_s_help_ends_with_the_line_that_starts_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """f67: ``kernelopt mcp --help`` gave its two options and nothing to run: a stdio server started by hand waits
+    in silence for its client. Its help ends with the client's line that starts it (Claude Code's ``claude mcp
+    add``) and where Codex's table goes; n144's test parses every example line against its command's options."""
+    from kernelopt.cli.app import main
+
+    assert main(["mcp", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "claude mcp add kernelopt -- kernelopt mcp --root /tmp --device cpu" in said, said
+    assert "# Codex: mcp_servers.kernelopt in ~/.codex/config.toml (docs/agents.md)" in said, said
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert "`doctor` and `mcp` (the client's line that starts it) end with examples" in readme

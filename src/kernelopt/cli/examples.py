@@ -60,6 +60,13 @@ EXAMPLES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ),
     ),
     "doctor": (("what this machine has: GPU, ncu, torch, triton", ("kernelopt doctor --no-probe",)),),
+    "mcp": (  # a stdio server: its client starts it, so the line to run is the client's (fresh28 f67)
+        (
+            "Claude Code starts the server (stdio) for its agent; no GPU: --device cpu",
+            ("claude mcp add kernelopt -- kernelopt mcp --root /tmp --device cpu",),
+        ),
+        ("Codex: mcp_servers.kernelopt in ~/.codex/config.toml (docs/agents.md)", ()),
+    ),
 }
 """Command (``kernelopt`` for the top-level help) -> (what it does, its command lines), in the order shown."""
 
