@@ -228,3 +228,12 @@ def test_f67_the_mcp_server_s_help_ends_with_the_line_that_starts_it(capsys: pyt
     assert "# Codex: mcp_servers.kernelopt in ~/.codex/config.toml (docs/agents.md)" in said, said
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
     assert "`doctor` and `mcp` (the client's line that starts it) end with examples" in readme
+
+
+def test_f68_the_agents_page_says_which_commit_memory_summary_names() -> None:
+    """f68: MCP ``memory_summary`` gave V0's ``git_commit_hash`` as the record holds it, the commit before its amend
+    (in no branch), beside ``status``'s outcome naming the amended commit, and docs/agents.md did not say which is
+    which (docs/loop.md does). The tool's row says it."""
+    page = " ".join((Path(__file__).parents[1] / "docs" / "agents.md").read_text(encoding="utf-8").split())
+    row = page.split("| `memory_summary(", 1)[1].split(" | `", 1)[0]
+    assert "the commit before its amend" in row and "`status` and `report` name the commit as amended" in row, row
