@@ -237,3 +237,26 @@ def test_f68_the_agents_page_says_which_commit_memory_summary_names() -> None:
     page = " ".join((Path(__file__).parents[1] / "docs" / "agents.md").read_text(encoding="utf-8").split())
     row = page.split("| `memory_summary(", 1)[1].split(" | `", 1)[0]
     assert "the commit before its amend" in row and "`status` and `report` name the commit as amended" in row, row
+
+
+def test_f69_status_of_an_agent_s_live_run_names_the_call_that_takes_the_edit(tmp_path: Path) -> None:
+    """f69: ``kernelopt status`` of a run an MCP server drives and serves, its plan accepted, said "the agent's next
+    stage call through `kernelopt mcp`: implement_then_validate (...)": a step's name, no tool. It names the call,
+    validate, after the edit (as f62 does where the server has ended)."""
+    from kernelopt.agents import drive
+    from kernelopt.agents.served import mark_served
+    from kernelopt.cli.status import standing
+    from kernelopt.loop.journal import IterationState, Journal, RunSettings, RunState
+    from kernelopt.stagenames import Stage
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    it = IterationState(version=1, stage=Stage.IMPLEMENT, base_commit=ws.head(), good_version=0)
+    settings = RunSettings(planner=drive.AGENT, implementer=drive.AGENT, device="cpu")
+    Journal(ws.state_dir).save(RunState(settings=settings, current=it, paused=True))
+    mark_served(ws.state_dir)  # this process serves it, as a live server does between its calls
+    now = standing(ws)
+    assert now.run == "agent" and now.next.startswith(
+        "the agent's next stage call through `kernelopt mcp`: validate, after the edit of kernel.py (V1's plan is "
+        "accepted"
+    ), now.next

@@ -8,6 +8,7 @@ which writes nothing) and the versions' records, and says the next *command*.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from pydantic import BaseModel
@@ -19,6 +20,9 @@ from kernelopt.errors import WorkspaceError
 from kernelopt.oneline import shell_word
 from kernelopt.report.headline import speedup_words
 from kernelopt.workspace import DEFAULT_ROOT, Workspace
+
+if TYPE_CHECKING:
+    from kernelopt.agents.drive import StageStatus
 
 
 class RunStanding(BaseModel):
@@ -56,6 +60,14 @@ class RunStanding(BaseModel):
     next: str
 
 
+def _call(now: StageStatus) -> str:
+    """The MCP call an agent's run waits for: a tool's name, or for the edit Stage 3 waits on, the call that takes
+    it (``implement_then_validate`` is a step, no tool; fresh28 f62, f69)."""
+    from kernelopt.agents.drive import NextStep
+
+    return "validate, after the edit of kernel.py" if now.next is NextStep.IMPLEMENT_THEN_VALIDATE else now.next.value
+
+
 def standing(ws: Workspace) -> RunStanding:
     """Where ``ws``'s run stands (reads only)."""
     from kernelopt.agents import drive
@@ -79,16 +91,15 @@ def standing(ws: Workspace) -> RunStanding:
     elif now.interrupted and state is not None and state.settings.planner == drive.AGENT:
         # an agent's run through the MCP server, whose server ended: optimize cannot run its backends (f62)
         how = "where it paused" if state.paused else "rolling that stage back first"
-        call = "validate, after the edit of kernel.py" if now.next is drive.NextStep.IMPLEMENT_THEN_VALIDATE else None
         run, step = (
             "interrupted",
-            f"a `kernelopt mcp` server's next stage call ({call or now.next.value}) continues it {how}; or `kernelopt "
+            f"a `kernelopt mcp` server's next stage call ({_call(now)}) continues it {how}; or `kernelopt "
             f"optimize {word} --planner rules --implementer rules` continues it with kernelopt's own backends",
         )
     elif now.interrupted:
         run, step = "interrupted", f"`kernelopt optimize {word}` resumes it, rolling that stage back first"
     elif now.running and state is not None and state.settings.planner == drive.AGENT:
-        run, step = "agent", f"the agent's next stage call through `kernelopt mcp`: {now.next.value} ({now.why})"
+        run, step = "agent", f"the agent's next stage call through `kernelopt mcp`: {_call(now)} ({now.why})"
     elif now.running and state is not None and state.parked:
         # Ctrl-C (or an error) ended it and its process rolled the stage back: the journal still says running, and
         # the next optimize resumes that version, not a new one (newuser20 n140: "none in flight ... starts V2")
