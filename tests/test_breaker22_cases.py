@@ -68,8 +68,9 @@ def test_p1_a_project_s_own_autotune_decorator_is_an_autotune() -> None:
 
 
 def test_p1_the_pinned_pick_keeps_the_project_s_decorator(tmp_path: Path) -> None:
-    """p1's list on a copy without the JSON files (FLA's default, no tuned files shipped): ``tune``'s pick (one that
-    raises no tile beside the head's ``BD``, late52's l220) is written
+    """p1's list on a copy without the JSON files (FLA's default, no tuned files shipped): ``tune``'s pick raising
+    ``BT`` beside the head's ``BD`` is written as a ``@triton.heuristics`` under ``@fla_cache_autotune`` (late55's
+    l250), right within its bound and past it (FLA's list, autotuned); a pick raising no tile is written
     as a one-config list inside ``@fla_cache_autotune(...)``, its key and ``**autotune_cache_kwargs`` kept, right at
     sizes no entry names (Triton's ``Autotuner.run`` of one config never reads the cache the JSON lookup fills)."""
     from tests.test_breaker_cases import _tune_edit
@@ -79,9 +80,14 @@ def test_p1_the_pinned_pick_keeps_the_project_s_decorator(tmp_path: Path) -> Non
     for name in ("kernel.py", "reference.py"):
         shutil.copy(DATA / "fla_kda_gate" / name, folder / name)
     # a pin raising BT above the list's least (32) beside BD, a size of the problem, has no launch to be bounded at:
-    # not written (late52's l220: a list of one config runs unbenched at every size)
-    refused, why = _tune_edit(folder, {"BT": 128, "num_warps": 8, "num_stages": 2})
-    assert refused is None and why is not None and "BT=128 raises a tile beside sizes of the problem" in why, why
+    # set under the bound by a heuristic under FLA's autotuner, whose CachedAutotuner runs the kernel as Triton's does
+    # (late55 l250; before, refused as the project's own: late52's l220 refuses a list of one config raising it)
+    bounded, why = _tune_edit(folder, {"BT": 128, "num_warps": 8, "num_stages": 2})
+    assert bounded is not None and 'BT=128, num_warps=8, num_stages=2 only where args["BD"] <= 64' in (why or ""), why
+    assert '    **autotune_cache_kwargs,\n)\n@triton.heuristics({\n    "BT": lambda args: 128 if' in bounded, bounded
+    (folder / "kernel.py").write_text(bounded)
+    _all_correct(folder, [{"B": 1, "T": 129, "H": 3, "K": 20}, {"B": 1, "T": 70, "H": 2, "K": 100}])  # BD 32, 128
+    shutil.copy(DATA / "fla_kda_gate" / "kernel.py", folder / "kernel.py")
     written, note = _tune_edit(folder, {"BT": 32, "num_warps": 8, "num_stages": 2})
     assert written is not None, note
     assert (

@@ -23,8 +23,10 @@ autotuner chose past the entries). A setting every config of the list already ho
 the list. No text, and why, where the form cannot hold the pick: a config with a ``pre_hook`` (the autotuner calls
 it with the config's values, not the heuristic's), a setting some config leaves unset (its fallback would read no
 value), a heuristic of the kernel setting one of the names already, a bound reading a name the kernel is not passed
-(a parameter with a default, or none), or a decorator stack this reader does not know (a project's own autotuner, a
-decorator between it and ``jit`` that is not Triton's, a file with no ``import triton`` to spell the heuristic by),
+(a parameter with a default, or none), an autotuner handed a ``pre_hook`` (called with the config's values too;
+late55 l251), or a decorator stack this reader does not know (a project's own autotuner not proved to run the kernel
+as Triton's does, :mod:`~kernelopt.tunables.own_autotuner`: FLA's ``CachedAutotuner`` is, late55 l250; a decorator
+between it and ``jit`` that is not Triton's, a file with no ``import triton`` to spell the heuristic by),
 or a host reading the kernel's pick back (``kernel.best_config``: the config's own values, not the heuristic's, so
 Mamba-2's backward would sum partials by a block the kernel did not run; review29 r96).
 
@@ -42,12 +44,16 @@ from kernelopt.tunables.analysis import analyze
 from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.decorator_words import decorator_aliases, decorator_word
 from kernelopt.tunables.model import AutotuneConfig, Tunable, TunableKind, Value
+from kernelopt.tunables.own_autotuner import factory_hook_params, hookless_args, own_autotuner_refusal
 from kernelopt.tunables.pick_readers import pick_reads
 from kernelopt.tunables.signature import params_of
 from kernelopt.tunables.syntax import parsed
 
 #: Triton's launch options a config sets beside its meta-parameters, as the autotuner passes them to the kernel.
 OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+#: ``triton.autotune``'s parameters before ``pre_hook`` (Triton 3.x): a decorator passing more by position hands one.
+TRITON_BEFORE_HOOK = ("configs", "key", "prune_configs_by", "reset_to_zero", "restore_value")
 
 #: One line of a written decorator at most (ruff's line length in this repository; the user's file is theirs).
 LINE = 100
@@ -151,8 +157,14 @@ def heuristic_pin(source: str, kernel: str, settings: Mapping[str, Value], test:
         deco = fn.decorators[at[0]]
         call = deco.decorator
         spelled = dotted(call.func if isinstance(call, cst.Call) else call)
-        if not isinstance(call, cst.Call) or spelled.split(".")[-1] != "autotune":
-            return None, f"{name}'s autotuner is the project's own ({spelled}), not Triton's"
+        if not isinstance(call, cst.Call):
+            return None, f"{name}'s autotuner ({spelled}) is not called with its list"
+        own = spelled.split(".")[-1] != "autotune"
+        if own and (why := own_autotuner_refusal(module, spelled)):  # breaker22's fla_cache_autotune passes (late55)
+            return None, f"{name}'s autotuner is the project's own ({spelled}), not read as Triton's: {why}"
+        before = factory_hook_params(module, spelled) if own else list(TRITON_BEFORE_HOOK)
+        if not hookless_args(call, module, before):
+            return None, f"{name}'s autotuner is handed a pre_hook, which it calls with a config's own values"
         if prefix is None:
             return None, "kernel.py binds no module name of triton (import triton) to spell a heuristic by"
         if read := pick_reads(source, name):  # the config's own values, where the heuristic ran others (review29 r96)
