@@ -135,14 +135,28 @@ def _day(label: str) -> str | None:
     return f"2026-{m.group(1)}-{m.group(2)}" if m else None
 
 
-def held_sweeps(only: Collection[str] = ()) -> tuple[list[Held], list[str]]:
+def _kept_text(path: Path, digest: str | None) -> str | None:
+    """``path``'s text (a file :func:`held_sweeps` was given in place of the history) when it exists and, where the
+    sweep's key names a ``digest``, its sha256 is that digest; ``None`` otherwise."""
+    if not path.is_file() or (digest is not None and hashlib.sha256(path.read_bytes()).hexdigest() != digest):
+        return None
+    return path.read_text()
+
+
+def held_sweeps(only: Collection[str] = (), texts: Path | None = None) -> tuple[list[Held], list[str]]:
     """The complete recorded sweeps whose kernel the repository holds, and one line for each left out; ``only``: the
-    sweeps of these kernels (every one when empty)."""
+    sweeps of these kernels (every one when empty). ``texts``: a folder of ``<kernel>/kernel.py.txt`` and
+    ``reference.py.txt``, the files as the sweeps ran them, read in place of the git history (for a copy of the
+    repository without ``.git``, as a GPU session's is: docs/faults.md g10); a digest the sweep's key names is checked.
+
+    Raises:
+        git.exc.InvalidGitRepositoryError: no ``texts`` given and the repository has no git history.
+    """
     found: list[tuple[str, SweepFile]] = [(label, sweep) for label, sweep, _ in recorded_sweeps()]
     for where, path in MORE:
         found += [(f"{s.name} ({where})", s) for s in read_sweeps(path)]
     found = [(label, sweep) for label, sweep in found if not only or sweep.name in only]
-    repo = git.Repo(REPO)
+    repo = git.Repo(REPO) if texts is None else None
     held, left = [], []
     for label, sweep in found:
         if not sweep.complete:
@@ -153,8 +167,13 @@ def held_sweeps(only: Collection[str] = ()) -> tuple[list[Held], list[str]]:
             left.append(f"{label}: no folder of {sweep.name} in the repository")
             continue
         key, day = sweep.key, _day(label)
-        kernel = _blob_with(repo, folder / "kernel.py", key.kernel_sha256, day)
-        reference = _blob_with(repo, folder / "reference.py", key.reference_sha256, day)
+        if repo is None:
+            assert texts is not None
+            kernel = _kept_text(texts / sweep.name / "kernel.py.txt", key.kernel_sha256)
+            reference = _kept_text(texts / sweep.name / "reference.py.txt", key.reference_sha256)
+        else:
+            kernel = _blob_with(repo, folder / "kernel.py", key.kernel_sha256, day)
+            reference = _blob_with(repo, folder / "reference.py", key.reference_sha256, day)
         if kernel is None or reference is None:
             left.append(f"{label}: the repository does not hold {READ_ONLY}")
             continue

@@ -59,6 +59,29 @@ def test_the_11_29_elementwise_sweep_loses_nothing_to_the_rules_that_forbid_six_
 #: configurations are timed again with a K tile of 16 beside them.
 FLOORED = ("matmul", "skinny_gemm")
 FASTEST = 6
+#: Their kernel.py and reference.py as the sweeps ran them, taken from the git history (``held_sweeps(FLOORED)`` on the
+#: CPU, 2026-12-07): the GPU session's copy of the repository has no ``.git`` (g10).
+KEPT = Path(__file__).resolve().parent / "data" / "cost30"
+
+
+def test_g10_the_gpu_proof_reads_the_sweeps_kernels_kept_without_the_git_history(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The H100 of 2026-12-07 22:15 ran cost30's GPU test in /tmp/kernelopt_repo, a copy of the working tree without
+    ``.git``: ``held_sweeps`` opened ``git.Repo`` and raised ``InvalidGitRepositoryError`` before anything ran. Given
+    the kept texts it opens no repository, and finds the same sweeps with the same files as the history gives."""
+    from_history, _ = bench.held_sweeps(FLOORED)
+
+    def no_repository(*args: object, **kwargs: object) -> None:
+        raise AssertionError("git.Repo opened")
+
+    monkeypatch.setattr(bench.git, "Repo", no_repository)
+    kept, left = bench.held_sweeps(FLOORED, texts=KEPT)
+    assert [h.label for h in kept] == [h.label for h in from_history] == [
+        "skinny_gemm (12-01)", "matmul (11-29 run5, another sitting)",
+    ], left  # fmt: skip
+    for ours, theirs in zip(kept, from_history, strict=True):
+        assert (ours.kernel, ours.reference, ours.readme) == (theirs.kernel, theirs.reference, theirs.readme)
 
 
 def _module(path: Path, name: str) -> ModuleType:
@@ -82,7 +105,7 @@ def test_on_cuda_c51_what_the_dot_k_floor_costs_on_the_recorded_gemms(bench: Mod
     import torch
     import triton.testing
 
-    held, _ = bench.held_sweeps(FLOORED)  # matmul's 11-29 sweep (its 12-01 one was cut), skinny_gemm's 12-01 one
+    held, _ = bench.held_sweeps(FLOORED, texts=KEPT)  # matmul's 11-29 sweep (its 12-01 one cut), skinny_gemm's 12-01
     wrong: list[str] = []
     for h in held:
         (tmp_path / h.sweep.name).mkdir()
