@@ -19,15 +19,14 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 breaker30 cost30
-#              breaker19 breaker26 late33 leftovers23
-#              newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
-#              (carry .whl/deps; about 120 minutes in all, so four sessions' device time: late42 first after the
-#              parity check, with its own 300 s (fla_matmul's 60 s tune failed at 15:51 on 2026-12-07 and was cut at
-#              115 s at 19:33; it needs about 160 s), then late49 and leftovers28 (the same tune after
-#              l190-l191 and l186, about 5 minutes together); breaker25, wrongkernel27 and late48 passed on the H100 of
-#              2026-12-07 19:22 (docs/gpu-runs/2026-12-07-h100-s) and left the plan; then the trials and proofs
-#              never reached),
+#   owed       parity late42 late49 breaker27 breaker28 cost30 breaker19 newuser19 breaker30 breaker26
+#              configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
+#              (carry .whl/deps; about 105 minutes in all, so four sessions' device time: after the parity check, the
+#              phases that failed on the H100 of 2026-12-07 21:59 (docs/gpu-runs/2026-12-07-h100-t), each with its own
+#              limit: late42 and late49 (fla_matmul's tune, before and after l190-l191), breaker27, breaker28 and
+#              cost30 (mended since: late53 l230, gpurec27 g12, g10); then breaker19 and newuser19, cut by that plan's
+#              wall; leftovers28, leftovers27, late41, breaker29, late33 and leftovers23 passed there and left the
+#              plan; then the trials and proofs never reached),
 #              with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set;
 #              PLAN_WALL_S 1200 unless set (a machine's start took about 5 minutes of the 30 on 2026-12-06, none at 23:09)
 #
@@ -415,7 +414,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity late42 late49 leftovers28 leftovers27 late41 breaker27 breaker28 breaker29 breaker30 cost30 breaker19 breaker26 late33 leftovers23 newuser19 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity late42 late49 breaker27 breaker28 cost30 breaker19 newuser19 breaker30 breaker26 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 
