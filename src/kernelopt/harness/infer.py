@@ -3,7 +3,8 @@
 - **dtype**: the floating-point dtype that holds the most elements among the reference's inputs
   (``get_inputs()``, the smallest entry of ``SHAPES``) and outputs (the reference run on PyTorch's ``meta``
   device, so nothing is computed and a large GEMM costs no time). An fp16 GEMM whose output is fp32
-  is fp16: that is the data the kernel streams and the tensor-core peak that applies.
+  is fp16: that is the data the kernel streams and the tensor-core peak that applies. A tie goes to the inputs'
+  dtype: a quantizer's fp16 rows in and fp8 codes out are fp16.
 - **gpu**: the name NVML gives for device 0 (no CUDA initialization, no torch).
 
 Both run in a child process through :mod:`kernelopt.proc` with a timeout; a probe that fails leaves
@@ -76,18 +77,27 @@ INT8 = "int8"
 scales and output (docs/faults.md, small11 s1); no task-card dtype names it (:data:`kernelopt.vocabulary.DTYPES`)."""
 
 
-def dominant_dtype(counts: dict[str, int]) -> str | None:
-    """The dtype with the most elements (``{"torch.float16": 2 * 4096**2, ...}``); ties: the narrower one.
-    8-bit integer tensors count as :data:`INT8`; other integer tensors (indices, counts) do not count."""
+def dominant_dtype(counts: dict[str, int], inputs: dict[str, int] | None = None) -> str | None:
+    """The dtype with the most elements (``{"torch.float16": 2 * 4096**2, ...}``, inputs and outputs); ties: the
+    one holding more of the inputs' elements (``inputs``, the same form), then the narrower one. A quantizer's fp16
+    rows in and fp8 codes out, one element each, are fp16: the data it loads, and the tolerance it is checked at
+    (docs/faults.md, late56 l260). 8-bit integer tensors count as :data:`INT8`; other integer tensors (indices,
+    counts) do not count."""
     order = (INT8, "fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
+    by_name, in_name = _by_name(counts), _by_name(inputs or {})
+    if not by_name:
+        return None
+    return max(by_name, key=lambda d: (by_name[d], in_name.get(d, 0), -order.index(d) if d in order else -99))
+
+
+def _by_name(counts: dict[str, int]) -> dict[str, int]:
+    """Element counts by torch dtype (``"torch.float16"``) summed by card dtype name (:data:`INT8` included)."""
     by_name: dict[str, int] = {}
     for raw, n in counts.items():
         name = INT8 if raw.removeprefix("torch.") in ("int8", "uint8") else dtype_name(raw)
         if name is not None:
-            by_name[name] = by_name.get(name, 0) + n
-    if not by_name:
-        return None
-    return max(by_name, key=lambda d: (by_name[d], -order.index(d) if d in order else -99))
+            by_name[name] = by_name.get(name, 0) + int(n)
+    return by_name
 
 
 def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = PROBE_TIMEOUT_S) -> Inferred:
@@ -103,7 +113,7 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
     data, why = _probe_data(reference_py, device=device, timeout_s=timeout_s)
     if data is None:
         return Inferred("dtype", None, f"the probe of {reference_py.name} failed: {why}")
-    value = dominant_dtype({str(k): int(v) for k, v in dict(data.get("elements", {})).items()})
+    value = _dominant(data)
     if value is None:
         return Inferred("dtype", None, f"{reference_py.name}'s inputs and outputs hold no floating-point tensor")
     if value == INT8:
@@ -132,9 +142,14 @@ def operand_dtype(reference_py: Path, *, device: str = "auto") -> str | None:
     key = (str(reference_py.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _OPERANDS:
         data, _ = _probe_data(reference_py, device=device, timeout_s=PROBE_TIMEOUT_S)
-        counts = dict(data.get("elements", {})) if data else {}
-        _OPERANDS[key] = dominant_dtype({str(k): int(v) for k, v in counts.items()})
+        _OPERANDS[key] = _dominant(data or {})
     return _OPERANDS[key]
+
+
+def _dominant(data: dict[str, Any]) -> str | None:
+    """:func:`dominant_dtype` of the probe's JSON object (:func:`_probe`): all its elements, ties by its inputs'."""
+    counts = {str(k): int(v) for k, v in dict(data.get("elements", {})).items()}
+    return dominant_dtype(counts, {str(k): int(v) for k, v in dict(data.get("input_elements", {})).items()})
 
 
 _OPERANDS: dict[tuple[str, int, int], str | None] = {}
@@ -298,6 +313,7 @@ def _probe(reference_py: Path) -> dict[str, Any]:
     elements: dict[str, int] = {}
     for t in tensors_in(inputs):
         elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
+    input_elements = dict(elements)
     raised: list[str] = []
     out = _outputs(ref, inputs, raised)
     for t in tensors_in(out):
@@ -305,6 +321,7 @@ def _probe(reference_py: Path) -> dict[str, Any]:
     entry = ", ".join(f"{k}={v!r}" for k, v in shape.items())
     return {
         "elements": elements,
+        "input_elements": input_elements,
         "outputs_seen": out is not None,
         "reference_error": next(iter(raised), None),
         "entry": entry,
