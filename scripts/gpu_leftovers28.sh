@@ -9,8 +9,8 @@
 #   discovery compiled (since late49's l190 its list pinned to its first config: each launch at each entry), those
 #   linked into the session's cache and those
 #   the session compiled itself, its pace (compile and check seconds: 42.9 s and 40.6 s on the H100 of 2026-12-07 16:10,
-#   before) and run wall printed to tests.txt. Asserted: at least two entries compiled by discovery, every one of
-#   them linked into the session's cache.
+#   before) and run wall printed to tests.txt. Asserted since late54's l240: nothing compiled by discovery (it runs
+#   no task for fla, whose one list it pins), nothing linked, the session's cache its own.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt.
 set -u

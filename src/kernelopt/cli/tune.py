@@ -440,7 +440,7 @@ def _tune_locked(
     from kernelopt.backends.session_files import write_table
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tuning.folder import prepare_folder, summarize, tune_folder
-    from kernelopt.tuning.pace import before_line
+    from kernelopt.tuning.pace import before_line, discovery_work
     from kernelopt.tuning.session import StopReason
     from kernelopt.workspace import RunLock
 
@@ -465,7 +465,8 @@ def _tune_locked(
     kernel_py = prepared.problem.kernel_py
     space = prepared.space
     _say_before(prepared, request)
-    if (before := before_line(time.monotonic() - began, prepared.budget.wall_s)) is not None:
+    before = before_line(time.monotonic() - began, prepared.budget.wall_s, discovery_work(prepared.evaluation))
+    if before is not None:
         note(before)  # the wall counts discovery (late49's l191): said before the session, with what is left
     try:
         # the total from the start, not "0/?", and the wall the session keeps to, counted from the run's start

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -238,6 +238,63 @@ def benchmarks_unreset(source: str) -> bool:
     return False
 
 
+#: Whether an autotuned kernel's tree (its ``def``, the names its list's configs set) adds into an output, so that only
+#: its autotuner's own benchmark on the call's tensors tells whether its first call is wrong: the first-call check's
+#: rule (:func:`kernelopt.harness.first_call.writes_by_program`, a layer above), given by the caller.
+AddsInto = Callable[[ast.AST, Collection[str]], bool]
+
+
+def runs_pinned(source: str, most: int, adds_into: AddsInto) -> bool:
+    """True when a run of the task with keyed lists of 2 to ``most`` configs pinned
+    (:func:`~kernelopt.tunables.autotune_worker.pinned_lists`) benchmarks no autotune list and reads no autotuner's
+    pick: every ``@triton.autotune`` of the file decorates a ``def``, with a literal list of one config, or of 2 to
+    ``most`` under a literal non-empty ``key`` whose kernel does not add into an output (``adds_into``: such a list
+    runs whole in the first run, for the first-call check). ``False`` for a list built by code, a called form
+    (Transformer Engine's), a list past ``most`` or unkeyed, and a file that does not parse.
+
+    Such a file's run on a GPU tells the session nothing static reading does not (where :func:`needs_values` is
+    false): the session times each config pinned at every entry (late42's l101), and since late49's l190 no pick is
+    kept; what the run cost was each launch's compile of the first config at each entry's specialization, one after
+    another (fla_matmul: 45 s before its session on the H100 of 2026-12-07 21:59, late54's l240)."""
+    try:
+        tree = pyparse.parse(source)
+    except SyntaxError:
+        return False
+    decorators = {
+        id(d): node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for d in node.decorator_list
+    }
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if named != "autotune" or not isinstance(node, ast.Call):
+            continue
+        kernel = decorators.get(id(node))
+        keywords = {k.arg: k.value for k in node.keywords}
+        configs = keywords.get("configs", node.args[0] if node.args else None)
+        key = keywords.get("key", node.args[1] if len(node.args) > 1 else None)
+        if kernel is None or not isinstance(configs, ast.List | ast.Tuple):
+            return False
+        if len(configs.elts) < 2:
+            continue
+        keyed = isinstance(key, ast.List | ast.Tuple) and bool(key.elts)
+        if not keyed or len(configs.elts) > most or adds_into(kernel, _config_names(configs)):
+            return False
+    return True
+
+
+def _config_names(configs: ast.List | ast.Tuple) -> set[str]:
+    """The names a literal list's configs set (``triton.Config({"BM": 128}, ...)``'s dict keys)."""
+    out: set[str] = set()
+    for config in configs.elts:
+        given = config.args[0] if isinstance(config, ast.Call) and config.args else None
+        if isinstance(given, ast.Dict):
+            out |= {k.value for k in given.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    return out
+
+
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
     """True when some editable knob has a computed value that only a run can tell, a ``**configs[key]``
     launch needs a run to tell which entry it uses, the file picks between kernels by a branch (which runs at
@@ -277,6 +334,7 @@ def discover_evaluated(
     first_call: bool = False,
     run_task: bool = False,
     pin_lists: int = 0,
+    adds_into: AddsInto | None = None,
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
     """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
 
@@ -291,6 +349,10 @@ def discover_evaluated(
     first config (:func:`evaluate_autotune`; leftovers27 l133 the runs after the first, late49 l190 the first too):
     Triton's autotuner compiled and benchmarked every config at each new key (fla_matmul: two launches' keys x 8
     configs, most of the 90 s before its session on the H100 of 2026-12-07 19:29), where the session times each pinned.
+    With ``adds_into`` (the first-call check's rule), a file whose every list such runs hold pinned
+    (:func:`runs_pinned`) is not run for its lists at all, nor for the first-call check: pinned, the run reads no pick
+    and benchmarks nothing, and its compiles, one launch at each entry after another, were the 45 s before fla_matmul's
+    session on the H100 of 2026-12-07 21:59 (late54's l240); the session compiles the same configs itself, in parallel.
 
     The module is imported (in a worker) only when static reading meets an autotune list built by code,
     or, with ``reference``, a computed knob or (on a GPU) an autotune list keyed on the problem: the task then runs
@@ -307,7 +369,8 @@ def discover_evaluated(
     name = Path(kernel_py).name
     # on a GPU a keyed list runs at each entry for its sizes and launch values (and, with no pin_lists, its autotuner's
     # own picks, ShapeSizes.picks: a do_bench of each config a key there); in the interpreter its picks are noise
-    listed = reference is not None and not runs_on_cpu(device) and keyed_lists(source, name)
+    pinned = bool(pin_lists) and adds_into is not None and runs_pinned(source, pin_lists, adds_into)
+    listed = reference is not None and not runs_on_cpu(device) and keyed_lists(source, name) and not pinned
     run = reference is not None and (
         run_task or needs_values(source, name) or bool(needs_evaluation(source, name)) or listed
     )
@@ -316,10 +379,17 @@ def discover_evaluated(
         fix_by_reference(found, reference_text(Path(kernel_py), reference))
         refuse_unmoved_grids(found, source)
         refuse_overridden(found, source)
-        if first_call and reference is not None and benchmarks_unreset(source):
-            # a literal list is read without a run, so the first-call check had none (newuser12's n66)
+        if first_call and reference is not None and benchmarks_unreset(source) and not pinned:
+            # a literal list is read without a run, so the first-call check had none (newuser12's n66); a list the run
+            # holds pinned benchmarks nothing there (l240)
             seen = evaluate_autotune(
-                Path(kernel_py), reference=reference, device=device, timeout_s=timeout_s, env=env, sizes=False
+                Path(kernel_py),
+                reference=reference,
+                device=device,
+                timeout_s=timeout_s,
+                env=env,
+                sizes=False,
+                pin_lists=pin_lists,
             )
             if seen.first_call:
                 return found, AutotuneEvaluation(first_call=seen.first_call, interpreted=seen.interpreted)

@@ -54,6 +54,7 @@ from kernelopt.digits import sig
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, file_in_the_way, read_python, read_source
+from kernelopt.harness.first_call import writes_by_program
 from kernelopt.harness.runner import release_build_locks
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
@@ -586,6 +587,9 @@ def _prepared_folder(request: TuneRequest) -> PreparedFolder:
         # a keyed list a session times entry by entry, pinned (l101), is not benchmarked whole at any entry's key
         # before it: every run pinned to its first config (leftovers27 l133 after the first, late49 l190 the first)
         pin_lists=0 if problem.interpreted else LIST_CURRENT_MOST,
+        # where every list is so pinned and none adds into an output, no run at all: it reads nothing the session
+        # needs, and its compiles were fla_matmul's 45 s before its session on the H100 (late54's l240)
+        adds_into=writes_by_program,
     )
     held_options: dict[str, dict[str, Value]] = {}
     if problem.interpreted:

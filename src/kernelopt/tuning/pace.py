@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt.tunables.model import AutotuneEvaluation
 from kernelopt.tuning.budget import Budget
 
 #: A candidate's request may take this many times the median of the rounds' seconds a candidate so far (our choice:
@@ -252,12 +253,28 @@ class RunWall(BaseModel):
         )
 
 
-def before_line(before_s: float, stated_s: float) -> str | None:
+#: What discovery did, as :func:`before_line` says it: a worker imported kernel.py and ran the task at its entries.
+RAN_TASK = "a worker imports it and runs the task at its SHAPES entries"
+#: ... a worker imported kernel.py alone (an autotune list built by code), no task run.
+IMPORTED = "a worker imports it to read its autotune lists"
+#: ... no worker: the text read alone (fla_matmul on a GPU since late54's l240: its one list pinned, nothing to run).
+READ_ONLY = "its text read, no worker started"
+
+
+def discovery_work(evaluation: AutotuneEvaluation | None) -> str:
+    """What discovery did for ``evaluation`` (``None``: no worker was asked), in :func:`before_line`'s words."""
+    if evaluation is None:
+        return READ_ONLY
+    return RAN_TASK if evaluation.shape is not None or evaluation.run_failed else IMPORTED
+
+
+def before_line(before_s: float, stated_s: float, work: str = RAN_TASK) -> str | None:
     """The line said before a ``kernelopt tune`` session whose discovery took ``before_s`` of its stated wall
     (``stated_s``, ``--budget-wall-s``), which counts it (:meth:`~kernelopt.tuning.budget.Budget.count_before`): how
-    long, why, and what is left for the session; ``None`` under :data:`PAST_WALL_SAID_S`. On the H100 of 2026-12-07
-    fla_matmul's discovery took 90 s before its 60 s session and nothing said so until the run was killed (late49's
-    l191)."""
+    long, why (``work``: :func:`discovery_work`), and what is left for the session; ``None`` under
+    :data:`PAST_WALL_SAID_S`. On the H100 of 2026-12-07 fla_matmul's discovery took 90 s before its 60 s session and
+    nothing said so until the run was killed (late49's l191); since late54's l240 its discovery starts no worker, and
+    the line no longer says one ran the task."""
     if before_s < PAST_WALL_SAID_S or math.isinf(stated_s):
         return None
     left = stated_s - before_s
@@ -267,6 +284,6 @@ def before_line(before_s: float, stated_s: float) -> str | None:
         else "nothing left for the session, which times no candidate (a longer --budget-wall-s times them)"
     )
     return (
-        f"{before_s:.1f} s before the session: kernel.py's discovery (a worker imports it and runs the task at its "
-        f"SHAPES entries); the {stated_s:g} s wall counts it: {said}"
+        f"{before_s:.1f} s before the session: kernel.py's discovery ({work}); the {stated_s:g} s wall counts it: "
+        f"{said}"
     )
