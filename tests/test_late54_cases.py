@@ -40,6 +40,8 @@ def test_l240_a_file_whose_every_list_discovery_pins_is_read_without_a_run(monke
     adding = (DATA / "newuser12" / "first_call_literal" / "kernel.py").read_text()
     assert runs_pinned(adding, 8, lambda kernel, keys: False) and not runs_pinned(adding, 8, writes_by_program)
     assert not runs_pinned((DATA / "leftovers13" / "first_call" / "kernel.py").read_text(), 8, writes_by_program)
+    own = fla.replace("@triton.heuristics({", "@cached_autotune(cache='x')\n@triton.heuristics({")
+    assert not runs_pinned(own, 8, writes_by_program)  # a project's own autotuner over the kernel: read at run time
 
     monkeypatch.setattr(evaluate, "evaluate_autotune", _no_worker)
     kwargs = dict(reference=FLA / "reference.py", device="cuda", first_call=True, pin_lists=8)

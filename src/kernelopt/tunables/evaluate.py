@@ -250,7 +250,8 @@ def runs_pinned(source: str, most: int, adds_into: AddsInto) -> bool:
     pick: every ``@triton.autotune`` of the file decorates a ``def``, with a literal list of one config, or of 2 to
     ``most`` under a literal non-empty ``key`` whose kernel does not add into an output (``adds_into``: such a list
     runs whole in the first run, for the first-call check). ``False`` for a list built by code, a called form
-    (Transformer Engine's), a list past ``most`` or unkeyed, and a file that does not parse.
+    (Transformer Engine's), a list past ``most`` or unkeyed, a kernel under a decorator other than Triton's three (a
+    project's own autotuner, FLA's ``fla_cache_autotune``; an alias), and a file that does not parse.
 
     Such a file's run on a GPU tells the session nothing static reading does not (where :func:`needs_values` is
     false): the session times each config pinned at every entry (late42's l101), and since late49's l190 no pick is
@@ -260,12 +261,14 @@ def runs_pinned(source: str, most: int, adds_into: AddsInto) -> bool:
         tree = pyparse.parse(source)
     except SyntaxError:
         return False
-    decorators = {
-        id(d): node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        for d in node.decorator_list
-    }
+    decorators: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        words = [_decorator_word(d) for d in node.decorator_list]
+        if any(w in _TRITON_WORDS for w in words) and not all(w in _TRITON_WORDS for w in words):
+            return False  # a kernel under a decorator of its own (a project's autotuner, an alias): read at run time
+        decorators |= {id(d): node for d in node.decorator_list}
     for node in ast.walk(tree):
         func = node.func if isinstance(node, ast.Call) else None
         named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -283,6 +286,16 @@ def runs_pinned(source: str, most: int, adds_into: AddsInto) -> bool:
         if not keyed or len(configs.elts) > most or adds_into(kernel, _config_names(configs)):
             return False
     return True
+
+
+#: The last names of Triton's decorators a kernel may carry for :func:`runs_pinned` to read it from the text.
+_TRITON_WORDS = ("jit", "autotune", "heuristics")
+
+
+def _decorator_word(decorator: ast.expr) -> str | None:
+    """The last name of a decorator (``triton.autotune`` of ``@triton.autotune(...)``), ``None`` for another form."""
+    expr = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
 
 
 def _config_names(configs: ast.List | ast.Tuple) -> set[str]:
