@@ -7,7 +7,6 @@ worker starts here (the worker's factory is replaced by one that fails the test)
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ def test_l240_a_file_whose_every_list_discovery_pins_is_read_without_a_run(monke
     keyed on ``M, N, K`` is pinned under 8 and not under 4; a list its kernel adds into (newuser12's ``tl.atomic_add``
     beside a literal list of two), a list built by code (leftovers13's comprehension) and an unkeyed one run whole.
     ``discover_evaluated`` as ``tune`` calls it on a GPU (``pin_lists`` 8, the first-call rule given) starts no worker
-    for fla and reads its eight configs; without the rule it starts one, as before."""
+    for fla and reads its eight configs (without the rule, the loop's and ``tunables``' calls, nothing changes)."""
     from kernelopt.harness.first_call import writes_by_program
     from kernelopt.tunables import evaluate
     from kernelopt.tunables.evaluate import discover_evaluated, runs_pinned
@@ -48,19 +47,15 @@ def test_l240_a_file_whose_every_list_discovery_pins_is_read_without_a_run(monke
     found, evaluation = discover_evaluated(FLA / "kernel.py", adds_into=writes_by_program, **kwargs)  # type: ignore[arg-type]
     assert evaluation is None
     assert len({t.key.split("].")[0] for t in found if t.key.startswith("matmul_kernel.configs[")}) == 8
-    with pytest.raises(_Started):
-        discover_evaluated(FLA / "kernel.py", **kwargs)  # type: ignore[arg-type]
 
 
 def test_l240_tune_on_a_gpu_gives_discovery_the_first_call_rule(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``prepare_folder`` for ``cuda`` passes ``pin_lists`` 8 and the first-call check's own rule (``writes_by_program``,
-    the one the worker's ``pinned_lists`` keeps a list whole by), so fla's discovery starts no worker; in the
-    interpreter nothing is pinned and the rule reads nothing. Read up to discovery's answer."""
+    the one the worker's ``pinned_lists`` keeps a list whole by), with which fla's discovery starts no worker (the test
+    above). Read up to discovery's call (no worker starts)."""
     from kernelopt.harness.first_call import writes_by_program
-    from kernelopt.tunables import evaluate
-    from kernelopt.tunables.evaluate import discover_evaluated
     from kernelopt.tuning import folder as folder_module
 
     given: dict[str, object] = {}
@@ -70,17 +65,12 @@ def test_l240_tune_on_a_gpu_gives_discovery_the_first_call_rule(
 
     def discover(kernel_py: Path, **kwargs: object) -> None:
         given.update(kwargs)
-        given["answer"] = discover_evaluated(kernel_py, **kwargs)  # type: ignore[arg-type]
         raise Stop
 
-    monkeypatch.setattr(evaluate, "evaluate_autotune", _no_worker)
     monkeypatch.setattr(folder_module, "discover_evaluated", discover)
-    folder = Path(shutil.copytree(FLA, tmp_path / "fla_matmul"))
     with pytest.raises(Stop):
-        folder_module.prepare_folder(folder_module.TuneRequest(folder=str(folder), device="cuda", out=str(tmp_path)))
+        folder_module.prepare_folder(folder_module.TuneRequest(folder=str(FLA), device="cuda", out=str(tmp_path)))
     assert given["pin_lists"] == folder_module.LIST_CURRENT_MOST and given["adds_into"] is writes_by_program
-    found, evaluation = given["answer"]  # type: ignore[misc]
-    assert evaluation is None and found
 
 
 def test_l240_the_line_before_the_session_says_what_discovery_did() -> None:
