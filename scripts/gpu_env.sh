@@ -2,7 +2,8 @@
 # It defines functions and PY; it runs nothing on its own, so a script keeps the order of its own steps.
 #
 #   PY                        the interpreter: $PYTHON, default python3 (the one the carried wheels are for)
-#   gpu_out                   R=$OUT (required: the script stops with "set OUT" without it), created
+#   gpu_out                   R=$OUT (required: the script stops with "set OUT" without it), created;
+#                             KERNELOPT_CRASH_DIR=$R/crash (a crash log comes back with the phase)
 #   gpu_src_path              $PWD/src ahead of PYTHONPATH (run from the repository root)
 #   gpu_header FILE [FIELDS]  what a result was measured on, into FILE: the date, nvidia-smi --query-gpu=FIELDS
 #                             (default name, driver, clocks, memory), torch and triton, CPU cores, the commit
@@ -25,6 +26,9 @@ GPU_FIELDS_DEFAULT=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memor
 gpu_out() {
     R=${OUT:?set OUT to the output folder}
     mkdir -p "$R"
+    # an internal error's crash log is written under the phase's folder and comes back with it (on 2026-12-07 22:11
+    # lmd_fill_fp8's tune said "internal error ... (crash log: /tmp/kernelopt-crash-...)", which stayed on the device)
+    export KERNELOPT_CRASH_DIR="$R/crash"
 }
 
 gpu_src_path() {

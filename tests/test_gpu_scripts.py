@@ -652,3 +652,15 @@ def test_the_header_names_the_exported_commit_where_the_copy_has_no_git(tmp_path
         run_env = env | ({"KERNELOPT_COMMIT": commit} if commit else {})
         subprocess.run(["bash", "-c", script], cwd=tmp_path, env=run_env, timeout=30, check=True)
         assert said in header.read_text(), header.read_text()
+
+
+def test_g13_a_phase_s_crash_log_comes_back_with_it(tmp_path: Path) -> None:
+    """The H100 of 2026-12-07 22:11: breaker28's tune of lmd_fill_fp8 ended "internal error: ZeroDivisionError: integer
+    modulo by zero (crash log: /tmp/kernelopt-crash-20261207T221112-3762.log)", and the log, the traceback, stayed on
+    the device. Every phase's header points ``KERNELOPT_CRASH_DIR`` (read by the CLI's crash log) into its own folder,
+    which the session packs."""
+    out = tmp_path / "phase"
+    script = f'. "{REPO}/scripts/gpu_env.sh"; gpu_out; echo "$KERNELOPT_CRASH_DIR"'
+    done = subprocess.run(["bash", "-c", script], env={"PATH": "/usr/bin:/bin", "OUT": str(out)}, capture_output=True,
+                          text=True, timeout=30, check=True)  # fmt: skip
+    assert done.stdout.strip() == str(out / "crash") and out.is_dir()
