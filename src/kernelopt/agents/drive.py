@@ -586,8 +586,8 @@ def validate(
         )
     state = read_state(ws)
     if now.next is NextStep.IMPLEMENT_THEN_VALIDATE:
-        # a slip of the edit (a typo, a deleted file) is the agent's to fix now: failing the version for it
-        # would record the plan's action as tried, and a repeated plan is refused, so the action is lost
+        # a slip of the edit (a typo, a deleted file) is the agent's to fix now: failing the version for it would
+        # spend a version and its plan on a slip (the action, never judged, could be planned again: l270)
         was = state.current.links.get("kernel.py") if state is not None and state.current is not None else None
         # None: an edit of only the plan's auxiliary files is an edit; the user's own link (l7) is read through
         problem = kernel_problem(ws, None, was.target if was is not None else None)

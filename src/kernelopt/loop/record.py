@@ -23,6 +23,7 @@ from kernelopt.memory.model import (
     QualityGate,
     version_label,
 )
+from kernelopt.planning.history import IMPLEMENTATION_CHECK_FAILED
 from kernelopt.planning.plan import Plan
 
 T = TypeVar("T")
@@ -76,14 +77,15 @@ def stage3_record(it: IterationState, plan: Plan) -> IterationRecord:
     return record
 
 
-def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
+def _lesson(error_type: str, sig: str, *, planned: bool, stage: Stage | None = None) -> str:
     """What a failed version teaches, by how it failed: with no plan (the planner's output refused, the
     planner writing outside its file) no action was tried, so none is to avoid; a tuning session that kept
     nothing has converged, one too noisy to rank measured no order (the next version may tune again), one whose
     every candidate, the kernel as written too, ran past its time limit met the machine's pace (the same, with more
     time); an agent
     that answered but did not finish by its limit (calling tools, or stalled) wants more time or a smaller step
-    (d33, n155); anything else is not repeated."""
+    (d33, n155); an implementation that failed its own check judged no action (late57 l270: it may be planned again,
+    :func:`~kernelopt.planning.history.never_judged`); anything else is not repeated."""
     if error_type == AGENT_UNFINISHED:  # a model calling tools until its limit: no setup problem (d33)
         what = f"this action{sig}" if planned else "the plan"
         return (
@@ -92,6 +94,11 @@ def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
         )
     if not planned:
         return "no action was planned (the planner's work was refused): nothing was tried; plan again"
+    if (error_type, f"failed at stage {stage.value}" if stage else None) == IMPLEMENTATION_CHECK_FAILED:
+        return (
+            f"the implementation of this action{sig} failed its correctness check, so the action itself was not "
+            "judged (nothing was gated or timed): it may be planned again with a right implementation"
+        )
     if error_type == SEARCH_NO_GAIN:
         return f"this action{sig} ran and kept nothing: the launch configuration has converged"
     if error_type == SEARCH_TOO_NOISY:
@@ -156,7 +163,7 @@ def finalize_record(
                 lesson="make the agent available (login, API key passed on with KERNELOPT_KEEP_ENV, API up, "
                 f"time limit), then run again; this action{sig} was not measured and may be planned again"
                 if unavailable
-                else _lesson(it.failure.error_type, sig, planned=plan is not None),
+                else _lesson(it.failure.error_type, sig, planned=plan is not None, stage=it.failure.stage),
             )
         )
         if it.failure.stage is Stage.IMPLEMENT and it.failure.error_type == "correctness":

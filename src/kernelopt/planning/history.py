@@ -4,7 +4,11 @@ An action is *tried* when an unmasked record (``memory/v<N>.json``) holds it: it
 ``optimization.action_category`` with the knob values Stage 3 applied (``optimization.knob_changes``:
 name -> [before, after]), or the plan of that version (``plans/v<N>_plan.md``) with its parameters.
 Masked records never count: their actions may be proposed again (spec: masked records are not active
-data).
+data). Nor does a version whose action was never judged (:func:`never_judged`): the agent meant to plan or
+implement it was unavailable, or its implementation failed its own correctness check at Stage 3 (kernel.py put
+back, nothing gated or timed): a wrong edit is the implementation's failure, not the action's, and the same action
+may be planned again with a right one. Its record still says what happened (its failure, its pitfalls), and a knob
+move it planned still counts as failed, so the rules planner does not re-plan its own edit that failed.
 
 A category searched by the rules backend (a record with ``candidates``) whose sweep gained nothing (its
 best candidate was the current configuration, or the chosen one failed the gate) *waits*: it is not
@@ -39,6 +43,7 @@ from kernelopt.memory.model import GateResult, IterationRecord
 from kernelopt.planning.knobs import KnobFamily, family
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan, PlanError
+from kernelopt.stagenames import Stage
 from kernelopt.workspace import Workspace
 
 Signature = tuple[str, tuple[tuple[str, str], ...]]
@@ -86,6 +91,26 @@ def record_signature(record: IterationRecord) -> Signature | None:
         return None
     pairs = tuple((k, _canon(v[-1])) for k, v in opt.knob_changes.items() if v)
     return canonical((opt.action_category.value, pairs))
+
+
+#: error_type and root_cause of the loop's failure pitfall of a version whose implementation failed its own
+#: correctness check at Stage 3 (``loop.record.finalize_record`` writes them).
+IMPLEMENTATION_CHECK_FAILED = ("correctness", f"failed at stage {Stage.IMPLEMENT.value}")
+
+
+def implementation_failed(record: IterationRecord) -> bool:
+    """True when ``record``'s version failed at Stage 3 on its implementation's own correctness check (or a
+    kernel.py that did not parse): kernel.py was put back and nothing reached the gate."""
+    return record.quality_gate.result in (GateResult.FAIL, GateResult.TIMEOUT_FAIL) and any(
+        (pf.error_type, pf.root_cause) == IMPLEMENTATION_CHECK_FAILED for pf in record.pitfalls_and_fixes
+    )
+
+
+def never_judged(record: IterationRecord) -> bool:
+    """True when ``record``'s action was never judged, so it is not *tried* (the one rule of the repeated-plan check
+    and the planners): the agent meant to plan or implement it was unavailable, or its implementation failed its own
+    check (:func:`implementation_failed`)."""
+    return record.quality_gate.result is GateResult.AGENT_UNAVAILABLE or implementation_failed(record)
 
 
 class Outcome(StrEnum):
@@ -294,11 +319,12 @@ def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | 
             sweeps[r.optimization.action_category] = r
         result = outcome(r)
         sig = record_signature(r)
-        if sig is not None:
-            h.add_tried(sig, r.version)
         plan = past_plans.get(r.version)
-        if plan is not None:
-            h.add_tried(plan.signature(), r.version)
+        if not never_judged(r):  # a wrong implementation's version did not try its action (its moves still count)
+            if sig is not None:
+                h.add_tried(sig, r.version)
+            if plan is not None:
+                h.add_tried(plan.signature(), r.version)
         category = r.optimization.action_category or (plan.action_category if plan else None)
         if category is not None and result in (Outcome.FAILED, Outcome.REGRESSED):
             h.failed_categories.setdefault(category, []).append(r.version)

@@ -23,8 +23,8 @@ from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON
 from kernelopt.fileio import atomic_write_text
-from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix
-from kernelopt.planning.history import Signature, plan_signature
+from kernelopt.memory.model import IterationRecord, PitfallAndFix
+from kernelopt.planning.history import Signature, never_judged, plan_signature
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.planning.validate import validate_plan
@@ -161,8 +161,8 @@ def tried_signatures(ws: Workspace, reader: PlanReader, *, before: int) -> dict[
     """
     out: dict[Signature, int] = {}
     for r in ws.memory.records():
-        if not 0 < r.number < before or r.quality_gate.result is GateResult.AGENT_UNAVAILABLE:
-            continue  # an action the agent never got to try is not tried
+        if not 0 < r.number < before or never_judged(r):
+            continue  # an action never judged (no agent to try it, or a wrong implementation of it) is not tried
         path = ws.plan_path(r.number)
         if not path.is_file():
             continue
