@@ -52,3 +52,47 @@ def test_l270_a_version_whose_edit_failed_its_check_did_not_try_its_action(tmp_p
     gated = failed(Stage.GATE)  # failed at the gate: its action was judged
     assert tried_signatures(ws, reader, before=2).get(sig) == 1
     assert build_history([gated], {"v1": plan}).was_tried(sig)
+
+
+def test_l271_an_mcp_agent_s_attempts_are_counted_across_its_validate_calls(tmp_path: Path) -> None:
+    """l271: each ``validate`` call of an MCP agent whose edit failed its check recorded "implementation attempt 1 of
+    3" (the loop sees one call at a time), so V1's record held three first attempts. The server's count of the
+    version's repairs before the call (``repairs_used``) is the implementer's ``attempts_before``: the second call's
+    failed check is attempt 2 of 3, the third's attempt 3 of 3 with "after 3 attempt(s)"."""
+    import pytest
+
+    from kernelopt.agents import drive
+    from kernelopt.harness.model import CorrectnessReport, CorrectnessStatus
+    from kernelopt.memory.model import PitfallAndFix
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import run_implement
+    from tests.backends_support import make_plan, make_ws
+
+    ws = make_ws(tmp_path)
+    plan = make_plan("block_size", {"BLOCK": 2048})
+    told: list[PitfallAndFix] = []
+
+    def check(_ws: object) -> CorrectnessReport:
+        return CorrectnessReport(passed=False, status=CorrectnessStatus.FAIL, message="output differs")
+
+    def call(repairs_used: int) -> object:  # as drive.validate builds the agent's implementer for its call
+        agent = drive.AgentEdits("BLOCK 2048", repairs=repairs_used < 2, attempts_before=repairs_used)
+        agent.edits = {"kernel.py": ws.kernel_py.read_bytes() + b"\n# the agent's edit\n"}
+        return run_implement(
+            ws,
+            1,
+            plan,
+            agent,
+            guard=RunGuard(ws),
+            check=check,
+            repair_attempts=2,
+            history=[],
+            summary=None,
+            on_failed_attempt=lambda pitfall, _message, _last: told.append(pitfall),
+        )
+
+    with pytest.raises(drive._RepairByTheAgent):
+        call(1)  # the second call: its failed check goes back to the agent
+    res = call(2)  # the third: past its repairs, the version fails
+    assert [p.root_cause for p in told] == ["implementation attempt 2 of 3", "implementation attempt 3 of 3"], told
+    assert res.reason == "correctness FAIL: output differs after 3 attempt(s)", res.reason

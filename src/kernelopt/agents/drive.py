@@ -353,9 +353,10 @@ class AgentEdits:
 
     name = AGENT
 
-    def __init__(self, description: str | None, *, repairs: bool = False) -> None:
+    def __init__(self, description: str | None, *, repairs: bool = False, attempts_before: int = 0) -> None:
         self.description = description
         self.repairs = repairs
+        self.attempts_before = attempts_before  # the version's edits checked by this server's calls before (l271)
         self.edits: dict[str, Captured] = {}
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
@@ -364,7 +365,12 @@ class AgentEdits:
         restore(ctx.workspace.root, self.edits)
         what = self.description or (ctx.plan.action if ctx.plan else "the agent's edit")
         # past its repairs the agent's edit is checked once: a loop's repair attempt would check the same edit again
-        return ImplementOutcome(changed=bool(self.edits), description=" ".join(what.split()), final=not self.repairs)
+        return ImplementOutcome(
+            changed=bool(self.edits),
+            description=" ".join(what.split()),
+            final=not self.repairs,
+            attempts_before=self.attempts_before,
+        )
 
 
 class _NoAgent:
@@ -594,7 +600,7 @@ def validate(
         if problem is not None:
             raise StageRefused(f"validate: {problem}; fix kernel.py and call validate again (nothing was recorded)")
     allowed_repairs = state.settings.repair_attempts if state is not None else 0
-    agent = AgentEdits(description, repairs=repairs_used < allowed_repairs)
+    agent = AgentEdits(description, repairs=repairs_used < allowed_repairs, attempts_before=repairs_used)
 
     def take_edits(run: LoopRun) -> None:
         it = run.state.current

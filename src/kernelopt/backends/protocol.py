@@ -113,6 +113,8 @@ class ImplementOutcome:
         final: no repair attempt follows a failed check of this one: the implementer has none left (an MCP agent,
             which repairs across its calls, past its repairs: Stage 3 called again would only check the same edit
             again, and the record would count repairs never made; fresh28 f65).
+        attempts_before: attempts of this Stage 3 the implementer made in earlier calls (an MCP agent repairs across
+            its ``validate`` calls, each one Stage 3 call: its second call's attempt is "2 of 3", late57 l271).
     """
 
     changed: bool
@@ -130,6 +132,7 @@ class ImplementOutcome:
     unavailable: bool = False
     unfinished: bool = False
     final: bool = False
+    attempts_before: int = 0
 
 
 class BackendFailure(KerneloptError):

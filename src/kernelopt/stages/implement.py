@@ -176,10 +176,11 @@ def run_implement(
             return res
         final = res.outcome is not None and res.outcome.final  # the implementer makes no repair attempt (f65)
         last = attempt == attempts.total - 1 or not why.repairable or final
-        attempts.failed(why, attempt, last)
+        made = attempt + (res.outcome.attempts_before if res.outcome is not None else 0)  # across its calls (l271)
+        attempts.failed(why, made, last)
         if last:
-            if why.repairable and attempt > 0:
-                why.message = f"{why.message} after {attempt + 1} attempt(s)"
+            if why.repairable and made > 0:
+                why.message = f"{why.message} after {made + 1} attempt(s)"
             return _fail(ws, res, good, why, attempts.first)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -195,7 +196,8 @@ class _Attempts:
     failure_text: str | None = None
 
     def failed(self, why: _Attempt, attempt: int, last: bool) -> None:
-        """Record attempt ``attempt``'s failure as a pitfall and tell the sink."""
+        """Record attempt ``attempt``'s failure (counted from 0 over the implementer's calls) as a pitfall and tell
+        the sink."""
         error_type = why.error_type if why.error_type != "correctness" else f"correctness_{why.status.value.lower()}"
         self.res.pitfalls.append(
             PitfallAndFix(
