@@ -5779,7 +5779,7 @@ def _tuned_tiles(
         for node, small, tile in _tuned_tile_lines(fn, old):
             if needs is None:
                 needs = _plain_requirements(fn, collector, unmasked, pos, made)
-            why = _tuned_tile_refusal(fn, node, small, tile, needs, ran_masked, needed)
+            why = _tuned_tile_refusal(fn, node, small, tile, needs, ran_masked, needed, collector.class_defs)
             if why is not None:
                 return why
     return None
@@ -5824,11 +5824,13 @@ def _tuned_tile_refusal(
     needs: Sequence[Divides],
     ran_masked: Collection[tuple[str, str]],
     needed: list[tuple[cst.If, str, str]] | None,
+    classes: Sequence[cst.ClassDef] = (),
 ) -> str | None:
     """Why the tuned assignment ``small`` of ``tile`` (in ``node``, of :func:`_tuned_tile_lines`) cannot be written
     against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
-    with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`)."""
-    row = _Row(fn, node, small, tile)
+    with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`). ``classes``: the file's classes, for a field
+    a settings dataclass never changes (:func:`_settings_field_default`)."""
+    row = _Row(fn, node, small, tile, tuple(classes))
     launched_needs = _read_at_launch(row, needs)
     if isinstance(launched_needs, str):
         return launched_needs
@@ -5897,6 +5899,7 @@ class _Row:
     node: cst.If | cst.SimpleStatementLine
     small: cst.Assign
     tile: tuple[str, str]
+    classes: tuple[cst.ClassDef, ...] = ()
 
     @property
     def target(self) -> str:
@@ -5988,6 +5991,8 @@ def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[c
     the row's test, or the value, keeps the count within the limit."""
     fn, node, target, value = row.fn, row.node, row.target, _int(row.small.value)
     befores = _fallback_values(fn, target)
+    if not befores and (default := _settings_field_default(fn, target, row.classes)) is not None:
+        befores = [default]  # late56 l261: a frozen dataclass's field its builder never passes, the same everywhere
     for d in needs:
         if not (d.covers and d.scale == (GRID_AXIS_MOST, 1) and d.size is not None and d.tile[1] == row.tile[1]):
             continue
@@ -6114,6 +6119,83 @@ def _fallback_values(fn: cst.FunctionDef, target: str) -> list[int]:
     writes = [n for n in walk(fn.body) if isinstance(n, cst.AugAssign) and _code(n.target) == target]
     ints = [_int(v) for v in values]
     return [] if writes or None in ints else [i for i in ints if i is not None]
+
+
+def _settings_field_default(fn: cst.FunctionDef, target: str, classes: Sequence[cst.ClassDef]) -> int | None:
+    """The integer ``target`` holds at every size where ``fn`` computes it once from a field of a settings object it
+    binds once to a frozen dataclass of the file (``cfg = StencilTiles.for_width(W)`` / ``BLOCK_H = cfg.BLOCK_H``),
+    the field has an integer default (``BLOCK_H: int = 8``) and no builder passes it: the class called with keywords
+    alone, or a ``@classmethod`` whose every return is ``cls(...)`` so called; the class has no base, ``__init__``
+    nor ``__post_init__``.
+    ``None`` for anything else (breaker30's stencil_cfg: every literal ``BLOCK_H``, 8 included, was refused over "a
+    computed value", late56 l261)."""
+    values = _untuned_values(fn, target)
+    if len(values) != 1 or not isinstance(read := values[0], cst.Attribute) or not isinstance(read.value, cst.Name):
+        return None
+    obj, field_name = read.value.value, read.attr.value
+    binds = _untuned_values(fn, obj)
+    if len(binds) != 1 or not isinstance(call := binds[0], cst.Call) or _bound_otherwise(fn, obj):
+        return None
+    func = call.func
+    method = func.attr.value if isinstance(func, cst.Attribute) else None
+    owner = func.value if isinstance(func, cst.Attribute) else func
+    if not isinstance(owner, cst.Name):
+        return None
+    cls = next((c for c in classes if c.name.value == owner.value), None)
+    if cls is None or cls.bases or not _frozen_dataclass(cls) or not isinstance(cls.body, cst.IndentedBlock):
+        return None
+    methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+    if "__post_init__" in methods or "__init__" in methods:
+        return None
+    if method is None:
+        builds = [call]
+    else:
+        built = methods.get(method)
+        if built is None or not any(_code(d.decorator).strip() == "classmethod" for d in built.decorators):
+            return None
+        returns = [n.value for n in walk(built.body) if isinstance(n, cst.Return)]
+        builds = [r for r in returns if isinstance(r, cst.Call) and _code(r.func).strip() in ("cls", owner.value)]
+        if not returns or len(builds) != len(returns):
+            return None
+    if any(a.keyword is None or a.keyword.value == field_name for b in builds for a in b.args):
+        return None  # a positional argument or a splat may set the field; one naming it does
+    defaults = [
+        stmt.value
+        for line in cls.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for stmt in line.body
+        if isinstance(stmt, cst.AnnAssign) and _code(stmt.target).strip() == field_name and stmt.value is not None
+    ]
+    return _int(defaults[0]) if len(defaults) == 1 else None
+
+
+def _frozen_dataclass(cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` is decorated ``@dataclass(frozen=True)`` (or ``@dataclasses.dataclass(frozen=True)``)."""
+    for d in cls.decorators:
+        dec = d.decorator
+        if isinstance(dec, cst.Call) and _code(dec.func).strip() in ("dataclass", "dataclasses.dataclass"):
+            frozen = [a for a in dec.args if a.keyword is not None and a.keyword.value == "frozen"]
+            return len(frozen) == 1 and _code(frozen[0].value).strip() == "True"
+    return False
+
+
+def _bound_otherwise(fn: cst.FunctionDef, name: str) -> bool:
+    """Whether ``fn`` binds ``name`` other than by one plain assignment: a parameter, a loop's, ``with``'s or walrus's
+    target, an augmented assignment, a ``global`` or ``nonlocal``, or a ``del``."""
+    if name in param_names(fn):
+        return True
+    for n in walk(fn.body):
+        if isinstance(n, cst.For) and name in _names(n.target):
+            return True
+        if isinstance(n, cst.WithItem) and n.asname is not None and name in _names(n.asname.name):
+            return True
+        if isinstance(n, cst.NamedExpr) and _code(n.target).strip() == name:
+            return True
+        if isinstance(n, cst.AugAssign | cst.Del) and name in _names(n.target):
+            return True
+        if isinstance(n, cst.Global | cst.Nonlocal) and any(x.name.value == name for x in n.names):
+            return True
+    return False
 
 
 def _untuned_values(fn: cst.FunctionDef, target: str) -> list[cst.BaseExpression]:
