@@ -59,3 +59,25 @@ def test_l261_a_frozen_dataclass_field_no_builder_passes_is_the_value_a_literal_
     for other in (passed, mutable):
         text, said = _set(tmp_path, other, 8)
         assert text is None and "over a computed value" in said
+
+
+def test_l262_a_launch_through_jitfunction_run_is_said_not_passed_over() -> None:
+    """fp8_rowquant launched through Triton's low-level ``_fp8_rows.run(..., BLOCK=512, num_warps=4, grid=(M,),
+    warmup=False)``: discovery finds no launch and ``tunables`` said only "no tunable found (launch literals, ...)".
+    The line says what it saw and what to change; a kernel's ``.run`` without ``grid=`` (no launch) says nothing."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.compile_cache import unread_launch_note
+    from kernelopt.tuning.launch import seen_knobs
+
+    source = (DATA / "fp8_rowquant" / "kernel.py").read_text()
+    low = source.replace(
+        "_fp8_rows[(M,)](x, y, scale, N, x.stride(0), y.stride(0), QMAX=FP8_MAX, BLOCK=tiles.block, num_warps=tiles.warps)",
+        "_fp8_rows.run(x, y, scale, N, x.stride(0), y.stride(0), QMAX=FP8_MAX, BLOCK=512, num_warps=4, grid=(M,), "
+        "warmup=False)",
+    )
+    assert low != source and discover_source(low) == []
+    line = seen_knobs([], low)
+    assert "_fp8_rows is launched through Triton's low-level _fp8_rows.run(" in line, line
+    assert "BLOCK=..., num_warps=..., grid=...)" in line and "launch it as _fp8_rows[grid](" in line, line
+    assert unread_launch_note(low.replace("grid=(M,), ", "")) is None
+    assert unread_launch_note(source) is None

@@ -494,9 +494,9 @@ def _earlier_rows(t: Tunable, table: TunedTable) -> str:
 def _show_knobs(file: Path, found: list[Tunable]) -> None:
     """The knobs' table, then why a knob is not edited, or how a computed one is."""
     if not found:
-        from kernelopt.tunables.compile_cache import cached_launch_note
+        from kernelopt.tunables.compile_cache import unread_launch_note
 
-        cached = cached_launch_note(file.read_text(errors="replace")) if file.is_file() else None
+        cached = unread_launch_note(file.read_text(errors="replace")) if file.is_file() else None
         said = f": {cached}" if cached else " (launch literals, autotune configs, `# kernelopt: tunable` constants)"
         info(f"{file}: no tunable found{said}")
         return

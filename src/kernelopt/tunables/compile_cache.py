@@ -6,6 +6,9 @@ every later call with the same key, the kernel compiled with the first call's va
 right there; a value that differs by size (a guard ``if n % 512 == 0: BLOCK = 512``, a per-bucket table) is not
 unless the key names the value: a call at another size launches the first call's compile, its grid counted with
 the other value. Triton's interpreter answers ``warmup`` with ``None``, so no run on the CPU shows it.
+
+Beside it, the other launch no reader takes for one, said where discovery finds no knob: a kernel launched through
+Triton's low-level ``JITFunction.run(..., grid=..., warmup=False)`` (:func:`unread_launch_note`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted, typed, walk
+from kernelopt.tunables.blocks import dotted, is_jit, typed, walk
 from kernelopt.tunables.syntax import parsed
 
 
@@ -150,6 +153,41 @@ def cached_launch_note(source: str) -> str | None:
         f"interpreter answers warmup with None: no candidate could be checked on the CPU), {keyed}; launch it as "
         f"{c.kernel}[grid](..., {settings}) (Triton keeps one compile for each value itself), and they are knobs"
     )
+
+
+def unread_launch_note(source: str) -> str | None:
+    """Why discovery finds no knob in a file whose kernel is launched in a form no reader takes for a launch: from a
+    cache of compiles (:func:`cached_launch_note`), or through Triton's low-level ``JITFunction.run``
+    (:func:`jit_run_note`); ``None`` for neither."""
+    return cached_launch_note(source) or jit_run_note(source)
+
+
+def jit_run_note(source: str) -> str | None:
+    """Why discovery finds no knob in a launch through Triton's low-level ``JITFunction.run`` (``_fp8_rows.run(x, q,
+    N, BLOCK=512, num_warps=4, grid=(M,), warmup=False)``: its grid and settings arguments of one call, which no
+    reader takes for a launch, where ``tunables`` said only "no tunable found", breaker30's seen line, late56 l262),
+    and what to change; ``None`` where no ``@triton.jit`` kernel of ``source`` is called ``.run(..., grid=...)``."""
+    try:
+        module = parsed(source).module
+    except cst.ParserSyntaxError:
+        return None
+    kernels = {fn.name.value for fn in typed(module, cst.FunctionDef) if is_jit(fn)}
+    for call in typed(module, cst.Call):
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "run" and dotted(func.value) in kernels):
+            continue
+        keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+        if "grid" not in keywords:
+            continue
+        kernel = dotted(func.value)
+        settings = ", ".join(f"{k}=..." for k in keywords if k not in ("grid", "warmup"))
+        given = f"..., {settings}" if settings else "..."
+        return (
+            f"{kernel} is launched through Triton's low-level {kernel}.run({given}, grid=...), which discovery does "
+            "not read as a launch (tune writes a launch's settings where the kernel is launched as "
+            f"{kernel}[grid](...)); launch it as {kernel}[grid]({given}), and its settings are knobs"
+        )
+    return None
 
 
 def _set_counts(source: str) -> Counter[str]:

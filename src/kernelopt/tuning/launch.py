@@ -49,7 +49,7 @@ from kernelopt.tunables.block_tiles import (
     tile_entries,
     tile_problems,
 )
-from kernelopt.tunables.compile_cache import cached_launch_note
+from kernelopt.tunables.compile_cache import unread_launch_note
 from kernelopt.tunables.empty_counts import Count, sized_counts
 from kernelopt.tunables.guard import Divides, tile_checks, tiled_extents
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, TRITON_MAX_TENSOR_NUMEL
@@ -165,7 +165,7 @@ def seen_knobs(tunables: Sequence[Tunable], source: str | None = None) -> str:
     """What discovery lists of a file with no knob tune can move: each knob and why it cannot be edited; for a file
     with none whose kernel is launched from a cache of compiles (``source``), what to change."""
     if not tunables:
-        cached = cached_launch_note(source) if source else None
+        cached = unread_launch_note(source) if source else None
         if cached is not None:
             return f"nothing: {cached}"
         torch_only = plain_torch_note(source) if source else None
