@@ -81,3 +81,46 @@ def test_l262_a_launch_through_jitfunction_run_is_said_not_passed_over() -> None
     assert "BLOCK=..., num_warps=..., grid=...)" in line and "launch it as _fp8_rows[grid](" in line, line
     assert unread_launch_note(low.replace("grid=(M,), ", "")) is None
     assert unread_launch_note(source) is None
+
+
+def test_l263_tunables_says_tune_leaves_a_setting_computed_from_no_size_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A setting computed from no size of the problem (``warps = torch.cuda.get_device_properties(...)...``):
+    ``tunables`` said "it is tuned where it is computed ..., one value for every size", while ``tune`` leaves it alone
+    (:func:`~kernelopt.tunables.knobs.sizeless_reason`, the planner's reading too). The listing says what tune does,
+    and what ``--set`` writes."""
+    from kernelopt.cli.app import main
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def _scale(X, Y, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(Y + offs, tl.load(X + offs, mask=offs < n) * 2, mask=offs < n)\n\n\n"
+        "def run(x):\n    y = torch.empty_like(x)\n    n = x.numel()\n"
+        "    warps = torch.cuda.get_device_properties(x.device).multi_processor_count // 33\n"
+        "    _scale[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024, num_warps=warps)\n    return y\n"
+    )
+    assert main(["tunables", str(kernel)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "_scale:num_warps is computed (warps = torch.cuda" in said, said
+    assert "so it is left alone by tune" in said and "--set _scale:num_warps=VALUE writes one value" in said, said
+    assert "it is tuned where it is computed" not in said, said
+
+
+def test_l264_the_listing_of_a_literal_beside_a_size_says_the_table_needs_a_size_every_entry_gives(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ragged_moe's ``BLOCK_M = 32`` beside ``offsets`` (a tensor, read beside the tile by ``_tile_table(offsets,
+    BLOCK_M)``): ``tunables`` promised "a table by size written after it", which ``tune`` refuses for a size no
+    ``SHAPES`` entry gives (q103's line). The listing says the condition tune holds it to."""
+    from kernelopt.cli.app import main
+
+    assert main(["tunables", str(DATA / "ragged_moe" / "kernel.py"), "--no-evaluate"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (
+        "_ragged_gemm:BLOCK_M = 32 is a literal bound beside offsets (kernel.py:56): tune tunes it as one value for "
+        "every size, or, where the entries' bests differ and offsets is a size every SHAPES entry gives (a number: no "
+        "table buckets on a tensor), as a table by size written after it" in said
+    ), said

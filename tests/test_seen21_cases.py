@@ -136,8 +136,8 @@ def test_u28_tunables_says_a_literal_bound_beside_a_size_may_be_held_by_a_table(
     said = " ".join((out.out + out.err).split())
     assert (
         "scale_kernel:BLOCK = 1024 is a literal bound beside n (kernel.py:20): tune tunes it as one value for every "
-        "size, or, where the entries' bests differ, as a table by size written after it that keeps the literal above "
-        "its rows" in said
+        "size, or, where the entries' bests differ and n is a size every SHAPES entry gives (a number: no table "
+        "buckets on a tensor), as a table by size written after it that keeps the literal above its rows" in said
     ), said
     assert main(["tunables", str(DATA / "tunables" / "softmax_grid_literal.py")]) == 0
     assert "is a literal bound beside" not in "".join(capsys.readouterr())

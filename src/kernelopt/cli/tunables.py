@@ -493,6 +493,8 @@ def _earlier_rows(t: Tunable, table: TunedTable) -> str:
 
 def _show_knobs(file: Path, found: list[Tunable]) -> None:
     """The knobs' table, then why a knob is not edited, or how a computed one is."""
+    from kernelopt.tunables.knobs import sizeless_reason
+
     if not found:
         from kernelopt.tunables.compile_cache import unread_launch_note
 
@@ -520,6 +522,11 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
             warn(f"{t.key} is not a performance parameter: {t.refused_reason}")
         elif t.refused_reason:
             warn(f"{t.key} is not editable: {t.refused_reason}")
+        elif (left := sizeless_reason(t)) is not None:  # as tune reads it (late56 l263): it said "tuned ..." here
+            info(
+                f"{t.key} is {left} by tune (its pick could only be a literal, less general than the computation); "
+                f"--set {t.key}=VALUE writes one value for every size where it is computed ({t.tuned_at})"
+            )
         elif t.kind.value == "computed_setting" and not t.size_names:
             info(
                 f"{t.key} is computed ({t.computed}) from no size of the problem (a device, a dtype or constants): "
@@ -551,8 +558,9 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
         elif t.kind.value == "launch_kwarg" and t.size_names:  # a literal local a table may hold (leftovers21 l9)
             info(
                 f"{t.key} = {t.value} is a literal bound beside {', '.join(t.size_names)} ({t.location}): tune tunes "
-                f"it as one value for every size, or, where the entries' bests differ, as a table by size written "
-                f"after it that keeps the literal above its rows; --set {t.key}=VALUE moves the literal"
+                f"it as one value for every size, or, where the entries' bests differ and {' or '.join(t.size_names)} "
+                "is a size every SHAPES entry gives (a number: no table buckets on a tensor), as a table by size "
+                f"written after it that keeps the literal above its rows; --set {t.key}=VALUE moves the literal"
             )
             if t.helper_note:
                 info(f"{t.key}: {t.helper_note}")
