@@ -134,3 +134,29 @@ def test_an_answer_kept_by_a_kernels_text_is_a_new_one_where_the_kernel_or_a_hel
     alone = unchecked(first["_copy"])
     alone.add("changed")
     assert unchecked(first["_copy"]) == set()
+
+
+def test_the_names_a_body_binds_and_the_bindings_a_node_makes_are_the_isinstance_readings() -> None:
+    """suite30 s110-s111: :func:`blocks._names_bound` (kept per node, through :func:`blocks.typed`) and
+    :func:`bindings.made_by` (a node of a class that binds nothing answered by its class) give what a walk testing
+    each node with ``isinstance`` gives, for every function body of a real kernel file (breaker22's mg_bi_matmul); the
+    classes tested by their exact class have no subclass in libcst (a subclass would be read as nothing)."""
+    from kernelopt.tunables import bindings
+
+    assert all(not c.__subclasses__() for c in (*bindings._BINDERS, cst.Call, cst.Name, cst.Attribute))
+    module = parsed((DATA / KERNELS[2] / "kernel.py").read_text()).module
+    targeted = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)
+    bodies = [n.body for n in blocks.walk(module) if isinstance(n, cst.FunctionDef)]
+    assert bodies
+    for body in bodies:
+        nodes = blocks.walk(body)
+        plain = {
+            m.value for n in nodes if isinstance(n, targeted) for m in blocks.walk(n.target) if isinstance(m, cst.Name)
+        }
+        plain |= {n.name.value for n in nodes if isinstance(n, cst.Param)}
+        assert blocks._names_bound(body) == plain and blocks._names_bound(body) is blocks._names_bound(body)
+        for node in nodes:
+            binds = isinstance(
+                node, cst.Assign | cst.AnnAssign | cst.AugAssign | cst.For | cst.NamedExpr | cst.WithItem
+            )
+            assert binds or list(bindings.made_by(node)) == [], node

@@ -309,7 +309,7 @@ def dotted(expr: cst.BaseExpression) -> str:
 def cdiv_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """(size, tile) of ``triton.cdiv(size, tile)`` (``tl.cdiv``, any module's ``cdiv``; two positional arguments),
     a count of tiles rounded up; ``None`` for any other node."""
-    if not (isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "cdiv" and len(node.args) == 2):
+    if not (type(node) is cst.Call and dotted(node.func).split(".")[-1] == "cdiv" and len(node.args) == 2):
         return None
     if any(a.keyword is not None for a in node.args):
         return None
@@ -321,7 +321,7 @@ def ceil_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression
     ``triton.cdiv`` counts them (newuser9 n46: a grid of ``math.ceil(n / 64)`` programs of a kernel without masks was
     read as no count at all, and ``BLOCK=1024`` was written plainly, past the end of ``n`` at 4160 elements)."""
     if not (
-        isinstance(node, cst.Call)
+        type(node) is cst.Call  # asked of every node of many walks: the exact class, not ``ABCMeta`` (suite30 s111)
         and dotted(node.func).split(".")[-1] == "ceil"
         and len(node.args) == 1
         and node.args[0].keyword is None
@@ -429,17 +429,28 @@ def _code(node: cst.CSTNode) -> str:
 _BINDS = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
 
 
-def _names_bound(code: cst.CSTNode) -> set[str]:
+#: The nodes whose ``target`` binds names (:func:`_names_bound`).
+_TARGETED = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)
+NAMES_BOUND_KEPT = 4096
+"""Our choice: how many bodies' names :func:`_names_bound` keeps before it forgets them all (one a kernel body or
+helper read; the bodies are those :func:`walk` keeps alive already)."""
+_NAMES_BOUND: dict[cst.CSTNode, frozenset[str]] = {}
+
+
+def _names_bound(code: cst.CSTNode) -> frozenset[str]:
     """The names ``code`` binds: an assignment's, a loop's, a walrus's or a comprehension's targets, a function's
-    parameters (a helper's body read at a call)."""
-    out = {
-        n.value
-        for node in walk(code)
-        if isinstance(node, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr | cst.CompFor)
-        for n in walk(node.target)
-        if isinstance(n, cst.Name)
-    }
-    return out | {p.name.value for node in walk(code) if isinstance(node, cst.Param) for p in (node,)}
+    parameters (a helper's body read at a call). Found once per node, through :func:`typed`: every rule that reads a
+    kernel body (:class:`_Kernel`) asked it of the same bodies again, each time a walk with an ``isinstance``
+    through ``ABCMeta`` per node, and twice per body read (suite30 s110: 606 walks of 303 bodies in
+    test_wrongkernel30's 81 guarded edits). Kept as :func:`walk` keeps its walks, the trees immutable."""
+    found = _NAMES_BOUND.get(code)
+    if found is None:
+        targets = (n.value for node in typed(code, _TARGETED) for n in typed(node.target, cst.Name))
+        found = frozenset(targets) | {p.name.value for p in typed(code, cst.Param)}
+        if len(_NAMES_BOUND) >= NAMES_BOUND_KEPT:
+            _NAMES_BOUND.clear()
+        _NAMES_BOUND[code] = found
+    return found
 
 
 class _Kernel:
@@ -451,7 +462,7 @@ class _Kernel:
         self.body = kernel.body
         # every name the kernel binds (its parameters, its locals, a loop's or a walrus's, and a helper's read at a
         # call: :meth:`add`, :meth:`bind`): any other it reads is the module's (review27 r77, :meth:`_Lanes.lane`)
-        self.bound = self.params | _names_bound(kernel.body)
+        self.bound = set(self.params)  # :meth:`add` of the body below adds the names it binds
         # what :meth:`spans` found of a name, by the names it was reached through that it can reach again: the
         # same locals are read once per index of every access (perf27: 38 million calls in 24 guarded edits);
         # forgotten whenever :attr:`values` changes (:meth:`bind`, :meth:`add`, a new dict)
