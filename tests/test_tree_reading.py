@@ -143,7 +143,8 @@ def test_the_names_a_body_binds_and_the_bindings_a_node_makes_are_the_isinstance
     classes tested by their exact class have no subclass in libcst (a subclass would be read as nothing)."""
     from kernelopt.tunables import bindings
 
-    assert all(not c.__subclasses__() for c in (*bindings._BINDERS, cst.Call, cst.Name, cst.Attribute))
+    exact = (*bindings._BINDERS, *bindings._TESTED, cst.FunctionDef, cst.CompFor, cst.Call, cst.Name, cst.Attribute)
+    assert all(not c.__subclasses__() for c in exact)
     module = parsed((DATA / KERNELS[2] / "kernel.py").read_text()).module
     targeted = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)
     bodies = [n.body for n in blocks.walk(module) if isinstance(n, cst.FunctionDef)]

@@ -205,6 +205,8 @@ class Binding:
 #: The node classes that bind a name themselves (:func:`made_by`); libcst registers no virtual subclass and none of
 #: them is subclassed, so a node's own class answers (an ``isinstance`` on libcst's nodes goes through ``ABCMeta``).
 _BINDERS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem})
+#: The node classes whose ``test`` decides what runs under them (:func:`_bound_values`).
+_TESTED = frozenset({cst.If, cst.While, cst.IfExp})
 
 
 def made_by(node: cst.CSTNode) -> Iterator[Binding]:
@@ -312,7 +314,8 @@ def _bound_values(fn: cst.FunctionDef) -> Mapping[str, tuple[cst.CSTNode, ...]]:
         values.setdefault(name, []).extend([*([value] if value is not None else []), *tests])
 
     def visit_node(node: cst.CSTNode, tests: tuple[cst.CSTNode, ...]) -> None:
-        if isinstance(node, cst.FunctionDef) and node is not fn:
+        kind = type(node)  # every node of ``fn`` passes here: its exact class, not ``ABCMeta`` (suite30 s111)
+        if kind is cst.FunctionDef and node is not fn:
             bind(node.name.value, node.body, tests)
             return
         for b in made_by(node):
@@ -324,16 +327,10 @@ def _bound_values(fn: cst.FunctionDef) -> Mapping[str, tuple[cst.CSTNode, ...]]:
                 bind(b.name, node.iter, tests)
             elif isinstance(node, cst.WithItem):
                 bind(b.name, node.item, tests)
-        if isinstance(node, cst.CompFor):  # ``g`` of ``all(g < 65536 for g in grid)``: each element of ``grid``
+        if kind is cst.CompFor:  # ``g`` of ``all(g < 65536 for g in grid)``: each element of ``grid``
             for name in read_names(node.target):
                 bind(name, node.iter, tests)
-        inner = (
-            (node.iter,)
-            if isinstance(node, cst.For)
-            else (node.test,)
-            if isinstance(node, cst.If | cst.While | cst.IfExp)
-            else ()
-        )
+        inner = (node.iter,) if kind is cst.For else (node.test,) if kind in _TESTED else ()
         for child in child_nodes(node):
             visit_node(child, tests + inner if child not in inner else tests)
 
