@@ -44,7 +44,7 @@ def test_l232_a_list_s_value_a_heuristic_under_it_sets_is_no_knob_of_the_list(
     configs and timed ``BT=16`` and ``64`` at the entries, where the heuristic under the list ran 32 in every config:
     figures of configurations that never ran. A config's value that a heuristic under the list sets is no knob of the
     list, and a heuristic falling back on the config's own value (``args["num_warps"]``) no computed setting to
-    tabulate; the list as the user wrote it keeps its knobs."""
+    tabulate (its value a literal knob since late55's l252); the list as the user wrote it keeps its knobs."""
     from kernelopt.tunables import discover
 
     two = 'triton.Config({"BLOCK": 32}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)'
@@ -55,8 +55,8 @@ def test_l232_a_list_s_value_a_heuristic_under_it_sets_is_no_knob_of_the_list(
     found = {t.key: t for t in discover(kernel)}
     for key in ("head_scale.configs[0].BLOCK", "head_scale.configs[1].num_warps"):
         assert not found[key].editable and "set per call by the @triton.heuristics" in (found[key].refused_reason or "")
-    heuristic = found["head_scale.heuristics.num_warps"]
-    assert not heuristic.editable and "falls back on the num_warps" in (heuristic.refused_reason or ""), heuristic
+    heuristic = found["head_scale.heuristics.num_warps"]  # its value a knob, in place (late55 l252)
+    assert heuristic.editable and heuristic.value == 8 and heuristic.computed is None, heuristic
     kernel.write_text(text, encoding="utf-8")
     found = {t.key: t for t in discover(kernel)}
     assert found["head_scale.configs[0].BLOCK"].editable and found["head_scale.configs[1].num_warps"].editable

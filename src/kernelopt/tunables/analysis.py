@@ -4288,7 +4288,10 @@ class _Analyzer:
             computed = fallback_text = f"{expr.value}({wrap})"
             override = self.span(expr)
             size_names = self.heuristic_reads(cst.parse_expression(fallback_text), wrap)
-        if refused is None and lit is None and isinstance(expr, cst.Lambda) and body is not None:
+        picked = self.list_pick(name, expr) if refused is None and lit is None else None
+        if picked is not None:  # late53's l230 form: its value a knob, its bound and fallback kept (late55 l252)
+            lit = picked
+        elif refused is None and lit is None and isinstance(expr, cst.Lambda) and body is not None:
             if knob_rule(name) is None and name not in LAUNCH_OPTIONS:
                 refused = f"computed by a heuristic ({self.code(body)}); not a known performance knob"
             else:
@@ -4322,6 +4325,23 @@ class _Analyzer:
                 heuristic_wrap=wrap,
             )
         )
+
+    def list_pick(self, name: str, expr: cst.BaseExpression) -> SourceLiteral | None:
+        """The value of a pick :func:`~kernelopt.tunables.list_pin.heuristic_pin` wrote under ``kernel``'s autotune
+        list (``lambda args: 128 if args["BD"] <= 64 else args["BLOCK"]``: one row over a size, falling back on the
+        value the autotuner passes for ``name`` itself), as a literal knob: an edit moves the value in place, the bound
+        and the list's fallback kept; ``None`` for any other heuristic (late55 l252: a retune of l230's form found no
+        knob, "no size to tabulate it by"); the same form written by hand reads so too)."""
+        if not isinstance(expr, cst.Lambda) or not isinstance(expr.body, cst.IfExp) or len(param_names(expr)) != 1:
+            return None
+        table, fallback = self.heuristic_table(expr.body)
+        own = f'{param_names(expr)[0]}["{name}"]'
+        if table is None or len(table.buckets) != 1 or self.code(fallback) != own or fallback.lpar:
+            return None
+        sizes = self.heuristic_reads(expr.body.test, param_names(expr)[0])
+        if name in sizes or not sizes:
+            return None
+        return self.literal(expr.body.body)
 
     def heuristic_function_param(self, name: str, expr: cst.BaseExpression) -> str | None:
         """The one parameter of the named function of this file a heuristic entry of a knob names (attorch's

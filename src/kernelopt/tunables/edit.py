@@ -621,6 +621,7 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
         found = _select(tunables, ident, kernel)
         if not found:
             raise TunableError(f"no tunable named {ident!r}", hint=f"editable: {', '.join(editable_names) or 'none'}")
+        found = _over_list(found)
         refused = [t for t in found if not t.editable]
         semantic = [t for t in refused if t.semantic]
         if semantic:
@@ -1216,6 +1217,14 @@ def apply(
         fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True
     return result
+
+
+def _over_list(found: list[Tunable]) -> list[Tunable]:
+    """``found`` (the sites of one name) without the configs of an autotune list whose value an editable heuristic
+    under the list sets (late53's l230 form, its value a knob: late55 l252): they are not editable (l232), and the
+    name moves the heuristic's value, which the kernel runs where its test holds."""
+    heuristics = {t.kernel for t in found if t.kind is TunableKind.HEURISTIC and t.editable}
+    return [t for t in found if not (t.kind is TunableKind.AUTOTUNE_CONFIG and t.kernel in heuristics)] or found
 
 
 def _size_bounded(

@@ -31,7 +31,8 @@ or a host reading the kernel's pick back (``kernel.best_config``: the config's o
 Mamba-2's backward would sum partials by a block the kernel did not run; review29 r96).
 
 Read back (:func:`refuse_overridden`, discovery's), a config value the heuristic sets is no knob of the list: a
-candidate moving it would be timed at the heuristic's value where its test holds.
+candidate moving it would be timed at the heuristic's value where its test holds. The heuristic's own value is the
+knob (discovery's ``list_pick``, late55 l252): a retune moves it in place, its bound and the list's fallback kept.
 """
 
 from __future__ import annotations
