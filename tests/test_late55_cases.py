@@ -32,6 +32,17 @@ CHANGED = [
         "CachedAutotuner.__init__ does not hand its callable to Autotuner.__init__ first",
     ),
     (
+        ("= triton.Config({}, num_warps=4, **extra)", "= load(extra)"),
+        "CachedAutotuner.run puts in self.cache a config it does not build",
+    ),
+    (
+        (
+            "        return super().run(*args, **kwargs)",
+            "        keep(self)\n        return super().run(*args, **kwargs)",
+        ),
+        "CachedAutotuner.run hands self on",
+    ),
+    (
         ("from triton.runtime.autotuner import Autotuner", "from mylib import Autotuner"),
         "CachedAutotuner is not a plain subclass of Triton's Autotuner",
     ),

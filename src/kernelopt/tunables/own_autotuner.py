@@ -13,7 +13,8 @@ unknown, its pick ``BT=128`` beside the head's ``D`` was lost (breaker22's p1; l
 function returning a nested decorator that hands its one argument to the class first; the class subclassing
 ``Autotuner`` imported from ``triton.runtime.autotuner`` (or ``triton.runtime``); no method of Triton's that runs or
 benchmarks the kernel overridden (``_bench``, ``warmup``, ``check_disk_cache``, ``prune_configs``, ``do_bench``); no
-reach into ``self.fn`` / ``self.base_fn`` / ``self.configs`` / ``self.best_config`` or a hook; ``__init__`` handing
+reach into ``self.fn`` / ``self.base_fn`` / ``self.configs`` / ``self.best_config`` or a hook, and ``self`` handed on
+or aliased nowhere; a config put in ``self.cache`` built there, no method of ``self.cache`` called; ``__init__`` handing
 its callable to ``super().__init__`` first; ``run`` returning ``super().run(*args, **kwargs)`` with its own ``args``
 and ``kwargs``, never rebound; a config it builds and caches carrying no ``pre_hook`` (absent, or ``None``, in a dict
 it splats). Anything else is refused: fail closed.
@@ -159,6 +160,13 @@ def _class_refusal(module: cst.Module, cls: cst.ClassDef) -> str | None:
         if isinstance(node, cst.Attribute) and dotted(node.value) == "self" and node.attr.value in HELD:
             return f"{name} reaches self.{node.attr.value} itself"
     for method in methods.values():
+        held = [n.value for n in walk(method.body) if isinstance(n, cst.Attribute) and dotted(n.value) == "self"]
+        bare = [n for n in walk(method.body) if isinstance(n, cst.Name) and n.value == "self"]
+        if len(bare) != len(held):  # self handed on or aliased: what reaches it is not read here
+            return f"{name}.{method.name.value} hands self on (or aliases it)"
+        if why := _cached_unbuilt(method):
+            return f"{name}.{method.name.value} {why}"
+    for method in methods.values():
         for node in walk(method.body):
             built = isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "Config"
             if built and not hookless_args(node, method, list(CONFIG_BEFORE_HOOK)):  # type: ignore[arg-type]
@@ -169,6 +177,29 @@ def _class_refusal(module: cst.Module, cls: cst.ClassDef) -> str | None:
     if run is not None and (why := _run_refusal(run)):
         return f"{name}.run {why}"
     return None
+
+
+def _cached_unbuilt(method: cst.FunctionDef) -> str | None:
+    """Why a config ``method`` puts in ``self.cache`` may carry a hook, else ``None``: each one a ``Config(...)``
+    built there (checked by :func:`hookless_args`), or a name bound once there to one."""
+    for node in walk(method.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+        if not any(isinstance(t, cst.Subscript) and dotted(t.value) == "self.cache" for t in targets):
+            continue
+        assert isinstance(node, cst.Assign)
+        values = _bound(method, node.value.value) if isinstance(node.value, cst.Name) else [node.value]
+        built = len(values) == 1 and isinstance(values[0], cst.Call)
+        if not built or dotted(values[0].func).split(".")[-1] != "Config":  # type: ignore[attr-defined]
+            return "puts in self.cache a config it does not build"
+    for node in walk(method.body):
+        if isinstance(node, cst.Attribute) and dotted(node) == "self.cache" and _cache_method(method, node):
+            return "calls a method of self.cache"
+    return None
+
+
+def _cache_method(method: cst.FunctionDef, cache: cst.Attribute) -> bool:
+    """``self.cache`` is read as ``self.cache.<name>`` somewhere in ``method`` (``update``, ``setdefault``, ...)."""
+    return any(isinstance(n, cst.Attribute) and n.value is cache for n in walk(method.body))
 
 
 def _init_refusal(init: cst.FunctionDef) -> str | None:
