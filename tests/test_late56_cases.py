@@ -124,3 +124,26 @@ def test_l264_the_listing_of_a_literal_beside_a_size_says_the_table_needs_a_size
         "every size, or, where the entries' bests differ and offsets is a size every SHAPES entry gives (a number: no "
         "table buckets on a tensor), as a table by size written after it" in said
     ), said
+
+
+def test_l265_a_literal_over_a_helper_returning_literals_is_judged_against_each_of_them(tmp_path: Path) -> None:
+    """scatter_rows' ``BLOCK_R, BLOCK_C = _tiles(C)``, a ``match C:`` whose every case returns literals (64, 128, 256
+    for ``BLOCK_C``): every literal ``BLOCK_C``, 256 and 512 too, was refused "over a computed value ... the grid's
+    axis 1 ... at most 65535", so 19 of breaker30's 24 candidates were set aside untimed. The helper's returns are
+    the values the computation gives: 256 is written (no more programs on axis 1 than the original's anywhere), 64
+    still refused; a helper one of whose returns is computed keeps the refusal."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    kernel = tmp_path / "kernel.py"
+    original = (DATA / "scatter_rows" / "kernel.py").read_text()
+    kernel.write_text(original)
+    done = apply(kernel, {"_scatter_rows:BLOCK_C": 256}, write=False)
+    assert "    BLOCK_R, BLOCK_C = _tiles(C)\n    BLOCK_C = 256  # kernelopt: tuned\n" in done.new_source, done.diff
+    with pytest.raises(TunableError, match="BLOCK_C=64 does not cover every size the original handled"):
+        apply(kernel, {"_scatter_rows:BLOCK_C": 64}, write=False)
+    computed = original.replace("return 4, 256", "return 4, triton.next_power_of_2(c) // 4")
+    assert computed != original
+    kernel.write_text(computed)
+    with pytest.raises(TunableError, match="BLOCK_C=256 over a computed value"):
+        apply(kernel, {"_scatter_rows:BLOCK_C": 256}, write=False)

@@ -5779,7 +5779,9 @@ def _tuned_tiles(
         for node, small, tile in _tuned_tile_lines(fn, old):
             if needs is None:
                 needs = _plain_requirements(fn, collector, unmasked, pos, made)
-            why = _tuned_tile_refusal(fn, node, small, tile, needs, ran_masked, needed, collector.class_defs)
+            why = _tuned_tile_refusal(
+                fn, node, small, tile, needs, ran_masked, needed, collector.class_defs, collector.functions
+            )
             if why is not None:
                 return why
     return None
@@ -5825,12 +5827,14 @@ def _tuned_tile_refusal(
     ran_masked: Collection[tuple[str, str]],
     needed: list[tuple[cst.If, str, str]] | None,
     classes: Sequence[cst.ClassDef] = (),
+    functions: Sequence[cst.FunctionDef] = (),
 ) -> str | None:
     """Why the tuned assignment ``small`` of ``tile`` (in ``node``, of :func:`_tuned_tile_lines`) cannot be written
     against what ``fn`` says the tile must divide (``needs``), or ``None``; a row over a literal it may keep right
-    with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`). ``classes``: the file's classes, for a field
-    a settings dataclass never changes (:func:`_settings_field_default`)."""
-    row = _Row(fn, node, small, tile, tuple(classes))
+    with a divisibility test goes to ``needed`` (:func:`_tuned_tiles`). ``classes``, ``functions``: the file's, for a
+    field a settings dataclass never changes (:func:`_settings_field_default`) and a helper returning literals
+    (:func:`_helper_returns`)."""
+    row = _Row(fn, node, small, tile, tuple(classes), tuple(functions))
     launched_needs = _read_at_launch(row, needs)
     if isinstance(launched_needs, str):
         return launched_needs
@@ -5900,6 +5904,7 @@ class _Row:
     small: cst.Assign
     tile: tuple[str, str]
     classes: tuple[cst.ClassDef, ...] = ()
+    functions: tuple[cst.FunctionDef, ...] = ()
 
     @property
     def target(self) -> str:
@@ -5993,6 +5998,8 @@ def _row_past_the_grid(row: _Row, needs: Sequence[Divides], needed: list[tuple[c
     befores = _fallback_values(fn, target)
     if not befores and (default := _settings_field_default(fn, target, row.classes)) is not None:
         befores = [default]  # late56 l261: a frozen dataclass's field its builder never passes, the same everywhere
+    if not befores:  # late56 l265: a helper of the file whose every return is literals (``match C:`` cases)
+        befores = _helper_returns(fn, target, row.functions)
     for d in needs:
         if not (d.covers and d.scale == (GRID_AXIS_MOST, 1) and d.size is not None and d.tile[1] == row.tile[1]):
             continue
@@ -6167,6 +6174,62 @@ def _settings_field_default(fn: cst.FunctionDef, target: str, classes: Sequence[
         if isinstance(stmt, cst.AnnAssign) and _code(stmt.target).strip() == field_name and stmt.value is not None
     ]
     return _int(defaults[0]) if len(defaults) == 1 else None
+
+
+def _helper_returns(fn: cst.FunctionDef, target: str, functions: Sequence[cst.FunctionDef]) -> list[int]:
+    """Every integer ``target`` can hold where ``fn`` binds it once, outside tuned lines, from a call of a function of
+    the file (``BLOCK_R, BLOCK_C = _tiles(C)``, ``BLOCK = _pick(N)``) whose every ``return`` gives it an integer
+    literal (``return 4, 256`` in each ``case`` of a ``match C:``): the values the computation gives at some size,
+    which a literal over it is judged against as over a literal's. Empty for anything else: a name bound otherwise
+    or more than once, a helper that returns a computed value, or none (breaker30's scatter_rows: every literal
+    ``BLOCK_C``, 256 and 512 too, was refused over "a computed value", 19 of the session's 24 candidates set aside
+    untimed; late56 l265)."""
+    tuned: set[int] = set()
+    for node in walk(fn.body):
+        if isinstance(node, cst.If | cst.SimpleStatementLine) and marked_tuned(node):
+            tuned |= {id(n) for n in walk(node)}
+    binds = [
+        (n, t.target)
+        for n in walk(fn.body)
+        if isinstance(n, cst.Assign) and id(n) not in tuned
+        for t in n.targets
+        if target in _names(t.target)
+    ]
+    if len(binds) != 1 or _bound_otherwise(fn, target) or _untuned_annotated(fn, target):
+        return []
+    assign, bound = binds[0]
+    if not isinstance(call := assign.value, cst.Call) or not isinstance(call.func, cst.Name):
+        return []
+    if isinstance(bound, cst.Name):
+        index = None
+    elif isinstance(bound, cst.Tuple | cst.List) and all(isinstance(e.value, cst.Name) for e in bound.elements):
+        names = [e.value.value for e in bound.elements if isinstance(e.value, cst.Name)]
+        if names.count(target) != 1 or any(isinstance(e, cst.StarredElement) for e in bound.elements):
+            return []
+        index = names.index(target)
+    else:
+        return []
+    helpers = [f for f in functions if f.name.value == call.func.value]
+    if len(helpers) != 1 or helpers[0].decorators or is_jit(helpers[0]):
+        return []
+    returns = [n.value for n in walk(helpers[0].body) if isinstance(n, cst.Return)]
+    values: list[int] = []
+    for r in returns:
+        if index is None:
+            got = _int(r) if r is not None else None
+        elif isinstance(r, cst.Tuple) and len(r.elements) == len(bound.elements):
+            got = _int(r.elements[index].value)
+        else:
+            got = None
+        if got is None:
+            return []
+        values.append(got)
+    return sorted(set(values))
+
+
+def _untuned_annotated(fn: cst.FunctionDef, target: str) -> bool:
+    """Whether ``fn`` binds ``target`` by an annotated assignment (``BLOCK: int = 64``)."""
+    return any(isinstance(n, cst.AnnAssign) and _code(n.target).strip() == target for n in walk(fn.body))
 
 
 def _frozen_dataclass(cls: cst.ClassDef) -> bool:
