@@ -19,8 +19,8 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity late42 late49 breaker27 breaker28 cost30 breaker19 newuser19 breaker30 breaker26
-#              configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
+#   owed       parity late42 late49 breaker27 breaker28 cost30 breaker19 newuser19 breaker30 breaker31
+#              breaker26 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests
 #              (carry .whl/deps; about 105 minutes in all, so four sessions' device time: after the parity check, the
 #              phases that failed on the H100 of 2026-12-07 21:59 (docs/gpu-runs/2026-12-07-h100-t), each with its own
 #              limit: late42 and late49 (fla_matmul's tune, before and after l190-l191), breaker27, breaker28 and
@@ -149,6 +149,10 @@
 #              offsets table, a five-point stencil with dataclass settings, QK-norm + rotary, a scatter-add by atomics,
 #              an fp8 row quantization) and its written forms compiled and correct at realistic sizes, tune --device
 #              cuda on three
+#   breaker31  scripts/gpu_breaker31.sh: the thirty-first held-out trial's kernels (a split-K GEMM with a reduce
+#              kernel and its split from the SM count, a block-sparse matmul over a layout, a depthwise 1-D
+#              convolution with its tiles from a dict by width, column statistics with an environment-set tile) and
+#              its written forms compiled and correct at realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
@@ -333,6 +337,7 @@ breaker27 600 scripts/gpu_breaker27.sh
 breaker28 600 scripts/gpu_breaker28.sh
 breaker29 600 scripts/gpu_breaker29.sh
 breaker30 600 scripts/gpu_breaker30.sh
+breaker31 600 scripts/gpu_breaker31.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
@@ -414,7 +419,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity late42 late49 breaker27 breaker28 cost30 breaker19 newuser19 breaker30 breaker26 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
+        owed) echo "parity late42 late49 breaker27 breaker28 cost30 breaker19 newuser19 breaker30 breaker31 breaker26 configs23 breaker23 breaker24 newuser20 variants breaker17 breaker18 gputests" ;;
     esac
 }
 

@@ -405,9 +405,9 @@ def _nan_zeroed(t: torch.Tensor) -> torch.Tensor:
 
 
 PERMUTED_NOTE = (
-    "get_inputs() returns the same values for every seed and takes no seed, so this seed's floating-point "
-    "inputs are seed 0's with their rows (first dimension) permuted (a vector in sorted order kept in it; where every "
-    "input is one, scaled by a power of two)"
+    "get_inputs() takes no seed (give it one where rows must agree across inputs), so this seed's floating-point "
+    "inputs are seed 0's with their rows permuted (the first dimension; a vector in sorted order kept in it; where "
+    "every input is one, scaled by a power of two)"
 )
 """What a failing check of seeds 1+ says when their inputs were permuted (:func:`rerandomize`)."""
 

@@ -3744,6 +3744,11 @@ class _Analyzer:
             if not binds or len(binds) != 1 or binds[0].value is None or binds[0].chained:
                 return None
             value = binds[0].value
+            looked_up = _dict_get(value)
+            if looked_up is not None:  # ``cfg = _TILES.get(KW, _DEFAULT)``: one entry of a dict of dicts, as cfg[KW]
+                if self.mutation(expr.value, scope, tuned_lines=True) is not None:
+                    return None
+                return self.keyed_entries(*looked_up, scope, kernel)
             call = value if isinstance(value, cst.Call) and _dotted(value.func) != "dict" else None
             if launch is None or scope is None:
                 call = None  # a settings helper's result is followed only where a launch's function binds it
@@ -4077,8 +4082,22 @@ class _Analyzer:
         the setting is refused with the reason."""
         if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
             return None
-        outer: cst.BaseExpression | None = expr.value
+        return self.keyed_entries(expr.value, expr.slice[0].slice.value, None, func, kernel)
+
+    def keyed_entries(
+        self,
+        named: cst.BaseExpression,
+        key_expr: cst.BaseExpression,
+        default: cst.BaseExpression | None,
+        func: _FuncInfo | None,
+        kernel: str | None,
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """:meth:`splat_entries` of ``named[key_expr]``, or of ``named.get(key_expr, default)`` where ``default`` is
+        one more entry (a dict of literals, or a name bound once to one), keyed ``default`` (breaker31 q110: a
+        depthwise convolution's ``cfg = _TILES.get(KW, _DEFAULT)`` was refused as "built by code or changed after it
+        is built")."""
         scope = func
+        outer: cst.BaseExpression | None = named
         if isinstance(outer, cst.Name):
             binds = func.locals.get(outer.value) if func is not None else None
             if not binds:
@@ -4096,18 +4115,24 @@ class _Analyzer:
             if inner is None:
                 return None
             table.append((self.code(el.key), inner))
-        key = self.code(expr.slice[0].slice.value)
+        if default is not None:
+            inner = self.dict_entries(default, func, 1)
+            if inner is None:
+                return None
+            table.append(("default", inner))
+        key = self.code(key_expr)
         chosen = [t for t in table if t[0] == key]
         ran = self.launch_values.get(kernel or "", {})
+        used = self.entries_in_use(table, kernel) if not chosen else []
         if not chosen and ran:
             chosen = [
                 t
                 for t in table
                 if all((lit := self.literal(e)) is not None and ran.get(n, lit.value) == lit.value for n, e in t[1])
             ]
-        if len(chosen) == 1 or len(table) == 1:
+        if (len(chosen) == 1 and len(used) < 2) or len(table) == 1:
             return (chosen or table)[0][1]
-        dict_code = self.code(expr.value)
+        dict_code = self.code(named)
         first = table[0][1]
         for name, e in first:
             others = [oe for _, entries in table[1:] for on, oe in entries if on == name]
@@ -4120,13 +4145,38 @@ class _Analyzer:
             ]
             values = {repr(lit.value) if (lit := self.literal(x)) else self.code(x) for x in [e, *others]}
             why = None
-            if len(values) > 1:
+            if len(values) > 1 and len(used) > 1:  # the key differs by size: no one entry is the task's
+                why = (
+                    f"the entries of {dict_code} differ in {name} ({', '.join(by_key)}) and the SHAPES entries take "
+                    f"different ones by {key} ({', '.join(used)}): one entry set alone changes some sizes only; set "
+                    f"the entries of {dict_code} by hand"
+                )
+            elif len(values) > 1:
                 why = (
                     f"the entries of {dict_code} differ in {name} ({', '.join(by_key)}) and the key in use "
                     f"({key}) is known only from a run of the task {GIVE_REFERENCE}"
                 )
             self.splat_partners[id(e)] = (others, why)
         return first
+
+    def entries_in_use(
+        self, table: list[tuple[str, list[tuple[str, cst.BaseExpression]]]], kernel: str | None
+    ) -> list[str]:
+        """The keys of ``table``'s entries the task's launch took, one for each ``SHAPES`` entry the run saw whose
+        received values match exactly one entry (breaker31 q110: ``_TILES.get(KW, _DEFAULT)`` keyed by the filter's
+        width takes another entry at each width); empty without a run."""
+        out: list[str] = []
+        for entry in self.shape_sizes:
+            got = entry.launch_values.get(kernel or "", {})
+            match = [
+                k
+                for k, entries in table
+                if got
+                and all((lit := self.literal(e)) is not None and got.get(n, lit.value) == lit.value for n, e in entries)
+            ]
+            if len(match) == 1 and match[0] not in out:
+                out.append(match[0])
+        return out
 
     def mutated(self, name: str, func: _FuncInfo | None, *, tuned_lines: bool = True) -> bool:
         """True when ``name[...] = ...``, ``name.update(...)`` or similar changes the dict after it is built;
@@ -4839,6 +4889,21 @@ def _unpacked_call(binding: _Binding, name: str) -> cst.Call | None:
         ):
             return value
     return None
+
+
+def _dict_get(
+    value: cst.BaseExpression,
+) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression | None] | None:
+    """(the dict, the key, the default) of ``name.get(key)`` or ``name.get(key, default)`` called with positional
+    arguments; ``None`` for any other expression."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get"):
+        return None
+    if not isinstance(value.func.value, cst.Name) or not 1 <= len(value.args) <= 2:
+        return None
+    if any(a.keyword is not None or a.star for a in value.args):
+        return None
+    default = value.args[1].value if len(value.args) == 2 else None
+    return value.func.value, value.args[0].value, default
 
 
 def _dict_copy(small: cst.Assign) -> bool:

@@ -6745,7 +6745,7 @@ def _guard(
     line = pos[statement].start.line
     known = _bound_before(fn, line, pos)
     for change, needs in moved:
-        missing = sorted({n for d in needs for n in _names(d.size)} - known)
+        missing = sorted({n for d in needs for n in _names(d.size)} - known - _LIBRARIES)  # not triton (q111)
         name = change.target or change.keyword
         if missing:
             return None, (
