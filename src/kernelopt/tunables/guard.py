@@ -2777,7 +2777,9 @@ def _decorator_tiles(
                         f"setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
                     )
             b = handled.get(key)
-            if b is None or a is None or b % a == 0:
+            # a value under 1 is no tile a size is counted in: a flag (lmdeploy's ``ROUND_SCALE: tl.constexpr = 0``,
+            # a default of a helper's signature) divides nothing (late58 l280: ``0 % 0``, an internal error)
+            if b is None or a is None or a < 1 or b % a == 0:
                 continue
             why = _divisor_needed(key, n, launchers, unmasked, pos, kernels, imported)
             if why is not None:
