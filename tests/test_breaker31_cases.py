@@ -127,6 +127,27 @@ def test_q112_a_gate_failing_rows_permuted_against_a_layout_says_how_to_give_eac
     assert not same_values(first, own) and blocks_hold(own)
 
 
+def test_q113_a_default_the_environment_overrides_in_the_run_is_no_knob() -> None:
+    """Seen on 2026-12-07: colstats_env's ``BLOCK_N = int(os.environ.get("COLSTATS_BLOCK_N", "32"))`` with
+    ``COLSTATS_BLOCK_N=64`` set: ``tunables --reference`` listed ``BLOCK_N`` 32, editable, and ``tune`` searched it, each
+    value it tried running at the variable's 64 (the edit moves the default, which the variable overrides). An
+    environment default asks for the task's run, and where its launch received another value it is no knob, said."""
+    from kernelopt.tunables.analysis import analyze
+    from kernelopt.tunables.evaluate import needs_values
+
+    source = (DATA / "colstats_env" / "kernel.py").read_text()
+    assert needs_values(source)  # the run tells whether the variable is set
+
+    def block_n(received: int) -> str | None:
+        told = {"_colstats": {"BLOCK_N": received, "BLOCK_M": 16}}
+        return {t.key: t for t in analyze(source, "kernel.py", launch_values=told)[2]}["BLOCK_N"].refused_reason
+
+    assert block_n(32) is None  # unset: the default is what runs, a knob
+    why = block_n(64) or ""
+    assert "BLOCK_N = 32 is the default of the environment variable read at line 12, and the variable is set" in why
+    assert "its launch received 64" in why, why
+
+
 # ------------------------------------------------------------------------------------- on a GPU
 
 #: what ``tune`` writes for the trial's kernels when its session picks these (the CPU sessions' own bests: splitk_sms'

@@ -1948,6 +1948,18 @@ class _Analyzer:
             if is_int(got):
                 s.value = got
                 s.value_source = f"the value its launch received in one run of the task{shape}"
+        for s in self.sites:  # a default the environment overrode in the run: no value tried would run (q113)
+            lit = s.literal
+            if lit is None or not isinstance(lit.node, cst.SimpleString) or s.refused is not None or not s.kernel:
+                continue
+            s.needs_run = True  # the run tells whether the variable is set where the task runs
+            got = next((v for f in [s.name, *s.feeds] if (v := self.launch_values.get(s.kernel, {}).get(f))), None)
+            if is_int(got) and got != lit.value:
+                s.refused = (
+                    f"{s.name} = {lit.value} is the default of the environment variable read at line {lit.line}, and "
+                    f"the variable is set: its launch received {got}{shape}, so every value tried would run at "
+                    "the variable's; unset it to tune the default"
+                )
 
     def marked_constants(self) -> None:
         read_lines: set[int] = set()
