@@ -12,8 +12,9 @@
 #      (splitk_sms' rows of 32, bsmm_layout's 128 columns, colstats_env's 128 x 128 with the environment's default
 #      moved), correct at sizes the SHAPES do not name;
 #   2. tune (a 60 s wall each, gpu_env.sh's tune_copy): `kernelopt tune --device cuda --json` on copies of splitk_sms
-#      (q111: BLOCK_K past 32 set aside, its split below the tile), colstats_env (a tile the environment may set) and
-#      dwconv_dict (q110: `_TILES.get(KW, _DEFAULT)`, the widths taking different entries: no knob, said).
+#      (q111: BLOCK_K past 32 set aside, its split below the tile), colstats_env (q113: a tile the environment may
+#      set, unset here) and bsmm_layout (BLOCK_N; the layout's block refused); dwconv_dict has no knob on the CPU
+#      (q110: its widths take different entries of `_TILES`, exit 2 in one line) and is not tuned.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt,
 # tune_<name>.json/.txt, kernel_<name>.py, logs/.
@@ -23,5 +24,5 @@ gpu_out
 mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
 gpu_tests 330 tests/test_breaker31_cases.py
-tune_copies tests/data/breaker31 splitk_sms colstats_env dwconv_dict
+tune_copies tests/data/breaker31 splitk_sms colstats_env bsmm_layout
 progress "done"
