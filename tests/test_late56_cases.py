@@ -147,3 +147,22 @@ def test_l265_a_literal_over_a_helper_returning_literals_is_judged_against_each_
     kernel.write_text(computed)
     with pytest.raises(TunableError, match="BLOCK_C=256 over a computed value"):
         apply(kernel, {"_scatter_rows:BLOCK_C": 256}, write=False)
+
+
+def test_l266_a_local_bound_to_a_module_settings_object_built_from_literals_reads_no_size() -> None:
+    """stencil_cfg with its settings one module-level object (``CFG = StencilTiles()``, ``cfg = CFG`` in run()):
+    ``tunables`` offered "a table by size, by cfg" and ``tune`` exited 2, "computed (cfg.BLOCK_W) from cfg, which no
+    SHAPES entry names as a size". ``cfg`` reads no size now (the same object at every size), so the listing and
+    tune say one thing: left alone by tune, ``--set`` writes one value. A module object built from a name, or
+    changed in place, keeps ``cfg`` as before."""
+    from kernelopt.tunables import discover_source
+
+    source = (DATA / "stencil_cfg" / "kernel.py").read_text()
+    held = source.replace("    cfg = StencilTiles.for_width(W)\n", "    cfg = CFG\n").replace(
+        "def run(x", "CFG = StencilTiles()\n\n\ndef run(x"
+    )
+    assert held != source
+    found = {t.key: t for t in discover_source(held)}
+    assert found["_jacobi5:BLOCK_W"].size_names == [] and found["_jacobi5:num_warps"].size_names == []
+    named = held.replace("CFG = StencilTiles()", "WIDTH = 64\nCFG = StencilTiles(BLOCK_W=WIDTH)")
+    assert {t.key: t for t in discover_source(named)}["_jacobi5:BLOCK_W"].size_names == ["cfg"]

@@ -3011,8 +3011,23 @@ class _Analyzer:
             if len(values) == 1 and isinstance(values[0], cst.Call) and self.settings_call(values[0]):
                 todo += [x.value for a in values[0].args for x in _names_in(a.value)]
                 continue
+            if len(values) == 1 and isinstance(values[0], cst.Name) and self.literal_settings(values[0].value):
+                continue  # ``cfg = CFG`` of ``CFG = StencilTiles()``: the same object at every size (late56 l266)
             out.append(n)
         return out
+
+    def literal_settings(self, name: str) -> bool:
+        """Whether the module binds ``name`` once to a settings object built by the file's own function or class from
+        literals alone (``CFG = StencilTiles()``, ``CFG = Tiles(BLOCK=64)``: :meth:`settings_call`, no name in its
+        arguments) and changes it in place nowhere: a local bound to it reads no size, where "a table by size, by cfg"
+        was offered and ``tune`` exited 2, "which no SHAPES entry names as a size" (breaker30's seen line). A module
+        name bound otherwise (``MAX_BLOCK_SIZE = 65536``) is read as before."""
+        binds = self.module_bindings.get(name, [])
+        if len(binds) != 1 or not isinstance(call := binds[0].value, cst.Call) or binds[0].chained:
+            return False
+        if not self.settings_call(call) or any(_names_in(a.value) for a in call.args):
+            return False
+        return not self.changes_in_place(name)
 
     def settings_call(self, call: cst.Call) -> bool:
         """Whether ``call`` builds a settings object with a helper of this file (``tiles = _pick(N)`` returning a
