@@ -96,3 +96,26 @@ def test_l271_an_mcp_agent_s_attempts_are_counted_across_its_validate_calls(tmp_
     res = call(2)  # the third: past its repairs, the version fails
     assert [p.root_cause for p in told] == ["implementation attempt 2 of 3", "implementation attempt 3 of 3"], told
     assert res.reason == "correctness FAIL: output differs after 3 attempt(s)", res.reason
+
+
+def test_l272_a_stage_1_no_plan_took_gives_its_number_to_the_next_version(ws_root: Path) -> None:
+    """l272: a stand-alone ``kernelopt plan WS`` that failed (not logged in, ``NO_NEW_ACTION``) after Stage 1 left
+    ``profiles/v1/``, so the next ``optimize`` numbered its version V2 and memory/ held v0 and v2. A number that only
+    a profile folder holds (no plan file, no record) is the next version's (``Workspace.iteration_version``), whose
+    Stage 1 profiles it again; a number a plan took is never reused."""
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.workspace import Workspace
+    from tests.loop_fakes import DATA, make_fakes
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    left = ws.profile_dir(1)  # Stage 1 of a stand-alone plan that failed: what it left there (the agent's transcript)
+    left.mkdir(parents=True)
+    (left / "plan-transcript.txt").write_text("Not logged in\n")
+    assert (ws.iteration_version(), ws.next_version()) == (1, 2)
+    OptimizeLoop(Workspace(ws.root), make_fakes().collaborators(), LoopRequest(max_iterations=1)).run()
+    assert ws.memory.versions() == [0, 1], ws.memory.versions()
+    assert not (left / "plan-transcript.txt").exists() and (left / "summary.json").is_file()  # profiled again
+    ws.plan_path(2).write_text("a plan that was taken\n")  # a plan's number is used: the next version is V3
+    assert ws.iteration_version() == 3

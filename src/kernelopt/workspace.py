@@ -891,6 +891,17 @@ class Workspace:
         used = self.used_versions()
         return max(used) + 1 if used else 0
 
+    def iteration_version(self) -> int:
+        """The version a new iteration of the loop takes: the newest used number when only a profile folder holds it
+        (no plan file, no record: a stand-alone ``kernelopt profile``, or a ``kernelopt plan`` that failed after taking
+        Stage 1, and no Stage 2 took it; the loop's Stage 1 profiles it again), else :meth:`next_version` (late57
+        l272: a failed stand-alone plan made the next ``optimize`` number its version V2, memory/ holding v0 and v2).
+        """
+        n = self.next_version() - 1
+        if n > 0 and not self.memory.exists(n) and not self.plan_path(n).exists():
+            return n
+        return n + 1
+
     def writable_version(self, version: int, flag: str = "--version") -> int:
         """``version`` when a stage run by hand may write under it: a number already used, or the next one.
 

@@ -227,7 +227,7 @@ def status(ws: Workspace) -> StageStatus:
     if it is None:
         if stop is not None:
             return out(NextStep.PROFILE, f"the last run stopped ({stop.line()}); profile starts the next version")
-        return out(NextStep.PROFILE, f"between iterations: profile V{ws.next_version()} (Stage 1)")
+        return out(NextStep.PROFILE, f"between iterations: profile V{ws.iteration_version()} (Stage 1)")
     n = it.version
     if it.stage in (Stage.BASELINE_GATE, Stage.BASELINE_PROFILE, Stage.PROFILE):
         return out(NextStep.PROFILE, f"V{n} has no Stage 1 evidence yet: profile it")

@@ -108,7 +108,7 @@ def standing(ws: Workspace) -> RunStanding:
         run, step = "none", f"`kernelopt optimize {word}` gates and records V0, then runs the loop"
     else:
         run = "stopped"
-        step = f"`kernelopt optimize {word}` starts V{ws.next_version()}"
+        step = f"`kernelopt optimize {word}` starts V{ws.iteration_version()}"
         if now.stop is not None and now.stop.reason in (StopReason.CONVERGED, StopReason.NO_NEW_PLAN):
             step = (
                 f"the launch configuration has converged: `kernelopt optimize {word} --implementer agent-cli` (or "

@@ -191,7 +191,7 @@ class OptimizeLoop:
         if decision is not None:
             finish(run, decision)
             return
-        run.new_iteration(run.ws.next_version(), Stage.PROFILE, good=run.last_good_version())
+        run.new_iteration(run.ws.iteration_version(), Stage.PROFILE, good=run.last_good_version())
 
     def summary(self) -> LoopSummary:
         """The summary of the run as it stands (finished or interrupted)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from kernelopt.evidence.summary import write_summary
 from kernelopt.loop.journal import IterationState
 from kernelopt.loop.protocols import EventKind, Stage
@@ -12,6 +14,15 @@ from kernelopt.stages.allowance import may_write
 def profile_stage(run: LoopRun, it: IterationState) -> None:
     """Profile version ``it.version``; a write outside ``profiles/v<N>/`` fails the iteration."""
     run.enter(it)
+    held = run.ws.profile_dir(it.version)
+    if it.stage is Stage.PROFILE and held.is_dir() and any(held.iterdir()):
+        # a Stage 1 run by hand (`kernelopt profile`, or a `plan` that failed after taking it) that no plan or record
+        # took: the loop's version takes its number (Workspace.iteration_version, l272) and profiles it again
+        shutil.rmtree(held)
+        run.emit(
+            EventKind.NOTE,
+            f"V{it.version}: profiles/v{it.version}/ held a Stage 1 that no plan or record took: profiled again",
+        )
     summary = run.profiler.profile(run.ws, it.version)
     if run.state.settings.device != "cpu":  # on the CPU no profiler runs: Stage 1 reads the gate's timing
         run.state.profiles_taken += 1

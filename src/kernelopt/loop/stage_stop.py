@@ -49,7 +49,7 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
         finish(run, decision)
         return
     run.emit(EventKind.STAGE_END, f"V{it.version}: continue", stage=Stage.STOP)
-    run.new_iteration(run.ws.next_version(), Stage.PROFILE, good=run.last_good_version())
+    run.new_iteration(run.ws.iteration_version(), Stage.PROFILE, good=run.last_good_version())
 
 
 #: The baseline's stage whose cost a later version's stage has at least.
