@@ -119,3 +119,20 @@ def test_l272_a_stage_1_no_plan_took_gives_its_number_to_the_next_version(ws_roo
     assert not (left / "plan-transcript.txt").exists() and (left / "summary.json").is_file()  # profiled again
     ws.plan_path(2).write_text("a plan that was taken\n")  # a plan's number is used: the next version is V3
     assert ws.iteration_version() == 3
+
+
+def test_l273_memory_summary_before_v0_says_what_to_call_first(tmp_path: Path) -> None:
+    """l273: MCP ``memory_summary`` of a workspace with no version recorded answered ``rows: []`` and no word, where
+    ``kernelopt memory summary`` names the command that records V0. The tool's ``note`` says to call ``profile``
+    first (it gates and records V0)."""
+    from kernelopt.agents import drive
+    from kernelopt.memory.model import IterationRecord
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    said = drive.no_rows(ws)  # the note of the server's memory_summary when it has no row
+    assert "call profile(workspace) first" in said and "records V0" in said, said
+    ws.memory.write(IterationRecord(version="v0", masked=True))
+    assert "include_masked=true" in drive.no_rows(ws)
+    server = (Path(__file__).parents[1] / "src" / "kernelopt" / "agents" / "mcp_server.py").read_text()
+    assert "note=None if rows else drive.no_rows(ws)" in server  # read, not imported (the SDK's import is slow)

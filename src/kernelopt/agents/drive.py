@@ -517,6 +517,14 @@ def profile(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent]
     return StepResult(stages=events.stages, events=events.lines, profile=evidence, status=after)
 
 
+def no_rows(ws: Workspace) -> str:
+    """Why ``memory_summary`` of ``ws`` has no row, and which tool to call (an empty list said nothing, where
+    ``kernelopt memory summary`` names the command that records V0: late57 l273)."""
+    if ws.memory.versions():
+        return "every recorded version is masked; include_masked=true shows them"
+    return "no version recorded yet: call profile(workspace) first, which gates and records V0 (the baseline)"
+
+
 def check_plan(ws: Workspace, version: int, text: str) -> Plan:
     """The submitted plan, checked by the planner's own rules without writing anything.
 

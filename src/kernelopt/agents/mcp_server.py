@@ -145,6 +145,9 @@ class WikiHits(BaseModel):
 class MemorySummary(BaseModel):
     workspace: str
     rows: list[SummaryRow]
+    note: str | None = Field(
+        default=None, description="why there is no row, and what to call (the tools' words for the CLI's line)"
+    )
 
 
 class WholeReport(StrEnum):
@@ -884,9 +887,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
         def run() -> MemorySummary:
             ws = open_ws(workspace)
-            return MemorySummary(
-                workspace=str(ws.root), rows=summary_rows(list(ws.memory.records(include_masked=include_masked)))
-            )
+            rows = summary_rows(list(ws.memory.records(include_masked=include_masked)))
+            return MemorySummary(workspace=str(ws.root), rows=rows, note=None if rows else drive.no_rows(ws))
 
         return await _read(run, settled=settled)
 
