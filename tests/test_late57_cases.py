@@ -136,3 +136,15 @@ def test_l273_memory_summary_before_v0_says_what_to_call_first(tmp_path: Path) -
     assert "include_masked=true" in drive.no_rows(ws)
     server = (Path(__file__).parents[1] / "src" / "kernelopt" / "agents" / "mcp_server.py").read_text()
     assert "note=None if rows else drive.no_rows(ws)" in server  # read, not imported (the SDK's import is slow)
+
+
+def test_l275_agent_install_s_help_ends_with_examples() -> None:
+    """l275: ``kernelopt agent install --help`` ended with no example: the examples' hook reached the top-level
+    commands only, not a command of the ``agent`` group. It reaches a group's commands now, and ``agent install``'s
+    lines are parsed against its options by n144's test (tests/test_newuser20_cases.py)."""
+    from kernelopt.cli.app import build_app
+
+    group = next(g for g in build_app().registered_groups if g.name == "agent")
+    assert group.typer_instance is not None
+    install = next(c for c in group.typer_instance.registered_commands if c.name == "install")
+    assert install.epilog is not None and "kernelopt agent install codex --user" in install.epilog, install.epilog

@@ -105,6 +105,9 @@ def build_app(args: Sequence[str] | None = None) -> typer.Typer:
         module.register(app)
     for info in app.registered_commands:  # each command's help ends with lines that run (newuser20 n144)
         info.epilog = info.epilog or epilog(info.name or "")
+    for group in app.registered_groups:  # and each command of a group (`agent install`: l275)
+        for info in group.typer_instance.registered_commands if group.typer_instance is not None else ():
+            info.epilog = info.epilog or epilog(f"{group.name} {info.name}")
     return app
 
 

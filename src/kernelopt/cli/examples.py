@@ -67,8 +67,14 @@ EXAMPLES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ),
         ("Codex: mcp_servers.kernelopt in ~/.codex/config.toml (docs/agents.md)", ()),
     ),
+    "agent install": (  # a command of the `agent` group (fresh28: its help had none; late57 l275)
+        ("the skill for Claude Code in this project (.claude/skills)", ("kernelopt agent install claude",)),
+        ("for Codex, in every project of yours (~/.agents/skills)", ("kernelopt agent install codex --user",)),
+        ("remove exactly what install wrote", ("kernelopt agent install claude --uninstall",)),
+    ),
 }
-"""Command (``kernelopt`` for the top-level help) -> (what it does, its command lines), in the order shown."""
+"""Command (``kernelopt`` for the top-level help; ``GROUP COMMAND`` for a command of a group) -> (what it does, its
+command lines), in the order shown."""
 
 
 def epilog(command: str) -> str | None:
