@@ -148,3 +148,44 @@ def test_l275_agent_install_s_help_ends_with_examples() -> None:
     assert group.typer_instance is not None
     install = next(c for c in group.typer_instance.registered_commands if c.name == "install")
     assert install.epilog is not None and "kernelopt agent install codex --user" in install.epilog, install.epilog
+
+
+def test_l274_a_reference_too_slow_to_time_keeps_the_kernel_s_passing_check(tmp_path: Path) -> None:
+    """l274: ``batch`` under ``TEST_TIMEOUT_SEC=1`` of a correct kernel whose reference takes 0.9 s a call: an ``ERROR``
+    row (right: the problem's), "reference.py hangs or is far too slow", and its correct column "n/a" though the check
+    had passed. The row keeps the check's verdict and says the time that ran out was the reference's; a reference
+    that failed in the check itself still leaves the column unknown."""
+    from kernelopt.batch.model import ProblemRow, ProblemStatus
+    from kernelopt.batch.rows import validate_row
+    from kernelopt.harness.gate import GateReport
+    from kernelopt.harness.model import BenchReport, CorrectnessReport, CorrectnessStatus, Culprit
+    from kernelopt.memory.model import GateResult, IterationRecord
+
+    slow = (
+        "timing: timing of case 0 [reference] ran past the per-case limit of 1 s; reference.py hangs or is far too slow"
+    )
+    bench = BenchReport(ok=False, status=CorrectnessStatus.TIMEOUT_FAIL, message=slow, culprit=Culprit.PROBLEM)
+
+    def row(check: CorrectnessReport, timing: BenchReport | None) -> ProblemRow:
+        gate = GateReport(
+            result=GateResult.TIMEOUT_FAIL,
+            failure_reason=slow,
+            record=IterationRecord(version="v0"),
+            version=0,
+            correctness=check,
+            bench=timing,
+        )
+        return validate_row(ProblemRow(problem="cumsum", folder="/x", status=ProblemStatus.ERROR), gate)
+
+    passed = row(CorrectnessReport(passed=True, status=CorrectnessStatus.PASS, message="2 cases passed"), bench)
+    assert passed.status is ProblemStatus.ERROR and passed.correct is True, passed
+    assert "the kernel passed its check: the time that ran out was the reference's" in (passed.reason or "")
+    raised = CorrectnessReport(
+        passed=False, status=CorrectnessStatus.FAIL, message="running the reference raised", culprit=Culprit.PROBLEM
+    )
+    failed = row(raised, None)
+    assert (
+        failed.status is ProblemStatus.ERROR
+        and failed.correct is None
+        and "passed its check" not in (failed.reason or "")
+    )

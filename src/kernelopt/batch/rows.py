@@ -171,14 +171,20 @@ def _noise_reason(ref: ReferenceSpeedup | None) -> str | None:
 
 def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
     """``row`` with the gate's verdict on V0 and its figures (a speedup withheld for noise says so). A problem
-    whose reference failed is an ``ERROR`` of the problem, counted apart from the kernels (issue 34)."""
+    whose reference failed is an ``ERROR`` of the problem, counted apart from the kernels (issue 34); where the
+    kernel's check passed before the reference failed (too slow to time within ``TEST_TIMEOUT_SEC``), the row keeps
+    that verdict and says whose the time was (late57 l274: it read correct "n/a")."""
     if report.problem_failed:
         reason = report.failure_reason or report.correctness.message
+        checked = report.correctness.passed  # the check ran and passed: the reference failed after it, in the timing
+        said = f"the problem's reference failed: {reason}"
+        if checked:
+            said += "; the kernel passed its check: the time that ran out was the reference's, the problem's"
         return row.model_copy(
             update={
                 "status": ProblemStatus.ERROR,
-                "correct": None,
-                "reason": f"the problem's reference failed: {reason}",
+                "correct": True if checked else None,
+                "reason": said,
                 "sizes": report.sizes,
             }
         )
