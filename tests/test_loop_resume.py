@@ -188,12 +188,16 @@ def test_a_new_run_continues_the_version_numbers(ws_root: Path) -> None:
     assert fakes.profiler.calls == [0, 1, 2]  # V0 is not redone
 
 
-def test_versions_left_by_an_abandoned_iteration_are_not_reused(ws_root: Path) -> None:
+def test_a_number_only_a_profile_holds_is_taken_and_a_plan_s_is_never_reused(ws_root: Path) -> None:
     ws, fakes = setup(ws_root)
     run(ws, fakes, max_iterations=1)
-    (ws.profile_dir(2)).mkdir()  # e.g. a manual `kernelopt profile` left profiles/v2/
+    (ws.profile_dir(2)).mkdir()  # e.g. a manual `kernelopt profile` left profiles/v2/: no plan took it (late57 l272)
+    (ws.profile_dir(2) / "summary.json").write_text("{}")
     s = run(ws, fakes, max_iterations=1)
-    assert [o.version for o in s.this_run] == [3]
+    assert [o.version for o in s.this_run] == [2]  # the next version takes it and profiles it again
+    ws.plan_path(3).write_text("# a plan written by hand\n")  # a plan's number is never reused
+    s = run(ws, fakes, max_iterations=1)
+    assert [o.version for o in s.this_run] == [4]
 
 
 def test_flags_override_an_interrupted_runs_settings(ws_root: Path) -> None:
