@@ -227,7 +227,7 @@ def test_f67_the_mcp_server_s_help_ends_with_the_line_that_starts_it(capsys: pyt
     assert "claude mcp add kernelopt -- kernelopt mcp --root /tmp --device cpu" in said, said
     assert "# Codex: mcp_servers.kernelopt in ~/.codex/config.toml (docs/agents.md)" in said, said
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
-    assert "`doctor` and `mcp` (the client's line that starts it) end with examples" in readme
+    assert "`mcp` (the client's line that starts it) and `agent install` end with examples" in readme  # l275 too
 
 
 def test_f68_the_agents_page_says_which_commit_memory_summary_names() -> None:
