@@ -9,6 +9,7 @@ runs at realistic sizes."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,8 +38,9 @@ def test_each_original_is_right_at_a_small_odd_size() -> None:
 # ------------------------------------------------------------------------------------- the defects
 
 
-def _dwconv(shapes: list[dict[str, int]]) -> dict[str, object]:
-    """dwconv_dict's knobs, as a run of the task at ``shapes`` (each a filter width) would tell them."""
+def _dwconv(shapes: list[dict[str, int]], lookup: str = "_TILES.get(KW, _DEFAULT)") -> dict[str, Any]:
+    """dwconv_dict's knobs (its settings looked up as ``lookup``), as a run of the task at ``shapes`` (each a filter
+    width) would tell them."""
     from kernelopt.tunables.analysis import analyze
     from kernelopt.tunables.model import ShapeSizes
 
@@ -50,7 +52,7 @@ def _dwconv(shapes: list[dict[str, int]]) -> dict[str, object]:
         )
         for s in shapes
     ]
-    source = (DATA / "dwconv_dict" / "kernel.py").read_text()
+    source = (DATA / "dwconv_dict" / "kernel.py").read_text().replace("_TILES.get(KW, _DEFAULT)", lookup)
     first = told[0].launch_values if told else None
     return {t.key: t for t in analyze(source, "kernel.py", launch_values=first, shape_sizes=told)[2]}
 
@@ -75,6 +77,18 @@ def test_q110_settings_looked_up_with_get_and_a_default_are_read_as_a_dict_of_di
     many = _dwconv([{"B": 2, "C": 3, "L": 700, "KW": 3}, {"B": 1, "C": 5, "L": 300, "KW": 7}, {"KW": 9}])
     why = many["_dwconv1d:num_warps"].refused_reason or ""
     assert "the SHAPES entries take different ones by KW (3, 7, default)" in why, why
+
+
+def test_q114_settings_bound_to_an_entry_of_a_dict_of_dicts_read_the_run() -> None:
+    """Seen on 2026-12-07: dwconv_dict written ``cfg = _TILES[KW]`` then ``**cfg``: ``tunables --reference`` ran the
+    task (at widths 3 and 7) and still said "the key in use (KW) is known only from a run of the task (give the
+    reference)": the name's entry was read without the launch's kernel, so the run's values were never looked at
+    (``**_TILES[KW]`` at the launch read them). They are: "the SHAPES entries take different ones by KW (3, 7)"."""
+    many = _dwconv([{"B": 2, "C": 3, "L": 700, "KW": 3}, {"B": 1, "C": 5, "L": 300, "KW": 7}], "_TILES[KW]")
+    why = many["_dwconv1d:BLOCK_L"].refused_reason or ""
+    assert "the SHAPES entries take different ones by KW (3, 7)" in why, why
+    one = _dwconv([{"B": 1, "C": 3, "L": 700, "KW": 5}], "_TILES[KW]")
+    assert one["_dwconv1d:BLOCK_L"].refused_reason is None and one["_dwconv1d:BLOCK_L"].location == "kernel.py:27"
 
 
 def test_q111_a_refused_guard_names_no_library_among_the_values_unknown_where_the_tile_is_set() -> None:

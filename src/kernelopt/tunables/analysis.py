@@ -3790,7 +3790,7 @@ class _Analyzer:
                 return None
             if call is not None and launch is not None:
                 return self.helper_entries(expr.value, call, launch, kernel)
-            return self.dict_entries(value, scope, depth + 1)
+            return self.dict_entries(value, scope, depth + 1, kernel=kernel)  # the run read by kernel (q114)
         return None
 
     def _settings_of(
