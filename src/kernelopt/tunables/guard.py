@@ -1504,18 +1504,29 @@ def _bounded_tiles(
     within it at none (wrongkernel30, v158: read by no rule, ``BLOCK = 2048`` was written guarded by ``n % 2048 ==
     0``, the assert failing wherever it ran). A bound from above not read (a module constant, a call) is unknown: a
     divisor of the original holds, any other tile refused."""
+    scaled = _tile_times(factors, tiles)
+    if scaled is None:
+        return []
+    tile, k = scaled
+    why = f"{asserts}, a bound on {tile[1]} itself"
+    if bound is None:
+        return [] if below else [Divides(tile, None, line, why, missing=_UNREAD_BOUND)]
+    edge = -(-bound // k) if below else bound // k
+    missing = f"the check holds no {tile[1]} {'under' if below else 'past'} {edge}"
+    held = {"at_least": bound} if below else {"at_most": bound}
+    return [Divides(tile, None, line, why, times=k, times_before=k, missing=missing, **held)]  # type: ignore[arg-type]
+
+
+def _tile_times(
+    factors: Sequence[cst.BaseExpression], tiles: Collection[tuple[str, str]]
+) -> tuple[tuple[str, str], int] | None:
+    """(the one tile the launches set among a product's ``factors``, the product of the others) where every other
+    factor is an integer (``BLOCK * 4``); None otherwise (two tiles, a name, a call)."""
     found = [t for t in map(_tile_id, factors) if t is not None and t in tiles]
     times = [_int(f) for f in factors if _tile_id(f) not in tiles]
     if len(found) != 1 or any(t is None for t in times):
-        return []
-    k = math.prod(t for t in times if t is not None)
-    why = f"{asserts}, a bound on {found[0][1]} itself"
-    if bound is None:
-        return [] if below else [Divides(found[0], None, line, why, missing=_UNREAD_BOUND)]
-    edge = -(-bound // k) if below else bound // k
-    missing = f"the check holds no {found[0][1]} {'under' if below else 'past'} {edge}"
-    held = {"at_least": bound} if below else {"at_most": bound}
-    return [Divides(found[0], None, line, why, times=k, times_before=k, missing=missing, **held)]  # type: ignore[arg-type]
+        return None
+    return found[0], math.prod(t for t in times if t is not None)
 
 
 def _unread_floors(
@@ -1532,16 +1543,15 @@ def _unread_floors(
     floor is within it (``n <= 64``; ``n + 1 <= 64`` for a strict bound). A floor that reads a tile is no guard's
     test: a smaller tile is refused (review29, r90: no rule read such a floor, and ``BLOCK = 64`` over 256 was
     written plainly past ``assert BLOCK >= n``, failing the assert at every ``n`` from 65 to 256)."""
-    found = [t for t in map(_tile_id, factors) if t is not None and t in tiles]
-    times = [_int(f) for f in factors if _tile_id(f) not in tiles]
-    if len(found) != 1 or any(t is None for t in times):
+    scaled = _tile_times(factors, tiles)
+    if scaled is None:
         return []
-    k = math.prod(t for t in times if t is not None)
-    why = f"{asserts}, a bound on {found[0][1]} itself from below"
+    tile, k = scaled
+    why = f"{asserts}, a bound on {tile[1]} itself from below"
     if _names(floor) & {t[1] for t in tiles}:
-        return [Divides(found[0], None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
+        return [Divides(tile, None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
     size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
-    return [Divides(found[0], size, line, why, covers=True, times=k, times_before=k)]
+    return [Divides(tile, size, line, why, covers=True, times=k, times_before=k)]
 
 
 #: Why a tile's bound from above not read (a parameter, a module name imported) holds only a divisor of the original
