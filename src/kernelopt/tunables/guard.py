@@ -1399,6 +1399,8 @@ def _asserted_counts(
                 if bounded is None and needed:  # ``BLOCK in (128, 256)``, ``BLOCK == 256``: the tile's own check
                     link = cst.Comparison(left=_chain_left(comparison, target), comparisons=[target])
                     out += _tile_check(link, negated, tiles, line, asserts, own, fn)
+                if needed and isinstance(op, cst.Equal):  # ``assert triton.cdiv(n, BLOCK) == 1``: one block covers n
+                    out += _one_tile_counts(left, target.comparator, tiles, line, asserts, helpers or {})
                 left = target.comparator
                 factors = _bound_factors(bounded, local) if bounded is not None else []
                 most = _bound_integer(bounding, local, fn, min) if bounding is not None else None
@@ -1552,6 +1554,27 @@ def _unread_floors(
         return [Divides(tile, None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
     size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
     return [Divides(tile, size, line, why, covers=True, times=k, times_before=k)]
+
+
+def _one_tile_counts(
+    one: cst.BaseExpression,
+    other: cst.BaseExpression,
+    tiles: Collection[tuple[str, str]],
+    line: int,
+    asserts: str,
+    helpers: Mapping[str, cst.FunctionDef],
+) -> list[Divides]:
+    """A host check that a count of tiles rounded up is one (``assert triton.cdiv(n, BLOCK) == 1``, ``(n + BLOCK - 1)
+    // BLOCK == 1``): one block of the tile covers the size, a floor on the tile as ``assert BLOCK >= n`` is
+    (:func:`_unread_floors`), so a smaller tile is written only where the size is within it, where its count and the
+    original's are both one (late59, l290: the test reads a size, so ``_tile_check`` left it, and a count compared by
+    ``==`` is no bound: ``BLOCK = 64`` over 256 was written plainly, failing the check at each ``n`` from 65 to
+    256)."""
+    for count, value in ((one, other), (other, one)):
+        counted = _tile_count(count, helpers)
+        if counted is not None and _int(value) == 1 and _counted_up(count):
+            return _unread_floors(_product_factors(counted[0]), counted[1], False, tiles, line, asserts)
+    return []
 
 
 #: Why a tile's bound from above not read (a parameter, a module name imported) holds only a divisor of the original

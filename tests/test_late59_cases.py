@@ -1,0 +1,31 @@
+"""late59: host checks on a tile that no guard rule read (review29's Seen line, docs/faults.md "Host checks no rule
+read (late59, 2026-12-07)"): a smaller tile was written plainly, failing the check at sizes the original handled.
+Each test failed on main before its fix; none runs a kernel."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.tunables.guard import guard_edit
+from tests.test_wrongkernel30_cases import V158
+
+#: v158's launcher check (``BLOCK = 256``, masked), replaced below by each form
+_V158_CHECK = '    assert BLOCK <= 1024, "the kernel keeps a block to 1024 lanes"\n'
+
+
+@pytest.mark.parametrize(
+    "check",
+    ["    assert triton.cdiv(n, BLOCK) == 1\n", "    assert 1 == (n + BLOCK - 1) // BLOCK\n"],
+    ids=["cdiv", "spelled"],
+)
+def test_l290_a_count_of_one_tile_is_guarded_by_the_size(check: str) -> None:
+    """``assert triton.cdiv(n, BLOCK) == 1`` reads a size, so no tile check read it, and a count compared by ``==`` is
+    no bound: ``BLOCK = 64`` over 256 was written plainly, failing the check at every ``n`` from 65 to 256. A smaller
+    tile is written only where the size is within it; a larger one passes wherever the original did."""
+    base = (V158 / "kernel.py").read_text(encoding="utf-8").replace(_V158_CHECK, check)
+    smaller = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert smaller.new_source is not None, smaller.note
+    guarded = "    BLOCK = 256\n    if n <= 64:  # kernelopt: tuned\n        BLOCK = 64\n"
+    assert guarded in smaller.new_source, smaller.note
+    larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None
