@@ -5807,6 +5807,7 @@ def _tuned_tiles(
     gets the ``if``, the test that keeps it right (``K % 128 == 0``) and why, and a test that holds it already is
     judged right (newuser11: a GEMV's table with ``BLOCK_K=128`` in every row was refused as overriding a computed
     value, nothing written)."""
+    helpers: list[cst.FunctionDef] | None = None  # :func:`_defs_alone`, read once
     for fn in collector.functions:
         if is_jit(fn):
             continue
@@ -5814,9 +5815,8 @@ def _tuned_tiles(
         for node, small, tile in _tuned_tile_lines(fn, old):
             if needs is None:
                 needs = _plain_requirements(fn, collector, unmasked, pos, made)
-            why = _tuned_tile_refusal(
-                fn, node, small, tile, needs, ran_masked, needed, collector.class_defs, collector.functions
-            )
+            helpers = _defs_alone(collector) if helpers is None else helpers
+            why = _tuned_tile_refusal(fn, node, small, tile, needs, ran_masked, needed, collector.class_defs, helpers)
             if why is not None:
                 return why
     return None
@@ -6167,8 +6167,9 @@ def _settings_field_default(fn: cst.FunctionDef, target: str, classes: Sequence[
     """The integer ``target`` holds at every size where ``fn`` computes it once from a field of a settings object it
     binds once to a frozen dataclass of the file (``cfg = StencilTiles.for_width(W)`` / ``BLOCK_H = cfg.BLOCK_H``),
     the field has an integer default (``BLOCK_H: int = 8``) and no builder passes it: the class called with keywords
-    alone, or a ``@classmethod`` whose every return is ``cls(...)`` so called; the class has no base, ``__init__``
-    nor ``__post_init__``.
+    alone, or a ``@classmethod`` whose every return is ``cls(...)`` so called; the class, the one of its name in the
+    file, has no base, metaclass, other decorator, ``__init__`` nor ``__post_init__``, and binds the field once
+    (review30 r100).
     ``None`` for anything else (breaker30's stencil_cfg: every literal ``BLOCK_H``, 8 included, was refused over "a
     computed value", late56 l261)."""
     values = _untuned_values(fn, target)
@@ -6183,8 +6184,10 @@ def _settings_field_default(fn: cst.FunctionDef, target: str, classes: Sequence[
     owner = func.value if isinstance(func, cst.Attribute) else func
     if not isinstance(owner, cst.Name):
         return None
-    cls = next((c for c in classes if c.name.value == owner.value), None)
-    if cls is None or cls.bases or not _frozen_dataclass(cls) or not isinstance(cls.body, cst.IndentedBlock):
+    named = [c for c in classes if c.name.value == owner.value]  # two (a ``hip`` branch's): which runs is unread
+    if len(named) != 1 or (cls := named[0]).bases or cls.keywords or len(cls.decorators) != 1:
+        return None  # a base, a metaclass or another decorator may set the field otherwise (review30 r100)
+    if not _frozen_dataclass(cls) or not isinstance(cls.body, cst.IndentedBlock):
         return None
     methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
     if "__post_init__" in methods or "__init__" in methods:
@@ -6201,14 +6204,38 @@ def _settings_field_default(fn: cst.FunctionDef, target: str, classes: Sequence[
             return None
     if any(a.keyword is None or a.keyword.value == field_name for b in builds for a in b.args):
         return None  # a positional argument or a splat may set the field; one naming it does
-    defaults = [
-        stmt.value
+    binds_field = [  # every binding of the field in the class body: a later ``BLOCK_H = 16`` is the default (r100)
+        stmt
         for line in cls.body.body
         if isinstance(line, cst.SimpleStatementLine)
         for stmt in line.body
-        if isinstance(stmt, cst.AnnAssign) and _code(stmt.target).strip() == field_name and stmt.value is not None
+        if (isinstance(stmt, cst.AnnAssign) and _code(stmt.target).strip() == field_name)
+        or (isinstance(stmt, cst.Assign) and any(field_name in _names(t.target) for t in stmt.targets))
     ]
-    return _int(defaults[0]) if len(defaults) == 1 else None
+    lines = cls.body.body
+    if field_name in methods or any(not isinstance(line, cst.SimpleStatementLine | cst.FunctionDef) for line in lines):
+        return None  # a property of the name, or a binding under an ``if`` of the class body
+    if len(binds_field) != 1 or not isinstance(only := binds_field[0], cst.AnnAssign) or only.value is None:
+        return None
+    return _int(only.value)
+
+
+def _defs_alone(collector: _Collector) -> list[cst.FunctionDef]:
+    """The functions of the file whose name nothing but their ``def`` binds: no assignment (``_tiles = lambda c:
+    (4, 1024)``), import or ``global`` of the name anywhere, so a call of the name runs that ``def`` (review30 r101:
+    l265's :func:`_helper_returns` read the ``def``'s returns where a later binding ran)."""
+    bound: set[str] = set(collector.rebound) | set(collector.globals) | set(collector.imported)
+    for line, _ in collector.statements:
+        for stmt in line.body:
+            if isinstance(stmt, cst.Assign):
+                bound |= {n for t in stmt.targets for n in _names(t.target)}
+            elif isinstance(stmt, cst.AnnAssign | cst.AugAssign):
+                bound |= _names(stmt.target)
+            elif isinstance(stmt, cst.Import | cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+                bound |= {_code(a.asname.name if a.asname else a.name).strip().split(".")[0] for a in stmt.names}
+            elif isinstance(stmt, cst.ImportFrom):
+                return []  # ``from m import *`` may bind any name
+    return [f for f in collector.functions if f.name.value not in bound]
 
 
 def _helper_returns(fn: cst.FunctionDef, target: str, functions: Sequence[cst.FunctionDef]) -> list[int]:

@@ -1,0 +1,84 @@
+"""review30: the late landings read again (docs/faults.md, "The late landings read again (review30, 2026-12-07)").
+Each test failed on main before its fix; none runs a kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+STENCIL = Path(__file__).parent / "data" / "breaker30" / "stencil_cfg" / "kernel.py"
+
+#: stencil_cfg's ``StencilTiles`` (BLOCK_H: int = 8), again under an ``if``: on CUDA the second class runs, 16 rows
+SECOND = """
+
+if torch.version.hip is None:
+
+    @dataclass(frozen=True)
+    class StencilTiles:
+        BLOCK_H: int = 16
+        BLOCK_W: int = 64
+        num_warps: int = 4
+
+        @classmethod
+        def for_width(cls, width: int) -> "StencilTiles":
+            return cls(BLOCK_W=min(128, triton.next_power_of_2(width)))
+
+
+@triton.jit"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("\n\n@triton.jit", SECOND),
+        ("    num_warps: int = 4\n", "    num_warps: int = 4\n    BLOCK_H = 16\n"),
+        ("class StencilTiles:", "class StencilTiles(metaclass=Meta):"),
+    ],
+    ids=["a-second-class", "a-later-binding", "a-metaclass"],
+)
+def test_r100_a_dataclass_default_another_line_may_change_is_not_the_value_at_every_size(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    """l261 judged a literal over ``cfg.BLOCK_H`` against the first ``StencilTiles`` of the file's ``BLOCK_H: int =
+    8``: with a second class of the name (a ``hip`` branch's, 16 rows where CUDA runs), a later ``BLOCK_H = 16`` in
+    the class body (the dataclass's default then) or a metaclass, ``BLOCK_H=8`` was written, twice the programs on
+    the grid's axis 1 (at most 65535) of the 16 the original ran: a launch refused past ``H = 8 * 65535``."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    original = STENCIL.read_text()
+    text = original.replace(old, new, 1)
+    assert text != original
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(text)
+    with pytest.raises(TunableError, match="BLOCK_H=8 over a computed value does not cover every size"):
+        apply(kernel, {"_jacobi5:BLOCK_H": 8}, write=False)
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "_tiles = lambda c: (4, 1024)  # noqa: E731\n",
+        "from tiles_lib import _tiles\n",
+        "def setup(other):\n    global _tiles\n    _tiles = other\n",
+    ],
+    ids=["an-assignment", "an-import", "a-global"],
+)
+def test_r101_a_helper_whose_name_another_line_binds_gives_no_values(tmp_path: Path, binding: str) -> None:
+    """l265 judged a literal over scatter_rows' ``BLOCK_R, BLOCK_C = _tiles(C)`` against the returns of the file's
+    ``def _tiles`` (64, 128, 256): where the name is bound again after it (an assignment, an import, a ``global``
+    a function sets), the call runs that binding, here 1024 columns a program, and ``BLOCK_C=256`` was written, four
+    times the programs on the grid's axis 1 (at most 65535): a launch refused past ``C = 256 * 65535``."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    original = (Path(__file__).parent / "data" / "breaker30" / "scatter_rows" / "kernel.py").read_text()
+    text = original.replace("\n\ndef run(", f"\n\n{binding}\n\ndef run(", 1)
+    assert text != original
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(text)
+    with pytest.raises(TunableError, match="BLOCK_C=256 over a computed value does not cover every size"):
+        apply(kernel, {"_scatter_rows:BLOCK_C": 256}, write=False)
