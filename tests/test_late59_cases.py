@@ -29,3 +29,25 @@ def test_l290_a_count_of_one_tile_is_guarded_by_the_size(check: str) -> None:
     assert guarded in smaller.new_source, smaller.note
     larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None
+
+
+@pytest.mark.parametrize(
+    ("check", "guard"),
+    [
+        ("    assert BLOCK - n >= 0\n", "if n <= 64:"),
+        ("    assert 0 <= BLOCK - n\n", "if n <= 64:"),
+        ("    assert not n - BLOCK > 0\n", "if n <= 64:"),
+        ("    assert BLOCK - n > 0\n", "if (n + 1) <= 64:"),
+    ],
+    ids=["ge", "zero-left", "not", "strict"],
+)
+def test_l291_a_difference_with_zero_is_read_as_its_terms(check: str, guard: str) -> None:
+    """``assert BLOCK - n >= 0`` was read by no rule (a difference is neither a tile's bound nor a count), and
+    ``BLOCK = 64`` over 256 was written plainly, failing the check at every ``n`` from 65 to 256. The difference is
+    read as its terms compared (``BLOCK >= n``, r90's floor): a smaller tile is guarded by the size."""
+    base = (V158 / "kernel.py").read_text(encoding="utf-8").replace(_V158_CHECK, check)
+    smaller = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert smaller.new_source is not None, smaller.note
+    assert f"    BLOCK = 256\n    {guard}  # kernelopt: tuned\n        BLOCK = 64\n" in smaller.new_source, smaller.note
+    larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None

@@ -1396,6 +1396,7 @@ def _asserted_counts(
                     if isinstance(op, cst.GreaterThan | cst.GreaterThanEqual)
                     else (None, None)
                 )
+                bounded, bounding = _difference_sides(bounded, bounding)  # ``BLOCK - n >= 0``: ``BLOCK >= n``
                 if bounded is None and needed:  # ``BLOCK in (128, 256)``, ``BLOCK == 256``: the tile's own check
                     link = cst.Comparison(left=_chain_left(comparison, target), comparisons=[target])
                     out += _tile_check(link, negated, tiles, line, asserts, own, fn)
@@ -1554,6 +1555,27 @@ def _unread_floors(
         return [Divides(tile, None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
     size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
     return [Divides(tile, size, line, why, covers=True, times=k, times_before=k)]
+
+
+def _difference_sides(
+    bounded: cst.BaseExpression | None, bounding: cst.BaseExpression | None
+) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
+    """The sides of a comparison of a difference with zero (``bounded <= bounding``) as the comparison of its two
+    terms: ``BLOCK - n >= 0`` is ``n <= BLOCK``, ``0 < n - BLOCK`` is ``BLOCK < n``; any other sides as they are
+    (late59, l291: a difference was read by no rule, and ``BLOCK = 64`` over 256 was written plainly past ``assert
+    BLOCK - n >= 0``, failing it at each ``n`` from 65 to 256)."""
+    if bounded is None or bounding is None:
+        return bounded, bounding
+    if _int(bounding) == 0 and _is_difference(bounded):
+        return bounded.left, bounded.right  # type: ignore[attr-defined]
+    if _int(bounded) == 0 and _is_difference(bounding):
+        return bounding.right, bounding.left  # type: ignore[attr-defined]
+    return bounded, bounding
+
+
+def _is_difference(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is ``a - b``."""
+    return isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)
 
 
 def _one_tile_counts(
