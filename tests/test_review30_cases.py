@@ -82,3 +82,43 @@ def test_r101_a_helper_whose_name_another_line_binds_gives_no_values(tmp_path: P
     kernel.write_text(text)
     with pytest.raises(TunableError, match="BLOCK_C=256 over a computed value does not cover every size"):
         apply(kernel, {"_scatter_rows:BLOCK_C": 256}, write=False)
+
+
+#: an unmasked kernel launched on ``n // meta["BLOCK"]`` programs (every size a multiple of 64), its list's ``BLOCK``
+#: set by late53's l230 written form below 4096 elements
+PICKED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"])
+@triton.heuristics({"BLOCK": lambda args: 64 if args["n"] <= 4096 else args["BLOCK"]})
+@triton.jit
+def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+def run(x):
+    n = x.numel()
+    assert n % 64 == 0
+    y = torch.empty_like(x)
+    scale[lambda meta: (n // meta["BLOCK"],)](x, y, n)
+    return y
+"""
+
+
+def test_r102_a_written_pick_s_value_a_retune_raises_must_divide_what_the_original_handled(tmp_path: Path) -> None:
+    """l252 made the value of l230's written pick (``64 if args["n"] <= 4096 else args["BLOCK"]``) a knob, while
+    guard's ``_decorator_tiles`` read the lambda's whole body as its value, no integer, so nothing was asked of it:
+    ``tunables --set scale.heuristics.BLOCK=128`` (and tune's change by name) was written over ``n // meta["BLOCK"]``
+    programs of a kernel without masks, wrong at n = 192 (one program of 128). Each row of the pick is a value it runs
+    now, the fallback the configs' values: 128 is refused, 16 (which divides 64) written."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(PICKED)
+    with pytest.raises(TunableError, match="BLOCK=128 does not divide every size the original BLOCK=64 handled"):
+        apply(kernel, {"scale.heuristics.BLOCK": 128}, write=False)
+    assert "lambda args: 16 if" in apply(kernel, {"scale.heuristics.BLOCK": 16}, write=False).new_source

@@ -2762,12 +2762,29 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
     where: ``decorator``), then each default of its signature (``BLOCK: tl.constexpr = 1024``; ``signature``), then
     each ``tl.constexpr`` its body binds to a literal (Inductor's ``RBLOCK: tl.constexpr = 64``; ``body``)."""
     out: list[tuple[str, cst.BaseExpression, str]] = []
-    for decorator in fn.decorators:
-        for node in walk(decorator.decorator):
-            if not isinstance(node, cst.DictElement) or not isinstance(node.key, cst.SimpleString):
-                continue
-            value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
-            out.append((str(node.key.evaluated_value), value, "decorator"))
+    entries = [
+        (str(node.key.evaluated_value), node.value)
+        for decorator in fn.decorators
+        for node in walk(decorator.decorator)
+        if isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString)
+    ]
+    listed = {key for key, value in entries if not isinstance(value, cst.Lambda)}
+    for key, value in entries:
+        if not isinstance(value, cst.Lambda):
+            out.append((key, value, "decorator"))
+            continue
+        # each row of a heuristic's ``V if <test> else ...`` is a value it runs; a fallback on the value the list
+        # passes (``args["BLOCK"]``, late53's l230 written form) is the configs' values, read as theirs (review30 r102:
+        # l252 made its row a knob and a raise to 128 of ``n // meta["BLOCK"]`` programs over 64 was written)
+        own = f'{param_names(value)[0]}["{key}"]' if len(param_names(value)) == 1 else None
+        rows: list[cst.BaseExpression] = []
+        body = value.body
+        while isinstance(body, cst.IfExp):
+            rows.append(body.body)
+            body = body.orelse
+        if not (rows and key in listed and own is not None and _code(body).strip() == own):
+            rows = [value.body]
+        out += [(key, row, "decorator") for row in rows]
     for param in params_of(fn, kwonly=True):
         if param.default is not None:
             out.append((param.name.value, param.default, "signature"))
