@@ -51,3 +51,25 @@ def test_l291_a_difference_with_zero_is_read_as_its_terms(check: str, guard: str
     assert f"    BLOCK = 256\n    {guard}  # kernelopt: tuned\n        BLOCK = 64\n" in smaller.new_source, smaller.note
     larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "    cover = BLOCK\n    assert cover >= n\n",
+        "    rem = BLOCK - n\n    assert rem >= 0\n",
+        "    cover = BLOCK\n    if cover < n:\n        raise ValueError(n)\n",
+    ],
+    ids=["alias", "difference", "raise"],
+)
+def test_l292_a_local_holding_the_tile_is_read_as_the_tile(check: str) -> None:
+    """``cover = BLOCK; assert cover >= n`` read no tile, so ``BLOCK = 64`` over 256 was written plainly, failing the
+    check at every ``n`` from 65 to 256. A local bound once to the tile (or a difference reading it) is read as its
+    value: a smaller tile is guarded by the size, a larger one written as before."""
+    base = (V158 / "kernel.py").read_text(encoding="utf-8").replace(_V158_CHECK, check)
+    smaller = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert smaller.new_source is not None, smaller.note
+    guarded = "    BLOCK = 256\n    if n <= 64:  # kernelopt: tuned\n        BLOCK = 64\n"
+    assert guarded in smaller.new_source, smaller.note
+    larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None

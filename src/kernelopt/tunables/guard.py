@@ -1376,10 +1376,13 @@ def _asserted_counts(
     given = {k: v for k, v in (module or {}).items() if k not in own}
     constants = {k: _parenthesized(v) for k, v in given.items() if isinstance(v, cst.BaseExpression)}
     choices = {k: v.values for k, v in given.items() if isinstance(v, Choices)}
+    aliases = _tile_aliases(local, tiles)
     out: list[Divides] = []
     for line, written in _host_asserts(fn, pos, helpers or {}):
         asserts = f"line {line} asserts {_code(written).strip()}"
         test = _substituted(written, constants)  # ``BLOCK in SUPPORTED``: the module's value read (late47, v171)
+        if aliases.keys() & _names(test):  # ``cover = BLOCK; assert cover >= n``: the tile read (l292)
+            test = _substituted(test, aliases)
         test, chosen = _each_choice(test, choices), len(out)
         chosen = chosen if test is not written and any(k in _names(written) for k in choices) else None
         why = f"{asserts}, a count of tiles bounded from above"
@@ -1555,6 +1558,23 @@ def _unread_floors(
         return [Divides(tile, None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
     size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
     return [Divides(tile, size, line, why, covers=True, times=k, times_before=k)]
+
+
+def _tile_aliases(
+    local: Mapping[str, cst.BaseExpression], tiles: Collection[tuple[str, str]]
+) -> dict[str, cst.BaseExpression]:
+    """Each local bound once to a tile the launches set (``cover = BLOCK``) or to a difference reading one (``rem =
+    BLOCK - n``) -> its value, parenthesized: a host check reading the local reads the tile (late59, l292: such a
+    check was read by no rule, and ``BLOCK = 64`` over 256 was written plainly past ``cover = BLOCK; assert cover >=
+    n``, failing it at each ``n`` from 65 to 256). The tile is set before the local is, so a guard on the tile's
+    line sets the value the local takes."""
+    names = {t[1] for t in tiles}
+    return {
+        k: _parenthesized(v)
+        for k, v in local.items()
+        if k not in names
+        and ((isinstance(v, cst.Name) and v.value in names) or (_is_difference(v) and _names(v) & names))
+    }
 
 
 def _difference_sides(
