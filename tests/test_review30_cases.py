@@ -122,3 +122,26 @@ def test_r102_a_written_pick_s_value_a_retune_raises_must_divide_what_the_origin
     with pytest.raises(TunableError, match="BLOCK=128 does not divide every size the original BLOCK=64 handled"):
         apply(kernel, {"scale.heuristics.BLOCK": 128}, write=False)
     assert "lambda args: 16 if" in apply(kernel, {"scale.heuristics.BLOCK": 16}, write=False).new_source
+
+
+def test_r103_an_environment_default_moved_must_divide_what_the_original_handled(tmp_path: Path) -> None:
+    """An environment default is a knob (``BLOCK = int(os.environ.get("SCALE_BLOCK", "64"))``, breaker31's
+    colstats_env form), and its move was judged by no guard rule: ``tunables --set BLOCK=128`` was written over
+    ``n // BLOCK`` programs of a kernel without masks, wrong at n = 192 where the variable is unset, while ``BLOCK =
+    64`` written plainly is refused. The default is read as the literal it is where the variable is unset: 128
+    refused as over ``BLOCK = 64``, 32 (which divides 64) written."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    env = '\nBLOCK = int(os.environ.get("SCALE_BLOCK", "64"))\n'
+    text = "import os\n" + PICKED.replace("\n\n@triton.autotune", env + "\n\n@triton.autotune", 1)
+    text = text.replace(PICKED.split("\n")[5] + "\n" + PICKED.split("\n")[6] + "\n", "")
+    text = text.replace(
+        'scale[lambda meta: (n // meta["BLOCK"],)](x, y, n)', "scale[(n // BLOCK,)](x, y, n, BLOCK=BLOCK)"
+    )
+    assert "autotune" not in text and "n // BLOCK" in text and env in text
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(text)
+    with pytest.raises(TunableError, match="BLOCK=128 does not divide every size the original BLOCK=64 handled"):
+        apply(kernel, {"BLOCK": 128}, write=False)
+    assert '"SCALE_BLOCK", "32"' in apply(kernel, {"BLOCK": 32}, write=False).new_source

@@ -120,3 +120,7 @@ DTYPE_ALIASES: dict[str, str] = {
 }
 """Other spellings of a dtype (torch names, short names) -> its word. ``fp64_tensor`` names the FP64
 tensor-core rate of a spec sheet, which is not an operand dtype of its own."""
+
+#: How a setting is read from the environment with a default (``int(os.environ.get("X", "2"))``): discovery's knob is
+#: the default, the guard judges a move of it as of the constant it is where the variable is unset (review30 r103).
+ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "environ.get", "getenv"})

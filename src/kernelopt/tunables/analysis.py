@@ -89,7 +89,7 @@ from kernelopt.tunables.quotients import quotient_divisors
 from kernelopt.tunables.signature import param_names, params_of
 from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
 from kernelopt.tunables.tile_numel import crossed_ranges
-from kernelopt.vocabulary import DOT_MIN_K, DOT_MIN_K_DEFAULT
+from kernelopt.vocabulary import DOT_MIN_K, DOT_MIN_K_DEFAULT, ENVIRONMENT_READS
 
 MARKER = "kernelopt: tunable"
 NOT_TAKEN = "a branch the task's run did not take"
@@ -767,9 +767,6 @@ class _LaunchCollector(cst.CSTVisitor):
             wrapper = ".".join(self.scopes) if func is not None else None
             self.launches.append(_Launch(node, func, self.positions[node].start.line, wrapper))
 
-
-#: how a setting is read from the environment with a default (``os.environ.get("X", "2")``)
-ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "environ.get", "getenv"})
 
 #: torch functions that allocate a tensor of the size their positional arguments give
 ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full", "rand", "randn", "new_empty", "new_zeros", "new_full"})

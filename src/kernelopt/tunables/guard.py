@@ -101,7 +101,7 @@ from kernelopt.tunables.tile_numel import Ceiling, numel_reading, numel_refusal
 from kernelopt.tunables.tile_numel import Text as NumelText
 from kernelopt.tunables.unmoved_grid import unmoved_grid_refusal
 from kernelopt.tunables.user_lines import in_user_lines
-from kernelopt.vocabulary import GRID_AXES_MOST
+from kernelopt.vocabulary import ENVIRONMENT_READS, GRID_AXES_MOST
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -5137,6 +5137,23 @@ def _constant(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def _environment_default(node: cst.BaseExpression) -> cst.SimpleString | None:
+    """The quoted default of ``int(os.environ.get("BLOCK", "64"))`` (digits alone): the value where the variable is
+    unset, discovery's knob, which an edit moves in place; ``None`` for anything else. Not a constant of the module
+    (a host check against it holds only where the variable is unset), but a move of it is judged as a literal's is
+    (review30 r103: no rule read it, and 128 over ``n // BLOCK`` programs of a kernel without masks was written)."""
+    if not (isinstance(node, cst.Call) and dotted(node.func) == "int" and len(node.args) == 1):
+        return None
+    read = node.args[0].value
+    if not (isinstance(read, cst.Call) and dotted(read.func) in ENVIRONMENT_READS and len(read.args) == 2):
+        return None
+    if any(a.keyword is not None or a.star for a in (*node.args, *read.args)):
+        return None
+    default = read.args[1].value
+    text = default.evaluated_value if isinstance(default, cst.SimpleString) else None
+    return default if isinstance(default, cst.SimpleString) and isinstance(text, str) and text.isdigit() else None
+
+
 def _changes(
     old: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
     new: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
@@ -5161,6 +5178,8 @@ def _changes(
         for (name, ov), (_, nv) in zip(*pairs, strict=True):
             ov, nv = _constant(ov), _constant(nv)
             b, a = _int(ov), _int(nv)
+            if b is None and (was := _environment_default(ov)) and (now := _environment_default(nv)):
+                b, a, nv = int(str(was.evaluated_value)), int(str(now.evaluated_value)), now
             if b is not None and a is not None and a != b:
                 start, end = collector.offset(nv)
                 assigned.append(_Change(b, a, start, end, n, fn, name, None))
