@@ -145,3 +145,22 @@ def test_r103_an_environment_default_moved_must_divide_what_the_original_handled
     with pytest.raises(TunableError, match="BLOCK=128 does not divide every size the original BLOCK=64 handled"):
         apply(kernel, {"BLOCK": 128}, write=False)
     assert '"SCALE_BLOCK", "32"' in apply(kernel, {"BLOCK": 32}, write=False).new_source
+
+
+def test_r104_a_fixed_value_in_place_of_a_heuristic_s_literal_rows_must_divide_what_they_handled(
+    tmp_path: Path,
+) -> None:
+    """A hand-written heuristic of literal rows (``lambda args: 64 if args["n"] <= 4096 else 32``) over ``n //
+    meta["BLOCK"]`` programs of a kernel without masks: ``tunables --set scale.heuristics.BLOCK=128`` wrote ``lambda
+    args: 128`` (the rows read as one value, no integer), wrong at n = 192. Each row is a value now: 128 refused
+    (the original handled the sizes 64 divides), 32 written."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    text = PICKED.replace(PICKED.split("\n")[5] + "\n", "").replace('else args["BLOCK"]', "else 32")
+    assert "autotune" not in text and 'lambda args: 64 if args["n"] <= 4096 else 32' in text
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(text)
+    with pytest.raises(TunableError, match="BLOCK=128 does not divide every size the original BLOCK=64 handled"):
+        apply(kernel, {"scale.heuristics.BLOCK": 128}, write=False)
+    assert '"BLOCK": lambda args: 32}' in apply(kernel, {"scale.heuristics.BLOCK": 32}, write=False).new_source

@@ -2796,13 +2796,17 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
         # each row of a heuristic's ``V if <test> else ...`` is a value it runs; a fallback on the value the list
         # passes (``args["BLOCK"]``, late53's l230 written form) is the configs' values, read as theirs (review30 r102:
         # l252 made its row a knob and a raise to 128 of ``n // meta["BLOCK"]`` programs over 64 was written)
+        # (review30 r104: a hand-written ``64 if args["n"] <= 4096 else 32`` was no value either, and ``lambda args:
+        # 128`` in its place was written over the same grid); a row not a literal keeps the body whole (v127's rule)
         own = f'{param_names(value)[0]}["{key}"]' if len(param_names(value)) == 1 else None
         rows: list[cst.BaseExpression] = []
         body = value.body
         while isinstance(body, cst.IfExp):
             rows.append(body.body)
             body = body.orelse
-        if not (rows and key in listed and own is not None and _code(body).strip() == own):
+        if not (key in listed and own is not None and _code(body).strip() == own):
+            rows.append(body)
+        if not rows or any(_int(row) is None for row in rows):
             rows = [value.body]
         out += [(key, row, "decorator") for row in rows]
     for param in params_of(fn, kwonly=True):
