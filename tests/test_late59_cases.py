@@ -73,3 +73,25 @@ def test_l292_a_local_holding_the_tile_is_read_as_the_tile(check: str) -> None:
     assert guarded in smaller.new_source, smaller.note
     larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "    assert BLOCK >= n or n == 0\n",
+        "    if not (BLOCK >= n or n == 0):\n        raise ValueError(n)\n",
+        "    assert n == 0 or (n > 4 and BLOCK >= n)\n",
+    ],
+    ids=["or", "raise", "nested"],
+)
+def test_l293_a_floor_inside_an_or_is_kept_true(check: str) -> None:
+    """``assert BLOCK >= n or n == 0``: a floor one disjunct sets is needed by no reading of the assert as a whole,
+    so ``BLOCK = 64`` over 256 was written plainly, failing the check at every ``n`` from 65 to 256. A floor under
+    ``and``, ``or`` and ``not`` alone, kept true, keeps the check passing: a smaller tile is guarded by the size."""
+    base = (V158 / "kernel.py").read_text(encoding="utf-8").replace(_V158_CHECK, check)
+    smaller = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert smaller.new_source is not None, smaller.note
+    guarded = "    BLOCK = 256\n    if n <= 64:  # kernelopt: tuned\n        BLOCK = 64\n"
+    assert guarded in smaller.new_source, smaller.note
+    larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None

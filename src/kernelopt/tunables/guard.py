@@ -1422,6 +1422,15 @@ def _asserted_counts(
                     elif bounding is not None:  # ``assert BLOCK >= n``: a floor that is no integer
                         strict = isinstance(op, cst.LessThan | cst.GreaterThan)
                         out += _unread_floors(_product_factors(bounding), bounded, strict, tiles, line, asserts)
+                elif (
+                    bounded is not None
+                    and bounding is not None
+                    and _bound_integer(bounded, local, fn, max) is None
+                    and _logic_leaf(test, comparison)
+                ):
+                    # ``assert BLOCK >= n or n == 0``: a floor one disjunct sets; kept true, the check is (l293)
+                    strict = isinstance(op, cst.LessThan | cst.GreaterThan)
+                    out += _unread_floors(_product_factors(bounding), bounded, strict, tiles, line, asserts)
                 if bounded is not None and needed and not any(_tile_count(f, helpers or {}) for f in factors):
                     said = f"{asserts}, a bound on a value counted from tiles"
                     out += _unread_counts(factors, fn, line, said, tiles, helpers or {})
@@ -1558,6 +1567,20 @@ def _unread_floors(
         return [Divides(tile, None, line, why, covers=True, times=k, times_before=k, missing=_UNREAD_FLOOR)]
     size = cst.BinaryOperation(floor, cst.Add(), cst.Integer("1")) if strict else floor
     return [Divides(tile, size, line, why, covers=True, times=k, times_before=k)]
+
+
+def _logic_leaf(test: cst.BaseExpression, comparison: cst.Comparison) -> bool:
+    """Whether ``comparison`` stands in ``test`` under ``and``, ``or`` and ``not`` alone (``BLOCK >= n or n == 0``):
+    there a comparison kept in the sense :func:`_polarized` gives it keeps the whole test passing wherever it passed
+    before, each other leaf unchanged; one inside a call or a comparison (``f(BLOCK >= n)``, ``(BLOCK >= n) ==
+    flag``) may turn it (late59, l293)."""
+    if test is comparison:
+        return True
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _logic_leaf(test.expression, comparison)
+    if isinstance(test, cst.BooleanOperation):
+        return _logic_leaf(test.left, comparison) or _logic_leaf(test.right, comparison)
+    return False
 
 
 def _tile_aliases(
