@@ -164,3 +164,19 @@ def test_r104_a_fixed_value_in_place_of_a_heuristic_s_literal_rows_must_divide_w
     with pytest.raises(TunableError, match="BLOCK=128 does not divide every size the original BLOCK=64 handled"):
         apply(kernel, {"scale.heuristics.BLOCK": 128}, write=False)
     assert '"BLOCK": lambda args: 32}' in apply(kernel, {"scale.heuristics.BLOCK": 32}, write=False).new_source
+
+
+def test_r105_a_pick_s_rows_nested_by_tune_s_bound_are_each_a_value() -> None:
+    """tune's raise of a written pick bounded again nests its rows (``(128 if args["n"] <= 1024 else 64) if
+    args["n"] <= 4096 else args["BLOCK"]``, l252's ``_size_bounded``): after r102 the nested row read as one value,
+    no integer, so 128 over ``n // meta["BLOCK"]`` programs without masks was written (wrong at n = 192). Every leaf
+    is a value now: refused; a nested 32 (which divides 64) written."""
+    from kernelopt.tunables.guard import guard_edit
+
+    pick = 'lambda args: 64 if args["n"] <= 4096 else args["BLOCK"]'
+    assert pick in PICKED
+    for row, kept in (("128", False), ("32", True)):
+        nested = f'lambda args: ({row} if args["n"] <= 1024 else 64) if args["n"] <= 4096 else args["BLOCK"]'
+        done = guard_edit(PICKED, PICKED.replace(pick, nested))
+        assert (done.new_source is not None) is kept, done.note
+        assert kept or "BLOCK=128 does not divide every size the original BLOCK=64 handled" in (done.note or "")

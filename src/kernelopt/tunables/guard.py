@@ -2822,13 +2822,12 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
         # (review30 r104: a hand-written ``64 if args["n"] <= 4096 else 32`` was no value either, and ``lambda args:
         # 128`` in its place was written over the same grid); a row not a literal keeps the body whole (v127's rule)
         own = f'{param_names(value)[0]}["{key}"]' if len(param_names(value)) == 1 else None
-        rows: list[cst.BaseExpression] = []
-        body = value.body
-        while isinstance(body, cst.IfExp):
-            rows.append(body.body)
-            body = body.orelse
-        if not (key in listed and own is not None and _code(body).strip() == own):
-            rows.append(body)
+        # tune's raise bounded again nests rows (``(256 if args["BD"] <= 64 else 128) if ...``): every leaf is one
+        rows = [
+            row
+            for row in _if_leaves(value.body)
+            if not (key in listed and own is not None and _code(row).strip() == own)
+        ]
         if not rows or any(_int(row) is None for row in rows):
             rows = [value.body]
         out += [(key, row, "decorator") for row in rows]
@@ -2837,6 +2836,13 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
             out.append((param.name.value, param.default, "signature"))
     out += [(name, value, "body") for name, value in body_constexprs(fn).items()]
     return out
+
+
+def _if_leaves(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a conditional expression gives, nested ones' too (``(a if p else b) if q else c``: a, b, c)."""
+    if isinstance(expr, cst.IfExp):
+        return [*_if_leaves(expr.body), *_if_leaves(expr.orelse)]
+    return [expr]
 
 
 def _decorator_tiles(
