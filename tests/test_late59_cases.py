@@ -95,3 +95,17 @@ def test_l293_a_floor_inside_an_or_is_kept_true(check: str) -> None:
     assert guarded in smaller.new_source, smaller.note
     larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None
+
+
+def test_l294_a_local_integer_times_the_tile_is_read_as_the_integer() -> None:
+    """``UNROLL = 2; assert n <= BLOCK * UNROLL``: r90's floor reads a tile times integers alone, and ``UNROLL`` is a
+    name, so ``BLOCK = 64`` over 256 was written plainly, failing the check at every ``n`` from 129 to 512. A local
+    bound once to an integer is read as the integer: a smaller tile is guarded by the size, two blocks of it."""
+    check = "    UNROLL = 2\n    assert n <= BLOCK * UNROLL\n"
+    base = (V158 / "kernel.py").read_text(encoding="utf-8").replace(_V158_CHECK, check)
+    smaller = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert smaller.new_source is not None, smaller.note
+    guarded = "    BLOCK = 256\n    if n <= 128:  # kernelopt: tuned\n        BLOCK = 64\n"
+    assert guarded in smaller.new_source, smaller.note
+    larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
+    assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None

@@ -1381,7 +1381,7 @@ def _asserted_counts(
     for line, written in _host_asserts(fn, pos, helpers or {}):
         asserts = f"line {line} asserts {_code(written).strip()}"
         test = _substituted(written, constants)  # ``BLOCK in SUPPORTED``: the module's value read (late47, v171)
-        if aliases.keys() & _names(test):  # ``cover = BLOCK; assert cover >= n``: the tile read (l292)
+        if aliases.keys() & _names(test):  # ``cover = BLOCK; assert cover >= n``: the tile read (l292, l294)
             test = _substituted(test, aliases)
         test, chosen = _each_choice(test, choices), len(out)
         chosen = chosen if test is not written and any(k in _names(written) for k in choices) else None
@@ -1590,13 +1590,18 @@ def _tile_aliases(
     BLOCK - n``) -> its value, parenthesized: a host check reading the local reads the tile (late59, l292: such a
     check was read by no rule, and ``BLOCK = 64`` over 256 was written plainly past ``cover = BLOCK; assert cover >=
     n``, failing it at each ``n`` from 65 to 256). The tile is set before the local is, so a guard on the tile's
-    line sets the value the local takes."""
+    line sets the value the local takes. A local bound once to an integer is that integer (``UNROLL = 2; assert n <=
+    BLOCK * UNROLL``, l294: the floor reads a tile times integers alone)."""
     names = {t[1] for t in tiles}
     return {
         k: _parenthesized(v)
         for k, v in local.items()
         if k not in names
-        and ((isinstance(v, cst.Name) and v.value in names) or (_is_difference(v) and _names(v) & names))
+        and (
+            (isinstance(v, cst.Name) and v.value in names)
+            or (_is_difference(v) and _names(v) & names)
+            or isinstance(v, cst.Integer)
+        )
     }
 
 
