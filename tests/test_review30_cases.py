@@ -180,3 +180,21 @@ def test_r105_a_pick_s_rows_nested_by_tune_s_bound_are_each_a_value() -> None:
         done = guard_edit(PICKED, PICKED.replace(pick, nested))
         assert (done.new_source is not None) is kept, done.note
         assert kept or "BLOCK=128 does not divide every size the original BLOCK=64 handled" in (done.note or "")
+
+
+def test_r106_a_settings_object_handed_to_a_call_may_have_its_frozen_field_set(tmp_path: Path) -> None:
+    """l261 read ``cfg.BLOCK_H`` as the frozen field's default 8 while the launcher set it past a size
+    (``object.__setattr__(cfg, "BLOCK_H", 32)`` where ``H > 4096``): ``BLOCK_H=8`` was written, four times the
+    programs on axis 1 of the original's 32 there. A settings object handed to a call (read other than by its
+    attributes) gives no default now."""
+    from kernelopt.tunables import apply
+    from kernelopt.tunables.model import TunableError
+
+    original = STENCIL.read_text()
+    bind = "    cfg = StencilTiles.for_width(W)\n"
+    text = original.replace(bind, bind + '    if H > 4096:\n        object.__setattr__(cfg, "BLOCK_H", 32)\n')
+    assert text != original
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(text)
+    with pytest.raises(TunableError, match="BLOCK_H=8 over a computed value does not cover every size"):
+        apply(kernel, {"_jacobi5:BLOCK_H": 8}, write=False)

@@ -6295,6 +6295,8 @@ def _settings_field_default(fn: cst.FunctionDef, target: str, classes: Sequence[
     binds = _untuned_values(fn, obj)
     if len(binds) != 1 or not isinstance(call := binds[0], cst.Call) or _bound_otherwise(fn, obj):
         return None
+    if _handed_on(fn, obj):
+        return None  # ``object.__setattr__(cfg, "BLOCK_H", 32)`` sets a frozen field (review30 r106)
     func = call.func
     method = func.attr.value if isinstance(func, cst.Attribute) else None
     owner = func.value if isinstance(func, cst.Attribute) else func
@@ -6408,6 +6410,17 @@ def _helper_returns(fn: cst.FunctionDef, target: str, functions: Sequence[cst.Fu
 def _untuned_annotated(fn: cst.FunctionDef, target: str) -> bool:
     """Whether ``fn`` binds ``target`` by an annotated assignment (``BLOCK: int = 64``)."""
     return any(isinstance(n, cst.AnnAssign) and _code(n.target).strip() == target for n in walk(fn.body))
+
+
+def _handed_on(fn: cst.FunctionDef, name: str) -> bool:
+    """Whether ``fn`` reads ``name`` other than as the object of an attribute read (``cfg.BLOCK_H``) or its one
+    assignment's target: handed to a call (``object.__setattr__(cfg, ...)``, a helper), returned or put in a value."""
+    attributes = {id(n.value) for n in walk(fn.body) if isinstance(n, cst.Attribute)}
+    targets = {id(t.target) for n in walk(fn.body) if isinstance(n, cst.Assign) for t in n.targets}
+    return any(
+        isinstance(n, cst.Name) and n.value == name and id(n) not in attributes and id(n) not in targets
+        for n in walk(fn.body)
+    )
 
 
 def _frozen_dataclass(cls: cst.ClassDef) -> bool:
