@@ -260,7 +260,7 @@ def test_the_permuted_inputs_note_is_for_failures_inputs_explain(
     res = _check(tmp_path, monkeypatch, "def reference(x, y):\n    return x + y\n", SECOND_CALL.format(second=second))
     assert res.failure is not None and res.failure.error_class == error_class, res.failure
     assert res.failure.message.startswith("case 0 (n=256), seed 1: ")
-    assert ("rows (first dimension) permuted" in res.failure.message) is permuted, res.failure.message
+    assert ("with their rows permuted" in res.failure.message) is permuted, res.failure.message
 
 
 # -- item 3: the audit (docs/faults.md, refblame13 r1-r7) -------------------------------------------------------------
