@@ -198,3 +198,18 @@ def test_r106_a_settings_object_handed_to_a_call_may_have_its_frozen_field_set(t
     kernel.write_text(text)
     with pytest.raises(TunableError, match="BLOCK_H=8 over a computed value does not cover every size"):
         apply(kernel, {"_jacobi5:BLOCK_H": 8}, write=False)
+
+
+def test_r107_a_fixed_block_in_place_of_a_heuristic_s_covering_rows_is_not_written() -> None:
+    """r104 read a heuristic's literal rows as values, so v127's rule (a fixed block in place of a computed one
+    that covers a size) no longer saw a computation: rows_heuristic_pair's ``BLOCK_N`` written ``1024 if
+    args["n_cols"] <= 1024 else 4096`` and moved to ``lambda args: 2048`` was written (2048 covers more than the
+    least row), a row of 3000 summed over its first 2048. The rows stay a computation for that rule."""
+    from kernelopt.tunables.guard import guard_edit
+
+    base = (Path(__file__).parent / "data" / "variants" / "rows_heuristic_pair" / "kernel.py").read_text()
+    computed = 'lambda args: triton.next_power_of_2(args["n_cols"]),'
+    rows = base.replace(computed, 'lambda args: 1024 if args["n_cols"] <= 1024 else 4096,', 1)
+    assert rows != base
+    done = guard_edit(rows, rows.replace('1024 if args["n_cols"] <= 1024 else 4096,', "2048,", 1))
+    assert done.new_source is None and "BLOCK_N=2048 in place of the computed 1024 if" in (done.note or ""), done

@@ -2843,6 +2843,18 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
     return out
 
 
+def _heuristic_bodies(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
+    """(key, the lambda's body) of each ``"KEY": lambda ...`` entry of ``fn``'s decorators."""
+    return [
+        (str(node.key.evaluated_value), node.value.body)
+        for decorator in fn.decorators
+        for node in walk(decorator.decorator)
+        if isinstance(node, cst.DictElement)
+        and isinstance(node.key, cst.SimpleString)
+        and isinstance(node.value, cst.Lambda)
+    ]
+
+
 def _if_leaves(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The values a conditional expression gives, nested ones' too (``(a if p else b) if q else c``: a, b, c)."""
     if isinstance(expr, cst.IfExp):
@@ -2883,6 +2895,10 @@ def _decorator_tiles(
         if shrunk is not None:
             return shrunk
         computed = {key: b_node for key, b_node, where in _decorator_literals(o) if where == "decorator"}
+        # a heuristic's rows run each at its own sizes, so its least is not what covers: the rows stay a computation
+        # for v127's rule (review30 r107: ``lambda args: 2048`` over ``1024 if args["n_cols"] <= 1024 else 4096``
+        # was written after r104 read the rows as values, a row of 3000 summed over its first 2048)
+        computed |= {key: body for key, body in _heuristic_bodies(o) if isinstance(body, cst.IfExp)}
         for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
             was, r = computed.get(key), covering.get(key)
