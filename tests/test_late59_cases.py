@@ -109,3 +109,27 @@ def test_l294_a_local_integer_times_the_tile_is_read_as_the_integer() -> None:
     assert guarded in smaller.new_source, smaller.note
     larger = guard_edit(base, base.replace("    BLOCK = 256\n", "    BLOCK = 512\n"))
     assert larger.new_source is not None and "    BLOCK = 512\n" in larger.new_source and larger.note is None
+
+
+@pytest.mark.parametrize(
+    ("params", "check"),
+    [
+        ("x, allowed", "    assert allowed.count(BLOCK)\n"),
+        ("x, allowed", "    assert allowed[BLOCK]\n"),
+        ("x, ok", "    assert ok(BLOCK)\n"),
+    ],
+    ids=["method", "item", "predicate"],
+)
+def test_l295_a_tile_passed_to_what_is_not_read_holds_only_the_original(params: str, check: str) -> None:
+    """``assert ok(BLOCK)`` (also ``allowed.count(BLOCK)``, ``allowed[BLOCK]``, over ``def run(x, allowed)``) has no
+    comparison, so no rule read it, and ``BLOCK = 64`` over 256 was written plainly, where ``ok`` may refuse it. Such
+    a check holds only the original: any other tile refused with one line; ``isinstance(BLOCK, int)`` is left."""
+    text = (V158 / "kernel.py").read_text(encoding="utf-8").replace("def run(x):", f"def run({params}):")
+    base = text.replace(_V158_CHECK, check)
+    for tile in (64, 512):
+        refused = guard_edit(base, base.replace("    BLOCK = 256\n", f"    BLOCK = {tile}\n"))
+        assert refused.new_source is None, refused.note
+        assert "a check on BLOCK kernelopt does not read" in (refused.note or ""), refused.note
+    typed = text.replace(_V158_CHECK, "    assert isinstance(BLOCK, int)\n")
+    kept = guard_edit(typed, typed.replace("    BLOCK = 256\n", "    BLOCK = 64\n"))
+    assert kept.new_source is not None and "    BLOCK = 64\n" in kept.new_source, kept.note

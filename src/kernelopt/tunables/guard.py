@@ -1450,6 +1450,7 @@ def _asserted_counts(
                             out.append(Divides(tile, size, line, why, padded=True, rounded_down=not up))
                         else:
                             out.append(Divides(tile, None, line, why, covers=True, count=counted, count_most=most))
+        out += _opaque_checks(test, tiles, line, asserts)  # ``assert ok(BLOCK)``: no comparison to read (l295)
         if not all(needed for _, _, needed in _polarized(test)):  # ``BLOCK == 128 or BLOCK == 256``: as a whole
             out += _tile_check(test, False, tiles, line, asserts, own, fn)
         if chosen is not None:  # read with each value the name may hold: a tile failing one may fail (v194)
@@ -1581,6 +1582,25 @@ def _logic_leaf(test: cst.BaseExpression, comparison: cst.Comparison) -> bool:
     if isinstance(test, cst.BooleanOperation):
         return _logic_leaf(test.left, comparison) or _logic_leaf(test.right, comparison)
     return False
+
+
+def _opaque_checks(
+    test: cst.BaseExpression, tiles: Collection[tuple[str, str]], line: int, asserts: str
+) -> list[Divides]:
+    """A host check that passes one tile the launches set, by its name, to what kernelopt does not read, with no
+    comparison or arithmetic anywhere in it (``assert ok(BLOCK)``, ``assert allowed.count(BLOCK)``, ``assert
+    allowed[BLOCK]``): it may fail any other value, so only the original holds (late59, l295: read by no rule,
+    ``BLOCK = 64`` over 256 was written plainly). A test with a comparison or arithmetic is the other rules'."""
+    nodes = walk(test)
+    if any(isinstance(n, cst.Comparison | cst.BinaryOperation) for n in nodes):
+        return []
+    if isinstance(test, cst.Call) and dotted(test.func) == "isinstance":  # an integer written stays one
+        return []
+    named = sorted({t for t in tiles if t[0] == "name" and t[1] in _names(test) - _PURE})
+    if len(named) != 1:
+        return []
+    why = f"{asserts}, a check on {named[0][1]} kernelopt does not read"
+    return [Divides(named[0], None, line, why, check=_code(test).strip(), missing=_UNREAD_CHECK)]
 
 
 def _tile_aliases(
