@@ -213,3 +213,19 @@ def test_r107_a_fixed_block_in_place_of_a_heuristic_s_covering_rows_is_not_writt
     assert rows != base
     done = guard_edit(rows, rows.replace('1024 if args["n_cols"] <= 1024 else 4096,', "2048,", 1))
     assert done.new_source is None and "BLOCK_N=2048 in place of the computed 1024 if" in (done.note or ""), done
+
+
+def test_r108_a_heuristic_s_row_keeps_no_size_a_pruned_config_handled() -> None:
+    """r102 read a heuristic's rows as values of the kernel's decorators, and the pruned list's rule (v137) took
+    them for the list's: prune_divides (``BLOCK`` 64, 128, 256 pruned to those dividing the row) under ``64 if
+    args["n_cols"] <= 64 else args["BLOCK"]``, its 64 config raised to 128, was written, the row 64 read as a
+    divisor kept; at 192 columns the prune keeps none ("No valid autotuner configs after pruning"). A row runs
+    only where its test holds: the list's values are its configs' alone."""
+    from kernelopt.tunables.guard import guard_edit
+
+    base = (Path(__file__).parent / "data" / "variants" / "prune_divides" / "kernel.py").read_text()
+    pick = '@triton.heuristics({"BLOCK": lambda args: 64 if args["n_cols"] <= 64 else args["BLOCK"]})\n'
+    picked = base.replace("@triton.jit", pick + "@triton.jit", 1)
+    assert picked != base
+    done = guard_edit(picked, picked.replace('{"BLOCK": 64}', '{"BLOCK": 128}'))
+    assert done.new_source is None and "BLOCK=128 as the list's least does not divide" in (done.note or ""), done

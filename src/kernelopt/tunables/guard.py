@@ -3046,9 +3046,15 @@ def _prunes(fn: cst.FunctionDef) -> bool:
 
 
 def _listed_values(fn: cst.FunctionDef, key: str) -> list[int]:
-    """The integers ``fn``'s decorators give ``key`` (an autotune list's configs, in order)."""
+    """The integers ``fn``'s decorators give ``key`` (an autotune list's configs, in order); a heuristic's rows
+    (r102) are not the list's: each runs only where its test holds, so none keeps a size a pruned config handled."""
     entries = _decorator_literals(fn)
-    return [v for k, node, where in entries if k == key and where == "decorator" and (v := _int(node)) is not None]
+    rows = {id(row) for _, body in _heuristic_bodies(fn) if isinstance(body, cst.IfExp) for row in _if_leaves(body)}
+    return [
+        v
+        for k, node, where in entries
+        if k == key and where == "decorator" and id(node) not in rows and (v := _int(node)) is not None
+    ]
 
 
 def _pruned_cover_shrunk(old: cst.FunctionDef, new: cst.FunctionDef, covering: Mapping[str, OneBlock]) -> str | None:
