@@ -2905,11 +2905,21 @@ def _decorator_tiles(
         # its configs): their least common multiple; a new value must divide it (a list pinned to one config too)
         handled: dict[str, int | None] = {}
         lowest: dict[str, int | None] = {}  # a block covering a size: the smallest any config runs covers it
+        # a heuristic's row runs only where its test holds: the sizes it handled are those it divides, so the
+        # sizes handled are the list's (every value's multiple) at most, and each row's (review30 r109)
+        rows = {id(row) for _, body in _heuristic_bodies(o) if isinstance(body, cst.IfExp) for row in _if_leaves(body)}
+        row_values: dict[str, list[int]] = {}
         for key, b_node, _ in _decorator_literals(o):
             b = _int(b_node)
             seen, low = handled.get(key, 1), lowest.get(key, b)
-            handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
+            if id(b_node) in rows and b is not None:
+                row_values.setdefault(key, []).append(b)
+            else:
+                handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
             lowest[key] = None if b is None or low is None else min(low, b)
+        for key, values in row_values.items():
+            if handled.get(key, 0) is not None:
+                handled[key] = math.gcd(handled.get(key, 0), *values)
         covering = {r.block: r for r in one_block(n, kernels, imported)}
         shrunk = _pruned_cover_shrunk(o, n, covering)
         if shrunk is not None:
